@@ -1,0 +1,153 @@
+/*
+ * profile.h - an INI profile (parsed with inih) turned into a validated
+ * struct profile.
+ *
+ * Validation is complete: every error in the file is reported, in line order,
+ * one per line of err, each as "FILE:LINE: [section] key: message". A profile
+ * with any error is rejected whole (-EINVAL) and nothing is written anywhere.
+ * Command-line overrides are applied afterwards, to a valid profile, with
+ * profile_apply_overrides().
+ *
+ * Ownership: a struct profile owns every string and array it points at;
+ * profile_release() frees them and is safe on a zeroed or released profile.
+ */
+#ifndef DISKPROOF_PROFILE_H
+#define DISKPROOF_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diskproof/util.h"
+
+enum profile_test_type {
+	PROFILE_TEST_PERFORMANCE,
+	PROFILE_TEST_STRESS,
+};
+
+/* Longest accepted INI line, in characters, line ending excluded. */
+#define PROFILE_MAX_LINE 4096
+#define PROFILE_MAX_VOLUMES 256
+#define PROFILE_MAX_NAME 64
+
+struct profile_volume {
+	char name[PROFILE_MAX_NAME]; /* from "[volume NAME]": [A-Za-z0-9_.-]+ */
+	char *path;                  /* required; directory holding the databases */
+	char *log_path;              /* directory of the logs; = path when unset */
+	unsigned databases;          /* 1..1000, default 1 */
+	unsigned line;               /* line of the section header */
+};
+
+struct profile_thresholds {
+	uint64_t db_read_avg_ns;   /* default 20 ms */
+	uint64_t db_read_max_ns;   /* default 100 ms strict, 200 ms lenient */
+	uint64_t log_write_avg_ns; /* default 10 ms */
+	uint64_t log_write_max_ns; /* default 100 ms strict, 200 ms lenient */
+	uint64_t io_errors;        /* most I/O errors allowed; default 0 */
+	bool lenient;              /* stress type or duration over 6 h */
+};
+
+struct profile_sim {
+	uint64_t read_latency_ns;      /* default 2 ms */
+	uint64_t write_latency_ns;     /* default 3 ms */
+	uint64_t log_write_latency_ns; /* default 1 ms */
+	double jitter_pct;             /* spread of latencies, default 20 (%) */
+	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
+	double error_rate_pct;         /* share of I/Os failing with EIO; default 0 */
+	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
+	uint64_t seed;                 /* default 1 */
+};
+
+struct profile {
+	/* [test] */
+	char *name;        /* default: the file's base name without .ini */
+	char *description; /* one line, for "diskproof profiles"; may be NULL */
+	enum profile_test_type type;
+	uint64_t duration_ns; /* default 2 h (performance), 24 h (stress) */
+	uint64_t warmup_ns;   /* default 0 */
+
+	/* [sizing] */
+	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
+	uint64_t log_size;      /* bytes per database log; default 64 MiB */
+	uint64_t target_iops;   /* transactional IOPS for the run; 0 = none */
+
+	/* [workload] */
+	uint32_t page_size;       /* default 32 KiB; power of two, 4 KiB..1 MiB */
+	double read_pct;          /* share of database I/Os that are reads; 60 */
+	uint32_t log_record_size; /* log bytes per database page write; 2 KiB */
+	uint64_t seed;            /* workload RNG seed; default 1 */
+	bool verify;              /* verify every page read; default on */
+
+	/* [thresholds] */
+	struct profile_thresholds thresholds;
+
+	/* [engine] */
+	char engine[16];  /* "io_uring" (default) or "sim" */
+	unsigned streams; /* concurrent streams; 0 = 2 per database */
+	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
+	bool direct;      /* O_DIRECT; default on */
+
+	/* [sim] */
+	struct profile_sim sim;
+
+	/* [volume NAME] sections, in file order */
+	struct profile_volume *volumes;
+	size_t nr_volumes;
+
+	/* Where it came from and what it said, for the results file. */
+	char *origin; /* file path as given, or "builtin:NAME" */
+	char *text;   /* the INI text exactly as read */
+};
+
+/* What the command line may change, applied after validation. A NULL pointer
+ * or zero value means "not given". */
+struct profile_overrides {
+	const char *data_dir; /* volume v at DIR/v, separate logs at DIR/v-log */
+	uint64_t db_size;
+	uint64_t duration_ns;
+	bool has_duration;
+	uint64_t warmup_ns;
+	bool has_warmup;
+	const char *engine;
+	unsigned streams;
+};
+
+struct profile_builtin {
+	const char *name;
+	const char *text; /* NUL-terminated INI text embedded at build time */
+};
+
+/* The built-in profiles (from profiles/ *.ini, embedded at build time),
+ * sorted by name. */
+const struct profile_builtin *profile_builtins(size_t *count);
+const struct profile_builtin *profile_builtin_find(const char *name);
+
+/* Parses and validates text. origin names the source in messages (a path, or
+ * "builtin:NAME"). Returns 0, or -EINVAL with every error in err (one per
+ * line, no trailing newline). p is zeroed first; on error it holds nothing
+ * to free but profile_release() is still safe. */
+int profile_parse(struct profile *p, const char *origin, const char *text, size_t len,
+		  struct strbuf *err) DP_MUST_CHECK;
+
+/* Reads and parses a file. -ENOENT/-EACCES/... when it cannot be read (err
+ * says which file and why), -EINVAL for profile errors, -EFBIG over 16 MiB. */
+int profile_load_file(struct profile *p, const char *path, struct strbuf *err) DP_MUST_CHECK;
+
+/* PROFILE argument rules: NULL means "quick"; a file when arg contains '/',
+ * ends in ".ini" or names an existing file; otherwise a built-in name (an
+ * unknown name is -ENOENT with the list of built-ins and a did-you-mean). */
+int profile_resolve(struct profile *p, const char *arg, struct strbuf *err) DP_MUST_CHECK;
+
+/* Applies command-line overrides to a validated profile; re-checks what they
+ * could break (db size a multiple of the page size, ...). 0 or -EINVAL. */
+int profile_apply_overrides(struct profile *p, const struct profile_overrides *o,
+			    struct strbuf *err) DP_MUST_CHECK;
+
+/* Total databases over all volumes. */
+unsigned profile_database_count(const struct profile *p);
+
+void profile_release(struct profile *p);
+
+const char *profile_test_type_name(enum profile_test_type t);
+
+#endif

@@ -1,0 +1,43 @@
+/*
+ * report.h - results model to text and JSON. Renderers compute nothing: they
+ * format what struct results holds.
+ *
+ * text: the terminal summary: overall verdict first, failing verdicts on top
+ *       ("db3 on vol2: database read average 21.4 ms > 20 ms"), then a
+ *       per-volume table (class rows with IOPS, MB/s, avg, p99, max, verdict).
+ * json: one valid document, keys documented in docs/reports.md:
+ *   { "run": {id, status, verdict, label, host, started, ended, duration_s,
+ *             warmup_s, engine, test_type, streams, profile},
+ *     "summary": {classes: {...}, transactional_iops},
+ *     "volumes": [ {name, classes: {db_read: {ios, iops, mbps, avg_ms, p50_ms,
+ *                   p99_ms, max_ms, errors}, db_write: ..., log_write: ...}} ],
+ *     "databases": [ {name, volume, classes: {...}} ],
+ *     "verdicts": [ {scope, name, criterion, threshold, measured, passed} ] }
+ */
+#ifndef DISKPROOF_REPORT_H
+#define DISKPROOF_REPORT_H
+
+#include <stdbool.h>
+
+#include "diskproof/results.h"
+#include "diskproof/util.h"
+
+enum report_format {
+	REPORT_TEXT,
+	REPORT_JSON,
+};
+
+/* -1 when unknown */
+int report_format_from_name(const char *name);
+
+struct report_options {
+	bool color; /* ANSI colours in text (only on a terminal, not with NO_COLOR) */
+};
+
+void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
+		   const struct report_options *opt);
+
+/* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
+void report_verdict_line(struct strbuf *out, const struct verdict *v);
+
+#endif

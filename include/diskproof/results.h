@@ -1,0 +1,104 @@
+/*
+ * results.h - the results model: what a run measured and how it was judged,
+ * as the run hands it to the store and as the store hands it back to the
+ * report renderers (which compute nothing of their own) and to eval.
+ *
+ * Scopes: the run as a whole, each volume, each database. For each scope and
+ * I/O class a class_summary holds counts and latencies with warm-up excluded.
+ *
+ * Ownership: struct results owns its arrays and strings; results_release()
+ * frees them and is safe on a zeroed or released struct.
+ */
+#ifndef DISKPROOF_RESULTS_H
+#define DISKPROOF_RESULTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diskproof/stats.h"
+
+#define RESULTS_NAME_MAX 64
+
+enum scope_kind {
+	SCOPE_RUN,
+	SCOPE_VOLUME,
+	SCOPE_DATABASE,
+};
+
+/* "run", "volume", "database"; scope_kind_from_name returns -1 if unknown */
+const char *scope_kind_name(enum scope_kind k);
+int scope_kind_from_name(const char *name);
+
+struct class_summary {
+	uint64_t ios;    /* completed I/Os, warm-up excluded */
+	uint64_t bytes;  /* bytes moved by them */
+	uint64_t errors; /* failed I/Os */
+	double iops;     /* ios / measured seconds */
+	double mbps;     /* bytes / 10^6 / measured seconds */
+	double avg_ms;
+	double p50_ms;
+	double p99_ms;
+	double max_ms;
+};
+
+/* Fills out from accumulated stats over duration_ns of measurement. */
+void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
+			      uint64_t duration_ns);
+
+struct scope_summary {
+	char name[RESULTS_NAME_MAX];   /* "run" for the run scope */
+	char volume[RESULTS_NAME_MAX]; /* databases: their volume; else "" */
+	uint64_t integrity_errors;
+	struct class_summary classes[IO_CLASS_COUNT];
+};
+
+/* Transactional IOPS: database reads + database writes per second. */
+double scope_transactional_iops(const struct scope_summary *s);
+
+enum verdict_cmp {
+	VERDICT_LE, /* passes when measured <= threshold */
+	VERDICT_GE, /* passes when measured >= threshold */
+};
+
+struct verdict {
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];    /* "run", a volume or a database name */
+	char volume[RESULTS_NAME_MAX];  /* for databases: their volume */
+	char criterion[32];             /* e.g. "db_read_avg_ms", see eval.h */
+	enum verdict_cmp cmp;
+	double threshold;
+	double measured;
+	bool passed;
+};
+
+struct results {
+	int64_t id;
+	char *status;  /* running|passed|failed|aborted|error */
+	char *verdict; /* PASS|FAIL|NONE */
+	char *label;   /* may be NULL */
+	char *host;
+	char *started_at; /* ISO 8601 UTC */
+	char *ended_at;   /* NULL while running */
+	double duration_s; /* measured, warm-up excluded */
+	double warmup_s;
+	char *profile_name;
+	char *profile_text;
+	char *command_line;
+	char *engine;
+	char *test_type;
+	unsigned streams;
+	int exit_code;
+
+	struct scope_summary run;
+	struct scope_summary *volumes;
+	size_t nr_volumes;
+	struct scope_summary *databases;
+	size_t nr_databases;
+	struct verdict *verdicts;
+	size_t nr_verdicts;
+};
+
+void results_release(struct results *r);
+
+#endif

@@ -1,0 +1,95 @@
+/*
+ * stats.h - the log-linear latency histogram (in the style of fio's stat.h),
+ * I/O classes and per-class counters.
+ *
+ * Bucket math. A latency v in nanoseconds falls in bucket:
+ *   v < 2^B (B = HIST_BITS = 6, 64 buckets)   : index v           (exact)
+ *   otherwise, with m = floor(log2 v) >= B     : index (m - B + 1) * 2^B
+ *                                                 + ((v >> (m - B)) - 2^B)
+ * i.e. each power-of-two group [2^m, 2^(m+1)) is split into 2^B = 64 equal
+ * buckets of width 2^(m-B). Reporting a bucket by its midpoint is off by at most
+ * half a width, 2^(m-B-1), and v >= 2^m, so the relative error is at most
+ * 2^(m-B-1) / 2^m = 2^-(B+1) = 1/128. Values at or above 2^HIST_MAX_BITS
+ * (about 275 s) go into the last bucket; the exact maximum is kept apart, so
+ * max is never approximated. Adding is a count-leading-zeros, a shift and an
+ * add: O(1), no division. Two histograms merge exactly by adding counts.
+ */
+#ifndef DISKPROOF_STATS_H
+#define DISKPROOF_STATS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diskproof/util.h"
+
+enum io_class {
+	IO_DB_READ,
+	IO_DB_WRITE,
+	IO_LOG_WRITE,
+	IO_CLASS_COUNT,
+};
+
+/* "db_read", "db_write", "log_write" (the keys of reports and the store). */
+const char *io_class_name(enum io_class c);
+/* -1 when unknown. */
+int io_class_from_name(const char *name);
+
+#define HIST_BITS 6
+#define HIST_GROUP_BUCKETS (1u << HIST_BITS)
+#define HIST_MAX_BITS 38
+/* groups: [0, 64) exact, then one group per power of two from 2^6 to 2^37 */
+#define HIST_BUCKETS ((HIST_MAX_BITS - HIST_BITS + 1) * HIST_GROUP_BUCKETS)
+
+struct hist {
+	uint64_t count;
+	uint64_t sum_ns; /* exact sum (wraps after 584 years of latency) */
+	uint64_t min_ns; /* UINT64_MAX when empty */
+	uint64_t max_ns;
+	uint64_t buckets[HIST_BUCKETS];
+};
+
+void hist_init(struct hist *h);
+unsigned hist_bucket_index(uint64_t ns);
+/* Smallest value that lands in bucket idx, and its midpoint (reported value). */
+uint64_t hist_bucket_lower(unsigned idx);
+uint64_t hist_bucket_value(unsigned idx);
+
+static inline void hist_add(struct hist *h, uint64_t ns)
+{
+	h->buckets[hist_bucket_index(ns)]++;
+	h->count++;
+	h->sum_ns += ns;
+	if (ns < h->min_ns)
+		h->min_ns = ns;
+	if (ns > h->max_ns)
+		h->max_ns = ns;
+}
+
+/* dst += src, exactly. */
+void hist_merge(struct hist *dst, const struct hist *src);
+/* Value at percentile p (0 < p <= 100): the midpoint of the bucket holding the
+ * ceil(p/100 * count)-th smallest value, clamped to [min, max]. 0 when empty. */
+uint64_t hist_percentile(const struct hist *h, double p);
+/* Average in ns, 0 when empty. */
+double hist_mean(const struct hist *h);
+
+/*
+ * Sparse text encoding for the store: "idx:count idx:count ..." over non-zero
+ * buckets, ascending. hist_decode() adds the decoded counts into h (so several
+ * encodings merge), and recomputes nothing else: count/sum/min/max travel in
+ * their own columns. Returns 0 or -EINVAL.
+ */
+void hist_encode(const struct hist *h, struct strbuf *out);
+int hist_decode(struct hist *h, const char *text) DP_MUST_CHECK;
+
+/* A (scope, class) accumulation: latencies plus bytes and errors. */
+struct class_stats {
+	struct hist lat;
+	uint64_t bytes;
+	uint64_t errors; /* I/O errors (failed I/Os are not in lat) */
+};
+
+void class_stats_init(struct class_stats *s);
+void class_stats_merge(struct class_stats *dst, const struct class_stats *src);
+
+#endif

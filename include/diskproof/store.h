@@ -1,0 +1,133 @@
+/*
+ * store.h - the SQLite results file: schema (versioned by PRAGMA user_version
+ * and migrated forward), writes from the coordinator and queries for reports.
+ *
+ * One writer: only the coordinator thread writes, one BEGIN IMMEDIATE
+ * transaction per interval, with a bounded busy timeout (two runs may share a
+ * file). WAL mode. Every function returns 0 or -errno (-EIO for SQLite errors,
+ * -EBUSY when the busy timeout ran out, -ENOENT for an unknown run) and fills
+ * err with "RESULTS-FILE: what: why" on failure.
+ *
+ * Ownership: store_open() gives the caller a struct store to store_close();
+ * store_close() is safe on NULL.
+ */
+#ifndef DISKPROOF_STORE_H
+#define DISKPROOF_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diskproof/results.h"
+#include "diskproof/stats.h"
+#include "diskproof/util.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* Opens (creating if missing) and migrates the results file. A file that is
+ * not SQLite or is damaged gives -EIO with a clear message. */
+int store_open(struct store **out, const char *path, struct strbuf *err) DP_MUST_CHECK;
+void store_close(struct store *s);
+
+struct store_run_info {
+	const char *label; /* NULL for none */
+	const char *host;
+	uint64_t started_real_ns;
+	const char *profile_name;
+	const char *profile_text;
+	const char *command_line;
+	const char *engine;
+	const char *test_type;
+	unsigned streams;
+	uint64_t warmup_ns;
+	int pid;
+};
+
+/* Inserts the run row with status "running". */
+int store_run_begin(struct store *s, const struct store_run_info *info, int64_t *run_id,
+		    struct strbuf *err) DP_MUST_CHECK;
+
+struct store_volume_row {
+	const char *name;
+	const char *path;
+	const char *log_path;
+	unsigned databases;
+};
+
+struct store_database_row {
+	const char *name;
+	const char *volume;
+	const char *path;     /* database file */
+	const char *log_path; /* log file */
+	uint64_t size;
+};
+
+int store_run_layout(struct store *s, int64_t run_id, const struct store_volume_row *vols,
+		     size_t nr_vols, const struct store_database_row *dbs, size_t nr_dbs,
+		     struct strbuf *err) DP_MUST_CHECK;
+
+/* One row of table sample. */
+struct store_sample {
+	uint64_t t_ms; /* end of the interval, from the run's start */
+	bool warmup;
+	enum scope_kind scope;
+	const char *scope_name;
+	enum io_class cls;
+	uint64_t ios;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t lat_sum_ns;
+	uint64_t lat_max_ns;
+	uint64_t p50_ns;
+	uint64_t p99_ns;
+};
+
+/* Writes one interval's rows (and any events) in one transaction. */
+int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
+			 size_t nr_rows, struct strbuf *err) DP_MUST_CHECK;
+
+/* Appends an event ("start", "warmup_end", "io_error", "stop", ...). */
+int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *kind,
+		    const char *message, struct strbuf *err) DP_MUST_CHECK;
+
+/* A key/value fact of the host or a device. */
+int store_env_add(struct store *s, int64_t run_id, const char *key, const char *value,
+		  struct strbuf *err) DP_MUST_CHECK;
+
+/* Whole-run (warm-up excluded) histograms and summaries of one scope. */
+struct store_scope_total {
+	enum scope_kind scope;
+	const char *name;
+	const char *volume; /* databases only, else NULL */
+	uint64_t integrity_errors;
+	const struct class_stats *classes; /* IO_CLASS_COUNT entries */
+};
+
+/* Finishes a run in one transaction: totals (summary and histogram rows, with
+ * summaries computed over duration_ns), verdicts, and the run row's status,
+ * verdict, ended_at, duration_s and exit code. */
+struct store_run_end {
+	const char *status;  /* passed|failed|aborted|error */
+	const char *verdict; /* PASS|FAIL|NONE */
+	uint64_t ended_real_ns;
+	uint64_t duration_ns; /* measured, warm-up excluded */
+	int exit_code;
+	const struct store_scope_total *totals;
+	size_t nr_totals;
+	const struct verdict *verdicts;
+	size_t nr_verdicts;
+};
+
+int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end *end,
+		     struct strbuf *err) DP_MUST_CHECK;
+
+/* The id of the newest run; -ENOENT when the file holds none. */
+int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MUST_CHECK;
+
+/* Loads a run's results model. -ENOENT for an unknown id. */
+int store_results_load(struct store *s, int64_t run_id, struct results *r,
+		       struct strbuf *err) DP_MUST_CHECK;
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * util.h - small shared pieces: a growable string buffer for error messages and
+ * text output, unit parsing (durations, sizes, percentages) and time helpers.
+ *
+ * strbuf invariants (after git's strbuf.h):
+ *   - after strbuf_init(), sb->buf is never NULL and is always NUL-terminated;
+ *   - sb->len is the length of the text, sb->alloc the bytes allocated (0 when
+ *     buf points at the shared empty string);
+ *   - strbuf_release() frees the storage and re-initializes the buffer; it is
+ *     safe to call on a released buffer.
+ * Allocation failure inside a strbuf is fatal (abort): error text that cannot be
+ * built cannot be reported either.
+ */
+#ifndef DISKPROOF_UTIL_H
+#define DISKPROOF_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define DP_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#define DP_MUST_CHECK __attribute__((warn_unused_result))
+#define DP_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+
+#define STRBUF_INIT {0, 0, (char *)strbuf_empty}
+extern const char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) DP_PRINTF(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DP_PRINTF(2, 0);
+/* Appends s as a JSON string literal, quotes included. */
+void strbuf_add_json_str(struct strbuf *sb, const char *s);
+/* Hands the storage to the caller (free() it) and re-initializes sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+
+/*
+ * Unit parsing. Each returns 0 on success or -EINVAL / -ERANGE, and on error
+ * writes a short reason (no location) into err when err is not NULL.
+ *   durations: "500ms", "30s", "5m", "2h", "1d"; a bare number is seconds.
+ *              "us" and "ns" are accepted too. Result in nanoseconds.
+ *   sizes:     "32KiB", "1MiB", "4GiB", "1TiB", "512B", plain bytes; also KB/MB/GB
+ *              (powers of 1000) and K/M/G (powers of 1024, as fio reads them).
+ *   percent:   "70" or "70%", 0..100, decimals allowed; result in [0, 100].
+ *   u64:       plain non-negative decimal integer.
+ *   double:    plain decimal number (no inf/nan).
+ *   bool:      on/off, true/false, yes/no, 1/0.
+ * Leading and trailing blanks are ignored; anything else is an error.
+ */
+int unit_parse_duration(const char *s, uint64_t *ns, struct strbuf *err);
+int unit_parse_size(const char *s, uint64_t *bytes, struct strbuf *err);
+int unit_parse_percent(const char *s, double *pct, struct strbuf *err);
+int unit_parse_u64(const char *s, uint64_t *v, struct strbuf *err);
+int unit_parse_double(const char *s, double *v, struct strbuf *err);
+int unit_parse_bool(const char *s, bool *v, struct strbuf *err);
+
+/* Formats for humans: "1.5 GiB", "2h 0m 0s" / "30s" / "500ms". */
+void unit_format_size(struct strbuf *sb, uint64_t bytes);
+void unit_format_duration(struct strbuf *sb, uint64_t ns);
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t time_mono_ns(void);
+/* CLOCK_REALTIME in nanoseconds since the epoch. */
+uint64_t time_real_ns(void);
+/* "2026-11-29T22:12:08Z" (UTC, seconds precision) into sb. */
+void time_format_iso8601(struct strbuf *sb, uint64_t real_ns);
+
+/* Levenshtein distance, for did-you-mean suggestions (short strings only). */
+unsigned util_edit_distance(const char *a, const char *b);
+
+#define NSEC_PER_SEC 1000000000ULL
+#define NSEC_PER_MSEC 1000000ULL
+#define NSEC_PER_USEC 1000ULL
+
+#endif

@@ -1,0 +1,144 @@
+/*
+ * strbuf.c - growable NUL-terminated string buffer (see util.h for the
+ * invariants). Running out of memory while building text aborts: there is no
+ * better way to report it.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/util.h"
+
+const char strbuf_empty[1];
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->alloc = 0;
+	sb->len = 0;
+	sb->buf = (char *)strbuf_empty;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t want = sb->len + extra + 1;
+	char *nbuf;
+
+	if (want <= sb->alloc)
+		return;
+	if (want < 64)
+		want = 64;
+	if (want < sb->alloc * 2)
+		want = sb->alloc * 2;
+	nbuf = realloc(sb->alloc ? sb->buf : NULL, want);
+	if (!nbuf)
+		abort();
+	if (!sb->alloc)
+		nbuf[0] = '\0';
+	sb->buf = nbuf;
+	sb->alloc = want;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_addstr(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+
+	va_copy(cp, ap);
+	n = vsnprintf(NULL, 0, fmt, cp);
+	va_end(cp);
+	if (n < 0)
+		return;
+	strbuf_grow(sb, (size_t)n);
+	vsnprintf(sb->buf + sb->len, (size_t)n + 1, fmt, ap);
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_add_json_str(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	strbuf_addch(sb, '"');
+	for (; *p; p++) {
+		switch (*p) {
+		case '"':
+			strbuf_addstr(sb, "\\\"");
+			break;
+		case '\\':
+			strbuf_addstr(sb, "\\\\");
+			break;
+		case '\n':
+			strbuf_addstr(sb, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(sb, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(sb, "\\t");
+			break;
+		default:
+			if (*p < 0x20)
+				strbuf_addf(sb, "\\u%04x", *p);
+			else
+				strbuf_addch(sb, (char)*p);
+		}
+	}
+	strbuf_addch(sb, '"');
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	char *r;
+
+	if (len)
+		*len = sb->len;
+	if (!sb->alloc) {
+		r = strdup("");
+		if (!r)
+			abort();
+	} else {
+		r = sb->buf;
+	}
+	strbuf_init(sb);
+	return r;
+}
