@@ -1,5 +1,461 @@
-/* main.c - placeholder until the CLI lands. */
-int main(void)
+/*
+ * main.c - the command line: argv to a command, and the only place that
+ * prints final status and picks the exit code (see run.h for the codes).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "diskproof/profile.h"
+#include "diskproof/report.h"
+#include "diskproof/run.h"
+#include "diskproof/store.h"
+
+#define DEFAULT_RESULTS "./diskproof.db"
+
+static const char usage_text[] =
+	"usage: diskproof <command> [options]\n"
+	"\n"
+	"commands:\n"
+	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|sim] [--streams N]\n"
+	"                [--data-dir DIR] [--db-size SIZE] [--results FILE] [--label TEXT]\n"
+	"                [--quiet]\n"
+	"      lay out the profile's databases and logs, drive them, judge the run\n"
+	"      against its thresholds and store everything in the results file\n"
+	"  profiles                 list the built-in profiles\n"
+	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
+	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
+	"      print a stored run\n"
+	"  --help, --version\n"
+	"\n"
+	"PROFILE is a file when it contains '/', ends in .ini or names an existing\n"
+	"file, otherwise a built-in profile; no PROFILE means \"quick\".\n"
+	"--data-dir DIR places every volume at DIR/<volume> (separate logs at\n"
+	"DIR/<volume>-log); --db-size overrides every database's size. Durations:\n"
+	"500ms, 30s, 5m, 2h; sizes: 32KiB, 1MiB, 4GiB. Results go to ./diskproof.db\n"
+	"unless --results says otherwise.\n"
+	"\n"
+	"exit codes (when several apply, the first listed of 130/143, 4, 3, 1 wins):\n"
+	"  0    every verdict passed\n"
+	"  1    a verdict failed (thresholds, I/O errors)\n"
+	"  2    usage or profile error (nothing was written)\n"
+	"  3    environment or resource error: cannot open, no space, no io_uring,\n"
+	"       results file unusable\n"
+	"  4    data integrity error (a page read back wrong)\n"
+	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n";
+
+struct cli_opts {
+	const char *positional[4];
+	int npos;
+	const char *results;
+	const char *label;
+	const char *format;
+	bool quiet;
+	struct profile_overrides ov;
+};
+
+static int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
+static int usage_error(const char *fmt, ...)
 {
+	va_list ap;
+
+	fprintf(stderr, "diskproof: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun \"diskproof --help\" for usage\n");
+	return DP_EXIT_USAGE;
+}
+
+enum opt_kind {
+	OPT_PROFILE = 1, /* only where a PROFILE is taken */
+	OPT_RESULTS = 2,
+	OPT_FORMAT = 4,
+};
+
+struct opt_def {
+	const char *name;
+	bool has_arg;
+	unsigned where;
+};
+
+static const struct opt_def opt_defs[] = {
+	{"--duration", true, OPT_PROFILE}, {"--warmup", true, OPT_PROFILE},
+	{"--engine", true, OPT_PROFILE},   {"--streams", true, OPT_PROFILE},
+	{"--data-dir", true, OPT_PROFILE}, {"--db-size", true, OPT_PROFILE},
+	{"--label", true, OPT_PROFILE},    {"--quiet", false, OPT_PROFILE},
+	{"--results", true, OPT_RESULTS},  {"--format", true, OPT_FORMAT},
+};
+
+static int set_opt(struct cli_opts *o, const char *name, const char *val)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t v;
+	int ret = 0;
+
+	if (!strcmp(name, "--duration")) {
+		ret = unit_parse_duration(val, &o->ov.duration_ns, &err);
+		o->ov.has_duration = true;
+	} else if (!strcmp(name, "--warmup")) {
+		ret = unit_parse_duration(val, &o->ov.warmup_ns, &err);
+		o->ov.has_warmup = true;
+	} else if (!strcmp(name, "--engine")) {
+		o->ov.engine = val;
+	} else if (!strcmp(name, "--streams")) {
+		ret = unit_parse_u64(val, &v, &err);
+		if (!ret && (v < 1 || v > 100000)) {
+			strbuf_addstr(&err, "must be between 1 and 100000");
+			ret = -ERANGE;
+		}
+		o->ov.streams = (unsigned)v;
+	} else if (!strcmp(name, "--data-dir")) {
+		o->ov.data_dir = val;
+	} else if (!strcmp(name, "--db-size")) {
+		ret = unit_parse_size(val, &o->ov.db_size, &err);
+		if (!ret && !o->ov.db_size) {
+			strbuf_addstr(&err, "must be more than 0");
+			ret = -ERANGE;
+		}
+	} else if (!strcmp(name, "--label")) {
+		o->label = val;
+	} else if (!strcmp(name, "--quiet")) {
+		o->quiet = true;
+	} else if (!strcmp(name, "--results")) {
+		o->results = val;
+	} else if (!strcmp(name, "--format")) {
+		o->format = val;
+	}
+	if (ret)
+		fprintf(stderr, "diskproof: %s %s: %s\n", name, val, err.buf);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_USAGE : 0;
+}
+
+/* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
+static int parse_opts(int argc, char **argv, unsigned where, struct cli_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->results = DEFAULT_RESULTS;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq, *val = NULL;
+		const struct opt_def *d = NULL;
+		size_t nlen;
+		int ret;
+
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
+				return usage_error("unexpected argument \"%s\"", a);
+			o->positional[o->npos++] = a;
+			continue;
+		}
+		eq = strchr(a, '=');
+		nlen = eq ? (size_t)(eq - a) : strlen(a);
+		for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
+			if (strlen(opt_defs[k].name) == nlen && !strncmp(opt_defs[k].name, a, nlen))
+				d = &opt_defs[k];
+		if (!d || !(d->where & where))
+			return usage_error("unknown option \"%s\" for this command", a);
+		if (d->has_arg) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return usage_error("option %s needs a value", d->name);
+		} else if (eq) {
+			return usage_error("option %s takes no value", d->name);
+		}
+		ret = set_opt(o, d->name, val);
+		if (ret)
+			return ret;
+	}
 	return 0;
+}
+
+/* The command line as typed, for the run row. */
+static char *join_argv(int argc, char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		if (strpbrk(argv[i], " \t'\"$") || !argv[i][0]) {
+			strbuf_addch(&sb, '\'');
+			for (const char *p = argv[i]; *p; p++) {
+				if (*p == '\'')
+					strbuf_addstr(&sb, "'\\''");
+				else
+					strbuf_addch(&sb, *p);
+			}
+			strbuf_addch(&sb, '\'');
+		} else {
+			strbuf_addstr(&sb, argv[i]);
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static bool use_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(fileno(f)) && !(nc && nc[0]);
+}
+
+struct progress {
+	bool quiet;
+	bool tty;
+	const char *last_file;
+};
+
+static void on_interval(void *arg, const struct run_interval_view *v)
+{
+	struct progress *pr = arg;
+
+	if (pr->quiet)
+		return;
+	fprintf(stderr,
+		"[%4llus/%llus]%s db_read %7.0f IOPS %7.2f ms | db_write %7.0f IOPS %7.2f ms | "
+		"log_write %6.0f IOPS %6.2f ms%s\n",
+		(unsigned long long)(v->elapsed_ns / NSEC_PER_SEC),
+		(unsigned long long)(v->total_ns / NSEC_PER_SEC), v->warmup ? " warm-up" : "",
+		v->iops[IO_DB_READ], v->avg_ms[IO_DB_READ], v->iops[IO_DB_WRITE],
+		v->avg_ms[IO_DB_WRITE], v->iops[IO_LOG_WRITE], v->avg_ms[IO_LOG_WRITE],
+		v->errors || v->integrity_errors ? " | ERRORS" : "");
+}
+
+static void on_message(void *arg, const char *text)
+{
+	struct progress *pr = arg;
+
+	if (!pr->quiet)
+		fprintf(stderr, "diskproof: %s\n", text);
+}
+
+static void on_create(void *arg, const char *file, uint64_t done, uint64_t total)
+{
+	struct progress *pr = arg;
+
+	if (pr->quiet)
+		return;
+	if (done == total || pr->tty) {
+		fprintf(stderr, "%screating %s: %llu of %llu MiB%s", pr->tty ? "\r" : "", file,
+			(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
+			done == total || !pr->tty ? "\n" : "");
+		fflush(stderr);
+	}
+}
+
+/*
+ * SIGINT and SIGTERM arrive through a signalfd read by the coordinator. The
+ * default disposition is restored first: a signal ignored at exec (a
+ * background job of a script) would otherwise never be queued.
+ */
+static int signals_setup(void)
+{
+	sigset_t set;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out)
+{
+	struct store *st = NULL;
+	struct results r = {0};
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct report_options ro = {.color = fmt == REPORT_TEXT && use_color(out)};
+	int ret;
+
+	ret = store_open(&st, results, &err);
+	if (!ret && id == 0)
+		ret = store_run_latest(st, &id, &err);
+	if (!ret)
+		ret = store_results_load(st, id, &r, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = ret == -ENOENT ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		goto out;
+	}
+	report_render(&text, &r, fmt, &ro);
+	fputs(text.buf, out);
+	if (text.len && text.buf[text.len - 1] != '\n')
+		fputc('\n', out);
+	fflush(out);
+out:
+	results_release(&r);
+	store_close(st);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+{
+	struct cli_opts o;
+	struct profile p = {0};
+	struct strbuf err = STRBUF_INIT;
+	struct run_outcome out;
+	struct progress pr = {0};
+	struct run_options ro = {0};
+	char *cmdline = NULL;
+	int ret, sfd = -1;
+
+	ret = parse_opts(argc, argv, OPT_PROFILE | OPT_RESULTS, &o);
+	if (ret)
+		return ret;
+	if (o.npos > 1)
+		return usage_error("run takes one PROFILE, got also \"%s\"", o.positional[1]);
+	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
+	if (!ret)
+		ret = profile_apply_overrides(&p, &o.ov, &err);
+	if (ret) {
+		fprintf(stderr, "%s\n", err.buf);
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
+	pr.quiet = o.quiet;
+	pr.tty = isatty(STDERR_FILENO);
+	sfd = signals_setup();
+	cmdline = join_argv(full_argc, full_argv);
+	ro.profile = &p;
+	ro.results_path = o.results;
+	ro.label = o.label;
+	ro.command_line = cmdline;
+	ro.signal_fd = sfd;
+	ro.cb = (struct run_callbacks){on_interval, on_message, on_create, &pr};
+	if (!o.quiet) {
+		struct strbuf d = STRBUF_INIT;
+
+		unit_format_duration(&d, p.duration_ns);
+		fprintf(stderr, "diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), %s\n",
+			p.name, p.origin, p.engine, p.nr_volumes, profile_database_count(&p), d.buf);
+		strbuf_release(&d);
+	}
+	ret = run_execute(&ro, &out, &err);
+	if (ret && !out.run_id) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = out.exit_code;
+		goto out;
+	}
+	if (err.len)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout) == 0)
+		fprintf(stderr, "diskproof: results in %s (run %lld): diskproof report %lld "
+				"--format json\n",
+			o.results, (long long)out.run_id, (long long)out.run_id);
+	if (out.integrity_errors)
+		fprintf(stderr, "diskproof: %llu data integrity error(s): see the report's "
+				"events\n",
+			(unsigned long long)out.integrity_errors);
+	ret = out.exit_code;
+out:
+	if (sfd >= 0)
+		close(sfd);
+	free(cmdline);
+	profile_release(&p);
+	strbuf_release(&err);
+	return ret;
+}
+
+static int cmd_profiles(int argc, char **argv)
+{
+	size_t n;
+	const struct profile_builtin *b = profile_builtins(&n);
+
+	if (argc == 0) {
+		for (size_t i = 0; i < n; i++) {
+			struct profile p = {0};
+			struct strbuf err = STRBUF_INIT;
+			char origin[96];
+
+			snprintf(origin, sizeof(origin), "builtin:%s", b[i].name);
+			if (profile_parse(&p, origin, b[i].text, strlen(b[i].text), &err) == 0)
+				printf("%-16s %s\n", b[i].name, p.description ? p.description : "");
+			else
+				printf("%-16s (does not parse: %s)\n", b[i].name, err.buf);
+			profile_release(&p);
+			strbuf_release(&err);
+		}
+		return 0;
+	}
+	if (!strcmp(argv[0], "show") && argc == 2) {
+		const struct profile_builtin *f = profile_builtin_find(argv[1]);
+
+		if (!f)
+			return usage_error("no built-in profile \"%s\" (see \"diskproof profiles\")",
+					   argv[1]);
+		fputs(f->text, stdout);
+		return 0;
+	}
+	return usage_error("usage: diskproof profiles [show NAME]");
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	struct cli_opts o;
+	int64_t id = 0;
+	int fmt = REPORT_TEXT, ret;
+
+	ret = parse_opts(argc, argv, OPT_RESULTS | OPT_FORMAT, &o);
+	if (ret)
+		return ret;
+	if (o.npos > 1)
+		return usage_error("report takes one RUN-ID, got also \"%s\"", o.positional[1]);
+	if (o.npos && strcmp(o.positional[0], "latest")) {
+		char *end;
+		long long v = strtoll(o.positional[0], &end, 10);
+
+		if (*end || v <= 0)
+			return usage_error("RUN-ID must be a run number or \"latest\", not \"%s\"",
+					   o.positional[0]);
+		id = v;
+	}
+	if (o.format) {
+		fmt = report_format_from_name(o.format);
+		if (fmt < 0)
+			return usage_error("unknown format \"%s\" (text or json)", o.format);
+	}
+	if (access(o.results, F_OK) != 0) {
+		fprintf(stderr, "diskproof: %s: no results file here (run \"diskproof run\" "
+				"first, or pass --results FILE)\n",
+			o.results);
+		return DP_EXIT_ENV;
+	}
+	return print_report(o.results, id, (enum report_format)fmt, stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		fputs(usage_text, stderr);
+		return DP_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		fputs(usage_text, stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("diskproof %s\n", DISKPROOF_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "run"))
+		return cmd_run(argc - 2, argv + 2, argc, argv);
+	if (!strcmp(argv[1], "profiles"))
+		return cmd_profiles(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 2, argv + 2);
+	return usage_error("unknown command \"%s\"", argv[1]);
 }

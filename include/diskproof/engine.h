@@ -1,0 +1,141 @@
+/*
+ * engine.h - the I/O engine contract. An engine moves requests and knows
+ * nothing about databases, thresholds or SQLite.
+ *
+ * Life cycle, all on one worker thread:
+ *   init(ctx)    allocate the engine's private state (ctx->priv)
+ *   open(ctx)    take the files (ctx->fds) and buffers: register them if the
+ *                engine can
+ *   queue(ctx, req)  -> ENGINE_Q_COMPLETED (done at once: req->result is set),
+ *                       ENGINE_Q_QUEUED (will come back from reap after commit),
+ *                       ENGINE_Q_BUSY (no room: commit and reap, then retry)
+ *   commit(ctx)  hand queued requests to the kernel/device
+ *   reap(ctx, out, max, wait_ns)  completed requests into out[], at most max;
+ *                waits up to wait_ns for the first one when none is ready
+ *                (0 = do not wait). Returns the count or -errno.
+ *   close(ctx)   release files and buffers from the engine
+ *   cleanup(ctx) free ctx->priv
+ * Every hook returns 0 (or a count) or -errno; a request's own outcome travels
+ * in req->result (bytes moved or -errno). The runner stamps submit and
+ * completion times, except with ENGINE_F_OWN_CLOCK engines (sim's virtual
+ * time), which fill req->t_done_ns themselves.
+ *
+ * The hot path (queue, commit, reap) allocates nothing and takes no lock.
+ */
+#ifndef DISKPROOF_ENGINE_H
+#define DISKPROOF_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "diskproof/util.h"
+
+enum engine_op {
+	ENGINE_OP_READ,
+	ENGINE_OP_WRITE,
+};
+
+/* request flags */
+#define ENGINE_RF_DSYNC 0x1u /* write through (RWF_DSYNC) */
+
+struct engine_req {
+	/* set by the runner */
+	uint8_t op;     /* enum engine_op */
+	uint8_t cls;    /* I/O class, opaque to engines except sim's latency model */
+	uint16_t flags; /* ENGINE_RF_* */
+	uint32_t file;  /* index into ctx->fds / ctx->files */
+	uint64_t offset;
+	uint32_t len;
+	int32_t buf_index; /* registered buffer index, or -1 */
+	void *buf;
+	/* set by the engine */
+	int64_t result; /* bytes moved, or -errno */
+	uint64_t t_submit_ns;
+	uint64_t t_done_ns;
+	uint64_t engine_seq; /* engine-private */
+	/* owned by the runner: who issued it */
+	void *owner;
+	uint64_t tag;
+};
+
+enum engine_queue_status {
+	ENGINE_Q_COMPLETED,
+	ENGINE_Q_QUEUED,
+	ENGINE_Q_BUSY,
+};
+
+/* engine flags */
+#define ENGINE_F_OWN_CLOCK 0x1u /* the engine keeps time (virtual); use ctx->clock */
+#define ENGINE_F_NO_FILES 0x2u  /* moves no data: no files are opened or created */
+
+/* A clock the runner reads; the sim engine drives a virtual one. */
+struct engine_clock {
+	uint64_t (*now)(const struct engine_clock *c);
+	uint64_t virtual_ns; /* for virtual clocks */
+};
+
+/* Per-file description for engines without real files (sim). */
+struct engine_file {
+	uint64_t size;
+	uint32_t device; /* which simulated device (volume) */
+	uint32_t block;  /* generation tracking granularity (page size); 0 = none */
+	uint32_t tag;    /* stamped into headers the engine writes (database id) */
+};
+
+struct profile_sim;
+
+struct engine_ctx {
+	unsigned depth; /* most requests in flight at once */
+	const int *fds; /* nr_files descriptors, NULL for ENGINE_F_NO_FILES */
+	const struct engine_file *files;
+	unsigned nr_files;
+	unsigned nr_devices;
+	const struct iovec *bufs; /* buffers to register; req->buf_index indexes them */
+	unsigned nr_bufs;
+	struct engine_clock *clock;
+	const struct profile_sim *sim; /* sim engine's device model */
+	uint64_t seed;
+	void *priv;
+	/* engine's report of what it could use, e.g. "fixed buffers: off (memlock)" */
+	char notes[160];
+};
+
+struct engine_ops {
+	const char *name;
+	const char *unavailable; /* NULL when built in, else why not */
+	unsigned flags;
+	int (*init)(struct engine_ctx *ctx, struct strbuf *err);
+	int (*open)(struct engine_ctx *ctx, struct strbuf *err);
+	int (*queue)(struct engine_ctx *ctx, struct engine_req *req);
+	int (*commit)(struct engine_ctx *ctx);
+	int (*reap)(struct engine_ctx *ctx, struct engine_req **out, unsigned max,
+		    uint64_t wait_ns);
+	void (*close)(struct engine_ctx *ctx);
+	void (*cleanup)(struct engine_ctx *ctx);
+};
+
+extern const struct engine_ops engine_io_uring;
+extern const struct engine_ops engine_sim;
+
+/* The registry: every engine, built in or not, in a fixed order. */
+const struct engine_ops *const *engine_registry(size_t *count);
+/* NULL when no engine has that name. */
+const struct engine_ops *engine_find(const char *name);
+/* Checks an ops table: name set, and every hook set when available. 0/-EINVAL */
+int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err);
+
+/* Probes the kernel for what the io_uring engine needs; 0, or -ENOSYS /
+ * -EPERM / -EOPNOTSUPP with the reason in err. */
+int engine_io_uring_probe(struct strbuf *err);
+
+/* The real monotonic clock. */
+void engine_clock_init_mono(struct engine_clock *c);
+void engine_clock_init_virtual(struct engine_clock *c);
+static inline uint64_t engine_clock_now(const struct engine_clock *c)
+{
+	return c->now(c);
+}
+
+#endif

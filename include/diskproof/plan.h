@@ -1,0 +1,80 @@
+/*
+ * plan.h - a validated profile laid out on the filesystem: volumes, their
+ * databases (numbered db1..dbN across the run, in profile order), every file
+ * path and size, and the direct-I/O alignment of each volume.
+ *
+ * Files: volume v holds DB.edb for each of its databases in v.path and the log
+ * DB.log in v.log_path (ARCHITECTURE.md "Files and pages").
+ *
+ * Ownership: struct plan owns its arrays and strings; plan_release() frees
+ * them and is safe on a zeroed or released plan.
+ */
+#ifndef DISKPROOF_PLAN_H
+#define DISKPROOF_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diskproof/profile.h"
+#include "diskproof/util.h"
+
+struct plan_volume {
+	char name[PROFILE_MAX_NAME];
+	char *path;
+	char *log_path;
+	unsigned first_db; /* index into plan.dbs */
+	unsigned nr_dbs;
+	uint32_t align; /* direct-I/O offset alignment (logical block size) */
+};
+
+struct plan_db {
+	char name[PROFILE_MAX_NAME]; /* "db1", "db2", ... */
+	uint32_t id;                 /* 1-based, stamped in every page header */
+	unsigned volume;             /* index into plan.vols */
+	char *path;                  /* .../dbN.edb */
+	char *log_file;              /* .../dbN.log */
+	uint64_t size;
+	uint64_t nr_pages;
+	uint64_t log_size;
+};
+
+struct plan {
+	struct plan_volume *vols;
+	size_t nr_vols;
+	struct plan_db *dbs;
+	size_t nr_dbs;
+	uint32_t page_size;
+	bool files; /* false for engines that touch no files (sim) */
+};
+
+/* Lays the profile out. With files, reads each volume's direct-I/O alignment
+ * (STATX_DIOALIGN, else the block device's logical block size, else 4 KiB) at
+ * the nearest existing directory. 0 or -errno. */
+int plan_build(struct plan *pl, const struct profile *p, bool files,
+	       struct strbuf *err) DP_MUST_CHECK;
+
+/* Progress of file creation, for the caller to show. */
+struct plan_progress {
+	void (*fn)(void *arg, const char *file, uint64_t done, uint64_t total);
+	void *arg;
+};
+
+/*
+ * Makes every directory and file the plan needs. Existing diskproof files of
+ * the right page size are kept; a shorter one is extended; a file that is not
+ * a diskproof file is never touched (-EEXIST). Free space is checked before
+ * anything is written (-ENOSPC). New pages are written with generation 1 and
+ * new logs in full (the run never extends a file). fresh_from (nr_dbs
+ * entries, may be NULL) receives for each database the first page this call
+ * wrote: pages from there on are known to hold generation 1; pages before it
+ * were there already. *created receives the bytes written. 0 or -errno with
+ * "PATH: what: why" in err.
+ */
+int plan_prepare_files(const struct plan *pl, const struct profile *p,
+		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
+		       struct strbuf *err) DP_MUST_CHECK;
+
+void plan_release(struct plan *pl);
+
+#endif

@@ -1,0 +1,82 @@
+/*
+ * run.h - one run, from a validated profile to a finished row in the results
+ * file: lays out the files, starts the workers (one per CPU by default, each
+ * with its own engine context and databases), runs the coordinator (interval
+ * merges, store writes, stop and signal handling), judges the run and stores
+ * the verdicts.
+ *
+ * With an ENGINE_F_OWN_CLOCK engine (sim) the same worker and coordinator code
+ * runs as one discrete-event loop on the engine's virtual clock: one worker,
+ * intervals, warm-up and duration in virtual time.
+ *
+ * Nothing here prints: progress reaches the caller through callbacks.
+ */
+#ifndef DISKPROOF_RUN_H
+#define DISKPROOF_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diskproof/profile.h"
+#include "diskproof/stats.h"
+#include "diskproof/util.h"
+
+/* Exit codes, ARCHITECTURE.md; precedence 130/143, then 4, then 3, then 1. */
+enum dp_exit {
+	DP_EXIT_OK = 0,
+	DP_EXIT_FAIL = 1,
+	DP_EXIT_USAGE = 2,
+	DP_EXIT_ENV = 3,
+	DP_EXIT_INTEGRITY = 4,
+	DP_EXIT_SIGINT = 130,
+	DP_EXIT_SIGTERM = 143,
+};
+
+struct run_interval_view {
+	unsigned index;
+	bool warmup;
+	uint64_t elapsed_ns; /* since the run started (virtual with sim) */
+	uint64_t total_ns;   /* warm-up + duration */
+	double iops[IO_CLASS_COUNT];
+	double avg_ms[IO_CLASS_COUNT];
+	double p99_ms[IO_CLASS_COUNT];
+	uint64_t errors;           /* I/O errors so far */
+	uint64_t integrity_errors; /* so far */
+};
+
+struct run_callbacks {
+	/* once per interval, from the coordinator */
+	void (*interval)(void *arg, const struct run_interval_view *v);
+	/* a line of progress ("creating db1.edb ...", "stopping ...") */
+	void (*message)(void *arg, const char *text);
+	/* file creation progress */
+	void (*create)(void *arg, const char *file, uint64_t done, uint64_t total);
+	void *arg;
+};
+
+struct run_options {
+	const struct profile *profile; /* validated, overrides applied */
+	const char *results_path;
+	const char *label;        /* may be NULL */
+	const char *command_line; /* as typed, for the run row */
+	int signal_fd;            /* signalfd for SIGINT/SIGTERM, or -1 */
+	struct run_callbacks cb;
+};
+
+struct run_outcome {
+	int64_t run_id;    /* 0 when no run row was written */
+	int exit_code;     /* enum dp_exit */
+	const char *status; /* passed|failed|aborted|error */
+	uint64_t integrity_errors;
+	uint64_t io_errors;
+};
+
+/*
+ * Executes the run. Returns 0 when a run row was finished (whatever its
+ * verdict: see out->exit_code), or -errno when the run could not start or
+ * could not be recorded, with the reason in err and out->exit_code set
+ * (2 for profile problems found only now, 3 for environment or resources).
+ */
+int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err);
+
+#endif

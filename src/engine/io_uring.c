@@ -1,0 +1,232 @@
+/*
+ * io_uring.c - the io_uring engine: O_DIRECT reads and writes through one
+ * ring per worker, with registered files and fixed buffers where the kernel
+ * and the memlock limit allow them (plain ones otherwise, noted in
+ * ctx->notes), batched submission and reaping, and no busy spinning: reap
+ * sleeps in the kernel (io_uring_wait_cqe_timeout) when nothing is ready.
+ *
+ * A full submission queue is BUSY (the runner commits, reaps, and retries);
+ * -EAGAIN/-EBUSY from submit leaves the entries queued for the next commit.
+ * Short transfers and -EAGAIN completions come back to the runner in
+ * req->result, which resubmits the remainder.
+ */
+#include <errno.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+
+#include "diskproof/engine.h"
+
+struct uring_priv {
+	struct io_uring ring;
+	bool ring_ok;
+	bool files_registered;
+	bool bufs_registered;
+	unsigned queued; /* prepared, not yet submitted */
+};
+
+int engine_io_uring_probe(struct strbuf *err)
+{
+	static const struct {
+		int op;
+		const char *name;
+	} needed[] = {
+		{IORING_OP_READ, "IORING_OP_READ"},
+		{IORING_OP_WRITE, "IORING_OP_WRITE"},
+		{IORING_OP_READ_FIXED, "IORING_OP_READ_FIXED"},
+		{IORING_OP_WRITE_FIXED, "IORING_OP_WRITE_FIXED"},
+	};
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	int ret = io_uring_queue_init(2, &ring, 0);
+
+	if (ret < 0) {
+		strbuf_addf(err, "io_uring: cannot set up a ring: %s%s", strerror(-ret),
+			    ret == -ENOSYS   ? " (kernel built without io_uring)"
+			    : ret == -EPERM ? " (disabled: see sysctl kernel.io_uring_disabled, "
+					      "or a seccomp filter)"
+					    : "");
+		return ret;
+	}
+	probe = io_uring_get_probe_ring(&ring);
+	if (!probe) {
+		io_uring_queue_exit(&ring);
+		strbuf_addstr(err, "io_uring: the kernel cannot be probed for opcodes (older "
+				   "than 5.6?)");
+		return -EOPNOTSUPP;
+	}
+	ret = 0;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(needed); i++) {
+		if (!io_uring_opcode_supported(probe, needed[i].op)) {
+			strbuf_addf(err, "%sio_uring: the kernel lacks %s", ret ? "; " : "",
+				    needed[i].name);
+			ret = -EOPNOTSUPP;
+		}
+	}
+	io_uring_free_probe(probe);
+	io_uring_queue_exit(&ring);
+	return ret;
+}
+
+static void uring_cleanup(struct engine_ctx *ctx)
+{
+	struct uring_priv *p = ctx->priv;
+
+	if (!p)
+		return;
+	if (p->ring_ok)
+		io_uring_queue_exit(&p->ring);
+	free(p);
+	ctx->priv = NULL;
+}
+
+static int uring_init(struct engine_ctx *ctx, struct strbuf *err)
+{
+	struct uring_priv *p = calloc(1, sizeof(*p));
+	unsigned entries = 1;
+	int ret;
+
+	if (!p) {
+		strbuf_addstr(err, "io_uring: out of memory");
+		return -ENOMEM;
+	}
+	ctx->priv = p;
+	while (entries < ctx->depth)
+		entries <<= 1;
+	ret = io_uring_queue_init(entries, &p->ring, 0);
+	if (ret < 0) {
+		strbuf_addf(err, "io_uring: cannot set up a ring of %u entries: %s", entries,
+			    strerror(-ret));
+		uring_cleanup(ctx);
+		return ret;
+	}
+	p->ring_ok = true;
+	return 0;
+}
+
+static int uring_open(struct engine_ctx *ctx, struct strbuf *err)
+{
+	struct uring_priv *p = ctx->priv;
+	int ret;
+	const char *files_note = "off", *bufs_note = "off";
+
+	if (ctx->nr_files) {
+		ret = io_uring_register_files(&p->ring, ctx->fds, ctx->nr_files);
+		p->files_registered = ret == 0;
+		files_note = ret == 0 ? "on" : strerror(-ret);
+	}
+	if (ctx->nr_bufs) {
+		ret = io_uring_register_buffers(&p->ring, ctx->bufs, ctx->nr_bufs);
+		p->bufs_registered = ret == 0;
+		bufs_note = ret == 0 ? "on"
+			    : (ret == -ENOMEM || ret == -EPERM) ? "off (memlock limit)"
+								 : strerror(-ret);
+	}
+	snprintf(ctx->notes, sizeof(ctx->notes), "registered files: %s, fixed buffers: %s",
+		 files_note, bufs_note);
+	return 0;
+}
+
+static int uring_queue(struct engine_ctx *ctx, struct engine_req *r)
+{
+	struct uring_priv *p = ctx->priv;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
+	int fd = p->files_registered ? (int)r->file : ctx->fds[r->file];
+	bool fixed = p->bufs_registered && r->buf_index >= 0;
+
+	if (!sqe)
+		return ENGINE_Q_BUSY;
+	if (r->op == ENGINE_OP_READ) {
+		if (fixed)
+			io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->offset, r->buf_index);
+		else
+			io_uring_prep_read(sqe, fd, r->buf, r->len, r->offset);
+	} else {
+		if (fixed)
+			io_uring_prep_write_fixed(sqe, fd, r->buf, r->len, r->offset,
+						  r->buf_index);
+		else
+			io_uring_prep_write(sqe, fd, r->buf, r->len, r->offset);
+		if (r->flags & ENGINE_RF_DSYNC)
+			sqe->rw_flags = RWF_DSYNC;
+	}
+	if (p->files_registered)
+		sqe->flags |= IOSQE_FIXED_FILE;
+	io_uring_sqe_set_data(sqe, r);
+	p->queued++;
+	return ENGINE_Q_QUEUED;
+}
+
+static int uring_commit(struct engine_ctx *ctx)
+{
+	struct uring_priv *p = ctx->priv;
+	int ret;
+
+	if (!p->queued)
+		return 0;
+	ret = io_uring_submit(&p->ring);
+	if (ret == -EAGAIN || ret == -EBUSY || ret == -EINTR)
+		return 0; /* kept in the SQ; the next commit retries */
+	if (ret < 0)
+		return ret;
+	p->queued = (unsigned)ret >= p->queued ? 0 : p->queued - (unsigned)ret;
+	return 0;
+}
+
+static int uring_reap(struct engine_ctx *ctx, struct engine_req **out, unsigned max,
+		      uint64_t wait_ns)
+{
+	struct uring_priv *p = ctx->priv;
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+	int ret;
+
+	if (!io_uring_cq_ready(&p->ring) && wait_ns) {
+		struct __kernel_timespec ts = {
+			.tv_sec = (long long)(wait_ns / NSEC_PER_SEC),
+			.tv_nsec = (long long)(wait_ns % NSEC_PER_SEC),
+		};
+
+		ret = io_uring_wait_cqe_timeout(&p->ring, &cqe, &ts);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN)
+			return ret;
+	}
+	io_uring_for_each_cqe(&p->ring, head, cqe)
+	{
+		struct engine_req *r = io_uring_cqe_get_data(cqe);
+
+		if (n == max)
+			break;
+		r->result = cqe->res;
+		out[n++] = r;
+	}
+	io_uring_cq_advance(&p->ring, n);
+	return (int)n;
+}
+
+static void uring_close(struct engine_ctx *ctx)
+{
+	struct uring_priv *p = ctx->priv;
+
+	if (!p || !p->ring_ok)
+		return;
+	if (p->bufs_registered)
+		io_uring_unregister_buffers(&p->ring);
+	if (p->files_registered)
+		io_uring_unregister_files(&p->ring);
+	p->bufs_registered = p->files_registered = false;
+}
+
+const struct engine_ops engine_io_uring = {
+	.name = "io_uring",
+	.flags = 0,
+	.init = uring_init,
+	.open = uring_open,
+	.queue = uring_queue,
+	.commit = uring_commit,
+	.reap = uring_reap,
+	.close = uring_close,
+	.cleanup = uring_cleanup,
+};

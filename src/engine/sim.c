@@ -1,0 +1,313 @@
+/*
+ * sim.c - the simulated engine: one device model per volume on a virtual
+ * clock. It moves no data and touches no files.
+ *
+ * Device model (the [sim] section): each I/O class has a base latency spread
+ * uniformly by +-jitter %. A device serves at most saturation_iops I/Os per
+ * second: every I/O holds the device for 1/saturation_iops s, so when
+ * requests arrive faster they queue and their latency grows by the wait (a
+ * closed loop of N streams settles at N / saturation_iops s per I/O). A share
+ * error_rate of I/Os fails with EIO; a share drop_write_rate of page writes is
+ * acknowledged but not kept.
+ *
+ * Integrity: for files with a block size (database files) the engine keeps
+ * each block's last written generation, read from the header the runner
+ * stamped into the write buffer; a dropped write keeps the old generation, and
+ * a read stamps a header with the kept generation into the buffer, so the
+ * run's page checks work here as on real pages. Never-written blocks read as
+ * generation 1 (what init writes).
+ *
+ * Time: completions sit in a min-heap by completion time; reap pops the
+ * earliest and moves the virtual clock to it. Same seed, same sequence.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/engine.h"
+#include "diskproof/page.h"
+#include "diskproof/profile.h"
+#include "diskproof/stats.h"
+
+struct sim_device {
+	uint64_t free_at_ns;
+};
+
+struct sim_file {
+	uint32_t *gens; /* per block; 0 = initial (generation 1) */
+	uint64_t nr_blocks;
+};
+
+struct sim_priv {
+	struct engine_req **heap;
+	unsigned nr, cap;
+	uint64_t seq;
+	uint64_t rng;
+	struct sim_device *devs;
+	struct sim_file *files;
+	unsigned nr_files;
+	uint64_t service_ns; /* device time per I/O; 0 = unlimited */
+};
+
+static uint64_t sim_rand(struct sim_priv *p)
+{
+	uint64_t z = (p->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* uniform in [0, 1) */
+static double sim_uniform(struct sim_priv *p)
+{
+	return (double)(sim_rand(p) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static void sim_cleanup(struct engine_ctx *ctx)
+{
+	struct sim_priv *p = ctx->priv;
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nr_files; i++)
+		free(p->files[i].gens);
+	free(p->files);
+	free(p->devs);
+	free(p->heap);
+	free(p);
+	ctx->priv = NULL;
+}
+
+static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
+{
+	struct sim_priv *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		goto out_nomem;
+	ctx->priv = p;
+	p->cap = ctx->depth ? ctx->depth : 1;
+	p->heap = calloc(p->cap, sizeof(*p->heap));
+	p->devs = calloc(ctx->nr_devices ? ctx->nr_devices : 1, sizeof(*p->devs));
+	if (!p->heap || !p->devs)
+		goto out_nomem;
+	p->rng = ctx->sim ? ctx->sim->seed : 1;
+	p->rng ^= ctx->seed * 0x2545f4914f6cdd1dULL;
+	if (ctx->sim && ctx->sim->saturation_iops)
+		p->service_ns = NSEC_PER_SEC / ctx->sim->saturation_iops;
+	if (ctx->clock)
+		ctx->clock->virtual_ns = 0;
+	return 0;
+out_nomem:
+	sim_cleanup(ctx);
+	strbuf_addstr(err, "sim engine: out of memory");
+	return -ENOMEM;
+}
+
+static int sim_open(struct engine_ctx *ctx, struct strbuf *err)
+{
+	struct sim_priv *p = ctx->priv;
+
+	p->files = calloc(ctx->nr_files ? ctx->nr_files : 1, sizeof(*p->files));
+	if (!p->files)
+		goto out_nomem;
+	p->nr_files = ctx->nr_files;
+	for (unsigned i = 0; i < ctx->nr_files; i++) {
+		const struct engine_file *f = &ctx->files[i];
+
+		if (!f->block)
+			continue;
+		p->files[i].nr_blocks = f->size / f->block;
+		p->files[i].gens = calloc(p->files[i].nr_blocks, sizeof(uint32_t));
+		if (!p->files[i].gens)
+			goto out_nomem;
+	}
+	snprintf(ctx->notes, sizeof(ctx->notes), "virtual time, %u simulated device(s)",
+		 ctx->nr_devices);
+	return 0;
+out_nomem:
+	strbuf_addstr(err, "sim engine: out of memory for the generation maps");
+	return -ENOMEM;
+}
+
+static bool heap_less(const struct engine_req *a, const struct engine_req *b)
+{
+	if (a->t_done_ns != b->t_done_ns)
+		return a->t_done_ns < b->t_done_ns;
+	return a->engine_seq < b->engine_seq;
+}
+
+static void heap_push(struct sim_priv *p, struct engine_req *r)
+{
+	unsigned i = p->nr++;
+
+	while (i) {
+		unsigned parent = (i - 1) / 2;
+
+		if (!heap_less(r, p->heap[parent]))
+			break;
+		p->heap[i] = p->heap[parent];
+		i = parent;
+	}
+	p->heap[i] = r;
+}
+
+static struct engine_req *heap_pop(struct sim_priv *p)
+{
+	struct engine_req *top = p->heap[0], *last = p->heap[--p->nr];
+	unsigned i = 0;
+
+	for (;;) {
+		unsigned l = 2 * i + 1, r = l + 1, m = i;
+		const struct engine_req *mv = last;
+
+		if (l < p->nr && heap_less(p->heap[l], mv)) {
+			m = l;
+			mv = p->heap[l];
+		}
+		if (r < p->nr && heap_less(p->heap[r], mv))
+			m = r;
+		if (m == i)
+			break;
+		p->heap[i] = p->heap[m];
+		i = m;
+	}
+	if (p->nr)
+		p->heap[i] = last;
+	return top;
+}
+
+static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned cls)
+{
+	const struct profile_sim *s = ctx->sim;
+	uint64_t base;
+	double j;
+
+	if (!s)
+		return 0;
+	switch (cls) {
+	case IO_DB_READ:
+		base = s->read_latency_ns;
+		break;
+	case IO_LOG_WRITE:
+		base = s->log_write_latency_ns;
+		break;
+	default:
+		base = s->write_latency_ns;
+		break;
+	}
+	j = s->jitter_pct / 100.0 * (2.0 * sim_uniform(p) - 1.0);
+	return (uint64_t)((double)base * (1.0 + j));
+}
+
+static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_req *r)
+{
+	struct sim_file *f = &p->files[r->file];
+	const struct engine_file *ef = &ctx->files[r->file];
+	uint64_t blk;
+	struct page_header h;
+
+	if (!f->gens || r->len < PAGE_HEADER_SIZE)
+		return;
+	blk = r->offset / ef->block;
+	if (blk >= f->nr_blocks)
+		return;
+	if (r->op == ENGINE_OP_WRITE) {
+		if (ctx->sim && sim_uniform(p) * 100.0 < ctx->sim->drop_write_rate_pct)
+			return; /* acknowledged, not kept */
+		memcpy(&h, r->buf, sizeof(h));
+		f->gens[blk] = (uint32_t)h.generation;
+		return;
+	}
+	page_stamp(r->buf, ef->block, PAGE_KIND_DB, ef->tag, blk, f->gens[blk] ? f->gens[blk] : 1,
+		   0, 0, false);
+}
+
+static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
+{
+	struct sim_priv *p = ctx->priv;
+	uint64_t now = ctx->clock->virtual_ns, start = now;
+	struct sim_device *d;
+
+	if (p->nr == p->cap)
+		return ENGINE_Q_BUSY;
+	if (r->file >= ctx->nr_files || r->offset + r->len > ctx->files[r->file].size) {
+		r->result = -EINVAL;
+		r->t_done_ns = now;
+		return ENGINE_Q_COMPLETED;
+	}
+	d = &p->devs[ctx->files[r->file].device % (ctx->nr_devices ? ctx->nr_devices : 1)];
+	if (p->service_ns) {
+		if (d->free_at_ns > start)
+			start = d->free_at_ns;
+		d->free_at_ns = start + p->service_ns;
+	}
+	r->t_submit_ns = now;
+	r->t_done_ns = start + sim_latency(ctx, p, r->cls);
+	if (ctx->sim && ctx->sim->error_rate_pct > 0 &&
+	    sim_uniform(p) * 100.0 < ctx->sim->error_rate_pct) {
+		r->result = -EIO;
+	} else {
+		r->result = r->len;
+		sim_data(ctx, p, r);
+	}
+	r->engine_seq = p->seq++;
+	heap_push(p, r);
+	return ENGINE_Q_QUEUED;
+}
+
+static int sim_commit(struct engine_ctx *ctx)
+{
+	return 0;
+}
+
+static int sim_reap(struct engine_ctx *ctx, struct engine_req **out, unsigned max,
+		    uint64_t wait_ns)
+{
+	struct sim_priv *p = ctx->priv;
+	unsigned n = 0;
+	uint64_t t;
+
+	if (!p->nr) {
+		ctx->clock->virtual_ns += wait_ns;
+		return 0;
+	}
+	t = p->heap[0]->t_done_ns;
+	if (t > ctx->clock->virtual_ns) {
+		if (!wait_ns)
+			return 0;
+		if (t > ctx->clock->virtual_ns + wait_ns) {
+			ctx->clock->virtual_ns += wait_ns;
+			return 0;
+		}
+		ctx->clock->virtual_ns = t;
+	}
+	while (n < max && p->nr && p->heap[0]->t_done_ns <= ctx->clock->virtual_ns)
+		out[n++] = heap_pop(p);
+	return (int)n;
+}
+
+static void sim_close(struct engine_ctx *ctx)
+{
+	struct sim_priv *p = ctx->priv;
+
+	if (!p)
+		return;
+	for (unsigned i = 0; i < p->nr_files; i++) {
+		free(p->files[i].gens);
+		p->files[i].gens = NULL;
+	}
+}
+
+const struct engine_ops engine_sim = {
+	.name = "sim",
+	.flags = ENGINE_F_OWN_CLOCK | ENGINE_F_NO_FILES,
+	.init = sim_init,
+	.open = sim_open,
+	.queue = sim_queue,
+	.commit = sim_commit,
+	.reap = sim_reap,
+	.close = sim_close,
+	.cleanup = sim_cleanup,
+};

@@ -1,0 +1,411 @@
+/*
+ * plan.c - from a validated profile to volumes, databases and files on disk.
+ *
+ * Safety first: a file at a database's path that does not start with a
+ * diskproof page is somebody else's and is never written; free space is
+ * checked before the first byte is written; new files are written in full
+ * (fallocate alone would read back zeros without I/O) with pages in the
+ * on-disk format at generation 1.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+#include <linux/fs.h>
+
+#include "diskproof/page.h"
+#include "diskproof/plan.h"
+
+#define PLAN_CHUNK (1024 * 1024)
+
+static char *join_path(const char *dir, const char *name, const char *ext)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addstr(&sb, dir);
+	if (sb.len && sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addstr(&sb, name);
+	strbuf_addstr(&sb, ext);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The nearest existing ancestor of path (path itself when it exists). */
+static void nearest_existing(const char *path, struct strbuf *out)
+{
+	struct stat st;
+
+	strbuf_reset(out);
+	strbuf_addstr(out, path);
+	while (out->len > 1 && stat(out->buf, &st) != 0) {
+		char *slash = strrchr(out->buf, '/');
+
+		if (!slash) {
+			strbuf_reset(out);
+			strbuf_addch(out, '.');
+			return;
+		}
+		if (slash == out->buf)
+			slash++;
+		*slash = '\0';
+		out->len = (size_t)(slash - out->buf);
+	}
+}
+
+static uint32_t dio_alignment(const char *path)
+{
+	struct statx stx;
+	struct stat st;
+	int fd, lbs = 0;
+
+	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &stx) == 0 &&
+	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
+		return stx.stx_dio_offset_align;
+	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			if (ioctl(fd, BLKSSZGET, &lbs) != 0)
+				lbs = 0;
+			close(fd);
+		}
+		if (lbs > 0)
+			return (uint32_t)lbs;
+	}
+	return 4096;
+}
+
+int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
+{
+	struct strbuf probe = STRBUF_INIT;
+	unsigned ndb = profile_database_count(p), d = 0;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->page_size = p->page_size;
+	pl->files = files;
+	pl->vols = calloc(p->nr_volumes, sizeof(*pl->vols));
+	pl->dbs = calloc(ndb ? ndb : 1, sizeof(*pl->dbs));
+	if (!pl->vols || !pl->dbs)
+		goto out_nomem;
+	pl->nr_vols = p->nr_volumes;
+	pl->nr_dbs = ndb;
+	for (size_t v = 0; v < p->nr_volumes; v++) {
+		const struct profile_volume *pv = &p->volumes[v];
+		struct plan_volume *vol = &pl->vols[v];
+
+		snprintf(vol->name, sizeof(vol->name), "%s", pv->name);
+		vol->path = strdup(pv->path);
+		vol->log_path = strdup(pv->log_path ? pv->log_path : pv->path);
+		if (!vol->path || !vol->log_path)
+			goto out_nomem;
+		vol->first_db = d;
+		vol->nr_dbs = pv->databases;
+		vol->align = 4096;
+		if (files) {
+			nearest_existing(vol->path, &probe);
+			vol->align = dio_alignment(probe.buf);
+			if (p->page_size % vol->align) {
+				strbuf_addf(err,
+					    "volume %s (%s): page size %u is not a multiple of "
+					    "the direct-I/O alignment %u",
+					    vol->name, vol->path, p->page_size, vol->align);
+				strbuf_release(&probe);
+				plan_release(pl);
+				return -EINVAL;
+			}
+		}
+		for (unsigned i = 0; i < pv->databases; i++, d++) {
+			struct plan_db *db = &pl->dbs[d];
+
+			snprintf(db->name, sizeof(db->name), "db%u", d + 1);
+			db->id = d + 1;
+			db->volume = (unsigned)v;
+			db->path = join_path(vol->path, db->name, ".edb");
+			db->log_file = join_path(vol->log_path, db->name, ".log");
+			if (!db->path || !db->log_file)
+				goto out_nomem;
+			db->size = p->database_size;
+			db->nr_pages = p->database_size / p->page_size;
+			db->log_size = p->log_size;
+		}
+	}
+	strbuf_release(&probe);
+	return 0;
+out_nomem:
+	strbuf_release(&probe);
+	plan_release(pl);
+	strbuf_addstr(err, "plan: out of memory");
+	return -ENOMEM;
+}
+
+void plan_release(struct plan *pl)
+{
+	if (pl->vols)
+		for (size_t i = 0; i < pl->nr_vols; i++) {
+			free(pl->vols[i].path);
+			free(pl->vols[i].log_path);
+		}
+	if (pl->dbs)
+		for (size_t i = 0; i < pl->nr_dbs; i++) {
+			free(pl->dbs[i].path);
+			free(pl->dbs[i].log_file);
+		}
+	free(pl->vols);
+	free(pl->dbs);
+	memset(pl, 0, sizeof(*pl));
+}
+
+/* mkdir -p */
+static int make_dirs(const char *path, struct strbuf *err)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(path);
+
+	if (len >= sizeof(buf)) {
+		strbuf_addf(err, "%s: path too long", path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(buf, path, len + 1);
+	for (char *s = buf + 1; ; s++) {
+		if (*s == '/' || *s == '\0') {
+			char c = *s;
+
+			*s = '\0';
+			if (mkdir(buf, 0755) != 0 && errno != EEXIST) {
+				int e = errno;
+
+				strbuf_addf(err, "%s: cannot create directory: %s", buf,
+					    strerror(e));
+				return -e;
+			}
+			*s = c;
+			if (!c)
+				break;
+		}
+	}
+	return 0;
+}
+
+/*
+ * What is at path: size of a diskproof file there (its header checked on page
+ * 0), 0 when missing. -EEXIST when something else is there.
+ */
+static int inspect_file(const char *path, uint32_t page_size, enum page_kind kind,
+			uint64_t *size, struct strbuf *err)
+{
+	struct page_header h;
+	struct stat st;
+	int fd;
+	ssize_t n;
+
+	*size = 0;
+	if (stat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		strbuf_addf(err, "%s: %s", path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		strbuf_addf(err, "%s: exists and is not a regular file; diskproof will not "
+				 "touch it",
+			    path);
+		return -EEXIST;
+	}
+	if (st.st_size == 0)
+		return 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		int e = errno;
+
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(e));
+		return -e;
+	}
+	n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (n != (ssize_t)sizeof(h) || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind) {
+		strbuf_addf(err,
+			    "%s: exists and is not a diskproof %s file; diskproof never "
+			    "overwrites data it did not write (move it away or pick another "
+			    "path)",
+			    path, kind == PAGE_KIND_DB ? "database" : "log");
+		return -EEXIST;
+	}
+	if (h.page_size != page_size) {
+		strbuf_addf(err,
+			    "%s: was created with %u-byte %s, the profile asks for %u; "
+			    "delete it or use another path",
+			    path, h.page_size, kind == PAGE_KIND_DB ? "pages" : "log blocks",
+			    page_size);
+		return -EEXIST;
+	}
+	*size = (uint64_t)st.st_size;
+	return 0;
+}
+
+static int write_file(const char *path, enum page_kind kind, uint32_t db_id,
+		      uint32_t page_size, uint64_t from, uint64_t to, uint64_t seed,
+		      bool direct, const struct plan_progress *prog, uint64_t *created,
+		      struct strbuf *err)
+{
+	void *buf = NULL;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0), 0644);
+	if (fd < 0 && direct && errno == EINVAL) {
+		strbuf_addf(err, "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
+				 "direct = off to test through the page cache",
+			    path);
+		return -EINVAL;
+	}
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot create: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (posix_memalign(&buf, 4096, PLAN_CHUNK)) {
+		ret = -ENOMEM;
+		strbuf_addf(err, "%s: out of memory", path);
+		goto out_close;
+	}
+	for (uint64_t off = from; off < to;) {
+		uint64_t len = to - off < PLAN_CHUNK ? to - off : PLAN_CHUNK;
+		ssize_t n;
+
+		len -= len % page_size;
+		if (!len)
+			break;
+		for (uint64_t o = 0; o < len; o += page_size)
+			page_stamp((char *)buf + o, page_size, kind, db_id, (off + o) / page_size,
+				   1, 0, seed, true);
+		n = pwrite(fd, buf, len, (off_t)off);
+		if (n < 0) {
+			ret = -errno;
+			strbuf_addf(err, "%s: write at offset %llu failed: %s", path,
+				    (unsigned long long)off, strerror(-ret));
+			goto out_free;
+		}
+		if ((uint64_t)n < len) {
+			ret = -ENOSPC;
+			strbuf_addf(err, "%s: short write at offset %llu (disk full?)", path,
+				    (unsigned long long)(off + (uint64_t)n));
+			goto out_free;
+		}
+		off += len;
+		*created += len;
+		if (prog && prog->fn)
+			prog->fn(prog->arg, path, off - from, to - from);
+	}
+	if (fdatasync(fd) != 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: fdatasync failed: %s", path, strerror(-ret));
+	}
+out_free:
+	free(buf);
+out_close:
+	if (close(fd) != 0 && !ret) {
+		ret = -errno;
+		strbuf_addf(err, "%s: close failed: %s", path, strerror(-ret));
+	}
+	return ret;
+}
+
+int plan_prepare_files(const struct plan *pl, const struct profile *p,
+		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
+		       struct strbuf *err)
+{
+	uint64_t *have_db = NULL, *have_log = NULL, need;
+	struct statvfs vfs;
+	int ret = 0;
+
+	*created = 0;
+	if (!pl->files)
+		return 0;
+	have_db = calloc(pl->nr_dbs, sizeof(*have_db));
+	have_log = calloc(pl->nr_dbs, sizeof(*have_log));
+	if (!have_db || !have_log) {
+		ret = -ENOMEM;
+		strbuf_addstr(err, "out of memory");
+		goto out_free;
+	}
+	for (size_t v = 0; v < pl->nr_vols; v++) {
+		ret = make_dirs(pl->vols[v].path, err);
+		if (!ret)
+			ret = make_dirs(pl->vols[v].log_path, err);
+		if (ret)
+			goto out_free;
+	}
+	/* Look at everything before writing anything. */
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+
+		ret = inspect_file(db->path, pl->page_size, PAGE_KIND_DB, &have_db[i], err);
+		if (!ret)
+			ret = inspect_file(db->log_file, pl->vols[db->volume].align, PAGE_KIND_LOG,
+					   &have_log[i], err);
+		if (ret)
+			goto out_free;
+		have_db[i] -= have_db[i] % pl->page_size;
+	}
+	/* Free space, per filesystem directory (volumes may share one). */
+	for (size_t v = 0; v < pl->nr_vols; v++) {
+		const struct plan_volume *vol = &pl->vols[v];
+
+		need = 0;
+		for (size_t i = 0; i < pl->nr_dbs; i++) {
+			const struct plan_db *db = &pl->dbs[i];
+			const struct plan_volume *dv = &pl->vols[db->volume];
+			struct stat a, b, c;
+
+			if (stat(vol->path, &a) || stat(dv->path, &b) || stat(dv->log_path, &c))
+				continue;
+			if (a.st_dev == b.st_dev && have_db[i] < db->size)
+				need += db->size - have_db[i];
+			if (a.st_dev == c.st_dev && have_log[i] < db->log_size)
+				need += db->log_size - have_log[i];
+		}
+		if (need && statvfs(vol->path, &vfs) == 0 &&
+		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+			unit_format_size(&a, need);
+			unit_format_size(&b, (uint64_t)vfs.f_bavail * vfs.f_frsize);
+			strbuf_addf(err, "%s: not enough free space: the databases and logs need "
+					 "%s more, %s is free",
+				    vol->path, a.buf, b.buf);
+			strbuf_release(&a);
+			strbuf_release(&b);
+			ret = -ENOSPC;
+			goto out_free;
+		}
+	}
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+		uint32_t align = pl->vols[db->volume].align;
+
+		if (fresh_from)
+			fresh_from[i] = have_db[i] < db->size ? have_db[i] / pl->page_size
+							      : db->nr_pages;
+		if (have_db[i] < db->size) {
+			ret = write_file(db->path, PAGE_KIND_DB, db->id, pl->page_size, have_db[i],
+					 db->size, p->seed, p->direct, prog, created, err);
+			if (ret)
+				goto out_free;
+		}
+		if (have_log[i] < db->log_size) {
+			ret = write_file(db->log_file, PAGE_KIND_LOG, db->id, align,
+					 have_log[i] - have_log[i] % align, db->log_size, p->seed,
+					 p->direct, prog, created, err);
+			if (ret)
+				goto out_free;
+		}
+	}
+out_free:
+	free(have_db);
+	free(have_log);
+	return ret;
+}

@@ -1,0 +1,1340 @@
+/*
+ * run.c - workers, coordinator and the end of a run (see run.h).
+ *
+ * Workers own their databases, engine context, request slots and interval
+ * snapshots. Each completion is accounted into the snapshot of the interval
+ * its completion time falls in; when a worker's clock passes an interval's
+ * end it publishes that snapshot (an atomic counter, release) and moves to
+ * the next of RUN_SLOTS snapshots, waiting only if the coordinator is that
+ * many intervals behind. The coordinator merges published snapshots per
+ * volume and run, writes them to the store (one transaction per interval)
+ * and hands the slot back (another atomic counter). Workers never touch
+ * SQLite; the coordinator never issues data I/O.
+ *
+ * Streams (the profile's global count) are bound to databases round robin;
+ * each runs closed loop: one page I/O at a time, random page, read or write by
+ * the read share, at most one I/O in flight per page. Each acknowledged page
+ * write adds log_record_size bytes to its database's log buffer; one log
+ * writer per database writes what is buffered (aligned to the logical block
+ * size, at most 1 MiB) write-through, circularly over the preallocated log.
+ *
+ * Every read page is checked against the generation this run last wrote to it
+ * (pages of files that existed before the run are learnt on first read).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "diskproof/engine.h"
+#include "diskproof/eval.h"
+#include "diskproof/page.h"
+#include "diskproof/plan.h"
+#include "diskproof/results.h"
+#include "diskproof/run.h"
+#include "diskproof/store.h"
+
+#define RUN_INTERVAL_NS NSEC_PER_SEC
+#define RUN_SLOTS 4
+#define RUN_DB_SAMPLE_EVERY 15
+#define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
+#define RUN_DRAIN_NS (30 * NSEC_PER_SEC)
+#define RUN_LOG_MAX (1024u * 1024u)
+#define RUN_MSGS 4
+
+/* The interval grid: warm-up chunks from t0, then measurement chunks from
+ * t0 + warmup, so no interval mixes the two. */
+struct grid {
+	uint64_t t0, warmup, duration, interval;
+	unsigned nw;   /* warm-up intervals */
+	unsigned last; /* index of the last interval */
+};
+
+static void grid_init(struct grid *g, uint64_t t0, uint64_t warmup, uint64_t duration)
+{
+	g->t0 = t0;
+	g->warmup = warmup;
+	g->duration = duration;
+	g->interval = RUN_INTERVAL_NS;
+	g->nw = (unsigned)((warmup + g->interval - 1) / g->interval);
+	g->last = g->nw + (unsigned)((duration + g->interval - 1) / g->interval) - 1;
+}
+
+static unsigned grid_index(const struct grid *g, uint64_t t, unsigned last)
+{
+	uint64_t k;
+
+	if (t < g->t0)
+		return 0;
+	if (t < g->t0 + g->warmup)
+		k = (t - g->t0) / g->interval;
+	else
+		k = g->nw + (t - g->t0 - g->warmup) / g->interval;
+	return k > last ? last : (unsigned)k;
+}
+
+static uint64_t grid_start(const struct grid *g, unsigned k)
+{
+	if (k < g->nw)
+		return g->t0 + (uint64_t)k * g->interval;
+	return g->t0 + g->warmup + (uint64_t)(k - g->nw) * g->interval;
+}
+
+static uint64_t grid_end(const struct grid *g, unsigned k)
+{
+	uint64_t e;
+
+	if (k < g->nw) {
+		e = g->t0 + (uint64_t)(k + 1) * g->interval;
+		return e > g->t0 + g->warmup ? g->t0 + g->warmup : e;
+	}
+	e = g->t0 + g->warmup + (uint64_t)(k - g->nw + 1) * g->interval;
+	return e > g->t0 + g->warmup + g->duration ? g->t0 + g->warmup + g->duration : e;
+}
+
+enum slot_kind {
+	SLOT_STREAM,
+	SLOT_LOG,
+};
+
+struct slot {
+	struct engine_req req;
+	enum slot_kind kind;
+	unsigned db; /* local database index */
+	uint64_t page;
+	uint64_t gen;
+	uint64_t t_issue;
+	uint64_t off0; /* the request as first issued, for short I/O */
+	uint32_t len0;
+	void *buf;
+	uint32_t buf_len;
+};
+
+struct wdb {
+	const struct plan_db *pdb;
+	unsigned global;
+	uint32_t *expect; /* expected generation per page; 0 = unknown */
+	uint8_t *busy;    /* an I/O is in flight on this page */
+	uint64_t log_off, log_seq, log_pending;
+	uint32_t log_align;
+	bool log_busy;
+	unsigned log_slot;
+};
+
+struct snap {
+	struct class_stats *cs; /* ndb * IO_CLASS_COUNT */
+	uint64_t *integrity;    /* ndb */
+	char msgs[RUN_MSGS][200];
+	unsigned nmsgs;
+	unsigned dropped_msgs;
+};
+
+struct run;
+
+struct worker {
+	struct run *run;
+	unsigned index;
+	struct wdb *dbs;
+	unsigned ndb;
+	struct slot *slots;
+	unsigned nslots;
+	unsigned *idle; /* stream slots ready to issue */
+	unsigned nidle;
+	unsigned *retry; /* slots to queue again (EAGAIN, short I/O, BUSY) */
+	unsigned nretry;
+	unsigned inflight;
+	struct engine_req **reaped;
+	const struct engine_ops *ops;
+	struct engine_ctx ctx;
+	bool ctx_init, ctx_open;
+	int *fds;
+	struct engine_file *files;
+	struct iovec *iov;
+	struct snap snaps[RUN_SLOTS];
+	unsigned cur;
+	atomic_uint published;
+	atomic_uint consumed;
+	uint64_t rng;
+	bool stopping;
+	uint64_t stop_at;
+	int fatal; /* engine error that ended this worker */
+	char fatal_msg[256];
+	pthread_t thread;
+	bool thread_started;
+};
+
+struct run {
+	const struct run_options *opt;
+	const struct profile *prof;
+	struct plan plan;
+	const struct engine_ops *ops;
+	bool virt;
+	struct engine_clock clock;
+	struct grid grid;
+	atomic_uint last; /* last interval; lowered when stopping early */
+	atomic_bool stop;
+	int stop_signal;
+	uint64_t stop_time;
+	struct worker *workers;
+	unsigned nworkers;
+	uint64_t *fresh_from;
+
+	struct store *store;
+	int64_t run_id;
+	bool store_failed;
+	struct strbuf store_err;
+
+	/* coordinator state */
+	struct class_stats *tot_db;  /* measured totals, ndb * classes */
+	uint64_t *integ_db;          /* integrity errors per database */
+	struct class_stats *win_db;  /* the current database sample window */
+	unsigned win_len;
+	struct class_stats *iv_vol;  /* this interval, per volume */
+	struct class_stats iv_run[IO_CLASS_COUNT];
+	struct store_sample *rows;
+	size_t rows_cap;
+	uint64_t io_errors, integrity_errors;
+	unsigned collected; /* intervals merged so far */
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t x = *s;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *s = x;
+}
+
+static void snap_reset(struct snap *s, unsigned ndb)
+{
+	for (unsigned i = 0; i < ndb * IO_CLASS_COUNT; i++)
+		class_stats_init(&s->cs[i]);
+	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
+	s->nmsgs = 0;
+	s->dropped_msgs = 0;
+}
+
+static void coord_collect(struct run *r, unsigned k);
+
+/* Publishes the current interval and moves to the next slot. */
+static void worker_publish(struct worker *w)
+{
+	unsigned k = w->cur;
+	struct run *r = w->run;
+
+	atomic_store_explicit(&w->published, k + 1, memory_order_release);
+	w->cur = k + 1;
+	if (r->virt)
+		coord_collect(r, k);
+	/* the next slot must have been merged already */
+	while (atomic_load_explicit(&w->consumed, memory_order_acquire) + RUN_SLOTS <= w->cur)
+		usleep(1000);
+	snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
+}
+
+static struct snap *worker_snap_at(struct worker *w, uint64_t t)
+{
+	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+	unsigned k = grid_index(&w->run->grid, t, last);
+
+	while (w->cur < k)
+		worker_publish(w);
+	return &w->snaps[w->cur % RUN_SLOTS];
+}
+
+static void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
+static void snap_msg(struct snap *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->nmsgs == RUN_MSGS) {
+		s->dropped_msgs++;
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->msgs[s->nmsgs++], sizeof(s->msgs[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
+{
+	const struct profile *p = w->run->prof;
+	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+
+	s->gen = (uint64_t)d->expect[s->page] + 1;
+	if (s->gen == 1)
+		s->gen = 2; /* unknown before: anything newer than init's 1 */
+	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
+		   (uint64_t)w->run->run_id, p->seed, full);
+}
+
+/* Picks a page with no I/O in flight: random tries, then a scan. */
+static bool pick_page(struct worker *w, struct wdb *d, uint64_t *page)
+{
+	uint64_t n = d->pdb->nr_pages, p;
+
+	for (int i = 0; i < 16; i++) {
+		p = rng_next(&w->rng) % n;
+		if (!d->busy[p]) {
+			*page = p;
+			return true;
+		}
+	}
+	p = rng_next(&w->rng) % n;
+	for (uint64_t i = 0; i < n; i++, p = (p + 1) % n)
+		if (!d->busy[p]) {
+			*page = p;
+			return true;
+		}
+	return false;
+}
+
+static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
+{
+	int ret;
+
+	s->req.t_submit_ns = now;
+	ret = w->ops->queue(&w->ctx, &s->req);
+	if (ret == ENGINE_Q_BUSY)
+		return ret;
+	w->inflight++;
+	if (ret == ENGINE_Q_COMPLETED) {
+		/* handed back at once: treat like a reaped completion */
+		if (!(w->ops->flags & ENGINE_F_OWN_CLOCK))
+			s->req.t_done_ns = engine_clock_now(&w->run->clock);
+		return ENGINE_Q_COMPLETED;
+	}
+	return ENGINE_Q_QUEUED;
+}
+
+static void worker_complete(struct worker *w, struct engine_req *req);
+
+/* Queues a prepared slot; false when the engine is full. */
+static bool worker_queue_slot(struct worker *w, struct slot *s, uint64_t now)
+{
+	int ret = worker_submit(w, s, now);
+
+	if (ret == ENGINE_Q_BUSY)
+		return false;
+	if (ret == ENGINE_Q_COMPLETED)
+		worker_complete(w, &s->req);
+	return true;
+}
+
+static void stream_prepare(struct worker *w, struct slot *s, uint64_t now)
+{
+	struct wdb *d = &w->dbs[s->db];
+	const struct profile *p = w->run->prof;
+	bool read = (double)(rng_next(&w->rng) % 1000000) < p->read_pct * 10000.0;
+
+	d->busy[s->page] = 1;
+	s->req.op = read ? ENGINE_OP_READ : ENGINE_OP_WRITE;
+	s->req.cls = read ? IO_DB_READ : IO_DB_WRITE;
+	s->req.flags = 0;
+	s->req.file = 2 * s->db;
+	s->req.offset = s->page * p->page_size;
+	s->req.len = p->page_size;
+	s->req.buf = s->buf;
+	if (!read)
+		slot_stamp_write(w, s, d);
+	s->off0 = s->req.offset;
+	s->len0 = s->req.len;
+	s->t_issue = now;
+}
+
+static bool log_prepare(struct worker *w, struct wdb *d, uint64_t now)
+{
+	struct slot *s = &w->slots[d->log_slot];
+	uint64_t len = d->log_pending < s->buf_len ? d->log_pending : s->buf_len;
+	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+
+	len = (len + d->log_align - 1) / d->log_align * d->log_align;
+	if (len > s->buf_len)
+		len = s->buf_len;
+	if (d->log_off + len > d->pdb->log_size)
+		d->log_off = 0;
+	for (uint64_t o = 0; o < len; o += d->log_align)
+		page_stamp((char *)s->buf + o, d->log_align, PAGE_KIND_LOG, d->pdb->id,
+			   (d->log_off + o) / d->log_align, ++d->log_seq,
+			   (uint64_t)w->run->run_id, w->run->prof->seed, full);
+	s->req.op = ENGINE_OP_WRITE;
+	s->req.cls = IO_LOG_WRITE;
+	s->req.flags = ENGINE_RF_DSYNC;
+	s->req.file = 2 * s->db + 1;
+	s->req.offset = d->log_off;
+	s->req.len = (uint32_t)len;
+	s->req.buf = s->buf;
+	s->off0 = s->req.offset;
+	s->len0 = s->req.len;
+	s->t_issue = now;
+	d->log_off += len;
+	d->log_pending -= d->log_pending < len ? d->log_pending : len;
+	d->log_busy = true;
+	return true;
+}
+
+static void worker_issue(struct worker *w, uint64_t now)
+{
+	/* retries first: they are older */
+	while (w->nretry) {
+		struct slot *s = &w->slots[w->retry[--w->nretry]];
+
+		if (!worker_queue_slot(w, s, now)) {
+			w->nretry++;
+			return;
+		}
+	}
+	if (w->stopping)
+		return;
+	for (unsigned i = 0; i < w->ndb; i++) {
+		struct wdb *d = &w->dbs[i];
+
+		if (d->log_busy || !d->log_pending)
+			continue;
+		log_prepare(w, d, now);
+		if (!worker_queue_slot(w, &w->slots[d->log_slot], now)) {
+			w->retry[w->nretry++] = d->log_slot;
+			return;
+		}
+	}
+	while (w->nidle) {
+		struct slot *s = &w->slots[w->idle[w->nidle - 1]];
+
+		if (!pick_page(w, &w->dbs[s->db], &s->page))
+			return;
+		w->nidle--;
+		stream_prepare(w, s, now);
+		if (!worker_queue_slot(w, s, now)) {
+			w->retry[w->nretry++] = (unsigned)(s - w->slots);
+			return;
+		}
+	}
+}
+
+static void worker_verify(struct worker *w, struct slot *s, struct wdb *d, struct snap *sn)
+{
+	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+	uint32_t expect = d->expect[s->page];
+	uint64_t found;
+	enum page_status st;
+
+	st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, expect, full,
+			 &found);
+	if (st == PAGE_OK)
+		return;
+	if (expect == 0 && (st == PAGE_NEWER || st == PAGE_LOST_WRITE)) {
+		/* a page of a file that existed before this run: learn it */
+		d->expect[s->page] = (uint32_t)found;
+		return;
+	}
+	sn->integrity[s->db]++;
+	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
+		 d->pdb->name, (unsigned long long)s->page, d->pdb->path,
+		 (unsigned long long)s->off0, page_status_name(st), expect,
+		 (unsigned long long)found);
+	/* report each bad page once: what is there now is what later reads see */
+	d->expect[s->page] = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC ? 0 : (uint32_t)found;
+}
+
+static void worker_complete(struct worker *w, struct engine_req *req)
+{
+	struct slot *s = req->owner;
+	struct wdb *d = &w->dbs[s->db];
+	int64_t res = req->result;
+	struct snap *sn;
+	struct class_stats *cs;
+
+	w->inflight--;
+	if (res == -EAGAIN || res == -EINTR ||
+	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
+		/* again, or the remainder of a short transfer, same issue time */
+		if (res > 0) {
+			req->offset += (uint64_t)res;
+			req->buf = (char *)req->buf + res;
+			req->len -= (uint32_t)res;
+		}
+		w->retry[w->nretry++] = (unsigned)(s - w->slots);
+		return;
+	}
+	sn = worker_snap_at(w, req->t_done_ns);
+	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
+	if (res < 0 || (uint64_t)res != req->len) {
+		cs->errors++;
+		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s",
+			 s->kind == SLOT_LOG ? d->pdb->log_file : d->pdb->path,
+			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			 (unsigned long long)s->off0,
+			 res < 0 ? strerror((int)-res) : "short transfer");
+		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_WRITE)
+			d->expect[s->page] = 0; /* may or may not have landed */
+	} else {
+		hist_add(&cs->lat, req->t_done_ns - s->t_issue);
+		cs->bytes += s->len0;
+		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_READ &&
+		    w->run->prof->verify)
+			worker_verify(w, s, d, sn);
+		else if (s->kind == SLOT_STREAM) {
+			d->expect[s->page] = (uint32_t)s->gen;
+			d->log_pending += w->run->prof->log_record_size;
+		}
+	}
+	/* restore the request as issued */
+	req->buf = s->buf;
+	if (s->kind == SLOT_LOG) {
+		d->log_busy = false;
+		return;
+	}
+	d->busy[s->page] = 0;
+	w->idle[w->nidle++] = (unsigned)(s - w->slots);
+}
+
+/* One turn of the worker loop: issue, commit, reap, account. false when the
+ * worker is done. */
+static bool worker_step(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t now = engine_clock_now(&r->clock), wait, next;
+	unsigned last;
+	int n, ret;
+
+	if (!w->stopping && (atomic_load_explicit(&r->stop, memory_order_acquire) ||
+			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
+		w->stopping = true;
+		w->stop_at = now;
+	}
+	worker_issue(w, now);
+	ret = w->ops->commit(&w->ctx);
+	if (ret < 0) {
+		w->fatal = ret;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s",
+			 w->ops->name, strerror(-ret));
+		return false;
+	}
+	if (w->stopping && !w->inflight && !w->nretry)
+		return false;
+	if (w->stopping && !r->virt && now - w->stop_at > RUN_DRAIN_NS) {
+		w->fatal = -ETIMEDOUT;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg),
+			 "%u I/O(s) still in flight %llu s after the end: the device hangs",
+			 w->inflight, (unsigned long long)(RUN_DRAIN_NS / NSEC_PER_SEC));
+		return false;
+	}
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
+	wait = next > now ? next - now : 0;
+	if (w->stopping && r->virt)
+		wait = NSEC_PER_SEC;
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || wait == 0))
+		wait = RUN_REAP_WAIT_NS;
+	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
+	if (n < 0) {
+		w->fatal = n;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: reap failed: %s",
+			 w->ops->name, strerror(-n));
+		return false;
+	}
+	now = engine_clock_now(&r->clock);
+	for (int i = 0; i < n; i++) {
+		if (!(w->ops->flags & ENGINE_F_OWN_CLOCK))
+			w->reaped[i]->t_done_ns = now;
+		worker_complete(w, w->reaped[i]);
+	}
+	worker_snap_at(w, now);
+	return true;
+}
+
+static void worker_finish(struct worker *w)
+{
+	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+
+	while (w->cur <= last)
+		worker_publish(w);
+}
+
+static void *worker_thread(void *arg)
+{
+	struct worker *w = arg;
+
+	while (worker_step(w))
+		;
+	if (w->fatal)
+		atomic_store(&w->run->stop, true);
+	worker_finish(w);
+	return NULL;
+}
+
+static void worker_release(struct worker *w)
+{
+	if (w->ctx_open)
+		w->ops->close(&w->ctx);
+	if (w->ctx_init)
+		w->ops->cleanup(&w->ctx);
+	if (w->fds)
+		for (unsigned i = 0; i < 2 * w->ndb; i++)
+			if (w->fds[i] >= 0)
+				close(w->fds[i]);
+	for (unsigned i = 0; w->slots && i < w->nslots; i++)
+		free(w->slots[i].buf);
+	for (unsigned i = 0; i < w->ndb && w->dbs; i++) {
+		free(w->dbs[i].expect);
+		free(w->dbs[i].busy);
+	}
+	for (unsigned i = 0; i < RUN_SLOTS; i++) {
+		free(w->snaps[i].cs);
+		free(w->snaps[i].integrity);
+	}
+	free(w->dbs);
+	free(w->slots);
+	free(w->idle);
+	free(w->retry);
+	free(w->reaped);
+	free(w->fds);
+	free(w->files);
+	free(w->iov);
+}
+
+static int worker_open_files(struct worker *w, struct strbuf *err)
+{
+	const struct profile *p = w->run->prof;
+	int flags = O_RDWR | (p->direct ? O_DIRECT : 0);
+
+	for (unsigned i = 0; i < w->ndb; i++) {
+		const char *paths[2] = {w->dbs[i].pdb->path, w->dbs[i].pdb->log_file};
+
+		for (unsigned j = 0; j < 2; j++) {
+			w->fds[2 * i + j] = open(paths[j], flags);
+			if (w->fds[2 * i + j] < 0) {
+				int e = errno;
+
+				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(e));
+				return -e;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Sets up worker w with the databases dbs[] (global indices) and nstreams. */
+static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, unsigned ndb,
+			const unsigned *streams_per_db, struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	unsigned nstreams = 0, si = 0;
+	int ret = -ENOMEM;
+
+	w->run = r;
+	w->ndb = ndb;
+	w->rng = p->seed * 0x9e3779b97f4a7c15ULL + w->index + 1;
+	for (unsigned i = 0; i < ndb; i++)
+		nstreams += streams_per_db[i];
+	w->nslots = nstreams + ndb;
+	w->dbs = calloc(ndb, sizeof(*w->dbs));
+	w->slots = calloc(w->nslots, sizeof(*w->slots));
+	w->idle = calloc(w->nslots, sizeof(*w->idle));
+	w->retry = calloc(w->nslots, sizeof(*w->retry));
+	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
+	w->fds = malloc(2 * ndb * sizeof(*w->fds));
+	w->files = calloc(2 * ndb, sizeof(*w->files));
+	w->iov = calloc(w->nslots, sizeof(*w->iov));
+	if (!w->dbs || !w->slots || !w->idle || !w->retry || !w->reaped || !w->fds || !w->files ||
+	    !w->iov)
+		goto out_nomem;
+	for (unsigned i = 0; i < 2 * ndb; i++)
+		w->fds[i] = -1;
+	for (unsigned i = 0; i < RUN_SLOTS; i++) {
+		w->snaps[i].cs = malloc(ndb * IO_CLASS_COUNT * sizeof(*w->snaps[i].cs));
+		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
+		if (!w->snaps[i].cs || !w->snaps[i].integrity)
+			goto out_nomem;
+		snap_reset(&w->snaps[i], ndb);
+	}
+	for (unsigned i = 0; i < ndb; i++) {
+		struct wdb *d = &w->dbs[i];
+		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
+		uint64_t fresh = r->fresh_from ? r->fresh_from[dbs[i]] : 0;
+
+		d->pdb = pdb;
+		d->global = dbs[i];
+		d->log_align = r->plan.vols[pdb->volume].align;
+		d->expect = malloc(pdb->nr_pages * sizeof(*d->expect));
+		d->busy = calloc(pdb->nr_pages, 1);
+		if (!d->expect || !d->busy)
+			goto out_nomem;
+		/* pages written by init in this very invocation hold generation 1;
+		 * older pages are learnt on first read */
+		for (uint64_t pg = 0; pg < pdb->nr_pages; pg++)
+			d->expect[pg] = pg >= fresh ? 1 : 0;
+		w->files[2 * i] = (struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
+		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
+		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
+			w->slots[si].kind = SLOT_STREAM;
+			w->slots[si].db = i;
+			w->slots[si].buf_len = p->page_size;
+			w->idle[w->nidle++] = si;
+		}
+	}
+	for (unsigned i = 0; i < ndb; i++, si++) {
+		struct wdb *d = &w->dbs[i];
+		uint64_t lmax = d->pdb->log_size < RUN_LOG_MAX ? d->pdb->log_size : RUN_LOG_MAX;
+
+		w->slots[si].kind = SLOT_LOG;
+		w->slots[si].db = i;
+		w->slots[si].buf_len = (uint32_t)(lmax - lmax % d->log_align);
+		d->log_slot = si;
+	}
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+
+		if (posix_memalign(&s->buf, 4096, s->buf_len))
+			goto out_nomem;
+		memset(s->buf, 0, s->buf_len);
+		s->req.owner = s;
+		s->req.buf_index = (int32_t)i;
+		s->req.buf = s->buf;
+		w->iov[i].iov_base = s->buf;
+		w->iov[i].iov_len = s->buf_len;
+	}
+	/* streams issue in slot order */
+	for (unsigned i = 0; i < w->nidle / 2; i++) {
+		unsigned t = w->idle[i];
+
+		w->idle[i] = w->idle[w->nidle - 1 - i];
+		w->idle[w->nidle - 1 - i] = t;
+	}
+	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
+		ret = worker_open_files(w, err);
+		if (ret)
+			return ret;
+	}
+	w->ops = r->ops;
+	w->ctx.depth = w->nslots;
+	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
+	w->ctx.files = w->files;
+	w->ctx.nr_files = 2 * ndb;
+	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
+	w->ctx.bufs = w->iov;
+	w->ctx.nr_bufs = w->nslots;
+	w->ctx.clock = &r->clock;
+	w->ctx.sim = &p->sim;
+	w->ctx.seed = w->index;
+	ret = w->ops->init(&w->ctx, err);
+	if (ret)
+		return ret;
+	w->ctx_init = true;
+	ret = w->ops->open(&w->ctx, err);
+	if (ret)
+		return ret;
+	w->ctx_open = true;
+	return 0;
+out_nomem:
+	strbuf_addstr(err, "out of memory setting up a worker");
+	return -ENOMEM;
+}
+
+static unsigned online_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (unsigned)n : 1;
+}
+
+static int run_setup_workers(struct run *r, struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = p->streams;
+	unsigned *dbs = NULL, *spd = NULL, *spd_all = NULL;
+	int ret = -ENOMEM;
+
+	if (!streams)
+		streams = 2 * ndb;
+	if (streams < ndb) {
+		strbuf_addf(err,
+			    "streams = %u is fewer than the %u databases: every database needs "
+			    "at least one stream",
+			    streams, ndb);
+		return -EINVAL;
+	}
+	nw = r->virt ? 1 : (p->workers ? p->workers : online_cpus());
+	if (nw > ndb)
+		nw = ndb;
+	r->workers = calloc(nw, sizeof(*r->workers));
+	dbs = calloc(ndb, sizeof(*dbs));
+	spd = calloc(ndb, sizeof(*spd));
+	spd_all = calloc(ndb, sizeof(*spd_all));
+	if (!r->workers || !dbs || !spd || !spd_all)
+		goto out;
+	r->nworkers = nw;
+	for (unsigned i = 0; i < ndb; i++)
+		spd_all[i] = streams / ndb + (i < streams % ndb ? 1 : 0);
+	for (unsigned wi = 0; wi < nw; wi++) {
+		unsigned n = 0;
+
+		for (unsigned i = wi; i < ndb; i += nw) {
+			dbs[n] = i;
+			spd[n++] = spd_all[i];
+		}
+		r->workers[wi].index = wi;
+		ret = worker_setup(r, &r->workers[wi], dbs, n, spd, err);
+		if (ret)
+			goto out;
+	}
+	ret = 0;
+out:
+	if (ret == -ENOMEM && !err->len)
+		strbuf_addstr(err, "out of memory");
+	free(dbs);
+	free(spd);
+	free(spd_all);
+	return ret;
+}
+
+/* ---- coordinator ---- */
+
+static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum scope_kind scope,
+		    const char *name, unsigned c, const struct class_stats *cs)
+{
+	struct store_sample *row;
+
+	if (*n == r->rows_cap) {
+		size_t cap = r->rows_cap ? r->rows_cap * 2 : 64;
+		struct store_sample *nr = realloc(r->rows, cap * sizeof(*nr));
+
+		if (!nr)
+			abort();
+		r->rows = nr;
+		r->rows_cap = cap;
+	}
+	row = &r->rows[(*n)++];
+	row->t_ms = t_ms;
+	row->warmup = warm;
+	row->scope = scope;
+	row->scope_name = name;
+	row->cls = (enum io_class)c;
+	row->ios = cs->lat.count;
+	row->bytes = cs->bytes;
+	row->errors = cs->errors;
+	row->lat_sum_ns = cs->lat.sum_ns;
+	row->lat_max_ns = cs->lat.max_ns;
+	row->p50_ns = hist_percentile(&cs->lat, 50);
+	row->p99_ns = hist_percentile(&cs->lat, 99);
+}
+
+static void coord_store_error(struct run *r, int ret)
+{
+	if (!r->store_failed) {
+		r->store_failed = true;
+		atomic_store(&r->stop, true);
+	}
+	(void)ret;
+}
+
+static void coord_collect(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	unsigned nv = (unsigned)r->plan.nr_vols, last;
+	bool warm = k < g->nw;
+	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
+	uint64_t len = grid_end(g, k) - grid_start(g, k);
+	struct run_interval_view view = {0};
+	size_t nrows = 0;
+	int ret;
+
+	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
+		class_stats_init(&r->iv_vol[i]);
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		class_stats_init(&r->iv_run[c]);
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		struct worker *w = &r->workers[wi];
+		struct snap *sn = &w->snaps[k % RUN_SLOTS];
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
+
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+				const struct class_stats *cs = &sn->cs[i * IO_CLASS_COUNT + c];
+				struct class_stats *tot = &r->tot_db[gdb * IO_CLASS_COUNT + c];
+
+				class_stats_merge(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
+				class_stats_merge(&r->iv_run[c], cs);
+				class_stats_merge(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
+				if (!warm)
+					class_stats_merge(tot, cs);
+				else
+					tot->errors += cs->errors; /* errors always count */
+				r->io_errors += cs->errors;
+			}
+			r->integ_db[gdb] += sn->integrity[i];
+			r->integrity_errors += sn->integrity[i];
+		}
+		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
+			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
+					      &r->store_err);
+			if (ret)
+				coord_store_error(r, ret);
+		}
+		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
+	}
+	for (unsigned v = 0; v < nv; v++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
+				&r->iv_vol[v * IO_CLASS_COUNT + c]);
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->iv_run[c]);
+	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
+	 * warm-up and at the last interval */
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	r->win_len++;
+	if (r->win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
+		for (size_t d = 0; d < r->plan.nr_dbs; d++)
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
+					c, &r->win_db[d * IO_CLASS_COUNT + c]);
+			}
+		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+			class_stats_init(&r->win_db[i]);
+		r->win_len = 0;
+	}
+	if (r->store && !r->store_failed) {
+		ret = store_interval_write(r->store, r->run_id, r->rows, nrows, &r->store_err);
+		if (!ret && k + 1 == g->nw && g->nw)
+			ret = store_event_add(r->store, r->run_id, t_ms, "warmup_end",
+					      "warm-up ended; measurement starts", &r->store_err);
+		if (ret)
+			coord_store_error(r, ret);
+	}
+	r->collected = k + 1;
+	if (r->opt->cb.interval) {
+		view.index = k;
+		view.warmup = warm;
+		view.elapsed_ns = grid_end(g, k) - g->t0;
+		view.total_ns = g->warmup + g->duration;
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			view.iops[c] = len ? (double)r->iv_run[c].lat.count * 1e9 / (double)len : 0;
+			view.avg_ms[c] = hist_mean(&r->iv_run[c].lat) / 1e6;
+			view.p99_ms[c] = (double)hist_percentile(&r->iv_run[c].lat, 99) / 1e6;
+		}
+		view.errors = r->io_errors;
+		view.integrity_errors = r->integrity_errors;
+		r->opt->cb.interval(r->opt->cb.arg, &view);
+	}
+}
+
+static void coord_stop(struct run *r, int signo)
+{
+	uint64_t now = engine_clock_now(&r->clock);
+	unsigned last = atomic_load(&r->last);
+	unsigned k = grid_index(&r->grid, now, last);
+
+	if (atomic_load(&r->stop))
+		return;
+	/* one interval of slack: a worker's clock may already be past ours */
+	if (k < last)
+		k++;
+	r->stop_signal = signo;
+	r->stop_time = now;
+	atomic_store_explicit(&r->last, k, memory_order_release);
+	atomic_store_explicit(&r->stop, true, memory_order_release);
+	if (r->opt->cb.message)
+		r->opt->cb.message(r->opt->cb.arg,
+				   signo ? "interrupted: stopping, draining in-flight I/O"
+					 : "stopping");
+}
+
+static void coord_check_signal(struct run *r, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = r->opt->signal_fd, .events = POLLIN};
+	struct signalfd_siginfo si;
+
+	if (r->opt->signal_fd < 0) {
+		if (timeout_ms)
+			usleep((useconds_t)timeout_ms * 1000);
+		return;
+	}
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return;
+	if (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		coord_stop(r, (int)si.ssi_signo);
+}
+
+/* Threaded: workers run on their own; the coordinator merges as they publish. */
+static int run_threads(struct run *r, struct strbuf *err)
+{
+	sigset_t all;
+	int ret;
+
+	sigfillset(&all);
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		sigset_t old;
+
+		/* workers block every signal: the coordinator takes them */
+		pthread_sigmask(SIG_BLOCK, &all, &old);
+		ret = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ret) {
+			strbuf_addf(err, "cannot start a worker thread: %s", strerror(ret));
+			coord_stop(r, 0);
+			break;
+		}
+		r->workers[i].thread_started = true;
+	}
+	for (unsigned k = 0; k <= atomic_load(&r->last); k++) {
+		for (;;) {
+			bool ready = true;
+
+			for (unsigned i = 0; i < r->nworkers; i++)
+				if (r->workers[i].thread_started &&
+				    atomic_load_explicit(&r->workers[i].published,
+							 memory_order_acquire) <= k)
+					ready = false;
+			if (ready)
+				break;
+			coord_check_signal(r, 20);
+			if (r->store_failed)
+				coord_stop(r, 0);
+		}
+		coord_collect(r, k);
+		coord_check_signal(r, 0);
+	}
+	for (unsigned i = 0; i < r->nworkers; i++)
+		if (r->workers[i].thread_started)
+			pthread_join(r->workers[i].thread, NULL);
+	return 0;
+}
+
+/* Virtual time: one worker, the coordinator called as it publishes. */
+static int run_virtual(struct run *r)
+{
+	struct worker *w = &r->workers[0];
+	unsigned n = 0;
+
+	while (worker_step(w)) {
+		if (++n % 4096 == 0)
+			coord_check_signal(r, 0);
+		if (r->store_failed)
+			coord_stop(r, 0);
+	}
+	worker_finish(w);
+	return 0;
+}
+
+static void record_env(struct run *r)
+{
+	struct utsname u;
+	char buf[64];
+	struct {
+		const char *k;
+		const char *v;
+	} facts[8];
+	size_t n = 0;
+
+	if (uname(&u) == 0) {
+		facts[n++] = (typeof(facts[0])){"kernel", u.release};
+		facts[n++] = (typeof(facts[0])){"machine", u.machine};
+	}
+	snprintf(buf, sizeof(buf), "%u", online_cpus());
+	facts[n++] = (typeof(facts[0])){"cpus", buf};
+	facts[n++] = (typeof(facts[0])){"diskproof_version", DISKPROOF_VERSION};
+	facts[n++] = (typeof(facts[0])){"engine", r->ops->name};
+	facts[n++] = (typeof(facts[0])){"engine_notes", r->workers[0].ctx.notes};
+	for (size_t i = 0; i < n; i++)
+		if (store_env_add(r->store, r->run_id, facts[i].k, facts[i].v, &r->store_err))
+			coord_store_error(r, -EIO);
+}
+
+static void run_release(struct run *r)
+{
+	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
+		worker_release(&r->workers[i]);
+	free(r->workers);
+	free(r->tot_db);
+	free(r->integ_db);
+	free(r->win_db);
+	free(r->iv_vol);
+	free(r->rows);
+	free(r->fresh_from);
+	plan_release(&r->plan);
+	store_close(r->store);
+	strbuf_release(&r->store_err);
+}
+
+static void create_progress(void *arg, const char *file, uint64_t done, uint64_t total)
+{
+	const struct run_options *o = arg;
+
+	if (o->cb.create)
+		o->cb.create(o->cb.arg, file, done, total);
+}
+
+/* Summaries, verdicts, the finished run row. */
+static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs, nt = 1 + nv + nd, nverd = 0;
+	struct class_stats *vol_cs = NULL, *run_cs = NULL;
+	struct scope_summary *sums = NULL;
+	struct store_scope_total *totals = NULL;
+	struct verdict *verdicts = NULL;
+	struct store_run_end end = {0};
+	uint64_t measured, stop, mstart = r->grid.t0 + r->grid.warmup;
+	bool aborted = r->stop_signal != 0, fatal = false, passed;
+	int ret = -ENOMEM;
+
+	for (unsigned i = 0; i < r->nworkers; i++)
+		if (r->workers[i].fatal) {
+			fatal = true;
+			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
+		}
+	stop = r->stop_time ? r->stop_time : mstart + r->grid.duration;
+	measured = stop > mstart ? stop - mstart : 0;
+	if (measured > r->grid.duration)
+		measured = r->grid.duration;
+	vol_cs = malloc((nv + 1) * IO_CLASS_COUNT * sizeof(*vol_cs));
+	sums = calloc(nt, sizeof(*sums));
+	totals = calloc(nt, sizeof(*totals));
+	if (!vol_cs || !sums || !totals)
+		goto out;
+	run_cs = &vol_cs[nv * IO_CLASS_COUNT];
+	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
+		class_stats_init(&vol_cs[i]);
+	/* sums: [0] run, [1..nv] volumes, then databases */
+	for (size_t d = 0; d < nd; d++) {
+		const struct plan_db *db = &r->plan.dbs[d];
+		struct scope_summary *s = &sums[1 + nv + d];
+
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+
+			class_stats_merge(&vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
+			class_stats_merge(&run_cs[c], cs);
+			class_summary_from_stats(&s->classes[c], cs, measured);
+		}
+		snprintf(s->name, sizeof(s->name), "%s", db->name);
+		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
+		s->integrity_errors = r->integ_db[d];
+		sums[1 + db->volume].integrity_errors += r->integ_db[d];
+		sums[0].integrity_errors += r->integ_db[d];
+		totals[1 + nv + d] = (struct store_scope_total){SCOPE_DATABASE, db->name,
+			r->plan.vols[db->volume].name, r->integ_db[d],
+			&r->tot_db[d * IO_CLASS_COUNT]};
+	}
+	for (size_t v = 0; v < nv; v++) {
+		struct scope_summary *s = &sums[1 + v];
+
+		snprintf(s->name, sizeof(s->name), "%s", r->plan.vols[v].name);
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			class_summary_from_stats(&s->classes[c], &vol_cs[v * IO_CLASS_COUNT + c],
+						 measured);
+		totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name,
+			NULL, s->integrity_errors, &vol_cs[v * IO_CLASS_COUNT]};
+	}
+	snprintf(sums[0].name, sizeof(sums[0].name), "run");
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		class_summary_from_stats(&sums[0].classes[c], &run_cs[c], measured);
+	totals[0] = (struct store_scope_total){SCOPE_RUN, "run", NULL, sums[0].integrity_errors,
+					       run_cs};
+
+	struct eval_input in = {
+		.run = &sums[0],
+		.volumes = &sums[1],
+		.nr_volumes = nv,
+		.databases = &sums[1 + nv],
+		.nr_databases = nd,
+		.target_iops = r->prof->target_iops,
+	};
+	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
+	if (ret)
+		goto out;
+	passed = eval_all_passed(verdicts, nverd);
+
+	out->integrity_errors = r->integrity_errors;
+	out->io_errors = r->io_errors;
+	if (r->stop_signal == SIGINT)
+		out->exit_code = DP_EXIT_SIGINT;
+	else if (r->stop_signal)
+		out->exit_code = DP_EXIT_SIGTERM;
+	else if (r->integrity_errors)
+		out->exit_code = DP_EXIT_INTEGRITY;
+	else if (fatal || r->store_failed)
+		out->exit_code = DP_EXIT_ENV;
+	else
+		out->exit_code = passed ? DP_EXIT_OK : DP_EXIT_FAIL;
+	out->status = aborted ? "aborted" : (fatal || r->store_failed) ? "error"
+					    : passed ? "passed" : "failed";
+	if (r->store_failed) {
+		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
+		ret = -EIO;
+		goto out;
+	}
+	end.status = out->status;
+	end.verdict = aborted || fatal ? "NONE" : passed ? "PASS" : "FAIL";
+	end.ended_real_ns = time_real_ns();
+	end.duration_ns = measured;
+	end.exit_code = out->exit_code;
+	end.totals = totals;
+	end.nr_totals = nt;
+	end.verdicts = verdicts;
+	end.nr_verdicts = nverd;
+	if (aborted && store_event_add(r->store, r->run_id,
+				      (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+				      "stop", r->stop_signal == SIGINT ? "interrupted by SIGINT"
+								       : "interrupted by SIGTERM",
+				      &r->store_err)) {
+		strbuf_addf(err, "results file: %s", r->store_err.buf);
+		ret = -EIO;
+		goto out;
+	}
+	ret = store_run_finish(r->store, r->run_id, &end, err);
+	if (ret)
+		out->exit_code = DP_EXIT_ENV;
+	else if (fatal)
+		ret = 0; /* recorded; the message in err explains the exit code */
+out:
+	if (ret == -ENOMEM && !err->len)
+		strbuf_addstr(err, "out of memory");
+	free(verdicts);
+	free(totals);
+	free(sums);
+	free(vol_cs);
+	return ret;
+}
+
+int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err)
+{
+	struct run r = {0};
+	const struct profile *p = o->profile;
+	struct plan_progress prog = {create_progress, (void *)o};
+	struct store_run_info info = {0};
+	char host[256] = "unknown";
+	uint64_t created = 0;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->exit_code = DP_EXIT_ENV;
+	out->status = "error";
+	strbuf_init(&r.store_err);
+	r.opt = o;
+	r.prof = p;
+	r.ops = engine_find(p->engine);
+	if (!r.ops) {
+		strbuf_addf(err, "unknown engine \"%s\"", p->engine);
+		out->exit_code = DP_EXIT_USAGE;
+		return -EINVAL;
+	}
+	if (r.ops->unavailable) {
+		strbuf_addf(err, "engine %s is not available: %s", r.ops->name,
+			    r.ops->unavailable);
+		return -ENOTSUP;
+	}
+	if (r.ops == &engine_io_uring) {
+		ret = engine_io_uring_probe(err);
+		if (ret)
+			return ret;
+	}
+	r.virt = (r.ops->flags & ENGINE_F_OWN_CLOCK) != 0;
+	if (r.virt)
+		engine_clock_init_virtual(&r.clock);
+	else
+		engine_clock_init_mono(&r.clock);
+
+	/* the results file first: if it is unusable, nothing is written */
+	ret = store_open(&r.store, o->results_path, err);
+	if (ret)
+		goto out;
+	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
+	if (ret)
+		goto out;
+	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
+	r.tot_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.tot_db));
+	r.win_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.win_db));
+	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
+	r.iv_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.iv_vol));
+	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol) {
+		strbuf_addstr(err, "out of memory");
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
+		class_stats_init(&r.tot_db[i]);
+		class_stats_init(&r.win_db[i]);
+	}
+	if (r.plan.files) {
+		if (o->cb.message)
+			o->cb.message(o->cb.arg, "checking and creating database and log files");
+		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
+		if (ret)
+			goto out;
+	}
+	ret = run_setup_workers(&r, err);
+	if (ret) {
+		if (ret == -EINVAL)
+			out->exit_code = DP_EXIT_USAGE;
+		goto out;
+	}
+
+	gethostname(host, sizeof(host) - 1);
+	info.label = o->label;
+	info.host = host;
+	info.started_real_ns = time_real_ns();
+	info.profile_name = p->name;
+	info.profile_text = p->text;
+	info.command_line = o->command_line;
+	info.engine = r.ops->name;
+	info.test_type = profile_test_type_name(p->type);
+	info.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	info.warmup_ns = p->warmup_ns;
+	info.pid = (int)getpid();
+	ret = store_run_begin(r.store, &info, &r.run_id, err);
+	if (ret)
+		goto out;
+	out->run_id = r.run_id;
+	{
+		struct store_volume_row *vr = calloc(r.plan.nr_vols, sizeof(*vr));
+		struct store_database_row *dr = calloc(r.plan.nr_dbs, sizeof(*dr));
+
+		if (!vr || !dr) {
+			free(vr);
+			free(dr);
+			strbuf_addstr(err, "out of memory");
+			ret = -ENOMEM;
+			goto out;
+		}
+		for (size_t v = 0; v < r.plan.nr_vols; v++)
+			vr[v] = (struct store_volume_row){r.plan.vols[v].name, r.plan.vols[v].path,
+							  r.plan.vols[v].log_path,
+							  r.plan.vols[v].nr_dbs};
+		for (size_t d = 0; d < r.plan.nr_dbs; d++)
+			dr[d] = (struct store_database_row){
+				r.plan.dbs[d].name, r.plan.vols[r.plan.dbs[d].volume].name,
+				r.plan.dbs[d].path, r.plan.dbs[d].log_file, r.plan.dbs[d].size};
+		ret = store_run_layout(r.store, r.run_id, vr, r.plan.nr_vols, dr, r.plan.nr_dbs,
+				       err);
+		free(vr);
+		free(dr);
+		if (ret)
+			goto out;
+	}
+	record_env(&r);
+	if (!r.store_failed &&
+	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
+		coord_store_error(&r, -EIO);
+
+	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
+	atomic_store(&r.last, r.grid.last);
+	if (r.virt)
+		ret = run_virtual(&r);
+	else
+		ret = run_threads(&r, err);
+	ret = run_finish(&r, out, err);
+out:
+	run_release(&r);
+	return ret;
+}

@@ -1,0 +1,182 @@
+/*
+ * hist.c - log-linear latency histogram (bucket math and its 1/128 error bound
+ * are derived in stats.h), class names and class_stats accumulation.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/stats.h"
+
+static const char *const class_names[IO_CLASS_COUNT] = {
+	[IO_DB_READ] = "db_read",
+	[IO_DB_WRITE] = "db_write",
+	[IO_LOG_WRITE] = "log_write",
+};
+
+const char *io_class_name(enum io_class c)
+{
+	return (unsigned)c < IO_CLASS_COUNT ? class_names[c] : "unknown";
+}
+
+int io_class_from_name(const char *name)
+{
+	for (unsigned i = 0; i < IO_CLASS_COUNT; i++)
+		if (!strcmp(name, class_names[i]))
+			return (int)i;
+	return -1;
+}
+
+void hist_init(struct hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min_ns = UINT64_MAX;
+}
+
+/*
+ * For v >= 2^B with msb m: group g = m - B + 1 (group 0 holds the exact values
+ * below 2^B), offset within the group = the B bits after the leading one.
+ */
+unsigned hist_bucket_index(uint64_t ns)
+{
+	unsigned m, idx;
+
+	if (ns < HIST_GROUP_BUCKETS)
+		return (unsigned)ns;
+	m = 63u - (unsigned)__builtin_clzll(ns);
+	if (m >= HIST_MAX_BITS)
+		return HIST_BUCKETS - 1;
+	idx = (m - HIST_BITS + 1) * HIST_GROUP_BUCKETS +
+	      (unsigned)((ns >> (m - HIST_BITS)) - HIST_GROUP_BUCKETS);
+	return idx;
+}
+
+uint64_t hist_bucket_lower(unsigned idx)
+{
+	unsigned g = idx / HIST_GROUP_BUCKETS, off = idx % HIST_GROUP_BUCKETS;
+	unsigned m;
+
+	if (g == 0)
+		return idx;
+	m = g + HIST_BITS - 1;
+	return ((uint64_t)HIST_GROUP_BUCKETS + off) << (m - HIST_BITS);
+}
+
+uint64_t hist_bucket_value(unsigned idx)
+{
+	unsigned g = idx / HIST_GROUP_BUCKETS;
+	unsigned m;
+
+	if (g == 0)
+		return idx;
+	m = g + HIST_BITS - 1;
+	/* midpoint: lower + width / 2, width = 2^(m - B) */
+	return hist_bucket_lower(idx) + (((uint64_t)1 << (m - HIST_BITS)) >> 1);
+}
+
+void hist_merge(struct hist *dst, const struct hist *src)
+{
+	if (!src->count)
+		return;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+		dst->buckets[i] += src->buckets[i];
+	dst->count += src->count;
+	dst->sum_ns += src->sum_ns;
+	if (src->min_ns < dst->min_ns)
+		dst->min_ns = src->min_ns;
+	if (src->max_ns > dst->max_ns)
+		dst->max_ns = src->max_ns;
+}
+
+uint64_t hist_percentile(const struct hist *h, double p)
+{
+	uint64_t rank, seen = 0, v;
+
+	if (!h->count)
+		return 0;
+	if (p <= 0)
+		return h->min_ns;
+	if (p >= 100)
+		return h->max_ns;
+	/* rank = ceil(p/100 * count), at least 1 */
+	rank = (uint64_t)((p / 100.0) * (double)h->count);
+	if ((double)rank < (p / 100.0) * (double)h->count)
+		rank++;
+	if (rank == 0)
+		rank = 1;
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		seen += h->buckets[i];
+		if (seen >= rank) {
+			v = hist_bucket_value(i);
+			if (v < h->min_ns)
+				v = h->min_ns;
+			if (v > h->max_ns)
+				v = h->max_ns;
+			return v;
+		}
+	}
+	return h->max_ns;
+}
+
+double hist_mean(const struct hist *h)
+{
+	return h->count ? (double)h->sum_ns / (double)h->count : 0.0;
+}
+
+void hist_encode(const struct hist *h, struct strbuf *out)
+{
+	bool first = true;
+
+	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		strbuf_addf(out, "%s%u:%llu", first ? "" : " ", i,
+			    (unsigned long long)h->buckets[i]);
+		first = false;
+	}
+}
+
+int hist_decode(struct hist *h, const char *text)
+{
+	const char *p = text;
+	char *end;
+
+	while (*p) {
+		unsigned long idx;
+		unsigned long long cnt;
+
+		while (*p == ' ')
+			p++;
+		if (!*p)
+			break;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		idx = strtoul(p, &end, 10);
+		if (errno || end == p || *end != ':' || idx >= HIST_BUCKETS)
+			return -EINVAL;
+		p = end + 1;
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		cnt = strtoull(p, &end, 10);
+		if (errno || end == p || (*end && *end != ' '))
+			return -EINVAL;
+		h->buckets[idx] += cnt;
+		p = end;
+	}
+	return 0;
+}
+
+void class_stats_init(struct class_stats *s)
+{
+	hist_init(&s->lat);
+	s->bytes = 0;
+	s->errors = 0;
+}
+
+void class_stats_merge(struct class_stats *dst, const struct class_stats *src)
+{
+	hist_merge(&dst->lat, &src->lat);
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+}
