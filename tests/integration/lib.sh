@@ -1,0 +1,53 @@
+# lib.sh - shared set-up for the integration tests: a scratch directory under
+# the build tree (a real disk, where O_DIRECT works), removed on exit, and
+# small assertion helpers. Sourced, not run.
+set -u
+: "${DISKPROOF:?set DISKPROOF to the built binary (ctest does)}"
+: "${DP_BINARY_DIR:=$(dirname "$DISKPROOF")}"
+: "${DP_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+mkdir -p "$DP_BINARY_DIR/scratch"
+WORK=$(mktemp -d "$DP_BINARY_DIR/scratch/$(basename "$0" .sh).XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+cd "$WORK"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# expect_exit CODE CMD...: runs CMD, keeps its output in $WORK/out and
+# $WORK/err, and fails unless it exits with CODE.
+expect_exit() {
+	local want=$1 got
+	shift
+	set +e
+	"$@" >"$WORK/out" 2>"$WORK/err"
+	got=$?
+	set -e
+	if [ "$got" != "$want" ]; then
+		echo "--- stdout" >&2; cat "$WORK/out" >&2
+		echo "--- stderr" >&2; cat "$WORK/err" >&2
+		fail "expected exit $want, got $got from: $*"
+	fi
+}
+
+# json EXPR: evaluates a Python expression over the JSON document in $WORK/out
+# (bound to d) and prints the result.
+json() {
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' \
+		"$WORK/out" "$1"
+}
+
+# skip_without_uring: exit 77 ("skipped") when this kernel has no io_uring.
+skip_without_uring() {
+	set +e
+	"$DISKPROOF" run "$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini" --data-dir "$WORK/probe" \
+		--duration 1s --results "$WORK/probe.db" --quiet >/dev/null 2>"$WORK/probe.err"
+	local rc=$?
+	set -e
+	if [ $rc = 3 ] && grep -q "io_uring" "$WORK/probe.err"; then
+		echo "skipped: $(cat "$WORK/probe.err")"
+		exit 77
+	fi
+	rm -rf "$WORK/probe" "$WORK/probe.db"*
+}
