@@ -1,0 +1,495 @@
+/*
+ * report.c - results model to text (the terminal summary) and JSON (one
+ * document for tools). Renderers compute nothing: every number comes from
+ * struct results as the store loaded it; they only choose order (failures
+ * first), wording and layout. docs/reports.md documents both formats.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "diskproof/report.h"
+
+static const char *const report_format_names[] = {
+	[REPORT_TEXT] = "text",
+	[REPORT_JSON] = "json",
+};
+
+int report_format_from_name(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < DP_ARRAY_SIZE(report_format_names); i++)
+		if (!strcmp(name, report_format_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* How a criterion of eval reads in a sentence, its unit and its precision. */
+struct criterion_desc {
+	const char *name;
+	const char *words;
+	const char *unit;
+	int decimals;
+};
+
+static const struct criterion_desc criterion_descs[] = {
+	{"db_read_avg_ms", "database read average", " ms", 3},
+	{"db_read_max_ms", "database read maximum", " ms", 3},
+	{"db_read_p99_ms", "database read 99th percentile", " ms", 3},
+	{"log_write_avg_ms", "log write average", " ms", 3},
+	{"log_write_max_ms", "log write maximum", " ms", 3},
+	{"log_write_p99_ms", "log write 99th percentile", " ms", 3},
+	{"io_errors", "I/O errors", "", 0},
+	{"integrity_errors", "integrity errors", "", 0},
+	{"transactional_iops", "achieved transactional IOPS", "", 1},
+};
+
+static struct criterion_desc criterion_find(const char *name)
+{
+	struct criterion_desc unknown = {name, name, "", 3};
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(criterion_descs); i++)
+		if (!strcmp(name, criterion_descs[i].name))
+			return criterion_descs[i];
+	return unknown;
+}
+
+/* v with at most `decimals` decimals and no trailing zeros: 21.4, 20, 812. */
+static void text_number(struct strbuf *sb, double v, int decimals)
+{
+	size_t start = sb->len;
+
+	if (!isfinite(v)) {
+		strbuf_addstr(sb, "n/a");
+		return;
+	}
+	strbuf_addf(sb, "%.*f", decimals, v);
+	if (!decimals)
+		return;
+	while (sb->len > start && sb->buf[sb->len - 1] == '0')
+		sb->len--;
+	if (sb->len > start && sb->buf[sb->len - 1] == '.')
+		sb->len--;
+	sb->buf[sb->len] = '\0';
+	if (!strcmp(sb->buf + start, "-0")) {
+		sb->len = start;
+		strbuf_addch(sb, '0');
+	}
+}
+
+/*
+ * The comparison sign says what happened: a failed "<=" criterion is ">",
+ * a failed ">=" one is "<". When rounding would print a failure as
+ * "20 > 20", more decimals are shown until the two numbers differ.
+ */
+void report_verdict_line(struct strbuf *out, const struct verdict *v)
+{
+	struct criterion_desc d = criterion_find(v->criterion);
+	struct strbuf m = STRBUF_INIT, t = STRBUF_INIT;
+	const char *sign;
+	int decimals = d.decimals;
+
+	if (v->cmp == VERDICT_GE)
+		sign = v->passed ? ">=" : "<";
+	else
+		sign = v->passed ? "<=" : ">";
+	do {
+		strbuf_reset(&m);
+		strbuf_reset(&t);
+		text_number(&m, v->measured, decimals);
+		text_number(&t, v->threshold, decimals);
+		decimals += 3;
+	} while (!v->passed && !strcmp(m.buf, t.buf) && decimals <= 9);
+
+	if (v->scope == SCOPE_DATABASE && v->volume[0])
+		strbuf_addf(out, "%s on %s: ", v->name, v->volume);
+	else
+		strbuf_addf(out, "%s: ", v->name);
+	strbuf_addf(out, "%s %s%s %s %s%s", d.words, m.buf, d.unit, sign, t.buf, d.unit);
+	strbuf_release(&m);
+	strbuf_release(&t);
+}
+
+/* ---- text ---- */
+
+#define ANSI_GREEN "\033[32m"
+#define ANSI_RED "\033[31m"
+#define ANSI_BOLD "\033[1m"
+#define ANSI_RESET "\033[0m"
+
+/* PASS green, FAIL red (when colour is on); anything else plain. */
+static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
+{
+	const char *on = NULL;
+
+	if (color && !strcmp(word, "PASS"))
+		on = ANSI_GREEN;
+	else if (color && !strcmp(word, "FAIL"))
+		on = ANSI_BOLD ANSI_RED;
+	if (on)
+		strbuf_addf(sb, "%s%s%s", on, word, ANSI_RESET);
+	else
+		strbuf_addstr(sb, word);
+}
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+static void text_headline(struct strbuf *sb, const struct results *r, bool color)
+{
+	const char *verdict = str_or(r->verdict, "NONE");
+
+	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
+	text_verdict_word(sb, verdict, color);
+	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
+		strbuf_addf(sb, " (%s)", r->status);
+	if (r->label)
+		strbuf_addf(sb, " [%s]", r->label);
+	strbuf_addch(sb, '\n');
+
+	strbuf_addf(sb,
+		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
+		    "warm-up\n",
+		    str_or(r->profile_name, "-"), str_or(r->test_type, "-"), str_or(r->engine, "-"),
+		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0,
+		    isfinite(r->warmup_s) ? r->warmup_s : 0);
+	strbuf_addf(sb, "host %s, started %s, ended %s\n", str_or(r->host, "-"),
+		    str_or(r->started_at, "-"), str_or(r->ended_at, "-"));
+}
+
+static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		if (r->verdicts[i].passed != passed)
+			continue;
+		strbuf_addstr(sb, "  ");
+		text_verdict_word(sb, passed ? "PASS" : "FAIL", color);
+		strbuf_addch(sb, ' ');
+		report_verdict_line(sb, &r->verdicts[i]);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* PASS / FAIL / "-" (nothing judged) for one volume and its databases. */
+static const char *text_volume_verdict(const struct results *r, const char *volume)
+{
+	const struct verdict *v;
+	bool judged = false;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		v = &r->verdicts[i];
+		if (!(v->scope == SCOPE_VOLUME && !strcmp(v->name, volume)) &&
+		    !(v->scope == SCOPE_DATABASE && !strcmp(v->volume, volume)))
+			continue;
+		if (!v->passed)
+			return "FAIL";
+		judged = true;
+	}
+	return judged ? "PASS" : "-";
+}
+
+static void text_ms(struct strbuf *sb, double ms)
+{
+	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
+}
+
+static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label,
+			    int width, const char *verdict, bool color)
+{
+	const struct class_summary *cs;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		strbuf_addf(sb, "%-*s  %-9s %12" PRIu64 " %10.1f %9.2f", width, c ? "" : label,
+			    io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
+			    isfinite(cs->mbps) ? cs->mbps : 0.0);
+		text_ms(sb, cs->avg_ms);
+		text_ms(sb, cs->p99_ms);
+		text_ms(sb, cs->max_ms);
+		if (!c) {
+			strbuf_addstr(sb, "  ");
+			text_verdict_word(sb, verdict, color);
+		}
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void text_table(struct strbuf *sb, const struct results *r, bool color)
+{
+	double tiops = scope_transactional_iops(&r->run);
+	int width = 6;
+	size_t i;
+
+	for (i = 0; i < r->nr_volumes; i++)
+		if ((int)strlen(r->volumes[i].name) > width)
+			width = (int)strlen(r->volumes[i].name);
+
+	strbuf_addf(sb, "%-*s  %-9s %12s %10s %9s %9s %9s %9s  %s\n", width, "volume", "class",
+		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "verdict");
+	for (i = 0; i < r->nr_volumes; i++)
+		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
+				text_volume_verdict(r, r->volumes[i].name), color);
+	text_scope_rows(sb, &r->run, "total", width, str_or(r->verdict, "-"), color);
+	strbuf_addf(sb, "\nachieved transactional IOPS: %.1f", isfinite(tiops) ? tiops : 0.0);
+	if (r->run.integrity_errors)
+		strbuf_addf(sb, "; integrity errors: %" PRIu64, r->run.integrity_errors);
+	strbuf_addch(sb, '\n');
+}
+
+static void report_text(struct strbuf *sb, const struct results *r, bool color)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+
+	text_headline(sb, r, color);
+	if (failed) {
+		strbuf_addch(sb, '\n');
+		text_verdicts(sb, r, false, color);
+	}
+	strbuf_addch(sb, '\n');
+	text_table(sb, r, color);
+	strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed, failed);
+}
+
+/* ---- JSON ---- */
+
+/*
+ * A small pretty-printing emitter: it tracks nesting and commas, so every
+ * document it writes is well formed whatever the results hold.
+ */
+struct json {
+	struct strbuf *sb;
+	unsigned depth;
+	unsigned flat_depth; /* from this depth on, items stay on one line; 0: none */
+	bool need_comma;
+};
+
+static bool json_flat(const struct json *j)
+{
+	return j->flat_depth && j->depth >= j->flat_depth;
+}
+
+static void json_item(struct json *j, const char *key)
+{
+	if (j->need_comma)
+		strbuf_addch(j->sb, ',');
+	if (json_flat(j)) {
+		if (j->need_comma)
+			strbuf_addch(j->sb, ' ');
+	} else if (j->depth) {
+		strbuf_addch(j->sb, '\n');
+		strbuf_addf(j->sb, "%*s", (int)j->depth * 2, "");
+	}
+	if (key) {
+		strbuf_add_json_str(j->sb, key);
+		strbuf_addstr(j->sb, ": ");
+	}
+	j->need_comma = true;
+}
+
+static void json_open(struct json *j, const char *key, char brace)
+{
+	json_item(j, key);
+	strbuf_addch(j->sb, brace);
+	j->depth++;
+	j->need_comma = false;
+}
+
+/* An object or array written on one line: the leaves (one I/O class, one verdict). */
+static void json_open_flat(struct json *j, const char *key, char brace)
+{
+	json_open(j, key, brace);
+	if (!j->flat_depth)
+		j->flat_depth = j->depth;
+}
+
+static void json_close(struct json *j, char brace)
+{
+	bool empty = !j->need_comma, flat = json_flat(j);
+
+	j->depth--;
+	if (flat && j->depth < j->flat_depth)
+		j->flat_depth = 0;
+	if (!empty && !flat) {
+		strbuf_addch(j->sb, '\n');
+		strbuf_addf(j->sb, "%*s", (int)j->depth * 2, "");
+	}
+	strbuf_addch(j->sb, brace);
+	j->need_comma = true;
+}
+
+static void json_str(struct json *j, const char *key, const char *v)
+{
+	json_item(j, key);
+	if (v)
+		strbuf_add_json_str(j->sb, v);
+	else
+		strbuf_addstr(j->sb, "null");
+}
+
+static void json_u64(struct json *j, const char *key, uint64_t v)
+{
+	json_item(j, key);
+	strbuf_addf(j->sb, "%" PRIu64, v);
+}
+
+static void json_int(struct json *j, const char *key, int64_t v)
+{
+	json_item(j, key);
+	strbuf_addf(j->sb, "%" PRId64, v);
+}
+
+static void json_bool(struct json *j, const char *key, bool v)
+{
+	json_item(j, key);
+	strbuf_addstr(j->sb, v ? "true" : "false");
+}
+
+/* JSON has no nan or inf: a value that is not finite is null. */
+static void json_num(struct json *j, const char *key, double v)
+{
+	json_item(j, key);
+	if (isfinite(v))
+		strbuf_addf(j->sb, "%.3f", v);
+	else
+		strbuf_addstr(j->sb, "null");
+}
+
+/* Thresholds and measured values: integral ones as integers (0, 1000). */
+static void json_value(struct json *j, const char *key, double v)
+{
+	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15) {
+		json_item(j, key);
+		strbuf_addf(j->sb, "%.0f", v);
+	} else {
+		json_num(j, key, v);
+	}
+}
+
+static void json_classes(struct json *j, const struct scope_summary *sc)
+{
+	const struct class_summary *cs;
+	int c;
+
+	json_open(j, "classes", '{');
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		json_open_flat(j, io_class_name(c), '{');
+		json_u64(j, "ios", cs->ios);
+		json_num(j, "iops", cs->iops);
+		json_num(j, "mbps", cs->mbps);
+		json_num(j, "avg_ms", cs->avg_ms);
+		json_num(j, "p50_ms", cs->p50_ms);
+		json_num(j, "p99_ms", cs->p99_ms);
+		json_num(j, "max_ms", cs->max_ms);
+		json_u64(j, "errors", cs->errors);
+		json_u64(j, "bytes", cs->bytes);
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	json_u64(j, "integrity_errors", sc->integrity_errors);
+}
+
+static void json_run(struct json *j, const struct results *r)
+{
+	json_open(j, "run", '{');
+	json_int(j, "id", r->id);
+	json_str(j, "status", r->status);
+	json_str(j, "verdict", r->verdict);
+	json_str(j, "label", r->label);
+	json_str(j, "host", r->host);
+	json_str(j, "started", r->started_at);
+	json_str(j, "ended", r->ended_at);
+	json_num(j, "duration_s", r->duration_s);
+	json_num(j, "warmup_s", r->warmup_s);
+	json_str(j, "engine", r->engine);
+	json_str(j, "test_type", r->test_type);
+	json_u64(j, "streams", r->streams);
+	json_str(j, "profile", r->profile_name);
+	json_int(j, "exit_code", r->exit_code);
+	json_close(j, '}');
+}
+
+static void json_scopes(struct json *j, const char *key, const struct scope_summary *arr, size_t nr,
+			bool databases)
+{
+	size_t i;
+
+	json_open(j, key, '[');
+	for (i = 0; i < nr; i++) {
+		json_open(j, NULL, '{');
+		json_str(j, "name", arr[i].name);
+		if (databases)
+			json_str(j, "volume", arr[i].volume);
+		json_classes(j, &arr[i]);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void json_verdicts(struct json *j, const struct results *r)
+{
+	const struct verdict *v;
+	size_t i;
+
+	json_open(j, "verdicts", '[');
+	for (i = 0; i < r->nr_verdicts; i++) {
+		v = &r->verdicts[i];
+		json_open_flat(j, NULL, '{');
+		json_str(j, "scope", scope_kind_name(v->scope));
+		json_str(j, "name", v->name);
+		if (v->scope == SCOPE_DATABASE)
+			json_str(j, "volume", v->volume);
+		json_str(j, "criterion", v->criterion);
+		json_str(j, "cmp", v->cmp == VERDICT_GE ? ">=" : "<=");
+		json_value(j, "threshold", v->threshold);
+		json_value(j, "measured", v->measured);
+		json_bool(j, "passed", v->passed);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+static void report_json(struct strbuf *sb, const struct results *r)
+{
+	struct json j = {.sb = sb};
+
+	json_open(&j, NULL, '{');
+	json_run(&j, r);
+	json_open(&j, "summary", '{');
+	json_classes(&j, &r->run);
+	json_close(&j, '}');
+	json_scopes(&j, "volumes", r->volumes, r->nr_volumes, false);
+	json_scopes(&j, "databases", r->databases, r->nr_databases, true);
+	json_verdicts(&j, r);
+	json_close(&j, '}');
+	strbuf_addch(sb, '\n');
+}
+
+void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
+		   const struct report_options *opt)
+{
+	bool color = opt && opt->color;
+
+	switch (fmt) {
+	case REPORT_TEXT:
+		report_text(out, r, color);
+		break;
+	case REPORT_JSON:
+		report_json(out, r);
+		break;
+	}
+}

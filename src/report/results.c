@@ -1,0 +1,93 @@
+/*
+ * results.c - helpers of the results model (results.h): turning accumulated
+ * class statistics into the summary numbers every report shows, scope names,
+ * and freeing a loaded struct results.
+ *
+ * These are the only computations between the histograms and the reports:
+ * the store calls class_summary_from_stats() once per scope and class when a
+ * run ends and keeps the outcome in table summary, so every renderer and every
+ * later reader sees the same numbers.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/results.h"
+
+static const char *const scope_kind_names[] = {
+	[SCOPE_RUN] = "run",
+	[SCOPE_VOLUME] = "volume",
+	[SCOPE_DATABASE] = "database",
+};
+
+const char *scope_kind_name(enum scope_kind k)
+{
+	if ((unsigned)k >= DP_ARRAY_SIZE(scope_kind_names))
+		return "unknown";
+	return scope_kind_names[k];
+}
+
+int scope_kind_from_name(const char *name)
+{
+	size_t i;
+
+	if (!name)
+		return -1;
+	for (i = 0; i < DP_ARRAY_SIZE(scope_kind_names); i++)
+		if (!strcmp(name, scope_kind_names[i]))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Rates divide by the measured time (warm-up excluded); with no measured time
+ * there is no rate, and 0 is reported rather than inf or nan. Average and
+ * percentiles come from the histogram (percentiles within 1/128, see stats.h);
+ * the maximum is the exact one the histogram keeps apart.
+ */
+void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
+			      uint64_t duration_ns)
+{
+	double secs = (double)duration_ns / (double)NSEC_PER_SEC;
+	const struct hist *h = &s->lat;
+
+	memset(out, 0, sizeof(*out));
+	out->ios = h->count;
+	out->bytes = s->bytes;
+	out->errors = s->errors;
+	if (duration_ns) {
+		out->iops = (double)out->ios / secs;
+		out->mbps = (double)out->bytes / 1e6 / secs;
+	}
+	if (!h->count)
+		return;
+	out->avg_ms = hist_mean(h) / (double)NSEC_PER_MSEC;
+	out->p50_ms = (double)hist_percentile(h, 50.0) / (double)NSEC_PER_MSEC;
+	out->p99_ms = (double)hist_percentile(h, 99.0) / (double)NSEC_PER_MSEC;
+	out->max_ms = (double)h->max_ns / (double)NSEC_PER_MSEC;
+}
+
+double scope_transactional_iops(const struct scope_summary *s)
+{
+	return s->classes[IO_DB_READ].iops + s->classes[IO_DB_WRITE].iops;
+}
+
+void results_release(struct results *r)
+{
+	if (!r)
+		return;
+	free(r->status);
+	free(r->verdict);
+	free(r->label);
+	free(r->host);
+	free(r->started_at);
+	free(r->ended_at);
+	free(r->profile_name);
+	free(r->profile_text);
+	free(r->command_line);
+	free(r->engine);
+	free(r->test_type);
+	free(r->volumes);
+	free(r->databases);
+	free(r->verdicts);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,1274 @@
+/*
+ * store.c - the SQLite results file (store.h): opening and checking the file,
+ * the schema and its forward migrations, the coordinator's writes (run row,
+ * layout, per-interval samples, events, env facts, end-of-run totals) and the
+ * queries that load a run's results model for the reports.
+ *
+ * Why it is built this way:
+ *   - The schema is versioned by PRAGMA user_version and marked as ours by
+ *     PRAGMA application_id. store_migrations[] holds one SQL script per
+ *     version; opening a file at version v applies scripts v+1.. in one
+ *     transaction, so a file is never left half-migrated. A file from a newer
+ *     diskproof is refused rather than guessed at.
+ *   - WAL mode and synchronous=NORMAL: readers (a report while a run writes)
+ *     never block the writer, and a commit costs no fsync of the main file;
+ *     WAL with NORMAL may lose the last transactions on power loss but never
+ *     corrupts the file, which is what a results file needs.
+ *   - Every write is one BEGIN IMMEDIATE transaction: the write lock is taken
+ *     up front, so a busy file is waited for (bounded by the busy timeout)
+ *     at BEGIN instead of failing mid-transaction on a lock upgrade, which in
+ *     WAL mode the busy handler cannot retry.
+ *   - The per-interval inserts use statements prepared once at open.
+ * SQLite has no unsigned 64-bit integers: counters are stored as INTEGER and
+ * clamped to INT64_MAX, far beyond any real count.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "diskproof/store.h"
+
+/* "dskp": PRAGMA application_id of a diskproof results file. */
+#define STORE_APPLICATION_ID 0x64736b70
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	sqlite3_stmt *ins_sample;
+	sqlite3_stmt *ins_event;
+	sqlite3_stmt *ins_env;
+};
+
+/*
+ * Migration i takes a file from version i to version i + 1; the array index
+ * is the version it starts from. Scripts use plain CREATE (no IF NOT EXISTS):
+ * applying one twice fails loudly instead of silently drifting.
+ */
+static const char *const store_migrations[] = {
+	/* 0 -> 1: the first schema; docs/results-schema.md describes it. */
+	"CREATE TABLE run ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
+	" status TEXT NOT NULL"
+	"  CHECK (status IN ('running', 'passed', 'failed', 'aborted', 'error')),"
+	" verdict TEXT CHECK (verdict IN ('PASS', 'FAIL', 'NONE')),"
+	" label TEXT,"
+	" host TEXT,"
+	" started_at TEXT NOT NULL,"
+	" ended_at TEXT,"
+	" duration_s REAL,"
+	" profile_name TEXT,"
+	" profile_text TEXT,"
+	" command_line TEXT,"
+	" pid INTEGER,"
+	" engine TEXT,"
+	" test_type TEXT,"
+	" streams INTEGER,"
+	" warmup_s REAL,"
+	" exit_code INTEGER"
+	");"
+	"CREATE TABLE sample ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" warmup INTEGER NOT NULL,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" scope_name TEXT NOT NULL,"
+	" class TEXT NOT NULL,"
+	" ios INTEGER NOT NULL,"
+	" bytes INTEGER NOT NULL,"
+	" errors INTEGER NOT NULL,"
+	" lat_sum_ns INTEGER NOT NULL,"
+	" lat_max_ns INTEGER NOT NULL,"
+	" p50_ns INTEGER NOT NULL,"
+	" p99_ns INTEGER NOT NULL"
+	");"
+	"CREATE INDEX sample_run ON sample (run_id, t_ms);"
+	"CREATE TABLE summary ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" volume TEXT,"
+	" class TEXT NOT NULL,"
+	" ios INTEGER NOT NULL,"
+	" bytes INTEGER NOT NULL,"
+	" errors INTEGER NOT NULL,"
+	" iops REAL NOT NULL,"
+	" mbps REAL NOT NULL,"
+	" avg_ms REAL NOT NULL,"
+	" p50_ms REAL NOT NULL,"
+	" p99_ms REAL NOT NULL,"
+	" max_ms REAL NOT NULL,"
+	" integrity_errors INTEGER NOT NULL,"
+	" UNIQUE (run_id, scope, name, class)"
+	");"
+	"CREATE TABLE histogram ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" class TEXT NOT NULL,"
+	" bits INTEGER NOT NULL,"
+	" max_bits INTEGER NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" sum_ns INTEGER NOT NULL,"
+	" min_ns INTEGER,"
+	" max_ns INTEGER NOT NULL,"
+	" buckets TEXT NOT NULL,"
+	" UNIQUE (run_id, scope, name, class)"
+	");"
+	"CREATE TABLE verdict ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" volume TEXT,"
+	" criterion TEXT NOT NULL,"
+	" cmp TEXT NOT NULL CHECK (cmp IN ('<=', '>=')),"
+	" threshold REAL,"
+	" measured REAL,"
+	" passed INTEGER NOT NULL"
+	");"
+	"CREATE INDEX verdict_run ON verdict (run_id);"
+	"CREATE TABLE env ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" key TEXT NOT NULL,"
+	" value TEXT,"
+	" UNIQUE (run_id, key)"
+	");"
+	"CREATE TABLE volume ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" path TEXT,"
+	" log_path TEXT,"
+	" databases INTEGER NOT NULL,"
+	" UNIQUE (run_id, name)"
+	");"
+	"CREATE TABLE \"database\" ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" volume TEXT NOT NULL,"
+	" path TEXT,"
+	" log_path TEXT,"
+	" size INTEGER NOT NULL,"
+	" UNIQUE (run_id, name)"
+	");"
+	"CREATE TABLE event ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" kind TEXT NOT NULL,"
+	" message TEXT"
+	");"
+	"CREATE INDEX event_run ON event (run_id, t_ms);"
+	"CREATE TABLE autotune_step ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" step INTEGER NOT NULL,"
+	" streams INTEGER NOT NULL,"
+	" iops REAL,"
+	" db_read_avg_ms REAL,"
+	" log_write_avg_ms REAL,"
+	" passed INTEGER NOT NULL,"
+	" reason TEXT,"
+	" UNIQUE (run_id, step)"
+	");",
+};
+
+_Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,
+	       "one migration per schema version");
+
+static const char store_sql_ins_sample[] =
+	"INSERT INTO sample (run_id, t_ms, warmup, scope, scope_name, class, ios, bytes,"
+	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char store_sql_ins_event[] =
+	"INSERT INTO event (run_id, t_ms, kind, message) VALUES (?, ?, ?, ?)";
+static const char store_sql_ins_env[] =
+	"INSERT INTO env (run_id, key, value) VALUES (?, ?, ?)"
+	" ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
+
+/* SQLite result code to -errno (store.h: -EIO unless something better fits). */
+static int store_errno_of(sqlite3 *db, int rc)
+{
+	int sys;
+
+	switch (rc & 0xff) {
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_CANTOPEN:
+		sys = db ? sqlite3_system_errno(db) : 0;
+		return sys > 0 ? -sys : -EACCES;
+	default:
+		return -EIO;
+	}
+}
+
+/* Fills err with "PATH: WHAT: sqlite's message" and returns the -errno. */
+static int store_fail(const struct store *s, struct strbuf *err, int rc, const char *what)
+{
+	strbuf_addf(err, "%s: %s: %s", s->path, what,
+		    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	return store_errno_of(s->db, rc);
+}
+
+static int store_exec(struct store *s, const char *sql, const char *what, struct strbuf *err)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_fail(s, err, rc, what);
+	return 0;
+}
+
+static int store_begin(struct store *s, struct strbuf *err)
+{
+	return store_exec(s, "BEGIN IMMEDIATE", "begin transaction", err);
+}
+
+static int store_commit(struct store *s, struct strbuf *err)
+{
+	return store_exec(s, "COMMIT", "commit", err);
+}
+
+/* Undoes an open transaction, if SQLite has not already done so. */
+static void store_rollback(struct store *s)
+{
+	if (!sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, unsigned flags,
+			 struct strbuf *err)
+{
+	int rc = sqlite3_prepare_v3(s->db, sql, -1, flags, st, NULL);
+
+	if (rc != SQLITE_OK)
+		return store_fail(s, err, rc, "prepare statement");
+	return 0;
+}
+
+/*
+ * Positional binding with a sticky error, so a row's binds read as a list and
+ * the first failure is reported once (after strbuf's manner).
+ */
+struct binder {
+	sqlite3_stmt *st;
+	int idx;
+	int rc;
+};
+
+static void binder_start(struct binder *b, sqlite3_stmt *st)
+{
+	b->st = st;
+	b->idx = 0;
+	b->rc = SQLITE_OK;
+}
+
+static void bind_i64(struct binder *b, int64_t v)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, b->idx, v);
+}
+
+static void bind_u64(struct binder *b, uint64_t v)
+{
+	bind_i64(b, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static void bind_dbl(struct binder *b, double v)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_double(b->st, b->idx, v);
+}
+
+static void bind_null(struct binder *b)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_null(b->st, b->idx);
+}
+
+/* NULL (and, with empty_null, "") binds SQL NULL. */
+static void bind_str(struct binder *b, const char *v, bool empty_null)
+{
+	b->idx++;
+	if (b->rc != SQLITE_OK)
+		return;
+	if (!v || (empty_null && !*v))
+		b->rc = sqlite3_bind_null(b->st, b->idx);
+	else
+		b->rc = sqlite3_bind_text(b->st, b->idx, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Leaves a cached statement ready for its next use. */
+static void binder_reset(struct binder *b)
+{
+	sqlite3_reset(b->st);
+	sqlite3_clear_bindings(b->st);
+}
+
+/* Steps a bound insert/update to completion and resets it for the next row. */
+static int binder_run(struct binder *b)
+{
+	int rc = b->rc;
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(b->st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	binder_reset(b);
+	return rc;
+}
+
+static int store_read_int(struct store *s, const char *sql, int64_t *v, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = store_prepare(s, sql, &st, 0, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		ret = store_fail(s, err, rc, "read the file's header");
+		goto out_finalize;
+	}
+	*v = sqlite3_column_int64(st, 0);
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* A version this build can open (by migrating it forward if older)? */
+static int store_version_check(const struct store *s, int64_t version, struct strbuf *err)
+{
+	if (version > STORE_SCHEMA_VERSION) {
+		strbuf_addf(err,
+			    "%s: results file was written by a newer diskproof (schema %" PRId64
+			    ", this build knows %d)",
+			    s->path, version, STORE_SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	if (version < 0) {
+		strbuf_addf(err, "%s: not a diskproof results file (schema version %" PRId64 ")",
+			    s->path, version);
+		return -EIO;
+	}
+	return 0;
+}
+
+/*
+ * Reads the schema version, and checks the file is ours. The first read is
+ * where SQLite looks at the file at all, so a text file or a damaged one is
+ * found here rather than at the first write.
+ */
+static int store_check_file(struct store *s, int64_t *version, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int64_t app_id, tables;
+	int ret, rc;
+
+	*version = 0;
+	rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_ROW)
+			*version = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT) {
+		strbuf_addf(err, "%s: not a diskproof results file (%s)", s->path,
+			    sqlite3_errmsg(s->db));
+		return -EIO;
+	}
+	if (rc != SQLITE_ROW)
+		return store_fail(s, err, rc, "read the file's header");
+
+	ret = store_version_check(s, *version, err);
+	if (ret)
+		return ret;
+	ret = store_read_int(s, "PRAGMA application_id", &app_id, err);
+	if (ret)
+		return ret;
+	if (app_id != 0 && app_id != STORE_APPLICATION_ID) {
+		strbuf_addf(err,
+			    "%s: not a diskproof results file (SQLite application_id 0x%08" PRIx64
+			    ")",
+			    s->path, (uint64_t)app_id);
+		return -EIO;
+	}
+	if (*version == 0) {
+		ret = store_read_int(s, "SELECT count(*) FROM sqlite_master", &tables, err);
+		if (ret)
+			return ret;
+		if (tables) {
+			strbuf_addf(err,
+				    "%s: not a diskproof results file (an SQLite database with "
+				    "other tables)",
+				    s->path);
+			return -EIO;
+		}
+	}
+	if (sqlite3_db_readonly(s->db, "main") == 1) {
+		strbuf_addf(err, "%s: cannot open for writing: file is read-only", s->path);
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* Applies the migrations from the file's version up, in one transaction. */
+static int store_migrate(struct store *s, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	int64_t version;
+	int ret;
+	size_t v;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	/* Another process may have migrated the file since we looked. */
+	ret = store_read_int(s, "PRAGMA user_version", &version, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_version_check(s, version, err);
+	if (ret)
+		goto out_rollback;
+	for (v = (size_t)version; v < DP_ARRAY_SIZE(store_migrations); v++) {
+		strbuf_reset(&sql);
+		strbuf_addf(&sql, "migrate schema %zu to %zu", v, v + 1);
+		ret = store_exec(s, store_migrations[v], sql.buf, err);
+		if (ret)
+			goto out_rollback;
+	}
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "PRAGMA application_id = %d; PRAGMA user_version = %d",
+		    STORE_APPLICATION_ID, STORE_SCHEMA_VERSION);
+	ret = store_exec(s, sql.buf, "set schema version", err);
+	if (ret)
+		goto out_rollback;
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	strbuf_release(&sql);
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	strbuf_release(&sql);
+	return ret;
+}
+
+/* Connection settings; journal_mode cannot change inside a transaction. */
+static int store_configure(struct store *s, struct strbuf *err)
+{
+	int ret;
+
+	ret = store_exec(s, "PRAGMA journal_mode = WAL", "switch to WAL mode", err);
+	if (ret)
+		return ret;
+	ret = store_exec(s, "PRAGMA synchronous = NORMAL", "set synchronous", err);
+	if (ret)
+		return ret;
+	return store_exec(s, "PRAGMA foreign_keys = ON", "enable foreign keys", err);
+}
+
+static int store_prepare_cached(struct store *s, struct strbuf *err)
+{
+	int ret;
+
+	ret = store_prepare(s, store_sql_ins_sample, &s->ins_sample, SQLITE_PREPARE_PERSISTENT,
+			    err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, store_sql_ins_event, &s->ins_event, SQLITE_PREPARE_PERSISTENT, err);
+	if (ret)
+		return ret;
+	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
+}
+
+int store_open(struct store **out, const char *path, struct strbuf *err)
+{
+	struct store *s;
+	int64_t version;
+	int ret, rc;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		strbuf_addf(err, "%s: open: out of memory", path);
+		return -ENOMEM;
+	}
+	s->path = strdup(path);
+	if (!s->path) {
+		strbuf_addf(err, "%s: open: out of memory", path);
+		ret = -ENOMEM;
+		goto out_close;
+	}
+	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	if (rc != SQLITE_OK) {
+		ret = store_errno_of(s->db, rc);
+		strbuf_addf(err, "%s: cannot open: %s (%s)", path,
+			    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc), strerror(-ret));
+		goto out_close;
+	}
+	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	ret = store_check_file(s, &version, err);
+	if (ret)
+		goto out_close;
+	ret = store_configure(s, err);
+	if (ret)
+		goto out_close;
+	if (version < STORE_SCHEMA_VERSION) {
+		ret = store_migrate(s, err);
+		if (ret)
+			goto out_close;
+	}
+	ret = store_prepare_cached(s, err);
+	if (ret)
+		goto out_close;
+	*out = s;
+	return 0;
+
+out_close:
+	store_close(s);
+	return ret;
+}
+
+void store_close(struct store *s)
+{
+	if (!s)
+		return;
+	sqlite3_finalize(s->ins_sample);
+	sqlite3_finalize(s->ins_event);
+	sqlite3_finalize(s->ins_env);
+	/* sqlite3_close_v2 copes with a NULL handle and with statements left over. */
+	sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+int store_run_begin(struct store *s, const struct store_run_info *info, int64_t *run_id,
+		    struct strbuf *err)
+{
+	struct strbuf started = STRBUF_INIT;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc;
+
+	time_format_iso8601(&started, info->started_real_ns);
+	ret = store_begin(s, err);
+	if (ret)
+		goto out_started;
+	ret = store_prepare(s,
+			    "INSERT INTO run (status, label, host, started_at, profile_name,"
+			    " profile_text, command_line, pid, engine, test_type, streams,"
+			    " warmup_s) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    &st, 0, err);
+	if (ret)
+		goto out_rollback;
+	binder_start(&b, st);
+	bind_str(&b, info->label, false);
+	bind_str(&b, info->host, false);
+	bind_str(&b, started.buf, false);
+	bind_str(&b, info->profile_name, false);
+	bind_str(&b, info->profile_text, false);
+	bind_str(&b, info->command_line, false);
+	bind_i64(&b, info->pid);
+	bind_str(&b, info->engine, false);
+	bind_str(&b, info->test_type, false);
+	bind_i64(&b, info->streams);
+	bind_dbl(&b, (double)info->warmup_ns / (double)NSEC_PER_SEC);
+	rc = binder_run(&b);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "insert run");
+		goto out_finalize;
+	}
+	*run_id = sqlite3_last_insert_rowid(s->db);
+	sqlite3_finalize(st);
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	strbuf_release(&started);
+	return 0;
+
+out_finalize:
+	sqlite3_finalize(st);
+out_rollback:
+	store_rollback(s);
+out_started:
+	strbuf_release(&started);
+	return ret;
+}
+
+static int store_insert_volumes(struct store *s, int64_t run_id,
+				const struct store_volume_row *vols, size_t nr_vols,
+				struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_prepare(s,
+			    "INSERT INTO volume (run_id, name, path, log_path, databases)"
+			    " VALUES (?, ?, ?, ?, ?)",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr_vols && rc == SQLITE_OK; i++) {
+		binder_start(&b, st);
+		bind_i64(&b, run_id);
+		bind_str(&b, vols[i].name, false);
+		bind_str(&b, vols[i].path, false);
+		bind_str(&b, vols[i].log_path, false);
+		bind_i64(&b, vols[i].databases);
+		rc = binder_run(&b);
+	}
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, "insert volume");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int store_insert_databases(struct store *s, int64_t run_id,
+				  const struct store_database_row *dbs, size_t nr_dbs,
+				  struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_prepare(s,
+			    "INSERT INTO \"database\" (run_id, name, volume, path, log_path, size)"
+			    " VALUES (?, ?, ?, ?, ?, ?)",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr_dbs && rc == SQLITE_OK; i++) {
+		binder_start(&b, st);
+		bind_i64(&b, run_id);
+		bind_str(&b, dbs[i].name, false);
+		bind_str(&b, dbs[i].volume, false);
+		bind_str(&b, dbs[i].path, false);
+		bind_str(&b, dbs[i].log_path, false);
+		bind_u64(&b, dbs[i].size);
+		rc = binder_run(&b);
+	}
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, "insert database");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_run_layout(struct store *s, int64_t run_id, const struct store_volume_row *vols,
+		     size_t nr_vols, const struct store_database_row *dbs, size_t nr_dbs,
+		     struct strbuf *err)
+{
+	int ret;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_insert_volumes(s, run_id, vols, nr_vols, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_insert_databases(s, run_id, dbs, nr_dbs, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
+static bool store_sample_valid(const struct store_sample *row)
+{
+	return (unsigned)row->scope <= SCOPE_DATABASE && (unsigned)row->cls < IO_CLASS_COUNT &&
+	       row->scope_name;
+}
+
+int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
+			 size_t nr_rows, struct strbuf *err)
+{
+	const struct store_sample *row;
+	struct binder b;
+	int ret, rc;
+	size_t i;
+
+	for (i = 0; i < nr_rows; i++) {
+		if (!store_sample_valid(&rows[i])) {
+			strbuf_addf(err, "%s: write interval: row %zu: bad scope, class or name",
+				    s->path, i);
+			return -EINVAL;
+		}
+	}
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr_rows; i++) {
+		row = &rows[i];
+		binder_start(&b, s->ins_sample);
+		bind_i64(&b, run_id);
+		bind_u64(&b, row->t_ms);
+		bind_i64(&b, row->warmup);
+		bind_str(&b, scope_kind_name(row->scope), false);
+		bind_str(&b, row->scope_name, false);
+		bind_str(&b, io_class_name(row->cls), false);
+		bind_u64(&b, row->ios);
+		bind_u64(&b, row->bytes);
+		bind_u64(&b, row->errors);
+		bind_u64(&b, row->lat_sum_ns);
+		bind_u64(&b, row->lat_max_ns);
+		bind_u64(&b, row->p50_ns);
+		bind_u64(&b, row->p99_ns);
+		rc = binder_run(&b);
+		if (rc != SQLITE_OK) {
+			ret = store_fail(s, err, rc, "write interval");
+			goto out_rollback;
+		}
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
+/* One cached single-row insert in its own transaction. */
+static int store_insert_one(struct store *s, struct binder *b, const char *what, struct strbuf *err)
+{
+	int ret, rc;
+
+	ret = store_begin(s, err);
+	if (ret) {
+		binder_reset(b);
+		return ret;
+	}
+	rc = binder_run(b);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, what);
+		goto out_rollback;
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
+int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *kind,
+		    const char *message, struct strbuf *err)
+{
+	struct binder b;
+
+	binder_start(&b, s->ins_event);
+	bind_i64(&b, run_id);
+	bind_u64(&b, t_ms);
+	bind_str(&b, kind, false);
+	bind_str(&b, message, false);
+	return store_insert_one(s, &b, "add event", err);
+}
+
+int store_env_add(struct store *s, int64_t run_id, const char *key, const char *value,
+		  struct strbuf *err)
+{
+	struct binder b;
+
+	binder_start(&b, s->ins_env);
+	bind_i64(&b, run_id);
+	bind_str(&b, key, false);
+	bind_str(&b, value, false);
+	return store_insert_one(s, &b, "add env fact", err);
+}
+
+/* The run row's end: status, verdict, ended_at, duration and exit code. */
+static int store_update_run_end(struct store *s, int64_t run_id, const struct store_run_end *end,
+				struct strbuf *err)
+{
+	struct strbuf ended = STRBUF_INIT;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc;
+
+	time_format_iso8601(&ended, end->ended_real_ns);
+	ret = store_prepare(s,
+			    "UPDATE run SET status = ?, verdict = ?, ended_at = ?, duration_s = ?,"
+			    " exit_code = ? WHERE id = ?",
+			    &st, 0, err);
+	if (ret)
+		goto out_ended;
+	binder_start(&b, st);
+	bind_str(&b, end->status, false);
+	bind_str(&b, end->verdict, false);
+	bind_str(&b, ended.buf, false);
+	bind_dbl(&b, (double)end->duration_ns / (double)NSEC_PER_SEC);
+	bind_i64(&b, end->exit_code);
+	bind_i64(&b, run_id);
+	rc = binder_run(&b);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "finish run");
+	} else if (sqlite3_changes(s->db) != 1) {
+		strbuf_addf(err, "%s: finish run: run %" PRId64 " not found", s->path, run_id);
+		ret = -ENOENT;
+	}
+	sqlite3_finalize(st);
+out_ended:
+	strbuf_release(&ended);
+	return ret;
+}
+
+static int store_insert_summary(struct store *s, sqlite3_stmt *st, int64_t run_id,
+				const struct store_scope_total *t, enum io_class c,
+				uint64_t duration_ns)
+{
+	struct class_summary cs;
+	struct binder b;
+
+	class_summary_from_stats(&cs, &t->classes[c], duration_ns);
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_str(&b, t->scope == SCOPE_DATABASE ? t->volume : NULL, true);
+	bind_str(&b, io_class_name(c), false);
+	bind_u64(&b, cs.ios);
+	bind_u64(&b, cs.bytes);
+	bind_u64(&b, cs.errors);
+	bind_dbl(&b, cs.iops);
+	bind_dbl(&b, cs.mbps);
+	bind_dbl(&b, cs.avg_ms);
+	bind_dbl(&b, cs.p50_ms);
+	bind_dbl(&b, cs.p99_ms);
+	bind_dbl(&b, cs.max_ms);
+	bind_u64(&b, t->integrity_errors);
+	return binder_run(&b);
+}
+
+static int store_insert_histogram(struct store *s, sqlite3_stmt *st, int64_t run_id,
+				  const struct store_scope_total *t, enum io_class c,
+				  struct strbuf *enc)
+{
+	const struct hist *h = &t->classes[c].lat;
+	struct binder b;
+
+	strbuf_reset(enc);
+	hist_encode(h, enc);
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_str(&b, io_class_name(c), false);
+	bind_i64(&b, HIST_BITS);
+	bind_i64(&b, HIST_MAX_BITS);
+	bind_u64(&b, h->count);
+	bind_u64(&b, h->sum_ns);
+	if (h->count)
+		bind_u64(&b, h->min_ns);
+	else
+		bind_null(&b); /* an empty histogram has no minimum */
+	bind_u64(&b, h->max_ns);
+	bind_str(&b, enc->buf, false);
+	return binder_run(&b);
+}
+
+/* Summary and histogram rows of every scope total and class. */
+static int store_insert_totals(struct store *s, int64_t run_id, const struct store_run_end *end,
+			       struct strbuf *err)
+{
+	struct strbuf enc = STRBUF_INIT;
+	sqlite3_stmt *sum_st, *hist_st;
+	const struct store_scope_total *t;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+	int c;
+
+	ret = store_prepare(s,
+			    "INSERT INTO summary (run_id, scope, name, volume, class, ios, bytes,"
+			    " errors, iops, mbps, avg_ms, p50_ms, p99_ms, max_ms, integrity_errors)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    &sum_st, 0, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s,
+			    "INSERT INTO histogram (run_id, scope, name, class, bits, max_bits,"
+			    " count, sum_ns, min_ns, max_ns, buckets)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    &hist_st, 0, err);
+	if (ret)
+		goto out_sum;
+	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
+		t = &end->totals[i];
+		if ((unsigned)t->scope > SCOPE_DATABASE || !t->name || !t->classes) {
+			strbuf_addf(err, "%s: finish run: total %zu: bad scope, name or classes",
+				    s->path, i);
+			ret = -EINVAL;
+			goto out_hist;
+		}
+		for (c = 0; c < IO_CLASS_COUNT && rc == SQLITE_OK; c++) {
+			rc = store_insert_summary(s, sum_st, run_id, t, c, end->duration_ns);
+			if (rc == SQLITE_OK)
+				rc = store_insert_histogram(s, hist_st, run_id, t, c, &enc);
+		}
+	}
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, "write totals");
+out_hist:
+	sqlite3_finalize(hist_st);
+out_sum:
+	sqlite3_finalize(sum_st);
+	strbuf_release(&enc);
+	return ret;
+}
+
+static int store_insert_verdicts(struct store *s, int64_t run_id, const struct verdict *vs,
+				 size_t nr, struct strbuf *err)
+{
+	const struct verdict *v;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_prepare(s,
+			    "INSERT INTO verdict (run_id, scope, name, volume, criterion, cmp,"
+			    " threshold, measured, passed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr && rc == SQLITE_OK; i++) {
+		v = &vs[i];
+		binder_start(&b, st);
+		bind_i64(&b, run_id);
+		bind_str(&b, scope_kind_name(v->scope), false);
+		bind_str(&b, v->name, false);
+		bind_str(&b, v->scope == SCOPE_DATABASE ? v->volume : NULL, true);
+		bind_str(&b, v->criterion, false);
+		bind_str(&b, v->cmp == VERDICT_GE ? ">=" : "<=", false);
+		bind_dbl(&b, v->threshold);
+		bind_dbl(&b, v->measured);
+		bind_i64(&b, v->passed);
+		rc = binder_run(&b);
+	}
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, "write verdicts");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end *end,
+		     struct strbuf *err)
+{
+	int ret;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	/* The run row first: an unknown run is -ENOENT, not a foreign-key error. */
+	ret = store_update_run_end(s, run_id, end, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_insert_totals(s, run_id, end, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_insert_verdicts(s, run_id, end->verdicts, end->nr_verdicts, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
+int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = store_prepare(s, "SELECT max(id) FROM run", &st, 0, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		ret = store_fail(s, err, rc, "find the latest run");
+	} else if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		strbuf_addf(err, "%s: no runs in this results file", s->path);
+		ret = -ENOENT;
+	} else {
+		*run_id = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* A copy of column i (NULL stays NULL). */
+static int column_dup(sqlite3_stmt *st, int i, char **out)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	*out = strdup((const char *)v);
+	return *out ? 0 : -ENOMEM;
+}
+
+static uint64_t column_u64(sqlite3_stmt *st, int i)
+{
+	int64_t v = sqlite3_column_int64(st, i);
+
+	return v < 0 ? 0 : (uint64_t)v;
+}
+
+static void column_name(sqlite3_stmt *st, int i, char *out)
+{
+	const unsigned char *v = sqlite3_column_text(st, i);
+
+	snprintf(out, RESULTS_NAME_MAX, "%s", v ? (const char *)v : "");
+}
+
+static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
+{
+	char **const strs[] = {&r->status,	 &r->verdict,  &r->label,	 &r->host,
+			       &r->started_at,	 &r->ended_at, &r->profile_name, &r->profile_text,
+			       &r->command_line, &r->engine,   &r->test_type};
+	sqlite3_stmt *st;
+	int ret, rc;
+	size_t i;
+
+	ret = store_prepare(s,
+			    "SELECT status, verdict, label, host, started_at, ended_at,"
+			    " profile_name, profile_text, command_line, engine, test_type,"
+			    " duration_s, warmup_s, streams, exit_code FROM run WHERE id = ?",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE) {
+		strbuf_addf(err, "%s: run %" PRId64 " not found", s->path, run_id);
+		ret = -ENOENT;
+		goto out_finalize;
+	}
+	if (rc != SQLITE_ROW) {
+		ret = store_fail(s, err, rc, "load run");
+		goto out_finalize;
+	}
+	r->id = run_id;
+	for (i = 0; i < DP_ARRAY_SIZE(strs) && !ret; i++)
+		ret = column_dup(st, (int)i, strs[i]);
+	if (ret) {
+		strbuf_addf(err, "%s: load run: out of memory", s->path);
+		goto out_finalize;
+	}
+	r->duration_s = sqlite3_column_double(st, 11);
+	r->warmup_s = sqlite3_column_double(st, 12);
+	r->streams = (unsigned)sqlite3_column_int64(st, 13);
+	r->exit_code = sqlite3_column_int(st, 14);
+	snprintf(r->run.name, sizeof(r->run.name), "run");
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/*
+ * The scope a summary row belongs to, appended on first sight. Rows of one
+ * scope are written together, so the last entry is checked first.
+ */
+static struct scope_summary *results_scope_get(struct scope_summary **arr, size_t *nr,
+					       const char *name)
+{
+	struct scope_summary *n;
+	size_t i;
+
+	if (*nr && !strcmp((*arr)[*nr - 1].name, name))
+		return &(*arr)[*nr - 1];
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*arr)[i].name, name))
+			return &(*arr)[i];
+	n = realloc(*arr, (*nr + 1) * sizeof(**arr));
+	if (!n)
+		return NULL;
+	*arr = n;
+	memset(&n[*nr], 0, sizeof(n[*nr]));
+	snprintf(n[*nr].name, sizeof(n[*nr].name), "%s", name);
+	return &n[(*nr)++];
+}
+
+static void summary_row_read(sqlite3_stmt *st, struct scope_summary *sc, enum io_class c)
+{
+	struct class_summary *cs = &sc->classes[c];
+
+	column_name(st, 2, sc->volume);
+	cs->ios = column_u64(st, 4);
+	cs->bytes = column_u64(st, 5);
+	cs->errors = column_u64(st, 6);
+	cs->iops = sqlite3_column_double(st, 7);
+	cs->mbps = sqlite3_column_double(st, 8);
+	cs->avg_ms = sqlite3_column_double(st, 9);
+	cs->p50_ms = sqlite3_column_double(st, 10);
+	cs->p99_ms = sqlite3_column_double(st, 11);
+	cs->max_ms = sqlite3_column_double(st, 12);
+	sc->integrity_errors = column_u64(st, 13);
+}
+
+static int store_load_summaries(struct store *s, struct results *r, struct strbuf *err)
+{
+	char name[RESULTS_NAME_MAX];
+	struct scope_summary *sc;
+	const char *scope, *cls;
+	sqlite3_stmt *st;
+	int ret, rc, kind, c;
+
+	ret = store_prepare(s,
+			    "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
+			    " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
+			    " FROM summary WHERE run_id = ? ORDER BY rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		scope = (const char *)sqlite3_column_text(st, 0);
+		cls = (const char *)sqlite3_column_text(st, 3);
+		kind = scope_kind_from_name(scope);
+		c = io_class_from_name(cls ? cls : "");
+		if (kind < 0 || c < 0) {
+			strbuf_addf(err,
+				    "%s: run %" PRId64 ": summary row of unknown scope or class",
+				    s->path, r->id);
+			ret = -EIO;
+			goto out_finalize;
+		}
+		column_name(st, 1, name);
+		if (kind == SCOPE_RUN)
+			sc = &r->run;
+		else if (kind == SCOPE_VOLUME)
+			sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
+		else
+			sc = results_scope_get(&r->databases, &r->nr_databases, name);
+		if (!sc) {
+			strbuf_addf(err, "%s: load summaries: out of memory", s->path);
+			ret = -ENOMEM;
+			goto out_finalize;
+		}
+		summary_row_read(st, sc, c);
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load summaries");
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int verdict_row_read(sqlite3_stmt *st, struct verdict *v)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 0);
+	const char *cmp = (const char *)sqlite3_column_text(st, 4);
+	int kind = scope_kind_from_name(scope);
+
+	memset(v, 0, sizeof(*v));
+	if (kind < 0 || !cmp || (strcmp(cmp, "<=") && strcmp(cmp, ">=")))
+		return -EIO;
+	v->scope = kind;
+	column_name(st, 1, v->name);
+	column_name(st, 2, v->volume);
+	snprintf(v->criterion, sizeof(v->criterion), "%s",
+		 sqlite3_column_text(st, 3) ? (const char *)sqlite3_column_text(st, 3) : "");
+	v->cmp = strcmp(cmp, ">=") ? VERDICT_LE : VERDICT_GE;
+	v->threshold = sqlite3_column_double(st, 5);
+	v->measured = sqlite3_column_double(st, 6);
+	v->passed = sqlite3_column_int(st, 7) != 0;
+	return 0;
+}
+
+static int store_load_verdicts(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct verdict *n;
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
+			    " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = realloc(r->verdicts, (r->nr_verdicts + 1) * sizeof(*n));
+		if (!n) {
+			strbuf_addf(err, "%s: load verdicts: out of memory", s->path);
+			ret = -ENOMEM;
+			goto out_finalize;
+		}
+		r->verdicts = n;
+		if (verdict_row_read(st, &n[r->nr_verdicts])) {
+			strbuf_addf(err, "%s: run %" PRId64 ": verdict row of unknown scope or cmp",
+				    s->path, r->id);
+			ret = -EIO;
+			goto out_finalize;
+		}
+		r->nr_verdicts++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load verdicts");
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* All three reads in one read transaction: one consistent snapshot. */
+int store_results_load(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
+{
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = store_exec(s, "BEGIN", "begin read", err);
+	if (ret)
+		return ret;
+	ret = store_load_run(s, run_id, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_summaries(s, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_verdicts(s, r, err);
+	if (ret)
+		goto out_release;
+	store_rollback(s); /* read only: nothing to commit */
+	return 0;
+
+out_release:
+	results_release(r);
+	store_rollback(s);
+	return ret;
+}

@@ -1,0 +1,466 @@
+/*
+ * test_report.c - the report renderers (report.h) and the results helpers
+ * (results.h) on hand-built results: JSON is one valid document (checked by
+ * python3's json module) with the documented keys and values and never nan
+ * or inf; text puts the verdict first and failing verdicts above the table;
+ * verdict sentences read exactly as documented; class summaries are computed
+ * as results.h says.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/report.h"
+
+/* Fills a scope with simple, distinct numbers. */
+static void scope_fill(struct scope_summary *sc, const char *name, const char *volume, double base)
+{
+	int c;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->name, sizeof(sc->name), "%s", name);
+	snprintf(sc->volume, sizeof(sc->volume), "%s", volume);
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		sc->classes[c].ios = (uint64_t)(base * 1000) + (uint64_t)c;
+		sc->classes[c].bytes = sc->classes[c].ios * 32768;
+		sc->classes[c].iops = base * 10 + c;
+		sc->classes[c].mbps = base + c / 10.0;
+		sc->classes[c].avg_ms = 5.25 + c;
+		sc->classes[c].p50_ms = 4.5;
+		sc->classes[c].p99_ms = 12.125;
+		sc->classes[c].max_ms = 80.0 + c;
+	}
+}
+
+struct sample {
+	struct results r;
+	struct scope_summary vols[2];
+	struct scope_summary dbs[2];
+	struct verdict verdicts[4];
+};
+
+/* A two-volume run where db3 on vol2 fails its read average. */
+static void sample_build(struct sample *s)
+{
+	static const struct verdict verdicts[] = {
+		{.scope = SCOPE_RUN,
+		 .name = "run",
+		 .criterion = "transactional_iops",
+		 .cmp = VERDICT_GE,
+		 .threshold = 100,
+		 .measured = 150.5,
+		 .passed = true},
+		{.scope = SCOPE_VOLUME,
+		 .name = "vol1",
+		 .criterion = "log_write_max_ms",
+		 .cmp = VERDICT_LE,
+		 .threshold = 100,
+		 .measured = 81,
+		 .passed = true},
+		{.scope = SCOPE_DATABASE,
+		 .name = "db3",
+		 .volume = "vol2",
+		 .criterion = "db_read_avg_ms",
+		 .cmp = VERDICT_LE,
+		 .threshold = 20,
+		 .measured = 21.4,
+		 .passed = false},
+		{.scope = SCOPE_DATABASE,
+		 .name = "db1",
+		 .volume = "vol1",
+		 .criterion = "db_read_avg_ms",
+		 .cmp = VERDICT_LE,
+		 .threshold = 20,
+		 .measured = 6.25,
+		 .passed = true},
+	};
+
+	memset(s, 0, sizeof(*s));
+	s->r.id = 42;
+	s->r.status = "failed";
+	s->r.verdict = "FAIL";
+	s->r.label = "cache \"90:10\"\nafter fw";
+	s->r.host = "db-host-1";
+	s->r.started_at = "2025-11-29T22:12:08Z";
+	s->r.ended_at = "2025-11-30T00:17:08Z";
+	s->r.duration_s = 7200;
+	s->r.warmup_s = 300;
+	s->r.profile_name = "exchange-2016";
+	s->r.engine = "sim";
+	s->r.test_type = "performance";
+	s->r.streams = 8;
+	s->r.exit_code = 1;
+	scope_fill(&s->r.run, "run", "", 4);
+	s->r.run.integrity_errors = 0;
+	scope_fill(&s->vols[0], "vol1", "", 2);
+	scope_fill(&s->vols[1], "vol2", "", 2);
+	scope_fill(&s->dbs[0], "db1", "vol1", 2);
+	scope_fill(&s->dbs[1], "db3", "vol2", 2);
+	s->dbs[1].integrity_errors = 3;
+	s->r.volumes = s->vols;
+	s->r.nr_volumes = 2;
+	s->r.databases = s->dbs;
+	s->r.nr_databases = 2;
+	memcpy(s->verdicts, verdicts, sizeof(verdicts));
+	s->r.verdicts = s->verdicts;
+	s->r.nr_verdicts = DP_ARRAY_SIZE(verdicts);
+}
+
+/*
+ * Runs python3 over the document: it must parse as JSON, and the script's
+ * output (one expression per line) is returned. Skips when python3 is absent.
+ */
+static char *python_json(const char *doc, const char *exprs)
+{
+	char path[] = "/tmp/dp-test-report-XXXXXX";
+	struct strbuf cmd = STRBUF_INIT, out = STRBUF_INIT;
+	char buf[512];
+	size_t n;
+	FILE *fp;
+	int fd, status;
+
+	if (system("python3 -c 'import json' >/dev/null 2>&1") != 0)
+		skip();
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, doc, strlen(doc)), (ssize_t)strlen(doc));
+	close(fd);
+	strbuf_addf(&cmd,
+		    "python3 -c 'import json,sys\nd = json.load(open(sys.argv[1]))\n%s' %s 2>&1",
+		    exprs, path);
+	fp = popen(cmd.buf, "r");
+	assert_non_null(fp);
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		strbuf_add(&out, buf, n);
+	status = pclose(fp);
+	unlink(path);
+	if (status != 0)
+		fail_msg("python3 rejected the JSON: %s\n%s", out.buf, doc);
+	strbuf_release(&cmd);
+	return strbuf_detach(&out, NULL);
+}
+
+static void test_json_valid_with_keys(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	char *got;
+
+	sample_build(&s);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(
+		out.buf,
+		"print(sorted(d))\n"
+		"print(sorted(d[\"run\"]))\n"
+		"print(d[\"run\"][\"id\"], repr(d[\"run\"][\"label\"]))\n"
+		"print(d[\"run\"][\"profile\"], d[\"run\"][\"streams\"])\n"
+		"print(sorted(d[\"summary\"]))\n"
+		"print(sorted(d[\"summary\"][\"classes\"]))\n"
+		"print(sorted(d[\"summary\"][\"classes\"][\"db_read\"]))\n"
+		"print(d[\"summary\"][\"classes\"][\"db_read\"][\"ios\"])\n"
+		"print(d[\"summary\"][\"transactional_iops\"])\n"
+		"print([v[\"name\"] for v in d[\"volumes\"]])\n"
+		"print([(x[\"name\"], x[\"volume\"]) for x in d[\"databases\"]])\n"
+		"print(d[\"databases\"][1][\"integrity_errors\"])\n"
+		"print(d[\"volumes\"][0][\"classes\"][\"log_write\"][\"max_ms\"])\n"
+		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
+		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
+	assert_string_equal(
+		got, "['databases', 'run', 'summary', 'verdicts', 'volumes']\n"
+		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
+		     "'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
+		     "'warmup_s']\n"
+		     "42 'cache \"90:10\"\\nafter fw'\n"
+		     "exchange-2016 8\n"
+		     "['classes', 'integrity_errors', 'transactional_iops']\n"
+		     "['db_read', 'db_write', 'log_write']\n"
+		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
+		     "'p99_ms']\n"
+		     "4000\n"
+		     "81.0\n"
+		     "['vol1', 'vol2']\n"
+		     "[('db1', 'vol1'), ('db3', 'vol2')]\n"
+		     "3\n"
+		     "82.0\n"
+		     "[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
+		     "['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
+		     "'volume']]\n"
+		     "21.4 False\n");
+	free(got);
+	strbuf_release(&out);
+}
+
+/* No label and no end time are JSON null, not strings. */
+static void test_json_nulls(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	char *got;
+
+	sample_build(&s);
+	s.r.label = NULL;
+	s.r.ended_at = NULL;
+	s.r.verdict = NULL;
+	s.r.status = "running";
+	s.r.nr_verdicts = 0;
+	s.r.nr_volumes = 0;
+	s.r.nr_databases = 0;
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(d[\"run\"][\"label\"], d[\"run\"][\"ended\"], "
+				   "d[\"verdicts\"], d[\"volumes\"], d[\"databases\"])\n");
+	assert_string_equal(got, "None None [] [] []\n");
+	free(got);
+	strbuf_release(&out);
+}
+
+static bool has_nan_or_inf(const char *s)
+{
+	for (; *s; s++)
+		if (!strncasecmp(s, "nan", 3) || !strncasecmp(s, "inf", 3))
+			return true;
+	return false;
+}
+
+/* Zero durations and even non-finite values never reach the document. */
+static void test_json_finite_numbers(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct class_stats cs;
+	struct sample s;
+	char *got;
+
+	sample_build(&s);
+	class_stats_init(&cs);
+	hist_add(&cs.lat, 1000000);
+	cs.bytes = 4096;
+	class_summary_from_stats(&s.r.run.classes[IO_DB_READ], &cs, 0);
+	s.r.duration_s = 0;
+	s.r.warmup_s = NAN;
+	s.vols[0].classes[IO_DB_WRITE].avg_ms = INFINITY;
+	s.vols[1].classes[IO_LOG_WRITE].iops = -INFINITY;
+	s.verdicts[0].measured = NAN;
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	assert_false(has_nan_or_inf(out.buf));
+	got = python_json(out.buf, "print(d[\"run\"][\"duration_s\"], d[\"run\"][\"warmup_s\"])\n"
+				   "print(d[\"summary\"][\"classes\"][\"db_read\"][\"iops\"])\n"
+				   "print(d[\"verdicts\"][0][\"measured\"])\n");
+	assert_string_equal(got, "0.0 None\n0.0\nNone\n");
+	free(got);
+	strbuf_release(&out);
+}
+
+static void test_text_failures_first(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	const char *fail_line, *table, *vol1, *vol2, *nl;
+	struct sample s;
+
+	sample_build(&s);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	nl = strchr(out.buf, '\n');
+	assert_non_null(nl);
+	assert_true(!strncmp(out.buf, "diskproof run 42: FAIL", strlen("diskproof run 42: FAIL")));
+	assert_true(strstr(out.buf, "FAIL") < nl);
+	fail_line = strstr(out.buf, "  FAIL db3 on vol2: database read average 21.4 ms > 20 ms\n");
+	table = strstr(out.buf, "\nvolume ");
+	assert_non_null(fail_line);
+	assert_non_null(table);
+	assert_true(fail_line < table);
+	/* passing verdicts are not listed above the table */
+	assert_null(strstr(out.buf, "PASS run:"));
+	assert_null(strstr(out.buf, "\033"));
+	/* vol2 fails through its database, vol1 passes */
+	vol1 = strstr(table, "\nvol1 ");
+	vol2 = strstr(table, "\nvol2 ");
+	assert_non_null(vol1);
+	assert_non_null(vol2);
+	nl = strchr(vol1 + 1, '\n');
+	assert_true(strstr(vol1, "PASS") < nl);
+	nl = strchr(vol2 + 1, '\n');
+	assert_true(strstr(vol2, "FAIL") < nl);
+	assert_non_null(strstr(table, "\ntotal "));
+	assert_non_null(strstr(out.buf, "verdicts: 3 passed, 1 failed\n"));
+	strbuf_release(&out);
+}
+
+static void test_text_pass_and_color(void **state)
+{
+	struct report_options opt = {.color = true};
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+
+	sample_build(&s);
+	s.r.verdict = "PASS";
+	s.r.status = "passed";
+	s.r.label = "baseline";
+	s.verdicts[2].passed = true;
+	report_render(&out, &s.r, REPORT_TEXT, &opt);
+	assert_true(!strncmp(out.buf, "diskproof run 42: \033[32mPASS\033[0m [baseline]\n",
+			     strlen("diskproof run 42: \033[32mPASS\033[0m [baseline]\n")));
+	assert_null(strstr(out.buf, "FAIL"));
+	strbuf_release(&out);
+}
+
+static void assert_verdict_line(const struct verdict *v, const char *want)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	report_verdict_line(&out, v);
+	assert_string_equal(out.buf, want);
+	strbuf_release(&out);
+}
+
+static void test_verdict_lines(void **state)
+{
+	const struct verdict db = {.scope = SCOPE_DATABASE,
+				   .name = "db3",
+				   .volume = "vol2",
+				   .criterion = "db_read_avg_ms",
+				   .cmp = VERDICT_LE,
+				   .threshold = 20,
+				   .measured = 21.4};
+	const struct verdict vol = {.scope = SCOPE_VOLUME,
+				    .name = "vol1",
+				    .criterion = "log_write_max_ms",
+				    .cmp = VERDICT_LE,
+				    .threshold = 100,
+				    .measured = 130};
+	const struct verdict run = {.scope = SCOPE_RUN,
+				    .name = "run",
+				    .criterion = "transactional_iops",
+				    .cmp = VERDICT_GE,
+				    .threshold = 1000,
+				    .measured = 812};
+	const struct verdict pass = {.scope = SCOPE_DATABASE,
+				     .name = "db1",
+				     .volume = "vol1",
+				     .criterion = "log_write_avg_ms",
+				     .cmp = VERDICT_LE,
+				     .threshold = 10,
+				     .measured = 3.25,
+				     .passed = true};
+	const struct verdict errs = {.scope = SCOPE_VOLUME,
+				     .name = "vol1",
+				     .criterion = "io_errors",
+				     .cmp = VERDICT_LE,
+				     .measured = 3};
+	const struct verdict integ = {.scope = SCOPE_RUN,
+				      .name = "run",
+				      .criterion = "integrity_errors",
+				      .cmp = VERDICT_LE,
+				      .passed = true};
+	const struct verdict dbmax = {.scope = SCOPE_DATABASE,
+				      .name = "db2",
+				      .volume = "vol1",
+				      .criterion = "db_read_max_ms",
+				      .cmp = VERDICT_LE,
+				      .threshold = 100,
+				      .measured = 100.0004};
+	const struct verdict unknown = {.scope = SCOPE_RUN,
+					.name = "run",
+					.criterion = "fancy_metric",
+					.cmp = VERDICT_LE,
+					.threshold = 1,
+					.measured = 1.5};
+
+	assert_verdict_line(&db, "db3 on vol2: database read average 21.4 ms > 20 ms");
+	assert_verdict_line(&vol, "vol1: log write maximum 130 ms > 100 ms");
+	assert_verdict_line(&run, "run: achieved transactional IOPS 812 < 1000");
+	assert_verdict_line(&pass, "db1 on vol1: log write average 3.25 ms <= 10 ms");
+	assert_verdict_line(&errs, "vol1: I/O errors 3 > 0");
+	assert_verdict_line(&integ, "run: integrity errors 0 <= 0");
+	/* rounding never prints a failure as "100 > 100" */
+	assert_verdict_line(&dbmax, "db2 on vol1: database read maximum 100.0004 ms > 100 ms");
+	assert_verdict_line(&unknown, "run: fancy_metric 1.5 > 1");
+}
+
+static void test_format_names(void **state)
+{
+	assert_int_equal(report_format_from_name("text"), REPORT_TEXT);
+	assert_int_equal(report_format_from_name("json"), REPORT_JSON);
+	assert_int_equal(report_format_from_name("html"), -1);
+	assert_int_equal(report_format_from_name(NULL), -1);
+}
+
+static void test_class_summary(void **state)
+{
+	struct class_summary out;
+	struct class_stats cs;
+	unsigned i;
+
+	class_stats_init(&cs);
+	class_summary_from_stats(&out, &cs, 10 * NSEC_PER_SEC);
+	assert_int_equal(out.ios, 0);
+	assert_true(out.iops == 0 && out.avg_ms == 0 && out.p99_ms == 0 && out.max_ms == 0);
+
+	/* 99 I/Os of 2 ms and one of 50 ms over 4 s, 8 KiB each */
+	for (i = 0; i < 99; i++)
+		hist_add(&cs.lat, 2 * NSEC_PER_MSEC);
+	hist_add(&cs.lat, 50 * NSEC_PER_MSEC);
+	cs.bytes = 100 * 8192;
+	cs.errors = 4;
+	class_summary_from_stats(&out, &cs, 4 * NSEC_PER_SEC);
+	assert_int_equal(out.ios, 100);
+	assert_int_equal(out.bytes, 819200);
+	assert_int_equal(out.errors, 4);
+	assert_true(fabs(out.iops - 25.0) < 1e-9);
+	assert_true(fabs(out.mbps - 0.2048) < 1e-9);
+	assert_true(fabs(out.avg_ms - 2.48) < 1e-9);
+	assert_true(fabs(out.p50_ms - 2.0) <= 2.0 / 128);
+	assert_true(fabs(out.p99_ms - 2.0) <= 2.0 / 128);
+	assert_true(out.max_ms == 50.0);
+
+	/* no measured time: no rates, never inf */
+	class_summary_from_stats(&out, &cs, 0);
+	assert_true(out.iops == 0 && out.mbps == 0);
+	assert_true(fabs(out.avg_ms - 2.48) < 1e-9);
+}
+
+static void test_scope_helpers(void **state)
+{
+	struct scope_summary sc;
+	struct results r;
+	int k;
+
+	for (k = SCOPE_RUN; k <= SCOPE_DATABASE; k++)
+		assert_int_equal(scope_kind_from_name(scope_kind_name(k)), k);
+	assert_string_equal(scope_kind_name(SCOPE_DATABASE), "database");
+	assert_int_equal(scope_kind_from_name("host"), -1);
+	assert_int_equal(scope_kind_from_name(NULL), -1);
+
+	memset(&sc, 0, sizeof(sc));
+	sc.classes[IO_DB_READ].iops = 600.5;
+	sc.classes[IO_DB_WRITE].iops = 400.25;
+	sc.classes[IO_LOG_WRITE].iops = 1000;
+	assert_true(scope_transactional_iops(&sc) == 1000.75);
+
+	memset(&r, 0, sizeof(r));
+	results_release(&r);
+	results_release(&r);
+	results_release(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_json_valid_with_keys),
+		cmocka_unit_test(test_json_nulls),
+		cmocka_unit_test(test_json_finite_numbers),
+		cmocka_unit_test(test_text_failures_first),
+		cmocka_unit_test(test_text_pass_and_color),
+		cmocka_unit_test(test_verdict_lines),
+		cmocka_unit_test(test_format_names),
+		cmocka_unit_test(test_class_summary),
+		cmocka_unit_test(test_scope_helpers),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

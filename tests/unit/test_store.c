@@ -1,0 +1,737 @@
+/*
+ * test_store.c - the SQLite results file (store.h) on real files in a fresh
+ * temporary directory: schema creation and version, a whole run written and
+ * loaded back with exact values, histogram rows that decode, latest run and
+ * unknown ids, files that are not ours (text, another SQLite database, a
+ * newer schema), reopening without re-migrating, and two connections sharing
+ * one file under the busy timeout.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "diskproof/store.h"
+
+struct fixture {
+	char dir[64];
+	char path[128];
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+
+	assert_non_null(f);
+	snprintf(f->dir, sizeof(f->dir), "/tmp/dp-test-store-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	snprintf(f->path, sizeof(f->path), "%s/results.db", f->dir);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char p[512];
+	struct dirent *de;
+	DIR *d = opendir(f->dir);
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", f->dir, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+/* A raw connection for looking at the file from outside the store. */
+static sqlite3 *raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_busy_timeout(db, 5000);
+	return db;
+}
+
+static int64_t raw_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int64_t v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *raw_text(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	char *v;
+
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	v = strdup(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "");
+	sqlite3_finalize(st);
+	return v;
+}
+
+static struct store *open_ok(const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	int ret = store_open(&s, path, &err);
+
+	if (ret)
+		fail_msg("store_open: %d: %s", ret, err.buf);
+	strbuf_release(&err);
+	return s;
+}
+
+static const struct store_run_info run_info = {
+	.label = "cache 90:10",
+	.host = "db-host-1",
+	.started_real_ns = 1764454328ULL * NSEC_PER_SEC, /* 2025-11-29T22:12:08Z */
+	.profile_name = "exchange-2016",
+	.profile_text = "[run]\nstreams = 8\n",
+	.command_line = "diskproof run exchange-2016",
+	.engine = "sim",
+	.test_type = "performance",
+	.streams = 8,
+	.warmup_ns = 300 * NSEC_PER_SEC,
+	.pid = 4242,
+};
+
+static int64_t begin_ok(struct store *s)
+{
+	struct strbuf err = STRBUF_INIT;
+	int64_t id = -1;
+	int ret = store_run_begin(s, &run_info, &id, &err);
+
+	if (ret)
+		fail_msg("store_run_begin: %d: %s", ret, err.buf);
+	strbuf_release(&err);
+	return id;
+}
+
+static void write_interval(struct store *s, int64_t run_id, uint64_t t_ms)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store_sample rows[2] = {
+		{.t_ms = t_ms,
+		 .scope = SCOPE_RUN,
+		 .scope_name = "run",
+		 .cls = IO_DB_READ,
+		 .ios = 100,
+		 .bytes = 3276800,
+		 .lat_sum_ns = 500000000,
+		 .lat_max_ns = 9000000,
+		 .p50_ns = 5000000,
+		 .p99_ns = 8000000},
+		{.t_ms = t_ms,
+		 .scope = SCOPE_VOLUME,
+		 .scope_name = "vol1",
+		 .cls = IO_LOG_WRITE,
+		 .ios = 30,
+		 .bytes = 122880,
+		 .lat_sum_ns = 30000000,
+		 .lat_max_ns = 2000000,
+		 .p50_ns = 1000000,
+		 .p99_ns = 1900000},
+	};
+	int ret = store_interval_write(s, run_id, rows, 2, &err);
+
+	if (ret)
+		fail_msg("store_interval_write: %d: %s", ret, err.buf);
+	strbuf_release(&err);
+}
+
+static void test_open_creates_schema(void **state)
+{
+	static const char *const tables[] = {"run",	"sample",	"summary", "histogram",
+					     "verdict", "env",		"volume",  "database",
+					     "event",	"autotune_step"};
+	struct fixture *f = *state;
+	struct store *s = open_ok(f->path);
+	char sql[128], *mode;
+	sqlite3 *db;
+	size_t i;
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	mode = raw_text(db, "PRAGMA journal_mode");
+	assert_string_equal(mode, "wal");
+	free(mode);
+	for (i = 0; i < DP_ARRAY_SIZE(tables); i++) {
+		snprintf(sql, sizeof(sql),
+			 "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '%s'",
+			 tables[i]);
+		assert_int_equal(raw_int(db, sql), 1);
+	}
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM pragma_table_info('run') WHERE name IN"
+				     " ('id', 'status', 'verdict', 'label', 'host', 'started_at',"
+				     " 'ended_at', 'duration_s', 'profile_name', 'profile_text',"
+				     " 'command_line', 'pid')"),
+			 12);
+	assert_int_equal(raw_int(db,
+				 "SELECT count(*) FROM pragma_table_info('sample') WHERE name IN"
+				 " ('run_id', 't_ms', 'warmup', 'scope', 'scope_name', 'class',"
+				 " 'ios', 'bytes', 'lat_sum_ns', 'lat_max_ns', 'p50_ns',"
+				 " 'p99_ns')"),
+			 12);
+	sqlite3_close(db);
+	store_close(s);
+}
+
+/* Deleting a run removes its rows everywhere (ON DELETE CASCADE). */
+static void test_delete_cascades(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	sqlite3 *db;
+
+	write_interval(s, id, 1000);
+	assert_int_equal(store_event_add(s, id, 0, "start", "run started", &err), 0);
+	assert_int_equal(store_env_add(s, id, "kernel", "6.8.0", &err), 0);
+	store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(
+		sqlite3_exec(db, "PRAGMA foreign_keys = ON; DELETE FROM run", NULL, NULL, NULL),
+		SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT (SELECT count(*) FROM sample) + (SELECT count(*)"
+				     " FROM event) + (SELECT count(*) FROM env)"),
+			 0);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+/* Fills stats with n latencies of ns each, plus the given bytes per I/O. */
+static void stats_fill(struct class_stats *cs, uint64_t n, uint64_t ns, uint64_t io_bytes)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++) {
+		hist_add(&cs->lat, ns);
+		cs->bytes += io_bytes;
+	}
+}
+
+static void assert_close(double a, double b)
+{
+	if (a < b - 1e-9 || a > b + 1e-9)
+		fail_msg("%.12f != %.12f", a, b);
+}
+
+static void test_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	struct class_stats run_c[IO_CLASS_COUNT], vol_c[2][IO_CLASS_COUNT], db_c[IO_CLASS_COUNT];
+	const struct store_volume_row vols[] = {
+		{.name = "vol2", .path = "/mnt/v2", .log_path = "/mnt/l2", .databases = 1},
+		{.name = "vol1", .path = "/mnt/v1", .log_path = "/mnt/v1", .databases = 1},
+	};
+	const struct store_database_row dbs[] = {
+		{.name = "db1",
+		 .volume = "vol2",
+		 .path = "/mnt/v2/db1.edb",
+		 .log_path = "/mnt/l2/db1.log",
+		 .size = 1ULL << 30},
+	};
+	const struct verdict verdicts[] = {
+		{.scope = SCOPE_DATABASE,
+		 .name = "db1",
+		 .volume = "vol2",
+		 .criterion = "db_read_avg_ms",
+		 .cmp = VERDICT_LE,
+		 .threshold = 20,
+		 .measured = 21.4,
+		 .passed = false},
+		{.scope = SCOPE_RUN,
+		 .name = "run",
+		 .criterion = "transactional_iops",
+		 .cmp = VERDICT_GE,
+		 .threshold = 100,
+		 .measured = 150.5,
+		 .passed = true},
+	};
+	struct store_scope_total totals[4];
+	struct store_run_end end = {
+		.status = "failed",
+		.verdict = "FAIL",
+		.ended_real_ns = (1764454328ULL + 7500) * NSEC_PER_SEC,
+		.duration_ns = 10 * NSEC_PER_SEC,
+		.exit_code = 1,
+		.totals = totals,
+		.nr_totals = 4,
+		.verdicts = verdicts,
+		.nr_verdicts = 2,
+	};
+	struct results r;
+	struct hist decoded;
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int64_t id;
+	int c, v;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		class_stats_init(&run_c[c]);
+		class_stats_init(&db_c[c]);
+		for (v = 0; v < 2; v++)
+			class_stats_init(&vol_c[v][c]);
+	}
+	stats_fill(&db_c[IO_DB_READ], 1000, 5000000, 32768);
+	stats_fill(&db_c[IO_DB_READ], 1, 30000000, 32768);
+	db_c[IO_DB_READ].errors = 2;
+	stats_fill(&db_c[IO_DB_WRITE], 500, 8000000, 32768);
+	stats_fill(&db_c[IO_LOG_WRITE], 300, 1000000, 4096);
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		class_stats_merge(&vol_c[0][c], &db_c[c]);
+		class_stats_merge(&run_c[c], &db_c[c]);
+	}
+	totals[0] = (struct store_scope_total){
+		.scope = SCOPE_RUN, .name = "run", .integrity_errors = 1, .classes = run_c};
+	totals[1] = (struct store_scope_total){
+		.scope = SCOPE_VOLUME, .name = "vol2", .integrity_errors = 1, .classes = vol_c[0]};
+	totals[2] = (struct store_scope_total){
+		.scope = SCOPE_VOLUME, .name = "vol1", .classes = vol_c[1]};
+	totals[3] = (struct store_scope_total){.scope = SCOPE_DATABASE,
+					       .name = "db1",
+					       .volume = "vol2",
+					       .integrity_errors = 1,
+					       .classes = db_c};
+
+	id = begin_ok(s);
+	assert_true(id > 0);
+	assert_int_equal(store_run_layout(s, id, vols, 2, dbs, 1, &err), 0);
+	write_interval(s, id, 1000);
+	write_interval(s, id, 2000);
+	assert_int_equal(store_event_add(s, id, 300000, "warmup_end", NULL, &err), 0);
+	assert_int_equal(store_env_add(s, id, "kernel", "6.8.0", &err), 0);
+	assert_int_equal(store_env_add(s, id, "kernel", "6.8.1", &err), 0);
+	if (store_run_finish(s, id, &end, &err))
+		fail_msg("store_run_finish: %s", err.buf);
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_int_equal(r.id, id);
+	assert_string_equal(r.status, "failed");
+	assert_string_equal(r.verdict, "FAIL");
+	assert_string_equal(r.label, "cache 90:10");
+	assert_string_equal(r.host, "db-host-1");
+	assert_string_equal(r.started_at, "2025-11-29T22:12:08Z");
+	assert_string_equal(r.ended_at, "2025-11-30T00:17:08Z");
+	assert_string_equal(r.profile_name, "exchange-2016");
+	assert_string_equal(r.profile_text, "[run]\nstreams = 8\n");
+	assert_string_equal(r.command_line, "diskproof run exchange-2016");
+	assert_string_equal(r.engine, "sim");
+	assert_string_equal(r.test_type, "performance");
+	assert_int_equal(r.streams, 8);
+	assert_int_equal(r.exit_code, 1);
+	assert_close(r.duration_s, 10.0);
+	assert_close(r.warmup_s, 300.0);
+
+	assert_string_equal(r.run.name, "run");
+	assert_int_equal(r.run.integrity_errors, 1);
+	assert_int_equal(r.run.classes[IO_DB_READ].ios, 1001);
+	assert_int_equal(r.run.classes[IO_DB_READ].bytes, 1001 * 32768);
+	assert_int_equal(r.run.classes[IO_DB_READ].errors, 2);
+	assert_close(r.run.classes[IO_DB_READ].iops, 100.1);
+	assert_close(r.run.classes[IO_DB_READ].mbps, 1001 * 32768 / 1e6 / 10);
+	assert_close(r.run.classes[IO_DB_READ].avg_ms, (1000 * 5.0 + 30.0) / 1001);
+	assert_close(r.run.classes[IO_DB_READ].max_ms, 30.0);
+	assert_close(r.run.classes[IO_DB_WRITE].iops, 50.0);
+	assert_int_equal(r.run.classes[IO_LOG_WRITE].bytes, 300 * 4096);
+	assert_close(scope_transactional_iops(&r.run), 150.1);
+
+	/* volumes and databases in the order they were written */
+	assert_int_equal(r.nr_volumes, 2);
+	assert_string_equal(r.volumes[0].name, "vol2");
+	assert_string_equal(r.volumes[1].name, "vol1");
+	assert_int_equal(r.volumes[0].classes[IO_DB_WRITE].ios, 500);
+	assert_int_equal(r.volumes[1].classes[IO_DB_WRITE].ios, 0);
+	assert_close(r.volumes[1].classes[IO_DB_WRITE].avg_ms, 0.0);
+	assert_string_equal(r.volumes[0].volume, "");
+	assert_int_equal(r.nr_databases, 1);
+	assert_string_equal(r.databases[0].name, "db1");
+	assert_string_equal(r.databases[0].volume, "vol2");
+	assert_int_equal(r.databases[0].classes[IO_LOG_WRITE].ios, 300);
+
+	assert_int_equal(r.nr_verdicts, 2);
+	assert_int_equal(r.verdicts[0].scope, SCOPE_DATABASE);
+	assert_string_equal(r.verdicts[0].name, "db1");
+	assert_string_equal(r.verdicts[0].volume, "vol2");
+	assert_string_equal(r.verdicts[0].criterion, "db_read_avg_ms");
+	assert_int_equal(r.verdicts[0].cmp, VERDICT_LE);
+	assert_close(r.verdicts[0].threshold, 20.0);
+	assert_close(r.verdicts[0].measured, 21.4);
+	assert_false(r.verdicts[0].passed);
+	assert_int_equal(r.verdicts[1].scope, SCOPE_RUN);
+	assert_int_equal(r.verdicts[1].cmp, VERDICT_GE);
+	assert_string_equal(r.verdicts[1].volume, "");
+	assert_true(r.verdicts[1].passed);
+	results_release(&r);
+	results_release(&r); /* safe twice */
+	store_close(s);
+
+	/* the raw rows: samples, env (last value wins), layout, histogram */
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sample"), 4);
+	assert_int_equal(raw_int(db, "SELECT sum(ios) FROM sample WHERE class = 'db_read'"), 200);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM env WHERE value = '6.8.1'"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM env"), 1);
+	assert_int_equal(raw_int(db, "SELECT size FROM database WHERE name = 'db1'"), 1 << 30);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM volume"), 2);
+	assert_int_equal(raw_int(db, "SELECT pid FROM run"), 4242);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM summary"), 4 * IO_CLASS_COUNT);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM histogram"), 4 * IO_CLASS_COUNT);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM histogram WHERE min_ns IS NULL"),
+			 IO_CLASS_COUNT);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT count, sum_ns, min_ns, max_ns, buckets FROM"
+					    " histogram WHERE scope = 'database' AND name = 'db1'"
+					    " AND class = 'db_read'",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int64(st, 0), 1001);
+	assert_int_equal(sqlite3_column_int64(st, 1), 1000 * 5000000LL + 30000000LL);
+	assert_int_equal(sqlite3_column_int64(st, 2), 5000000);
+	assert_int_equal(sqlite3_column_int64(st, 3), 30000000);
+	hist_init(&decoded);
+	assert_int_equal(hist_decode(&decoded, (const char *)sqlite3_column_text(st, 4)), 0);
+	assert_memory_equal(decoded.buckets, db_c[IO_DB_READ].lat.buckets, sizeof(decoded.buckets));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+static void test_latest(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = 0, first, second;
+
+	assert_int_equal(store_run_latest(s, &id, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, f->path));
+	strbuf_reset(&err);
+	first = begin_ok(s);
+	second = begin_ok(s);
+	assert_true(second > first);
+	assert_int_equal(store_run_latest(s, &id, &err), 0);
+	assert_int_equal(id, second);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+static void test_unknown_run(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	struct store_run_end end = {.status = "passed", .verdict = "PASS"};
+	struct results r;
+
+	begin_ok(s);
+	assert_int_equal(store_results_load(s, 42, &r, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "run 42 not found"));
+	assert_non_null(strstr(err.buf, f->path));
+	assert_null(r.status);
+	assert_int_equal(r.nr_volumes, 0);
+	results_release(&r);
+	strbuf_reset(&err);
+	assert_int_equal(store_run_finish(s, 42, &end, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "run 42 not found"));
+	store_close(s);
+	strbuf_release(&err);
+}
+
+/* A run that never finished loads as it was left: running, no totals. */
+static void test_unfinished_run_loads(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	struct results r;
+
+	write_interval(s, id, 1000);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_string_equal(r.status, "running");
+	assert_null(r.verdict);
+	assert_null(r.ended_at);
+	assert_close(r.duration_s, 0.0);
+	assert_int_equal(r.nr_volumes, 0);
+	assert_int_equal(r.nr_verdicts, 0);
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+static void test_bad_rows_rejected(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	struct store_sample row = {.scope = SCOPE_RUN, .scope_name = "run", .cls = IO_CLASS_COUNT};
+	struct store_run_end end = {.status = "bogus", .verdict = "PASS"};
+
+	assert_int_equal(store_interval_write(s, id, &row, 1, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, f->path));
+	strbuf_reset(&err);
+	/* a status outside the schema's CHECK is refused and nothing is kept */
+	assert_int_equal(store_run_finish(s, id, &end, &err), -EIO);
+	assert_non_null(strstr(err.buf, "finish run"));
+	strbuf_reset(&err);
+	/* the store is still usable afterwards */
+	write_interval(s, id, 1000);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void test_text_file_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	char text[2048];
+
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	write_file(f->path, text);
+	assert_int_equal(store_open(&s, f->path, &err), -EIO);
+	assert_null(s);
+	assert_non_null(strstr(err.buf, f->path));
+	assert_non_null(strstr(err.buf, "not a diskproof results file (file is not a database)"));
+	strbuf_reset(&err);
+
+	write_file(f->path, "hello\n");
+	assert_int_equal(store_open(&s, f->path, &err), -EIO);
+	assert_non_null(strstr(err.buf, "not a diskproof results file"));
+	strbuf_release(&err);
+}
+
+static void test_foreign_sqlite_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	sqlite3 *db = raw_open(f->path);
+
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE customers (id INTEGER)", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&s, f->path, &err), -EIO);
+	assert_non_null(strstr(err.buf, "not a diskproof results file"));
+	strbuf_release(&err);
+}
+
+static void test_newer_schema_refused(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	sqlite3 *db = raw_open(f->path);
+
+	assert_int_equal(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_open(&s, f->path, &err), -EPROTO);
+	assert_null(s);
+	assert_non_null(strstr(err.buf, f->path));
+	assert_non_null(strstr(err.buf, "results file was written by a newer diskproof"
+					" (schema 99, this build knows 1)"));
+	strbuf_release(&err);
+}
+
+static void test_unopenable_path(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	char path[256];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/no/such/dir/results.db", f->dir);
+	ret = store_open(&s, path, &err);
+	assert_true(ret < 0);
+	assert_int_not_equal(ret, -EIO);
+	assert_null(s);
+	assert_non_null(strstr(err.buf, path));
+	assert_non_null(strstr(err.buf, "cannot open"));
+	strbuf_release(&err);
+}
+
+/* Reopening a current file changes no schema (the schema cookie stays). */
+static void test_reopen_keeps_schema(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s), cookie, latest = 0;
+	sqlite3 *db;
+
+	store_close(s);
+	db = raw_open(f->path);
+	cookie = raw_int(db, "PRAGMA schema_version");
+	sqlite3_close(db);
+
+	s = open_ok(f->path);
+	assert_int_equal(store_run_latest(s, &latest, &err), 0);
+	assert_int_equal(latest, id);
+	store_close(s);
+	s = open_ok(f->path);
+	store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA schema_version"), cookie);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+/* Two runs sharing one file, as two processes would. */
+static void test_two_stores_interleaved(void **state)
+{
+	struct fixture *f = *state;
+	struct store *a = open_ok(f->path), *b = open_ok(f->path);
+	int64_t ida = begin_ok(a), idb = begin_ok(b);
+	char sql[128];
+	sqlite3 *db;
+	uint64_t t;
+
+	for (t = 1; t <= 50; t++) {
+		write_interval(a, ida, t * 1000);
+		write_interval(b, idb, t * 1000);
+	}
+	store_close(a);
+	store_close(b);
+	db = raw_open(f->path);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample WHERE run_id = %lld",
+		 (long long)ida);
+	assert_int_equal(raw_int(db, sql), 100);
+	snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample WHERE run_id = %lld",
+		 (long long)idb);
+	assert_int_equal(raw_int(db, sql), 100);
+	sqlite3_close(db);
+}
+
+struct locker {
+	const char *path;
+	int ready[2]; /* pipe: the lock is held */
+	unsigned hold_ms;
+};
+
+/* Holds the write lock of the file for hold_ms, as another run's writer would. */
+static void *locker_main(void *arg)
+{
+	struct locker *l = arg;
+	sqlite3 *db = NULL;
+	char c = 1;
+
+	if (sqlite3_open(l->path, &db) != SQLITE_OK ||
+	    sqlite3_exec(db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK)
+		c = 0;
+	if (write(l->ready[1], &c, 1) != 1)
+		c = 0;
+	usleep(l->hold_ms * 1000);
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sqlite3_close(db);
+	return NULL;
+}
+
+static void run_against_locker(struct fixture *f, unsigned hold_ms, int want_ret,
+			       uint64_t min_wait_ms)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	struct store_sample row = {.scope = SCOPE_RUN, .scope_name = "run", .cls = IO_DB_READ};
+	struct locker l = {.path = f->path, .hold_ms = hold_ms};
+	uint64_t t0, waited_ms;
+	pthread_t th;
+	char c = 0;
+
+	assert_int_equal(pipe(l.ready), 0);
+	assert_int_equal(pthread_create(&th, NULL, locker_main, &l), 0);
+	assert_int_equal(read(l.ready[0], &c, 1), 1);
+	assert_int_equal(c, 1);
+	t0 = time_mono_ns();
+	assert_int_equal(store_interval_write(s, id, &row, 1, &err), want_ret);
+	waited_ms = (time_mono_ns() - t0) / NSEC_PER_MSEC;
+	assert_true(waited_ms >= min_wait_ms);
+	if (want_ret)
+		assert_non_null(strstr(err.buf, f->path));
+	pthread_join(th, NULL);
+	close(l.ready[0]);
+	close(l.ready[1]);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+/* A writer holding the file briefly is waited for. */
+static void test_busy_waits(void **state)
+{
+	run_against_locker(*state, 300, 0, 200);
+}
+
+/* A writer holding it past the busy timeout (5 s) gives -EBUSY, not a hang. */
+static void test_busy_timeout(void **state)
+{
+	run_against_locker(*state, 6500, -EBUSY, 4500);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_open_creates_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_delete_cascades, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_latest, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_run, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unfinished_run_loads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_rows_rejected, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_text_file_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unopenable_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_two_stores_interleaved, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_waits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
