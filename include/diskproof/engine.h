@@ -42,10 +42,10 @@ enum engine_op {
 
 struct engine_req {
 	/* set by the runner */
-	uint8_t op;     /* enum engine_op */
-	uint8_t cls;    /* I/O class, opaque to engines except sim's latency model */
+	uint8_t op;	/* enum engine_op */
+	uint8_t cls;	/* I/O class, opaque to engines except sim's latency model */
 	uint16_t flags; /* ENGINE_RF_* */
-	uint32_t file;  /* index into ctx->fds / ctx->files */
+	uint32_t file;	/* index into ctx->fds / ctx->files */
 	uint64_t offset;
 	uint32_t len;
 	int32_t buf_index; /* registered buffer index, or -1 */
@@ -68,7 +68,7 @@ enum engine_queue_status {
 
 /* engine flags */
 #define ENGINE_F_OWN_CLOCK 0x1u /* the engine keeps time (virtual); use ctx->clock */
-#define ENGINE_F_NO_FILES 0x2u  /* moves no data: no files are opened or created */
+#define ENGINE_F_NO_FILES 0x2u	/* moves no data: no files are opened or created */
 
 /* A clock the runner reads; the sim engine drives a virtual one. */
 struct engine_clock {
@@ -80,8 +80,8 @@ struct engine_clock {
 struct engine_file {
 	uint64_t size;
 	uint32_t device; /* which simulated device (volume) */
-	uint32_t block;  /* generation tracking granularity (page size); 0 = none */
-	uint32_t tag;    /* stamped into headers the engine writes (database id) */
+	uint32_t block;	 /* generation tracking granularity (page size); 0 = none */
+	uint32_t tag;	 /* stamped into headers the engine writes (database id) */
 };
 
 struct profile_sim;

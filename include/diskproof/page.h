@@ -45,18 +45,17 @@ _Static_assert(sizeof(struct page_header) == PAGE_HEADER_SIZE, "page header is 6
 
 /* Writes the header and, when full, the derived payload and the CRC32C; when
  * not full only the header is written (engines that move no data). */
-void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id,
-		uint64_t page_no, uint64_t generation, uint64_t run_id, uint64_t seed,
-		bool full);
+void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id, uint64_t page_no,
+		uint64_t generation, uint64_t run_id, uint64_t seed, bool full);
 
 enum page_status {
 	PAGE_OK,
-	PAGE_BAD_MAGIC,   /* not a diskproof page: never written, or overwritten */
-	PAGE_BAD_CRC,     /* corrupt or torn */
+	PAGE_BAD_MAGIC,	  /* not a diskproof page: never written, or overwritten */
+	PAGE_BAD_CRC,	  /* corrupt or torn */
 	PAGE_MISDIRECTED, /* another page's (or database's) content */
 	PAGE_LOST_WRITE,  /* older generation than the last acknowledged write */
-	PAGE_UNWRITTEN,   /* generation 0 where a write was acknowledged */
-	PAGE_NEWER,       /* newer than expected (fine after an unclean stop) */
+	PAGE_UNWRITTEN,	  /* generation 0 where a write was acknowledged */
+	PAGE_NEWER,	  /* newer than expected (fine after an unclean stop) */
 };
 
 const char *page_status_name(enum page_status s);

@@ -30,10 +30,10 @@ struct plan_volume {
 
 struct plan_db {
 	char name[PROFILE_MAX_NAME]; /* "db1", "db2", ... */
-	uint32_t id;                 /* 1-based, stamped in every page header */
-	unsigned volume;             /* index into plan.vols */
-	char *path;                  /* .../dbN.edb */
-	char *log_file;              /* .../dbN.log */
+	uint32_t id;		     /* 1-based, stamped in every page header */
+	unsigned volume;	     /* index into plan.vols */
+	char *path;		     /* .../dbN.edb */
+	char *log_file;		     /* .../dbN.log */
 	uint64_t size;
 	uint64_t nr_pages;
 	uint64_t log_size;

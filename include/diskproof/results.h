@@ -31,11 +31,11 @@ const char *scope_kind_name(enum scope_kind k);
 int scope_kind_from_name(const char *name);
 
 struct class_summary {
-	uint64_t ios;    /* completed I/Os, warm-up excluded */
-	uint64_t bytes;  /* bytes moved by them */
+	uint64_t ios;	 /* completed I/Os, warm-up excluded */
+	uint64_t bytes;	 /* bytes moved by them */
 	uint64_t errors; /* failed I/Os */
-	double iops;     /* ios / measured seconds */
-	double mbps;     /* bytes / 10^6 / measured seconds */
+	double iops;	 /* ios / measured seconds */
+	double mbps;	 /* bytes / 10^6 / measured seconds */
 	double avg_ms;
 	double p50_ms;
 	double p99_ms;
@@ -63,9 +63,9 @@ enum verdict_cmp {
 
 struct verdict {
 	enum scope_kind scope;
-	char name[RESULTS_NAME_MAX];    /* "run", a volume or a database name */
-	char volume[RESULTS_NAME_MAX];  /* for databases: their volume */
-	char criterion[32];             /* e.g. "db_read_avg_ms", see eval.h */
+	char name[RESULTS_NAME_MAX];   /* "run", a volume or a database name */
+	char volume[RESULTS_NAME_MAX]; /* for databases: their volume */
+	char criterion[32];	       /* e.g. "db_read_avg_ms", see eval.h */
 	enum verdict_cmp cmp;
 	double threshold;
 	double measured;
@@ -78,8 +78,8 @@ struct results {
 	char *verdict; /* PASS|FAIL|NONE */
 	char *label;   /* may be NULL */
 	char *host;
-	char *started_at; /* ISO 8601 UTC */
-	char *ended_at;   /* NULL while running */
+	char *started_at;  /* ISO 8601 UTC */
+	char *ended_at;	   /* NULL while running */
 	double duration_s; /* measured, warm-up excluded */
 	double warmup_s;
 	char *profile_name;

@@ -40,7 +40,7 @@ struct run_interval_view {
 	double iops[IO_CLASS_COUNT];
 	double avg_ms[IO_CLASS_COUNT];
 	double p99_ms[IO_CLASS_COUNT];
-	uint64_t errors;           /* I/O errors so far */
+	uint64_t errors;	   /* I/O errors so far */
 	uint64_t integrity_errors; /* so far */
 };
 
@@ -57,15 +57,15 @@ struct run_callbacks {
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
-	const char *label;        /* may be NULL */
+	const char *label;	  /* may be NULL */
 	const char *command_line; /* as typed, for the run row */
-	int signal_fd;            /* signalfd for SIGINT/SIGTERM, or -1 */
+	int signal_fd;		  /* signalfd for SIGINT/SIGTERM, or -1 */
 	struct run_callbacks cb;
 };
 
 struct run_outcome {
-	int64_t run_id;    /* 0 when no run row was written */
-	int exit_code;     /* enum dp_exit */
+	int64_t run_id;	    /* 0 when no run row was written */
+	int exit_code;	    /* enum dp_exit */
 	const char *status; /* passed|failed|aborted|error */
 	uint64_t integrity_errors;
 	uint64_t io_errors;

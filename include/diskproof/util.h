@@ -29,7 +29,10 @@ struct strbuf {
 	char *buf;
 };
 
-#define STRBUF_INIT {0, 0, (char *)strbuf_empty}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		0, 0, (char *)strbuf_empty                                                         \
+	}
 extern const char strbuf_empty[1];
 
 void strbuf_init(struct strbuf *sb);

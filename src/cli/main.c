@@ -88,7 +88,7 @@ static const struct opt_def opt_defs[] = {
 	{"--duration", true, OPT_PROFILE}, {"--warmup", true, OPT_PROFILE},
 	{"--engine", true, OPT_PROFILE},   {"--streams", true, OPT_PROFILE},
 	{"--data-dir", true, OPT_PROFILE}, {"--db-size", true, OPT_PROFILE},
-	{"--label", true, OPT_PROFILE},    {"--quiet", false, OPT_PROFILE},
+	{"--label", true, OPT_PROFILE},	   {"--quiet", false, OPT_PROFILE},
 	{"--results", true, OPT_RESULTS},  {"--format", true, OPT_FORMAT},
 };
 
@@ -340,8 +340,11 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 		struct strbuf d = STRBUF_INIT;
 
 		unit_format_duration(&d, p.duration_ns);
-		fprintf(stderr, "diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), %s\n",
-			p.name, p.origin, p.engine, p.nr_volumes, profile_database_count(&p), d.buf);
+		fprintf(stderr,
+			"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
+			"%s\n",
+			p.name, p.origin, p.engine, p.nr_volumes, profile_database_count(&p),
+			d.buf);
 		strbuf_release(&d);
 	}
 	ret = run_execute(&ro, &out, &err);
@@ -353,12 +356,14 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	if (err.len)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 	if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout) == 0)
-		fprintf(stderr, "diskproof: results in %s (run %lld): diskproof report %lld "
-				"--format json\n",
+		fprintf(stderr,
+			"diskproof: results in %s (run %lld): diskproof report %lld "
+			"--format json\n",
 			o.results, (long long)out.run_id, (long long)out.run_id);
 	if (out.integrity_errors)
-		fprintf(stderr, "diskproof: %llu data integrity error(s): see the report's "
-				"events\n",
+		fprintf(stderr,
+			"diskproof: %llu data integrity error(s): see the report's "
+			"events\n",
 			(unsigned long long)out.integrity_errors);
 	ret = out.exit_code;
 out:
@@ -395,8 +400,8 @@ static int cmd_profiles(int argc, char **argv)
 		const struct profile_builtin *f = profile_builtin_find(argv[1]);
 
 		if (!f)
-			return usage_error("no built-in profile \"%s\" (see \"diskproof profiles\")",
-					   argv[1]);
+			return usage_error(
+				"no built-in profile \"%s\" (see \"diskproof profiles\")", argv[1]);
 		fputs(f->text, stdout);
 		return 0;
 	}
@@ -429,8 +434,9 @@ static int cmd_report(int argc, char **argv)
 			return usage_error("unknown format \"%s\" (text or json)", o.format);
 	}
 	if (access(o.results, F_OK) != 0) {
-		fprintf(stderr, "diskproof: %s: no results file here (run \"diskproof run\" "
-				"first, or pass --results FILE)\n",
+		fprintf(stderr,
+			"diskproof: %s: no results file here (run \"diskproof run\" "
+			"first, or pass --results FILE)\n",
 			o.results);
 		return DP_EXIT_ENV;
 	}

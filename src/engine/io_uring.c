@@ -44,7 +44,7 @@ int engine_io_uring_probe(struct strbuf *err)
 
 	if (ret < 0) {
 		strbuf_addf(err, "io_uring: cannot set up a ring: %s%s", strerror(-ret),
-			    ret == -ENOSYS   ? " (kernel built without io_uring)"
+			    ret == -ENOSYS  ? " (kernel built without io_uring)"
 			    : ret == -EPERM ? " (disabled: see sysctl kernel.io_uring_disabled, "
 					      "or a seccomp filter)"
 					    : "");
@@ -120,9 +120,9 @@ static int uring_open(struct engine_ctx *ctx, struct strbuf *err)
 	if (ctx->nr_bufs) {
 		ret = io_uring_register_buffers(&p->ring, ctx->bufs, ctx->nr_bufs);
 		p->bufs_registered = ret == 0;
-		bufs_note = ret == 0 ? "on"
+		bufs_note = ret == 0				? "on"
 			    : (ret == -ENOMEM || ret == -EPERM) ? "off (memlock limit)"
-								 : strerror(-ret);
+								: strerror(-ret);
 	}
 	snprintf(ctx->notes, sizeof(ctx->notes), "registered files: %s, fixed buffers: %s",
 		 files_note, bufs_note);
@@ -145,8 +145,7 @@ static int uring_queue(struct engine_ctx *ctx, struct engine_req *r)
 			io_uring_prep_read(sqe, fd, r->buf, r->len, r->offset);
 	} else {
 		if (fixed)
-			io_uring_prep_write_fixed(sqe, fd, r->buf, r->len, r->offset,
-						  r->buf_index);
+			io_uring_prep_write_fixed(sqe, fd, r->buf, r->len, r->offset, r->buf_index);
 		else
 			io_uring_prep_write(sqe, fd, r->buf, r->len, r->offset);
 		if (r->flags & ENGINE_RF_DSYNC)

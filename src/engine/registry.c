@@ -35,8 +35,8 @@ int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err)
 	}
 	if (ops->unavailable)
 		return 0;
-	if (!ops->init || !ops->open || !ops->queue || !ops->commit || !ops->reap ||
-	    !ops->close || !ops->cleanup) {
+	if (!ops->init || !ops->open || !ops->queue || !ops->commit || !ops->reap || !ops->close ||
+	    !ops->cleanup) {
 		strbuf_addf(err, "engine %s: a hook is missing", ops->name);
 		return -EINVAL;
 	}

@@ -262,8 +262,7 @@ static int sim_commit(struct engine_ctx *ctx)
 	return 0;
 }
 
-static int sim_reap(struct engine_ctx *ctx, struct engine_req **out, unsigned max,
-		    uint64_t wait_ns)
+static int sim_reap(struct engine_ctx *ctx, struct engine_req **out, unsigned max, uint64_t wait_ns)
 {
 	struct sim_priv *p = ctx->priv;
 	unsigned n = 0;

@@ -61,10 +61,10 @@ static int judge_scope(struct judge *j, const struct scope_summary *s, enum scop
 			   rd->max_ms);
 	}
 	if (lw->ios) {
-		ret |= add(j, s, k, "log_write_avg_ms", VERDICT_LE,
-			   ns_to_ms(t->log_write_avg_ns), lw->avg_ms);
-		ret |= add(j, s, k, "log_write_max_ms", VERDICT_LE,
-			   ns_to_ms(t->log_write_max_ns), lw->max_ms);
+		ret |= add(j, s, k, "log_write_avg_ms", VERDICT_LE, ns_to_ms(t->log_write_avg_ns),
+			   lw->avg_ms);
+		ret |= add(j, s, k, "log_write_max_ms", VERDICT_LE, ns_to_ms(t->log_write_max_ns),
+			   lw->max_ms);
 	}
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		errors += s->classes[c].errors;

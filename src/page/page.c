@@ -23,9 +23,8 @@ static uint32_t crc32c_soft(uint32_t crc, const unsigned char *p, size_t len)
 }
 
 #if defined(__x86_64__)
-__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc,
-							     const unsigned char *p,
-							     size_t len)
+__attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const unsigned char *p,
+							    size_t len)
 {
 	uint64_t c = crc;
 
@@ -63,9 +62,8 @@ static inline uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id,
-		uint64_t page_no, uint64_t generation, uint64_t run_id, uint64_t seed,
-		bool full)
+void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id, uint64_t page_no,
+		uint64_t generation, uint64_t run_id, uint64_t seed, bool full)
 {
 	struct page_header h = {
 		.magic = PAGE_MAGIC,
@@ -84,8 +82,8 @@ void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id,
 	memcpy(p, &h, sizeof(h));
 	if (!full)
 		return;
-	uint64_t x = seed ^ ((uint64_t)db_id << 48) ^ (page_no * 0x100000001b3ULL) ^
-		     (generation << 20);
+	uint64_t x =
+		seed ^ ((uint64_t)db_id << 48) ^ (page_no * 0x100000001b3ULL) ^ (generation << 20);
 	for (uint32_t off = PAGE_HEADER_SIZE; off + 8 <= size; off += 8) {
 		uint64_t v = splitmix64(&x);
 

@@ -171,7 +171,7 @@ static int make_dirs(const char *path, struct strbuf *err)
 		return -ENAMETOOLONG;
 	}
 	memcpy(buf, path, len + 1);
-	for (char *s = buf + 1; ; s++) {
+	for (char *s = buf + 1;; s++) {
 		if (*s == '/' || *s == '\0') {
 			char c = *s;
 
@@ -195,8 +195,8 @@ static int make_dirs(const char *path, struct strbuf *err)
  * What is at path: size of a diskproof file there (its header checked on page
  * 0), 0 when missing. -EEXIST when something else is there.
  */
-static int inspect_file(const char *path, uint32_t page_size, enum page_kind kind,
-			uint64_t *size, struct strbuf *err)
+static int inspect_file(const char *path, uint32_t page_size, enum page_kind kind, uint64_t *size,
+			struct strbuf *err)
 {
 	struct page_header h;
 	struct stat st;
@@ -211,8 +211,9 @@ static int inspect_file(const char *path, uint32_t page_size, enum page_kind kin
 		return -errno;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		strbuf_addf(err, "%s: exists and is not a regular file; diskproof will not "
-				 "touch it",
+		strbuf_addf(err,
+			    "%s: exists and is not a regular file; diskproof will not "
+			    "touch it",
 			    path);
 		return -EEXIST;
 	}
@@ -247,18 +248,18 @@ static int inspect_file(const char *path, uint32_t page_size, enum page_kind kin
 	return 0;
 }
 
-static int write_file(const char *path, enum page_kind kind, uint32_t db_id,
-		      uint32_t page_size, uint64_t from, uint64_t to, uint64_t seed,
-		      bool direct, const struct plan_progress *prog, uint64_t *created,
-		      struct strbuf *err)
+static int write_file(const char *path, enum page_kind kind, uint32_t db_id, uint32_t page_size,
+		      uint64_t from, uint64_t to, uint64_t seed, bool direct,
+		      const struct plan_progress *prog, uint64_t *created, struct strbuf *err)
 {
 	void *buf = NULL;
 	int fd, ret = 0;
 
 	fd = open(path, O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0), 0644);
 	if (fd < 0 && direct && errno == EINVAL) {
-		strbuf_addf(err, "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
-				 "direct = off to test through the page cache",
+		strbuf_addf(err,
+			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
+			    "direct = off to test through the page cache",
 			    path);
 		return -EINVAL;
 	}
@@ -374,8 +375,9 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 
 			unit_format_size(&a, need);
 			unit_format_size(&b, (uint64_t)vfs.f_bavail * vfs.f_frsize);
-			strbuf_addf(err, "%s: not enough free space: the databases and logs need "
-					 "%s more, %s is free",
+			strbuf_addf(err,
+				    "%s: not enough free space: the databases and logs need "
+				    "%s more, %s is free",
 				    vol->path, a.buf, b.buf);
 			strbuf_release(&a);
 			strbuf_release(&b);
@@ -388,8 +390,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		uint32_t align = pl->vols[db->volume].align;
 
 		if (fresh_from)
-			fresh_from[i] = have_db[i] < db->size ? have_db[i] / pl->page_size
-							      : db->nr_pages;
+			fresh_from[i] =
+				have_db[i] < db->size ? have_db[i] / pl->page_size : db->nr_pages;
 		if (have_db[i] < db->size) {
 			ret = write_file(db->path, PAGE_KIND_DB, db->id, pl->page_size, have_db[i],
 					 db->size, p->seed, p->direct, prog, created, err);

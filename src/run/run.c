@@ -122,7 +122,7 @@ struct wdb {
 	const struct plan_db *pdb;
 	unsigned global;
 	uint32_t *expect; /* expected generation per page; 0 = unknown */
-	uint8_t *busy;    /* an I/O is in flight on this page */
+	uint8_t *busy;	  /* an I/O is in flight on this page */
 	uint64_t log_off, log_seq, log_pending;
 	uint32_t log_align;
 	bool log_busy;
@@ -131,7 +131,7 @@ struct wdb {
 
 struct snap {
 	struct class_stats *cs; /* ndb * IO_CLASS_COUNT */
-	uint64_t *integrity;    /* ndb */
+	uint64_t *integrity;	/* ndb */
 	char msgs[RUN_MSGS][200];
 	unsigned nmsgs;
 	unsigned dropped_msgs;
@@ -193,11 +193,11 @@ struct run {
 	struct strbuf store_err;
 
 	/* coordinator state */
-	struct class_stats *tot_db;  /* measured totals, ndb * classes */
-	uint64_t *integ_db;          /* integrity errors per database */
-	struct class_stats *win_db;  /* the current database sample window */
+	struct class_stats *tot_db; /* measured totals, ndb * classes */
+	uint64_t *integ_db;	    /* integrity errors per database */
+	struct class_stats *win_db; /* the current database sample window */
 	unsigned win_len;
-	struct class_stats *iv_vol;  /* this interval, per volume */
+	struct class_stats *iv_vol; /* this interval, per volume */
 	struct class_stats iv_run[IO_CLASS_COUNT];
 	struct store_sample *rows;
 	size_t rows_cap;
@@ -365,8 +365,8 @@ static bool log_prepare(struct worker *w, struct wdb *d, uint64_t now)
 		d->log_off = 0;
 	for (uint64_t o = 0; o < len; o += d->log_align)
 		page_stamp((char *)s->buf + o, d->log_align, PAGE_KIND_LOG, d->pdb->id,
-			   (d->log_off + o) / d->log_align, ++d->log_seq,
-			   (uint64_t)w->run->run_id, w->run->prof->seed, full);
+			   (d->log_off + o) / d->log_align, ++d->log_seq, (uint64_t)w->run->run_id,
+			   w->run->prof->seed, full);
 	s->req.op = ENGINE_OP_WRITE;
 	s->req.cls = IO_LOG_WRITE;
 	s->req.flags = ENGINE_RF_DSYNC;
@@ -480,8 +480,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	} else {
 		hist_add(&cs->lat, req->t_done_ns - s->t_issue);
 		cs->bytes += s->len0;
-		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_READ &&
-		    w->run->prof->verify)
+		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_READ && w->run->prof->verify)
 			worker_verify(w, s, d, sn);
 		else if (s->kind == SLOT_STREAM) {
 			d->expect[s->page] = (uint32_t)s->gen;
@@ -674,7 +673,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 		 * older pages are learnt on first read */
 		for (uint64_t pg = 0; pg < pdb->nr_pages; pg++)
 			d->expect[pg] = pg >= fresh ? 1 : 0;
-		w->files[2 * i] = (struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
+		w->files[2 * i] =
+			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
 		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
 		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
 			w->slots[si].kind = SLOT_STREAM;
@@ -1122,8 +1122,8 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		s->integrity_errors = r->integ_db[d];
 		sums[1 + db->volume].integrity_errors += r->integ_db[d];
 		sums[0].integrity_errors += r->integ_db[d];
-		totals[1 + nv + d] = (struct store_scope_total){SCOPE_DATABASE, db->name,
-			r->plan.vols[db->volume].name, r->integ_db[d],
+		totals[1 + nv + d] = (struct store_scope_total){
+			SCOPE_DATABASE, db->name, r->plan.vols[db->volume].name, r->integ_db[d],
 			&r->tot_db[d * IO_CLASS_COUNT]};
 	}
 	for (size_t v = 0; v < nv; v++) {
@@ -1133,8 +1133,9 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			class_summary_from_stats(&s->classes[c], &vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
-		totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name,
-			NULL, s->integrity_errors, &vol_cs[v * IO_CLASS_COUNT]};
+		totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name, NULL,
+							   s->integrity_errors,
+							   &vol_cs[v * IO_CLASS_COUNT]};
 	}
 	snprintf(sums[0].name, sizeof(sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
@@ -1167,8 +1168,10 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		out->exit_code = DP_EXIT_ENV;
 	else
 		out->exit_code = passed ? DP_EXIT_OK : DP_EXIT_FAIL;
-	out->status = aborted ? "aborted" : (fatal || r->store_failed) ? "error"
-					    : passed ? "passed" : "failed";
+	out->status = aborted			   ? "aborted"
+		      : (fatal || r->store_failed) ? "error"
+		      : passed			   ? "passed"
+						   : "failed";
 	if (r->store_failed) {
 		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
 		ret = -EIO;
@@ -1183,11 +1186,12 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	end.nr_totals = nt;
 	end.verdicts = verdicts;
 	end.nr_verdicts = nverd;
-	if (aborted && store_event_add(r->store, r->run_id,
-				      (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
-				      "stop", r->stop_signal == SIGINT ? "interrupted by SIGINT"
-								       : "interrupted by SIGTERM",
-				      &r->store_err)) {
+	if (aborted &&
+	    store_event_add(r->store, r->run_id,
+			    (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC, "stop",
+			    r->stop_signal == SIGINT ? "interrupted by SIGINT"
+						     : "interrupted by SIGTERM",
+			    &r->store_err)) {
 		strbuf_addf(err, "results file: %s", r->store_err.buf);
 		ret = -EIO;
 		goto out;
@@ -1230,8 +1234,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		return -EINVAL;
 	}
 	if (r.ops->unavailable) {
-		strbuf_addf(err, "engine %s is not available: %s", r.ops->name,
-			    r.ops->unavailable);
+		strbuf_addf(err, "engine %s is not available: %s", r.ops->name, r.ops->unavailable);
 		return -ENOTSUP;
 	}
 	if (r.ops == &engine_io_uring) {

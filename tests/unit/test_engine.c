@@ -62,8 +62,12 @@ static struct simbox *sim_setup(unsigned depth)
 				      .seed = 1};
 	engine_clock_init_virtual(&b->clock);
 	b->file = (struct engine_file){.size = 64 * 4096, .device = 0, .block = 4096, .tag = 7};
-	b->ctx = (struct engine_ctx){.depth = depth, .files = &b->file, .nr_files = 1,
-				     .nr_devices = 1, .clock = &b->clock, .sim = &b->sim};
+	b->ctx = (struct engine_ctx){.depth = depth,
+				     .files = &b->file,
+				     .nr_files = 1,
+				     .nr_devices = 1,
+				     .clock = &b->clock,
+				     .sim = &b->sim};
 	return b;
 }
 
@@ -84,8 +88,7 @@ static void sim_stop(struct simbox *b)
 	free(b);
 }
 
-static struct engine_req *prep(struct simbox *b, unsigned i, int op, unsigned cls,
-			       uint64_t page)
+static struct engine_req *prep(struct simbox *b, unsigned i, int op, unsigned cls, uint64_t page)
 {
 	struct engine_req *r = &b->req[i];
 
@@ -121,8 +124,9 @@ static void test_sim_latency_and_clock(void **state)
 	assert_int_equal(b->clock.virtual_ns, 2000500);
 	/* depth 4: the fifth is BUSY */
 	for (unsigned i = 0; i < 4; i++)
-		assert_int_equal(engine_sim.queue(&b->ctx, prep(b, i, ENGINE_OP_READ, IO_DB_READ, i)),
-				 ENGINE_Q_QUEUED);
+		assert_int_equal(
+			engine_sim.queue(&b->ctx, prep(b, i, ENGINE_OP_READ, IO_DB_READ, i)),
+			ENGINE_Q_QUEUED);
 	assert_int_equal(engine_sim.queue(&b->ctx, prep(b, 4, ENGINE_OP_READ, IO_DB_READ, 4)),
 			 ENGINE_Q_BUSY);
 	/* all four complete together, at one instant */
@@ -219,8 +223,8 @@ static void test_uring_real_file(void **state)
 		iov[i].iov_len = 4096;
 	}
 	engine_clock_init_mono(&clock);
-	ctx = (struct engine_ctx){.depth = 4, .fds = &fd, .nr_files = 1, .bufs = iov,
-				  .nr_bufs = 8, .clock = &clock};
+	ctx = (struct engine_ctx){
+		.depth = 4, .fds = &fd, .nr_files = 1, .bufs = iov, .nr_bufs = 8, .clock = &clock};
 	assert_int_equal(engine_io_uring.init(&ctx, &err), 0);
 	assert_int_equal(engine_io_uring.open(&ctx, &err), 0);
 	assert_non_null(strstr(ctx.notes, "fixed buffers"));
@@ -231,8 +235,10 @@ static void test_uring_real_file(void **state)
 	/* write 4 pages (one write-through), a 5th finds the ring full */
 	for (unsigned i = 0; i < 4; i++) {
 		page_stamp(iov[i].iov_base, 4096, PAGE_KIND_DB, 1, i, 2, 0, 0, true);
-		req[i] = (struct engine_req){.op = ENGINE_OP_WRITE, .offset = i * 4096ULL,
-					     .len = 4096, .buf = iov[i].iov_base,
+		req[i] = (struct engine_req){.op = ENGINE_OP_WRITE,
+					     .offset = i * 4096ULL,
+					     .len = 4096,
+					     .buf = iov[i].iov_base,
 					     .buf_index = (int32_t)i,
 					     .flags = i == 3 ? ENGINE_RF_DSYNC : 0};
 		assert_int_equal(engine_io_uring.queue(&ctx, &req[i]), ENGINE_Q_QUEUED);
@@ -249,8 +255,10 @@ static void test_uring_real_file(void **state)
 	}
 	/* read them back into other buffers and verify */
 	for (unsigned i = 0; i < 4; i++) {
-		req[i] = (struct engine_req){.op = ENGINE_OP_READ, .offset = i * 4096ULL,
-					     .len = 4096, .buf = iov[4 + i].iov_base,
+		req[i] = (struct engine_req){.op = ENGINE_OP_READ,
+					     .offset = i * 4096ULL,
+					     .len = 4096,
+					     .buf = iov[4 + i].iov_base,
 					     .buf_index = (int32_t)(4 + i)};
 		assert_int_equal(engine_io_uring.queue(&ctx, &req[i]), ENGINE_Q_QUEUED);
 	}
@@ -268,8 +276,11 @@ static void test_uring_real_file(void **state)
 				 PAGE_OK);
 	}
 	/* a misaligned O_DIRECT read fails in its own result, not in the engine */
-	req[0] = (struct engine_req){.op = ENGINE_OP_READ, .offset = 100, .len = 4096,
-				     .buf = iov[0].iov_base, .buf_index = -1};
+	req[0] = (struct engine_req){.op = ENGINE_OP_READ,
+				     .offset = 100,
+				     .len = 4096,
+				     .buf = iov[0].iov_base,
+				     .buf_index = -1};
 	assert_int_equal(engine_io_uring.queue(&ctx, &req[0]), ENGINE_Q_QUEUED);
 	assert_int_equal(engine_io_uring.commit(&ctx), 0);
 	while ((n = engine_io_uring.reap(&ctx, out, 8, 1000000000)) == 0)

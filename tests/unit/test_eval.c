@@ -22,16 +22,15 @@ static const struct profile_thresholds strict = {
 	.io_errors = 0,
 };
 
-static struct scope_summary scope(const char *name, const char *vol, double rd_avg,
-				  double lw_max)
+static struct scope_summary scope(const char *name, const char *vol, double rd_avg, double lw_max)
 {
 	struct scope_summary s;
 
 	memset(&s, 0, sizeof(s));
 	strcpy(s.name, name);
 	strcpy(s.volume, vol);
-	s.classes[IO_DB_READ] = (struct class_summary){.ios = 100, .iops = 600, .avg_ms = rd_avg,
-						       .max_ms = rd_avg * 2};
+	s.classes[IO_DB_READ] = (struct class_summary){
+		.ios = 100, .iops = 600, .avg_ms = rd_avg, .max_ms = rd_avg * 2};
 	s.classes[IO_DB_WRITE] = (struct class_summary){.ios = 60, .iops = 400, .avg_ms = 1};
 	s.classes[IO_LOG_WRITE] = (struct class_summary){.ios = 30, .avg_ms = 1, .max_ms = lw_max};
 	return s;

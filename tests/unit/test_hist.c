@@ -170,9 +170,9 @@ static void test_encode_roundtrip(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exact_below_64),  cmocka_unit_test(test_group_edges),
-		cmocka_unit_test(test_error_bound),     cmocka_unit_test(test_add_mean_minmax),
-		cmocka_unit_test(test_percentile),      cmocka_unit_test(test_merge_exact),
+		cmocka_unit_test(test_exact_below_64),	 cmocka_unit_test(test_group_edges),
+		cmocka_unit_test(test_error_bound),	 cmocka_unit_test(test_add_mean_minmax),
+		cmocka_unit_test(test_percentile),	 cmocka_unit_test(test_merge_exact),
 		cmocka_unit_test(test_encode_roundtrip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
