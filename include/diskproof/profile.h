@@ -32,10 +32,10 @@ enum profile_test_type {
 
 struct profile_volume {
 	char name[PROFILE_MAX_NAME]; /* from "[volume NAME]": [A-Za-z0-9_.-]+ */
-	char *path;                  /* required; directory holding the databases */
-	char *log_path;              /* directory of the logs; = path when unset */
-	unsigned databases;          /* 1..1000, default 1 */
-	unsigned line;               /* line of the section header */
+	char *path;		     /* required; directory holding the databases */
+	char *log_path;		     /* directory of the logs; = path when unset */
+	unsigned databases;	     /* 1..1000, default 1 */
+	unsigned line;		     /* line of the section header */
 };
 
 struct profile_thresholds {
@@ -43,24 +43,26 @@ struct profile_thresholds {
 	uint64_t db_read_max_ns;   /* default 100 ms strict, 200 ms lenient */
 	uint64_t log_write_avg_ns; /* default 10 ms */
 	uint64_t log_write_max_ns; /* default 100 ms strict, 200 ms lenient */
-	uint64_t io_errors;        /* most I/O errors allowed; default 0 */
-	bool lenient;              /* stress type or duration over 6 h */
+	uint64_t io_errors;	   /* most I/O errors allowed; default 0 */
+	bool lenient;		   /* stress type or duration over 6 h */
+	bool db_read_max_set;	   /* given in the profile: lenient defaults leave it */
+	bool log_write_max_set;	   /* given in the profile: lenient defaults leave it */
 };
 
 struct profile_sim {
 	uint64_t read_latency_ns;      /* default 2 ms */
 	uint64_t write_latency_ns;     /* default 3 ms */
 	uint64_t log_write_latency_ns; /* default 1 ms */
-	double jitter_pct;             /* spread of latencies, default 20 (%) */
+	double jitter_pct;	       /* spread of latencies, default 20 (%) */
 	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
-	double error_rate_pct;         /* share of I/Os failing with EIO; default 0 */
+	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
 	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
-	uint64_t seed;                 /* default 1 */
+	uint64_t seed;		       /* default 1 */
 };
 
 struct profile {
 	/* [test] */
-	char *name;        /* default: the file's base name without .ini */
+	char *name;	   /* default: the file's base name without .ini */
 	char *description; /* one line, for "diskproof profiles"; may be NULL */
 	enum profile_test_type type;
 	uint64_t duration_ns; /* default 2 h (performance), 24 h (stress) */
@@ -68,15 +70,15 @@ struct profile {
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
-	uint64_t log_size;      /* bytes per database log; default 64 MiB */
-	uint64_t target_iops;   /* transactional IOPS for the run; 0 = none */
+	uint64_t log_size;	/* bytes per database log; default 64 MiB */
+	uint64_t target_iops;	/* transactional IOPS for the run; 0 = none */
 
 	/* [workload] */
-	uint32_t page_size;       /* default 32 KiB; power of two, 4 KiB..1 MiB */
-	double read_pct;          /* share of database I/Os that are reads; 60 */
+	uint32_t page_size;	  /* default 32 KiB; power of two, 4 KiB..1 MiB */
+	double read_pct;	  /* share of database I/Os that are reads; 60 */
 	uint32_t log_record_size; /* log bytes per database page write; 2 KiB */
-	uint64_t seed;            /* workload RNG seed; default 1 */
-	bool verify;              /* verify every page read; default on */
+	uint64_t seed;		  /* workload RNG seed; default 1 */
+	bool verify;		  /* verify every page read; default on */
 
 	/* [thresholds] */
 	struct profile_thresholds thresholds;
@@ -85,7 +87,7 @@ struct profile {
 	char engine[16];  /* "io_uring" (default) or "sim" */
 	unsigned streams; /* concurrent streams; 0 = 2 per database */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
-	bool direct;      /* O_DIRECT; default on */
+	bool direct;	  /* O_DIRECT; default on */
 
 	/* [sim] */
 	struct profile_sim sim;
@@ -149,5 +151,56 @@ unsigned profile_database_count(const struct profile *p);
 void profile_release(struct profile *p);
 
 const char *profile_test_type_name(enum profile_test_type t);
+
+/*
+ * The key table: one const entry per profile key drives parsing, validation,
+ * defaults and the reference in docs/profiles.md (a unit test checks that the
+ * document names every key and runs profile_key_check() over every entry).
+ */
+enum profile_key_type {
+	PROFILE_KEY_STRING,   /* any non-empty text */
+	PROFILE_KEY_CHOICE,   /* one of choices[] */
+	PROFILE_KEY_DURATION, /* unit_parse_duration(); min/max in ns */
+	PROFILE_KEY_SIZE,     /* unit_parse_size(); min/max in bytes */
+	PROFILE_KEY_PERCENT,  /* unit_parse_percent(); min/max in whole percent */
+	PROFILE_KEY_U64,      /* unit_parse_u64() */
+	PROFILE_KEY_BOOL,     /* unit_parse_bool() */
+};
+
+/* Where a key's value is stored (the field's C type). */
+enum profile_key_store {
+	PROFILE_STORE_STR,    /* char *, owned */
+	PROFILE_STORE_CHARS,  /* char[size], NUL-terminated */
+	PROFILE_STORE_TYPE,   /* enum profile_test_type, the index in choices[] */
+	PROFILE_STORE_U64,    /* uint64_t */
+	PROFILE_STORE_U32,    /* uint32_t */
+	PROFILE_STORE_UINT,   /* unsigned int */
+	PROFILE_STORE_DOUBLE, /* double */
+	PROFILE_STORE_BOOL,   /* bool */
+};
+
+struct profile_key {
+	const char *section; /* "test", ..., "volume" (fields of struct profile_volume) */
+	const char *name;
+	enum profile_key_type type;
+	enum profile_key_store store;
+	size_t offset;		    /* in struct profile, or struct profile_volume for "volume" */
+	size_t size;		    /* sizeof the field */
+	uint64_t min, max;	    /* inclusive bounds of numeric types */
+	uint64_t multiple;	    /* value must be a multiple of it; 0 = any */
+	bool pow2;		    /* value must be a power of two */
+	bool required;		    /* the section is invalid without it */
+	const char *const *choices; /* PROFILE_KEY_CHOICE: NULL-terminated */
+	const char *def;	    /* default as a profile would spell it; NULL = none/derived */
+	const char *help;	    /* one sentence, for docs and error hints */
+};
+
+/* The key table, in section order, and the section names ("volume" last). */
+const struct profile_key *profile_keys(size_t *count);
+const char *const *profile_sections(size_t *count);
+
+/* Checks one table entry: known section, bounds consistent with the store,
+ * default parses and is in range, choices present. 0 or -EINVAL with why. */
+int profile_key_check(const struct profile_key *k, struct strbuf *err);
 
 #endif

@@ -1,0 +1,535 @@
+/*
+ * keys.c - the table of profile keys and the one function that turns a key's
+ * text into its field. Parsing, range checks, defaults and the reference in
+ * docs/profiles.md all follow this table (STYLE.md rule 7); profile_key_check()
+ * validates an entry and a unit test runs it over all of them.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_internal.h"
+
+#define KIB 1024ULL
+#define MIB (1024ULL * 1024)
+#define MS NSEC_PER_MSEC
+#define SEC NSEC_PER_SEC
+
+#define PFIELD(m) offsetof(struct profile, m), sizeof(((struct profile *)0)->m)
+#define VFIELD(m) offsetof(struct profile_volume, m), sizeof(((struct profile_volume *)0)->m)
+
+static const char *const sections[] = {
+	"test", "sizing", "workload", "thresholds", "engine", "sim", "volume",
+};
+
+static const char *const test_types[] = {"performance", "stress", NULL};
+const char *const profile_engine_names[] = {"io_uring", "sim", NULL};
+
+/* clang-format off */
+static const struct profile_key keys[] = {
+	/* [test] */
+	{ .section = "test", .name = "name", .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, PFIELD(name),
+	  .help = "Name of the profile in reports; default: the file name without .ini." },
+	{ .section = "test", .name = "description", .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, PFIELD(description),
+	  .help = "One line saying what the profile is for." },
+	{ .section = "test", .name = "type", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(type), .choices = test_types,
+	  .def = "performance",
+	  .help = "performance (strict thresholds) or stress (long run, lenient maxima)." },
+	{ .section = "test", .name = "duration", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(duration_ns),
+	  .min = PROFILE_DURATION_MIN, .max = PROFILE_DURATION_MAX, .def = "2h",
+	  .help = "Measured run time after the warm-up; default 2h, or 24h for stress." },
+	{ .section = "test", .name = "warmup", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(warmup_ns),
+	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
+	  .help = "Time run before measuring starts; at most the duration." },
+
+	/* [sizing] */
+	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(database_size),
+	  .min = 4 * KIB, .max = PROFILE_SIZE_MAX, .def = "1GiB",
+	  .help = "Size of every database file; a multiple of page_size." },
+	{ .section = "sizing", .name = "log_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(log_size),
+	  .min = MIB, .max = PROFILE_SIZE_MAX, .multiple = 4 * KIB, .def = "64MiB",
+	  .help = "Size of every database's circular log file." },
+	{ .section = "sizing", .name = "target_iops", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(target_iops),
+	  .min = 0, .max = UINT64_MAX, .def = "0",
+	  .help = "Transactional IOPS the run must achieve; 0 = no IOPS criterion." },
+
+	/* [workload] */
+	{ .section = "workload", .name = "page_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(page_size),
+	  .min = 4 * KIB, .max = MIB, .pow2 = true, .def = "32KiB",
+	  .help = "Database page size: a power of two from 4 KiB to 1 MiB." },
+	{ .section = "workload", .name = "read_share", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(read_pct),
+	  .min = 0, .max = 100, .def = "60",
+	  .help = "Share of database I/Os that are reads, in percent." },
+	{ .section = "workload", .name = "log_record_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(log_record_size),
+	  .min = 64, .max = MIB, .def = "2KiB",
+	  .help = "Log bytes written per database page write." },
+	{ .section = "workload", .name = "seed", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(seed),
+	  .min = 0, .max = UINT64_MAX, .def = "1",
+	  .help = "Seed of the workload's random numbers; same seed, same I/O sequence." },
+	{ .section = "workload", .name = "verify", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(verify), .def = "on",
+	  .help = "Check the header and checksum of every page read." },
+
+	/* [thresholds] */
+	{ .section = "thresholds", .name = "db_read_avg", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.db_read_avg_ns),
+	  .min = 1, .max = 3600 * SEC, .def = "20ms",
+	  .help = "Highest accepted average database read latency." },
+	{ .section = "thresholds", .name = "db_read_max", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.db_read_max_ns),
+	  .min = 1, .max = 3600 * SEC, .def = "100ms",
+	  .help = "Highest accepted database read latency; default 100ms, 200ms when lenient." },
+	{ .section = "thresholds", .name = "log_write_avg", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.log_write_avg_ns),
+	  .min = 1, .max = 3600 * SEC, .def = "10ms",
+	  .help = "Highest accepted average log write latency." },
+	{ .section = "thresholds", .name = "log_write_max", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.log_write_max_ns),
+	  .min = 1, .max = 3600 * SEC, .def = "100ms",
+	  .help = "Highest accepted log write latency; default 100ms, 200ms when lenient." },
+	{ .section = "thresholds", .name = "io_errors", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.io_errors),
+	  .min = 0, .max = UINT64_MAX, .def = "0",
+	  .help = "Most I/O errors a passing run may have." },
+
+	/* [engine] */
+	{ .section = "engine", .name = "name", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_CHARS, PFIELD(engine), .choices = profile_engine_names,
+	  .def = "io_uring",
+	  .help = "I/O engine: io_uring (real devices) or sim (simulated device, virtual time)." },
+	{ .section = "engine", .name = "streams", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(streams),
+	  .min = 1, .max = PROFILE_STREAMS_MAX,
+	  .help = "Concurrent transaction streams over all databases; default 2 per database." },
+	{ .section = "engine", .name = "workers", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(workers),
+	  .min = 0, .max = 1024, .def = "0",
+	  .help = "Worker threads; 0 = one per CPU, at most one per database." },
+	{ .section = "engine", .name = "direct", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(direct), .def = "on",
+	  .help = "Open files with O_DIRECT, bypassing the page cache." },
+
+	/* [sim] */
+	{ .section = "sim", .name = "read_latency", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.read_latency_ns),
+	  .min = NSEC_PER_USEC, .max = 60 * SEC, .def = "2ms",
+	  .help = "Simulated database read latency." },
+	{ .section = "sim", .name = "write_latency", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.write_latency_ns),
+	  .min = NSEC_PER_USEC, .max = 60 * SEC, .def = "3ms",
+	  .help = "Simulated database write latency." },
+	{ .section = "sim", .name = "log_write_latency", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.log_write_latency_ns),
+	  .min = NSEC_PER_USEC, .max = 60 * SEC, .def = "1ms",
+	  .help = "Simulated log write latency." },
+	{ .section = "sim", .name = "jitter", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.jitter_pct),
+	  .min = 0, .max = 100, .def = "20",
+	  .help = "Spread of simulated latencies around their mean, in percent." },
+	{ .section = "sim", .name = "saturation_iops", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.saturation_iops),
+	  .min = 0, .max = UINT64_MAX, .def = "0",
+	  .help = "IOPS per volume past which queueing grows latency; 0 = never saturates." },
+	{ .section = "sim", .name = "error_rate", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.error_rate_pct),
+	  .min = 0, .max = 100, .def = "0",
+	  .help = "Share of simulated I/Os that fail with EIO, in percent." },
+	{ .section = "sim", .name = "drop_write_rate", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.drop_write_rate_pct),
+	  .min = 0, .max = 100, .def = "0",
+	  .help = "Share of simulated writes acknowledged but lost, in percent." },
+	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
+	  .min = 0, .max = UINT64_MAX, .def = "1",
+	  .help = "Seed of the simulated device's random numbers." },
+
+	/* [volume NAME] */
+	{ .section = "volume", .name = "path", .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, VFIELD(path), .required = true,
+	  .help = "Directory (or block device) holding the volume's databases." },
+	{ .section = "volume", .name = "databases", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, VFIELD(databases),
+	  .min = 1, .max = 1000, .def = "1",
+	  .help = "Number of databases on the volume." },
+	{ .section = "volume", .name = "log_path", .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, VFIELD(log_path),
+	  .help = "Directory of the volume's logs; default: path." },
+};
+/* clang-format on */
+
+const struct profile_key *profile_keys(size_t *count)
+{
+	*count = DP_ARRAY_SIZE(keys);
+	return keys;
+}
+
+const char *const *profile_sections(size_t *count)
+{
+	*count = DP_ARRAY_SIZE(sections);
+	return sections;
+}
+
+const struct profile_key *profile_key_find(const char *section, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(keys); i++)
+		if (!strcmp(keys[i].section, section) && !strcmp(keys[i].name, name))
+			return &keys[i];
+	return NULL;
+}
+
+void profile_format_duration_exact(struct strbuf *sb, uint64_t ns)
+{
+	static const struct {
+		const char *name;
+		uint64_t ns;
+	} units[] = {
+		{"d", 86400 * SEC}, {"h", 3600 * SEC}, {"m", 60 * SEC},
+		{"s", SEC},	    {"ms", MS},	       {"us", NSEC_PER_USEC},
+	};
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(units); i++) {
+		if (ns && ns % units[i].ns == 0) {
+			strbuf_addf(sb, "%llu%s", (unsigned long long)(ns / units[i].ns),
+				    units[i].name);
+			return;
+		}
+	}
+	strbuf_addf(sb, "%lluns", (unsigned long long)ns);
+}
+
+const char *profile_suggest(const char *word, const char *const *choices, size_t n)
+{
+	const char *best = NULL;
+	unsigned best_d = 3, d;
+	size_t i, wl = strlen(word);
+
+	for (i = 0; i < n; i++) {
+		d = util_edit_distance(word, choices[i]);
+		if (d < best_d) {
+			best_d = d;
+			best = choices[i];
+		}
+	}
+	if (best || wl < 3)
+		return best;
+	for (i = 0; i < n; i++)
+		if (!strncmp(choices[i], word, wl) ||
+		    !strncmp(choices[i], word, strlen(choices[i])))
+			return choices[i];
+	return NULL;
+}
+
+static size_t choices_count(const char *const *c)
+{
+	size_t n = 0;
+
+	while (c[n])
+		n++;
+	return n;
+}
+
+static void add_choices(struct strbuf *sb, const char *const *c)
+{
+	size_t i, n = choices_count(c);
+
+	for (i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s", i == 0 ? "" : i + 1 == n ? " or " : ", ", c[i]);
+}
+
+static int set_choice(const struct profile_key *k, void *field, const char *v, struct strbuf *why)
+{
+	size_t i, n = choices_count(k->choices);
+	const char *s;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(k->choices[i], v))
+			continue;
+		if (k->store == PROFILE_STORE_TYPE) {
+			*(enum profile_test_type *)field = (enum profile_test_type)i;
+		} else {
+			memset(field, 0, k->size);
+			memcpy(field, v, strlen(v));
+		}
+		return 0;
+	}
+	strbuf_addf(why, "\"%s\" is not one of ", v);
+	add_choices(why, k->choices);
+	s = profile_suggest(v, k->choices, n);
+	if (s)
+		strbuf_addf(why, "; did you mean %s?", s);
+	return -EINVAL;
+}
+
+/* Range, multiple and power-of-two checks of a numeric value. */
+static int check_range(const struct profile_key *k, uint64_t v, const char *text,
+		       struct strbuf *why)
+{
+	const bool dur = k->type == PROFILE_KEY_DURATION, size = k->type == PROFILE_KEY_SIZE;
+
+	if (v < k->min || v > k->max) {
+		if (dur && v < k->min && k->min == 1) {
+			strbuf_addf(why, "%s: must be greater than 0", text);
+		} else if (dur) {
+			strbuf_addf(why, "%s is too %s: the %s accepted is ", text,
+				    v < k->min ? "short" : "long",
+				    v < k->min ? "shortest" : "longest");
+			profile_format_duration_exact(why, v < k->min ? k->min : k->max);
+		} else if (size) {
+			strbuf_addf(why, "%s is too %s: the %s accepted is ", text,
+				    v < k->min ? "small" : "large",
+				    v < k->min ? "smallest" : "largest");
+			unit_format_size(why, v < k->min ? k->min : k->max);
+		} else {
+			strbuf_addf(why, "%s is out of range: expected %llu to %llu", text,
+				    (unsigned long long)k->min, (unsigned long long)k->max);
+		}
+		return -ERANGE;
+	}
+	if (k->multiple && v % k->multiple) {
+		strbuf_addf(why, "%s is not a multiple of ", text);
+		unit_format_size(why, k->multiple);
+		return -EINVAL;
+	}
+	if (k->pow2 && (v & (v - 1))) {
+		strbuf_addf(why, "%s is not a power of two", text);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int store_uint(const struct profile_key *k, void *field, uint64_t v)
+{
+	switch (k->store) {
+	case PROFILE_STORE_U64:
+		*(uint64_t *)field = v;
+		return 0;
+	case PROFILE_STORE_U32:
+		*(uint32_t *)field = (uint32_t)v;
+		return 0;
+	case PROFILE_STORE_UINT:
+		*(unsigned *)field = (unsigned)v;
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+static const char *const type_example[] = {
+	[PROFILE_KEY_STRING] = "some text",
+	[PROFILE_KEY_CHOICE] = "one of the listed words",
+	[PROFILE_KEY_DURATION] = "a duration such as 30s, 500ms or 2h",
+	[PROFILE_KEY_SIZE] = "a size such as 32KiB, 64MiB or 1GiB",
+	[PROFILE_KEY_PERCENT] = "a percentage from 0 to 100",
+	[PROFILE_KEY_U64] = "a whole number",
+	[PROFILE_KEY_BOOL] = "on or off",
+};
+
+int profile_key_set(const struct profile_key *k, void *base, const char *value, struct strbuf *why)
+{
+	void *field = (char *)base + k->offset;
+	uint64_t u;
+	double d;
+	bool b;
+	char *s;
+	int ret;
+
+	if (!*value) {
+		strbuf_addf(why, "empty value; expected %s", type_example[k->type]);
+		if (k->type == PROFILE_KEY_CHOICE) {
+			strbuf_reset(why);
+			strbuf_addstr(why, "empty value; expected ");
+			add_choices(why, k->choices);
+		}
+		return -EINVAL;
+	}
+	switch (k->type) {
+	case PROFILE_KEY_STRING:
+		s = strdup(value);
+		if (!s)
+			return -ENOMEM;
+		free(*(char **)field);
+		*(char **)field = s;
+		return 0;
+	case PROFILE_KEY_CHOICE:
+		return set_choice(k, field, value, why);
+	case PROFILE_KEY_DURATION:
+		ret = unit_parse_duration(value, &u, why);
+		break;
+	case PROFILE_KEY_SIZE:
+		ret = unit_parse_size(value, &u, why);
+		break;
+	case PROFILE_KEY_U64:
+		ret = unit_parse_u64(value, &u, why);
+		break;
+	case PROFILE_KEY_PERCENT:
+		ret = unit_parse_percent(value, &d, why);
+		if (ret)
+			return ret;
+		if (d < (double)k->min || d > (double)k->max) {
+			strbuf_addf(why, "%s is out of range: expected %llu to %llu", value,
+				    (unsigned long long)k->min, (unsigned long long)k->max);
+			return -ERANGE;
+		}
+		*(double *)field = d;
+		return 0;
+	case PROFILE_KEY_BOOL:
+		ret = unit_parse_bool(value, &b, why);
+		if (!ret)
+			*(bool *)field = b;
+		return ret;
+	default:
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	ret = check_range(k, u, value, why);
+	if (ret)
+		return ret;
+	return store_uint(k, field, u);
+}
+
+/* The field size each store kind needs (0: any size, checked elsewhere). */
+static size_t store_size(enum profile_key_store s)
+{
+	switch (s) {
+	case PROFILE_STORE_STR:
+		return sizeof(char *);
+	case PROFILE_STORE_TYPE:
+		return sizeof(enum profile_test_type);
+	case PROFILE_STORE_U64:
+		return sizeof(uint64_t);
+	case PROFILE_STORE_U32:
+		return sizeof(uint32_t);
+	case PROFILE_STORE_UINT:
+		return sizeof(unsigned);
+	case PROFILE_STORE_DOUBLE:
+		return sizeof(double);
+	case PROFILE_STORE_BOOL:
+		return sizeof(bool);
+	default:
+		return 0;
+	}
+}
+
+static uint64_t store_max(enum profile_key_store s)
+{
+	return s == PROFILE_STORE_U32	 ? UINT32_MAX
+	       : s == PROFILE_STORE_UINT ? UINT_MAX
+					 : UINT64_MAX;
+}
+
+static bool type_store_ok(enum profile_key_type t, enum profile_key_store s)
+{
+	switch (t) {
+	case PROFILE_KEY_STRING:
+		return s == PROFILE_STORE_STR;
+	case PROFILE_KEY_CHOICE:
+		return s == PROFILE_STORE_CHARS || s == PROFILE_STORE_TYPE;
+	case PROFILE_KEY_DURATION:
+	case PROFILE_KEY_SIZE:
+	case PROFILE_KEY_U64:
+		return s == PROFILE_STORE_U64 || s == PROFILE_STORE_U32 || s == PROFILE_STORE_UINT;
+	case PROFILE_KEY_PERCENT:
+		return s == PROFILE_STORE_DOUBLE;
+	case PROFILE_KEY_BOOL:
+		return s == PROFILE_STORE_BOOL;
+	}
+	return false;
+}
+
+static int check_default(const struct profile_key *k, struct strbuf *err)
+{
+	union {
+		struct profile p;
+		struct profile_volume v;
+	} scratch;
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	memset(&scratch, 0, sizeof(scratch));
+	ret = profile_key_set(k, &scratch, k->def, &why);
+	if (!ret && k->store == PROFILE_STORE_STR)
+		free(*(char **)((char *)&scratch + k->offset));
+	if (ret)
+		strbuf_addf(err, "[%s] %s: default \"%s\" is invalid: %s", k->section, k->name,
+			    k->def, why.buf);
+	strbuf_release(&why);
+	return ret ? -EINVAL : 0;
+}
+
+int profile_key_check(const struct profile_key *k, struct strbuf *err)
+{
+	size_t i, n, limit;
+	bool known = false;
+
+	for (i = 0; i < DP_ARRAY_SIZE(sections); i++)
+		known |= !strcmp(k->section, sections[i]);
+	limit = !strcmp(k->section, "volume") ? sizeof(struct profile_volume)
+					      : sizeof(struct profile);
+	if (!known || !k->name || !*k->name || !k->help || !*k->help) {
+		strbuf_addf(err, "[%s] %s: unknown section, or no name or help", k->section,
+			    k->name ? k->name : "(null)");
+		return -EINVAL;
+	}
+	if (!type_store_ok(k->type, k->store) || k->offset + k->size > limit ||
+	    (store_size(k->store) && store_size(k->store) != k->size)) {
+		strbuf_addf(err, "[%s] %s: type, store and field do not agree", k->section,
+			    k->name);
+		return -EINVAL;
+	}
+	if (k->min > k->max || k->max > store_max(k->store) || (k->pow2 && k->multiple) ||
+	    (k->type == PROFILE_KEY_PERCENT && k->max > 100)) {
+		strbuf_addf(err, "[%s] %s: bad bounds", k->section, k->name);
+		return -EINVAL;
+	}
+	if ((k->type == PROFILE_KEY_CHOICE) != (k->choices != NULL)) {
+		strbuf_addf(err, "[%s] %s: choices go with (only) the choice type", k->section,
+			    k->name);
+		return -EINVAL;
+	}
+	if (k->choices) {
+		n = choices_count(k->choices);
+		for (i = 0; i < n; i++) {
+			if (k->store == PROFILE_STORE_CHARS && strlen(k->choices[i]) >= k->size) {
+				strbuf_addf(err, "[%s] %s: choice %s does not fit its field",
+					    k->section, k->name, k->choices[i]);
+				return -EINVAL;
+			}
+		}
+		if (!n) {
+			strbuf_addf(err, "[%s] %s: no choices", k->section, k->name);
+			return -EINVAL;
+		}
+	}
+	if (k->required && k->def) {
+		strbuf_addf(err, "[%s] %s: a required key has no default", k->section, k->name);
+		return -EINVAL;
+	}
+	if (k->def && check_default(k, err))
+		return -EINVAL;
+	/* Names are unique within their section. */
+	for (i = 0; i < DP_ARRAY_SIZE(keys); i++) {
+		if (&keys[i] != k && !strcmp(keys[i].section, k->section) &&
+		    !strcmp(keys[i].name, k->name)) {
+			strbuf_addf(err, "[%s] %s: defined twice", k->section, k->name);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,743 @@
+/*
+ * parse.c - INI text -> validated struct profile.
+ *
+ * inih does the key = value splitting, fed by our own reader, because the
+ * reader is where the facts inih does not give live:
+ *   - the line number: the handler for a key is called right after the reader
+ *     returned that key's line, so "the current line" is the reader's count;
+ *   - long lines: Debian's inih (r55) cuts lines at 200 bytes without a word.
+ *     The reader hands inih only lines that fit; a longer one (up to
+ *     PROFILE_MAX_LINE) is split here the same way inih would and handed to the
+ *     same handler, and inih gets a comment line in its place. Longer lines
+ *     are an error;
+ *   - section headers: inih reports keys only, and truncates section names at
+ *     50 bytes, so an empty "[volume x]" or an unknown empty section would be
+ *     invisible. The reader parses headers itself and gives inih a comment;
+ *   - lines that are neither blank, comment, header nor key = value, binary
+ *     data, a UTF-8 BOM and CRLF endings. Leading blanks are stripped, so
+ *     inih's multi-line continuation never applies.
+ * Every error is collected with its line; they are sorted by line at the end
+ * and written to err one per line, "FILE:LINE: [section] key: message".
+ */
+#include <errno.h>
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_internal.h"
+
+#define MAX_ERRORS 100 /* more than this is noise: the file is not a profile */
+
+enum sec_kind {
+	SEC_NONE,   /* before the first header */
+	SEC_IGNORE, /* after a bad header: its keys are not checked */
+	SEC_GLOBAL, /* [test], [sizing], ...: one instance, keys merge */
+	SEC_VOLUME, /* [volume NAME] */
+};
+
+enum key_state { KEY_UNSET, KEY_OK, KEY_BAD };
+
+struct key_marks {
+	unsigned *line;	      /* per table entry: line where set, 0 = unset */
+	unsigned char *state; /* enum key_state */
+};
+
+struct vol_state {
+	struct key_marks marks;
+	char *label; /* "[volume NAME]" as written */
+};
+
+struct perr {
+	unsigned line;
+	size_t seq;
+	char *msg;
+};
+
+struct parse_ctx {
+	struct profile *p;
+	const char *origin;
+	const char *text;
+	size_t len, pos;
+	unsigned lineno;
+	const struct profile_key *keys;
+	size_t nr_keys;
+
+	enum sec_kind kind;
+	const char *section;	/* table name of the current section */
+	struct strbuf label;	/* current section as shown in messages */
+	size_t vol;		/* current volume index (SEC_VOLUME) */
+	struct key_marks marks; /* the global sections' keys */
+	struct vol_state *vols; /* parallel to p->volumes */
+
+	struct perr *errs;
+	size_t nr_errs, alloc_errs;
+	bool oom;
+	struct strbuf why; /* scratch for reasons */
+};
+
+static void perr_vadd(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+		      const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct perr *n;
+
+	if (c->nr_errs == c->alloc_errs) {
+		c->alloc_errs = c->alloc_errs ? 2 * c->alloc_errs : 16;
+		n = realloc(c->errs, c->alloc_errs * sizeof(*n));
+		if (!n) {
+			c->oom = true;
+			c->alloc_errs = c->nr_errs;
+			return;
+		}
+		c->errs = n;
+	}
+	strbuf_addf(&sb, "%s:%u: ", c->origin, line ? line : 1);
+	if (label && key)
+		strbuf_addf(&sb, "%s %s: ", label, key);
+	else if (label || key)
+		strbuf_addf(&sb, "%s: ", label ? label : key);
+	strbuf_vaddf(&sb, fmt, ap);
+	c->errs[c->nr_errs].line = line ? line : 1;
+	c->errs[c->nr_errs].seq = c->nr_errs;
+	c->errs[c->nr_errs].msg = strbuf_detach(&sb, NULL);
+	c->nr_errs++;
+}
+
+static void perr_add(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+		     const char *fmt, ...) DP_PRINTF(5, 6);
+static void perr_add(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+		     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	perr_vadd(c, line, label, key, fmt, ap);
+	va_end(ap);
+}
+
+static int perr_cmp(const void *a, const void *b)
+{
+	const struct perr *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int marks_init(struct key_marks *m, size_t n)
+{
+	m->line = calloc(n, sizeof(*m->line));
+	m->state = calloc(n, sizeof(*m->state));
+	return m->line && m->state ? 0 : -ENOMEM;
+}
+
+static void marks_release(struct key_marks *m)
+{
+	free(m->line);
+	free(m->state);
+	m->line = NULL;
+	m->state = NULL;
+}
+
+/* Writes s[0..n) plus "\n" into inih's buffer (n already known to fit). */
+static char *emit(char *out, int num, const char *s, size_t n)
+{
+	if (num < 3) {
+		if (num > 0)
+			out[0] = '\0';
+		return out;
+	}
+	if (n > (size_t)num - 2)
+		n = (size_t)num - 2;
+	memcpy(out, s, n);
+	out[n] = '\n';
+	out[n + 1] = '\0';
+	return out;
+}
+
+static bool is_blank(char ch)
+{
+	return ch == ' ' || ch == '\t';
+}
+
+/*
+ * Where inih would split "key = value": the first '=' or ':' not after an
+ * inline comment (a ';' preceded by a blank). n when there is none.
+ */
+static size_t find_separator(const char *s, size_t n)
+{
+	bool was_space = false;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] == '=' || s[i] == ':')
+			return i;
+		if (was_space && s[i] == ';')
+			return n;
+		was_space = is_blank(s[i]);
+	}
+	return n;
+}
+
+/* Continuation bytes after a UTF-8 lead byte; 0 for a byte that cannot lead. */
+static size_t utf8_continuations(unsigned char ch)
+{
+	if (ch >= 0xc2 && ch <= 0xdf)
+		return 1;
+	if (ch >= 0xe0 && ch <= 0xef)
+		return 2;
+	if (ch >= 0xf0 && ch <= 0xf4)
+		return 3;
+	return 0;
+}
+
+/*
+ * Rejects bytes a text profile cannot hold: control characters other than
+ * tab, DEL, and malformed UTF-8. Returns true (after recording the error)
+ * when the line is bad.
+ */
+static bool line_is_binary(struct parse_ctx *c, const unsigned char *s, size_t n)
+{
+	size_t i = 0, need, j;
+
+	while (i < n) {
+		unsigned char ch = s[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+			perr_add(c, c->lineno, NULL, NULL,
+				 "line holds binary data (byte 0x%02x at column %zu): a profile is "
+				 "a text file",
+				 ch, i + 1);
+			return true;
+		}
+		if (ch < 0x80) {
+			i++;
+			continue;
+		}
+		need = utf8_continuations(ch);
+		for (j = 1; need && j <= need; j++)
+			if (i + j >= n || (s[i + j] & 0xc0) != 0x80)
+				need = 0;
+		if (!need) {
+			perr_add(c, c->lineno, NULL, NULL,
+				 "line is not UTF-8 text (byte 0x%02x at column %zu): a profile is "
+				 "a text file",
+				 ch, i + 1);
+			return true;
+		}
+		i += need + 1;
+	}
+	return false;
+}
+
+static const char *const *key_names(struct parse_ctx *c, const char *section, size_t *n,
+				    const char **names, size_t max)
+{
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < c->nr_keys && *n < max; i++)
+		if (!strcmp(c->keys[i].section, section))
+			names[(*n)++] = c->keys[i].name;
+	return names;
+}
+
+static void unknown_key(struct parse_ctx *c, const char *name)
+{
+	const char *names[64], *s;
+	struct strbuf other = STRBUF_INIT;
+	size_t n, i;
+
+	key_names(c, c->section, &n, names, DP_ARRAY_SIZE(names));
+	s = profile_suggest(name, names, n);
+	if (s) {
+		perr_add(c, c->lineno, c->label.buf, name, "unknown key; did you mean %s?", s);
+		return;
+	}
+	for (i = 0; i < c->nr_keys; i++) {
+		if (strcmp(c->keys[i].name, name))
+			continue;
+		if (!strcmp(c->keys[i].section, "volume"))
+			strbuf_addf(&other, "%s[volume NAME]", other.len ? " or " : "");
+		else
+			strbuf_addf(&other, "%s[%s]", other.len ? " or " : "", c->keys[i].section);
+	}
+	if (other.len) {
+		perr_add(c, c->lineno, c->label.buf, name, "unknown key here; %s belongs in %s",
+			 name, other.buf);
+	} else {
+		strbuf_reset(&other);
+		for (i = 0; i < n; i++)
+			strbuf_addf(&other, "%s%s", i ? ", " : "", names[i]);
+		perr_add(c, c->lineno, c->label.buf, name, "unknown key; the keys of %s are %s",
+			 c->kind == SEC_VOLUME ? "[volume NAME]" : c->label.buf, other.buf);
+	}
+	strbuf_release(&other);
+}
+
+/* One "key = value" of the current section. */
+static void handle_key(struct parse_ctx *c, const char *name, const char *value)
+{
+	const struct profile_key *k;
+	struct key_marks *m;
+	size_t idx;
+	void *base;
+	int ret;
+
+	if (c->kind == SEC_IGNORE)
+		return;
+	if (c->kind == SEC_NONE) {
+		perr_add(c, c->lineno, NULL, *name ? name : NULL,
+			 "key outside any section; put it under a header such as [test]");
+		return;
+	}
+	if (!*name) {
+		perr_add(c, c->lineno, c->label.buf, NULL, "no key name before the '='");
+		return;
+	}
+	k = profile_key_find(c->section, name);
+	if (!k) {
+		unknown_key(c, name);
+		return;
+	}
+	idx = (size_t)(k - c->keys);
+	m = c->kind == SEC_VOLUME ? &c->vols[c->vol].marks : &c->marks;
+	if (m->line[idx]) {
+		perr_add(c, c->lineno, c->label.buf, name, "duplicate key; first set on line %u",
+			 m->line[idx]);
+		return;
+	}
+	m->line[idx] = c->lineno;
+	base = c->kind == SEC_VOLUME ? (void *)&c->p->volumes[c->vol] : (void *)c->p;
+	strbuf_reset(&c->why);
+	ret = profile_key_set(k, base, value, &c->why);
+	m->state[idx] = ret ? KEY_BAD : KEY_OK;
+	if (ret == -ENOMEM)
+		c->oom = true;
+	else if (ret)
+		perr_add(c, c->lineno, c->label.buf, name, "%s", c->why.buf);
+}
+
+static int on_key(void *user, const char *section, const char *name, const char *value)
+{
+	handle_key(user, name, value);
+	return 1; /* errors are collected, never reported through inih */
+}
+
+/* inih's split of a line too long for its buffer: same rules, same handler. */
+static void long_key_line(struct parse_ctx *c, const char *s, size_t n, size_t sep)
+{
+	size_t kend = sep, vstart = sep + 1, vend;
+	bool was_space = false;
+	char *key, *value;
+
+	while (kend && is_blank(s[kend - 1]))
+		kend--;
+	for (vend = vstart; vend < n; vend++) {
+		if (was_space && s[vend] == ';')
+			break;
+		was_space = is_blank(s[vend]);
+	}
+	while (vstart < vend && is_blank(s[vstart]))
+		vstart++;
+	while (vend > vstart && is_blank(s[vend - 1]))
+		vend--;
+	key = strndup(s, kend);
+	value = strndup(s + vstart, vend - vstart);
+	if (key && value)
+		handle_key(c, key, value);
+	else
+		c->oom = true;
+	free(key);
+	free(value);
+}
+
+static bool volume_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n >= PROFILE_MAX_NAME || !strcmp(s, ".") || !strcmp(s, ".."))
+		return false;
+	return strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-") == n;
+}
+
+static void begin_volume(struct parse_ctx *c, const char *name)
+{
+	struct profile *p = c->p;
+	struct profile_volume *nv;
+	struct vol_state *ns;
+	size_t i;
+
+	if (!*name) {
+		perr_add(c, c->lineno, c->label.buf, NULL,
+			 "missing the volume name; write [volume NAME]");
+		return;
+	}
+	strbuf_reset(&c->label); /* one spelling, so that duplicates compare equal */
+	strbuf_addf(&c->label, "[volume %s]", name);
+	if (p->nr_volumes == PROFILE_MAX_VOLUMES) {
+		perr_add(c, c->lineno, c->label.buf, NULL, "too many volumes; the most is %d",
+			 PROFILE_MAX_VOLUMES);
+		return;
+	}
+	if (!volume_name_ok(name))
+		perr_add(c, c->lineno, c->label.buf, NULL,
+			 "bad volume name \"%s\": use 1 to %d letters, digits, '_', '.' or '-' "
+			 "(not \".\" or \"..\")",
+			 name, PROFILE_MAX_NAME - 1);
+	for (i = 0; i < p->nr_volumes; i++) {
+		if (!strcmp(c->vols[i].label, c->label.buf)) {
+			perr_add(c, c->lineno, c->label.buf, NULL,
+				 "duplicate volume name; first defined on line %u",
+				 p->volumes[i].line);
+			break;
+		}
+	}
+	nv = realloc(p->volumes, (p->nr_volumes + 1) * sizeof(*nv));
+	if (nv)
+		p->volumes = nv;
+	ns = realloc(c->vols, (p->nr_volumes + 1) * sizeof(*ns));
+	if (ns)
+		c->vols = ns;
+	if (!nv || !ns)
+		goto out_oom;
+	nv = &p->volumes[p->nr_volumes];
+	ns = &c->vols[p->nr_volumes];
+	memset(nv, 0, sizeof(*nv));
+	memset(ns, 0, sizeof(*ns));
+	p->nr_volumes++; /* from here on released with the rest */
+	strncpy(nv->name, name, sizeof(nv->name) - 1);
+	nv->line = c->lineno;
+	ns->label = strdup(c->label.buf);
+	if (!ns->label || marks_init(&ns->marks, c->nr_keys))
+		goto out_oom;
+	for (i = 0; i < c->nr_keys; i++)
+		if (!strcmp(c->keys[i].section, "volume") && c->keys[i].def &&
+		    profile_key_set(&c->keys[i], nv, c->keys[i].def, &c->why))
+			goto out_oom; /* defaults are checked by a unit test */
+	c->vol = p->nr_volumes - 1;
+	c->kind = SEC_VOLUME;
+	c->section = "volume";
+	return;
+out_oom:
+	c->oom = true;
+}
+
+/* A line starting with '['. */
+static void section_line(struct parse_ctx *c, const char *s, size_t n)
+{
+	const char *close = memchr(s, ']', n), *in, *in_end, *rest, *word_end, *sugg;
+	const char *const *names;
+	size_t nr_names, i;
+	char *kind = NULL, *arg = NULL;
+
+	c->kind = SEC_IGNORE;
+	strbuf_reset(&c->label);
+	if (!close) {
+		perr_add(c, c->lineno, NULL, NULL,
+			 "expected ']' at the end of the section header \"%.*s\"", (int)n, s);
+		return;
+	}
+	in = s + 1;
+	in_end = close;
+	while (in < in_end && is_blank(*in))
+		in++;
+	while (in_end > in && is_blank(in_end[-1]))
+		in_end--;
+	strbuf_addf(&c->label, "[%.*s]", (int)(in_end - in), in);
+	for (rest = close + 1; rest < s + n && is_blank(*rest); rest++)
+		;
+	if (rest < s + n && *rest != ';' && *rest != '#') {
+		perr_add(c, c->lineno, c->label.buf, NULL, "unexpected text after ']': \"%.*s\"",
+			 (int)(s + n - rest), rest);
+		return;
+	}
+	if (in == in_end) {
+		perr_add(c, c->lineno, NULL, NULL, "empty section name \"[]\"");
+		return;
+	}
+	for (word_end = in; word_end < in_end && !is_blank(*word_end); word_end++)
+		;
+	kind = strndup(in, (size_t)(word_end - in));
+	while (word_end < in_end && is_blank(*word_end))
+		word_end++;
+	arg = strndup(word_end, (size_t)(in_end - word_end));
+	if (!kind || !arg) {
+		c->oom = true;
+		goto out;
+	}
+	names = profile_sections(&nr_names);
+	for (i = 0; i < nr_names; i++)
+		if (!strcmp(kind, names[i]))
+			break;
+	if (i == nr_names) {
+		sugg = profile_suggest(kind, names, nr_names);
+		if (sugg && !strcmp(sugg, "volume"))
+			perr_add(c, c->lineno, c->label.buf, NULL,
+				 "unknown section; did you mean [volume %s]?", *arg ? arg : "NAME");
+		else if (sugg)
+			perr_add(c, c->lineno, c->label.buf, NULL,
+				 "unknown section; did you mean [%s]?", sugg);
+		else
+			perr_add(c, c->lineno, c->label.buf, NULL,
+				 "unknown section; the sections are [test], [sizing], [workload], "
+				 "[thresholds], [engine], [sim] and [volume NAME]");
+		goto out;
+	}
+	if (!strcmp(kind, "volume")) {
+		begin_volume(c, arg);
+		goto out;
+	}
+	if (*arg) {
+		perr_add(c, c->lineno, c->label.buf, NULL,
+			 "[%s] takes no name; only [volume NAME] does", kind);
+		goto out;
+	}
+	c->kind = SEC_GLOBAL;
+	c->section = names[i];
+out:
+	free(kind);
+	free(arg);
+}
+
+/*
+ * inih's reader: one physical line per call, classified here. Returns the
+ * line for inih to split (a key = value that fits), a comment or a blank line
+ * in place of what was handled here, or NULL at the end of the text.
+ */
+static char *reader(char *out, int num, void *stream)
+{
+	struct parse_ctx *c = stream;
+	const char *s, *nl;
+	size_t n, sep;
+
+	if (c->pos >= c->len)
+		return NULL;
+	s = c->text + c->pos;
+	nl = memchr(s, '\n', c->len - c->pos);
+	n = nl ? (size_t)(nl - s) : c->len - c->pos;
+	c->pos += n + (nl ? 1 : 0);
+	c->lineno++;
+	if (n && s[n - 1] == '\r')
+		n--;
+	if (c->lineno == 1 && n >= 3 && !memcmp(s, "\xef\xbb\xbf", 3)) {
+		s += 3;
+		n -= 3;
+	}
+	if (n > PROFILE_MAX_LINE) {
+		perr_add(c, c->lineno, NULL, NULL,
+			 "line is %zu characters long; the longest accepted is %d", n,
+			 PROFILE_MAX_LINE);
+		return emit(out, num, ";", 1);
+	}
+	if (line_is_binary(c, (const unsigned char *)s, n))
+		return emit(out, num, ";", 1);
+	while (n && is_blank(*s)) {
+		s++;
+		n--;
+	}
+	while (n && is_blank(s[n - 1]))
+		n--;
+	if (!n)
+		return emit(out, num, "", 0);
+	if (*s == ';' || *s == '#')
+		return emit(out, num, ";", 1);
+	if (*s == '[') {
+		section_line(c, s, n);
+		return emit(out, num, ";", 1);
+	}
+	sep = find_separator(s, n);
+	if (sep == n) {
+		perr_add(c, c->lineno, c->kind == SEC_NONE ? NULL : c->label.buf, NULL,
+			 "expected `key = value` or `[section]`, not \"%.*s\"", (int)n, s);
+		return emit(out, num, ";", 1);
+	}
+	if (num >= 2 && n <= (size_t)num - 2)
+		return emit(out, num, s, n);
+	long_key_line(c, s, n, sep);
+	return emit(out, num, ";", 1);
+}
+
+static void apply_defaults(struct parse_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_keys; i++)
+		if (strcmp(c->keys[i].section, "volume") && c->keys[i].def &&
+		    profile_key_set(&c->keys[i], c->p, c->keys[i].def, &c->why))
+			c->oom = true; /* defaults are valid: a unit test checks them */
+}
+
+static size_t key_index(struct parse_ctx *c, const char *section, const char *name)
+{
+	return (size_t)(profile_key_find(section, name) - c->keys);
+}
+
+static const char *profile_name_from_origin(const char *origin, size_t *len)
+{
+	const char *base = strrchr(origin, '/');
+	size_t n;
+
+	if (!strncmp(origin, "builtin:", 8))
+		base = origin + 8;
+	else
+		base = base ? base + 1 : origin;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".ini"))
+		n -= 4;
+	*len = n;
+	return base;
+}
+
+/* Checks that involve several keys, and the defaults that depend on others. */
+static void finish(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+	struct profile_thresholds *t = &p->thresholds;
+	size_t dur = key_index(c, "test", "duration"), warm = key_index(c, "test", "warmup");
+	size_t dbs = key_index(c, "sizing", "database_size"),
+	       pg = key_index(c, "workload", "page_size");
+	size_t rmax = key_index(c, "thresholds", "db_read_max");
+	size_t lmax = key_index(c, "thresholds", "log_write_max");
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	const char *base;
+	size_t i, n;
+
+	if (!p->nr_volumes)
+		perr_add(c, c->lineno, NULL, NULL,
+			 "no [volume NAME] section: a profile needs at least one volume");
+	for (i = 0; i < p->nr_volumes; i++) {
+		struct profile_volume *v = &p->volumes[i];
+
+		if (!v->path) {
+			perr_add(c, v->line, c->vols[i].label, "path",
+				 "missing (every volume needs a path)");
+			continue;
+		}
+		if (!v->log_path) {
+			v->log_path = strdup(v->path);
+			if (!v->log_path)
+				c->oom = true;
+		}
+	}
+
+	if (!c->marks.line[dur] && p->type == PROFILE_TEST_STRESS)
+		p->duration_ns = PROFILE_STRESS_DURATION;
+	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
+	t->db_read_max_set = c->marks.line[rmax] != 0;
+	t->log_write_max_set = c->marks.line[lmax] != 0;
+	if (t->lenient && !t->db_read_max_set)
+		t->db_read_max_ns = PROFILE_LENIENT_MAX_NS;
+	if (t->lenient && !t->log_write_max_set)
+		t->log_write_max_ns = PROFILE_LENIENT_MAX_NS;
+
+	if (c->marks.state[dur] != KEY_BAD && c->marks.state[warm] == KEY_OK &&
+	    p->warmup_ns > p->duration_ns) {
+		profile_format_duration_exact(&a, p->warmup_ns);
+		profile_format_duration_exact(&b, p->duration_ns);
+		perr_add(c, c->marks.line[warm], "[test]", "warmup",
+			 "%s is longer than the duration (%s)", a.buf, b.buf);
+	}
+	if (c->marks.state[dbs] != KEY_BAD && c->marks.state[pg] != KEY_BAD &&
+	    (p->database_size < p->page_size || p->database_size % p->page_size)) {
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		unit_format_size(&a, p->database_size);
+		unit_format_size(&b, p->page_size);
+		perr_add(c, c->marks.line[dbs] ? c->marks.line[dbs] : c->marks.line[pg],
+			 c->marks.line[dbs] ? "[sizing]" : "[workload]",
+			 c->marks.line[dbs] ? "database_size" : "page_size",
+			 p->database_size < p->page_size
+				 ? "%s is smaller than one page (page_size = %s)"
+				 : "%s is not a multiple of the page size (%s)",
+			 a.buf, b.buf);
+	}
+	strbuf_release(&a);
+	strbuf_release(&b);
+
+	if (!p->name) {
+		base = profile_name_from_origin(c->origin, &n);
+		p->name = strndup(base, n);
+		if (!p->name)
+			c->oom = true;
+	}
+}
+
+/* Sorted errors into err, one per line; the tail beyond MAX_ERRORS summarized. */
+static void flush_errors(struct parse_ctx *c, struct strbuf *err)
+{
+	size_t i;
+
+	qsort(c->errs, c->nr_errs, sizeof(*c->errs), perr_cmp);
+	for (i = 0; i < c->nr_errs && i < MAX_ERRORS; i++)
+		strbuf_addf(err, "%s%s", i ? "\n" : "", c->errs[i].msg);
+	if (c->nr_errs > MAX_ERRORS)
+		strbuf_addf(err, "\n%s: %zu more errors not shown", c->origin,
+			    c->nr_errs - MAX_ERRORS);
+}
+
+static void ctx_release(struct parse_ctx *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_errs; i++)
+		free(c->errs[i].msg);
+	free(c->errs);
+	if (c->vols) {
+		for (i = 0; i < c->p->nr_volumes; i++) {
+			marks_release(&c->vols[i].marks);
+			free(c->vols[i].label);
+		}
+		free(c->vols);
+	}
+	marks_release(&c->marks);
+	strbuf_release(&c->label);
+	strbuf_release(&c->why);
+}
+
+int profile_parse(struct profile *p, const char *origin, const char *text, size_t len,
+		  struct strbuf *err)
+{
+	struct parse_ctx c;
+	int ret = 0;
+
+	memset(p, 0, sizeof(*p));
+	memset(&c, 0, sizeof(c));
+	c.p = p;
+	c.origin = origin ? origin : "(profile)";
+	c.text = text;
+	c.len = len;
+	c.kind = SEC_NONE;
+	strbuf_init(&c.label);
+	strbuf_init(&c.why);
+	c.keys = profile_keys(&c.nr_keys);
+	if (marks_init(&c.marks, c.nr_keys)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	apply_defaults(&c);
+	if (ini_parse_stream(reader, &c, on_key, &c) < 0)
+		c.oom = true;
+	finish(&c);
+	if (c.oom) {
+		strbuf_addf(err, "%s: out of memory while reading the profile", c.origin);
+		ret = -ENOMEM;
+	} else if (c.nr_errs) {
+		flush_errors(&c, err);
+		ret = -EINVAL;
+	} else {
+		p->origin = strdup(c.origin);
+		p->text = malloc(len + 1);
+		if (!p->origin || !p->text) {
+			ret = -ENOMEM;
+		} else {
+			memcpy(p->text, text, len);
+			p->text[len] = '\0';
+		}
+	}
+out:
+	ctx_release(&c);
+	if (ret)
+		profile_release(p);
+	return ret;
+}

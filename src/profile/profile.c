@@ -1,0 +1,343 @@
+/*
+ * profile.c - where a profile comes from and what the command line may change
+ * in it: files, built-ins, the PROFILE argument rules, overrides, release.
+ * The INI parsing itself is in parse.c, the key table in keys.c.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profile_internal.h"
+
+#define PROFILE_FILE_MAX (16ULL << 20)
+
+const struct profile_builtin *profile_builtin_find(const char *name)
+{
+	const struct profile_builtin *b;
+	size_t n, i;
+
+	if (!name)
+		return NULL;
+	b = profile_builtins(&n);
+	for (i = 0; i < n; i++)
+		if (!strcmp(b[i].name, name))
+			return &b[i];
+	return NULL;
+}
+
+static int read_all(int fd, const char *path, char **out, size_t *len, struct strbuf *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	ssize_t r;
+
+	for (;;) {
+		strbuf_grow(&sb, 65536);
+		r = read(fd, sb.buf + sb.len, sb.alloc - sb.len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			r = -errno;
+			strbuf_addf(err, "%s: cannot read profile: %s", path, strerror((int)-r));
+			strbuf_release(&sb);
+			return (int)r;
+		}
+		if (r == 0)
+			break;
+		sb.len += (size_t)r;
+		sb.buf[sb.len] = '\0';
+		if (sb.len > PROFILE_FILE_MAX) {
+			strbuf_addf(err,
+				    "%s: the file is over 16 MiB, too large for a profile (is it "
+				    "the right file?)",
+				    path);
+			strbuf_release(&sb);
+			return -EFBIG;
+		}
+	}
+	*out = strbuf_detach(&sb, len);
+	return 0;
+}
+
+int profile_load_file(struct profile *p, const char *path, struct strbuf *err)
+{
+	struct stat st;
+	size_t len = 0;
+	char *text = NULL;
+	int fd, ret;
+
+	memset(p, 0, sizeof(*p));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot read profile: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot read profile: %s", path, strerror(-ret));
+		goto out_close;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+		strbuf_addf(err, "%s: cannot read profile: %s", path, strerror(EISDIR));
+		goto out_close;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > PROFILE_FILE_MAX) {
+		ret = -EFBIG;
+		strbuf_addf(err,
+			    "%s: the file is %llu bytes, too large for a profile (the most is 16 "
+			    "MiB; is it the right file?)",
+			    path, (unsigned long long)st.st_size);
+		goto out_close;
+	}
+	ret = read_all(fd, path, &text, &len, err);
+	if (ret)
+		goto out_close;
+	ret = profile_parse(p, path, text, len, err);
+	free(text);
+out_close:
+	close(fd);
+	return ret;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+int profile_resolve(struct profile *p, const char *arg, struct strbuf *err)
+{
+	const struct profile_builtin *b, *all;
+	const char *names[64], *sugg;
+	struct strbuf origin = STRBUF_INIT;
+	size_t n, i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	if (!arg)
+		arg = "quick";
+	if (strchr(arg, '/') || ends_with(arg, ".ini") || !access(arg, F_OK))
+		return profile_load_file(p, arg, err);
+	b = profile_builtin_find(arg);
+	if (b) {
+		strbuf_addf(&origin, "builtin:%s", b->name);
+		ret = profile_parse(p, origin.buf, b->text, strlen(b->text), err);
+		strbuf_release(&origin);
+		return ret;
+	}
+	all = profile_builtins(&n);
+	for (i = 0; i < n && i < DP_ARRAY_SIZE(names); i++)
+		names[i] = all[i].name;
+	strbuf_addf(err, "unknown profile \"%s\"", arg);
+	sugg = profile_suggest(arg, names, i);
+	if (sugg)
+		strbuf_addf(err, ": did you mean %s?", sugg);
+	strbuf_addstr(err, " (built-in profiles: ");
+	for (i = 0; i < n; i++)
+		strbuf_addf(err, "%s%s", i ? ", " : "", all[i].name);
+	strbuf_addf(err, "; a profile file needs a '/' or the .ini suffix, e.g. ./%s.ini)", arg);
+	return -ENOENT;
+}
+
+/* A size as the user most likely wrote it: "1000", "64MiB". */
+static void size_exact(struct strbuf *sb, uint64_t v)
+{
+	static const char *const names[] = {"TiB", "GiB", "MiB", "KiB"};
+	unsigned i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(names); i++) {
+		uint64_t unit = 1ULL << (10 * (4 - i));
+
+		if (v && v % unit == 0) {
+			strbuf_addf(sb, "%llu%s", (unsigned long long)(v / unit), names[i]);
+			return;
+		}
+	}
+	strbuf_addf(sb, "%llu", (unsigned long long)v);
+}
+
+static void err_line(struct strbuf *err)
+{
+	if (err->len && err->buf[err->len - 1] != '\n')
+		strbuf_addch(err, '\n');
+}
+
+static int check_overrides(const struct profile *p, const struct profile_overrides *o,
+			   struct strbuf *err)
+{
+	uint64_t duration = o->has_duration ? o->duration_ns : p->duration_ns;
+	uint64_t warmup = o->has_warmup ? o->warmup_ns : p->warmup_ns;
+	struct strbuf v = STRBUF_INIT, lim = STRBUF_INIT;
+	size_t start = err->len;
+	const char *s;
+
+	if (o->data_dir && !*o->data_dir)
+		strbuf_addstr(err, "--data-dir: empty directory name");
+	if (o->db_size) {
+		size_exact(&v, o->db_size);
+		unit_format_size(&lim, p->page_size);
+		if (o->db_size % p->page_size) { /* includes anything under one page */
+			err_line(err);
+			strbuf_addf(err, "--db-size %s: must be a multiple of the page size (%s)",
+				    v.buf, lim.buf);
+		} else if (o->db_size > PROFILE_SIZE_MAX) {
+			err_line(err);
+			strbuf_addf(err, "--db-size %s: too large; the most is 16 TiB", v.buf);
+		}
+	}
+	strbuf_reset(&v);
+	profile_format_duration_exact(&v, o->duration_ns);
+	if (o->has_duration && o->duration_ns < PROFILE_DURATION_MIN) {
+		err_line(err);
+		strbuf_addf(err, "--duration %s: too short; the shortest is 1s", v.buf);
+	} else if (o->has_duration && o->duration_ns > PROFILE_DURATION_MAX) {
+		err_line(err);
+		strbuf_addf(err, "--duration %s: too long; the longest is 30d", v.buf);
+	}
+	strbuf_reset(&v);
+	strbuf_reset(&lim);
+	profile_format_duration_exact(&v, warmup);
+	profile_format_duration_exact(&lim, duration);
+	if (warmup > duration) {
+		err_line(err);
+		if (o->has_warmup)
+			strbuf_addf(err, "--warmup %s: longer than the duration (%s)", v.buf,
+				    lim.buf);
+		else
+			strbuf_addf(err,
+				    "--duration %s: shorter than the profile's warm-up (%s); give "
+				    "--warmup too",
+				    lim.buf, v.buf);
+	}
+	if (o->engine) {
+		size_t i, n = 0;
+
+		while (profile_engine_names[n])
+			n++;
+		for (i = 0; i < n; i++)
+			if (!strcmp(o->engine, profile_engine_names[i]))
+				break;
+		if (i == n) {
+			err_line(err);
+			strbuf_addf(err, "--engine %s: unknown engine; expected io_uring or sim",
+				    o->engine);
+			s = profile_suggest(o->engine, profile_engine_names, n);
+			if (s)
+				strbuf_addf(err, " (did you mean %s?)", s);
+		}
+	}
+	if (o->streams > PROFILE_STREAMS_MAX) {
+		err_line(err);
+		strbuf_addf(err, "--streams %u: too many; the most is %d", o->streams,
+			    PROFILE_STREAMS_MAX);
+	}
+	strbuf_release(&v);
+	strbuf_release(&lim);
+	return err->len > start ? -EINVAL : 0;
+}
+
+static char *path_join(const char *dir, const char *name, const char *suffix)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n = strlen(dir);
+
+	while (n > 1 && dir[n - 1] == '/')
+		n--;
+	strbuf_add(&sb, dir, n);
+	if (sb.buf[sb.len - 1] != '/')
+		strbuf_addch(&sb, '/');
+	strbuf_addf(&sb, "%s%s", name, suffix);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* Moves every volume under dir: v at DIR/v, a separate log at DIR/v-log. */
+static void relocate_volumes(struct profile *p, const char *dir)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_volumes; i++) {
+		struct profile_volume *v = &p->volumes[i];
+		bool separate = v->log_path && v->path && strcmp(v->log_path, v->path);
+		char *path = path_join(dir, v->name, "");
+		char *log = path_join(dir, v->name, separate ? "-log" : "");
+
+		free(v->path);
+		free(v->log_path);
+		v->path = path;
+		v->log_path = log;
+	}
+}
+
+int profile_apply_overrides(struct profile *p, const struct profile_overrides *o,
+			    struct strbuf *err)
+{
+	struct profile_thresholds *t = &p->thresholds;
+
+	if (check_overrides(p, o, err))
+		return -EINVAL;
+	if (o->data_dir)
+		relocate_volumes(p, o->data_dir);
+	if (o->db_size)
+		p->database_size = o->db_size;
+	if (o->has_duration)
+		p->duration_ns = o->duration_ns;
+	if (o->has_warmup)
+		p->warmup_ns = o->warmup_ns;
+	if (o->engine) {
+		memset(p->engine, 0, sizeof(p->engine));
+		strncpy(p->engine, o->engine, sizeof(p->engine) - 1);
+	}
+	if (o->streams)
+		p->streams = o->streams;
+	/* A new duration may cross 6 h: maxima the profile left to default follow. */
+	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
+	if (!t->db_read_max_set)
+		t->db_read_max_ns = t->lenient ? PROFILE_LENIENT_MAX_NS : PROFILE_STRICT_MAX_NS;
+	if (!t->log_write_max_set)
+		t->log_write_max_ns = t->lenient ? PROFILE_LENIENT_MAX_NS : PROFILE_STRICT_MAX_NS;
+	return 0;
+}
+
+unsigned profile_database_count(const struct profile *p)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < p->nr_volumes; i++)
+		n += p->volumes[i].databases;
+	return n;
+}
+
+void profile_release(struct profile *p)
+{
+	size_t i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_volumes && p->volumes; i++) {
+		free(p->volumes[i].path);
+		free(p->volumes[i].log_path);
+	}
+	free(p->volumes);
+	free(p->name);
+	free(p->description);
+	free(p->origin);
+	free(p->text);
+	memset(p, 0, sizeof(*p));
+}
+
+const char *profile_test_type_name(enum profile_test_type t)
+{
+	switch (t) {
+	case PROFILE_TEST_PERFORMANCE:
+		return "performance";
+	case PROFILE_TEST_STRESS:
+		return "stress";
+	}
+	return "unknown";
+}

@@ -1,0 +1,39 @@
+/*
+ * profile_internal.h - what the profile module's files share and nobody else
+ * needs: setting one key from its text, key lookup, limit formatting.
+ */
+#ifndef DISKPROOF_PROFILE_INTERNAL_H
+#define DISKPROOF_PROFILE_INTERNAL_H
+
+#include "diskproof/profile.h"
+
+#define PROFILE_SIZE_MAX (16ULL << 40) /* 16 TiB: database_size, log_size */
+#define PROFILE_DURATION_MIN NSEC_PER_SEC
+#define PROFILE_DURATION_MAX (30ULL * 86400 * NSEC_PER_SEC)
+#define PROFILE_LENIENT_AFTER (6ULL * 3600 * NSEC_PER_SEC)
+#define PROFILE_STRICT_MAX_NS (100 * NSEC_PER_MSEC)
+#define PROFILE_LENIENT_MAX_NS (200 * NSEC_PER_MSEC)
+#define PROFILE_STRESS_DURATION (24ULL * 3600 * NSEC_PER_SEC)
+#define PROFILE_STREAMS_MAX 100000
+
+/* Engines a profile or --engine may name. NULL-terminated. */
+extern const char *const profile_engine_names[];
+
+/*
+ * Parses value as key k and stores it in base (a struct profile, or a struct
+ * profile_volume when k->section is "volume"). Returns 0, or -EINVAL/-ERANGE
+ * with a reason (no location) in why. Nothing is stored on error.
+ */
+int profile_key_set(const struct profile_key *k, void *base, const char *value, struct strbuf *why);
+
+/* The entry for section/name, or NULL. */
+const struct profile_key *profile_key_find(const char *section, const char *name);
+
+/* A limit as one exact unit: "30d", "6h", "1s", "100ms", "1us". */
+void profile_format_duration_exact(struct strbuf *sb, uint64_t ns);
+
+/* The entry of choices nearest to word (edit distance <= 2, or a prefix of
+ * 3+ characters), or NULL. */
+const char *profile_suggest(const char *word, const char *const *choices, size_t n);
+
+#endif
