@@ -54,9 +54,10 @@ struct plan {
 int plan_build(struct plan *pl, const struct profile *p, bool files,
 	       struct strbuf *err) DP_MUST_CHECK;
 
-/* Progress of file creation, for the caller to show. */
+/* Progress of file creation, for the caller to show; a non-zero return
+ * (-EINTR) stops the creation, which then returns that value. */
 struct plan_progress {
-	void (*fn)(void *arg, const char *file, uint64_t done, uint64_t total);
+	int (*fn)(void *arg, const char *file, uint64_t done, uint64_t total);
 	void *arg;
 };
 

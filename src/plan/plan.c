@@ -298,8 +298,14 @@ static int write_file(const char *path, enum page_kind kind, uint32_t db_id, uin
 		}
 		off += len;
 		*created += len;
-		if (prog && prog->fn)
-			prog->fn(prog->arg, path, off - from, to - from);
+		if (prog && prog->fn) {
+			ret = prog->fn(prog->arg, path, off - from, to - from);
+			if (ret) {
+				strbuf_addf(err, "%s: creation interrupted; run again to resume",
+					    path);
+				goto out_free;
+			}
+		}
 	}
 	if (fdatasync(fd) != 0) {
 		ret = -errno;

@@ -933,10 +933,17 @@ static void coord_stop(struct run *r, int signo)
 {
 	uint64_t now = engine_clock_now(&r->clock);
 	unsigned last = atomic_load(&r->last);
-	unsigned k = grid_index(&r->grid, now, last);
+	unsigned k;
 
 	if (atomic_load(&r->stop))
 		return;
+	if (!r->grid.interval) {
+		/* before the run started (creating files): nothing to cut short */
+		r->stop_signal = signo;
+		atomic_store(&r->stop, true);
+		return;
+	}
+	k = grid_index(&r->grid, now, last);
 	/* one interval of slack: a worker's clock may already be past ours */
 	if (k < last)
 		k++;
@@ -1067,12 +1074,17 @@ static void run_release(struct run *r)
 	strbuf_release(&r->store_err);
 }
 
-static void create_progress(void *arg, const char *file, uint64_t done, uint64_t total)
+/* File creation progress; a SIGINT/SIGTERM stops it (the files resume on
+ * the next run). */
+static int create_progress(void *arg, const char *file, uint64_t done, uint64_t total)
 {
-	const struct run_options *o = arg;
+	struct run *r = arg;
+	const struct run_options *o = r->opt;
 
 	if (o->cb.create)
 		o->cb.create(o->cb.arg, file, done, total);
+	coord_check_signal(r, 0);
+	return r->stop_signal ? -EINTR : 0;
 }
 
 /* Summaries, verdicts, the finished run row. */
@@ -1215,7 +1227,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 {
 	struct run r = {0};
 	const struct profile *p = o->profile;
-	struct plan_progress prog = {create_progress, (void *)o};
+	struct plan_progress prog = {create_progress, &r};
 	struct store_run_info info = {0};
 	char host[256] = "unknown";
 	uint64_t created = 0;
@@ -1273,6 +1285,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
 		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
+		if (ret == -EINTR)
+			out->exit_code = r.stop_signal == SIGINT ? DP_EXIT_SIGINT : DP_EXIT_SIGTERM;
 		if (ret)
 			goto out;
 	}
