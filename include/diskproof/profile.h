@@ -57,6 +57,7 @@ struct profile_sim {
 	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
 	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
 	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
+	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
 	uint64_t seed;		       /* default 1 */
 };
 
@@ -65,8 +66,10 @@ struct profile {
 	char *name;	   /* default: the file's base name without .ini */
 	char *description; /* one line, for "diskproof profiles"; may be NULL */
 	enum profile_test_type type;
-	uint64_t duration_ns; /* default 2 h (performance), 24 h (stress) */
-	uint64_t warmup_ns;   /* default 0 */
+	uint64_t duration_ns;	/* default 2 h (performance), 24 h (stress) */
+	uint64_t warmup_ns;	/* default 0 */
+	uint64_t max_errors;	/* stop after this many I/O errors; 0 = never; 10 */
+	uint64_t io_timeout_ns; /* an I/O pending this long is hung; default 30 s */
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */

@@ -69,6 +69,9 @@ struct run_outcome {
 	const char *status; /* passed|failed|aborted|error */
 	uint64_t integrity_errors;
 	uint64_t io_errors;
+	/* a second signal cut the drain short: worker threads may still be
+	 * running, so the caller must exit the process at once (_exit) */
+	bool abandoned;
 };
 
 /*

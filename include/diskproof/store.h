@@ -123,6 +123,41 @@ struct store_run_end {
 int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end *end,
 		     struct strbuf *err) DP_MUST_CHECK;
 
+/* SQLite cannot keep a WAL-mode file consistent on a filesystem with no room
+ * left (its shared-memory index may even fault): -ENOSPC with a message when
+ * the results file's filesystem has less than min_free bytes available. */
+#define STORE_MIN_FREE (8ULL << 20)
+int store_space_check(struct store *s, uint64_t min_free, struct strbuf *err) DP_MUST_CHECK;
+
+/* Writes the totals so far (summary and histogram rows, replacing earlier
+ * ones) and the measured duration, without ending the run: a run killed later
+ * keeps what it had measured up to here. */
+int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_scope_total *totals,
+			 size_t nr_totals, uint64_t duration_ns, struct strbuf *err) DP_MUST_CHECK;
+
+/* Marks "running" runs of host whose process is gone (killed) as aborted,
+ * ended at their last sample. store_open() does this for its own host. */
+int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped,
+			  struct strbuf *err) DP_MUST_CHECK;
+
+/* One line of "diskproof list". */
+struct store_run_brief {
+	int64_t id;
+	char status[16];
+	char verdict[8];
+	char label[128];
+	char host[64];
+	char started_at[32];
+	double duration_s;
+	char profile[64];
+	char engine[16];
+	double transactional_iops;
+};
+
+/* Every run, oldest first; *out is the caller's to free(). */
+int store_run_list(struct store *s, struct store_run_brief **out, size_t *count,
+		   struct strbuf *err) DP_MUST_CHECK;
+
 /* The id of the newest run; -ENOENT when the file holds none. */
 int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MUST_CHECK;
 

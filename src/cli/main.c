@@ -31,6 +31,7 @@ static const char usage_text[] =
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
 	"      print a stored run\n"
+	"  list [--results FILE]    one line per stored run\n"
 	"  --help, --version\n"
 	"\n"
 	"PROFILE is a file when it contains '/', ends in .ini or names an existing\n"
@@ -348,6 +349,12 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 		strbuf_release(&d);
 	}
 	ret = run_execute(&ro, &out, &err);
+	if (out.abandoned) {
+		fprintf(stderr,
+			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
+			(long long)out.run_id, o.results);
+		_exit(out.exit_code);
+	}
 	if (ret && !out.run_id) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = out.exit_code;
@@ -355,7 +362,9 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	if (err.len)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
-	if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout) == 0)
+	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
+		; /* the results file may be unusable: no report from it */
+	else if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout) == 0)
 		fprintf(stderr,
 			"diskproof: results in %s (run %lld): diskproof report %lld "
 			"--format json\n",
@@ -443,6 +452,51 @@ static int cmd_report(int argc, char **argv)
 	return print_report(o.results, id, (enum report_format)fmt, stdout);
 }
 
+static int cmd_list(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct store *st = NULL;
+	struct store_run_brief *runs = NULL;
+	struct strbuf err = STRBUF_INIT;
+	size_t n = 0;
+	int ret;
+
+	ret = parse_opts(argc, argv, OPT_RESULTS, &o);
+	if (ret)
+		return ret;
+	if (o.npos)
+		return usage_error("list takes no arguments, got \"%s\"", o.positional[0]);
+	if (access(o.results, F_OK) != 0) {
+		fprintf(stderr,
+			"diskproof: %s: no results file here (run \"diskproof run\" "
+			"first, or pass --results FILE)\n",
+			o.results);
+		return DP_EXIT_ENV;
+	}
+	ret = store_open(&st, o.results, &err);
+	if (!ret)
+		ret = store_run_list(st, &runs, &n, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %s\n", "run", "status", "verdict",
+	       "started", "host", "profile", "measured", "trans. IOPS", "label");
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run_brief *b = &runs[i];
+
+		printf("%5lld  %-8s %-7s %-20s %-16s %-14s %8.0fs %12.1f  %s\n", (long long)b->id,
+		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, b->host,
+		       b->profile, b->duration_s, b->transactional_iops, b->label);
+	}
+out:
+	free(runs);
+	store_close(st);
+	strbuf_release(&err);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -463,5 +517,7 @@ int main(int argc, char **argv)
 		return cmd_profiles(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "report"))
 		return cmd_report(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "list"))
+		return cmd_list(argc - 2, argv + 2);
 	return usage_error("unknown command \"%s\"", argv[1]);
 }

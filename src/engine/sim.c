@@ -8,7 +8,7 @@
  * requests arrive faster they queue and their latency grows by the wait (a
  * closed loop of N streams settles at N / saturation_iops s per I/O). A share
  * error_rate of I/Os fails with EIO; a share drop_write_rate of page writes is
- * acknowledged but not kept.
+ * acknowledged but not kept; a share hang_rate never completes.
  *
  * Integrity: for files with a block size (database files) the engine keeps
  * each block's last written generation, read from the header the runner
@@ -253,6 +253,9 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		sim_data(ctx, p, r);
 	}
 	r->engine_seq = p->seq++;
+	if (ctx->sim && ctx->sim->hang_rate_pct > 0 &&
+	    sim_uniform(p) * 100.0 < ctx->sim->hang_rate_pct)
+		return ENGINE_Q_QUEUED; /* hung: it never completes */
 	heap_push(p, r);
 	return ENGINE_Q_QUEUED;
 }

@@ -48,6 +48,17 @@ static const struct profile_key keys[] = {
 	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
 	  .help = "Time run before measuring starts; at most the duration." },
 
+	{ .section = "test", .name = "max_errors", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(max_errors),
+	  .min = 0, .max = UINT64_MAX, .def = "10",
+	  .help = "Stop the run after this many I/O errors (it fails with the first "
+		  "anyway); 0 = never stop early." },
+	{ .section = "test", .name = "io_timeout", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(io_timeout_ns),
+	  .min = 100 * MS, .max = 3600 * SEC, .def = "30s",
+	  .help = "An I/O without a completion for this long is reported as hung and "
+		  "fails the run." },
+
 	/* [sizing] */
 	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U64, PFIELD(database_size),
@@ -151,6 +162,10 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.drop_write_rate_pct),
 	  .min = 0, .max = 100, .def = "0",
 	  .help = "Share of simulated writes acknowledged but lost, in percent." },
+	{ .section = "sim", .name = "hang_rate", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.hang_rate_pct),
+	  .min = 0, .max = 100, .def = "0",
+	  .help = "Share of I/Os that never complete (a hung device), in percent." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",

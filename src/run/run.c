@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -46,7 +47,7 @@
 #define RUN_SLOTS 4
 #define RUN_DB_SAMPLE_EVERY 15
 #define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
-#define RUN_DRAIN_NS (30 * NSEC_PER_SEC)
+#define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
 #define RUN_LOG_MAX (1024u * 1024u)
 #define RUN_MSGS 4
 
@@ -112,7 +113,9 @@ struct slot {
 	uint64_t page;
 	uint64_t gen;
 	uint64_t t_issue;
-	uint64_t off0; /* the request as first issued, for short I/O */
+	bool inflight;	    /* handed to the engine, not completed yet */
+	bool hung_reported; /* reported as hung; counted once */
+	uint64_t off0;	    /* the request as first issued, for short I/O */
 	uint32_t len0;
 	void *buf;
 	uint32_t buf_len;
@@ -132,6 +135,7 @@ struct wdb {
 struct snap {
 	struct class_stats *cs; /* ndb * IO_CLASS_COUNT */
 	uint64_t *integrity;	/* ndb */
+	uint64_t hung;		/* I/Os found pending past io_timeout in this interval */
 	char msgs[RUN_MSGS][200];
 	unsigned nmsgs;
 	unsigned dropped_msgs;
@@ -183,7 +187,11 @@ struct run {
 	struct grid grid;
 	atomic_uint last; /* last interval; lowered when stopping early */
 	atomic_bool stop;
+	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
 	int stop_signal;
+	char stop_reason[256]; /* why the run stopped early, when not a signal */
+	bool env_failed;       /* stopped by an environment fault (exit 3) */
+	bool abandoned;	       /* a second signal: finish the row, leave at once */
 	uint64_t stop_time;
 	struct worker *workers;
 	unsigned nworkers;
@@ -222,11 +230,14 @@ static void snap_reset(struct snap *s, unsigned ndb)
 	for (unsigned i = 0; i < ndb * IO_CLASS_COUNT; i++)
 		class_stats_init(&s->cs[i]);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
+	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
 }
 
 static void coord_collect(struct run *r, unsigned k);
+static void coord_checkpoint(struct run *r, unsigned k);
+static void coord_stop(struct run *r, int signo, const char *reason);
 
 /* Publishes the current interval and moves to the next slot. */
 static void worker_publish(struct worker *w)
@@ -310,6 +321,7 @@ static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
 	if (ret == ENGINE_Q_BUSY)
 		return ret;
 	w->inflight++;
+	s->inflight = true;
 	if (ret == ENGINE_Q_COMPLETED) {
 		/* handed back at once: treat like a reaped completion */
 		if (!(w->ops->flags & ENGINE_F_OWN_CLOCK))
@@ -483,6 +495,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	struct class_stats *cs;
 
 	w->inflight--;
+	s->inflight = false;
 	if (res == -EAGAIN || res == -EINTR ||
 	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
 		/* again, or the remainder of a short transfer, same issue time */
@@ -498,6 +511,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
 	if (res < 0 || (uint64_t)res != req->len) {
 		cs->errors++;
+		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
 		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s",
 			 s->kind == SLOT_LOG ? d->pdb->log_file : d->pdb->path,
 			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
@@ -517,12 +531,41 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	}
 	/* restore the request as issued */
 	req->buf = s->buf;
+	s->hung_reported = false;
 	if (s->kind == SLOT_LOG) {
 		d->log_busy = false;
 		return;
 	}
 	d->busy[s->page] = 0;
 	w->idle[w->nidle++] = (unsigned)(s - w->slots);
+}
+
+/*
+ * Reports requests pending for at least min_age as hung, once each: an
+ * I/O error of its database and class, with a message naming file, offset
+ * and age. A hung request that completes later is also counted normally.
+ */
+static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
+{
+	struct snap *sn = &w->snaps[w->cur % RUN_SLOTS];
+
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct slot *s = &w->slots[i];
+		struct wdb *d = &w->dbs[s->db];
+
+		if (!s->inflight || s->hung_reported || now - s->t_issue < min_age)
+			continue;
+		s->hung_reported = true;
+		sn->hung++;
+		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		sn->cs[s->db * IO_CLASS_COUNT + s->req.cls].errors++;
+		snap_msg(sn,
+			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
+			 "(hung I/O)",
+			 s->kind == SLOT_LOG ? d->pdb->log_file : d->pdb->path,
+			 s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			 (unsigned long long)s->off0, (double)(now - s->t_issue) / 1e9);
+	}
 }
 
 /* One turn of the worker loop: issue, commit, reap, account. false when the
@@ -550,11 +593,10 @@ static bool worker_step(struct worker *w)
 	}
 	if (w->stopping && !w->inflight && !w->nretry)
 		return false;
-	if (w->stopping && !r->virt && now - w->stop_at > RUN_DRAIN_NS) {
-		w->fatal = -ETIMEDOUT;
-		snprintf(w->fatal_msg, sizeof(w->fatal_msg),
-			 "%u I/O(s) still in flight %llu s after the end: the device hangs",
-			 w->inflight, (unsigned long long)(RUN_DRAIN_NS / NSEC_PER_SEC));
+	if (w->stopping && now - w->stop_at > RUN_DRAIN_NS) {
+		/* bounded drain: what has not completed by now is hung */
+		worker_snap_at(w, now);
+		worker_report_hung(w, now, 0);
 		return false;
 	}
 	last = atomic_load_explicit(&r->last, memory_order_acquire);
@@ -577,7 +619,10 @@ static bool worker_step(struct worker *w)
 			w->reaped[i]->t_done_ns = now;
 		worker_complete(w, w->reaped[i]);
 	}
+	last = w->cur;
 	worker_snap_at(w, now);
+	if (w->cur != last)
+		worker_report_hung(w, now, r->prof->io_timeout_ns);
 	return true;
 }
 
@@ -862,11 +907,62 @@ static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum sco
 
 static void coord_store_error(struct run *r, int ret)
 {
-	if (!r->store_failed) {
-		r->store_failed = true;
-		atomic_store(&r->stop, true);
-	}
 	(void)ret;
+	if (r->store_failed)
+		return;
+	r->store_failed = true;
+	coord_stop(r, 0, "stopped: the results file cannot be written");
+}
+
+/* Stops the run once the workers have seen max_errors I/O errors; checked
+ * between intervals too, so the stop comes soon after the last one allowed. */
+static bool coord_check_errors(struct run *r)
+{
+	uint64_t n = atomic_load_explicit(&r->errors_seen, memory_order_relaxed);
+	char why[128];
+
+	if (!r->prof->max_errors || n < r->prof->max_errors || atomic_load(&r->stop))
+		return false;
+	snprintf(why, sizeof(why), "stopped after %llu I/O errors ([test] max_errors = %llu)",
+		 (unsigned long long)n, (unsigned long long)r->prof->max_errors);
+	coord_stop(r, 0, why);
+	return true;
+}
+
+/* Stops the run when it can no longer say anything true: a hung I/O, too
+ * many I/O errors, or a volume whose directory has gone. */
+static void coord_check_health(struct run *r, uint64_t hung)
+{
+	char why[256];
+	struct stat st;
+
+	if (atomic_load(&r->stop))
+		return;
+	if (hung) {
+		snprintf(
+			why, sizeof(why),
+			"stopped: %llu I/O(s) got no completion within %.1f s ([test] io_timeout); "
+			"the device hangs",
+			(unsigned long long)hung, (double)r->prof->io_timeout_ns / 1e9);
+		coord_stop(r, 0, why);
+		return;
+	}
+	if (coord_check_errors(r))
+		return;
+	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++) {
+		const char *dirs[2] = {r->plan.vols[v].path, r->plan.vols[v].log_path};
+
+		for (unsigned j = 0; j < 2; j++) {
+			if (stat(dirs[j], &st) == 0 || errno != ENOENT)
+				continue;
+			snprintf(why, sizeof(why),
+				 "volume %s: directory %s disappeared during the run",
+				 r->plan.vols[v].name, dirs[j]);
+			r->env_failed = true;
+			coord_stop(r, 0, why);
+			return;
+		}
+	}
 }
 
 static void coord_collect(struct run *r, unsigned k)
@@ -878,6 +974,7 @@ static void coord_collect(struct run *r, unsigned k)
 	uint64_t len = grid_end(g, k) - grid_start(g, k);
 	struct run_interval_view view = {0};
 	size_t nrows = 0;
+	uint64_t hung = 0;
 	int ret;
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
@@ -907,6 +1004,7 @@ static void coord_collect(struct run *r, unsigned k)
 			r->integ_db[gdb] += sn->integrity[i];
 			r->integrity_errors += sn->integrity[i];
 		}
+		hung += sn->hung;
 		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
 			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
 					      &r->store_err);
@@ -936,7 +1034,10 @@ static void coord_collect(struct run *r, unsigned k)
 		r->win_len = 0;
 	}
 	if (r->store && !r->store_failed) {
-		ret = store_interval_write(r->store, r->run_id, r->rows, nrows, &r->store_err);
+		ret = store_space_check(r->store, STORE_MIN_FREE, &r->store_err);
+		if (!ret)
+			ret = store_interval_write(r->store, r->run_id, r->rows, nrows,
+						   &r->store_err);
 		if (!ret && k + 1 == g->nw && g->nw)
 			ret = store_event_add(r->store, r->run_id, t_ms, "warmup_end",
 					      "warm-up ended; measurement starts", &r->store_err);
@@ -944,6 +1045,9 @@ static void coord_collect(struct run *r, unsigned k)
 			coord_store_error(r, ret);
 	}
 	r->collected = k + 1;
+	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
+		coord_checkpoint(r, k);
+	coord_check_health(r, hung);
 	if (r->opt->cb.interval) {
 		view.index = k;
 		view.warmup = warm;
@@ -960,17 +1064,30 @@ static void coord_collect(struct run *r, unsigned k)
 	}
 }
 
-static void coord_stop(struct run *r, int signo)
+/*
+ * Stops issuing: the workers drain what is in flight (bounded) and publish up
+ * to the interval holding the stop. signo is the signal that asked (0 for
+ * none), reason what to record when it is not a signal. A second signal after
+ * a first abandons the drain: the run row is finished at once.
+ */
+static void coord_stop(struct run *r, int signo, const char *reason)
 {
 	uint64_t now = engine_clock_now(&r->clock);
 	unsigned last = atomic_load(&r->last);
 	unsigned k;
 
-	if (atomic_load(&r->stop))
+	if (atomic_load(&r->stop)) {
+		if (signo && r->stop_signal)
+			r->abandoned = true;
+		else if (signo)
+			r->stop_signal = signo;
 		return;
+	}
+	if (reason)
+		snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", reason);
+	r->stop_signal = signo;
 	if (!r->grid.interval) {
 		/* before the run started (creating files): nothing to cut short */
-		r->stop_signal = signo;
 		atomic_store(&r->stop, true);
 		return;
 	}
@@ -978,14 +1095,14 @@ static void coord_stop(struct run *r, int signo)
 	/* one interval of slack: a worker's clock may already be past ours */
 	if (k < last)
 		k++;
-	r->stop_signal = signo;
 	r->stop_time = now;
 	atomic_store_explicit(&r->last, k, memory_order_release);
 	atomic_store_explicit(&r->stop, true, memory_order_release);
 	if (r->opt->cb.message)
 		r->opt->cb.message(r->opt->cb.arg,
-				   signo ? "interrupted: stopping, draining in-flight I/O"
-					 : "stopping");
+				   signo ? "interrupted: stopping and draining in-flight I/O "
+					   "(interrupt again to quit at once)"
+					 : r->stop_reason);
 }
 
 static void coord_check_signal(struct run *r, int timeout_ms)
@@ -1001,7 +1118,7 @@ static void coord_check_signal(struct run *r, int timeout_ms)
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return;
 	if (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		coord_stop(r, (int)si.ssi_signo);
+		coord_stop(r, (int)si.ssi_signo, NULL);
 }
 
 /* Threaded: workers run on their own; the coordinator merges as they publish. */
@@ -1019,8 +1136,12 @@ static int run_threads(struct run *r, struct strbuf *err)
 		ret = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (ret) {
-			strbuf_addf(err, "cannot start a worker thread: %s", strerror(ret));
-			coord_stop(r, 0);
+			char why[128];
+
+			snprintf(why, sizeof(why), "cannot start a worker thread: %s",
+				 strerror(ret));
+			r->env_failed = true;
+			coord_stop(r, 0, why);
 			break;
 		}
 		r->workers[i].thread_started = true;
@@ -1037,11 +1158,14 @@ static int run_threads(struct run *r, struct strbuf *err)
 			if (ready)
 				break;
 			coord_check_signal(r, 20);
-			if (r->store_failed)
-				coord_stop(r, 0);
+			coord_check_errors(r);
+			if (r->abandoned)
+				return 0; /* workers are left running: the process exits */
 		}
 		coord_collect(r, k);
 		coord_check_signal(r, 0);
+		if (r->abandoned)
+			return 0;
 	}
 	for (unsigned i = 0; i < r->nworkers; i++)
 		if (r->workers[i].thread_started)
@@ -1058,8 +1182,9 @@ static int run_virtual(struct run *r)
 	while (worker_step(w)) {
 		if (++n % 4096 == 0)
 			coord_check_signal(r, 0);
-		if (r->store_failed)
-			coord_stop(r, 0);
+		coord_check_errors(r);
+		if (r->abandoned)
+			return 0;
 	}
 	worker_finish(w);
 	return 0;
@@ -1118,80 +1243,139 @@ static int create_progress(void *arg, const char *file, uint64_t done, uint64_t 
 	return r->stop_signal ? -EINTR : 0;
 }
 
-/* Summaries, verdicts, the finished run row. */
-static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
-{
-	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs, nt = 1 + nv + nd, nverd = 0;
-	struct class_stats *vol_cs = NULL, *run_cs = NULL;
-	struct scope_summary *sums = NULL;
-	struct store_scope_total *totals = NULL;
-	struct verdict *verdicts = NULL;
-	struct store_run_end end = {0};
-	uint64_t measured, stop, mstart = r->grid.t0 + r->grid.warmup;
-	bool aborted = r->stop_signal != 0, fatal = false, passed;
-	int ret = -ENOMEM;
+/* Whole-run totals per scope, as the store and eval take them. */
+struct run_totals {
+	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
+	struct scope_summary *sums; /* [0] run, [1..nv] volumes, then databases */
+	struct store_scope_total *totals;
+	size_t nt;
+};
 
-	for (unsigned i = 0; i < r->nworkers; i++)
-		if (r->workers[i].fatal) {
-			fatal = true;
-			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
-		}
-	stop = r->stop_time ? r->stop_time : mstart + r->grid.duration;
-	measured = stop > mstart ? stop - mstart : 0;
-	if (measured > r->grid.duration)
-		measured = r->grid.duration;
-	vol_cs = malloc((nv + 1) * IO_CLASS_COUNT * sizeof(*vol_cs));
-	sums = calloc(nt, sizeof(*sums));
-	totals = calloc(nt, sizeof(*totals));
-	if (!vol_cs || !sums || !totals)
-		goto out;
-	run_cs = &vol_cs[nv * IO_CLASS_COUNT];
+static void run_totals_release(struct run_totals *t)
+{
+	free(t->vol_cs);
+	free(t->sums);
+	free(t->totals);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Merges the databases' measured totals into volumes and the run. */
+static int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+	struct class_stats *run_cs;
+
+	t->nt = 1 + nv + nd;
+	t->vol_cs = malloc((nv + 1) * IO_CLASS_COUNT * sizeof(*t->vol_cs));
+	t->sums = calloc(t->nt, sizeof(*t->sums));
+	t->totals = calloc(t->nt, sizeof(*t->totals));
+	if (!t->vol_cs || !t->sums || !t->totals) {
+		run_totals_release(t);
+		return -ENOMEM;
+	}
+	run_cs = &t->vol_cs[nv * IO_CLASS_COUNT];
 	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
-		class_stats_init(&vol_cs[i]);
-	/* sums: [0] run, [1..nv] volumes, then databases */
+		class_stats_init(&t->vol_cs[i]);
 	for (size_t d = 0; d < nd; d++) {
 		const struct plan_db *db = &r->plan.dbs[d];
-		struct scope_summary *s = &sums[1 + nv + d];
+		struct scope_summary *s = &t->sums[1 + nv + d];
 
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 			const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
 
-			class_stats_merge(&vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
+			class_stats_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
 			class_stats_merge(&run_cs[c], cs);
 			class_summary_from_stats(&s->classes[c], cs, measured);
 		}
 		snprintf(s->name, sizeof(s->name), "%s", db->name);
 		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
 		s->integrity_errors = r->integ_db[d];
-		sums[1 + db->volume].integrity_errors += r->integ_db[d];
-		sums[0].integrity_errors += r->integ_db[d];
-		totals[1 + nv + d] = (struct store_scope_total){
+		t->sums[1 + db->volume].integrity_errors += r->integ_db[d];
+		t->sums[0].integrity_errors += r->integ_db[d];
+		t->totals[1 + nv + d] = (struct store_scope_total){
 			SCOPE_DATABASE, db->name, r->plan.vols[db->volume].name, r->integ_db[d],
 			&r->tot_db[d * IO_CLASS_COUNT]};
 	}
 	for (size_t v = 0; v < nv; v++) {
-		struct scope_summary *s = &sums[1 + v];
+		struct scope_summary *s = &t->sums[1 + v];
 
 		snprintf(s->name, sizeof(s->name), "%s", r->plan.vols[v].name);
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			class_summary_from_stats(&s->classes[c], &vol_cs[v * IO_CLASS_COUNT + c],
+			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
-		totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name, NULL,
-							   s->integrity_errors,
-							   &vol_cs[v * IO_CLASS_COUNT]};
+		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name,
+							      NULL, s->integrity_errors,
+							      &t->vol_cs[v * IO_CLASS_COUNT]};
 	}
-	snprintf(sums[0].name, sizeof(sums[0].name), "run");
+	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_summary_from_stats(&sums[0].classes[c], &run_cs[c], measured);
-	totals[0] = (struct store_scope_total){SCOPE_RUN, "run", NULL, sums[0].integrity_errors,
-					       run_cs};
+		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
+	t->totals[0] = (struct store_scope_total){SCOPE_RUN, "run", NULL,
+						  t->sums[0].integrity_errors, run_cs};
+	return 0;
+}
 
+/* Measured time (warm-up excluded) up to the stop, or up to instant t. */
+static uint64_t run_measured_ns(const struct run *r, uint64_t t)
+{
+	uint64_t mstart = r->grid.t0 + r->grid.warmup;
+	uint64_t m = t > mstart ? t - mstart : 0;
+
+	return m > r->grid.duration ? r->grid.duration : m;
+}
+
+/* Totals so far into the store, so that a killed run keeps them. */
+static void coord_checkpoint(struct run *r, unsigned k)
+{
+	struct run_totals t = {0};
+	uint64_t measured = run_measured_ns(r, grid_end(&r->grid, k));
+
+	if (!r->store || r->store_failed || run_totals_build(r, measured, &t))
+		return;
+	if (store_run_checkpoint(r->store, r->run_id, t.totals, t.nt, measured, &r->store_err))
+		coord_store_error(r, -EIO);
+	run_totals_release(&t);
+}
+
+static const char *run_stop_event(const struct run *r)
+{
+	if (r->stop_signal == SIGINT)
+		return "interrupted by SIGINT";
+	if (r->stop_signal)
+		return "interrupted by SIGTERM";
+	return r->stop_reason[0] ? r->stop_reason : NULL;
+}
+
+/* Summaries, verdicts, the finished run row. */
+static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	struct run_totals t = {0};
+	struct verdict *verdicts = NULL;
+	struct store_run_end end = {0};
+	size_t nverd = 0, nv = r->plan.nr_vols;
+	uint64_t measured;
+	bool aborted = r->stop_signal != 0, fatal = r->env_failed, passed;
+	const char *stop_msg;
+	int ret;
+
+	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
+		if (r->workers[i].fatal) {
+			fatal = true;
+			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
+		}
+	if (r->env_failed)
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->stop_reason);
+	measured = run_measured_ns(
+		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
+	ret = run_totals_build(r, measured, &t);
+	if (ret)
+		goto out;
 	struct eval_input in = {
-		.run = &sums[0],
-		.volumes = &sums[1],
+		.run = &t.sums[0],
+		.volumes = &t.sums[1],
 		.nr_volumes = nv,
-		.databases = &sums[1 + nv],
-		.nr_databases = nd,
+		.databases = &t.sums[1 + nv],
+		.nr_databases = r->plan.nr_dbs,
 		.target_iops = r->prof->target_iops,
 	};
 	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
@@ -1215,42 +1399,35 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		      : (fatal || r->store_failed) ? "error"
 		      : passed			   ? "passed"
 						   : "failed";
-	if (r->store_failed) {
-		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
-		ret = -EIO;
-		goto out;
-	}
 	end.status = out->status;
 	end.verdict = aborted || fatal ? "NONE" : passed ? "PASS" : "FAIL";
 	end.ended_real_ns = time_real_ns();
 	end.duration_ns = measured;
 	end.exit_code = out->exit_code;
-	end.totals = totals;
-	end.nr_totals = nt;
+	end.totals = t.totals;
+	end.nr_totals = t.nt;
 	end.verdicts = verdicts;
 	end.nr_verdicts = nverd;
-	if (aborted &&
-	    store_event_add(r->store, r->run_id,
-			    (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC, "stop",
-			    r->stop_signal == SIGINT ? "interrupted by SIGINT"
-						     : "interrupted by SIGTERM",
-			    &r->store_err)) {
-		strbuf_addf(err, "results file: %s", r->store_err.buf);
-		ret = -EIO;
-		goto out;
+	/* even after a store error, try to leave a finished row: the error may
+	 * have been passing (a full disk that has room again) */
+	stop_msg = run_stop_event(r);
+	if (stop_msg)
+		(void)!store_event_add(r->store, r->run_id,
+				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+				       "stop", stop_msg, &r->store_err);
+	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
+	if (r->store_failed) {
+		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
+		ret = ret ? ret : -EIO;
+		out->exit_code = r->stop_signal ? out->exit_code : DP_EXIT_ENV;
+	} else if (ret) {
+		out->exit_code = r->stop_signal ? out->exit_code : DP_EXIT_ENV;
 	}
-	ret = store_run_finish(r->store, r->run_id, &end, err);
-	if (ret)
-		out->exit_code = DP_EXIT_ENV;
-	else if (fatal)
-		ret = 0; /* recorded; the message in err explains the exit code */
 out:
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");
 	free(verdicts);
-	free(totals);
-	free(sums);
-	free(vol_cs);
+	run_totals_release(&t);
 	return ret;
 }
 
@@ -1293,6 +1470,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 
 	/* the results file first: if it is unusable, nothing is written */
 	ret = store_open(&r.store, o->results_path, err);
+	if (!ret)
+		ret = store_space_check(r.store, STORE_MIN_FREE, err);
 	if (ret)
 		goto out;
 	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
@@ -1381,6 +1560,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		ret = run_virtual(&r);
 	else
 		ret = run_threads(&r, err);
+	if (r.abandoned) {
+		/* a second signal: record what was measured and leave the workers
+		 * (and their memory) to the process exit that follows */
+		ret = run_finish(&r, out, err);
+		out->abandoned = true;
+		return ret;
+	}
 	ret = run_finish(&r, out, err);
 out:
 	run_release(&r);

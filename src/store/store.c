@@ -23,10 +23,13 @@
  * clamped to INT64_MAX, far beyond any real count.
  */
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -500,6 +503,18 @@ static int store_prepare_cached(struct store *s, struct strbuf *err)
 	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
 }
 
+/* Runs of this host whose process is gone are marked aborted at every open:
+ * the next command after a kill leaves the file consistent. */
+static int store_reap_own_host(struct store *s, struct strbuf *err)
+{
+	char host[256] = "";
+	unsigned n;
+
+	if (gethostname(host, sizeof(host) - 1) != 0)
+		return 0;
+	return store_runs_reap_stale(s, host, &n, err);
+}
+
 int store_open(struct store **out, const char *path, struct strbuf *err)
 {
 	struct store *s;
@@ -538,6 +553,9 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 			goto out_close;
 	}
 	ret = store_prepare_cached(s, err);
+	if (ret)
+		goto out_close;
+	ret = store_reap_own_host(s, err);
 	if (ret)
 		goto out_close;
 	*out = s;
@@ -907,18 +925,20 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 	size_t i;
 	int c;
 
-	ret = store_prepare(s,
-			    "INSERT INTO summary (run_id, scope, name, volume, class, ios, bytes,"
-			    " errors, iops, mbps, avg_ms, p50_ms, p99_ms, max_ms, integrity_errors)"
-			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			    &sum_st, 0, err);
+	ret = store_prepare(
+		s,
+		"INSERT OR REPLACE INTO summary (run_id, scope, name, volume, class, ios, bytes,"
+		" errors, iops, mbps, avg_ms, p50_ms, p99_ms, max_ms, integrity_errors)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		&sum_st, 0, err);
 	if (ret)
 		return ret;
-	ret = store_prepare(s,
-			    "INSERT INTO histogram (run_id, scope, name, class, bits, max_bits,"
-			    " count, sum_ns, min_ns, max_ns, buckets)"
-			    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			    &hist_st, 0, err);
+	ret = store_prepare(
+		s,
+		"INSERT OR REPLACE INTO histogram (run_id, scope, name, class, bits, max_bits,"
+		" count, sum_ns, min_ns, max_ns, buckets)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		&hist_st, 0, err);
 	if (ret)
 		goto out_sum;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
@@ -1005,6 +1025,231 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 
 out_rollback:
 	store_rollback(s);
+	return ret;
+}
+
+int store_space_check(struct store *s, uint64_t min_free, struct strbuf *err)
+{
+	struct strbuf dir = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+	struct statvfs vfs;
+	const char *slash = strrchr(s->path, '/');
+	uint64_t avail;
+	int ret = 0;
+
+	if (slash)
+		strbuf_add(&dir, s->path, slash == s->path ? 1 : (size_t)(slash - s->path));
+	else
+		strbuf_addch(&dir, '.');
+	if (statvfs(dir.buf, &vfs) != 0)
+		goto out; /* cannot tell: SQLite will report a real failure */
+	avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	if (avail < min_free) {
+		unit_format_size(&a, avail);
+		unit_format_size(&b, min_free);
+		strbuf_addf(err,
+			    "%s: the results file's filesystem is nearly full (%s free, "
+			    "diskproof keeps %s free so the file stays consistent)",
+			    s->path, a.buf, b.buf);
+		ret = -ENOSPC;
+	}
+out:
+	strbuf_release(&dir);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	return ret;
+}
+
+int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_scope_total *totals,
+			 size_t nr_totals, uint64_t duration_ns, struct strbuf *err)
+{
+	struct store_run_end end = {
+		.duration_ns = duration_ns,
+		.totals = totals,
+		.nr_totals = nr_totals,
+	};
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_insert_totals(s, run_id, &end, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_prepare(s, "UPDATE run SET duration_s = ? WHERE id = ?", &st, 0, err);
+	if (ret)
+		goto out_rollback;
+	binder_start(&b, st);
+	bind_dbl(&b, (double)duration_ns / (double)NSEC_PER_SEC);
+	bind_i64(&b, run_id);
+	rc = binder_run(&b);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "checkpoint run");
+		goto out_rollback;
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
+/* The name the kernel shows for a process ("diskproof"), "" when unknown. */
+static void process_comm(pid_t pid, char *out, size_t len)
+{
+	char path[64];
+	FILE *f;
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (fgets(out, (int)len, f))
+		out[strcspn(out, "\n")] = '\0';
+	fclose(f);
+}
+
+/*
+ * A run of this host whose process is gone (or is now another program) was
+ * killed: it can never finish itself.
+ */
+static bool run_process_alive(int64_t pid)
+{
+	char mine[32], theirs[32];
+
+	if (pid <= 0 || pid > INT32_MAX)
+		return false;
+	if (kill((pid_t)pid, 0) != 0 && errno != EPERM)
+		return false;
+	process_comm(getpid(), mine, sizeof(mine));
+	process_comm((pid_t)pid, theirs, sizeof(theirs));
+	return !mine[0] || !theirs[0] || !strcmp(mine, theirs);
+}
+
+int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped, struct strbuf *err)
+{
+	sqlite3_stmt *sel, *upd = NULL, *ev = NULL;
+	struct binder b;
+	int ret, rc;
+
+	*reaped = 0;
+	ret = store_prepare(s, "SELECT id, pid FROM run WHERE status = 'running' AND host = ?",
+			    &sel, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_text(sel, 1, host, -1, SQLITE_TRANSIENT);
+	ret = store_prepare(
+		s,
+		"UPDATE run SET status = 'aborted', verdict = 'NONE',"
+		" ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' ||"
+		"  (SELECT coalesce(max(t_ms), 0) / 1000.0 FROM sample WHERE run_id = run.id)"
+		"  || ' seconds')"
+		" WHERE id = ? AND status = 'running'",
+		&upd, 0, err);
+	if (!ret)
+		ret = store_prepare(s,
+				    "INSERT INTO event (run_id, t_ms, kind, message) VALUES (?,"
+				    " (SELECT coalesce(max(t_ms), 0) FROM sample WHERE run_id = ?),"
+				    " 'stop', ?)",
+				    &ev, 0, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(sel, 0), pid = sqlite3_column_int64(sel, 1);
+		char msg[160];
+
+		if (run_process_alive(pid))
+			continue;
+		snprintf(msg, sizeof(msg),
+			 "process %" PRId64 " ended without finishing the run (killed?); "
+			 "marked aborted",
+			 pid);
+		binder_start(&b, upd);
+		bind_i64(&b, id);
+		rc = binder_run(&b);
+		if (rc == SQLITE_OK) {
+			binder_start(&b, ev);
+			bind_i64(&b, id);
+			bind_i64(&b, id);
+			bind_str(&b, msg, false);
+			rc = binder_run(&b);
+		}
+		if (rc != SQLITE_OK) {
+			ret = store_fail(s, err, rc, "mark a killed run aborted");
+			goto out;
+		}
+		(*reaped)++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "look for killed runs");
+out:
+	sqlite3_finalize(ev);
+	sqlite3_finalize(upd);
+	sqlite3_finalize(sel);
+	return ret;
+}
+
+int store_run_list(struct store *s, struct store_run_brief **out, size_t *count, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct store_run_brief *v = NULL, *nv;
+	size_t n = 0, cap = 0;
+	int ret, rc;
+
+	*out = NULL;
+	*count = 0;
+	ret = store_prepare(s,
+			    "SELECT id, status, coalesce(verdict, ''), coalesce(label, ''),"
+			    " coalesce(host, ''), started_at, coalesce(duration_s, 0),"
+			    " coalesce(profile_name, ''), coalesce(engine, ''),"
+			    " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
+			    "  AND scope = 'run' AND class IN ('db_read', 'db_write'))"
+			    " FROM run ORDER BY id",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct store_run_brief *r;
+
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				ret = -ENOMEM;
+				strbuf_addf(err, "%s: list runs: out of memory", s->path);
+				goto out;
+			}
+			v = nv;
+		}
+		r = &v[n++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		snprintf(r->status, sizeof(r->status), "%s", sqlite3_column_text(st, 1));
+		snprintf(r->verdict, sizeof(r->verdict), "%s", sqlite3_column_text(st, 2));
+		snprintf(r->label, sizeof(r->label), "%s", sqlite3_column_text(st, 3));
+		snprintf(r->host, sizeof(r->host), "%s", sqlite3_column_text(st, 4));
+		snprintf(r->started_at, sizeof(r->started_at), "%s", sqlite3_column_text(st, 5));
+		r->duration_s = sqlite3_column_double(st, 6);
+		snprintf(r->profile, sizeof(r->profile), "%s", sqlite3_column_text(st, 7));
+		snprintf(r->engine, sizeof(r->engine), "%s", sqlite3_column_text(st, 8));
+		r->transactional_iops = sqlite3_column_double(st, 9);
+	}
+	if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err, rc, "list runs");
+		goto out;
+	}
+	*out = v;
+	*count = n;
+	v = NULL;
+out:
+	free(v);
+	sqlite3_finalize(st);
 	return ret;
 }
 

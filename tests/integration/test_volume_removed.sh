@@ -1,0 +1,23 @@
+#!/bin/bash
+# A volume directory removed while a run is going: the run stops within a few
+# seconds with an environment error (exit 3) naming the volume and directory,
+# and the run is stored with status "error".
+source "$(dirname "$0")/lib.sh"
+set -e
+skip_without_uring
+T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
+"$DISKPROOF" run "$T" --data-dir "$WORK/data" --duration 60s --results "$WORK/r.db" \
+	>"$WORK/out" 2>"$WORK/err" &
+pid=$!
+sleep 3
+rm -rf "$WORK/data/b"
+t0=$SECONDS
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 3 ] || { cat "$WORK/err"; fail "expected exit 3, got $rc"; }
+[ $((SECONDS - t0)) -le 10 ] || fail "took $((SECONDS - t0)) s to notice"
+grep -q "volume b: directory .*/data/b disappeared during the run" "$WORK/err" || fail "message"
+[ "$(sqlite3 r.db "select status from run where id=1")" = error ] || fail "status"
+echo "ok"
