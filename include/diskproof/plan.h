@@ -25,7 +25,8 @@ struct plan_volume {
 	char *log_path;
 	unsigned first_db; /* index into plan.dbs */
 	unsigned nr_dbs;
-	uint32_t align; /* direct-I/O offset alignment (logical block size) */
+	uint32_t align;	    /* direct-I/O offset alignment of path (logical block) */
+	uint32_t log_align; /* the same at log_path: log writes and log blocks */
 };
 
 struct plan_db {

@@ -267,9 +267,14 @@ static int signals_setup(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	int fd;
+
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
 		return -1;
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0) /* nobody would read them: let them act as usual */
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return fd;
 }
 
 static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out)

@@ -50,6 +50,14 @@ int engine_io_uring_probe(struct strbuf *err)
 					    : "");
 		return ret;
 	}
+	if (!(ring.features & IORING_FEAT_EXT_ARG)) {
+		/* without it a timed wait queues a timeout request of liburing's
+		 * own, whose completion our reap loop would mistake for ours */
+		io_uring_queue_exit(&ring);
+		strbuf_addstr(err, "io_uring: the kernel lacks IORING_FEAT_EXT_ARG (timed waits; "
+				   "Linux 5.11 or newer is needed)");
+		return -EOPNOTSUPP;
+	}
 	probe = io_uring_get_probe_ring(&ring);
 	if (!probe) {
 		io_uring_queue_exit(&ring);
@@ -95,7 +103,7 @@ static int uring_init(struct engine_ctx *ctx, struct strbuf *err)
 	ctx->priv = p;
 	while (entries < ctx->depth)
 		entries <<= 1;
-	ret = io_uring_queue_init(entries, &p->ring, 0);
+	ret = io_uring_queue_init(entries, &p->ring, IORING_SETUP_CLAMP);
 	if (ret < 0) {
 		strbuf_addf(err, "io_uring: cannot set up a ring of %u entries: %s", entries,
 			    strerror(-ret));

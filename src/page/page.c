@@ -114,7 +114,7 @@ enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uin
 			return PAGE_BAD_CRC;
 	}
 	*found_gen = h.generation;
-	if (h.db_id != db_id || h.page_no != page_no)
+	if (h.db_id != db_id || h.page_no != page_no || h.kind != PAGE_KIND_DB)
 		return PAGE_MISDIRECTED;
 	if (h.generation == expected_gen)
 		return PAGE_OK;

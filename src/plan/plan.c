@@ -15,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 #include <linux/fs.h>
@@ -23,6 +24,8 @@
 #include "diskproof/plan.h"
 
 #define PLAN_CHUNK (1024 * 1024)
+/* rewritten at the end of a file whose creation was interrupted */
+#define PLAN_RESUME_REDO (8ULL << 20)
 
 static char *join_path(const char *dir, const char *name, const char *ext)
 {
@@ -58,16 +61,47 @@ static void nearest_existing(const char *path, struct strbuf *out)
 	}
 }
 
+/* The logical block size of the disk holding st, from sysfs (a partition's
+ * queue settings live on its parent disk); 0 when unknown. */
+static uint32_t sysfs_logical_block(const struct stat *st)
+{
+	dev_t dev = S_ISBLK(st->st_mode) ? st->st_rdev : st->st_dev;
+
+	for (int parent = 0; parent < 2; parent++) {
+		char path[128];
+		unsigned v = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/logical_block_size",
+			 major(dev), minor(dev), parent ? "../" : "");
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+		if (v)
+			return v;
+	}
+	return 0;
+}
+
+/*
+ * Direct-I/O offset alignment at path (a directory, file or block device):
+ * STATX_DIOALIGN of a file there (an unnamed O_TMPFILE for a directory, since
+ * directories do not report it), else the device's logical block size
+ * (BLKSSZGET, then sysfs), else 4 KiB.
+ */
 static uint32_t dio_alignment(const char *path)
 {
 	struct statx stx;
 	struct stat st;
+	uint32_t v;
 	int fd, lbs = 0;
 
-	if (statx(AT_FDCWD, path, 0, STATX_DIOALIGN, &stx) == 0 &&
-	    (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align)
-		return stx.stx_dio_offset_align;
-	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+	if (stat(path, &st) != 0)
+		return 4096;
+	if (S_ISBLK(st.st_mode)) {
 		fd = open(path, O_RDONLY);
 		if (fd >= 0) {
 			if (ioctl(fd, BLKSSZGET, &lbs) != 0)
@@ -76,8 +110,20 @@ static uint32_t dio_alignment(const char *path)
 		}
 		if (lbs > 0)
 			return (uint32_t)lbs;
+	} else {
+		fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR, 0600)
+					 : open(path, O_RDONLY);
+		if (fd >= 0) {
+			int ok = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+				 (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align;
+
+			close(fd);
+			if (ok)
+				return stx.stx_dio_offset_align;
+		}
 	}
-	return 4096;
+	v = sysfs_logical_block(&st);
+	return v ? v : 4096;
 }
 
 int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
@@ -106,7 +152,10 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 		vol->first_db = d;
 		vol->nr_dbs = pv->databases;
 		vol->align = 4096;
+		vol->log_align = 4096;
 		if (files) {
+			nearest_existing(vol->log_path, &probe);
+			vol->log_align = dio_alignment(probe.buf);
 			nearest_existing(vol->path, &probe);
 			vol->align = dio_alignment(probe.buf);
 			if (p->page_size % vol->align) {
@@ -321,12 +370,77 @@ out_close:
 	return ret;
 }
 
+/* One filesystem's need: what the missing parts of the files on it take. */
+struct fs_need {
+	dev_t dev;
+	const char *path;
+	uint64_t need;
+};
+
+static void add_need(struct fs_need *v, size_t *n, const char *path, uint64_t bytes)
+{
+	struct stat st;
+	size_t i;
+
+	if (stat(path, &st) != 0)
+		return;
+	for (i = 0; i < *n; i++)
+		if (v[i].dev == st.st_dev)
+			break;
+	if (i == *n)
+		v[(*n)++] = (struct fs_need){st.st_dev, path, 0};
+	v[i].need += bytes;
+}
+
+static int check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
+		       struct strbuf *err)
+{
+	struct fs_need *v = calloc(2 * pl->nr_dbs + 1, sizeof(*v));
+	struct statvfs vfs;
+	size_t n = 0;
+	int ret = 0;
+
+	if (!v) {
+		strbuf_addstr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+		const struct plan_volume *vol = &pl->vols[db->volume];
+
+		add_need(v, &n, vol->path, have_db[i] < db->size ? db->size - have_db[i] : 0);
+		add_need(v, &n, vol->log_path,
+			 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
+	}
+	for (size_t i = 0; i < n && !ret; i++) {
+		uint64_t avail;
+
+		if (!v[i].need || statvfs(v[i].path, &vfs) != 0)
+			continue;
+		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+		if (avail < v[i].need) {
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+			unit_format_size(&a, v[i].need);
+			unit_format_size(&b, avail);
+			strbuf_addf(err,
+				    "%s: not enough free space: the databases and logs need "
+				    "%s more, %s is free",
+				    v[i].path, a.buf, b.buf);
+			strbuf_release(&a);
+			strbuf_release(&b);
+			ret = -ENOSPC;
+		}
+	}
+	free(v);
+	return ret;
+}
+
 int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
 		       struct strbuf *err)
 {
-	uint64_t *have_db = NULL, *have_log = NULL, need;
-	struct statvfs vfs;
+	uint64_t *have_db = NULL, *have_log = NULL;
 	int ret = 0;
 
 	*created = 0;
@@ -352,48 +466,28 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 
 		ret = inspect_file(db->path, pl->page_size, PAGE_KIND_DB, &have_db[i], err);
 		if (!ret)
-			ret = inspect_file(db->log_file, pl->vols[db->volume].align, PAGE_KIND_LOG,
-					   &have_log[i], err);
+			ret = inspect_file(db->log_file, pl->vols[db->volume].log_align,
+					   PAGE_KIND_LOG, &have_log[i], err);
 		if (ret)
 			goto out_free;
 		have_db[i] -= have_db[i] % pl->page_size;
 	}
-	/* Free space, per filesystem directory (volumes may share one). */
-	for (size_t v = 0; v < pl->nr_vols; v++) {
-		const struct plan_volume *vol = &pl->vols[v];
-
-		need = 0;
-		for (size_t i = 0; i < pl->nr_dbs; i++) {
-			const struct plan_db *db = &pl->dbs[i];
-			const struct plan_volume *dv = &pl->vols[db->volume];
-			struct stat a, b, c;
-
-			if (stat(vol->path, &a) || stat(dv->path, &b) || stat(dv->log_path, &c))
-				continue;
-			if (a.st_dev == b.st_dev && have_db[i] < db->size)
-				need += db->size - have_db[i];
-			if (a.st_dev == c.st_dev && have_log[i] < db->log_size)
-				need += db->log_size - have_log[i];
-		}
-		if (need && statvfs(vol->path, &vfs) == 0 &&
-		    (uint64_t)vfs.f_bavail * vfs.f_frsize < need) {
-			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
-
-			unit_format_size(&a, need);
-			unit_format_size(&b, (uint64_t)vfs.f_bavail * vfs.f_frsize);
-			strbuf_addf(err,
-				    "%s: not enough free space: the databases and logs need "
-				    "%s more, %s is free",
-				    vol->path, a.buf, b.buf);
-			strbuf_release(&a);
-			strbuf_release(&b);
-			ret = -ENOSPC;
-			goto out_free;
-		}
+	/* Free space, per filesystem: volumes and log paths may share one, or
+	 * the logs may live on a disk of their own. */
+	ret = check_space(pl, have_db, have_log, err);
+	if (ret)
+		goto out_free;
+	/* A resumed file's last pages may not have reached the disk before the
+	 * stop: write them again. */
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		if (have_db[i] && have_db[i] < pl->dbs[i].size)
+			have_db[i] =
+				have_db[i] > PLAN_RESUME_REDO ? have_db[i] - PLAN_RESUME_REDO : 0;
+		have_db[i] -= have_db[i] % pl->page_size;
 	}
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
 		const struct plan_db *db = &pl->dbs[i];
-		uint32_t align = pl->vols[db->volume].align;
+		uint32_t align = pl->vols[db->volume].log_align;
 
 		if (fresh_from)
 			fresh_from[i] =

@@ -44,7 +44,7 @@
 #include "diskproof/store.h"
 
 #define RUN_INTERVAL_NS NSEC_PER_SEC
-#define RUN_SLOTS 4
+#define RUN_SLOTS 8
 #define RUN_DB_SAMPLE_EVERY 15
 #define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
 #define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
@@ -172,6 +172,7 @@ struct worker {
 	bool stopping;
 	uint64_t stop_at;
 	int fatal; /* engine error that ended this worker */
+	atomic_bool fatal_seen;
 	char fatal_msg[256];
 	pthread_t thread;
 	bool thread_started;
@@ -236,6 +237,7 @@ static void snap_reset(struct snap *s, unsigned ndb)
 }
 
 static void coord_collect(struct run *r, unsigned k);
+static void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 static void coord_checkpoint(struct run *r, unsigned k);
 static void coord_stop(struct run *r, int signo, const char *reason);
 
@@ -249,10 +251,19 @@ static void worker_publish(struct worker *w)
 	w->cur = k + 1;
 	if (r->virt)
 		coord_collect(r, k);
-	/* the next slot must have been merged already */
-	while (atomic_load_explicit(&w->consumed, memory_order_acquire) + RUN_SLOTS <= w->cur)
+	/* the next slot must have been merged already; waiting here (the
+	 * results file is slow) delays reaping, so it is reported */
+	uint64_t waited = 0;
+	while (atomic_load_explicit(&w->consumed, memory_order_acquire) + RUN_SLOTS <= w->cur) {
 		usleep(1000);
+		waited++;
+	}
 	snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
+	if (waited)
+		snap_msg(&w->snaps[w->cur % RUN_SLOTS],
+			 "worker %u waited %llu ms for the coordinator (slow results file?); "
+			 "completions meanwhile were stamped late",
+			 w->index, (unsigned long long)waited);
 }
 
 static struct snap *worker_snap_at(struct worker *w, uint64_t t)
@@ -265,7 +276,6 @@ static struct snap *worker_snap_at(struct worker *w, uint64_t t)
 	return &w->snaps[w->cur % RUN_SLOTS];
 }
 
-static void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 static void snap_msg(struct snap *s, const char *fmt, ...)
 {
 	va_list ap;
@@ -524,7 +534,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 		cs->bytes += s->len0;
 		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_READ && w->run->prof->verify)
 			worker_verify(w, s, d, sn);
-		else if (s->kind == SLOT_STREAM) {
+		else if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_WRITE) {
 			d->expect[s->page] = (uint32_t)s->gen;
 			d->log_pending += w->run->prof->log_record_size;
 		}
@@ -614,11 +624,12 @@ static bool worker_step(struct worker *w)
 		return false;
 	}
 	now = engine_clock_now(&r->clock);
-	for (int i = 0; i < n; i++) {
-		if (!(w->ops->flags & ENGINE_F_OWN_CLOCK))
-			w->reaped[i]->t_done_ns = now;
+	/* stamp every completion before accounting any: accounting may wait
+	 * for the coordinator (worker_publish) */
+	for (int i = 0; i < n && !(w->ops->flags & ENGINE_F_OWN_CLOCK); i++)
+		w->reaped[i]->t_done_ns = now;
+	for (int i = 0; i < n; i++)
 		worker_complete(w, w->reaped[i]);
-	}
 	last = w->cur;
 	worker_snap_at(w, now);
 	if (w->cur != last)
@@ -640,14 +651,24 @@ static void *worker_thread(void *arg)
 
 	while (worker_step(w))
 		;
-	if (w->fatal)
-		atomic_store(&w->run->stop, true);
+	if (w->fatal) {
+		/* the coordinator stops the run (lowering the last interval);
+		 * publish only up to that */
+		atomic_store_explicit(&w->fatal_seen, true, memory_order_release);
+		while (!atomic_load_explicit(&w->run->stop, memory_order_acquire))
+			usleep(1000);
+	}
 	worker_finish(w);
 	return NULL;
 }
 
 static void worker_release(struct worker *w)
 {
+	if (w->inflight) {
+		/* I/O the device never completed may still land in these buffers:
+		 * leave ring, files and buffers to the process exit */
+		return;
+	}
 	if (w->ctx_open)
 		w->ops->close(&w->ctx);
 	if (w->ctx_init)
@@ -719,13 +740,13 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 	w->fresh = calloc(w->nslots, sizeof(*w->fresh));
 	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
 	w->fds = malloc(2 * ndb * sizeof(*w->fds));
+	for (unsigned i = 0; w->fds && i < 2 * ndb; i++)
+		w->fds[i] = -1;
 	w->files = calloc(2 * ndb, sizeof(*w->files));
 	w->iov = calloc(w->nslots, sizeof(*w->iov));
 	if (!w->dbs || !w->slots || !w->idle || !w->retry || !w->fresh || !w->reaped || !w->fds ||
 	    !w->files || !w->iov)
 		goto out_nomem;
-	for (unsigned i = 0; i < 2 * ndb; i++)
-		w->fds[i] = -1;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = malloc(ndb * IO_CLASS_COUNT * sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
@@ -740,7 +761,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 
 		d->pdb = pdb;
 		d->global = dbs[i];
-		d->log_align = r->plan.vols[pdb->volume].align;
+		d->log_align = r->plan.vols[pdb->volume].log_align;
 		d->expect = malloc(pdb->nr_pages * sizeof(*d->expect));
 		d->busy = calloc(pdb->nr_pages, 1);
 		if (!d->expect || !d->busy)
@@ -912,6 +933,20 @@ static void coord_store_error(struct run *r, int ret)
 		return;
 	r->store_failed = true;
 	coord_stop(r, 0, "stopped: the results file cannot be written");
+}
+
+/* A worker that met an engine error ends the run: environment error. */
+static void coord_check_fatal(struct run *r)
+{
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		struct worker *w = &r->workers[i];
+
+		if (!atomic_load_explicit(&w->fatal_seen, memory_order_acquire))
+			continue;
+		r->env_failed = true;
+		coord_stop(r, 0, w->fatal_msg);
+		return;
+	}
 }
 
 /* Stops the run once the workers have seen max_errors I/O errors; checked
@@ -1159,6 +1194,7 @@ static int run_threads(struct run *r, struct strbuf *err)
 				break;
 			coord_check_signal(r, 20);
 			coord_check_errors(r);
+			coord_check_fatal(r);
 			if (r->abandoned)
 				return 0; /* workers are left running: the process exits */
 		}
@@ -1185,6 +1221,10 @@ static int run_virtual(struct run *r)
 		coord_check_errors(r);
 		if (r->abandoned)
 			return 0;
+	}
+	if (w->fatal) {
+		r->env_failed = true;
+		coord_stop(r, 0, w->fatal_msg);
 	}
 	worker_finish(w);
 	return 0;
@@ -1359,7 +1399,7 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	int ret;
 
 	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
-		if (r->workers[i].fatal) {
+		if (r->workers[i].fatal && strcmp(r->workers[i].fatal_msg, r->stop_reason)) {
 			fatal = true;
 			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
 		}
@@ -1419,10 +1459,10 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	if (r->store_failed) {
 		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
 		ret = ret ? ret : -EIO;
-		out->exit_code = r->stop_signal ? out->exit_code : DP_EXIT_ENV;
-	} else if (ret) {
-		out->exit_code = r->stop_signal ? out->exit_code : DP_EXIT_ENV;
 	}
+	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */
+	if ((r->store_failed || ret) && out->exit_code <= DP_EXIT_FAIL)
+		out->exit_code = DP_EXIT_ENV;
 out:
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");
