@@ -16,7 +16,7 @@
 #include "diskproof/run.h"
 #include "diskproof/store.h"
 
-#define DEFAULT_RESULTS "./diskproof.db"
+#include "cli.h"
 
 static const char usage_text[] =
 	"usage: diskproof <command> [options]\n"
@@ -49,165 +49,6 @@ static const char usage_text[] =
 	"       results file unusable\n"
 	"  4    data integrity error (a page read back wrong)\n"
 	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n";
-
-struct cli_opts {
-	const char *positional[4];
-	int npos;
-	const char *results;
-	const char *label;
-	const char *format;
-	bool quiet;
-	struct profile_overrides ov;
-};
-
-static int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "diskproof: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\nrun \"diskproof --help\" for usage\n");
-	return DP_EXIT_USAGE;
-}
-
-enum opt_kind {
-	OPT_PROFILE = 1, /* only where a PROFILE is taken */
-	OPT_RESULTS = 2,
-	OPT_FORMAT = 4,
-};
-
-struct opt_def {
-	const char *name;
-	bool has_arg;
-	unsigned where;
-};
-
-static const struct opt_def opt_defs[] = {
-	{"--duration", true, OPT_PROFILE}, {"--warmup", true, OPT_PROFILE},
-	{"--engine", true, OPT_PROFILE},   {"--streams", true, OPT_PROFILE},
-	{"--data-dir", true, OPT_PROFILE}, {"--db-size", true, OPT_PROFILE},
-	{"--label", true, OPT_PROFILE},	   {"--quiet", false, OPT_PROFILE},
-	{"--results", true, OPT_RESULTS},  {"--format", true, OPT_FORMAT},
-};
-
-static int set_opt(struct cli_opts *o, const char *name, const char *val)
-{
-	struct strbuf err = STRBUF_INIT;
-	uint64_t v;
-	int ret = 0;
-
-	if (!strcmp(name, "--duration")) {
-		ret = unit_parse_duration(val, &o->ov.duration_ns, &err);
-		o->ov.has_duration = true;
-	} else if (!strcmp(name, "--warmup")) {
-		ret = unit_parse_duration(val, &o->ov.warmup_ns, &err);
-		o->ov.has_warmup = true;
-	} else if (!strcmp(name, "--engine")) {
-		o->ov.engine = val;
-	} else if (!strcmp(name, "--streams")) {
-		ret = unit_parse_u64(val, &v, &err);
-		if (!ret && (v < 1 || v > 100000)) {
-			strbuf_addstr(&err, "must be between 1 and 100000");
-			ret = -ERANGE;
-		}
-		o->ov.streams = (unsigned)v;
-	} else if (!strcmp(name, "--data-dir")) {
-		o->ov.data_dir = val;
-	} else if (!strcmp(name, "--db-size")) {
-		ret = unit_parse_size(val, &o->ov.db_size, &err);
-		if (!ret && !o->ov.db_size) {
-			strbuf_addstr(&err, "must be more than 0");
-			ret = -ERANGE;
-		}
-	} else if (!strcmp(name, "--label")) {
-		o->label = val;
-	} else if (!strcmp(name, "--quiet")) {
-		o->quiet = true;
-	} else if (!strcmp(name, "--results")) {
-		o->results = val;
-	} else if (!strcmp(name, "--format")) {
-		o->format = val;
-	}
-	if (ret)
-		fprintf(stderr, "diskproof: %s %s: %s\n", name, val, err.buf);
-	strbuf_release(&err);
-	return ret ? DP_EXIT_USAGE : 0;
-}
-
-/* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
-static int parse_opts(int argc, char **argv, unsigned where, struct cli_opts *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->results = DEFAULT_RESULTS;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq, *val = NULL;
-		const struct opt_def *d = NULL;
-		size_t nlen;
-		int ret;
-
-		if (a[0] != '-' || !strcmp(a, "-")) {
-			if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
-				return usage_error("unexpected argument \"%s\"", a);
-			o->positional[o->npos++] = a;
-			continue;
-		}
-		eq = strchr(a, '=');
-		nlen = eq ? (size_t)(eq - a) : strlen(a);
-		for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
-			if (strlen(opt_defs[k].name) == nlen && !strncmp(opt_defs[k].name, a, nlen))
-				d = &opt_defs[k];
-		if (!d || !(d->where & where))
-			return usage_error("unknown option \"%s\" for this command", a);
-		if (d->has_arg) {
-			if (eq)
-				val = eq + 1;
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else
-				return usage_error("option %s needs a value", d->name);
-		} else if (eq) {
-			return usage_error("option %s takes no value", d->name);
-		}
-		ret = set_opt(o, d->name, val);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* The command line as typed, for the run row. */
-static char *join_argv(int argc, char **argv)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	for (int i = 0; i < argc; i++) {
-		if (i)
-			strbuf_addch(&sb, ' ');
-		if (strpbrk(argv[i], " \t'\"$") || !argv[i][0]) {
-			strbuf_addch(&sb, '\'');
-			for (const char *p = argv[i]; *p; p++) {
-				if (*p == '\'')
-					strbuf_addstr(&sb, "'\\''");
-				else
-					strbuf_addch(&sb, *p);
-			}
-			strbuf_addch(&sb, '\'');
-		} else {
-			strbuf_addstr(&sb, argv[i]);
-		}
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-static bool use_color(FILE *f)
-{
-	const char *nc = getenv("NO_COLOR");
-
-	return isatty(fileno(f)) && !(nc && nc[0]);
-}
 
 struct progress {
 	bool quiet;
@@ -253,30 +94,6 @@ static void on_create(void *arg, const char *file, uint64_t done, uint64_t total
 	}
 }
 
-/*
- * SIGINT and SIGTERM arrive through a signalfd read by the coordinator. The
- * default disposition is restored first: a signal ignored at exec (a
- * background job of a script) would otherwise never be queued.
- */
-static int signals_setup(void)
-{
-	sigset_t set;
-
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	int fd;
-
-	if (sigprocmask(SIG_BLOCK, &set, NULL))
-		return -1;
-	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (fd < 0) /* nobody would read them: let them act as usual */
-		sigprocmask(SIG_UNBLOCK, &set, NULL);
-	return fd;
-}
-
 static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out)
 {
 	struct store *st = NULL;
@@ -319,7 +136,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	char *cmdline = NULL;
 	int ret, sfd = -1;
 
-	ret = parse_opts(argc, argv, OPT_PROFILE | OPT_RESULTS, &o);
+	ret = parse_opts(argc, argv, CMD_RUN, &o);
 	if (ret)
 		return ret;
 	if (o.npos > 1)
@@ -428,7 +245,7 @@ static int cmd_report(int argc, char **argv)
 	int64_t id = 0;
 	int fmt = REPORT_TEXT, ret;
 
-	ret = parse_opts(argc, argv, OPT_RESULTS | OPT_FORMAT, &o);
+	ret = parse_opts(argc, argv, CMD_REPORT, &o);
 	if (ret)
 		return ret;
 	if (o.npos > 1)
@@ -466,7 +283,7 @@ static int cmd_list(int argc, char **argv)
 	size_t n = 0;
 	int ret;
 
-	ret = parse_opts(argc, argv, OPT_RESULTS, &o);
+	ret = parse_opts(argc, argv, CMD_LIST, &o);
 	if (ret)
 		return ret;
 	if (o.npos)

@@ -76,6 +76,8 @@ struct parse_ctx {
 };
 
 static void perr_vadd(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+		      const char *fmt, va_list ap) DP_PRINTF(5, 0);
+static void perr_vadd(struct parse_ctx *c, unsigned line, const char *label, const char *key,
 		      const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -1,0 +1,62 @@
+/*
+ * cli.h - private to src/cli: what the command files share. Every command is
+ * int cmd_NAME(int argc, char **argv) returning the exit code; only src/cli
+ * prints to the terminal or picks an exit code.
+ */
+#ifndef DISKPROOF_CLI_H
+#define DISKPROOF_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "diskproof/profile.h"
+#include "diskproof/util.h"
+
+#define DEFAULT_RESULTS "./diskproof.db"
+
+/* which command parses: an option is accepted only by the commands it names */
+enum cli_command {
+	CMD_RUN = 1u << 0,
+	CMD_INIT = 1u << 1,
+	CMD_VERIFY = 1u << 2,
+	CMD_CLEAN = 1u << 3,
+	CMD_REPORT = 1u << 4,
+	CMD_LIST = 1u << 5,
+};
+
+struct cli_opts {
+	const char *positional[4];
+	int npos;
+	const char *results; /* DEFAULT_RESULTS unless --results */
+	const char *label;
+	const char *format;
+	bool quiet;
+	struct profile_overrides ov;
+	const char *destroy[16]; /* --destroy-data PATH, each */
+	size_t ndestroy;
+	bool force;
+	bool precondition;
+	bool deep;
+	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
+	bool yes;
+};
+
+/* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
+int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
+
+/* Options before or after positionals, "--opt VALUE" or "--opt=VALUE"; a bad
+ * one is reported and DP_EXIT_USAGE returned. */
+int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
+
+/* The command line as typed (shell-quoted); free() it. */
+char *join_argv(int argc, char **argv);
+
+/* Colour on f: a terminal, and NO_COLOR unset or empty. */
+bool use_color(FILE *f);
+
+/* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
+ * the signals left to act as usual). */
+int signals_setup(void);
+
+#endif

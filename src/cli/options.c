@@ -1,0 +1,212 @@
+/*
+ * options.c - what the commands share: the option table and its parser, the
+ * command line for the run row, colour and signal set-up.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "diskproof/run.h"
+
+#include "cli.h"
+
+int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "diskproof: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nrun \"diskproof --help\" for usage\n");
+	return DP_EXIT_USAGE;
+}
+
+struct opt_def {
+	const char *name;
+	bool has_arg;
+	unsigned commands; /* CMD_* that take it */
+};
+
+#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN)
+
+static const struct opt_def opt_defs[] = {
+	{"--duration", true, CMD_RUN},
+	{"--warmup", true, CMD_RUN},
+	{"--engine", true, CMD_RUN},
+	{"--streams", true, CMD_RUN},
+	{"--label", true, CMD_RUN},
+	{"--data-dir", true, CMD_PROFILE_ANY},
+	{"--db-size", true, CMD_PROFILE_ANY},
+	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
+	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST},
+	{"--format", true, CMD_REPORT},
+	{"--destroy-data", true, CMD_RUN | CMD_INIT},
+	{"--force", false, CMD_RUN | CMD_INIT},
+	{"--precondition", false, CMD_INIT},
+	{"--deep", false, CMD_VERIFY},
+	{"--rate", true, CMD_VERIFY},
+	{"--yes", false, CMD_CLEAN},
+};
+
+static int set_opt(struct cli_opts *o, const char *name, const char *val)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t v;
+	int ret = 0;
+
+	if (!strcmp(name, "--duration")) {
+		ret = unit_parse_duration(val, &o->ov.duration_ns, &err);
+		o->ov.has_duration = true;
+	} else if (!strcmp(name, "--warmup")) {
+		ret = unit_parse_duration(val, &o->ov.warmup_ns, &err);
+		o->ov.has_warmup = true;
+	} else if (!strcmp(name, "--engine")) {
+		o->ov.engine = val;
+	} else if (!strcmp(name, "--streams")) {
+		ret = unit_parse_u64(val, &v, &err);
+		if (!ret && (v < 1 || v > 100000)) {
+			strbuf_addstr(&err, "must be between 1 and 100000");
+			ret = -ERANGE;
+		}
+		o->ov.streams = (unsigned)v;
+	} else if (!strcmp(name, "--data-dir")) {
+		o->ov.data_dir = val;
+	} else if (!strcmp(name, "--db-size")) {
+		ret = unit_parse_size(val, &o->ov.db_size, &err);
+		if (!ret && !o->ov.db_size) {
+			strbuf_addstr(&err, "must be more than 0");
+			ret = -ERANGE;
+		}
+	} else if (!strcmp(name, "--label")) {
+		o->label = val;
+	} else if (!strcmp(name, "--quiet")) {
+		o->quiet = true;
+	} else if (!strcmp(name, "--results")) {
+		o->results = val;
+	} else if (!strcmp(name, "--format")) {
+		o->format = val;
+	} else if (!strcmp(name, "--destroy-data")) {
+		if (o->ndestroy == DP_ARRAY_SIZE(o->destroy)) {
+			strbuf_addstr(&err, "given too many times");
+			ret = -E2BIG;
+		} else {
+			o->destroy[o->ndestroy++] = val;
+		}
+	} else if (!strcmp(name, "--force")) {
+		o->force = true;
+	} else if (!strcmp(name, "--precondition")) {
+		o->precondition = true;
+	} else if (!strcmp(name, "--deep")) {
+		o->deep = true;
+	} else if (!strcmp(name, "--rate")) {
+		ret = unit_parse_size(val, &o->rate, &err);
+	} else if (!strcmp(name, "--yes")) {
+		o->yes = true;
+	}
+	if (ret)
+		fprintf(stderr, "diskproof: %s %s: %s\n", name, val, err.buf);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_USAGE : 0;
+}
+
+/* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
+int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->results = DEFAULT_RESULTS;
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i], *eq, *val = NULL;
+		const struct opt_def *d = NULL;
+		size_t nlen;
+		int ret;
+
+		if (a[0] != '-' || !strcmp(a, "-")) {
+			if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
+				return usage_error("unexpected argument \"%s\"", a);
+			o->positional[o->npos++] = a;
+			continue;
+		}
+		eq = strchr(a, '=');
+		nlen = eq ? (size_t)(eq - a) : strlen(a);
+		for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
+			if (strlen(opt_defs[k].name) == nlen && !strncmp(opt_defs[k].name, a, nlen))
+				d = &opt_defs[k];
+		if (!d || !(d->commands & command))
+			return usage_error("unknown option \"%s\" for this command", a);
+		if (d->has_arg) {
+			if (eq)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else
+				return usage_error("option %s needs a value", d->name);
+		} else if (eq) {
+			return usage_error("option %s takes no value", d->name);
+		}
+		ret = set_opt(o, d->name, val);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* The command line as typed, for the run row. */
+char *join_argv(int argc, char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (int i = 0; i < argc; i++) {
+		if (i)
+			strbuf_addch(&sb, ' ');
+		if (strpbrk(argv[i], " \t'\"$") || !argv[i][0]) {
+			strbuf_addch(&sb, '\'');
+			for (const char *p = argv[i]; *p; p++) {
+				if (*p == '\'')
+					strbuf_addstr(&sb, "'\\''");
+				else
+					strbuf_addch(&sb, *p);
+			}
+			strbuf_addch(&sb, '\'');
+		} else {
+			strbuf_addstr(&sb, argv[i]);
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+bool use_color(FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+
+	return isatty(fileno(f)) && !(nc && nc[0]);
+}
+
+/*
+ * SIGINT and SIGTERM arrive through a signalfd read by the coordinator. The
+ * default disposition is restored first: a signal ignored at exec (a
+ * background job of a script) would otherwise never be queued.
+ */
+int signals_setup(void)
+{
+	sigset_t set;
+
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	int fd;
+
+	if (sigprocmask(SIG_BLOCK, &set, NULL))
+		return -1;
+	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (fd < 0) /* nobody would read them: let them act as usual */
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return fd;
+}
