@@ -176,7 +176,8 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			db->volume = (unsigned)v;
 			db->path = join_path(vol->path, db->name, ".edb");
 			db->log_file = join_path(vol->log_path, db->name, ".log");
-			if (!db->path || !db->log_file)
+			db->journal = join_path(vol->path, db->name, ".gen");
+			if (!db->path || !db->log_file || !db->journal)
 				goto out_nomem;
 			db->size = p->database_size;
 			db->nr_pages = p->database_size / p->page_size;
@@ -203,6 +204,7 @@ void plan_release(struct plan *pl)
 		for (size_t i = 0; i < pl->nr_dbs; i++) {
 			free(pl->dbs[i].path);
 			free(pl->dbs[i].log_file);
+			free(pl->dbs[i].journal);
 		}
 	free(pl->vols);
 	free(pl->dbs);
