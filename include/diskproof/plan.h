@@ -35,6 +35,7 @@ struct plan_db {
 	unsigned volume;	     /* index into plan.vols */
 	char *path;		     /* .../dbN.edb */
 	char *log_file;		     /* .../dbN.log */
+	char *journal;		     /* .../dbN.gen, the generation journal */
 	uint64_t size;
 	uint64_t nr_pages;
 	uint64_t log_size;
