@@ -56,10 +56,11 @@ struct plan {
 int plan_build(struct plan *pl, const struct profile *p, bool files,
 	       struct strbuf *err) DP_MUST_CHECK;
 
-/* Progress of file creation, for the caller to show; a non-zero return
- * (-EINTR) stops the creation, which then returns that value. */
+/* Progress of file creation per volume (bytes written of those to write),
+ * at most ten times a second; a non-zero return stops the creation, which
+ * then returns -EINTR. */
 struct plan_progress {
-	int (*fn)(void *arg, const char *file, uint64_t done, uint64_t total);
+	int (*fn)(void *arg, const char *volume, uint64_t done, uint64_t total);
 	void *arg;
 };
 

@@ -59,4 +59,24 @@ bool use_color(FILE *f);
  * the signals left to act as usual). */
 int signals_setup(void);
 
+/* File-creation progress (init, and run creating what is missing). */
+struct create_volume {
+	char name[64];
+	uint64_t done, total;
+	uint64_t started;
+	unsigned tenth;
+};
+
+struct create_view {
+	bool quiet;
+	bool tty;
+	bool open_line;
+	struct create_volume vols[64];
+	size_t nvols;
+};
+
+void create_view_update(struct create_view *v, const char *volume, uint64_t done, uint64_t total);
+/* Ends the redrawn line, if any. */
+void create_view_end(struct create_view *v);
+
 #endif

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "diskproof/plan.h"
 #include "diskproof/profile.h"
 #include "diskproof/report.h"
 #include "diskproof/run.h"
@@ -27,6 +28,8 @@ static const char usage_text[] =
 	"                [--quiet]\n"
 	"      lay out the profile's databases and logs, drive them, judge the run\n"
 	"      against its thresholds and store everything in the results file\n"
+	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--quiet]\n"
+	"      create (or finish creating) the profile's databases and logs\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
@@ -53,6 +56,7 @@ static const char usage_text[] =
 struct progress {
 	bool quiet;
 	bool tty;
+	struct create_view create;
 	const char *last_file;
 };
 
@@ -60,6 +64,7 @@ static void on_interval(void *arg, const struct run_interval_view *v)
 {
 	struct progress *pr = arg;
 
+	create_view_end(&pr->create);
 	if (pr->quiet)
 		return;
 	fprintf(stderr,
@@ -76,22 +81,16 @@ static void on_message(void *arg, const char *text)
 {
 	struct progress *pr = arg;
 
+	create_view_end(&pr->create);
 	if (!pr->quiet)
 		fprintf(stderr, "diskproof: %s\n", text);
 }
 
-static void on_create(void *arg, const char *file, uint64_t done, uint64_t total)
+static void on_create(void *arg, const char *volume, uint64_t done, uint64_t total)
 {
 	struct progress *pr = arg;
 
-	if (pr->quiet)
-		return;
-	if (done == total || pr->tty) {
-		fprintf(stderr, "%screating %s: %llu of %llu MiB%s", pr->tty ? "\r" : "", file,
-			(unsigned long long)(done >> 20), (unsigned long long)(total >> 20),
-			done == total || !pr->tty ? "\n" : "");
-		fflush(stderr);
-	}
+	create_view_update(&pr->create, volume, done, total);
 }
 
 static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out)
@@ -151,6 +150,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	pr.quiet = o.quiet;
 	pr.tty = isatty(STDERR_FILENO);
+	pr.create.quiet = o.quiet;
+	pr.create.tty = pr.tty;
 	sfd = signals_setup();
 	cmdline = join_argv(full_argc, full_argv);
 	ro.profile = &p;
@@ -203,6 +204,93 @@ out:
 	free(cmdline);
 	profile_release(&p);
 	strbuf_release(&err);
+	return ret;
+}
+
+/* Ctrl-C during creation: the signalfd is polled from the progress callback. */
+struct init_ctx {
+	struct create_view view;
+	int sfd;
+	int signo;
+};
+
+static int init_progress(void *arg, const char *volume, uint64_t done, uint64_t total)
+{
+	struct init_ctx *c = arg;
+	struct signalfd_siginfo si;
+
+	create_view_update(&c->view, volume, done, total);
+	if (c->sfd >= 0 && read(c->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		c->signo = (int)si.ssi_signo;
+	return c->signo ? -EINTR : 0;
+}
+
+static int cmd_init(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct profile p = {0};
+	struct plan pl = {0};
+	struct strbuf err = STRBUF_INIT, sz = STRBUF_INIT;
+	struct init_ctx c = {.sfd = -1};
+	struct plan_progress prog = {init_progress, &c};
+	uint64_t created = 0, t0;
+	double secs;
+	int ret;
+
+	ret = parse_opts(argc, argv, CMD_INIT, &o);
+	if (ret)
+		return ret;
+	if (o.npos > 1)
+		return usage_error("init takes one PROFILE, got also \"%s\"", o.positional[1]);
+	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
+	if (!ret)
+		ret = profile_apply_overrides(&p, &o.ov, &err);
+	if (ret) {
+		fprintf(stderr, "%s\n", err.buf);
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
+	if (!strcmp(p.engine, "sim")) {
+		fprintf(stderr,
+			"diskproof: profile %s uses the sim engine, which has no files "
+			"to create\n",
+			p.name);
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
+	c.view.quiet = o.quiet;
+	c.view.tty = isatty(STDERR_FILENO);
+	c.sfd = signals_setup();
+	ret = plan_build(&pl, &p, true, &err);
+	if (!ret) {
+		t0 = time_mono_ns();
+		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);
+		secs = (double)(time_mono_ns() - t0) / 1e9;
+	}
+	create_view_end(&c.view);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = c.signo == SIGINT	   ? DP_EXIT_SIGINT
+		      : c.signo == SIGTERM ? DP_EXIT_SIGTERM
+		      : ret == -EINVAL	   ? DP_EXIT_USAGE
+					   : DP_EXIT_ENV;
+		goto out;
+	}
+	unit_format_size(&sz, created);
+	if (!o.quiet)
+		printf("diskproof: %zu database(s) on %zu volume(s) ready; wrote %s in %.1f s "
+		       "(%.0f MB/s)%s\n",
+		       pl.nr_dbs, pl.nr_vols, sz.buf, secs,
+		       secs > 0 ? (double)created / secs / 1e6 : 0,
+		       created ? "" : ": every file was there already");
+	ret = 0;
+out:
+	if (c.sfd >= 0)
+		close(c.sfd);
+	plan_release(&pl);
+	profile_release(&p);
+	strbuf_release(&err);
+	strbuf_release(&sz);
 	return ret;
 }
 
@@ -335,6 +423,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, argc, argv);
+	if (!strcmp(argv[1], "init"))
+		return cmd_init(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "profiles"))
 		return cmd_profiles(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "report"))

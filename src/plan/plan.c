@@ -22,10 +22,11 @@
 
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
+#include "plan_internal.h"
 
 #define PLAN_CHUNK (1024 * 1024)
-/* rewritten at the end of a file whose creation was interrupted */
-#define PLAN_RESUME_REDO (8ULL << 20)
+/* checked at the end of a file whose creation was interrupted */
+#define PLAN_RESUME_CHECK (8ULL << 20)
 
 static char *join_path(const char *dir, const char *name, const char *ext)
 {
@@ -299,77 +300,47 @@ static int inspect_file(const char *path, uint32_t page_size, enum page_kind kin
 	return 0;
 }
 
-static int write_file(const char *path, enum page_kind kind, uint32_t db_id, uint32_t page_size,
-		      uint64_t from, uint64_t to, uint64_t seed, bool direct,
-		      const struct plan_progress *prog, uint64_t *created, struct strbuf *err)
+/*
+ * Where to resume an interrupted creation: the first page (or log block) in
+ * the last PLAN_RESUME_CHECK bytes before have that does not read back as
+ * written by init, else have. Finished pages are never rewritten.
+ */
+static uint64_t resume_point(const char *path, enum page_kind kind, uint32_t block, uint32_t db_id,
+			     uint64_t have)
 {
-	void *buf = NULL;
-	int fd, ret = 0;
+	uint64_t start = have > PLAN_RESUME_CHECK ? have - PLAN_RESUME_CHECK : 0, found;
+	unsigned char *buf = NULL;
+	uint64_t at = start;
+	ssize_t n;
+	int fd;
 
-	fd = open(path, O_WRONLY | O_CREAT | (direct ? O_DIRECT : 0), 0644);
-	if (fd < 0 && direct && errno == EINVAL) {
-		strbuf_addf(err,
-			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
-			    "direct = off to test through the page cache",
-			    path);
-		return -EINVAL;
-	}
-	if (fd < 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: cannot create: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (posix_memalign(&buf, 4096, PLAN_CHUNK)) {
-		ret = -ENOMEM;
-		strbuf_addf(err, "%s: out of memory", path);
-		goto out_close;
-	}
-	for (uint64_t off = from; off < to;) {
-		uint64_t len = to - off < PLAN_CHUNK ? to - off : PLAN_CHUNK;
-		ssize_t n;
+	start -= start % block;
+	at = start;
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || posix_memalign((void **)&buf, 4096, block))
+		goto out;
+	for (; at + block <= have; at += block) {
+		struct page_header h;
 
-		len -= len % page_size;
-		if (!len)
+		n = pread(fd, buf, block, (off_t)at);
+		if (n != (ssize_t)block)
 			break;
-		for (uint64_t o = 0; o < len; o += page_size)
-			page_stamp((char *)buf + o, page_size, kind, db_id, (off + o) / page_size,
-				   1, 0, seed, true);
-		n = pwrite(fd, buf, len, (off_t)off);
-		if (n < 0) {
-			ret = -errno;
-			strbuf_addf(err, "%s: write at offset %llu failed: %s", path,
-				    (unsigned long long)off, strerror(-ret));
-			goto out_free;
-		}
-		if ((uint64_t)n < len) {
-			ret = -ENOSPC;
-			strbuf_addf(err, "%s: short write at offset %llu (disk full?)", path,
-				    (unsigned long long)(off + (uint64_t)n));
-			goto out_free;
-		}
-		off += len;
-		*created += len;
-		if (prog && prog->fn) {
-			ret = prog->fn(prog->arg, path, off - from, to - from);
-			if (ret) {
-				strbuf_addf(err, "%s: creation interrupted; run again to resume",
-					    path);
-				goto out_free;
-			}
-		}
+		memcpy(&h, buf, sizeof(h));
+		if (h.kind != (uint32_t)kind)
+			break;
+		if (page_verify(buf, block, db_id, at / block, h.generation, true, &found) !=
+			    PAGE_OK &&
+		    kind == PAGE_KIND_DB)
+			break;
+		if (kind == PAGE_KIND_LOG &&
+		    (h.magic != PAGE_MAGIC || h.db_id != db_id || h.page_no != at / block))
+			break;
 	}
-	if (fdatasync(fd) != 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: fdatasync failed: %s", path, strerror(-ret));
-	}
-out_free:
+out:
 	free(buf);
-out_close:
-	if (close(fd) != 0 && !ret) {
-		ret = -errno;
-		strbuf_addf(err, "%s: close failed: %s", path, strerror(-ret));
-	}
-	return ret;
+	if (fd >= 0)
+		close(fd);
+	return at < have ? at : have - have % block;
 }
 
 /* One filesystem's need: what the missing parts of the files on it take. */
@@ -443,6 +414,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       struct strbuf *err)
 {
 	uint64_t *have_db = NULL, *have_log = NULL;
+	struct create_job *jobs = NULL;
+	size_t njobs = 0;
 	int ret = 0;
 
 	*created = 0;
@@ -480,35 +453,52 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	if (ret)
 		goto out_free;
 	/* A resumed file's last pages may not have reached the disk before the
-	 * stop: write them again. */
-	for (size_t i = 0; i < pl->nr_dbs; i++) {
-		if (have_db[i] && have_db[i] < pl->dbs[i].size)
-			have_db[i] =
-				have_db[i] > PLAN_RESUME_REDO ? have_db[i] - PLAN_RESUME_REDO : 0;
-		have_db[i] -= have_db[i] % pl->page_size;
-	}
+	 * stop: check them and rewrite from the first that is not right. */
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
 		const struct plan_db *db = &pl->dbs[i];
-		uint32_t align = pl->vols[db->volume].log_align;
 
+		if (have_db[i] && have_db[i] < db->size)
+			have_db[i] = resume_point(db->path, PAGE_KIND_DB, pl->page_size, db->id,
+						  have_db[i]);
+		if (have_log[i] && have_log[i] < db->log_size)
+			have_log[i] =
+				resume_point(db->log_file, PAGE_KIND_LOG,
+					     pl->vols[db->volume].log_align, db->id, have_log[i]);
 		if (fresh_from)
 			fresh_from[i] =
 				have_db[i] < db->size ? have_db[i] / pl->page_size : db->nr_pages;
-		if (have_db[i] < db->size) {
-			ret = write_file(db->path, PAGE_KIND_DB, db->id, pl->page_size, have_db[i],
-					 db->size, p->seed, p->direct, prog, created, err);
-			if (ret)
-				goto out_free;
-		}
-		if (have_log[i] < db->log_size) {
-			ret = write_file(db->log_file, PAGE_KIND_LOG, db->id, align,
-					 have_log[i] - have_log[i] % align, db->log_size, p->seed,
-					 p->direct, prog, created, err);
-			if (ret)
-				goto out_free;
+	}
+	jobs = calloc(2 * pl->nr_dbs, sizeof(*jobs));
+	if (!jobs) {
+		ret = -ENOMEM;
+		strbuf_addstr(err, "out of memory");
+		goto out_free;
+	}
+	for (size_t v = 0; v < pl->nr_vols; v++) {
+		const struct plan_volume *vol = &pl->vols[v];
+
+		for (unsigned k = 0; k < vol->nr_dbs; k++) {
+			size_t i = vol->first_db + k;
+			const struct plan_db *db = &pl->dbs[i];
+
+			if (have_db[i] < db->size)
+				jobs[njobs++] = (struct create_job){
+					db->path,   PAGE_KIND_DB, db->id,     pl->page_size,
+					have_db[i], db->size,	  (unsigned)v};
+			if (have_log[i] < db->log_size)
+				jobs[njobs++] = (struct create_job){
+					db->log_file,
+					PAGE_KIND_LOG,
+					db->id,
+					vol->log_align,
+					have_log[i] - have_log[i] % vol->log_align,
+					db->log_size,
+					(unsigned)v};
 		}
 	}
+	ret = plan_create_files(pl, p, jobs, njobs, prog, created, err);
 out_free:
+	free(jobs);
 	free(have_db);
 	free(have_log);
 	return ret;

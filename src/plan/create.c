@@ -1,0 +1,337 @@
+/*
+ * create.c - writing new database and log files at the speed of the device:
+ * large sequential O_DIRECT writes through one io_uring, several in flight
+ * per volume and every volume at once, each buffer stamped with pages in the
+ * on-disk format (generation 1) just before it is written. A file is
+ * fdatasync'ed when its last write completes.
+ *
+ * Progress is reported per volume, at most ten times a second; the callback
+ * may ask to stop (Ctrl-C), after which in-flight writes are drained and
+ * what is written stays: the next init resumes from it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <liburing.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/page.h"
+#include "plan_internal.h"
+
+#define CREATE_BUF (1024u * 1024u)
+#define CREATE_MAX_INFLIGHT 64u
+#define CREATE_QD_PER_VOLUME 4u
+#define CREATE_PROGRESS_NS (100 * NSEC_PER_MSEC)
+
+struct cfile {
+	const struct create_job *job;
+	int fd;
+	uint64_t next; /* next offset to issue */
+	unsigned inflight;
+	bool closed;
+};
+
+struct cvol {
+	struct cfile *files; /* this volume's jobs, in order */
+	size_t nfiles;
+	size_t cur; /* first file with something left to issue */
+	unsigned inflight;
+	uint64_t done, total;
+};
+
+struct cbuf {
+	void *mem;
+	struct cfile *file;
+	struct cvol *vol;
+	uint32_t len;
+	uint64_t off;
+	bool busy;
+};
+
+struct creator {
+	struct io_uring ring;
+	struct cbuf *bufs;
+	unsigned nbufs, qd;
+	struct cvol *vols;
+	size_t nvols;
+	const struct plan *pl;
+	const struct profile *p;
+	const struct plan_progress *prog;
+	uint64_t *created;
+	uint64_t last_progress;
+	bool stopping;
+	int ret;
+};
+
+static void creator_fail(struct creator *c, int ret)
+{
+	if (!c->ret)
+		c->ret = ret;
+	c->stopping = true;
+}
+
+static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
+{
+	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0);
+
+	f->fd = open(f->job->path, flags, 0644);
+	if (f->fd < 0 && c->p->direct && errno == EINVAL) {
+		strbuf_addf(err,
+			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] direct = "
+			    "off to test through the page cache",
+			    f->job->path);
+		return -EINVAL;
+	}
+	if (f->fd < 0) {
+		int e = errno;
+
+		strbuf_addf(err, "%s: cannot create: %s", f->job->path, strerror(e));
+		return -e;
+	}
+	return 0;
+}
+
+/* Called when a file has nothing in flight and nothing left to issue. */
+static int cfile_close(struct cfile *f, bool sync, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (f->closed || f->fd < 0)
+		return 0;
+	if (sync && fdatasync(f->fd) != 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: fdatasync failed: %s", f->job->path, strerror(-ret));
+	}
+	if (close(f->fd) != 0 && !ret) {
+		ret = -errno;
+		strbuf_addf(err, "%s: close failed: %s", f->job->path, strerror(-ret));
+	}
+	f->fd = -1;
+	f->closed = true;
+	return ret;
+}
+
+static void fill(const struct creator *c, const struct cfile *f, void *mem, uint64_t off,
+		 uint32_t len)
+{
+	const struct create_job *j = f->job;
+
+	for (uint32_t o = 0; o < len; o += j->block)
+		page_stamp((char *)mem + o, j->block, j->kind, j->db_id, (off + o) / j->block, 1, 0,
+			   c->p->seed, true);
+}
+
+/* Issues what the volume's queue depth allows. */
+static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbuf *err)
+{
+	while (!c->stopping && v->inflight < c->qd && v->cur < v->nfiles) {
+		struct cfile *f = &v->files[v->cur];
+		const struct create_job *j = f->job;
+		struct io_uring_sqe *sqe;
+		struct cbuf *b = NULL;
+		uint64_t len;
+
+		if (f->next >= j->to) {
+			v->cur++;
+			continue;
+		}
+		for (unsigned i = 0; i < c->nbufs; i++)
+			if (!c->bufs[i].busy) {
+				b = &c->bufs[i];
+				break;
+			}
+		if (!b)
+			return;
+		if (f->fd < 0 && !f->closed) {
+			int ret = cfile_open(c, f, err);
+
+			if (ret) {
+				creator_fail(c, ret);
+				return;
+			}
+		}
+		sqe = io_uring_get_sqe(&c->ring);
+		if (!sqe)
+			return; /* submitted below, then retried */
+		len = j->to - f->next < CREATE_BUF ? j->to - f->next : CREATE_BUF;
+		len -= len % j->block;
+		fill(c, f, b->mem, f->next, (uint32_t)len);
+		io_uring_prep_write(sqe, f->fd, b->mem, (unsigned)len, f->next);
+		io_uring_sqe_set_data(sqe, b);
+		*b = (struct cbuf){b->mem, f, v, (uint32_t)len, f->next, true};
+		f->next += len;
+		f->inflight++;
+		v->inflight++;
+	}
+}
+
+static void creator_complete(struct creator *c, struct cbuf *b, int res, struct strbuf *err)
+{
+	struct cfile *f = b->file;
+	struct cvol *v = b->vol;
+
+	b->busy = false;
+	f->inflight--;
+	v->inflight--;
+	if (res < 0) {
+		strbuf_addf(err, "%s: write at offset %llu failed: %s", f->job->path,
+			    (unsigned long long)b->off, strerror(-res));
+		creator_fail(c, res);
+	} else if ((uint32_t)res < b->len) {
+		strbuf_addf(err, "%s: short write at offset %llu: No space left on device?",
+			    f->job->path, (unsigned long long)(b->off + (uint64_t)res));
+		creator_fail(c, -ENOSPC);
+	} else {
+		v->done += b->len;
+		*c->created += b->len;
+	}
+	if (!f->inflight && (f->next >= f->job->to || c->stopping)) {
+		int ret = cfile_close(f, true, err);
+
+		if (ret)
+			creator_fail(c, ret);
+	}
+}
+
+static void creator_progress(struct creator *c, bool force)
+{
+	uint64_t now = time_mono_ns();
+
+	if (!c->prog || !c->prog->fn || (!force && now - c->last_progress < CREATE_PROGRESS_NS))
+		return;
+	c->last_progress = now;
+	for (size_t i = 0; i < c->nvols; i++) {
+		struct cvol *v = &c->vols[i];
+
+		if (!v->total)
+			continue;
+		if (c->prog->fn(c->prog->arg, c->pl->vols[i].name, v->done, v->total) &&
+		    !c->stopping) {
+			c->ret = c->ret ? c->ret : -EINTR;
+			c->stopping = true;
+		}
+	}
+}
+
+static unsigned creator_inflight(const struct creator *c)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < c->nvols; i++)
+		n += c->vols[i].inflight;
+	return n;
+}
+
+static bool creator_done(const struct creator *c)
+{
+	for (size_t i = 0; i < c->nvols; i++)
+		if (c->vols[i].cur < c->vols[i].nfiles)
+			return false;
+	return true;
+}
+
+static int creator_loop(struct creator *c, struct strbuf *err)
+{
+	struct __kernel_timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
+	struct io_uring_cqe *cqe;
+	unsigned head, n;
+	int ret;
+
+	for (;;) {
+		for (size_t i = 0; i < c->nvols; i++)
+			creator_issue_volume(c, &c->vols[i], err);
+		if (!creator_inflight(c) && (c->stopping || creator_done(c)))
+			break;
+		ret = io_uring_submit_and_wait_timeout(&c->ring, &cqe, 1, &ts, NULL);
+		if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
+			strbuf_addf(err, "io_uring: submit failed: %s", strerror(-ret));
+			creator_fail(c, ret);
+			/* what is in flight cannot be waited for: give up on it */
+			return c->ret;
+		}
+		n = 0;
+		io_uring_for_each_cqe(&c->ring, head, cqe)
+		{
+			creator_complete(c, io_uring_cqe_get_data(cqe), cqe->res, err);
+			n++;
+		}
+		io_uring_cq_advance(&c->ring, n);
+		creator_progress(c, false);
+	}
+	creator_progress(c, true);
+	return c->ret;
+}
+
+int plan_create_files(const struct plan *pl, const struct profile *p, const struct create_job *jobs,
+		      size_t njobs, const struct plan_progress *prog, uint64_t *created,
+		      struct strbuf *err)
+{
+	struct creator c = {.pl = pl, .p = p, .prog = prog, .created = created};
+	struct cfile *files = NULL;
+	unsigned depth;
+	int ret;
+
+	if (!njobs)
+		return 0;
+	c.nvols = pl->nr_vols;
+	c.vols = calloc(c.nvols, sizeof(*c.vols));
+	files = calloc(njobs, sizeof(*files));
+	if (!c.vols || !files) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	/* jobs are grouped by volume, in order */
+	for (size_t i = 0; i < njobs; i++) {
+		struct cvol *v = &c.vols[jobs[i].volume];
+
+		if (!v->files)
+			v->files = &files[i];
+		v->nfiles++;
+		v->total += jobs[i].to - jobs[i].from;
+		files[i] = (struct cfile){&jobs[i], -1, jobs[i].from, 0, false};
+	}
+	c.qd = CREATE_QD_PER_VOLUME;
+	if (c.qd * c.nvols > CREATE_MAX_INFLIGHT)
+		c.qd = CREATE_MAX_INFLIGHT / (unsigned)c.nvols
+			       ? CREATE_MAX_INFLIGHT / (unsigned)c.nvols
+			       : 1;
+	c.nbufs = c.qd * (unsigned)c.nvols;
+	if (c.nbufs > CREATE_MAX_INFLIGHT)
+		c.nbufs = CREATE_MAX_INFLIGHT;
+	c.bufs = calloc(c.nbufs, sizeof(*c.bufs));
+	if (!c.bufs) {
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (unsigned i = 0; i < c.nbufs; i++)
+		if (posix_memalign(&c.bufs[i].mem, 4096, CREATE_BUF)) {
+			ret = -ENOMEM;
+			goto out_bufs;
+		}
+	for (depth = 1; depth < c.nbufs; depth <<= 1)
+		;
+	ret = io_uring_queue_init(depth, &c.ring, 0);
+	if (ret < 0) {
+		strbuf_addf(err, "io_uring: cannot set up a ring: %s", strerror(-ret));
+		goto out_bufs;
+	}
+	ret = creator_loop(&c, err);
+	for (size_t i = 0; i < njobs; i++)
+		if (!files[i].inflight)
+			cfile_close(&files[i], false, err);
+	if (ret == -EINTR && !err->len)
+		strbuf_addstr(err, "creating files: interrupted; run again to resume");
+	io_uring_queue_exit(&c.ring);
+out_bufs:
+	for (unsigned i = 0; i < c.nbufs; i++)
+		free(c.bufs[i].mem);
+	free(c.bufs);
+out_free:
+	if (ret == -ENOMEM)
+		strbuf_addstr(err, "creating files: out of memory");
+	free(files);
+	free(c.vols);
+	return ret;
+}
