@@ -378,7 +378,7 @@ static int store_version_check(const struct store *s, int64_t version, struct st
  * where SQLite looks at the file at all, so a text file or a damaged one is
  * found here rather than at the first write.
  */
-static int store_check_file(struct store *s, int64_t *version, struct strbuf *err)
+static int store_check_file_txn(struct store *s, int64_t *version, struct strbuf *err)
 {
 	sqlite3_stmt *st;
 	int64_t app_id, tables;
@@ -432,6 +432,22 @@ static int store_check_file(struct store *s, int64_t *version, struct strbuf *er
 	return 0;
 }
 
+/*
+ * The file's header and tables are read in one read transaction, so that a
+ * second process creating the schema at the same moment is seen either not at
+ * all or completely (never "tables but no version").
+ */
+static int store_check_file(struct store *s, int64_t *version, struct strbuf *err)
+{
+	int ret;
+
+	if (sqlite3_exec(s->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return store_check_file_txn(s, version, err);
+	ret = store_check_file_txn(s, version, err);
+	store_rollback(s);
+	return ret;
+}
+
 /* Applies the migrations from the file's version up, in one transaction. */
 static int store_migrate(struct store *s, struct strbuf *err)
 {
@@ -480,9 +496,18 @@ static int store_configure(struct store *s, struct strbuf *err)
 {
 	int ret;
 
-	ret = store_exec(s, "PRAGMA journal_mode = WAL", "switch to WAL mode", err);
-	if (ret)
-		return ret;
+	/* SQLite does not wait on a busy file to change the journal mode (the
+	 * lock upgrade could deadlock), so a second process opening a new file
+	 * at the same moment retries here, within the busy timeout. */
+	for (int waited = 0;; waited += 10) {
+		int rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+
+		if (rc == SQLITE_OK)
+			break;
+		if ((rc & 0xff) != SQLITE_BUSY || waited >= STORE_BUSY_TIMEOUT_MS)
+			return store_fail(s, err, rc, "switch to WAL mode");
+		usleep(10 * 1000);
+	}
 	ret = store_exec(s, "PRAGMA synchronous = NORMAL", "set synchronous", err);
 	if (ret)
 		return ret;
