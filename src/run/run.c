@@ -37,6 +37,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/eval.h"
+#include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
 #include "diskproof/results.h"
@@ -50,6 +51,10 @@
 #define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
 #define RUN_LOG_MAX (1024u * 1024u)
 #define RUN_MSGS 4
+/* journal the expected generations every this many intervals */
+#define RUN_JOURNAL_EVERY 60
+/* an expected generation known only as a lower bound (unclean journal) */
+#define EXPECT_LOWER 0x80000000u
 
 /* The interval grid: warm-up chunks from t0, then measurement chunks from
  * t0 + warmup, so no interval mixes the two. */
@@ -171,7 +176,8 @@ struct worker {
 	uint64_t rng;
 	bool stopping;
 	uint64_t stop_at;
-	int fatal; /* engine error that ended this worker */
+	uint32_t *jcopy; /* expected generations copied for the periodic journal */
+	int fatal;	 /* engine error that ended this worker */
 	atomic_bool fatal_seen;
 	char fatal_msg[256];
 	pthread_t thread;
@@ -190,9 +196,10 @@ struct run {
 	atomic_bool stop;
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
 	int stop_signal;
-	char stop_reason[256]; /* why the run stopped early, when not a signal */
-	bool env_failed;       /* stopped by an environment fault (exit 3) */
-	bool abandoned;	       /* a second signal: finish the row, leave at once */
+	char stop_reason[256];	/* why the run stopped early, when not a signal */
+	char journal_note[320]; /* a journal that could not be used */
+	bool env_failed;	/* stopped by an environment fault (exit 3) */
+	bool abandoned;		/* a second signal: finish the row, leave at once */
 	uint64_t stop_time;
 	struct worker *workers;
 	unsigned nworkers;
@@ -239,6 +246,7 @@ static void snap_reset(struct snap *s, unsigned ndb)
 static void coord_collect(struct run *r, unsigned k);
 static void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 static void coord_checkpoint(struct run *r, unsigned k);
+static void run_write_journals(struct run *r, bool from_copies, bool clean);
 static void coord_stop(struct run *r, int signo, const char *reason);
 
 /* Publishes the current interval and moves to the next slot. */
@@ -247,6 +255,17 @@ static void worker_publish(struct worker *w)
 	unsigned k = w->cur;
 	struct run *r = w->run;
 
+	if (w->jcopy && (k + 1) % RUN_JOURNAL_EVERY == 0) {
+		/* for the coordinator's periodic journal: every page's generation
+		 * as acknowledged so far (a lower bound by the time it is read) */
+		uint64_t off = 0;
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			memcpy(w->jcopy + off, w->dbs[i].expect,
+			       w->dbs[i].pdb->nr_pages * sizeof(uint32_t));
+			off += w->dbs[i].pdb->nr_pages;
+		}
+	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;
 	if (r->virt)
@@ -294,7 +313,7 @@ static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
 	const struct profile *p = w->run->prof;
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
 
-	s->gen = (uint64_t)d->expect[s->page] + 1;
+	s->gen = (uint64_t)(d->expect[s->page] & ~EXPECT_LOWER) + 1;
 	if (s->gen == 1)
 		s->gen = 2; /* unknown before: anything newer than init's 1 */
 	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
@@ -474,16 +493,24 @@ static void worker_stamp_fresh(struct worker *w)
 static void worker_verify(struct worker *w, struct slot *s, struct wdb *d, struct snap *sn)
 {
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
-	uint32_t expect = d->expect[s->page];
+	uint32_t expect = d->expect[s->page] & ~EXPECT_LOWER;
+	bool lower = d->expect[s->page] & EXPECT_LOWER;
 	uint64_t found;
 	enum page_status st;
 
 	st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, expect, full,
 			 &found);
-	if (st == PAGE_OK)
+	if (st == PAGE_OK) {
+		d->expect[s->page] = expect;
 		return;
-	if (expect == 0 && (st == PAGE_NEWER || st == PAGE_LOST_WRITE)) {
-		/* a page of a file that existed before this run: learn it */
+	}
+	if ((expect == 0 || lower) && st == PAGE_NEWER) {
+		/* unknown, or known only as a lower bound (a journal written
+		 * before an unclean stop): what is there is right; learn it */
+		d->expect[s->page] = (uint32_t)found;
+		return;
+	}
+	if (expect == 0 && st == PAGE_LOST_WRITE) {
 		d->expect[s->page] = (uint32_t)found;
 		return;
 	}
@@ -687,6 +714,7 @@ static void worker_release(struct worker *w)
 		free(w->snaps[i].cs);
 		free(w->snaps[i].integrity);
 	}
+	free(w->jcopy);
 	free(w->dbs);
 	free(w->slots);
 	free(w->idle);
@@ -701,7 +729,7 @@ static void worker_release(struct worker *w)
 static int worker_open_files(struct worker *w, struct strbuf *err)
 {
 	const struct profile *p = w->run->prof;
-	int flags = O_RDWR | (p->direct ? O_DIRECT : 0);
+	int flags = O_RDWR | O_NOFOLLOW | (p->direct ? O_DIRECT : 0);
 
 	for (unsigned i = 0; i < w->ndb; i++) {
 		const char *paths[2] = {w->dbs[i].pdb->path, w->dbs[i].pdb->log_file};
@@ -717,6 +745,94 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 		}
 	}
 	return 0;
+}
+
+/*
+ * The expected generations of a database's pages: generation 1 from fresh on
+ * (written by init just now), the journal's below (exact when it was written
+ * clean, else lower bounds), 0 (unknown) where there is none.
+ */
+static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
+{
+	const struct plan_db *pdb = d->pdb;
+	struct journal_info ji;
+	struct strbuf err = STRBUF_INIT;
+	uint32_t *gens = NULL;
+	bool use = false;
+	int ret;
+
+	if (r->plan.files && fresh > 0) {
+		ret = journal_read(pdb->journal, &ji, &gens, &err);
+		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
+		      ji.nr_pages == pdb->nr_pages;
+		if (!ret && !use)
+			snprintf(r->journal_note, sizeof(r->journal_note),
+				 "%s: journal %s does not match the file (database %u, %llu "
+				 "pages of %u bytes); generations are learnt on first read",
+				 pdb->name, pdb->journal, ji.db_id, (unsigned long long)ji.nr_pages,
+				 ji.page_size);
+		else if (ret && ret != -ENOENT)
+			snprintf(r->journal_note, sizeof(r->journal_note),
+				 "%s; generations are learnt on first read", err.buf);
+	}
+	for (uint64_t pg = 0; pg < pdb->nr_pages; pg++) {
+		if (pg >= fresh)
+			d->expect[pg] = 1;
+		else if (use && gens[pg])
+			d->expect[pg] = (gens[pg] & ~EXPECT_LOWER) |
+					((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
+		else
+			d->expect[pg] = 0;
+	}
+	free(gens);
+	strbuf_release(&err);
+}
+
+/* Writes every database's journal from maps (the live ones at the end, the
+ * workers' copies during the run); clean only at the end of a drained run. */
+static void run_write_journals(struct run *r, bool from_copies, bool clean)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint32_t *tmp = NULL;
+	uint64_t cap = 0;
+
+	if (!r->plan.files)
+		return;
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		struct worker *w = &r->workers[wi];
+		uint64_t off = 0;
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			const struct plan_db *pdb = w->dbs[i].pdb;
+			const uint32_t *map = from_copies ? w->jcopy + off : w->dbs[i].expect;
+			struct journal_info ji = {pdb->id,	 r->prof->page_size,
+						  pdb->nr_pages, (uint64_t)r->run_id,
+						  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
+
+			off += pdb->nr_pages;
+			if (cap < pdb->nr_pages) {
+				free(tmp);
+				cap = pdb->nr_pages;
+				tmp = malloc(cap * sizeof(*tmp));
+				if (!tmp)
+					return;
+			}
+			/* a page known only as a lower bound keeps the whole
+			 * journal a lower bound */
+			for (uint64_t pg = 0; pg < pdb->nr_pages; pg++) {
+				tmp[pg] = map[pg] & ~EXPECT_LOWER;
+				if (map[pg] & EXPECT_LOWER)
+					ji.flags &= ~JOURNAL_CLEAN;
+			}
+			strbuf_reset(&err);
+			if (journal_write(pdb->journal, &ji, tmp, &err) && r->store &&
+			    !r->store_failed)
+				(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
+						       &r->store_err);
+		}
+	}
+	free(tmp);
+	strbuf_release(&err);
 }
 
 /* Sets up worker w with the databases dbs[] (global indices) and nstreams. */
@@ -767,9 +883,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 		if (!d->expect || !d->busy)
 			goto out_nomem;
 		/* pages written by init in this very invocation hold generation 1;
-		 * older pages are learnt on first read */
-		for (uint64_t pg = 0; pg < pdb->nr_pages; pg++)
-			d->expect[pg] = pg >= fresh ? 1 : 0;
+		 * older ones come from the journal, else are learnt on first read */
+		worker_load_journal(r, d, fresh);
 		w->files[2 * i] =
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
 		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
@@ -809,6 +924,13 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 		w->idle[w->nidle - 1 - i] = t;
 	}
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
+		uint64_t pages = 0;
+
+		for (unsigned i = 0; i < ndb; i++)
+			pages += w->dbs[i].pdb->nr_pages;
+		w->jcopy = malloc(pages * sizeof(*w->jcopy));
+		if (!w->jcopy)
+			goto out_nomem;
 		ret = worker_open_files(w, err);
 		if (ret)
 			return ret;
@@ -1082,6 +1204,8 @@ static void coord_collect(struct run *r, unsigned k)
 	r->collected = k + 1;
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
+	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last)
+		run_write_journals(r, true, false);
 	coord_check_health(r, hung);
 	if (r->opt->cb.interval) {
 		view.index = k;
@@ -1517,6 +1641,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
 	if (ret)
 		goto out;
+	r.plan.destroy = o->destroy;
+	r.plan.ndestroy = o->ndestroy;
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
 	r.tot_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.tot_db));
 	r.win_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.win_db));
@@ -1593,6 +1719,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (!r.store_failed &&
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);
+	if (r.journal_note[0] && !r.store_failed &&
+	    store_event_add(r.store, r.run_id, 0, "journal", r.journal_note, &r.store_err))
+		coord_store_error(&r, -EIO);
 
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
 	atomic_store(&r.last, r.grid.last);
@@ -1606,6 +1735,14 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		ret = run_finish(&r, out, err);
 		out->abandoned = true;
 		return ret;
+	}
+	{
+		bool drained = true;
+
+		for (unsigned i = 0; i < r.nworkers; i++)
+			if (r.workers[i].inflight || r.workers[i].fatal)
+				drained = false;
+		run_write_journals(&r, false, drained);
 	}
 	ret = run_finish(&r, out, err);
 out:
