@@ -59,6 +59,9 @@ bool use_color(FILE *f);
  * the signals left to act as usual). */
 int signals_setup(void);
 
+/* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
+int cmd_verify(int argc, char **argv);
+
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {
 	char name[64];

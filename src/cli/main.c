@@ -25,11 +25,13 @@ static const char usage_text[] =
 	"commands:\n"
 	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|sim] [--streams N]\n"
 	"                [--data-dir DIR] [--db-size SIZE] [--results FILE] [--label TEXT]\n"
-	"                [--quiet]\n"
+	"                [--destroy-data FILE] [--quiet]\n"
 	"      lay out the profile's databases and logs, drive them, judge the run\n"
 	"      against its thresholds and store everything in the results file\n"
-	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--quiet]\n"
+	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--destroy-data FILE] [--quiet]\n"
 	"      create (or finish creating) the profile's databases and logs\n"
+	"  verify [PROFILE] [--data-dir DIR] [--db-size SIZE] [--deep] [--rate BYTES/s]\n"
+	"      read back every page and log block and check it (exit 4 on any bad)\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
@@ -159,6 +161,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ro.label = o.label;
 	ro.command_line = cmdline;
 	ro.signal_fd = sfd;
+	ro.destroy = o.destroy;
+	ro.ndestroy = o.ndestroy;
 	ro.cb = (struct run_callbacks){on_interval, on_message, on_create, &pr};
 	if (!o.quiet) {
 		struct strbuf d = STRBUF_INIT;
@@ -262,6 +266,8 @@ static int cmd_init(int argc, char **argv)
 	c.view.tty = isatty(STDERR_FILENO);
 	c.sfd = signals_setup();
 	ret = plan_build(&pl, &p, true, &err);
+	pl.destroy = o.destroy;
+	pl.ndestroy = o.ndestroy;
 	if (!ret) {
 		t0 = time_mono_ns();
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);
@@ -425,6 +431,8 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 2, argv + 2, argc, argv);
 	if (!strcmp(argv[1], "init"))
 		return cmd_init(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "profiles"))
 		return cmd_profiles(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "report"))

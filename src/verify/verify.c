@@ -1,0 +1,930 @@
+/*
+ * verify.c - reading back and checking every page and log block of a plan
+ * (verify.h).
+ *
+ * Shape: the calling thread opens and identifies every file and loads every
+ * journal (cheap, and all environment problems are known before the first
+ * big read), then starts one thread per volume. Each volume thread owns an
+ * io_uring and VERIFY_DEPTH 1 MiB buffers and reads its files in order,
+ * VERIFY_FILES_AT_ONCE files at a time with up to VERIFY_PER_FILE reads in
+ * flight each: sequential per file, which is what disks read fastest, and
+ * deep enough for flash. A database and its log belong to the same volume
+ * thread, so a database's problem list has one writer and needs no lock.
+ * The calling thread meanwhile waits on the signal fd and on an eventfd the
+ * volume threads post when they finish, and reports progress from counters
+ * the threads publish.
+ *
+ * A read that fails or comes back short is retried block by block with
+ * pread(), so that a bad sector costs one page, not a megabyte.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <liburing.h>
+
+#include "diskproof/journal.h"
+#include "diskproof/page.h"
+#include "diskproof/verify.h"
+
+#define VERIFY_CHUNK (1u << 20)
+#define VERIFY_PER_FILE 4u
+#define VERIFY_FILES_AT_ONCE 2u
+#define VERIFY_DEPTH (VERIFY_PER_FILE * VERIFY_FILES_AT_ONCE)
+#define VERIFY_MAX_LISTED 100u
+#define VERIFY_BUF_ALIGN 4096u
+/* pages sampled to tell a damaged diskproof file from somebody else's */
+#define VERIFY_SAMPLES 5
+
+/* One file being read: a database or a log. */
+struct vfile {
+	struct verify_db *vdb;
+	struct verify_file *vf;
+	bool log;
+	int fd;
+	uint64_t extent;   /* bytes to verify: a multiple of vf->block */
+	uint64_t next_off; /* next read to issue */
+	unsigned inflight;
+	bool skip; /* could not be opened or is not ours */
+};
+
+/* What a database's checks need besides its result. */
+struct vdb_state {
+	uint32_t *gens; /* journal, or NULL */
+	bool exact;	/* the journal is clean */
+	uint64_t max_key;
+};
+
+struct vslot {
+	void *buf;
+	struct vfile *file;
+	uint64_t off;
+	uint32_t len;
+};
+
+struct vctx;
+
+struct vvol {
+	struct vctx *c;
+	const struct plan_volume *pv;
+	struct vfile **files;
+	size_t nr_files;
+	struct io_uring ring;
+	bool ring_ok;
+	struct vslot slots[VERIFY_DEPTH];
+	unsigned free_slots[VERIFY_DEPTH];
+	unsigned nr_free;
+	void *scratch;
+	uint64_t total; /* bytes to verify */
+	double rate;	/* bytes/s, 0 = unlimited */
+	uint64_t issued;
+	size_t first; /* first file not yet done */
+	pthread_t thread;
+	bool started;
+	_Atomic uint64_t done;
+	_Atomic uint64_t bad;
+	_Atomic bool finished;
+};
+
+struct vctx {
+	const struct verify_options *o;
+	struct verify_result *r;
+	struct vdb_state *st;
+	struct vfile *files; /* 2 per database: data, log */
+	struct vvol *vols;
+	size_t nr_vols;
+	unsigned max_listed;
+	uint64_t t0;
+	int efd;
+	_Atomic bool stop;
+};
+
+const char *verify_problem_name(enum verify_problem p)
+{
+	static const char *const names[] = {
+		[VERIFY_NOT_OURS] = "not a diskproof page: never written, or overwritten",
+		[VERIFY_CHECKSUM] = "checksum mismatch: corrupt or torn",
+		[VERIFY_MISDIRECTED] = "misdirected write: another page's content",
+		[VERIFY_LOST_WRITE] = "lost write: older than the last acknowledged write",
+		[VERIFY_UNWRITTEN] = "unwritten page: generation 0",
+		[VERIFY_NEWER] = "newer than the clean journal: a write diskproof did not make",
+		[VERIFY_PAYLOAD] = "payload mismatch: checksum fine, bytes differ",
+		[VERIFY_READ_ERROR] = "read failed",
+	};
+	return (unsigned)p < DP_ARRAY_SIZE(names) ? names[p] : "unknown";
+}
+
+const char *verify_problem_short(enum verify_problem p)
+{
+	static const char *const names[] = {
+		[VERIFY_NOT_OURS] = "not a diskproof page",
+		[VERIFY_CHECKSUM] = "checksum mismatch",
+		[VERIFY_MISDIRECTED] = "misdirected write",
+		[VERIFY_LOST_WRITE] = "lost write",
+		[VERIFY_UNWRITTEN] = "unwritten page",
+		[VERIFY_NEWER] = "newer than the journal",
+		[VERIFY_PAYLOAD] = "payload mismatch",
+		[VERIFY_READ_ERROR] = "read error",
+	};
+	return (unsigned)p < DP_ARRAY_SIZE(names) ? names[p] : "unknown";
+}
+
+bool verify_problem_is_integrity(enum verify_problem p)
+{
+	return p != VERIFY_READ_ERROR;
+}
+
+/* deep: regenerate the page its header describes and compare every byte */
+static bool payload_matches(const void *buf, uint32_t size, const struct page_header *h,
+			    void *scratch)
+{
+	page_stamp(scratch, size, (enum page_kind)h->kind, h->db_id, h->page_no, h->generation,
+		   h->run_id, h->seed, true);
+	return memcmp(scratch, buf, size) == 0;
+}
+
+/* Log blocks: page_verify() knows database pages only. */
+static enum page_status log_block_check(const void *buf, uint32_t size, uint32_t db_id,
+					uint64_t block, const struct page_header *h)
+{
+	struct page_header z = *h;
+	uint32_t crc;
+
+	if (h->magic != PAGE_MAGIC || h->version != PAGE_FORMAT_VERSION)
+		return PAGE_BAD_MAGIC;
+	z.crc = 0;
+	crc = page_crc32c(0, &z, sizeof(z));
+	crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
+			  size - PAGE_HEADER_SIZE);
+	if (crc != h->crc || h->page_size != size)
+		return PAGE_BAD_CRC;
+	if (h->kind != PAGE_KIND_LOG || h->db_id != db_id || h->page_no != block)
+		return PAGE_MISDIRECTED;
+	return h->generation ? PAGE_OK : PAGE_UNWRITTEN;
+}
+
+bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint64_t index,
+		  uint64_t expected, bool exact, void *scratch, struct verify_bad *bad)
+{
+	struct page_header h;
+	enum page_status s;
+	uint64_t found = 0;
+	int problem = -1;
+
+	memcpy(&h, buf, sizeof(h));
+	if (log)
+		s = log_block_check(buf, size, db_id, index, &h);
+	else
+		s = page_verify(buf, size, db_id, index, expected, true, &found);
+	switch (s) {
+	case PAGE_OK:
+		/* page_verify() takes 0 for 0 when nothing is expected */
+		if (h.generation == 0)
+			problem = VERIFY_UNWRITTEN;
+		break;
+	case PAGE_NEWER:
+		if (exact && expected)
+			problem = VERIFY_NEWER;
+		break;
+	case PAGE_BAD_MAGIC:
+		problem = VERIFY_NOT_OURS;
+		break;
+	case PAGE_BAD_CRC:
+		problem = VERIFY_CHECKSUM;
+		break;
+	case PAGE_MISDIRECTED:
+		problem = VERIFY_MISDIRECTED;
+		break;
+	case PAGE_LOST_WRITE:
+		problem = VERIFY_LOST_WRITE;
+		break;
+	case PAGE_UNWRITTEN:
+		problem = VERIFY_UNWRITTEN;
+		break;
+	}
+	if (problem < 0 && scratch && !payload_matches(buf, size, &h, scratch))
+		problem = VERIFY_PAYLOAD;
+	if (problem < 0)
+		return true;
+	memset(bad, 0, sizeof(*bad));
+	bad->problem = (uint8_t)problem;
+	bad->log = log;
+	bad->expected_gen = log ? 0 : expected;
+	bad->found_gen = problem == VERIFY_NOT_OURS ? 0 : h.generation;
+	if (problem == VERIFY_MISDIRECTED) {
+		bad->found_db = h.db_id;
+		bad->found_page = h.page_no;
+		bad->found_log = h.kind == PAGE_KIND_LOG;
+	}
+	return false;
+}
+
+/* Sort key of a problem in its database's list: pages, then log blocks. */
+static uint64_t bad_key(const struct verify_bad *b)
+{
+	return ((uint64_t)b->log << 63) | b->index;
+}
+
+static int bad_cmp(const void *a, const void *b)
+{
+	uint64_t x = bad_key(a), y = bad_key(b);
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Counts a problem and keeps it in the database's list when it is among the
+ * max_listed lowest-numbered ones. Reads go mostly upwards, so once the list
+ * is full a new problem usually sorts after its largest entry and costs one
+ * comparison.
+ */
+static void record_bad(struct vctx *c, struct vfile *f, const struct verify_bad *b)
+{
+	struct verify_db *vdb = f->vdb;
+	struct vdb_state *st = &c->st[vdb - c->r->dbs];
+	uint64_t key = bad_key(b);
+	size_t imax = 0;
+
+	f->vf->bad[b->problem]++;
+	if (vdb->nr_bad < c->max_listed) {
+		vdb->bad[vdb->nr_bad++] = *b;
+		if (vdb->nr_bad == 1 || key > st->max_key)
+			st->max_key = key;
+		return;
+	}
+	vdb->unlisted++;
+	if (key >= st->max_key)
+		return;
+	for (size_t i = 0; i < vdb->nr_bad; i++)
+		if (bad_key(&vdb->bad[i]) == st->max_key)
+			imax = i;
+	vdb->bad[imax] = *b;
+	st->max_key = 0;
+	for (size_t i = 0; i < vdb->nr_bad; i++)
+		if (bad_key(&vdb->bad[i]) > st->max_key)
+			st->max_key = bad_key(&vdb->bad[i]);
+}
+
+/* Checks the blocks of buf (read from f at off), len bytes. */
+static void check_range(struct vvol *v, struct vfile *f, const unsigned char *buf, uint64_t off,
+			uint64_t len)
+{
+	struct vctx *c = v->c;
+	struct vdb_state *st = &c->st[f->vdb - c->r->dbs];
+	uint32_t bs = f->vf->block;
+	uint32_t id = f->vdb->pdb->id;
+
+	for (uint64_t o = 0; o + bs <= len; o += bs) {
+		uint64_t idx = (off + o) / bs, expected = 0;
+		struct verify_bad b;
+
+		if (!f->log && st->gens && idx < f->vdb->pdb->nr_pages)
+			expected = st->gens[idx];
+		f->vf->checked++;
+		if (verify_block(buf + o, bs, f->log, id, idx, expected, st->exact,
+				 c->o->deep ? v->scratch : NULL, &b))
+			continue;
+		b.index = idx;
+		b.offset = off + o;
+		record_bad(c, f, &b);
+		atomic_fetch_add_explicit(&v->bad, 1, memory_order_relaxed);
+	}
+}
+
+/* A failed or short read: block by block, so that only the bad blocks count. */
+static void reread_blocks(struct vvol *v, struct vfile *f, unsigned char *buf, uint64_t off,
+			  uint64_t len)
+{
+	uint32_t bs = f->vf->block;
+
+	for (uint64_t o = 0; o < len; o += bs) {
+		ssize_t n;
+
+		do
+			n = pread(f->fd, buf + o, bs, (off_t)(off + o));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)bs) {
+			check_range(v, f, buf + o, off + o, bs);
+			continue;
+		}
+		struct verify_bad b = {
+			.index = (off + o) / bs,
+			.offset = off + o,
+			.error = n < 0 ? errno : ENODATA, /* short: the file shrank */
+			.problem = VERIFY_READ_ERROR,
+			.log = f->log,
+		};
+		f->vf->checked++;
+		record_bad(v->c, f, &b);
+		atomic_fetch_add_explicit(&v->bad, 1, memory_order_relaxed);
+	}
+}
+
+/* The next file with a read to issue, among the first files not yet done. */
+static struct vfile *next_file(struct vvol *v)
+{
+	while (v->first < v->nr_files) {
+		struct vfile *f = v->files[v->first];
+
+		if (f->next_off < f->extent || f->inflight)
+			break;
+		v->first++;
+	}
+	for (size_t i = v->first; i < v->nr_files && i < v->first + VERIFY_FILES_AT_ONCE; i++) {
+		struct vfile *f = v->files[i];
+
+		if (f->next_off < f->extent && f->inflight < VERIFY_PER_FILE)
+			return f;
+	}
+	return NULL;
+}
+
+/* Nanoseconds to wait before the rate allows len more bytes; 0 = go. */
+static uint64_t rate_wait(struct vvol *v, uint64_t len)
+{
+	double allowed, t;
+
+	if (v->rate <= 0)
+		return 0;
+	t = (double)(time_mono_ns() - v->c->t0) / 1e9;
+	allowed = v->rate * t + VERIFY_CHUNK;
+	if ((double)(v->issued + len) <= allowed)
+		return 0;
+	return (uint64_t)(((double)(v->issued + len) - allowed) / v->rate * 1e9) + 1;
+}
+
+/* Queues reads while slots, files and the rate allow. Returns how long the
+ * rate asks to wait (0 when it did not stop the queueing). */
+static uint64_t issue_reads(struct vvol *v)
+{
+	while (v->nr_free && !atomic_load_explicit(&v->c->stop, memory_order_relaxed)) {
+		struct vfile *f = next_file(v);
+		struct io_uring_sqe *sqe;
+		struct vslot *s;
+		uint64_t len, wait;
+		unsigned k;
+
+		if (!f)
+			return 0;
+		len = f->extent - f->next_off < VERIFY_CHUNK ? f->extent - f->next_off
+							     : VERIFY_CHUNK;
+		wait = rate_wait(v, len);
+		if (wait)
+			return wait;
+		sqe = io_uring_get_sqe(&v->ring);
+		if (!sqe)
+			return 0; /* full: submit and come back */
+		k = v->free_slots[--v->nr_free];
+		s = &v->slots[k];
+		s->file = f;
+		s->off = f->next_off;
+		s->len = (uint32_t)len;
+		io_uring_prep_read(sqe, f->fd, s->buf, s->len, s->off);
+		io_uring_sqe_set_data64(sqe, k);
+		f->next_off += len;
+		f->inflight++;
+		v->issued += len;
+	}
+	return 0;
+}
+
+static void complete(struct vvol *v, unsigned k, int res)
+{
+	struct vslot *s = &v->slots[k];
+	struct vfile *f = s->file;
+
+	if (res == (int)s->len)
+		check_range(v, f, s->buf, s->off, s->len);
+	else /* failed or short: find which blocks */
+		reread_blocks(v, f, s->buf, s->off, s->len);
+	f->inflight--;
+	atomic_fetch_add_explicit(&v->done, s->len, memory_order_relaxed);
+	v->free_slots[v->nr_free++] = k;
+}
+
+/* Reaps what has completed, waiting up to wait_ns for the first. */
+static void reap(struct vvol *v, uint64_t wait_ns)
+{
+	struct io_uring_cqe *cqe;
+	struct __kernel_timespec ts = {
+		.tv_sec = (long long)(wait_ns / NSEC_PER_SEC),
+		.tv_nsec = (long long)(wait_ns % NSEC_PER_SEC),
+	};
+	int ret;
+
+	ret = io_uring_submit_and_wait_timeout(&v->ring, &cqe, 1, &ts, NULL);
+	if (ret < 0)
+		return; /* -ETIME, -EINTR: look again */
+	while (io_uring_peek_cqe(&v->ring, &cqe) == 0) {
+		complete(v, (unsigned)io_uring_cqe_get_data64(cqe), cqe->res);
+		io_uring_cqe_seen(&v->ring, cqe);
+	}
+}
+
+static void *volume_thread(void *arg)
+{
+	struct vvol *v = arg;
+	uint64_t one = 1;
+
+	for (;;) {
+		uint64_t wait = issue_reads(v);
+		bool idle = v->nr_free == VERIFY_DEPTH;
+
+		if (idle && (atomic_load_explicit(&v->c->stop, memory_order_relaxed) ||
+			     (!wait && !next_file(v))))
+			break;
+		if (idle && wait) {
+			struct timespec ts = {(time_t)(wait / NSEC_PER_SEC),
+					      (long)(wait % NSEC_PER_SEC)};
+
+			if (wait > 100 * NSEC_PER_MSEC)
+				ts = (struct timespec){0, 100 * NSEC_PER_MSEC};
+			nanosleep(&ts, NULL);
+			continue;
+		}
+		/* wake now and then to see a stop even on a slow device */
+		reap(v, 100 * NSEC_PER_MSEC);
+	}
+	atomic_store_explicit(&v->finished, true, memory_order_release);
+	if (write(v->c->efd, &one, sizeof(one)) < 0) {
+		/* the main thread polls with a timeout too: it will notice */
+	}
+	return NULL;
+}
+
+/* pread of one block at off, with an aligned buffer; bytes read or -errno */
+static ssize_t read_block(int fd, void *buf, uint32_t len, uint64_t off)
+{
+	ssize_t n;
+
+	do
+		n = pread(fd, buf, len, (off_t)off);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -errno : n;
+}
+
+/*
+ * Is this a diskproof file of the expected kind and block size? Page 0 is
+ * looked at first, then a few pages spread over the file, so that a damaged
+ * page 0 does not hide a diskproof file and a foreign file is not read whole.
+ * 0 when it is (*hdr_size: the block size its headers give), -EEXIST with
+ * the reason in vf->error when it is not, or -errno when it cannot be read.
+ */
+static int identify(struct vfile *f, enum page_kind kind, uint32_t block, uint64_t size,
+		    uint32_t *hdr_size)
+{
+	uint64_t nblocks = size / block, where[VERIFY_SAMPLES];
+	const char *what = kind == PAGE_KIND_DB ? "database" : "log";
+	void *buf = NULL;
+	int ret = -EEXIST;
+
+	*hdr_size = 0;
+	if (!nblocks)
+		goto out_report;
+	if (posix_memalign(&buf, VERIFY_BUF_ALIGN, block))
+		return -ENOMEM;
+	where[0] = 0;
+	for (int i = 1; i < VERIFY_SAMPLES; i++)
+		where[i] = nblocks * (uint64_t)i / (VERIFY_SAMPLES - 1);
+	where[VERIFY_SAMPLES - 1] = nblocks - 1;
+	for (int i = 0; i < VERIFY_SAMPLES; i++) {
+		struct page_header h;
+		ssize_t n = read_block(f->fd, buf, block, where[i] * block);
+
+		if (n < 0) {
+			ret = (int)n;
+			strbuf_addf(&f->vf->error, "%s: cannot read at offset %llu: %s",
+				    f->vf->path, (unsigned long long)(where[i] * block),
+				    strerror((int)-n));
+			goto out_free;
+		}
+		if (n < (ssize_t)sizeof(h))
+			continue;
+		memcpy(&h, buf, sizeof(h));
+		if (h.magic != PAGE_MAGIC || h.version != PAGE_FORMAT_VERSION ||
+		    h.kind != (uint32_t)kind)
+			continue;
+		if (h.page_size == block || !*hdr_size)
+			*hdr_size = h.page_size;
+		if (h.page_size == block)
+			break;
+	}
+	free(buf);
+	if (*hdr_size)
+		return 0;
+out_report:
+	strbuf_addf(&f->vf->error,
+		    "%s: not a diskproof %s file (no diskproof header at any of %d pages "
+		    "looked at); not verified",
+		    f->vf->path, what, nblocks ? VERIFY_SAMPLES : 0);
+	return ret;
+out_free:
+	free(buf);
+	return ret;
+}
+
+/* Opens a database or log file and works out what to read. Problems go to
+ * vf->error (counted in env_errors); -ENOMEM only stops the run. */
+static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t block)
+{
+	const struct verify_options *o = c->o;
+	enum page_kind kind = f->log ? PAGE_KIND_LOG : PAGE_KIND_DB;
+	struct verify_file *vf = f->vf;
+	uint32_t hdr_size;
+	struct stat st;
+	int ret;
+
+	f->skip = true;
+	vf->block = block;
+	f->fd = open(vf->path, O_RDONLY | O_CLOEXEC | (o->direct ? O_DIRECT : 0));
+	if (f->fd < 0 && errno == ENOENT) {
+		strbuf_addf(&vf->error, "%s: missing: no %s file here (another --data-dir?)",
+			    vf->path, f->log ? "log" : "database");
+		goto out_env;
+	}
+	if (f->fd < 0 && errno == EINVAL && o->direct) {
+		strbuf_addf(&vf->error,
+			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
+			    "direct = off to read through the page cache",
+			    vf->path);
+		goto out_env;
+	}
+	if (f->fd < 0) {
+		strbuf_addf(&vf->error, "%s: cannot open: %s", vf->path, strerror(errno));
+		goto out_env;
+	}
+	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		strbuf_addf(&vf->error, "%s: not a regular file; not verified", vf->path);
+		goto out_env;
+	}
+	vf->size = (uint64_t)st.st_size;
+	ret = identify(f, kind, block, vf->size, &hdr_size);
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		goto out_env;
+	if (hdr_size != block) {
+		if (!f->log || hdr_size < block || hdr_size % block || hdr_size > VERIFY_CHUNK) {
+			strbuf_addf(&vf->error,
+				    "%s: was created with %u-byte %s, the profile asks for %u; "
+				    "not verified",
+				    vf->path, hdr_size, f->log ? "log blocks" : "pages", block);
+			goto out_env;
+		}
+		vf->block = block = hdr_size; /* a log written with larger blocks */
+	}
+	f->extent = vf->size < planned ? vf->size : planned;
+	f->extent -= f->extent % block;
+	if (vf->size < planned) {
+		strbuf_addf(&vf->error,
+			    "%s: %llu bytes, the profile expects %llu (truncated, or "
+			    "created with another --db-size); only those verified",
+			    vf->path, (unsigned long long)vf->size, (unsigned long long)planned);
+		c->r->env_errors++;
+	}
+	f->skip = false;
+	return 0;
+out_env:
+	c->r->env_errors++;
+	return 0;
+}
+
+/* Loads a database's journal and checks that it describes this database. */
+static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state *st)
+{
+	const struct plan_db *pdb = vdb->pdb;
+	struct journal_info ji;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	ret = journal_read(pdb->journal, &ji, &st->gens, &err);
+	if (ret == -ENOENT) {
+		vdb->journal = VERIFY_JOURNAL_NONE;
+		ret = 0;
+		goto out;
+	}
+	if (ret == -ENOMEM)
+		goto out;
+	if (ret) {
+		strbuf_addf(&vdb->journal_note, "%s; generations not checked", err.buf);
+		goto out_unusable;
+	}
+	if (ji.db_id != pdb->id || ji.page_size != c->o->plan->page_size ||
+	    ji.nr_pages != pdb->nr_pages) {
+		strbuf_addf(&vdb->journal_note,
+			    "%s: journal of database %u with %llu pages of %u bytes, the "
+			    "database is %u with %llu pages of %u bytes; generations not "
+			    "checked",
+			    pdb->journal, ji.db_id, (unsigned long long)ji.nr_pages, ji.page_size,
+			    pdb->id, (unsigned long long)pdb->nr_pages, c->o->plan->page_size);
+		free(st->gens);
+		st->gens = NULL;
+		goto out_unusable;
+	}
+	st->exact = ji.flags & JOURNAL_CLEAN;
+	vdb->journal = st->exact ? VERIFY_JOURNAL_CLEAN : VERIFY_JOURNAL_LOWER_BOUND;
+	goto out;
+out_unusable:
+	vdb->journal = VERIFY_JOURNAL_UNUSABLE;
+	c->r->env_errors++;
+	ret = 0;
+out:
+	strbuf_release(&err);
+	return ret;
+}
+
+static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
+{
+	int ret;
+
+	v->c = c;
+	v->scratch = NULL;
+	if (posix_memalign(&v->scratch, VERIFY_BUF_ALIGN, VERIFY_CHUNK))
+		goto out_nomem;
+	for (unsigned k = 0; k < VERIFY_DEPTH; k++) {
+		if (posix_memalign(&v->slots[k].buf, VERIFY_BUF_ALIGN, VERIFY_CHUNK))
+			goto out_nomem;
+		v->free_slots[k] = k;
+	}
+	v->nr_free = VERIFY_DEPTH;
+	ret = io_uring_queue_init(VERIFY_DEPTH, &v->ring, 0);
+	if (ret) {
+		strbuf_addf(err, "volume %s: io_uring unavailable: %s", v->pv->name,
+			    strerror(-ret));
+		return ret;
+	}
+	v->ring_ok = true;
+	return 0;
+out_nomem:
+	strbuf_addf(err, "volume %s: out of memory for read buffers", v->pv->name);
+	return -ENOMEM;
+}
+
+static void vol_release(struct vvol *v)
+{
+	if (v->ring_ok)
+		io_uring_queue_exit(&v->ring);
+	v->ring_ok = false;
+	for (unsigned k = 0; k < VERIFY_DEPTH; k++)
+		free(v->slots[k].buf);
+	free(v->scratch);
+	free(v->files);
+}
+
+/* Everything before the first big read: result, files, journals, volumes. */
+static int prepare(struct vctx *c, struct strbuf *err)
+{
+	const struct plan *pl = c->o->plan;
+	struct verify_result *r = c->r;
+	int ret;
+
+	r->dbs = calloc(pl->nr_dbs ? pl->nr_dbs : 1, sizeof(*r->dbs));
+	c->st = calloc(pl->nr_dbs ? pl->nr_dbs : 1, sizeof(*c->st));
+	c->files = calloc(2 * pl->nr_dbs + 1, sizeof(*c->files));
+	c->vols = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*c->vols));
+	if (!r->dbs || !c->st || !c->files || !c->vols)
+		goto out_nomem;
+	r->nr_dbs = pl->nr_dbs;
+	c->nr_vols = pl->nr_vols;
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		strbuf_init(&r->dbs[i].data.error);
+		strbuf_init(&r->dbs[i].log.error);
+		strbuf_init(&r->dbs[i].journal_note);
+		c->files[2 * i].fd = c->files[2 * i + 1].fd = -1;
+	}
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *pdb = &pl->dbs[i];
+		struct verify_db *vdb = &r->dbs[i];
+		struct vfile *df = &c->files[2 * i], *lf = &c->files[2 * i + 1];
+
+		vdb->pdb = pdb;
+		vdb->data.path = pdb->path;
+		vdb->log.path = pdb->log_file;
+		vdb->bad = calloc(c->max_listed, sizeof(*vdb->bad));
+		if (!vdb->bad)
+			goto out_nomem;
+		*df = (struct vfile){.vdb = vdb, .vf = &vdb->data, .fd = -1};
+		*lf = (struct vfile){.vdb = vdb, .vf = &vdb->log, .log = true, .fd = -1};
+		ret = file_open(c, df, pdb->size, pl->page_size);
+		if (!ret)
+			ret = file_open(c, lf, pdb->log_size, pl->vols[pdb->volume].log_align);
+		if (!ret)
+			ret = journal_load(c, vdb, &c->st[i]);
+		if (ret)
+			goto out_nomem;
+	}
+	for (size_t vi = 0; vi < pl->nr_vols; vi++) {
+		struct vvol *v = &c->vols[vi];
+
+		v->pv = &pl->vols[vi];
+		v->files = calloc(2 * v->pv->nr_dbs + 1, sizeof(*v->files));
+		if (!v->files)
+			goto out_nomem;
+		for (unsigned d = v->pv->first_db; d < v->pv->first_db + v->pv->nr_dbs; d++)
+			for (unsigned k = 0; k < 2; k++) {
+				struct vfile *f = &c->files[2 * d + k];
+
+				if (f->skip)
+					continue;
+				v->files[v->nr_files++] = f;
+				v->total += f->extent;
+			}
+		ret = vol_setup(c, v, err);
+		if (ret)
+			return ret;
+	}
+	return 0;
+out_nomem:
+	strbuf_addstr(err, "verify: out of memory");
+	return -ENOMEM;
+}
+
+/* The rate is shared by size, so that every volume finishes together. */
+static void share_rate(struct vctx *c)
+{
+	uint64_t total = 0;
+
+	for (size_t i = 0; i < c->nr_vols; i++)
+		total += c->vols[i].total;
+	for (size_t i = 0; i < c->nr_vols && c->o->rate && total; i++)
+		c->vols[i].rate = (double)c->o->rate * (double)c->vols[i].total / (double)total;
+}
+
+static void report_progress(struct vctx *c, struct verify_progress *pv, bool final)
+{
+	if (!c->o->cb.progress)
+		return;
+	for (size_t i = 0; i < c->nr_vols; i++) {
+		struct vvol *v = &c->vols[i];
+
+		pv[i] = (struct verify_progress){
+			.volume = v->pv->name,
+			.done = atomic_load_explicit(&v->done, memory_order_relaxed),
+			.total = v->total,
+			.bad = atomic_load_explicit(&v->bad, memory_order_relaxed),
+			.finished = atomic_load_explicit(&v->finished, memory_order_acquire),
+		};
+	}
+	c->o->cb.progress(c->o->cb.arg, pv, c->nr_vols, time_mono_ns() - c->t0, final);
+}
+
+static bool all_finished(struct vctx *c)
+{
+	for (size_t i = 0; i < c->nr_vols; i++)
+		if (!atomic_load_explicit(&c->vols[i].finished, memory_order_acquire))
+			return false;
+	return true;
+}
+
+/* The calling thread: signals, progress, until every volume is done. */
+static void supervise(struct vctx *c, struct verify_progress *pv)
+{
+	uint64_t next = c->o->progress_ns ? time_mono_ns() + c->o->progress_ns : UINT64_MAX;
+
+	while (!all_finished(c)) {
+		struct pollfd fds[2] = {{.fd = c->efd, .events = POLLIN},
+					{.fd = c->o->signal_fd, .events = POLLIN}};
+		uint64_t now = time_mono_ns();
+		int timeout = 1000;
+
+		if (next != UINT64_MAX)
+			timeout = next > now ? (int)((next - now) / NSEC_PER_MSEC) + 1 : 0;
+		if (poll(fds, c->o->signal_fd >= 0 ? 2 : 1, timeout) > 0) {
+			if (fds[0].revents & POLLIN) {
+				uint64_t x;
+
+				if (read(c->efd, &x, sizeof(x)) < 0) {
+					/* drained by an earlier read: fine */
+				}
+			}
+			if (c->o->signal_fd >= 0 && (fds[1].revents & POLLIN)) {
+				struct signalfd_siginfo si;
+
+				if (read(c->o->signal_fd, &si, sizeof(si)) == sizeof(si) &&
+				    !c->r->signal)
+					c->r->signal = (int)si.ssi_signo;
+				atomic_store(&c->stop, true);
+			}
+		}
+		now = time_mono_ns();
+		if (now >= next) {
+			report_progress(c, pv, false);
+			next = now + c->o->progress_ns;
+		}
+	}
+}
+
+static void totals(struct vctx *c)
+{
+	struct verify_result *r = c->r;
+
+	for (size_t i = 0; i < r->nr_dbs; i++) {
+		struct verify_db *vdb = &r->dbs[i];
+
+		qsort(vdb->bad, vdb->nr_bad, sizeof(*vdb->bad), bad_cmp);
+		r->pages += vdb->data.checked;
+		r->log_blocks += vdb->log.checked;
+		r->bytes += vdb->data.checked * vdb->data.block + vdb->log.checked * vdb->log.block;
+		for (int k = 0; k < VERIFY_PROBLEM_COUNT; k++) {
+			uint64_t n = vdb->data.bad[k] + vdb->log.bad[k];
+
+			r->bad[k] += n;
+			if (verify_problem_is_integrity((enum verify_problem)k))
+				r->integrity_errors += n;
+			else
+				r->env_errors += n;
+		}
+	}
+}
+
+static void ctx_release(struct vctx *c)
+{
+	if (c->vols)
+		for (size_t i = 0; i < c->nr_vols; i++)
+			vol_release(&c->vols[i]);
+	if (c->files)
+		for (size_t i = 0; i < 2 * c->r->nr_dbs; i++)
+			if (c->files[i].fd >= 0)
+				close(c->files[i].fd);
+	if (c->st)
+		for (size_t i = 0; i < c->r->nr_dbs; i++)
+			free(c->st[i].gens);
+	free(c->vols);
+	free(c->files);
+	free(c->st);
+	if (c->efd >= 0)
+		close(c->efd);
+}
+
+int verify_run(const struct verify_options *o, struct verify_result *r, struct strbuf *err)
+{
+	struct vctx c = {.o = o, .r = r, .efd = -1};
+	struct verify_progress *pv = NULL;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	c.max_listed = o->max_listed ? o->max_listed : VERIFY_MAX_LISTED;
+	c.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (c.efd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "verify: eventfd: %s", strerror(-ret));
+		goto out_release;
+	}
+	ret = prepare(&c, err);
+	if (ret)
+		goto out_release;
+	pv = calloc(c.nr_vols ? c.nr_vols : 1, sizeof(*pv));
+	if (!pv) {
+		ret = -ENOMEM;
+		strbuf_addstr(err, "verify: out of memory");
+		goto out_release;
+	}
+	share_rate(&c);
+	c.t0 = time_mono_ns();
+	for (size_t i = 0; i < c.nr_vols; i++) {
+		ret = -pthread_create(&c.vols[i].thread, NULL, volume_thread, &c.vols[i]);
+		if (ret) {
+			strbuf_addf(err, "verify: cannot start a thread: %s", strerror(-ret));
+			atomic_store(&c.stop, true);
+			/* mark the rest finished so that supervise() returns */
+			for (size_t k = i; k < c.nr_vols; k++)
+				atomic_store(&c.vols[k].finished, true);
+			break;
+		}
+		c.vols[i].started = true;
+	}
+	supervise(&c, pv);
+	for (size_t i = 0; i < c.nr_vols; i++)
+		if (c.vols[i].started)
+			pthread_join(c.vols[i].thread, NULL);
+	r->elapsed_ns = time_mono_ns() - c.t0;
+	totals(&c);
+	report_progress(&c, pv, true);
+out_release:
+	free(pv);
+	ctx_release(&c);
+	return ret;
+}
+
+void verify_result_release(struct verify_result *r)
+{
+	if (r->dbs)
+		for (size_t i = 0; i < r->nr_dbs; i++) {
+			strbuf_release(&r->dbs[i].data.error);
+			strbuf_release(&r->dbs[i].log.error);
+			strbuf_release(&r->dbs[i].journal_note);
+			free(r->dbs[i].bad);
+		}
+	free(r->dbs);
+	memset(r, 0, sizeof(*r));
+}

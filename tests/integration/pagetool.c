@@ -1,0 +1,116 @@
+/*
+ * pagetool.c - test helper for test_verify.sh: damages diskproof files in
+ * ways that a byte flip cannot, and reads journals.
+ *
+ *   pagetool stamp FILE PAGE GEN   rewrites page PAGE as a valid page of
+ *                                  generation GEN (database id, seed and run
+ *                                  id from the page's own header, page size
+ *                                  from page 0's): a lost write when GEN is
+ *                                  older than the journal's
+ *   pagetool recrc FILE PAGE       recomputes the CRC32C of page PAGE in place,
+ *                                  so that a changed payload byte passes the
+ *                                  checksum and only "verify --deep" sees it
+ *   pagetool gen FILE PAGE         prints the generation in page PAGE's header
+ *   pagetool journal FILE.gen      prints "PAGE GEN" per page of a journal
+ *                                  (the header on stderr)
+ *
+ * Exits 0, or 1 with a message on stderr.
+ */
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/journal.h"
+#include "diskproof/page.h"
+
+static int fail(const char *what, const char *path)
+{
+	fprintf(stderr, "pagetool: %s: %s\n", path, what);
+	return 1;
+}
+
+/* Reads page 0's header (for the page size) and page `page` whole. */
+static int load_page(int fd, const char *path, uint64_t page, struct page_header *h0,
+		     unsigned char **buf)
+{
+	if (pread(fd, h0, sizeof(*h0), 0) != (ssize_t)sizeof(*h0) || h0->magic != PAGE_MAGIC)
+		return fail("page 0 is not a diskproof page", path);
+	*buf = malloc(h0->page_size);
+	if (!*buf)
+		return fail("out of memory", path);
+	if (pread(fd, *buf, h0->page_size, (off_t)(page * h0->page_size)) != (ssize_t)h0->page_size)
+		return fail("cannot read the page", path);
+	return 0;
+}
+
+static int cmd_page(const char *op, const char *path, uint64_t page, uint64_t gen)
+{
+	struct page_header h0, h;
+	unsigned char *buf = NULL;
+	int fd = open(path, strcmp(op, "gen") ? O_RDWR : O_RDONLY);
+	int ret;
+
+	if (fd < 0)
+		return fail("cannot open", path);
+	ret = load_page(fd, path, page, &h0, &buf);
+	if (ret)
+		goto out;
+	memcpy(&h, buf, sizeof(h));
+	if (!strcmp(op, "gen")) {
+		printf("%llu\n", (unsigned long long)h.generation);
+		goto out;
+	}
+	if (!strcmp(op, "stamp")) {
+		page_stamp(buf, h0.page_size, (enum page_kind)h0.kind, h0.db_id, page, gen,
+			   h.magic == PAGE_MAGIC ? h.run_id : 0, h0.seed, true);
+	} else { /* recrc */
+		uint32_t crc = 0;
+
+		memcpy(buf + offsetof(struct page_header, crc), &crc, sizeof(crc));
+		crc = page_crc32c(0, buf, h0.page_size);
+		memcpy(buf + offsetof(struct page_header, crc), &crc, sizeof(crc));
+	}
+	if (pwrite(fd, buf, h0.page_size, (off_t)(page * h0.page_size)) != (ssize_t)h0.page_size)
+		ret = fail("cannot write the page", path);
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+static int cmd_journal(const char *path)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info ji;
+	uint32_t *gens;
+
+	if (journal_read(path, &ji, &gens, &err)) {
+		fprintf(stderr, "pagetool: %s\n", err.buf);
+		strbuf_release(&err);
+		return 1;
+	}
+	fprintf(stderr, "db_id %u page_size %u nr_pages %llu run_id %llu flags %u\n", ji.db_id,
+		ji.page_size, (unsigned long long)ji.nr_pages, (unsigned long long)ji.run_id,
+		ji.flags);
+	for (uint64_t i = 0; i < ji.nr_pages; i++)
+		printf("%llu %u\n", (unsigned long long)i, gens[i]);
+	free(gens);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 5 && !strcmp(argv[1], "stamp"))
+		return cmd_page("stamp", argv[2], strtoull(argv[3], NULL, 10),
+				strtoull(argv[4], NULL, 10));
+	if (argc == 4 && (!strcmp(argv[1], "recrc") || !strcmp(argv[1], "gen")))
+		return cmd_page(argv[1], argv[2], strtoull(argv[3], NULL, 10), 0);
+	if (argc == 3 && !strcmp(argv[1], "journal"))
+		return cmd_journal(argv[2]);
+	fprintf(stderr, "usage: pagetool stamp FILE PAGE GEN | recrc FILE PAGE | gen FILE PAGE | "
+			"journal FILE.gen\n");
+	return 2;
+}
