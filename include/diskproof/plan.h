@@ -48,6 +48,11 @@ struct plan {
 	size_t nr_dbs;
 	uint32_t page_size;
 	bool files; /* false for engines that touch no files (sim) */
+	/* set by the caller before plan_prepare_files(): files that are not
+	 * diskproof's (or have another geometry) that may be overwritten, as
+	 * named with --destroy-data; not owned */
+	const char *const *destroy;
+	size_t ndestroy;
 };
 
 /* Lays the profile out. With files, reads each volume's direct-I/O alignment

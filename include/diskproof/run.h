@@ -57,9 +57,11 @@ struct run_callbacks {
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
-	const char *label;	  /* may be NULL */
-	const char *command_line; /* as typed, for the run row */
-	int signal_fd;		  /* signalfd for SIGINT/SIGTERM, or -1 */
+	const char *label;	    /* may be NULL */
+	const char *command_line;   /* as typed, for the run row */
+	int signal_fd;		    /* signalfd for SIGINT/SIGTERM, or -1 */
+	const char *const *destroy; /* --destroy-data: files that may be overwritten */
+	size_t ndestroy;
 	struct run_callbacks cb;
 };
 

@@ -243,61 +243,101 @@ static int make_dirs(const char *path, struct strbuf *err)
 	return 0;
 }
 
-/*
- * What is at path: size of a diskproof file there (its header checked on page
- * 0), 0 when missing. -EEXIST when something else is there.
- */
-static int inspect_file(const char *path, uint32_t page_size, enum page_kind kind, uint64_t *size,
-			struct strbuf *err)
+/* Whether --destroy-data named path (compared after resolving both). */
+static bool destroy_allowed(const struct plan *pl, const char *path)
 {
+	char a[PATH_MAX], b[PATH_MAX];
+
+	if (!realpath(path, a))
+		return false;
+	for (size_t i = 0; i < pl->ndestroy; i++)
+		if (realpath(pl->destroy[i], b) && !strcmp(a, b))
+			return true;
+	return false;
+}
+
+/*
+ * What is at path: *size of a diskproof file there with the expected
+ * geometry (page 0 checked), 0 when missing. A file that is someone else's,
+ * or diskproof's with another geometry or a larger size, is -EEXIST with what
+ * differs, unless --destroy-data named it: then *destroy is set and *size is
+ * 0 (it is rewritten from the start and cut to size). Links are never
+ * followed: diskproof's files are regular files where the plan says.
+ */
+static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
+			enum page_kind kind, uint32_t db_id, uint64_t want, uint64_t *size,
+			bool *destroy, struct strbuf *err)
+{
+	const char *what = kind == PAGE_KIND_DB ? "database" : "log";
+	struct strbuf why = STRBUF_INIT;
 	struct page_header h;
 	struct stat st;
-	int fd;
 	ssize_t n;
+	int fd, ret = 0;
 
 	*size = 0;
-	if (stat(path, &st) != 0) {
+	*destroy = false;
+	if (lstat(path, &st) != 0) {
 		if (errno == ENOENT)
 			return 0;
-		strbuf_addf(err, "%s: %s", path, strerror(errno));
-		return -errno;
+		ret = -errno;
+		strbuf_addf(err, "%s: %s", path, strerror(-ret));
+		return ret;
+	}
+	if (S_ISLNK(st.st_mode)) {
+		strbuf_addf(err,
+			    "%s: is a symbolic link; diskproof does not follow links to "
+			    "its files (it could write outside the volume)",
+			    path);
+		return -ELOOP;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		strbuf_addf(err,
-			    "%s: exists and is not a regular file; diskproof will not "
-			    "touch it",
+			    "%s: exists and is not a regular file; diskproof will not touch it",
 			    path);
 		return -EEXIST;
 	}
 	if (st.st_size == 0)
 		return 0;
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_NOFOLLOW);
 	if (fd < 0) {
-		int e = errno;
-
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(e));
-		return -e;
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
 	}
 	n = pread(fd, &h, sizeof(h), 0);
 	close(fd);
-	if (n != (ssize_t)sizeof(h) || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind) {
-		strbuf_addf(err,
-			    "%s: exists and is not a diskproof %s file; diskproof never "
-			    "overwrites data it did not write (move it away or pick another "
-			    "path)",
-			    path, kind == PAGE_KIND_DB ? "database" : "log");
-		return -EEXIST;
+	if (n != (ssize_t)sizeof(h) || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind)
+		strbuf_addf(&why,
+			    "exists and is not a diskproof %s file; diskproof never "
+			    "overwrites data it did not write (move it away, pick another "
+			    "path, or name it with --destroy-data)",
+			    what);
+	else if (h.page_size != block)
+		strbuf_addf(&why,
+			    "was created with %u-byte %s, the profile asks for %u (delete "
+			    "it, or name it with --destroy-data)",
+			    h.page_size, kind == PAGE_KIND_DB ? "pages" : "log blocks", block);
+	else if (h.db_id != db_id)
+		strbuf_addf(&why,
+			    "holds database %u's %s, not database %u's (delete it, or name "
+			    "it with --destroy-data)",
+			    h.db_id, kind == PAGE_KIND_DB ? "pages" : "log", db_id);
+	else if ((uint64_t)st.st_size > want)
+		strbuf_addf(&why,
+			    "is %llu bytes, the profile asks for %llu (set the size it was "
+			    "made with, delete it, or name it with --destroy-data)",
+			    (unsigned long long)st.st_size, (unsigned long long)want);
+	if (why.len && destroy_allowed(pl, path)) {
+		*destroy = true;
+	} else if (why.len) {
+		strbuf_addf(err, "%s: %s", path, why.buf);
+		ret = -EEXIST;
+	} else {
+		*size = (uint64_t)st.st_size;
 	}
-	if (h.page_size != page_size) {
-		strbuf_addf(err,
-			    "%s: was created with %u-byte %s, the profile asks for %u; "
-			    "delete it or use another path",
-			    path, h.page_size, kind == PAGE_KIND_DB ? "pages" : "log blocks",
-			    page_size);
-		return -EEXIST;
-	}
-	*size = (uint64_t)st.st_size;
-	return 0;
+	strbuf_release(&why);
+	return ret;
 }
 
 /*
@@ -414,6 +454,7 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       struct strbuf *err)
 {
 	uint64_t *have_db = NULL, *have_log = NULL;
+	bool *destroy = NULL;
 	struct create_job *jobs = NULL;
 	size_t njobs = 0;
 	int ret = 0;
@@ -423,7 +464,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		return 0;
 	have_db = calloc(pl->nr_dbs, sizeof(*have_db));
 	have_log = calloc(pl->nr_dbs, sizeof(*have_log));
-	if (!have_db || !have_log) {
+	destroy = calloc(2 * pl->nr_dbs, sizeof(*destroy));
+	if (!have_db || !have_log || !destroy) {
 		ret = -ENOMEM;
 		strbuf_addstr(err, "out of memory");
 		goto out_free;
@@ -439,10 +481,12 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
 		const struct plan_db *db = &pl->dbs[i];
 
-		ret = inspect_file(db->path, pl->page_size, PAGE_KIND_DB, &have_db[i], err);
+		ret = inspect_file(pl, db->path, pl->page_size, PAGE_KIND_DB, db->id, db->size,
+				   &have_db[i], &destroy[2 * i], err);
 		if (!ret)
-			ret = inspect_file(db->log_file, pl->vols[db->volume].log_align,
-					   PAGE_KIND_LOG, &have_log[i], err);
+			ret = inspect_file(pl, db->log_file, pl->vols[db->volume].log_align,
+					   PAGE_KIND_LOG, db->id, db->log_size, &have_log[i],
+					   &destroy[2 * i + 1], err);
 		if (ret)
 			goto out_free;
 		have_db[i] -= have_db[i] % pl->page_size;
@@ -452,6 +496,16 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	ret = check_space(pl, have_db, have_log, err);
 	if (ret)
 		goto out_free;
+	/* what --destroy-data allowed is cut to nothing before it is rewritten */
+	for (size_t i = 0; i < 2 * pl->nr_dbs; i++) {
+		const char *path = i % 2 ? pl->dbs[i / 2].log_file : pl->dbs[i / 2].path;
+
+		if (destroy[i] && truncate(path, 0) != 0) {
+			ret = -errno;
+			strbuf_addf(err, "%s: cannot truncate: %s", path, strerror(-ret));
+			goto out_free;
+		}
+	}
 	/* A resumed file's last pages may not have reached the disk before the
 	 * stop: check them and rewrite from the first that is not right. */
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
@@ -498,6 +552,7 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	}
 	ret = plan_create_files(pl, p, jobs, njobs, prog, created, err);
 out_free:
+	free(destroy);
 	free(jobs);
 	free(have_db);
 	free(have_log);
