@@ -284,9 +284,10 @@ static int cmd_init(int argc, char **argv)
 	}
 	unit_format_size(&sz, created);
 	if (!o.quiet)
-		printf("diskproof: %zu database(s) on %zu volume(s) ready; wrote %s in %.1f s "
-		       "(%.0f MB/s)%s\n",
-		       pl.nr_dbs, pl.nr_vols, sz.buf, secs,
+		printf("diskproof: %zu database(s) on %zu volume(s) ready; wrote %s (%llu bytes) "
+		       "in "
+		       "%.1f s (%.0f MB/s)%s\n",
+		       pl.nr_dbs, pl.nr_vols, sz.buf, (unsigned long long)created, secs,
 		       secs > 0 ? (double)created / secs / 1e6 : 0,
 		       created ? "" : ": every file was there already");
 	ret = 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
 #include "plan_internal.h"
@@ -383,6 +384,46 @@ out:
 	return at < have ? at : have - have % block;
 }
 
+/*
+ * A database this call created or finished holds generation 1 on every page
+ * (an interrupted creation is only ever resumed by another creation): its
+ * journal says so, exactly. A journal already there for a resumed file is
+ * kept (it can only be this same state, or newer knowledge).
+ */
+static int write_fresh_journals(const struct plan *pl, const struct profile *p,
+				const uint64_t *have_db, const bool *destroy, struct strbuf *err)
+{
+	uint32_t *gens = NULL;
+	uint64_t cap = 0;
+	int ret = 0;
+
+	for (size_t i = 0; i < pl->nr_dbs && !ret; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+		struct journal_info ji = {db->id, pl->page_size, db->nr_pages,
+					  0,	  p->seed,	 JOURNAL_CLEAN};
+		struct stat st;
+
+		if (have_db[i] >= db->size)
+			continue; /* not touched by this call */
+		if (have_db[i] && !destroy[2 * i] && stat(db->journal, &st) == 0)
+			continue;
+		if (cap < db->nr_pages) {
+			free(gens);
+			cap = db->nr_pages;
+			gens = malloc(cap * sizeof(*gens));
+			if (!gens) {
+				strbuf_addstr(err, "out of memory");
+				return -ENOMEM;
+			}
+		}
+		for (uint64_t pg = 0; pg < db->nr_pages; pg++)
+			gens[pg] = 1;
+		ret = journal_write(db->journal, &ji, gens, err);
+	}
+	free(gens);
+	return ret;
+}
+
 /* One filesystem's need: what the missing parts of the files on it take. */
 struct fs_need {
 	dev_t dev;
@@ -551,6 +592,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		}
 	}
 	ret = plan_create_files(pl, p, jobs, njobs, prog, created, err);
+	if (!ret)
+		ret = write_fresh_journals(pl, p, have_db, destroy, err);
 out_free:
 	free(destroy);
 	free(jobs);

@@ -55,6 +55,8 @@
 #define RUN_JOURNAL_EVERY 60
 /* an expected generation known only as a lower bound (unclean journal) */
 #define EXPECT_LOWER 0x80000000u
+/* a page already reported bad: not reported again until rewritten */
+#define EXPECT_BAD 0xffffffffu
 
 /* The interval grid: warm-up chunks from t0, then measurement chunks from
  * t0 + warmup, so no interval mixes the two. */
@@ -313,7 +315,9 @@ static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
 	const struct profile *p = w->run->prof;
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
 
-	s->gen = (uint64_t)(d->expect[s->page] & ~EXPECT_LOWER) + 1;
+	s->gen = d->expect[s->page] == EXPECT_BAD
+			 ? 2
+			 : (uint64_t)(d->expect[s->page] & ~EXPECT_LOWER) + 1;
 	if (s->gen == 1)
 		s->gen = 2; /* unknown before: anything newer than init's 1 */
 	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
@@ -498,6 +502,14 @@ static void worker_verify(struct worker *w, struct slot *s, struct wdb *d, struc
 	uint64_t found;
 	enum page_status st;
 
+	if (d->expect[s->page] == EXPECT_BAD) {
+		/* reported already; learn the page again if it reads right */
+		st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, 0, full,
+				 &found);
+		if (st == PAGE_OK || st == PAGE_NEWER)
+			d->expect[s->page] = (uint32_t)found;
+		return;
+	}
 	st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, expect, full,
 			 &found);
 	if (st == PAGE_OK) {
@@ -519,8 +531,12 @@ static void worker_verify(struct worker *w, struct slot *s, struct wdb *d, struc
 		 d->pdb->name, (unsigned long long)s->page, d->pdb->path,
 		 (unsigned long long)s->off0, page_status_name(st), expect,
 		 (unsigned long long)found);
-	/* report each bad page once: what is there now is what later reads see */
-	d->expect[s->page] = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC ? 0 : (uint32_t)found;
+	/* report each bad page once: a page whose content is not a valid page
+	 * stays marked bad until rewritten; otherwise what is there now is what
+	 * later reads see */
+	d->expect[s->page] = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC || st == PAGE_MISDIRECTED
+				     ? EXPECT_BAD
+				     : (uint32_t)found;
 }
 
 static void worker_complete(struct worker *w, struct engine_req *req)
@@ -820,7 +836,7 @@ static void run_write_journals(struct run *r, bool from_copies, bool clean)
 			/* a page known only as a lower bound keeps the whole
 			 * journal a lower bound */
 			for (uint64_t pg = 0; pg < pdb->nr_pages; pg++) {
-				tmp[pg] = map[pg] & ~EXPECT_LOWER;
+				tmp[pg] = map[pg] == EXPECT_BAD ? 0 : map[pg] & ~EXPECT_LOWER;
 				if (map[pg] & EXPECT_LOWER)
 					ji.flags &= ~JOURNAL_CLEAN;
 			}
