@@ -27,6 +27,9 @@ struct plan_volume {
 	unsigned nr_dbs;
 	uint32_t align;	    /* direct-I/O offset alignment of path (logical block) */
 	uint32_t log_align; /* the same at log_path: log writes and log blocks */
+	bool device;	    /* path is a block device: databases are regions of it */
+	bool log_device;    /* the logs are regions of a block device (path's) */
+	uint64_t dev_size;  /* the device's size in bytes */
 };
 
 struct plan_db {
@@ -39,6 +42,8 @@ struct plan_db {
 	uint64_t size;
 	uint64_t nr_pages;
 	uint64_t log_size;
+	uint64_t base;	   /* byte offset of page 0 in path (0 for a file) */
+	uint64_t log_base; /* byte offset of the log in log_file (0 for a file) */
 };
 
 struct plan {
@@ -53,13 +58,23 @@ struct plan {
 	 * named with --destroy-data; not owned */
 	const char *const *destroy;
 	size_t ndestroy;
+	bool force; /* --force: a device with a filesystem, RAID or partition
+		     * table signature may be overwritten if also named */
 };
 
-/* Lays the profile out. With files, reads each volume's direct-I/O alignment
+/*
+ * Lays the profile out. With files, reads each volume's direct-I/O alignment
  * (STATX_DIOALIGN, else the block device's logical block size, else 4 KiB) at
- * the nearest existing directory. 0 or -errno. */
+ * the nearest existing directory. A volume whose path is a block device holds
+ * its databases as regions of it (each 1 MiB-aligned, in order), then its
+ * logs unless log_path names a directory; the journals of such databases go
+ * to journal_dir as DEVICE-dbN.gen (the results file's directory). 0 or
+ * -errno.
+ */
 int plan_build(struct plan *pl, const struct profile *p, bool files,
 	       struct strbuf *err) DP_MUST_CHECK;
+int plan_build_at(struct plan *pl, const struct profile *p, bool files, const char *journal_dir,
+		  struct strbuf *err) DP_MUST_CHECK;
 
 /* Progress of file creation per volume (bytes written of those to write),
  * at most ten times a second; a non-zero return stops the creation, which

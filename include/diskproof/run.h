@@ -62,6 +62,7 @@ struct run_options {
 	int signal_fd;		    /* signalfd for SIGINT/SIGTERM, or -1 */
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
+	bool force; /* --force: a named device may be overwritten despite a signature */
 	struct run_callbacks cb;
 };
 

@@ -52,6 +52,10 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
 /* The command line as typed (shell-quoted); free() it. */
 char *join_argv(int argc, char **argv);
 
+/* The directory of the results file (journals of block-device databases
+ * live there); free() it. NULL when out of memory. */
+char *results_dir(const char *results);
+
 /* Colour on f: a terminal, and NO_COLOR unset or empty. */
 bool use_color(FILE *f);
 
@@ -61,6 +65,9 @@ int signals_setup(void);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
 int cmd_verify(int argc, char **argv);
+
+/* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
+int cmd_clean(int argc, char **argv);
 
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {

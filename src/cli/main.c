@@ -163,6 +163,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ro.signal_fd = sfd;
 	ro.destroy = o.destroy;
 	ro.ndestroy = o.ndestroy;
+	ro.force = o.force;
 	ro.cb = (struct run_callbacks){on_interval, on_message, on_create, &pr};
 	if (!o.quiet) {
 		struct strbuf d = STRBUF_INIT;
@@ -265,9 +266,15 @@ static int cmd_init(int argc, char **argv)
 	c.view.quiet = o.quiet;
 	c.view.tty = isatty(STDERR_FILENO);
 	c.sfd = signals_setup();
-	ret = plan_build(&pl, &p, true, &err);
+	{
+		char *jdir = results_dir(o.results);
+
+		ret = plan_build_at(&pl, &p, true, jdir ? jdir : ".", &err);
+		free(jdir);
+	}
 	pl.destroy = o.destroy;
 	pl.ndestroy = o.ndestroy;
+	pl.force = o.force;
 	if (!ret) {
 		t0 = time_mono_ns();
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);

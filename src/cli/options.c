@@ -44,7 +44,7 @@ static const struct opt_def opt_defs[] = {
 	{"--data-dir", true, CMD_PROFILE_ANY},
 	{"--db-size", true, CMD_PROFILE_ANY},
 	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
-	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST},
+	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY},
 	{"--format", true, CMD_REPORT},
 	{"--destroy-data", true, CMD_RUN | CMD_INIT},
 	{"--force", false, CMD_RUN | CMD_INIT},
@@ -209,4 +209,19 @@ int signals_setup(void)
 	if (fd < 0) /* nobody would read them: let them act as usual */
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
 	return fd;
+}
+
+char *results_dir(const char *results)
+{
+	char *dir = strdup(results), *slash;
+
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (!slash) {
+		free(dir);
+		return strdup(".");
+	}
+	*(slash == dir ? slash + 1 : slash) = '\0';
+	return dir;
 }

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskproof/page.h"
@@ -72,9 +73,19 @@ static void creator_fail(struct creator *c, int ret)
 	c->stopping = true;
 }
 
+static bool is_blockdev(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+}
+
 static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 {
-	int flags = O_WRONLY | O_CREAT | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0);
+	/* a block-device region: the device was checked unused just before
+	 * (plan.c); several regions are open at once, so no O_EXCL here */
+	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) |
+		    (is_blockdev(f->job->path) ? 0 : O_CREAT);
 
 	f->fd = open(f->job->path, flags, 0644);
 	if (f->fd < 0 && c->p->direct && errno == EINVAL) {
@@ -158,7 +169,7 @@ static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbu
 		len = j->to - f->next < CREATE_BUF ? j->to - f->next : CREATE_BUF;
 		len -= len % j->block;
 		fill(c, f, b->mem, f->next, (uint32_t)len);
-		io_uring_prep_write(sqe, f->fd, b->mem, (unsigned)len, f->next);
+		io_uring_prep_write(sqe, f->fd, b->mem, (unsigned)len, j->base + f->next);
 		io_uring_sqe_set_data(sqe, b);
 		*b = (struct cbuf){b->mem, f, v, (uint32_t)len, f->next, true};
 		f->next += len;

@@ -20,6 +20,8 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
+#include <blkid/blkid.h>
+
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
@@ -128,7 +130,87 @@ static uint32_t dio_alignment(const char *path)
 	return v ? v : 4096;
 }
 
+#define PLAN_REGION_ALIGN (1ULL << 20)
+
+static uint64_t round_region(uint64_t v)
+{
+	return (v + PLAN_REGION_ALIGN - 1) / PLAN_REGION_ALIGN * PLAN_REGION_ALIGN;
+}
+
+/* Block-device facts of path: true when it is one, with its size. */
+static bool block_device(const char *path, uint64_t *size)
+{
+	struct stat st;
+	int fd;
+
+	*size = 0;
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, BLKGETSIZE64, size) != 0)
+			*size = 0;
+		close(fd);
+	}
+	return true;
+}
+
+/* Regions of a block-device volume: databases, then (when on the same
+ * device) logs, each 1 MiB-aligned; checked against the device's size. */
+static int plan_device_regions(struct plan *pl, struct plan_volume *vol, const char *journal_dir,
+			       struct strbuf *err)
+{
+	uint64_t off = 0;
+	const char *base = strrchr(vol->path, '/');
+
+	base = base ? base + 1 : vol->path;
+	for (unsigned k = 0; k < vol->nr_dbs; k++) {
+		struct plan_db *db = &pl->dbs[vol->first_db + k];
+		char name[PROFILE_MAX_NAME + 64];
+
+		free(db->path);
+		free(db->journal);
+		db->path = strdup(vol->path);
+		snprintf(name, sizeof(name), "%s-%s", base, db->name);
+		db->journal = join_path(journal_dir, name, ".gen");
+		if (!db->path || !db->journal)
+			return -ENOMEM;
+		db->base = off;
+		off += round_region(db->size);
+	}
+	if (vol->log_device) {
+		for (unsigned k = 0; k < vol->nr_dbs; k++) {
+			struct plan_db *db = &pl->dbs[vol->first_db + k];
+
+			free(db->log_file);
+			db->log_file = strdup(vol->path);
+			if (!db->log_file)
+				return -ENOMEM;
+			db->log_base = off;
+			off += round_region(db->log_size);
+		}
+	}
+	if (off > vol->dev_size) {
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		unit_format_size(&a, off);
+		unit_format_size(&b, vol->dev_size);
+		strbuf_addf(err, "volume %s (%s): the databases%s need %s, the device has %s",
+			    vol->name, vol->path, vol->log_device ? " and logs" : "", a.buf, b.buf);
+		strbuf_release(&a);
+		strbuf_release(&b);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
 int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
+{
+	return plan_build_at(pl, p, files, ".", err);
+}
+
+int plan_build_at(struct plan *pl, const struct profile *p, bool files, const char *journal_dir,
+		  struct strbuf *err)
 {
 	struct strbuf probe = STRBUF_INIT;
 	unsigned ndb = profile_database_count(p), d = 0;
@@ -184,6 +266,37 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			db->size = p->database_size;
 			db->nr_pages = p->database_size / p->page_size;
 			db->log_size = p->log_size;
+		}
+		if (files && block_device(vol->path, &vol->dev_size)) {
+			char real[PATH_MAX];
+			int ret;
+
+			vol->device = true;
+			/* /dev/disk/by-id/... names are links: use what they name */
+			if (realpath(pv->path, real)) {
+				free(vol->path);
+				vol->path = strdup(real);
+				if (!vol->path)
+					goto out_nomem;
+			}
+			vol->log_device = !pv->log_path || !strcmp(pv->log_path, pv->path);
+			if (block_device(vol->log_path, &(uint64_t){0}) && !vol->log_device) {
+				strbuf_addf(err,
+					    "volume %s: log_path %s is another block device; put "
+					    "the logs on the volume's device or in a directory",
+					    vol->name, vol->log_path);
+				strbuf_release(&probe);
+				plan_release(pl);
+				return -EINVAL;
+			}
+			ret = plan_device_regions(pl, vol, journal_dir, err);
+			if (ret) {
+				if (ret == -ENOMEM)
+					goto out_nomem;
+				strbuf_release(&probe);
+				plan_release(pl);
+				return ret;
+			}
 		}
 	}
 	strbuf_release(&probe);
@@ -424,6 +537,118 @@ static int write_fresh_journals(const struct plan *pl, const struct profile *p,
 	return ret;
 }
 
+/*
+ * What a block device carries, from libblkid: "" when nothing is recognised,
+ * else e.g. "an ext4 filesystem (LABEL=data)" or "a dos partition table".
+ */
+static void device_signature(const char *path, struct strbuf *out)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const char *type = NULL, *usage = NULL, *label = NULL, *pttype = NULL;
+
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+						      BLKID_SUBLKS_LABEL);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	if (blkid_do_safeprobe(pr) == 0) {
+		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+		blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+		blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+		if (type)
+			strbuf_addf(out, "a%s %s %s%s%s%s", type[0] == 'e' ? "n" : "", type,
+				    usage && !strcmp(usage, "raid") ? "RAID member" : "filesystem",
+				    label ? " (LABEL=" : "", label ? label : "", label ? ")" : "");
+		else if (pttype)
+			strbuf_addf(out, "a %s partition table", pttype);
+	}
+	blkid_free_probe(pr);
+}
+
+/* A region (of a device) holds a complete diskproof file when its first and
+ * last blocks are ours: the bytes present, else 0 (rewritten whole). */
+static uint64_t region_have(int fd, uint64_t base, uint64_t size, uint32_t block,
+			    enum page_kind kind, uint32_t db_id)
+{
+	uint64_t at[2] = {0, size - block};
+	struct page_header h;
+
+	for (int i = 0; i < 2; i++) {
+		if (pread(fd, &h, sizeof(h), (off_t)(base + at[i])) != (ssize_t)sizeof(h) ||
+		    h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind || h.db_id != db_id ||
+		    h.page_size != block || h.page_no != at[i] / block)
+			return 0;
+	}
+	return size;
+}
+
+/*
+ * Checks a block-device volume before anything is written to it: never one
+ * in use (mounted, swap, RAID/LVM member: an exclusive open fails); one that
+ * does not already hold this layout only when --destroy-data names it, and
+ * one with a filesystem, RAID or partition-table signature only with --force
+ * as well. Fills have_db/have_log for its regions.
+ */
+static int check_device(const struct plan *pl, const struct plan_volume *vol, uint64_t *have_db,
+			uint64_t *have_log, struct strbuf *err)
+{
+	const struct plan_db *first = &pl->dbs[vol->first_db];
+	struct strbuf sig = STRBUF_INIT;
+	struct page_header h;
+	bool ours;
+	int fd, ret = 0;
+
+	fd = open(vol->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -EBUSY)
+			strbuf_addf(err,
+				    "%s: the block device is in use (mounted, swap, or part of "
+				    "a RAID or LVM); diskproof will not touch it",
+				    vol->path);
+		else
+			strbuf_addf(err, "%s: cannot open: %s", vol->path, strerror(-ret));
+		return ret;
+	}
+	ours = pread(fd, &h, sizeof(h), (off_t)first->base) == (ssize_t)sizeof(h) &&
+	       h.magic == PAGE_MAGIC && h.kind == PAGE_KIND_DB && h.db_id == first->id &&
+	       h.page_size == pl->page_size;
+	if (!ours) {
+		device_signature(vol->path, &sig);
+		if (!destroy_allowed(pl, vol->path)) {
+			strbuf_addf(
+				err,
+				"%s: the block device does not hold diskproof's databases%s%s%s; "
+				"name it with --destroy-data %s to let diskproof overwrite it",
+				vol->path, sig.len ? " (it carries " : "", sig.buf,
+				sig.len ? ")" : "", vol->path);
+			ret = -EEXIST;
+		} else if (sig.len && !pl->force) {
+			strbuf_addf(err,
+				    "%s: the block device carries %s; add --force as well to "
+				    "overwrite it",
+				    vol->path, sig.buf);
+			ret = -EEXIST;
+		}
+	}
+	for (unsigned k = 0; ours && !ret && k < vol->nr_dbs; k++) {
+		const struct plan_db *db = &pl->dbs[vol->first_db + k];
+		size_t i = vol->first_db + k;
+
+		have_db[i] =
+			region_have(fd, db->base, db->size, pl->page_size, PAGE_KIND_DB, db->id);
+		if (vol->log_device)
+			have_log[i] = region_have(fd, db->log_base, db->log_size, vol->log_align,
+						  PAGE_KIND_LOG, db->id);
+	}
+	close(fd);
+	strbuf_release(&sig);
+	return ret;
+}
+
 /* One filesystem's need: what the missing parts of the files on it take. */
 struct fs_need {
 	dev_t dev;
@@ -462,9 +687,12 @@ static int check_space(const struct plan *pl, const uint64_t *have_db, const uin
 		const struct plan_db *db = &pl->dbs[i];
 		const struct plan_volume *vol = &pl->vols[db->volume];
 
-		add_need(v, &n, vol->path, have_db[i] < db->size ? db->size - have_db[i] : 0);
-		add_need(v, &n, vol->log_path,
-			 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
+		if (!vol->device)
+			add_need(v, &n, vol->path,
+				 have_db[i] < db->size ? db->size - have_db[i] : 0);
+		if (!vol->log_device)
+			add_need(v, &n, vol->log_path,
+				 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
 	}
 	for (size_t i = 0; i < n && !ret; i++) {
 		uint64_t avail;
@@ -512,22 +740,26 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		goto out_free;
 	}
 	for (size_t v = 0; v < pl->nr_vols; v++) {
-		ret = make_dirs(pl->vols[v].path, err);
-		if (!ret)
-			ret = make_dirs(pl->vols[v].log_path, err);
+		const struct plan_volume *vol = &pl->vols[v];
+
+		ret = vol->device ? check_device(pl, vol, have_db, have_log, err)
+				  : make_dirs(vol->path, err);
+		if (!ret && !vol->log_device)
+			ret = make_dirs(vol->log_path, err);
 		if (ret)
 			goto out_free;
 	}
 	/* Look at everything before writing anything. */
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
 		const struct plan_db *db = &pl->dbs[i];
+		const struct plan_volume *vol = &pl->vols[db->volume];
 
-		ret = inspect_file(pl, db->path, pl->page_size, PAGE_KIND_DB, db->id, db->size,
-				   &have_db[i], &destroy[2 * i], err);
-		if (!ret)
-			ret = inspect_file(pl, db->log_file, pl->vols[db->volume].log_align,
-					   PAGE_KIND_LOG, db->id, db->log_size, &have_log[i],
-					   &destroy[2 * i + 1], err);
+		if (!vol->device)
+			ret = inspect_file(pl, db->path, pl->page_size, PAGE_KIND_DB, db->id,
+					   db->size, &have_db[i], &destroy[2 * i], err);
+		if (!ret && !vol->log_device)
+			ret = inspect_file(pl, db->log_file, vol->log_align, PAGE_KIND_LOG, db->id,
+					   db->log_size, &have_log[i], &destroy[2 * i + 1], err);
 		if (ret)
 			goto out_free;
 		have_db[i] -= have_db[i] % pl->page_size;
@@ -552,10 +784,10 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
 		const struct plan_db *db = &pl->dbs[i];
 
-		if (have_db[i] && have_db[i] < db->size)
+		if (have_db[i] && have_db[i] < db->size && !pl->vols[db->volume].device)
 			have_db[i] = resume_point(db->path, PAGE_KIND_DB, pl->page_size, db->id,
 						  have_db[i]);
-		if (have_log[i] && have_log[i] < db->log_size)
+		if (have_log[i] && have_log[i] < db->log_size && !pl->vols[db->volume].log_device)
 			have_log[i] =
 				resume_point(db->log_file, PAGE_KIND_LOG,
 					     pl->vols[db->volume].log_align, db->id, have_log[i]);
@@ -578,8 +810,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 
 			if (have_db[i] < db->size)
 				jobs[njobs++] = (struct create_job){
-					db->path,   PAGE_KIND_DB, db->id,     pl->page_size,
-					have_db[i], db->size,	  (unsigned)v};
+					db->path,   PAGE_KIND_DB, db->id,      pl->page_size,
+					have_db[i], db->size,	  (unsigned)v, db->base};
 			if (have_log[i] < db->log_size)
 				jobs[njobs++] = (struct create_job){
 					db->log_file,
@@ -588,7 +820,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 					vol->log_align,
 					have_log[i] - have_log[i] % vol->log_align,
 					db->log_size,
-					(unsigned)v};
+					(unsigned)v,
+					db->log_base};
 		}
 	}
 	ret = plan_create_files(pl, p, jobs, njobs, prog, created, err);

@@ -19,6 +19,7 @@ struct create_job {
 	uint32_t block;
 	uint64_t from, to;
 	unsigned volume; /* jobs come grouped by volume, in volume order */
+	uint64_t base;	 /* byte offset of the file's start in path (a device region) */
 };
 
 int plan_create_files(const struct plan *pl, const struct profile *p, const struct create_job *jobs,

@@ -389,7 +389,7 @@ static void stream_prepare(struct worker *w, struct slot *s, uint64_t now)
 	s->req.cls = read ? IO_DB_READ : IO_DB_WRITE;
 	s->req.flags = 0;
 	s->req.file = 2 * s->db;
-	s->req.offset = s->page * p->page_size;
+	s->req.offset = d->pdb->base + s->page * p->page_size;
 	s->req.len = p->page_size;
 	s->req.buf = s->buf;
 	if (!read)
@@ -418,7 +418,7 @@ static bool log_prepare(struct worker *w, struct wdb *d, uint64_t now)
 	s->req.cls = IO_LOG_WRITE;
 	s->req.flags = ENGINE_RF_DSYNC;
 	s->req.file = 2 * s->db + 1;
-	s->req.offset = d->log_off;
+	s->req.offset = d->pdb->log_base + d->log_off;
 	s->req.len = (uint32_t)len;
 	s->req.buf = s->buf;
 	s->off0 = s->req.offset;
@@ -1654,11 +1654,21 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		ret = store_space_check(r.store, STORE_MIN_FREE, err);
 	if (ret)
 		goto out;
-	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
+	{
+		/* journals of block-device databases live beside the results */
+		char *dir = strdup(o->results_path), *slash = dir ? strrchr(dir, '/') : NULL;
+
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		ret = plan_build_at(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES),
+				    slash ? dir : ".", err);
+		free(dir);
+	}
 	if (ret)
 		goto out;
 	r.plan.destroy = o->destroy;
 	r.plan.ndestroy = o->ndestroy;
+	r.plan.force = o->force;
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
 	r.tot_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.tot_db));
 	r.win_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.win_db));

@@ -52,6 +52,7 @@ struct vfile {
 	struct verify_file *vf;
 	bool log;
 	int fd;
+	uint64_t base;	   /* where the file starts in fd (a block-device region) */
 	uint64_t extent;   /* bytes to verify: a multiple of vf->block */
 	uint64_t next_off; /* next read to issue */
 	unsigned inflight;
@@ -295,7 +296,7 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 				 c->o->deep ? v->scratch : NULL, &b))
 			continue;
 		b.index = idx;
-		b.offset = off + o;
+		b.offset = f->base + off + o;
 		record_bad(c, f, &b);
 		atomic_fetch_add_explicit(&v->bad, 1, memory_order_relaxed);
 	}
@@ -311,7 +312,7 @@ static void reread_blocks(struct vvol *v, struct vfile *f, unsigned char *buf, u
 		ssize_t n;
 
 		do
-			n = pread(f->fd, buf + o, bs, (off_t)(off + o));
+			n = pread(f->fd, buf + o, bs, (off_t)(f->base + off + o));
 		while (n < 0 && errno == EINTR);
 		if (n == (ssize_t)bs) {
 			check_range(v, f, buf + o, off + o, bs);
@@ -319,7 +320,7 @@ static void reread_blocks(struct vvol *v, struct vfile *f, unsigned char *buf, u
 		}
 		struct verify_bad b = {
 			.index = (off + o) / bs,
-			.offset = off + o,
+			.offset = f->base + off + o,
 			.error = n < 0 ? errno : ENODATA, /* short: the file shrank */
 			.problem = VERIFY_READ_ERROR,
 			.log = f->log,
@@ -389,7 +390,7 @@ static uint64_t issue_reads(struct vvol *v)
 		s->file = f;
 		s->off = f->next_off;
 		s->len = (uint32_t)len;
-		io_uring_prep_read(sqe, f->fd, s->buf, s->len, s->off);
+		io_uring_prep_read(sqe, f->fd, s->buf, s->len, f->base + s->off);
 		io_uring_sqe_set_data64(sqe, k);
 		f->next_off += len;
 		f->inflight++;
@@ -499,7 +500,7 @@ static int identify(struct vfile *f, enum page_kind kind, uint32_t block, uint64
 	where[VERIFY_SAMPLES - 1] = nblocks - 1;
 	for (int i = 0; i < VERIFY_SAMPLES; i++) {
 		struct page_header h;
-		ssize_t n = read_block(f->fd, buf, block, where[i] * block);
+		ssize_t n = read_block(f->fd, buf, block, f->base + where[i] * block);
 
 		if (n < 0) {
 			ret = (int)n;
@@ -563,11 +564,12 @@ static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t
 		strbuf_addf(&vf->error, "%s: cannot open: %s", vf->path, strerror(errno));
 		goto out_env;
 	}
-	if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(f->fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
 		strbuf_addf(&vf->error, "%s: not a regular file; not verified", vf->path);
 		goto out_env;
 	}
-	vf->size = (uint64_t)st.st_size;
+	/* a region of a block device is as large as the plan says */
+	vf->size = S_ISBLK(st.st_mode) ? planned : (uint64_t)st.st_size;
 	ret = identify(f, kind, block, vf->size, &hdr_size);
 	if (ret == -ENOMEM)
 		return ret;
@@ -713,8 +715,9 @@ static int prepare(struct vctx *c, struct strbuf *err)
 		vdb->bad = calloc(c->max_listed, sizeof(*vdb->bad));
 		if (!vdb->bad)
 			goto out_nomem;
-		*df = (struct vfile){.vdb = vdb, .vf = &vdb->data, .fd = -1};
-		*lf = (struct vfile){.vdb = vdb, .vf = &vdb->log, .log = true, .fd = -1};
+		*df = (struct vfile){.vdb = vdb, .vf = &vdb->data, .fd = -1, .base = pdb->base};
+		*lf = (struct vfile){
+			.vdb = vdb, .vf = &vdb->log, .log = true, .fd = -1, .base = pdb->log_base};
 		ret = file_open(c, df, pdb->size, pl->page_size);
 		if (!ret)
 			ret = file_open(c, lf, pdb->log_size, pl->vols[pdb->volume].log_align);
