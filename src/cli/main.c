@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "diskproof/plan.h"
+#include "diskproof/precondition.h"
 #include "diskproof/profile.h"
 #include "diskproof/report.h"
 #include "diskproof/run.h"
@@ -28,10 +29,13 @@ static const char usage_text[] =
 	"                [--destroy-data FILE] [--quiet]\n"
 	"      lay out the profile's databases and logs, drive them, judge the run\n"
 	"      against its thresholds and store everything in the results file\n"
-	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--destroy-data FILE] [--quiet]\n"
+	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--destroy-data FILE] [--force]\n"
+	"       [--precondition] [--quiet]\n"
 	"      create (or finish creating) the profile's databases and logs\n"
 	"  verify [PROFILE] [--data-dir DIR] [--db-size SIZE] [--deep] [--rate BYTES/s]\n"
 	"      read back every page and log block and check it (exit 4 on any bad)\n"
+	"  clean [PROFILE] [--data-dir DIR] [--yes]\n"
+	"      remove the files diskproof created for the profile (only those)\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
@@ -230,6 +234,44 @@ static int init_progress(void *arg, const char *volume, uint64_t done, uint64_t 
 	return c->signo ? -EINTR : 0;
 }
 
+static void precondition_print_round(void *arg, unsigned n, double iops, bool steady)
+{
+	(void)arg;
+	printf("precondition round %u: IOPS %.0f (steady: %s)\n", n, iops, steady ? "yes" : "no");
+	fflush(stdout);
+}
+
+/* init --precondition: overwrite at random until write IOPS settle (SNIA). */
+static int init_precondition(const struct plan *pl, const struct profile *p,
+			     const struct cli_opts *o, int sfd)
+{
+	struct precondition_options po;
+	struct precondition_result pr = {0};
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	precondition_options_default(&po);
+	po.signal_fd = sfd;
+	po.round = o->quiet ? NULL : precondition_print_round;
+	ret = precondition_run(pl, p, &po, &pr, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: precondition: %s\n", err.buf);
+		ret = pr.signo == SIGINT    ? DP_EXIT_SIGINT
+		      : pr.signo == SIGTERM ? DP_EXIT_SIGTERM
+		      : ret == -EINVAL	    ? DP_EXIT_USAGE
+					    : DP_EXIT_ENV;
+	} else if (!o->quiet && pr.steady) {
+		printf("diskproof: preconditioned in %.0f s, %u rounds, steady at %.0f IOPS\n",
+		       (double)pr.elapsed_ns / 1e9, pr.rounds, pr.final_iops);
+	} else if (!o->quiet) {
+		printf("diskproof: not steady after %.0f s (%u rounds; the last %u averaged %.0f "
+		       "IOPS): results may show a drive still settling\n",
+		       (double)pr.elapsed_ns / 1e9, pr.rounds, po.window, pr.final_iops);
+	}
+	strbuf_release(&err);
+	return ret;
+}
+
 static int cmd_init(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -297,7 +339,7 @@ static int cmd_init(int argc, char **argv)
 		       pl.nr_dbs, pl.nr_vols, sz.buf, (unsigned long long)created, secs,
 		       secs > 0 ? (double)created / secs / 1e6 : 0,
 		       created ? "" : ": every file was there already");
-	ret = 0;
+	ret = o.precondition ? init_precondition(&pl, &p, &o, c.sfd) : 0;
 out:
 	if (c.sfd >= 0)
 		close(c.sfd);
@@ -441,6 +483,8 @@ int main(int argc, char **argv)
 		return cmd_init(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "verify"))
 		return cmd_verify(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "clean"))
+		return cmd_clean(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "profiles"))
 		return cmd_profiles(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "report"))
