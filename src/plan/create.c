@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/falloc.h>
 #include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,6 +102,12 @@ static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 		strbuf_addf(err, "%s: cannot create: %s", f->job->path, strerror(e));
 		return -e;
 	}
+	/* reserve the blocks up front (the size still grows write by write,
+	 * so an interrupted creation resumes where it stopped): extending
+	 * direct writes then need no allocation in the kernel's write path */
+	if (!is_blockdev(f->job->path) && f->job->to > f->next)
+		(void)!fallocate(f->fd, FALLOC_FL_KEEP_SIZE, (off_t)f->next,
+				 (off_t)(f->job->to - f->next));
 	return 0;
 }
 
