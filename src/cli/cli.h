@@ -49,6 +49,12 @@ int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
  * one is reported and DP_EXIT_USAGE returned. */
 int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
 
+/* Parses a profile command's options and loads its PROFILE (the positional,
+ * or "quick") with the overrides applied; profile errors are printed. 0, or
+ * the exit code (DP_EXIT_USAGE). p is the caller's to profile_release(). */
+int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
+		     struct profile *p);
+
 /* The command line as typed (shell-quoted); free() it. */
 char *join_argv(int argc, char **argv);
 

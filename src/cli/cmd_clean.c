@@ -296,19 +296,9 @@ int cmd_clean(int argc, char **argv)
 	uint64_t bytes;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_CLEAN, &o);
+	ret = cli_profile_load(argc, argv, CMD_CLEAN, "clean", &o, &p);
 	if (ret)
-		return ret;
-	if (o.npos > 1)
-		return usage_error("clean takes one PROFILE, got also \"%s\"", o.positional[1]);
-	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
-	if (!ret)
-		ret = profile_apply_overrides(&p, &o.ov, &err);
-	if (ret) {
-		fprintf(stderr, "%s\n", err.buf);
-		ret = DP_EXIT_USAGE;
 		goto out;
-	}
 	/* Only the paths are needed: no direct-I/O probing of the volumes. */
 	ret = plan_build(&pl, &p, false, &err);
 	if (ret) {

@@ -192,19 +192,9 @@ int cmd_verify(int argc, char **argv)
 	struct verify_options vo = {0};
 	int ret, sfd = -1;
 
-	ret = parse_opts(argc, argv, CMD_VERIFY, &o);
+	ret = cli_profile_load(argc, argv, CMD_VERIFY, "verify", &o, &p);
 	if (ret)
-		return ret;
-	if (o.npos > 1)
-		return usage_error("verify takes one PROFILE, got also \"%s\"", o.positional[1]);
-	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
-	if (!ret)
-		ret = profile_apply_overrides(&p, &o.ov, &err);
-	if (ret) {
-		fprintf(stderr, "%s\n", err.buf);
-		ret = DP_EXIT_USAGE;
 		goto out;
-	}
 	if (!strcmp(p.engine, "sim")) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which keeps no files: "

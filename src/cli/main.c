@@ -141,19 +141,9 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	char *cmdline = NULL;
 	int ret, sfd = -1;
 
-	ret = parse_opts(argc, argv, CMD_RUN, &o);
+	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (ret)
-		return ret;
-	if (o.npos > 1)
-		return usage_error("run takes one PROFILE, got also \"%s\"", o.positional[1]);
-	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
-	if (!ret)
-		ret = profile_apply_overrides(&p, &o.ov, &err);
-	if (ret) {
-		fprintf(stderr, "%s\n", err.buf);
-		ret = DP_EXIT_USAGE;
 		goto out;
-	}
 	pr.quiet = o.quiet;
 	pr.tty = isatty(STDERR_FILENO);
 	pr.create.quiet = o.quiet;
@@ -284,19 +274,9 @@ static int cmd_init(int argc, char **argv)
 	double secs;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_INIT, &o);
+	ret = cli_profile_load(argc, argv, CMD_INIT, "init", &o, &p);
 	if (ret)
-		return ret;
-	if (o.npos > 1)
-		return usage_error("init takes one PROFILE, got also \"%s\"", o.positional[1]);
-	ret = profile_resolve(&p, o.npos ? o.positional[0] : NULL, &err);
-	if (!ret)
-		ret = profile_apply_overrides(&p, &o.ov, &err);
-	if (ret) {
-		fprintf(stderr, "%s\n", err.buf);
-		ret = DP_EXIT_USAGE;
 		goto out;
-	}
 	if (!strcmp(p.engine, "sim")) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which has no files "

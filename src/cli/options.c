@@ -225,3 +225,25 @@ char *results_dir(const char *results)
 	*(slash == dir ? slash + 1 : slash) = '\0';
 	return dir;
 }
+
+int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
+		     struct profile *p)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	ret = parse_opts(argc, argv, command, o);
+	if (ret)
+		return ret;
+	if (o->npos > 1)
+		return usage_error("%s takes one PROFILE, got also \"%s\"", name, o->positional[1]);
+	ret = profile_resolve(p, o->npos ? o->positional[0] : NULL, &err);
+	if (!ret)
+		ret = profile_apply_overrides(p, &o->ov, &err);
+	if (ret) {
+		fprintf(stderr, "%s\n", err.buf);
+		ret = DP_EXIT_USAGE;
+	}
+	strbuf_release(&err);
+	return ret;
+}
