@@ -67,5 +67,8 @@ enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uin
 
 /* CRC32C (Castagnoli), the hardware instruction where the CPU has it. */
 uint32_t page_crc32c(uint32_t crc, const void *data, size_t len);
+/* x^(8n) mod the CRC32C polynomial (reflected, bit 31 = x^0): the factor that
+ * n zero bytes apply to a CRC register. For tests of the 3-stream CRC. */
+uint32_t page_crc32c_xpow8(uint64_t n);
 
 #endif
