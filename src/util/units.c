@@ -157,6 +157,9 @@ static const struct unit size_units[] = {
 	{"p", KIB *KIB *KIB *KIB *KIB},
 	{"pib", KIB *KIB *KIB *KIB *KIB},
 	{"pb", 1000ULL * 1000 * 1000 * 1000 * 1000},
+	{"e", KIB *KIB *KIB *KIB *KIB *KIB},
+	{"eib", KIB *KIB *KIB *KIB *KIB *KIB},
+	{"eb", 1000ULL * 1000 * 1000 * 1000 * 1000 * 1000},
 };
 
 /* Finds the unit spelled by the letters at s (up to end); sizes ignore case. */

@@ -120,6 +120,8 @@ static void test_size_good(void **state)
 	size_ok("1MiB", 1 << 20);
 	size_ok("4GiB", 4ULL << 30);
 	size_ok("1TiB", 1ULL << 40);
+	size_ok("1EiB", 1ULL << 60); /* what unit_format_size prints parses back */
+	size_ok("2PiB", 2ULL << 50);
 	size_ok("512B", 512);
 	size_ok("4096", 4096);
 	size_ok("1KB", 1000);
