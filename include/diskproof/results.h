@@ -72,6 +72,36 @@ struct verdict {
 	bool passed;
 };
 
+/* One row of table sample: one interval x scope x class (store.h). */
+struct results_sample {
+	uint64_t t_ms; /* end of the interval, from the run's start */
+	bool warmup;
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	enum io_class cls;
+	uint64_t ios, bytes, errors;
+	uint64_t lat_sum_ns, lat_max_ns, p50_ns, p99_ns;
+};
+
+struct results_env {
+	char *key;
+	char *value;
+};
+
+struct results_event {
+	uint64_t t_ms;
+	char *kind;
+	char *message;
+};
+
+/* A whole-run (warm-up excluded) latency histogram of one scope and class. */
+struct results_hist {
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	enum io_class cls;
+	struct hist *h; /* malloc'd */
+};
+
 struct results {
 	int64_t id;
 	char *status;  /* running|passed|failed|aborted|error */
@@ -97,6 +127,17 @@ struct results {
 	size_t nr_databases;
 	struct verdict *verdicts;
 	size_t nr_verdicts;
+
+	/* the run's time series and facts, in t_ms then insertion order; filled
+	 * by store_results_load() (empty arrays for a run that has none) */
+	struct results_sample *samples;
+	size_t nr_samples;
+	struct results_env *env;
+	size_t nr_env;
+	struct results_event *events;
+	size_t nr_events;
+	struct results_hist *hists;
+	size_t nr_hists;
 };
 
 void results_release(struct results *r);
