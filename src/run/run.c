@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "diskproof/engine.h"
+#include "diskproof/env.h"
 #include "diskproof/eval.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -1370,28 +1371,23 @@ static int run_virtual(struct run *r)
 	return 0;
 }
 
+static void env_fact(void *arg, const char *key, const char *value)
+{
+	struct run *r = arg;
+
+	if (!r->store_failed && store_env_add(r->store, r->run_id, key, value, &r->store_err))
+		coord_store_error(r, -EIO);
+}
+
+/* Host and device facts, and what the engine could use (env.h). */
 static void record_env(struct run *r)
 {
-	struct utsname u;
-	char buf[64];
-	struct {
-		const char *k;
-		const char *v;
-	} facts[8];
-	size_t n = 0;
-
-	if (uname(&u) == 0) {
-		facts[n++] = (typeof(facts[0])){"kernel", u.release};
-		facts[n++] = (typeof(facts[0])){"machine", u.machine};
-	}
-	snprintf(buf, sizeof(buf), "%u", online_cpus());
-	facts[n++] = (typeof(facts[0])){"cpus", buf};
-	facts[n++] = (typeof(facts[0])){"diskproof_version", DISKPROOF_VERSION};
-	facts[n++] = (typeof(facts[0])){"engine", r->ops->name};
-	facts[n++] = (typeof(facts[0])){"engine_notes", r->workers[0].ctx.notes};
-	for (size_t i = 0; i < n; i++)
-		if (store_env_add(r->store, r->run_id, facts[i].k, facts[i].v, &r->store_err))
-			coord_store_error(r, -EIO);
+	env_collect_host(env_fact, r);
+	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
+	env_fact(r, "engine", r->ops->name);
+	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++)
+		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
 }
 
 static void run_release(struct run *r)

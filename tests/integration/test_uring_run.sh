@@ -39,4 +39,11 @@ done
 # the sample table has per-second rows for each volume and class
 n=$(sqlite3 "$WORK/r.db" "select count(*) from sample where scope='volume' and warmup=0 and class='db_read'")
 [ "$n" -ge 6 ] || fail "expected >= 6 volume db_read samples, got $n"
+# host and device facts are recorded with the run
+for k in kernel cpus memory_total device.a.name device.a.scheduler device.b.write_cache engine_notes; do
+	[ -n "$(sqlite3 "$WORK/r.db" "select value from env where run_id=1 and key='$k'")" ] ||
+		fail "no env fact $k"
+done
+sqlite3 "$WORK/r.db" "select value from env where key='device.a.scheduler'" | grep -qv '\[' ||
+	fail "scheduler not reduced to the active one"
 echo "ok"
