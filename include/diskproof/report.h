@@ -13,6 +13,8 @@
  *                   p99_ms, max_ms, errors}, db_write: ..., log_write: ...}} ],
  *     "databases": [ {name, volume, classes: {...}} ],
  *     "verdicts": [ {scope, name, criterion, threshold, measured, passed} ] }
+ * csv:  the interval time series, one row per sample (interval x scope x
+ *       class), header line first (report_csv, csv.c).
  */
 #ifndef DISKPROOF_REPORT_H
 #define DISKPROOF_REPORT_H
@@ -25,6 +27,7 @@
 enum report_format {
 	REPORT_TEXT,
 	REPORT_JSON,
+	REPORT_CSV,
 };
 
 /* -1 when unknown */
@@ -36,6 +39,16 @@ struct report_options {
 
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt);
+
+/*
+ * The CSV time series (report --format csv): header
+ *   run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors
+ * then one line per sample, in the order of r->samples. iops and mb_s are the
+ * sample's counts over its interval, the difference to the previous t_ms of
+ * the same scope, name and class (the first interval from 0); latencies are
+ * empty for an interval with no I/O. Names are quoted as RFC 4180 says.
+ */
+void report_csv(struct strbuf *out, const struct results *r);
 
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);

@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 struct store;
 
@@ -164,5 +164,22 @@ int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MU
 /* Loads a run's results model. -ENOENT for an unknown id. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r,
 		       struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Deletes runs ids[0..nr) with every row of theirs, in one transaction: an
+ * unknown id is -ENOENT (err names it) and nothing is deleted.
+ */
+int store_run_delete(struct store *s, const int64_t *ids, size_t nr,
+		     struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Copies every run of the results file at other (opened read-only, never
+ * changed; any schema version up to this one) with all its rows into s, under
+ * new ids, keeping host, label and times. A run is known by run.uuid: one
+ * already in s is skipped, so importing a file twice adds nothing. One
+ * transaction: on failure nothing is added. *imported and *skipped count runs.
+ */
+int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
+		 struct strbuf *err) DP_MUST_CHECK;
 
 #endif

@@ -23,6 +23,7 @@ enum cli_command {
 	CMD_CLEAN = 1u << 3,
 	CMD_REPORT = 1u << 4,
 	CMD_LIST = 1u << 5,
+	CMD_COMPARE = 1u << 6,
 };
 
 struct cli_opts {
@@ -40,6 +41,7 @@ struct cli_opts {
 	bool deep;
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
+	const char *output; /* -o/--output FILE; NULL: stdout */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
@@ -74,6 +76,23 @@ int cmd_verify(int argc, char **argv);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cmd_clean(int argc, char **argv);
+
+/* "diskproof compare RUN_A RUN_B" (cmd_compare.c): the exit code. */
+int cmd_compare(int argc, char **argv);
+
+/* Writes text to path atomically (a temporary file beside it, then rename),
+ * so a reader never sees half a report; errors are printed. 0 or the exit
+ * code (DP_EXIT_ENV). (cmd_results.c) */
+int cli_write_output(const char *path, const struct strbuf *text);
+/* text to output (atomically, as above) when given, else to out with a final
+ * newline; 0 or the exit code, the failure printed. */
+int cli_emit(const char *output, const struct strbuf *text, FILE *out);
+
+/* "diskproof delete RUN..." (cmd_results.c): the exit code. */
+int cmd_delete(int argc, char **argv);
+
+/* "diskproof import OTHER.db" (cmd_results.c): the exit code. */
+int cmd_import(int argc, char **argv);
 
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {

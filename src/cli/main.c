@@ -38,9 +38,16 @@ static const char usage_text[] =
 	"      remove the files diskproof created for the profile (only those)\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
-	"  report [RUN-ID | latest] [--format text|json] [--results FILE]\n"
-	"      print a stored run\n"
+	"  report [RUN-ID | latest] [--format text|json|csv] [-o FILE] [--results FILE]\n"
+	"      print a stored run (-o FILE: write it to FILE instead)\n"
 	"  list [--results FILE]    one line per stored run\n"
+	"  compare RUN_A RUN_B [--format text|json] [--results FILE] [-o FILE]\n"
+	"      compare two stored runs (numbers or \"latest\"): figures side by side,\n"
+	"      change in %, significance (Mann-Whitney U), verdict and environment changes\n"
+	"  delete RUN-ID... [--results FILE]\n"
+	"      remove runs and everything stored about them\n"
+	"  import OTHER.db [--results FILE]\n"
+	"      copy in the runs of another results file (runs already here are skipped)\n"
 	"  --help, --version\n"
 	"\n"
 	"PROFILE is a file when it contains '/', ends in .ini or names an existing\n"
@@ -99,12 +106,13 @@ static void on_create(void *arg, const char *volume, uint64_t done, uint64_t tot
 	create_view_update(&pr->create, volume, done, total);
 }
 
-static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out)
+static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out,
+			const char *output)
 {
 	struct store *st = NULL;
 	struct results r = {0};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	struct report_options ro = {.color = fmt == REPORT_TEXT && use_color(out)};
+	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(out)};
 	int ret;
 
 	ret = store_open(&st, results, &err);
@@ -118,10 +126,7 @@ static int print_report(const char *results, int64_t id, enum report_format fmt,
 		goto out;
 	}
 	report_render(&text, &r, fmt, &ro);
-	fputs(text.buf, out);
-	if (text.len && text.buf[text.len - 1] != '\n')
-		fputc('\n', out);
-	fflush(out);
+	ret = cli_emit(output, &text, out);
 out:
 	results_release(&r);
 	store_close(st);
@@ -186,7 +191,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
 		; /* the results file may be unusable: no report from it */
-	else if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout) == 0)
+	else if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout, NULL) == 0)
 		fprintf(stderr,
 			"diskproof: results in %s (run %lld): diskproof report %lld "
 			"--format json\n",
@@ -386,7 +391,7 @@ static int cmd_report(int argc, char **argv)
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
 		if (fmt < 0)
-			return usage_error("unknown format \"%s\" (text or json)", o.format);
+			return usage_error("unknown format \"%s\" (text, json or csv)", o.format);
 	}
 	if (access(o.results, F_OK) != 0) {
 		fprintf(stderr,
@@ -395,7 +400,7 @@ static int cmd_report(int argc, char **argv)
 			o.results);
 		return DP_EXIT_ENV;
 	}
-	return print_report(o.results, id, (enum report_format)fmt, stdout);
+	return print_report(o.results, id, (enum report_format)fmt, stdout, o.output);
 }
 
 static int cmd_list(int argc, char **argv)
@@ -471,5 +476,11 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "list"))
 		return cmd_list(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "delete"))
+		return cmd_delete(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "import"))
+		return cmd_import(argc - 2, argv + 2);
 	return usage_error("unknown command \"%s\"", argv[1]);
 }

@@ -44,14 +44,16 @@ static const struct opt_def opt_defs[] = {
 	{"--data-dir", true, CMD_PROFILE_ANY},
 	{"--db-size", true, CMD_PROFILE_ANY},
 	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
-	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY},
-	{"--format", true, CMD_REPORT},
+	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE},
+	{"--format", true, CMD_REPORT | CMD_COMPARE},
 	{"--destroy-data", true, CMD_RUN | CMD_INIT},
 	{"--force", false, CMD_RUN | CMD_INIT},
 	{"--precondition", false, CMD_INIT},
 	{"--deep", false, CMD_VERIFY},
 	{"--rate", true, CMD_VERIFY},
 	{"--yes", false, CMD_CLEAN},
+	{"-o", true, CMD_REPORT | CMD_COMPARE},
+	{"--output", true, CMD_REPORT | CMD_COMPARE},
 };
 
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
@@ -108,6 +110,8 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		ret = unit_parse_size(val, &o->rate, &err);
 	} else if (!strcmp(name, "--yes")) {
 		o->yes = true;
+	} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
+		o->output = val;
 	}
 	if (ret)
 		fprintf(stderr, "diskproof: %s %s: %s\n", name, val, err.buf);

@@ -2,7 +2,8 @@
  * report.c - results model to text (the terminal summary) and JSON (one
  * document for tools). Renderers compute nothing: every number comes from
  * struct results as the store loaded it; they only choose order (failures
- * first), wording and layout. docs/reports.md documents both formats.
+ * first), wording and layout. docs/reports.md documents both formats (and
+ * CSV, whose renderer is csv.c).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -13,6 +14,7 @@
 static const char *const report_format_names[] = {
 	[REPORT_TEXT] = "text",
 	[REPORT_JSON] = "json",
+	[REPORT_CSV] = "csv",
 };
 
 int report_format_from_name(const char *name)
@@ -490,6 +492,9 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 		break;
 	case REPORT_JSON:
 		report_json(out, r);
+		break;
+	case REPORT_CSV:
+		report_csv(out, r);
 		break;
 	}
 }

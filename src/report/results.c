@@ -1,7 +1,7 @@
 /*
  * results.c - helpers of the results model (results.h): turning accumulated
  * class statistics into the summary numbers every report shows, scope names,
- * and freeing a loaded struct results.
+ * and freeing a loaded struct results (its summaries and its time series).
  *
  * These are the only computations between the histograms and the reports:
  * the store calls class_summary_from_stats() once per scope and class when a
@@ -73,6 +73,8 @@ double scope_transactional_iops(const struct scope_summary *s)
 
 void results_release(struct results *r)
 {
+	size_t i;
+
 	if (!r)
 		return;
 	free(r->status);
@@ -89,5 +91,19 @@ void results_release(struct results *r)
 	free(r->volumes);
 	free(r->databases);
 	free(r->verdicts);
+	free(r->samples);
+	for (i = 0; r->env && i < r->nr_env; i++) {
+		free(r->env[i].key);
+		free(r->env[i].value);
+	}
+	free(r->env);
+	for (i = 0; r->events && i < r->nr_events; i++) {
+		free(r->events[i].kind);
+		free(r->events[i].message);
+	}
+	free(r->events);
+	for (i = 0; r->hists && i < r->nr_hists; i++)
+		free(r->hists[i].h);
+	free(r->hists);
 	memset(r, 0, sizeof(*r));
 }

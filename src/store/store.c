@@ -175,6 +175,12 @@ static const char *const store_migrations[] = {
 	" reason TEXT,"
 	" UNIQUE (run_id, step)"
 	");",
+	/* 1 -> 2: run.uuid, a run's identity across files (store_import). Runs
+	 * of a version-1 file get the identity store_uuid_legacy() derives from
+	 * their row, the same one an import of that file computes. */
+	"ALTER TABLE run ADD COLUMN uuid TEXT;"
+	"UPDATE run SET uuid = dp_run_uuid(host, started_at, pid, profile_name, command_line);"
+	"CREATE INDEX run_uuid ON run (uuid);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,
@@ -540,8 +546,51 @@ static int store_reap_own_host(struct store *s, struct strbuf *err)
 	return store_runs_reap_stale(s, host, &n, err);
 }
 
+/* 64-bit FNV-1a over len bytes, continuing from h. */
+static uint64_t store_fnv1a(uint64_t h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+
+	while (len--) {
+		h ^= *p++;
+		h *= 0x100000001b3ULL;
+	}
+	return h;
+}
+
+/*
+ * SQL function dp_run_uuid(host, started_at, pid, profile_name, command_line):
+ * the identity of a run written before run.uuid existed (schema 1), as 32 hex
+ * digits: two FNV-1a hashes, from two offset bases, over the fields tagged
+ * NULL or text. A process runs one run at a time, so the five fields never
+ * coincide for two runs; the migration and an import of a version-1 file
+ * derive the same identity, so importing a file before and after it was
+ * migrated adds nothing the second time.
+ */
+static void store_uuid_legacy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	uint64_t a = 0xcbf29ce484222325ULL, b = 0x84222325cbf29ce4ULL;
+	char out[33];
+	int i;
+
+	for (i = 0; i < argc; i++) {
+		const unsigned char *v = sqlite3_value_text(argv[i]);
+		size_t len = v ? (size_t)sqlite3_value_bytes(argv[i]) : 0;
+		unsigned char tag = v ? 'T' : 'N';
+
+		a = store_fnv1a(store_fnv1a(a, &tag, 1), v ? v : (const unsigned char *)"", len);
+		b = store_fnv1a(store_fnv1a(b, &tag, 1), v ? v : (const unsigned char *)"", len);
+		tag = 0x1f; /* field separator */
+		a = store_fnv1a(a, &tag, 1);
+		b = store_fnv1a(b, &tag, 1);
+	}
+	snprintf(out, sizeof(out), "%016" PRIx64 "%016" PRIx64, a, b);
+	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
 int store_open(struct store **out, const char *path, struct strbuf *err)
 {
+	struct strbuf name = STRBUF_INIT;
 	struct store *s;
 	int64_t version;
 	int ret, rc;
@@ -558,7 +607,12 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+	/* URIs on, for store_import's read-only ATTACH; a results file whose
+	 * name starts with "file:" stays a file name. */
+	strbuf_addstr(&name, strncmp(path, "file:", 5) ? "" : "./");
+	strbuf_addstr(&name, path);
+	rc = sqlite3_open_v2(name.buf, &s->db,
+			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
 	if (rc != SQLITE_OK) {
 		ret = store_errno_of(s->db, rc);
 		strbuf_addf(err, "%s: cannot open: %s (%s)", path,
@@ -566,6 +620,12 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 		goto out_close;
 	}
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
+	rc = sqlite3_create_function(s->db, "dp_run_uuid", 5, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
+				     NULL, store_uuid_legacy, NULL, NULL);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "register functions");
+		goto out_close;
+	}
 	ret = store_check_file(s, &version, err);
 	if (ret)
 		goto out_close;
@@ -584,10 +644,12 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 	if (ret)
 		goto out_close;
 	*out = s;
+	strbuf_release(&name);
 	return 0;
 
 out_close:
 	store_close(s);
+	strbuf_release(&name);
 	return ret;
 }
 
@@ -619,7 +681,8 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	ret = store_prepare(s,
 			    "INSERT INTO run (status, label, host, started_at, profile_name,"
 			    " profile_text, command_line, pid, engine, test_type, streams,"
-			    " warmup_s) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			    " warmup_s, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			    " lower(hex(randomblob(16))))",
 			    &st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -1516,7 +1579,251 @@ out_finalize:
 	return ret;
 }
 
-/* All three reads in one read transaction: one consistent snapshot. */
+/*
+ * Room for one more element in an array of cap elements holding nr, doubling:
+ * the new array (the old one is kept by the caller on NULL, out of memory).
+ */
+static void *array_reserve(void *arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 64;
+	n = realloc(arr, ncap * size);
+	if (n)
+		*cap = ncap;
+	return n;
+}
+
+static int sample_row_read(sqlite3_stmt *st, struct results_sample *o)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 2);
+	const char *cls = (const char *)sqlite3_column_text(st, 4);
+	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+
+	if (kind < 0 || c < 0)
+		return -EIO;
+	o->t_ms = column_u64(st, 0);
+	o->warmup = sqlite3_column_int(st, 1) != 0;
+	o->scope = kind;
+	column_name(st, 3, o->name);
+	o->cls = c;
+	o->ios = column_u64(st, 5);
+	o->bytes = column_u64(st, 6);
+	o->errors = column_u64(st, 7);
+	o->lat_sum_ns = column_u64(st, 8);
+	o->lat_max_ns = column_u64(st, 9);
+	o->p50_ns = column_u64(st, 10);
+	o->p99_ns = column_u64(st, 11);
+	return 0;
+}
+
+/*
+ * The time series. Index sample_run (run_id, t_ms) hands the rows over already
+ * in (t_ms, rowid) order, so the query sorts nothing; the array is sized once
+ * from a count over the same index (a 2 h run has about 10^5 rows).
+ */
+static int store_load_samples(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_sample *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s, "SELECT count(*) FROM sample WHERE run_id = ?", &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		cap = (size_t)column_u64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, err, rc, "load samples");
+	if (cap) {
+		r->samples = malloc(cap * sizeof(*r->samples));
+		if (!r->samples) {
+			strbuf_addf(err, "%s: load samples: out of memory", s->path);
+			return -ENOMEM;
+		}
+	}
+	ret = store_prepare(s,
+			    "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
+			    " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
+			    " ORDER BY t_ms, rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* rows may arrive between the count and here (a run still writing) */
+		n = array_reserve(r->samples, &cap, r->nr_samples, sizeof(*n));
+		if (!n) {
+			strbuf_addf(err, "%s: load samples: out of memory", s->path);
+			ret = -ENOMEM;
+			goto out_finalize;
+		}
+		r->samples = n;
+		if (sample_row_read(st, &n[r->nr_samples])) {
+			strbuf_addf(err,
+				    "%s: run %" PRId64 ": sample row of unknown scope or class",
+				    s->path, r->id);
+			ret = -EIO;
+			goto out_finalize;
+		}
+		r->nr_samples++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load samples");
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int store_load_env(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_env *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key", &st, 0,
+			    err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = array_reserve(r->env, &cap, r->nr_env, sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		r->env = n;
+		n = &n[r->nr_env++];
+		n->value = NULL;
+		if (column_dup(st, 0, &n->key) || column_dup(st, 1, &n->value)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (ret)
+		strbuf_addf(err, "%s: load env facts: out of memory", s->path);
+	else if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load env facts");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+static int store_load_events(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_event *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
+			    " ORDER BY t_ms, rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = array_reserve(r->events, &cap, r->nr_events, sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		r->events = n;
+		n = &n[r->nr_events++];
+		n->t_ms = column_u64(st, 0);
+		n->message = NULL;
+		if (column_dup(st, 1, &n->kind) || column_dup(st, 2, &n->message)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (ret)
+		strbuf_addf(err, "%s: load events: out of memory", s->path);
+	else if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load events");
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* One histogram row into o (o->h allocated here, freed by results_release). */
+static int hist_row_read(sqlite3_stmt *st, struct results_hist *o)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 0);
+	const char *cls = (const char *)sqlite3_column_text(st, 2);
+	const char *buckets = (const char *)sqlite3_column_text(st, 9);
+	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+
+	o->h = NULL;
+	if (kind < 0 || c < 0 || sqlite3_column_int(st, 3) != HIST_BITS ||
+	    sqlite3_column_int(st, 4) != HIST_MAX_BITS)
+		return -EIO;
+	o->scope = kind;
+	column_name(st, 1, o->name);
+	o->cls = c;
+	o->h = malloc(sizeof(*o->h));
+	if (!o->h)
+		return -ENOMEM;
+	hist_init(o->h);
+	if (hist_decode(o->h, buckets ? buckets : ""))
+		return -EIO;
+	o->h->count = column_u64(st, 5);
+	o->h->sum_ns = column_u64(st, 6);
+	if (sqlite3_column_type(st, 7) != SQLITE_NULL)
+		o->h->min_ns = column_u64(st, 7);
+	o->h->max_ns = column_u64(st, 8);
+	return 0;
+}
+
+static int store_load_hists(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_hist *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
+			    " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = array_reserve(r->hists, &cap, r->nr_hists, sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+		} else {
+			r->hists = n;
+			ret = hist_row_read(st, &n[r->nr_hists++]);
+		}
+		if (ret == -ENOMEM) {
+			strbuf_addf(err, "%s: load histograms: out of memory", s->path);
+			goto out_finalize;
+		}
+		if (ret) {
+			strbuf_addf(err,
+				    "%s: run %" PRId64 ": histogram row of unknown scope, class or"
+				    " geometry, or with bad buckets",
+				    s->path, r->id);
+			goto out_finalize;
+		}
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load histograms");
+out_finalize:
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* All the reads in one read transaction: one consistent snapshot. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
 	int ret;
@@ -1534,11 +1841,290 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	ret = store_load_verdicts(s, r, err);
 	if (ret)
 		goto out_release;
+	ret = store_load_samples(s, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_env(s, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_events(s, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_hists(s, r, err);
+	if (ret)
+		goto out_release;
 	store_rollback(s); /* read only: nothing to commit */
 	return 0;
 
 out_release:
 	results_release(r);
 	store_rollback(s);
+	return ret;
+}
+
+/*
+ * Every id is looked up before anything is deleted, so an unknown one leaves
+ * the file as it was; the rows of the other tables go with their run (ON
+ * DELETE CASCADE, every table is indexed by run_id).
+ */
+int store_run_delete(struct store *s, const int64_t *ids, size_t nr, struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, "SELECT 1 FROM run WHERE id = ?", &sel, 0, err);
+	if (!ret)
+		ret = store_prepare(s, "DELETE FROM run WHERE id = ?", &del, 0, err);
+	for (i = 0; i < nr && !ret; i++) {
+		sqlite3_bind_int64(sel, 1, ids[i]);
+		rc = sqlite3_step(sel);
+		sqlite3_reset(sel);
+		if (rc == SQLITE_DONE) {
+			strbuf_addf(err, "%s: delete: run %" PRId64 " not found", s->path, ids[i]);
+			ret = -ENOENT;
+		} else if (rc != SQLITE_ROW) {
+			ret = store_fail(s, err, rc, "delete runs");
+		}
+	}
+	for (i = 0; i < nr && !ret; i++) {
+		sqlite3_bind_int64(del, 1, ids[i]);
+		rc = sqlite3_step(del);
+		sqlite3_reset(del);
+		if (rc != SQLITE_DONE)
+			ret = store_fail(s, err, rc, "delete runs");
+	}
+	if (!ret)
+		ret = store_commit(s, err);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
+/*
+ * The columns an import copies, table by table: those of schema 1, which every
+ * readable file has. A migration that adds a column to one of these tables
+ * adds it here too (and reads it only from files of that version on).
+ */
+struct import_table {
+	const char *name;
+	const char *columns;
+};
+
+static const char import_run_columns[] =
+	"status, verdict, label, host, started_at, ended_at, duration_s, profile_name,"
+	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
+
+static const struct import_table import_tables[] = {
+	{"sample", "t_ms, warmup, scope, scope_name, class, ios, bytes, errors, lat_sum_ns,"
+		   " lat_max_ns, p50_ns, p99_ns"},
+	{"summary", "scope, name, volume, class, ios, bytes, errors, iops, mbps, avg_ms, p50_ms,"
+		    " p99_ms, max_ms, integrity_errors"},
+	{"histogram", "scope, name, class, bits, max_bits, count, sum_ns, min_ns, max_ns, buckets"},
+	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed"},
+	{"env", "key, value"},
+	{"volume", "name, path, log_path, databases"},
+	{"\"database\"", "name, volume, path, log_path, size"},
+	{"event", "t_ms, kind, message"},
+	{"autotune_step", "step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed, reason"},
+};
+
+/* "file:PATH?mode=ro" with PATH percent-encoded where URIs need it. */
+static void import_uri(struct strbuf *uri, const char *path)
+{
+	const unsigned char *p;
+
+	strbuf_addstr(uri, "file:");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f)
+			strbuf_addf(uri, "%%%02X", *p);
+		else
+			strbuf_addch(uri, (char)*p);
+	}
+	strbuf_addstr(uri, "?mode=ro");
+}
+
+/* The other file, attached as "src": ours, and of a version this build reads. */
+static int import_check(struct store *s, const char *other, int64_t *version, struct strbuf *err)
+{
+	static const char *const sql[] = {"PRAGMA src.user_version", "PRAGMA src.application_id"};
+	int64_t v[2] = {0, 0};
+	sqlite3_stmt *st;
+	int rc = SQLITE_ROW;
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_ROW; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				v[i] = sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+	}
+	*version = v[0];
+	if (rc != SQLITE_ROW) {
+		strbuf_addf(err, "%s: import: cannot read %s: %s", s->path, other,
+			    sqlite3_errmsg(s->db));
+		return store_errno_of(s->db, rc);
+	}
+	if (v[0] < 1 || (v[1] != 0 && v[1] != STORE_APPLICATION_ID)) {
+		strbuf_addf(err, "%s: import: %s is not a diskproof results file", s->path, other);
+		return -EINVAL;
+	}
+	if (v[0] > STORE_SCHEMA_VERSION) {
+		strbuf_addf(err,
+			    "%s: import: %s was written by a newer diskproof (schema %" PRId64
+			    ", this build knows %d)",
+			    s->path, other, v[0], STORE_SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/* Copies run src_id of "src" with all its rows, under uuid and a new id. */
+static int import_run(struct store *s, int64_t src_id, const char *uuid, struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int64_t new_id;
+	int ret = 0, rc;
+	size_t i;
+
+	strbuf_addf(&sql, "INSERT INTO main.run (%s, uuid) SELECT %s, ? FROM src.run WHERE id = ?",
+		    import_run_columns, import_run_columns);
+	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, src_id);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
+	new_id = sqlite3_last_insert_rowid(s->db);
+	for (i = 0; i < DP_ARRAY_SIZE(import_tables); i++) {
+		strbuf_reset(&sql);
+		strbuf_addf(&sql,
+			    "INSERT INTO main.%s (run_id, %s) SELECT ?, %s FROM src.%s"
+			    " WHERE run_id = ? ORDER BY rowid",
+			    import_tables[i].name, import_tables[i].columns,
+			    import_tables[i].columns, import_tables[i].name);
+		rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, new_id);
+			sqlite3_bind_int64(st, 2, src_id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			goto out_fail;
+	}
+	strbuf_release(&sql);
+	return 0;
+
+out_fail:
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "import run %" PRId64, src_id);
+	ret = store_fail(s, err, rc, sql.buf);
+	strbuf_release(&sql);
+	return ret;
+}
+
+/* Every run of "src" whose uuid this file lacks, in src's id order. */
+static int import_runs(struct store *s, int64_t version, unsigned *imported, unsigned *skipped,
+		       struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL, *seen = NULL;
+	const char *uuid_sql = version >= 2 ? "coalesce(uuid, dp_run_uuid(host, started_at, pid,"
+					      " profile_name, command_line))"
+					    : "dp_run_uuid(host, started_at, pid, profile_name,"
+					      " command_line)";
+	struct strbuf sql = STRBUF_INIT;
+	int ret, rc;
+
+	strbuf_addf(&sql, "SELECT id, %s FROM src.run ORDER BY id", uuid_sql);
+	ret = store_prepare(s, sql.buf, &sel, 0, err);
+	if (!ret)
+		ret = store_prepare(s, "SELECT 1 FROM main.run WHERE uuid = ?", &seen, 0, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *uuid = (const char *)sqlite3_column_text(sel, 1);
+
+		sqlite3_bind_text(seen, 1, uuid, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(seen);
+		sqlite3_reset(seen);
+		if (rc == SQLITE_ROW) {
+			(*skipped)++;
+			continue;
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		ret = import_run(s, sqlite3_column_int64(sel, 0), uuid, err);
+		if (ret)
+			goto out;
+		(*imported)++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "import runs");
+out:
+	sqlite3_finalize(seen);
+	sqlite3_finalize(sel);
+	strbuf_release(&sql);
+	return ret;
+}
+
+/*
+ * The other file is attached read-only and never changed; one of an older
+ * schema is read as it is (runs of schema 1 are identified as the migration
+ * would identify them). All runs are copied in one transaction, so an import
+ * that fails adds nothing.
+ */
+int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
+		 struct strbuf *err)
+{
+	struct strbuf uri = STRBUF_INIT;
+	sqlite3_stmt *st;
+	int64_t version;
+	int ret, rc;
+
+	*imported = 0;
+	*skipped = 0;
+	import_uri(&uri, other);
+	rc = sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri.buf, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		strbuf_addf(err, "%s: import: cannot open %s: %s", s->path, other,
+			    sqlite3_errmsg(s->db));
+		ret = store_errno_of(s->db, rc);
+		goto out_uri;
+	}
+	ret = import_check(s, other, &version, err);
+	if (ret)
+		goto out_detach;
+	ret = store_begin(s, err);
+	if (ret)
+		goto out_detach;
+	ret = import_runs(s, version, imported, skipped, err);
+	if (!ret)
+		ret = store_commit(s, err);
+	if (ret) {
+		store_rollback(s);
+		*imported = 0;
+	}
+out_detach:
+	sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
+out_uri:
+	strbuf_release(&uri);
 	return ret;
 }

@@ -4,7 +4,8 @@
  * python3's json module) with the documented keys and values and never nan
  * or inf; text puts the verdict first and failing verdicts above the table;
  * verdict sentences read exactly as documented; class summaries are computed
- * as results.h says.
+ * as results.h says; CSV has its header, one row per sample with rates over
+ * each series' own interval, and RFC 4180 quoting of names.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -386,6 +387,7 @@ static void test_format_names(void **state)
 {
 	assert_int_equal(report_format_from_name("text"), REPORT_TEXT);
 	assert_int_equal(report_format_from_name("json"), REPORT_JSON);
+	assert_int_equal(report_format_from_name("csv"), REPORT_CSV);
 	assert_int_equal(report_format_from_name("html"), -1);
 	assert_int_equal(report_format_from_name(NULL), -1);
 }
@@ -448,6 +450,61 @@ static void test_scope_helpers(void **state)
 	results_release(NULL);
 }
 
+static void sample_set(struct results_sample *s, uint64_t t_ms, enum scope_kind scope,
+		       const char *name, enum io_class cls, uint64_t ios)
+{
+	memset(s, 0, sizeof(*s));
+	s->t_ms = t_ms;
+	s->scope = scope;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->cls = cls;
+	s->ios = ios;
+	s->bytes = ios * 32768;
+	s->lat_sum_ns = ios * 2000000;
+	s->lat_max_ns = 7500000;
+	s->p50_ns = 2000000;
+	s->p99_ns = 5250000;
+}
+
+static void test_csv(void **state)
+{
+	struct results_sample samples[6];
+	struct results r = {.id = 7, .samples = samples, .nr_samples = 6};
+	struct strbuf out = STRBUF_INIT;
+
+	sample_set(&samples[0], 500, SCOPE_VOLUME, "v1", IO_DB_READ, 100);
+	samples[0].warmup = true;
+	sample_set(&samples[1], 500, SCOPE_VOLUME, "a,\"b\"", IO_DB_READ, 50);
+	sample_set(&samples[2], 1500, SCOPE_VOLUME, "v1", IO_DB_READ, 300);
+	samples[2].errors = 2;
+	sample_set(&samples[3], 1500, SCOPE_VOLUME, "a,\"b\"", IO_DB_READ, 0);
+	/* another series (database scope, 15 s) starts its first interval at 0 */
+	sample_set(&samples[4], 15000, SCOPE_DATABASE, "v1", IO_DB_READ, 1500);
+	sample_set(&samples[5], 15000, SCOPE_DATABASE, "line\nbreak", IO_LOG_WRITE, 15);
+
+	report_render(&out, &r, REPORT_CSV, NULL);
+	assert_string_equal(
+		out.buf,
+		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
+		"errors\n"
+		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0\n"
+		"7,500,0,volume,\"a,\"\"b\"\"\",db_read,50,100.000,3.277,2.000,2.000,5.250,7.500,"
+		"0\n"
+		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2\n"
+		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0\n"
+		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0\n"
+		"7,15000,0,database,\"line\nbreak\",log_write,15,1.000,0.033,2.000,2.000,5.250,"
+		"7.500,0\n");
+	strbuf_release(&out);
+
+	/* no samples: the header alone */
+	r.nr_samples = 0;
+	report_render(&out, &r, REPORT_CSV, NULL);
+	assert_string_equal(out.buf, "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
+				     "p50_ms,p99_ms,max_ms,errors\n");
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -460,6 +517,7 @@ int main(void)
 		cmocka_unit_test(test_format_names),
 		cmocka_unit_test(test_class_summary),
 		cmocka_unit_test(test_scope_helpers),
+		cmocka_unit_test(test_csv),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

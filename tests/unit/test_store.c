@@ -4,7 +4,10 @@
  * loaded back with exact values, histogram rows that decode, latest run and
  * unknown ids, files that are not ours (text, another SQLite database, a
  * newer schema), reopening without re-migrating, and two connections sharing
- * one file under the busy timeout.
+ * one file under the busy timeout; the time series, env facts, events and
+ * histograms loaded back; delete; import (twice adds nothing, hosts kept,
+ * across schema versions); and a version-1 file (tests/golden/results)
+ * migrated to version 2.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -572,7 +575,7 @@ static void test_newer_schema_refused(void **state)
 	assert_null(s);
 	assert_non_null(strstr(err.buf, f->path));
 	assert_non_null(strstr(err.buf, "results file was written by a newer diskproof"
-					" (schema 99, this build knows 1)"));
+					" (schema 99, this build knows 2)"));
 	strbuf_release(&err);
 }
 
@@ -713,6 +716,306 @@ static void test_busy_timeout(void **state)
 	run_against_locker(*state, 6500, -EBUSY, 4500);
 }
 
+/* A finished run of host with two intervals, two events, two facts and totals. */
+static int64_t full_run(struct store *s, const char *host, uint64_t started_s)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store_run_info info = run_info;
+	struct class_stats cls[IO_CLASS_COUNT];
+	struct store_scope_total total = {.scope = SCOPE_RUN, .name = "run", .classes = cls};
+	struct store_run_end end = {
+		.status = "passed",
+		.verdict = "PASS",
+		.ended_real_ns = (started_s + 60) * NSEC_PER_SEC,
+		.duration_ns = 2 * NSEC_PER_SEC,
+		.totals = &total,
+		.nr_totals = 1,
+	};
+	int64_t id;
+	int c;
+
+	info.host = host;
+	info.started_real_ns = started_s * NSEC_PER_SEC;
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		class_stats_init(&cls[c]);
+	stats_fill(&cls[IO_DB_READ], 200, 5000000, 32768);
+	stats_fill(&cls[IO_DB_READ], 1, 9000000, 32768);
+	if (store_run_begin(s, &info, &id, &err))
+		fail_msg("store_run_begin: %s", err.buf);
+	write_interval(s, id, 2000);
+	write_interval(s, id, 1000);
+	assert_int_equal(store_event_add(s, id, 2000, "stop", "done", &err), 0);
+	assert_int_equal(store_event_add(s, id, 0, "start", NULL, &err), 0);
+	assert_int_equal(store_env_add(s, id, "kernel", "6.8.0", &err), 0);
+	assert_int_equal(store_env_add(s, id, "cpu", "Xeon, 8 cores", &err), 0);
+	if (store_run_finish(s, id, &end, &err))
+		fail_msg("store_run_finish: %s", err.buf);
+	strbuf_release(&err);
+	return id;
+}
+
+static void test_load_series(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	const struct results_hist *h;
+	struct results r;
+	int64_t id = full_run(s, "db-host-1", 1764454328ULL);
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	/* samples by t_ms, then in the order written */
+	assert_int_equal(r.nr_samples, 4);
+	assert_int_equal(r.samples[0].t_ms, 1000);
+	assert_int_equal(r.samples[0].scope, SCOPE_RUN);
+	assert_string_equal(r.samples[0].name, "run");
+	assert_int_equal(r.samples[0].cls, IO_DB_READ);
+	assert_int_equal(r.samples[0].ios, 100);
+	assert_int_equal(r.samples[0].bytes, 3276800);
+	assert_int_equal(r.samples[0].lat_sum_ns, 500000000);
+	assert_int_equal(r.samples[0].lat_max_ns, 9000000);
+	assert_int_equal(r.samples[0].p50_ns, 5000000);
+	assert_int_equal(r.samples[0].p99_ns, 8000000);
+	assert_false(r.samples[0].warmup);
+	assert_int_equal(r.samples[1].t_ms, 1000);
+	assert_int_equal(r.samples[1].scope, SCOPE_VOLUME);
+	assert_string_equal(r.samples[1].name, "vol1");
+	assert_int_equal(r.samples[1].cls, IO_LOG_WRITE);
+	assert_int_equal(r.samples[2].t_ms, 2000);
+	assert_int_equal(r.samples[3].t_ms, 2000);
+	/* env by key, events by time */
+	assert_int_equal(r.nr_env, 2);
+	assert_string_equal(r.env[0].key, "cpu");
+	assert_string_equal(r.env[0].value, "Xeon, 8 cores");
+	assert_string_equal(r.env[1].key, "kernel");
+	assert_int_equal(r.nr_events, 2);
+	assert_int_equal(r.events[0].t_ms, 0);
+	assert_string_equal(r.events[0].kind, "start");
+	assert_null(r.events[0].message);
+	assert_string_equal(r.events[1].kind, "stop");
+	assert_string_equal(r.events[1].message, "done");
+	/* histograms: one per scope x class, decoded with their exact columns */
+	assert_int_equal(r.nr_hists, IO_CLASS_COUNT);
+	h = &r.hists[IO_DB_READ];
+	assert_int_equal(h->scope, SCOPE_RUN);
+	assert_string_equal(h->name, "run");
+	assert_int_equal(h->cls, IO_DB_READ);
+	assert_int_equal(h->h->count, 201);
+	assert_int_equal(h->h->sum_ns, 200 * 5000000ULL + 9000000ULL);
+	assert_int_equal(h->h->min_ns, 5000000);
+	assert_int_equal(h->h->max_ns, 9000000);
+	assert_int_equal(h->h->buckets[hist_bucket_index(5000000)], 200);
+	assert_int_equal(h->h->buckets[hist_bucket_index(9000000)], 1);
+	assert_int_equal(hist_percentile(h->h, 50), hist_bucket_value(hist_bucket_index(5000000)));
+	assert_int_equal(r.hists[IO_LOG_WRITE].h->count, 0);
+	assert_int_equal(r.hists[IO_LOG_WRITE].h->min_ns, UINT64_MAX);
+	results_release(&r);
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+static void test_run_delete(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t a = full_run(s, "h", 1000), b = full_run(s, "h", 2000), c = full_run(s, "h", 3000);
+	int64_t bad[] = {a, 999}, good[] = {a, c};
+	struct store_run_brief *runs;
+	size_t n;
+	sqlite3 *db;
+
+	/* an unknown id: named, and nothing deleted */
+	assert_int_equal(store_run_delete(s, bad, 2, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "run 999 not found"));
+	strbuf_reset(&err);
+	assert_int_equal(store_run_list(s, &runs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	free(runs);
+
+	assert_int_equal(store_run_delete(s, good, 2, &err), 0);
+	assert_int_equal(store_run_list(s, &runs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(runs[0].id, b);
+	free(runs);
+	store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT (SELECT count(*) FROM sample) + (SELECT count(*)"
+				     " FROM event) + (SELECT count(*) FROM env) + (SELECT"
+				     " count(*) FROM summary) + (SELECT count(*) FROM histogram)"),
+			 4 + 2 + 2 + 3 + 3);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+static void import_ok(struct store *s, const char *other, unsigned want_imported,
+		      unsigned want_skipped)
+{
+	struct strbuf err = STRBUF_INIT;
+	unsigned imported = 99, skipped = 99;
+	int ret = store_import(s, other, &imported, &skipped, &err);
+
+	if (ret)
+		fail_msg("store_import: %d: %s", ret, err.buf);
+	assert_int_equal(imported, want_imported);
+	assert_int_equal(skipped, want_skipped);
+	strbuf_release(&err);
+}
+
+/* Runs of another file come in with new ids and their host; twice adds nothing. */
+static void test_import(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char other[192];
+	struct store *s = open_ok(f->path), *o;
+	struct store_run_brief *runs;
+	struct results r;
+	size_t n;
+	sqlite3 *db;
+
+	snprintf(other, sizeof(other), "%s/other.db", f->dir);
+	o = open_ok(other);
+	full_run(o, "server-b", 1000);
+	full_run(o, "server-b", 2000);
+	store_close(o);
+	full_run(s, "server-a", 500);
+
+	import_ok(s, other, 2, 0);
+	import_ok(s, other, 0, 2);
+	assert_int_equal(store_run_list(s, &runs, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(runs[0].host, "server-a");
+	assert_string_equal(runs[1].host, "server-b");
+	assert_string_equal(runs[2].host, "server-b");
+	assert_string_equal(runs[1].started_at, "1970-01-01T00:16:40Z");
+	assert_string_equal(runs[1].label, "cache 90:10");
+	assert_int_equal(store_results_load(s, runs[2].id, &r, &err), 0);
+	assert_int_equal(r.nr_samples, 4);
+	assert_int_equal(r.nr_env, 2);
+	assert_int_equal(r.nr_events, 2);
+	assert_int_equal(r.nr_hists, IO_CLASS_COUNT);
+	assert_int_equal(r.run.classes[IO_DB_READ].ios, 201);
+	assert_string_equal(r.status, "passed");
+	results_release(&r);
+	free(runs);
+
+	/* importing a file into itself adds nothing either */
+	import_ok(s, f->path, 0, 3);
+	store_close(s);
+
+	/* the other file is untouched; uuids differ */
+	db = raw_open(other);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run"), 2);
+	sqlite3_close(db);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(DISTINCT uuid) FROM run"), 3);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+static void test_import_refuses(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	char other[192];
+	unsigned imported, skipped;
+	sqlite3 *db;
+
+	snprintf(other, sizeof(other), "%s/foreign.db", f->dir);
+	db = raw_open(other);
+	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_import(s, other, &imported, &skipped, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "not a diskproof results file"));
+	strbuf_reset(&err);
+	snprintf(other, sizeof(other), "%s/missing.db", f->dir);
+	assert_true(store_import(s, other, &imported, &skipped, &err) < 0);
+	assert_int_equal(access(other, F_OK), -1); /* not created */
+	store_close(s);
+	strbuf_release(&err);
+}
+
+/* Copies the committed version-1 fixture to path. */
+static void copy_v1_fixture(const char *path)
+{
+	char buf[4096];
+	size_t n;
+	FILE *in = fopen(DP_SOURCE_DIR "/tests/golden/results/schema-v1.db", "rb");
+	FILE *out = fopen(path, "wb");
+
+	assert_non_null(in);
+	assert_non_null(out);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, out), n);
+	fclose(in);
+	assert_int_equal(fclose(out), 0);
+}
+
+/* A file made by schema 1 is migrated: version 2, runs load, uuids filled. */
+static void test_migrate_v1(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s;
+	struct results r;
+	char *uuid;
+	sqlite3 *db;
+
+	copy_v1_fixture(f->path);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	sqlite3_close(db);
+
+	s = open_ok(f->path);
+	assert_int_equal(store_results_load(s, 1, &r, &err), 0);
+	assert_string_equal(r.label, "v1 fixture");
+	assert_string_equal(r.status, "passed");
+	assert_true(r.nr_samples > 0);
+	assert_true(r.nr_hists > 0);
+	assert_true(r.nr_env > 0);
+	assert_true(r.nr_events > 0);
+	assert_int_equal(r.nr_volumes, 2);
+	results_release(&r);
+	store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run WHERE uuid IS NULL"), 0);
+	uuid = raw_text(db, "SELECT uuid FROM run WHERE id = 1");
+	assert_int_equal(strlen(uuid), 32);
+	assert_int_equal(strspn(uuid, "0123456789abcdef"), 32);
+	free(uuid);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+/*
+ * A version-1 file imported as it is (left at version 1), then the same file
+ * after its migration: the run is recognized, nothing is added twice.
+ */
+static void test_import_v1(void **state)
+{
+	struct fixture *f = *state;
+	char old[192];
+	struct store *s = open_ok(f->path), *o;
+	sqlite3 *db;
+
+	snprintf(old, sizeof(old), "%s/v1.db", f->dir);
+	copy_v1_fixture(old);
+	import_ok(s, old, 1, 0);
+	db = raw_open(old);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 1);
+	sqlite3_close(db);
+	o = open_ok(old); /* migrates it */
+	store_close(o);
+	import_ok(s, old, 0, 1);
+	store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -731,6 +1034,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_two_stores_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_delete, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_import_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_import_v1, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

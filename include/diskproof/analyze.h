@@ -1,0 +1,209 @@
+/*
+ * analyze.h - run-versus-run comparison: the statistics behind "diskproof
+ * compare". Pure: two loaded struct results in, a comparison model out, no
+ * I/O. The renderers (src/report/compare.c) only format that model.
+ *
+ * What is compared. For each scope present in both runs (the run, each volume
+ * and each database, matched by name) and each I/O class: IOPS, average, p50,
+ * p99 and maximum latency, A and B side by side with the change in percent;
+ * the dispersion of the per-interval average latency (standard deviation and
+ * coefficient of variation); every verdict that passed in one run and failed
+ * in the other (matched by scope, name and criterion); every environment fact
+ * that differs.
+ *
+ * Figures. A and B are the whole-run figures of the store's summaries (warm-up
+ * excluded; percentiles within 1/128, see stats.h). change_pct = (B - A) / A x
+ * 100; when A is 0 it is 0 if B is 0 too and NAN (rendered null / "n/a")
+ * otherwise, so no inf ever reaches a report.
+ *
+ * Interval series. Each figure is tested on the run's per-interval series of
+ * the same scope and class (table sample, warm-up rows excluded): volume and
+ * run rows are 1 s intervals, database rows 15 s intervals. The series tested:
+ *   iops    ios / interval length (the length is the distance to the previous
+ *           row of the same series, warm-up rows included, or to the start);
+ *   avg_ms  lat_sum_ns / ios of each interval;
+ *   p50_ms  each interval's p50, p99_ms each interval's p99, max_ms each
+ *           interval's maximum (so p99 and max test "the per-interval p99 /
+ *           maximum moved", not the whole-run tail, which has one value per
+ *           run and cannot be tested);
+ * latency series skip intervals with no I/O.
+ *
+ * Significance: a two-sided Mann-Whitney U test of series A against series B.
+ *   U_A = R_A - n_A (n_A + 1) / 2, R_A the sum of A's ranks in the pooled
+ *   sample (ties get their average rank). E[U] = n_A n_B / 2 and, with ties,
+ *   Var[U] = n_A n_B / 12 x ((N + 1) - sum(t^3 - t) / (N (N - 1))), N = n_A + n_B,
+ *   t the size of each group of tied values. Normal approximation with a
+ *   continuity correction: z = max(0, |U - E[U]| - 1/2) / sqrt(Var[U]),
+ *   p = erfc(z / sqrt 2). When there are no ties and N <= ANALYZE_EXACT_MAX the
+ *   p value is exact instead: the null distribution of the rank sum R_A is
+ *   counted over all C(N, n_A) subsets of ranks (dynamic programming over
+ *   "j ranks chosen among the first i with sum s"), p = min(1, 2 min(P[U <=
+ *   u], P[U >= u])). With ties and small N the normal approximation is used
+ *   and the method says so. A series of fewer than 2 intervals on either side
+ *   is not tested (p NAN, not significant). All values equal: Var[U] = 0 and
+ *   p = 1. A figure is significant when p < alpha (default 0.01).
+ *
+ * Limits. The test assumes independent observations; successive intervals of
+ * one run are autocorrelated (queues, caches, background work carry over from
+ * one second to the next), so the effective sample is smaller than the number
+ * of intervals and the p values are optimistic. alpha 0.01 rather than 0.05
+ * and "significant" as a flag rather than a ranking are the guard against
+ * that; treat a p value near alpha as "not shown". The test says the
+ * distribution of interval means moved, not by how much: read change_pct for
+ * that. The many figures of one comparison are tested independently (no
+ * multiple-comparison correction): with 3 classes x 5 figures x S scopes a
+ * few false flags at alpha are expected when nothing changed at all, unless
+ * the data are identical (then every p is 1).
+ *
+ * Dispersion. Over the per-interval averages x_1..x_n of the measured series:
+ * sd = sqrt(sum (x_i - mean)^2 / (n - 1)) (sample standard deviation, NAN when
+ * n < 2), cv = sd / mean (the unweighted mean of the x_i; NAN when it is 0).
+ *
+ * Ownership: analyze_compare() fills a struct analyze_comparison the caller
+ * releases with analyze_comparison_release() (safe on a zeroed or released
+ * struct). The comparison borrows a and b (run identity, env strings): they
+ * must outlive it.
+ */
+#ifndef DISKPROOF_ANALYZE_H
+#define DISKPROOF_ANALYZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diskproof/report.h"
+#include "diskproof/results.h"
+#include "diskproof/stats.h"
+#include "diskproof/util.h"
+
+#define ANALYZE_ALPHA_DEFAULT 0.01
+/* largest pooled sample (no ties) given an exact p value */
+#define ANALYZE_EXACT_MAX 40
+/* what the reports name as the test */
+#define ANALYZE_TEST_NAME "Mann-Whitney U on per-interval means"
+
+enum analyze_method {
+	ANALYZE_NONE,	/* not tested: fewer than 2 intervals on a side */
+	ANALYZE_EXACT,	/* exact null distribution (no ties, small N) */
+	ANALYZE_NORMAL, /* normal approximation, tie and continuity corrected */
+};
+
+/* "none", "exact", "normal" */
+const char *analyze_method_name(enum analyze_method m);
+
+struct analyze_mw {
+	double u;	/* U of sample A */
+	double z;	/* 0 for the exact method */
+	double p_value; /* two-sided; NAN when not tested */
+	size_t n_a, n_b;
+	enum analyze_method method;
+};
+
+/* Two-sided Mann-Whitney U test of a[] against b[] (as derived above).
+ * Returns 0, or -ENOMEM. NAN inputs are not allowed (-EINVAL). */
+int analyze_mann_whitney(const double *a, size_t n_a, const double *b, size_t n_b,
+			 struct analyze_mw *out) DP_MUST_CHECK;
+
+/* (b - a) / a x 100; 0 when both are 0; NAN when a is 0 and b is not, or
+ * either is not finite. */
+double analyze_change_pct(double a, double b);
+
+/* Sample standard deviation and coefficient of variation of x[0..n); NAN where
+ * undefined (n < 2; mean 0). */
+void analyze_dispersion(const double *x, size_t n, double *sd, double *cv);
+
+enum analyze_metric {
+	ANALYZE_IOPS,
+	ANALYZE_AVG_MS,
+	ANALYZE_P50_MS,
+	ANALYZE_P99_MS,
+	ANALYZE_MAX_MS,
+	ANALYZE_METRIC_COUNT,
+};
+
+/* "iops", "avg_ms", "p50_ms", "p99_ms", "max_ms" (the JSON keys) */
+const char *analyze_metric_name(enum analyze_metric m);
+
+/* The measured per-interval series of one scope, class and metric of r, in
+ * time order. *out is the caller's to free() (NULL when *n is 0). 0 or
+ * -ENOMEM. */
+int analyze_series(const struct results *r, enum scope_kind scope, const char *name,
+		   enum io_class cls, enum analyze_metric m, double **out, size_t *n) DP_MUST_CHECK;
+
+/* One compared figure. */
+struct analyze_figure {
+	double a, b;	   /* whole-run figures */
+	double change_pct; /* NAN when undefined, see above */
+	bool significant;  /* p_value < alpha */
+	struct analyze_mw test;
+};
+
+struct analyze_class {
+	struct analyze_figure fig[ANALYZE_METRIC_COUNT];
+	double sd_ms_a, sd_ms_b; /* of the per-interval averages */
+	double cv_a, cv_b;
+};
+
+struct analyze_scope {
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	char volume[RESULTS_NAME_MAX]; /* databases: their volume in B; else "" */
+	struct analyze_class classes[IO_CLASS_COUNT];
+};
+
+/* A verdict that passed in one run and failed in the other. */
+struct analyze_verdict_change {
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	char volume[RESULTS_NAME_MAX];
+	char criterion[32];
+	enum verdict_cmp cmp;
+	double threshold_a, threshold_b;
+	double measured_a, measured_b;
+	bool passed_a, passed_b;
+};
+
+/* An environment fact that differs; a or b is NULL when that run lacks the
+ * key. Strings are borrowed from the results. */
+struct analyze_env_diff {
+	const char *key;
+	const char *a;
+	const char *b;
+};
+
+/* A scope (volume or database) found in one run only, so not compared. */
+struct analyze_unmatched {
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	bool in_a; /* true: only in A; false: only in B */
+};
+
+struct analyze_comparison {
+	const struct results *a, *b; /* borrowed */
+	double alpha;
+	const char *test;	      /* ANALYZE_TEST_NAME */
+	struct analyze_scope *scopes; /* run, then volumes, then databases (A's order) */
+	size_t nr_scopes;
+	struct analyze_verdict_change *verdict_changes;
+	size_t nr_verdict_changes;
+	struct analyze_env_diff *env_diffs; /* A's key order, then B-only keys */
+	size_t nr_env_diffs;
+	struct analyze_unmatched *unmatched;
+	size_t nr_unmatched;
+};
+
+/* Compares a (before) with b (after) at significance level alpha (0 < alpha
+ * < 1). Returns 0, -EINVAL (bad alpha) or -ENOMEM, with err filled with
+ * "analyze: what: why". */
+int analyze_compare(struct analyze_comparison *out, const struct results *a,
+		    const struct results *b, double alpha, struct strbuf *err) DP_MUST_CHECK;
+void analyze_comparison_release(struct analyze_comparison *c);
+
+/*
+ * Renderers of a comparison (src/report/compare.c): REPORT_JSON gives JSON,
+ * any other format text (cmd_compare accepts text and json only); keys and
+ * layout in docs/compare.md. They format c and compute nothing.
+ */
+void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
+			   enum report_format fmt, const struct report_options *opt);
+
+#endif

@@ -1,0 +1,450 @@
+/*
+ * comparison.c - run A against run B (analyze.h): matches scopes, verdicts and
+ * environment facts by name, pulls each scope's per-interval series out of the
+ * samples, and attaches to every figure its Mann-Whitney test and to every
+ * class its dispersion. The derivations and their limits are in analyze.h.
+ *
+ * The samples of a run are interleaved (every scope and class per interval,
+ * in time order); a sorted index of pointers (scope, name, class, then array
+ * position, which keeps time order) makes each series one contiguous run
+ * found by binary search, so a comparison costs O(S log S) for S samples
+ * rather than a scan per series.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+
+static const char *const metric_names[] = {
+	[ANALYZE_IOPS] = "iops",     [ANALYZE_AVG_MS] = "avg_ms", [ANALYZE_P50_MS] = "p50_ms",
+	[ANALYZE_P99_MS] = "p99_ms", [ANALYZE_MAX_MS] = "max_ms",
+};
+
+const char *analyze_metric_name(enum analyze_metric m)
+{
+	if ((unsigned)m >= DP_ARRAY_SIZE(metric_names))
+		return "unknown";
+	return metric_names[m];
+}
+
+/* ---- series ---- */
+
+struct series_index {
+	const struct results_sample **p;
+	size_t n;
+};
+
+static int key_cmp(enum scope_kind scope, const char *name, enum io_class cls,
+		   const struct results_sample *s)
+{
+	int c;
+
+	if (scope != s->scope)
+		return scope < s->scope ? -1 : 1;
+	c = strcmp(name, s->name);
+	if (c)
+		return c;
+	if (cls != s->cls)
+		return cls < s->cls ? -1 : 1;
+	return 0;
+}
+
+static int sample_ptr_cmp(const void *x, const void *y)
+{
+	const struct results_sample *p = *(const struct results_sample *const *)x;
+	const struct results_sample *q = *(const struct results_sample *const *)y;
+	int c = key_cmp(p->scope, p->name, p->cls, q);
+
+	if (c)
+		return c;
+	return (p > q) - (p < q); /* same series: array order, i.e. time order */
+}
+
+static int series_index_build(struct series_index *ix, const struct results *r)
+{
+	ix->n = r->nr_samples;
+	ix->p = NULL;
+	if (!ix->n)
+		return 0;
+	ix->p = malloc(ix->n * sizeof(*ix->p));
+	if (!ix->p)
+		return -ENOMEM;
+	for (size_t i = 0; i < ix->n; i++)
+		ix->p[i] = &r->samples[i];
+	qsort(ix->p, ix->n, sizeof(*ix->p), sample_ptr_cmp);
+	return 0;
+}
+
+/* [*lo, *hi) of the index holding (scope, name, cls). */
+static void series_find(const struct series_index *ix, enum scope_kind scope, const char *name,
+			enum io_class cls, size_t *lo, size_t *hi)
+{
+	size_t l = 0, h = ix->n, m;
+
+	while (l < h) {
+		m = l + (h - l) / 2;
+		if (key_cmp(scope, name, cls, ix->p[m]) > 0)
+			l = m + 1;
+		else
+			h = m;
+	}
+	*lo = l;
+	for (h = l; h < ix->n && !key_cmp(scope, name, cls, ix->p[h]); h++)
+		;
+	*hi = h;
+}
+
+/* One interval's value of metric m; false when the interval has none. */
+static bool interval_value(const struct results_sample *s, uint64_t prev_t_ms,
+			   enum analyze_metric m, double *v)
+{
+	const double ms = (double)NSEC_PER_MSEC;
+
+	if (m == ANALYZE_IOPS) {
+		if (s->t_ms <= prev_t_ms)
+			return false;
+		*v = (double)s->ios * 1000.0 / (double)(s->t_ms - prev_t_ms);
+		return true;
+	}
+	if (!s->ios)
+		return false;
+	switch (m) {
+	case ANALYZE_AVG_MS:
+		*v = (double)s->lat_sum_ns / (double)s->ios / ms;
+		break;
+	case ANALYZE_P50_MS:
+		*v = (double)s->p50_ns / ms;
+		break;
+	case ANALYZE_P99_MS:
+		*v = (double)s->p99_ns / ms;
+		break;
+	default:
+		*v = (double)s->lat_max_ns / ms;
+		break;
+	}
+	return true;
+}
+
+static int series_extract(const struct series_index *ix, enum scope_kind scope, const char *name,
+			  enum io_class cls, enum analyze_metric m, double **out, size_t *n)
+{
+	size_t lo, hi, k = 0;
+	uint64_t prev = 0;
+	double *v;
+
+	*out = NULL;
+	*n = 0;
+	series_find(ix, scope, name, cls, &lo, &hi);
+	if (lo == hi)
+		return 0;
+	v = malloc((hi - lo) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i++) {
+		const struct results_sample *s = ix->p[i];
+
+		if (!s->warmup && interval_value(s, prev, m, &v[k]))
+			k++;
+		prev = s->t_ms;
+	}
+	if (!k) {
+		free(v);
+		v = NULL;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
+int analyze_series(const struct results *r, enum scope_kind scope, const char *name,
+		   enum io_class cls, enum analyze_metric m, double **out, size_t *n)
+{
+	struct series_index ix;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = series_index_build(&ix, r);
+	if (ret)
+		return ret;
+	ret = series_extract(&ix, scope, name, cls, m, out, n);
+	free(ix.p);
+	return ret;
+}
+
+/* ---- figures ---- */
+
+static double summary_metric(const struct class_summary *cs, enum analyze_metric m)
+{
+	switch (m) {
+	case ANALYZE_IOPS:
+		return cs->iops;
+	case ANALYZE_AVG_MS:
+		return cs->avg_ms;
+	case ANALYZE_P50_MS:
+		return cs->p50_ms;
+	case ANALYZE_P99_MS:
+		return cs->p99_ms;
+	default:
+		return cs->max_ms;
+	}
+}
+
+struct cmp_ctx {
+	const struct results *a, *b;
+	struct series_index ia, ib;
+	double alpha;
+};
+
+static int class_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
+			 const struct scope_summary *sb, enum scope_kind scope, enum io_class cls,
+			 struct analyze_class *out)
+{
+	double *xa = NULL, *xb = NULL;
+	size_t na, nb;
+	int ret = 0;
+
+	for (int m = 0; m < ANALYZE_METRIC_COUNT && !ret; m++) {
+		struct analyze_figure *f = &out->fig[m];
+
+		f->a = summary_metric(&sa->classes[cls], m);
+		f->b = summary_metric(&sb->classes[cls], m);
+		f->change_pct = analyze_change_pct(f->a, f->b);
+		ret = series_extract(&cx->ia, scope, sa->name, cls, m, &xa, &na);
+		if (!ret)
+			ret = series_extract(&cx->ib, scope, sb->name, cls, m, &xb, &nb);
+		if (!ret)
+			ret = analyze_mann_whitney(xa, na, xb, nb, &f->test);
+		f->significant = !ret && f->test.p_value < cx->alpha;
+		if (!ret && m == ANALYZE_AVG_MS) {
+			analyze_dispersion(xa, na, &out->sd_ms_a, &out->cv_a);
+			analyze_dispersion(xb, nb, &out->sd_ms_b, &out->cv_b);
+		}
+		free(xa);
+		free(xb);
+		xa = xb = NULL;
+	}
+	return ret;
+}
+
+static int scope_add(struct cmp_ctx *cx, struct analyze_comparison *c, enum scope_kind scope,
+		     const struct scope_summary *sa, const struct scope_summary *sb)
+{
+	struct analyze_scope *s = &c->scopes[c->nr_scopes++];
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->scope = scope;
+	memcpy(s->name, sa->name, sizeof(s->name));
+	s->name[sizeof(s->name) - 1] = '\0';
+	if (scope == SCOPE_DATABASE) {
+		memcpy(s->volume, sb->volume, sizeof(s->volume));
+		s->volume[sizeof(s->volume) - 1] = '\0';
+	}
+	for (int k = 0; k < IO_CLASS_COUNT && !ret; k++)
+		ret = class_compare(cx, sa, sb, scope, k, &s->classes[k]);
+	return ret;
+}
+
+static const struct scope_summary *scope_lookup(const struct scope_summary *arr, size_t n,
+						const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arr[i].name, name))
+			return &arr[i];
+	return NULL;
+}
+
+static void unmatched_add(struct analyze_comparison *c, enum scope_kind scope, const char *name,
+			  bool in_a)
+{
+	struct analyze_unmatched *u = &c->unmatched[c->nr_unmatched++];
+
+	u->scope = scope;
+	memcpy(u->name, name, sizeof(u->name));
+	u->name[sizeof(u->name) - 1] = '\0';
+	u->in_a = in_a;
+}
+
+/* Every volume (or database) of A matched in B by name; the rest unmatched. */
+static int scopes_match(struct cmp_ctx *cx, struct analyze_comparison *c, enum scope_kind scope,
+			const struct scope_summary *arr_a, size_t na,
+			const struct scope_summary *arr_b, size_t nb)
+{
+	const struct scope_summary *m;
+	int ret = 0;
+
+	for (size_t i = 0; i < na && !ret; i++) {
+		m = scope_lookup(arr_b, nb, arr_a[i].name);
+		if (m)
+			ret = scope_add(cx, c, scope, &arr_a[i], m);
+		else
+			unmatched_add(c, scope, arr_a[i].name, true);
+	}
+	for (size_t i = 0; i < nb; i++)
+		if (!scope_lookup(arr_a, na, arr_b[i].name))
+			unmatched_add(c, scope, arr_b[i].name, false);
+	return ret;
+}
+
+/* ---- verdicts and environment ---- */
+
+static bool verdict_same_item(const struct verdict *x, const struct verdict *y)
+{
+	return x->scope == y->scope && !strcmp(x->name, y->name) &&
+	       !strcmp(x->criterion, y->criterion);
+}
+
+static int verdicts_compare(struct analyze_comparison *c, const struct results *a,
+			    const struct results *b)
+{
+	size_t cap = a->nr_verdicts;
+
+	if (!cap)
+		return 0;
+	c->verdict_changes = calloc(cap, sizeof(*c->verdict_changes));
+	if (!c->verdict_changes)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nr_verdicts; i++) {
+		const struct verdict *va = &a->verdicts[i], *vb = NULL;
+		struct analyze_verdict_change *vc;
+
+		for (size_t k = 0; k < b->nr_verdicts && !vb; k++)
+			if (verdict_same_item(va, &b->verdicts[k]))
+				vb = &b->verdicts[k];
+		if (!vb || vb->passed == va->passed)
+			continue;
+		vc = &c->verdict_changes[c->nr_verdict_changes++];
+		vc->scope = va->scope;
+		memcpy(vc->name, va->name, sizeof(vc->name));
+		memcpy(vc->volume, va->volume, sizeof(vc->volume));
+		memcpy(vc->criterion, va->criterion, sizeof(vc->criterion));
+		vc->name[sizeof(vc->name) - 1] = '\0';
+		vc->volume[sizeof(vc->volume) - 1] = '\0';
+		vc->criterion[sizeof(vc->criterion) - 1] = '\0';
+		vc->cmp = va->cmp;
+		vc->threshold_a = va->threshold;
+		vc->threshold_b = vb->threshold;
+		vc->measured_a = va->measured;
+		vc->measured_b = vb->measured;
+		vc->passed_a = va->passed;
+		vc->passed_b = vb->passed;
+	}
+	return 0;
+}
+
+static const struct results_env *env_lookup(const struct results *r, const char *key)
+{
+	for (size_t i = 0; i < r->nr_env; i++)
+		if (r->env[i].key && !strcmp(r->env[i].key, key))
+			return &r->env[i];
+	return NULL;
+}
+
+static bool str_eq(const char *x, const char *y)
+{
+	if (!x || !y)
+		return x == y;
+	return !strcmp(x, y);
+}
+
+static int env_compare(struct analyze_comparison *c, const struct results *a,
+		       const struct results *b)
+{
+	size_t cap = a->nr_env + b->nr_env;
+
+	if (!cap)
+		return 0;
+	c->env_diffs = calloc(cap, sizeof(*c->env_diffs));
+	if (!c->env_diffs)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nr_env; i++) {
+		const struct results_env *ea = &a->env[i], *eb;
+
+		if (!ea->key || env_lookup(a, ea->key) != ea) /* repeated key: first wins */
+			continue;
+		eb = env_lookup(b, ea->key);
+		if (eb && str_eq(ea->value, eb->value))
+			continue;
+		c->env_diffs[c->nr_env_diffs++] =
+			(struct analyze_env_diff){ea->key, ea->value, eb ? eb->value : NULL};
+	}
+	for (size_t i = 0; i < b->nr_env; i++) {
+		const struct results_env *eb = &b->env[i];
+
+		if (!eb->key || env_lookup(b, eb->key) != eb || env_lookup(a, eb->key))
+			continue;
+		c->env_diffs[c->nr_env_diffs++] =
+			(struct analyze_env_diff){eb->key, NULL, eb->value};
+	}
+	return 0;
+}
+
+/* ---- the comparison ---- */
+
+int analyze_compare(struct analyze_comparison *out, const struct results *a,
+		    const struct results *b, double alpha, struct strbuf *err)
+{
+	struct cmp_ctx cx = {.a = a, .b = b, .alpha = alpha};
+	size_t nscopes = 1 + a->nr_volumes + a->nr_databases;
+	size_t nunmatched = a->nr_volumes + b->nr_volumes + a->nr_databases + b->nr_databases;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	out->a = a;
+	out->b = b;
+	out->alpha = alpha;
+	out->test = ANALYZE_TEST_NAME;
+	if (!(alpha > 0 && alpha < 1)) {
+		strbuf_addf(err, "analyze: alpha %g: must be between 0 and 1", alpha);
+		return -EINVAL;
+	}
+	ret = series_index_build(&cx.ia, a);
+	if (!ret)
+		ret = series_index_build(&cx.ib, b);
+	if (ret)
+		goto out_nomem;
+	out->scopes = calloc(nscopes, sizeof(*out->scopes));
+	out->unmatched = calloc(nunmatched ? nunmatched : 1, sizeof(*out->unmatched));
+	if (!out->scopes || !out->unmatched) {
+		ret = -ENOMEM;
+		goto out_nomem;
+	}
+	ret = scope_add(&cx, out, SCOPE_RUN, &a->run, &b->run);
+	if (!ret)
+		ret = scopes_match(&cx, out, SCOPE_VOLUME, a->volumes, a->nr_volumes, b->volumes,
+				   b->nr_volumes);
+	if (!ret)
+		ret = scopes_match(&cx, out, SCOPE_DATABASE, a->databases, a->nr_databases,
+				   b->databases, b->nr_databases);
+	if (!ret)
+		ret = verdicts_compare(out, a, b);
+	if (!ret)
+		ret = env_compare(out, a, b);
+out_nomem:
+	free(cx.ia.p);
+	free(cx.ib.p);
+	if (ret) {
+		strbuf_addf(err, "analyze: comparing runs %lld and %lld: %s", (long long)a->id,
+			    (long long)b->id, ret == -ENOMEM ? "out of memory" : "invalid sample");
+		analyze_comparison_release(out);
+	}
+	return ret;
+}
+
+void analyze_comparison_release(struct analyze_comparison *c)
+{
+	if (!c)
+		return;
+	free(c->scopes);
+	free(c->verdict_changes);
+	free(c->env_diffs);
+	free(c->unmatched);
+	c->scopes = NULL;
+	c->verdict_changes = NULL;
+	c->env_diffs = NULL;
+	c->unmatched = NULL;
+	c->nr_scopes = c->nr_verdict_changes = c->nr_env_diffs = c->nr_unmatched = 0;
+}

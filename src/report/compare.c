@@ -1,0 +1,363 @@
+/*
+ * compare.c - renderers of a run comparison (analyze.h): text for the
+ * terminal and JSON for tools, both documented in docs/compare.md. They
+ * compute nothing: every figure, change, p value, significance flag and
+ * dispersion comes from struct analyze_comparison; they choose order,
+ * wording and layout only ("n/a" in text and null in JSON where a number is
+ * undefined, so neither ever shows inf or nan).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+/* ---- text ---- */
+
+#define ANSI_BOLD "\033[1m"
+#define ANSI_RESET "\033[0m"
+
+static const char *const metric_words[] = {
+	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
+	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
+};
+
+static void text_run_line(struct strbuf *sb, const char *side, const struct results *r)
+{
+	strbuf_addf(sb, "  %s: run %" PRId64, side, r->id);
+	if (r->label)
+		strbuf_addf(sb, " [%s]", r->label);
+	strbuf_addf(sb, ", host %s, started %s, profile %s, engine %s\n", str_or(r->host, "-"),
+		    str_or(r->started_at, "-"), str_or(r->profile_name, "-"),
+		    str_or(r->engine, "-"));
+}
+
+/* a number in a column of width w, "n/a" when undefined */
+static void text_col(struct strbuf *sb, int w, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", w, decimals, v);
+	else
+		strbuf_addf(sb, " %*s", w, "n/a");
+}
+
+static void text_p(struct strbuf *sb, const struct analyze_mw *t)
+{
+	if (t->method == ANALYZE_NONE || !isfinite(t->p_value))
+		strbuf_addf(sb, " %9s", "n/a");
+	else if (t->p_value < 0.0001)
+		strbuf_addf(sb, " %9s", "<0.0001");
+	else
+		strbuf_addf(sb, " %9.4f", t->p_value);
+	if (t->method == ANALYZE_EXACT)
+		strbuf_addstr(sb, " exact");
+	else if (t->method == ANALYZE_NORMAL && t->n_a + t->n_b <= ANALYZE_EXACT_MAX)
+		strbuf_addstr(sb, " approx."); /* small sample with ties */
+}
+
+static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool color)
+{
+	if (s->scope == SCOPE_RUN)
+		strbuf_addstr(sb, "\nrun (1 s intervals)\n");
+	else if (s->scope == SCOPE_VOLUME)
+		strbuf_addf(sb, "\nvolume %s (1 s intervals)\n", s->name);
+	else if (s->volume[0])
+		strbuf_addf(sb, "\ndatabase %s on %s (15 s intervals)\n", s->name, s->volume);
+	else
+		strbuf_addf(sb, "\ndatabase %s (15 s intervals)\n", s->name);
+	strbuf_addf(sb, "  %-9s  %-7s %12s %12s %9s %3s %9s\n", "class", "metric", "A", "B",
+		    "change %", "sig", "p");
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		const struct analyze_class *k = &s->classes[c];
+
+		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
+			const struct analyze_figure *f = &k->fig[m];
+			int dec = m == ANALYZE_IOPS ? 1 : 3;
+
+			strbuf_addf(sb, "  %-9s  %-7s", m ? "" : io_class_name(c), metric_words[m]);
+			text_col(sb, 12, f->a, dec);
+			text_col(sb, 12, f->b, dec);
+			if (isfinite(f->change_pct))
+				strbuf_addf(sb, " %+8.1f%%", f->change_pct);
+			else
+				strbuf_addf(sb, " %9s", "n/a");
+			if (f->significant)
+				strbuf_addf(sb, " %s*%s ", color ? ANSI_BOLD : "",
+					    color ? ANSI_RESET : "");
+			else
+				strbuf_addstr(sb, "    ");
+			text_p(sb, &f->test);
+			strbuf_addch(sb, '\n');
+		}
+		strbuf_addf(sb, "  %-9s  %-7s", "", "sd ms");
+		text_col(sb, 12, k->sd_ms_a, 4);
+		text_col(sb, 12, k->sd_ms_b, 4);
+		strbuf_addf(sb, "  (of the per-interval averages)\n  %-9s  %-7s", "", "cv");
+		text_col(sb, 12, k->cv_a, 4);
+		text_col(sb, 12, k->cv_b, 4);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void text_verdict_changes(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	strbuf_addstr(sb, "\nverdict changes:\n");
+	if (!c->nr_verdict_changes)
+		strbuf_addstr(sb, "  none\n");
+	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
+		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
+		struct verdict v = {.scope = vc->scope, .cmp = vc->cmp};
+
+		memcpy(v.name, vc->name, sizeof(v.name));
+		memcpy(v.volume, vc->volume, sizeof(v.volume));
+		memcpy(v.criterion, vc->criterion, sizeof(v.criterion));
+		strbuf_addf(sb, "  %s \u2192 %s  ", vc->passed_a ? "PASS" : "FAIL",
+			    vc->passed_b ? "PASS" : "FAIL");
+		v.threshold = vc->threshold_b;
+		v.measured = vc->measured_b;
+		v.passed = vc->passed_b;
+		report_verdict_line(sb, &v);
+		strbuf_addstr(sb, " (A: ");
+		v.threshold = vc->threshold_a;
+		v.measured = vc->measured_a;
+		v.passed = vc->passed_a;
+		report_verdict_line(sb, &v);
+		strbuf_addstr(sb, ")\n");
+	}
+}
+
+static void text_env(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	strbuf_addstr(sb, "\nenvironment differences:\n");
+	if (!c->nr_env_diffs)
+		strbuf_addstr(sb, "  none\n");
+	for (size_t i = 0; i < c->nr_env_diffs; i++) {
+		const struct analyze_env_diff *e = &c->env_diffs[i];
+
+		strbuf_addf(sb, "  %s: %s \u2192 %s\n", e->key, e->a ? e->a : "(absent)",
+			    e->b ? e->b : "(absent)");
+	}
+}
+
+static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, bool color)
+{
+	strbuf_addf(sb, "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
+		    c->a->id, c->b->id);
+	text_run_line(sb, "A", c->a);
+	text_run_line(sb, "B", c->b);
+	strbuf_addf(sb,
+		    "test: %s, alpha %g, two-sided; * marks a significant change\n"
+		    "(successive intervals are correlated: p values are optimistic, see "
+		    "docs/compare.md)\n",
+		    c->test, c->alpha);
+	for (size_t i = 0; i < c->nr_scopes; i++)
+		text_scope(sb, &c->scopes[i], color);
+	for (size_t i = 0; i < c->nr_unmatched; i++)
+		strbuf_addf(sb, "%s%s %s only in %s: not compared\n", i ? "" : "\n",
+			    scope_kind_name(c->unmatched[i].scope), c->unmatched[i].name,
+			    c->unmatched[i].in_a ? "A" : "B");
+	text_verdict_changes(sb, c);
+	text_env(sb, c);
+}
+
+/* ---- JSON ---- */
+
+/* A minimal pretty-printing emitter: nesting and commas tracked, one item per
+ * line, so the document is well formed whatever the comparison holds. */
+struct jw {
+	struct strbuf *sb;
+	unsigned depth;
+	bool comma;
+};
+
+static void jw_key(struct jw *j, const char *key)
+{
+	if (j->comma)
+		strbuf_addch(j->sb, ',');
+	if (j->depth)
+		strbuf_addf(j->sb, "\n%*s", (int)j->depth * 2, "");
+	if (key) {
+		strbuf_add_json_str(j->sb, key);
+		strbuf_addstr(j->sb, ": ");
+	}
+	j->comma = true;
+}
+
+static void jw_open(struct jw *j, const char *key, char brace)
+{
+	jw_key(j, key);
+	strbuf_addch(j->sb, brace);
+	j->depth++;
+	j->comma = false;
+}
+
+static void jw_close(struct jw *j, char brace)
+{
+	j->depth--;
+	if (j->comma)
+		strbuf_addf(j->sb, "\n%*s", (int)j->depth * 2, "");
+	strbuf_addch(j->sb, brace);
+	j->comma = true;
+}
+
+static void jw_str(struct jw *j, const char *key, const char *v)
+{
+	jw_key(j, key);
+	if (v)
+		strbuf_add_json_str(j->sb, v);
+	else
+		strbuf_addstr(j->sb, "null");
+}
+
+static void jw_num(struct jw *j, const char *key, double v)
+{
+	jw_key(j, key);
+	if (isfinite(v))
+		strbuf_addf(j->sb, "%.6g", v);
+	else
+		strbuf_addstr(j->sb, "null");
+}
+
+static void jw_bool(struct jw *j, const char *key, bool v)
+{
+	jw_key(j, key);
+	strbuf_addstr(j->sb, v ? "true" : "false");
+}
+
+static void jw_u64(struct jw *j, const char *key, uint64_t v)
+{
+	jw_key(j, key);
+	strbuf_addf(j->sb, "%" PRIu64, v);
+}
+
+static void json_run(struct jw *j, const char *key, const struct results *r)
+{
+	jw_open(j, key, '{');
+	jw_key(j, "id");
+	strbuf_addf(j->sb, "%" PRId64, r->id);
+	jw_str(j, "label", r->label);
+	jw_str(j, "host", r->host);
+	jw_str(j, "started", r->started_at);
+	jw_str(j, "profile", r->profile_name);
+	jw_str(j, "engine", r->engine);
+	jw_str(j, "verdict", r->verdict);
+	jw_close(j, '}');
+}
+
+static void json_pair(struct jw *j, const char *key, double a, double b)
+{
+	jw_open(j, key, '{');
+	jw_num(j, "a", a);
+	jw_num(j, "b", b);
+	jw_close(j, '}');
+}
+
+static void json_scope(struct jw *j, const struct analyze_scope *s)
+{
+	jw_open(j, NULL, '{');
+	jw_str(j, "scope", scope_kind_name(s->scope));
+	jw_str(j, "name", s->name);
+	if (s->scope == SCOPE_DATABASE)
+		jw_str(j, "volume", s->volume);
+	jw_open(j, "classes", '{');
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		const struct analyze_class *k = &s->classes[c];
+
+		jw_open(j, io_class_name(c), '{');
+		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
+			const struct analyze_figure *f = &k->fig[m];
+
+			jw_open(j, analyze_metric_name(m), '{');
+			jw_num(j, "a", f->a);
+			jw_num(j, "b", f->b);
+			jw_num(j, "change_pct", f->change_pct);
+			jw_bool(j, "significant", f->significant);
+			jw_num(j, "p_value", f->test.p_value);
+			jw_str(j, "method", analyze_method_name(f->test.method));
+			jw_u64(j, "n_a", f->test.n_a);
+			jw_u64(j, "n_b", f->test.n_b);
+			jw_close(j, '}');
+		}
+		json_pair(j, "sd_ms", k->sd_ms_a, k->sd_ms_b);
+		json_pair(j, "cv", k->cv_a, k->cv_b);
+		jw_close(j, '}');
+	}
+	jw_close(j, '}');
+	jw_close(j, '}');
+}
+
+static void json_verdict_side(struct jw *j, const char *key, bool passed, double measured,
+			      double threshold)
+{
+	jw_open(j, key, '{');
+	jw_bool(j, "passed", passed);
+	jw_num(j, "measured", measured);
+	jw_num(j, "threshold", threshold);
+	jw_close(j, '}');
+}
+
+static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	struct jw j = {.sb = sb};
+
+	jw_open(&j, NULL, '{');
+	json_run(&j, "a", c->a);
+	json_run(&j, "b", c->b);
+	jw_str(&j, "test", c->test);
+	jw_num(&j, "alpha", c->alpha);
+	jw_open(&j, "scopes", '[');
+	for (size_t i = 0; i < c->nr_scopes; i++)
+		json_scope(&j, &c->scopes[i]);
+	jw_close(&j, ']');
+	jw_open(&j, "unmatched_scopes", '[');
+	for (size_t i = 0; i < c->nr_unmatched; i++) {
+		jw_open(&j, NULL, '{');
+		jw_str(&j, "scope", scope_kind_name(c->unmatched[i].scope));
+		jw_str(&j, "name", c->unmatched[i].name);
+		jw_str(&j, "only_in", c->unmatched[i].in_a ? "a" : "b");
+		jw_close(&j, '}');
+	}
+	jw_close(&j, ']');
+	jw_open(&j, "verdict_changes", '[');
+	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
+		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
+
+		jw_open(&j, NULL, '{');
+		jw_str(&j, "scope", scope_kind_name(vc->scope));
+		jw_str(&j, "name", vc->name);
+		if (vc->scope == SCOPE_DATABASE)
+			jw_str(&j, "volume", vc->volume);
+		jw_str(&j, "criterion", vc->criterion);
+		jw_str(&j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
+		json_verdict_side(&j, "a", vc->passed_a, vc->measured_a, vc->threshold_a);
+		json_verdict_side(&j, "b", vc->passed_b, vc->measured_b, vc->threshold_b);
+		jw_close(&j, '}');
+	}
+	jw_close(&j, ']');
+	jw_open(&j, "env_differences", '[');
+	for (size_t i = 0; i < c->nr_env_diffs; i++) {
+		jw_open(&j, NULL, '{');
+		jw_str(&j, "key", c->env_diffs[i].key);
+		jw_str(&j, "a", c->env_diffs[i].a);
+		jw_str(&j, "b", c->env_diffs[i].b);
+		jw_close(&j, '}');
+	}
+	jw_close(&j, ']');
+	jw_close(&j, '}');
+	strbuf_addch(sb, '\n');
+}
+
+/* JSON, or text for any other format (cmd_compare accepts text and json only). */
+void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
+			   enum report_format fmt, const struct report_options *opt)
+{
+	if (fmt == REPORT_JSON)
+		compare_json(out, c);
+	else
+		compare_text(out, c, opt && opt->color);
+}

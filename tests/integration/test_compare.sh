@@ -1,0 +1,79 @@
+#!/bin/bash
+# diskproof compare on sim runs: B's device has twice A's read latency (same
+# seed, everything else equal) -> db_read avg is flagged significant in every
+# volume and database, db_write avg is not; two runs of the same profile and
+# seed -> identical data, nothing significant, no verdict or environment
+# difference. Also: JSON is one valid document (no NaN/Infinity), the text
+# names the test, "latest" works, -o writes a file, an unknown run exits 2.
+source "$(dirname "$0")/lib.sh"
+set -e
+P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
+R=(--results "$WORK/r.db")
+
+sed 's/^read_latency = .*/read_latency = 4ms/' "$P" >slow.ini
+grep -q "^read_latency = 4ms" slow.ini || fail "sed did not change read_latency"
+
+expect_exit 0 "$DISKPROOF" run "$P" --duration 2m --quiet "${R[@]}"     # run 1
+expect_exit 0 "$DISKPROOF" run ./slow.ini --duration 2m --quiet "${R[@]}" # run 2
+expect_exit 0 "$DISKPROOF" run "$P" --duration 2m --quiet "${R[@]}"     # run 3
+
+# strict JSON: python accepts NaN/Infinity unless told not to
+jsonok() {
+	python3 -c 'import json,sys
+def bad(c): raise ValueError("non-finite number " + c)
+json.load(open(sys.argv[1]), parse_constant=bad)' "$1" || fail "invalid JSON in $1"
+}
+
+# --- 2x read latency: regression flagged, writes not
+expect_exit 0 "$DISKPROOF" compare 1 2 --format json "${R[@]}"
+jsonok "$WORK/out"
+[ "$(json 'd["test"]')" = "Mann-Whitney U on per-interval means" ] || fail "test name"
+[ "$(json 'd["alpha"]')" = 0.01 ] || fail "alpha"
+[ "$(json '(d["a"]["id"], d["b"]["id"])')" = "(1, 2)" ] || fail "run ids"
+[ "$(json '[s["scope"] for s in d["scopes"]]')" = \
+	"['run', 'volume', 'volume', 'database', 'database', 'database', 'database']" ] ||
+	fail "scopes: $(json '[s["name"] for s in d["scopes"]]')"
+# every scope: db_read avg significant and about +100 %
+[ "$(json 'all(s["classes"]["db_read"]["avg_ms"]["significant"] for s in d["scopes"])')" = True ] ||
+	fail "db_read avg not significant everywhere: $(json '[(s["name"], s["classes"]["db_read"]["avg_ms"]) for s in d["scopes"]]')"
+[ "$(json 'all(80 < s["classes"]["db_read"]["avg_ms"]["change_pct"] < 120 for s in d["scopes"])')" = True ] ||
+	fail "db_read avg change not about +100 %"
+# db_write avg: not significant at the run and volume scopes (1 s intervals).
+# Database scopes are left out on purpose: 8 windows of 15 s, each averaging
+# thousands of writes, and ~100 figures tested per comparison with no
+# multiple-testing correction (docs/compare.md): with this seed db2's write
+# average moves by -0.2 % with an exact p of 0.002 - a false flag at alpha.
+[ "$(json '[s["name"] for s in d["scopes"] if s["scope"] != "database" and
+	s["classes"]["db_write"]["avg_ms"]["significant"]]')" = "[]" ] ||
+	fail "db_write avg flagged: $(json '[(s["name"], s["classes"]["db_write"]["avg_ms"]) for s in d["scopes"]]')"
+[ "$(json 'd["scopes"][1]["classes"]["db_read"]["avg_ms"]["n_a"] >= 100')" = True ] ||
+	fail "too few intervals"
+[ "$(json 'd["env_differences"]')" = "[]" ] || fail "env differs between two sim runs on one host"
+
+expect_exit 0 "$DISKPROOF" compare 1 2 "${R[@]}"
+grep -q "test: Mann-Whitney U on per-interval means, alpha 0.01" out || fail "text names no test"
+grep -A1 "^  db_read " out | grep -Eq "avg ms .*%? \*" || fail "text marks no significant db_read avg"
+grep -q "^volume v1" out && grep -q "^database db1 on v1" out || fail "text scopes"
+
+# --- same profile and seed: identical data, nothing significant
+expect_exit 0 "$DISKPROOF" compare 1 latest --format json "${R[@]}"
+jsonok "$WORK/out"
+[ "$(json 'd["b"]["id"]')" = 3 ] || fail "latest is not run 3"
+[ "$(json '[(s["name"], c, m) for s in d["scopes"] for c, k in s["classes"].items() for m in
+	("iops", "avg_ms", "p50_ms", "p99_ms", "max_ms") if k[m]["significant"]]')" = "[]" ] ||
+	fail "identical runs flagged a change"
+[ "$(json 'd["verdict_changes"]')" = "[]" ] || fail "identical runs: verdict change"
+[ "$(json 'all(s["classes"]["db_read"]["avg_ms"]["change_pct"] == 0 for s in d["scopes"])')" = True ] ||
+	fail "identical runs: change not 0"
+
+# --- -o FILE, unknown run, bad format, bad id
+expect_exit 0 "$DISKPROOF" compare 2 1 --format json -o "$WORK/cmp.json" "${R[@]}"
+[ ! -s out ] || fail "-o also wrote to stdout"
+jsonok "$WORK/cmp.json"
+expect_exit 2 "$DISKPROOF" compare 1 9 "${R[@]}"
+grep -q "9" err || fail "unknown run not named: $(cat err)"
+expect_exit 2 "$DISKPROOF" compare 1 2 --format csv "${R[@]}"
+expect_exit 2 "$DISKPROOF" compare 1 x "${R[@]}"
+expect_exit 2 "$DISKPROOF" compare 1 "${R[@]}"
+expect_exit 3 "$DISKPROOF" compare 1 2 --results "$WORK/none.db"
+echo "ok"

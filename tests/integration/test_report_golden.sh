@@ -1,0 +1,43 @@
+#!/bin/bash
+# test_report_golden.sh - golden tests of the report formats: a fixed-seed sim
+# run (tests/integration/profiles/sim.ini, 20 s after 5 s of warm-up) reported
+# as text, JSON and CSV must match tests/golden/reports/ byte for byte, once
+# what legitimately varies from run to run is masked: the host name and the
+# wall-clock start and end times. DP_UPDATE_GOLDEN=1 rewrites the golden files
+# from this run instead (review the diff before committing it).
+set -e
+. "$(dirname "$0")/lib.sh"
+
+GOLDEN="$DP_SOURCE_DIR/tests/golden/reports"
+PROFILE="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
+
+expect_exit 0 "$DISKPROOF" run "$PROFILE" --duration 20s --warmup 5s --results r.db --quiet
+
+# mask FORMAT: stdin to stdout with the varying fields replaced by fixed words
+mask() {
+	case $1 in
+	text) sed -E 's/^host .*, started .*, ended .*$/host HOST, started TIME, ended TIME/' ;;
+	json) sed -E 's/^( *"(host|started|ended)": )"[^"]*"/\1"MASKED"/' ;;
+	csv) cat ;;
+	esac
+}
+
+for fmt in text json csv; do
+	expect_exit 0 "$DISKPROOF" report 1 --results r.db --format "$fmt"
+	mask "$fmt" <"$WORK/out" >"got.$fmt"
+	if [ "${DP_UPDATE_GOLDEN:-0}" = 1 ]; then
+		cp "got.$fmt" "$GOLDEN/sim-20s.$fmt"
+		echo "updated $GOLDEN/sim-20s.$fmt"
+		continue
+	fi
+	[ -f "$GOLDEN/sim-20s.$fmt" ] || fail "no golden file $GOLDEN/sim-20s.$fmt (DP_UPDATE_GOLDEN=1 makes it)"
+	if ! diff -u "$GOLDEN/sim-20s.$fmt" "got.$fmt" >"diff.$fmt"; then
+		head -40 "diff.$fmt" >&2
+		fail "$fmt report differs from $GOLDEN/sim-20s.$fmt (DP_UPDATE_GOLDEN=1 regenerates it)"
+	fi
+done
+
+# the masks hide only what they should: every other line is compared
+grep -q '^host HOST, started TIME, ended TIME$' got.text || fail "text mask did not apply"
+[ "$(grep -c '"MASKED"' got.json)" = 3 ] || fail "json mask did not apply to exactly 3 keys"
+echo "ok"

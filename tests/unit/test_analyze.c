@@ -1,0 +1,420 @@
+/*
+ * test_analyze.c - the statistics of a comparison (analyze.h) and their
+ * renderers: the Mann-Whitney U test on small examples worked out by hand
+ * (exact null distribution; ties with the normal approximation; too few
+ * intervals), significance on clearly shifted against identical series,
+ * dispersion, the percent change with a zero baseline, per-interval series
+ * (warm-up excluded, IOPS over the interval's length), and a whole comparison
+ * of hand-made results: verdict changes, environment differences, unmatched
+ * scopes, and a JSON document python3 accepts with no nan or inf in it.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/analyze.h"
+
+static void mw(const double *a, size_t na, const double *b, size_t nb, struct analyze_mw *t)
+{
+	assert_int_equal(analyze_mann_whitney(a, na, b, nb, t), 0);
+}
+
+/* A = {1,2,3}, B = {4,5,6}: U_A = 0, the most extreme of C(6,3) = 20
+ * arrangements on either side: p = 2/20. */
+static void test_mw_exact_separated(void **state)
+{
+	const double a[] = {1, 2, 3}, b[] = {4, 5, 6};
+	struct analyze_mw t;
+
+	mw(a, 3, b, 3, &t);
+	assert_int_equal(t.method, ANALYZE_EXACT);
+	assert_true(t.u == 0);
+	assert_true(fabs(t.p_value - 0.1) < 1e-12);
+	/* swapped: U_A = 9, same p */
+	mw(b, 3, a, 3, &t);
+	assert_true(t.u == 9);
+	assert_true(fabs(t.p_value - 0.1) < 1e-12);
+}
+
+/* A = {1,3,5}, B = {2,4,6}: R_A = 9, U_A = 3. The counts of U = 0..9 over the
+ * 20 arrangements are 1 1 2 3 3 3 3 2 1 1, so P[U <= 3] = 7/20 and p = 0.7. */
+static void test_mw_exact_interleaved(void **state)
+{
+	const double a[] = {5, 1, 3}, b[] = {6, 2, 4};
+	struct analyze_mw t;
+
+	mw(a, 3, b, 3, &t);
+	assert_int_equal(t.method, ANALYZE_EXACT);
+	assert_true(t.u == 3);
+	assert_true(fabs(t.p_value - 0.7) < 1e-12);
+}
+
+/* 5 against 5, separated: p = 2 / C(10,5) = 2/252; 10 against 10: 2 / C(20,10). */
+static void test_mw_exact_larger(void **state)
+{
+	double a[10], b[10];
+	struct analyze_mw t;
+
+	for (int i = 0; i < 10; i++) {
+		a[i] = i + 1;
+		b[i] = i + 11;
+	}
+	mw(a, 5, b + 5, 5, &t);
+	assert_true(fabs(t.p_value - 2.0 / 252.0) < 1e-12);
+	mw(b, 10, a, 10, &t);
+	assert_true(t.u == 100);
+	assert_true(fabs(t.p_value / (2.0 / 184756.0) - 1) < 1e-9);
+}
+
+/*
+ * Ties: A = {1,2,2,3}, B = {2,3,4,5}. Pooled ranks: 1 -> 1, the three 2s ->
+ * 3, the two 3s -> 5.5, 4 -> 7, 5 -> 8; R_A = 1 + 3 + 3 + 5.5 = 12.5, U_A =
+ * 12.5 - 10 = 2.5, E[U] = 8. Tie term 3^3-3 + 2^3-2 = 30, N = 8: Var[U] =
+ * 16/12 x (9 - 30/56) = 11.2857142857; z = (5.5 - 0.5) / sqrt(Var) =
+ * 1.4883513945; p = erfc(z / sqrt 2) = 0.1366582477.
+ */
+static void test_mw_ties_normal(void **state)
+{
+	const double a[] = {1, 2, 2, 3}, b[] = {2, 3, 4, 5};
+	struct analyze_mw t;
+
+	mw(a, 4, b, 4, &t);
+	assert_int_equal(t.method, ANALYZE_NORMAL);
+	assert_true(t.u == 2.5);
+	assert_true(fabs(t.z - 1.4883513945) < 1e-9);
+	assert_true(fabs(t.p_value - 0.1366582477) < 1e-9);
+}
+
+static void test_mw_degenerate(void **state)
+{
+	const double a[] = {1, 1, 1, 1}, b[] = {1, 1, 1, 1}, one[] = {3}, bad[] = {1, NAN};
+	struct analyze_mw t;
+
+	mw(a, 4, b, 4, &t); /* all equal: no evidence */
+	assert_true(t.p_value == 1.0);
+	mw(one, 1, b, 4, &t); /* one interval: not tested */
+	assert_int_equal(t.method, ANALYZE_NONE);
+	assert_true(isnan(t.p_value));
+	mw(NULL, 0, NULL, 0, &t);
+	assert_int_equal(t.method, ANALYZE_NONE);
+	assert_int_equal(analyze_mann_whitney(bad, 2, b, 4, &t), -EINVAL);
+}
+
+/* 120 intervals around 2 ms against 120 around 4 ms: significant; the same
+ * 120 against themselves: p = 1; two draws of the same noise: not. */
+static void test_mw_shifted_vs_identical(void **state)
+{
+	double a[120], b[120], c[120];
+	struct analyze_mw t;
+	uint64_t x = 12345;
+
+	for (int i = 0; i < 120; i++) {
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		a[i] = 2.0 + (double)(x >> 40) / (double)(1ULL << 24) * 0.4;
+		b[i] = 2 * a[i];
+		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+		c[i] = 2.0 + (double)(x >> 40) / (double)(1ULL << 24) * 0.4;
+	}
+	mw(a, 120, b, 120, &t);
+	assert_int_equal(t.method, ANALYZE_NORMAL);
+	assert_true(t.p_value < 1e-30);
+	mw(a, 120, a, 120, &t);
+	assert_true(t.p_value == 1.0);
+	mw(a, 120, c, 120, &t);
+	assert_true(t.p_value > ANALYZE_ALPHA_DEFAULT);
+}
+
+static void test_change_pct(void **state)
+{
+	assert_true(analyze_change_pct(10, 15) == 50);
+	assert_true(analyze_change_pct(4, 2) == -50);
+	assert_true(analyze_change_pct(0, 0) == 0);
+	assert_true(isnan(analyze_change_pct(0, 5)));
+	assert_true(isnan(analyze_change_pct(NAN, 5)));
+	assert_true(isnan(analyze_change_pct(1, INFINITY)));
+}
+
+/* {2,4,4,4,5,5,7,9}: mean 5, sum of squares 32, sd = sqrt(32/7), cv = sd/5. */
+static void test_dispersion(void **state)
+{
+	const double x[] = {2, 4, 4, 4, 5, 5, 7, 9}, z[] = {0, 0, 0};
+	double sd, cv;
+
+	analyze_dispersion(x, 8, &sd, &cv);
+	assert_true(fabs(sd - 2.138089935299395) < 1e-12);
+	assert_true(fabs(cv - 0.427617987059879) < 1e-12);
+	analyze_dispersion(x, 1, &sd, &cv);
+	assert_true(isnan(sd) && isnan(cv));
+	analyze_dispersion(z, 3, &sd, &cv);
+	assert_true(sd == 0 && isnan(cv));
+}
+
+/* ---- hand-made runs ---- */
+
+#define NI 60 /* measured 1 s intervals */
+
+struct run_fixture {
+	struct results r;
+	struct scope_summary vols[1];
+	struct scope_summary dbs[2];
+	struct verdict verdicts[2];
+	struct results_sample samples[(NI + 5) * 2 * IO_CLASS_COUNT];
+	struct results_env env[3];
+};
+
+static void sample_put(struct run_fixture *f, uint64_t t_ms, bool warm, enum scope_kind scope,
+		       const char *name, enum io_class cls, uint64_t ios, double avg_ms)
+{
+	struct results_sample *s = &f->samples[f->r.nr_samples++];
+
+	memset(s, 0, sizeof(*s));
+	s->t_ms = t_ms;
+	s->warmup = warm;
+	s->scope = scope;
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->cls = cls;
+	s->ios = ios;
+	s->lat_sum_ns = (uint64_t)(avg_ms * 1e6) * ios;
+	s->p50_ns = (uint64_t)(avg_ms * 0.9e6);
+	s->p99_ns = (uint64_t)(avg_ms * 3e6);
+	s->lat_max_ns = (uint64_t)(avg_ms * 5e6);
+}
+
+/* A run of one volume v1 with db1 (and db2 in A, db3 in B): read latency
+ * read_ms with +-10 % noise seeded by seed, writes always around 3 ms; 5
+ * warm-up intervals with 100 ms reads that must not count. */
+static void run_build(struct run_fixture *f, int64_t id, double read_ms, uint64_t seed,
+		      bool read_verdict_passes, const char *kernel)
+{
+	uint64_t x = seed;
+
+	memset(f, 0, sizeof(*f));
+	f->r.id = id;
+	f->r.host = (char *)"hostA";
+	f->r.started_at = (char *)"2026-01-01T00:00:00Z";
+	f->r.volumes = f->vols;
+	f->r.nr_volumes = 1;
+	f->r.databases = f->dbs;
+	f->r.nr_databases = 2;
+	f->r.samples = f->samples;
+	snprintf(f->r.run.name, sizeof(f->r.run.name), "run");
+	snprintf(f->vols[0].name, sizeof(f->vols[0].name), "v1");
+	snprintf(f->dbs[0].name, sizeof(f->dbs[0].name), "db1");
+	snprintf(f->dbs[1].name, sizeof(f->dbs[1].name), id == 1 ? "db2" : "db3");
+	snprintf(f->dbs[0].volume, sizeof(f->dbs[0].volume), "v1");
+	snprintf(f->dbs[1].volume, sizeof(f->dbs[1].volume), "v1");
+	f->vols[0].classes[IO_DB_READ].iops = 100;
+	f->vols[0].classes[IO_DB_READ].avg_ms = read_ms;
+	f->vols[0].classes[IO_DB_WRITE].iops = 50;
+	f->vols[0].classes[IO_DB_WRITE].avg_ms = 3;
+	/* log_write stays all zero: a zero baseline */
+
+	for (int i = 0; i < NI + 5; i++) {
+		bool warm = i < 5;
+		uint64_t t = (uint64_t)(i + 1) * 1000;
+		double noise[2];
+
+		for (int k = 0; k < 2; k++) {
+			x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+			noise[k] = 0.9 + (double)(x >> 40) / (double)(1ULL << 24) * 0.2;
+		}
+		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_DB_READ, 100,
+			   warm ? 100 : read_ms * noise[0]);
+		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_DB_WRITE, 50, 3 * noise[1]);
+		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_LOG_WRITE, 0, 0);
+		sample_put(f, t, warm, SCOPE_RUN, "run", IO_DB_READ, 100,
+			   warm ? 100 : read_ms * noise[0]);
+		sample_put(f, t, warm, SCOPE_RUN, "run", IO_DB_WRITE, 50, 3 * noise[1]);
+		sample_put(f, t, warm, SCOPE_RUN, "run", IO_LOG_WRITE, 0, 0);
+	}
+
+	f->verdicts[0] = (struct verdict){.scope = SCOPE_DATABASE,
+					  .name = "db1",
+					  .volume = "v1",
+					  .criterion = "db_read_avg_ms",
+					  .cmp = VERDICT_LE,
+					  .threshold = 3,
+					  .measured = read_ms,
+					  .passed = read_verdict_passes};
+	f->verdicts[1] = (struct verdict){.scope = SCOPE_RUN,
+					  .name = "run",
+					  .criterion = "io_errors",
+					  .cmp = VERDICT_LE,
+					  .threshold = 0,
+					  .measured = 0,
+					  .passed = true};
+	f->r.verdicts = f->verdicts;
+	f->r.nr_verdicts = 2;
+
+	f->env[0] = (struct results_env){(char *)"host.kernel", (char *)kernel};
+	f->env[1] = (struct results_env){(char *)"dev.sda.scheduler", (char *)"none"};
+	f->env[2] = id == 1 ? (struct results_env){(char *)"dev.sda.write_cache", (char *)"on"}
+			    : (struct results_env){(char *)"dev.sdb.model", (char *)"X"};
+	f->r.env = f->env;
+	f->r.nr_env = 3;
+}
+
+static void test_series(void **state)
+{
+	static struct run_fixture f;
+	double *v;
+	size_t n;
+
+	run_build(&f, 1, 2.0, 1, true, "6.1");
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_VOLUME, "v1", IO_DB_READ, ANALYZE_AVG_MS, &v, &n), 0);
+	assert_int_equal(n, NI); /* warm-up excluded */
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] > 1.7 && v[i] < 2.3);
+	free(v);
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_VOLUME, "v1", IO_DB_WRITE, ANALYZE_IOPS, &v, &n), 0);
+	assert_int_equal(n, NI);
+	assert_true(v[0] == 50 && v[NI - 1] == 50);
+	free(v);
+	/* no I/O: no latency intervals, IOPS 0 */
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_RUN, "run", IO_LOG_WRITE, ANALYZE_AVG_MS, &v, &n), 0);
+	assert_int_equal(n, 0);
+	assert_null(v);
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_DATABASE, "nope", IO_DB_READ, ANALYZE_IOPS, &v, &n), 0);
+	assert_int_equal(n, 0);
+}
+
+/* Runs the JSON text through python3's json module: exit 0 when valid and
+ * free of NaN / Infinity (which the module would otherwise accept). */
+static int python_json_ok(const char *text)
+{
+	char path[] = "/tmp/test_analyze_XXXXXX";
+	char cmd[256];
+	int fd = mkstemp(path), rc;
+	FILE *f;
+
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "python3 -c 'import json,sys\n"
+		 "def bad(c): raise ValueError(c)\n"
+		 "json.load(open(sys.argv[1]), parse_constant=bad)' %s",
+		 path);
+	rc = system(cmd);
+	unlink(path);
+	return rc;
+}
+
+static void test_compare(void **state)
+{
+	static struct run_fixture fa, fb;
+	struct analyze_comparison c;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	const struct analyze_class *k;
+
+	run_build(&fa, 1, 2.0, 1, true, "6.1");
+	run_build(&fb, 2, 4.0, 99, false, "6.8");
+	fb.vols[0].classes[IO_LOG_WRITE].iops = 5; /* from a zero baseline */
+	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, 2.0, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "analyze: alpha"));
+	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, ANALYZE_ALPHA_DEFAULT, &err), 0);
+
+	/* run, v1, db1 (db2 only in A, db3 only in B) */
+	assert_int_equal(c.nr_scopes, 3);
+	assert_int_equal(c.scopes[1].scope, SCOPE_VOLUME);
+	assert_string_equal(c.scopes[2].name, "db1");
+	assert_string_equal(c.scopes[2].volume, "v1");
+	assert_int_equal(c.nr_unmatched, 2);
+	assert_string_equal(c.unmatched[0].name, "db2");
+	assert_true(c.unmatched[0].in_a);
+	assert_string_equal(c.unmatched[1].name, "db3");
+	assert_false(c.unmatched[1].in_a);
+
+	k = &c.scopes[1].classes[IO_DB_READ];
+	assert_true(k->fig[ANALYZE_AVG_MS].a == 2.0 && k->fig[ANALYZE_AVG_MS].b == 4.0);
+	assert_true(k->fig[ANALYZE_AVG_MS].change_pct == 100);
+	assert_true(k->fig[ANALYZE_AVG_MS].significant);
+	assert_true(k->fig[ANALYZE_P99_MS].significant);
+	assert_int_equal(k->fig[ANALYZE_AVG_MS].test.n_a, NI);
+	assert_false(k->fig[ANALYZE_IOPS].significant); /* 100 every interval in both */
+	assert_true(k->fig[ANALYZE_IOPS].test.p_value == 1.0);
+	/* sd roughly doubles with the level (same relative noise), cv stays */
+	assert_true(k->sd_ms_b > 1.5 * k->sd_ms_a);
+	assert_true(fabs(k->cv_a - k->cv_b) < 0.05);
+	k = &c.scopes[1].classes[IO_DB_WRITE];
+	assert_false(k->fig[ANALYZE_AVG_MS].significant);
+	assert_true(k->fig[ANALYZE_AVG_MS].change_pct == 0);
+	k = &c.scopes[1].classes[IO_LOG_WRITE];
+	assert_true(k->fig[ANALYZE_AVG_MS].change_pct == 0); /* 0 -> 0 */
+	assert_int_equal(k->fig[ANALYZE_AVG_MS].test.method, ANALYZE_NONE);
+	assert_false(k->fig[ANALYZE_AVG_MS].significant);
+	assert_true(isnan(k->sd_ms_a));
+	assert_true(isnan(k->fig[ANALYZE_IOPS].change_pct));
+	/* db1 has no samples here: figures compared, nothing tested */
+	assert_false(c.scopes[2].classes[IO_DB_READ].fig[ANALYZE_AVG_MS].significant);
+
+	/* the read verdict flipped; io_errors did not */
+	assert_int_equal(c.nr_verdict_changes, 1);
+	assert_string_equal(c.verdict_changes[0].criterion, "db_read_avg_ms");
+	assert_true(c.verdict_changes[0].passed_a && !c.verdict_changes[0].passed_b);
+	assert_true(c.verdict_changes[0].measured_b == 4.0);
+
+	/* kernel differs, scheduler equal, write_cache only in A, model only in B */
+	assert_int_equal(c.nr_env_diffs, 3);
+	assert_string_equal(c.env_diffs[0].key, "host.kernel");
+	assert_string_equal(c.env_diffs[0].a, "6.1");
+	assert_string_equal(c.env_diffs[0].b, "6.8");
+	assert_string_equal(c.env_diffs[1].key, "dev.sda.write_cache");
+	assert_null(c.env_diffs[1].b);
+	assert_string_equal(c.env_diffs[2].key, "dev.sdb.model");
+	assert_null(c.env_diffs[2].a);
+
+	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "Mann-Whitney U on per-interval means, alpha 0.01"));
+	assert_non_null(strstr(out.buf, "host.kernel: 6.1 \u2192 6.8"));
+	assert_non_null(strstr(out.buf, "dev.sdb.model: (absent) \u2192 X"));
+	assert_non_null(strstr(out.buf, "PASS \u2192 FAIL  db1 on v1: database read average 4 ms"));
+	assert_non_null(strstr(out.buf, "database db2 only in A"));
+	assert_null(strstr(out.buf, "nan"));
+	assert_null(strstr(out.buf, "inf"));
+
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_JSON, NULL);
+	assert_int_equal(python_json_ok(out.buf), 0);
+	assert_non_null(strstr(out.buf, "\"test\": \"Mann-Whitney U on per-interval means\""));
+	assert_non_null(strstr(out.buf, "\"env_differences\""));
+	assert_non_null(strstr(out.buf, "\"change_pct\": null")); /* v1 log_write IOPS 0 -> 5 */
+
+	analyze_comparison_release(&c);
+	analyze_comparison_release(&c);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_mw_exact_separated),
+		cmocka_unit_test(test_mw_exact_interleaved),
+		cmocka_unit_test(test_mw_exact_larger),
+		cmocka_unit_test(test_mw_ties_normal),
+		cmocka_unit_test(test_mw_degenerate),
+		cmocka_unit_test(test_mw_shifted_vs_identical),
+		cmocka_unit_test(test_change_pct),
+		cmocka_unit_test(test_dispersion),
+		cmocka_unit_test(test_series),
+		cmocka_unit_test(test_compare),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
