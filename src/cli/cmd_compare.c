@@ -88,7 +88,7 @@ out:
 int cmd_compare(int argc, char **argv)
 {
 	struct cli_opts o;
-	int64_t id_a, id_b;
+	int64_t id_a = 0, id_b = 0;
 	int fmt = REPORT_TEXT, ret;
 
 	ret = parse_opts(argc, argv, CMD_COMPARE, &o);

@@ -387,7 +387,7 @@ static int store_version_check(const struct store *s, int64_t version, struct st
 static int store_check_file_txn(struct store *s, int64_t *version, struct strbuf *err)
 {
 	sqlite3_stmt *st;
-	int64_t app_id, tables;
+	int64_t app_id = 0, tables = 0;
 	int ret, rc;
 
 	*version = 0;
