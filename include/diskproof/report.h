@@ -28,6 +28,7 @@ enum report_format {
 	REPORT_TEXT,
 	REPORT_JSON,
 	REPORT_CSV,
+	REPORT_HTML,
 };
 
 /* -1 when unknown */
@@ -49,6 +50,19 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
  * empty for an interval with no I/O. Names are quoted as RFC 4180 says.
  */
 void report_csv(struct strbuf *out, const struct results *r);
+
+/*
+ * The HTML page (report --format html, html.c): one self-contained file that
+ * loads nothing over the network, with Jetstress's sections and inline SVG
+ * charts; every string from the results is HTML-escaped. Layout in
+ * docs/reports.md.
+ */
+void report_html(struct strbuf *out, const struct results *r);
+
+/* The HTML page of a run comparison (compare --format html, html.c): the
+ * figures of the comparison in tables and A/B overlay charts. */
+struct analyze_comparison;
+void report_compare_html(struct strbuf *out, const struct analyze_comparison *c);
 
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);

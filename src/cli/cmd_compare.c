@@ -1,5 +1,5 @@
 /*
- * cmd_compare.c - "diskproof compare RUN_A RUN_B [--format text|json]
+ * cmd_compare.c - "diskproof compare RUN_A RUN_B [--format text|json|html]
  * [--results FILE]": loads two stored runs, has analyze compare them (the
  * statistics live there, see analyze.h) and prints the comparison to stdout,
  * or writes it to FILE atomically (cli_write_output). A run is
@@ -105,8 +105,8 @@ int cmd_compare(int argc, char **argv)
 		return ret;
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
-		if (fmt != REPORT_TEXT && fmt != REPORT_JSON)
-			return usage_error("unknown format \"%s\" for compare (text or json)",
+		if (fmt != REPORT_TEXT && fmt != REPORT_JSON && fmt != REPORT_HTML)
+			return usage_error("unknown format \"%s\" for compare (text, json or html)",
 					   o.format);
 	}
 	if (access(o.results, F_OK) != 0) {

@@ -38,10 +38,10 @@ static const char usage_text[] =
 	"      remove the files diskproof created for the profile (only those)\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
-	"  report [RUN-ID | latest] [--format text|json|csv] [-o FILE] [--results FILE]\n"
+	"  report [RUN-ID | latest] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
 	"      print a stored run (-o FILE: write it to FILE instead)\n"
 	"  list [--results FILE]    one line per stored run\n"
-	"  compare RUN_A RUN_B [--format text|json] [--results FILE] [-o FILE]\n"
+	"  compare RUN_A RUN_B [--format text|json|html] [--results FILE] [-o FILE]\n"
 	"      compare two stored runs (numbers or \"latest\"): figures side by side,\n"
 	"      change in %, significance (Mann-Whitney U), verdict and environment changes\n"
 	"  delete RUN-ID... [--results FILE]\n"
@@ -391,7 +391,8 @@ static int cmd_report(int argc, char **argv)
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
 		if (fmt < 0)
-			return usage_error("unknown format \"%s\" (text, json or csv)", o.format);
+			return usage_error("unknown format \"%s\" (text, json, csv or html)",
+					   o.format);
 	}
 	if (access(o.results, F_OK) != 0) {
 		fprintf(stderr,

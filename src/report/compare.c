@@ -358,6 +358,8 @@ void report_compare_render(struct strbuf *out, const struct analyze_comparison *
 {
 	if (fmt == REPORT_JSON)
 		compare_json(out, c);
+	else if (fmt == REPORT_HTML)
+		report_compare_html(out, c);
 	else
 		compare_text(out, c, opt && opt->color);
 }

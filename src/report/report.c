@@ -15,6 +15,7 @@ static const char *const report_format_names[] = {
 	[REPORT_TEXT] = "text",
 	[REPORT_JSON] = "json",
 	[REPORT_CSV] = "csv",
+	[REPORT_HTML] = "html",
 };
 
 int report_format_from_name(const char *name)
@@ -495,6 +496,9 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 		break;
 	case REPORT_CSV:
 		report_csv(out, r);
+		break;
+	case REPORT_HTML:
+		report_html(out, r);
 		break;
 	}
 }

@@ -1,0 +1,874 @@
+/*
+ * html.c - the HTML pages: one run (report --format html) with Jetstress's
+ * sections, and a run comparison (compare --format html). Each page is one
+ * self-contained file: the stylesheet and script (reports/, embedded at
+ * build time) are inline and the charts are inline SVG (html_chart.c), so it
+ * loads nothing over the network. Every string that comes from the results
+ * file is HTML-escaped. Like the other renderers they compute nothing: they
+ * format struct results and struct analyze_comparison (docs/reports.md).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+#include "diskproof/report.h"
+
+#include "html.h"
+
+/* reports/report.css and reports/report.js (cmake/EmbedFile.cmake) */
+extern const char report_css[];
+extern const char report_js[];
+
+static const char *const class_colors[IO_CLASS_COUNT] = {
+	[IO_DB_READ] = "#1d4ed8",
+	[IO_DB_WRITE] = "#c2410c",
+	[IO_LOG_WRITE] = "#047857",
+};
+
+static const char *const volume_colors[] = {
+	"#1d4ed8", "#c2410c", "#047857", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d",
+};
+
+#define COLOR_A "#64748b"
+#define COLOR_B "#dc2626"
+#define TRANSACTIONAL ((1u << IO_DB_READ) | (1u << IO_DB_WRITE))
+
+static const char *str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+static void page_head(struct strbuf *sb, const char *title_a, int64_t id, const char *label)
+{
+	strbuf_addstr(sb,
+		      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+		      "<title>");
+	strbuf_addf(sb, "%s %" PRId64, title_a, id);
+	if (label) {
+		strbuf_addstr(sb, " - ");
+		html_esc(sb, label);
+	}
+	strbuf_addf(sb, "</title>\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n",
+		    report_css, report_js);
+}
+
+static void page_foot(struct strbuf *sb)
+{
+	strbuf_addstr(sb, "<footer>Made by diskproof " DISKPROOF_VERSION
+			  ". Renderers format the results file and compute nothing; the "
+			  "figures are those of <code>diskproof report --format json</code>."
+			  "</footer>\n</body>\n</html>\n");
+}
+
+static void verdict_badge(struct strbuf *sb, const char *verdict, bool big)
+{
+	const char *v = str_or(verdict, "NONE");
+	const char *cls = !strcmp(v, "PASS") ? "PASS" : !strcmp(v, "FAIL") ? "FAIL" : "NONE";
+
+	strbuf_addf(sb, "<span class=\"badge%s %s\">", big ? " big" : "", cls);
+	html_esc(sb, v);
+	strbuf_addstr(sb, "</span>");
+}
+
+static void kv_row(struct strbuf *sb, const char *key, const char *value)
+{
+	strbuf_addf(sb, "<tr><th>%s</th><td>", key);
+	html_esc(sb, str_or(value, "-"));
+	strbuf_addstr(sb, "</td></tr>\n");
+}
+
+static void section_open(struct strbuf *sb, const char *id, const char *title, bool first)
+{
+	strbuf_addf(sb, "<section id=\"%s\"%s>\n<h2>%s</h2>\n", id, first ? " class=\"first\"" : "",
+		    title);
+}
+
+static void td_num(struct strbuf *sb, double v, int decimals)
+{
+	strbuf_addstr(sb, "<td class=\"num\">");
+	html_num(sb, v, decimals);
+	strbuf_addstr(sb, "</td>");
+}
+
+/* The threshold of the run-scope verdict on criterion, else the first one; NAN when none. */
+static double verdict_threshold(const struct results *r, const char *criterion)
+{
+	double t = NAN;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		if (strcmp(r->verdicts[i].criterion, criterion))
+			continue;
+		if (r->verdicts[i].scope == SCOPE_RUN)
+			return r->verdicts[i].threshold;
+		if (isnan(t))
+			t = r->verdicts[i].threshold;
+	}
+	return t;
+}
+
+/* PASS / FAIL / "-" for the verdicts of one database. */
+static const char *db_verdict(const struct results *r, const struct scope_summary *db)
+{
+	const struct verdict *v;
+	bool judged = false;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		v = &r->verdicts[i];
+		if (v->scope != SCOPE_DATABASE || strcmp(v->name, db->name) ||
+		    strcmp(v->volume, db->volume))
+			continue;
+		if (!v->passed)
+			return "FAIL";
+		judged = true;
+	}
+	return judged ? "PASS" : "-";
+}
+
+static void nav(struct strbuf *sb, const char *const (*items)[2], size_t n)
+{
+	size_t i;
+
+	strbuf_addstr(sb, "<nav class=\"toc\">");
+	for (i = 0; i < n; i++)
+		strbuf_addf(sb, "<a href=\"#%s\">%s</a>\n", items[i][0], items[i][1]);
+	strbuf_addstr(sb, "</nav>\n");
+}
+
+/* ---- one run ---- */
+
+static const char *const run_sections[][2] = {
+	{"summary", "Test summary"},
+	{"sizing", "Sizing and throughput"},
+	{"parameters", "Test parameters"},
+	{"databases", "Transactional I/O per database"},
+	{"over-time", "Performance over time"},
+	{"distribution", "Latency distribution"},
+	{"maintenance", "Background maintenance and replication"},
+	{"total-io", "Total I/O"},
+	{"host", "Host performance"},
+	{"verdicts", "Verdicts"},
+	{"log", "Test log"},
+};
+
+static void card(struct strbuf *sb, const char *key, double v, int decimals, const char *unit)
+{
+	strbuf_addf(sb, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">", key);
+	html_num(sb, v, decimals);
+	strbuf_addf(sb, "%s</div></div>\n", unit);
+}
+
+static void run_summary(struct strbuf *sb, const struct results *r)
+{
+	double target = verdict_threshold(r, "transactional_iops");
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+	section_open(sb, "summary", "Test summary", true);
+	strbuf_addstr(sb, "<p>Overall verdict: ");
+	verdict_badge(sb, r->verdict, true);
+	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed")) {
+		strbuf_addstr(sb, " (");
+		html_esc(sb, r->status);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addf(sb, " &nbsp; %zu of %zu verdicts passed</p>\n<div class=\"cards\">\n",
+		    r->nr_verdicts - failed, r->nr_verdicts);
+	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
+	if (isfinite(target))
+		card(sb, "target transactional IOPS", target, 1, "");
+	card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
+	card(sb, "log write avg", r->run.classes[IO_LOG_WRITE].avg_ms, 3, " ms");
+	strbuf_addstr(sb, "</div>\n");
+	if (!isfinite(target))
+		strbuf_addstr(sb, "<p class=\"note\">No target transactional IOPS was set for this "
+				  "run (no <code>transactional_iops</code> verdict).</p>\n");
+	if (failed) {
+		strbuf_addstr(sb, "<h3>Failing verdicts</h3>\n<ul>\n");
+		for (i = 0; i < r->nr_verdicts; i++) {
+			struct strbuf line = STRBUF_INIT;
+
+			if (r->verdicts[i].passed)
+				continue;
+			report_verdict_line(&line, &r->verdicts[i]);
+			strbuf_addstr(sb, "<li class=\"FAIL\">");
+			html_esc(sb, line.buf);
+			strbuf_addstr(sb, "</li>\n");
+			strbuf_release(&line);
+		}
+		strbuf_addstr(sb, "</ul>\n");
+	}
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Label", r->label);
+	kv_row(sb, "Host", r->host);
+	kv_row(sb, "Started (UTC)", r->started_at);
+	kv_row(sb, "Ended (UTC)", r->ended_at);
+	kv_row(sb, "Status", r->status);
+	strbuf_addf(sb, "<tr><th>Exit code</th><td>%d</td></tr>\n</table>\n</section>\n",
+		    r->exit_code);
+}
+
+static void run_sizing(struct strbuf *sb, const struct results *r)
+{
+	const struct class_summary *cs;
+	int c;
+
+	section_open(sb, "sizing", "Sizing and throughput", false);
+	strbuf_addf(sb,
+		    "<table class=\"kv\">\n<tr><th>Volumes</th><td>%zu</td></tr>\n"
+		    "<tr><th>Databases</th><td>%zu</td></tr>\n"
+		    "<tr><th>Streams</th><td>%u</td></tr>\n<tr><th>Measured</th><td>",
+		    r->nr_volumes, r->nr_databases, r->streams);
+	html_num(sb, r->duration_s, 0);
+	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Warm-up</th><td>");
+	html_num(sb, r->warmup_s, 0);
+	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Achieved transactional IOPS</th><td>");
+	html_num(sb, scope_transactional_iops(&r->run), 1);
+	strbuf_addstr(sb, "</td></tr>\n</table>\n<table>\n<tr><th>class</th><th class=\"num\">IOs"
+			  "</th><th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
+			  "<th class=\"num\">bytes</th></tr>\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &r->run.classes[c];
+		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), cs->ios);
+		td_num(sb, cs->iops, 1);
+		td_num(sb, cs->mbps, 2);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->bytes);
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Database sizes and file layout are those of "
+			  "the profile under Test parameters. MB/s is 10<sup>6</sup> bytes per "
+			  "second; warm-up excluded.</p>\n</section>\n");
+}
+
+static void run_parameters(struct strbuf *sb, const struct results *r)
+{
+	section_open(sb, "parameters", "Test parameters", false);
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Profile", r->profile_name);
+	kv_row(sb, "Test type", r->test_type);
+	kv_row(sb, "Engine", r->engine);
+	strbuf_addf(sb, "<tr><th>Streams</th><td>%u</td></tr>\n", r->streams);
+	kv_row(sb, "Label", r->label);
+	strbuf_addstr(sb, "<tr><th>Command line</th><td><code>");
+	html_esc(sb, str_or(r->command_line, "-"));
+	strbuf_addstr(sb, "</code></td></tr>\n</table>\n<h3>Profile</h3>\n<pre>");
+	html_esc(sb, str_or(r->profile_text, "(not stored)"));
+	strbuf_addstr(sb, "</pre>\n</section>\n");
+}
+
+static void class_cells(struct strbuf *sb, const struct class_summary *cs)
+{
+	td_num(sb, cs->iops, 1);
+	td_num(sb, cs->avg_ms, 3);
+	td_num(sb, cs->p99_ms, 3);
+	td_num(sb, cs->max_ms, 3);
+}
+
+static void run_databases(struct strbuf *sb, const struct results *r)
+{
+	const struct scope_summary *db;
+	const char *v;
+	size_t i;
+
+	section_open(sb, "databases", "Transactional I/O per database", false);
+	strbuf_addstr(sb,
+		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
+		      "<th colspan=\"4\">db_read</th><th colspan=\"4\">db_write</th>"
+		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">verdict</th></tr>\n<tr>");
+	for (i = 0; i < 2; i++)
+		strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
+				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>");
+	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th></tr>\n");
+	for (i = 0; i < r->nr_databases; i++) {
+		db = &r->databases[i];
+		v = db_verdict(r, db);
+		strbuf_addf(sb, "<tr%s><td>", !strcmp(v, "FAIL") ? " class=\"fail\"" : "");
+		html_esc(sb, db->name);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, db->volume);
+		strbuf_addstr(sb, "</td>");
+		class_cells(sb, &db->classes[IO_DB_READ]);
+		class_cells(sb, &db->classes[IO_DB_WRITE]);
+		td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
+		td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v, v);
+	}
+	strbuf_addstr(sb, "</table>\n");
+	html_chart_db_bars(sb, "chart-db-iops", "Transactional IOPS per database", r->databases,
+			   r->nr_databases);
+	strbuf_addstr(sb, "</section>\n");
+}
+
+static void run_over_time(struct strbuf *sb, const struct results *r)
+{
+	struct html_series vs[DP_ARRAY_SIZE(volume_colors)];
+	struct html_series ls;
+	struct html_hline hl;
+	struct html_chart ch;
+	size_t i, nv = r->nr_volumes < DP_ARRAY_SIZE(vs) ? r->nr_volumes : DP_ARRAY_SIZE(vs);
+	int c;
+
+	section_open(sb, "over-time", "Performance over time", false);
+	strbuf_addf(sb,
+		    "<p class=\"note\">Per-second intervals as stored. The shaded band is the "
+		    "warm-up (%.0f s), shown but not counted in any figure or verdict.",
+		    isfinite(r->warmup_s) ? r->warmup_s : 0);
+	if (r->nr_volumes > nv)
+		strbuf_addf(sb, " The IOPS chart shows the first %zu of %zu volumes.", nv,
+			    r->nr_volumes);
+	strbuf_addstr(sb, "</p>\n");
+	for (i = 0; i < nv; i++)
+		vs[i] = (struct html_series){.r = r,
+					     .src = HTML_SRC_IOPS,
+					     .scope = SCOPE_VOLUME,
+					     .name = r->volumes[i].name,
+					     .classes = TRANSACTIONAL,
+					     .label = r->volumes[i].name,
+					     .color = volume_colors[i]};
+	ch = (struct html_chart){.id = "chart-iops",
+				 .title = "Transactional IOPS over time per volume (db_read + "
+					  "db_write)",
+				 .x_label = "seconds since start",
+				 .y_label = "IOPS",
+				 .series = vs,
+				 .nr_series = nv,
+				 .warmup_s = r->warmup_s};
+	html_chart_line(sb, &ch);
+
+	strbuf_addstr(sb, "<div class=\"charts2\">\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		char id[48], title[96], crit[40], hlabel[64];
+
+		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(c));
+		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(c));
+		snprintf(crit, sizeof(crit), "%s_avg_ms", io_class_name(c));
+		ls = (struct html_series){.r = r,
+					  .src = HTML_SRC_AVG_MS,
+					  .scope = SCOPE_RUN,
+					  .name = "run",
+					  .classes = 1u << c,
+					  .label = io_class_name(c),
+					  .color = class_colors[c]};
+		hl.y = verdict_threshold(r, crit);
+		snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
+		hl.label = hlabel;
+		hl.color = "#b91c1c";
+		ch = (struct html_chart){.id = id,
+					 .title = title,
+					 .x_label = "seconds since start",
+					 .y_label = "ms",
+					 .series = &ls,
+					 .nr_series = 1,
+					 .hlines = &hl,
+					 .nr_hlines = isfinite(hl.y) ? 1 : 0,
+					 .warmup_s = r->warmup_s,
+					 .compact = true};
+		html_chart_line(sb, &ch);
+	}
+	strbuf_addstr(sb, "</div>\n</section>\n");
+}
+
+static void run_distribution(struct strbuf *sb, const struct results *r)
+{
+	struct html_series s[IO_CLASS_COUNT];
+	struct html_chart ch;
+	int c;
+
+	section_open(sb, "distribution", "Latency distribution", false);
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		s[c] = (struct html_series){.r = r,
+					    .src = HTML_SRC_CDF,
+					    .scope = SCOPE_RUN,
+					    .name = "run",
+					    .cls = (enum io_class)c,
+					    .label = io_class_name(c),
+					    .color = class_colors[c]};
+	ch = (struct html_chart){.id = "chart-cdf",
+				 .title = "Latency CDF per class (whole run, warm-up excluded)",
+				 .x_label = "latency (ms)",
+				 .y_label = "share of I/Os at or below",
+				 .series = s,
+				 .nr_series = IO_CLASS_COUNT,
+				 .y_percent = true};
+	html_chart_line(sb, &ch);
+	strbuf_addstr(sb, "<p class=\"note\">From the run's latency histogram: each point is a "
+			  "bucket's value (within 1/128) and the share of I/Os up to it.</p>\n"
+			  "</section>\n");
+}
+
+static void run_maintenance(struct strbuf *sb)
+{
+	section_open(sb, "maintenance", "Background maintenance and replication", false);
+	strbuf_addstr(sb, "<p>Not in this workload yet: this version of diskproof measures "
+			  "database reads, database writes and log writes only. Background "
+			  "database maintenance (checksum scans) and log replication reads are "
+			  "neither generated nor reported, so no figures are shown here.</p>\n"
+			  "</section>\n");
+}
+
+static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label)
+{
+	const struct class_summary *cs;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		strbuf_addstr(sb, "<tr><td>");
+		if (!c)
+			html_esc(sb, label);
+		strbuf_addf(sb, "</td><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), cs->ios);
+		td_num(sb, cs->iops, 1);
+		td_num(sb, cs->mbps, 2);
+		td_num(sb, cs->avg_ms, 3);
+		td_num(sb, cs->p50_ms, 3);
+		td_num(sb, cs->p99_ms, 3);
+		td_num(sb, cs->max_ms, 3);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->errors);
+	}
+}
+
+static void run_total_io(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	section_open(sb, "total-io", "Total I/O", false);
+	strbuf_addstr(sb, "<table>\n<tr><th>volume</th><th>class</th><th class=\"num\">IOs</th>"
+			  "<th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">p50 ms</th>"
+			  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
+			  "<th class=\"num\">errors</th></tr>\n");
+	for (i = 0; i < r->nr_volumes; i++)
+		scope_class_rows(sb, &r->volumes[i], r->volumes[i].name);
+	scope_class_rows(sb, &r->run, "total");
+	strbuf_addf(sb,
+		    "</table>\n<p class=\"note\">Integrity errors (pages that failed "
+		    "verification): %" PRIu64 ".</p>\n</section>\n",
+		    r->run.integrity_errors);
+}
+
+static void run_host(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	section_open(sb, "host", "Host performance", false);
+	if (!r->nr_env) {
+		strbuf_addstr(sb, "<p>No environment facts were recorded.</p>\n</section>\n");
+		return;
+	}
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	for (i = 0; i < r->nr_env; i++) {
+		strbuf_addstr(sb, "<tr><th>");
+		html_esc(sb, r->env[i].key);
+		strbuf_addstr(sb, "</th><td>");
+		html_esc(sb, r->env[i].value);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Device facts are keyed "
+			  "<code>device.VOLUME.FACT</code> (model, firmware, scheduler, write "
+			  "cache, queue depth); a simulated run has none.</p>\n</section>\n");
+}
+
+static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed)
+{
+	const struct verdict *v;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		v = &r->verdicts[i];
+		if (v->passed != passed)
+			continue;
+		report_verdict_line(&line, v);
+		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
+			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
+			    passed ? "PASS" : "FAIL", scope_kind_name(v->scope));
+		html_esc(sb, v->name);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, v->criterion);
+		strbuf_addf(sb, "</td><td>%s</td>", v->cmp == VERDICT_GE ? "&ge;" : "&le;");
+		td_num(sb, v->threshold, 3);
+		td_num(sb, v->measured, 3);
+		strbuf_addstr(sb, "<td>");
+		html_esc(sb, line.buf);
+		strbuf_addstr(sb, "</td></tr>\n");
+		strbuf_release(&line);
+	}
+}
+
+static void run_verdicts(struct strbuf *sb, const struct results *r)
+{
+	section_open(sb, "verdicts", "Verdicts", false);
+	strbuf_addstr(sb, "<p class=\"note\">Failing verdicts first.</p>\n<table>\n<tr><th>result"
+			  "</th><th>scope</th><th>name</th><th>criterion</th><th></th>"
+			  "<th class=\"num\">threshold</th><th class=\"num\">measured</th>"
+			  "<th>in words</th></tr>\n");
+	verdict_rows(sb, r, false);
+	verdict_rows(sb, r, true);
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+static void run_log(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	section_open(sb, "log", "Test log", false);
+	strbuf_addstr(sb, "<table>\n<tr><th class=\"num\">t (s)</th><th>event</th><th>message</th>"
+			  "</tr>\n");
+	for (i = 0; i < r->nr_events; i++) {
+		strbuf_addf(sb, "<tr><td class=\"num\">%.3f</td><td>",
+			    (double)r->events[i].t_ms / 1000.0);
+		html_esc(sb, r->events[i].kind);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, r->events[i].message);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+void report_html(struct strbuf *sb, const struct results *r)
+{
+	page_head(sb, "diskproof run", r->id, r->label);
+	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
+	verdict_badge(sb, r->verdict, false);
+	if (r->label) {
+		strbuf_addstr(sb, " <span class=\"label\">");
+		html_esc(sb, r->label);
+		strbuf_addstr(sb, "</span>");
+	}
+	strbuf_addstr(sb, "</h1>\n<div class=\"sub\">profile ");
+	html_esc(sb, str_or(r->profile_name, "-"));
+	strbuf_addstr(sb, " &middot; host ");
+	html_esc(sb, str_or(r->host, "-"));
+	strbuf_addstr(sb, " &middot; started ");
+	html_esc(sb, str_or(r->started_at, "-"));
+	strbuf_addstr(sb, " &middot; engine ");
+	html_esc(sb, str_or(r->engine, "-"));
+	strbuf_addstr(sb, "</div>\n");
+	nav(sb, run_sections, DP_ARRAY_SIZE(run_sections));
+	strbuf_addstr(sb, "</header>\n");
+	run_summary(sb, r);
+	run_sizing(sb, r);
+	run_parameters(sb, r);
+	run_databases(sb, r);
+	run_over_time(sb, r);
+	run_distribution(sb, r);
+	run_maintenance(sb);
+	run_total_io(sb, r);
+	run_host(sb, r);
+	run_verdicts(sb, r);
+	run_log(sb, r);
+	page_foot(sb);
+}
+
+/* ---- comparison ---- */
+
+static const char *const cmp_sections[][2] = {
+	{"summary", "Summary"},	      {"significant", "Significant changes"},
+	{"charts", "Charts"},	      {"verdict-changes", "Verdict changes"},
+	{"env-diffs", "Environment"}, {"figures", "All figures"},
+};
+
+static const char *const metric_words[] = {
+	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
+	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
+};
+
+static void cmp_run_row(struct strbuf *sb, const char *side, const struct results *r)
+{
+	strbuf_addf(sb, "<tr><th>%s</th><td>%" PRId64 "</td><td>", side, r->id);
+	html_esc(sb, str_or(r->label, "-"));
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, str_or(r->host, "-"));
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, str_or(r->started_at, "-"));
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, str_or(r->profile_name, "-"));
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, str_or(r->engine, "-"));
+	strbuf_addstr(sb, "</td><td>");
+	verdict_badge(sb, r->verdict, false);
+	strbuf_addstr(sb, "</td></tr>\n");
+}
+
+static void cmp_scope_name(struct strbuf *sb, const struct analyze_scope *s)
+{
+	if (s->scope == SCOPE_RUN) {
+		strbuf_addstr(sb, "whole run");
+		return;
+	}
+	strbuf_addf(sb, "%s ", scope_kind_name(s->scope));
+	html_esc(sb, s->name);
+	if (s->volume[0]) {
+		strbuf_addstr(sb, " on ");
+		html_esc(sb, s->volume);
+	}
+}
+
+static void cmp_p(struct strbuf *sb, const struct analyze_mw *t)
+{
+	strbuf_addstr(sb, "<td class=\"num\">");
+	if (t->method == ANALYZE_NONE || !isfinite(t->p_value))
+		strbuf_addstr(sb, "n/a");
+	else if (t->p_value < 0.0001)
+		strbuf_addstr(sb, "&lt;0.0001");
+	else
+		strbuf_addf(sb, "%.4f", t->p_value);
+	strbuf_addf(sb, " <small>%s</small></td>", analyze_method_name(t->method));
+}
+
+static void cmp_figure_row(struct strbuf *sb, const struct analyze_scope *s, int c, int m,
+			   bool with_scope)
+{
+	const struct analyze_figure *f = &s->classes[c].fig[m];
+	int dec = m == ANALYZE_IOPS ? 1 : 3;
+
+	strbuf_addf(sb, "<tr%s>", f->significant ? " class=\"sig\"" : "");
+	if (with_scope) {
+		strbuf_addstr(sb, "<td>");
+		cmp_scope_name(sb, s);
+		strbuf_addstr(sb, "</td>");
+	}
+	strbuf_addf(sb, "<td>%s</td><td>%s</td>", io_class_name(c), metric_words[m]);
+	td_num(sb, f->a, dec);
+	td_num(sb, f->b, dec);
+	strbuf_addstr(sb, "<td class=\"num\">");
+	if (isfinite(f->change_pct))
+		strbuf_addf(sb, "%+.1f %%", f->change_pct);
+	else
+		strbuf_addstr(sb, "n/a");
+	strbuf_addf(sb, "</td><td>%s</td>", f->significant ? "<b>significant</b>" : "");
+	cmp_p(sb, &f->test);
+	strbuf_addstr(sb, "</tr>\n");
+}
+
+static const char cmp_fig_head[] =
+	"<th>class</th><th>metric</th><th class=\"num\">A</th><th class=\"num\">B</th>"
+	"<th class=\"num\">change</th><th>significant</th><th class=\"num\">p</th></tr>\n";
+
+static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	size_t i, rows = 0;
+	int k, m;
+
+	section_open(sb, "significant", "Significant changes", false);
+	strbuf_addf(sb, "<table>\n<tr><th>scope</th>%s", cmp_fig_head);
+	for (i = 0; i < c->nr_scopes; i++)
+		for (k = 0; k < IO_CLASS_COUNT; k++)
+			for (m = 0; m < ANALYZE_METRIC_COUNT; m++)
+				if (c->scopes[i].classes[k].fig[m].significant) {
+					cmp_figure_row(sb, &c->scopes[i], k, m, true);
+					rows++;
+				}
+	strbuf_addstr(sb, "</table>\n");
+	if (!rows)
+		strbuf_addstr(sb, "<p>No figure changed significantly.</p>\n");
+	strbuf_addstr(sb, "</section>\n");
+}
+
+static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	struct html_series s[2];
+	struct html_hline hl;
+	struct html_chart ch;
+	char id[48], title[112], crit[40], hlabel[64], la[48], lb[48];
+	int k;
+
+	snprintf(la, sizeof(la), "A: run %" PRId64, c->a->id);
+	snprintf(lb, sizeof(lb), "B: run %" PRId64, c->b->id);
+	section_open(sb, "charts", "Charts", false);
+	strbuf_addstr(sb, "<p class=\"note\">A and B on the same axes, whole run. Time charts "
+			  "exclude the warm-up and start at the end of each run's warm-up.</p>\n");
+	s[0] = (struct html_series){.r = c->a,
+				    .src = HTML_SRC_IOPS,
+				    .scope = SCOPE_RUN,
+				    .name = "run",
+				    .classes = TRANSACTIONAL,
+				    .measured = true,
+				    .label = la,
+				    .color = COLOR_A};
+	s[1] = s[0];
+	s[1].r = c->b;
+	s[1].label = lb;
+	s[1].color = COLOR_B;
+	ch = (struct html_chart){.id = "chart-iops",
+				 .title = "Transactional IOPS over time (db_read + db_write)",
+				 .x_label = "seconds since the end of warm-up",
+				 .y_label = "IOPS",
+				 .series = s,
+				 .nr_series = 2};
+	html_chart_line(sb, &ch);
+	strbuf_addstr(sb, "<div class=\"charts2\">\n");
+	for (k = 0; k < IO_CLASS_COUNT; k++) {
+		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(k));
+		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(k));
+		snprintf(crit, sizeof(crit), "%s_avg_ms", io_class_name(k));
+		s[0].src = s[1].src = HTML_SRC_AVG_MS;
+		s[0].classes = s[1].classes = 1u << k;
+		hl.y = verdict_threshold(c->a, crit);
+		snprintf(hlabel, sizeof(hlabel), "threshold %g ms (A)", isfinite(hl.y) ? hl.y : 0);
+		hl.label = hlabel;
+		hl.color = "#b91c1c";
+		ch = (struct html_chart){.id = id,
+					 .title = title,
+					 .x_label = "seconds since the end of warm-up",
+					 .y_label = "ms",
+					 .series = s,
+					 .nr_series = 2,
+					 .hlines = &hl,
+					 .nr_hlines = isfinite(hl.y) ? 1 : 0,
+					 .compact = true};
+		html_chart_line(sb, &ch);
+	}
+	for (k = 0; k < IO_CLASS_COUNT; k++) {
+		snprintf(id, sizeof(id), "chart-cdf-%s", io_class_name(k));
+		snprintf(title, sizeof(title), "%s latency CDF", io_class_name(k));
+		s[0].src = s[1].src = HTML_SRC_CDF;
+		s[0].cls = s[1].cls = (enum io_class)k;
+		ch = (struct html_chart){.id = id,
+					 .title = title,
+					 .x_label = "latency (ms)",
+					 .y_label = "share of I/Os at or below",
+					 .series = s,
+					 .nr_series = 2,
+					 .y_percent = true,
+					 .compact = true};
+		html_chart_line(sb, &ch);
+	}
+	strbuf_addstr(sb, "</div>\n</section>\n");
+}
+
+static void cmp_verdict_changes(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	const struct analyze_verdict_change *v;
+	size_t i;
+
+	section_open(sb, "verdict-changes", "Verdict changes", false);
+	if (!c->nr_verdict_changes) {
+		strbuf_addstr(sb, "<p>No verdict changed.</p>\n</section>\n");
+		return;
+	}
+	strbuf_addstr(sb, "<table>\n<tr><th>scope</th><th>name</th><th>criterion</th>"
+			  "<th class=\"num\">threshold A</th><th class=\"num\">measured A</th>"
+			  "<th>A</th><th class=\"num\">threshold B</th>"
+			  "<th class=\"num\">measured B</th><th>B</th></tr>\n");
+	for (i = 0; i < c->nr_verdict_changes; i++) {
+		v = &c->verdict_changes[i];
+		strbuf_addf(sb, "<tr%s><td>%s</td><td>", v->passed_b ? "" : " class=\"fail\"",
+			    scope_kind_name(v->scope));
+		html_esc(sb, v->name);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, v->criterion);
+		strbuf_addstr(sb, "</td>");
+		td_num(sb, v->threshold_a, 3);
+		td_num(sb, v->measured_a, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td>", v->passed_a ? "PASS" : "FAIL",
+			    v->passed_a ? "PASS" : "FAIL");
+		td_num(sb, v->threshold_b, 3);
+		td_num(sb, v->measured_b, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v->passed_b ? "PASS" : "FAIL",
+			    v->passed_b ? "PASS" : "FAIL");
+	}
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+static void cmp_env(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	size_t i;
+
+	section_open(sb, "env-diffs", "Environment", false);
+	if (!c->nr_env_diffs)
+		strbuf_addstr(sb, "<p>No environment fact differs.</p>\n");
+	else
+		strbuf_addstr(sb, "<table>\n<tr><th>fact</th><th>A</th><th>B</th></tr>\n");
+	for (i = 0; i < c->nr_env_diffs; i++) {
+		strbuf_addstr(sb, "<tr><td>");
+		html_esc(sb, c->env_diffs[i].key);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, str_or(c->env_diffs[i].a, "(absent)"));
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, str_or(c->env_diffs[i].b, "(absent)"));
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	if (c->nr_env_diffs)
+		strbuf_addstr(sb, "</table>\n");
+	for (i = 0; i < c->nr_unmatched; i++) {
+		strbuf_addf(sb, "<p class=\"note\">%s ", scope_kind_name(c->unmatched[i].scope));
+		html_esc(sb, c->unmatched[i].name);
+		strbuf_addf(sb, " is only in %s: not compared.</p>\n",
+			    c->unmatched[i].in_a ? "A" : "B");
+	}
+	strbuf_addstr(sb, "</section>\n");
+}
+
+static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	const struct analyze_scope *s;
+	const struct analyze_class *k;
+	size_t i;
+	int cl, m;
+
+	section_open(sb, "figures", "All figures", false);
+	strbuf_addstr(sb,
+		      "<p class=\"note\">Run and volume series are 1 s intervals, database "
+		      "series 15 s intervals. Dispersion: standard deviation (sd) and "
+		      "coefficient of variation (cv) of the per-interval average latency.</p>\n");
+	for (i = 0; i < c->nr_scopes; i++) {
+		s = &c->scopes[i];
+		strbuf_addstr(sb, "<h3>");
+		cmp_scope_name(sb, s);
+		strbuf_addf(sb, "</h3>\n<table>\n<tr>%s", cmp_fig_head);
+		for (cl = 0; cl < IO_CLASS_COUNT; cl++)
+			for (m = 0; m < ANALYZE_METRIC_COUNT; m++)
+				cmp_figure_row(sb, s, cl, m, false);
+		strbuf_addstr(sb, "</table>\n<table>\n<tr><th>class</th><th class=\"num\">sd ms A"
+				  "</th><th class=\"num\">sd ms B</th><th class=\"num\">cv A</th>"
+				  "<th class=\"num\">cv B</th></tr>\n");
+		for (cl = 0; cl < IO_CLASS_COUNT; cl++) {
+			k = &s->classes[cl];
+			strbuf_addf(sb, "<tr><td>%s</td>", io_class_name(cl));
+			td_num(sb, k->sd_ms_a, 3);
+			td_num(sb, k->sd_ms_b, 3);
+			td_num(sb, k->cv_a, 3);
+			td_num(sb, k->cv_b, 3);
+			strbuf_addstr(sb, "</tr>\n");
+		}
+		strbuf_addstr(sb, "</table>\n");
+	}
+	strbuf_addstr(sb, "</section>\n");
+}
+
+void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	page_head(sb, "diskproof compare: run", c->a->id, NULL);
+	strbuf_addf(sb,
+		    "<header class=\"page\"><h1>diskproof compare: run %" PRId64 " (A) vs run "
+		    "%" PRId64 " (B)</h1>\n<div class=\"sub\">test: ",
+		    c->a->id, c->b->id);
+	html_esc(sb, c->test);
+	strbuf_addf(sb, " &middot; significant when p &lt; %g</div>\n", c->alpha);
+	nav(sb, cmp_sections, DP_ARRAY_SIZE(cmp_sections));
+	strbuf_addstr(sb, "</header>\n");
+	section_open(sb, "summary", "Summary", true);
+	strbuf_addstr(sb, "<table>\n<tr><th></th><th>run</th><th>label</th><th>host</th>"
+			  "<th>started (UTC)</th><th>profile</th><th>engine</th><th>verdict</th>"
+			  "</tr>\n");
+	cmp_run_row(sb, "A", c->a);
+	cmp_run_row(sb, "B", c->b);
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">change = (B &minus; A) / A. A figure is "
+			  "significant only when the per-interval series say so; p values are "
+			  "optimistic because successive intervals are correlated "
+			  "(docs/compare.md).</p>\n</section>\n");
+	cmp_significant(sb, c);
+	cmp_charts(sb, c);
+	cmp_verdict_changes(sb, c);
+	cmp_env(sb, c);
+	cmp_figures(sb, c);
+	page_foot(sb);
+}

@@ -1,0 +1,77 @@
+/*
+ * html.h - private to src/report: the pieces the HTML pages (html.c) share
+ * with the inline SVG chart writer (html_chart.c). Not a public header.
+ *
+ * A chart is described, not computed: each series names where its points
+ * come from in a struct results (interval samples or a whole-run histogram),
+ * and the chart writer walks them twice, once for the axes' ranges and once
+ * to draw, so nothing is allocated. Turning a stored interval into a point
+ * is the same formatting arithmetic the CSV report does (counts over the
+ * interval's length, latency sum over I/Os, ns to ms); a CDF point is a
+ * bucket's value (hist_bucket_value) and the share of I/Os at or below it.
+ */
+#ifndef DISKPROOF_REPORT_HTML_H
+#define DISKPROOF_REPORT_HTML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diskproof/results.h"
+#include "diskproof/util.h"
+
+/* s with & < > " ' escaped; nothing for NULL. */
+void html_esc(struct strbuf *sb, const char *s);
+/* v with `decimals` decimals, "n/a" when not finite. */
+void html_num(struct strbuf *sb, double v, int decimals);
+
+enum html_source {
+	HTML_SRC_IOPS,	 /* interval IOPS of the classes in `classes`, summed */
+	HTML_SRC_AVG_MS, /* interval average latency of those classes */
+	HTML_SRC_CDF,	 /* cumulative share of I/Os by latency, class `cls` */
+};
+
+struct html_series {
+	const struct results *r;
+	enum html_source src;
+	enum scope_kind scope;
+	const char *name;  /* the scope's name ("run" for the run) */
+	unsigned classes;  /* samples: bit (1 << class) per class summed */
+	enum io_class cls; /* CDF: the histogram's class */
+	bool measured;	   /* samples: skip warm-up intervals and put x = 0 at
+			    * the end of the warm-up */
+	const char *label; /* legend text (escaped when written) */
+	const char *color;
+	bool dashed;
+};
+
+struct html_hline {
+	double y;
+	const char *label;
+	const char *color;
+};
+
+struct html_chart {
+	const char *id;
+	const char *title;
+	const char *x_label;
+	const char *y_label;
+	const struct html_series *series;
+	size_t nr_series;
+	const struct html_hline *hlines; /* thresholds, drawn dashed */
+	size_t nr_hlines;
+	double warmup_s; /* > 0: the warm-up [0, warmup_s] is shaded */
+	bool y_percent;	 /* y is a share in [0, 1], labelled in % */
+	bool compact;	 /* narrower, for two charts side by side */
+};
+
+/* An SVG line chart in a <figure>: axes with ticks and labels, a legend,
+ * one <polyline class="series" data-points="N"> per series with points. */
+void html_chart_line(struct strbuf *sb, const struct html_chart *c);
+
+/* A horizontal bar chart in a <figure> of the transactional IOPS of each
+ * database (scope_transactional_iops), one <g class="series"
+ * data-points="nr"> holding the bars. */
+void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
+			const struct scope_summary *dbs, size_t nr);
+
+#endif

@@ -1,0 +1,437 @@
+/*
+ * html_chart.c - inline SVG charts of the HTML reports (html.h): line charts
+ * of interval series and latency CDFs, and per-database bars. Only scaling
+ * and formatting happen here: a point is a stored interval turned into a
+ * rate or an average (as in the CSV report) or a histogram bucket's value
+ * and cumulative share; the axes are the data's ranges rounded up to a
+ * "nice" step (1, 2 or 5 times a power of ten).
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "html.h"
+
+/* chart geometry in SVG user units (the SVG scales to the page's width) */
+#define CH_W 760.0
+#define CH_W_COMPACT 500.0
+#define CH_H 300.0
+#define CH_LEFT 64.0
+#define CH_RIGHT 18.0
+#define CH_TOP 40.0
+#define CH_BOTTOM 46.0
+#define CH_TICKS 6
+
+void html_esc(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			strbuf_addstr(sb, "&amp;");
+			break;
+		case '<':
+			strbuf_addstr(sb, "&lt;");
+			break;
+		case '>':
+			strbuf_addstr(sb, "&gt;");
+			break;
+		case '"':
+			strbuf_addstr(sb, "&quot;");
+			break;
+		case '\'':
+			strbuf_addstr(sb, "&#39;");
+			break;
+		default:
+			strbuf_addch(sb, *s);
+		}
+	}
+}
+
+void html_num(struct strbuf *sb, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.*f", decimals, v);
+	else
+		strbuf_addstr(sb, "n/a");
+}
+
+/* Walks the points of one series; no allocation. */
+struct pt_iter {
+	const struct html_series *s;
+	const struct hist *h; /* CDF */
+	size_t i;	      /* next sample row or bucket */
+	uint64_t prev_t_ms;   /* end of the series' previous interval */
+	uint64_t cum;	      /* CDF: I/Os counted so far */
+};
+
+static const struct hist *series_hist(const struct html_series *s)
+{
+	const struct results_hist *rh;
+	size_t i;
+
+	for (i = 0; i < s->r->nr_hists; i++) {
+		rh = &s->r->hists[i];
+		if (rh->scope == s->scope && rh->cls == s->cls && !strcmp(rh->name, s->name))
+			return rh->h;
+	}
+	return NULL;
+}
+
+static void pt_iter_init(struct pt_iter *it, const struct html_series *s)
+{
+	memset(it, 0, sizeof(*it));
+	it->s = s;
+	if (s->src == HTML_SRC_CDF)
+		it->h = series_hist(s);
+}
+
+static bool sample_matches(const struct html_series *s, const struct results_sample *x)
+{
+	return x->scope == s->scope && (s->classes & (1u << x->cls)) && !strcmp(x->name, s->name);
+}
+
+static bool pt_next_cdf(struct pt_iter *it, double *x, double *y)
+{
+	const struct hist *h = it->h;
+
+	if (!h || !h->count)
+		return false;
+	for (; it->i < HIST_BUCKETS; it->i++) {
+		if (!h->buckets[it->i])
+			continue;
+		it->cum += h->buckets[it->i];
+		*x = (double)hist_bucket_value((unsigned)it->i) / 1e6;
+		*y = (double)it->cum / (double)h->count;
+		it->i++;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * Samples are stored in t_ms order, so the rows of one interval are
+ * contiguous: the matching rows of the next t_ms are summed into one point.
+ */
+static bool pt_next(struct pt_iter *it, double *x, double *y)
+{
+	const struct html_series *s = it->s;
+	const struct results *r = s->r;
+	const struct results_sample *row;
+	uint64_t t, prev, ios, lat;
+	bool warm;
+	size_t j;
+
+	if (s->src == HTML_SRC_CDF)
+		return pt_next_cdf(it, x, y);
+	while (it->i < r->nr_samples) {
+		while (it->i < r->nr_samples && !sample_matches(s, &r->samples[it->i]))
+			it->i++;
+		if (it->i == r->nr_samples)
+			return false;
+		t = r->samples[it->i].t_ms;
+		ios = lat = 0;
+		warm = false;
+		for (j = it->i; j < r->nr_samples && r->samples[j].t_ms == t; j++) {
+			row = &r->samples[j];
+			if (!sample_matches(s, row))
+				continue;
+			ios += row->ios;
+			lat += row->lat_sum_ns;
+			warm |= row->warmup;
+		}
+		it->i = j;
+		prev = it->prev_t_ms;
+		it->prev_t_ms = t;
+		if ((warm && s->measured) || t <= prev)
+			continue;
+		*x = (double)t / 1000.0 - (s->measured && isfinite(r->warmup_s) ? r->warmup_s : 0);
+		if (s->src == HTML_SRC_IOPS) {
+			*y = (double)ios * 1000.0 / (double)(t - prev);
+			return true;
+		}
+		if (ios) {
+			*y = (double)lat / (double)ios / 1e6;
+			return true;
+		}
+	}
+	return false;
+}
+
+struct ranges {
+	double x_min, x_max, y_max;
+	size_t points;
+};
+
+static void chart_ranges(const struct html_chart *c, struct ranges *rg)
+{
+	struct pt_iter it;
+	double x, y;
+	size_t k;
+
+	rg->x_min = HUGE_VAL;
+	rg->x_max = -HUGE_VAL;
+	rg->y_max = 0;
+	rg->points = 0;
+	for (k = 0; k < c->nr_series; k++) {
+		pt_iter_init(&it, &c->series[k]);
+		while (pt_next(&it, &x, &y)) {
+			rg->x_min = fmin(rg->x_min, x);
+			rg->x_max = fmax(rg->x_max, x);
+			rg->y_max = fmax(rg->y_max, y);
+			rg->points++;
+		}
+	}
+	for (k = 0; k < c->nr_hlines; k++)
+		if (isfinite(c->hlines[k].y))
+			rg->y_max = fmax(rg->y_max, c->hlines[k].y);
+	if (!rg->points) {
+		rg->x_min = 0;
+		rg->x_max = 1;
+	}
+	/* time and latency axes start at 0 */
+	rg->x_min = fmin(rg->x_min, 0);
+	if (c->warmup_s > 0)
+		rg->x_max = fmax(rg->x_max, c->warmup_s);
+	if (c->y_percent)
+		rg->y_max = 1;
+}
+
+/* The tick step for [0, max]: 1, 2 or 5 x 10^k, about CH_TICKS ticks. */
+static double nice_step(double max)
+{
+	double raw, mag, f;
+
+	if (!(max > 0) || !isfinite(max))
+		return 1;
+	raw = max / CH_TICKS;
+	mag = pow(10, floor(log10(raw)));
+	f = raw / mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
+/* Decimals that show a tick step exactly (0.25 -> 2, 5 -> 0). */
+static int step_decimals(double step)
+{
+	int d = 0;
+
+	while (d < 6 && fabs(step * pow(10, d) - round(step * pow(10, d))) > 1e-9)
+		d++;
+	return d;
+}
+
+struct scale {
+	double w;	   /* the chart's width: CH_W, or CH_W_COMPACT */
+	double x0, x1, y1; /* axis ranges; y from 0 */
+	double xstep, ystep;
+};
+
+static double sx(const struct scale *s, double x)
+{
+	return CH_LEFT + (x - s->x0) / (s->x1 - s->x0) * (s->w - CH_LEFT - CH_RIGHT);
+}
+
+static double sy(const struct scale *s, double y)
+{
+	return CH_H - CH_BOTTOM - y / s->y1 * (CH_H - CH_TOP - CH_BOTTOM);
+}
+
+static void chart_axes(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
+{
+	int dx = step_decimals(s->xstep), dy = step_decimals(s->ystep);
+	double v;
+
+	for (v = 0; v <= s->y1 + s->ystep / 1e6; v += s->ystep) {
+		strbuf_addf(
+			sb,
+			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			CH_LEFT, sy(s, v), s->w - CH_RIGHT, sy(s, v));
+		if (c->y_percent)
+			strbuf_addf(
+				sb,
+				"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.0f%%</text>\n",
+				CH_LEFT - 6, sy(s, v) + 4, v * 100);
+		else
+			strbuf_addf(sb,
+				    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n",
+				    CH_LEFT - 6, sy(s, v) + 4, dy, v);
+	}
+	for (v = ceil(s->x0 / s->xstep) * s->xstep; v <= s->x1 + s->xstep / 1e6; v += s->xstep) {
+		strbuf_addf(
+			sb,
+			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			sx(s, v), CH_H - CH_BOTTOM, sx(s, v), CH_H - CH_BOTTOM + 4);
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
+			    sx(s, v), CH_H - CH_BOTTOM + 16, dx, fabs(v) < 1e-12 ? 0.0 : v);
+	}
+	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+		    CH_LEFT, CH_H - CH_BOTTOM, s->w - CH_RIGHT, CH_H - CH_BOTTOM);
+	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		    CH_LEFT, CH_TOP, CH_LEFT, CH_H - CH_BOTTOM);
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (CH_LEFT + s->w) / 2,
+		    CH_H - 8);
+	html_esc(sb, c->x_label);
+	strbuf_addf(sb,
+		    "</text>\n<text transform=\"translate(14 %.1f) rotate(-90)\" "
+		    "text-anchor=\"middle\">",
+		    (CH_TOP + CH_H - CH_BOTTOM) / 2);
+	html_esc(sb, c->y_label);
+	strbuf_addstr(sb, "</text>\n");
+}
+
+/* One legend entry at *x on the legend row; returns nothing, advances *x. */
+static void legend_entry(struct strbuf *sb, double *x, const char *label, const char *color,
+			 bool dashed)
+{
+	strbuf_addf(sb,
+		    "<line x1=\"%.1f\" y1=\"16\" x2=\"%.1f\" y2=\"16\" stroke=\"%s\" "
+		    "stroke-width=\"2.5\"%s/>",
+		    *x, *x + 22, color, dashed ? " stroke-dasharray=\"6 4\"" : "");
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"20\">", *x + 28);
+	html_esc(sb, label);
+	strbuf_addstr(sb, "</text>\n");
+	*x += 28 + 6.3 * (double)strlen(label) + 22;
+}
+
+static void chart_series(struct strbuf *sb, const struct html_series *se, const struct scale *s)
+{
+	struct strbuf pts = STRBUF_INIT;
+	struct pt_iter it;
+	size_t n = 0;
+	double x, y;
+
+	pt_iter_init(&it, se);
+	while (pt_next(&it, &x, &y)) {
+		strbuf_addf(&pts, "%s%.1f,%.1f", n ? " " : "", sx(s, x), sy(s, y));
+		n++;
+	}
+	strbuf_addf(sb, "<polyline class=\"series\" data-points=\"%zu\" data-name=\"", n);
+	html_esc(sb, se->label);
+	strbuf_addf(sb, "\" stroke=\"%s\"%s points=\"%s\"><title>", se->color,
+		    se->dashed ? " stroke-dasharray=\"5 3\"" : "", pts.buf);
+	html_esc(sb, se->label);
+	strbuf_addstr(sb, "</title></polyline>\n");
+	strbuf_release(&pts);
+}
+
+void html_chart_line(struct strbuf *sb, const struct html_chart *c)
+{
+	struct ranges rg;
+	struct scale s;
+	double lx = CH_LEFT;
+	size_t k;
+
+	s.w = c->compact ? CH_W_COMPACT : CH_W;
+	chart_ranges(c, &rg);
+	s.xstep = nice_step(rg.x_max - rg.x_min);
+	s.x0 = floor(rg.x_min / s.xstep) * s.xstep;
+	s.x1 = fmax(ceil(rg.x_max / s.xstep) * s.xstep, s.x0 + s.xstep);
+	s.xstep = nice_step(s.x1 - s.x0);
+	s.ystep = c->y_percent ? 0.2 : nice_step(rg.y_max * 1.05);
+	s.y1 = c->y_percent ? 1 : fmax(ceil(rg.y_max * 1.05 / s.ystep) * s.ystep, s.ystep);
+
+	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", c->id);
+	html_esc(sb, c->title);
+	strbuf_addf(sb,
+		    "</figcaption>\n<svg viewBox=\"0 0 %.0f "
+		    "%.0f\" role=\"img\" aria-label=\"",
+		    s.w, CH_H);
+	html_esc(sb, c->title);
+	strbuf_addstr(sb, "\">\n");
+	if (c->warmup_s > 0 && s.x0 <= 0) {
+		strbuf_addf(sb,
+			    "<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\">warm-up</text>\n",
+			    sx(&s, 0), CH_TOP, sx(&s, c->warmup_s) - sx(&s, 0),
+			    CH_H - CH_TOP - CH_BOTTOM, sx(&s, 0) + 4, CH_TOP + 12);
+	}
+	chart_axes(sb, c, &s);
+	for (k = 0; k < c->nr_hlines; k++) {
+		if (!isfinite(c->hlines[k].y))
+			continue;
+		strbuf_addf(sb,
+			    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"end\">",
+			    CH_LEFT, sy(&s, c->hlines[k].y), s.w - CH_RIGHT, sy(&s, c->hlines[k].y),
+			    c->hlines[k].color, s.w - CH_RIGHT - 4, sy(&s, c->hlines[k].y) - 4);
+		html_esc(sb, c->hlines[k].label);
+		strbuf_addstr(sb, "</text>\n");
+	}
+	for (k = 0; k < c->nr_series; k++)
+		chart_series(sb, &c->series[k], &s);
+	if (!rg.points)
+		strbuf_addf(sb,
+			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\">no data in this run</text>\n",
+			    (CH_LEFT + s.w) / 2, CH_H / 2);
+	for (k = 0; k < c->nr_series; k++)
+		legend_entry(sb, &lx, c->series[k].label, c->series[k].color, c->series[k].dashed);
+	for (k = 0; k < c->nr_hlines; k++)
+		if (isfinite(c->hlines[k].y))
+			legend_entry(sb, &lx, c->hlines[k].label, c->hlines[k].color, true);
+	strbuf_addstr(sb, "</svg></figure>\n");
+}
+
+#define BAR_ROW 24.0
+#define BAR_LEFT 150.0
+
+void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
+			const struct scope_summary *dbs, size_t nr)
+{
+	double max = 0, v, w, h = CH_TOP + BAR_ROW * (double)nr + CH_BOTTOM, x;
+	struct scale s;
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		v = scope_transactional_iops(&dbs[i]);
+		if (isfinite(v))
+			max = fmax(max, v);
+	}
+	s.xstep = nice_step(max * 1.12);
+	s.x1 = fmax(ceil(max * 1.12 / s.xstep) * s.xstep, s.xstep);
+	w = CH_W - BAR_LEFT - CH_RIGHT;
+
+	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", id);
+	html_esc(sb, title);
+	strbuf_addf(sb,
+		    "</figcaption>\n<svg viewBox=\"0 0 %.0f "
+		    "%.0f\" role=\"img\" aria-label=\"",
+		    CH_W, h);
+	html_esc(sb, title);
+	strbuf_addstr(sb, "\">\n");
+	for (x = 0; x <= s.x1 + s.xstep / 1e6; x += s.xstep) {
+		strbuf_addf(sb,
+			    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
+			    BAR_LEFT + x / s.x1 * w, CH_TOP - 6, BAR_LEFT + x / s.x1 * w,
+			    h - CH_BOTTOM, BAR_LEFT + x / s.x1 * w, h - CH_BOTTOM + 16,
+			    step_decimals(s.xstep), x);
+	}
+	strbuf_addf(sb,
+		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">transactional IOPS "
+		    "(database reads + writes per second)</text>\n",
+		    BAR_LEFT + w / 2, h - 8);
+	strbuf_addf(sb, "<g class=\"series\" data-points=\"%zu\" data-name=\"databases\">\n", nr);
+	for (i = 0; i < nr; i++) {
+		v = scope_transactional_iops(&dbs[i]);
+		if (!isfinite(v))
+			v = 0;
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LEFT - 8,
+			    CH_TOP + BAR_ROW * (double)i + 16);
+		html_esc(sb, dbs[i].name);
+		if (dbs[i].volume[0]) {
+			strbuf_addstr(sb, " (");
+			html_esc(sb, dbs[i].volume);
+			strbuf_addch(sb, ')');
+		}
+		strbuf_addf(sb,
+			    "</text><rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+			    "height=\"%.1f\" fill=\"#3b82c4\"><title>%.1f IOPS</title></rect>"
+			    "<text x=\"%.1f\" y=\"%.1f\">%.1f</text>\n",
+			    BAR_LEFT, CH_TOP + BAR_ROW * (double)i + 4, v / s.x1 * w, BAR_ROW - 8,
+			    v, BAR_LEFT + v / s.x1 * w + 4, CH_TOP + BAR_ROW * (double)i + 16, v);
+	}
+	strbuf_addstr(sb, "</g></svg></figure>\n");
+}
