@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -87,6 +87,21 @@ struct store_sample {
 /* Writes one interval's rows (and any events) in one transaction. */
 int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
 			 size_t nr_rows, struct strbuf *err) DP_MUST_CHECK;
+
+/* A latency histogram of one window (15 s) of one scope and class. */
+struct store_interval_hist {
+	uint64_t t_ms; /* end of the window, from the run's start */
+	bool warmup;
+	enum scope_kind scope;
+	const char *name;
+	enum io_class cls;
+	const struct hist *h;
+};
+
+/* Writes one window's histograms in one transaction. */
+int store_interval_hists_write(struct store *s, int64_t run_id,
+			       const struct store_interval_hist *rows, size_t nr_rows,
+			       struct strbuf *err) DP_MUST_CHECK;
 
 /* Appends an event ("start", "warmup_end", "io_error", "stop", ...). */
 int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *kind,

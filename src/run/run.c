@@ -214,9 +214,10 @@ struct run {
 	struct strbuf store_err;
 
 	/* coordinator state */
-	struct class_stats *tot_db; /* measured totals, ndb * classes */
-	uint64_t *integ_db;	    /* integrity errors per database */
-	struct class_stats *win_db; /* the current database sample window */
+	struct class_stats *tot_db;  /* measured totals, ndb * classes */
+	uint64_t *integ_db;	     /* integrity errors per database */
+	struct class_stats *win_db;  /* the current database sample window */
+	struct class_stats *win_vol; /* the same window per volume, for its histograms */
 	unsigned win_len;
 	struct class_stats *iv_vol; /* this interval, per volume */
 	struct class_stats iv_run[IO_CLASS_COUNT];
@@ -1139,6 +1140,29 @@ static void coord_check_health(struct run *r, uint64_t hung)
 	}
 }
 
+/* The window's latency histograms per volume x class, then a new window. */
+static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
+{
+	size_t n = r->plan.nr_vols * IO_CLASS_COUNT;
+	struct store_interval_hist *rows = calloc(n, sizeof(*rows));
+
+	for (size_t v = 0; rows && v < r->plan.nr_vols; v++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			rows[v * IO_CLASS_COUNT + c] = (struct store_interval_hist){
+				t_ms,
+				warm,
+				SCOPE_VOLUME,
+				r->plan.vols[v].name,
+				(enum io_class)c,
+				&r->win_vol[v * IO_CLASS_COUNT + c].lat};
+	if (rows && r->store && !r->store_failed &&
+	    store_interval_hists_write(r->store, r->run_id, rows, n, &r->store_err))
+		coord_store_error(r, -EIO);
+	free(rows);
+	for (size_t i = 0; i < n; i++)
+		class_stats_init(&r->win_vol[i]);
+}
+
 static void coord_collect(struct run *r, unsigned k)
 {
 	const struct grid *g = &r->grid;
@@ -1169,6 +1193,7 @@ static void coord_collect(struct run *r, unsigned k)
 				class_stats_merge(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
 				class_stats_merge(&r->iv_run[c], cs);
 				class_stats_merge(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
+				class_stats_merge(&r->win_vol[v * IO_CLASS_COUNT + c], cs);
 				if (!warm)
 					class_stats_merge(tot, cs);
 				else
@@ -1205,6 +1230,7 @@ static void coord_collect(struct run *r, unsigned k)
 			}
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 			class_stats_init(&r->win_db[i]);
+		coord_window_hists(r, t_ms, warm);
 		r->win_len = 0;
 	}
 	if (r->store && !r->store_failed) {
@@ -1398,6 +1424,7 @@ static void run_release(struct run *r)
 	free(r->tot_db);
 	free(r->integ_db);
 	free(r->win_db);
+	free(r->win_vol);
 	free(r->iv_vol);
 	free(r->rows);
 	free(r->fresh_from);
@@ -1670,7 +1697,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.win_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.win_db));
 	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
 	r.iv_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.iv_vol));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol) {
+	r.win_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.win_vol));
+	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol || !r.win_vol) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -1679,6 +1707,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		class_stats_init(&r.tot_db[i]);
 		class_stats_init(&r.win_db[i]);
 	}
+	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
+		class_stats_init(&r.win_vol[i]);
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");

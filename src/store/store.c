@@ -181,6 +181,22 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE run ADD COLUMN uuid TEXT;"
 	"UPDATE run SET uuid = dp_run_uuid(host, started_at, pid, profile_name, command_line);"
 	"CREATE INDEX run_uuid ON run (uuid);",
+	/* 2 -> 3: latency histograms of 15 s windows per volume x class, so a
+	 * percentile over any stretch of a run can be merged exactly. */
+	"CREATE TABLE interval_histogram ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" warmup INTEGER NOT NULL,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" class TEXT NOT NULL,"
+	" count INTEGER NOT NULL,"
+	" sum_ns INTEGER NOT NULL,"
+	" min_ns INTEGER,"
+	" max_ns INTEGER NOT NULL,"
+	" buckets TEXT NOT NULL"
+	");"
+	"CREATE INDEX interval_histogram_run ON interval_histogram (run_id, t_ms);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,
@@ -884,6 +900,66 @@ static int store_insert_one(struct store *s, struct binder *b, const char *what,
 
 out_rollback:
 	store_rollback(s);
+	return ret;
+}
+
+int store_interval_hists_write(struct store *s, int64_t run_id,
+			       const struct store_interval_hist *rows, size_t nr_rows,
+			       struct strbuf *err)
+{
+	struct strbuf enc = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	struct binder b;
+	int ret, rc = SQLITE_OK;
+
+	if (!nr_rows)
+		return 0;
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(
+		s,
+		"INSERT INTO interval_histogram (run_id, t_ms, warmup, scope, name, class,"
+		" count, sum_ns, min_ns, max_ns, buckets)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		&st, 0, err);
+	if (ret)
+		goto out_rollback;
+	for (size_t i = 0; i < nr_rows && rc == SQLITE_OK; i++) {
+		const struct store_interval_hist *r = &rows[i];
+
+		strbuf_reset(&enc);
+		hist_encode(r->h, &enc);
+		binder_start(&b, st);
+		bind_i64(&b, run_id);
+		bind_u64(&b, r->t_ms);
+		bind_i64(&b, r->warmup);
+		bind_str(&b, scope_kind_name(r->scope), false);
+		bind_str(&b, r->name, false);
+		bind_str(&b, io_class_name(r->cls), false);
+		bind_u64(&b, r->h->count);
+		bind_u64(&b, r->h->sum_ns);
+		if (r->h->count)
+			bind_u64(&b, r->h->min_ns);
+		else
+			bind_null(&b);
+		bind_u64(&b, r->h->max_ns);
+		bind_str(&b, enc.buf, false);
+		rc = binder_run(&b);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "write interval histograms");
+		goto out_rollback;
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	strbuf_release(&enc);
+	return 0;
+out_rollback:
+	store_rollback(s);
+	strbuf_release(&enc);
 	return ret;
 }
 
@@ -1914,6 +1990,7 @@ int store_run_delete(struct store *s, const int64_t *ids, size_t nr, struct strb
 struct import_table {
 	const char *name;
 	const char *columns;
+	int64_t since; /* schema version that added the table (0: the first) */
 };
 
 static const char import_run_columns[] =
@@ -1921,17 +1998,25 @@ static const char import_run_columns[] =
 	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
 
 static const struct import_table import_tables[] = {
-	{"sample", "t_ms, warmup, scope, scope_name, class, ios, bytes, errors, lat_sum_ns,"
-		   " lat_max_ns, p50_ns, p99_ns"},
-	{"summary", "scope, name, volume, class, ios, bytes, errors, iops, mbps, avg_ms, p50_ms,"
-		    " p99_ms, max_ms, integrity_errors"},
-	{"histogram", "scope, name, class, bits, max_bits, count, sum_ns, min_ns, max_ns, buckets"},
-	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed"},
-	{"env", "key, value"},
-	{"volume", "name, path, log_path, databases"},
-	{"\"database\"", "name, volume, path, log_path, size"},
-	{"event", "t_ms, kind, message"},
-	{"autotune_step", "step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed, reason"},
+	{"sample",
+	 "t_ms, warmup, scope, scope_name, class, ios, bytes, errors, lat_sum_ns,"
+	 " lat_max_ns, p50_ns, p99_ns",
+	 0},
+	{"summary",
+	 "scope, name, volume, class, ios, bytes, errors, iops, mbps, avg_ms, p50_ms,"
+	 " p99_ms, max_ms, integrity_errors",
+	 0},
+	{"histogram", "scope, name, class, bits, max_bits, count, sum_ns, min_ns, max_ns, buckets",
+	 0},
+	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed", 0},
+	{"env", "key, value", 0},
+	{"volume", "name, path, log_path, databases", 0},
+	{"\"database\"", "name, volume, path, log_path, size", 0},
+	{"event", "t_ms, kind, message", 0},
+	{"autotune_step", "step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed, reason",
+	 0},
+	{"interval_histogram",
+	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3},
 };
 
 /* "file:PATH?mode=ro" with PATH percent-encoded where URIs need it. */
@@ -1988,7 +2073,8 @@ static int import_check(struct store *s, const char *other, int64_t *version, st
 }
 
 /* Copies run src_id of "src" with all its rows, under uuid and a new id. */
-static int import_run(struct store *s, int64_t src_id, const char *uuid, struct strbuf *err)
+static int import_run(struct store *s, int64_t version, int64_t src_id, const char *uuid,
+		      struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
@@ -2009,6 +2095,8 @@ static int import_run(struct store *s, int64_t src_id, const char *uuid, struct 
 		goto out_fail;
 	new_id = sqlite3_last_insert_rowid(s->db);
 	for (i = 0; i < DP_ARRAY_SIZE(import_tables); i++) {
+		if (import_tables[i].since > version)
+			continue; /* the other file predates the table */
 		strbuf_reset(&sql);
 		strbuf_addf(&sql,
 			    "INSERT INTO main.%s (run_id, %s) SELECT ?, %s FROM src.%s"
@@ -2066,7 +2154,7 @@ static int import_runs(struct store *s, int64_t version, unsigned *imported, uns
 		}
 		if (rc != SQLITE_DONE)
 			break;
-		ret = import_run(s, sqlite3_column_int64(sel, 0), uuid, err);
+		ret = import_run(s, version, sqlite3_column_int64(sel, 0), uuid, err);
 		if (ret)
 			goto out;
 		(*imported)++;

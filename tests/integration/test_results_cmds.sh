@@ -37,7 +37,7 @@ python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))["run"]["id"] ==
 expect_exit 3 "$DISKPROOF" report 2 --results a.db -o "$WORK/no/such/dir/r.csv"
 grep -q "no/such/dir/r.csv" "$WORK/err" || fail "-o error names the file"
 expect_exit 2 "$DISKPROOF" report 2 --results a.db --format xml
-grep -q "text, json or csv" "$WORK/err" || fail "format error lists csv"
+grep -q "text, json, csv or html" "$WORK/err" || fail "format error lists the formats"
 
 # --- delete
 expect_exit 2 "$DISKPROOF" delete 1 99 --results a.db

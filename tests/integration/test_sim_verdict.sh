@@ -21,4 +21,11 @@ expect_exit 0 "$DISKPROOF" report 1 --format json --results "$WORK/r.db"
 [ "$(json '[v["name"] for v in d["verdicts"] if not v["passed"] and v["scope"]=="database"]')" = \
 	"['db1', 'db2', 'db3', 'db4']" ] || fail "failed database verdicts"
 [ "$(json 'd["run"]["duration_s"]')" = 600.0 ] || fail "virtual duration"
+# 15 s latency histograms per volume x class: measured windows add up to the
+# volume's whole-run totals (600 s measured = 40 windows, warm-up 30 s = 2)
+[ "$(sqlite3 r.db "select count(*) from interval_histogram where run_id=2 and name='v1' and class='db_read'")" = 42 ] ||
+	fail "expected 42 windows of v1 db_read"
+a=$(sqlite3 r.db "select sum(count) from interval_histogram where run_id=2 and name='v1' and class='db_read' and warmup=0")
+b=$(sqlite3 r.db "select ios from summary where run_id=2 and scope='volume' and name='v1' and class='db_read'")
+[ "$a" = "$b" ] || fail "window histograms count $a, the summary $b"
 echo "ok"

@@ -388,7 +388,8 @@ static void test_format_names(void **state)
 	assert_int_equal(report_format_from_name("text"), REPORT_TEXT);
 	assert_int_equal(report_format_from_name("json"), REPORT_JSON);
 	assert_int_equal(report_format_from_name("csv"), REPORT_CSV);
-	assert_int_equal(report_format_from_name("html"), -1);
+	assert_int_equal(report_format_from_name("html"), REPORT_HTML);
+	assert_int_equal(report_format_from_name("xml"), -1);
 	assert_int_equal(report_format_from_name(NULL), -1);
 }
 

@@ -575,7 +575,7 @@ static void test_newer_schema_refused(void **state)
 	assert_null(s);
 	assert_non_null(strstr(err.buf, f->path));
 	assert_non_null(strstr(err.buf, "results file was written by a newer diskproof"
-					" (schema 99, this build knows 2)"));
+					" (schema 99, this build knows 3)"));
 	strbuf_release(&err);
 }
 
@@ -983,7 +983,7 @@ static void test_migrate_v1(void **state)
 	store_close(s);
 
 	db = raw_open(f->path);
-	assert_int_equal(raw_int(db, "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM run WHERE uuid IS NULL"), 0);
 	uuid = raw_text(db, "SELECT uuid FROM run WHERE id = 1");
 	assert_int_equal(strlen(uuid), 32);
