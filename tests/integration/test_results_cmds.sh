@@ -74,6 +74,18 @@ expect_exit 0 "$DISKPROOF" report 4 --results a.db --format csv
 expect_exit 0 "$DISKPROOF" import b.db --results a.db
 grep -q "imported 0 run(s) from b.db, 1 already here" "$WORK/err" || fail "re-import added runs"
 [ "$(count_runs a.db)" = 2 ] || fail "re-import changed the run count"
+# compare across the two hosts: this server's run against server-b's
+expect_exit 0 "$DISKPROOF" compare 2 4 --results a.db --format json
+python3 - "$WORK/out" <<'PY' || fail "compare across hosts"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["a"]["host"] != d["b"]["host"] == "server-b", (d["a"]["host"], d["b"]["host"])
+assert any(x["key"] == "hostname" for x in d["env_differences"]) or d["a"]["host"] != d["b"]["host"]
+assert any(s["scope"] == "run" for s in d["scopes"])
+PY
+# interval histograms came along
+[ "$(sqlite3 a.db "select count(*) from interval_histogram where run_id=4")" -gt 0 ] ||
+	fail "import lost the 15 s histograms"
 
 # --- import: a file of schema 1, read as it is
 cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
