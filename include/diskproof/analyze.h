@@ -50,10 +50,12 @@
  * and "significant" as a flag rather than a ranking are the guard against
  * that; treat a p value near alpha as "not shown". The test says the
  * distribution of interval means moved, not by how much: read change_pct for
- * that. The many figures of one comparison are tested independently (no
- * multiple-comparison correction): with 3 classes x 5 figures x S scopes a
- * few false flags at alpha are expected when nothing changed at all, unless
- * the data are identical (then every p is 1).
+ * that. The 15 figures of a scope (3 classes x 5 metrics) form one family:
+ * "significant" is decided by Holm's step-down correction within it (sorted
+ * by p, the k-th of m is significant when it and every smaller one have
+ * p <= alpha / (m - k + 1)), which holds the chance of any false flag in a
+ * scope at or below alpha; across many scopes a chance flag remains
+ * possible. Identical data give p = 1 everywhere.
  *
  * Dispersion. Over the per-interval averages x_1..x_n of the measured series:
  * sd = sqrt(sum (x_i - mean)^2 / (n - 1)) (sample standard deviation, NAN when
@@ -181,6 +183,7 @@ struct analyze_comparison {
 	const struct results *a, *b; /* borrowed */
 	double alpha;
 	const char *test;	      /* ANALYZE_TEST_NAME */
+	size_t family;		      /* most figures tested together in one scope (Holm) */
 	struct analyze_scope *scopes; /* run, then volumes, then databases (A's order) */
 	size_t nr_scopes;
 	struct analyze_verdict_change *verdict_changes;

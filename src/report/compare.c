@@ -150,11 +150,13 @@ static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, 
 		    c->a->id, c->b->id);
 	text_run_line(sb, "A", c->a);
 	text_run_line(sb, "B", c->b);
-	strbuf_addf(sb,
-		    "test: %s, alpha %g, two-sided; * marks a significant change\n"
-		    "(successive intervals are correlated: p values are optimistic, see "
-		    "docs/compare.md)\n",
-		    c->test, c->alpha);
+	strbuf_addf(
+		sb,
+		"test: %s, alpha %g, two-sided, Holm-corrected per scope (%zu figures); * marks a "
+		"significant change\n"
+		"(successive intervals are correlated: p values are optimistic, see "
+		"docs/compare.md)\n",
+		c->test, c->alpha, c->family);
 	for (size_t i = 0; i < c->nr_scopes; i++)
 		text_scope(sb, &c->scopes[i], color);
 	for (size_t i = 0; i < c->nr_unmatched; i++)
@@ -310,6 +312,8 @@ static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
 	json_run(&j, "b", c->b);
 	jw_str(&j, "test", c->test);
 	jw_num(&j, "alpha", c->alpha);
+	jw_str(&j, "correction", "holm");
+	jw_num(&j, "family", (double)c->family);
 	jw_open(&j, "scopes", '[');
 	for (size_t i = 0; i < c->nr_scopes; i++)
 		json_scope(&j, &c->scopes[i]);

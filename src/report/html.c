@@ -852,7 +852,8 @@ void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c)
 		    "%" PRId64 " (B)</h1>\n<div class=\"sub\">test: ",
 		    c->a->id, c->b->id);
 	html_esc(sb, c->test);
-	strbuf_addf(sb, " &middot; significant when p &lt; %g</div>\n", c->alpha);
+	strbuf_addf(sb, " &middot; alpha %g, Holm-corrected per scope (%zu figures)</div>\n",
+		    c->alpha, c->family);
 	nav(sb, cmp_sections, DP_ARRAY_SIZE(cmp_sections));
 	strbuf_addstr(sb, "</header>\n");
 	section_open(sb, "summary", "Summary", true);
