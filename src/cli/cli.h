@@ -57,6 +57,14 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
 int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
 		     struct profile *p);
 
+/* 0 when the results file exists, else the message printed and DP_EXIT_ENV:
+ * reading commands never create one by mistake. */
+int cli_results_must_exist(const char *results);
+
+/* A RUN-ID argument: a positive number, or "latest" (0, resolved once the
+ * store is open). 0, or the usage error printed and DP_EXIT_USAGE. */
+int cli_run_id_parse(const char *s, int64_t *id);
+
 /* The command line as typed (shell-quoted); free() it. */
 char *join_argv(int argc, char **argv);
 

@@ -19,23 +19,6 @@
 
 #include "cli.h"
 
-/* "latest" gives 0 (resolved once the store is open); else a positive id. */
-static int run_id_parse(const char *s, int64_t *id)
-{
-	char *end;
-	long long v;
-
-	if (!strcmp(s, "latest")) {
-		*id = 0;
-		return 0;
-	}
-	v = strtoll(s, &end, 10);
-	if (!*s || *end || v <= 0)
-		return usage_error("RUN must be a run number or \"latest\", not \"%s\"", s);
-	*id = v;
-	return 0;
-}
-
 static int compare_load(struct store *st, int64_t id, struct results *r, struct strbuf *err)
 {
 	int ret = 0;
@@ -98,9 +81,9 @@ int cmd_compare(int argc, char **argv)
 		return usage_error("compare takes two runs, RUN_A and RUN_B (numbers or "
 				   "\"latest\"), got %d",
 				   o.npos);
-	ret = run_id_parse(o.positional[0], &id_a);
+	ret = cli_run_id_parse(o.positional[0], &id_a);
 	if (!ret)
-		ret = run_id_parse(o.positional[1], &id_b);
+		ret = cli_run_id_parse(o.positional[1], &id_b);
 	if (ret)
 		return ret;
 	if (o.format) {
@@ -109,12 +92,8 @@ int cmd_compare(int argc, char **argv)
 			return usage_error("unknown format \"%s\" for compare (text, json or html)",
 					   o.format);
 	}
-	if (access(o.results, F_OK) != 0) {
-		fprintf(stderr,
-			"diskproof: %s: no results file here (run \"diskproof run\" "
-			"first, or pass --results FILE)\n",
-			o.results);
-		return DP_EXIT_ENV;
-	}
+	ret = cli_results_must_exist(o.results);
+	if (ret)
+		return ret;
 	return compare_print(o.results, id_a, id_b, (enum report_format)fmt, o.output);
 }

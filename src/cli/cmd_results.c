@@ -72,18 +72,6 @@ out_print:
 	return ret ? DP_EXIT_ENV : 0;
 }
 
-/* The results file must exist: delete and import never create one by mistake. */
-static int results_must_exist(const char *results)
-{
-	if (access(results, F_OK) == 0)
-		return 0;
-	fprintf(stderr,
-		"diskproof: %s: no results file here (run \"diskproof run\" first, or pass "
-		"--results FILE)\n",
-		results);
-	return DP_EXIT_ENV;
-}
-
 /* A run id: digits only, and not the value of --results. */
 static bool arg_is_run_id(char **argv, int i)
 {
@@ -131,7 +119,7 @@ int cmd_delete(int argc, char **argv)
 		ret = usage_error("delete takes one or more RUN-IDs");
 		goto out;
 	}
-	ret = results_must_exist(o.results);
+	ret = cli_results_must_exist(o.results);
 	if (ret)
 		goto out;
 	ret = store_open(&st, o.results, &err);

@@ -379,14 +379,10 @@ static int cmd_report(int argc, char **argv)
 		return ret;
 	if (o.npos > 1)
 		return usage_error("report takes one RUN-ID, got also \"%s\"", o.positional[1]);
-	if (o.npos && strcmp(o.positional[0], "latest")) {
-		char *end;
-		long long v = strtoll(o.positional[0], &end, 10);
-
-		if (*end || v <= 0)
-			return usage_error("RUN-ID must be a run number or \"latest\", not \"%s\"",
-					   o.positional[0]);
-		id = v;
+	if (o.npos) {
+		ret = cli_run_id_parse(o.positional[0], &id);
+		if (ret)
+			return ret;
 	}
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
@@ -394,13 +390,9 @@ static int cmd_report(int argc, char **argv)
 			return usage_error("unknown format \"%s\" (text, json, csv or html)",
 					   o.format);
 	}
-	if (access(o.results, F_OK) != 0) {
-		fprintf(stderr,
-			"diskproof: %s: no results file here (run \"diskproof run\" "
-			"first, or pass --results FILE)\n",
-			o.results);
-		return DP_EXIT_ENV;
-	}
+	ret = cli_results_must_exist(o.results);
+	if (ret)
+		return ret;
 	return print_report(o.results, id, (enum report_format)fmt, stdout, o.output);
 }
 
@@ -418,13 +410,9 @@ static int cmd_list(int argc, char **argv)
 		return ret;
 	if (o.npos)
 		return usage_error("list takes no arguments, got \"%s\"", o.positional[0]);
-	if (access(o.results, F_OK) != 0) {
-		fprintf(stderr,
-			"diskproof: %s: no results file here (run \"diskproof run\" "
-			"first, or pass --results FILE)\n",
-			o.results);
-		return DP_EXIT_ENV;
-	}
+	ret = cli_results_must_exist(o.results);
+	if (ret)
+		return ret;
 	ret = store_open(&st, o.results, &err);
 	if (!ret)
 		ret = store_run_list(st, &runs, &n, &err);
@@ -449,6 +437,16 @@ out:
 	return ret;
 }
 
+/* The commands after "diskproof" ("run" also takes the whole command line). */
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
+	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
+	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
+};
+
 int main(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -465,23 +463,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 2, argv + 2, argc, argv);
-	if (!strcmp(argv[1], "init"))
-		return cmd_init(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "verify"))
-		return cmd_verify(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "clean"))
-		return cmd_clean(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "profiles"))
-		return cmd_profiles(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "list"))
-		return cmd_list(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "compare"))
-		return cmd_compare(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "delete"))
-		return cmd_delete(argc - 2, argv + 2);
-	if (!strcmp(argv[1], "import"))
-		return cmd_import(argc - 2, argv + 2);
+	for (size_t i = 0; i < DP_ARRAY_SIZE(commands); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 2, argv + 2);
 	return usage_error("unknown command \"%s\"", argv[1]);
 }

@@ -251,3 +251,30 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	strbuf_release(&err);
 	return ret;
 }
+
+int cli_results_must_exist(const char *results)
+{
+	if (access(results, F_OK) == 0)
+		return 0;
+	fprintf(stderr,
+		"diskproof: %s: no results file here (run \"diskproof run\" first, or pass "
+		"--results FILE)\n",
+		results);
+	return DP_EXIT_ENV;
+}
+
+int cli_run_id_parse(const char *s, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	if (!strcmp(s, "latest")) {
+		*id = 0;
+		return 0;
+	}
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || v <= 0)
+		return usage_error("RUN-ID must be a run number or \"latest\", not \"%s\"", s);
+	*id = v;
+	return 0;
+}
