@@ -1363,16 +1363,23 @@ static int run_threads(struct run *r, struct strbuf *err)
 			coord_check_errors(r);
 			coord_check_fatal(r);
 			if (r->abandoned)
-				return 0; /* workers are left running: the process exits */
+				goto out_abandon;
 		}
 		coord_collect(r, k);
 		coord_check_signal(r, 0);
 		if (r->abandoned)
-			return 0;
+			goto out_abandon;
 	}
 	for (unsigned i = 0; i < r->nworkers; i++)
 		if (r->workers[i].thread_started)
 			pthread_join(r->workers[i].thread, NULL);
+	return 0;
+out_abandon:
+	/* the workers are left to the process exit that follows: detached,
+	 * nobody waits for them (they may be stuck on a hung device) */
+	for (unsigned i = 0; i < r->nworkers; i++)
+		if (r->workers[i].thread_started)
+			pthread_detach(r->workers[i].thread);
 	return 0;
 }
 
