@@ -23,6 +23,26 @@
 enum profile_test_type {
 	PROFILE_TEST_PERFORMANCE,
 	PROFILE_TEST_STRESS,
+	PROFILE_TEST_BACKUP,
+	PROFILE_TEST_RECOVERY,
+};
+
+/* [workload] model: Jetstress-like transactions, or plain fixed-size I/O. */
+enum profile_model {
+	PROFILE_MODEL_JETSTRESS,
+	PROFILE_MODEL_FIXED,
+};
+
+/* [workload] arrival: streams run back to back, or transactions arrive at a rate. */
+enum profile_arrival {
+	PROFILE_ARRIVAL_CLOSED,
+	PROFILE_ARRIVAL_RATE,
+};
+
+/* [workload] pattern of the fixed model. */
+enum profile_pattern {
+	PROFILE_PATTERN_RANDOM,
+	PROFILE_PATTERN_SEQUENTIAL,
 };
 
 /* Longest accepted INI line, in characters, line ending excluded. */
@@ -66,28 +86,48 @@ struct profile {
 	char *name;	   /* default: the file's base name without .ini */
 	char *description; /* one line, for "diskproof profiles"; may be NULL */
 	enum profile_test_type type;
-	uint64_t duration_ns;	/* default 2 h (performance), 24 h (stress) */
-	uint64_t warmup_ns;	/* default 0 */
-	uint64_t max_errors;	/* stop after this many I/O errors; 0 = never; 10 */
-	uint64_t io_timeout_ns; /* an I/O pending this long is hung; default 30 s */
+	uint64_t duration_ns;	    /* default 2 h (performance), 24 h (stress) */
+	uint64_t warmup_ns;	    /* default 0 */
+	uint64_t max_errors;	    /* stop after this many I/O errors; 0 = never; 10 */
+	uint64_t io_timeout_ns;	    /* an I/O pending this long is hung; default 30 s */
+	uint64_t recovery_segments; /* recovery: log segments per database; default 4 */
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
-	uint64_t log_size;	/* bytes per database log; default 64 MiB */
+	uint64_t log_size;	/* bytes per database log = log_segments x log_segment_size */
 	uint64_t target_iops;	/* transactional IOPS for the run; 0 = none */
 
 	/* [workload] */
+	enum profile_model model; /* default jetstress */
 	uint32_t page_size;	  /* default 32 KiB; power of two, 4 KiB..1 MiB */
-	double read_pct;	  /* share of database I/Os that are reads; 60 */
-	uint32_t log_record_size; /* log bytes per database page write; 2 KiB */
+	uint32_t log_record_size; /* log bytes per page a transaction changes; 2 KiB */
 	uint64_t seed;		  /* workload RNG seed; default 1 */
 	bool verify;		  /* verify every page read; default on */
+	/* the jetstress model */
+	double insert_pct, delete_pct, replace_pct, seek_pct; /* 40/20/5/35, sum 100 */
+	double lazy_commit_pct;	      /* commits that do not wait for the log; 70 */
+	double seek_pages;	      /* mean pages a seek reads; 1.3 */
+	double update_pages;	      /* mean pages an insert/delete/replace reads and dirties */
+	unsigned flush_depth;	      /* page writes in flight per database's flusher; 4 */
+	unsigned log_segments;	      /* segments in each circular log; 64 */
+	uint32_t log_segment_size;    /* 1 MiB */
+	bool bdm;		      /* background database maintenance; on */
+	uint64_t bdm_rate;	      /* bytes per second per database; 1 MiB */
+	uint32_t bdm_io_size;	      /* 256 KiB */
+	unsigned copies;	      /* database copies: each closed segment read copies-1 times */
+	uint32_t backup_io_size;      /* backup test's sequential read size; 256 KiB */
+	enum profile_arrival arrival; /* closed (default) or rate */
+	double rate;		      /* transactions per second over all databases */
+	/* the fixed model */
+	uint32_t block_size;	      /* I/O size = page size; default page_size */
+	double read_pct;	      /* share of I/Os that are reads; 100 */
+	enum profile_pattern pattern; /* random (default) or sequential */
 
 	/* [thresholds] */
 	struct profile_thresholds thresholds;
 
 	/* [engine] */
-	char engine[16];  /* "io_uring" (default) or "sim" */
+	char engine[16];  /* "io_uring" (default), "libaio", "psync" or "sim" */
 	unsigned streams; /* concurrent streams; 0 = 2 per database */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
 	bool direct;	  /* O_DIRECT; default on */
@@ -154,6 +194,7 @@ unsigned profile_database_count(const struct profile *p);
 void profile_release(struct profile *p);
 
 const char *profile_test_type_name(enum profile_test_type t);
+const char *profile_model_name(enum profile_model m);
 
 /*
  * The key table: one const entry per profile key drives parsing, validation,
@@ -168,13 +209,14 @@ enum profile_key_type {
 	PROFILE_KEY_PERCENT,  /* unit_parse_percent(); min/max in whole percent */
 	PROFILE_KEY_U64,      /* unit_parse_u64() */
 	PROFILE_KEY_BOOL,     /* unit_parse_bool() */
+	PROFILE_KEY_NUMBER,   /* a decimal number (0.06, 1.5); min/max whole numbers */
 };
 
 /* Where a key's value is stored (the field's C type). */
 enum profile_key_store {
 	PROFILE_STORE_STR,    /* char *, owned */
 	PROFILE_STORE_CHARS,  /* char[size], NUL-terminated */
-	PROFILE_STORE_TYPE,   /* enum profile_test_type, the index in choices[] */
+	PROFILE_STORE_TYPE,   /* an enum field: the index in choices[] */
 	PROFILE_STORE_U64,    /* uint64_t */
 	PROFILE_STORE_U32,    /* uint32_t */
 	PROFILE_STORE_UINT,   /* unsigned int */

@@ -23,8 +23,11 @@ static const char *const sections[] = {
 	"test", "sizing", "workload", "thresholds", "engine", "sim", "volume",
 };
 
-static const char *const test_types[] = {"performance", "stress", NULL};
-const char *const profile_engine_names[] = {"io_uring", "sim", NULL};
+static const char *const test_types[] = {"performance", "stress", "backup", "recovery", NULL};
+static const char *const models[] = {"jetstress", "fixed", NULL};
+static const char *const arrivals[] = {"closed", "rate", NULL};
+static const char *const patterns[] = {"random", "sequential", NULL};
+const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
 
 /* clang-format off */
 static const struct profile_key keys[] = {
@@ -38,7 +41,9 @@ static const struct profile_key keys[] = {
 	{ .section = "test", .name = "type", .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(type), .choices = test_types,
 	  .def = "performance",
-	  .help = "performance (strict thresholds) or stress (long run, lenient maxima)." },
+	  .help = "performance (strict thresholds), stress (long run, lenient maxima), backup "
+		  "(sequential read of every database) or recovery (write log segments, then "
+		  "replay them)." },
 	{ .section = "test", .name = "duration", .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(duration_ns),
 	  .min = PROFILE_DURATION_MIN, .max = PROFILE_DURATION_MAX, .def = "2h",
@@ -58,6 +63,10 @@ static const struct profile_key keys[] = {
 	  .min = 100 * MS, .max = 3600 * SEC, .def = "30s",
 	  .help = "An I/O without a completion for this long is reported as hung and "
 		  "fails the run." },
+	{ .section = "test", .name = "recovery_segments", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(recovery_segments),
+	  .min = 1, .max = 1000000, .def = "4",
+	  .help = "recovery: log segments each database writes and then replays." },
 
 	/* [sizing] */
 	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,
@@ -66,26 +75,99 @@ static const struct profile_key keys[] = {
 	  .help = "Size of every database file; a multiple of page_size." },
 	{ .section = "sizing", .name = "log_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U64, PFIELD(log_size),
-	  .min = MIB, .max = PROFILE_SIZE_MAX, .multiple = 4 * KIB, .def = "64MiB",
-	  .help = "Size of every database's circular log file." },
+	  .min = 64 * KIB, .max = PROFILE_SIZE_MAX, .multiple = 4 * KIB,
+	  .help = "Size of every database's circular log file; default log_segments x "
+		  "log_segment_size (64 MiB). Give one or the other." },
 	{ .section = "sizing", .name = "target_iops", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(target_iops),
 	  .min = 0, .max = UINT64_MAX, .def = "0",
 	  .help = "Transactional IOPS the run must achieve; 0 = no IOPS criterion." },
 
 	/* [workload] */
+	{ .section = "workload", .name = "model", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(model), .choices = models, .def = "jetstress",
+	  .help = "jetstress (transactions, flusher, log, maintenance, replication) or fixed "
+		  "(plain block_size I/O at read_pct, streams = I/Os in flight)." },
 	{ .section = "workload", .name = "page_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(page_size),
 	  .min = 4 * KIB, .max = MIB, .pow2 = true, .def = "32KiB",
 	  .help = "Database page size: a power of two from 4 KiB to 1 MiB." },
-	{ .section = "workload", .name = "read_share", .type = PROFILE_KEY_PERCENT,
-	  .store = PROFILE_STORE_DOUBLE, PFIELD(read_pct),
-	  .min = 0, .max = 100, .def = "60",
-	  .help = "Share of database I/Os that are reads, in percent." },
 	{ .section = "workload", .name = "log_record_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(log_record_size),
-	  .min = 64, .max = MIB, .def = "2KiB",
-	  .help = "Log bytes written per database page write." },
+	  .min = 16, .max = MIB, .def = "2KiB",
+	  .help = "Log bytes a transaction appends per page it changes." },
+	{ .section = "workload", .name = "insert_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(insert_pct), .min = 0, .max = 100, .def = "40",
+	  .help = "Share of transactions that insert; the four shares add up to 100." },
+	{ .section = "workload", .name = "delete_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(delete_pct), .min = 0, .max = 100, .def = "20",
+	  .help = "Share of transactions that delete." },
+	{ .section = "workload", .name = "replace_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(replace_pct), .min = 0, .max = 100, .def = "5",
+	  .help = "Share of transactions that replace." },
+	{ .section = "workload", .name = "seek_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(seek_pct), .min = 0, .max = 100, .def = "35",
+	  .help = "Share of transactions that only read (seek)." },
+	{ .section = "workload", .name = "lazy_commit_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(lazy_commit_pct), .min = 0, .max = 100,
+	  .def = "70",
+	  .help = "Share of commits that do not wait for their log write." },
+	{ .section = "workload", .name = "seek_pages", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(seek_pages), .min = 0, .max = 1000,
+	  .def = "1.3",
+	  .help = "Mean pages a seek reads (the fraction is drawn at random)." },
+	{ .section = "workload", .name = "update_pages", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(update_pages), .min = 0, .max = 1000,
+	  .def = "1.4",
+	  .help = "Mean pages an insert, delete or replace reads and changes." },
+	{ .section = "workload", .name = "flush_depth", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(flush_depth), .min = 1, .max = 1024, .def = "4",
+	  .help = "Dirty-page writes in flight per database (its flusher)." },
+	{ .section = "workload", .name = "log_segments", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(log_segments), .min = 2, .max = 1000000,
+	  .def = "64",
+	  .help = "Segments of each circular log; a segment is reused only after its "
+		  "replication reads." },
+	{ .section = "workload", .name = "log_segment_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(log_segment_size), .min = 32 * KIB,
+	  .max = 64 * MIB, .multiple = 4 * KIB, .def = "1MiB",
+	  .help = "Size of one log segment." },
+	{ .section = "workload", .name = "bdm", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(bdm), .def = "on",
+	  .help = "Background database maintenance: sequential reads across each database." },
+	{ .section = "workload", .name = "bdm_rate", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(bdm_rate), .min = 4 * KIB, .max = 16ULL << 30,
+	  .def = "1MiB",
+	  .help = "Maintenance read bytes per second per database (Exchange 2010: 5MiB)." },
+	{ .section = "workload", .name = "bdm_io_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(bdm_io_size), .min = 4 * KIB, .max = 4 * MIB,
+	  .def = "256KiB",
+	  .help = "Size of one maintenance read; a multiple of page_size." },
+	{ .section = "workload", .name = "copies", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(copies), .min = 1, .max = 16, .def = "2",
+	  .help = "Database copies: each closed log segment is read copies - 1 times "
+		  "(replication)." },
+	{ .section = "workload", .name = "backup_io_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(backup_io_size), .min = 4 * KIB,
+	  .max = 4 * MIB, .def = "256KiB",
+	  .help = "backup: size of each sequential read; a multiple of page_size." },
+	{ .section = "workload", .name = "arrival", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(arrival), .choices = arrivals, .def = "closed",
+	  .help = "closed: each stream runs transactions back to back; rate: transactions "
+		  "arrive at random (Poisson) times at `rate` per second." },
+	{ .section = "workload", .name = "rate", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(rate), .min = 0, .max = 100000000,
+	  .help = "Transactions per second over all databases; needed by arrival = rate." },
+	{ .section = "workload", .name = "block_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(block_size), .min = 4 * KIB, .max = MIB,
+	  .pow2 = true,
+	  .help = "fixed model: size of every I/O (it is the page size); default page_size." },
+	{ .section = "workload", .name = "read_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(read_pct), .min = 0, .max = 100, .def = "100",
+	  .help = "fixed model: share of I/Os that are reads." },
+	{ .section = "workload", .name = "pattern", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(pattern), .choices = patterns, .def = "random",
+	  .help = "fixed model: random or sequential offsets." },
 	{ .section = "workload", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",
@@ -120,11 +202,13 @@ static const struct profile_key keys[] = {
 	{ .section = "engine", .name = "name", .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_CHARS, PFIELD(engine), .choices = profile_engine_names,
 	  .def = "io_uring",
-	  .help = "I/O engine: io_uring (real devices) or sim (simulated device, virtual time)." },
+	  .help = "I/O engine: io_uring, libaio, psync (real files and devices) or sim "
+		  "(simulated device, virtual time)." },
 	{ .section = "engine", .name = "streams", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(streams),
 	  .min = 1, .max = PROFILE_STREAMS_MAX,
-	  .help = "Concurrent transaction streams over all databases; default 2 per database." },
+	  .help = "Concurrent transaction streams over all databases (fixed model: I/Os in "
+		  "flight); default 2 per database." },
 	{ .section = "engine", .name = "workers", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(workers),
 	  .min = 0, .max = 1024, .def = "0",
@@ -353,7 +437,41 @@ static const char *const type_example[] = {
 	[PROFILE_KEY_PERCENT] = "a percentage from 0 to 100",
 	[PROFILE_KEY_U64] = "a whole number",
 	[PROFILE_KEY_BOOL] = "on or off",
+	[PROFILE_KEY_NUMBER] = "a number such as 1.5",
 };
+
+/* A plain decimal: digits with at most one '.', nothing else (strtod would
+ * take hex, exponents, "inf" and the locale's separator). */
+static int parse_number(const struct profile_key *k, const char *value, double *out,
+			struct strbuf *why)
+{
+	size_t n = strlen(value), digits = 0, dots = 0;
+	double d;
+
+	while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
+		n--;
+	for (size_t i = 0; i < n; i++) {
+		if (value[i] >= '0' && value[i] <= '9')
+			digits++;
+		else if (value[i] == '.')
+			dots++;
+		else
+			digits = dots = n + 1; /* anything else: not a number */
+	}
+	if (!digits || dots > 1 || digits > n) {
+		strbuf_addf(why, "\"%s\" is not a number; expected %s", value,
+			    type_example[k->type]);
+		return -EINVAL;
+	}
+	d = strtod(value, NULL);
+	if (d < (double)k->min || d > (double)k->max) {
+		strbuf_addf(why, "%s is out of range: expected %llu to %llu", value,
+			    (unsigned long long)k->min, (unsigned long long)k->max);
+		return -ERANGE;
+	}
+	*out = d;
+	return 0;
+}
 
 int profile_key_set(const struct profile_key *k, void *base, const char *value, struct strbuf *why)
 {
@@ -408,6 +526,11 @@ int profile_key_set(const struct profile_key *k, void *base, const char *value, 
 		if (!ret)
 			*(bool *)field = b;
 		return ret;
+	case PROFILE_KEY_NUMBER:
+		ret = parse_number(k, value, &d, why);
+		if (!ret)
+			*(double *)field = d;
+		return ret;
 	default:
 		return -EINVAL;
 	}
@@ -461,6 +584,7 @@ static bool type_store_ok(enum profile_key_type t, enum profile_key_store s)
 	case PROFILE_KEY_U64:
 		return s == PROFILE_STORE_U64 || s == PROFILE_STORE_U32 || s == PROFILE_STORE_UINT;
 	case PROFILE_KEY_PERCENT:
+	case PROFILE_KEY_NUMBER:
 		return s == PROFILE_STORE_DOUBLE;
 	case PROFILE_KEY_BOOL:
 		return s == PROFILE_STORE_BOOL;

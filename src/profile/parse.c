@@ -591,6 +591,106 @@ static const char *profile_name_from_origin(const char *origin, size_t *len)
 	return base;
 }
 
+/* Given in the file with a valid value. */
+static bool key_given(struct parse_ctx *c, const char *section, const char *name)
+{
+	size_t i = key_index(c, section, name);
+
+	return c->marks.line[i] != 0 && c->marks.state[i] == KEY_OK;
+}
+
+static unsigned key_line(struct parse_ctx *c, const char *section, const char *name)
+{
+	return c->marks.line[key_index(c, section, name)];
+}
+
+/* A size key that must hold whole pages. */
+static void check_pages(struct parse_ctx *c, const char *name, uint64_t v)
+{
+	struct profile *p = c->p;
+
+	if (v >= p->page_size && v % p->page_size == 0)
+		return;
+	perr_add(c, key_line(c, "workload", name) ? key_line(c, "workload", name) : c->lineno,
+		 "[workload]", name, "%llu bytes is not a whole number of pages (page_size = %u)",
+		 (unsigned long long)v, p->page_size);
+}
+
+/* The workload model's keys: which go together, and the derived defaults. */
+static void finish_workload(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+	double mix = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
+	static const char *const fixed_only[] = {"block_size", "read_pct", "pattern"};
+
+	if (p->model == PROFILE_MODEL_FIXED) {
+		if (key_given(c, "workload", "block_size")) {
+			if (key_given(c, "workload", "page_size") && p->page_size != p->block_size)
+				perr_add(c, key_line(c, "workload", "block_size"), "[workload]",
+					 "block_size",
+					 "%u differs from page_size (%u): in the fixed model every "
+					 "I/O is one page; give one of them",
+					 p->block_size, p->page_size);
+			else
+				p->page_size = p->block_size;
+		}
+		p->block_size = p->page_size;
+	} else {
+		for (size_t i = 0; i < DP_ARRAY_SIZE(fixed_only); i++)
+			if (key_given(c, "workload", fixed_only[i]))
+				perr_add(c, key_line(c, "workload", fixed_only[i]), "[workload]",
+					 fixed_only[i],
+					 "applies to model = fixed only (the jetstress model's "
+					 "reads "
+					 "and writes follow from its transaction mix); add model = "
+					 "fixed or remove the key");
+		p->block_size = p->page_size;
+		if (mix < 99.999 || mix > 100.001)
+			perr_add(c,
+				 key_line(c, "workload", "seek_pct")
+					 ? key_line(c, "workload", "seek_pct")
+				 : key_line(c, "workload", "insert_pct")
+					 ? key_line(c, "workload", "insert_pct")
+					 : c->lineno,
+				 "[workload]", "insert_pct",
+				 "insert_pct + delete_pct + replace_pct + seek_pct = %g, not 100",
+				 mix);
+	}
+	if (p->arrival == PROFILE_ARRIVAL_RATE && !(p->rate > 0) &&
+	    c->marks.state[key_index(c, "workload", "rate")] != KEY_BAD)
+		perr_add(c, key_line(c, "workload", "arrival"), "[workload]", "arrival",
+			 "rate needs a rate (transactions per second) greater than 0");
+	if (p->arrival != PROFILE_ARRIVAL_RATE && key_given(c, "workload", "rate"))
+		perr_add(c, key_line(c, "workload", "rate"), "[workload]", "rate",
+			 "applies with arrival = rate only");
+	check_pages(c, "bdm_io_size", p->bdm_io_size);
+	check_pages(c, "backup_io_size", p->backup_io_size);
+	if (key_given(c, "sizing", "log_size")) {
+		uint64_t seg = p->log_segment_size;
+
+		if (key_given(c, "workload", "log_segments") &&
+		    p->log_size != (uint64_t)p->log_segments * seg)
+			perr_add(c, key_line(c, "sizing", "log_size"), "[sizing]", "log_size",
+				 "%llu bytes is not log_segments x log_segment_size (%u x %llu); "
+				 "give one of log_size and log_segments",
+				 (unsigned long long)p->log_size, p->log_segments,
+				 (unsigned long long)seg);
+		else if (p->log_size % seg || p->log_size / seg < 2)
+			perr_add(c, key_line(c, "sizing", "log_size"), "[sizing]", "log_size",
+				 "must be at least two log segments and a whole number of them "
+				 "(log_segment_size = %llu bytes)",
+				 (unsigned long long)seg);
+		else
+			p->log_segments = (unsigned)(p->log_size / seg);
+	} else {
+		p->log_size = (uint64_t)p->log_segments * p->log_segment_size;
+	}
+	if (p->log_record_size > p->log_segment_size)
+		perr_add(c, key_line(c, "workload", "log_record_size"), "[workload]",
+			 "log_record_size", "is larger than a log segment (%u bytes)",
+			 p->log_segment_size);
+}
+
 /* Checks that involve several keys, and the defaults that depend on others. */
 static void finish(struct parse_ctx *c)
 {
@@ -656,6 +756,7 @@ static void finish(struct parse_ctx *c)
 	}
 	strbuf_release(&a);
 	strbuf_release(&b);
+	finish_workload(c);
 
 	if (!p->name) {
 		base = profile_name_from_origin(c->origin, &n);

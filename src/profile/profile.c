@@ -338,6 +338,15 @@ const char *profile_test_type_name(enum profile_test_type t)
 		return "performance";
 	case PROFILE_TEST_STRESS:
 		return "stress";
+	case PROFILE_TEST_BACKUP:
+		return "backup";
+	case PROFILE_TEST_RECOVERY:
+		return "recovery";
 	}
 	return "unknown";
+}
+
+const char *profile_model_name(enum profile_model m)
+{
+	return m == PROFILE_MODEL_FIXED ? "fixed" : "jetstress";
 }

@@ -8,13 +8,13 @@ cat >bad.ini <<'INI'
 [test]
 duration = 5x
 [workload]
-read_shar = 50
+read_pc = 50
 [volume v1]
 path = ./data/v1
 INI
 expect_exit 2 "$DISKPROOF" run ./bad.ini --results "$WORK/r.db"
 grep -q "bad.ini:2: \[test\] duration:" err || fail "duration error not located"
-grep -q "bad.ini:4: \[workload\] read_shar: .*read_share" err || fail "no did-you-mean"
+grep -q "bad.ini:4: \[workload\] read_pc: .*read_pct" err || fail "no did-you-mean"
 [ ! -e r.db ] && [ ! -e data ] || fail "a bad profile wrote something"
 
 expect_exit 2 "$DISKPROOF" run quik --results "$WORK/r.db"

@@ -11,7 +11,7 @@ skip_without_uring
 PT="$DP_BINARY_DIR/tests/pagetool"
 [ -x "$PT" ] || fail "no $PT"
 T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
-sed 's/^\[engine\]/[workload]\nread_share = 100\n\n[engine]/' "$T" >readonly.ini
+sed 's/^\[engine\]/[workload]\nmodel = fixed\nread_pct = 100\n\n[engine]/' "$T" >readonly.ini
 PS=32768
 flip() {
 	local b

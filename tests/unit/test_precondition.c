@@ -151,7 +151,7 @@ static int setup_files(void **state)
 	strbuf_addf(&text,
 		    "[test]\nduration = 3s\n"
 		    "[sizing]\ndatabase_size = 4MiB\nlog_size = 1MiB\n"
-		    "[workload]\npage_size = 8KiB\nseed = 7\n"
+		    "[workload]\npage_size = 8KiB\nseed = 7\nlog_segment_size = 256KiB\n"
 		    "[engine]\nname = io_uring\n"
 		    "[volume a]\npath = %s/a\ndatabases = 2\n"
 		    "[volume b]\npath = %s/b\ndatabases = 1\n",

@@ -68,7 +68,10 @@ static void test_defaults(void **state)
 	assert_int_equal(p.log_size, 64ULL << 20);
 	assert_int_equal(p.target_iops, 0);
 	assert_int_equal(p.page_size, 32768);
-	assert_true(p.read_pct == 60.0);
+	assert_true(p.read_pct == 100.0);
+	assert_int_equal(p.model, PROFILE_MODEL_JETSTRESS);
+	assert_int_equal(p.log_segments, 64);
+	assert_true(p.insert_pct == 40.0 && p.seek_pct == 35.0 && p.lazy_commit_pct == 70.0);
 	assert_int_equal(p.log_record_size, 2048);
 	assert_int_equal(p.seed, 1);
 	assert_true(p.verify);
@@ -111,7 +114,8 @@ static void test_every_key(void **state)
 		      "[test]\nname = mine\ndescription = what it is ; inline comment\n"
 		      "type = stress\nduration = 90m\nwarmup = 1m\n"
 		      "[sizing]\ndatabase_size = 64MiB\nlog_size = 8MiB\ntarget_iops = 500\n"
-		      "[workload]\npage_size = 8KiB\nread_share = 70%\nlog_record_size = 512B\n"
+		      "[workload]\nmodel = fixed\npage_size = 8KiB\nread_pct = "
+		      "70%\nlog_record_size = 512B\n"
 		      "seed = 42\nverify = off\n"
 		      "[thresholds]\ndb_read_avg = 15ms\ndb_read_max = 150ms\n"
 		      "log_write_avg = 5ms\nlog_write_max = 50ms\nio_errors = 3\n"
@@ -157,7 +161,7 @@ static void test_every_key(void **state)
 	assert_int_equal(p.volumes[0].databases, 3);
 	assert_string_equal(p.volumes[1].name, "b.2-c_d");
 	assert_string_equal(p.volumes[1].path, "/x/b");
-	assert_int_equal(p.volumes[1].line, 43);
+	assert_int_equal(p.volumes[1].line, 44);
 	assert_int_equal(profile_database_count(&p), 4);
 	profile_release(&p);
 }
@@ -212,11 +216,14 @@ static void test_unknown_section(void **state)
 
 static void test_unknown_key(void **state)
 {
-	expect_errors("[workload]\nread_shar = 50\n" VOL,
-		      "t.ini:2: [workload] read_shar: unknown key; did you mean read_share?");
+	expect_errors("[workload]\nread_pc = 50\n" VOL,
+		      "t.ini:2: [workload] read_pc: unknown key; did you mean read_pct?");
 	expect_errors("[workload]\nfrobnicate = 1\n" VOL,
 		      "t.ini:2: [workload] frobnicate: unknown key; the keys of [workload] are "
-		      "page_size, read_share, log_record_size, seed, verify");
+		      "model, page_size, log_record_size, insert_pct, delete_pct, replace_pct, "
+		      "seek_pct, lazy_commit_pct, seek_pages, update_pages, flush_depth, "
+		      "log_segments, log_segment_size, bdm, bdm_rate, bdm_io_size, copies, "
+		      "backup_io_size, arrival, rate, block_size, read_pct, pattern, seed, verify");
 	expect_errors("[sizing]\npage_size = 4KiB\n" VOL,
 		      "t.ini:2: [sizing] page_size: unknown key here; page_size belongs in "
 		      "[workload]");
@@ -245,12 +252,15 @@ static void test_bad_values(void **state)
 		      "t.ini:2: [test] warmup: empty value; expected a duration such as 30s, "
 		      "500ms or 2h");
 	expect_errors("[test]\ntype = benchmark\n" VOL,
-		      "t.ini:2: [test] type: \"benchmark\" is not one of performance or stress");
+		      "t.ini:2: [test] type: \"benchmark\" is not one of performance, stress, "
+		      "backup or recovery");
 	expect_errors("[engine]\nname = iouring\n" VOL,
-		      "t.ini:2: [engine] name: \"iouring\" is not one of io_uring or sim; did you "
+		      "t.ini:2: [engine] name: \"iouring\" is not one of io_uring, libaio, psync "
+		      "or sim; did you "
 		      "mean io_uring?");
-	expect_errors("[engine]\nname =\n" VOL,
-		      "t.ini:2: [engine] name: empty value; expected io_uring or sim");
+	expect_errors(
+		"[engine]\nname =\n" VOL,
+		"t.ini:2: [engine] name: empty value; expected io_uring, libaio, psync or sim");
 	expect_errors("[engine]\nstreams = 0\n" VOL,
 		      "t.ini:2: [engine] streams: 0 is out of range: expected 1 to 100000");
 	expect_errors("[workload]\npage_size = 48KiB\n" VOL,
@@ -258,9 +268,9 @@ static void test_bad_values(void **state)
 	expect_errors("[workload]\npage_size = 2MiB\n" VOL,
 		      "t.ini:2: [workload] page_size: 2MiB is too large: the largest accepted is "
 		      "1 MiB");
-	expect_errors("[sizing]\nlog_size = 1000000\n" VOL,
-		      "t.ini:2: [sizing] log_size: 1000000 is too small: the smallest accepted is "
-		      "1 MiB");
+	expect_errors("[sizing]\nlog_size = 1000\n" VOL,
+		      "t.ini:2: [sizing] log_size: 1000 is too small: the smallest accepted is "
+		      "64 KiB");
 	expect_errors("[sizing]\nlog_size = 1025KiB\n" VOL,
 		      "t.ini:2: [sizing] log_size: 1025KiB is not a multiple of 4 KiB");
 	expect_errors("[sizing]\ndatabase_size = 17TiB\n" VOL,
@@ -272,8 +282,27 @@ static void test_bad_values(void **state)
 		      "t.ini:2: [test] duration: 31d is too long: the longest accepted is 30d");
 	expect_errors("[thresholds]\ndb_read_avg = 0\n" VOL,
 		      "t.ini:2: [thresholds] db_read_avg: 0: must be greater than 0");
-	expect_errors("[workload]\nread_share = 101\n" VOL,
-		      "t.ini:2: [workload] read_share: percentage \"101\" is over 100");
+	expect_errors("[workload]\nmodel = fixed\nread_pct = 101\n" VOL,
+		      "t.ini:3: [workload] read_pct: percentage \"101\" is over 100");
+	expect_errors("[workload]\nread_pct = 50\n" VOL,
+		      "t.ini:2: [workload] read_pct: applies to model = fixed only (the jetstress "
+		      "model's reads and writes follow from its transaction mix); add model = "
+		      "fixed or remove the key");
+	expect_errors("[workload]\nseek_pct = 30\n" VOL,
+		      "t.ini:2: [workload] insert_pct: insert_pct + delete_pct + replace_pct + "
+		      "seek_pct = 95, not 100");
+	expect_errors("[workload]\narrival = rate\n" VOL,
+		      "t.ini:2: [workload] arrival: rate needs a rate (transactions per second) "
+		      "greater than 0");
+	expect_errors("[workload]\nrate = 1e3\n" VOL,
+		      "t.ini:2: [workload] rate: \"1e3\" is not a number; expected a number such "
+		      "as 1.5");
+	expect_errors("[sizing]\nlog_size = 3MiB\n[workload]\nlog_segments = 4\n" VOL,
+		      "t.ini:2: [sizing] log_size: 3145728 bytes is not log_segments x "
+		      "log_segment_size (4 x 1048576); give one of log_size and log_segments");
+	expect_errors("[workload]\nbdm_io_size = 48KiB\n" VOL,
+		      "t.ini:2: [workload] bdm_io_size: 49152 bytes is not a whole number of pages "
+		      "(page_size = 32768)");
 	expect_errors("[workload]\nverify = maybe\n" VOL,
 		      "t.ini:2: [workload] verify: bad boolean \"maybe\": expected on/off, "
 		      "true/false, yes/no or 1/0");
@@ -499,8 +528,8 @@ static void test_many_errors_in_order(void **state)
 			       "colour = blue\n"	  /* 5 */
 			       "[thresold]\n"		  /* 6 */
 			       "[workload]\n"		  /* 7 */
-			       "read_share = 200\n"	  /* 8 */
-			       "read_share = 20\n"	  /* 9 */
+			       "flush_depth = 0\n"	  /* 8 */
+			       "flush_depth = 2\n"	  /* 9 */
 			       "[volume a]\npath = /x\n", /* 10: duplicate */
 			       &err),
 			 -EINVAL);

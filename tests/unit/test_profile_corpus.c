@@ -75,6 +75,13 @@ static unsigned build(struct strbuf *text, const struct profile_key *k, const ch
 	strbuf_addch(text, '\n');
 	for (i = 0; i < nr; i++)
 		strbuf_addf(text, "%s =%s%s\n", k->name, *value ? " " : "", value);
+	/* keys that need another one: after the key, so its line stays */
+	if (!strcmp(k->section, "workload") &&
+	    (!strcmp(k->name, "block_size") || !strcmp(k->name, "read_pct") ||
+	     !strcmp(k->name, "pattern")))
+		strbuf_addstr(text, "model = fixed\n");
+	if (!strcmp(k->section, "workload") && !strcmp(k->name, "rate"))
+		strbuf_addstr(text, "arrival = rate\n");
 	if (!is_volume(k))
 		strbuf_addstr(text, "[volume v1]\n" VOL_PATH);
 	else if (strcmp(k->name, "path"))
@@ -196,6 +203,7 @@ static void test_bad_unit(void **state)
 		[PROFILE_KEY_DURATION] = "5x",	      [PROFILE_KEY_SIZE] = "12 parsecs",
 		[PROFILE_KEY_PERCENT] = "70 percent", [PROFILE_KEY_U64] = "ten",
 		[PROFILE_KEY_BOOL] = "maybe",	      [PROFILE_KEY_CHOICE] = "nosuch",
+		[PROFILE_KEY_NUMBER] = "1.5 tps",
 	};
 	struct strbuf why = STRBUF_INIT;
 	size_t i, checked = 0;
@@ -226,6 +234,10 @@ static void test_bad_unit(void **state)
 		case PROFILE_KEY_CHOICE:
 			strbuf_addf(&why, "\"%s\" is not one of ", v);
 			add_choices(&why, k->choices);
+			break;
+		case PROFILE_KEY_NUMBER:
+			strbuf_addf(&why, "\"%s\" is not a number; expected a number such as 1.5",
+				    v);
 			break;
 		default:
 			fail();
@@ -430,6 +442,7 @@ static void test_empty(void **state)
 		[PROFILE_KEY_PERCENT] = "a percentage from 0 to 100",
 		[PROFILE_KEY_U64] = "a whole number",
 		[PROFILE_KEY_BOOL] = "on or off",
+		[PROFILE_KEY_NUMBER] = "a number such as 1.5",
 	};
 	struct strbuf why = STRBUF_INIT;
 	size_t i;
@@ -456,6 +469,11 @@ static const char *valid_value(const struct profile_key *k)
 		return "/d";
 	case PROFILE_KEY_U64:
 		return "8"; /* [engine] streams: 1..100000 */
+	case PROFILE_KEY_NUMBER:
+		return "1.5";
+	case PROFILE_KEY_SIZE:
+		/* log_size: 4 segments; block_size: a power of two */
+		return strcmp(k->name, "log_size") ? "64KiB" : "4MiB";
 	default:
 		fail_msg("[%s] %s: no default and no sample value", k->section, k->name);
 		return NULL;
