@@ -384,7 +384,8 @@ static void stream_prepare(struct worker *w, struct slot *s, uint64_t now)
 {
 	struct wdb *d = &w->dbs[s->db];
 	const struct profile *p = w->run->prof;
-	bool read = (double)(rng_next(&w->rng) % 1000000) < p->read_pct * 10000.0;
+	double rp = p->model == PROFILE_MODEL_FIXED ? p->read_pct : 60.0;
+	bool read = (double)(rng_next(&w->rng) % 1000000) < rp * 10000.0;
 
 	d->busy[s->page] = 1;
 	s->req.op = read ? ENGINE_OP_READ : ENGINE_OP_WRITE;
