@@ -48,6 +48,25 @@ _Static_assert(sizeof(struct page_header) == PAGE_HEADER_SIZE, "page header is 6
 void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id, uint64_t page_no,
 		uint64_t generation, uint64_t run_id, uint64_t seed, bool full);
 
+/*
+ * Log blocks carry a record table at the start of their payload: the pages
+ * the records in the block name (so recovery can replay them), as
+ * struct log_records followed by count page numbers (uint64_t). The rest of
+ * the payload is the derived stamp. page_reseal() recomputes the CRC32C
+ * after such an edit.
+ */
+struct log_records {
+	uint32_t magic; /* LOG_RECORDS_MAGIC */
+	uint32_t count;
+};
+#define LOG_RECORDS_MAGIC 0x5243444cu /* "LDCR" */
+/* Most page numbers a log block of size bytes can name. */
+static inline uint32_t log_records_capacity(uint32_t size)
+{
+	return size > PAGE_HEADER_SIZE + 8 ? (size - PAGE_HEADER_SIZE - 8) / 8 : 0;
+}
+void page_reseal(void *buf, uint32_t size);
+
 enum page_status {
 	PAGE_OK,
 	PAGE_BAD_MAGIC,	  /* not a diskproof page: never written, or overwritten */

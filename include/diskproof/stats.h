@@ -23,13 +23,17 @@
 #include "diskproof/util.h"
 
 enum io_class {
-	IO_DB_READ,
-	IO_DB_WRITE,
-	IO_LOG_WRITE,
+	IO_DB_READ,	/* a transaction's page read (fixed model: every read) */
+	IO_DB_WRITE,	/* the flusher's page write (fixed model: every write) */
+	IO_LOG_WRITE,	/* a write-through log append */
+	IO_BDM_READ,	/* background database maintenance: sequential scan */
+	IO_LOG_READ,	/* replication (or recovery) reading a closed log segment */
+	IO_BACKUP_READ, /* the backup test's sequential read */
 	IO_CLASS_COUNT,
 };
 
-/* "db_read", "db_write", "log_write" (the keys of reports and the store). */
+/* "db_read", "db_write", "log_write", "bdm_read", "log_read", "backup_read"
+ * (the keys of reports and the store). */
 const char *io_class_name(enum io_class c);
 /* -1 when unknown. */
 int io_class_from_name(const char *name);

@@ -188,6 +188,9 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned
 		return 0;
 	switch (cls) {
 	case IO_DB_READ:
+	case IO_BDM_READ:
+	case IO_LOG_READ:
+	case IO_BACKUP_READ:
 		base = s->read_latency_ns;
 		break;
 	case IO_LOG_WRITE:
@@ -220,8 +223,10 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_r
 		f->gens[blk] = (uint32_t)h.generation;
 		return;
 	}
-	page_stamp(r->buf, ef->block, PAGE_KIND_DB, ef->tag, blk, f->gens[blk] ? f->gens[blk] : 1,
-		   0, 0, false);
+	/* every page a read spans gets its header */
+	for (uint64_t o = 0; o + ef->block <= r->len && blk < f->nr_blocks; o += ef->block, blk++)
+		page_stamp((char *)r->buf + o, ef->block, PAGE_KIND_DB, ef->tag, blk,
+			   f->gens[blk] ? f->gens[blk] : 1, 0, 0, false);
 }
 
 static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)

@@ -122,6 +122,16 @@ static inline uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
+void page_reseal(void *buf, uint32_t size)
+{
+	unsigned char *p = buf;
+	uint32_t crc = 0;
+
+	memcpy(p + offsetof(struct page_header, crc), &crc, sizeof(crc));
+	crc = page_crc32c(0, p, size);
+	memcpy(p + offsetof(struct page_header, crc), &crc, sizeof(crc));
+}
+
 void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id, uint64_t page_no,
 		uint64_t generation, uint64_t run_id, uint64_t seed, bool full)
 {

@@ -22,6 +22,8 @@
  * (pages of files that existed before the run are learnt on first read).
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
@@ -110,8 +112,32 @@ static uint64_t grid_end(const struct grid *g, unsigned k)
 }
 
 enum slot_kind {
-	SLOT_STREAM,
-	SLOT_LOG,
+	SLOT_STREAM, /* a transaction stream (fixed model: one I/O at a time) */
+	SLOT_FLUSH,  /* one of a database's flusher writes */
+	SLOT_LOG,    /* the database's log writer */
+	SLOT_SCAN,   /* maintenance (BDM) or backup: sequential multi-page reads */
+	SLOT_REPL,   /* replication (or recovery) reads of closed log segments */
+};
+
+/* transaction types, in the order of the mix keys */
+enum txn_type {
+	TXN_INSERT,
+	TXN_DELETE,
+	TXN_REPLACE,
+	TXN_SEEK,
+};
+
+/* most pages one transaction touches */
+#define TXN_MAX_PAGES 64
+/* most replication read size (a segment is read in pieces of this) */
+#define RUN_REPL_MAX (1024u * 1024u)
+
+/* what a stream waits for before its next transaction */
+enum slot_wait {
+	WAIT_NONE,
+	WAIT_DIRTY,   /* room in the database's dirty-page list to commit */
+	WAIT_LOG,     /* its commit record durable (a non-lazy commit) */
+	WAIT_ARRIVAL, /* open loop: the next transaction's arrival */
 };
 
 struct slot {
@@ -123,22 +149,70 @@ struct slot {
 	uint64_t t_issue;
 	bool inflight;	    /* handed to the engine, not completed yet */
 	bool hung_reported; /* reported as hung; counted once */
+	bool keep_issue;    /* t_issue is an intended start: not restamped at commit */
 	uint64_t off0;	    /* the request as first issued, for short I/O */
 	uint32_t len0;
 	void *buf;
 	uint32_t buf_len;
+	/* multi-page reads: the pages of [page, page + npages) this read holds */
+	uint64_t held; /* bit i: page + i marked busy by this read */
+	unsigned npages;
+	/* a stream's transaction */
+	uint8_t txn;
+	uint8_t wait; /* enum slot_wait */
+	uint16_t left, ntouched;
+	uint64_t commit_lsn;
+	uint64_t t_start; /* open loop: the transaction's intended start */
+	uint64_t *touched;
+	uint64_t cursor; /* fixed model, sequential: the next page */
+};
+
+struct dirty_page {
+	uint64_t page;
+	uint64_t lsn; /* log bytes that must be durable before it is written */
 };
 
 struct wdb {
 	const struct plan_db *pdb;
 	unsigned global;
-	uint32_t *expect; /* expected generation per page; 0 = unknown */
-	uint8_t *busy;	  /* an I/O is in flight on this page */
-	uint64_t log_off, log_seq, log_pending;
+	uint64_t lo, n;	  /* the pages this worker drives: [lo, lo + n) */
+	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown */
+	uint8_t *busy;	  /* BUSY_IO, BUSY_DIRTY per page (index page - lo) */
+	/* the flusher */
+	struct dirty_page *dirty; /* FIFO ring */
+	unsigned dcap, dhead, dlen;
+	unsigned *flush_free; /* flusher slots not in use */
+	unsigned nfree;
+	/* the log: byte counters since the run started (log sequence numbers) */
+	uint64_t lsn, issued, durable, inflight_end;
+	uint64_t seg_off; /* where the next write goes in the current segment */
+	unsigned seg;
+	uint64_t log_seq; /* generation stamped in log blocks */
 	uint32_t log_align;
-	bool log_busy;
+	bool log_busy, log_blocked;
 	unsigned log_slot;
+	uint64_t *recs; /* pages named by records not yet written: a ring */
+	unsigned rcap, rhead, rlen;
+	/* replication */
+	uint8_t *seg_owed; /* replication reads each segment still owes */
+	unsigned *repl_q;  /* closed segments waiting for their reads */
+	unsigned qhead, qlen;
+	unsigned repl_slot;
+	bool repl_busy;
+	uint64_t repl_off; /* progress through the segment at the queue's head */
+	/* maintenance / backup */
+	unsigned scan_slot;
+	bool scan_busy, scan_done;
+	uint64_t scan_next; /* next page */
+	uint64_t scan_due;  /* maintenance: when the next read is due */
+	uint64_t scan_gap;  /* maintenance: ns between reads */
+	/* streams waiting for the log or the flusher */
+	unsigned *waiters;
+	unsigned nwait;
 };
+
+#define BUSY_IO 0x1u
+#define BUSY_DIRTY 0x2u
 
 struct snap {
 	struct class_stats *cs; /* ndb * IO_CLASS_COUNT */
@@ -178,9 +252,13 @@ struct worker {
 	atomic_uint consumed;
 	uint64_t rng;
 	bool stopping;
+	bool done; /* backup: every database read */
 	uint64_t stop_at;
-	uint32_t *jcopy; /* expected generations copied for the periodic journal */
-	int fatal;	 /* engine error that ended this worker */
+	uint64_t next_arrival; /* open loop: the next transaction's intended start */
+	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
+	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
+	uint32_t *jcopy;       /* expected generations copied for the periodic journal */
+	int fatal;	       /* engine error that ended this worker */
 	atomic_bool fatal_seen;
 	char fatal_msg[256];
 	pthread_t thread;
@@ -198,6 +276,8 @@ struct run {
 	atomic_uint last; /* last interval; lowered when stopping early */
 	atomic_bool stop;
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
+	atomic_uint workers_done;	  /* backup: workers that read all they had */
+	bool completed;			  /* backup: ended when everything was read */
 	int stop_signal;
 	char stop_reason[256];	/* why the run stopped early, when not a signal */
 	char journal_note[320]; /* a journal that could not be used */
@@ -207,6 +287,7 @@ struct run {
 	struct worker *workers;
 	unsigned nworkers;
 	uint64_t *fresh_from;
+	double mix[4]; /* cumulative transaction mix, 0..1 */
 
 	struct store *store;
 	int64_t run_id;
@@ -265,9 +346,8 @@ static void worker_publish(struct worker *w)
 		uint64_t off = 0;
 
 		for (unsigned i = 0; i < w->ndb; i++) {
-			memcpy(w->jcopy + off, w->dbs[i].expect,
-			       w->dbs[i].pdb->nr_pages * sizeof(uint32_t));
-			off += w->dbs[i].pdb->nr_pages;
+			memcpy(w->jcopy + off, w->dbs[i].expect, w->dbs[i].n * sizeof(uint32_t));
+			off += w->dbs[i].n;
 		}
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
@@ -312,36 +392,63 @@ static void snap_msg(struct snap *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+static bool fixed_model(const struct run *r)
+{
+	return r->prof->model == PROFILE_MODEL_FIXED;
+}
+
+static bool backup_test(const struct run *r)
+{
+	return r->prof->type == PROFILE_TEST_BACKUP;
+}
+
+/* A uniform double in [0, 1). */
+static double rng_unit(uint64_t *s)
+{
+	return (double)(rng_next(s) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* floor(mean) pages, one more with probability frac(mean); 1..TXN_MAX_PAGES */
+static unsigned draw_pages(uint64_t *rng, double mean)
+{
+	unsigned n = (unsigned)mean;
+
+	if (rng_unit(rng) < mean - (double)n)
+		n++;
+	if (n < 1)
+		n = 1;
+	return n > TXN_MAX_PAGES ? TXN_MAX_PAGES : n;
+}
+
 static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
 {
 	const struct profile *p = w->run->prof;
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+	uint32_t e = d->expect[s->page - d->lo];
 
-	s->gen = d->expect[s->page] == EXPECT_BAD
-			 ? 2
-			 : (uint64_t)(d->expect[s->page] & ~EXPECT_LOWER) + 1;
+	s->gen = e == EXPECT_BAD ? 2 : (uint64_t)(e & ~EXPECT_LOWER) + 1;
 	if (s->gen == 1)
 		s->gen = 2; /* unknown before: anything newer than init's 1 */
 	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
 		   (uint64_t)w->run->run_id, p->seed, full);
 }
 
-/* Picks a page with no I/O in flight: random tries, then a scan. */
+/* Picks a page of [lo, lo + n) with no I/O in flight: random tries, then a scan. */
 static bool pick_page(struct worker *w, struct wdb *d, uint64_t *page)
 {
-	uint64_t n = d->pdb->nr_pages, p;
+	uint64_t n = d->n, p;
 
 	for (int i = 0; i < 16; i++) {
 		p = rng_next(&w->rng) % n;
-		if (!d->busy[p]) {
-			*page = p;
+		if (!(d->busy[p] & BUSY_IO)) {
+			*page = d->lo + p;
 			return true;
 		}
 	}
 	p = rng_next(&w->rng) % n;
 	for (uint64_t i = 0; i < n; i++, p = (p + 1) % n)
-		if (!d->busy[p]) {
-			*page = p;
+		if (!(d->busy[p] & BUSY_IO)) {
+			*page = d->lo + p;
 			return true;
 		}
 	return false;
@@ -359,7 +466,7 @@ static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
 	s->inflight = true;
 	if (ret == ENGINE_Q_COMPLETED) {
 		/* handed back at once: treat like a reaped completion */
-		if (!(w->ops->flags & ENGINE_F_OWN_CLOCK))
+		if (!(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS))
 			s->req.t_done_ns = engine_clock_now(&w->run->clock);
 		return ENGINE_Q_COMPLETED;
 	}
@@ -368,108 +475,470 @@ static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
 
 static void worker_complete(struct worker *w, struct engine_req *req);
 
-/* Queues a prepared slot; false when the engine is full. */
+/* Queues a prepared slot: false when the engine is full (it goes to retry). */
 static bool worker_queue_slot(struct worker *w, struct slot *s, uint64_t now)
 {
 	int ret = worker_submit(w, s, now);
 
-	if (ret == ENGINE_Q_BUSY)
+	if (ret == ENGINE_Q_BUSY) {
+		w->retry[w->nretry++] = (unsigned)(s - w->slots);
 		return false;
-	if (ret == ENGINE_Q_COMPLETED)
+	}
+	if (ret == ENGINE_Q_QUEUED)
+		w->fresh[w->nfresh++] = (unsigned)(s - w->slots);
+	else
 		worker_complete(w, &s->req);
 	return true;
 }
 
-static void stream_prepare(struct worker *w, struct slot *s, uint64_t now)
+static void slot_request(struct slot *s, uint8_t op, uint8_t cls, uint16_t flags, uint32_t file,
+			 uint64_t offset, uint32_t len, uint64_t now)
+{
+	s->req.op = op;
+	s->req.cls = cls;
+	s->req.flags = flags;
+	s->req.file = file;
+	s->req.offset = offset;
+	s->req.len = len;
+	s->req.buf = s->buf;
+	s->off0 = offset;
+	s->len0 = len;
+	s->t_issue = now;
+	s->keep_issue = false;
+}
+
+/* A page I/O of a stream or the flusher on page s->page. */
+static void page_io_prepare(struct worker *w, struct slot *s, bool read, uint64_t now)
 {
 	struct wdb *d = &w->dbs[s->db];
 	const struct profile *p = w->run->prof;
-	double rp = p->model == PROFILE_MODEL_FIXED ? p->read_pct : 60.0;
-	bool read = (double)(rng_next(&w->rng) % 1000000) < rp * 10000.0;
 
-	d->busy[s->page] = 1;
-	s->req.op = read ? ENGINE_OP_READ : ENGINE_OP_WRITE;
-	s->req.cls = read ? IO_DB_READ : IO_DB_WRITE;
-	s->req.flags = 0;
-	s->req.file = 2 * s->db;
-	s->req.offset = d->pdb->base + s->page * p->page_size;
-	s->req.len = p->page_size;
-	s->req.buf = s->buf;
+	d->busy[s->page - d->lo] |= BUSY_IO;
+	slot_request(s, read ? ENGINE_OP_READ : ENGINE_OP_WRITE, read ? IO_DB_READ : IO_DB_WRITE, 0,
+		     2 * s->db, d->pdb->base + s->page * p->page_size, p->page_size, now);
 	if (!read)
 		slot_stamp_write(w, s, d);
-	s->off0 = s->req.offset;
-	s->len0 = s->req.len;
-	s->t_issue = now;
 }
 
+/* ---- the log ---- */
+
+static uint64_t seg_size(const struct worker *w)
+{
+	return w->run->prof->log_segment_size;
+}
+
+/* Appends a commit record naming pages[0..n) to d's log buffer. */
+static void log_append(struct worker *w, struct wdb *d, const uint64_t *pages, unsigned n)
+{
+	d->lsn += (uint64_t)n * w->run->prof->log_record_size;
+	for (unsigned i = 0; i < n && d->rlen < d->rcap; i++)
+		d->recs[(d->rhead + d->rlen++) % d->rcap] = pages[i];
+}
+
+/* Writes the record table of one log block. */
+static void log_block_records(struct wdb *d, char *blk, uint32_t size, unsigned take)
+{
+	struct log_records lr = {LOG_RECORDS_MAGIC, 0};
+	uint32_t cap = log_records_capacity(size);
+
+	for (; lr.count < take && lr.count < cap && d->rlen; lr.count++, d->rlen--) {
+		memcpy(blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * lr.count, &d->recs[d->rhead], 8);
+		d->rhead = (d->rhead + 1) % d->rcap;
+	}
+	memcpy(blk + PAGE_HEADER_SIZE, &lr, sizeof(lr));
+	page_reseal(blk, size);
+}
+
+/* Moves the log to the next segment once the current one is full; false
+ * when that segment still owes replication reads (the log waits). */
+static bool log_next_segment(struct worker *w, struct wdb *d)
+{
+	const struct profile *p = w->run->prof;
+	unsigned next;
+
+	if (d->seg_off < seg_size(w))
+		return true;
+	next = (d->seg + 1) % p->log_segments;
+	if (d->seg_owed[next]) {
+		d->log_blocked = true;
+		return false;
+	}
+	d->log_blocked = false;
+	d->seg = next;
+	d->seg_off = 0;
+	return true;
+}
+
+/* Prepares the log write of what is buffered; false when there is none or
+ * the log must wait for replication. */
 static bool log_prepare(struct worker *w, struct wdb *d, uint64_t now)
 {
 	struct slot *s = &w->slots[d->log_slot];
-	uint64_t len = d->log_pending < s->buf_len ? d->log_pending : s->buf_len;
+	const struct profile *p = w->run->prof;
+	uint64_t pending = d->lsn - d->issued, len, room;
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+	unsigned blocks, rec_take;
 
-	len = (len + d->log_align - 1) / d->log_align * d->log_align;
+	if (d->log_busy || !pending || !log_next_segment(w, d))
+		return false;
+	room = seg_size(w) - d->seg_off;
+	len = (pending + d->log_align - 1) / d->log_align * d->log_align;
+	if (len > room)
+		len = room;
 	if (len > s->buf_len)
 		len = s->buf_len;
-	if (d->log_off + len > d->pdb->log_size)
-		d->log_off = 0;
-	for (uint64_t o = 0; o < len; o += d->log_align)
-		page_stamp((char *)s->buf + o, d->log_align, PAGE_KIND_LOG, d->pdb->id,
-			   (d->log_off + o) / d->log_align, ++d->log_seq, (uint64_t)w->run->run_id,
-			   w->run->prof->seed, full);
-	s->req.op = ENGINE_OP_WRITE;
-	s->req.cls = IO_LOG_WRITE;
-	s->req.flags = ENGINE_RF_DSYNC;
-	s->req.file = 2 * s->db + 1;
-	s->req.offset = d->pdb->log_base + d->log_off;
-	s->req.len = (uint32_t)len;
-	s->req.buf = s->buf;
-	s->off0 = s->req.offset;
-	s->len0 = s->req.len;
-	s->t_issue = now;
-	d->log_off += len;
-	d->log_pending -= d->log_pending < len ? d->log_pending : len;
+	blocks = (unsigned)(len / d->log_align);
+	/* records this write carries: all buffered when it takes everything */
+	rec_take = len >= pending ? d->rlen
+				  : (unsigned)(((uint64_t)d->rlen * len + pending - 1) / pending);
+	for (unsigned b = 0; b < blocks; b++) {
+		char *blk = (char *)s->buf + (uint64_t)b * d->log_align;
+		uint64_t fileoff =
+			(uint64_t)d->seg * seg_size(w) + d->seg_off + (uint64_t)b * d->log_align;
+		unsigned take = (rec_take + blocks - 1 - b) / (blocks - b);
+
+		page_stamp(blk, d->log_align, PAGE_KIND_LOG, d->pdb->id, fileoff / d->log_align,
+			   ++d->log_seq, (uint64_t)w->run->run_id, p->seed, full);
+		if (full) {
+			log_block_records(d, blk, d->log_align, take);
+		} else {
+			take = take < d->rlen ? take : d->rlen;
+			d->rlen -= take;
+			d->rhead = (d->rhead + take) % d->rcap;
+		}
+		rec_take -= take < rec_take ? take : rec_take;
+	}
+	slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
+		     d->pdb->log_base + (uint64_t)d->seg * seg_size(w) + d->seg_off, (uint32_t)len,
+		     now);
+	d->issued = len >= pending ? d->lsn : d->issued + len;
+	d->inflight_end = d->issued;
+	d->seg_off += len;
+	if (d->seg_off >= seg_size(w) && p->copies > 1) {
+		/* the segment is closed: replication reads it copies - 1 times */
+		d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
+		d->repl_q[(d->qhead + d->qlen++) % p->log_segments] = d->seg;
+	}
 	d->log_busy = true;
 	return true;
+}
+
+/* ---- replication ---- */
+
+static bool repl_prepare(struct worker *w, struct wdb *d, uint64_t now)
+{
+	struct slot *s = &w->slots[d->repl_slot];
+	unsigned seg;
+	uint64_t len;
+
+	if (d->repl_busy || !d->qlen)
+		return false;
+	seg = d->repl_q[d->qhead];
+	len = seg_size(w) - d->repl_off;
+	if (len > s->buf_len)
+		len = s->buf_len;
+	s->page = seg;
+	slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
+		     d->pdb->log_base + (uint64_t)seg * seg_size(w) + d->repl_off, (uint32_t)len,
+		     now);
+	d->repl_busy = true;
+	return true;
+}
+
+/* Checks the log blocks a replication read returned: header and checksum. */
+static void repl_verify(struct worker *w, struct slot *s, struct wdb *d, struct snap *sn)
+{
+	const uint32_t bs = d->log_align;
+
+	if (w->ops->flags & ENGINE_F_NO_FILES || !w->run->prof->verify)
+		return;
+	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
+		const char *blk = (const char *)s->buf + o;
+		struct page_header h;
+		uint64_t block = (s->off0 - d->pdb->log_base + o) / bs;
+		uint32_t crc;
+		const char *what = NULL;
+
+		memcpy(&h, blk, sizeof(h));
+		if (h.magic != PAGE_MAGIC || h.kind != PAGE_KIND_LOG)
+			what = "not a log block";
+		else if (h.db_id != d->pdb->id || h.page_no != block)
+			what = "misdirected";
+		else if (w->run->prof->verify) {
+			crc = h.crc;
+			page_reseal((char *)s->buf + o, bs);
+			memcpy(&h, blk, sizeof(h));
+			if (crc != h.crc)
+				what = "bad checksum";
+		}
+		if (!what)
+			continue;
+		sn->integrity[s->db]++;
+		snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
+			 (unsigned long long)block, d->pdb->log_file,
+			 (unsigned long long)(s->off0 + o), what);
+		return; /* one message per read */
+	}
+}
+
+static void repl_done(struct worker *w, struct wdb *d, struct slot *s)
+{
+	const struct profile *p = w->run->prof;
+	unsigned seg = (unsigned)s->page;
+
+	d->repl_busy = false;
+	d->repl_off += s->len0;
+	if (d->repl_off < seg_size(w))
+		return;
+	d->repl_off = 0;
+	if (d->seg_owed[seg])
+		d->seg_owed[seg]--;
+	if (!d->seg_owed[seg]) {
+		d->qhead = (d->qhead + 1) % p->log_segments;
+		d->qlen--;
+	}
+}
+
+/* ---- maintenance and backup scans ---- */
+
+static bool scan_prepare(struct worker *w, struct wdb *d, uint64_t now)
+{
+	struct slot *s = &w->slots[d->scan_slot];
+	const struct profile *p = w->run->prof;
+	uint64_t end = d->lo + d->n;
+	unsigned np;
+
+	if (d->scan_busy || d->scan_done)
+		return false;
+	if (!backup_test(w->run) && now < d->scan_due) {
+		if (d->scan_due < w->next_due)
+			w->next_due = d->scan_due;
+		return false;
+	}
+	if (d->scan_next >= end) {
+		if (backup_test(w->run)) {
+			d->scan_done = true;
+			return false;
+		}
+		d->scan_next = d->lo; /* maintenance goes round again */
+	}
+	np = s->buf_len / p->page_size;
+	if (d->scan_next + np > end)
+		np = (unsigned)(end - d->scan_next);
+	s->page = d->scan_next;
+	s->npages = np;
+	s->held = 0;
+	for (unsigned i = 0; i < np; i++) {
+		uint8_t *b = &d->busy[s->page + i - d->lo];
+
+		if (!(*b & BUSY_IO)) {
+			*b |= BUSY_IO;
+			s->held |= 1ULL << i;
+		}
+	}
+	slot_request(s, ENGINE_OP_READ, backup_test(w->run) ? IO_BACKUP_READ : IO_BDM_READ, 0,
+		     2 * s->db, d->pdb->base + s->page * p->page_size, np * p->page_size, now);
+	d->scan_next += np;
+	if (!backup_test(w->run)) {
+		d->scan_due += d->scan_gap;
+		/* a slow device is not owed a burst afterwards: at most 1 s behind */
+		if (d->scan_due + NSEC_PER_SEC < now)
+			d->scan_due = now - NSEC_PER_SEC;
+	}
+	d->scan_busy = true;
+	return true;
+}
+
+/* ---- the flusher ---- */
+
+static bool flush_prepare(struct worker *w, struct wdb *d, struct slot *s, uint64_t now)
+{
+	struct dirty_page *dp;
+
+	if (!d->dlen)
+		return false;
+	dp = &d->dirty[d->dhead];
+	/* write-ahead: the page's log record first; one I/O per page */
+	if (dp->lsn > d->durable || (d->busy[dp->page - d->lo] & BUSY_IO))
+		return false;
+	s->page = dp->page;
+	d->busy[dp->page - d->lo] &= (uint8_t)~BUSY_DIRTY;
+	d->dhead = (d->dhead + 1) % d->dcap;
+	d->dlen--;
+	page_io_prepare(w, s, false, now);
+	return true;
+}
+
+/* ---- streams ---- */
+
+/* Commits a stream's transaction: dirty its pages, append its record. false
+ * when it must wait (no room in the dirty list, or a non-lazy commit). */
+static bool stream_commit(struct worker *w, struct slot *s)
+{
+	struct wdb *d = &w->dbs[s->db];
+	const struct profile *p = w->run->prof;
+	unsigned fresh = 0;
+
+	if (s->txn != TXN_SEEK && s->wait != WAIT_LOG) {
+		for (unsigned i = 0; i < s->ntouched; i++)
+			fresh += !(d->busy[s->touched[i] - d->lo] & BUSY_DIRTY);
+		if (d->dlen + fresh > d->dcap) {
+			s->wait = WAIT_DIRTY;
+			return false;
+		}
+		log_append(w, d, s->touched, s->ntouched);
+		for (unsigned i = 0; i < s->ntouched; i++) {
+			uint8_t *b = &d->busy[s->touched[i] - d->lo];
+
+			if (*b & BUSY_DIRTY)
+				continue;
+			*b |= BUSY_DIRTY;
+			d->dirty[(d->dhead + d->dlen++) % d->dcap] =
+				(struct dirty_page){s->touched[i], d->lsn};
+		}
+		s->commit_lsn = d->lsn;
+		if (rng_unit(&w->rng) * 100.0 >= p->lazy_commit_pct && d->durable < d->lsn) {
+			s->wait = WAIT_LOG;
+			return false;
+		}
+	}
+	if (s->wait == WAIT_LOG && d->durable < s->commit_lsn)
+		return false;
+	s->wait = WAIT_NONE;
+	s->ntouched = 0;
+	return true;
+}
+
+/* Starts a stream's next transaction; false when open loop has none due. */
+static bool stream_begin(struct worker *w, struct slot *s, uint64_t now)
+{
+	struct run *r = w->run;
+	const struct profile *p = r->prof;
+	double u = rng_unit(&w->rng);
+
+	if (p->arrival == PROFILE_ARRIVAL_RATE) {
+		if (w->next_arrival > now) {
+			if (w->next_arrival < w->next_due)
+				w->next_due = w->next_arrival;
+			s->wait = WAIT_ARRIVAL;
+			return false;
+		}
+		s->t_start = w->next_arrival;
+		/* Poisson arrivals: exponential gaps */
+		w->next_arrival +=
+			(uint64_t)(-log(1.0 - rng_unit(&w->rng)) * w->arrival_gap_ns) + 1;
+	}
+	s->wait = WAIT_NONE;
+	s->txn = u < r->mix[0]	 ? TXN_INSERT
+		 : u < r->mix[1] ? TXN_DELETE
+		 : u < r->mix[2] ? TXN_REPLACE
+				 : TXN_SEEK;
+	s->left =
+		(uint16_t)draw_pages(&w->rng, s->txn == TXN_SEEK ? p->seek_pages : p->update_pages);
+	s->ntouched = 0;
+	return true;
+}
+
+/* The next I/O of a stream; false when it cannot issue now (stays idle). */
+static bool stream_prepare(struct worker *w, struct slot *s, uint64_t now)
+{
+	struct wdb *d = &w->dbs[s->db];
+	const struct profile *p = w->run->prof;
+	bool first;
+
+	if (fixed_model(w->run)) {
+		bool read = rng_unit(&w->rng) * 100.0 < p->read_pct;
+
+		if (p->pattern == PROFILE_PATTERN_SEQUENTIAL) {
+			uint64_t i;
+
+			for (i = 0; i < d->n; i++) {
+				if (s->cursor >= d->lo + d->n)
+					s->cursor = d->lo;
+				if (!(d->busy[s->cursor - d->lo] & BUSY_IO))
+					break;
+				s->cursor++;
+			}
+			if (i == d->n)
+				return false;
+			s->page = s->cursor++;
+		} else if (!pick_page(w, d, &s->page)) {
+			return false;
+		}
+		page_io_prepare(w, s, read, now);
+		return true;
+	}
+	if (!s->left && !stream_begin(w, s, now))
+		return false;
+	if (!pick_page(w, d, &s->page))
+		return false;
+	first = s->ntouched == 0;
+	page_io_prepare(w, s, true, now);
+	if (first && s->t_start && p->arrival == PROFILE_ARRIVAL_RATE) {
+		/* open loop: the first I/O counts from the intended start */
+		s->t_issue = s->t_start;
+		s->keep_issue = true;
+	}
+	return true;
+}
+
+/* Streams of d waiting for the log or the flusher that may go on. */
+static void wake_waiters(struct worker *w, struct wdb *d)
+{
+	for (unsigned i = 0; i < d->nwait;) {
+		struct slot *s = &w->slots[d->waiters[i]];
+
+		if (stream_commit(w, s)) {
+			w->idle[w->nidle++] = d->waiters[i];
+			d->waiters[i] = d->waiters[--d->nwait];
+		} else {
+			i++;
+		}
+	}
 }
 
 static void worker_issue(struct worker *w, uint64_t now)
 {
 	/* retries first: they are older */
-	while (w->nretry) {
+	for (unsigned n = w->nretry; n--;) {
 		struct slot *s = &w->slots[w->retry[--w->nretry]];
 
-		if (!worker_queue_slot(w, s, now)) {
-			w->nretry++;
+		if (!worker_queue_slot(w, s, now))
 			return;
-		}
 	}
 	if (w->stopping)
 		return;
+	w->next_due = UINT64_MAX;
 	for (unsigned i = 0; i < w->ndb; i++) {
 		struct wdb *d = &w->dbs[i];
 
-		if (d->log_busy || !d->log_pending)
-			continue;
-		log_prepare(w, d, now);
-		if (!worker_queue_slot(w, &w->slots[d->log_slot], now)) {
-			w->retry[w->nretry++] = d->log_slot;
+		if (log_prepare(w, d, now) && !worker_queue_slot(w, &w->slots[d->log_slot], now))
 			return;
-		}
-		w->fresh[w->nfresh++] = d->log_slot;
-	}
-	while (w->nidle) {
-		struct slot *s = &w->slots[w->idle[w->nidle - 1]];
+		while (d->nfree) {
+			struct slot *s = &w->slots[d->flush_free[d->nfree - 1]];
 
-		if (!pick_page(w, &w->dbs[s->db], &s->page))
-			return;
-		w->nidle--;
-		stream_prepare(w, s, now);
-		if (!worker_queue_slot(w, s, now)) {
-			w->retry[w->nretry++] = (unsigned)(s - w->slots);
-			return;
+			if (!flush_prepare(w, d, s, now))
+				break;
+			d->nfree--;
+			if (!worker_queue_slot(w, s, now))
+				return;
 		}
-		w->fresh[w->nfresh++] = (unsigned)(s - w->slots);
+		if (d->repl_slot != UINT_MAX && repl_prepare(w, d, now) &&
+		    !worker_queue_slot(w, &w->slots[d->repl_slot], now))
+			return;
+		if (d->scan_slot != UINT_MAX && scan_prepare(w, d, now) &&
+		    !worker_queue_slot(w, &w->slots[d->scan_slot], now))
+			return;
+	}
+	for (unsigned k = w->nidle; k--;) {
+		unsigned si = w->idle[k];
+		struct slot *s = &w->slots[si];
+
+		if (!stream_prepare(w, s, now))
+			continue;
+		w->idle[k] = w->idle[--w->nidle];
+		if (!worker_queue_slot(w, s, now))
+			return;
 	}
 }
 
@@ -477,7 +946,8 @@ static void worker_issue(struct worker *w, uint64_t now)
  * A request's latency runs from just before the commit that hands it to the
  * kernel, not from when it was prepared: stamping a 32 KiB page is the
  * tool's time, not the device's. (A request that completed inside queue()
- * is already accounted and is skipped.)
+ * is already accounted and is skipped; an open-loop transaction's first I/O
+ * keeps its intended start.)
  */
 static void worker_stamp_fresh(struct worker *w)
 {
@@ -489,64 +959,71 @@ static void worker_stamp_fresh(struct worker *w)
 	for (unsigned i = 0; i < w->nfresh; i++) {
 		struct slot *s = &w->slots[w->fresh[i]];
 
-		if (s->req.t_submit_ns == s->t_issue) {
+		if (!s->inflight)
+			continue;
+		s->req.t_submit_ns = t;
+		if (!s->keep_issue)
 			s->t_issue = t;
-			s->req.t_submit_ns = t;
-		}
 	}
 	w->nfresh = 0;
 }
 
-static void worker_verify(struct worker *w, struct slot *s, struct wdb *d, struct snap *sn)
+/* Checks one page read at buf against what this run expects of it. */
+static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t page,
+			  const void *buf, uint64_t off, struct snap *sn)
 {
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
-	uint32_t expect = d->expect[s->page] & ~EXPECT_LOWER;
-	bool lower = d->expect[s->page] & EXPECT_LOWER;
+	uint32_t *e = &d->expect[page - d->lo];
+	uint32_t expect = *e & ~EXPECT_LOWER;
+	bool lower = *e & EXPECT_LOWER;
 	uint64_t found;
 	enum page_status st;
 
-	if (d->expect[s->page] == EXPECT_BAD) {
+	if (*e == EXPECT_BAD) {
 		/* reported already; learn the page again if it reads right */
-		st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, 0, full,
-				 &found);
+		st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, 0, full, &found);
 		if (st == PAGE_OK || st == PAGE_NEWER)
-			d->expect[s->page] = (uint32_t)found;
+			*e = (uint32_t)found;
 		return;
 	}
-	st = page_verify(s->buf, w->run->prof->page_size, d->pdb->id, s->page, expect, full,
-			 &found);
+	st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, expect, full, &found);
 	if (st == PAGE_OK) {
-		d->expect[s->page] = expect;
+		*e = expect;
 		return;
 	}
 	if ((expect == 0 || lower) && st == PAGE_NEWER) {
 		/* unknown, or known only as a lower bound (a journal written
 		 * before an unclean stop): what is there is right; learn it */
-		d->expect[s->page] = (uint32_t)found;
+		*e = (uint32_t)found;
 		return;
 	}
 	if (expect == 0 && st == PAGE_LOST_WRITE) {
-		d->expect[s->page] = (uint32_t)found;
+		*e = (uint32_t)found;
 		return;
 	}
-	sn->integrity[s->db]++;
+	sn->integrity[db]++;
 	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
-		 d->pdb->name, (unsigned long long)s->page, d->pdb->path,
-		 (unsigned long long)s->off0, page_status_name(st), expect,
-		 (unsigned long long)found);
+		 d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
+		 page_status_name(st), expect, (unsigned long long)found);
 	/* report each bad page once: a page whose content is not a valid page
 	 * stays marked bad until rewritten; otherwise what is there now is what
 	 * later reads see */
-	d->expect[s->page] = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC || st == PAGE_MISDIRECTED
-				     ? EXPECT_BAD
-				     : (uint32_t)found;
+	*e = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC || st == PAGE_MISDIRECTED ? EXPECT_BAD
+										  : (uint32_t)found;
+}
+
+static const char *slot_file(const struct slot *s, const struct wdb *d)
+{
+	return s->kind == SLOT_LOG || s->kind == SLOT_REPL ? d->pdb->log_file : d->pdb->path;
 }
 
 static void worker_complete(struct worker *w, struct engine_req *req)
 {
 	struct slot *s = req->owner;
 	struct wdb *d = &w->dbs[s->db];
+	const struct profile *p = w->run->prof;
 	int64_t res = req->result;
+	bool ok, verify = p->verify;
 	struct snap *sn;
 	struct class_stats *cs;
 
@@ -565,35 +1042,79 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	}
 	sn = worker_snap_at(w, req->t_done_ns);
 	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
-	if (res < 0 || (uint64_t)res != req->len) {
+	ok = res >= 0 && (uint64_t)res == req->len;
+	if (!ok) {
 		cs->errors++;
 		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
-		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s",
-			 s->kind == SLOT_LOG ? d->pdb->log_file : d->pdb->path,
+		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
 			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
 			 (unsigned long long)s->off0,
 			 res < 0 ? strerror((int)-res) : "short transfer");
-		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_WRITE)
-			d->expect[s->page] = 0; /* may or may not have landed */
 	} else {
-		hist_add(&cs->lat, req->t_done_ns - s->t_issue);
+		hist_add(&cs->lat, req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0);
 		cs->bytes += s->len0;
-		if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_READ && w->run->prof->verify)
-			worker_verify(w, s, d, sn);
-		else if (s->kind == SLOT_STREAM && req->op == ENGINE_OP_WRITE) {
-			d->expect[s->page] = (uint32_t)s->gen;
-			d->log_pending += w->run->prof->log_record_size;
-		}
 	}
 	/* restore the request as issued */
 	req->buf = s->buf;
 	s->hung_reported = false;
-	if (s->kind == SLOT_LOG) {
+	s->keep_issue = false;
+	switch (s->kind) {
+	case SLOT_LOG:
 		d->log_busy = false;
+		if (ok)
+			d->durable = d->inflight_end;
+		else
+			d->durable = d->inflight_end; /* counted as an error; streams go on */
+		wake_waiters(w, d);
+		return;
+	case SLOT_REPL:
+		if (ok)
+			repl_verify(w, s, d, sn);
+		repl_done(w, d, s);
+		return;
+	case SLOT_SCAN:
+		for (unsigned i = 0; i < s->npages; i++) {
+			if (!(s->held & (1ULL << i)))
+				continue;
+			d->busy[s->page + i - d->lo] &= (uint8_t)~BUSY_IO;
+			if (ok && verify)
+				worker_verify(w, d, s->db, s->page + i,
+					      (char *)s->buf + (uint64_t)i * p->page_size,
+					      s->off0 + (uint64_t)i * p->page_size, sn);
+		}
+		d->scan_busy = false;
+		return;
+	case SLOT_FLUSH:
+	case SLOT_STREAM:
+		break;
+	}
+	d->busy[s->page - d->lo] &= (uint8_t)~BUSY_IO;
+	if (req->op == ENGINE_OP_WRITE)
+		/* a failed write may or may not have landed */
+		d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
+	else if (ok && verify)
+		worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
+	if (s->kind == SLOT_FLUSH) {
+		d->flush_free[d->nfree++] = (unsigned)(s - w->slots);
+		wake_waiters(w, d);
 		return;
 	}
-	d->busy[s->page] = 0;
-	w->idle[w->nidle++] = (unsigned)(s - w->slots);
+	if (fixed_model(w->run)) {
+		w->idle[w->nidle++] = (unsigned)(s - w->slots);
+		return;
+	}
+	/* a transaction's page read */
+	s->touched[s->ntouched++] = s->page;
+	if (s->left)
+		s->left--;
+	if (s->left) {
+		w->idle[w->nidle++] = (unsigned)(s - w->slots);
+		return;
+	}
+	if (stream_commit(w, s))
+		w->idle[w->nidle++] = (unsigned)(s - w->slots);
+	else
+		d->waiters[d->nwait++] = (unsigned)(s - w->slots);
 }
 
 /*
@@ -618,9 +1139,35 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		snap_msg(sn,
 			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
 			 "(hung I/O)",
-			 s->kind == SLOT_LOG ? d->pdb->log_file : d->pdb->path,
-			 s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
 			 (unsigned long long)s->off0, (double)(now - s->t_issue) / 1e9);
+	}
+}
+
+/* backup: every database of this worker read to its end */
+static bool worker_backup_done(const struct worker *w)
+{
+	for (unsigned i = 0; i < w->ndb; i++)
+		if (!w->dbs[i].scan_done || w->dbs[i].scan_busy)
+			return false;
+	return true;
+}
+
+/* The last worker to finish its backup ends the run at this interval. */
+static void worker_mark_done(struct worker *w, uint64_t now)
+{
+	struct run *r = w->run;
+	unsigned n;
+
+	w->done = true;
+	n = atomic_fetch_add(&r->workers_done, 1) + 1;
+	if (n == r->nworkers && !atomic_load(&r->stop)) {
+		unsigned last = atomic_load(&r->last);
+		unsigned k = grid_index(&r->grid, now, last);
+
+		r->completed = true;
+		r->stop_time = now;
+		atomic_store_explicit(&r->last, k, memory_order_release);
 	}
 }
 
@@ -637,6 +1184,11 @@ static bool worker_step(struct worker *w)
 			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
 		w->stopping = true;
 		w->stop_at = now;
+	}
+	if (!w->stopping && backup_test(r) && worker_backup_done(w)) {
+		w->stopping = true;
+		w->stop_at = now;
+		worker_mark_done(w, now);
 	}
 	worker_issue(w, now);
 	worker_stamp_fresh(w);
@@ -657,11 +1209,15 @@ static bool worker_step(struct worker *w)
 	}
 	last = atomic_load_explicit(&r->last, memory_order_acquire);
 	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
+	if (!w->stopping && w->next_due < next)
+		next = w->next_due; /* maintenance or an arrival is due first */
 	wait = next > now ? next - now : 0;
 	if (w->stopping && r->virt)
 		wait = NSEC_PER_SEC;
-	if (!r->virt && (wait > RUN_REAP_WAIT_NS || wait == 0))
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight)))
 		wait = RUN_REAP_WAIT_NS;
+	if (r->virt && wait == 0 && !w->inflight)
+		wait = 1; /* virtual time must move */
 	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
 	if (n < 0) {
 		w->fatal = n;
@@ -672,7 +1228,7 @@ static bool worker_step(struct worker *w)
 	now = engine_clock_now(&r->clock);
 	/* stamp every completion before accounting any: accounting may wait
 	 * for the coordinator (worker_publish) */
-	for (int i = 0; i < n && !(w->ops->flags & ENGINE_F_OWN_CLOCK); i++)
+	for (int i = 0; i < n && !(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
 		w->reaped[i]->t_done_ns = now;
 	for (int i = 0; i < n; i++)
 		worker_complete(w, w->reaped[i]);
@@ -685,8 +1241,14 @@ static bool worker_step(struct worker *w)
 
 static void worker_finish(struct worker *w)
 {
-	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+	struct run *r = w->run;
+	unsigned last;
 
+	if (w->done && !r->virt)
+		/* backup: the last worker to finish says where the run ends */
+		while (atomic_load(&r->workers_done) < r->nworkers && !atomic_load(&r->stop))
+			usleep(1000);
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
 	while (w->cur <= last)
 		worker_publish(w);
 }
@@ -723,11 +1285,21 @@ static void worker_release(struct worker *w)
 		for (unsigned i = 0; i < 2 * w->ndb; i++)
 			if (w->fds[i] >= 0)
 				close(w->fds[i]);
-	for (unsigned i = 0; w->slots && i < w->nslots; i++)
+	for (unsigned i = 0; w->slots && i < w->nslots; i++) {
 		free(w->slots[i].buf);
+		free(w->slots[i].touched);
+	}
 	for (unsigned i = 0; i < w->ndb && w->dbs; i++) {
-		free(w->dbs[i].expect);
-		free(w->dbs[i].busy);
+		struct wdb *d = &w->dbs[i];
+
+		free(d->expect);
+		free(d->busy);
+		free(d->dirty);
+		free(d->flush_free);
+		free(d->recs);
+		free(d->seg_owed);
+		free(d->repl_q);
+		free(d->waiters);
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		free(w->snaps[i].cs);
@@ -767,9 +1339,10 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 }
 
 /*
- * The expected generations of a database's pages: generation 1 from fresh on
- * (written by init just now), the journal's below (exact when it was written
- * clean, else lower bounds), 0 (unknown) where there is none.
+ * The expected generations of the pages [lo, lo + n) of a database:
+ * generation 1 from fresh on (written by init just now), the journal's below
+ * (exact when it was written clean, else lower bounds), 0 (unknown) where
+ * there is none.
  */
 static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 {
@@ -780,7 +1353,7 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	bool use = false;
 	int ret;
 
-	if (r->plan.files && fresh > 0) {
+	if (r->plan.files && fresh > d->lo) {
 		ret = journal_read(pdb->journal, &ji, &gens, &err);
 		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
 		      ji.nr_pages == pdb->nr_pages;
@@ -794,21 +1367,24 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 			snprintf(r->journal_note, sizeof(r->journal_note),
 				 "%s; generations are learnt on first read", err.buf);
 	}
-	for (uint64_t pg = 0; pg < pdb->nr_pages; pg++) {
+	for (uint64_t i = 0; i < d->n; i++) {
+		uint64_t pg = d->lo + i;
+
 		if (pg >= fresh)
-			d->expect[pg] = 1;
+			d->expect[i] = 1;
 		else if (use && gens[pg])
-			d->expect[pg] = (gens[pg] & ~EXPECT_LOWER) |
-					((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
+			d->expect[i] = (gens[pg] & ~EXPECT_LOWER) |
+				       ((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
 		else
-			d->expect[pg] = 0;
+			d->expect[i] = 0;
 	}
 	free(gens);
 	strbuf_release(&err);
 }
 
 /* Writes every database's journal from maps (the live ones at the end, the
- * workers' copies during the run); clean only at the end of a drained run. */
+ * workers' copies during the run); clean only at the end of a drained run.
+ * A database may be shared by several workers, each with a page range. */
 static void run_write_journals(struct run *r, bool from_copies, bool clean)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -817,57 +1393,104 @@ static void run_write_journals(struct run *r, bool from_copies, bool clean)
 
 	if (!r->plan.files)
 		return;
-	for (unsigned wi = 0; wi < r->nworkers; wi++) {
-		struct worker *w = &r->workers[wi];
-		uint64_t off = 0;
+	for (size_t g = 0; g < r->plan.nr_dbs; g++) {
+		const struct plan_db *pdb = &r->plan.dbs[g];
+		struct journal_info ji = {pdb->id,	 r->prof->page_size,
+					  pdb->nr_pages, (uint64_t)r->run_id,
+					  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
 
-		for (unsigned i = 0; i < w->ndb; i++) {
-			const struct plan_db *pdb = w->dbs[i].pdb;
-			const uint32_t *map = from_copies ? w->jcopy + off : w->dbs[i].expect;
-			struct journal_info ji = {pdb->id,	 r->prof->page_size,
-						  pdb->nr_pages, (uint64_t)r->run_id,
-						  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
-
-			off += pdb->nr_pages;
-			if (cap < pdb->nr_pages) {
-				free(tmp);
-				cap = pdb->nr_pages;
-				tmp = malloc(cap * sizeof(*tmp));
-				if (!tmp)
-					return;
-			}
-			/* a page known only as a lower bound keeps the whole
-			 * journal a lower bound */
-			for (uint64_t pg = 0; pg < pdb->nr_pages; pg++) {
-				tmp[pg] = map[pg] == EXPECT_BAD ? 0 : map[pg] & ~EXPECT_LOWER;
-				if (map[pg] & EXPECT_LOWER)
-					ji.flags &= ~JOURNAL_CLEAN;
-			}
-			strbuf_reset(&err);
-			if (journal_write(pdb->journal, &ji, tmp, &err) && r->store &&
-			    !r->store_failed)
-				(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
-						       &r->store_err);
+		if (cap < pdb->nr_pages) {
+			free(tmp);
+			cap = pdb->nr_pages;
+			tmp = calloc(cap, sizeof(*tmp));
+			if (!tmp)
+				return;
 		}
+		for (unsigned wi = 0; wi < r->nworkers; wi++) {
+			struct worker *w = &r->workers[wi];
+			uint64_t off = 0;
+
+			for (unsigned i = 0; i < w->ndb; off += w->dbs[i].n, i++) {
+				const struct wdb *d = &w->dbs[i];
+				const uint32_t *map = from_copies ? w->jcopy + off : d->expect;
+
+				if (d->global != g || !map)
+					continue;
+				/* a page known only as a lower bound keeps the
+				 * whole journal a lower bound */
+				for (uint64_t k = 0; k < d->n; k++) {
+					tmp[d->lo + k] =
+						map[k] == EXPECT_BAD ? 0 : map[k] & ~EXPECT_LOWER;
+					if (map[k] & EXPECT_LOWER)
+						ji.flags &= ~JOURNAL_CLEAN;
+				}
+			}
+		}
+		strbuf_reset(&err);
+		if (journal_write(pdb->journal, &ji, tmp, &err) && r->store && !r->store_failed)
+			(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
+					       &r->store_err);
 	}
 	free(tmp);
 	strbuf_release(&err);
 }
 
-/* Sets up worker w with the databases dbs[] (global indices) and nstreams. */
-static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, unsigned ndb,
-			const unsigned *streams_per_db, struct strbuf *err)
+/* One database of a worker: its pages, the flusher, the log, replication,
+ * maintenance. */
+static int wdb_setup(struct run *r, struct wdb *d, unsigned global, uint64_t lo, uint64_t n)
 {
 	const struct profile *p = r->prof;
-	unsigned nstreams = 0, si = 0;
+	const struct plan_db *pdb = &r->plan.dbs[global];
+
+	d->pdb = pdb;
+	d->global = global;
+	d->lo = lo;
+	d->n = n;
+	d->log_align = r->plan.vols[pdb->volume].log_align;
+	d->expect = malloc(n * sizeof(*d->expect));
+	d->busy = calloc(n, 1);
+	d->repl_slot = d->scan_slot = d->log_slot = UINT_MAX;
+	if (!d->expect || !d->busy)
+		return -ENOMEM;
+	/* pages written by init in this very invocation hold generation 1;
+	 * older ones come from the journal, else are learnt on first read */
+	worker_load_journal(r, d, r->fresh_from ? r->fresh_from[global] : 0);
+	if (fixed_model(r) || backup_test(r))
+		return 0;
+	/* dirty pages a database may hold: enough for its streams to run
+	 * ahead of the flusher, as a database cache would */
+	d->dcap = (unsigned)(n < 4096 ? n : 4096);
+	d->dirty = calloc(d->dcap, sizeof(*d->dirty));
+	d->flush_free = calloc(p->flush_depth, sizeof(*d->flush_free));
+	d->rcap = 65536;
+	d->recs = calloc(d->rcap, sizeof(*d->recs));
+	d->seg_owed = calloc(p->log_segments, 1);
+	d->repl_q = calloc(p->log_segments, sizeof(*d->repl_q));
+	if (!d->dirty || !d->flush_free || !d->recs || !d->seg_owed || !d->repl_q)
+		return -ENOMEM;
+	return 0;
+}
+
+/* Sets up worker w: databases dbs[] (global indices) with their page ranges
+ * and stream counts. */
+static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
+			const uint64_t *cnt, unsigned ndb, const unsigned *streams_per_db,
+			struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	bool txn = !fixed_model(r) && !backup_test(r);
+	unsigned nstreams = 0, si = 0, per_db;
 	int ret = -ENOMEM;
 
 	w->run = r;
 	w->ndb = ndb;
 	w->rng = p->seed * 0x9e3779b97f4a7c15ULL + w->index + 1;
+	w->next_due = UINT64_MAX;
 	for (unsigned i = 0; i < ndb; i++)
 		nstreams += streams_per_db[i];
-	w->nslots = nstreams + ndb;
+	/* per database: log, replication and maintenance, and the flusher */
+	per_db = txn ? 1 + (p->copies > 1) + p->bdm + p->flush_depth : backup_test(r) ? 1 : 0;
+	w->nslots = nstreams + ndb * per_db;
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
 	w->idle = calloc(w->nslots, sizeof(*w->idle));
@@ -892,36 +1515,71 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 	for (unsigned i = 0; i < ndb; i++) {
 		struct wdb *d = &w->dbs[i];
 		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
-		uint64_t fresh = r->fresh_from ? r->fresh_from[dbs[i]] : 0;
 
-		d->pdb = pdb;
-		d->global = dbs[i];
-		d->log_align = r->plan.vols[pdb->volume].log_align;
-		d->expect = malloc(pdb->nr_pages * sizeof(*d->expect));
-		d->busy = calloc(pdb->nr_pages, 1);
-		if (!d->expect || !d->busy)
+		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
 			goto out_nomem;
-		/* pages written by init in this very invocation hold generation 1;
-		 * older ones come from the journal, else are learnt on first read */
-		worker_load_journal(r, d, fresh);
+		if (streams_per_db[i]) {
+			d->waiters = calloc(streams_per_db[i], sizeof(*d->waiters));
+			if (!d->waiters)
+				goto out_nomem;
+		}
 		w->files[2 * i] =
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
 		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
 		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
-			w->slots[si].kind = SLOT_STREAM;
-			w->slots[si].db = i;
-			w->slots[si].buf_len = p->page_size;
+			struct slot *s = &w->slots[si];
+
+			s->kind = SLOT_STREAM;
+			s->db = i;
+			s->buf_len = p->page_size;
+			/* sequential streams start spread over the range */
+			s->cursor = d->lo + d->n * k / streams_per_db[i];
+			if (txn) {
+				s->touched = calloc(TXN_MAX_PAGES, sizeof(*s->touched));
+				if (!s->touched)
+					goto out_nomem;
+			}
 			w->idle[w->nidle++] = si;
 		}
 	}
-	for (unsigned i = 0; i < ndb; i++, si++) {
+	for (unsigned i = 0; i < ndb && per_db; i++) {
 		struct wdb *d = &w->dbs[i];
-		uint64_t lmax = d->pdb->log_size < RUN_LOG_MAX ? d->pdb->log_size : RUN_LOG_MAX;
+		uint64_t lmax = seg_size(w) < RUN_LOG_MAX ? seg_size(w) : RUN_LOG_MAX;
+		uint64_t rmax = seg_size(w) < RUN_REPL_MAX ? seg_size(w) : RUN_REPL_MAX;
 
-		w->slots[si].kind = SLOT_LOG;
-		w->slots[si].db = i;
-		w->slots[si].buf_len = (uint32_t)(lmax - lmax % d->log_align);
-		d->log_slot = si;
+		if (backup_test(r)) {
+			w->slots[si] = (struct slot){
+				.kind = SLOT_SCAN, .db = i, .buf_len = p->backup_io_size};
+			d->scan_slot = si++;
+			d->scan_next = d->lo;
+			continue;
+		}
+		w->slots[si] = (struct slot){.kind = SLOT_LOG,
+					     .db = i,
+					     .buf_len = (uint32_t)(lmax - lmax % d->log_align)};
+		d->log_slot = si++;
+		if (p->copies > 1) {
+			w->slots[si] =
+				(struct slot){.kind = SLOT_REPL,
+					      .db = i,
+					      .buf_len = (uint32_t)(rmax - rmax % d->log_align)};
+			d->repl_slot = si++;
+		}
+		if (p->bdm) {
+			w->slots[si] = (struct slot){
+				.kind = SLOT_SCAN, .db = i, .buf_len = p->bdm_io_size};
+			d->scan_slot = si++;
+			d->scan_next = d->lo;
+			d->scan_gap =
+				(uint64_t)((double)p->bdm_io_size * 1e9 / (double)p->bdm_rate);
+			/* databases start their scans staggered over one gap */
+			d->scan_due = engine_clock_now(&r->clock) + d->scan_gap * i / ndb;
+		}
+		for (unsigned k = 0; k < p->flush_depth; k++) {
+			w->slots[si] =
+				(struct slot){.kind = SLOT_FLUSH, .db = i, .buf_len = p->page_size};
+			d->flush_free[d->nfree++] = si++;
+		}
 	}
 	for (unsigned i = 0; i < w->nslots; i++) {
 		struct slot *s = &w->slots[i];
@@ -946,7 +1604,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, un
 		uint64_t pages = 0;
 
 		for (unsigned i = 0; i < ndb; i++)
-			pages += w->dbs[i].pdb->nr_pages;
+			pages += w->dbs[i].n;
 		w->jcopy = malloc(pages * sizeof(*w->jcopy));
 		if (!w->jcopy)
 			goto out_nomem;
@@ -986,16 +1644,26 @@ static unsigned online_cpus(void)
 	return n > 0 ? (unsigned)n : 1;
 }
 
+/*
+ * Workers and what each drives. The jetstress model and backup: databases
+ * round robin over the workers (at most one worker per database), streams
+ * spread evenly over databases. The fixed model: every worker drives every
+ * database, each a page range of it, so one file still uses every worker.
+ */
 static int run_setup_workers(struct run *r, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
 	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = p->streams;
 	unsigned *dbs = NULL, *spd = NULL, *spd_all = NULL;
+	uint64_t *lo = NULL, *cnt = NULL;
+	bool fixed = fixed_model(r);
 	int ret = -ENOMEM;
 
 	if (!streams)
 		streams = 2 * ndb;
-	if (streams < ndb) {
+	if (backup_test(r))
+		streams = 0;
+	else if (streams < ndb) {
 		strbuf_addf(err,
 			    "streams = %u is fewer than the %u databases: every database needs "
 			    "at least one stream",
@@ -1003,26 +1671,67 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 		return -EINVAL;
 	}
 	nw = r->virt ? 1 : (p->workers ? p->workers : online_cpus());
-	if (nw > ndb)
+	if (fixed && nw > streams)
+		nw = streams;
+	if (!fixed && nw > ndb)
 		nw = ndb;
+	{
+		double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
+
+		acc += p->insert_pct;
+		r->mix[0] = acc / tot;
+		acc += p->delete_pct;
+		r->mix[1] = acc / tot;
+		acc += p->replace_pct;
+		r->mix[2] = acc / tot;
+		r->mix[3] = 1.0;
+	}
 	r->workers = calloc(nw, sizeof(*r->workers));
 	dbs = calloc(ndb, sizeof(*dbs));
 	spd = calloc(ndb, sizeof(*spd));
 	spd_all = calloc(ndb, sizeof(*spd_all));
-	if (!r->workers || !dbs || !spd || !spd_all)
+	lo = calloc(ndb, sizeof(*lo));
+	cnt = calloc(ndb, sizeof(*cnt));
+	if (!r->workers || !dbs || !spd || !spd_all || !lo || !cnt)
 		goto out;
 	r->nworkers = nw;
 	for (unsigned i = 0; i < ndb; i++)
 		spd_all[i] = streams / ndb + (i < streams % ndb ? 1 : 0);
 	for (unsigned wi = 0; wi < nw; wi++) {
-		unsigned n = 0;
+		struct worker *w = &r->workers[wi];
+		unsigned n = 0, wstreams = 0;
 
-		for (unsigned i = wi; i < ndb; i += nw) {
-			dbs[n] = i;
-			spd[n++] = spd_all[i];
+		if (fixed) {
+			/* worker wi: its share of every database's pages and streams */
+			for (unsigned i = 0; i < ndb; i++) {
+				uint64_t np = r->plan.dbs[i].nr_pages;
+
+				dbs[n] = i;
+				lo[n] = np * wi / nw;
+				cnt[n] = np * (wi + 1) / nw - lo[n];
+				spd[n] = spd_all[i] / nw + (wi < spd_all[i] % nw ? 1 : 0);
+				if (cnt[n] && spd[n])
+					wstreams += spd[n], n++;
+			}
+		} else {
+			for (unsigned i = wi; i < ndb; i += nw) {
+				dbs[n] = i;
+				lo[n] = 0;
+				cnt[n] = r->plan.dbs[i].nr_pages;
+				spd[n] = spd_all[i];
+				wstreams += spd[n];
+				n++;
+			}
 		}
-		r->workers[wi].index = wi;
-		ret = worker_setup(r, &r->workers[wi], dbs, n, spd, err);
+		w->index = wi;
+		if (p->arrival == PROFILE_ARRIVAL_RATE && streams) {
+			/* this worker's share of the arrivals, by its streams */
+			double rate = p->rate * (double)wstreams / (double)streams;
+
+			w->arrival_gap_ns = rate > 0 ? 1e9 / rate : 1e18;
+			w->next_arrival = engine_clock_now(&r->clock);
+		}
+		ret = worker_setup(r, w, dbs, lo, cnt, n, spd, err);
 		if (ret)
 			goto out;
 	}
@@ -1033,6 +1742,8 @@ out:
 	free(dbs);
 	free(spd);
 	free(spd_all);
+	free(lo);
+	free(cnt);
 	return ret;
 }
 

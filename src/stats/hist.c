@@ -9,9 +9,8 @@
 #include "diskproof/stats.h"
 
 static const char *const class_names[IO_CLASS_COUNT] = {
-	[IO_DB_READ] = "db_read",
-	[IO_DB_WRITE] = "db_write",
-	[IO_LOG_WRITE] = "log_write",
+	[IO_DB_READ] = "db_read",   [IO_DB_WRITE] = "db_write", [IO_LOG_WRITE] = "log_write",
+	[IO_BDM_READ] = "bdm_read", [IO_LOG_READ] = "log_read", [IO_BACKUP_READ] = "backup_read",
 };
 
 const char *io_class_name(enum io_class c)

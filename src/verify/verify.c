@@ -149,8 +149,19 @@ bool verify_problem_is_integrity(enum verify_problem p)
 static bool payload_matches(const void *buf, uint32_t size, const struct page_header *h,
 			    void *scratch)
 {
+	struct log_records lr;
+
 	page_stamp(scratch, size, (enum page_kind)h->kind, h->db_id, h->page_no, h->generation,
 		   h->run_id, h->seed, true);
+	if (h->kind == PAGE_KIND_LOG && size >= PAGE_HEADER_SIZE + sizeof(lr)) {
+		/* the record table is the log's own content, not derived */
+		memcpy(&lr, (const char *)buf + PAGE_HEADER_SIZE, sizeof(lr));
+		if (lr.magic == LOG_RECORDS_MAGIC && lr.count <= log_records_capacity(size)) {
+			memcpy((char *)scratch + PAGE_HEADER_SIZE,
+			       (const char *)buf + PAGE_HEADER_SIZE, sizeof(lr) + 8 * lr.count);
+			page_reseal(scratch, size);
+		}
+	}
 	return memcmp(scratch, buf, size) == 0;
 }
 

@@ -27,6 +27,6 @@ set -e
 [ $rc = 0 ] || [ $rc = 1 ] || { cat "$WORK/err"; fail "run with a 64 KiB memlock limit: exit $rc"; }
 notes=$(sqlite3 r.db "select value from env where run_id=(select max(id) from run) and key='engine_notes'")
 [ "$notes" = "registered files: on, fixed buffers: off (memlock limit)" ] || fail "fallback: $notes"
-[ "$(sqlite3 r.db "select count(*) from summary where run_id=(select max(id) from run) and scope='run' and ios > 0")" = 3 ] ||
+[ "$(sqlite3 r.db "select count(*) from summary where run_id=(select max(id) from run) and scope='run' and ios > 0")" -ge 3 ] ||
 	fail "no I/O recorded in the fallback run"
 echo "ok"
