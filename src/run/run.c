@@ -206,9 +206,29 @@ struct wdb {
 	uint64_t scan_next; /* next page */
 	uint64_t scan_due;  /* maintenance: when the next read is due */
 	uint64_t scan_gap;  /* maintenance: ns between reads */
+	uint64_t scan_bytes, scan_t0,
+		scan_t1; /* backup: bytes read, first issue, last completion */
+	/* recovery: write segments, then replay them */
+	uint8_t phase;	      /* enum db_phase */
+	unsigned segs_closed; /* segments filled since the run started */
+	unsigned rp_seg;      /* the segment being replayed */
+	uint64_t rp_off;      /* how far it has been read */
+	uint64_t *rp_pages;   /* pages its records name, still to apply: a ring */
+	unsigned rp_cap, rp_head, rp_len, rp_active;
+	uint64_t rp_t0;	    /* when the segment's replay started */
+	uint64_t *rp_ns;    /* replay time per segment */
+	uint64_t *rp_count; /* pages applied per segment */
 	/* streams waiting for the log or the flusher */
 	unsigned *waiters;
 	unsigned nwait;
+};
+
+/* a database's phases in a recovery test */
+enum db_phase {
+	PHASE_RUN,    /* transactions (every other test type stays here) */
+	PHASE_DRAIN,  /* enough segments written: let the flusher and log finish */
+	PHASE_REPLAY, /* read each segment, apply the pages its records name */
+	PHASE_DONE,
 };
 
 #define BUSY_IO 0x1u
@@ -400,6 +420,11 @@ static bool fixed_model(const struct run *r)
 static bool backup_test(const struct run *r)
 {
 	return r->prof->type == PROFILE_TEST_BACKUP;
+}
+
+static bool recovery_test(const struct run *r)
+{
+	return r->prof->type == PROFILE_TEST_RECOVERY;
 }
 
 /* A uniform double in [0, 1). */
@@ -614,6 +639,8 @@ static bool log_prepare(struct worker *w, struct wdb *d, uint64_t now)
 	d->issued = len >= pending ? d->lsn : d->issued + len;
 	d->inflight_end = d->issued;
 	d->seg_off += len;
+	if (d->seg_off >= seg_size(w))
+		d->segs_closed++;
 	if (d->seg_off >= seg_size(w) && p->copies > 1) {
 		/* the segment is closed: replication reads it copies - 1 times */
 		d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
@@ -631,7 +658,25 @@ static bool repl_prepare(struct worker *w, struct wdb *d, uint64_t now)
 	unsigned seg;
 	uint64_t len;
 
-	if (d->repl_busy || !d->qlen)
+	if (d->phase == PHASE_REPLAY) {
+		/* recovery: the next piece of the segment being replayed, once the
+		 * pages of the last one are applied */
+		if (d->repl_busy || d->rp_len || d->rp_active || d->rp_off >= seg_size(w))
+			return false;
+		seg = d->rp_seg;
+		if (!d->rp_off)
+			d->rp_t0 = now;
+		len = seg_size(w) - d->rp_off;
+		if (len > s->buf_len)
+			len = s->buf_len;
+		s->page = seg;
+		slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
+			     d->pdb->log_base + (uint64_t)seg * seg_size(w) + d->rp_off,
+			     (uint32_t)len, now);
+		d->repl_busy = true;
+		return true;
+	}
+	if (d->repl_busy || !d->qlen || d->phase > PHASE_DRAIN)
 		return false;
 	seg = d->repl_q[d->qhead];
 	len = seg_size(w) - d->repl_off;
@@ -681,12 +726,55 @@ static void repl_verify(struct worker *w, struct slot *s, struct wdb *d, struct 
 	}
 }
 
+/* recovery: the pages the records of a replayed piece name, to apply */
+static void replay_parse(struct worker *w, struct wdb *d, struct slot *s)
+{
+	const uint32_t bs = d->log_align;
+
+	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
+		const char *blk = (const char *)s->buf + o;
+		struct log_records lr;
+
+		memcpy(&lr, blk + PAGE_HEADER_SIZE, sizeof(lr));
+		if (lr.magic != LOG_RECORDS_MAGIC || lr.count > log_records_capacity(bs))
+			continue; /* no records (or reported by the check) */
+		for (uint32_t i = 0; i < lr.count && d->rp_len < d->rp_cap; i++) {
+			uint64_t pg;
+
+			memcpy(&pg, blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * i, 8);
+			if (pg < d->lo || pg >= d->lo + d->n)
+				continue;
+			d->rp_pages[(d->rp_head + d->rp_len++) % d->rp_cap] = pg;
+		}
+	}
+	(void)w;
+}
+
+/* recovery: the segment's pieces read and its pages applied? */
+static void replay_check_segment(struct worker *w, struct wdb *d, uint64_t now)
+{
+	if (d->phase != PHASE_REPLAY || d->repl_busy || d->rp_len || d->rp_active ||
+	    d->rp_off < seg_size(w))
+		return;
+	d->rp_ns[d->rp_seg] = now - d->rp_t0;
+	d->rp_seg++;
+	d->rp_off = 0;
+	if (d->rp_seg >= w->run->prof->recovery_segments)
+		d->phase = PHASE_DONE;
+}
+
 static void repl_done(struct worker *w, struct wdb *d, struct slot *s)
 {
 	const struct profile *p = w->run->prof;
 	unsigned seg = (unsigned)s->page;
 
 	d->repl_busy = false;
+	if (d->phase == PHASE_REPLAY) {
+		replay_parse(w, d, s);
+		d->rp_off += s->len0;
+		replay_check_segment(w, d, s->req.t_done_ns);
+		return;
+	}
 	d->repl_off += s->len0;
 	if (d->repl_off < seg_size(w))
 		return;
@@ -736,6 +824,8 @@ static bool scan_prepare(struct worker *w, struct wdb *d, uint64_t now)
 			s->held |= 1ULL << i;
 		}
 	}
+	if (!d->scan_t0)
+		d->scan_t0 = now;
 	slot_request(s, ENGINE_OP_READ, backup_test(w->run) ? IO_BACKUP_READ : IO_BDM_READ, 0,
 		     2 * s->db, d->pdb->base + s->page * p->page_size, np * p->page_size, now);
 	d->scan_next += np;
@@ -816,6 +906,8 @@ static bool stream_begin(struct worker *w, struct slot *s, uint64_t now)
 	const struct profile *p = r->prof;
 	double u = rng_unit(&w->rng);
 
+	if (w->dbs[s->db].phase != PHASE_RUN)
+		return false;
 	if (p->arrival == PROFILE_ARRIVAL_RATE) {
 		if (w->next_arrival > now) {
 			if (w->next_arrival < w->next_due)
@@ -868,6 +960,23 @@ static bool stream_prepare(struct worker *w, struct slot *s, uint64_t now)
 		page_io_prepare(w, s, read, now);
 		return true;
 	}
+	if (d->phase == PHASE_REPLAY) {
+		/* recovery: read a page a record names, then write it */
+		if (s->left) {
+			page_io_prepare(w, s, false, now);
+			s->left = 0;
+			return true;
+		}
+		if (!d->rp_len || (d->busy[d->rp_pages[d->rp_head] - d->lo] & BUSY_IO))
+			return false;
+		s->page = d->rp_pages[d->rp_head];
+		d->rp_head = (d->rp_head + 1) % d->rp_cap;
+		d->rp_len--;
+		d->rp_active++;
+		s->txn = UINT8_MAX; /* replaying */
+		page_io_prepare(w, s, true, now);
+		return true;
+	}
 	if (!s->left && !stream_begin(w, s, now))
 		return false;
 	if (!pick_page(w, d, &s->page))
@@ -897,6 +1006,28 @@ static void wake_waiters(struct worker *w, struct wdb *d)
 	}
 }
 
+/* recovery: a database that has written its segments drains its flusher and
+ * log, then replays. */
+static void recovery_step(struct worker *w, struct wdb *d, unsigned db)
+{
+	const struct profile *p = w->run->prof;
+
+	if (d->phase == PHASE_RUN && d->segs_closed >= p->recovery_segments)
+		d->phase = PHASE_DRAIN;
+	if (d->phase != PHASE_DRAIN || d->dlen || d->nfree < p->flush_depth || d->log_busy ||
+	    d->lsn != d->issued || d->repl_busy || d->qlen || d->nwait)
+		return;
+	for (unsigned i = 0; i < w->nslots; i++) {
+		const struct slot *s = &w->slots[i];
+
+		if (s->kind == SLOT_STREAM && s->db == db && (s->left || s->inflight))
+			return;
+	}
+	d->phase = PHASE_REPLAY;
+	d->rp_seg = 0;
+	d->rp_off = 0;
+}
+
 static void worker_issue(struct worker *w, uint64_t now)
 {
 	/* retries first: they are older */
@@ -911,6 +1042,9 @@ static void worker_issue(struct worker *w, uint64_t now)
 	w->next_due = UINT64_MAX;
 	for (unsigned i = 0; i < w->ndb; i++) {
 		struct wdb *d = &w->dbs[i];
+
+		if (recovery_test(w->run))
+			recovery_step(w, d, i);
 
 		if (log_prepare(w, d, now) && !worker_queue_slot(w, &w->slots[d->log_slot], now))
 			return;
@@ -1083,6 +1217,9 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 					      s->off0 + (uint64_t)i * p->page_size, sn);
 		}
 		d->scan_busy = false;
+		if (ok)
+			d->scan_bytes += s->len0;
+		d->scan_t1 = req->t_done_ns;
 		return;
 	case SLOT_FLUSH:
 	case SLOT_STREAM:
@@ -1100,6 +1237,20 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 		return;
 	}
 	if (fixed_model(w->run)) {
+		w->idle[w->nidle++] = (unsigned)(s - w->slots);
+		return;
+	}
+	if (s->txn == UINT8_MAX) {
+		/* recovery: the page read, its write next; or both done */
+		if (req->op == ENGINE_OP_READ) {
+			s->left = 1;
+			d->busy[s->page - d->lo] |= BUSY_IO; /* held for its write */
+		} else {
+			s->txn = TXN_SEEK;
+			d->rp_active--;
+			d->rp_count[d->rp_seg]++;
+			replay_check_segment(w, d, req->t_done_ns);
+		}
 		w->idle[w->nidle++] = (unsigned)(s - w->slots);
 		return;
 	}
@@ -1130,7 +1281,8 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		struct slot *s = &w->slots[i];
 		struct wdb *d = &w->dbs[s->db];
 
-		if (!s->inflight || s->hung_reported || now - s->t_issue < min_age)
+		/* from when the device got it (an open-loop start may be older) */
+		if (!s->inflight || s->hung_reported || now - s->req.t_submit_ns < min_age)
 			continue;
 		s->hung_reported = true;
 		sn->hung++;
@@ -1140,16 +1292,22 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
 			 "(hung I/O)",
 			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0, (double)(now - s->t_issue) / 1e9);
+			 (unsigned long long)s->off0, (double)(now - s->req.t_submit_ns) / 1e9);
 	}
 }
 
-/* backup: every database of this worker read to its end */
-static bool worker_backup_done(const struct worker *w)
+/* backup: every database of this worker read to its end; recovery: every
+ * database replayed */
+static bool worker_all_done(const struct worker *w)
 {
-	for (unsigned i = 0; i < w->ndb; i++)
-		if (!w->dbs[i].scan_done || w->dbs[i].scan_busy)
+	for (unsigned i = 0; i < w->ndb; i++) {
+		const struct wdb *d = &w->dbs[i];
+
+		if (backup_test(w->run) && (!d->scan_done || d->scan_busy))
 			return false;
+		if (recovery_test(w->run) && d->phase != PHASE_DONE)
+			return false;
+	}
 	return true;
 }
 
@@ -1185,7 +1343,7 @@ static bool worker_step(struct worker *w)
 		w->stopping = true;
 		w->stop_at = now;
 	}
-	if (!w->stopping && backup_test(r) && worker_backup_done(w)) {
+	if (!w->stopping && (backup_test(r) || recovery_test(r)) && worker_all_done(w)) {
 		w->stopping = true;
 		w->stop_at = now;
 		worker_mark_done(w, now);
@@ -1300,6 +1458,9 @@ static void worker_release(struct worker *w)
 		free(d->seg_owed);
 		free(d->repl_q);
 		free(d->waiters);
+		free(d->rp_pages);
+		free(d->rp_ns);
+		free(d->rp_count);
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		free(w->snaps[i].cs);
@@ -1457,6 +1618,14 @@ static int wdb_setup(struct run *r, struct wdb *d, unsigned global, uint64_t lo,
 	worker_load_journal(r, d, r->fresh_from ? r->fresh_from[global] : 0);
 	if (fixed_model(r) || backup_test(r))
 		return 0;
+	if (recovery_test(r)) {
+		d->rp_cap = 65536;
+		d->rp_pages = calloc(d->rp_cap, sizeof(*d->rp_pages));
+		d->rp_ns = calloc(p->recovery_segments, sizeof(*d->rp_ns));
+		d->rp_count = calloc(p->recovery_segments, sizeof(*d->rp_count));
+		if (!d->rp_pages || !d->rp_ns || !d->rp_count)
+			return -ENOMEM;
+	}
 	/* dirty pages a database may hold: enough for its streams to run
 	 * ahead of the flusher, as a database cache would */
 	d->dcap = (unsigned)(n < 4096 ? n : 4096);
@@ -1489,7 +1658,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; i < ndb; i++)
 		nstreams += streams_per_db[i];
 	/* per database: log, replication and maintenance, and the flusher */
-	per_db = txn ? 1 + (p->copies > 1) + p->bdm + p->flush_depth : backup_test(r) ? 1 : 0;
+	per_db = txn ? 1 + (p->copies > 1 || recovery_test(r)) + p->bdm + p->flush_depth
+		 : backup_test(r) ? 1
+				  : 0;
 	w->nslots = nstreams + ndb * per_db;
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
@@ -1558,7 +1729,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 					     .db = i,
 					     .buf_len = (uint32_t)(lmax - lmax % d->log_align)};
 		d->log_slot = si++;
-		if (p->copies > 1) {
+		if (p->copies > 1 || recovery_test(r)) {
 			w->slots[si] =
 				(struct slot){.kind = SLOT_REPL,
 					      .db = i,
@@ -1661,6 +1832,27 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 
 	if (!streams)
 		streams = 2 * ndb;
+	if ((backup_test(r) || recovery_test(r)) && p->warmup_ns) {
+		strbuf_addf(err,
+			    "a %s test has no warm-up: it measures the whole pass "
+			    "(remove [test] warmup)",
+			    profile_test_type_name(p->type));
+		return -EINVAL;
+	}
+	if (recovery_test(r) && (r->ops->flags & ENGINE_F_NO_FILES)) {
+		strbuf_addf(err,
+			    "a recovery test replays what the log files hold: the %s engine "
+			    "keeps no log content (use a real engine)",
+			    r->ops->name);
+		return -EINVAL;
+	}
+	if (recovery_test(r) && p->recovery_segments >= p->log_segments) {
+		strbuf_addf(err,
+			    "recovery_segments = %llu must be fewer than log_segments = %u (the "
+			    "circular log would overwrite segments before their replay)",
+			    (unsigned long long)p->recovery_segments, p->log_segments);
+		return -EINVAL;
+	}
 	if (backup_test(r))
 		streams = 0;
 	else if (streams < ndb) {
@@ -2116,6 +2308,91 @@ static int run_virtual(struct run *r)
 	return 0;
 }
 
+static void run_event(struct run *r, const char *kind, const char *msg)
+{
+	uint64_t t = engine_clock_now(&r->clock) - r->grid.t0;
+
+	if (r->store && !r->store_failed &&
+	    store_event_add(r->store, r->run_id, t / NSEC_PER_MSEC, kind, msg, &r->store_err))
+		coord_store_error(r, -EIO);
+	if (r->opt->cb.message)
+		r->opt->cb.message(r->opt->cb.arg, msg);
+}
+
+/* The figures of a backup or recovery test, per database and in all, as
+ * events of the run (kind "backup" or "recovery"). */
+static void record_pass_figures(struct run *r)
+{
+	char msg[300];
+	uint64_t bytes = 0, t0 = UINT64_MAX, t1 = 0, segs = 0, ns = 0, slow = 0, pages = 0;
+	const char *slow_db = NULL;
+	bool backup = backup_test(r);
+
+	if (!backup && !recovery_test(r))
+		return;
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		struct worker *w = &r->workers[wi];
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			struct wdb *d = &w->dbs[i];
+
+			if (backup) {
+				double secs = d->scan_t1 > d->scan_t0
+						      ? (double)(d->scan_t1 - d->scan_t0) / 1e9
+						      : 0;
+
+				snprintf(msg, sizeof(msg),
+					 "%s: %s%.1f MB read in %.2f s: %.1f MB/s", d->pdb->name,
+					 d->scan_done ? "" : "(not finished) ",
+					 (double)d->scan_bytes / 1e6, secs,
+					 secs > 0 ? (double)d->scan_bytes / 1e6 / secs : 0);
+				run_event(r, "backup", msg);
+				bytes += d->scan_bytes;
+				if (d->scan_t0 && d->scan_t0 < t0)
+					t0 = d->scan_t0;
+				if (d->scan_t1 > t1)
+					t1 = d->scan_t1;
+				continue;
+			}
+			uint64_t dns = 0, dpages = 0;
+			unsigned n = d->rp_seg;
+
+			for (unsigned k = 0; k < n; k++) {
+				dns += d->rp_ns[k];
+				dpages += d->rp_count[k];
+			}
+			snprintf(msg, sizeof(msg),
+				 "%s: %u of %llu log segments replayed (%llu pages read and "
+				 "written) in %.2f s: %.3f s per segment",
+				 d->pdb->name, n, (unsigned long long)r->prof->recovery_segments,
+				 (unsigned long long)dpages, (double)dns / 1e9,
+				 n ? (double)dns / 1e9 / n : 0);
+			run_event(r, "recovery", msg);
+			segs += n;
+			ns += dns;
+			pages += dpages;
+			if (n && dns / n >= slow) {
+				slow = dns / n;
+				slow_db = d->pdb->name;
+			}
+		}
+	}
+	if (backup) {
+		double secs = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
+
+		snprintf(msg, sizeof(msg), "backup: %.1f MB read in %.2f s: %.1f MB/s in all",
+			 (double)bytes / 1e6, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "recovery: %llu log segments replayed (%llu pages): %.3f s per segment on "
+			 "average, slowest %s at %.3f s",
+			 (unsigned long long)segs, (unsigned long long)pages,
+			 segs ? (double)ns / 1e9 / (double)segs : 0, slow_db ? slow_db : "-",
+			 (double)slow / 1e9);
+	}
+	run_event(r, backup ? "backup" : "recovery", msg);
+}
+
 static void env_fact(void *arg, const char *key, const char *value)
 {
 	struct run *r = arg;
@@ -2507,6 +2784,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		out->abandoned = true;
 		return ret;
 	}
+	record_pass_figures(&r);
 	{
 		bool drained = true;
 
