@@ -2408,6 +2408,15 @@ static void record_env(struct run *r)
 	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
 	env_fact(r, "engine", r->ops->name);
 	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	{
+		char v[160];
+
+		snprintf(v, sizeof(v), "%u (%s)", r->nworkers,
+			 fixed_model(r) ? "fixed model: each drives a page range of every database"
+					: "databases round robin, one worker per database at most");
+		env_fact(r, "workers", v);
+		env_fact(r, "workload_model", profile_model_name(r->prof->model));
+	}
 	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++)
 		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
 }
