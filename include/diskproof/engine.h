@@ -18,9 +18,11 @@
  * Every hook returns 0 (or a count) or -errno; a request's own outcome travels
  * in req->result (bytes moved or -errno). The runner stamps submit and
  * completion times, except with ENGINE_F_OWN_CLOCK engines (sim's virtual
- * time), which fill req->t_done_ns themselves.
+ * time) and ENGINE_F_STAMPS_DONE engines (psync, whose helper thread reads
+ * ctx->clock as its syscall returns), which fill req->t_done_ns themselves.
  *
- * The hot path (queue, commit, reap) allocates nothing and takes no lock.
+ * The hot path (queue, commit, reap) allocates nothing and takes no lock;
+ * psync alone hands requests to its helper threads under a mutex.
  */
 #ifndef DISKPROOF_ENGINE_H
 #define DISKPROOF_ENGINE_H
@@ -69,6 +71,11 @@ enum engine_queue_status {
 /* engine flags */
 #define ENGINE_F_OWN_CLOCK 0x1u /* the engine keeps time (virtual); use ctx->clock */
 #define ENGINE_F_NO_FILES 0x2u	/* moves no data: no files are opened or created */
+/* the engine fills req->t_done_ns of every request it completes, from the real
+ * ctx->clock, nearer the I/O than the runner could (psync's helper threads) */
+#define ENGINE_F_STAMPS_DONE 0x4u
+/* the flags under which the engine, not the runner, fills req->t_done_ns */
+#define ENGINE_STAMPS_DONE_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_STAMPS_DONE)
 
 /* A clock the runner reads; the sim engine drives a virtual one. */
 struct engine_clock {
@@ -117,6 +124,8 @@ struct engine_ops {
 };
 
 extern const struct engine_ops engine_io_uring;
+extern const struct engine_ops engine_libaio; /* .unavailable without libaio */
+extern const struct engine_ops engine_psync;
 extern const struct engine_ops engine_sim;
 
 /* The registry: every engine, built in or not, in a fixed order. */

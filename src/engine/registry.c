@@ -10,6 +10,8 @@
 
 static const struct engine_ops *const registry[] = {
 	&engine_io_uring,
+	&engine_libaio,
+	&engine_psync,
 	&engine_sim,
 };
 

@@ -224,8 +224,13 @@ static int check_overrides(const struct profile *p, const struct profile_overrid
 				break;
 		if (i == n) {
 			err_line(err);
-			strbuf_addf(err, "--engine %s: unknown engine; expected io_uring or sim",
-				    o->engine);
+			strbuf_addf(err, "--engine %s: unknown engine; expected ", o->engine);
+			for (size_t k = 0; k < n; k++)
+				strbuf_addf(err, "%s%s",
+					    k == 0	 ? ""
+					    : k + 1 == n ? " or "
+							 : ", ",
+					    profile_engine_names[k]);
 			s = profile_suggest(o->engine, profile_engine_names, n);
 			if (s)
 				strbuf_addf(err, " (did you mean %s?)", s);

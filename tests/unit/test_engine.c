@@ -1,10 +1,17 @@
 /*
  * test_engine.c - the engine contract: every registered engine passes the
- * ops validator; the sim engine's latency, saturation, error and dropped-write
- * models and its virtual clock; the io_uring engine on a real O_DIRECT file
- * (write then read back, a full ring answered BUSY, errors in req->result,
- * a timed wait with nothing in flight). io_uring tests skip (77) where the
- * kernel lacks it.
+ * ops validator, in the registry's fixed order; the sim engine's latency,
+ * saturation, error and dropped-write models and its virtual clock; and one
+ * conformance test run on each real engine (io_uring, libaio, psync) against a
+ * real file, O_DIRECT where the file system allows it: a timed wait with
+ * nothing in flight, writes (one write-through) read back and verified, BUSY
+ * at depth (libaio and psync: until reaped), completion times between submit
+ * and reap, reap bounded by max, short reads at end of file, errors (a
+ * misaligned O_DIRECT read, a bad descriptor) in req->result alone, and more
+ * requests in flight than psync has helper threads. The io_uring engine's
+ * registered-buffer notes, and psync's completion time taken on its helper
+ * thread. A real engine's tests skip where it is not built in or the kernel
+ * lacks it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diskproof/engine.h"
@@ -36,6 +44,21 @@ static void test_registry(void **state)
 	}
 	assert_null(engine_find("nosuch"));
 	assert_ptr_equal(engine_find("sim"), &engine_sim);
+	/* a fixed order: the real engines, best first, then sim */
+	assert_int_equal(n, 4);
+	assert_ptr_equal(r[0], &engine_io_uring);
+	assert_ptr_equal(r[1], &engine_libaio);
+	assert_ptr_equal(r[2], &engine_psync);
+	assert_ptr_equal(r[3], &engine_sim);
+	/* only the engines that move data on their own thread stamp completions */
+	assert_true(engine_psync.flags & ENGINE_F_STAMPS_DONE);
+	assert_false(engine_libaio.flags & ENGINE_STAMPS_DONE_FLAGS);
+	assert_false(engine_io_uring.flags & ENGINE_STAMPS_DONE_FLAGS);
+#ifdef DISKPROOF_HAVE_LIBAIO
+	assert_null(engine_libaio.unavailable);
+#else
+	assert_string_equal(engine_libaio.unavailable, "built without libaio (install libaio-dev)");
+#endif
 	struct engine_ops broken = {.name = "x", .init = engine_sim.init};
 	assert_int_equal(engine_ops_validate(&broken, &err), -EINVAL);
 	strbuf_release(&err);
@@ -191,6 +214,333 @@ static void test_sim_errors_and_drops(void **state)
 	sim_stop(b);
 }
 
+/*
+ * Conformance of the real engines. The harness plays the runner's part: it
+ * stamps t_submit_ns before queue() and t_done_ns after reap() unless the
+ * engine stamps completions itself.
+ */
+#define RB_PAGES 8
+#define RB_BUFS 8
+
+struct realbox {
+	const struct engine_ops *e;
+	char path[512];
+	int fds[2]; /* the scratch file, and a bad descriptor */
+	bool direct;
+	struct engine_clock clock;
+	struct engine_ctx ctx;
+	struct iovec iov[RB_BUFS];
+	struct engine_req req[RB_BUFS];
+	struct engine_req *out[RB_BUFS];
+};
+
+/* Skips (77) when e is not built in or this kernel cannot run it. */
+static void real_engine_require(const struct engine_ops *e)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (e->unavailable) {
+		print_message("skipped: %s: %s\n", e->name, e->unavailable);
+		skip();
+	}
+	if (e == &engine_io_uring && engine_io_uring_probe(&err)) {
+		print_message("skipped: %s\n", err.buf);
+		strbuf_release(&err);
+		skip();
+	}
+	strbuf_release(&err);
+}
+
+/* A scratch file of RB_PAGES pages, O_DIRECT where the file system takes it. */
+static int real_file(char *path, size_t len, bool *direct)
+{
+	int fd0, fd;
+
+	snprintf(path, len, "%s/engine-test.XXXXXX", DP_BINARY_DIR);
+	fd0 = mkstemp(path);
+	if (fd0 < 0)
+		return -1;
+	close(fd0);
+	fd = open(path, O_RDWR | O_DIRECT);
+	*direct = fd >= 0;
+	if (fd < 0)
+		fd = open(path, O_RDWR);
+	if (fd >= 0 && ftruncate(fd, RB_PAGES * 4096)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static struct realbox *rb_start(const struct engine_ops *e, unsigned depth)
+{
+	struct realbox *b = calloc(1, sizeof(*b));
+	struct strbuf err = STRBUF_INIT;
+
+	assert_non_null(b);
+	b->e = e;
+	b->fds[0] = real_file(b->path, sizeof(b->path), &b->direct);
+	b->fds[1] = -1;
+	assert_true(b->fds[0] >= 0);
+	for (unsigned i = 0; i < RB_BUFS; i++) {
+		assert_int_equal(posix_memalign(&b->iov[i].iov_base, 4096, 4096), 0);
+		memset(b->iov[i].iov_base, 0, 4096);
+		b->iov[i].iov_len = 4096;
+	}
+	engine_clock_init_mono(&b->clock);
+	b->ctx = (struct engine_ctx){.depth = depth,
+				     .fds = b->fds,
+				     .nr_files = 2,
+				     .bufs = b->iov,
+				     .nr_bufs = RB_BUFS,
+				     .clock = &b->clock};
+	if (e->init(&b->ctx, &err) || e->open(&b->ctx, &err))
+		fail_msg("%s: %s", e->name, err.buf);
+	print_message("%s: %s%s\n", e->name, b->ctx.notes, b->direct ? "" : " (no O_DIRECT here)");
+	strbuf_release(&err);
+	return b;
+}
+
+static void rb_stop(struct realbox *b)
+{
+	b->e->close(&b->ctx);
+	b->e->cleanup(&b->ctx);
+	b->e->cleanup(&b->ctx); /* safe twice */
+	assert_null(b->ctx.priv);
+	for (unsigned i = 0; i < RB_BUFS; i++)
+		free(b->iov[i].iov_base);
+	close(b->fds[0]);
+	unlink(b->path);
+	free(b);
+}
+
+static struct engine_req *rb_req(struct realbox *b, unsigned i, int op, uint64_t off, void *buf,
+				 uint32_t len)
+{
+	struct engine_req *r = &b->req[i];
+
+	*r = (struct engine_req){.op = (uint8_t)op,
+				 .offset = off,
+				 .len = len,
+				 .buf = buf,
+				 .buf_index = buf == b->iov[i].iov_base ? (int32_t)i : -1};
+	return r;
+}
+
+/* queue() as the runner calls it */
+static int rb_queue(struct realbox *b, struct engine_req *r)
+{
+	int ret;
+
+	r->t_submit_ns = engine_clock_now(&b->clock);
+	ret = b->e->queue(&b->ctx, r);
+	if (ret == ENGINE_Q_COMPLETED && !(b->e->flags & ENGINE_STAMPS_DONE_FLAGS))
+		r->t_done_ns = engine_clock_now(&b->clock);
+	return ret;
+}
+
+/* Reaps want completions, at most max per call, checking each one's
+ * completion time: after its submission, not after reap returned. */
+static void rb_reap(struct realbox *b, unsigned want, unsigned max)
+{
+	unsigned got = 0;
+
+	for (int tries = 0; got < want; tries++) {
+		int n = b->e->reap(&b->ctx, b->out, max, NSEC_PER_SEC);
+		uint64_t now = engine_clock_now(&b->clock);
+
+		assert_true(tries < 30);
+		assert_true(n >= 0 && (unsigned)n <= max);
+		for (int i = 0; i < n; i++) {
+			struct engine_req *r = b->out[i];
+
+			if (!(b->e->flags & ENGINE_STAMPS_DONE_FLAGS))
+				r->t_done_ns = now;
+			assert_true(r->t_done_ns >= r->t_submit_ns);
+			assert_true(r->t_done_ns <= now);
+		}
+		got += (unsigned)n;
+	}
+	assert_int_equal(got, want);
+}
+
+/*
+ * Does queue() answer BUSY once depth requests are outstanding? libaio and
+ * psync do; io_uring's limit is its submission ring (depth rounded up to a
+ * power of two, free again once submitted), so it may take more. All must
+ * take depth.
+ */
+static bool depth_strict(const struct engine_ops *e)
+{
+	return e != &engine_io_uring;
+}
+
+static void test_real_conformance(void **state)
+{
+	const struct engine_ops *e = *state;
+	struct realbox *b;
+	struct engine_req extra;
+	uint64_t t0, found;
+	void *two = NULL;
+
+	real_engine_require(e);
+	b = rb_start(e, 4);
+
+	/* nothing in flight: a timed wait returns 0, and not after long */
+	t0 = engine_clock_now(&b->clock);
+	assert_int_equal(e->reap(&b->ctx, b->out, RB_BUFS, 2 * NSEC_PER_MSEC), 0);
+	assert_true(engine_clock_now(&b->clock) - t0 < NSEC_PER_SEC);
+	assert_int_equal(e->commit(&b->ctx), 0); /* nothing to commit */
+
+	/* depth 4: four writes (the last written through), then BUSY, before
+	 * and after commit, until something is reaped */
+	for (unsigned i = 0; i < 4; i++) {
+		struct engine_req *w =
+			rb_req(b, i, ENGINE_OP_WRITE, i * 4096ULL, b->iov[i].iov_base, 4096);
+
+		page_stamp(w->buf, 4096, PAGE_KIND_DB, 1, i, 2, 0, 0, true);
+		w->flags = i == 3 ? ENGINE_RF_DSYNC : 0;
+		assert_int_equal(rb_queue(b, w), ENGINE_Q_QUEUED);
+	}
+	extra = b->req[0];
+	assert_int_equal(rb_queue(b, &extra), ENGINE_Q_BUSY);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	if (depth_strict(e))
+		assert_int_equal(rb_queue(b, &extra), ENGINE_Q_BUSY);
+	rb_reap(b, 4, RB_BUFS);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(b->req[i].result, 4096);
+
+	/* read them back into other buffers, one completion per reap */
+	for (unsigned i = 4; i < 8; i++)
+		assert_int_equal(rb_queue(b, rb_req(b, i, ENGINE_OP_READ, (i - 4) * 4096ULL,
+						    b->iov[i].iov_base, 4096)),
+				 ENGINE_Q_QUEUED);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	rb_reap(b, 4, 1);
+	for (unsigned i = 4; i < 8; i++) {
+		assert_int_equal(b->req[i].result, 4096);
+		assert_int_equal(page_verify(b->iov[i].iov_base, 4096, 1, i - 4, 2, true, &found),
+				 PAGE_OK);
+	}
+
+	/* short transfers come back as they are: 8 KiB from the last page,
+	 * and nothing past the end */
+	assert_int_equal(posix_memalign(&two, 4096, 8192), 0);
+	assert_int_equal(
+		rb_queue(b, rb_req(b, 0, ENGINE_OP_READ, (RB_PAGES - 1) * 4096ULL, two, 8192)),
+		ENGINE_Q_QUEUED);
+	assert_int_equal(rb_queue(b, rb_req(b, 1, ENGINE_OP_READ, RB_PAGES * 4096ULL,
+					    b->iov[1].iov_base, 4096)),
+			 ENGINE_Q_QUEUED);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	rb_reap(b, 2, RB_BUFS);
+	assert_int_equal(b->req[0].result, 4096);
+	assert_int_equal(b->req[1].result, 0);
+	free(two);
+
+	/* a misaligned O_DIRECT read fails in its own result, not in the engine */
+	if (b->direct) {
+		assert_int_equal(
+			rb_queue(b, rb_req(b, 0, ENGINE_OP_READ, 100, b->iov[0].iov_base, 4096)),
+			ENGINE_Q_QUEUED);
+		assert_int_equal(e->commit(&b->ctx), 0);
+		rb_reap(b, 1, RB_BUFS);
+		assert_int_equal(b->req[0].result, -EINVAL);
+	}
+
+	/* I/O on a bad descriptor fails alone, in its own result, whether the
+	 * kernel refuses it at submission or at completion; the read queued
+	 * behind it still completes */
+	rb_req(b, 0, ENGINE_OP_WRITE, 0, b->iov[0].iov_base, 4096)->file = 1;
+	rb_req(b, 1, ENGINE_OP_READ, 0, b->iov[1].iov_base, 4096)->file = 1;
+	rb_req(b, 2, ENGINE_OP_READ, 0, b->iov[2].iov_base, 4096);
+	for (unsigned i = 0; i < 3; i++)
+		assert_int_equal(rb_queue(b, &b->req[i]), ENGINE_Q_QUEUED);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	rb_reap(b, 3, RB_BUFS);
+	assert_int_equal(b->req[0].result, -EBADF);
+	assert_int_equal(b->req[1].result, -EBADF);
+	assert_int_equal(b->req[2].result, 4096);
+	rb_stop(b);
+}
+
+/* More in flight than psync has helper threads (64): the rest wait their
+ * turn and all complete. */
+static void test_real_deep(void **state)
+{
+	const struct engine_ops *e = *state;
+	enum { DEEP = 96 };
+	struct engine_req *reqs = calloc(DEEP + 1, sizeof(*reqs));
+	struct engine_req **out = calloc(DEEP, sizeof(*out));
+	struct realbox *b;
+	char *area = NULL;
+	unsigned got = 0;
+
+	real_engine_require(e);
+	assert_non_null(reqs);
+	assert_non_null(out);
+	b = rb_start(e, DEEP);
+	assert_int_equal(posix_memalign((void **)&area, 4096, DEEP * 4096), 0);
+	for (unsigned i = 0; i < DEEP; i++) {
+		reqs[i] = (struct engine_req){.op = ENGINE_OP_READ,
+					      .offset = (i % RB_PAGES) * 4096ULL,
+					      .len = 4096,
+					      .buf = area + i * 4096,
+					      .buf_index = -1};
+		reqs[i].t_submit_ns = engine_clock_now(&b->clock);
+		assert_int_equal(e->queue(&b->ctx, &reqs[i]), ENGINE_Q_QUEUED);
+	}
+	reqs[DEEP] = reqs[0];
+	if (depth_strict(e))
+		assert_int_equal(e->queue(&b->ctx, &reqs[DEEP]), ENGINE_Q_BUSY);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	for (int tries = 0; got < DEEP; tries++) {
+		int n = e->reap(&b->ctx, out, DEEP, NSEC_PER_SEC);
+
+		assert_true(tries < 60);
+		assert_true(n >= 0);
+		for (int i = 0; i < n; i++)
+			assert_int_equal(out[i]->result, 4096);
+		got += (unsigned)n;
+	}
+	assert_int_equal(got, DEEP);
+	/* room again */
+	assert_int_equal(e->queue(&b->ctx, &reqs[DEEP]), ENGINE_Q_QUEUED);
+	assert_int_equal(e->commit(&b->ctx), 0);
+	while (e->reap(&b->ctx, out, DEEP, NSEC_PER_SEC) == 0)
+		;
+	rb_stop(b);
+	free(area);
+	free(out);
+	free(reqs);
+}
+
+/* psync's completion time is taken on its helper thread as the system call
+ * returns, not when reap() hands the request back. */
+static void test_psync_stamps_on_helper(void **state)
+{
+	struct realbox *b;
+	struct engine_req *r;
+	struct timespec pause = {.tv_nsec = 50 * 1000000L};
+	uint64_t before_reap;
+
+	real_engine_require(&engine_psync);
+	b = rb_start(&engine_psync, 2);
+	r = rb_req(b, 0, ENGINE_OP_READ, 0, b->iov[0].iov_base, 4096);
+	assert_int_equal(rb_queue(b, r), ENGINE_Q_QUEUED);
+	assert_int_equal(engine_psync.commit(&b->ctx), 0);
+	nanosleep(&pause, NULL); /* the read is long done by now */
+	before_reap = engine_clock_now(&b->clock);
+	while (engine_psync.reap(&b->ctx, b->out, 1, NSEC_PER_SEC) == 0)
+		;
+	assert_ptr_equal(b->out[0], r);
+	assert_int_equal(r->result, 4096);
+	assert_true(r->t_done_ns >= r->t_submit_ns);
+	assert_true(r->t_done_ns < before_reap);
+	rb_stop(b);
+}
+
 static int uring_file(char *path, size_t len)
 {
 	snprintf(path, len, "%s/engine-test.XXXXXX", DP_BINARY_DIR);
@@ -298,6 +648,12 @@ static void test_uring_real_file(void **state)
 	strbuf_release(&err);
 }
 
+/* one test per real engine, named after both */
+#define REAL_ENGINE_TEST(f, e)                                                                     \
+	{                                                                                          \
+		.name = #f "(" #e ")", .test_func = f, .initial_state = (void *)&e                 \
+	}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +662,13 @@ int main(void)
 		cmocka_unit_test(test_sim_saturation),
 		cmocka_unit_test(test_sim_errors_and_drops),
 		cmocka_unit_test(test_uring_real_file),
+		REAL_ENGINE_TEST(test_real_conformance, engine_io_uring),
+		REAL_ENGINE_TEST(test_real_conformance, engine_libaio),
+		REAL_ENGINE_TEST(test_real_conformance, engine_psync),
+		REAL_ENGINE_TEST(test_real_deep, engine_io_uring),
+		REAL_ENGINE_TEST(test_real_deep, engine_libaio),
+		REAL_ENGINE_TEST(test_real_deep, engine_psync),
+		cmocka_unit_test(test_psync_stamps_on_helper),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
