@@ -63,7 +63,11 @@ struct plan {
 };
 
 /*
- * Lays the profile out. With files, reads each volume's direct-I/O alignment
+ * Lays the profile out. Every database has the profile's database_size,
+ * unless [sizing] capacity is set and files is true: then the databases of
+ * each filesystem (or block device) share capacity % of its free space (of
+ * its size) after the logs there (-ENOSPC when nothing is left, -errno when
+ * the free space cannot be read). With files, reads each volume's direct-I/O alignment
  * (STATX_DIOALIGN, else the block device's logical block size, else 4 KiB) at
  * the nearest existing directory. A volume whose path is a block device holds
  * its databases as regions of it (each 1 MiB-aligned, in order), then its
@@ -98,6 +102,49 @@ struct plan_progress {
 int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
 		       struct strbuf *err) DP_MUST_CHECK;
+
+/* One filesystem (or block device) that the plan's files go to. */
+struct plan_fs {
+	char *path;	 /* where it was measured: the nearest existing directory, or the device */
+	char *volumes;	 /* the volumes with files there: "disk1, disk2" */
+	uint64_t total;	 /* bytes of the plan's files there */
+	uint64_t need;	 /* what they still need: total less what files at their paths hold */
+	uint64_t free;	 /* bytes free to diskproof (f_bavail); a device: its size */
+	bool free_known; /* false when the free space could not be read */
+	bool device;	 /* a block device: its regions are laid out already */
+};
+
+/* Per volume: where its databases and its logs go, and what they need. */
+struct plan_volume_space {
+	size_t fs, log_fs;	   /* indexes into plan_space.fs */
+	uint64_t total, log_total; /* bytes of its database files, of its log files */
+	uint64_t need, log_need;   /* of which still to be written (missing or short files) */
+};
+
+struct plan_space {
+	struct plan_fs *fs;
+	size_t nr_fs;
+	struct plan_volume_space *vols; /* pl->nr_vols entries */
+};
+
+/*
+ * Measures, without writing or creating anything, what the plan needs on
+ * each filesystem against what it has free there: paths that do not exist yet
+ * are measured at their nearest existing ancestor; files already at the
+ * plan's paths count for what they hold (their size). A free space that
+ * cannot be read is left unknown, not an error. 0 or -ENOMEM. s is the
+ * caller's to plan_space_release().
+ */
+int plan_space_measure(const struct plan *pl, struct plan_space *s,
+		       struct strbuf *err) DP_MUST_CHECK;
+
+/* 0 when every filesystem has room for what the plan still needs there (or
+ * its free space is unknown); else -ENOSPC with one line in err per short
+ * one: "volume NAME (PATH): not enough free space: the databases and logs
+ * need X more, Y is free". */
+int plan_space_check(const struct plan_space *s, struct strbuf *err) DP_MUST_CHECK;
+
+void plan_space_release(struct plan_space *s);
 
 void plan_release(struct plan *pl);
 

@@ -96,6 +96,16 @@ struct profile {
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
 	uint64_t log_size;	/* bytes per database log = log_segments x log_segment_size */
 	uint64_t target_iops;	/* transactional IOPS for the run; 0 = none */
+	/* Jetstress-style sizing (finish_sizing() in parse.c): with mailboxes,
+	 * database_size = mailboxes x mailbox_size / databases (whole pages, up)
+	 * and target_iops = mailboxes x iops_per_mailbox x (1 + headroom), both
+	 * derived; with capacity, plan_build() sizes the databases from each
+	 * filesystem's free space instead of database_size. */
+	uint64_t mailboxes;	 /* 0 = not sized from mailboxes */
+	double iops_per_mailbox; /* transactional IOPS one mailbox needs */
+	uint64_t mailbox_size;	 /* bytes per mailbox */
+	double headroom_pct;	 /* added to the mailboxes' IOPS; default 20 (%) */
+	double capacity_pct;	 /* share of the free space the databases take; 0 = off */
 
 	/* [workload] */
 	enum profile_model model; /* default jetstress */

@@ -24,6 +24,7 @@ enum cli_command {
 	CMD_REPORT = 1u << 4,
 	CMD_LIST = 1u << 5,
 	CMD_COMPARE = 1u << 6,
+	CMD_PLAN = 1u << 7,
 };
 
 struct cli_opts {
@@ -52,10 +53,37 @@ int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
 int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
 
 /* Parses a profile command's options and loads its PROFILE (the positional,
- * or "quick") with the overrides applied; profile errors are printed. 0, or
- * the exit code (DP_EXIT_USAGE). p is the caller's to profile_release(). */
+ * or "quick") with the overrides applied; profile errors are printed.
+ * --db-size wins over [sizing] capacity (it turns it off) as it does over
+ * mailboxes. For run, init and verify with an engine that opens files, it
+ * then raises the open-file limit (cli_nofile_raise). 0, or the exit code
+ * (DP_EXIT_USAGE, DP_EXIT_ENV). p is the caller's to profile_release(). */
 int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
 		     struct profile *p);
+
+/*
+ * Raises the soft RLIMIT_NOFILE to the hard limit: every database keeps its
+ * file and its log open, so 1,000 databases need some 2,000 descriptors,
+ * past the usual soft limit of 1,024. When the limit stays under 2 x
+ * databases + 64 the message is printed and DP_EXIT_ENV returned, before
+ * anything is written; else 0.
+ */
+int cli_nofile_raise(unsigned databases);
+
+/*
+ * Before a command writes anything (run, init): lays the profile out as the
+ * command will and checks that every filesystem has room for what its files
+ * still need (plan_space_check). 0, or the message printed and DP_EXIT_ENV.
+ * Profiles whose engine touches no files pass.
+ */
+int cli_space_preflight(const struct profile *p, const char *results);
+
+struct plan;
+/* The same check on a plan the command built (init). */
+int cli_plan_space_check(const struct plan *pl);
+
+/* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
+int cmd_plan(int argc, char **argv);
 
 /* 0 when the results file exists, else the message printed and DP_EXIT_ENV:
  * reading commands never create one by mistake. */

@@ -36,6 +36,11 @@ static const char usage_text[] =
 	"      read back every page and log block and check it (exit 4 on any bad)\n"
 	"  clean [PROFILE] [--data-dir DIR] [--yes]\n"
 	"      remove the files diskproof created for the profile (only those)\n"
+	"  plan [PROFILE] [--data-dir DIR] [--db-size SIZE] [--engine NAME] [--streams N]\n"
+	"       [--format text|json]\n"
+	"      print the layout (volumes, databases, files, sizes, space needed and free,\n"
+	"      target IOPS, streams, engine, workers) without touching a disk; exit 3\n"
+	"      when a volume lacks the space\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
@@ -147,6 +152,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	int ret, sfd = -1;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
+	if (!ret) /* room for the files, before the results file or a directory is made */
+		ret = cli_space_preflight(&p, o.results);
 	if (ret)
 		goto out;
 	pr.quiet = o.quiet;
@@ -302,6 +309,10 @@ static int cmd_init(int argc, char **argv)
 	pl.destroy = o.destroy;
 	pl.ndestroy = o.ndestroy;
 	pl.force = o.force;
+	if (!ret && cli_plan_space_check(&pl)) {
+		ret = DP_EXIT_ENV; /* printed; no directory made yet */
+		goto out;
+	}
 	if (!ret) {
 		t0 = time_mono_ns();
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);
@@ -445,6 +456,7 @@ static const struct {
 	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
 	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
 	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
+	{"plan", cmd_plan},
 };
 
 int main(int argc, char **argv)

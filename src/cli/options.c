@@ -8,9 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "diskproof/plan.h"
 #include "diskproof/run.h"
 
 #include "cli.h"
@@ -33,19 +35,20 @@ struct opt_def {
 	unsigned commands; /* CMD_* that take it */
 };
 
-#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN)
+#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN)
 
 static const struct opt_def opt_defs[] = {
-	{"--duration", true, CMD_RUN},
-	{"--warmup", true, CMD_RUN},
-	{"--engine", true, CMD_RUN},
-	{"--streams", true, CMD_RUN},
+	{"--duration", true, CMD_RUN | CMD_PLAN},
+	{"--warmup", true, CMD_RUN | CMD_PLAN},
+	{"--engine", true, CMD_RUN | CMD_PLAN},
+	{"--streams", true, CMD_RUN | CMD_PLAN},
 	{"--label", true, CMD_RUN},
 	{"--data-dir", true, CMD_PROFILE_ANY},
 	{"--db-size", true, CMD_PROFILE_ANY},
 	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
-	{"--results", true, CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE},
-	{"--format", true, CMD_REPORT | CMD_COMPARE},
+	{"--results", true,
+	 CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN},
+	{"--format", true, CMD_REPORT | CMD_COMPARE | CMD_PLAN},
 	{"--destroy-data", true, CMD_RUN | CMD_INIT},
 	{"--force", false, CMD_RUN | CMD_INIT},
 	{"--precondition", false, CMD_INIT},
@@ -248,6 +251,84 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 		fprintf(stderr, "%s\n", err.buf);
 		ret = DP_EXIT_USAGE;
 	}
+	strbuf_release(&err);
+	if (!ret && o->ov.db_size)
+		p->capacity_pct = 0; /* the command line wins, as over mailboxes */
+	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && strcmp(p->engine, "sim"))
+		ret = cli_nofile_raise(profile_database_count(p));
+	return ret;
+}
+
+int cli_nofile_raise(unsigned databases)
+{
+	rlim_t want = 2 * (rlim_t)databases + 64;
+	struct rlimit rl, up;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		return 0; /* cannot tell: the opens will say */
+	if (rl.rlim_cur < rl.rlim_max) {
+		/* an unlimited hard limit is still capped by fs.nr_open: ask for
+		 * what is needed when the hard limit itself is refused */
+		up = (struct rlimit){rl.rlim_max, rl.rlim_max};
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0) {
+			rl.rlim_cur = rl.rlim_max;
+		} else if (want > rl.rlim_cur && want <= rl.rlim_max) {
+			up.rlim_cur = want;
+			if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+				rl.rlim_cur = want;
+		}
+	}
+	if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= want)
+		return 0;
+	fprintf(stderr,
+		"diskproof: %u database(s) need about %llu open files (2 per database, and 64 "
+		"more), but the limit is %llu (hard limit %llu): raise it (ulimit -n, or "
+		"LimitNOFILE= for a service) or test fewer databases\n",
+		databases, (unsigned long long)want, (unsigned long long)rl.rlim_cur,
+		rl.rlim_max == RLIM_INFINITY ? (unsigned long long)rl.rlim_cur
+					     : (unsigned long long)rl.rlim_max);
+	return DP_EXIT_ENV;
+}
+
+int cli_plan_space_check(const struct plan *pl)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan_space sp = {0};
+	int ret;
+
+	if (!pl->files)
+		return 0;
+	ret = plan_space_measure(pl, &sp, &err);
+	if (!ret)
+		ret = plan_space_check(&sp, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+	}
+	plan_space_release(&sp);
+	strbuf_release(&err);
+	return ret;
+}
+
+int cli_space_preflight(const struct profile *p, const char *results)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct plan pl = {0};
+	char *jdir;
+	int ret;
+
+	if (!strcmp(p->engine, "sim"))
+		return 0;
+	jdir = results_dir(results);
+	ret = plan_build_at(&pl, p, true, jdir ? jdir : ".", &err);
+	free(jdir);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+	} else {
+		ret = cli_plan_space_check(&pl);
+	}
+	plan_release(&pl);
 	strbuf_release(&err);
 	return ret;
 }

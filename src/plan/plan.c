@@ -204,6 +204,213 @@ static int plan_device_regions(struct plan *pl, struct plan_volume *vol, const c
 	return 0;
 }
 
+/*
+ * [sizing] capacity on a block device: its databases share capacity % of the
+ * device, less the regions of its logs when they live on it too; each
+ * database a whole number of 1 MiB regions (so whole pages: a page is at most
+ * 1 MiB and a power of two), rounded down.
+ */
+static int capacity_device(struct plan *pl, struct plan_volume *vol, const struct profile *p,
+			   struct strbuf *err)
+{
+	uint64_t budget = (uint64_t)((double)vol->dev_size * p->capacity_pct / 100);
+	uint64_t logs = vol->log_device ? vol->nr_dbs * round_region(p->log_size) : 0, per;
+
+	per = budget > logs ? (budget - logs) / vol->nr_dbs : 0;
+	per -= per % PLAN_REGION_ALIGN;
+	if (!per) {
+		struct strbuf a = STRBUF_INIT;
+
+		unit_format_size(&a, vol->dev_size);
+		strbuf_addf(err,
+			    "volume %s (%s): capacity %g %% of the device's %s leaves no room "
+			    "for %u database(s)%s",
+			    vol->name, vol->path, p->capacity_pct, a.buf, vol->nr_dbs,
+			    vol->log_device ? " after their logs" : "");
+		strbuf_release(&a);
+		return -ENOSPC;
+	}
+	for (unsigned k = 0; k < vol->nr_dbs; k++) {
+		pl->dbs[vol->first_db + k].size = per;
+		pl->dbs[vol->first_db + k].nr_pages = per / p->page_size;
+	}
+	return 0;
+}
+
+/* One filesystem that [sizing] capacity shares out. */
+struct cap_fs {
+	dev_t dev;
+	uint64_t avail; /* free to us, plus what files at the plan's paths hold */
+	uint64_t logs;	/* the plan's log files on it */
+	unsigned ndb;	/* the plan's databases on it */
+	uint64_t made;	/* pages of the largest database file already there */
+	struct strbuf vols;
+	struct strbuf where; /* the directory free space was read at */
+};
+
+/* The filesystem of path (its nearest existing ancestor); -errno with a
+ * message when it cannot be read. */
+static int cap_fs_find(struct cap_fs *fs, size_t *n, const struct plan_volume *vol,
+		       const char *path, bool add, size_t *idx, struct strbuf *err)
+{
+	struct strbuf probe = STRBUF_INIT;
+	char real[PATH_MAX];
+	struct statvfs vfs;
+	struct stat st;
+	int ret = 0;
+
+	nearest_existing(path, &probe);
+	if (stat(probe.buf, &st) != 0)
+		goto out_errno;
+	for (*idx = 0; *idx < *n; (*idx)++)
+		if (fs[*idx].dev == st.st_dev)
+			goto out;
+	if (!add) {
+		*idx = SIZE_MAX;
+		goto out;
+	}
+	if (statvfs(probe.buf, &vfs) != 0)
+		goto out_errno;
+	memset(&fs[*n], 0, sizeof(fs[*n]));
+	fs[*n].dev = st.st_dev;
+	fs[*n].avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+	strbuf_init(&fs[*n].vols);
+	strbuf_init(&fs[*n].where);
+	strbuf_addstr(&fs[*n].where, realpath(probe.buf, real) ? real : probe.buf);
+	*idx = (*n)++;
+	goto out;
+out_errno:
+	ret = -errno;
+	strbuf_addf(err, "volume %s: cannot read the free space at %s (for [sizing] capacity): %s",
+		    vol->name, probe.buf, strerror(-ret));
+out:
+	strbuf_release(&probe);
+	return ret;
+}
+
+/* Bytes held by a regular file at path on filesystem dev (0 otherwise);
+ * *size (may be NULL) receives its size. */
+static uint64_t held_on(const char *path, dev_t dev, uint64_t *size)
+{
+	struct stat st;
+
+	if (size)
+		*size = 0;
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_dev != dev)
+		return 0;
+	if (size)
+		*size = (uint64_t)st.st_size;
+	return (uint64_t)st.st_blocks * 512;
+}
+
+/*
+ * [sizing] capacity on directories, like Jetstress's capacity percentage:
+ * the databases on a filesystem share capacity % of its free space (what an
+ * unprivileged writer may use, f_bavail), after the logs of the plan that
+ * live on the same filesystem. Volumes that share a filesystem share it (two
+ * volumes at 60 % each would otherwise ask for 120 %). Files already at the
+ * plan's paths count as free, so that a second run sizes the databases as
+ * the first did. Each database also needs room for its page journal, twice
+ * (it is rewritten beside itself, then renamed): 64 + 4 bytes a page. So a
+ * filesystem's databases get pages = (budget - logs) / ndb - 128, divided by
+ * (page_size + 8), rounded down: whole pages, journal included, never more
+ * than the budget. Databases made before are never shrunk: when the largest
+ * database file already there is bigger (the free space shrank since, say the
+ * results file grew), its size is kept, as Jetstress reuses the databases it
+ * made; a larger share extends them.
+ */
+static int capacity_files(struct plan *pl, const struct profile *p, struct strbuf *err)
+{
+	struct cap_fs *fs = calloc(2 * pl->nr_vols, sizeof(*fs));
+	size_t *vfs = calloc(pl->nr_vols, sizeof(*vfs)), n = 0, i, k;
+	int ret = 0;
+
+	if (!fs || !vfs) {
+		ret = -ENOMEM;
+		strbuf_addstr(err, "plan: out of memory");
+		goto out;
+	}
+	for (i = 0; i < pl->nr_vols && !ret; i++) {
+		struct plan_volume *vol = &pl->vols[i];
+
+		vfs[i] = SIZE_MAX;
+		if (vol->device)
+			continue;
+		ret = cap_fs_find(fs, &n, vol, vol->path, true, &vfs[i], err);
+		if (ret)
+			break;
+		fs[vfs[i]].ndb += vol->nr_dbs;
+		strbuf_addf(&fs[vfs[i]].vols, "%s%s", fs[vfs[i]].vols.len ? ", " : "", vol->name);
+	}
+	/* the logs that take from a databases' filesystem, and files there */
+	for (i = 0; i < pl->nr_vols && !ret; i++) {
+		struct plan_volume *vol = &pl->vols[i];
+		size_t lf = SIZE_MAX;
+
+		if (!vol->log_device)
+			ret = cap_fs_find(fs, &n, vol, vol->log_path, false, &lf, err);
+		for (k = 0; !ret && k < vol->nr_dbs; k++) {
+			const struct plan_db *db = &pl->dbs[vol->first_db + k];
+
+			struct cap_fs *f = vfs[i] != SIZE_MAX ? &fs[vfs[i]] : NULL;
+			uint64_t size;
+
+			if (lf != SIZE_MAX) {
+				fs[lf].logs += db->log_size;
+				fs[lf].avail += held_on(db->log_file, fs[lf].dev, NULL);
+			}
+			if (!f)
+				continue;
+			f->avail += held_on(db->path, f->dev, &size) +
+				    held_on(db->journal, f->dev, NULL);
+			if (size / p->page_size > f->made)
+				f->made = size / p->page_size;
+		}
+	}
+	for (k = 0; k < n && !ret; k++) {
+		uint64_t budget = (uint64_t)((double)fs[k].avail * p->capacity_pct / 100);
+		uint64_t per = budget > fs[k].logs ? (budget - fs[k].logs) / fs[k].ndb : 0;
+		uint64_t pages = per > 2 * JOURNAL_HEADER_SIZE
+					 ? (per - 2 * JOURNAL_HEADER_SIZE) / (p->page_size + 8)
+					 : 0;
+
+		if (pages < fs[k].made)
+			pages = fs[k].made; /* made before: never shrunk */
+		if (!pages) {
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+			unit_format_size(&a, fs[k].avail);
+			unit_format_size(&b, fs[k].logs);
+			strbuf_addf(err,
+				    "%s %s (%s): capacity %g %% of the %s free leaves no room "
+				    "for %u database(s) after their logs (%s)",
+				    strchr(fs[k].vols.buf, ',') ? "volumes" : "volume",
+				    fs[k].vols.buf, fs[k].where.buf, p->capacity_pct, a.buf,
+				    fs[k].ndb, b.buf);
+			strbuf_release(&a);
+			strbuf_release(&b);
+			ret = -ENOSPC;
+			break;
+		}
+		for (i = 0; i < pl->nr_vols; i++) {
+			if (vfs[i] != k)
+				continue;
+			for (unsigned d = 0; d < pl->vols[i].nr_dbs; d++) {
+				pl->dbs[pl->vols[i].first_db + d].size = pages * p->page_size;
+				pl->dbs[pl->vols[i].first_db + d].nr_pages = pages;
+			}
+		}
+	}
+out:
+	for (k = 0; fs && k < n; k++) {
+		strbuf_release(&fs[k].vols);
+		strbuf_release(&fs[k].where);
+	}
+	free(fs);
+	free(vfs);
+	return ret;
+}
+
 int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
 {
 	return plan_build_at(pl, p, files, ".", err);
@@ -289,7 +496,9 @@ int plan_build_at(struct plan *pl, const struct profile *p, bool files, const ch
 				plan_release(pl);
 				return -EINVAL;
 			}
-			ret = plan_device_regions(pl, vol, journal_dir, err);
+			ret = p->capacity_pct > 0 ? capacity_device(pl, vol, p, err) : 0;
+			if (!ret)
+				ret = plan_device_regions(pl, vol, journal_dir, err);
 			if (ret) {
 				if (ret == -ENOMEM)
 					goto out_nomem;
@@ -300,6 +509,14 @@ int plan_build_at(struct plan *pl, const struct profile *p, bool files, const ch
 		}
 	}
 	strbuf_release(&probe);
+	if (files && p->capacity_pct > 0) {
+		int ret = capacity_files(pl, p, err);
+
+		if (ret) {
+			plan_release(pl);
+			return ret;
+		}
+	}
 	return 0;
 out_nomem:
 	strbuf_release(&probe);
@@ -716,6 +933,173 @@ static int check_space(const struct plan *pl, const uint64_t *have_db, const uin
 	}
 	free(v);
 	return ret;
+}
+
+/* The size of a regular file at path, at most want (0 when there is none). */
+static uint64_t file_have(const char *path, uint64_t want)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_size < want ? (uint64_t)st.st_size : want;
+}
+
+/*
+ * The entry of s->fs for path: its nearest existing ancestor's filesystem,
+ * or the block device itself; added (with its free space) when new. Entries
+ * whose device number could not be read are told apart by path.
+ */
+static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
+		    const struct plan_volume *vol, bool device, const char *path, size_t *idx)
+{
+	struct strbuf probe = STRBUF_INIT;
+	struct plan_fs *f;
+	struct statvfs vfs;
+	struct stat st;
+	bool known;
+	dev_t dev;
+
+	if (device)
+		strbuf_addstr(&probe, path);
+	else
+		nearest_existing(path, &probe);
+	known = stat(probe.buf, &st) == 0;
+	dev = !known ? 0 : device ? st.st_rdev : st.st_dev;
+	for (*idx = 0; *idx < s->nr_fs; (*idx)++) {
+		f = &s->fs[*idx];
+		if (f->device == device &&
+		    (known ? devs[*idx] == dev : !strcmp(f->path, probe.buf)))
+			break;
+	}
+	if (*idx == s->nr_fs) {
+		char real[PATH_MAX];
+
+		f = &s->fs[s->nr_fs++];
+		devs[*idx] = dev;
+		f->device = device;
+		/* "." says little in a message: the directory it is */
+		f->path = !device && realpath(probe.buf, real) ? strdup(real)
+							       : strbuf_detach(&probe, NULL);
+		if (device) {
+			f->free = vol->dev_size;
+			f->free_known = vol->dev_size > 0;
+		} else if (known && statvfs(f->path, &vfs) == 0) {
+			f->free = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+			f->free_known = true;
+		}
+	}
+	strbuf_release(&probe);
+	/* each volume named once: the last one added is the only candidate */
+	{
+		struct strbuf *v = &vols[*idx];
+		size_t nl = strlen(vol->name);
+
+		if (!(v->len >= nl && !strcmp(v->buf + v->len - nl, vol->name) &&
+		      (v->len == nl || v->buf[v->len - nl - 1] == ' ')))
+			strbuf_addf(v, "%s%s", v->len ? ", " : "", vol->name);
+	}
+	return s->fs[*idx].path ? 0 : -ENOMEM;
+}
+
+int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbuf *err)
+{
+	size_t cap = 2 * pl->nr_vols + 1;
+	struct strbuf *vols = calloc(cap, sizeof(*vols));
+	dev_t *devs = calloc(cap, sizeof(*devs));
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->fs = calloc(cap, sizeof(*s->fs));
+	s->vols = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*s->vols));
+	if (!vols || !devs || !s->fs || !s->vols) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < cap; i++)
+		strbuf_init(&vols[i]);
+	for (size_t v = 0; v < pl->nr_vols && !ret; v++) {
+		const struct plan_volume *vol = &pl->vols[v];
+		struct plan_volume_space *vs = &s->vols[v];
+
+		ret = space_fs(s, devs, vols, vol, vol->device, vol->path, &vs->fs);
+		if (!ret && vol->log_device)
+			vs->log_fs = vs->fs;
+		else if (!ret)
+			ret = space_fs(s, devs, vols, vol, false, vol->log_path, &vs->log_fs);
+		for (unsigned k = 0; !ret && k < vol->nr_dbs; k++) {
+			const struct plan_db *db = &pl->dbs[vol->first_db + k];
+
+			/* a device's regions are laid out whole: all of them count */
+			vs->total += vol->device ? round_region(db->size) : db->size;
+			vs->need += vol->device ? round_region(db->size)
+						: db->size - file_have(db->path, db->size);
+			vs->log_total +=
+				vol->log_device ? round_region(db->log_size) : db->log_size;
+			vs->log_need += vol->log_device ? round_region(db->log_size)
+							: db->log_size - file_have(db->log_file,
+										   db->log_size);
+		}
+		if (ret)
+			break;
+		s->fs[vs->fs].total += vs->total;
+		s->fs[vs->fs].need += vs->need;
+		s->fs[vs->log_fs].total += vs->log_total;
+		s->fs[vs->log_fs].need += vs->log_need;
+	}
+	for (size_t i = 0; !ret && i < s->nr_fs; i++) {
+		s->fs[i].volumes = strbuf_detach(&vols[i], NULL);
+		if (!s->fs[i].volumes)
+			ret = -ENOMEM;
+	}
+out:
+	if (vols)
+		for (size_t i = 0; i < cap; i++)
+			strbuf_release(&vols[i]);
+	free(vols);
+	free(devs);
+	if (ret) {
+		plan_space_release(s);
+		strbuf_addstr(err, "plan: out of memory");
+	}
+	return ret;
+}
+
+int plan_space_check(const struct plan_space *s, struct strbuf *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < s->nr_fs; i++) {
+		const struct plan_fs *f = &s->fs[i];
+		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+		if (!f->free_known || f->need <= f->free)
+			continue;
+		unit_format_size(&a, f->need);
+		unit_format_size(&b, f->free);
+		strbuf_addf(err,
+			    "%s%s %s (%s): not enough %s: the databases and logs need %s%s, %s",
+			    ret ? "\n" : "", strchr(f->volumes, ',') ? "volumes" : "volume",
+			    f->volumes, f->path, f->device ? "room" : "free space", a.buf,
+			    f->device ? "" : " more", b.buf);
+		strbuf_addstr(err, f->device ? " is the device's size" : " is free");
+		strbuf_release(&a);
+		strbuf_release(&b);
+		ret = -ENOSPC;
+	}
+	return ret;
+}
+
+void plan_space_release(struct plan_space *s)
+{
+	if (s->fs)
+		for (size_t i = 0; i < s->nr_fs; i++) {
+			free(s->fs[i].path);
+			free(s->fs[i].volumes);
+		}
+	free(s->fs);
+	free(s->vols);
+	memset(s, 0, sizeof(*s));
 }
 
 int plan_prepare_files(const struct plan *pl, const struct profile *p,

@@ -82,6 +82,27 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(target_iops),
 	  .min = 0, .max = UINT64_MAX, .def = "0",
 	  .help = "Transactional IOPS the run must achieve; 0 = no IOPS criterion." },
+	{ .section = "sizing", .name = "mailboxes", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(mailboxes),
+	  .min = 0, .max = 100000000, .def = "0",
+	  .help = "Mailboxes the databases hold, as Jetstress sizes a test: database_size "
+		  "and target_iops follow from them; 0 = not sized from mailboxes." },
+	{ .section = "sizing", .name = "iops_per_mailbox", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(iops_per_mailbox), .min = 0, .max = 1000,
+	  .help = "Transactional IOPS one mailbox needs (e.g. 0.06); needed by mailboxes." },
+	{ .section = "sizing", .name = "mailbox_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(mailbox_size), .min = 4 * KIB,
+	  .max = PROFILE_SIZE_MAX,
+	  .help = "Size of one mailbox (e.g. 2GiB); with mailboxes it sizes the databases." },
+	{ .section = "sizing", .name = "headroom", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(headroom_pct), .min = 0, .max = 100,
+	  .def = "20",
+	  .help = "Added to the mailboxes' IOPS for the target (Jetstress: 20 %)." },
+	{ .section = "sizing", .name = "capacity", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(capacity_pct), .min = 0, .max = 100,
+	  .def = "0",
+	  .help = "Size the databases to this share of each volume's free space (its logs "
+		  "and page journals first); 0 = off, database_size applies." },
 
 	/* [workload] */
 	{ .section = "workload", .name = "model", .type = PROFILE_KEY_CHOICE,

@@ -691,6 +691,88 @@ static void finish_workload(struct parse_ctx *c)
 			 p->log_segment_size);
 }
 
+/* A [sizing] key given in the file, with another that it rules out. */
+static void sizing_conflict(struct parse_ctx *c, const char *key, const char *other,
+			    const char *why)
+{
+	perr_add(c, key_line(c, "sizing", key), "[sizing]", key,
+		 "conflicts with %s (line %u): %s; give one of them", other,
+		 key_line(c, "sizing", other), why);
+}
+
+/*
+ * Jetstress-style sizing. With mailboxes, the databases hold mailboxes x
+ * mailbox_size bytes between them (each rounded up to whole pages) and the
+ * run's target is mailboxes x iops_per_mailbox x (1 + headroom) transactional
+ * IOPS, rounded up to a whole IOPS (a difference under 1e-6 is floating-point
+ * noise, not a fraction to round up). The keys these derive are not given
+ * alongside: an explicit database_size or target_iops with mailboxes is an
+ * error naming both, as is database_size or mailbox_size with capacity
+ * (plan_build() sizes the databases from the free space then). Without
+ * mailboxes, iops_per_mailbox, mailbox_size and headroom are unused (every
+ * key is valid alone: the corpus test holds the table to that). Runs after
+ * finish_workload(): the fixed model may have changed page_size.
+ */
+static void finish_sizing(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+	unsigned ndb = profile_database_count(p);
+	bool capacity = p->capacity_pct > 0;
+	unsigned mline = key_line(c, "sizing", "mailboxes");
+	uint64_t total, per;
+	double iops;
+
+	if (c->marks.state[key_index(c, "sizing", "mailboxes")] == KEY_BAD)
+		return; /* reported; what follows would only repeat it */
+	if (capacity && key_given(c, "sizing", "database_size"))
+		sizing_conflict(c, "database_size", "capacity",
+				"with capacity the databases share the volume's free space");
+	if (!p->mailboxes)
+		return; /* iops_per_mailbox, mailbox_size, headroom: unused */
+	if (key_given(c, "sizing", "database_size"))
+		sizing_conflict(c, "database_size", "mailboxes",
+				"with mailboxes each database holds mailboxes x mailbox_size "
+				"/ databases");
+	if (key_given(c, "sizing", "target_iops"))
+		sizing_conflict(c, "target_iops", "mailboxes",
+				"with mailboxes the target is mailboxes x iops_per_mailbox x "
+				"(1 + headroom)");
+	if (capacity && key_given(c, "sizing", "mailbox_size"))
+		sizing_conflict(c, "mailbox_size", "capacity",
+				"both size the databases (by mailboxes, or by free space)");
+
+	if (p->iops_per_mailbox > 0) {
+		iops = (double)p->mailboxes * p->iops_per_mailbox * (1 + p->headroom_pct / 100);
+		p->target_iops = (uint64_t)iops;
+		if (iops - (double)p->target_iops > 1e-6)
+			p->target_iops++;
+	} else if (c->marks.state[key_index(c, "sizing", "iops_per_mailbox")] != KEY_BAD) {
+		perr_add(c, mline, "[sizing]", "mailboxes",
+			 "needs iops_per_mailbox greater than 0 (the transactional IOPS one "
+			 "mailbox needs, e.g. 0.06)");
+	}
+
+	if (capacity || !ndb)
+		return;
+	if (!p->mailbox_size) {
+		if (c->marks.state[key_index(c, "sizing", "mailbox_size")] != KEY_BAD)
+			perr_add(c, mline, "[sizing]", "mailboxes",
+				 "needs mailbox_size (e.g. 2GiB) to size the databases, or "
+				 "capacity to size them from the free space");
+		return;
+	}
+	total = p->mailboxes <= UINT64_MAX / p->mailbox_size ? p->mailboxes * p->mailbox_size : 0;
+	per = total / ndb + (total % ndb != 0);
+	if (!total || per > PROFILE_SIZE_MAX) {
+		perr_add(c, mline, "[sizing]", "mailboxes",
+			 "%llu mailboxes x mailbox_size over %u database(s) is more than the "
+			 "16 TiB a database may hold; add databases",
+			 (unsigned long long)p->mailboxes, ndb);
+		return;
+	}
+	p->database_size = (per + p->page_size - 1) / p->page_size * p->page_size;
+}
+
 /* Checks that involve several keys, and the defaults that depend on others. */
 static void finish(struct parse_ctx *c)
 {
@@ -757,6 +839,7 @@ static void finish(struct parse_ctx *c)
 	strbuf_release(&a);
 	strbuf_release(&b);
 	finish_workload(c);
+	finish_sizing(c);
 
 	if (!p->name) {
 		base = profile_name_from_origin(c->origin, &n);

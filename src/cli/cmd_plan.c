@@ -1,0 +1,347 @@
+/*
+ * cmd_plan.c - "diskproof plan [PROFILE] [--data-dir DIR] [--db-size SIZE]
+ * [--engine NAME] [--streams N] [--format text|json]": what a run of the
+ * profile would lay out, without touching a disk: per volume its paths, its
+ * databases and logs with their files and sizes, the space they need against
+ * the space free (measured at the nearest existing directory; nothing is
+ * created), and the run's target IOPS, streams, engine and workers. It takes
+ * the same profile arguments as run. Exit 0; 3 when a volume lacks the space
+ * (everything is still printed) or the layout cannot be made; 2 for a usage
+ * or profile error.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/plan.h"
+#include "diskproof/run.h"
+
+#include "cli.h"
+
+/* What the plan prints besides the layout: the run's shape. */
+struct plan_view {
+	const struct profile *p;
+	const struct plan *pl;
+	const struct plan_space *sp; /* NULL: no files (sim) */
+	unsigned streams, workers;
+	bool enough;
+};
+
+static void view_init(struct plan_view *v, const struct profile *p, const struct plan *pl,
+		      const struct plan_space *sp)
+{
+	unsigned ndb = (unsigned)pl->nr_dbs;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	v->p = p;
+	v->pl = pl;
+	v->sp = sp;
+	/* as run_setup_workers() does: 2 streams per database, one worker per
+	 * CPU (one in all for the sim engine's virtual clock), at most one per
+	 * database */
+	v->streams = p->streams ? p->streams : 2 * ndb;
+	v->workers = !strcmp(p->engine, "sim") ? 1
+		     : p->workers	       ? p->workers
+		     : cpus > 0		       ? (unsigned)cpus
+					       : 1;
+	if (v->workers > ndb)
+		v->workers = ndb;
+	v->enough = true;
+	for (size_t i = 0; sp && i < sp->nr_fs; i++)
+		if (sp->fs[i].free_known && sp->fs[i].need > sp->fs[i].free)
+			v->enough = false;
+}
+
+static void add_size(struct strbuf *sb, uint64_t bytes)
+{
+	unit_format_size(sb, bytes);
+}
+
+static void text_space(struct strbuf *sb, const struct plan_view *v, const char *what, size_t fs,
+		       uint64_t total, uint64_t need)
+{
+	const struct plan_fs *f = &v->sp->fs[fs];
+
+	strbuf_addf(sb, "  %-10s ", what);
+	add_size(sb, total);
+	if (need != total) {
+		strbuf_addstr(sb, " (");
+		add_size(sb, need);
+		strbuf_addstr(sb, " still to write)");
+	}
+	strbuf_addf(sb, " on %s %s", f->device ? "device" : "the filesystem of", f->path);
+	if (!f->free_known) {
+		strbuf_addstr(sb, " (free space unknown)\n");
+		return;
+	}
+	strbuf_addstr(sb, " (");
+	add_size(sb, f->free);
+	strbuf_addstr(sb, f->device ? " in all)\n" : " free)\n");
+}
+
+/* What sized the databases: the command line, capacity, mailboxes or
+ * database_size. */
+static void text_sizing(struct strbuf *sb, const struct plan_view *v, bool db_size_override)
+{
+	const struct profile *p = v->p;
+
+	strbuf_addstr(sb, "sizing     ");
+	if (db_size_override) {
+		strbuf_addstr(sb, "--db-size ");
+		add_size(sb, p->database_size);
+		strbuf_addstr(sb, " for every database");
+		if (p->mailboxes)
+			strbuf_addstr(sb, " (instead of mailboxes x mailbox_size)");
+	} else if (p->capacity_pct > 0 && v->pl->files) {
+		strbuf_addf(sb, "capacity: the databases take %g %% of the free space",
+			    p->capacity_pct);
+	} else if (p->capacity_pct > 0) {
+		strbuf_addstr(sb, "database_size ");
+		add_size(sb, p->database_size);
+		strbuf_addstr(sb, " (capacity needs a filesystem; the sim engine has none)");
+	} else if (p->mailboxes && p->mailbox_size) {
+		strbuf_addf(sb, "%llu mailboxes x ", (unsigned long long)p->mailboxes);
+		add_size(sb, p->mailbox_size);
+		strbuf_addf(sb, " over %zu databases, in whole pages", v->pl->nr_dbs);
+	} else {
+		strbuf_addstr(sb, "database_size ");
+		add_size(sb, p->database_size);
+	}
+	strbuf_addch(sb, '\n');
+}
+
+static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_size_override)
+{
+	const struct profile *p = v->p;
+
+	strbuf_addf(sb, "profile    %s (%s)\n", p->name, p->origin);
+	strbuf_addf(sb, "test       %s, ", profile_test_type_name(p->type));
+	unit_format_duration(sb, p->duration_ns);
+	if (p->warmup_ns) {
+		strbuf_addstr(sb, " after ");
+		unit_format_duration(sb, p->warmup_ns);
+		strbuf_addstr(sb, " of warm-up");
+	}
+	strbuf_addf(sb, "\nengine     %s%s, %u streams%s, %u worker(s)\n", p->engine,
+		    strcmp(p->engine, "sim") ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
+					     : " (simulated: no disk is touched)",
+		    v->streams, p->streams ? "" : " (2 per database)", v->workers);
+	strbuf_addf(sb, "workload   %s model, ", profile_model_name(p->model));
+	add_size(sb, p->page_size);
+	strbuf_addstr(sb, " pages\n");
+	if (p->target_iops)
+		strbuf_addf(
+			sb,
+			"target     %llu transactional IOPS (database reads + writes a second)\n",
+			(unsigned long long)p->target_iops);
+	else
+		strbuf_addstr(sb, "target     none (no IOPS criterion)\n");
+	if (p->mailboxes && p->target_iops)
+		strbuf_addf(sb, "           = %llu mailboxes x %g IOPS x (1 + %g %% headroom)\n",
+			    (unsigned long long)p->mailboxes, p->iops_per_mailbox, p->headroom_pct);
+	text_sizing(sb, v, db_size_override);
+}
+
+static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_size_override)
+{
+	const struct plan *pl = v->pl;
+
+	text_header(sb, v, db_size_override);
+	for (size_t i = 0; i < pl->nr_vols; i++) {
+		const struct plan_volume *vol = &pl->vols[i];
+
+		strbuf_addf(sb, "\nvolume %s  %s%s", vol->name, vol->path,
+			    vol->device ? " (block device)" : "");
+		if (strcmp(vol->log_path, vol->path))
+			strbuf_addf(sb, ", logs in %s", vol->log_path);
+		strbuf_addch(sb, '\n');
+		for (unsigned k = 0; k < vol->nr_dbs; k++) {
+			const struct plan_db *db = &pl->dbs[vol->first_db + k];
+
+			strbuf_addf(sb, "  %-5s %s", db->name, db->path);
+			if (vol->device)
+				strbuf_addf(sb, " @%llu", (unsigned long long)db->base);
+			strbuf_addstr(sb, "  ");
+			add_size(sb, db->size);
+			strbuf_addf(sb, "  log %s", db->log_file);
+			if (vol->log_device)
+				strbuf_addf(sb, " @%llu", (unsigned long long)db->log_base);
+			strbuf_addstr(sb, "  ");
+			add_size(sb, db->log_size);
+			strbuf_addch(sb, '\n');
+		}
+		if (v->sp) {
+			const struct plan_volume_space *vs = &v->sp->vols[i];
+
+			text_space(sb, v, "databases", vs->fs, vs->total, vs->need);
+			text_space(sb, v, "logs", vs->log_fs, vs->log_total, vs->log_need);
+		}
+	}
+	if (!v->sp) {
+		strbuf_addstr(sb, "\nspace      none: the sim engine writes no files\n");
+		return;
+	}
+	strbuf_addstr(sb, "\nspace (per filesystem):\n");
+	for (size_t i = 0; i < v->sp->nr_fs; i++) {
+		const struct plan_fs *f = &v->sp->fs[i];
+
+		strbuf_addf(sb, "  %s%s  needs ", f->device ? "device " : "", f->path);
+		add_size(sb, f->need);
+		if (!f->free_known) {
+			strbuf_addstr(sb, ", free unknown");
+		} else {
+			strbuf_addstr(sb, f->device ? ", device size " : ", free ");
+			add_size(sb, f->free);
+		}
+		strbuf_addf(sb, "%s  (%s %s)\n",
+			    !f->free_known	 ? ""
+			    : f->need <= f->free ? ": ok"
+						 : ": NOT ENOUGH",
+			    strchr(f->volumes, ',') ? "volumes" : "volume", f->volumes);
+	}
+}
+
+static void json_space(struct strbuf *sb, const struct plan_view *v, size_t fs, uint64_t total,
+		       uint64_t need)
+{
+	strbuf_addf(sb, "{\"filesystem\": %zu, \"bytes\": %llu, \"need\": %llu}", fs,
+		    (unsigned long long)total, (unsigned long long)need);
+}
+
+static void render_json(struct strbuf *sb, const struct plan_view *v)
+{
+	const struct profile *p = v->p;
+	const struct plan *pl = v->pl;
+
+	strbuf_addstr(sb, "{\"profile\": ");
+	strbuf_add_json_str(sb, p->name);
+	strbuf_addstr(sb, ", \"origin\": ");
+	strbuf_add_json_str(sb, p->origin);
+	strbuf_addf(sb, ", \"type\": \"%s\", \"duration_s\": %.3f, \"warmup_s\": %.3f",
+		    profile_test_type_name(p->type), (double)p->duration_ns / 1e9,
+		    (double)p->warmup_ns / 1e9);
+	strbuf_addstr(sb, ", \"engine\": ");
+	strbuf_add_json_str(sb, p->engine);
+	strbuf_addf(sb,
+		    ", \"direct\": %s, \"streams\": %u, \"workers\": %u, \"model\": \"%s\", "
+		    "\"page_size\": %u, \"target_iops\": ",
+		    p->direct ? "true" : "false", v->streams, v->workers,
+		    profile_model_name(p->model), p->page_size);
+	if (p->target_iops)
+		strbuf_addf(sb, "%llu", (unsigned long long)p->target_iops);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addf(sb,
+		    ", \"sizing\": {\"mailboxes\": %llu, \"iops_per_mailbox\": %.17g, "
+		    "\"mailbox_size\": %llu, \"headroom_pct\": %.17g, \"capacity_pct\": %.17g}",
+		    (unsigned long long)p->mailboxes, p->iops_per_mailbox,
+		    (unsigned long long)p->mailbox_size, p->headroom_pct,
+		    v->pl->files ? p->capacity_pct : 0.0);
+	strbuf_addf(sb, ", \"databases\": %zu, \"volumes\": [", pl->nr_dbs);
+	for (size_t i = 0; i < pl->nr_vols; i++) {
+		const struct plan_volume *vol = &pl->vols[i];
+
+		strbuf_addf(sb, "%s{\"name\": ", i ? ", " : "");
+		strbuf_add_json_str(sb, vol->name);
+		strbuf_addstr(sb, ", \"path\": ");
+		strbuf_add_json_str(sb, vol->path);
+		strbuf_addstr(sb, ", \"log_path\": ");
+		strbuf_add_json_str(sb, vol->log_path);
+		strbuf_addf(sb, ", \"device\": %s, \"databases\": [",
+			    vol->device ? "true" : "false");
+		for (unsigned k = 0; k < vol->nr_dbs; k++) {
+			const struct plan_db *db = &pl->dbs[vol->first_db + k];
+
+			strbuf_addf(sb, "%s{\"name\": \"%s\", \"path\": ", k ? ", " : "", db->name);
+			strbuf_add_json_str(sb, db->path);
+			strbuf_addf(sb, ", \"size\": %llu, \"pages\": %llu, \"log_file\": ",
+				    (unsigned long long)db->size, (unsigned long long)db->nr_pages);
+			strbuf_add_json_str(sb, db->log_file);
+			strbuf_addf(sb, ", \"log_size\": %llu}", (unsigned long long)db->log_size);
+		}
+		strbuf_addstr(sb, "]");
+		if (v->sp) {
+			const struct plan_volume_space *vs = &v->sp->vols[i];
+
+			strbuf_addstr(sb, ", \"space\": {\"databases\": ");
+			json_space(sb, v, vs->fs, vs->total, vs->need);
+			strbuf_addstr(sb, ", \"logs\": ");
+			json_space(sb, v, vs->log_fs, vs->log_total, vs->log_need);
+			strbuf_addstr(sb, "}");
+		}
+		strbuf_addstr(sb, "}");
+	}
+	strbuf_addstr(sb, "], \"filesystems\": [");
+	for (size_t i = 0; v->sp && i < v->sp->nr_fs; i++) {
+		const struct plan_fs *f = &v->sp->fs[i];
+
+		strbuf_addf(sb, "%s{\"path\": ", i ? ", " : "");
+		strbuf_add_json_str(sb, f->path);
+		strbuf_addstr(sb, ", \"volumes\": ");
+		strbuf_add_json_str(sb, f->volumes);
+		strbuf_addf(sb, ", \"device\": %s, \"bytes\": %llu, \"need\": %llu, \"free\": ",
+			    f->device ? "true" : "false", (unsigned long long)f->total,
+			    (unsigned long long)f->need);
+		if (f->free_known)
+			strbuf_addf(sb, "%llu", (unsigned long long)f->free);
+		else
+			strbuf_addstr(sb, "null");
+		strbuf_addf(sb, ", \"enough\": %s}",
+			    !f->free_known || f->need <= f->free ? "true" : "false");
+	}
+	strbuf_addf(sb, "], \"enough_space\": %s}", v->enough ? "true" : "false");
+}
+
+int cmd_plan(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct profile p = {0};
+	struct plan pl = {0};
+	struct plan_space sp = {0};
+	struct plan_view v;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	bool json = false;
+	char *jdir = NULL;
+	int ret;
+
+	ret = cli_profile_load(argc, argv, CMD_PLAN, "plan", &o, &p);
+	if (ret)
+		goto out;
+	if (o.format && !strcmp(o.format, "json")) {
+		json = true;
+	} else if (o.format && strcmp(o.format, "text")) {
+		ret = usage_error("unknown format \"%s\" (text or json)", o.format);
+		goto out;
+	}
+	jdir = results_dir(o.results);
+	ret = plan_build_at(&pl, &p, strcmp(p.engine, "sim") != 0, jdir ? jdir : ".", &err);
+	if (!ret && pl.files)
+		ret = plan_space_measure(&pl, &sp, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	view_init(&v, &p, &pl, pl.files ? &sp : NULL);
+	if (json)
+		render_json(&text, &v);
+	else
+		render_text(&text, &v, o.ov.db_size != 0);
+	ret = cli_emit(NULL, &text, stdout);
+	if (!ret && !v.enough) {
+		strbuf_reset(&err);
+		if (plan_space_check(&sp, &err))
+			fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+	}
+out:
+	free(jdir);
+	plan_space_release(&sp);
+	plan_release(&pl);
+	profile_release(&p);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return ret;
+}
