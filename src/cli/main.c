@@ -24,7 +24,7 @@ static const char usage_text[] =
 	"usage: diskproof <command> [options]\n"
 	"\n"
 	"commands:\n"
-	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|sim] [--streams N]\n"
+	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|libaio|psync|sim] [--streams N]\n"
 	"                [--data-dir DIR] [--db-size SIZE] [--results FILE] [--label TEXT]\n"
 	"                [--destroy-data FILE] [--quiet]\n"
 	"      lay out the profile's databases and logs, drive them, judge the run\n"

@@ -35,6 +35,36 @@ for i in 0 1 2 3; do
 		"db$((i + 1)) replication bytes / log bytes (copies = 2)"
 done
 
+# the other built-in profiles: each class's share follows from the profile's
+# keys. Reads per transaction = seek% x seek_pages + changing% x update_pages,
+# writes = changing% x update_pages (the default 1.3 and 1.4 pages):
+# sql-oltp (60 % seeks) 1 + 60 x 1.3 / (40 x 1.4) = 2.393, postgres-oltp (50 %)
+# 1 + 50 x 1.3 / (50 x 1.4) = 1.929; within 3 %.
+shares() {
+	expect_exit 0 "$DISKPROOF" run "$1" --engine sim --duration 5m --warmup 0s \
+		--results "$WORK/$1.db" --quiet
+	expect_exit 0 "$DISKPROOF" report --format json --results "$WORK/$1.db"
+}
+shares exchange-2010
+ratio "$C[\"db_read\"][\"ios\"] / $C[\"db_write\"][\"ios\"]" 1.4 1.6 "exchange-2010 reads:writes"
+for i in 0 1 2 3; do
+	ratio "d[\"databases\"][$i][\"classes\"][\"bdm_read\"][\"bytes\"] / 300 / (5 * 1048576)" \
+		0.95 1.05 "exchange-2010 db$((i + 1)) BDM rate / 5 MiB/s"
+done
+shares sql-oltp
+ratio "$C[\"db_read\"][\"ios\"] / $C[\"db_write\"][\"ios\"] / 2.393" 0.97 1.03 "sql-oltp reads:writes / model"
+ratio "$C[\"db_read\"][\"bytes\"] / $C[\"db_read\"][\"ios\"]" 8192 8192 "sql-oltp page size"
+[ "$(json "$C[\"bdm_read\"][\"ios\"] + $C[\"log_read\"][\"ios\"]")" = 0 ] ||
+	fail "sql-oltp: no maintenance, no replication"
+shares postgres-oltp
+ratio "$C[\"db_read\"][\"ios\"] / $C[\"db_write\"][\"ios\"] / 1.929" 0.97 1.03 "postgres-oltp reads:writes / model"
+ratio "$C[\"log_write\"][\"bytes\"] / $C[\"log_write\"][\"ios\"]" 8192 1048576 "postgres-oltp WAL write size"
+shares random-32k
+ratio "$C[\"db_read\"][\"ios\"] / ($C[\"db_read\"][\"ios\"] + $C[\"db_write\"][\"ios\"])" 0.69 0.71 \
+	"random-32k read share"
+[ "$(json "sum(v[\"ios\"] for k, v in $C.items() if k not in (\"db_read\", \"db_write\"))")" = 0 ] ||
+	fail "random-32k: fixed model, page I/O only"
+
 # copies = 3: each closed segment read twice
 sed -n '/^\[test\]/,$p' "$DP_SOURCE_DIR/profiles/exchange-2013.ini" |
 	sed 's/^\[workload\]/[workload]\ncopies = 3/' >three.ini
