@@ -4,23 +4,30 @@
  * I/O. The renderers (src/report/compare.c) only format that model.
  *
  * What is compared. For each scope present in both runs (the run, each volume
- * and each database, matched by name) and each I/O class: IOPS, average, p50,
- * p99 and maximum latency, A and B side by side with the change in percent;
+ * and each database, matched by name) and each I/O class either run issued
+ * there (class_summary_present() in A or in B; the others keep their figures,
+ * untested, and the text and HTML renderers leave them out): IOPS, average,
+ * p50, p99 and maximum latency, A and B side by side with the change in percent;
  * the dispersion of the per-interval average latency (standard deviation and
  * coefficient of variation); every verdict that passed in one run and failed
  * in the other (matched by scope, name and criterion); every environment fact
  * that differs.
  *
  * Figures. A and B are the whole-run figures of the store's summaries (warm-up
- * excluded; percentiles within 1/128, see stats.h). change_pct = (B - A) / A x
+ * excluded; percentiles within 1/128, see stats.h); a latency figure of a run
+ * with no I/O of the class is NAN (undefined, not 0). change_pct = (B - A) / A x
  * 100; when A is 0 it is 0 if B is 0 too and NAN (rendered null / "n/a")
  * otherwise, so no inf ever reaches a report.
  *
  * Interval series. Each figure is tested on the run's per-interval series of
  * the same scope and class (table sample, warm-up rows excluded): volume and
- * run rows are 1 s intervals, database rows 15 s intervals. The series tested:
- *   iops    ios / interval length (the length is the distance to the previous
- *           row of the same series, warm-up rows included, or to the start);
+ * run rows are 1 s intervals, database rows 15 s intervals. The intervals of
+ * a scope are the t_ms of its rows of any class; a class with no row in one
+ * had no I/O there (results.h: the store keeps no row of zeros). The series
+ * tested:
+ *   iops    ios / interval length (the length is the distance to the scope's
+ *           previous interval, warm-up included, or to the start; ios is 0
+ *           where the class has no row);
  *   avg_ms  lat_sum_ns / ios of each interval;
  *   p50_ms  each interval's p50, p99_ms each interval's p99, max_ms each
  *           interval's maximum (so p99 and max test "the per-interval p99 /
@@ -50,7 +57,8 @@
  * and "significant" as a flag rather than a ranking are the guard against
  * that; treat a p value near alpha as "not shown". The test says the
  * distribution of interval means moved, not by how much: read change_pct for
- * that. The 15 figures of a scope (3 classes x 5 metrics) form one family:
+ * that. The figures tested in a scope (5 metrics x the classes compared
+ * there: 25 for a normal run's five classes, at most 30) form one family:
  * "significant" is decided by Holm's step-down correction within it (sorted
  * by p, the k-th of m is significant when it and every smaller one have
  * p <= alpha / (m - k + 1)), which holds the chance of any false flag in a
@@ -140,6 +148,7 @@ struct analyze_figure {
 };
 
 struct analyze_class {
+	bool present; /* A or B issued the class in this scope: only then tested */
 	struct analyze_figure fig[ANALYZE_METRIC_COUNT];
 	double sd_ms_a, sd_ms_b; /* of the per-interval averages */
 	double cv_a, cv_b;

@@ -4,17 +4,21 @@
  *
  * text: the terminal summary: overall verdict first, failing verdicts on top
  *       ("db3 on vol2: database read average 21.4 ms > 20 ms"), then a
- *       per-volume table (class rows with IOPS, MB/s, avg, p99, max, verdict).
- * json: one valid document, keys documented in docs/reports.md:
+ *       per-volume table (a row per class present, class_summary_present():
+ *       IOPS, MB/s, avg, p99, max, verdict), transactional IOPS and the
+ *       background maintenance, replication and backup read rates when present.
+ * json: every class of every scope, present or not (zeros): stable keys.
+ *       One valid document, keys documented in docs/reports.md:
  *   { "run": {id, status, verdict, label, host, started, ended, duration_s,
  *             warmup_s, engine, test_type, streams, profile},
  *     "summary": {classes: {...}, transactional_iops},
  *     "volumes": [ {name, classes: {db_read: {ios, iops, mbps, avg_ms, p50_ms,
- *                   p99_ms, max_ms, errors}, db_write: ..., log_write: ...}} ],
+ *                   p99_ms, max_ms, errors, bytes}, db_write: ..., log_write: ...,
+ *                   bdm_read: ..., log_read: ..., backup_read: ...}} ],
  *     "databases": [ {name, volume, classes: {...}} ],
  *     "verdicts": [ {scope, name, criterion, threshold, measured, passed} ] }
- * csv:  the interval time series, one row per sample (interval x scope x
- *       class), header line first (report_csv, csv.c).
+ * csv:  the interval time series, one row per interval x scope x class
+ *       present there, header line first (report_csv, csv.c).
  */
 #ifndef DISKPROOF_REPORT_H
 #define DISKPROOF_REPORT_H
@@ -44,9 +48,12 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 /*
  * The CSV time series (report --format csv): header
  *   run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors
- * then one line per sample, in the order of r->samples. iops and mb_s are the
- * sample's counts over its interval, the difference to the previous t_ms of
- * the same scope, name and class (the first interval from 0); latencies are
+ * then, for each interval of each scope in the order of r->samples, one line
+ * per class the scope has I/O or errors of in some interval, in class order:
+ * the stored sample, or zeros where none was stored (results.h). A class
+ * with neither in any interval of a scope has no lines there. iops and mb_s
+ * are the counts over the interval's length, the difference to the previous
+ * t_ms of the same scope and name (the first interval from 0); latencies are
  * empty for an interval with no I/O. Names are quoted as RFC 4180 says.
  */
 void report_csv(struct strbuf *out, const struct results *r);

@@ -46,6 +46,15 @@ struct class_summary {
 void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
 			      uint64_t duration_ns);
 
+/*
+ * Whether a class is present in a scope: it completed an I/O or had an
+ * error. A run records every class (stats.h), but each workload issues only
+ * some of them (a `fixed` model run no log or maintenance I/O, a backup test
+ * only backup_read); the text, CSV, HTML and compare reports leave out what
+ * is not present, the JSON report keeps every class (with zeros).
+ */
+bool class_summary_present(const struct class_summary *cs);
+
 struct scope_summary {
 	char name[RESULTS_NAME_MAX];   /* "run" for the run scope */
 	char volume[RESULTS_NAME_MAX]; /* databases: their volume; else "" */
@@ -72,7 +81,14 @@ struct verdict {
 	bool passed;
 };
 
-/* One row of table sample: one interval x scope x class (store.h). */
+/*
+ * One row of table sample: one interval x scope x class (store.h). A class
+ * with no I/O and no error in an interval may have no row (the store writes
+ * none since the six-class workload; older files have every row): readers
+ * take the intervals of a scope from the t_ms of its rows, any class, and a
+ * class missing from one of them as 0 I/Os there. Every interval of a scope
+ * keeps at least one row.
+ */
 struct results_sample {
 	uint64_t t_ms; /* end of the interval, from the run's start */
 	bool warmup;

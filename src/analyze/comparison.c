@@ -5,10 +5,13 @@
  * class its dispersion. The derivations and their limits are in analyze.h.
  *
  * The samples of a run are interleaved (every scope and class per interval,
- * in time order); a sorted index of pointers (scope, name, class, then array
- * position, which keeps time order) makes each series one contiguous run
- * found by binary search, so a comparison costs O(S log S) for S samples
- * rather than a scan per series.
+ * in time order); a sorted index of pointers (scope, name, then array
+ * position, which keeps time order) makes each scope's rows one contiguous
+ * run found by binary search, so a comparison costs O(S log S) for S samples
+ * plus a walk of a scope's rows per series, rather than a scan of all rows
+ * per series. The scope's rows of every class are walked, not the class's
+ * alone: its intervals are the t_ms of those rows, and a class without a row
+ * in one had no I/O there (results.h), an IOPS value of 0.
  */
 #include <errno.h>
 #include <math.h>
@@ -36,30 +39,22 @@ struct series_index {
 	size_t n;
 };
 
-static int key_cmp(enum scope_kind scope, const char *name, enum io_class cls,
-		   const struct results_sample *s)
+static int key_cmp(enum scope_kind scope, const char *name, const struct results_sample *s)
 {
-	int c;
-
 	if (scope != s->scope)
 		return scope < s->scope ? -1 : 1;
-	c = strcmp(name, s->name);
-	if (c)
-		return c;
-	if (cls != s->cls)
-		return cls < s->cls ? -1 : 1;
-	return 0;
+	return strcmp(name, s->name);
 }
 
 static int sample_ptr_cmp(const void *x, const void *y)
 {
 	const struct results_sample *p = *(const struct results_sample *const *)x;
 	const struct results_sample *q = *(const struct results_sample *const *)y;
-	int c = key_cmp(p->scope, p->name, p->cls, q);
+	int c = key_cmp(p->scope, p->name, q);
 
 	if (c)
 		return c;
-	return (p > q) - (p < q); /* same series: array order, i.e. time order */
+	return (p > q) - (p < q); /* same scope: array order, i.e. time order */
 }
 
 static int series_index_build(struct series_index *ix, const struct results *r)
@@ -77,38 +72,39 @@ static int series_index_build(struct series_index *ix, const struct results *r)
 	return 0;
 }
 
-/* [*lo, *hi) of the index holding (scope, name, cls). */
+/* [*lo, *hi) of the index holding (scope, name). */
 static void series_find(const struct series_index *ix, enum scope_kind scope, const char *name,
-			enum io_class cls, size_t *lo, size_t *hi)
+			size_t *lo, size_t *hi)
 {
 	size_t l = 0, h = ix->n, m;
 
 	while (l < h) {
 		m = l + (h - l) / 2;
-		if (key_cmp(scope, name, cls, ix->p[m]) > 0)
+		if (key_cmp(scope, name, ix->p[m]) > 0)
 			l = m + 1;
 		else
 			h = m;
 	}
 	*lo = l;
-	for (h = l; h < ix->n && !key_cmp(scope, name, cls, ix->p[h]); h++)
+	for (h = l; h < ix->n && !key_cmp(scope, name, ix->p[h]); h++)
 		;
 	*hi = h;
 }
 
-/* One interval's value of metric m; false when the interval has none. */
-static bool interval_value(const struct results_sample *s, uint64_t prev_t_ms,
+/* The value of metric m in the interval ending at t_ms, whose row of the
+ * class is s (NULL: the class had no I/O there); false when it has none. */
+static bool interval_value(const struct results_sample *s, uint64_t t_ms, uint64_t prev_t_ms,
 			   enum analyze_metric m, double *v)
 {
 	const double ms = (double)NSEC_PER_MSEC;
 
 	if (m == ANALYZE_IOPS) {
-		if (s->t_ms <= prev_t_ms)
+		if (t_ms <= prev_t_ms)
 			return false;
-		*v = (double)s->ios * 1000.0 / (double)(s->t_ms - prev_t_ms);
+		*v = (double)(s ? s->ios : 0) * 1000.0 / (double)(t_ms - prev_t_ms);
 		return true;
 	}
-	if (!s->ios)
+	if (!s || !s->ios)
 		return false;
 	switch (m) {
 	case ANALYZE_AVG_MS:
@@ -127,27 +123,38 @@ static bool interval_value(const struct results_sample *s, uint64_t prev_t_ms,
 	return true;
 }
 
+/*
+ * The scope's rows in time order, one interval per distinct t_ms (rows of one
+ * interval are adjacent); the first row of class cls in an interval is its
+ * value.
+ */
 static int series_extract(const struct series_index *ix, enum scope_kind scope, const char *name,
 			  enum io_class cls, enum analyze_metric m, double **out, size_t *n)
 {
-	size_t lo, hi, k = 0;
-	uint64_t prev = 0;
+	const struct results_sample *row;
+	size_t lo, hi, j, k = 0;
+	uint64_t prev = 0, t;
+	bool warm;
 	double *v;
 
 	*out = NULL;
 	*n = 0;
-	series_find(ix, scope, name, cls, &lo, &hi);
+	series_find(ix, scope, name, &lo, &hi);
 	if (lo == hi)
 		return 0;
 	v = malloc((hi - lo) * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = lo; i < hi; i++) {
-		const struct results_sample *s = ix->p[i];
-
-		if (!s->warmup && interval_value(s, prev, m, &v[k]))
+	for (size_t i = lo; i < hi; i = j) {
+		t = ix->p[i]->t_ms;
+		warm = ix->p[i]->warmup;
+		row = NULL;
+		for (j = i; j < hi && ix->p[j]->t_ms == t; j++)
+			if (!row && ix->p[j]->cls == cls)
+				row = ix->p[j];
+		if (!warm && interval_value(row, t, prev, m, &v[k]))
 			k++;
-		prev = s->t_ms;
+		prev = t;
 	}
 	if (!k) {
 		free(v);
@@ -192,28 +199,46 @@ static double summary_metric(const struct class_summary *cs, enum analyze_metric
 	}
 }
 
+/* A latency of a class with no I/O is undefined (NAN: null, "n/a"), not 0:
+ * a class one run did not issue did not get -100 % faster in it. */
+static double figure_of(const struct class_summary *cs, enum analyze_metric m)
+{
+	if (m != ANALYZE_IOPS && !cs->ios)
+		return NAN;
+	return summary_metric(cs, m);
+}
+
 struct cmp_ctx {
 	const struct results *a, *b;
 	struct series_index ia, ib;
 	double alpha;
 };
 
+/*
+ * A class neither run issued in the scope (class_summary_present) keeps its
+ * figures (IOPS 0, latencies NAN) but is not tested: a series of zero IOPS on both sides
+ * says nothing, and counting it in the scope's family would only weaken
+ * Holm's correction for the classes that ran.
+ */
 static int class_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
 			 const struct scope_summary *sb, enum scope_kind scope, enum io_class cls,
 			 struct analyze_class *out)
 {
 	double *xa = NULL, *xb = NULL;
-	size_t na, nb;
+	size_t na = 0, nb = 0;
 	int ret = 0;
 
+	out->present = class_summary_present(&sa->classes[cls]) ||
+		       class_summary_present(&sb->classes[cls]);
 	for (int m = 0; m < ANALYZE_METRIC_COUNT && !ret; m++) {
 		struct analyze_figure *f = &out->fig[m];
 
-		f->a = summary_metric(&sa->classes[cls], m);
-		f->b = summary_metric(&sb->classes[cls], m);
+		f->a = figure_of(&sa->classes[cls], m);
+		f->b = figure_of(&sb->classes[cls], m);
 		f->change_pct = analyze_change_pct(f->a, f->b);
-		ret = series_extract(&cx->ia, scope, sa->name, cls, m, &xa, &na);
-		if (!ret)
+		if (out->present)
+			ret = series_extract(&cx->ia, scope, sa->name, cls, m, &xa, &na);
+		if (!ret && out->present)
 			ret = series_extract(&cx->ib, scope, sb->name, cls, m, &xb, &nb);
 		if (!ret)
 			ret = analyze_mann_whitney(xa, na, xb, nb, &f->test);
@@ -394,7 +419,8 @@ static int cmp_p(const void *x, const void *y)
 
 /*
  * Holm's step-down correction within each scope (the run, a volume, a
- * database: 15 figures, 5 metrics x 3 classes): tested one by one at alpha 0.01,
+ * database: 5 metrics x the classes either run issued there, at most 30; a
+ * normal run issues five): tested one by one at alpha 0.01,
  * a hundred figures give a chance flag about every other comparison of two
  * identical runs. Sorted by p, the k-th smallest of the scope's m tested
  * figures is significant when it and every smaller one satisfy

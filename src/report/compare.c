@@ -60,8 +60,11 @@ static void text_p(struct strbuf *sb, const struct analyze_mw *t)
 		strbuf_addstr(sb, " approx."); /* small sample with ties */
 }
 
+/* One table per scope: the classes either run issued there (k->present). */
 static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool color)
 {
+	bool any = false;
+
 	if (s->scope == SCOPE_RUN)
 		strbuf_addstr(sb, "\nrun (1 s intervals)\n");
 	else if (s->scope == SCOPE_VOLUME)
@@ -70,16 +73,20 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addf(sb, "\ndatabase %s on %s (15 s intervals)\n", s->name, s->volume);
 	else
 		strbuf_addf(sb, "\ndatabase %s (15 s intervals)\n", s->name);
-	strbuf_addf(sb, "  %-9s  %-7s %12s %12s %9s %3s %9s\n", "class", "metric", "A", "B",
+	strbuf_addf(sb, "  %-11s  %-7s %12s %12s %9s %3s %9s\n", "class", "metric", "A", "B",
 		    "change %", "sig", "p");
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct analyze_class *k = &s->classes[c];
 
+		if (!k->present) /* neither run issued it here */
+			continue;
+		any = true;
 		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
 			const struct analyze_figure *f = &k->fig[m];
 			int dec = m == ANALYZE_IOPS ? 1 : 3;
 
-			strbuf_addf(sb, "  %-9s  %-7s", m ? "" : io_class_name(c), metric_words[m]);
+			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : io_class_name(c),
+				    metric_words[m]);
 			text_col(sb, 12, f->a, dec);
 			text_col(sb, 12, f->b, dec);
 			if (isfinite(f->change_pct))
@@ -94,14 +101,16 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			text_p(sb, &f->test);
 			strbuf_addch(sb, '\n');
 		}
-		strbuf_addf(sb, "  %-9s  %-7s", "", "sd ms");
+		strbuf_addf(sb, "  %-11s  %-7s", "", "sd ms");
 		text_col(sb, 12, k->sd_ms_a, 4);
 		text_col(sb, 12, k->sd_ms_b, 4);
-		strbuf_addf(sb, "  (of the per-interval averages)\n  %-9s  %-7s", "", "cv");
+		strbuf_addf(sb, "  (of the per-interval averages)\n  %-11s  %-7s", "", "cv");
 		text_col(sb, 12, k->cv_a, 4);
 		text_col(sb, 12, k->cv_b, 4);
 		strbuf_addch(sb, '\n');
 	}
+	if (!any)
+		strbuf_addstr(sb, "  (no I/O in either run)\n");
 }
 
 static void text_verdict_changes(struct strbuf *sb, const struct analyze_comparison *c)
@@ -259,6 +268,8 @@ static void json_pair(struct jw *j, const char *key, double a, double b)
 	jw_close(j, '}');
 }
 
+/* Every class, compared or not (stable keys, as in the report's JSON): one
+ * neither run issued has zero figures and is untested (method "none"). */
 static void json_scope(struct jw *j, const struct analyze_scope *s)
 {
 	jw_open(j, NULL, '{');
@@ -271,6 +282,7 @@ static void json_scope(struct jw *j, const struct analyze_scope *s)
 		const struct analyze_class *k = &s->classes[c];
 
 		jw_open(j, io_class_name(c), '{');
+		jw_bool(j, "present", k->present);
 		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
 			const struct analyze_figure *f = &k->fig[m];
 

@@ -22,9 +22,8 @@ extern const char report_css[];
 extern const char report_js[];
 
 static const char *const class_colors[IO_CLASS_COUNT] = {
-	[IO_DB_READ] = "#1d4ed8",
-	[IO_DB_WRITE] = "#c2410c",
-	[IO_LOG_WRITE] = "#047857",
+	[IO_DB_READ] = "#1d4ed8",  [IO_DB_WRITE] = "#c2410c", [IO_LOG_WRITE] = "#047857",
+	[IO_BDM_READ] = "#7c3aed", [IO_LOG_READ] = "#0e7490", [IO_BACKUP_READ] = "#a16207",
 };
 
 static const char *const volume_colors[] = {
@@ -110,6 +109,50 @@ static double verdict_threshold(const struct results *r, const char *criterion)
 	return t;
 }
 
+/*
+ * The threshold line of a class's latency chart: only database reads and log
+ * writes are judged on their average (eval.h), so only they get one.
+ */
+static double class_avg_threshold(const struct results *r, enum io_class c)
+{
+	if (c == IO_DB_READ)
+		return verdict_threshold(r, "db_read_avg_ms");
+	if (c == IO_LOG_WRITE)
+		return verdict_threshold(r, "log_write_avg_ms");
+	return NAN;
+}
+
+/*
+ * Whether the run issued class c: present in the run's summary, or, for a
+ * run whose summary is not written yet (still running, killed early), in a
+ * run-scope interval. Charts and tables show only such classes.
+ */
+static bool run_class_seen(const struct results *r, enum io_class c)
+{
+	const struct results_sample *x;
+	size_t i;
+
+	if (class_summary_present(&r->run.classes[c]))
+		return true;
+	for (i = 0; i < r->nr_samples; i++) {
+		x = &r->samples[i];
+		if (x->scope == SCOPE_RUN && x->cls == c && (x->ios || x->errors))
+			return true;
+	}
+	return false;
+}
+
+/* The run's whole-run histogram of class c holds latencies. */
+static bool run_hist_any(const struct results *r, enum io_class c)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_hists; i++)
+		if (r->hists[i].scope == SCOPE_RUN && r->hists[i].cls == c)
+			return r->hists[i].h && r->hists[i].h->count;
+	return false;
+}
+
 /* PASS / FAIL / "-" for the verdicts of one database. */
 static const char *db_verdict(const struct results *r, const struct scope_summary *db)
 {
@@ -182,8 +225,12 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
 	if (isfinite(target))
 		card(sb, "target transactional IOPS", target, 1, "");
-	card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
-	card(sb, "log write avg", r->run.classes[IO_LOG_WRITE].avg_ms, 3, " ms");
+	if (class_summary_present(&r->run.classes[IO_DB_READ]))
+		card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
+	if (class_summary_present(&r->run.classes[IO_LOG_WRITE]))
+		card(sb, "log write avg", r->run.classes[IO_LOG_WRITE].avg_ms, 3, " ms");
+	if (class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+		card(sb, "backup read", r->run.classes[IO_BACKUP_READ].mbps, 2, " MB/s");
 	strbuf_addstr(sb, "</div>\n");
 	if (!isfinite(target))
 		strbuf_addstr(sb, "<p class=\"note\">No target transactional IOPS was set for this "
@@ -234,6 +281,8 @@ static void run_sizing(struct strbuf *sb, const struct results *r)
 			  "<th class=\"num\">bytes</th></tr>\n");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &r->run.classes[c];
+		if (!class_summary_present(cs))
+			continue;
 		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
 			    io_class_name(c), cs->ios);
 		td_num(sb, cs->iops, 1);
@@ -242,7 +291,8 @@ static void run_sizing(struct strbuf *sb, const struct results *r)
 	}
 	strbuf_addstr(sb, "</table>\n<p class=\"note\">Database sizes and file layout are those of "
 			  "the profile under Test parameters. MB/s is 10<sup>6</sup> bytes per "
-			  "second; warm-up excluded.</p>\n</section>\n");
+			  "second; warm-up excluded. Classes this run did not issue are not "
+			  "listed.</p>\n</section>\n");
 }
 
 static void run_parameters(struct strbuf *sb, const struct results *r)
@@ -304,6 +354,20 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "</section>\n");
 }
 
+/* The classes of the IOPS-over-time chart: the transactional ones the run
+ * issued, or, in a run without them (a backup test), every class it issued. */
+static unsigned over_time_classes(const struct results *r, bool *transactional)
+{
+	unsigned seen = 0;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		if (run_class_seen(r, c))
+			seen |= 1u << c;
+	*transactional = (seen & TRANSACTIONAL) || !seen;
+	return *transactional ? TRANSACTIONAL : seen;
+}
+
 static void run_over_time(struct strbuf *sb, const struct results *r)
 {
 	struct html_series vs[DP_ARRAY_SIZE(volume_colors)];
@@ -311,6 +375,8 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 	struct html_hline hl;
 	struct html_chart ch;
 	size_t i, nv = r->nr_volumes < DP_ARRAY_SIZE(vs) ? r->nr_volumes : DP_ARRAY_SIZE(vs);
+	bool transactional;
+	unsigned classes = over_time_classes(r, &transactional);
 	int c;
 
 	section_open(sb, "over-time", "Performance over time", false);
@@ -327,12 +393,14 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 					     .src = HTML_SRC_IOPS,
 					     .scope = SCOPE_VOLUME,
 					     .name = r->volumes[i].name,
-					     .classes = TRANSACTIONAL,
+					     .classes = classes,
 					     .label = r->volumes[i].name,
 					     .color = volume_colors[i]};
 	ch = (struct html_chart){.id = "chart-iops",
-				 .title = "Transactional IOPS over time per volume (db_read + "
-					  "db_write)",
+				 .title = transactional ? "Transactional IOPS over time per volume "
+							  "(db_read + db_write)"
+							: "IOPS over time per volume (every class "
+							  "of this run)",
 				 .x_label = "seconds since start",
 				 .y_label = "IOPS",
 				 .series = vs,
@@ -342,11 +410,12 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 
 	strbuf_addstr(sb, "<div class=\"charts2\">\n");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
-		char id[48], title[96], crit[40], hlabel[64];
+		char id[48], title[96], hlabel[64];
 
+		if (!run_class_seen(r, c))
+			continue;
 		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(c));
 		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(c));
-		snprintf(crit, sizeof(crit), "%s_avg_ms", io_class_name(c));
 		ls = (struct html_series){.r = r,
 					  .src = HTML_SRC_AVG_MS,
 					  .scope = SCOPE_RUN,
@@ -354,7 +423,7 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 					  .classes = 1u << c,
 					  .label = io_class_name(c),
 					  .color = class_colors[c]};
-		hl.y = verdict_threshold(r, crit);
+		hl.y = class_avg_threshold(r, c);
 		snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
 		hl.label = hlabel;
 		hl.color = "#b91c1c";
@@ -377,50 +446,119 @@ static void run_distribution(struct strbuf *sb, const struct results *r)
 {
 	struct html_series s[IO_CLASS_COUNT];
 	struct html_chart ch;
+	size_t n = 0;
 	int c;
 
 	section_open(sb, "distribution", "Latency distribution", false);
 	for (c = 0; c < IO_CLASS_COUNT; c++)
-		s[c] = (struct html_series){.r = r,
-					    .src = HTML_SRC_CDF,
-					    .scope = SCOPE_RUN,
-					    .name = "run",
-					    .cls = (enum io_class)c,
-					    .label = io_class_name(c),
-					    .color = class_colors[c]};
+		if (run_hist_any(r, c))
+			s[n++] = (struct html_series){.r = r,
+						      .src = HTML_SRC_CDF,
+						      .scope = SCOPE_RUN,
+						      .name = "run",
+						      .cls = (enum io_class)c,
+						      .label = io_class_name(c),
+						      .color = class_colors[c]};
 	ch = (struct html_chart){.id = "chart-cdf",
 				 .title = "Latency CDF per class (whole run, warm-up excluded)",
 				 .x_label = "latency (ms)",
 				 .y_label = "share of I/Os at or below",
 				 .series = s,
-				 .nr_series = IO_CLASS_COUNT,
+				 .nr_series = n,
 				 .y_percent = true};
 	html_chart_line(sb, &ch);
 	strbuf_addstr(sb, "<p class=\"note\">From the run's latency histogram: each point is a "
-			  "bucket's value (within 1/128) and the share of I/Os up to it.</p>\n"
-			  "</section>\n");
+			  "bucket's value (within 1/128) and the share of I/Os up to it. One "
+			  "curve per class the run issued.</p>\n</section>\n");
 }
 
-static void run_maintenance(struct strbuf *sb)
+/* IOs, MB/s, avg ms, max ms of one class */
+static void maintenance_cells(struct strbuf *sb, const struct class_summary *cs)
 {
-	section_open(sb, "maintenance", "Background maintenance and replication", false);
-	strbuf_addstr(sb, "<p>Not in this workload yet: this version of diskproof measures "
-			  "database reads, database writes and log writes only. Background "
-			  "database maintenance (checksum scans) and log replication reads are "
-			  "neither generated nor reported, so no figures are shown here.</p>\n"
-			  "</section>\n");
+	strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->ios);
+	td_num(sb, cs->mbps, 2);
+	td_num(sb, cs->avg_ms, 3);
+	td_num(sb, cs->max_ms, 3);
 }
 
+static void maintenance_row(struct strbuf *sb, const struct scope_summary *sc, const char *name,
+			    const char *volume, bool bdm, bool repl)
+{
+	strbuf_addstr(sb, "<tr><td>");
+	html_esc(sb, name);
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, volume);
+	strbuf_addstr(sb, "</td>");
+	if (bdm)
+		maintenance_cells(sb, &sc->classes[IO_BDM_READ]);
+	if (repl) {
+		maintenance_cells(sb, &sc->classes[IO_LOG_READ]);
+		td_num(sb, sc->classes[IO_LOG_WRITE].mbps, 2);
+	}
+	strbuf_addstr(sb, "</tr>\n");
+}
+
+/*
+ * Jetstress's "background database maintenance" and replication figures per
+ * database: bdm_read (the sequential maintenance scan, at a set rate per
+ * database) and log_read (closed log segments read once per extra copy,
+ * beside the log writes they follow).
+ */
+static void run_maintenance(struct strbuf *sb, const struct results *r)
+{
+	bool bdm = class_summary_present(&r->run.classes[IO_BDM_READ]);
+	bool repl = class_summary_present(&r->run.classes[IO_LOG_READ]);
+	size_t i;
+
+	section_open(sb, "maintenance", "Background maintenance and replication", false);
+	if (!bdm && !repl) {
+		strbuf_addstr(sb, "<p>This run issued no background maintenance reads "
+				  "(<code>bdm_read</code>) and no replication reads "
+				  "(<code>log_read</code>): its workload or test type has none, "
+				  "or the profile turned them off.</p>\n</section>\n");
+		return;
+	}
+	strbuf_addstr(sb, "<table>\n<tr><th rowspan=\"2\">database</th>"
+			  "<th rowspan=\"2\">volume</th>");
+	if (bdm)
+		strbuf_addstr(sb, "<th colspan=\"4\">bdm_read (maintenance scan)</th>");
+	if (repl)
+		strbuf_addstr(sb, "<th colspan=\"4\">log_read (replication)</th>"
+				  "<th>log_write</th>");
+	strbuf_addstr(sb, "</tr>\n<tr>");
+	for (i = 0; i < (size_t)bdm + (size_t)repl; i++)
+		strbuf_addstr(sb, "<th class=\"num\">IOs</th><th class=\"num\">MB/s</th>"
+				  "<th class=\"num\">avg ms</th><th class=\"num\">max ms</th>");
+	if (repl)
+		strbuf_addstr(sb, "<th class=\"num\">MB/s</th>");
+	strbuf_addstr(sb, "</tr>\n");
+	for (i = 0; i < r->nr_databases; i++)
+		maintenance_row(sb, &r->databases[i], r->databases[i].name, r->databases[i].volume,
+				bdm, repl);
+	maintenance_row(sb, &r->run, "total", "", bdm, repl);
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Maintenance reads scan each database "
+			  "sequentially at the profile's rate per database. Replication reads "
+			  "each closed log segment once per extra copy, so its MB/s follows "
+			  "the log writes' times (copies &minus; 1). Warm-up excluded; "
+			  "MB/s is 10<sup>6</sup> bytes per second.</p>\n</section>\n");
+}
+
+/* A row per class present in the scope; the first carries the label. A scope
+ * with none gets one row saying so. */
 static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label)
 {
 	const struct class_summary *cs;
+	bool first = true;
 	int c;
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
+		if (!class_summary_present(cs))
+			continue;
 		strbuf_addstr(sb, "<tr><td>");
-		if (!c)
+		if (first)
 			html_esc(sb, label);
+		first = false;
 		strbuf_addf(sb, "</td><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
 			    io_class_name(c), cs->ios);
 		td_num(sb, cs->iops, 1);
@@ -431,6 +569,11 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 		td_num(sb, cs->max_ms, 3);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->errors);
 	}
+	if (!first)
+		return;
+	strbuf_addstr(sb, "<tr><td>");
+	html_esc(sb, label);
+	strbuf_addstr(sb, "</td><td colspan=\"9\">no I/O</td></tr>\n");
 }
 
 static void run_total_io(struct strbuf *sb, const struct results *r)
@@ -559,7 +702,7 @@ void report_html(struct strbuf *sb, const struct results *r)
 	run_databases(sb, r);
 	run_over_time(sb, r);
 	run_distribution(sb, r);
-	run_maintenance(sb);
+	run_maintenance(sb, r);
 	run_total_io(sb, r);
 	run_host(sb, r);
 	run_verdicts(sb, r);
@@ -677,7 +820,7 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 	struct html_series s[2];
 	struct html_hline hl;
 	struct html_chart ch;
-	char id[48], title[112], crit[40], hlabel[64], la[48], lb[48];
+	char id[48], title[112], hlabel[64], la[48], lb[48];
 	int k;
 
 	snprintf(la, sizeof(la), "A: run %" PRId64, c->a->id);
@@ -706,12 +849,13 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 	html_chart_line(sb, &ch);
 	strbuf_addstr(sb, "<div class=\"charts2\">\n");
 	for (k = 0; k < IO_CLASS_COUNT; k++) {
+		if (!c->scopes[0].classes[k].present) /* neither run issued it */
+			continue;
 		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(k));
 		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(k));
-		snprintf(crit, sizeof(crit), "%s_avg_ms", io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_AVG_MS;
 		s[0].classes = s[1].classes = 1u << k;
-		hl.y = verdict_threshold(c->a, crit);
+		hl.y = class_avg_threshold(c->a, k);
 		snprintf(hlabel, sizeof(hlabel), "threshold %g ms (A)", isfinite(hl.y) ? hl.y : 0);
 		hl.label = hlabel;
 		hl.color = "#b91c1c";
@@ -727,6 +871,8 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 		html_chart_line(sb, &ch);
 	}
 	for (k = 0; k < IO_CLASS_COUNT; k++) {
+		if (!c->scopes[0].classes[k].present)
+			continue;
 		snprintf(id, sizeof(id), "chart-cdf-%s", io_class_name(k));
 		snprintf(title, sizeof(title), "%s latency CDF", io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_CDF;
@@ -815,23 +961,25 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 	int cl, m;
 
 	section_open(sb, "figures", "All figures", false);
-	strbuf_addstr(sb,
-		      "<p class=\"note\">Run and volume series are 1 s intervals, database "
-		      "series 15 s intervals. Dispersion: standard deviation (sd) and "
-		      "coefficient of variation (cv) of the per-interval average latency.</p>\n");
+	strbuf_addstr(sb, "<p class=\"note\">Run and volume series are 1 s intervals, database "
+			  "series 15 s intervals. Dispersion: standard deviation (sd) and "
+			  "coefficient of variation (cv) of the per-interval average latency. A "
+			  "class neither run issued in a scope is left out.</p>\n");
 	for (i = 0; i < c->nr_scopes; i++) {
 		s = &c->scopes[i];
 		strbuf_addstr(sb, "<h3>");
 		cmp_scope_name(sb, s);
 		strbuf_addf(sb, "</h3>\n<table>\n<tr>%s", cmp_fig_head);
 		for (cl = 0; cl < IO_CLASS_COUNT; cl++)
-			for (m = 0; m < ANALYZE_METRIC_COUNT; m++)
+			for (m = 0; m < ANALYZE_METRIC_COUNT && s->classes[cl].present; m++)
 				cmp_figure_row(sb, s, cl, m, false);
 		strbuf_addstr(sb, "</table>\n<table>\n<tr><th>class</th><th class=\"num\">sd ms A"
 				  "</th><th class=\"num\">sd ms B</th><th class=\"num\">cv A</th>"
 				  "<th class=\"num\">cv B</th></tr>\n");
 		for (cl = 0; cl < IO_CLASS_COUNT; cl++) {
 			k = &s->classes[cl];
+			if (!k->present)
+				continue;
 			strbuf_addf(sb, "<tr><td>%s</td>", io_class_name(cl));
 			td_num(sb, k->sd_ms_a, 3);
 			td_num(sb, k->sd_ms_b, 3);

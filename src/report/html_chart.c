@@ -87,9 +87,9 @@ static void pt_iter_init(struct pt_iter *it, const struct html_series *s)
 		it->h = series_hist(s);
 }
 
-static bool sample_matches(const struct html_series *s, const struct results_sample *x)
+static bool sample_in_scope(const struct html_series *s, const struct results_sample *x)
 {
-	return x->scope == s->scope && (s->classes & (1u << x->cls)) && !strcmp(x->name, s->name);
+	return x->scope == s->scope && !strcmp(x->name, s->name);
 }
 
 static bool pt_next_cdf(struct pt_iter *it, double *x, double *y)
@@ -112,7 +112,10 @@ static bool pt_next_cdf(struct pt_iter *it, double *x, double *y)
 
 /*
  * Samples are stored in t_ms order, so the rows of one interval are
- * contiguous: the matching rows of the next t_ms are summed into one point.
+ * contiguous. The intervals of a series are those of its scope (rows of any
+ * class): the rows of the series' classes at the next such t_ms are summed
+ * into one point, and a class without a row there had no I/O (results.h), so
+ * an interval where none of them has a row is an IOPS point of 0.
  */
 static bool pt_next(struct pt_iter *it, double *x, double *y)
 {
@@ -126,7 +129,7 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 	if (s->src == HTML_SRC_CDF)
 		return pt_next_cdf(it, x, y);
 	while (it->i < r->nr_samples) {
-		while (it->i < r->nr_samples && !sample_matches(s, &r->samples[it->i]))
+		while (it->i < r->nr_samples && !sample_in_scope(s, &r->samples[it->i]))
 			it->i++;
 		if (it->i == r->nr_samples)
 			return false;
@@ -135,11 +138,13 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 		warm = false;
 		for (j = it->i; j < r->nr_samples && r->samples[j].t_ms == t; j++) {
 			row = &r->samples[j];
-			if (!sample_matches(s, row))
+			if (!sample_in_scope(s, row))
+				continue;
+			warm |= row->warmup;
+			if (!(s->classes & (1u << row->cls)))
 				continue;
 			ios += row->ios;
 			lat += row->lat_sum_ns;
-			warm |= row->warmup;
 		}
 		it->i = j;
 		prev = it->prev_t_ms;

@@ -205,30 +205,85 @@ static void text_ms(struct strbuf *sb, double ms)
 	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
 }
 
+/*
+ * One row per class present in the scope (class_summary_present); the first
+ * carries the label and the verdict. A scope with no class present (it moved
+ * nothing, or a run that has not measured yet) still gets its line.
+ */
 static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label,
 			    int width, const char *verdict, bool color)
 {
 	const struct class_summary *cs;
+	bool first = true;
 	int c;
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
-		strbuf_addf(sb, "%-*s  %-9s %12" PRIu64 " %10.1f %9.2f", width, c ? "" : label,
+		if (!class_summary_present(cs))
+			continue;
+		strbuf_addf(sb, "%-*s  %-11s %12" PRIu64 " %10.1f %9.2f", width, first ? label : "",
 			    io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
 			    isfinite(cs->mbps) ? cs->mbps : 0.0);
 		text_ms(sb, cs->avg_ms);
 		text_ms(sb, cs->p99_ms);
 		text_ms(sb, cs->max_ms);
-		if (!c) {
+		if (first) {
 			strbuf_addstr(sb, "  ");
 			text_verdict_word(sb, verdict, color);
 		}
 		strbuf_addch(sb, '\n');
+		first = false;
 	}
+	if (!first)
+		return;
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  ", width, label, "(no I/O)", "", "",
+		    "", "", "", "");
+	text_verdict_word(sb, verdict, color);
+	strbuf_addch(sb, '\n');
+}
+
+static double finite_or_0(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+/*
+ * "words: 4.19 MB/s, 1.05 MB/s per database" for a class read at a rate per
+ * database (background maintenance, backup), when present: the run's rate
+ * and the databases' own stored rates, as a range when they differ.
+ */
+static void text_rate_line(struct strbuf *sb, const struct results *r, enum io_class c,
+			   const char *words)
+{
+	struct strbuf lo = STRBUF_INIT, hi = STRBUF_INIT;
+	double min = HUGE_VAL, max = -HUGE_VAL, v;
+	size_t i;
+
+	if (!class_summary_present(&r->run.classes[c]))
+		return;
+	strbuf_addf(sb, "%s: %.2f MB/s", words, finite_or_0(r->run.classes[c].mbps));
+	for (i = 0; i < r->nr_databases; i++) {
+		v = finite_or_0(r->databases[i].classes[c].mbps);
+		min = fmin(min, v);
+		max = fmax(max, v);
+	}
+	if (r->nr_databases) {
+		strbuf_addf(&lo, "%.2f", min);
+		strbuf_addf(&hi, "%.2f", max);
+		if (strcmp(lo.buf, hi.buf))
+			strbuf_addf(sb, ", %s to %s MB/s per database", lo.buf, hi.buf);
+		else
+			strbuf_addf(sb, ", %s MB/s per database", lo.buf);
+	}
+	strbuf_addch(sb, '\n');
+	strbuf_release(&lo);
+	strbuf_release(&hi);
 }
 
 static void text_table(struct strbuf *sb, const struct results *r, bool color)
 {
+	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
+	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
 	double tiops = scope_transactional_iops(&r->run);
 	int width = 6;
 	size_t i;
@@ -237,16 +292,26 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 		if ((int)strlen(r->volumes[i].name) > width)
 			width = (int)strlen(r->volumes[i].name);
 
-	strbuf_addf(sb, "%-*s  %-9s %12s %10s %9s %9s %9s %9s  %s\n", width, "volume", "class",
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  %s\n", width, "volume", "class",
 		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "verdict");
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
 				text_volume_verdict(r, r->volumes[i].name), color);
 	text_scope_rows(sb, &r->run, "total", width, str_or(r->verdict, "-"), color);
-	strbuf_addf(sb, "\nachieved transactional IOPS: %.1f", isfinite(tiops) ? tiops : 0.0);
-	if (r->run.integrity_errors)
-		strbuf_addf(sb, "; integrity errors: %" PRIu64, r->run.integrity_errors);
 	strbuf_addch(sb, '\n');
+	/* a run with no database I/O (a backup test) has no transactional IOPS */
+	if (class_summary_present(&r->run.classes[IO_DB_READ]) ||
+	    class_summary_present(&r->run.classes[IO_DB_WRITE]) ||
+	    !class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+		strbuf_addf(sb, "achieved transactional IOPS: %.1f%s", finite_or_0(tiops),
+			    r->run.integrity_errors ? "; " : "\n");
+	if (r->run.integrity_errors)
+		strbuf_addf(sb, "integrity errors: %" PRIu64 "\n", r->run.integrity_errors);
+	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
+	if (class_summary_present(lr))
+		strbuf_addf(sb, "replication log reads: %.2f MB/s (log writes %.2f MB/s)\n",
+			    finite_or_0(lr->mbps), finite_or_0(lw->mbps));
+	text_rate_line(sb, r, IO_BACKUP_READ, "backup reads");
 }
 
 static void report_text(struct strbuf *sb, const struct results *r, bool color)

@@ -66,6 +66,11 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
 	out->max_ms = (double)h->max_ns / (double)NSEC_PER_MSEC;
 }
 
+bool class_summary_present(const struct class_summary *cs)
+{
+	return cs->ios || cs->errors;
+}
+
 double scope_transactional_iops(const struct scope_summary *s)
 {
 	return s->classes[IO_DB_READ].iops + s->classes[IO_DB_WRITE].iops;

@@ -4,7 +4,8 @@
 # two sim runs (B with twice A's read latency). Each page must render with no
 # script error (report.js writes data-js-error on the root element when one
 # happens, and data-rendered once the document is loaded), have its sections
-# and SVG charts whose series carry data points, show the label as escaped
+# and SVG charts whose series carry data points (one per class the runs
+# issued, thresholds on the judged classes only), show the label as escaped
 # text, and reference nothing over the network. Screenshots are kept in
 # $DP_BINARY_DIR/artifacts/. Exit 77 when /usr/bin/chromium is absent.
 source "$(dirname "$0")/lib.sh"
@@ -69,23 +70,60 @@ check() {
 		fail "$name: $ART/$name.png is not a PNG"
 }
 
-# run page: 2 volume IOPS + 3 latency + 3 CDF lines + the database bars
-check run 9 summary sizing parameters databases over-time distribution maintenance total-io \
+# run page: the jetstress model issues five classes (db_read, db_write,
+# log_write, bdm_read, log_read), not backup_read: 2 volume IOPS + 5 latency +
+# 5 CDF lines + the database bars, each with data points
+check run 13 summary sizing parameters databases over-time distribution maintenance total-io \
 	host verdicts log
-for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write chart-cdf chart-db-iops; do
+for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write chart-lat-bdm_read \
+	chart-lat-log_read chart-cdf chart-db-iops; do
 	grep -q "id=\"$id\"" run.dom || fail "run: no chart $id"
 done
-grep -q 'class="threshold"' run.dom || fail "run: no threshold line"
+! grep -q 'backup_read' run.dom || fail "run: shows backup_read, which this run did not issue"
 grep -q 'class="warmup"' run.dom || fail "run: warm-up not shaded"
-grep -qi 'not in this workload yet' run.dom || fail "run: maintenance section does not say so"
+python3 - run.dom <<'EOF2' || fail "run: charts per class"
+import re, sys
+dom = open(sys.argv[1]).read()
+def figure(i):
+    start = dom.index('<figure class="chart" id="%s"' % i)
+    return dom[start:dom.index('</figure>', start)]
+# a threshold line on the judged classes' latency charts only
+for c, want in (("db_read", 1), ("log_write", 1), ("db_write", 0), ("bdm_read", 0), ("log_read", 0)):
+    got = figure("chart-lat-" + c).count('class="threshold"')
+    if got != want:
+        sys.exit("chart-lat-%s: %d threshold lines, want %d" % (c, got, want))
+cdf = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', figure("chart-cdf"))
+if sorted(n for _, n in cdf) != ["bdm_read", "db_read", "db_write", "log_read", "log_write"] or \
+        min(int(p) for p, _ in cdf) <= 0:
+    sys.exit("CDF series %s" % cdf)
+EOF2
+# maintenance and replication: per database and in total, with figures
+python3 - run.dom <<'EOF2' || fail "run: maintenance section"
+import re, sys
+dom = open(sys.argv[1]).read()
+sec = dom[dom.index('<section id="maintenance"'):]
+sec = sec[:sec.index('</section>')]
+for w in ("bdm_read", "log_read", "log_write"):
+    if w not in sec:
+        sys.exit("no " + w)
+rows = re.findall(r'<tr><td>([^<]*)</td><td>[^<]*</td>((?:<td class="num">[^<]*</td>)+)</tr>', sec)
+if [r[0] for r in rows] != ["db1", "db2", "db3", "db4", "total"]:
+    sys.exit("rows %s" % [r[0] for r in rows])
+for name, cells in rows:
+    nums = [float(x) for x in re.findall(r'>([0-9.]+)<', cells)]
+    # IOs, MB/s, avg, max of bdm_read, the same of log_read, log_write MB/s
+    if len(nums) != 9 or min(nums) <= 0:
+        sys.exit("%s: %s" % (name, nums))
+EOF2
 # the label is text, never markup
 ! grep -q '<script>alert' run.html || fail "run: label not escaped in the file"
 grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; "fw 2.1"' run.dom ||
 	fail "run: escaped label text not in the DOM"
 [ "$(grep -c '<script' run.dom)" = 1 ] || fail "run: a script element other than report.js"
 
-# compare page: IOPS + 3 latency + 3 CDF charts, A and B each
-check compare 14 summary significant charts verdict-changes env-diffs figures
+# compare page: IOPS + 5 latency + 5 CDF charts (the classes the runs issued), A and B each
+check compare 22 summary significant charts verdict-changes env-diffs figures
+! grep -q 'backup_read' compare.dom || fail "compare: shows backup_read, which neither run issued"
 grep -q 'Mann-Whitney U' compare.dom || fail "compare: test not named"
 python3 - compare.dom <<'EOF' || fail "compare: db_read avg not flagged significant"
 import re, sys

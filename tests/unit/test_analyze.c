@@ -4,9 +4,11 @@
  * (exact null distribution; ties with the normal approximation; too few
  * intervals), significance on clearly shifted against identical series,
  * dispersion, the percent change with a zero baseline, per-interval series
- * (warm-up excluded, IOPS over the interval's length), and a whole comparison
- * of hand-made results: verdict changes, environment differences, unmatched
- * scopes, and a JSON document python3 accepts with no nan or inf in it.
+ * (warm-up excluded, IOPS over the interval's length, a class without a row
+ * in an interval counted as 0 there), and a whole comparison of hand-made
+ * results: verdict changes, environment differences, unmatched scopes,
+ * classes neither run issued left untested and out of the family, and a JSON
+ * document python3 accepts with no nan or inf in it.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -190,8 +192,11 @@ static void sample_put(struct run_fixture *f, uint64_t t_ms, bool warm, enum sco
 }
 
 /* A run of one volume v1 with db1 (and db2 in A, db3 in B): read latency
- * read_ms with +-10 % noise seeded by seed, writes always around 3 ms; 5
- * warm-up intervals with 100 ms reads that must not count. */
+ * read_ms with +-10 % noise seeded by seed, writes always around 3 ms,
+ * replication reads (log_read) in every other interval; 5 warm-up intervals
+ * with 100 ms reads that must not count. As the store writes them, a class
+ * with no I/O in an interval has no row; log_write has none at all, and
+ * bdm_read and backup_read neither rows nor totals (a workload without them). */
 static void run_build(struct run_fixture *f, int64_t id, double read_ms, uint64_t seed,
 		      bool read_verdict_passes, const char *kernel)
 {
@@ -216,7 +221,14 @@ static void run_build(struct run_fixture *f, int64_t id, double read_ms, uint64_
 	f->vols[0].classes[IO_DB_READ].avg_ms = read_ms;
 	f->vols[0].classes[IO_DB_WRITE].iops = 50;
 	f->vols[0].classes[IO_DB_WRITE].avg_ms = 3;
+	f->vols[0].classes[IO_LOG_READ].ios = 300;
+	f->vols[0].classes[IO_LOG_READ].iops = 5;
+	f->vols[0].classes[IO_LOG_READ].avg_ms = 5;
+	for (int c = 0; c < IO_CLASS_COUNT; c++)
+		f->vols[0].classes[c].ios += (uint64_t)f->vols[0].classes[c].iops * NI;
 	/* log_write stays all zero: a zero baseline */
+	f->r.run = f->vols[0];
+	snprintf(f->r.run.name, sizeof(f->r.run.name), "run");
 
 	for (int i = 0; i < NI + 5; i++) {
 		bool warm = i < 5;
@@ -230,11 +242,13 @@ static void run_build(struct run_fixture *f, int64_t id, double read_ms, uint64_
 		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_DB_READ, 100,
 			   warm ? 100 : read_ms * noise[0]);
 		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_DB_WRITE, 50, 3 * noise[1]);
-		sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_LOG_WRITE, 0, 0);
+		if (i % 2)
+			sample_put(f, t, warm, SCOPE_VOLUME, "v1", IO_LOG_READ, 10, 5 * noise[1]);
 		sample_put(f, t, warm, SCOPE_RUN, "run", IO_DB_READ, 100,
 			   warm ? 100 : read_ms * noise[0]);
 		sample_put(f, t, warm, SCOPE_RUN, "run", IO_DB_WRITE, 50, 3 * noise[1]);
-		sample_put(f, t, warm, SCOPE_RUN, "run", IO_LOG_WRITE, 0, 0);
+		if (i % 2)
+			sample_put(f, t, warm, SCOPE_RUN, "run", IO_LOG_READ, 10, 5 * noise[1]);
 	}
 
 	f->verdicts[0] = (struct verdict){.scope = SCOPE_DATABASE,
@@ -281,11 +295,29 @@ static void test_series(void **state)
 	assert_int_equal(n, NI);
 	assert_true(v[0] == 50 && v[NI - 1] == 50);
 	free(v);
-	/* no I/O: no latency intervals, IOPS 0 */
+	/* no I/O (no rows): no latency intervals, and IOPS 0 in every interval */
 	assert_int_equal(
 		analyze_series(&f.r, SCOPE_RUN, "run", IO_LOG_WRITE, ANALYZE_AVG_MS, &v, &n), 0);
 	assert_int_equal(n, 0);
 	assert_null(v);
+	assert_int_equal(analyze_series(&f.r, SCOPE_RUN, "run", IO_LOG_WRITE, ANALYZE_IOPS, &v, &n),
+			 0);
+	assert_int_equal(n, NI);
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == 0);
+	free(v);
+	/* rows in every other interval: each over its own 1 s, 0 in between (the
+	 * first measured interval, i = 5, has a row) */
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_VOLUME, "v1", IO_LOG_READ, ANALYZE_IOPS, &v, &n), 0);
+	assert_int_equal(n, NI);
+	for (size_t i = 0; i < n; i++)
+		assert_true(v[i] == (i % 2 ? 0 : 10));
+	free(v);
+	assert_int_equal(
+		analyze_series(&f.r, SCOPE_VOLUME, "v1", IO_LOG_READ, ANALYZE_AVG_MS, &v, &n), 0);
+	assert_int_equal(n, NI / 2);
+	free(v);
 	assert_int_equal(
 		analyze_series(&f.r, SCOPE_DATABASE, "nope", IO_DB_READ, ANALYZE_IOPS, &v, &n), 0);
 	assert_int_equal(n, 0);
@@ -324,7 +356,9 @@ static void test_compare(void **state)
 
 	run_build(&fa, 1, 2.0, 1, true, "6.1");
 	run_build(&fb, 2, 4.0, 99, false, "6.8");
-	fb.vols[0].classes[IO_LOG_WRITE].iops = 5; /* from a zero baseline */
+	fb.vols[0].classes[IO_LOG_WRITE].ios = 300; /* from a zero baseline */
+	fb.vols[0].classes[IO_LOG_WRITE].iops = 5;
+	fb.vols[0].classes[IO_LOG_WRITE].avg_ms = 1.5;
 	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, 2.0, &err), -EINVAL);
 	assert_non_null(strstr(err.buf, "analyze: alpha"));
 	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, ANALYZE_ALPHA_DEFAULT, &err), 0);
@@ -355,13 +389,39 @@ static void test_compare(void **state)
 	assert_false(k->fig[ANALYZE_AVG_MS].significant);
 	assert_true(k->fig[ANALYZE_AVG_MS].change_pct == 0);
 	k = &c.scopes[1].classes[IO_LOG_WRITE];
-	assert_true(k->fig[ANALYZE_AVG_MS].change_pct == 0); /* 0 -> 0 */
+	/* A had no log writes: its average is undefined, not 0 (nor -100 %) */
+	assert_true(isnan(k->fig[ANALYZE_AVG_MS].a) && k->fig[ANALYZE_AVG_MS].b == 1.5);
+	assert_true(isnan(k->fig[ANALYZE_AVG_MS].change_pct));
 	assert_int_equal(k->fig[ANALYZE_AVG_MS].test.method, ANALYZE_NONE);
 	assert_false(k->fig[ANALYZE_AVG_MS].significant);
 	assert_true(isnan(k->sd_ms_a));
 	assert_true(isnan(k->fig[ANALYZE_IOPS].change_pct));
+	/* B issued it: compared, and its IOPS tested (0 in every interval of both) */
+	assert_true(k->present);
+	assert_int_equal(k->fig[ANALYZE_IOPS].test.method, ANALYZE_NORMAL);
 	/* db1 has no samples here: figures compared, nothing tested */
 	assert_false(c.scopes[2].classes[IO_DB_READ].fig[ANALYZE_AVG_MS].significant);
+
+	/* classes neither run issued: IOPS 0, no latencies, untested, not in the family */
+	for (int cl = IO_BDM_READ; cl < IO_CLASS_COUNT; cl += IO_BACKUP_READ - IO_BDM_READ) {
+		k = &c.scopes[1].classes[cl];
+		assert_false(k->present);
+		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
+			assert_int_equal(k->fig[m].test.method, ANALYZE_NONE);
+			if (m == ANALYZE_IOPS)
+				assert_true(k->fig[m].a == 0 && k->fig[m].b == 0 &&
+					    k->fig[m].change_pct == 0);
+			else
+				assert_true(isnan(k->fig[m].a) && isnan(k->fig[m].b) &&
+					    isnan(k->fig[m].change_pct));
+			assert_false(k->fig[m].significant);
+		}
+		assert_true(isnan(k->sd_ms_a) && isnan(k->cv_b));
+	}
+	assert_true(c.scopes[1].classes[IO_LOG_READ].present);
+	assert_int_equal(c.scopes[1].classes[IO_LOG_READ].fig[ANALYZE_AVG_MS].test.n_a, NI / 2);
+	/* db_read 5 + db_write 5 + log_write's IOPS (no latency intervals) + log_read 5 */
+	assert_int_equal(c.family, 16);
 
 	/* the read verdict flipped; io_errors did not */
 	assert_int_equal(c.nr_verdict_changes, 1);
@@ -385,6 +445,9 @@ static void test_compare(void **state)
 	assert_non_null(strstr(out.buf, "dev.sdb.model: (absent) \u2192 X"));
 	assert_non_null(strstr(out.buf, "PASS \u2192 FAIL  db1 on v1: database read average 4 ms"));
 	assert_non_null(strstr(out.buf, "database db2 only in A"));
+	assert_non_null(strstr(out.buf, "\n  log_read     IOPS "));
+	assert_null(strstr(out.buf, "bdm_read"));
+	assert_null(strstr(out.buf, "backup_read"));
 	assert_null(strstr(out.buf, "nan"));
 	assert_null(strstr(out.buf, "inf"));
 
@@ -394,6 +457,16 @@ static void test_compare(void **state)
 	assert_non_null(strstr(out.buf, "\"test\": \"Mann-Whitney U on per-interval means\""));
 	assert_non_null(strstr(out.buf, "\"env_differences\""));
 	assert_non_null(strstr(out.buf, "\"change_pct\": null")); /* v1 log_write IOPS 0 -> 5 */
+	/* every class keeps its key; bdm_read says it was not compared */
+	assert_non_null(strstr(out.buf, "\"bdm_read\": {\n          \"present\": false,"));
+	assert_non_null(strstr(out.buf, "\"backup_read\": {"));
+
+	/* the HTML page leaves out the classes neither run issued, too */
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf, "id=\"chart-lat-log_read\""));
+	assert_null(strstr(out.buf, "bdm_read"));
+	assert_null(strstr(out.buf, "backup_read"));
 
 	analyze_comparison_release(&c);
 	analyze_comparison_release(&c);

@@ -5,7 +5,9 @@
  * or inf; text puts the verdict first and failing verdicts above the table;
  * verdict sentences read exactly as documented; class summaries are computed
  * as results.h says; CSV has its header, one row per sample with rates over
- * each series' own interval, and RFC 4180 quoting of names.
+ * each scope's own interval, and RFC 4180 quoting of names. Of the six I/O
+ * classes, text and CSV show only those present (I/O or errors) and JSON
+ * keeps every one; CSV reads a class missing from an interval as zeros.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,7 +184,7 @@ static void test_json_valid_with_keys(void **state)
 		     "42 'cache \"90:10\"\\nafter fw'\n"
 		     "exchange-2016 8\n"
 		     "['classes', 'integrity_errors', 'transactional_iops']\n"
-		     "['db_read', 'db_write', 'log_write']\n"
+		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
 		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
 		     "'p99_ms']\n"
 		     "4000\n"
@@ -506,6 +508,152 @@ static void test_csv(void **state)
 	strbuf_release(&out);
 }
 
+/* Only the classes with I/O or errors get a row; JSON keeps all six. */
+static void test_classes_present(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	const char *table;
+	char *got;
+	int c;
+
+	sample_build(&s);
+	/* a `fixed` model run: database reads and writes only, vol2 idle */
+	for (c = IO_LOG_WRITE; c < IO_CLASS_COUNT; c++) {
+		memset(&s.r.run.classes[c], 0, sizeof(s.r.run.classes[c]));
+		memset(&s.vols[0].classes[c], 0, sizeof(s.vols[0].classes[c]));
+	}
+	memset(s.vols[1].classes, 0, sizeof(s.vols[1].classes));
+	s.vols[0].classes[IO_BACKUP_READ].errors = 1; /* errors alone make it present */
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	table = strstr(out.buf, "\nvolume ");
+	assert_non_null(table);
+	assert_non_null(strstr(table, "\nvol1    db_read "));
+	assert_non_null(strstr(table, "\n        db_write "));
+	assert_non_null(strstr(table, "\n        backup_read            0 "));
+	assert_null(strstr(table, "log_write"));
+	assert_null(strstr(table, "bdm_read"));
+	assert_null(strstr(table, "log_read"));
+	/* a scope with no class present keeps its line and its verdict */
+	assert_non_null(strstr(table, "\nvol2    (no I/O)"));
+	assert_non_null(strstr(strstr(table, "\nvol2 "), "FAIL\n"));
+	assert_non_null(strstr(out.buf, "\nachieved transactional IOPS: 81.0\n"));
+	assert_null(strstr(out.buf, "background maintenance"));
+	assert_null(strstr(out.buf, "replication"));
+
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(sorted(d[\"volumes\"][1][\"classes\"]))\n"
+				   "print(d[\"volumes\"][1][\"classes\"][\"bdm_read\"])\n");
+	assert_string_equal(got,
+			    "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', "
+			    "'log_write']\n"
+			    "{'ios': 0, 'iops': 0.0, 'mbps': 0.0, 'avg_ms': 0.0, 'p50_ms': 0.0, "
+			    "'p99_ms': 0.0, 'max_ms': 0.0, 'errors': 0, 'bytes': 0}\n");
+	free(got);
+	strbuf_release(&out);
+}
+
+/* Maintenance and replication rates under the totals; a backup test's rate
+ * per database, and no transactional IOPS for it. */
+static void test_text_rates(void **state)
+{
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	int c;
+
+	sample_build(&s);
+	s.r.run.classes[IO_BDM_READ].mbps = 2.097152;
+	s.dbs[0].classes[IO_BDM_READ].mbps = 1.048576;
+	s.dbs[1].classes[IO_BDM_READ].mbps = 1.048576;
+	s.r.run.classes[IO_LOG_READ].mbps = 7.24;
+	s.r.run.classes[IO_LOG_WRITE].mbps = 7.2;
+	memset(&s.r.run.classes[IO_BACKUP_READ], 0, sizeof(s.r.run.classes[IO_BACKUP_READ]));
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\nachieved transactional IOPS: 81.0\n"
+					"background maintenance reads: 2.10 MB/s, 1.05 MB/s per "
+					"database\n"
+					"replication log reads: 7.24 MB/s (log writes 7.20 MB/s)\n"
+					"verdicts: "));
+	assert_null(strstr(out.buf, "backup reads"));
+
+	/* per-database rates that differ are a range */
+	strbuf_reset(&out);
+	s.dbs[1].classes[IO_BDM_READ].mbps = 0.9;
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "background maintenance reads: 2.10 MB/s, 0.90 to 1.05 "
+					"MB/s per database\n"));
+
+	/* a backup test: backup_read only */
+	strbuf_reset(&out);
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		if (c == IO_BACKUP_READ)
+			continue;
+		memset(&s.r.run.classes[c], 0, sizeof(s.r.run.classes[c]));
+		memset(&s.dbs[0].classes[c], 0, sizeof(s.dbs[0].classes[c]));
+		memset(&s.dbs[1].classes[c], 0, sizeof(s.dbs[1].classes[c]));
+	}
+	s.r.run.classes[IO_BACKUP_READ].ios = 4096;
+	s.r.run.classes[IO_BACKUP_READ].mbps = 357.91;
+	s.dbs[0].classes[IO_BACKUP_READ].mbps = 178.95;
+	s.dbs[1].classes[IO_BACKUP_READ].mbps = 178.96;
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\nbackup reads: 357.91 MB/s, 178.95 to 178.96 MB/s per "
+					"database\nverdicts: "));
+	assert_null(strstr(out.buf, "transactional IOPS"));
+	strbuf_release(&out);
+}
+
+/*
+ * The store writes no row for a class without I/O in an interval (results.h):
+ * the CSV of such samples is that of the same samples with the rows of zeros
+ * written, and a class never active in a scope has no rows either way.
+ */
+static void test_csv_absent_rows(void **state)
+{
+	struct results_sample full[12], sparse[12];
+	struct results r = {.id = 3};
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	size_t nf = 0, ns = 0;
+	uint64_t t;
+
+	for (t = 1000; t <= 3000; t += 1000) {
+		/* db_read always; log_read only at 2000; backup_read never */
+		sample_set(&full[nf++], t, SCOPE_VOLUME, "v1", IO_DB_READ, t / 10);
+		sample_set(&full[nf++], t, SCOPE_VOLUME, "v1", IO_LOG_READ, t == 2000 ? 4 : 0);
+		sample_set(&full[nf++], t, SCOPE_VOLUME, "v1", IO_BACKUP_READ, 0);
+		/* v2 stalls at 2000: all empty, one row kept */
+		sample_set(&full[nf++], t, SCOPE_VOLUME, "v2", IO_DB_READ, t == 2000 ? 0 : 7);
+	}
+	for (size_t i = 0; i < nf; i++)
+		if (full[i].ios || (full[i].scope == SCOPE_VOLUME && !strcmp(full[i].name, "v2")))
+			sparse[ns++] = full[i];
+	assert_true(ns < nf);
+
+	r.samples = full;
+	r.nr_samples = nf;
+	report_render(&a, &r, REPORT_CSV, NULL);
+	r.samples = sparse;
+	r.nr_samples = ns;
+	report_render(&b, &r, REPORT_CSV, NULL);
+	assert_string_equal(a.buf, b.buf);
+	assert_string_equal(
+		a.buf,
+		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
+		"errors\n"
+		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0\n"
+		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0\n"
+		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0\n"
+		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0\n"
+		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0\n"
+		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0\n"
+		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0\n"
+		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0\n"
+		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0\n");
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -519,6 +667,9 @@ int main(void)
 		cmocka_unit_test(test_class_summary),
 		cmocka_unit_test(test_scope_helpers),
 		cmocka_unit_test(test_csv),
+		cmocka_unit_test(test_classes_present),
+		cmocka_unit_test(test_text_rates),
+		cmocka_unit_test(test_csv_absent_rows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,8 +6,9 @@
  * newer schema), reopening without re-migrating, and two connections sharing
  * one file under the busy timeout; the time series, env facts, events and
  * histograms loaded back; delete; import (twice adds nothing, hosts kept,
- * across schema versions); and a version-1 file (tests/golden/results)
- * migrated to version 2.
+ * across schema versions); rows of classes without I/O left out; and a
+ * version-1 file (tests/golden/results, three I/O classes) migrated to the
+ * current version and reported.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 
 #include <sqlite3.h>
 
+#include "diskproof/report.h"
 #include "diskproof/store.h"
 
 struct fixture {
@@ -408,10 +410,13 @@ static void test_round_trip(void **state)
 	assert_int_equal(raw_int(db, "SELECT size FROM database WHERE name = 'db1'"), 1 << 30);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM volume"), 2);
 	assert_int_equal(raw_int(db, "SELECT pid FROM run"), 4242);
+	/* totals keep every class of every scope, empty or not: vol1 moved nothing,
+	 * the three others only db_read, db_write and log_write */
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM summary"), 4 * IO_CLASS_COUNT);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM histogram"), 4 * IO_CLASS_COUNT);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM histogram WHERE min_ns IS NULL"),
-			 IO_CLASS_COUNT);
+			 IO_CLASS_COUNT + 3 * (IO_CLASS_COUNT - 3));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM summary WHERE class = 'bdm_read'"), 4);
 	assert_int_equal(sqlite3_prepare_v2(db,
 					    "SELECT count, sum_ns, min_ns, max_ns, buckets FROM"
 					    " histogram WHERE scope = 'database' AND name = 'db1'"
@@ -815,6 +820,85 @@ static void test_load_series(void **state)
 	strbuf_release(&err);
 }
 
+/* One interval's rows of a scope, every class: ios[c] I/Os (errors[c] errors). */
+static size_t interval_rows(struct store_sample *rows, uint64_t t_ms, enum scope_kind scope,
+			    const char *name, const uint64_t *ios, const uint64_t *errors)
+{
+	for (int c = 0; c < IO_CLASS_COUNT; c++)
+		rows[c] = (struct store_sample){.t_ms = t_ms,
+						.scope = scope,
+						.scope_name = name,
+						.cls = (enum io_class)c,
+						.ios = ios[c],
+						.bytes = ios[c] * 4096,
+						.errors = errors ? errors[c] : 0,
+						.lat_sum_ns = ios[c] * 1000000,
+						.lat_max_ns = ios[c] ? 2000000 : 0};
+	return IO_CLASS_COUNT;
+}
+
+/*
+ * Rows of classes with no I/O and no error are not written, but every
+ * interval of a scope keeps one row (a stall stays on record); empty window
+ * histograms are not written either. Loaded back, the rows are those written.
+ */
+static void test_empty_classes_skipped(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	const uint64_t busy[IO_CLASS_COUNT] = {[IO_DB_READ] = 100, [IO_BDM_READ] = 4};
+	const uint64_t idle[IO_CLASS_COUNT] = {0};
+	const uint64_t failed[IO_CLASS_COUNT] = {[IO_LOG_READ] = 1};
+	struct store_sample rows[4 * IO_CLASS_COUNT];
+	struct store_interval_hist hrows[IO_CLASS_COUNT];
+	struct hist h[IO_CLASS_COUNT];
+	struct results r;
+	size_t n = 0;
+	sqlite3 *db;
+
+	n += interval_rows(&rows[n], 1000, SCOPE_VOLUME, "vol1", busy, NULL);
+	n += interval_rows(&rows[n], 1000, SCOPE_VOLUME, "vol2", idle, NULL);
+	n += interval_rows(&rows[n], 1000, SCOPE_RUN, "run", busy, NULL);
+	n += interval_rows(&rows[n], 1000, SCOPE_DATABASE, "db1", idle, failed);
+	assert_int_equal(store_interval_write(s, id, rows, n, &err), 0);
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		hist_init(&h[c]);
+		if (c == IO_DB_READ)
+			hist_add(&h[c], 1000000);
+		hrows[c] = (struct store_interval_hist){
+			.t_ms = 1000, .scope = SCOPE_VOLUME, .name = "vol1", .cls = c, .h = &h[c]};
+	}
+	assert_int_equal(store_interval_hists_write(s, id, hrows, IO_CLASS_COUNT, &err), 0);
+	hrows[IO_DB_READ].h = &h[IO_DB_WRITE]; /* all empty: nothing, and no error */
+	assert_int_equal(store_interval_hists_write(s, id, hrows, IO_CLASS_COUNT, &err), 0);
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	/* vol1: db_read, bdm_read; vol2 (idle): its first row; run: two; db1: the error */
+	assert_int_equal(r.nr_samples, 2 + 1 + 2 + 1);
+	assert_string_equal(r.samples[0].name, "vol1");
+	assert_int_equal(r.samples[0].cls, IO_DB_READ);
+	assert_int_equal(r.samples[1].cls, IO_BDM_READ);
+	assert_int_equal(r.samples[1].ios, 4);
+	assert_string_equal(r.samples[2].name, "vol2");
+	assert_int_equal(r.samples[2].cls, IO_DB_READ);
+	assert_int_equal(r.samples[2].ios, 0);
+	assert_string_equal(r.samples[5].name, "db1");
+	assert_int_equal(r.samples[5].cls, IO_LOG_READ);
+	assert_int_equal(r.samples[5].errors, 1);
+	results_release(&r);
+	store_close(s);
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM interval_histogram"), 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM interval_histogram WHERE class ="
+				     " 'db_read' AND count = 1 AND min_ns = 1000000"),
+			 1);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
 static void test_run_delete(void **state)
 {
 	struct fixture *f = *state;
@@ -845,7 +929,7 @@ static void test_run_delete(void **state)
 	assert_int_equal(raw_int(db, "SELECT (SELECT count(*) FROM sample) + (SELECT count(*)"
 				     " FROM event) + (SELECT count(*) FROM env) + (SELECT"
 				     " count(*) FROM summary) + (SELECT count(*) FROM histogram)"),
-			 4 + 2 + 2 + 3 + 3);
+			 4 + 2 + 2 + IO_CLASS_COUNT + IO_CLASS_COUNT);
 	sqlite3_close(db);
 	strbuf_release(&err);
 }
@@ -955,11 +1039,14 @@ static void copy_v1_fixture(const char *path)
 	assert_int_equal(fclose(out), 0);
 }
 
-/* A file made by schema 1 is migrated: version 2, runs load, uuids filled. */
+/* A file made by schema 1 (three I/O classes) is migrated: current version,
+ * runs load and report, uuids filled. */
 static void test_migrate_v1(void **state)
 {
 	struct fixture *f = *state;
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	size_t i, lines;
+	int c;
 	struct store *s;
 	struct results r;
 	char *uuid;
@@ -979,6 +1066,20 @@ static void test_migrate_v1(void **state)
 	assert_true(r.nr_env > 0);
 	assert_true(r.nr_events > 0);
 	assert_int_equal(r.nr_volumes, 2);
+	/* written with three classes: those are present, the later ones absent */
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		assert_int_equal(class_summary_present(&r.run.classes[c]), c <= IO_LOG_WRITE);
+	/* its reports show the three classes, and its CSV every stored row */
+	report_render(&out, &r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "log_write"));
+	assert_null(strstr(out.buf, "bdm_read"));
+	assert_null(strstr(out.buf, "backup_read"));
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_CSV, NULL);
+	for (i = 0, lines = 0; i < out.len; i++)
+		lines += out.buf[i] == '\n';
+	assert_int_equal(lines, 1 + r.nr_samples);
+	strbuf_release(&out);
 	results_release(&r);
 	store_close(s);
 
@@ -1035,6 +1136,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_busy_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_empty_classes_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_refuses, setup, teardown),
