@@ -45,6 +45,17 @@ enum profile_pattern {
 	PROFILE_PATTERN_SEQUENTIAL,
 };
 
+/* Most streams a profile or --streams may ask for. */
+#define PROFILE_STREAMS_MAX 100000
+/* [engine] streams = auto: the count is found by auto-tune. */
+#define PROFILE_STREAMS_AUTO UINT32_MAX
+
+/* [engine] autotune_goal */
+enum profile_tune_goal {
+	PROFILE_TUNE_MAX,    /* the most streams that pass */
+	PROFILE_TUNE_TARGET, /* the fewest that reach the target IOPS and pass */
+};
+
 /* Longest accepted INI line, in characters, line ending excluded. */
 #define PROFILE_MAX_LINE 4096
 #define PROFILE_MAX_VOLUMES 256
@@ -138,7 +149,12 @@ struct profile {
 
 	/* [engine] */
 	char engine[16];  /* "io_uring" (default), "libaio", "psync" or "sim" */
-	unsigned streams; /* concurrent streams; 0 = 2 per database */
+	unsigned streams; /* concurrent streams; 0 = 2 per database; PROFILE_STREAMS_AUTO */
+	enum profile_tune_goal tune_goal; /* default max */
+	double tune_margin_pct;		  /* under each threshold; default 10 */
+	uint64_t tune_limit_ns;		  /* 0: 20 % of the duration, at most 30 min */
+	uint64_t tune_window_ns;	  /* 0: derived from the limit */
+	unsigned tune_max_streams;	  /* 0: 128 per database */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
 	bool direct;	  /* O_DIRECT; default on */
 
@@ -245,6 +261,7 @@ struct profile_key {
 	uint64_t multiple;	    /* value must be a multiple of it; 0 = any */
 	bool pow2;		    /* value must be a power of two */
 	bool required;		    /* the section is invalid without it */
+	bool allow_auto;	    /* "auto" is a value too (stored as the type's maximum) */
 	const char *const *choices; /* PROFILE_KEY_CHOICE: NULL-terminated */
 	const char *def;	    /* default as a profile would spell it; NULL = none/derived */
 	const char *help;	    /* one sentence, for docs and error hints */

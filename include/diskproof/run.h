@@ -37,6 +37,7 @@ struct run_interval_view {
 	bool warmup;
 	uint64_t elapsed_ns; /* since the run started (virtual with sim) */
 	uint64_t total_ns;   /* warm-up + duration */
+	unsigned tuning_streams; /* auto-tune: the level being measured; 0 otherwise */
 	double iops[IO_CLASS_COUNT];
 	double avg_ms[IO_CLASS_COUNT];
 	double p99_ms[IO_CLASS_COUNT];

@@ -84,7 +84,11 @@ struct store_sample {
 	uint64_t p99_ns;
 };
 
-/* Writes one interval's rows (and any events) in one transaction. */
+/* Writes one interval's rows in one transaction. A row whose class had no
+ * I/O and no error is left out, except that each interval of a scope keeps
+ * one row (the first of its group when all are empty): readers count a
+ * missing class as 0 (results.h). Rows of one interval and scope are given
+ * together, one after the other. */
 int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
 			 size_t nr_rows, struct strbuf *err) DP_MUST_CHECK;
 
@@ -98,12 +102,21 @@ struct store_interval_hist {
 	const struct hist *h;
 };
 
-/* Writes one window's histograms in one transaction. */
+/* Writes one window's histograms in one transaction; empty ones get no row
+ * (a missing row reads as an empty histogram). */
 int store_interval_hists_write(struct store *s, int64_t run_id,
 			       const struct store_interval_hist *rows, size_t nr_rows,
 			       struct strbuf *err) DP_MUST_CHECK;
 
 /* Appends an event ("start", "warmup_end", "io_error", "stop", ...). */
+/* Auto-tune: one decided level (table autotune_step), and the stream count
+ * the run's main test used once chosen. 0 or -errno with err set. */
+int store_autotune_step_add(struct store *s, int64_t run_id, unsigned step, unsigned streams,
+			    double iops, double db_read_avg_ms, double log_write_avg_ms,
+			    bool passed, const char *reason, struct strbuf *err) DP_MUST_CHECK;
+int store_run_set_streams(struct store *s, int64_t run_id, unsigned streams,
+			  struct strbuf *err) DP_MUST_CHECK;
+
 int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *kind,
 		    const char *message, struct strbuf *err) DP_MUST_CHECK;
 

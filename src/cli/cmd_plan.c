@@ -41,7 +41,7 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	/* as run_setup_workers() does: 2 streams per database, one worker per
 	 * CPU (one in all for the sim engine's virtual clock), at most one per
 	 * database */
-	v->streams = p->streams ? p->streams : 2 * ndb;
+	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
 	v->workers = !strcmp(p->engine, "sim") ? 1
 		     : p->workers	       ? p->workers
 		     : cpus > 0		       ? (unsigned)cpus
@@ -124,10 +124,15 @@ static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_si
 		unit_format_duration(sb, p->warmup_ns);
 		strbuf_addstr(sb, " of warm-up");
 	}
-	strbuf_addf(sb, "\nengine     %s%s, %u streams%s, %u worker(s)\n", p->engine,
+	strbuf_addf(sb, "\nengine     %s%s, ", p->engine,
 		    strcmp(p->engine, "sim") ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
-					     : " (simulated: no disk is touched)",
-		    v->streams, p->streams ? "" : " (2 per database)", v->workers);
+					     : " (simulated: no disk is touched)");
+	if (p->streams == PROFILE_STREAMS_AUTO)
+		strbuf_addf(sb, "streams found by auto-tune (goal %s), %u worker(s)\n",
+			    p->tune_goal == PROFILE_TUNE_TARGET ? "target" : "max", v->workers);
+	else
+		strbuf_addf(sb, "%u streams%s, %u worker(s)\n", v->streams,
+			    p->streams ? "" : " (2 per database)", v->workers);
 	strbuf_addf(sb, "workload   %s model, ", profile_model_name(p->model));
 	add_size(sb, p->page_size);
 	strbuf_addstr(sb, " pages\n");
@@ -225,10 +230,11 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 	strbuf_addstr(sb, ", \"engine\": ");
 	strbuf_add_json_str(sb, p->engine);
 	strbuf_addf(sb,
-		    ", \"direct\": %s, \"streams\": %u, \"workers\": %u, \"model\": \"%s\", "
+		    ", \"direct\": %s, \"streams\": %s%u, \"workers\": %u, \"model\": \"%s\", "
 		    "\"page_size\": %u, \"target_iops\": ",
-		    p->direct ? "true" : "false", v->streams, v->workers,
-		    profile_model_name(p->model), p->page_size);
+		    p->direct ? "true" : "false",
+		    p->streams == PROFILE_STREAMS_AUTO ? "\"auto\", \"streams_default\": " : "",
+		    v->streams, v->workers, profile_model_name(p->model), p->page_size);
 	if (p->target_iops)
 		strbuf_addf(sb, "%llu", (unsigned long long)p->target_iops);
 	else

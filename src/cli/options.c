@@ -73,6 +73,8 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->ov.has_warmup = true;
 	} else if (!strcmp(name, "--engine")) {
 		o->ov.engine = val;
+	} else if (!strcmp(name, "--streams") && !strcmp(val, "auto")) {
+		o->ov.streams = PROFILE_STREAMS_AUTO;
 	} else if (!strcmp(name, "--streams")) {
 		ret = unit_parse_u64(val, &v, &err);
 		if (!ret && (v < 1 || v > 100000)) {

@@ -27,6 +27,7 @@ static const char *const test_types[] = {"performance", "stress", "backup", "rec
 static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
+static const char *const tune_goals[] = {"max", "target", NULL};
 const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
 
 /* clang-format off */
@@ -228,8 +229,30 @@ static const struct profile_key keys[] = {
 	{ .section = "engine", .name = "streams", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(streams),
 	  .min = 1, .max = PROFILE_STREAMS_MAX,
+	  .allow_auto = true,
 	  .help = "Concurrent transaction streams over all databases (fixed model: I/Os in "
-		  "flight); default 2 per database." },
+		  "flight); default 2 per database; auto: found by auto-tune." },
+	{ .section = "engine", .name = "autotune_goal", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(tune_goal), .choices = tune_goals, .def = "max",
+	  .help = "With streams = auto: max (the most streams that pass) or target (the "
+		  "fewest that reach target_iops and pass)." },
+	{ .section = "engine", .name = "autotune_margin", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(tune_margin_pct), .min = 0, .max = 90,
+	  .def = "10",
+	  .help = "Auto-tune's safety margin under every latency threshold, in percent." },
+	{ .section = "engine", .name = "autotune_limit", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(tune_limit_ns), .min = 0,
+	  .max = PROFILE_DURATION_MAX,
+	  .help = "Most time auto-tune may take; default 20 % of the duration, at most 30m." },
+	{ .section = "engine", .name = "autotune_window", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(tune_window_ns), .min = NSEC_PER_SEC,
+	  .max = 3600 * SEC,
+	  .help = "Length of one auto-tune measurement window; default the limit / 24, "
+		  "2s to 30s." },
+	{ .section = "engine", .name = "autotune_max_streams", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(tune_max_streams), .min = 1,
+	  .max = PROFILE_STREAMS_MAX,
+	  .help = "Most streams auto-tune tries; default 128 per database." },
 	{ .section = "engine", .name = "workers", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(workers),
 	  .min = 0, .max = 1024, .def = "0",
@@ -529,6 +552,9 @@ int profile_key_set(const struct profile_key *k, void *base, const char *value, 
 		ret = unit_parse_size(value, &u, why);
 		break;
 	case PROFILE_KEY_U64:
+		if (k->allow_auto && !strcmp(value, "auto"))
+			return store_uint(k, field,
+					  k->store == PROFILE_STORE_UINT ? UINT_MAX : UINT64_MAX);
 		ret = unit_parse_u64(value, &u, why);
 		break;
 	case PROFILE_KEY_PERCENT:

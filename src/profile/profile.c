@@ -236,7 +236,7 @@ static int check_overrides(const struct profile *p, const struct profile_overrid
 				strbuf_addf(err, " (did you mean %s?)", s);
 		}
 	}
-	if (o->streams > PROFILE_STREAMS_MAX) {
+	if (o->streams > PROFILE_STREAMS_MAX && o->streams != PROFILE_STREAMS_AUTO) {
 		err_line(err);
 		strbuf_addf(err, "--streams %u: too many; the most is %d", o->streams,
 			    PROFILE_STREAMS_MAX);

@@ -14,7 +14,6 @@
 #define PROFILE_STRICT_MAX_NS (100 * NSEC_PER_MSEC)
 #define PROFILE_LENIENT_MAX_NS (200 * NSEC_PER_MSEC)
 #define PROFILE_STRESS_DURATION (24ULL * 3600 * NSEC_PER_SEC)
-#define PROFILE_STREAMS_MAX 100000
 
 /* Engines a profile or --engine may name. NULL-terminated. */
 extern const char *const profile_engine_names[];

@@ -47,6 +47,8 @@
 #include "diskproof/run.h"
 #include "diskproof/store.h"
 
+#include "autotune.h"
+
 #define RUN_INTERVAL_NS NSEC_PER_SEC
 #define RUN_SLOTS 8
 #define RUN_DB_SAMPLE_EVERY 15
@@ -297,6 +299,7 @@ struct run {
 	atomic_bool stop;
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
 	atomic_uint workers_done;	  /* backup: workers that read all they had */
+	bool tune_failed;		  /* auto-tune found no passing level: no main test */
 	bool completed;			  /* backup: ended when everything was read */
 	int stop_signal;
 	char stop_reason[256];	/* why the run stopped early, when not a signal */
@@ -307,7 +310,13 @@ struct run {
 	struct worker *workers;
 	unsigned nworkers;
 	uint64_t *fresh_from;
-	double mix[4]; /* cumulative transaction mix, 0..1 */
+	double mix[4];	  /* cumulative transaction mix, 0..1 */
+	unsigned streams; /* the stream count in use (auto-tune's level while tuning) */
+	/* auto-tune: the search, and the level being measured */
+	struct tuner *tune;
+	unsigned tune_nint; /* intervals in the current window */
+	unsigned tune_win;  /* intervals per window */
+	int tune_state;	    /* enum tune_next of the last window */
 
 	struct store *store;
 	int64_t run_id;
@@ -1824,7 +1833,7 @@ static unsigned online_cpus(void)
 static int run_setup_workers(struct run *r, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = p->streams;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = r->streams;
 	unsigned *dbs = NULL, *spd = NULL, *spd_all = NULL;
 	uint64_t *lo = NULL, *cnt = NULL;
 	bool fixed = fixed_model(r);
@@ -2067,14 +2076,89 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 		class_stats_init(&r->win_vol[i]);
 }
 
+/* Ends the level being measured: the workers drain and stop at interval k. */
+static void tune_end_level(struct run *r, unsigned k)
+{
+	r->stop_time = engine_clock_now(&r->clock);
+	atomic_store_explicit(&r->last, k, memory_order_release);
+	atomic_store_explicit(&r->stop, true, memory_order_release);
+}
+
+/* Auto-tune: one interval of the level being measured. When a window is
+ * complete, its worst database figures go to the search. */
+static void tune_interval(struct run *r, unsigned k)
+{
+	struct tune_window w = {0};
+	double secs = (double)r->tune_win * (double)RUN_INTERVAL_NS / 1e9;
+	uint64_t rd = 0, wr = 0;
+	int ret;
+
+	if (++r->tune_nint < r->tune_win)
+		return;
+	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
+		const struct class_stats *cs = &r->win_db[d * IO_CLASS_COUNT];
+		double ra = hist_mean(&cs[IO_DB_READ].lat) / 1e6;
+		double la = hist_mean(&cs[IO_LOG_WRITE].lat) / 1e6;
+
+		rd += cs[IO_DB_READ].lat.count;
+		wr += cs[IO_DB_WRITE].lat.count;
+		if (ra >= w.read_avg_ms) {
+			w.read_avg_ms = ra;
+			snprintf(w.read_db, sizeof(w.read_db), "%s", r->plan.dbs[d].name);
+		}
+		if (la >= w.log_avg_ms) {
+			w.log_avg_ms = la;
+			snprintf(w.log_db, sizeof(w.log_db), "%s", r->plan.dbs[d].name);
+		}
+		if ((double)cs[IO_DB_READ].lat.max_ns / 1e6 > w.read_max_ms)
+			w.read_max_ms = (double)cs[IO_DB_READ].lat.max_ns / 1e6;
+		if ((double)cs[IO_LOG_WRITE].lat.max_ns / 1e6 > w.log_max_ms)
+			w.log_max_ms = (double)cs[IO_LOG_WRITE].lat.max_ns / 1e6;
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			w.errors += cs[c].errors;
+	}
+	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+		class_stats_init(&r->win_db[i]);
+	r->tune_nint = 0;
+	w.iops = (double)(rd + wr) / secs;
+	ret = tuner_window(r->tune, &w);
+	r->tune_state = ret < 0 ? TUNE_DONE : ret;
+	if (ret < 0)
+		tuner_stop(r->tune, "out of memory");
+	if (r->tune_state != TUNE_MORE)
+		tune_end_level(r, k);
+}
+
+/* The interval just merged, for the live view. */
+static void coord_view(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	uint64_t len = grid_end(g, k) - grid_start(g, k);
+	struct run_interval_view view = {0};
+
+	if (!r->opt->cb.interval)
+		return;
+	view.index = k;
+	view.warmup = k < g->nw;
+	view.elapsed_ns = grid_end(g, k) - g->t0;
+	view.total_ns = g->warmup + g->duration;
+	view.tuning_streams = r->tune ? r->streams : 0;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		view.iops[c] = len ? (double)r->iv_run[c].lat.count * 1e9 / (double)len : 0;
+		view.avg_ms[c] = hist_mean(&r->iv_run[c].lat) / 1e6;
+		view.p99_ms[c] = (double)hist_percentile(&r->iv_run[c].lat, 99) / 1e6;
+	}
+	view.errors = r->io_errors;
+	view.integrity_errors = r->integrity_errors;
+	r->opt->cb.interval(r->opt->cb.arg, &view);
+}
+
 static void coord_collect(struct run *r, unsigned k)
 {
 	const struct grid *g = &r->grid;
 	unsigned nv = (unsigned)r->plan.nr_vols, last;
 	bool warm = k < g->nw;
 	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
-	uint64_t len = grid_end(g, k) - grid_start(g, k);
-	struct run_interval_view view = {0};
 	size_t nrows = 0;
 	uint64_t hung = 0;
 	int ret;
@@ -2116,6 +2200,14 @@ static void coord_collect(struct run *r, unsigned k)
 		}
 		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
 	}
+	if (r->tune) {
+		/* auto-tune: nothing is stored per interval; the search decides */
+		r->collected = k + 1;
+		tune_interval(r, k);
+		coord_check_health(r, hung);
+		coord_view(r, k);
+		return;
+	}
 	for (unsigned v = 0; v < nv; v++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
@@ -2154,20 +2246,7 @@ static void coord_collect(struct run *r, unsigned k)
 	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last)
 		run_write_journals(r, true, false);
 	coord_check_health(r, hung);
-	if (r->opt->cb.interval) {
-		view.index = k;
-		view.warmup = warm;
-		view.elapsed_ns = grid_end(g, k) - g->t0;
-		view.total_ns = g->warmup + g->duration;
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			view.iops[c] = len ? (double)r->iv_run[c].lat.count * 1e9 / (double)len : 0;
-			view.avg_ms[c] = hist_mean(&r->iv_run[c].lat) / 1e6;
-			view.p99_ms[c] = (double)hist_percentile(&r->iv_run[c].lat, 99) / 1e6;
-		}
-		view.errors = r->io_errors;
-		view.integrity_errors = r->integrity_errors;
-		r->opt->cb.interval(r->opt->cb.arg, &view);
-	}
+	coord_view(r, k);
 }
 
 /*
@@ -2393,6 +2472,153 @@ static void record_pass_figures(struct run *r)
 	run_event(r, backup ? "backup" : "recovery", msg);
 }
 
+/* Frees the workers of a finished level (auto-tune). */
+static void run_release_workers(struct run *r)
+{
+	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
+		worker_release(&r->workers[i]);
+	free(r->workers);
+	r->workers = NULL;
+	r->nworkers = 0;
+	atomic_store(&r->workers_done, 0);
+}
+
+/* Auto-tune's time bound and window length (in intervals). */
+static uint64_t tune_limit_ns(const struct profile *p)
+{
+	uint64_t l = p->tune_limit_ns ? p->tune_limit_ns : p->duration_ns / 5;
+
+	if (!p->tune_limit_ns && l > 30ULL * 60 * NSEC_PER_SEC)
+		l = 30ULL * 60 * NSEC_PER_SEC;
+	return l;
+}
+
+static unsigned tune_window_intervals(const struct profile *p)
+{
+	uint64_t w = p->tune_window_ns ? p->tune_window_ns : tune_limit_ns(p) / 24;
+
+	if (!p->tune_window_ns && w < 2 * NSEC_PER_SEC)
+		w = 2 * NSEC_PER_SEC;
+	if (!p->tune_window_ns && w > 30 * NSEC_PER_SEC)
+		w = 30 * NSEC_PER_SEC;
+	return (unsigned)((w + RUN_INTERVAL_NS - 1) / RUN_INTERVAL_NS);
+}
+
+static void run_event(struct run *r, const char *kind, const char *msg);
+static void env_fact(void *arg, const char *key, const char *value);
+
+/*
+ * streams = auto: measures levels (stream counts) as the search asks, each on
+ * freshly set-up workers over the same files, until it is done, the time
+ * bound is spent, or the run is stopped. Every decided level is stored (table
+ * autotune_step and an event); r->streams is left at the chosen count (0: no
+ * level passes).
+ */
+static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	const struct profile_thresholds *th = &p->thresholds;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, maxs;
+	uint64_t limit = tune_limit_ns(p), used = 0;
+	unsigned reported = 0;
+	char msg[400];
+	int ret = 0;
+
+	maxs = p->tune_max_streams ? p->tune_max_streams : 128 * ndb;
+	if (maxs > PROFILE_STREAMS_MAX)
+		maxs = PROFILE_STREAMS_MAX;
+	tuner_init(t, p->tune_goal == PROFILE_TUNE_TARGET ? TUNE_GOAL_TARGET : TUNE_GOAL_MAX,
+		   p->tune_margin_pct / 100.0, (double)p->target_iops, ndb, maxs,
+		   (double)th->db_read_avg_ns / 1e6, (double)th->db_read_max_ns / 1e6,
+		   (double)th->log_write_avg_ns / 1e6, (double)th->log_write_max_ns / 1e6);
+	r->tune = t;
+	r->tune_win = tune_window_intervals(p);
+	snprintf(msg, sizeof(msg),
+		 "auto-tune (goal %s): windows of %u s, at most %.0f s, %.0f %% under every "
+		 "threshold",
+		 t->goal == TUNE_GOAL_TARGET ? "target" : "max", r->tune_win, (double)limit / 1e9,
+		 p->tune_margin_pct);
+	run_event(r, "autotune", msg);
+	while (!t->done) {
+		bool drained = true;
+
+		if (used + r->tune_win * RUN_INTERVAL_NS > limit) {
+			tuner_stop(t, "the time bound is spent");
+			break;
+		}
+		r->streams = t->cur;
+		ret = run_setup_workers(r, err);
+		if (ret)
+			break;
+		grid_init(&r->grid, engine_clock_now(&r->clock), 0, limit - used);
+		atomic_store(&r->last, r->grid.last);
+		atomic_store(&r->stop, false);
+		r->stop_time = 0;
+		r->collected = 0;
+		r->tune_nint = 0;
+		r->tune_state = TUNE_MORE;
+		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+			class_stats_init(&r->win_db[i]);
+		if (r->opt->cb.message) {
+			snprintf(msg, sizeof(msg), "auto-tune: measuring %u streams", t->cur);
+			r->opt->cb.message(r->opt->cb.arg, msg);
+		}
+		ret = r->virt ? run_virtual(r) : run_threads(r, err);
+		used += (r->stop_time ? r->stop_time : r->grid.t0 + r->grid.duration) - r->grid.t0;
+		if (r->abandoned)
+			return ret;
+		for (unsigned i = 0; i < r->nworkers; i++)
+			if (r->workers[i].inflight || r->workers[i].fatal)
+				drained = false;
+		/* the next level's workers learn the generations from the journals */
+		run_write_journals(r, false, drained);
+		for (size_t g = 0; r->fresh_from && g < r->plan.nr_dbs; g++)
+			r->fresh_from[g] = r->plan.dbs[g].nr_pages;
+		for (; reported < t->nsteps; reported++) {
+			const struct tune_step *st = &t->steps[reported];
+
+			snprintf(msg, sizeof(msg),
+				 "auto-tune: %u streams: %.0f IOPS, database read average %.2f ms "
+				 "(%s), log write average %.2f ms: %s: %s",
+				 st->streams, st->w.iops, st->w.read_avg_ms, st->w.read_db,
+				 st->w.log_avg_ms, st->passed ? "pass" : "fail", st->reason);
+			run_event(r, "autotune", msg);
+			if (r->store && !r->store_failed &&
+			    store_autotune_step_add(r->store, r->run_id, reported + 1, st->streams,
+						    st->w.iops, st->w.read_avg_ms, st->w.log_avg_ms,
+						    st->passed, st->reason, &r->store_err))
+				coord_store_error(r, -EIO);
+		}
+		if (r->stop_signal || r->stop_reason[0] || r->env_failed || !drained) {
+			tuner_stop(t, r->stop_signal ? "interrupted" : "the run stopped");
+			break;
+		}
+		if (!t->done && r->tune_state == TUNE_MORE)
+			tuner_stop(t, "the time bound is spent");
+		if (!t->done)
+			run_release_workers(r);
+	}
+	r->tune = NULL;
+	r->streams = t->chosen;
+	snprintf(msg, sizeof(msg), "auto-tune chose %u streams in %.0f s (goal %s): %s", t->chosen,
+		 (double)used / 1e9, t->goal == TUNE_GOAL_TARGET ? "target" : "max",
+		 t->stopped_because);
+	if (!t->chosen)
+		snprintf(msg, sizeof(msg), "auto-tune: %s", t->stopped_because);
+	run_event(r, "autotune", msg);
+	{
+		char n[16];
+
+		snprintf(n, sizeof(n), "%u", t->chosen);
+		/* the search's outcome travels with the run's facts (and shows in
+		 * a comparison when it differs) */
+		env_fact(r, "autotune_goal", t->goal == TUNE_GOAL_TARGET ? "target" : "max");
+		env_fact(r, "autotune_chosen", n);
+		env_fact(r, "autotune_stopped_because", t->stopped_because);
+	}
+	return ret;
+}
+
 static void env_fact(void *arg, const char *key, const char *value)
 {
 	struct run *r = arg;
@@ -2575,6 +2801,8 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->stop_reason);
 	measured = run_measured_ns(
 		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
+	if (r->tune_failed || (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams))
+		measured = 0; /* no main test ran */
 	ret = run_totals_build(r, measured, &t);
 	if (ret)
 		goto out;
@@ -2589,6 +2817,23 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
 	if (ret)
 		goto out;
+	if (r->tune_failed) {
+		/* auto-tune found no passing level: the run fails on that */
+		struct verdict *nv2 = realloc(verdicts, (nverd + 1) * sizeof(*nv2));
+
+		if (!nv2) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		verdicts = nv2;
+		verdicts[nverd++] = (struct verdict){.scope = SCOPE_RUN,
+						     .name = "run",
+						     .criterion = "autotune_streams",
+						     .cmp = VERDICT_GE,
+						     .threshold = (double)r->plan.nr_dbs,
+						     .measured = 0,
+						     .passed = false};
+	}
 	passed = eval_all_passed(verdicts, nverd);
 
 	out->integrity_errors = r->integrity_errors;
@@ -2723,6 +2968,24 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		if (ret)
 			goto out;
 	}
+	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	if (p->streams == PROFILE_STREAMS_AUTO) {
+		if (p->tune_goal == PROFILE_TUNE_TARGET && !p->target_iops) {
+			strbuf_addstr(err, "autotune_goal = target needs a target: set [sizing] "
+					   "target_iops (or size from mailboxes)");
+			out->exit_code = DP_EXIT_USAGE;
+			ret = -EINVAL;
+			goto out;
+		}
+		if (fixed_model(&r) || backup_test(&r) || recovery_test(&r)) {
+			strbuf_addstr(err, "streams = auto tunes the jetstress model's "
+					   "performance and stress tests only");
+			out->exit_code = DP_EXIT_USAGE;
+			ret = -EINVAL;
+			goto out;
+		}
+		r.streams = (unsigned)r.plan.nr_dbs; /* checks the layout; tuned below */
+	}
 	ret = run_setup_workers(&r, err);
 	if (ret) {
 		if (ret == -EINVAL)
@@ -2739,7 +3002,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	info.command_line = o->command_line;
 	info.engine = r.ops->name;
 	info.test_type = profile_test_type_name(p->type);
-	info.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	info.streams = p->streams == PROFILE_STREAMS_AUTO ? 0 : r.streams;
 	info.warmup_ns = p->warmup_ns;
 	info.pid = (int)getpid();
 	ret = store_run_begin(r.store, &info, &r.run_id, err);
@@ -2780,6 +3043,47 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	    store_event_add(r.store, r.run_id, 0, "journal", r.journal_note, &r.store_err))
 		coord_store_error(&r, -EIO);
 
+	if (p->streams == PROFILE_STREAMS_AUTO) {
+		struct tuner t;
+		uint64_t *errs = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*errs));
+
+		run_release_workers(&r);
+		ret = errs ? run_autotune(&r, &t, err) : -ENOMEM;
+		tuner_release(&t);
+		if (r.abandoned) {
+			free(errs);
+			ret = run_finish(&r, out, err);
+			out->abandoned = true;
+			return ret;
+		}
+		/* the main test's figures start afresh; errors seen while tuning
+		 * stay counted */
+		for (size_t i = 0; errs && i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
+			errs[i] = r.tot_db[i].errors;
+			class_stats_init(&r.tot_db[i]);
+			class_stats_init(&r.win_db[i]);
+			r.tot_db[i].errors = errs[i];
+		}
+		free(errs);
+		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
+			class_stats_init(&r.win_vol[i]);
+		r.win_len = 0;
+		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
+			/* no main test: nothing passed, or the run was stopped */
+			r.tune_failed = !ret && !r.streams;
+			ret = run_finish(&r, out, err);
+			goto out;
+		}
+		if (!r.store_failed &&
+		    store_run_set_streams(r.store, r.run_id, r.streams, &r.store_err))
+			coord_store_error(&r, -EIO);
+		ret = run_setup_workers(&r, err);
+		if (ret)
+			goto out;
+		atomic_store(&r.stop, false);
+		r.stop_time = 0;
+		r.collected = 0;
+	}
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
 	atomic_store(&r.last, r.grid.last);
 	if (r.virt)

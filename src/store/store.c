@@ -18,7 +18,10 @@
  *     up front, so a busy file is waited for (bounded by the busy timeout)
  *     at BEGIN instead of failing mid-transaction on a lock upgrade, which in
  *     WAL mode the busy handler cannot retry.
- *   - The per-interval inserts use statements prepared once at open.
+ *   - The per-interval inserts use statements prepared once at open, and
+ *     write no row for a class that had no I/O in the interval (of six
+ *     classes a workload issues two to five): readers count it as 0
+ *     (results.h). Whole-run totals keep every class.
  * SQLite has no unsigned 64-bit integers: counters are stored as INTEGER and
  * clamped to INT64_MAX, far beyond any real count.
  */
@@ -828,11 +831,49 @@ static bool store_sample_valid(const struct store_sample *row)
 	       row->scope_name;
 }
 
+static bool store_sample_empty(const struct store_sample *row)
+{
+	return !row->ios && !row->errors;
+}
+
+static bool store_sample_same_scope(const struct store_sample *a, const struct store_sample *b)
+{
+	return a->t_ms == b->t_ms && a->warmup == b->warmup && a->scope == b->scope &&
+	       !strcmp(a->scope_name, b->scope_name);
+}
+
+/*
+ * Which rows of an interval are written. A class with no I/O and no error in
+ * the interval gets no row: the run records six classes and a workload issues
+ * only some (a backup test one), so rows of zeros would make up most of the
+ * table. Readers take a class missing from an interval of its scope as 0
+ * (results.h). One row of each interval and scope is kept even when all are
+ * empty, so that the interval itself stays on record (a stall with no
+ * completion is a finding, and the next interval's length is measured from
+ * it). A group is a run of consecutive rows of one interval and scope, as the
+ * coordinator writes them; rows given in another order are kept more often,
+ * never dropped wrongly. keep[i] is set for every row to write.
+ */
+static void store_samples_select(const struct store_sample *rows, size_t nr_rows, bool *keep)
+{
+	size_t g, i, j;
+	bool any;
+
+	for (g = 0; g < nr_rows; g = j) {
+		any = false;
+		for (j = g; j < nr_rows && store_sample_same_scope(&rows[g], &rows[j]); j++)
+			any |= !store_sample_empty(&rows[j]);
+		for (i = g; i < j; i++)
+			keep[i] = !store_sample_empty(&rows[i]) || (!any && i == g);
+	}
+}
+
 int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
 			 size_t nr_rows, struct strbuf *err)
 {
 	const struct store_sample *row;
 	struct binder b;
+	bool *keep;
 	int ret, rc;
 	size_t i;
 
@@ -843,11 +884,19 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 			return -EINVAL;
 		}
 	}
+	keep = malloc(nr_rows ? nr_rows * sizeof(*keep) : 1);
+	if (!keep) {
+		strbuf_addf(err, "%s: write interval: out of memory", s->path);
+		return -ENOMEM;
+	}
+	store_samples_select(rows, nr_rows, keep);
 	ret = store_begin(s, err);
 	if (ret)
-		return ret;
+		goto out_keep;
 	for (i = 0; i < nr_rows; i++) {
 		row = &rows[i];
+		if (!keep[i])
+			continue;
 		binder_start(&b, s->ins_sample);
 		bind_i64(&b, run_id);
 		bind_u64(&b, row->t_ms);
@@ -871,10 +920,13 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 	ret = store_commit(s, err);
 	if (ret)
 		goto out_rollback;
+	free(keep);
 	return 0;
 
 out_rollback:
 	store_rollback(s);
+out_keep:
+	free(keep);
 	return ret;
 }
 
@@ -903,6 +955,11 @@ out_rollback:
 	return ret;
 }
 
+/*
+ * An empty window histogram gets no row: merging it would add nothing, so a
+ * missing (window, volume, class) row reads as an empty histogram, and the
+ * classes a workload does not issue cost nothing.
+ */
 int store_interval_hists_write(struct store *s, int64_t run_id,
 			       const struct store_interval_hist *rows, size_t nr_rows,
 			       struct strbuf *err)
@@ -911,8 +968,11 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 	sqlite3_stmt *st = NULL;
 	struct binder b;
 	int ret, rc = SQLITE_OK;
+	size_t i, nonempty = 0;
 
-	if (!nr_rows)
+	for (i = 0; i < nr_rows; i++)
+		nonempty += rows[i].h->count != 0;
+	if (!nonempty)
 		return 0;
 	ret = store_begin(s, err);
 	if (ret)
@@ -925,9 +985,11 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		&st, 0, err);
 	if (ret)
 		goto out_rollback;
-	for (size_t i = 0; i < nr_rows && rc == SQLITE_OK; i++) {
+	for (i = 0; i < nr_rows && rc == SQLITE_OK; i++) {
 		const struct store_interval_hist *r = &rows[i];
 
+		if (!r->h->count)
+			continue;
 		strbuf_reset(&enc);
 		hist_encode(r->h, &enc);
 		binder_start(&b, st);
@@ -939,10 +1001,7 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		bind_str(&b, io_class_name(r->cls), false);
 		bind_u64(&b, r->h->count);
 		bind_u64(&b, r->h->sum_ns);
-		if (r->h->count)
-			bind_u64(&b, r->h->min_ns);
-		else
-			bind_null(&b);
+		bind_u64(&b, r->h->min_ns);
 		bind_u64(&b, r->h->max_ns);
 		bind_str(&b, enc.buf, false);
 		rc = binder_run(&b);
@@ -974,6 +1033,54 @@ int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *
 	bind_str(&b, kind, false);
 	bind_str(&b, message, false);
 	return store_insert_one(s, &b, "add event", err);
+}
+
+/* One decided auto-tune level. */
+int store_autotune_step_add(struct store *s, int64_t run_id, unsigned step, unsigned streams,
+			    double iops, double db_read_avg_ms, double log_write_avg_ms,
+			    bool passed, const char *reason, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret;
+
+	ret = store_prepare(
+		s,
+		"INSERT INTO autotune_step (run_id, step, streams, iops, db_read_avg_ms, "
+		"log_write_avg_ms, passed, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+		&st, 0, err);
+	if (ret)
+		return ret;
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_u64(&b, step);
+	bind_u64(&b, streams);
+	bind_dbl(&b, iops);
+	bind_dbl(&b, db_read_avg_ms);
+	bind_dbl(&b, log_write_avg_ms);
+	bind_u64(&b, passed ? 1 : 0);
+	bind_str(&b, reason, false);
+	ret = store_insert_one(s, &b, "add auto-tune step", err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The stream count auto-tune chose, once known. */
+int store_run_set_streams(struct store *s, int64_t run_id, unsigned streams, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret;
+
+	ret = store_prepare(s, "UPDATE run SET streams = ? WHERE id = ?", &st, 0, err);
+	if (ret)
+		return ret;
+	binder_start(&b, st);
+	bind_u64(&b, streams);
+	bind_i64(&b, run_id);
+	ret = store_insert_one(s, &b, "set the run's streams", err);
+	sqlite3_finalize(st);
+	return ret;
 }
 
 int store_env_add(struct store *s, int64_t run_id, const char *key, const char *value,
@@ -1078,7 +1185,13 @@ static int store_insert_histogram(struct store *s, sqlite3_stmt *st, int64_t run
 	return binder_run(&b);
 }
 
-/* Summary and histogram rows of every scope total and class. */
+/*
+ * Summary and histogram rows of every scope total and class, present or not
+ * (unlike the interval rows): a handful per scope and run, and so every scope
+ * is on record even if it moved nothing, `class = 'bdm_read'` always finds a
+ * row, and a diskproof that knows fewer classes refuses the run ("summary row
+ * of unknown ... class") instead of misreading its interval rows.
+ */
 static int store_insert_totals(struct store *s, int64_t run_id, const struct store_run_end *end,
 			       struct strbuf *err)
 {

@@ -471,6 +471,8 @@ static const char *valid_value(const struct profile_key *k)
 		return "8"; /* [engine] streams: 1..100000 */
 	case PROFILE_KEY_NUMBER:
 		return "1.5";
+	case PROFILE_KEY_DURATION:
+		return "30s"; /* autotune_limit, autotune_window */
 	case PROFILE_KEY_SIZE:
 		/* log_size: 4 segments; block_size: a power of two */
 		return strcmp(k->name, "log_size") ? "64KiB" : "4MiB";
