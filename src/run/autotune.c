@@ -191,7 +191,7 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 int tuner_window(struct tuner *t, const struct tune_window *w)
 {
 	struct tune_step s = {0};
-	char why[200], pwhy[200];
+	char why[160], pwhy[160];
 	bool pass, ppass;
 
 	if (t->done)
