@@ -34,8 +34,8 @@ static bool agree(const struct tune_window *a, const struct tune_window *b)
 	double dl = fabs(a->log_avg_ms - b->log_avg_ms);
 	double di = fabs(a->iops - b->iops);
 
-	return dr <= fmax(0.1 * b->read_avg_ms, 0.5) && dl <= fmax(0.1 * b->log_avg_ms, 0.5) &&
-	       di <= 0.1 * fmax(b->iops, 1.0);
+	return dr <= fmax(TUNE_AGREE * b->read_avg_ms, 0.2) &&
+	       dl <= fmax(TUNE_AGREE * b->log_avg_ms, 0.2) && di <= TUNE_AGREE * fmax(b->iops, 1.0);
 }
 
 /* Whether one window passes every latency and error criterion with the
@@ -197,7 +197,9 @@ int tuner_window(struct tuner *t, const struct tune_window *w)
 	if (t->done)
 		return TUNE_DONE;
 	t->nwin++;
-	if (t->nwin == 1) {
+	if (t->nwin <= 2) {
+		/* the first window is the level's transient (queues filling, the
+		 * flusher catching up): never judged */
 		t->prev = *w;
 		return TUNE_MORE;
 	}
@@ -237,6 +239,15 @@ void tuner_stop(struct tuner *t, const char *why)
 	}
 	if (!best && t->goal == TUNE_GOAL_TARGET)
 		best = t->best_pass; /* the highest passing, below the target */
+	if (!best && !t->nsteps) {
+		/* nothing decided yet: the main test runs at the first level and
+		 * its verdict says whether that holds */
+		finish(t, t->min_streams,
+		       "%s before any level was decided; the main test runs at the first level "
+		       "(%u streams)",
+		       why, t->min_streams);
+		return;
+	}
 	finish(t, best, "%s; best level found: %u streams", why, best);
 }
 

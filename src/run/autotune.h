@@ -4,10 +4,12 @@
  * the same stream count, to move to another count, or that it is done. The
  * runner (run.c) runs the levels; a unit test drives this with a model.
  *
- * A level (a stream count) is decided when two consecutive windows agree
- * (database read and log write averages within 10 % or 0.5 ms, transactional
- * IOPS within 10 %): that is the transient waited out. It passes when both
- * windows pass every latency criterion with the margin (averages and maxima
+ * A level (a stream count) starts with one window that is never judged (the
+ * transient: queues filling, the flusher catching up); then it is decided when
+ * two consecutive windows agree (database read and log write averages within
+ * 10 % or 0.2 ms, transactional IOPS within 10 %): the latency slope is
+ * flat. It passes when both windows pass every latency criterion with the
+ * margin (averages and maxima
  * at most (1 - margin) x their thresholds, in every database) and had no I/O
  * error. A level whose windows never agree is decided on its last two windows
  * after TUNE_MAX_WINDOWS, and says so.
@@ -24,7 +26,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define TUNE_MAX_WINDOWS 6
+#define TUNE_MAX_WINDOWS 8
+/* two windows agree when their averages differ by at most this share (or
+ * 0.2 ms) and their IOPS by at most this share */
+#define TUNE_AGREE 0.10
 
 enum tune_goal {
 	TUNE_GOAL_MAX,

@@ -179,25 +179,29 @@ static void test_errors_and_stop(void **state)
 
 	(void)state;
 	init_max(&t, 2);
+	/* a level: one transient window, then two that agree */
+	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
 	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
 	assert_int_equal(tuner_window(&t, &w), TUNE_NEXT); /* 2 passes */
 	assert_int_equal(t.cur, 4);
 	w.errors = 3;
 	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
+	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
 	ret = tuner_window(&t, &w);
 	assert_int_equal(ret, TUNE_NEXT); /* 2 pass, 4 fail: bisect to 3 */
 	assert_int_equal(t.cur, 3);
 	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
+	assert_int_equal(tuner_window(&t, &w), TUNE_MORE);
 	assert_int_equal(tuner_window(&t, &w), TUNE_DONE);
 	assert_int_equal(t.chosen, 2);
 	assert_non_null(strstr(t.steps[1].reason, "3 I/O error(s)"));
+	assert_int_equal(t.steps[0].windows, 3);
 	tuner_release(&t);
 
 	init_max(&t, 2);
 	w.errors = 0;
-	tuner_window(&t, &w);
-	tuner_window(&t, &w);
-	tuner_window(&t, &w); /* 4 streams, one window */
+	for (int i = 0; i < 4; i++)
+		tuner_window(&t, &w); /* 2 streams decided, 4 streams: one window */
 	tuner_stop(&t, "the time bound is spent");
 	assert_true(t.done);
 	assert_int_equal(t.chosen, 2);
