@@ -22,7 +22,8 @@ static struct create_volume *find_volume(struct create_view *v, const char *name
 
 static void format_volume(struct strbuf *sb, const struct create_volume *c, uint64_t now)
 {
-	double secs = (double)(now - c->started) / 1e9;
+	/* a volume seen for the first time started after now was read */
+	double secs = now > c->started ? (double)(now - c->started) / 1e9 : 0;
 	double rate = secs > 0 ? (double)c->done / secs : 0;
 
 	strbuf_addf(sb, "%s %llu/%llu MiB", c->name, (unsigned long long)(c->done >> 20),
