@@ -1,18 +1,40 @@
 /*
  * eval.h - thresholds to verdicts: a pure function of the measured summaries
- * and the profile's thresholds.
+ * and the profile's thresholds. docs/verdicts.md explains every criterion.
  *
- * Criteria, judged for every database, every volume and the run:
- *   db_read_avg_ms    database read average   <= thresholds.db_read_avg
- *   db_read_max_ms    database read maximum   <= thresholds.db_read_max
- *   log_write_avg_ms  log write average       <= thresholds.log_write_avg
- *   log_write_max_ms  log write maximum       <= thresholds.log_write_max
- *   io_errors         failed I/Os             <= thresholds.io_errors
+ * Criteria, judged for every database, every volume and the run (t is the
+ * profile's struct profile_thresholds):
+ *   db_read_avg_ms    database read average   <= t->db_read_avg
+ *   db_read_max_ms    database read maximum   <= t->db_read_max
+ *   log_write_avg_ms  log write average       <= t->log_write_avg
+ *   log_write_max_ms  log write maximum       <= t->log_write_max
+ *   io_errors         failed I/Os             <= t->io_errors
  *   integrity_errors  pages that failed verification   <= 0
+ * optional, each only when the profile switches it on:
+ *   db_read_p99_ms, log_write_p99_ms      the class summary's p99
+ *                                         <= t->db_read_p99 / t->log_write_p99
+ *   db_read_interval_avg_ms, log_write_interval_avg_ms
+ *                                         the highest 15 s window average
+ *                                         <= the class's average threshold
+ *                                         (t->interval_avg)
+ *   db_read_cv_pct, log_write_cv_pct      the coefficient of variation of
+ *                                         the 15 s window averages, in %,
+ *                                         <= t->db_read_cv / t->log_write_cv
+ * rolled up, so that a volume fails with any of its databases and the run
+ * with any of its volumes:
+ *   databases_failed  (volumes) databases of the volume with a failed verdict <= 0
+ *   volumes_failed    (the run) volumes with a failed verdict                 <= 0
  * and for the run only, when the profile sizes a target:
  *   transactional_iops  database reads + writes per second >= target
+ *
  * A class with no I/O at a scope has nothing to judge: its latency rows are
- * left out rather than passed on a zero.
+ * left out rather than passed on a zero. The window criteria are left out
+ * when the window stats are unknown (NULL in eval_input) or no window had
+ * I/O of the class; the dispersion criterion also needs two windows. The
+ * lenient set (stress tests, runs over 6 h) is applied by the profile to the
+ * maxima only: eval judges whatever thresholds it is given. Summaries and
+ * windows exclude the warm-up (the runner measures them after it), so the
+ * warm-up is never judged.
  */
 #ifndef DISKPROOF_EVAL_H
 #define DISKPROOF_EVAL_H
@@ -22,6 +44,18 @@
 #include "diskproof/profile.h"
 #include "diskproof/results.h"
 
+/*
+ * What the measured 15 s windows of one scope and class said (warm-up
+ * windows excluded): the optional per-interval and dispersion criteria judge
+ * these. A window without I/O of the class is not counted.
+ */
+struct eval_window_stats {
+	unsigned n;	   /* windows with I/O of the class */
+	double max_avg_ms; /* the highest window average */
+	double mean_ms;	   /* the mean of the window averages */
+	double cv;	   /* their coefficient of variation: sd / mean (0 when n < 2) */
+};
+
 struct eval_input {
 	const struct scope_summary *run;
 	const struct scope_summary *volumes;
@@ -29,6 +63,12 @@ struct eval_input {
 	const struct scope_summary *databases;
 	size_t nr_databases;
 	uint64_t target_iops; /* 0: not judged */
+	/* optional, NULL when unknown (the window criteria are then not judged):
+	 * [IO_CLASS_COUNT] for the run, [nr_volumes * IO_CLASS_COUNT] and
+	 * [nr_databases * IO_CLASS_COUNT] */
+	const struct eval_window_stats *run_windows;
+	const struct eval_window_stats *volume_windows;
+	const struct eval_window_stats *database_windows;
 };
 
 /* Allocates *out (free() it) with *count verdicts: databases first, then

@@ -56,6 +56,14 @@ enum profile_tune_goal {
 	PROFILE_TUNE_TARGET, /* the fewest that reach the target IOPS and pass */
 };
 
+/* [engine] affinity: where workers run, against the NUMA node of the disks
+ * they drive (env.h, env_numa_place). */
+enum profile_affinity {
+	PROFILE_AFFINITY_SOFT, /* the node's CPUs when there is one to prefer */
+	PROFILE_AFFINITY_HARD, /* exactly the nodes' CPUs and memory */
+	PROFILE_AFFINITY_NONE, /* wherever the scheduler puts them */
+};
+
 /* Longest accepted INI line, in characters, line ending excluded. */
 #define PROFILE_MAX_LINE 4096
 #define PROFILE_MAX_VOLUMES 256
@@ -78,6 +86,12 @@ struct profile_thresholds {
 	bool lenient;		   /* stress type or duration over 6 h */
 	bool db_read_max_set;	   /* given in the profile: lenient defaults leave it */
 	bool log_write_max_set;	   /* given in the profile: lenient defaults leave it */
+	/* Optional criteria (eval.h), all off by default; lenient leaves them. */
+	uint64_t db_read_p99_ns;   /* highest 99th percentile; 0 = not judged */
+	uint64_t log_write_p99_ns; /* highest 99th percentile; 0 = not judged */
+	bool interval_avg;	   /* no 15 s window's average over the average thresholds */
+	double db_read_cv_pct;	   /* highest CV of the 15 s window averages, %; 0 = not judged */
+	double log_write_cv_pct;   /* highest CV of the 15 s window averages, %; 0 = not judged */
 };
 
 struct profile_sim {
@@ -157,6 +171,7 @@ struct profile {
 	unsigned tune_max_streams;	  /* 0: 128 per database */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
 	bool direct;	  /* O_DIRECT; default on */
+	enum profile_affinity affinity; /* default soft */
 
 	/* [sim] */
 	struct profile_sim sim;

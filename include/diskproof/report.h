@@ -3,10 +3,12 @@
  * format what struct results holds.
  *
  * text: the terminal summary: overall verdict first, failing verdicts on top
- *       ("db3 on vol2: database read average 21.4 ms > 20 ms"), then a
- *       per-volume table (a row per class present, class_summary_present():
- *       IOPS, MB/s, avg, p99, max, verdict), transactional IOPS and the
- *       background maintenance, replication and backup read rates when present.
+ *       with their margin ("db3 on vol2: database read average 21.4 ms > 20 ms
+ *       (+7 %)"), then a per-volume table (a row per class present,
+ *       class_summary_present(): IOPS, MB/s, avg, p99, max, verdict),
+ *       transactional IOPS and the background maintenance, replication and
+ *       backup read rates when present, the warm-up (not judged) and the
+ *       auto-tune steps when the run had them, and the count of verdicts.
  * json: every class of every scope, present or not (zeros): stable keys.
  *       One valid document, keys documented in docs/reports.md:
  *   { "run": {id, status, verdict, label, host, started, ended, duration_s,
@@ -16,7 +18,11 @@
  *                   p99_ms, max_ms, errors, bytes}, db_write: ..., log_write: ...,
  *                   bdm_read: ..., log_read: ..., backup_read: ...}} ],
  *     "databases": [ {name, volume, classes: {...}} ],
- *     "verdicts": [ {scope, name, criterion, threshold, measured, passed} ] }
+ *     "verdicts": [ {scope, name, criterion, threshold, measured, passed} ],
+ *     "warmup": {duration_s, classes: {db_read: {ios, iops, avg_ms, errors},
+ *                ...}} or null,
+ *     "autotune": {goal, chosen, stopped_because, steps: [ {step, streams, iops,
+ *                  db_read_avg_ms, log_write_avg_ms, passed, reason} ]} or null }
  * csv:  the interval time series, one row per interval x scope x class
  *       present there, header line first (report_csv, csv.c).
  */
@@ -73,5 +79,10 @@ void report_compare_html(struct strbuf *out, const struct analyze_comparison *c)
 
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);
+
+/* A failed verdict's margin past its threshold, relative to it: " (+7 %)";
+ * nothing for a pass, a threshold of 0, or a count or percentage criterion
+ * (docs/verdicts.md). */
+void report_verdict_margin(struct strbuf *out, const struct verdict *v);
 
 #endif

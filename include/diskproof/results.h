@@ -118,6 +118,48 @@ struct results_hist {
 	struct hist *h; /* malloc'd */
 };
 
+/*
+ * The warm-up, shown apart and never judged: per class, the run-scope
+ * sample rows marked warm-up, summed (results_warmup_fill).
+ */
+struct results_warmup_class {
+	uint64_t ios;
+	uint64_t errors;
+	double iops;   /* ios over the warm-up's length */
+	double avg_ms; /* latency sum over ios; 0 without I/O */
+};
+
+struct results_warmup {
+	double duration_s; /* end of the last warm-up interval; 0: no warm-up was stored */
+	struct results_warmup_class classes[IO_CLASS_COUNT];
+};
+
+/* One level auto-tune decided on (table autotune_step). */
+struct results_autotune_step {
+	unsigned step; /* 1, 2, ... in the order decided */
+	unsigned streams;
+	double iops;		 /* transactional IOPS of the level; NAN when not stored */
+	double db_read_avg_ms;	 /* NAN when not stored */
+	double log_write_avg_ms; /* NAN when not stored */
+	bool passed;
+	char *reason; /* why it passed or failed; may be NULL */
+};
+
+/*
+ * What auto-tune did before the main test: the steps, and its outcome from
+ * the env facts autotune_goal, autotune_chosen, autotune_stopped_because.
+ * A run that did not tune (or a file from before auto-tune) has no steps and
+ * no facts: results_autotune_ran() is false.
+ */
+struct results_autotune {
+	char *goal;	       /* "max" or "target"; NULL when not recorded */
+	bool has_chosen;       /* autotune_chosen was recorded */
+	unsigned chosen;       /* the stream count chosen; 0: no level passed */
+	char *stopped_because; /* NULL when not recorded */
+	struct results_autotune_step *steps;
+	size_t nr_steps;
+};
+
 struct results {
 	int64_t id;
 	char *status;  /* running|passed|failed|aborted|error */
@@ -154,8 +196,28 @@ struct results {
 	size_t nr_events;
 	struct results_hist *hists;
 	size_t nr_hists;
+
+	/* derived from samples (results_warmup_fill) and read from table
+	 * autotune_step and the env facts, by store_results_load() */
+	struct results_warmup warmup;
+	struct results_autotune autotune;
 };
 
 void results_release(struct results *r);
+
+/* The value of env fact key, or NULL when the run has none. */
+const char *results_env_get(const struct results *r, const char *key);
+
+/* Fills r->warmup from r->samples: the run-scope rows marked warm-up, per
+ * class; the warm-up's length is the t_ms of its last interval (a run starts
+ * at 0). No such rows: r->warmup is zeroed. */
+void results_warmup_fill(struct results *r);
+
+/* Fills r->autotune's goal, chosen and stopped_because from r->env (the steps
+ * come from the store). 0, or -ENOMEM with r->autotune's strings unset. */
+int results_autotune_from_env(struct results *r) DP_MUST_CHECK;
+
+/* The run tuned its stream count: it has auto-tune steps or facts. */
+bool results_autotune_ran(const struct results *r);
 
 #endif

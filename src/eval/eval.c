@@ -1,6 +1,13 @@
 /*
  * eval.c - verdicts from summaries and thresholds (see eval.h). Pure: no I/O,
  * no clock, no globals; the same input gives the same verdicts.
+ *
+ * Order of the verdicts: every database, then every volume, then the run.
+ * Within a scope: for database reads, then log writes, the average, the
+ * maximum and the optional p99, highest window and dispersion; then I/O and
+ * integrity errors; a volume then rolls up its databases (databases_failed),
+ * the run its volumes (volumes_failed) and last the target IOPS. The roll-ups
+ * read the verdicts already made, so a scope is judged after what it holds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +20,34 @@ struct judge {
 	struct verdict *v;
 	size_t n, cap;
 };
+
+/* The criteria of one judged latency class, by name (eval.h). */
+struct latency_criteria {
+	enum io_class cls;
+	const char *avg, *max, *p99, *interval_avg, *cv;
+};
+
+static const struct latency_criteria latency_criteria[] = {
+	{IO_DB_READ, "db_read_avg_ms", "db_read_max_ms", "db_read_p99_ms",
+	 "db_read_interval_avg_ms", "db_read_cv_pct"},
+	{IO_LOG_WRITE, "log_write_avg_ms", "log_write_max_ms", "log_write_p99_ms",
+	 "log_write_interval_avg_ms", "log_write_cv_pct"},
+};
+
+/* A class's thresholds; 0 for an optional one that is off. */
+struct class_limits {
+	uint64_t avg_ns, max_ns, p99_ns;
+	double cv_pct;
+};
+
+static struct class_limits class_limits_of(const struct profile_thresholds *t, enum io_class c)
+{
+	if (c == IO_DB_READ)
+		return (struct class_limits){t->db_read_avg_ns, t->db_read_max_ns,
+					     t->db_read_p99_ns, t->db_read_cv_pct};
+	return (struct class_limits){t->log_write_avg_ns, t->log_write_max_ns, t->log_write_p99_ns,
+				     t->log_write_cv_pct};
+}
 
 static int add(struct judge *j, const struct scope_summary *s, enum scope_kind k,
 	       const char *criterion, enum verdict_cmp cmp, double threshold, double measured)
@@ -46,31 +81,115 @@ static double ns_to_ms(uint64_t ns)
 	return (double)ns / 1e6;
 }
 
-static int judge_scope(struct judge *j, const struct scope_summary *s, enum scope_kind k,
-		       const struct profile_thresholds *t)
+/*
+ * One latency class of a scope. w is the class's window stats, NULL when
+ * unknown. The highest window needs one window with I/O, the dispersion two
+ * (a single window has no spread to judge).
+ */
+static int judge_class(struct judge *j, const struct scope_summary *s, enum scope_kind k,
+		       const struct latency_criteria *lc, const struct profile_thresholds *t,
+		       const struct eval_window_stats *w)
 {
-	const struct class_summary *rd = &s->classes[IO_DB_READ];
-	const struct class_summary *lw = &s->classes[IO_LOG_WRITE];
+	const struct class_summary *cs = &s->classes[lc->cls];
+	struct class_limits l = class_limits_of(t, lc->cls);
+	int ret = 0;
+
+	if (!cs->ios)
+		return 0;
+	ret |= add(j, s, k, lc->avg, VERDICT_LE, ns_to_ms(l.avg_ns), cs->avg_ms);
+	ret |= add(j, s, k, lc->max, VERDICT_LE, ns_to_ms(l.max_ns), cs->max_ms);
+	if (l.p99_ns)
+		ret |= add(j, s, k, lc->p99, VERDICT_LE, ns_to_ms(l.p99_ns), cs->p99_ms);
+	if (t->interval_avg && w && w->n)
+		ret |= add(j, s, k, lc->interval_avg, VERDICT_LE, ns_to_ms(l.avg_ns),
+			   w->max_avg_ms);
+	if (l.cv_pct > 0 && w && w->n >= 2)
+		ret |= add(j, s, k, lc->cv, VERDICT_LE, l.cv_pct, w->cv * 100.0);
+	return ret;
+}
+
+/* windows: the scope's IO_CLASS_COUNT window stats, or NULL. */
+static int judge_scope(struct judge *j, const struct scope_summary *s, enum scope_kind k,
+		       const struct profile_thresholds *t, const struct eval_window_stats *windows)
+{
 	uint64_t errors = 0;
 	int ret = 0;
 
-	if (rd->ios) {
-		ret |= add(j, s, k, "db_read_avg_ms", VERDICT_LE, ns_to_ms(t->db_read_avg_ns),
-			   rd->avg_ms);
-		ret |= add(j, s, k, "db_read_max_ms", VERDICT_LE, ns_to_ms(t->db_read_max_ns),
-			   rd->max_ms);
-	}
-	if (lw->ios) {
-		ret |= add(j, s, k, "log_write_avg_ms", VERDICT_LE, ns_to_ms(t->log_write_avg_ns),
-			   lw->avg_ms);
-		ret |= add(j, s, k, "log_write_max_ms", VERDICT_LE, ns_to_ms(t->log_write_max_ns),
-			   lw->max_ms);
-	}
+	for (size_t i = 0; i < DP_ARRAY_SIZE(latency_criteria); i++)
+		ret |= judge_class(j, s, k, &latency_criteria[i], t,
+				   windows ? &windows[latency_criteria[i].cls] : NULL);
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		errors += s->classes[c].errors;
 	ret |= add(j, s, k, "io_errors", VERDICT_LE, (double)t->io_errors, (double)errors);
 	ret |= add(j, s, k, "integrity_errors", VERDICT_LE, 0, (double)s->integrity_errors);
 	return ret ? -ENOMEM : 0;
+}
+
+/*
+ * Scopes of kind k (on volume `volume`, when not NULL) with a failed verdict
+ * among those made so far. A scope's verdicts are contiguous, so a failure
+ * of a name other than the last one counted is a new scope.
+ */
+static size_t failed_scopes(const struct judge *j, enum scope_kind k, const char *volume)
+{
+	const char *last = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < j->n; i++) {
+		const struct verdict *v = &j->v[i];
+
+		if (v->scope != k || v->passed || (volume && strcmp(v->volume, volume)))
+			continue;
+		if (last && !strcmp(last, v->name))
+			continue;
+		last = v->name;
+		n++;
+	}
+	return n;
+}
+
+static bool volume_has_databases(const struct eval_input *in, const char *volume)
+{
+	for (size_t i = 0; i < in->nr_databases; i++)
+		if (!strcmp(in->databases[i].volume, volume))
+			return true;
+	return false;
+}
+
+static const struct eval_window_stats *windows_at(const struct eval_window_stats *w, size_t i)
+{
+	return w ? w + i * IO_CLASS_COUNT : NULL;
+}
+
+static int judge_volumes(struct judge *j, const struct eval_input *in,
+			 const struct profile_thresholds *t)
+{
+	const struct scope_summary *vol;
+	int ret = 0;
+
+	for (size_t i = 0; i < in->nr_volumes && !ret; i++) {
+		vol = &in->volumes[i];
+		ret = judge_scope(j, vol, SCOPE_VOLUME, t, windows_at(in->volume_windows, i));
+		if (!ret && volume_has_databases(in, vol->name))
+			ret = add(j, vol, SCOPE_VOLUME, "databases_failed", VERDICT_LE, 0,
+				  (double)failed_scopes(j, SCOPE_DATABASE, vol->name));
+	}
+	return ret;
+}
+
+static int judge_run(struct judge *j, const struct eval_input *in,
+		     const struct profile_thresholds *t)
+{
+	int ret;
+
+	ret = judge_scope(j, in->run, SCOPE_RUN, t, in->run_windows);
+	if (!ret && in->nr_volumes)
+		ret = add(j, in->run, SCOPE_RUN, "volumes_failed", VERDICT_LE, 0,
+			  (double)failed_scopes(j, SCOPE_VOLUME, NULL));
+	if (!ret && in->target_iops)
+		ret = add(j, in->run, SCOPE_RUN, "transactional_iops", VERDICT_GE,
+			  (double)in->target_iops, scope_transactional_iops(in->run));
+	return ret;
 }
 
 int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
@@ -80,14 +199,12 @@ int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 	int ret = 0;
 
 	for (size_t i = 0; i < in->nr_databases && !ret; i++)
-		ret = judge_scope(&j, &in->databases[i], SCOPE_DATABASE, t);
-	for (size_t i = 0; i < in->nr_volumes && !ret; i++)
-		ret = judge_scope(&j, &in->volumes[i], SCOPE_VOLUME, t);
+		ret = judge_scope(&j, &in->databases[i], SCOPE_DATABASE, t,
+				  windows_at(in->database_windows, i));
+	if (!ret)
+		ret = judge_volumes(&j, in, t);
 	if (!ret && in->run)
-		ret = judge_scope(&j, in->run, SCOPE_RUN, t);
-	if (!ret && in->run && in->target_iops)
-		ret = add(&j, in->run, SCOPE_RUN, "transactional_iops", VERDICT_GE,
-			  (double)in->target_iops, scope_transactional_iops(in->run));
+		ret = judge_run(&j, in, t);
 	if (ret) {
 		free(j.v);
 		return -ENOMEM;

@@ -219,6 +219,28 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(thresholds.io_errors),
 	  .min = 0, .max = UINT64_MAX, .def = "0",
 	  .help = "Most I/O errors a passing run may have." },
+	{ .section = "thresholds", .name = "db_read_p99", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.db_read_p99_ns),
+	  .min = 1, .max = 3600 * SEC,
+	  .help = "Highest accepted 99th percentile of database read latency; not set: not "
+		  "judged." },
+	{ .section = "thresholds", .name = "log_write_p99", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.log_write_p99_ns),
+	  .min = 1, .max = 3600 * SEC,
+	  .help = "Highest accepted 99th percentile of log write latency; not set: not judged." },
+	{ .section = "thresholds", .name = "interval_avg", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(thresholds.interval_avg), .def = "off",
+	  .help = "on: no 15 s window's average may exceed db_read_avg or log_write_avg." },
+	{ .section = "thresholds", .name = "db_read_cv", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(thresholds.db_read_cv_pct), .min = 1,
+	  .max = 100,
+	  .help = "Highest accepted coefficient of variation of the 15 s database read "
+		  "averages; not set: not judged." },
+	{ .section = "thresholds", .name = "log_write_cv", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(thresholds.log_write_cv_pct), .min = 1,
+	  .max = 100,
+	  .help = "Highest accepted coefficient of variation of the 15 s log write averages; "
+		  "not set: not judged." },
 
 	/* [engine] */
 	{ .section = "engine", .name = "name", .type = PROFILE_KEY_CHOICE,
@@ -260,6 +282,12 @@ static const struct profile_key keys[] = {
 	{ .section = "engine", .name = "direct", .type = PROFILE_KEY_BOOL,
 	  .store = PROFILE_STORE_BOOL, PFIELD(direct), .def = "on",
 	  .help = "Open files with O_DIRECT, bypassing the page cache." },
+	{ .section = "engine", .name = "affinity", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(affinity), .def = "soft",
+	  /* in enum profile_affinity order */
+	  .choices = (const char *const[]){"soft", "hard", "none", NULL},
+	  .help = "Where workers run against the NUMA node of their disks: soft (prefer the "
+		  "node's CPUs), hard (only the nodes' CPUs and memory) or none." },
 
 	/* [sim] */
 	{ .section = "sim", .name = "read_latency", .type = PROFILE_KEY_DURATION,

@@ -807,6 +807,8 @@ static void finish(struct parse_ctx *c)
 
 	if (!c->marks.line[dur] && p->type == PROFILE_TEST_STRESS)
 		p->duration_ns = PROFILE_STRESS_DURATION;
+	/* The lenient set relaxes the two maxima only: averages, errors and the
+	 * optional p99, window and dispersion criteria stay (docs/verdicts.md). */
 	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
 	t->db_read_max_set = c->marks.line[rmax] != 0;
 	t->log_write_max_set = c->marks.line[lmax] != 0;

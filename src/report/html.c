@@ -172,13 +172,21 @@ static const char *db_verdict(const struct results *r, const struct scope_summar
 	return judged ? "PASS" : "-";
 }
 
-static void nav(struct strbuf *sb, const char *const (*items)[2], size_t n)
+/* The table of contents; a NULL `skip` entry leaves out nothing. */
+static void nav(struct strbuf *sb, const char *const (*items)[2], size_t n, const char *const *skip,
+		size_t nr_skip)
 {
-	size_t i;
+	size_t i, k;
+	bool out;
 
 	strbuf_addstr(sb, "<nav class=\"toc\">");
-	for (i = 0; i < n; i++)
-		strbuf_addf(sb, "<a href=\"#%s\">%s</a>\n", items[i][0], items[i][1]);
+	for (i = 0; i < n; i++) {
+		out = false;
+		for (k = 0; k < nr_skip; k++)
+			out |= skip[k] && !strcmp(skip[k], items[i][0]);
+		if (!out)
+			strbuf_addf(sb, "<a href=\"#%s\">%s</a>\n", items[i][0], items[i][1]);
+	}
 	strbuf_addstr(sb, "</nav>\n");
 }
 
@@ -188,8 +196,10 @@ static const char *const run_sections[][2] = {
 	{"summary", "Test summary"},
 	{"sizing", "Sizing and throughput"},
 	{"parameters", "Test parameters"},
+	{"autotune", "Auto-tune"},
 	{"databases", "Transactional I/O per database"},
 	{"over-time", "Performance over time"},
+	{"warmup", "Warm-up (not judged)"},
 	{"distribution", "Latency distribution"},
 	{"maintenance", "Background maintenance and replication"},
 	{"total-io", "Total I/O"},
@@ -243,6 +253,7 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 			if (r->verdicts[i].passed)
 				continue;
 			report_verdict_line(&line, &r->verdicts[i]);
+			report_verdict_margin(&line, &r->verdicts[i]);
 			strbuf_addstr(sb, "<li class=\"FAIL\">");
 			html_esc(sb, line.buf);
 			strbuf_addstr(sb, "</li>\n");
@@ -442,6 +453,120 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "</div>\n</section>\n");
 }
 
+/*
+ * The warm-up's figures per class, apart: they are in no other figure and no
+ * verdict. Only when the run stored warm-up intervals.
+ */
+static void run_warmup(struct strbuf *sb, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0))
+		return;
+	section_open(sb, "warmup", "Warm-up (not judged)", false);
+	strbuf_addstr(sb, "<p class=\"note\">The first ");
+	html_num(sb, r->warmup.duration_s, 0);
+	strbuf_addstr(sb, " s of the run, measured but not judged: these I/Os count in no other "
+			  "figure and no verdict. Per class the run issued then: I/Os, IOPS over "
+			  "the warm-up and average latency.</p>\n<table>\n<tr><th>class</th>"
+			  "<th class=\"num\">IOs</th><th class=\"num\">IOPS</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">errors</th></tr>\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		if (!wc->ios && !wc->errors)
+			continue;
+		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), wc->ios);
+		td_num(sb, wc->iops, 1);
+		td_num(sb, wc->avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", wc->errors);
+	}
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+static void autotune_chart(struct strbuf *sb, const struct results *r)
+{
+	struct html_series s[2];
+	struct html_hline hl;
+	struct html_chart ch;
+	char hlabel[64];
+
+	s[0] = (struct html_series){.r = r,
+				    .src = HTML_SRC_TUNE_DB_READ_MS,
+				    .label = "db_read average (ms, left)",
+				    .color = class_colors[IO_DB_READ]};
+	s[1] = (struct html_series){.r = r,
+				    .src = HTML_SRC_TUNE_IOPS,
+				    .label = "transactional IOPS (right)",
+				    .color = class_colors[IO_DB_WRITE],
+				    .right = true};
+	hl.y = verdict_threshold(r, "db_read_avg_ms");
+	snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
+	hl.label = hlabel;
+	hl.color = "#b91c1c";
+	ch = (struct html_chart){
+		.id = "chart-autotune",
+		.title = "Auto-tune: database read average and IOPS against streams",
+		.x_label = "streams (log2 scale)",
+		.y_label = "db_read average (ms)",
+		.series = s,
+		.nr_series = 2,
+		.hlines = &hl,
+		.nr_hlines = isfinite(hl.y) ? 1 : 0,
+		.x_log2 = true,
+		.y2_label = "transactional IOPS"};
+	html_chart_line(sb, &ch);
+}
+
+/*
+ * What auto-tune measured before the main test, level by level, what it chose
+ * and why it stopped. Only for a run that tuned (results_autotune_ran).
+ */
+static void run_autotune(struct strbuf *sb, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r))
+		return;
+	section_open(sb, "autotune", "Auto-tune", false);
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Goal", a->goal);
+	if (a->has_chosen && a->chosen)
+		strbuf_addf(sb, "<tr><th>Chosen streams</th><td>%u</td></tr>\n", a->chosen);
+	else
+		kv_row(sb, "Chosen streams", a->has_chosen ? "none (no level passed)" : NULL);
+	kv_row(sb, "Stopped because", a->stopped_because);
+	strbuf_addstr(sb, "</table>\n");
+	if (a->nr_steps)
+		autotune_chart(sb, r);
+	strbuf_addstr(sb, "<table>\n<tr><th class=\"num\">step</th><th class=\"num\">streams"
+			  "</th><th class=\"num\">IOPS</th><th class=\"num\">db read avg ms</th>"
+			  "<th class=\"num\">log write avg ms</th><th>result</th><th>reason</th>"
+			  "</tr>\n");
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		strbuf_addf(sb,
+			    "<tr class=\"tune-step%s\"><td class=\"num\">%u</td>"
+			    "<td class=\"num\">%u</td>",
+			    st->passed ? "" : " fail", st->step, st->streams);
+		td_num(sb, st->iops, 1);
+		td_num(sb, st->db_read_avg_ms, 3);
+		td_num(sb, st->log_write_avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td><td>", st->passed ? "PASS" : "FAIL",
+			    st->passed ? "PASS" : "FAIL");
+		html_esc(sb, str_or(st->reason, ""));
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Each step measured one stream count "
+			  "before the main test; a level passes when it stays the profile's "
+			  "margin under every latency threshold. Failed levels are hollow in the "
+			  "chart. Auto-tune's I/O is in no other figure and no verdict.</p>\n"
+			  "</section>\n");
+}
+
 static void run_distribution(struct strbuf *sb, const struct results *r)
 {
 	struct html_series s[IO_CLASS_COUNT];
@@ -629,6 +754,7 @@ static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed
 		if (v->passed != passed)
 			continue;
 		report_verdict_line(&line, v);
+		report_verdict_margin(&line, v);
 		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
 			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
 			    passed ? "PASS" : "FAIL", scope_kind_name(v->scope));
@@ -677,6 +803,10 @@ static void run_log(struct strbuf *sb, const struct results *r)
 
 void report_html(struct strbuf *sb, const struct results *r)
 {
+	/* sections a run may not have */
+	const char *const skip[] = {results_autotune_ran(r) ? NULL : "autotune",
+				    r->warmup.duration_s > 0 ? NULL : "warmup"};
+
 	page_head(sb, "diskproof run", r->id, r->label);
 	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
 	verdict_badge(sb, r->verdict, false);
@@ -694,13 +824,15 @@ void report_html(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, " &middot; engine ");
 	html_esc(sb, str_or(r->engine, "-"));
 	strbuf_addstr(sb, "</div>\n");
-	nav(sb, run_sections, DP_ARRAY_SIZE(run_sections));
+	nav(sb, run_sections, DP_ARRAY_SIZE(run_sections), skip, DP_ARRAY_SIZE(skip));
 	strbuf_addstr(sb, "</header>\n");
 	run_summary(sb, r);
 	run_sizing(sb, r);
 	run_parameters(sb, r);
+	run_autotune(sb, r);
 	run_databases(sb, r);
 	run_over_time(sb, r);
+	run_warmup(sb, r);
 	run_distribution(sb, r);
 	run_maintenance(sb, r);
 	run_total_io(sb, r);
@@ -1002,7 +1134,7 @@ void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c)
 	html_esc(sb, c->test);
 	strbuf_addf(sb, " &middot; alpha %g, Holm-corrected per scope (%zu figures)</div>\n",
 		    c->alpha, c->family);
-	nav(sb, cmp_sections, DP_ARRAY_SIZE(cmp_sections));
+	nav(sb, cmp_sections, DP_ARRAY_SIZE(cmp_sections), NULL, 0);
 	strbuf_addstr(sb, "</header>\n");
 	section_open(sb, "summary", "Summary", true);
 	strbuf_addstr(sb, "<table>\n<tr><th></th><th>run</th><th>label</th><th>host</th>"

@@ -25,9 +25,11 @@ void html_esc(struct strbuf *sb, const char *s);
 void html_num(struct strbuf *sb, double v, int decimals);
 
 enum html_source {
-	HTML_SRC_IOPS,	 /* interval IOPS of the classes in `classes`, summed */
-	HTML_SRC_AVG_MS, /* interval average latency of those classes */
-	HTML_SRC_CDF,	 /* cumulative share of I/Os by latency, class `cls` */
+	HTML_SRC_IOPS,		  /* interval IOPS of the classes in `classes`, summed */
+	HTML_SRC_AVG_MS,	  /* interval average latency of those classes */
+	HTML_SRC_CDF,		  /* cumulative share of I/Os by latency, class `cls` */
+	HTML_SRC_TUNE_IOPS,	  /* auto-tune steps: x streams, y the level's IOPS */
+	HTML_SRC_TUNE_DB_READ_MS, /* auto-tune steps: x streams, y its db read average */
 };
 
 struct html_series {
@@ -42,6 +44,7 @@ struct html_series {
 	const char *label; /* legend text (escaped when written) */
 	const char *color;
 	bool dashed;
+	bool right; /* against the right-hand axis (html_chart.y2_label) */
 };
 
 struct html_hline {
@@ -59,13 +62,17 @@ struct html_chart {
 	size_t nr_series;
 	const struct html_hline *hlines; /* thresholds, drawn dashed */
 	size_t nr_hlines;
-	double warmup_s; /* > 0: the warm-up [0, warmup_s] is shaded */
-	bool y_percent;	 /* y is a share in [0, 1], labelled in % */
-	bool compact;	 /* narrower, for two charts side by side */
+	double warmup_s;      /* > 0: the warm-up [0, warmup_s] is shaded */
+	bool y_percent;	      /* y is a share in [0, 1], labelled in % */
+	bool compact;	      /* narrower, for two charts side by side */
+	bool x_log2;	      /* x > 0 on a log2 scale, ticks at powers of two */
+	const char *y2_label; /* non-NULL: a right-hand y axis, for series marked right */
 };
 
 /* An SVG line chart in a <figure>: axes with ticks and labels, a legend,
- * one <polyline class="series" data-points="N"> per series with points. */
+ * one <polyline class="series" data-points="N"> per series with points.
+ * Auto-tune series also mark each level: a <circle class="point"
+ * data-streams="S" data-passed="0|1">, hollow when the level failed. */
 void html_chart_line(struct strbuf *sb, const struct html_chart *c);
 
 /* A horizontal bar chart in a <figure> of the transactional IOPS of each

@@ -3,11 +3,15 @@
  * of interval series and latency CDFs, and per-database bars. Only scaling
  * and formatting happen here: a point is a stored interval turned into a
  * rate or an average (as in the CSV report) or a histogram bucket's value
- * and cumulative share; the axes are the data's ranges rounded up to a
- * "nice" step (1, 2 or 5 times a power of ten).
+ * and cumulative share, or an auto-tune step's streams and IOPS or latency;
+ * the axes are the data's ranges rounded up to a "nice" step (1, 2 or 5
+ * times a power of ten), or powers of two on a log2 axis. A right-hand axis
+ * gets as many ticks as the left one, at the same heights, so that one grid
+ * serves both.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "html.h"
@@ -18,6 +22,7 @@
 #define CH_H 300.0
 #define CH_LEFT 64.0
 #define CH_RIGHT 18.0
+#define CH_RIGHT_AXIS 64.0 /* the right margin of a chart with a right-hand axis */
 #define CH_TOP 40.0
 #define CH_BOTTOM 46.0
 #define CH_TICKS 6
@@ -61,10 +66,16 @@ void html_num(struct strbuf *sb, double v, int decimals)
 struct pt_iter {
 	const struct html_series *s;
 	const struct hist *h; /* CDF */
-	size_t i;	      /* next sample row or bucket */
+	size_t i;	      /* next sample row or bucket; auto-tune: the last step given */
+	bool started;	      /* auto-tune: a step was given */
 	uint64_t prev_t_ms;   /* end of the series' previous interval */
 	uint64_t cum;	      /* CDF: I/Os counted so far */
 };
+
+static bool src_tune(enum html_source src)
+{
+	return src == HTML_SRC_TUNE_IOPS || src == HTML_SRC_TUNE_DB_READ_MS;
+}
 
 static const struct hist *series_hist(const struct html_series *s)
 {
@@ -110,6 +121,53 @@ static bool pt_next_cdf(struct pt_iter *it, double *x, double *y)
 	return false;
 }
 
+/* Step i comes after step k in the order (streams, step). */
+static bool tune_after(const struct results_autotune *a, size_t i, size_t k)
+{
+	return a->steps[i].streams > a->steps[k].streams ||
+	       (a->steps[i].streams == a->steps[k].streams && i > k);
+}
+
+/* The most auto-tune steps a chart draws: a search doubles, then halves the
+ * gap, so even 100000 streams take under 40 steps; the bound keeps the scan
+ * below quadratic in whatever a damaged file holds. */
+#define TUNE_CHART_MAX_STEPS 1024
+
+/*
+ * Auto-tune's levels in the order of their streams (a search may go back
+ * down between levels it tried), so the line runs left to right: each call
+ * scans for the next step after the last one given (a search has a few
+ * dozen steps). A step without the value, or with 0 streams, is skipped.
+ */
+static bool pt_next_tune(struct pt_iter *it, double *x, double *y)
+{
+	const struct results_autotune *a = &it->s->r->autotune;
+	size_t i, best, n = a->nr_steps < TUNE_CHART_MAX_STEPS ? a->nr_steps : TUNE_CHART_MAX_STEPS;
+	const struct results_autotune_step *st;
+	double v;
+
+	for (;;) {
+		best = SIZE_MAX;
+		for (i = 0; i < n; i++) {
+			if (it->started && !tune_after(a, i, it->i))
+				continue;
+			if (best == SIZE_MAX || tune_after(a, best, i))
+				best = i;
+		}
+		if (best == SIZE_MAX)
+			return false;
+		it->started = true;
+		it->i = best;
+		st = &a->steps[best];
+		v = it->s->src == HTML_SRC_TUNE_IOPS ? st->iops : st->db_read_avg_ms;
+		if (!isfinite(v) || !st->streams)
+			continue;
+		*x = (double)st->streams;
+		*y = v;
+		return true;
+	}
+}
+
 /*
  * Samples are stored in t_ms order, so the rows of one interval are
  * contiguous. The intervals of a series are those of its scope (rows of any
@@ -128,6 +186,8 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 
 	if (s->src == HTML_SRC_CDF)
 		return pt_next_cdf(it, x, y);
+	if (src_tune(s->src))
+		return pt_next_tune(it, x, y);
 	while (it->i < r->nr_samples) {
 		while (it->i < r->nr_samples && !sample_in_scope(s, &r->samples[it->i]))
 			it->i++;
@@ -165,9 +225,15 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 }
 
 struct ranges {
-	double x_min, x_max, y_max;
+	double x_min, x_max, y_max, y2_max;
 	size_t points;
 };
+
+/* A point a chart can place: finite, and x > 0 on a log axis. */
+static bool pt_drawable(const struct html_chart *c, double x, double y)
+{
+	return isfinite(x) && isfinite(y) && (!c->x_log2 || x > 0);
+}
 
 static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 {
@@ -177,14 +243,19 @@ static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 
 	rg->x_min = HUGE_VAL;
 	rg->x_max = -HUGE_VAL;
-	rg->y_max = 0;
+	rg->y_max = rg->y2_max = 0;
 	rg->points = 0;
 	for (k = 0; k < c->nr_series; k++) {
 		pt_iter_init(&it, &c->series[k]);
 		while (pt_next(&it, &x, &y)) {
+			if (!pt_drawable(c, x, y))
+				continue;
 			rg->x_min = fmin(rg->x_min, x);
 			rg->x_max = fmax(rg->x_max, x);
-			rg->y_max = fmax(rg->y_max, y);
+			if (c->y2_label && c->series[k].right)
+				rg->y2_max = fmax(rg->y2_max, y);
+			else
+				rg->y_max = fmax(rg->y_max, y);
 			rg->points++;
 		}
 	}
@@ -192,28 +263,36 @@ static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 		if (isfinite(c->hlines[k].y))
 			rg->y_max = fmax(rg->y_max, c->hlines[k].y);
 	if (!rg->points) {
-		rg->x_min = 0;
-		rg->x_max = 1;
+		rg->x_min = c->x_log2 ? 1 : 0;
+		rg->x_max = c->x_log2 ? 2 : 1;
 	}
-	/* time and latency axes start at 0 */
-	rg->x_min = fmin(rg->x_min, 0);
+	/* time and latency axes start at 0; a log axis at its smallest point */
+	if (!c->x_log2)
+		rg->x_min = fmin(rg->x_min, 0);
 	if (c->warmup_s > 0)
 		rg->x_max = fmax(rg->x_max, c->warmup_s);
 	if (c->y_percent)
 		rg->y_max = 1;
 }
 
+/* The smallest 1, 2 or 5 x 10^k at or over v (> 0). */
+static double nice_ceil(double v)
+{
+	double mag, f;
+
+	if (!(v > 0) || !isfinite(v))
+		return 1;
+	mag = pow(10, floor(log10(v)));
+	f = v / mag;
+	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+}
+
 /* The tick step for [0, max]: 1, 2 or 5 x 10^k, about CH_TICKS ticks. */
 static double nice_step(double max)
 {
-	double raw, mag, f;
-
 	if (!(max > 0) || !isfinite(max))
 		return 1;
-	raw = max / CH_TICKS;
-	mag = pow(10, floor(log10(raw)));
-	f = raw / mag;
-	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
+	return nice_ceil(max / CH_TICKS);
 }
 
 /* Decimals that show a tick step exactly (0.25 -> 2, 5 -> 0). */
@@ -227,14 +306,19 @@ static int step_decimals(double step)
 }
 
 struct scale {
-	double w;	   /* the chart's width: CH_W, or CH_W_COMPACT */
-	double x0, x1, y1; /* axis ranges; y from 0 */
-	double xstep, ystep;
+	double w;		     /* the chart's width: CH_W, or CH_W_COMPACT */
+	double right;		     /* its right margin: CH_RIGHT, or CH_RIGHT_AXIS */
+	double x0, x1, y1;	     /* axis ranges; y from 0 */
+	double y2;		     /* the right-hand axis's range from 0; 0: none */
+	double xstep, ystep, y2step; /* a log2 axis: xstep is the factor between ticks */
+	bool xlog;
 };
 
 static double sx(const struct scale *s, double x)
 {
-	return CH_LEFT + (x - s->x0) / (s->x1 - s->x0) * (s->w - CH_LEFT - CH_RIGHT);
+	double f = s->xlog ? log2(x / s->x0) / log2(s->x1 / s->x0) : (x - s->x0) / (s->x1 - s->x0);
+
+	return CH_LEFT + f * (s->w - CH_LEFT - s->right);
 }
 
 static double sy(const struct scale *s, double y)
@@ -242,16 +326,77 @@ static double sy(const struct scale *s, double y)
 	return CH_H - CH_BOTTOM - y / s->y1 * (CH_H - CH_TOP - CH_BOTTOM);
 }
 
+/* A y of the right-hand axis, placed on the left one's scale. */
+static double sy_right(const struct scale *s, double y)
+{
+	return sy(s, y / s->y2 * s->y1);
+}
+
+static double series_sy(const struct scale *s, const struct html_series *se, double y)
+{
+	return s->y2 > 0 && se->right ? sy_right(s, y) : sy(s, y);
+}
+
+/*
+ * A log2 x axis from the power of two at or under the smallest x to the one
+ * at or over the largest, ticks at every power (every second or fourth one
+ * when there would be more than 2 x CH_TICKS).
+ */
+static void scale_log2(struct scale *s, const struct ranges *rg)
+{
+	double lo = floor(log2(rg->x_min)), hi = ceil(log2(rg->x_max));
+
+	if (hi <= lo)
+		hi = lo + 1;
+	s->x0 = exp2(lo);
+	s->x1 = exp2(hi);
+	s->xstep = hi - lo > 4 * CH_TICKS ? 4 : hi - lo > 2 * CH_TICKS ? 2 : 1;
+	s->xstep = exp2(s->xstep);
+}
+
+/* The x ticks of a log2 axis: powers of two, labelled as whole numbers. */
+static void chart_x_log2(struct strbuf *sb, const struct scale *s)
+{
+	double v;
+
+	for (v = s->x0; v <= s->x1 * (1 + 1e-9); v *= s->xstep) {
+		strbuf_addf(
+			sb,
+			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
+			sx(s, v), CH_H - CH_BOTTOM, sx(s, v), CH_H - CH_BOTTOM + 4);
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n",
+			    sx(s, v), CH_H - CH_BOTTOM + 16, v);
+	}
+}
+
+/* The right-hand axis: its labels at the left axis's grid lines, its title. */
+static void chart_y_right(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
+{
+	int d = step_decimals(s->y2step);
+	double v;
+
+	for (v = 0; v <= s->y2 + s->y2step / 1e6; v += s->y2step)
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%.*f</text>\n",
+			    s->w - s->right + 6, sy_right(s, v) + 4, d, v);
+	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		    s->w - s->right, CH_TOP, s->w - s->right, CH_H - CH_BOTTOM);
+	strbuf_addf(sb,
+		    "<text transform=\"translate(%.1f %.1f) rotate(90)\" text-anchor=\"middle\">",
+		    s->w - 12, (CH_TOP + CH_H - CH_BOTTOM) / 2);
+	html_esc(sb, c->y2_label);
+	strbuf_addstr(sb, "</text>\n");
+}
+
 static void chart_axes(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
 {
-	int dx = step_decimals(s->xstep), dy = step_decimals(s->ystep);
+	int dx = s->xlog ? 0 : step_decimals(s->xstep), dy = step_decimals(s->ystep);
 	double v;
 
 	for (v = 0; v <= s->y1 + s->ystep / 1e6; v += s->ystep) {
 		strbuf_addf(
 			sb,
 			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-			CH_LEFT, sy(s, v), s->w - CH_RIGHT, sy(s, v));
+			CH_LEFT, sy(s, v), s->w - s->right, sy(s, v));
 		if (c->y_percent)
 			strbuf_addf(
 				sb,
@@ -262,7 +407,10 @@ static void chart_axes(struct strbuf *sb, const struct html_chart *c, const stru
 				    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.*f</text>\n",
 				    CH_LEFT - 6, sy(s, v) + 4, dy, v);
 	}
-	for (v = ceil(s->x0 / s->xstep) * s->xstep; v <= s->x1 + s->xstep / 1e6; v += s->xstep) {
+	if (s->xlog)
+		chart_x_log2(sb, s);
+	for (v = ceil(s->x0 / s->xstep) * s->xstep; !s->xlog && v <= s->x1 + s->xstep / 1e6;
+	     v += s->xstep) {
 		strbuf_addf(
 			sb,
 			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
@@ -271,7 +419,7 @@ static void chart_axes(struct strbuf *sb, const struct html_chart *c, const stru
 			    sx(s, v), CH_H - CH_BOTTOM + 16, dx, fabs(v) < 1e-12 ? 0.0 : v);
 	}
 	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
-		    CH_LEFT, CH_H - CH_BOTTOM, s->w - CH_RIGHT, CH_H - CH_BOTTOM);
+		    CH_LEFT, CH_H - CH_BOTTOM, s->w - s->right, CH_H - CH_BOTTOM);
 	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
 		    CH_LEFT, CH_TOP, CH_LEFT, CH_H - CH_BOTTOM);
 	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", (CH_LEFT + s->w) / 2,
@@ -283,6 +431,8 @@ static void chart_axes(struct strbuf *sb, const struct html_chart *c, const stru
 		    (CH_TOP + CH_H - CH_BOTTOM) / 2);
 	html_esc(sb, c->y_label);
 	strbuf_addstr(sb, "</text>\n");
+	if (s->y2 > 0)
+		chart_y_right(sb, c, s);
 }
 
 /* One legend entry at *x on the legend row; returns nothing, advances *x. */
@@ -299,16 +449,39 @@ static void legend_entry(struct strbuf *sb, double *x, const char *label, const 
 	*x += 28 + 6.3 * (double)strlen(label) + 22;
 }
 
-static void chart_series(struct strbuf *sb, const struct html_series *se, const struct scale *s)
+/* An auto-tune level's marker: filled when it passed, hollow when it failed. */
+static void tune_marker(struct strbuf *sb, const struct html_series *se, size_t step, double px,
+			double py, double y)
 {
-	struct strbuf pts = STRBUF_INIT;
+	const struct results_autotune_step *st = &se->r->autotune.steps[step];
+
+	strbuf_addf(sb,
+		    "<circle class=\"point\" data-streams=\"%u\" data-passed=\"%d\" cx=\"%.1f\" "
+		    "cy=\"%.1f\" r=\"3.5\" stroke=\"%s\" stroke-width=\"1.5\" fill=\"%s\"><title>"
+		    "%u streams (%s): ",
+		    st->streams, st->passed ? 1 : 0, px, py, se->color,
+		    st->passed ? se->color : "#fff", st->streams, st->passed ? "pass" : "fail");
+	html_esc(sb, se->label);
+	strbuf_addstr(sb, " ");
+	html_num(sb, y, se->src == HTML_SRC_TUNE_IOPS ? 1 : 3);
+	strbuf_addstr(sb, "</title></circle>\n");
+}
+
+static void chart_series(struct strbuf *sb, const struct html_chart *c,
+			 const struct html_series *se, const struct scale *s)
+{
+	struct strbuf pts = STRBUF_INIT, marks = STRBUF_INIT;
 	struct pt_iter it;
 	size_t n = 0;
 	double x, y;
 
 	pt_iter_init(&it, se);
 	while (pt_next(&it, &x, &y)) {
-		strbuf_addf(&pts, "%s%.1f,%.1f", n ? " " : "", sx(s, x), sy(s, y));
+		if (!pt_drawable(c, x, y))
+			continue;
+		strbuf_addf(&pts, "%s%.1f,%.1f", n ? " " : "", sx(s, x), series_sy(s, se, y));
+		if (src_tune(se->src))
+			tune_marker(&marks, se, it.i, sx(s, x), series_sy(s, se, y), y);
 		n++;
 	}
 	strbuf_addf(sb, "<polyline class=\"series\" data-points=\"%zu\" data-name=\"", n);
@@ -317,7 +490,39 @@ static void chart_series(struct strbuf *sb, const struct html_series *se, const 
 		    se->dashed ? " stroke-dasharray=\"5 3\"" : "", pts.buf);
 	html_esc(sb, se->label);
 	strbuf_addstr(sb, "</title></polyline>\n");
+	strbuf_addstr(sb, marks.buf);
 	strbuf_release(&pts);
+	strbuf_release(&marks);
+}
+
+/*
+ * The axes' ranges: x linear from its range (rounded out to the tick step)
+ * or log2; y from 0 with about CH_TICKS ticks; a right-hand y axis with the
+ * same number of ticks, each a nice step, so its labels sit on the grid.
+ */
+static void chart_scale(struct scale *s, const struct html_chart *c, const struct ranges *rg)
+{
+	double nticks;
+
+	s->w = c->compact ? CH_W_COMPACT : CH_W;
+	s->right = c->y2_label ? CH_RIGHT_AXIS : CH_RIGHT;
+	s->xlog = c->x_log2;
+	if (s->xlog) {
+		scale_log2(s, rg);
+	} else {
+		s->xstep = nice_step(rg->x_max - rg->x_min);
+		s->x0 = floor(rg->x_min / s->xstep) * s->xstep;
+		s->x1 = fmax(ceil(rg->x_max / s->xstep) * s->xstep, s->x0 + s->xstep);
+		s->xstep = nice_step(s->x1 - s->x0);
+	}
+	s->ystep = c->y_percent ? 0.2 : nice_step(rg->y_max * 1.05);
+	s->y1 = c->y_percent ? 1 : fmax(ceil(rg->y_max * 1.05 / s->ystep) * s->ystep, s->ystep);
+	s->y2 = s->y2step = 0;
+	if (c->y2_label) {
+		nticks = round(s->y1 / s->ystep);
+		s->y2step = nice_ceil(rg->y2_max * 1.05 / nticks);
+		s->y2 = s->y2step * nticks;
+	}
 }
 
 void html_chart_line(struct strbuf *sb, const struct html_chart *c)
@@ -327,14 +532,8 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 	double lx = CH_LEFT;
 	size_t k;
 
-	s.w = c->compact ? CH_W_COMPACT : CH_W;
 	chart_ranges(c, &rg);
-	s.xstep = nice_step(rg.x_max - rg.x_min);
-	s.x0 = floor(rg.x_min / s.xstep) * s.xstep;
-	s.x1 = fmax(ceil(rg.x_max / s.xstep) * s.xstep, s.x0 + s.xstep);
-	s.xstep = nice_step(s.x1 - s.x0);
-	s.ystep = c->y_percent ? 0.2 : nice_step(rg.y_max * 1.05);
-	s.y1 = c->y_percent ? 1 : fmax(ceil(rg.y_max * 1.05 / s.ystep) * s.ystep, s.ystep);
+	chart_scale(&s, c, &rg);
 
 	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", c->id);
 	html_esc(sb, c->title);
@@ -344,7 +543,7 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 		    s.w, CH_H);
 	html_esc(sb, c->title);
 	strbuf_addstr(sb, "\">\n");
-	if (c->warmup_s > 0 && s.x0 <= 0) {
+	if (c->warmup_s > 0 && !s.xlog && s.x0 <= 0) {
 		strbuf_addf(sb,
 			    "<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
 			    "height=\"%.1f\"/><text x=\"%.1f\" y=\"%.1f\">warm-up</text>\n",
@@ -359,13 +558,13 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 			    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			    "y2=\"%.1f\" stroke=\"%s\"/><text x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"end\">",
-			    CH_LEFT, sy(&s, c->hlines[k].y), s.w - CH_RIGHT, sy(&s, c->hlines[k].y),
-			    c->hlines[k].color, s.w - CH_RIGHT - 4, sy(&s, c->hlines[k].y) - 4);
+			    CH_LEFT, sy(&s, c->hlines[k].y), s.w - s.right, sy(&s, c->hlines[k].y),
+			    c->hlines[k].color, s.w - s.right - 4, sy(&s, c->hlines[k].y) - 4);
 		html_esc(sb, c->hlines[k].label);
 		strbuf_addstr(sb, "</text>\n");
 	}
 	for (k = 0; k < c->nr_series; k++)
-		chart_series(sb, &c->series[k], &s);
+		chart_series(sb, c, &c->series[k], &s);
 	if (!rg.points)
 		strbuf_addf(sb,
 			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "

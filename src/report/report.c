@@ -30,29 +30,41 @@ int report_format_from_name(const char *name)
 	return -1;
 }
 
-/* How a criterion of eval reads in a sentence, its unit and its precision. */
+/*
+ * How a criterion of eval reads in a sentence, its unit and its precision,
+ * and whether a failure shows its margin (relative to the threshold: not for
+ * counts judged against 0, nor for criteria that are percentages already).
+ */
 struct criterion_desc {
 	const char *name;
 	const char *words;
 	const char *unit;
 	int decimals;
+	bool margin;
 };
 
 static const struct criterion_desc criterion_descs[] = {
-	{"db_read_avg_ms", "database read average", " ms", 3},
-	{"db_read_max_ms", "database read maximum", " ms", 3},
-	{"db_read_p99_ms", "database read 99th percentile", " ms", 3},
-	{"log_write_avg_ms", "log write average", " ms", 3},
-	{"log_write_max_ms", "log write maximum", " ms", 3},
-	{"log_write_p99_ms", "log write 99th percentile", " ms", 3},
-	{"io_errors", "I/O errors", "", 0},
-	{"integrity_errors", "integrity errors", "", 0},
-	{"transactional_iops", "achieved transactional IOPS", "", 1},
+	{"db_read_avg_ms", "database read average", " ms", 3, true},
+	{"db_read_max_ms", "database read maximum", " ms", 3, true},
+	{"db_read_p99_ms", "database read 99th percentile", " ms", 3, true},
+	{"db_read_interval_avg_ms", "highest 15 s database read average", " ms", 3, true},
+	{"db_read_cv_pct", "CV of the 15 s database read averages", " %", 2, false},
+	{"log_write_avg_ms", "log write average", " ms", 3, true},
+	{"log_write_max_ms", "log write maximum", " ms", 3, true},
+	{"log_write_p99_ms", "log write 99th percentile", " ms", 3, true},
+	{"log_write_interval_avg_ms", "highest 15 s log write average", " ms", 3, true},
+	{"log_write_cv_pct", "CV of the 15 s log write averages", " %", 2, false},
+	{"io_errors", "I/O errors", "", 0, false},
+	{"integrity_errors", "integrity errors", "", 0, false},
+	{"databases_failed", "failed databases", "", 0, false},
+	{"volumes_failed", "failed volumes", "", 0, false},
+	{"transactional_iops", "achieved transactional IOPS", "", 1, true},
+	{"autotune_streams", "streams that passed auto-tune", "", 0, false},
 };
 
 static struct criterion_desc criterion_find(const char *name)
 {
-	struct criterion_desc unknown = {name, name, "", 3};
+	struct criterion_desc unknown = {name, name, "", 3, false};
 	size_t i;
 
 	for (i = 0; i < DP_ARRAY_SIZE(criterion_descs); i++)
@@ -117,6 +129,33 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 	strbuf_release(&t);
 }
 
+/*
+ * " (+7 %)": how far a failed verdict is past its threshold, relative to it.
+ * One decimal at first, more while that would print 0 (a failure just over
+ * the line); nothing for a pass, a threshold of 0 or a criterion without a
+ * margin (criterion_descs).
+ */
+void report_verdict_margin(struct strbuf *out, const struct verdict *v)
+{
+	struct criterion_desc d = criterion_find(v->criterion);
+	struct strbuf m = STRBUF_INIT;
+	double pct;
+	int decimals = 1;
+
+	if (v->passed || !d.margin || !isfinite(v->threshold) || !isfinite(v->measured) ||
+	    v->threshold == 0)
+		return;
+	pct = (v->measured - v->threshold) / fabs(v->threshold) * 100.0;
+	if (!isfinite(pct))
+		return;
+	do {
+		strbuf_reset(&m);
+		text_number(&m, pct, decimals++);
+	} while (!strcmp(m.buf, "0") && decimals <= 6);
+	strbuf_addf(out, " (%s%s %%)", pct > 0 ? "+" : "", m.buf);
+	strbuf_release(&m);
+}
+
 /* ---- text ---- */
 
 #define ANSI_GREEN "\033[32m"
@@ -177,6 +216,7 @@ static void text_verdicts(struct strbuf *sb, const struct results *r, bool passe
 		text_verdict_word(sb, passed ? "PASS" : "FAIL", color);
 		strbuf_addch(sb, ' ');
 		report_verdict_line(sb, &r->verdicts[i]);
+		report_verdict_margin(sb, &r->verdicts[i]);
 		strbuf_addch(sb, '\n');
 	}
 }
@@ -314,6 +354,73 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	text_rate_line(sb, r, IO_BACKUP_READ, "backup reads");
 }
 
+/* The warm-up's classes, apart from the table: measured, never judged. */
+static void text_warmup(struct strbuf *sb, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0))
+		return;
+	strbuf_addstr(sb, "\nwarm-up (not judged): ");
+	text_number(sb, r->warmup.duration_s, 3);
+	strbuf_addf(sb, " s\n  %-11s %12s %10s %9s\n", "class", "IOs", "IOPS", "avg ms");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		if (!wc->ios && !wc->errors)
+			continue;
+		strbuf_addf(sb, "  %-11s %12" PRIu64 " %10.1f", io_class_name(c), wc->ios,
+			    finite_or_0(wc->iops));
+		text_ms(sb, wc->avg_ms);
+		if (wc->errors)
+			strbuf_addf(sb, "  %" PRIu64 " errors", wc->errors);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* A number of the auto-tune table, "-" when not stored. */
+static void text_cell(struct strbuf *sb, int width, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "  %*.*f", width, decimals, v);
+	else
+		strbuf_addf(sb, "  %*s", width, "-");
+}
+
+/* What auto-tune tried, what it chose and why it stopped. */
+static void text_autotune(struct strbuf *sb, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r))
+		return;
+	strbuf_addf(sb, "\nauto-tune (goal %s): ", str_or(a->goal, "-"));
+	if (!a->has_chosen)
+		strbuf_addstr(sb, "no choice recorded");
+	else if (a->chosen)
+		strbuf_addf(sb, "chose %u streams", a->chosen);
+	else
+		strbuf_addstr(sb, "no level passed");
+	if (a->stopped_because)
+		strbuf_addf(sb, "; stopped: %s", a->stopped_because);
+	strbuf_addch(sb, '\n');
+	if (!a->nr_steps)
+		return;
+	strbuf_addf(sb, "  %4s  %7s  %10s  %14s  %16s  %-6s  %s\n", "step", "streams", "IOPS",
+		    "db read avg ms", "log write avg ms", "result", "reason");
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		strbuf_addf(sb, "  %4u  %7u", st->step, st->streams);
+		text_cell(sb, 10, st->iops, 1);
+		text_cell(sb, 14, st->db_read_avg_ms, 3);
+		text_cell(sb, 16, st->log_write_avg_ms, 3);
+		strbuf_addf(sb, "  %-6s  %s\n", st->passed ? "pass" : "fail",
+			    str_or(st->reason, ""));
+	}
+}
+
 static void report_text(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t i, failed = 0;
@@ -328,6 +435,10 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 	}
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
+	text_warmup(sb, r);
+	text_autotune(sb, r);
+	if (r->warmup.duration_s > 0 || results_autotune_ran(r))
+		strbuf_addch(sb, '\n');
 	strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed, failed);
 }
 
@@ -405,6 +516,12 @@ static void json_str(struct json *j, const char *key, const char *v)
 		strbuf_add_json_str(j->sb, v);
 	else
 		strbuf_addstr(j->sb, "null");
+}
+
+static void json_null(struct json *j, const char *key)
+{
+	json_item(j, key);
+	strbuf_addstr(j->sb, "null");
 }
 
 static void json_u64(struct json *j, const char *key, uint64_t v)
@@ -531,6 +648,67 @@ static void json_verdicts(struct json *j, const struct results *r)
 	json_close(j, ']');
 }
 
+/* null when no warm-up was stored; every class, like the summaries */
+static void json_warmup(struct json *j, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0)) {
+		json_null(j, "warmup");
+		return;
+	}
+	json_open(j, "warmup", '{');
+	json_num(j, "duration_s", r->warmup.duration_s);
+	json_open(j, "classes", '{');
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		json_open_flat(j, io_class_name(c), '{');
+		json_u64(j, "ios", wc->ios);
+		json_num(j, "iops", wc->iops);
+		json_num(j, "avg_ms", wc->avg_ms);
+		json_u64(j, "errors", wc->errors);
+		json_close(j, '}');
+	}
+	json_close(j, '}');
+	json_close(j, '}');
+}
+
+/* null when the run did not tune */
+static void json_autotune(struct json *j, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r)) {
+		json_null(j, "autotune");
+		return;
+	}
+	json_open(j, "autotune", '{');
+	json_str(j, "goal", a->goal);
+	if (a->has_chosen)
+		json_u64(j, "chosen", a->chosen);
+	else
+		json_null(j, "chosen");
+	json_str(j, "stopped_because", a->stopped_because);
+	json_open(j, "steps", '[');
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		json_open_flat(j, NULL, '{');
+		json_u64(j, "step", st->step);
+		json_u64(j, "streams", st->streams);
+		json_num(j, "iops", st->iops);
+		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);
+		json_num(j, "log_write_avg_ms", st->log_write_avg_ms);
+		json_bool(j, "passed", st->passed);
+		json_str(j, "reason", st->reason);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 static void report_json(struct strbuf *sb, const struct results *r)
 {
 	struct json j = {.sb = sb};
@@ -543,6 +721,8 @@ static void report_json(struct strbuf *sb, const struct results *r)
 	json_scopes(&j, "volumes", r->volumes, r->nr_volumes, false);
 	json_scopes(&j, "databases", r->databases, r->nr_databases, true);
 	json_verdicts(&j, r);
+	json_warmup(&j, r);
+	json_autotune(&j, r);
 	json_close(&j, '}');
 	strbuf_addch(sb, '\n');
 }

@@ -6,8 +6,12 @@
  * These are the only computations between the histograms and the reports:
  * the store calls class_summary_from_stats() once per scope and class when a
  * run ends and keeps the outcome in table summary, so every renderer and every
- * later reader sees the same numbers.
+ * later reader sees the same numbers. The one figure a loaded run derives
+ * from its samples, the warm-up's (never judged, shown apart), is summed here
+ * too (results_warmup_fill), once, for every renderer.
  */
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,5 +114,100 @@ void results_release(struct results *r)
 	for (i = 0; r->hists && i < r->nr_hists; i++)
 		free(r->hists[i].h);
 	free(r->hists);
+	free(r->autotune.goal);
+	free(r->autotune.stopped_because);
+	for (i = 0; r->autotune.steps && i < r->autotune.nr_steps; i++)
+		free(r->autotune.steps[i].reason);
+	free(r->autotune.steps);
 	memset(r, 0, sizeof(*r));
+}
+
+const char *results_env_get(const struct results *r, const char *key)
+{
+	size_t i;
+
+	for (i = 0; r->env && i < r->nr_env; i++)
+		if (r->env[i].key && !strcmp(r->env[i].key, key))
+			return r->env[i].value;
+	return NULL;
+}
+
+/*
+ * Rates over the warm-up divide by its length as stored: the end of its last
+ * run-scope interval (intervals start at the run's start, 0), which is also
+ * right for a run stopped during its warm-up.
+ */
+void results_warmup_fill(struct results *r)
+{
+	uint64_t lat[IO_CLASS_COUNT] = {0}, end_ms = 0;
+	struct results_warmup *w = &r->warmup;
+	const struct results_sample *x;
+	struct results_warmup_class *wc;
+	size_t i;
+	int c;
+
+	memset(w, 0, sizeof(*w));
+	for (i = 0; r->samples && i < r->nr_samples; i++) {
+		x = &r->samples[i];
+		if (!x->warmup || x->scope != SCOPE_RUN || (unsigned)x->cls >= IO_CLASS_COUNT)
+			continue;
+		w->classes[x->cls].ios += x->ios;
+		w->classes[x->cls].errors += x->errors;
+		lat[x->cls] += x->lat_sum_ns;
+		if (x->t_ms > end_ms)
+			end_ms = x->t_ms;
+	}
+	w->duration_s = (double)end_ms / 1000.0;
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &w->classes[c];
+		if (end_ms)
+			wc->iops = (double)wc->ios / w->duration_s;
+		if (wc->ios)
+			wc->avg_ms = (double)lat[c] / (double)wc->ios / (double)NSEC_PER_MSEC;
+	}
+}
+
+/* An env fact's copy into *out (NULL stays NULL). */
+static int env_dup(const struct results *r, const char *key, char **out)
+{
+	const char *v = results_env_get(r, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	*out = strdup(v);
+	return *out ? 0 : -ENOMEM;
+}
+
+int results_autotune_from_env(struct results *r)
+{
+	struct results_autotune *a = &r->autotune;
+	const char *chosen = results_env_get(r, "autotune_chosen");
+	unsigned long n;
+	char *end;
+
+	free(a->goal);
+	free(a->stopped_because);
+	a->goal = a->stopped_because = NULL;
+	a->has_chosen = false;
+	a->chosen = 0;
+	if (chosen && *chosen) {
+		n = strtoul(chosen, &end, 10);
+		if (!*end && n <= UINT_MAX) {
+			a->has_chosen = true;
+			a->chosen = (unsigned)n;
+		}
+	}
+	if (env_dup(r, "autotune_goal", &a->goal) ||
+	    env_dup(r, "autotune_stopped_because", &a->stopped_because)) {
+		free(a->goal);
+		a->goal = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+bool results_autotune_ran(const struct results *r)
+{
+	return r->autotune.nr_steps || r->autotune.goal || r->autotune.has_chosen;
 }

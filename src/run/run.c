@@ -247,6 +247,12 @@ struct snap {
 
 struct run;
 
+/* Running statistics of window averages. */
+struct win_acc {
+	unsigned n;
+	double sum, sumsq, max;
+};
+
 struct worker {
 	struct run *run;
 	unsigned index;
@@ -333,6 +339,9 @@ struct run {
 	struct class_stats iv_run[IO_CLASS_COUNT];
 	struct store_sample *rows;
 	size_t rows_cap;
+	/* the measured 15 s windows' averages, per database, volume and the run
+	 * (x classes), for the per-interval and dispersion criteria */
+	struct win_acc *wacc_db, *wacc_vol, *wacc_run;
 	uint64_t io_errors, integrity_errors;
 	unsigned collected; /* intervals merged so far */
 };
@@ -2053,6 +2062,56 @@ static void coord_check_health(struct run *r, uint64_t hung)
 	}
 }
 
+static void win_acc_add(struct win_acc *a, const struct hist *h)
+{
+	double v;
+
+	if (!h->count)
+		return;
+	v = hist_mean(h) / 1e6;
+	a->n++;
+	a->sum += v;
+	a->sumsq += v * v;
+	if (v > a->max)
+		a->max = v;
+}
+
+/* A measured 15 s window ends: its averages per database, volume and run. */
+static void coord_window_stats(struct run *r)
+{
+	size_t nv = r->plan.nr_vols;
+
+	if (!r->wacc_db)
+		return;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		struct hist all;
+
+		hist_init(&all);
+		for (size_t d = 0; d < r->plan.nr_dbs; d++)
+			win_acc_add(&r->wacc_db[d * IO_CLASS_COUNT + c],
+				    &r->win_db[d * IO_CLASS_COUNT + c].lat);
+		for (size_t v = 0; v < nv; v++) {
+			win_acc_add(&r->wacc_vol[v * IO_CLASS_COUNT + c],
+				    &r->win_vol[v * IO_CLASS_COUNT + c].lat);
+			hist_merge(&all, &r->win_vol[v * IO_CLASS_COUNT + c].lat);
+		}
+		win_acc_add(&r->wacc_run[c], &all);
+	}
+}
+
+static void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double mean = a[i].n ? a[i].sum / a[i].n : 0, var;
+
+		out[i] = (struct eval_window_stats){a[i].n, a[i].max, mean, 0};
+		if (a[i].n >= 2 && mean > 0) {
+			var = (a[i].sumsq - a[i].n * mean * mean) / (a[i].n - 1);
+			out[i].cv = var > 0 ? sqrt(var) / mean : 0;
+		}
+	}
+}
+
 /* The window's latency histograms per volume x class, then a new window. */
 static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 {
@@ -2129,17 +2188,22 @@ static void tune_interval(struct run *r, unsigned k)
 		tune_end_level(r, k);
 }
 
-/* The interval just merged, for the live view. */
+/* The interval just merged, for the live view: the run's figures and each
+ * volume's (an array built here, on the coordinator, once an interval:
+ * workers pay nothing for it; freed when the callback returns). */
 static void coord_view(struct run *r, unsigned k)
 {
 	const struct grid *g = &r->grid;
 	uint64_t len = grid_end(g, k) - grid_start(g, k);
 	struct run_interval_view view = {0};
+	struct run_volume_view *vols;
+	size_t nv = r->plan.nr_vols;
 
 	if (!r->opt->cb.interval)
 		return;
 	view.index = k;
 	view.warmup = k < g->nw;
+	view.draining = atomic_load_explicit(&r->stop, memory_order_acquire);
 	view.elapsed_ns = grid_end(g, k) - g->t0;
 	view.total_ns = g->warmup + g->duration;
 	view.tuning_streams = r->tune ? r->streams : 0;
@@ -2150,7 +2214,30 @@ static void coord_view(struct run *r, unsigned k)
 	}
 	view.errors = r->io_errors;
 	view.integrity_errors = r->integrity_errors;
+	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
+	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
+	vols = calloc(nv ? nv : 1, sizeof(*vols));
+	for (size_t v = 0; vols && v < nv; v++) {
+		const struct plan_volume *pv = &r->plan.vols[v];
+
+		vols[v].name = pv->name;
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct hist *h = &r->iv_vol[v * IO_CLASS_COUNT + c].lat;
+
+			vols[v].iops[c] = len ? (double)h->count * 1e9 / (double)len : 0;
+			vols[v].avg_ms[c] = hist_mean(h) / 1e6;
+			vols[v].p99_ms[c] = (double)hist_percentile(h, 99) / 1e6;
+		}
+		for (unsigned d = pv->first_db; d < pv->first_db + pv->nr_dbs; d++) {
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+				vols[v].errors += r->tot_db[d * IO_CLASS_COUNT + c].errors;
+			vols[v].integrity_errors += r->integ_db[d];
+		}
+	}
+	view.vols = vols;
+	view.nr_vols = vols ? nv : 0;
 	r->opt->cb.interval(r->opt->cb.arg, &view);
+	free(vols);
 }
 
 static void coord_collect(struct run *r, unsigned k)
@@ -2224,6 +2311,8 @@ static void coord_collect(struct run *r, unsigned k)
 				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
 					c, &r->win_db[d * IO_CLASS_COUNT + c]);
 			}
+		if (!warm)
+			coord_window_stats(r);
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 			class_stats_init(&r->win_db[i]);
 		coord_window_hists(r, t_ms, warm);
@@ -2578,10 +2667,11 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 			const struct tune_step *st = &t->steps[reported];
 
 			snprintf(msg, sizeof(msg),
-				 "auto-tune: %u streams: %.0f IOPS, database read average %.2f ms "
+				 "auto-tune: %u stream%s: %.0f IOPS, database read average %.2f ms "
 				 "(%s), log write average %.2f ms: %s: %s",
-				 st->streams, st->w.iops, st->w.read_avg_ms, st->w.read_db,
-				 st->w.log_avg_ms, st->passed ? "pass" : "fail", st->reason);
+				 st->streams, st->streams == 1 ? "" : "s", st->w.iops,
+				 st->w.read_avg_ms, st->w.read_db, st->w.log_avg_ms,
+				 st->passed ? "pass" : "fail", st->reason);
 			run_event(r, "autotune", msg);
 			if (r->store && !r->store_failed &&
 			    store_autotune_step_add(r->store, r->run_id, reported + 1, st->streams,
@@ -2659,6 +2749,9 @@ static void run_release(struct run *r)
 	free(r->iv_vol);
 	free(r->rows);
 	free(r->fresh_from);
+	free(r->wacc_db);
+	free(r->wacc_vol);
+	free(r->wacc_run);
 	plan_release(&r->plan);
 	store_close(r->store);
 	strbuf_release(&r->store_err);
@@ -2814,7 +2907,24 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 		.nr_databases = r->plan.nr_dbs,
 		.target_iops = r->prof->target_iops,
 	};
+	struct eval_window_stats *ws = NULL;
+
+	if (r->wacc_db) {
+		size_t n = (1 + nv + r->plan.nr_dbs) * IO_CLASS_COUNT;
+
+		ws = calloc(n, sizeof(*ws));
+		if (ws) {
+			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
+			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
+			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db,
+				  r->plan.nr_dbs * IO_CLASS_COUNT);
+			in.run_windows = ws;
+			in.volume_windows = ws + IO_CLASS_COUNT;
+			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
+		}
+	}
 	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
+	free(ws);
 	if (ret)
 		goto out;
 	if (r->tune_failed) {
@@ -2948,7 +3058,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
 	r.iv_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.iv_vol));
 	r.win_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.win_vol));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol || !r.win_vol) {
+	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
+	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
+	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
+	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol || !r.win_vol ||
+	    !r.wacc_db || !r.wacc_vol || !r.wacc_run) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -3077,6 +3191,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		if (!r.store_failed &&
 		    store_run_set_streams(r.store, r.run_id, r.streams, &r.store_err))
 			coord_store_error(&r, -EIO);
+		run_release_workers(&r); /* the last level's */
 		ret = run_setup_workers(&r, err);
 		if (ret)
 			goto out;

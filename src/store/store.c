@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <signal.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2012,6 +2013,65 @@ out_finalize:
 	return ret;
 }
 
+static void autotune_row_read(sqlite3_stmt *st, struct results_autotune_step *o)
+{
+	int col[] = {2, 3, 4};
+	double *val[] = {&o->iops, &o->db_read_avg_ms, &o->log_write_avg_ms};
+	size_t i;
+
+	o->step = (unsigned)column_u64(st, 0);
+	o->streams = (unsigned)column_u64(st, 1);
+	for (i = 0; i < DP_ARRAY_SIZE(col); i++)
+		*val[i] = sqlite3_column_type(st, col[i]) == SQLITE_NULL
+				  ? NAN
+				  : sqlite3_column_double(st, col[i]);
+	o->passed = sqlite3_column_int(st, 5) != 0;
+}
+
+/*
+ * Auto-tune's steps (table autotune_step, in every schema version; a run
+ * that did not tune has no rows) and, from the env facts loaded before, its
+ * goal, choice and why it stopped.
+ */
+static int store_load_autotune(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_autotune *a = &r->autotune;
+	struct results_autotune_step *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
+			    " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = array_reserve(a->steps, &cap, a->nr_steps, sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		a->steps = n;
+		n = &n[a->nr_steps++];
+		autotune_row_read(st, n);
+		if (column_dup(st, 6, &n->reason)) {
+			ret = -ENOMEM;
+			break;
+		}
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load auto-tune steps");
+	else if (!ret)
+		ret = results_autotune_from_env(r);
+	if (ret == -ENOMEM)
+		strbuf_addf(err, "%s: load auto-tune steps: out of memory", s->path);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* All the reads in one read transaction: one consistent snapshot. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
@@ -2042,6 +2102,10 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	ret = store_load_hists(s, r, err);
 	if (ret)
 		goto out_release;
+	ret = store_load_autotune(s, r, err);
+	if (ret)
+		goto out_release;
+	results_warmup_fill(r);
 	store_rollback(s); /* read only: nothing to commit */
 	return 0;
 

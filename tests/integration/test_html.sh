@@ -1,7 +1,10 @@
 #!/bin/bash
 # test_html.sh - the HTML pages (report --format html, compare --format html)
-# in headless Chromium: a sim run labelled with a <script> tag and a compare of
-# two sim runs (B with twice A's read latency). Each page must render with no
+# in headless Chromium: a sim run labelled with a <script> tag, a compare of
+# two sim runs (B with twice A's read latency), and an auto-tuned sim run on a
+# device that saturates (levels that pass and levels that fail: its auto-tune
+# chart and table must show every step the JSON report lists, in the order of
+# their streams, hollow markers for the failed ones). Each page must render with no
 # script error (report.js writes data-js-error on the root element when one
 # happens, and data-rendered once the document is loaded), have its sections
 # and SVG charts whose series carry data points (one per class the runs
@@ -23,6 +26,12 @@ expect_exit 0 "$DISKPROOF" run "$P" --duration 2m --quiet --label "$LABEL" "${R[
 expect_exit 0 "$DISKPROOF" run ./slow.ini --duration 2m --quiet "${R[@]}"
 expect_exit 0 "$DISKPROOF" report 1 --format html -o run.html "${R[@]}"
 expect_exit 0 "$DISKPROOF" compare 1 2 --format html -o compare.html "${R[@]}"
+# run 3: streams = auto on a device saturating at 3000 IOPS
+sed -e 's/^streams = .*/streams = auto\nautotune_limit = 1h\nautotune_window = 5s/' \
+	-e 's/^seed = .*/&\nsaturation_iops = 3000/' "$P" >tune.ini
+expect_exit 0 "$DISKPROOF" run ./tune.ini --duration 1m --warmup 10s --quiet "${R[@]}"
+expect_exit 0 "$DISKPROOF" report 3 --format html -o tune.html "${R[@]}"
+expect_exit 0 "$DISKPROOF" report 3 --format json -o tune.json "${R[@]}"
 
 # chrome ARGS...: headless Chromium with no network side traffic, a fresh profile
 chrome() {
@@ -73,8 +82,9 @@ check() {
 # run page: the jetstress model issues five classes (db_read, db_write,
 # log_write, bdm_read, log_read), not backup_read: 2 volume IOPS + 5 latency +
 # 5 CDF lines + the database bars, each with data points
-check run 13 summary sizing parameters databases over-time distribution maintenance total-io \
-	host verdicts log
+check run 13 summary sizing parameters databases over-time warmup distribution maintenance \
+	total-io host verdicts log
+! grep -q 'id="autotune"' run.dom || fail "run: an auto-tune section, but the run did not tune"
 for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write chart-lat-bdm_read \
 	chart-lat-log_read chart-cdf chart-db-iops; do
 	grep -q "id=\"$id\"" run.dom || fail "run: no chart $id"
@@ -121,6 +131,55 @@ grep -q '&lt;script&gt;alert(1)&lt;/script&gt; &amp; "fw 2.1"' run.dom ||
 	fail "run: escaped label text not in the DOM"
 [ "$(grep -c '<script' run.dom)" = 1 ] || fail "run: a script element other than report.js"
 
+# tuned run page: the run page's 13 series, and the auto-tune chart's two
+check tune 15 summary sizing parameters autotune databases over-time warmup distribution \
+	maintenance total-io host verdicts log
+python3 - tune.dom tune.json <<'EOF2' || fail "tune: auto-tune chart or table"
+import json, re, sys
+dom = open(sys.argv[1]).read()
+tune = json.load(open(sys.argv[2]))["autotune"]
+steps = tune["steps"]
+if len(steps) < 3 or all(s["passed"] for s in steps) or not any(s["passed"] for s in steps):
+    sys.exit("want passing and failing steps, got %s" % steps)
+sec = dom[dom.index('<section id="autotune"'):]
+sec = sec[:sec.index('</section>')]
+start = sec.index('<figure class="chart" id="chart-autotune"')
+fig = sec[start:sec.index('</figure>', start)]
+series = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', fig)
+names = sorted(n for _, n in series)
+if names != ["db_read average (ms, left)", "transactional IOPS (right)"] or \
+        any(int(p) != len(steps) for p, _ in series):
+    sys.exit("series %s, want 2 of %d points" % (series, len(steps)))
+# a marker per step and series, in the order of streams, hollow when failed
+pts = re.findall(r'<circle class="point" data-streams="(\d+)" data-passed="([01])"', fig)
+order = sorted(range(len(steps)), key=lambda i: (steps[i]["streams"], i))
+want = [(str(steps[i]["streams"]), "1" if steps[i]["passed"] else "0") for i in order]
+if pts != want + want:
+    sys.exit("markers %s, want %s twice" % (pts, want))
+if "transactional IOPS</text>" not in fig or "streams (log2 scale)" not in fig:
+    sys.exit("axis titles")
+# the table: one row per step, as stored
+rows = re.findall(r'<tr class="tune-step( fail)?"><td class="num">(\d+)</td><td class="num">(\d+)</td>'
+                  r'<td class="num">([0-9.]+)</td>.*?<td class="(PASS|FAIL)">', sec)
+got = [(int(r[1]), int(r[2]), round(float(r[3]), 1), r[4] == "PASS", r[0] == " fail") for r in rows]
+want = [(s["step"], s["streams"], round(s["iops"], 1), s["passed"], not s["passed"]) for s in steps]
+if got != want:
+    sys.exit("table rows %s, want %s" % (got, want))
+if "<td>%d</td>" % tune["chosen"] not in sec or tune["stopped_because"].split(" (")[0] not in sec:
+    sys.exit("chosen %s / stopped because not shown" % tune["chosen"])
+EOF2
+python3 - tune.dom tune.json <<'EOF2' || fail "tune: warm-up section"
+import json, re, sys
+dom = open(sys.argv[1]).read()
+warm = json.load(open(sys.argv[2]))["warmup"]
+sec = dom[dom.index('<section id="warmup"'):]
+sec = sec[:sec.index('</section>')]
+rows = re.findall(r'<tr><td>([a-z_]+)</td><td class="num">(\d+)</td>', sec)
+want = [(c, str(v["ios"])) for c, v in warm["classes"].items() if v["ios"] or v["errors"]]
+if warm["duration_s"] != 10 or rows != want:
+    sys.exit("warm-up rows %s, want %s (%s s)" % (rows, want, warm["duration_s"]))
+EOF2
+
 # compare page: IOPS + 5 latency + 5 CDF charts (the classes the runs issued), A and B each
 check compare 22 summary significant charts verdict-changes env-diffs figures
 ! grep -q 'backup_read' compare.dom || fail "compare: shows backup_read, which neither run issued"
@@ -132,4 +191,4 @@ sig = dom[dom.index('id="significant"'):dom.index('id="charts"')]
 if not re.search(r'<td>db_read</td><td>avg ms</td>', sig):
     sys.exit("no db_read avg row among the significant changes")
 EOF
-echo "ok ($ART/run.png, $ART/compare.png)"
+echo "ok ($ART/run.png, $ART/tune.png, $ART/compare.png)"

@@ -472,7 +472,9 @@ static const char *valid_value(const struct profile_key *k)
 	case PROFILE_KEY_NUMBER:
 		return "1.5";
 	case PROFILE_KEY_DURATION:
-		return "30s"; /* autotune_limit, autotune_window */
+		return "30s"; /* autotune_limit, autotune_window, the p99 thresholds */
+	case PROFILE_KEY_PERCENT:
+		return "50"; /* [thresholds] db_read_cv, log_write_cv */
 	case PROFILE_KEY_SIZE:
 		/* log_size: 4 segments; block_size: a power of two */
 		return strcmp(k->name, "log_size") ? "64KiB" : "4MiB";

@@ -177,26 +177,27 @@ static void test_json_valid_with_keys(void **state)
 		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
-		got, "['databases', 'run', 'summary', 'verdicts', 'volumes']\n"
-		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
-		     "'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
-		     "'warmup_s']\n"
-		     "42 'cache \"90:10\"\\nafter fw'\n"
-		     "exchange-2016 8\n"
-		     "['classes', 'integrity_errors', 'transactional_iops']\n"
-		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
-		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
-		     "'p99_ms']\n"
-		     "4000\n"
-		     "81.0\n"
-		     "['vol1', 'vol2']\n"
-		     "[('db1', 'vol1'), ('db3', 'vol2')]\n"
-		     "3\n"
-		     "82.0\n"
-		     "[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
-		     "['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
-		     "'volume']]\n"
-		     "21.4 False\n");
+		got,
+		"['autotune', 'databases', 'run', 'summary', 'verdicts', 'volumes', 'warmup']\n"
+		"['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
+		"'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
+		"'warmup_s']\n"
+		"42 'cache \"90:10\"\\nafter fw'\n"
+		"exchange-2016 8\n"
+		"['classes', 'integrity_errors', 'transactional_iops']\n"
+		"['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
+		"['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
+		"'p99_ms']\n"
+		"4000\n"
+		"81.0\n"
+		"['vol1', 'vol2']\n"
+		"[('db1', 'vol1'), ('db3', 'vol2')]\n"
+		"3\n"
+		"82.0\n"
+		"[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
+		"['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
+		"'volume']]\n"
+		"21.4 False\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -218,8 +219,9 @@ static void test_json_nulls(void **state)
 	s.r.nr_databases = 0;
 	report_render(&out, &s.r, REPORT_JSON, NULL);
 	got = python_json(out.buf, "print(d[\"run\"][\"label\"], d[\"run\"][\"ended\"], "
-				   "d[\"verdicts\"], d[\"volumes\"], d[\"databases\"])\n");
-	assert_string_equal(got, "None None [] [] []\n");
+				   "d[\"verdicts\"], d[\"volumes\"], d[\"databases\"])\n"
+				   "print(d[\"warmup\"], d[\"autotune\"])\n");
+	assert_string_equal(got, "None None [] [] []\nNone None\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -272,7 +274,8 @@ static void test_text_failures_first(void **state)
 	assert_non_null(nl);
 	assert_true(!strncmp(out.buf, "diskproof run 42: FAIL", strlen("diskproof run 42: FAIL")));
 	assert_true(strstr(out.buf, "FAIL") < nl);
-	fail_line = strstr(out.buf, "  FAIL db3 on vol2: database read average 21.4 ms > 20 ms\n");
+	fail_line = strstr(out.buf,
+			   "  FAIL db3 on vol2: database read average 21.4 ms > 20 ms (+7 %)\n");
 	table = strstr(out.buf, "\nvolume ");
 	assert_non_null(fail_line);
 	assert_non_null(table);
@@ -383,6 +386,90 @@ static void test_verdict_lines(void **state)
 	/* rounding never prints a failure as "100 > 100" */
 	assert_verdict_line(&dbmax, "db2 on vol1: database read maximum 100.0004 ms > 100 ms");
 	assert_verdict_line(&unknown, "run: fancy_metric 1.5 > 1");
+}
+
+static struct verdict verdict_make(enum scope_kind k, const char *name, const char *volume,
+				   const char *criterion, enum verdict_cmp cmp, double threshold,
+				   double measured)
+{
+	struct verdict v = {.scope = k, .cmp = cmp, .threshold = threshold, .measured = measured};
+
+	snprintf(v.name, sizeof(v.name), "%s", name);
+	snprintf(v.volume, sizeof(v.volume), "%s", volume);
+	snprintf(v.criterion, sizeof(v.criterion), "%s", criterion);
+	v.passed = cmp == VERDICT_LE ? measured <= threshold : measured >= threshold;
+	return v;
+}
+
+/* line + margin, as the text summary prints a failure */
+static void assert_failure_line(const struct verdict *v, const char *want)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	report_verdict_line(&out, v);
+	report_verdict_margin(&out, v);
+	assert_string_equal(out.buf, want);
+	strbuf_release(&out);
+}
+
+/* The optional and roll-up criteria in words, and the margins of failures. */
+static void test_verdict_lines_new(void **state)
+{
+	static const struct {
+		enum scope_kind k;
+		const char *name, *volume, *criterion;
+		enum verdict_cmp cmp;
+		double threshold, measured;
+		const char *want;
+	} cases[] = {
+		{SCOPE_DATABASE, "db3", "vol2", "db_read_avg_ms", VERDICT_LE, 20, 21.4,
+		 "db3 on vol2: database read average 21.4 ms > 20 ms (+7 %)"},
+		{SCOPE_RUN, "run", "", "transactional_iops", VERDICT_GE, 1000, 812,
+		 "run: achieved transactional IOPS 812 < 1000 (-18.8 %)"},
+		{SCOPE_DATABASE, "db1", "v1", "db_read_p99_ms", VERDICT_LE, 50, 61.25,
+		 "db1 on v1: database read 99th percentile 61.25 ms > 50 ms (+22.5 %)"},
+		{SCOPE_VOLUME, "v1", "", "log_write_p99_ms", VERDICT_LE, 5, 4.5,
+		 "v1: log write 99th percentile 4.5 ms <= 5 ms"},
+		{SCOPE_DATABASE, "db2", "v1", "db_read_interval_avg_ms", VERDICT_LE, 20, 24.1,
+		 "db2 on v1: highest 15 s database read average 24.1 ms > 20 ms (+20.5 %)"},
+		{SCOPE_RUN, "run", "", "log_write_interval_avg_ms", VERDICT_LE, 10, 10,
+		 "run: highest 15 s log write average 10 ms <= 10 ms"},
+		{SCOPE_VOLUME, "v2", "", "db_read_cv_pct", VERDICT_LE, 10, 12.5,
+		 "v2: CV of the 15 s database read averages 12.5 % > 10 %"},
+		{SCOPE_RUN, "run", "", "log_write_cv_pct", VERDICT_LE, 30, 3.126,
+		 "run: CV of the 15 s log write averages 3.13 % <= 30 %"},
+		{SCOPE_VOLUME, "v2", "", "databases_failed", VERDICT_LE, 0, 2,
+		 "v2: failed databases 2 > 0"},
+		{SCOPE_RUN, "run", "", "volumes_failed", VERDICT_LE, 0, 1,
+		 "run: failed volumes 1 > 0"},
+		{SCOPE_RUN, "run", "", "volumes_failed", VERDICT_LE, 0, 0,
+		 "run: failed volumes 0 <= 0"},
+		{SCOPE_VOLUME, "v1", "", "io_errors", VERDICT_LE, 0, 3, "v1: I/O errors 3 > 0"},
+		{SCOPE_RUN, "run", "", "autotune_streams", VERDICT_GE, 4, 0,
+		 "run: streams that passed auto-tune 0 < 4"},
+		/* a failure just over the line keeps a margin that is not 0 */
+		{SCOPE_DATABASE, "db2", "v1", "db_read_max_ms", VERDICT_LE, 100, 100.0004,
+		 "db2 on v1: database read maximum 100.0004 ms > 100 ms (+0.0004 %)"},
+		{SCOPE_RUN, "run", "", "fancy_metric", VERDICT_LE, 1, 1.5,
+		 "run: fancy_metric 1.5 > 1"},
+	};
+	struct verdict v;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(cases); i++) {
+		v = verdict_make(cases[i].k, cases[i].name, cases[i].volume, cases[i].criterion,
+				 cases[i].cmp, cases[i].threshold, cases[i].measured);
+		assert_failure_line(&v, cases[i].want);
+	}
+	/* nothing to say when the numbers are not finite */
+	v = verdict_make(SCOPE_RUN, "run", "", "db_read_avg_ms", VERDICT_LE, 20, 30);
+	v.measured = NAN;
+	{
+		struct strbuf out = STRBUF_INIT;
+
+		report_verdict_margin(&out, &v);
+		assert_string_equal(out.buf, "");
+		strbuf_release(&out);
+	}
 }
 
 static void test_format_names(void **state)
@@ -654,6 +741,270 @@ static void test_csv_absent_rows(void **state)
 	strbuf_release(&b);
 }
 
+/* One run-scope sample row of class c. */
+static void warm_row(struct results_sample *x, uint64_t t_ms, bool warmup, enum scope_kind k,
+		     enum io_class c, uint64_t ios, uint64_t lat_ms_each)
+{
+	sample_set(x, t_ms, k, k == SCOPE_RUN ? "run" : "vol1", c, ios);
+	x->warmup = warmup;
+	x->lat_sum_ns = ios * lat_ms_each * 1000000;
+}
+
+/* The warm-up's figures come from its run-scope rows only. */
+static void test_warmup_fill(void **state)
+{
+	struct results_sample rows[7];
+	struct results r = {.samples = rows, .nr_samples = DP_ARRAY_SIZE(rows)};
+
+	warm_row(&rows[0], 1000, true, SCOPE_RUN, IO_DB_READ, 100, 4);
+	warm_row(&rows[1], 1000, true, SCOPE_VOLUME, IO_DB_READ, 999, 50); /* not run scope */
+	warm_row(&rows[2], 2000, true, SCOPE_RUN, IO_DB_READ, 300, 2);
+	warm_row(&rows[3], 2000, true, SCOPE_RUN, IO_LOG_WRITE, 0, 0);
+	rows[3].errors = 2;
+	warm_row(&rows[4], 2000, true, SCOPE_RUN, IO_DB_WRITE, 40, 3);
+	warm_row(&rows[5], 3000, false, SCOPE_RUN, IO_DB_READ, 777, 9); /* measured */
+	warm_row(&rows[6], 4000, false, SCOPE_RUN, IO_DB_READ, 777, 9);
+	results_warmup_fill(&r);
+	assert_true(r.warmup.duration_s == 2.0);
+	assert_int_equal(r.warmup.classes[IO_DB_READ].ios, 400);
+	assert_true(r.warmup.classes[IO_DB_READ].iops == 200.0);
+	assert_true(fabs(r.warmup.classes[IO_DB_READ].avg_ms - 2.5) < 1e-9);
+	assert_int_equal(r.warmup.classes[IO_DB_WRITE].ios, 40);
+	assert_true(r.warmup.classes[IO_DB_WRITE].iops == 20.0);
+	assert_int_equal(r.warmup.classes[IO_LOG_WRITE].errors, 2);
+	assert_true(r.warmup.classes[IO_LOG_WRITE].avg_ms == 0);
+	assert_int_equal(r.warmup.classes[IO_BDM_READ].ios, 0);
+
+	/* no warm-up rows: nothing */
+	r.samples = rows + 5;
+	r.nr_samples = 2;
+	results_warmup_fill(&r);
+	assert_true(r.warmup.duration_s == 0);
+	assert_int_equal(r.warmup.classes[IO_DB_READ].ios, 0);
+	r.samples = NULL;
+	r.nr_samples = 0;
+	results_warmup_fill(&r);
+	assert_true(r.warmup.duration_s == 0);
+}
+
+/* Auto-tune's outcome from the env facts; no facts and no steps: not tuned. */
+static void test_autotune_env(void **state)
+{
+	struct results_env env[] = {{"autotune_chosen", "48"},
+				    {"autotune_goal", "max"},
+				    {"autotune_stopped_because", "48 pass, 56 do not"},
+				    {"host.kernel", "6.1"}};
+	struct results r = {0};
+
+	assert_false(results_autotune_ran(&r));
+	assert_int_equal(results_autotune_from_env(&r), 0);
+	assert_false(results_autotune_ran(&r));
+	assert_null(results_env_get(&r, "autotune_goal"));
+
+	r.env = env;
+	r.nr_env = DP_ARRAY_SIZE(env);
+	assert_string_equal(results_env_get(&r, "host.kernel"), "6.1");
+	assert_int_equal(results_autotune_from_env(&r), 0);
+	assert_true(results_autotune_ran(&r));
+	assert_string_equal(r.autotune.goal, "max");
+	assert_true(r.autotune.has_chosen);
+	assert_int_equal(r.autotune.chosen, 48);
+	assert_string_equal(r.autotune.stopped_because, "48 pass, 56 do not");
+
+	/* a count that is not one is not taken */
+	env[0].value = "48x";
+	assert_int_equal(results_autotune_from_env(&r), 0);
+	assert_false(r.autotune.has_chosen);
+	env[0].value = "0"; /* no level passed */
+	assert_int_equal(results_autotune_from_env(&r), 0);
+	assert_true(r.autotune.has_chosen);
+	assert_int_equal(r.autotune.chosen, 0);
+	r.env = NULL;
+	r.nr_env = 0;
+	results_release(&r);
+	results_release(&r);
+}
+
+/* The sample run with a warm-up and three auto-tune steps (one failing). */
+static void sample_tuned(struct sample *s, struct results_sample *rows, size_t nr_rows,
+			 struct results_autotune_step *steps)
+{
+	static const struct results_autotune_step st[3] = {
+		{1, 4, 2744.2, 2.273, 1.097, true, NULL},
+		{2, 64, 5626.8, 12.198, 10.887, false, NULL},
+		{3, 32, 5387.4, 7.698, NAN, true, NULL},
+	};
+
+	sample_build(s);
+	memcpy(steps, st, sizeof(st));
+	steps[0].reason = "within 90 % of the thresholds";
+	steps[1].reason = "log write average 10.9 ms (db1) > 9.0 ms (90 % of 10 ms)";
+	s->r.autotune.goal = "max";
+	s->r.autotune.has_chosen = true;
+	s->r.autotune.chosen = 32;
+	s->r.autotune.stopped_because = "32 streams pass, 64 do not";
+	s->r.autotune.steps = steps;
+	s->r.autotune.nr_steps = 3;
+	warm_row(&rows[0], 1000, true, SCOPE_RUN, IO_DB_READ, 1500, 2);
+	warm_row(&rows[1], 1000, true, SCOPE_RUN, IO_LOG_WRITE, 500, 1);
+	warm_row(&rows[2], 2000, true, SCOPE_RUN, IO_DB_READ, 1700, 3);
+	warm_row(&rows[3], 3000, false, SCOPE_RUN, IO_DB_READ, 1000, 5);
+	s->r.samples = rows;
+	s->r.nr_samples = nr_rows;
+	results_warmup_fill(&s->r);
+}
+
+static void test_text_warmup_autotune(void **state)
+{
+	struct results_autotune_step steps[3];
+	struct results_sample rows[4];
+	struct strbuf out = STRBUF_INIT;
+	const char *w, *a, *v;
+	struct sample s;
+
+	sample_tuned(&s, rows, DP_ARRAY_SIZE(rows), steps);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	w = strstr(out.buf, "\nwarm-up (not judged): 2 s\n"
+			    "  class                IOs       IOPS    avg ms\n"
+			    "  db_read             3200     1600.0     2.531\n"
+			    "  log_write            500      250.0     1.000\n");
+	a = strstr(
+		out.buf,
+		"\nauto-tune (goal max): chose 32 streams; stopped: 32 streams pass, 64 do not\n"
+		"  step  streams        IOPS  db read avg ms  log write avg ms  result  reason\n"
+		"     1        4      2744.2           2.273             1.097  pass    within 90 "
+		"% "
+		"of the thresholds\n"
+		"     2       64      5626.8          12.198            10.887  fail    log write "
+		"average 10.9 ms (db1) > 9.0 ms (90 % of 10 ms)\n"
+		"     3       32      5387.4           7.698                 -  pass    \n");
+	v = strstr(out.buf, "\nverdicts: 3 passed, 1 failed\n");
+	if (!w || !a || !v)
+		fail_msg("%s", out.buf);
+	/* after the table, the warm-up, then auto-tune, then the count */
+	assert_true(strstr(out.buf, "\nvolume ") < w);
+	assert_true(w < a && a < v);
+
+	/* neither: no section */
+	strbuf_reset(&out);
+	sample_build(&s);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_null(strstr(out.buf, "warm-up (not judged)"));
+	assert_null(strstr(out.buf, "auto-tune"));
+	assert_non_null(strstr(out.buf, "MB/s per database\nverdicts: ") ||
+			strstr(out.buf, "\nverdicts: "));
+
+	/* no level passed */
+	strbuf_reset(&out);
+	sample_tuned(&s, rows, DP_ARRAY_SIZE(rows), steps);
+	s.r.autotune.chosen = 0;
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\nauto-tune (goal max): no level passed; stopped: "));
+	strbuf_release(&out);
+}
+
+static void test_json_warmup_autotune(void **state)
+{
+	struct results_autotune_step steps[3];
+	struct results_sample rows[4];
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	char *got;
+
+	sample_tuned(&s, rows, DP_ARRAY_SIZE(rows), steps);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	assert_false(has_nan_or_inf(out.buf));
+	got = python_json(out.buf, "w = d[\"warmup\"]\n"
+				   "print(w[\"duration_s\"], sorted(w[\"classes\"]))\n"
+				   "print(w[\"classes\"][\"db_read\"])\n"
+				   "a = d[\"autotune\"]\n"
+				   "print(sorted(a), a[\"goal\"], a[\"chosen\"])\n"
+				   "print(a[\"stopped_because\"])\n"
+				   "print(sorted(a[\"steps\"][0]))\n"
+				   "print(a[\"steps\"][1])\n"
+				   "print(a[\"steps\"][2][\"log_write_avg_ms\"])\n");
+	assert_string_equal(
+		got, "2.0 ['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', "
+		     "'log_write']\n"
+		     "{'ios': 3200, 'iops': 1600.0, 'avg_ms': 2.531, 'errors': 0}\n"
+		     "['chosen', 'goal', 'steps', 'stopped_because'] max 32\n"
+		     "32 streams pass, 64 do not\n"
+		     "['db_read_avg_ms', 'iops', 'log_write_avg_ms', 'passed', 'reason', 'step', "
+		     "'streams']\n"
+		     "{'step': 2, 'streams': 64, 'iops': 5626.8, 'db_read_avg_ms': 12.198, "
+		     "'log_write_avg_ms': 10.887, 'passed': False, 'reason': 'log write average "
+		     "10.9 ms (db1) > 9.0 ms (90 % of 10 ms)'}\n"
+		     "None\n");
+	free(got);
+
+	/* facts without a choice recorded: chosen is null */
+	strbuf_reset(&out);
+	s.r.autotune.has_chosen = false;
+	s.r.autotune.nr_steps = 0;
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(d[\"autotune\"])\n");
+	assert_string_equal(got, "{'goal': 'max', 'chosen': None, 'stopped_because': '32 streams "
+				 "pass, 64 do not', 'steps': []}\n");
+	free(got);
+	strbuf_release(&out);
+}
+
+/* count occurrences of needle in hay */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+static void test_html_warmup_autotune(void **state)
+{
+	struct results_autotune_step steps[3];
+	struct results_sample rows[4];
+	struct strbuf out = STRBUF_INIT;
+	const char *chart, *end;
+	struct sample s;
+
+	sample_tuned(&s, rows, DP_ARRAY_SIZE(rows), steps);
+	report_render(&out, &s.r, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf, "<section id=\"autotune\""));
+	assert_non_null(strstr(out.buf, "<a href=\"#autotune\">"));
+	assert_non_null(strstr(out.buf, "<section id=\"warmup\""));
+	assert_non_null(strstr(out.buf, "<a href=\"#warmup\">"));
+	/* failures in words carry their margin */
+	assert_non_null(strstr(out.buf, "<li class=\"FAIL\">db3 on vol2: database read average "
+					"21.4 ms &gt; 20 ms (+7 %)</li>"));
+	/* the chart: the read average (3 steps) and the IOPS (3 steps), a marker
+	 * per level, hollow for the failed one; in order of streams */
+	chart = strstr(out.buf, "<figure class=\"chart\" id=\"chart-autotune\"");
+	assert_non_null(chart);
+	end = strstr(chart, "</figure>");
+	assert_non_null(end);
+	assert_non_null(strstr(chart, "class=\"series\" data-points=\"3\" data-name=\"db_read "
+				      "average (ms, left)\""));
+	assert_non_null(strstr(chart,
+			       "class=\"series\" data-points=\"3\" data-name=\"transactional "
+			       "IOPS (right)\""));
+	assert_true(strstr(chart, "data-streams=\"4\"") < strstr(chart, "data-streams=\"32\""));
+	assert_true(strstr(chart, "data-streams=\"32\"") < strstr(chart, "data-streams=\"64\""));
+	assert_int_equal(count_of(chart, "<circle class=\"point\""), 6);
+	assert_int_equal(count_of(chart, "data-passed=\"0\""), 2);
+	assert_true(strstr(chart, "transactional IOPS</text>") < end); /* right axis title */
+	assert_int_equal(count_of(out.buf, "<tr class=\"tune-step"), 3);
+	assert_int_equal(count_of(out.buf, "<tr class=\"tune-step fail\">"), 1);
+	strbuf_reset(&out);
+
+	/* neither: no section and no link to one */
+	sample_build(&s);
+	report_render(&out, &s.r, REPORT_HTML, NULL);
+	assert_null(strstr(out.buf, "autotune"));
+	assert_null(strstr(out.buf, "id=\"warmup\""));
+	assert_null(strstr(out.buf, "href=\"#warmup\""));
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -670,6 +1021,12 @@ int main(void)
 		cmocka_unit_test(test_classes_present),
 		cmocka_unit_test(test_text_rates),
 		cmocka_unit_test(test_csv_absent_rows),
+		cmocka_unit_test(test_verdict_lines_new),
+		cmocka_unit_test(test_warmup_fill),
+		cmocka_unit_test(test_autotune_env),
+		cmocka_unit_test(test_text_warmup_autotune),
+		cmocka_unit_test(test_json_warmup_autotune),
+		cmocka_unit_test(test_html_warmup_autotune),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

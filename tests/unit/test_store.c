@@ -8,7 +8,8 @@
  * histograms loaded back; delete; import (twice adds nothing, hosts kept,
  * across schema versions); rows of classes without I/O left out; and a
  * version-1 file (tests/golden/results, three I/O classes) migrated to the
- * current version and reported.
+ * current version and reported; auto-tune steps and facts, and the warm-up,
+ * loaded into the results model (and absent from runs without them).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,6 +19,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -820,6 +822,91 @@ static void test_load_series(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * Auto-tune's steps (in step order, whatever the order written; a step with
+ * no figures or reason stored reads as NAN and NULL) and its outcome from the
+ * env facts; the warm-up from the run-scope warm-up rows. A run with neither
+ * has no auto-tune and no warm-up.
+ */
+static void test_load_autotune_warmup(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	const struct results_autotune *a;
+	struct results r;
+	int64_t plain = full_run(s, "db-host-1", 1764454328ULL), id = begin_ok(s);
+	struct store_sample warm = {.t_ms = 500,
+				    .warmup = true,
+				    .scope = SCOPE_RUN,
+				    .scope_name = "run",
+				    .cls = IO_DB_READ,
+				    .ios = 50,
+				    .bytes = 50 * 32768,
+				    .lat_sum_ns = 50 * 4000000ULL};
+	char sql[160];
+	sqlite3 *db;
+
+	assert_int_equal(store_autotune_step_add(s, id, 2, 8, 4441.25, 2.783, 1.571, false,
+						 "log write average 9.3 ms > 9.0 ms", &err),
+			 0);
+	assert_int_equal(store_autotune_step_add(s, id, 1, 4, 2744.5, 2.273, 1.097, true,
+						 "within 90 % of the thresholds", &err),
+			 0);
+	db = raw_open(f->path);
+	snprintf(sql, sizeof(sql),
+		 "INSERT INTO autotune_step (run_id, step, streams, passed) VALUES (%lld, 3, 6, 1)",
+		 (long long)id);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(store_env_add(s, id, "autotune_goal", "max", &err), 0);
+	assert_int_equal(store_env_add(s, id, "autotune_chosen", "6", &err), 0);
+	assert_int_equal(store_env_add(s, id, "autotune_stopped_because", "6 pass, 8 do not", &err),
+			 0);
+	assert_int_equal(store_interval_write(s, id, &warm, 1, &err), 0);
+	warm.t_ms = 1000;
+	assert_int_equal(store_interval_write(s, id, &warm, 1, &err), 0);
+	warm.t_ms = 2000;
+	warm.warmup = false;
+	assert_int_equal(store_interval_write(s, id, &warm, 1, &err), 0);
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	a = &r.autotune;
+	assert_true(results_autotune_ran(&r));
+	assert_string_equal(a->goal, "max");
+	assert_true(a->has_chosen);
+	assert_int_equal(a->chosen, 6);
+	assert_string_equal(a->stopped_because, "6 pass, 8 do not");
+	assert_int_equal(a->nr_steps, 3);
+	assert_int_equal(a->steps[0].step, 1);
+	assert_int_equal(a->steps[0].streams, 4);
+	assert_true(a->steps[0].iops == 2744.5);
+	assert_true(a->steps[0].db_read_avg_ms == 2.273);
+	assert_true(a->steps[0].log_write_avg_ms == 1.097);
+	assert_true(a->steps[0].passed);
+	assert_string_equal(a->steps[0].reason, "within 90 % of the thresholds");
+	assert_int_equal(a->steps[1].step, 2);
+	assert_false(a->steps[1].passed);
+	assert_int_equal(a->steps[2].streams, 6);
+	assert_true(isnan(a->steps[2].iops) && isnan(a->steps[2].db_read_avg_ms) &&
+		    isnan(a->steps[2].log_write_avg_ms));
+	assert_null(a->steps[2].reason);
+	assert_true(r.warmup.duration_s == 1.0);
+	assert_int_equal(r.warmup.classes[IO_DB_READ].ios, 100);
+	assert_true(r.warmup.classes[IO_DB_READ].iops == 100.0);
+	assert_true(fabs(r.warmup.classes[IO_DB_READ].avg_ms - 4.0) < 1e-9);
+	results_release(&r);
+	results_release(&r);
+
+	assert_int_equal(store_results_load(s, plain, &r, &err), 0);
+	assert_false(results_autotune_ran(&r));
+	assert_int_equal(r.autotune.nr_steps, 0);
+	assert_true(r.warmup.duration_s == 0);
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&err);
+}
+
 /* One interval's rows of a scope, every class: ios[c] I/Os (errors[c] errors). */
 static size_t interval_rows(struct store_sample *rows, uint64_t t_ms, enum scope_kind scope,
 			    const char *name, const uint64_t *ios, const uint64_t *errors)
@@ -1069,6 +1156,8 @@ static void test_migrate_v1(void **state)
 	/* written with three classes: those are present, the later ones absent */
 	for (c = 0; c < IO_CLASS_COUNT; c++)
 		assert_int_equal(class_summary_present(&r.run.classes[c]), c <= IO_LOG_WRITE);
+	/* from before auto-tune: none */
+	assert_false(results_autotune_ran(&r));
 	/* its reports show the three classes, and its CSV every stored row */
 	report_render(&out, &r, REPORT_TEXT, NULL);
 	assert_non_null(strstr(out.buf, "log_write"));
@@ -1136,6 +1225,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_busy_waits, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_timeout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_load_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_load_autotune_warmup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty_classes_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
