@@ -32,17 +32,34 @@ enum dp_exit {
 	DP_EXIT_SIGTERM = 143,
 };
 
+/* One volume's figures of the interval just merged (the live view). */
+struct run_volume_view {
+	const char *name; /* the volume's */
+	double iops[IO_CLASS_COUNT];
+	double avg_ms[IO_CLASS_COUNT];
+	double p99_ms[IO_CLASS_COUNT];
+	uint64_t errors;	   /* I/O errors so far, all classes */
+	uint64_t integrity_errors; /* so far */
+};
+
 struct run_interval_view {
 	unsigned index;
 	bool warmup;
-	uint64_t elapsed_ns; /* since the run started (virtual with sim) */
-	uint64_t total_ns;   /* warm-up + duration */
+	bool draining;		 /* stopping: in-flight I/O drains, nothing new is issued */
+	uint64_t elapsed_ns;	 /* since the run started (virtual with sim) */
+	uint64_t total_ns;	 /* warm-up + duration */
 	unsigned tuning_streams; /* auto-tune: the level being measured; 0 otherwise */
 	double iops[IO_CLASS_COUNT];
 	double avg_ms[IO_CLASS_COUNT];
 	double p99_ms[IO_CLASS_COUNT];
 	uint64_t errors;	   /* I/O errors so far */
 	uint64_t integrity_errors; /* so far */
+	/* per volume, in profile order; valid during the callback only (NULL
+	 * and 0 when it could not be built) */
+	const struct run_volume_view *vols;
+	size_t nr_vols;
+	/* the average thresholds the live view colours against */
+	double db_read_avg_ms, log_write_avg_ms;
 };
 
 struct run_callbacks {
