@@ -25,6 +25,7 @@ enum cli_command {
 	CMD_LIST = 1u << 5,
 	CMD_COMPARE = 1u << 6,
 	CMD_PLAN = 1u << 7,
+	CMD_CHECK = 1u << 8,
 };
 
 struct cli_opts {
@@ -84,6 +85,9 @@ int cli_plan_space_check(const struct plan *pl);
 
 /* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
 int cmd_plan(int argc, char **argv);
+
+/* "diskproof check [PROFILE]" (cmd_check.c): the exit code. */
+int cmd_check(int argc, char **argv);
 
 /* 0 when the results file exists, else the message printed and DP_EXIT_ENV:
  * reading commands never create one by mistake. */
@@ -149,5 +153,33 @@ struct create_view {
 void create_view_update(struct create_view *v, const char *volume, uint64_t done, uint64_t total);
 /* Ends the redrawn line, if any. */
 void create_view_end(struct create_view *v);
+
+/*
+ * The live view of a run (progress.c), fed by the interval callback: on a
+ * terminal a frame redrawn in place at most every LIVE_VIEW_REDRAW_NS (phase,
+ * time, per volume and class IOPS, average and p99 latency coloured against
+ * the average thresholds, errors); elsewhere one plain line per interval;
+ * nothing when quiet. Colour only with color set (use_color: NO_COLOR).
+ */
+#define LIVE_VIEW_REDRAW_NS (NSEC_PER_SEC / 2)
+
+struct live_view {
+	bool quiet;
+	bool tty;
+	bool color;
+	bool drawn;	    /* a frame was drawn since the last clear */
+	bool draining;	    /* the last frame's */
+	unsigned rows;	    /* terminal rows the frame on screen takes */
+	unsigned seen;	    /* bit per io_class that had I/O so far */
+	uint64_t last_draw; /* time_mono_ns() of the last frame */
+};
+
+struct run_interval_view;
+void live_view_interval(struct live_view *lv, const struct run_interval_view *v);
+/* Erases the frame before other output (a message); the next interval draws
+ * a new one below it. */
+void live_view_clear(struct live_view *lv);
+/* The run is over: the last frame stays where it is. */
+void live_view_end(struct live_view *lv);
 
 #endif

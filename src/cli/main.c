@@ -42,6 +42,11 @@ static const char usage_text[] =
 	"      print the layout (volumes, databases, files, sizes, space needed and free,\n"
 	"      target IOPS, streams, engine, workers) without touching a disk; exit 3\n"
 	"      when a volume lacks the space\n"
+	"  check [PROFILE] [--data-dir DIR] [--db-size SIZE] [--engine NAME] [--streams N]\n"
+	"      preflight: io_uring, direct I/O on every volume, filesystem and mount\n"
+	"      options, free space, each disk (model, firmware, scheduler, queue, write\n"
+	"      cache, NUMA node), CPU governor, worker placement, memory; one\n"
+	"      OK/WARN/FAIL line each; exit 3 when any FAILs\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
 	"  report [RUN-ID | latest] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
@@ -76,6 +81,7 @@ struct progress {
 	bool quiet;
 	bool tty;
 	struct create_view create;
+	struct live_view live;
 	const char *last_file;
 };
 
@@ -84,16 +90,7 @@ static void on_interval(void *arg, const struct run_interval_view *v)
 	struct progress *pr = arg;
 
 	create_view_end(&pr->create);
-	if (pr->quiet)
-		return;
-	fprintf(stderr,
-		"[%4llus/%llus]%s db_read %7.0f IOPS %7.2f ms | db_write %7.0f IOPS %7.2f ms | "
-		"log_write %6.0f IOPS %6.2f ms%s\n",
-		(unsigned long long)(v->elapsed_ns / NSEC_PER_SEC),
-		(unsigned long long)(v->total_ns / NSEC_PER_SEC), v->warmup ? " warm-up" : "",
-		v->iops[IO_DB_READ], v->avg_ms[IO_DB_READ], v->iops[IO_DB_WRITE],
-		v->avg_ms[IO_DB_WRITE], v->iops[IO_LOG_WRITE], v->avg_ms[IO_LOG_WRITE],
-		v->errors || v->integrity_errors ? " | ERRORS" : "");
+	live_view_interval(&pr->live, v);
 }
 
 static void on_message(void *arg, const char *text)
@@ -101,6 +98,7 @@ static void on_message(void *arg, const char *text)
 	struct progress *pr = arg;
 
 	create_view_end(&pr->create);
+	live_view_clear(&pr->live);
 	if (!pr->quiet)
 		fprintf(stderr, "diskproof: %s\n", text);
 }
@@ -161,6 +159,9 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	pr.tty = isatty(STDERR_FILENO);
 	pr.create.quiet = o.quiet;
 	pr.create.tty = pr.tty;
+	pr.live.quiet = o.quiet;
+	pr.live.tty = pr.tty;
+	pr.live.color = use_color(stderr);
 	sfd = signals_setup();
 	cmdline = join_argv(full_argc, full_argv);
 	ro.profile = &p;
@@ -184,6 +185,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 		strbuf_release(&d);
 	}
 	ret = run_execute(&ro, &out, &err);
+	live_view_end(&pr.live);
 	if (out.abandoned) {
 		fprintf(stderr,
 			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
@@ -457,7 +459,7 @@ static const struct {
 	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
 	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
 	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
-	{"plan", cmd_plan},
+	{"plan", cmd_plan},	    {"check", cmd_check},
 };
 
 int main(int argc, char **argv)

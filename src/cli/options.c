@@ -35,19 +35,20 @@ struct opt_def {
 	unsigned commands; /* CMD_* that take it */
 };
 
-#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN)
+#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
 
 static const struct opt_def opt_defs[] = {
-	{"--duration", true, CMD_RUN | CMD_PLAN},
-	{"--warmup", true, CMD_RUN | CMD_PLAN},
-	{"--engine", true, CMD_RUN | CMD_PLAN},
-	{"--streams", true, CMD_RUN | CMD_PLAN},
+	{"--duration", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
+	{"--warmup", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
+	{"--engine", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
+	{"--streams", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
 	{"--label", true, CMD_RUN},
 	{"--data-dir", true, CMD_PROFILE_ANY},
 	{"--db-size", true, CMD_PROFILE_ANY},
 	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
 	{"--results", true,
-	 CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN},
+	 CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |
+		 CMD_CHECK},
 	{"--format", true, CMD_REPORT | CMD_COMPARE | CMD_PLAN},
 	{"--destroy-data", true, CMD_RUN | CMD_INIT},
 	{"--force", false, CMD_RUN | CMD_INIT},

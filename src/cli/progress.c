@@ -1,10 +1,26 @@
 /*
- * progress.c - the file-creation progress display shared by init and run:
- * on a terminal one line redrawn in place with each volume's bytes, rate and
- * time left; elsewhere a plain line per volume at every tenth and at the end.
+ * progress.c - what init and run show while they work.
+ *
+ * File creation (init, and run creating what is missing): on a terminal one
+ * line redrawn in place with each volume's bytes, rate and time left;
+ * elsewhere a plain line per volume at every tenth and at the end.
+ *
+ * The live view of a run: on a terminal a frame redrawn in place (at most
+ * twice a second: a sim run's virtual intervals come faster) with the phase,
+ * elapsed and remaining time, and per volume each class's IOPS, average and
+ * p99 latency, database reads and log writes coloured against their average
+ * thresholds (green under 80 %, yellow under 100 %, red at or over), and the
+ * errors so far. Elsewhere (CI, a pipe, nohup) one plain line per interval.
+ * Everything is drawn from the interval callback on the coordinator; the
+ * workers never wait for the terminal.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "diskproof/run.h"
 
 #include "cli.h"
 
@@ -72,4 +88,303 @@ void create_view_end(struct create_view *v)
 	if (v->open_line)
 		fputc('\n', stderr);
 	v->open_line = false;
+}
+
+/* ---- the live view of a run ---- */
+
+/* A frame being composed: the text with its escapes, and how many terminal
+ * rows its lines take (visible characters only, wrapped at cols), so that
+ * the next frame can move back up over exactly this one. Frames hold ASCII
+ * only: one byte is one column. */
+struct frame {
+	struct strbuf sb;
+	unsigned cols;
+	size_t vis;
+	unsigned rows;
+	bool color;
+};
+
+static void frame_addf(struct frame *f, const char *fmt, ...) DP_PRINTF(2, 3);
+static void frame_addf(struct frame *f, const char *fmt, ...)
+{
+	size_t before = f->sb.len;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&f->sb, fmt, ap);
+	va_end(ap);
+	f->vis += f->sb.len - before;
+}
+
+static void frame_sgr(struct frame *f, const char *sgr)
+{
+	if (f->color)
+		strbuf_addf(&f->sb, "\033[%sm", sgr);
+}
+
+static void frame_eol(struct frame *f)
+{
+	strbuf_addstr(&f->sb, "\033[K\n");
+	f->rows += f->vis ? (unsigned)((f->vis + f->cols - 1) / f->cols) : 1;
+	f->vis = 0;
+}
+
+/* "1:02:03" or "2:03" */
+static void frame_time(struct frame *f, uint64_t ns)
+{
+	unsigned long long s = ns / NSEC_PER_SEC;
+
+	if (s >= 3600)
+		frame_addf(f, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		frame_addf(f, "%llu:%02llu", s / 60, s % 60);
+}
+
+/* A latency in width columns against its threshold: green under 80 %,
+ * yellow under 100 %, red at or over; limit 0: not judged, no colour. "-"
+ * when the class had no I/O in the interval. */
+static void frame_latency(struct frame *f, int width, double ms, double limit, bool any)
+{
+	const char *sgr = NULL;
+
+	if (!any) {
+		frame_addf(f, "%*s", width, "-");
+		return;
+	}
+	if (limit > 0)
+		sgr = ms < 0.8 * limit ? "32" : ms < limit ? "33" : "31";
+	if (sgr)
+		frame_sgr(f, sgr);
+	frame_addf(f, "%*.2f", width, ms);
+	if (sgr)
+		frame_sgr(f, "0");
+}
+
+static double class_limit(const struct run_interval_view *v, unsigned c)
+{
+	return c == IO_DB_READ ? v->db_read_avg_ms : c == IO_LOG_WRITE ? v->log_write_avg_ms : 0;
+}
+
+static void frame_errors(struct frame *f, uint64_t io, uint64_t integrity)
+{
+	if (io || integrity)
+		frame_sgr(f, "1;31");
+	frame_addf(f, "%llu", (unsigned long long)(io + integrity));
+	if (integrity)
+		frame_addf(f, " (%llu integrity)", (unsigned long long)integrity);
+	if (io || integrity)
+		frame_sgr(f, "0");
+}
+
+static const char *phase_name(const struct run_interval_view *v)
+{
+	return v->draining	   ? "draining"
+	       : v->tuning_streams ? "auto-tune"
+	       : v->warmup	   ? "warm-up"
+				   : "measuring";
+}
+
+static void frame_header(struct frame *f, const struct run_interval_view *v)
+{
+	uint64_t left = v->total_ns > v->elapsed_ns ? v->total_ns - v->elapsed_ns : 0;
+
+	frame_sgr(f, "1");
+	if (v->draining)
+		frame_addf(f, "draining in-flight I/O");
+	else if (v->tuning_streams)
+		frame_addf(f, "auto-tune level %u streams", v->tuning_streams);
+	else
+		frame_addf(f, "%s", phase_name(v));
+	frame_sgr(f, "0");
+	frame_addf(f, "   ");
+	frame_time(f, v->elapsed_ns);
+	if (v->tuning_streams) {
+		frame_addf(f, " into the level, auto-tune ends within ");
+		frame_time(f, left);
+	} else {
+		frame_addf(f, " of ");
+		frame_time(f, v->total_ns);
+		frame_addf(f, ", ");
+		frame_time(f, left);
+		frame_addf(f, " left");
+	}
+	frame_eol(f);
+}
+
+/* A volume in full: one row per class shown. */
+static void frame_volume(struct frame *f, const struct run_interval_view *v,
+			 const struct run_volume_view *vol, unsigned shown)
+{
+	bool first = true;
+
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		bool any = vol->iops[c] > 0;
+
+		if (!(shown & (1u << c)))
+			continue;
+		frame_addf(f, "%-12.12s %-11s %9.0f ", first ? vol->name : "", io_class_name(c),
+			   vol->iops[c]);
+		frame_latency(f, 9, vol->avg_ms[c], class_limit(v, c), any);
+		frame_addf(f, " ");
+		frame_latency(f, 9, vol->p99_ms[c], class_limit(v, c), any);
+		if (first) {
+			frame_addf(f, "  ");
+			frame_errors(f, vol->errors, vol->integrity_errors);
+		}
+		first = false;
+		frame_eol(f);
+	}
+}
+
+/* A volume on one line, when the terminal is too short for the full frame:
+ * database reads, writes and log writes as IOPS avg/p99. */
+static void frame_volume_short(struct frame *f, const struct run_interval_view *v,
+			       const struct run_volume_view *vol)
+{
+	static const struct {
+		unsigned c;
+		const char *tag;
+	} cols[] = {{IO_DB_READ, "rd"}, {IO_DB_WRITE, "wr"}, {IO_LOG_WRITE, "log"}};
+
+	frame_addf(f, "%-12.12s", vol->name);
+	for (size_t i = 0; i < DP_ARRAY_SIZE(cols); i++) {
+		unsigned c = cols[i].c;
+		bool any = vol->iops[c] > 0;
+
+		frame_addf(f, " %s %6.0f ", cols[i].tag, vol->iops[c]);
+		frame_latency(f, 1, vol->avg_ms[c], class_limit(v, c), any);
+		frame_addf(f, "/");
+		frame_latency(f, 1, vol->p99_ms[c], class_limit(v, c), any);
+	}
+	frame_addf(f, " err ");
+	frame_errors(f, vol->errors, vol->integrity_errors);
+	frame_eol(f);
+}
+
+static void terminal_size(unsigned *rows, unsigned *cols)
+{
+	struct winsize ws;
+
+	*rows = 24;
+	*cols = 80;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+		*rows = ws.ws_row;
+		*cols = ws.ws_col;
+	}
+}
+
+static void frame_build(struct frame *f, struct live_view *lv, const struct run_interval_view *v)
+{
+	unsigned rows, shown = lv->seen, nshown = 0, full, room;
+	size_t n = v->nr_vols;
+
+	terminal_size(&rows, &f->cols);
+	if (!shown) /* nothing issued yet: the three classes every run has */
+		shown = 1u << IO_DB_READ | 1u << IO_DB_WRITE | 1u << IO_LOG_WRITE;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		nshown += !!(shown & (1u << c));
+	frame_header(f, v);
+	/* header, column titles, volumes, total; one row spare for the cursor */
+	full = 3 + (unsigned)n * nshown;
+	room = rows > 4 ? rows - 4 : 1;
+	if (full + 1 <= rows) {
+		frame_sgr(f, "2");
+		frame_addf(f, "%-12s %-11s %9s %9s %9s  %s", "volume", "class", "IOPS", "avg ms",
+			   "p99 ms", "errors");
+		frame_sgr(f, "0");
+		frame_eol(f);
+		for (size_t i = 0; i < n; i++)
+			frame_volume(f, v, &v->vols[i], shown);
+	} else {
+		size_t fit = n <= room ? n : room - 1;
+
+		for (size_t i = 0; i < fit; i++)
+			frame_volume_short(f, v, &v->vols[i]);
+		if (fit < n) {
+			frame_addf(f, "(%zu more volumes: a taller terminal shows them)", n - fit);
+			frame_eol(f);
+		}
+	}
+	frame_addf(f, "%-12s transactional %.0f IOPS, log writes %.0f IOPS, errors ", "all",
+		   v->iops[IO_DB_READ] + v->iops[IO_DB_WRITE], v->iops[IO_LOG_WRITE]);
+	frame_errors(f, v->errors, v->integrity_errors);
+	frame_eol(f);
+}
+
+/* The plain line of an interval (not a terminal). */
+static void plain_line(const struct run_interval_view *v)
+{
+	char phase[48] = "";
+
+	if (v->draining)
+		snprintf(phase, sizeof(phase), " draining");
+	else if (v->tuning_streams)
+		snprintf(phase, sizeof(phase), " auto-tune %u streams", v->tuning_streams);
+	else if (v->warmup)
+		snprintf(phase, sizeof(phase), " warm-up");
+	fprintf(stderr,
+		"[%4llus/%llus]%s db_read %7.0f IOPS %7.2f ms | db_write %7.0f IOPS %7.2f ms | "
+		"log_write %6.0f IOPS %6.2f ms%s\n",
+		(unsigned long long)(v->elapsed_ns / NSEC_PER_SEC),
+		(unsigned long long)(v->total_ns / NSEC_PER_SEC), phase, v->iops[IO_DB_READ],
+		v->avg_ms[IO_DB_READ], v->iops[IO_DB_WRITE], v->avg_ms[IO_DB_WRITE],
+		v->iops[IO_LOG_WRITE], v->avg_ms[IO_LOG_WRITE],
+		v->errors || v->integrity_errors ? " | ERRORS" : "");
+}
+
+/* Moves back over the last frame and clears from there down. */
+static void frame_erase(struct live_view *lv, struct strbuf *sb)
+{
+	if (!lv->rows)
+		return;
+	strbuf_addf(sb, "\r\033[%uA\033[J", lv->rows);
+	lv->rows = 0;
+}
+
+void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
+{
+	struct frame f = {.sb = STRBUF_INIT, .color = lv->color};
+	struct strbuf out = STRBUF_INIT;
+	uint64_t now = time_mono_ns();
+
+	if (lv->quiet)
+		return;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		if (v->iops[c] > 0)
+			lv->seen |= 1u << c;
+	if (!lv->tty) {
+		plain_line(v);
+		return;
+	}
+	if (lv->drawn && now - lv->last_draw < LIVE_VIEW_REDRAW_NS && v->draining == lv->draining)
+		return;
+	lv->drawn = true;
+	lv->last_draw = now;
+	lv->draining = v->draining;
+	frame_build(&f, lv, v);
+	frame_erase(lv, &out);
+	strbuf_add(&out, f.sb.buf, f.sb.len);
+	fputs(out.buf, stderr);
+	fflush(stderr);
+	lv->rows = f.rows;
+	strbuf_release(&f.sb);
+	strbuf_release(&out);
+}
+
+void live_view_clear(struct live_view *lv)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	frame_erase(lv, &out);
+	if (out.len) {
+		fputs(out.buf, stderr);
+		fflush(stderr);
+	}
+	strbuf_release(&out);
+	lv->drawn = false; /* the next interval draws at once */
+}
+
+void live_view_end(struct live_view *lv)
+{
+	lv->rows = 0; /* the last frame stays on the screen, above the summary */
 }

@@ -1,46 +1,30 @@
 /*
- * env.c - host and device facts from /proc and /sys (see env.h). Reads only;
- * a missing file is "unknown".
+ * env.c - host and device facts from /proc and /sys (see env.h and
+ * docs/environment.md). Reads only; a missing file is "unknown".
  */
 #include <dirent.h>
+#include <errno.h>
 #include <limits.h>
+#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "diskproof/env.h"
-#include "diskproof/util.h"
+#include "env_internal.h"
 
-/* First line of a file, trimmed; "unknown" when it cannot be read. */
-static void read_line(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "r");
-	size_t n;
-
-	snprintf(out, len, "unknown");
-	if (!f)
-		return;
-	if (fgets(out, (int)len, f)) {
-		n = strlen(out);
-		while (n && (out[n - 1] == '\n' || out[n - 1] == ' ' || out[n - 1] == '\t'))
-			out[--n] = '\0';
-		if (!n)
-			snprintf(out, len, "unknown");
-	} else {
-		snprintf(out, len, "unknown");
-	}
-	fclose(f);
-}
+#define SYSFS "/sys"
 
 /* "name : value" from a /proc file, for the first line starting with name. */
 static void proc_field(const char *path, const char *name, char *out, size_t len)
 {
 	char line[512];
-	FILE *f = fopen(path, "r");
+	FILE *f = fopen(path, "re");
 	size_t nl = strlen(name);
 
 	snprintf(out, len, "unknown");
@@ -60,10 +44,157 @@ static void proc_field(const char *path, const char *name, char *out, size_t len
 	fclose(f);
 }
 
+void env_cpufreq_governor(const char *sysfs, char *out, size_t len, bool *powersave)
+{
+	struct {
+		char name[64];
+		unsigned n;
+	} gov[8];
+	unsigned ngov = 0, other = 0;
+	char dir[PATH_MAX], val[64], rel[300];
+	struct dirent *e;
+	size_t o = 0;
+	DIR *d;
+
+	*powersave = false;
+	snprintf(out, len, "unknown");
+	snprintf(dir, sizeof(dir), "%s/devices/system/cpu", sysfs);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		unsigned i;
+
+		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9')
+			continue;
+		snprintf(rel, sizeof(rel), "%s/online", e->d_name);
+		if (env_read_at(dir, rel, val, sizeof(val)) == 0 && !strcmp(val, "0"))
+			continue; /* offline: its governor does not matter */
+		snprintf(rel, sizeof(rel), "%s/cpufreq/scaling_governor", e->d_name);
+		if (env_read_at(dir, rel, val, sizeof(val)))
+			continue;
+		if (!strcmp(val, "powersave"))
+			*powersave = true;
+		for (i = 0; i < ngov && strcmp(gov[i].name, val); i++)
+			;
+		if (i == ngov && ngov == DP_ARRAY_SIZE(gov)) {
+			other++;
+			continue;
+		}
+		if (i == ngov) {
+			snprintf(gov[ngov].name, sizeof(gov[0].name), "%s", val);
+			gov[ngov++].n = 0;
+		}
+		gov[i].n++;
+	}
+	closedir(d);
+	if (ngov == 1 && !other) {
+		snprintf(out, len, "%s", gov[0].name);
+		return;
+	}
+	if (!ngov)
+		return;
+	/* several: sorted by name, so that the same machine reads the same */
+	for (unsigned i = 1; i < ngov; i++)
+		for (unsigned k = i; k > 0 && strcmp(gov[k - 1].name, gov[k].name) > 0; k--) {
+			__typeof__(gov[0]) t = gov[k];
+
+			gov[k] = gov[k - 1];
+			gov[k - 1] = t;
+		}
+	o = (size_t)snprintf(out, len, "mixed:");
+	for (unsigned i = 0; i < ngov && o < len; i++)
+		o += (size_t)snprintf(out + o, len - o, "%s %s %u", i ? "," : "", gov[i].name,
+				      gov[i].n);
+	if (other && o < len)
+		snprintf(out + o, len - o, ", other %u", other);
+}
+
+void env_io_uring_describe(struct strbuf *sb)
+{
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} feats[] = {
+		{IORING_FEAT_SINGLE_MMAP, "single_mmap"},
+		{IORING_FEAT_NODROP, "nodrop"},
+		{IORING_FEAT_SUBMIT_STABLE, "submit_stable"},
+		{IORING_FEAT_RW_CUR_POS, "rw_cur_pos"},
+		{IORING_FEAT_FAST_POLL, "fast_poll"},
+		{IORING_FEAT_EXT_ARG, "ext_arg"},
+		{IORING_FEAT_NATIVE_WORKERS, "native_workers"},
+		{IORING_FEAT_RSRC_TAGS, "rsrc_tags"},
+	};
+	static const struct {
+		int op;
+		const char *name;
+	} ops[] = {
+		{IORING_OP_READ, "read"},
+		{IORING_OP_WRITE, "write"},
+		{IORING_OP_READ_FIXED, "read_fixed"},
+		{IORING_OP_WRITE_FIXED, "write_fixed"},
+		{IORING_OP_FSYNC, "fsync"},
+	};
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	int ret = io_uring_queue_init(2, &ring, 0);
+	bool first = true;
+
+	if (ret < 0) {
+		strbuf_addf(sb, "unavailable: %s", strerror(-ret));
+		return;
+	}
+	strbuf_addstr(sb, "available: features");
+	for (size_t i = 0; i < DP_ARRAY_SIZE(feats); i++)
+		if (ring.features & feats[i].flag)
+			strbuf_addf(sb, " %s", feats[i].name);
+	probe = io_uring_get_probe_ring(&ring);
+	strbuf_addstr(sb, "; opcodes");
+	for (size_t i = 0; probe && i < DP_ARRAY_SIZE(ops); i++) {
+		if (io_uring_opcode_supported(probe, ops[i].op)) {
+			strbuf_addf(sb, " %s", ops[i].name);
+			first = false;
+		}
+	}
+	if (first)
+		strbuf_addstr(sb, " unknown (no probe)");
+	if (probe)
+		io_uring_free_probe(probe);
+	io_uring_queue_exit(&ring);
+}
+
+static void numa_facts(env_fact_fn fn, void *arg)
+{
+	struct env_numa_topology *t = malloc(sizeof(*t));
+	struct strbuf v = STRBUF_INIT;
+	char key[64];
+
+	if (!t || env_numa_topology_read(SYSFS, t) || !t->nr_nodes) {
+		fn(arg, "host.numa_nodes", "unknown");
+		free(t);
+		return;
+	}
+	strbuf_addf(&v, "%u", t->nr_nodes);
+	fn(arg, "host.numa_nodes", v.buf);
+	for (unsigned n = 0; n < ENV_NODES_MAX; n++) {
+		if (!(t->present & (1ULL << n)))
+			continue;
+		strbuf_reset(&v);
+		env_cpulist_format(&v, &t->cpus[n]);
+		snprintf(key, sizeof(key), "host.node.%u.cpus", n);
+		fn(arg, key, v.len ? v.buf : "none");
+	}
+	strbuf_release(&v);
+	free(t);
+}
+
 void env_collect_host(env_fact_fn fn, void *arg)
 {
+	struct strbuf sb = STRBUF_INIT;
 	struct utsname u;
+	struct rlimit rl;
 	char buf[256];
+	bool ps;
 	long n;
 
 	if (gethostname(buf, sizeof(buf) - 1) == 0)
@@ -79,85 +210,128 @@ void env_collect_host(env_fact_fn fn, void *arg)
 	fn(arg, "cpus", buf);
 	proc_field("/proc/meminfo", "MemTotal", buf, sizeof(buf));
 	fn(arg, "memory_total", buf);
+	env_cpufreq_governor(SYSFS, buf, sizeof(buf), &ps);
+	fn(arg, "host.cpufreq_governor", buf);
+	env_read_line(SYSFS "/devices/system/cpu/cpu0/cpufreq/scaling_driver", buf, sizeof(buf));
+	fn(arg, "host.cpufreq_driver", buf);
+	numa_facts(fn, arg);
+	env_io_uring_describe(&sb);
+	fn(arg, "host.io_uring", sb.buf);
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rl.rlim_cur);
+	else
+		snprintf(buf, sizeof(buf), "%s",
+			 getrlimit(RLIMIT_MEMLOCK, &rl) ? "unknown" : "unlimited");
+	fn(arg, "host.memlock_limit", buf);
+	strbuf_release(&sb);
 }
 
-/* The sysfs directory of the whole disk behind dev ("" when unknown). */
-static void disk_dir(dev_t dev, char *out, size_t len)
+/* One fact under "PREFIX.NAME.FACT". */
+static void fact3(env_fact_fn fn, void *arg, const char *prefix, const char *name, const char *fact,
+		  const char *value)
 {
-	char link[PATH_MAX], real[PATH_MAX], part[PATH_MAX + 16];
+	char key[PROFILE_MAX_NAME + ENV_NAME_MAX + 48];
+
+	snprintf(key, sizeof(key), "%s.%s.%s", prefix, name, fact);
+	fn(arg, key, value);
+}
+
+/* The facts of a disk under PREFIX.NAME (device.VOLUME or dev.DISK). */
+static void disk_facts(env_fact_fn fn, void *arg, const char *prefix, const char *name,
+		       const struct env_disk *d)
+{
+	char node[16];
+
+	fact3(fn, arg, prefix, name, "model", d->model);
+	fact3(fn, arg, prefix, name, "firmware", d->firmware);
+	fact3(fn, arg, prefix, name, "serial", d->serial);
+	fact3(fn, arg, prefix, name, "rotational", d->rotational);
+	fact3(fn, arg, prefix, name, "scheduler", d->scheduler);
+	fact3(fn, arg, prefix, name, "write_cache", d->write_cache);
+	fact3(fn, arg, prefix, name, "nr_requests", d->nr_requests);
+	fact3(fn, arg, prefix, name, "logical_block_size", d->logical_block_size);
+	fact3(fn, arg, prefix, name, "physical_block_size", d->physical_block_size);
+	fact3(fn, arg, prefix, name, "size_bytes", d->size_bytes);
+	if (d->numa_node >= 0)
+		snprintf(node, sizeof(node), "%d", d->numa_node);
+	else
+		snprintf(node, sizeof(node), "unknown");
+	fact3(fn, arg, prefix, name, "numa_node", node);
+}
+
+/* A partition's disk, else the device itself. */
+static void unpartitioned(const char *name, char *out, size_t len)
+{
+	char dir[PATH_MAX], real[PATH_MAX];
 	struct stat st;
+	char *slash;
 
-	snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(dev), minor(dev));
-	out[0] = '\0';
-	if (!realpath(link, real))
+	snprintf(out, len, "%s", name);
+	snprintf(dir, sizeof(dir), SYSFS "/class/block/%s/partition", name);
+	if (stat(dir, &st) != 0)
 		return;
-	/* a partition has a "partition" file; its disk is the parent */
-	snprintf(part, sizeof(part), "%s/partition", real);
-	if (stat(part, &st) == 0) {
-		char *slash = strrchr(real, '/');
-
-		if (slash)
-			*slash = '\0';
+	snprintf(dir, sizeof(dir), SYSFS "/class/block/%s", name);
+	if (realpath(dir, real) && (slash = strrchr(real, '/'))) {
+		*slash = '\0';
+		slash = strrchr(real, '/');
+		env_copy(out, len, slash ? slash + 1 : real);
 	}
-	snprintf(out, len, "%s", real);
 }
 
-/* "none [mq-deadline] kyber" -> "mq-deadline" (sysfs marks the active one) */
-static const char *active_choice(char *val)
+static void mount_facts(const char *volume, const char *path, env_fact_fn fn, void *arg)
 {
-	char *open = strchr(val, '['), *close = open ? strchr(open, ']') : NULL;
+	struct env_mount *m = malloc(sizeof(*m));
+	struct strbuf o = STRBUF_INIT;
 
-	if (!open || !close)
-		return val;
-	*close = '\0';
-	return open + 1;
+	if (!m || env_mount_find("/proc/self/mountinfo", path, m)) {
+		fact3(fn, arg, "volume", volume, "fstype", "unknown");
+		fact3(fn, arg, "volume", volume, "mount_point", "unknown");
+		fact3(fn, arg, "volume", volume, "mount_options", "unknown");
+		free(m);
+		return;
+	}
+	fact3(fn, arg, "volume", volume, "fstype", m->fstype);
+	fact3(fn, arg, "volume", volume, "mount_point", m->point);
+	strbuf_addf(&o, "%s; %s", m->options, m->super_opts);
+	fact3(fn, arg, "volume", volume, "mount_options", o.buf);
+	strbuf_release(&o);
+	free(m);
 }
 
 void env_collect_device(const char *volume, const char *path, env_fact_fn fn, void *arg)
 {
-	static const struct {
-		const char *key;
-		const char *file;
-	} facts[] = {
-		{"model", "device/model"},
-		{"firmware", "device/rev"},
-		{"serial", "serial"},
-		{"rotational", "queue/rotational"},
-		{"scheduler", "queue/scheduler"},
-		{"write_cache", "queue/write_cache"},
-		{"nr_requests", "queue/nr_requests"},
-		{"logical_block_size", "queue/logical_block_size"},
-		{"physical_block_size", "queue/physical_block_size"},
-	};
-	char dir[PATH_MAX], file[PATH_MAX + 64], key[160], val[256];
+	char disks[ENV_DISKS_MAX][ENV_NAME_MAX], top[ENV_NAME_MAX], name[ENV_NAME_MAX];
+	struct env_disk d, named;
+	struct strbuf list = STRBUF_INIT;
 	struct stat st;
-	const char *name;
+	size_t n = 0;
+	bool blk;
 
-	if (stat(path, &st) != 0)
-		return;
-	disk_dir(S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev, dir, sizeof(dir));
-	name = dir[0] ? strrchr(dir, '/') + 1 : "unknown";
-	snprintf(key, sizeof(key), "device.%s.name", volume);
-	fn(arg, key, name);
-	for (size_t i = 0; i < DP_ARRAY_SIZE(facts); i++) {
-		snprintf(file, sizeof(file), "%s/%s", dir, facts[i].file);
-		if (dir[0])
-			read_line(file, val, sizeof(val));
-		else
-			snprintf(val, sizeof(val), "unknown");
-		snprintf(key, sizeof(key), "device.%s.%s", volume, facts[i].key);
-		fn(arg, key, !strcmp(facts[i].key, "scheduler") ? active_choice(val) : val);
+	blk = stat(path, &st) == 0 && S_ISBLK(st.st_mode);
+	if (env_path_device(SYSFS, path, top, sizeof(top)) == 0) {
+		unpartitioned(top, name, sizeof(name));
+		(void)env_block_disks(SYSFS, top, disks, ENV_DISKS_MAX, &n);
+	} else {
+		snprintf(name, sizeof(name), "unknown");
 	}
-	snprintf(file, sizeof(file), "%s/size", dir);
-	if (dir[0])
-		read_line(file, val, sizeof(val));
-	else
-		snprintf(val, sizeof(val), "unknown");
-	if (strcmp(val, "unknown")) {
-		unsigned long long sectors = strtoull(val, NULL, 10);
-
-		snprintf(val, sizeof(val), "%llu", sectors * 512ULL);
+	fact3(fn, arg, "device", volume, "name", name);
+	/* a stacked device (dm, md) has no model or queue of its own worth
+	 * recording: its first disk's facts, the name and size its own */
+	env_disk_read(SYSFS, n ? disks[0] : name, &d);
+	env_disk_read(SYSFS, name, &named);
+	memcpy(d.size_bytes, named.size_bytes, sizeof(d.size_bytes));
+	disk_facts(fn, arg, "device", volume, &d);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&list, "%s%s", i ? ", " : "", disks[i]);
+	fact3(fn, arg, "volume", volume, "disks", n ? list.buf : "unknown");
+	if (blk) {
+		fact3(fn, arg, "volume", volume, "fstype", "none (block device)");
+	} else {
+		mount_facts(volume, path, fn, arg);
 	}
-	snprintf(key, sizeof(key), "device.%s.size_bytes", volume);
-	fn(arg, key, val);
+	for (size_t i = 0; i < n; i++) {
+		env_disk_read(SYSFS, disks[i], &d);
+		disk_facts(fn, arg, "dev", disks[i], &d);
+	}
+	strbuf_release(&list);
 }

@@ -50,7 +50,7 @@ static void nearest_existing(const char *path, struct strbuf *out)
 
 	strbuf_reset(out);
 	strbuf_addstr(out, path);
-	while (out->len > 1 && stat(out->buf, &st) != 0) {
+	while (strcmp(out->buf, "/") && stat(out->buf, &st) != 0) {
 		char *slash = strrchr(out->buf, '/');
 
 		if (!slash) {

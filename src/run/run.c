@@ -291,6 +291,7 @@ struct worker {
 	char fatal_msg[256];
 	pthread_t thread;
 	bool thread_started;
+	struct env_numa_worker numa; /* where it runs (the affinity setting) */
 };
 
 struct run {
@@ -1432,8 +1433,15 @@ static void worker_finish(struct worker *w)
 static void *worker_thread(void *arg)
 {
 	struct worker *w = arg;
+	struct strbuf err = STRBUF_INIT;
 
-	while (worker_step(w))
+	if (env_numa_bind_thread(&w->numa, &err)) {
+		/* affinity = hard, and the nodes' CPUs refused */
+		w->fatal = -EINVAL;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "worker %u: %s", w->index, err.buf);
+	}
+	strbuf_release(&err);
+	while (!w->fatal && worker_step(w))
 		;
 	if (w->fatal) {
 		/* the coordinator stops the run (lowering the last interval);
@@ -1845,7 +1853,8 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = r->streams;
 	unsigned *dbs = NULL, *spd = NULL, *spd_all = NULL;
 	uint64_t *lo = NULL, *cnt = NULL;
-	bool fixed = fixed_model(r);
+	bool fixed = fixed_model(r), nm_built = false, *drv = NULL;
+	struct env_numa_map nm;
 	int ret = -ENOMEM;
 
 	if (!streams)
@@ -1896,13 +1905,19 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 		r->mix[2] = acc / tot;
 		r->mix[3] = 1.0;
 	}
+	ret = env_numa_map_build_plan(&nm, &r->plan);
+	if (ret)
+		goto out;
+	nm_built = true;
+	drv = calloc(r->plan.nr_vols, sizeof(*drv));
 	r->workers = calloc(nw, sizeof(*r->workers));
 	dbs = calloc(ndb, sizeof(*dbs));
 	spd = calloc(ndb, sizeof(*spd));
 	spd_all = calloc(ndb, sizeof(*spd_all));
 	lo = calloc(ndb, sizeof(*lo));
 	cnt = calloc(ndb, sizeof(*cnt));
-	if (!r->workers || !dbs || !spd || !spd_all || !lo || !cnt)
+	ret = -ENOMEM;
+	if (!r->workers || !dbs || !spd || !spd_all || !lo || !cnt || !drv)
 		goto out;
 	r->nworkers = nw;
 	for (unsigned i = 0; i < ndb; i++)
@@ -1941,12 +1956,32 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 			w->arrival_gap_ns = rate > 0 ? 1e9 / rate : 1e18;
 			w->next_arrival = engine_clock_now(&r->clock);
 		}
-		ret = worker_setup(r, w, dbs, lo, cnt, n, spd, err);
+		/* the worker runs (and its memory lives) near the disks it drives */
+		memset(drv, 0, r->plan.nr_vols * sizeof(*drv));
+		for (unsigned k = 0; k < n; k++)
+			drv[r->plan.dbs[dbs[k]].volume] = true;
+		if (env_numa_place(&nm, drv, r->virt ? PROFILE_AFFINITY_NONE : p->affinity,
+				   &w->numa)) {
+			strbuf_addf(err, "affinity = hard: %s", w->numa.note);
+			ret = -ENODEV;
+			goto out;
+		}
+		{
+			struct env_numa_saved sv;
+
+			ret = env_numa_setup_enter(&w->numa, &sv, err);
+			if (!ret)
+				ret = worker_setup(r, w, dbs, lo, cnt, n, spd, err);
+			env_numa_setup_leave(&sv);
+		}
 		if (ret)
 			goto out;
 	}
 	ret = 0;
 out:
+	if (nm_built)
+		env_numa_map_release(&nm);
+	free(drv);
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");
 	free(dbs);
@@ -2694,7 +2729,8 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		 (double)used / 1e9, t->goal == TUNE_GOAL_TARGET ? "target" : "max",
 		 t->stopped_because);
 	if (!t->chosen)
-		snprintf(msg, sizeof(msg), "auto-tune: %s", t->stopped_because);
+		snprintf(msg, sizeof(msg), "auto-tune found no passing level in %.0f s: %s",
+			 (double)used / 1e9, t->stopped_because);
 	run_event(r, "autotune", msg);
 	{
 		char n[16];
@@ -2724,6 +2760,8 @@ static void record_env(struct run *r)
 	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
 	env_fact(r, "engine", r->ops->name);
 	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	for (unsigned i = 0; i < r->nworkers; i++)
+		env_numa_worker_facts(i, &r->workers[i].numa, env_fact, r);
 	{
 		char v[160];
 

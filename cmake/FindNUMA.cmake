@@ -1,0 +1,15 @@
+# FindNUMA - libnuma, the NUMA policy library (numactl's).
+# Defines NUMA_FOUND, NUMA_INCLUDE_DIR, NUMA_LIBRARY and the imported target
+# NUMA::NUMA. Optional: without it the workers' NUMA placement is CPU
+# affinity and first touch, without memory policies (src/env/numa.c).
+find_path(NUMA_INCLUDE_DIR NAMES numa.h numaif.h)
+find_library(NUMA_LIBRARY NAMES numa)
+include(FindPackageHandleStandardArgs)
+find_package_handle_standard_args(NUMA REQUIRED_VARS NUMA_LIBRARY NUMA_INCLUDE_DIR)
+if(NUMA_FOUND AND NOT TARGET NUMA::NUMA)
+  add_library(NUMA::NUMA UNKNOWN IMPORTED)
+  set_target_properties(NUMA::NUMA PROPERTIES
+    IMPORTED_LOCATION "${NUMA_LIBRARY}"
+    INTERFACE_INCLUDE_DIRECTORIES "${NUMA_INCLUDE_DIR}")
+endif()
+mark_as_advanced(NUMA_INCLUDE_DIR NUMA_LIBRARY)

@@ -1,0 +1,751 @@
+/*
+ * cmd_check.c - "diskproof check [PROFILE] [--data-dir DIR] [--db-size SIZE]
+ * [--engine NAME] [--streams N] [--results FILE]": a preflight of the machine
+ * for a run of the profile, one line per finding:
+ *
+ *   OK    what: detail
+ *   WARN  what: detail      (the run works, but its figures may mislead)
+ *   FAIL  what: detail      (the run would not start, or not as asked)
+ *
+ * It checks the engine (io_uring and its features), direct I/O on every
+ * volume (one aligned block written and read back in an unnamed temporary
+ * file; a block device is only read), the filesystem and its mount options,
+ * the free space the profile needs, every disk beneath the volumes (model,
+ * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
+ * CPU frequency governor, the NUMA placement of the workers, the memory the
+ * per-page maps need and the open-file limit. It writes nothing that
+ * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
+ * 2 for a usage or profile error. The rules are in docs/environment.md.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diskproof/engine.h"
+#include "diskproof/env.h"
+#include "diskproof/plan.h"
+#include "diskproof/run.h"
+
+#include "cli.h"
+
+#define SYSFS "/sys"
+
+/*
+ * Memory a run keeps per database page: the expected generation (4 bytes),
+ * its copy for the periodic journal (4) and the in-flight flag (1); see
+ * worker_db_setup() and worker_setup() in src/run/run.c.
+ */
+#define CHECK_BYTES_PER_PAGE 9
+
+enum check_level { CHECK_OK, CHECK_WARN, CHECK_FAIL };
+
+struct check {
+	const struct profile *p;
+	const struct plan *pl;
+	bool color;
+	unsigned warns, fails;
+	unsigned nworkers;
+	bool *drives; /* nworkers x nr_vols, as the runner assigns databases */
+};
+
+static void report(struct check *c, enum check_level lv, const char *what, const char *fmt, ...)
+	DP_PRINTF(4, 5);
+static void report(struct check *c, enum check_level lv, const char *what, const char *fmt, ...)
+{
+	static const char *const names[] = {"OK  ", "WARN", "FAIL"};
+	static const char *const sgr[] = {"32", "33", "1;31"};
+	va_list ap;
+
+	if (lv == CHECK_WARN)
+		c->warns++;
+	else if (lv == CHECK_FAIL)
+		c->fails++;
+	if (c->color)
+		printf("\033[%sm%s\033[0m  %s: ", sgr[lv], names[lv], what);
+	else
+		printf("%s  %s: ", names[lv], what);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+}
+
+/* ---- engine ---- */
+
+static void check_engine(struct check *c)
+{
+	const struct engine_ops *ops = engine_find(c->p->engine);
+	struct strbuf err = STRBUF_INIT, desc = STRBUF_INIT;
+	bool uring = !strcmp(c->p->engine, "io_uring");
+
+	if (!ops)
+		report(c, CHECK_FAIL, "engine", "%s: no such engine", c->p->engine);
+	else if (ops->unavailable)
+		report(c, CHECK_FAIL, "engine", "%s: not built in: %s", ops->name,
+		       ops->unavailable);
+	else if (!strcmp(ops->name, "sim"))
+		report(c, CHECK_OK, "engine",
+		       "sim: simulated devices on a virtual clock; no file or device is touched, "
+		       "so the volume checks are skipped");
+	else
+		report(c, CHECK_OK, "engine", "%s, %s I/O", ops->name,
+		       c->p->direct ? "direct" : "buffered");
+	env_io_uring_describe(&desc);
+	if (engine_io_uring_probe(&err) == 0)
+		report(c, CHECK_OK, "io_uring", "%s", desc.buf);
+	else
+		report(c, uring ? CHECK_FAIL : CHECK_OK, "io_uring", "%s%s", err.buf,
+		       uring ? "" : " (this profile does not use it)");
+	if (ops && !ops->unavailable && strcmp(ops->name, "sim") && !c->p->direct)
+		report(c, CHECK_WARN, "direct I/O",
+		       "off ([engine] direct = off): reads may come from the page cache and "
+		       "the latencies flatter the storage");
+	strbuf_release(&err);
+	strbuf_release(&desc);
+}
+
+/* ---- direct I/O ---- */
+
+/*
+ * An unnamed temporary file in dir (O_TMPFILE); where the filesystem has no
+ * O_TMPFILE, a named one removed at once. -errno; *direct_refused when the
+ * file could be made without O_DIRECT but not with it.
+ */
+static int temp_open(const char *dir, int flags, bool *direct_refused)
+{
+	char name[PATH_MAX];
+	int fd;
+
+	*direct_refused = false;
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | flags, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT) {
+		snprintf(name, sizeof(name), "%s/.diskproof-check.%ld", dir, (long)getpid());
+		fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | flags, 0600);
+		if (fd >= 0) {
+			unlink(name);
+			return fd;
+		}
+	}
+	if (errno == EINVAL && (flags & O_DIRECT)) {
+		int e = errno, t = temp_open(dir, flags & ~O_DIRECT, direct_refused);
+
+		if (t >= 0) {
+			close(t);
+			*direct_refused = true;
+		}
+		return -e;
+	}
+	return -errno;
+}
+
+/* Writes (unless read_only) and reads back one block of len bytes at 0. */
+static int block_roundtrip(int fd, size_t len, bool read_only, const char **what)
+{
+	void *w = NULL, *r = NULL;
+	ssize_t n;
+	int ret = -ENOMEM;
+
+	if (posix_memalign(&w, 4096, len) || posix_memalign(&r, 4096, len))
+		goto out;
+	for (size_t i = 0; i < len; i++)
+		((unsigned char *)w)[i] = (unsigned char)(i * 131 + 7);
+	if (!read_only) {
+		*what = "write";
+		n = pwrite(fd, w, len, 0);
+		if (n != (ssize_t)len) {
+			ret = n < 0 ? -errno : -EIO;
+			goto out;
+		}
+	}
+	*what = "read";
+	n = pread(fd, r, len, 0);
+	if (n != (ssize_t)len) {
+		ret = n < 0 ? -errno : -EIO;
+		goto out;
+	}
+	*what = "compare";
+	ret = read_only || !memcmp(w, r, len) ? 0 : -EIO;
+out:
+	free(w);
+	free(r);
+	return ret;
+}
+
+static void check_direct_at(struct check *c, const char *volume, const char *kind, const char *path,
+			    uint32_t align)
+{
+	char where[PATH_MAX], what[PROFILE_MAX_NAME + 48];
+	size_t len = align > 4096 ? align : 4096;
+	const char *step = "open";
+	bool refused = false, device;
+	struct stat st;
+	int fd, ret;
+
+	snprintf(what, sizeof(what), "direct I/O %s %s", kind, volume);
+	ret = env_existing_path(path, where, sizeof(where));
+	if (ret) {
+		report(c, CHECK_FAIL, what, "%s: %s", path, strerror(-ret));
+		return;
+	}
+	if (stat(where, &st) != 0) {
+		report(c, CHECK_FAIL, what, "%s: %s", where, strerror(errno));
+		return;
+	}
+	device = S_ISBLK(st.st_mode);
+	if (!device && !S_ISDIR(st.st_mode)) { /* a file: its directory */
+		char *slash = strrchr(where, '/');
+
+		if (slash && slash != where)
+			*slash = '\0';
+		else
+			snprintf(where, sizeof(where), "%s", slash ? "/" : ".");
+	}
+	if (device)
+		fd = open(where, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	else
+		fd = temp_open(where, O_DIRECT, &refused);
+	step = device ? "open" : "create a file";
+	if (fd < 0 && !device)
+		ret = fd;
+	else if (fd < 0)
+		ret = -errno;
+	else
+		ret = block_roundtrip(fd, len, device, &step);
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		report(c, CHECK_FAIL, what, "%s: %s%s: %s", where,
+		       refused ? "the filesystem refuses O_DIRECT" : step,
+		       refused ? "" : " with O_DIRECT", strerror(-ret));
+		return;
+	}
+	report(c, CHECK_OK, what, "%s: %zu-byte block %s with O_DIRECT%s", where, len,
+	       device ? "read (a device is only written by init and run)" : "written and read back",
+	       strcmp(where, path) ? " (nearest existing directory)" : "");
+}
+
+static void check_direct(struct check *c)
+{
+	if (!c->p->direct)
+		return;
+	for (size_t v = 0; v < c->pl->nr_vols; v++) {
+		const struct plan_volume *vol = &c->pl->vols[v];
+
+		check_direct_at(c, vol->name, "on volume", vol->path, vol->align);
+		if (strcmp(vol->log_path, vol->path))
+			check_direct_at(c, vol->name, "on the log path of", vol->log_path,
+					vol->log_align);
+	}
+}
+
+/* ---- filesystems and space ---- */
+
+static bool opt_has(const char *opts, const char *opt)
+{
+	size_t n = strlen(opt);
+
+	for (const char *p = opts; (p = strstr(p, opt)); p += n)
+		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
+			return true;
+	return false;
+}
+
+/* What a filesystem's type and mount options say about a run on it; the
+ * worst finding wins (read-only over barriers over the type). */
+static enum check_level fs_verdict(const struct env_mount *m, const char **why)
+{
+	static const char *const not_disk[] = {"tmpfs", "ramfs", "proc", "sysfs", "devtmpfs"};
+	static const char *const remote[] = {"nfs",	 "cifs", "smb3",      "9p",
+					     "virtiofs", "ceph", "glusterfs", "fuse"};
+	enum check_level lv = CHECK_OK;
+
+	*why = "";
+	for (size_t i = 0; i < DP_ARRAY_SIZE(not_disk); i++)
+		if (!strcmp(m->fstype, not_disk[i])) {
+			lv = CHECK_WARN;
+			*why = ": not a disk (memory, or the kernel's): the figures say nothing "
+			       "about storage";
+		}
+	for (size_t i = 0; i < DP_ARRAY_SIZE(remote); i++)
+		if (!strncmp(m->fstype, remote[i], strlen(remote[i]))) {
+			lv = CHECK_WARN;
+			*why = ": a network or host-shared filesystem: its latencies include the "
+			       "path to the server";
+		}
+	if (!strcmp(m->fstype, "overlay")) {
+		lv = CHECK_WARN;
+		*why = ": an overlay (a container's writable layer), not the volume a database "
+		       "would use";
+	}
+	if (opt_has(m->super_opts, "nobarrier") || opt_has(m->super_opts, "barrier=0")) {
+		lv = CHECK_WARN;
+		*why = ": write barriers are off: log writes are acknowledged before they are "
+		       "safe, and look faster than they are";
+	}
+	if (opt_has(m->options, "ro") || opt_has(m->super_opts, "ro")) {
+		lv = CHECK_FAIL;
+		*why = ": mounted read-only";
+	}
+	return lv;
+}
+
+static void check_fs_at(struct check *c, const char *volume, const char *path)
+{
+	char what[PROFILE_MAX_NAME + 48];
+	struct env_mount *m = malloc(sizeof(*m));
+	struct stat st;
+	enum check_level lv;
+	const char *why;
+	int ret;
+
+	snprintf(what, sizeof(what), "filesystem of %s", volume);
+	if (!m) {
+		report(c, CHECK_WARN, what, "out of memory");
+		return;
+	}
+	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+		report(c, CHECK_OK, what, "none: %s is a block device (raw regions)", path);
+		goto out;
+	}
+	ret = env_mount_find("/proc/self/mountinfo", path, m);
+	if (ret) {
+		report(c, CHECK_OK, what, "unknown (%s: not in /proc/self/mountinfo: %s)", path,
+		       strerror(-ret));
+		goto out;
+	}
+	lv = fs_verdict(m, &why);
+	report(c, lv, what, "%s on %s, mounted at %s (%s; %s)%s", m->fstype, m->source, m->point,
+	       m->options, m->super_opts, why);
+out:
+	free(m);
+}
+
+static void check_filesystems(struct check *c)
+{
+	for (size_t v = 0; v < c->pl->nr_vols; v++) {
+		const struct plan_volume *vol = &c->pl->vols[v];
+		char what[PROFILE_MAX_NAME + 24];
+
+		snprintf(what, sizeof(what), "volume %s", vol->name);
+		check_fs_at(c, what, vol->path);
+		if (strcmp(vol->log_path, vol->path)) {
+			snprintf(what, sizeof(what), "volume %s's logs", vol->name);
+			check_fs_at(c, what, vol->log_path);
+		}
+	}
+}
+
+static void check_space(struct check *c)
+{
+	struct plan_space sp = {0};
+	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+
+	if (plan_space_measure(c->pl, &sp, &err)) {
+		report(c, CHECK_FAIL, "free space", "%s", err.buf);
+		goto out;
+	}
+	for (size_t i = 0; i < sp.nr_fs; i++) {
+		const struct plan_fs *f = &sp.fs[i];
+		const char *what = "free space";
+
+		strbuf_reset(&a);
+		strbuf_reset(&b);
+		unit_format_size(&a, f->need);
+		unit_format_size(&b, f->free);
+		if (!f->free_known)
+			report(c, CHECK_WARN, what,
+			       "%s (volume%s %s): %s still to write, free space unknown", f->path,
+			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf);
+		else
+			report(c, f->need <= f->free ? CHECK_OK : CHECK_FAIL, what,
+			       "%s (volume%s %s): %s still to write, %s %s%s", f->path,
+			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, b.buf,
+			       f->device ? "in the device" : "free",
+			       f->need <= f->free ? "" : ": not enough");
+	}
+out:
+	plan_space_release(&sp);
+	strbuf_release(&err);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/* ---- disks ---- */
+
+struct disk_use {
+	char name[ENV_NAME_MAX];
+	char volumes[256];
+};
+
+/* Adds the disks beneath path to the list, naming the volume. */
+static void disks_of(struct disk_use *list, size_t *n, size_t max, const char *volume,
+		     const char *path, bool *unknown)
+{
+	char top[ENV_NAME_MAX], disks[ENV_DISKS_MAX][ENV_NAME_MAX];
+	size_t nd = 0;
+
+	if (env_path_device(SYSFS, path, top, sizeof(top)) ||
+	    env_block_disks(SYSFS, top, disks, ENV_DISKS_MAX, &nd) == -ENOENT || !nd) {
+		*unknown = true;
+		return;
+	}
+	for (size_t i = 0; i < nd; i++) {
+		size_t k;
+
+		for (k = 0; k < *n && strcmp(list[k].name, disks[i]); k++)
+			;
+		if (k == *n) {
+			if (*n == max)
+				return;
+			memcpy(list[k].name, disks[i],
+			       sizeof(list[k].name)); /* both ENV_NAME_MAX */
+			list[k].volumes[0] = '\0';
+			(*n)++;
+		}
+		if (!strstr(list[k].volumes, volume)) {
+			size_t o = strlen(list[k].volumes);
+
+			snprintf(list[k].volumes + o, sizeof(list[k].volumes) - o, "%s%s",
+				 o ? ", " : "", volume);
+		}
+	}
+}
+
+static void check_disks(struct check *c)
+{
+	size_t max = 2 * c->pl->nr_vols * 4 + 8, n = 0;
+	struct disk_use *list = calloc(max, sizeof(*list));
+	struct env_disk d;
+
+	if (!list) {
+		report(c, CHECK_WARN, "disks", "out of memory");
+		return;
+	}
+	for (size_t v = 0; v < c->pl->nr_vols; v++) {
+		const struct plan_volume *vol = &c->pl->vols[v];
+		bool unknown = false;
+
+		disks_of(list, &n, max, vol->name, vol->path, &unknown);
+		disks_of(list, &n, max, vol->name, vol->log_path, &unknown);
+		if (unknown) {
+			char what[PROFILE_MAX_NAME + 24];
+
+			snprintf(what, sizeof(what), "disks of volume %s", vol->name);
+			report(c, CHECK_OK, what,
+			       "unknown: no block device beneath %s in /sys (tmpfs, NFS, a "
+			       "container?)",
+			       vol->path);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		char what[ENV_NAME_MAX + 8], node[16];
+
+		env_disk_read(SYSFS, list[i].name, &d);
+		snprintf(what, sizeof(what), "disk %s", d.name);
+		if (d.numa_node >= 0)
+			snprintf(node, sizeof(node), "%d", d.numa_node);
+		else
+			snprintf(node, sizeof(node), "unknown");
+		report(c, CHECK_OK, what,
+		       "model %s, firmware %s, rotational %s, scheduler %s, nr_requests %s, "
+		       "write cache %s, NUMA node %s (volume%s %s)",
+		       d.model, d.firmware, d.rotational, d.scheduler, d.nr_requests, d.write_cache,
+		       node, strchr(list[i].volumes, ',') ? "s" : "", list[i].volumes);
+	}
+	free(list);
+}
+
+/* ---- CPUs, NUMA, memory, files ---- */
+
+static void check_governor(struct check *c)
+{
+	char gov[256];
+	bool powersave;
+
+	env_cpufreq_governor(SYSFS, gov, sizeof(gov), &powersave);
+	if (powersave)
+		report(c, CHECK_WARN, "CPU frequency governor",
+		       "%s: CPUs clock down between I/Os and every completion waits for them "
+		       "(like Windows' \"Balanced\" power plan); set \"performance\" "
+		       "(cpupower frequency-set -g performance)",
+		       gov);
+	else if (!strcmp(gov, "unknown"))
+		report(c, CHECK_OK, "CPU frequency governor",
+		       "unknown (no cpufreq in /sys: a VM, or fixed clocks)");
+	else
+		report(c, CHECK_OK, "CPU frequency governor", "%s", gov);
+}
+
+/* The workers as the runner makes them (run_setup_workers() in
+ * src/run/run.c): one per CPU unless [engine] workers says, one in all for
+ * the sim engine, at most one per database (the fixed model: per stream);
+ * databases round robin, or in the fixed model every database for every
+ * worker. */
+static int workers_assign(struct check *c)
+{
+	const struct profile *p = c->p;
+	unsigned ndb = (unsigned)c->pl->nr_dbs, nv = (unsigned)c->pl->nr_vols;
+	unsigned streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	bool fixed = p->model == PROFILE_MODEL_FIXED;
+	unsigned nw;
+
+	nw = !strcmp(p->engine, "sim") ? 1
+	     : p->workers	       ? p->workers
+	     : cpus > 0		       ? (unsigned)cpus
+				       : 1;
+	if (fixed && nw > streams)
+		nw = streams;
+	if (!fixed && nw > ndb)
+		nw = ndb;
+	if (!nw)
+		nw = 1;
+	c->nworkers = nw;
+	c->drives = calloc((size_t)nw * nv, sizeof(*c->drives));
+	if (!c->drives)
+		return -ENOMEM;
+	for (unsigned w = 0; w < nw; w++)
+		for (unsigned d = 0; d < ndb; d++)
+			if (fixed || d % nw == w)
+				c->drives[(size_t)w * nv + c->pl->dbs[d].volume] = true;
+	return 0;
+}
+
+static const char *const affinity_names[] = {"soft", "hard", "none"};
+
+static void check_numa(struct check *c)
+{
+	struct env_numa_map m;
+	struct env_numa_worker *w = NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t nv = c->pl->nr_vols;
+	int *res = NULL;
+
+	if (env_numa_map_build_plan(&m, c->pl)) {
+		report(c, CHECK_WARN, "NUMA", "out of memory");
+		return;
+	}
+	w = calloc(c->nworkers, sizeof(*w));
+	res = calloc(c->nworkers, sizeof(*res));
+	if (!w || !res) {
+		report(c, CHECK_WARN, "NUMA", "out of memory");
+		goto out;
+	}
+	for (unsigned n = 0; n < ENV_NODES_MAX; n++) {
+		if (!(m.topo.present & (1ULL << n)))
+			continue;
+		strbuf_addf(&sb, "%snode %u CPUs ", sb.len ? ", " : "", n);
+		env_cpulist_format(&sb, &m.topo.cpus[n]);
+	}
+	if (!m.topo.nr_nodes)
+		report(c, CHECK_OK, "NUMA",
+		       "not exposed (no /sys/devices/system/node): no placement");
+	else
+		report(c, CHECK_OK, "NUMA", "%u node%s (%s); affinity = %s, %s", m.topo.nr_nodes,
+		       m.topo.nr_nodes == 1 ? "" : "s", sb.buf, affinity_names[c->p->affinity],
+		       env_numa_have_libnuma() ? "memory policy with libnuma"
+					       : "memory by first touch (built without libnuma)");
+	for (unsigned i = 0; i < c->nworkers; i++)
+		res[i] = env_numa_place(&m, c->drives + (size_t)i * nv, c->p->affinity, &w[i]);
+	/* per volume: the nodes of its disks and the CPUs of the workers that
+	 * drive it, workers with the same placement together */
+	for (size_t v = 0; v < nv; v++) {
+		char what[PROFILE_MAX_NAME + 24];
+		enum check_level lv = CHECK_OK;
+		bool done_any = false;
+
+		strbuf_reset(&sb);
+		if (m.topo.nr_nodes == 1) {
+			strbuf_addf(&sb, "disks on node %d, the only one",
+				    __builtin_ctzll(m.topo.present));
+		} else if (m.vol_nodes[v]) {
+			strbuf_addstr(&sb, "disks on node");
+			for (unsigned n = 0, k = 0; n < ENV_NODES_MAX; n++)
+				if (m.vol_nodes[v] & (1ULL << n))
+					strbuf_addf(&sb, "%s %u",
+						    k++					      ? ","
+						    : (m.vol_nodes[v] & (m.vol_nodes[v] - 1)) ? "s"
+											      : "",
+						    n);
+			if (m.vol_unknown[v])
+				strbuf_addstr(&sb, " (some unknown)");
+		} else {
+			strbuf_addstr(&sb, "disks' node unknown");
+		}
+		if (m.vol_nodes[v] & (m.vol_nodes[v] - 1))
+			lv = CHECK_WARN; /* one volume over disks on several nodes */
+		for (unsigned i = 0; i < c->nworkers; i++) {
+			bool first = true;
+
+			if (!c->drives[(size_t)i * nv + v])
+				continue;
+			for (unsigned k = 0; k < i; k++)
+				if (c->drives[(size_t)k * nv + v] &&
+				    !strcmp(w[k].note, w[i].note) &&
+				    CPU_EQUAL(&w[k].cpus, &w[i].cpus))
+					first = false;
+			if (!first)
+				continue;
+			strbuf_addstr(&sb, done_any ? "; " : "; driven by worker");
+			for (unsigned k = i, nk = 0; k < c->nworkers; k++)
+				if (c->drives[(size_t)k * nv + v] &&
+				    !strcmp(w[k].note, w[i].note) &&
+				    CPU_EQUAL(&w[k].cpus, &w[i].cpus))
+					strbuf_addf(&sb, "%s%u",
+						    nk++ ? "," : (done_any ? "worker " : " "), k);
+			if (w[i].placed) {
+				strbuf_addstr(&sb, " on CPUs ");
+				env_cpulist_format(&sb, &w[i].cpus);
+				strbuf_addf(&sb, " (%s)", w[i].note);
+			} else {
+				strbuf_addf(&sb, " on any CPU (%s)", w[i].note);
+			}
+			if (res[i])
+				lv = CHECK_FAIL;
+			else if (c->p->affinity == PROFILE_AFFINITY_SOFT && m.topo.nr_nodes > 1 &&
+				 !w[i].placed && lv == CHECK_OK)
+				lv = CHECK_WARN; /* a node to prefer, and the workers are not on it
+						  */
+			done_any = true;
+		}
+		snprintf(what, sizeof(what), "NUMA volume %s", m.vol_names[v]);
+		report(c, lv, what, "%s", sb.buf);
+	}
+out:
+	free(w);
+	free(res);
+	env_numa_map_release(&m);
+	strbuf_release(&sb);
+}
+
+static void check_memory(struct check *c)
+{
+	uint64_t pages = 0, need, avail = 0;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+	char line[256];
+	bool known = false;
+	FILE *f;
+
+	for (size_t d = 0; d < c->pl->nr_dbs; d++)
+		pages += c->pl->dbs[d].nr_pages;
+	need = pages * CHECK_BYTES_PER_PAGE;
+	f = fopen("/proc/meminfo", "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &avail) == 1) {
+			avail *= 1024;
+			known = true;
+			break;
+		}
+	if (f)
+		fclose(f);
+	unit_format_size(&a, need);
+	unit_format_size(&b, avail);
+	if (!known)
+		report(c, CHECK_OK, "memory",
+		       "the per-page maps need %s (%llu pages x %d bytes); MemAvailable unknown",
+		       a.buf, (unsigned long long)pages, CHECK_BYTES_PER_PAGE);
+	else
+		report(c,
+		       need > avail	  ? CHECK_FAIL
+		       : need > avail / 2 ? CHECK_WARN
+					  : CHECK_OK,
+		       "memory",
+		       "the per-page maps need %s (%llu pages x %d bytes), %s available%s", a.buf,
+		       (unsigned long long)pages, CHECK_BYTES_PER_PAGE, b.buf,
+		       need > avail	  ? ": not enough"
+		       : need > avail / 2 ? ": more than half of it (the page cache and the "
+					    "rest of the machine need room too)"
+					  : "");
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/* As cli_nofile_raise() will need: 2 per database and 64 more. */
+static void check_open_files(struct check *c)
+{
+	rlim_t want = 2 * (rlim_t)c->pl->nr_dbs + 64;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
+		report(c, CHECK_OK, "open files", "limit unknown");
+		return;
+	}
+	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
+		report(c, CHECK_FAIL, "open files",
+		       "%zu database(s) need about %llu, the hard limit is %llu (raise it: "
+		       "ulimit -n, or LimitNOFILE= for a service)",
+		       c->pl->nr_dbs, (unsigned long long)want, (unsigned long long)rl.rlim_max);
+	else
+		report(c, CHECK_OK, "open files", "%zu database(s) need about %llu, limit %s%llu",
+		       c->pl->nr_dbs, (unsigned long long)want,
+		       rl.rlim_max == RLIM_INFINITY ? "unlimited, soft " : "",
+		       (unsigned long long)(rl.rlim_max == RLIM_INFINITY ? rl.rlim_cur
+									 : rl.rlim_max));
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct profile p = {0};
+	struct plan pl = {0};
+	struct strbuf err = STRBUF_INIT;
+	struct check c = {0};
+	bool files;
+	char *jdir = NULL;
+	int ret;
+
+	ret = cli_profile_load(argc, argv, CMD_CHECK, "check", &o, &p);
+	if (ret)
+		goto out;
+	files = strcmp(p.engine, "sim") != 0;
+	jdir = results_dir(o.results);
+	ret = plan_build_at(&pl, &p, files, jdir ? jdir : ".", &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		goto out;
+	}
+	c.p = &p;
+	c.pl = &pl;
+	c.color = use_color(stdout);
+	printf("diskproof check: profile %s (%s), engine %s, %zu volume(s), %zu database(s)\n",
+	       p.name, p.origin, p.engine, pl.nr_vols, pl.nr_dbs);
+	if (workers_assign(&c)) {
+		fprintf(stderr, "diskproof: out of memory\n");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	check_engine(&c);
+	if (files) {
+		check_direct(&c);
+		check_filesystems(&c);
+		check_space(&c);
+		check_disks(&c);
+	}
+	check_governor(&c);
+	if (files)
+		check_numa(&c);
+	check_memory(&c);
+	if (files)
+		check_open_files(&c);
+	printf("%u failed, %u warning(s)\n", c.fails, c.warns);
+	fflush(stdout);
+	ret = c.fails ? DP_EXIT_ENV : DP_EXIT_OK;
+out:
+	free(c.drives);
+	free(jdir);
+	plan_release(&pl);
+	profile_release(&p);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,342 @@
+/*
+ * block.c - block devices and mounts as sysfs and procfs describe them (see
+ * env.h): which device holds a path, the whole disks beneath a partition or
+ * a device-mapper / md device, a disk's model, firmware, queue settings and
+ * NUMA node, and the mount of a path from mountinfo. Reads only; every
+ * reader takes the sysfs root so that the unit tests can use a fixture tree.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "diskproof/env.h"
+#include "env_internal.h"
+
+int env_read_line(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	size_t n;
+	int ret = 0;
+
+	if (!f) {
+		ret = -errno;
+		goto out_unknown;
+	}
+	if (!fgets(out, (int)len, f)) {
+		ret = ferror(f) ? -EIO : -ENODATA;
+		fclose(f);
+		goto out_unknown;
+	}
+	fclose(f);
+	n = strlen(out);
+	while (n && (out[n - 1] == '\n' || out[n - 1] == ' ' || out[n - 1] == '\t'))
+		out[--n] = '\0';
+	if (n)
+		return 0;
+	ret = -ENODATA;
+out_unknown:
+	snprintf(out, len, "unknown");
+	return ret;
+}
+
+void env_copy(char *out, size_t len, const char *s)
+{
+	size_t n = strnlen(s, len - 1);
+
+	memcpy(out, s, n);
+	out[n] = '\0';
+}
+
+int env_read_at(const char *dir, const char *rel, char *out, size_t len)
+{
+	char path[PATH_MAX];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path)) {
+		snprintf(out, len, "unknown");
+		return -ENAMETOOLONG;
+	}
+	return env_read_line(path, out, len);
+}
+
+const char *env_active_choice(char *val)
+{
+	char *open = strchr(val, '['), *close = open ? strchr(open, ']') : NULL;
+
+	if (!open || !close)
+		return val;
+	*close = '\0';
+	memmove(val, open + 1, (size_t)(close - open));
+	return val;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s ? s + 1 : path;
+}
+
+int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, size_t len)
+{
+	char link[PATH_MAX], real[PATH_MAX];
+
+	snprintf(link, sizeof(link), "%s/dev/block/%u:%u", sysfs, major, minor);
+	if (!realpath(link, real))
+		return -ENODEV;
+	env_copy(name, len, base_name(real));
+	return 0;
+}
+
+int env_existing_path(const char *path, char *out, size_t len)
+{
+	struct stat st;
+	char *slash;
+
+	if (snprintf(out, len, "%s", path[0] ? path : ".") >= (int)len)
+		return -ENAMETOOLONG;
+	while (stat(out, &st) != 0) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			return -errno;
+		slash = strrchr(out, '/');
+		if (!slash) /* a relative name with nothing above it that exists */
+			snprintf(out, len, ".");
+		else if (slash == out)
+			out[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	return 0;
+}
+
+int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
+{
+	char where[PATH_MAX];
+	struct stat st;
+	dev_t dev;
+	int ret;
+
+	ret = env_existing_path(path, where, sizeof(where));
+	if (ret)
+		return ret;
+	if (stat(where, &st) != 0)
+		return -errno;
+	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	if (major(dev) == 0) /* anonymous: tmpfs, NFS, overlay, btrfs subvolumes */
+		return -ENODEV;
+	return env_dev_name(sysfs, major(dev), minor(dev), name, len);
+}
+
+/* Adds name to the sorted set disks[0..*n). */
+static int disks_add(char (*disks)[ENV_NAME_MAX], size_t max, size_t *n, const char *name)
+{
+	size_t i = 0;
+	int c = 1;
+
+	while (i < *n && (c = strcmp(disks[i], name)) < 0)
+		i++;
+	if (i < *n && c == 0)
+		return 0;
+	if (*n == max)
+		return -E2BIG;
+	memmove(disks[i + 1], disks[i], (*n - i) * sizeof(disks[0]));
+	snprintf(disks[i], ENV_NAME_MAX, "%s", name);
+	(*n)++;
+	return 0;
+}
+
+static int disks_collect(const char *sysfs, const char *name, char (*disks)[ENV_NAME_MAX],
+			 size_t max, size_t *n, unsigned depth)
+{
+	char dir[PATH_MAX], sub[PATH_MAX + 16], real[PATH_MAX];
+	struct dirent *e;
+	struct stat st;
+	bool any = false;
+	DIR *d;
+	int ret = 0;
+
+	if (depth > 8) /* stacked deeper than any real system: a loop */
+		return -ELOOP;
+	snprintf(dir, sizeof(dir), "%s/class/block/%s", sysfs, name);
+	if (stat(dir, &st) != 0)
+		return -ENOENT;
+	snprintf(sub, sizeof(sub), "%s/partition", dir);
+	if (stat(sub, &st) == 0 && realpath(dir, real)) {
+		/* sysfs nests a partition in its disk's directory */
+		char *slash = strrchr(real, '/');
+
+		if (slash) {
+			*slash = '\0';
+			return disks_collect(sysfs, base_name(real), disks, max, n, depth + 1);
+		}
+	}
+	snprintf(sub, sizeof(sub), "%s/slaves", dir);
+	d = opendir(sub);
+	while (d && (e = readdir(d))) {
+		int r;
+
+		if (e->d_name[0] == '.')
+			continue;
+		any = true;
+		r = disks_collect(sysfs, e->d_name, disks, max, n, depth + 1);
+		if (r && !ret)
+			ret = r;
+	}
+	if (d)
+		closedir(d);
+	if (!any)
+		ret = disks_add(disks, max, n, name);
+	return ret;
+}
+
+int env_block_disks(const char *sysfs, const char *name, char (*disks)[ENV_NAME_MAX], size_t max,
+		    size_t *n)
+{
+	*n = 0;
+	return disks_collect(sysfs, name, disks, max, n, 0);
+}
+
+/* The NUMA node of a disk: device/numa_node, else the first numa_node up
+ * the device's path (a SCSI disk's is its host adapter's PCI function). */
+static int disk_numa_node(const char *sysfs, const char *dir)
+{
+	char path[PATH_MAX + 16], real[PATH_MAX], root[PATH_MAX], val[32];
+	char *slash;
+
+	if (env_read_at(dir, "device/numa_node", val, sizeof(val)) == 0)
+		return atoi(val) >= 0 ? atoi(val) : -1;
+	snprintf(path, sizeof(path), "%s/device", dir);
+	if (!realpath(path, real) || !realpath(sysfs, root))
+		return -1;
+	while ((slash = strrchr(real, '/')) && strlen(real) > strlen(root)) {
+		*slash = '\0';
+		if (env_read_at(real, "numa_node", val, sizeof(val)) == 0)
+			return atoi(val) >= 0 ? atoi(val) : -1;
+	}
+	return -1;
+}
+
+void env_disk_read(const char *sysfs, const char *name, struct env_disk *d)
+{
+	char dir[PATH_MAX], val[64];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	snprintf(dir, sizeof(dir), "%s/class/block/%s", sysfs, name);
+	env_read_at(dir, "device/model", d->model, sizeof(d->model));
+	if (env_read_at(dir, "device/firmware_rev", d->firmware, sizeof(d->firmware)))
+		env_read_at(dir, "device/rev", d->firmware, sizeof(d->firmware));
+	if (env_read_at(dir, "device/serial", d->serial, sizeof(d->serial)))
+		env_read_at(dir, "serial", d->serial, sizeof(d->serial));
+	env_read_at(dir, "queue/rotational", d->rotational, sizeof(d->rotational));
+	env_read_at(dir, "queue/scheduler", d->scheduler, sizeof(d->scheduler));
+	env_active_choice(d->scheduler);
+	env_read_at(dir, "queue/nr_requests", d->nr_requests, sizeof(d->nr_requests));
+	env_read_at(dir, "queue/write_cache", d->write_cache, sizeof(d->write_cache));
+	env_read_at(dir, "queue/logical_block_size", d->logical_block_size,
+		    sizeof(d->logical_block_size));
+	env_read_at(dir, "queue/physical_block_size", d->physical_block_size,
+		    sizeof(d->physical_block_size));
+	if (env_read_at(dir, "size", val, sizeof(val)) == 0)
+		snprintf(d->size_bytes, sizeof(d->size_bytes), "%llu",
+			 strtoull(val, NULL, 10) * 512ULL);
+	else
+		snprintf(d->size_bytes, sizeof(d->size_bytes), "unknown");
+	d->numa_node = disk_numa_node(sysfs, dir);
+}
+
+/* mountinfo escapes blanks and backslashes as \ooo. */
+static void unescape(char *s)
+{
+	char *o = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = '\0';
+}
+
+/* point is path or a directory above it */
+static bool mount_covers(const char *point, const char *path)
+{
+	size_t n = strlen(point);
+
+	if (!strcmp(point, "/"))
+		return true;
+	return !strncmp(point, path, n) && (path[n] == '/' || path[n] == '\0');
+}
+
+/*
+ * One mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] -
+ * FSTYPE SOURCE SUPER_OPTIONS". 0, or -EINVAL for a line of another shape.
+ */
+static int mount_parse(char *line, struct env_mount *m)
+{
+	char *f[6], *save = NULL, *t;
+	int i;
+
+	for (i = 0; i < 6; i++) {
+		f[i] = strtok_r(i ? NULL : line, " \n", &save);
+		if (!f[i])
+			return -EINVAL;
+	}
+	while ((t = strtok_r(NULL, " \n", &save)) && strcmp(t, "-"))
+		; /* optional fields */
+	if (!t)
+		return -EINVAL;
+	unescape(f[4]);
+	snprintf(m->point, sizeof(m->point), "%s", f[4]);
+	snprintf(m->options, sizeof(m->options), "%s", f[5]);
+	t = strtok_r(NULL, " \n", &save);
+	snprintf(m->fstype, sizeof(m->fstype), "%s", t ? t : "unknown");
+	t = t ? strtok_r(NULL, " \n", &save) : NULL;
+	if (t)
+		unescape(t);
+	snprintf(m->source, sizeof(m->source), "%s", t ? t : "unknown");
+	t = t ? strtok_r(NULL, " \n", &save) : NULL;
+	snprintf(m->super_opts, sizeof(m->super_opts), "%s", t ? t : "unknown");
+	return 0;
+}
+
+int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
+{
+	char where[PATH_MAX], real[PATH_MAX], line[4096];
+	struct env_mount cur;
+	size_t best = 0;
+	bool found = false;
+	FILE *f;
+	int ret;
+
+	ret = env_existing_path(path, where, sizeof(where));
+	if (ret)
+		return ret;
+	if (!realpath(where, real))
+		return -errno;
+	f = fopen(mountinfo, "re");
+	if (!f)
+		return -errno;
+	/* the longest mount point above the path; of equal ones the last
+	 * mounted, which hides the others */
+	while (fgets(line, sizeof(line), f)) {
+		if (mount_parse(line, &cur) || !mount_covers(cur.point, real))
+			continue;
+		if (!found || strlen(cur.point) >= best) {
+			*m = cur;
+			best = strlen(cur.point);
+			found = true;
+		}
+	}
+	fclose(f);
+	return found ? 0 : -ENOENT;
+}

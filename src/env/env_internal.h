@@ -1,0 +1,21 @@
+/*
+ * env_internal.h - private to src/env: the small file readers the fact
+ * collectors share.
+ */
+#ifndef DISKPROOF_ENV_INTERNAL_H
+#define DISKPROOF_ENV_INTERNAL_H
+
+#include <stddef.h>
+
+/* First line of a file, trailing blanks trimmed, into out. 0, or -errno
+ * (out is then "unknown"); an empty line is -ENODATA. */
+int env_read_line(const char *path, char *out, size_t len);
+
+/* The same for dir/rel. */
+int env_read_at(const char *dir, const char *rel, char *out, size_t len);
+
+/* s into out[len], cut to fit (names from sysfs paths: without the format
+ * truncation warnings snprintf draws from a PATH_MAX source). */
+void env_copy(char *out, size_t len, const char *s);
+
+#endif

@@ -1,0 +1,95 @@
+#!/bin/bash
+# The live view of "diskproof run": on a terminal (a tmux pane of a private
+# server) a frame redrawn in place: read twice, two seconds apart, it names
+# the phase and both volumes, its numbers move, and latencies are coloured;
+# with NO_COLOR the pane holds no colour or attribute at all; with stderr
+# on a pipe one plain line per interval and no escape sequence; --quiet
+# prints only the final summary. Uses tiny.ini on real files (the sim
+# engine finishes in seconds of virtual time, too fast to read twice).
+# Exit 77 without tmux or io_uring.
+source "$(dirname "$0")/lib.sh"
+set -e
+command -v tmux >/dev/null || { echo "skipped: no tmux (apt-get install tmux)"; exit 77; }
+skip_without_uring
+P="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
+SOCK="$WORK/tmux.sock"
+T=(tmux -S "$SOCK" -f /dev/null)
+trap '"${T[@]}" kill-server 2>/dev/null; rm -rf "$WORK"' EXIT
+
+# start NAME ENV...: runs diskproof in a 100x40 pane with the given
+# environment (and TERM set, NO_COLOR unset unless given)
+start() {
+	local name=$1
+	shift
+	"${T[@]}" new-session -d -s "$name" -x 100 -y 40 \
+		"env -u NO_COLOR TERM=xterm $* '$DISKPROOF' run '$P' --duration 8s \
+		--data-dir '$WORK/d' --results '$WORK/$name.db'; echo EXIT=\$? >'$WORK/$name.exit'; \
+		sleep 60"
+}
+
+# wait_for NAME TEXT: until the pane shows TEXT (at most 20 s)
+wait_for() {
+	for _ in $(seq 100); do
+		"${T[@]}" capture-pane -p -t "$1" | grep -q "$2" && return 0
+		sleep 0.2
+	done
+	"${T[@]}" capture-pane -p -t "$1" >&2
+	fail "the pane of $1 never showed \"$2\""
+}
+
+wait_exit() {
+	for _ in $(seq 150); do
+		[ -s "$WORK/$1.exit" ] && break
+		sleep 0.2
+	done
+	grep -q "EXIT=0" "$WORK/$1.exit" || fail "$1: run did not exit 0: $(cat "$WORK/$1.exit" 2>/dev/null)"
+}
+
+# 1. colour: the frame, twice
+start live
+wait_for live "^measuring "
+"${T[@]}" capture-pane -p -t live >one
+"${T[@]}" capture-pane -e -p -t live >one.e
+sleep 2.2
+"${T[@]}" capture-pane -p -t live >two
+for f in one two; do
+	grep -qE "^(measuring|draining) +[0-9]+:[0-9]{2} of 0:08, [0-9]+:[0-9]{2} left" $f ||
+		fail "no phase and times in $f: $(cat $f)"
+	grep -qE "^volume +class +IOPS +avg ms +p99 ms +errors" $f || fail "no titles in $f"
+	grep -qE "^a +db_read +[0-9]+ +[0-9.]+ +[0-9.]+ +0$" $f || fail "no row of volume a in $f: $(cat $f)"
+	grep -qE "^b +db_read +[0-9]+ " $f || fail "no row of volume b in $f"
+	grep -qE "^ +log_write +[0-9]+ " $f || fail "no log_write row in $f"
+	grep -qE "^all +transactional [0-9]+ IOPS" $f || fail "no total in $f"
+	# one frame on the screen, redrawn in place: not a scroll of frames
+	[ "$(grep -c '^volume ' $f)" = 1 ] || fail "more than one frame in $f: $(cat $f)"
+done
+[ "$(grep -E '^(measuring|draining)' one)" != "$(grep -E '^(measuring|draining)' two)" ] ||
+	fail "the elapsed time did not move: $(cat one two)"
+[ "$(grep -A3 '^a ' one)" != "$(grep -A3 '^a ' two)" ] || fail "volume a's figures did not change"
+# latencies coloured against the thresholds (green, yellow or red), titles dim
+grep -qE $'\033\\[(32|33|31)m +[0-9]+\\.[0-9]{2}' one.e || fail "no coloured latency: $(cat -v one.e)"
+wait_exit live
+"${T[@]}" capture-pane -p -t live -S -200 | grep -q "verdicts: .* passed" || fail "no summary"
+
+# 2. NO_COLOR (any non-empty value, even "0"): no SGR sequence at all
+start nocolor NO_COLOR=0
+wait_for nocolor "^measuring "
+"${T[@]}" capture-pane -e -p -t nocolor >nc.e
+grep -q "^a  *db_read" nc.e || fail "NO_COLOR: no frame: $(cat -v nc.e)"
+grep -q $'\033' nc.e && fail "NO_COLOR: escape sequences on the screen: $(cat -v nc.e)"
+wait_exit nocolor
+
+# 3. a pipe: plain lines, one per interval, nothing redrawn
+"$DISKPROOF" run "$P" --duration 4s --data-dir "$WORK/d" --results "$WORK/pipe.db" \
+	2>&1 >"$WORK/pipe.out" | cat >"$WORK/pipe.err"
+n=$(grep -cE '^\[ *[0-9]+s/4s\] db_read +[0-9]+ IOPS' "$WORK/pipe.err" || true)
+[ "$n" -ge 3 ] || fail "expected a plain line per interval, got $n: $(cat "$WORK/pipe.err")"
+grep -q $'\033' "$WORK/pipe.err" && fail "escape sequences in piped progress"
+grep -q "verdicts:" "$WORK/pipe.out" || fail "no summary on stdout"
+
+# 4. --quiet: only the final summary
+"$DISKPROOF" run "$P" --duration 2s --data-dir "$WORK/d" --results "$WORK/q.db" --quiet \
+	>"$WORK/q.out" 2>"$WORK/q.err"
+grep -q "db_read" "$WORK/q.err" && fail "--quiet printed progress: $(cat "$WORK/q.err")"
+grep -q "verdicts:" "$WORK/q.out" || fail "--quiet: no summary"
+echo "ok"
