@@ -15,8 +15,8 @@ P="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
 R=(--results "$WORK/r.db")
 q() { sqlite3 "$WORK/r.db" "$1"; }
 
-expect_exit 0 "$DISKPROOF" run "$P" --duration 2s --data-dir "$WORK/d" --quiet "${R[@]}" # run 1
-expect_exit 0 "$DISKPROOF" run "$P" --duration 2s --data-dir "$WORK/d" --quiet "${R[@]}" # run 2
+expect_verdict "$DISKPROOF" run "$P" --duration 2s --data-dir "$WORK/d" --quiet "${R[@]}" # run 1
+expect_verdict "$DISKPROOF" run "$P" --duration 2s --data-dir "$WORK/d" --quiet "${R[@]}" # run 2
 
 # 1. what check shows, run records (values may be "unknown", never missing)
 for k in host.cpufreq_governor host.cpufreq_driver host.numa_nodes host.io_uring \

@@ -49,7 +49,7 @@ grep -q "backup: 16.8 MB read in .* MB/s in all" out err || fail "backup total n
 
 # recovery: 3 segments of 256 KiB per database, replayed
 sed 's/^duration = 3s/duration = 10m\ntype = recovery\nrecovery_segments = 3/' "$T" >recovery.ini
-expect_exit 0 "$DISKPROOF" run ./recovery.ini --data-dir "$WORK/d" --results "$WORK/r.db"
+expect_verdict "$DISKPROOF" run ./recovery.ini --data-dir "$WORK/d" --results "$WORK/r.db"
 [ "$(sqlite3 r.db "select count(*) from event where run_id = 2 and kind = 'recovery' and message like 'db_: 3 of 3 log segments replayed (% pages read and written) in % s: % s per segment'")" = 2 ] ||
 	{ sqlite3 r.db "select * from event where run_id = 2"; fail "recovery per database"; }
 grep -q "recovery: 6 log segments replayed" out err || fail "recovery total"
@@ -78,7 +78,7 @@ workers = 2
 [volume a]
 path = ./a
 INI
-expect_exit 0 "$DISKPROOF" run ./fixed.ini --data-dir "$WORK/f" --results "$WORK/r.db"
+expect_verdict "$DISKPROOF" run ./fixed.ini --data-dir "$WORK/f" --results "$WORK/r.db"
 id=$(sqlite3 r.db "select max(id) from run")
 [ "$(sqlite3 r.db "select value like '2 (fixed model%' from env where run_id = $id and key = 'workers'")" = 1 ] ||
 	fail "fixed model: 2 workers on one database"
