@@ -1,0 +1,121 @@
+# shellcheck shell=bash disable=SC2034
+# lib.sh - shared pieces of the benchmarks in tests/bench (sourced, not run).
+#
+# Sets REPO, DISKPROOF (env, default build/diskproof under the repository
+# root; use a Release build), FIO (env, default fio), PROCRUN (procrun.py
+# beside this file) and BENCH (the calling script's name, for messages).
+
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+BENCH=$(basename "$0")
+DISKPROOF=${DISKPROOF:-$REPO/build/diskproof}
+FIO=${FIO:-fio}
+PROCRUN=$REPO/tests/bench/procrun.py
+
+die() {
+	echo "$BENCH: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$BENCH: $*" >&2
+}
+
+# need_diskproof: the binary, python3 and sqlite3 are there
+need_diskproof() {
+	[ -x "$DISKPROOF" ] ||
+		die "$DISKPROOF: not built (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2; or set DISKPROOF)"
+	command -v python3 >/dev/null || die "python3 is needed (procrun.py, fio's JSON)"
+	command -v sqlite3 >/dev/null || die "sqlite3 is needed to read the results file"
+}
+
+# apt_install PACKAGE...: as root, or through sudo
+apt_install() {
+	if [ "$(id -u)" = 0 ]; then
+		apt-get install -y "$@" >/dev/null
+	else
+		sudo apt-get install -y "$@" >/dev/null
+	fi
+}
+
+# need_fio: fio, installed from the distribution when missing
+need_fio() {
+	if ! command -v "$FIO" >/dev/null; then
+		note "installing fio"
+		apt_install fio || die "cannot install fio (apt-get install -y fio)"
+	fi
+	command -v "$FIO" >/dev/null || die "$FIO: not found"
+}
+
+# to_bytes SIZE: 4GiB, 4G, 512MiB, 512M, 1024K, or plain bytes
+to_bytes() {
+	local n unit
+	n=${1%%[!0-9]*}
+	unit=${1#"$n"}
+	[ -n "$n" ] || die "size \"$1\": not a number"
+	case "$unit" in
+	"" | B) echo "$n" ;;
+	K | KiB) echo $((n << 10)) ;;
+	M | MiB) echo $((n << 20)) ;;
+	G | GiB) echo $((n << 30)) ;;
+	T | TiB) echo $((n << 40)) ;;
+	*) die "size \"$1\": unknown unit \"$unit\" (K, M, G, T or KiB, MiB, GiB, TiB)" ;;
+	esac
+}
+
+# is_count WORD NAME: WORD is a whole number >= 1
+is_count() {
+	case "$1" in
+	'' | *[!0-9]*) die "$2 \"$1\": not a number" ;;
+	esac
+	[ "$1" -ge 1 ] || die "$2 must be at least 1"
+}
+
+# json FILE EXPR: evaluates the Python expression EXPR with j = the JSON in FILE
+json() {
+	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+
+# calc EXPR: awk arithmetic, printed with %.4g unless EXPR formats itself
+calc() {
+	awk "BEGIN { printf \"%.4g\", $1 }"
+}
+
+# stats V...: "mean min max" of the values (spread = min..max)
+stats() {
+	printf '%s\n' "$@" | awk '
+		NR == 1 { min = $1; max = $1 }
+		{ s += $1; if ($1 < min) min = $1; if ($1 > max) max = $1 }
+		END { if (NR) printf "%.3f %.3f %.3f\n", s / NR, min, max; else print "nan nan nan" }'
+}
+
+# summary_sql RESULTS RUN_ID SQL_EXPR CLASSES: SQL_EXPR over the run scope
+# summary rows of those classes ('db_read','db_write')
+summary_sql() {
+	sqlite3 "$1" "select $3 from summary where run_id = $2 and scope = 'run' and class in ($4)"
+}
+
+# last_run RESULTS: the newest run's id
+last_run() {
+	sqlite3 "$1" "select max(id) from run"
+}
+
+# env_fact RESULTS RUN_ID KEY
+env_fact() {
+	sqlite3 "$1" "select value from env where run_id = $2 and key = '$3'"
+}
+
+# ratio3 A B: A / B with 4 decimals, "-" when B is 0
+ratio3() {
+	awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.4f", a / b; else printf "-" }'
+}
+
+# mstats V...: "median min max" of the values
+mstats() {
+	printf '%s\n' "$@" | sort -g | awk '
+		{ v[NR] = $1 }
+		END {
+			if (!NR) { print "nan nan nan"; exit }
+			m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.3f %.3f %.3f\n", m, v[1], v[NR]
+		}'
+}
