@@ -69,6 +69,11 @@ static inline void hist_add(struct hist *h, uint64_t ns)
 		h->max_ns = ns;
 }
 
+/* Empties a histogram that is either zeroed memory (calloc) or was valid:
+ * only the buckets it used are cleared, so the pages of untouched buckets
+ * stay untouched (a thousand databases' snapshots stay small in memory). */
+void hist_reset(struct hist *h);
+
 /* dst += src, exactly. */
 void hist_merge(struct hist *dst, const struct hist *src);
 /* Value at percentile p (0 < p <= 100): the midpoint of the bucket holding the
@@ -94,6 +99,8 @@ struct class_stats {
 };
 
 void class_stats_init(struct class_stats *s);
+/* class_stats_init() for zeroed memory or a valid class_stats: hist_reset(). */
+void class_stats_reset(struct class_stats *s);
 void class_stats_merge(struct class_stats *dst, const struct class_stats *src);
 
 #endif

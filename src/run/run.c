@@ -360,7 +360,7 @@ static uint64_t rng_next(uint64_t *s)
 static void snap_reset(struct snap *s, unsigned ndb)
 {
 	for (unsigned i = 0; i < ndb * IO_CLASS_COUNT; i++)
-		class_stats_init(&s->cs[i]);
+		class_stats_reset(&s->cs[i]);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	s->hung = 0;
 	s->nmsgs = 0;
@@ -1703,7 +1703,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	    !w->files || !w->iov)
 		goto out_nomem;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
-		w->snaps[i].cs = malloc(ndb * IO_CLASS_COUNT * sizeof(*w->snaps[i].cs));
+		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
 		if (!w->snaps[i].cs || !w->snaps[i].integrity)
 			goto out_nomem;
@@ -2167,7 +2167,7 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 		coord_store_error(r, -EIO);
 	free(rows);
 	for (size_t i = 0; i < n; i++)
-		class_stats_init(&r->win_vol[i]);
+		class_stats_reset(&r->win_vol[i]);
 }
 
 /* Ends the level being measured: the workers drain and stop at interval k. */
@@ -2212,7 +2212,7 @@ static void tune_interval(struct run *r, unsigned k)
 			w.errors += cs[c].errors;
 	}
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-		class_stats_init(&r->win_db[i]);
+		class_stats_reset(&r->win_db[i]);
 	r->tune_nint = 0;
 	w.iops = (double)(rd + wr) / secs;
 	ret = tuner_window(r->tune, &w);
@@ -2286,9 +2286,9 @@ static void coord_collect(struct run *r, unsigned k)
 	int ret;
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_init(&r->iv_vol[i]);
+		class_stats_reset(&r->iv_vol[i]);
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_stats_init(&r->iv_run[c]);
+		class_stats_reset(&r->iv_run[c]);
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
 		struct snap *sn = &w->snaps[k % RUN_SLOTS];
@@ -2349,7 +2349,7 @@ static void coord_collect(struct run *r, unsigned k)
 		if (!warm)
 			coord_window_stats(r);
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_init(&r->win_db[i]);
+			class_stats_reset(&r->win_db[i]);
 		coord_window_hists(r, t_ms, warm);
 		r->win_len = 0;
 	}
@@ -2682,7 +2682,7 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		r->tune_nint = 0;
 		r->tune_state = TUNE_MORE;
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_init(&r->win_db[i]);
+			class_stats_reset(&r->win_db[i]);
 		if (r->opt->cb.message) {
 			snprintf(msg, sizeof(msg), "auto-tune: measuring %u streams", t->cur);
 			r->opt->cb.message(r->opt->cb.arg, msg);
@@ -2831,7 +2831,7 @@ static int run_totals_build(struct run *r, uint64_t measured, struct run_totals 
 	struct class_stats *run_cs;
 
 	t->nt = 1 + nv + nd;
-	t->vol_cs = malloc((nv + 1) * IO_CLASS_COUNT * sizeof(*t->vol_cs));
+	t->vol_cs = calloc((nv + 1) * IO_CLASS_COUNT, sizeof(*t->vol_cs));
 	t->sums = calloc(t->nt, sizeof(*t->sums));
 	t->totals = calloc(t->nt, sizeof(*t->totals));
 	if (!t->vol_cs || !t->sums || !t->totals) {
@@ -2840,7 +2840,7 @@ static int run_totals_build(struct run *r, uint64_t measured, struct run_totals 
 	}
 	run_cs = &t->vol_cs[nv * IO_CLASS_COUNT];
 	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
-		class_stats_init(&t->vol_cs[i]);
+		class_stats_reset(&t->vol_cs[i]);
 	for (size_t d = 0; d < nd; d++) {
 		const struct plan_db *db = &r->plan.dbs[d];
 		struct scope_summary *s = &t->sums[1 + nv + d];
@@ -3091,11 +3091,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.plan.ndestroy = o->ndestroy;
 	r.plan.force = o->force;
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
-	r.tot_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.tot_db));
-	r.win_db = malloc(r.plan.nr_dbs * IO_CLASS_COUNT * sizeof(*r.win_db));
+	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
+	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
 	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
-	r.iv_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.iv_vol));
-	r.win_vol = malloc(r.plan.nr_vols * IO_CLASS_COUNT * sizeof(*r.win_vol));
+	r.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.iv_vol));
+	r.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.win_vol));
 	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
 	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
 	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
@@ -3106,11 +3106,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		goto out;
 	}
 	for (size_t i = 0; i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-		class_stats_init(&r.tot_db[i]);
-		class_stats_init(&r.win_db[i]);
+		class_stats_reset(&r.tot_db[i]);
+		class_stats_reset(&r.win_db[i]);
 	}
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-		class_stats_init(&r.win_vol[i]);
+		class_stats_reset(&r.win_vol[i]);
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
@@ -3212,13 +3212,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		 * stay counted */
 		for (size_t i = 0; errs && i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
 			errs[i] = r.tot_db[i].errors;
-			class_stats_init(&r.tot_db[i]);
-			class_stats_init(&r.win_db[i]);
+			class_stats_reset(&r.tot_db[i]);
+			class_stats_reset(&r.win_db[i]);
 			r.tot_db[i].errors = errs[i];
 		}
 		free(errs);
 		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-			class_stats_init(&r.win_vol[i]);
+			class_stats_reset(&r.win_vol[i]);
 		r.win_len = 0;
 		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
 			/* no main test: nothing passed, or the run was stopped */

@@ -73,11 +73,45 @@ uint64_t hist_bucket_value(unsigned idx)
 	return hist_bucket_lower(idx) + (((uint64_t)1 << (m - HIST_BITS)) >> 1);
 }
 
+/*
+ * The buckets a histogram can have counts in: from min's to max's, since every
+ * value added lies between them (a decoded histogram gets its exact min and
+ * max from the store). When they are not set yet, every bucket.
+ */
+static void hist_range(const struct hist *h, unsigned *lo, unsigned *hi)
+{
+	*lo = hist_bucket_index(h->min_ns);
+	*hi = hist_bucket_index(h->max_ns);
+	if (!h->count || *lo > *hi || h->min_ns == UINT64_MAX) {
+		*lo = 0;
+		*hi = HIST_BUCKETS - 1;
+	}
+}
+
+void hist_reset(struct hist *h)
+{
+	unsigned lo, hi;
+
+	if (h->count) {
+		hist_range(h, &lo, &hi);
+		memset(&h->buckets[lo], 0, (hi - lo + 1) * sizeof(h->buckets[0]));
+	}
+	h->count = 0;
+	h->sum_ns = 0;
+	h->min_ns = UINT64_MAX;
+	h->max_ns = 0;
+}
+
 void hist_merge(struct hist *dst, const struct hist *src)
 {
+	unsigned lo, hi;
+
 	if (!src->count)
 		return;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++)
+	/* only the buckets src can have counts in: a 1 s snapshot touches a
+	 * few of the 2,112 */
+	hist_range(src, &lo, &hi);
+	for (unsigned i = lo; i <= hi; i++)
 		dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
@@ -90,6 +124,7 @@ void hist_merge(struct hist *dst, const struct hist *src)
 uint64_t hist_percentile(const struct hist *h, double p)
 {
 	uint64_t rank, seen = 0, v;
+	unsigned lo, hi;
 
 	if (!h->count)
 		return 0;
@@ -103,7 +138,8 @@ uint64_t hist_percentile(const struct hist *h, double p)
 		rank++;
 	if (rank == 0)
 		rank = 1;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	hist_range(h, &lo, &hi);
+	for (unsigned i = lo; i <= hi; i++) {
 		seen += h->buckets[i];
 		if (seen >= rank) {
 			v = hist_bucket_value(i);
@@ -125,8 +161,10 @@ double hist_mean(const struct hist *h)
 void hist_encode(const struct hist *h, struct strbuf *out)
 {
 	bool first = true;
+	unsigned lo, hi;
 
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	hist_range(h, &lo, &hi);
+	for (unsigned i = lo; i <= hi; i++) {
 		if (!h->buckets[i])
 			continue;
 		strbuf_addf(out, "%s%u:%llu", first ? "" : " ", i,
@@ -169,6 +207,13 @@ int hist_decode(struct hist *h, const char *text)
 void class_stats_init(struct class_stats *s)
 {
 	hist_init(&s->lat);
+	s->bytes = 0;
+	s->errors = 0;
+}
+
+void class_stats_reset(struct class_stats *s)
+{
+	hist_reset(&s->lat);
 	s->bytes = 0;
 	s->errors = 0;
 }
