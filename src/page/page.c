@@ -36,6 +36,9 @@ static uint32_t crc32c_soft(uint32_t crc, const unsigned char *p, size_t len)
 #define CRC_POLY 0x82f63b78u
 #define CRC_BLOCK 4096u
 #define CRC_SHIFT 0x35d73a62u
+/* the tail of a page in three streams too: blocks of 1 KiB, then 256 B */
+#define CRC_SHIFT_1K 0xe4172b16u  /* x^(8 x 1024) mod P */
+#define CRC_SHIFT_256 0x88e56f72u /* x^(8 x 256) mod P */
 
 /* a * b mod P, reflected: bit 31 holds x^0. a must not be 0. */
 static uint32_t crc_mulmod(uint32_t a, uint32_t b)
@@ -71,22 +74,30 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const 
 							    size_t len)
 {
 	uint64_t c = crc;
+	static const struct {
+		unsigned block;
+		uint32_t shift;
+	} runs[] = {{CRC_BLOCK, CRC_SHIFT}, {1024, CRC_SHIFT_1K}, {256, CRC_SHIFT_256}};
 
-	while (len >= 3 * CRC_BLOCK) {
-		uint64_t a = c, b = 0, d = 0, va, vb, vd;
+	for (unsigned r = 0; r < 3; r++) {
+		const unsigned k = runs[r].block;
 
-		for (unsigned i = 0; i < CRC_BLOCK; i += 8) {
-			memcpy(&va, p + i, 8);
-			memcpy(&vb, p + CRC_BLOCK + i, 8);
-			memcpy(&vd, p + 2 * CRC_BLOCK + i, 8);
-			a = __builtin_ia32_crc32di(a, va);
-			b = __builtin_ia32_crc32di(b, vb);
-			d = __builtin_ia32_crc32di(d, vd);
+		while (len >= 3 * (size_t)k) {
+			uint64_t a = c, b = 0, d = 0, va, vb, vd;
+
+			for (unsigned i = 0; i < k; i += 8) {
+				memcpy(&va, p + i, 8);
+				memcpy(&vb, p + k + i, 8);
+				memcpy(&vd, p + 2 * k + i, 8);
+				a = __builtin_ia32_crc32di(a, va);
+				b = __builtin_ia32_crc32di(b, vb);
+				d = __builtin_ia32_crc32di(d, vd);
+			}
+			c = crc_mulmod(runs[r].shift, (uint32_t)a) ^ (uint32_t)b;
+			c = crc_mulmod(runs[r].shift, (uint32_t)c) ^ (uint32_t)d;
+			p += 3 * (size_t)k;
+			len -= 3 * (size_t)k;
 		}
-		c = crc_mulmod(CRC_SHIFT, (uint32_t)a) ^ (uint32_t)b;
-		c = crc_mulmod(CRC_SHIFT, (uint32_t)c) ^ (uint32_t)d;
-		p += 3 * CRC_BLOCK;
-		len -= 3 * CRC_BLOCK;
 	}
 	while (len >= 8) {
 		uint64_t v;

@@ -38,7 +38,8 @@ static uint32_t crc_ref(const unsigned char *p, size_t len)
 }
 
 /* The 3-stream CRC equals the definition for every length around its block
- * edges, with any start, and its shift constant is x^(8 x 4096) mod P. */
+ * edges, with any start, and its shift constants are x^(8 x 4096), x^(8 x 1024)
+ * and x^(8 x 256) mod P. */
 static void test_crc32c_interleaved(void **state)
 {
 	size_t max = 3 * 3 * 4096 + 100;
@@ -46,6 +47,8 @@ static void test_crc32c_interleaved(void **state)
 	uint64_t x = 12345;
 
 	assert_int_equal(page_crc32c_xpow8(4096), 0x35d73a62u);
+	assert_int_equal(page_crc32c_xpow8(1024), 0xe4172b16u); /* page.c's CRC_SHIFT_1K */
+	assert_int_equal(page_crc32c_xpow8(256), 0x88e56f72u);	/* CRC_SHIFT_256 */
 	assert_int_equal(page_crc32c_xpow8(0), 1u << 31);
 	for (size_t i = 0; i < max; i++) {
 		x = x * 6364136223846793005ULL + 1442695040888963407ULL;
@@ -56,6 +59,13 @@ static void test_crc32c_interleaved(void **state)
 		assert_int_equal(page_crc32c(0, b + 3, len > 3 ? len - 3 : 0),
 				 crc_ref(b + 3, len > 3 ? len - 3 : 0));
 	}
+	/* every length up to 4 KiB + a bit (the 256 B and 1 KiB streams' edges
+	 * at 768 and 3072), and the page sizes with their tails */
+	for (size_t len = 0; len <= 4200; len++)
+		assert_int_equal(page_crc32c(0, b + 1, len), crc_ref(b + 1, len));
+	for (size_t ps = 4096; ps <= 32768; ps *= 2)
+		for (size_t len = ps - 8; len <= ps + 8; len++)
+			assert_int_equal(page_crc32c(0, b, len), crc_ref(b, len));
 	/* continuation across a block edge */
 	assert_int_equal(page_crc32c(page_crc32c(0, b, 5000), b + 5000, 20000), crc_ref(b, 25000));
 	free(b);
