@@ -11,7 +11,8 @@
  * the dispersion of the per-interval average latency (standard deviation and
  * coefficient of variation); every verdict that passed in one run and failed
  * in the other (matched by scope, name and criterion); every environment fact
- * that differs.
+ * that differs; and, side by side without a test, the host counters (CPU,
+ * memory, each block device: struct analyze_host below).
  *
  * Figures. A and B are the whole-run figures of the store's summaries (warm-up
  * excluded; percentiles within 1/128, see stats.h); a latency figure of a run
@@ -188,6 +189,61 @@ struct analyze_unmatched {
 	bool in_a; /* true: only in A; false: only in B */
 };
 
+/*
+ * Host counters side by side (no test): each run's figures over its measured
+ * intervals (results_host_perf), A and B with change_pct as above; a figure
+ * a run does not have (no host counters, a device it lacks, no I/O for a
+ * wait) is NAN. Devices are matched by name: A's in A's order, then those
+ * only in B. Interval series of host counters are not tested: they measure
+ * the host, whatever else it ran, not the storage under test alone.
+ */
+enum analyze_host_metric {
+	ANALYZE_HOST_CPU_USER,
+	ANALYZE_HOST_CPU_SYSTEM,
+	ANALYZE_HOST_CPU_IOWAIT,
+	ANALYZE_HOST_MEM_MIN,
+	ANALYZE_HOST_MEM_AVG,
+	ANALYZE_HOST_METRIC_COUNT,
+};
+
+enum analyze_dev_metric {
+	ANALYZE_DEV_READS_PER_S,
+	ANALYZE_DEV_WRITES_PER_S,
+	ANALYZE_DEV_READ_MBPS,
+	ANALYZE_DEV_WRITE_MBPS,
+	ANALYZE_DEV_READ_WAIT_MS,
+	ANALYZE_DEV_WRITE_WAIT_MS,
+	ANALYZE_DEV_AVG_WAIT_MS,
+	ANALYZE_DEV_UTIL_PCT,
+	ANALYZE_DEV_QUEUE,
+	ANALYZE_DEV_METRIC_COUNT,
+};
+
+/* The JSON keys: "cpu_user_pct", "cpu_system_pct", "cpu_iowait_pct",
+ * "mem_available_min_bytes", "mem_available_avg_bytes"; and "reads_per_s",
+ * "writes_per_s", "read_mbps", "write_mbps", "read_wait_ms", "write_wait_ms",
+ * "avg_wait_ms", "util_pct", "queue" (as the report's JSON). */
+const char *analyze_host_metric_name(enum analyze_host_metric m);
+const char *analyze_dev_metric_name(enum analyze_dev_metric m);
+
+struct analyze_pair {
+	double a, b;
+	double change_pct; /* NAN when undefined */
+};
+
+struct analyze_host_device {
+	char name[RESULTS_NAME_MAX];
+	bool in_a, in_b; /* measured in that run */
+	struct analyze_pair fig[ANALYZE_DEV_METRIC_COUNT];
+};
+
+struct analyze_host {
+	bool in_a, in_b; /* the run recorded host counters */
+	struct analyze_pair fig[ANALYZE_HOST_METRIC_COUNT];
+	struct analyze_host_device *devices;
+	size_t nr_devices;
+};
+
 struct analyze_comparison {
 	const struct results *a, *b; /* borrowed */
 	double alpha;
@@ -201,6 +257,7 @@ struct analyze_comparison {
 	size_t nr_env_diffs;
 	struct analyze_unmatched *unmatched;
 	size_t nr_unmatched;
+	struct analyze_host host;
 };
 
 /* Compares a (before) with b (after) at significance level alpha (0 < alpha

@@ -7,8 +7,10 @@
  *       (+7 %)"), then a per-volume table (a row per class present,
  *       class_summary_present(): IOPS, MB/s, avg, p99, max, verdict),
  *       transactional IOPS and the background maintenance, replication and
- *       backup read rates when present, the warm-up (not judged) and the
- *       auto-tune steps when the run had them, and the count of verdicts.
+ *       backup read rates when present, the warm-up (not judged), the
+ *       auto-tune steps and the host counters (CPU, memory, a row per block
+ *       device: results_host_perf) when the run had them, and the count of
+ *       verdicts.
  * json: every class of every scope, present or not (zeros): stable keys.
  *       One valid document, keys documented in docs/reports.md:
  *   { "run": {id, status, verdict, label, host, started, ended, duration_s,
@@ -22,7 +24,12 @@
  *     "warmup": {duration_s, classes: {db_read: {ios, iops, avg_ms, errors},
  *                ...}} or null,
  *     "autotune": {goal, chosen, stopped_because, steps: [ {step, streams, iops,
- *                  db_read_avg_ms, log_write_avg_ms, passed, reason} ]} or null }
+ *                  db_read_avg_ms, log_write_avg_ms, passed, reason} ]} or null,
+ *     "host": {cpu: {intervals, user_pct, system_pct, iowait_pct} or null,
+ *              memory: {intervals, available_min_bytes, available_avg_bytes} or
+ *              null, devices: [ {name, intervals, reads, writes, reads_per_s,
+ *              writes_per_s, read_mbps, write_mbps, read_wait_ms, write_wait_ms,
+ *              avg_wait_ms, util_pct, util_max_pct, queue} ]} or null }
  * csv:  the interval time series, one row per interval x scope x class
  *       present there, header line first (report_csv, csv.c).
  */

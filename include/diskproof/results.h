@@ -6,6 +6,9 @@
  * Scopes: the run as a whole, each volume, each database. For each scope and
  * I/O class a class_summary holds counts and latencies with warm-up excluded.
  *
+ * The host's counters (CPU, memory, the volumes' block devices) sit beside
+ * them, per interval and summed over the measured ones (results_host_perf).
+ *
  * Ownership: struct results owns its arrays and strings; results_release()
  * frees them and is safe on a zeroed or released struct.
  */
@@ -160,6 +163,57 @@ struct results_autotune {
 	size_t nr_steps;
 };
 
+/*
+ * One row of table host_sample (schema 4, counters.h): the host's CPU shares
+ * and memory (device "") or one block device's figures over one interval.
+ * A figure the row does not hold (the other kind's, or one not measured
+ * then) is NAN; counts are 0 there.
+ */
+struct results_host_sample {
+	uint64_t t_ms; /* the interval's end, as its samples' */
+	bool warmup;
+	char device[RESULTS_NAME_MAX]; /* "" for the host-wide row */
+	uint64_t span_ms;	       /* the time the figures are over */
+	double cpu_user_pct, cpu_system_pct, cpu_iowait_pct;
+	double mem_available; /* bytes */
+	uint64_t reads, writes, read_sectors, write_sectors;
+	double reads_per_s, writes_per_s, read_kbps, write_kbps;
+	double read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue;
+};
+
+/*
+ * A device's figures over the measured intervals (warm-up excluded), as
+ * iostat would give them over the whole stretch: rates are totals over the
+ * summed spans; waits are weighted by I/Os (total wait over total I/Os),
+ * util % and queue by span. NAN where undefined (no span; no I/O for waits).
+ */
+struct results_host_device {
+	char name[RESULTS_NAME_MAX];
+	size_t intervals; /* measured rows */
+	uint64_t reads, writes;
+	double reads_per_s, writes_per_s;
+	double read_mbps, write_mbps; /* 10^6 bytes/s, as diskproof's MB/s */
+	double read_wait_ms, write_wait_ms, avg_wait_ms;
+	double util_pct, util_max_pct, queue;
+};
+
+/*
+ * The host while the run ran (results_host_perf_fill): CPU shares weighted by
+ * span, memory available's lowest and mean over the measured intervals, and
+ * each device in the order first recorded. recorded is false for a run
+ * without host_sample rows (a results file from before schema 4, or a run
+ * that did not sample): the reports then show nothing (JSON null).
+ */
+struct results_host_perf {
+	bool recorded;
+	size_t cpu_intervals; /* measured rows with CPU shares */
+	double cpu_user_pct, cpu_system_pct, cpu_iowait_pct;
+	size_t mem_intervals;			     /* measured rows with memory */
+	double mem_available_min, mem_available_avg; /* bytes */
+	struct results_host_device *devices;
+	size_t nr_devices;
+};
+
 struct results {
 	int64_t id;
 	char *status;  /* running|passed|failed|aborted|error */
@@ -196,11 +250,14 @@ struct results {
 	size_t nr_events;
 	struct results_hist *hists;
 	size_t nr_hists;
+	struct results_host_sample *host_samples;
+	size_t nr_host_samples;
 
 	/* derived from samples (results_warmup_fill) and read from table
 	 * autotune_step and the env facts, by store_results_load() */
 	struct results_warmup warmup;
 	struct results_autotune autotune;
+	struct results_host_perf host_perf; /* from host_samples (results_host_perf_fill) */
 };
 
 void results_release(struct results *r);
@@ -216,6 +273,10 @@ void results_warmup_fill(struct results *r);
 /* Fills r->autotune's goal, chosen and stopped_because from r->env (the steps
  * come from the store). 0, or -ENOMEM with r->autotune's strings unset. */
 int results_autotune_from_env(struct results *r) DP_MUST_CHECK;
+
+/* Fills r->host_perf from r->host_samples (struct results_host_perf). 0, or -ENOMEM
+ * with r->host_perf zeroed. */
+int results_host_perf_fill(struct results *r) DP_MUST_CHECK;
 
 /* The run tuned its stream count: it has auto-tune steps or facts. */
 bool results_autotune_ran(const struct results *r);

@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -107,6 +107,17 @@ struct store_interval_hist {
 int store_interval_hists_write(struct store *s, int64_t run_id,
 			       const struct store_interval_hist *rows, size_t nr_rows,
 			       struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Writes one interval's host counters (counters.h) to table host_sample, in
+ * one transaction with a statement prepared at open: a row for the host (CPU
+ * shares when hs->has_cpu, memory when hs->has_mem; none when neither) and
+ * one per device row marked valid. t_ms and warmup are those of the
+ * interval's samples. Nothing measured: nothing written, 0.
+ */
+struct host_sample;
+int store_host_samples_write(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
+			     const struct host_sample *hs, struct strbuf *err) DP_MUST_CHECK;
 
 /* Appends an event ("start", "warmup_end", "io_error", "stop", ...). */
 /* Auto-tune: one decided level (table autotune_step), and the stream count

@@ -11,10 +11,12 @@
  * plus a walk of a scope's rows per series, rather than a scan of all rows
  * per series. The scope's rows of every class are walked, not the class's
  * alone: its intervals are the t_ms of those rows, and a class without a row
- * in one had no I/O there (results.h), an IOPS value of 0.
+ * in one had no I/O there (results.h), an IOPS value of 0. The host
+ * counters are set side by side, devices matched by name, untested.
  */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -407,6 +409,127 @@ static int env_compare(struct analyze_comparison *c, const struct results *a,
 	return 0;
 }
 
+/* ---- host counters ---- */
+
+static const char *const host_metric_names[] = {
+	[ANALYZE_HOST_CPU_USER] = "cpu_user_pct",
+	[ANALYZE_HOST_CPU_SYSTEM] = "cpu_system_pct",
+	[ANALYZE_HOST_CPU_IOWAIT] = "cpu_iowait_pct",
+	[ANALYZE_HOST_MEM_MIN] = "mem_available_min_bytes",
+	[ANALYZE_HOST_MEM_AVG] = "mem_available_avg_bytes",
+};
+
+static const char *const dev_metric_names[] = {
+	[ANALYZE_DEV_READS_PER_S] = "reads_per_s",
+	[ANALYZE_DEV_WRITES_PER_S] = "writes_per_s",
+	[ANALYZE_DEV_READ_MBPS] = "read_mbps",
+	[ANALYZE_DEV_WRITE_MBPS] = "write_mbps",
+	[ANALYZE_DEV_READ_WAIT_MS] = "read_wait_ms",
+	[ANALYZE_DEV_WRITE_WAIT_MS] = "write_wait_ms",
+	[ANALYZE_DEV_AVG_WAIT_MS] = "avg_wait_ms",
+	[ANALYZE_DEV_UTIL_PCT] = "util_pct",
+	[ANALYZE_DEV_QUEUE] = "queue",
+};
+
+const char *analyze_host_metric_name(enum analyze_host_metric m)
+{
+	if ((unsigned)m >= DP_ARRAY_SIZE(host_metric_names))
+		return "unknown";
+	return host_metric_names[m];
+}
+
+const char *analyze_dev_metric_name(enum analyze_dev_metric m)
+{
+	if ((unsigned)m >= DP_ARRAY_SIZE(dev_metric_names))
+		return "unknown";
+	return dev_metric_names[m];
+}
+
+/* The host figures of a run (NAN when it has none). */
+static void host_figures(const struct results *r, double *out)
+{
+	const struct results_host_perf *h = &r->host_perf;
+
+	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
+		out[m] = NAN;
+	if (!h->recorded)
+		return;
+	out[ANALYZE_HOST_CPU_USER] = h->cpu_user_pct;
+	out[ANALYZE_HOST_CPU_SYSTEM] = h->cpu_system_pct;
+	out[ANALYZE_HOST_CPU_IOWAIT] = h->cpu_iowait_pct;
+	out[ANALYZE_HOST_MEM_MIN] = h->mem_available_min;
+	out[ANALYZE_HOST_MEM_AVG] = h->mem_available_avg;
+}
+
+/* A device's figures (NAN for a device the run did not measure). */
+static void dev_figures(const struct results_host_device *d, double *out)
+{
+	const double v[] = {
+		[ANALYZE_DEV_READS_PER_S] = d ? d->reads_per_s : NAN,
+		[ANALYZE_DEV_WRITES_PER_S] = d ? d->writes_per_s : NAN,
+		[ANALYZE_DEV_READ_MBPS] = d ? d->read_mbps : NAN,
+		[ANALYZE_DEV_WRITE_MBPS] = d ? d->write_mbps : NAN,
+		[ANALYZE_DEV_READ_WAIT_MS] = d ? d->read_wait_ms : NAN,
+		[ANALYZE_DEV_WRITE_WAIT_MS] = d ? d->write_wait_ms : NAN,
+		[ANALYZE_DEV_AVG_WAIT_MS] = d ? d->avg_wait_ms : NAN,
+		[ANALYZE_DEV_UTIL_PCT] = d ? d->util_pct : NAN,
+		[ANALYZE_DEV_QUEUE] = d ? d->queue : NAN,
+	};
+
+	memcpy(out, v, sizeof(v));
+}
+
+static const struct results_host_device *host_dev_lookup(const struct results_host_perf *h,
+							 const char *name)
+{
+	for (size_t i = 0; i < h->nr_devices; i++)
+		if (!strcmp(h->devices[i].name, name))
+			return &h->devices[i];
+	return NULL;
+}
+
+static void host_dev_add(struct analyze_host *h, const char *name,
+			 const struct results_host_device *da, const struct results_host_device *db)
+{
+	struct analyze_host_device *d = &h->devices[h->nr_devices++];
+	double a[ANALYZE_DEV_METRIC_COUNT], b[ANALYZE_DEV_METRIC_COUNT];
+
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	d->in_a = da != NULL;
+	d->in_b = db != NULL;
+	dev_figures(da, a);
+	dev_figures(db, b);
+	for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
+		d->fig[m] = (struct analyze_pair){a[m], b[m], analyze_change_pct(a[m], b[m])};
+}
+
+static int host_compare(struct analyze_host *h, const struct results *a, const struct results *b)
+{
+	const struct results_host_perf *ha = &a->host_perf, *hb = &b->host_perf;
+	double fa[ANALYZE_HOST_METRIC_COUNT], fb[ANALYZE_HOST_METRIC_COUNT];
+	size_t cap = ha->nr_devices + hb->nr_devices;
+
+	h->in_a = ha->recorded;
+	h->in_b = hb->recorded;
+	host_figures(a, fa);
+	host_figures(b, fb);
+	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
+		h->fig[m] = (struct analyze_pair){fa[m], fb[m], analyze_change_pct(fa[m], fb[m])};
+	if (!cap)
+		return 0;
+	h->devices = calloc(cap, sizeof(*h->devices));
+	if (!h->devices)
+		return -ENOMEM;
+	for (size_t i = 0; i < ha->nr_devices; i++)
+		host_dev_add(h, ha->devices[i].name, &ha->devices[i],
+			     host_dev_lookup(hb, ha->devices[i].name));
+	for (size_t i = 0; i < hb->nr_devices; i++)
+		if (!host_dev_lookup(ha, hb->devices[i].name))
+			host_dev_add(h, hb->devices[i].name, NULL, &hb->devices[i]);
+	return 0;
+}
+
 /* ---- the comparison ---- */
 
 static int cmp_p(const void *x, const void *y)
@@ -497,6 +620,8 @@ int analyze_compare(struct analyze_comparison *out, const struct results *a,
 		ret = verdicts_compare(out, a, b);
 	if (!ret)
 		ret = env_compare(out, a, b);
+	if (!ret)
+		ret = host_compare(&out->host, a, b);
 out_nomem:
 	free(cx.ia.p);
 	free(cx.ib.p);
@@ -516,6 +641,9 @@ void analyze_comparison_release(struct analyze_comparison *c)
 	free(c->verdict_changes);
 	free(c->env_diffs);
 	free(c->unmatched);
+	free(c->host.devices);
+	c->host.devices = NULL;
+	c->host.nr_devices = 0;
 	c->scopes = NULL;
 	c->verdict_changes = NULL;
 	c->env_diffs = NULL;

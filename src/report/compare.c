@@ -1,8 +1,8 @@
 /*
  * compare.c - renderers of a run comparison (analyze.h): text for the
  * terminal and JSON for tools, both documented in docs/compare.md. They
- * compute nothing: every figure, change, p value, significance flag and
- * dispersion comes from struct analyze_comparison; they choose order,
+ * compute nothing: every figure, change, p value, significance flag,
+ * dispersion and host counter comes from struct analyze_comparison; they choose order,
  * wording and layout only ("n/a" in text and null in JSON where a number is
  * undefined, so neither ever shows inf or nan).
  */
@@ -153,6 +153,68 @@ static void text_env(struct strbuf *sb, const struct analyze_comparison *c)
 	}
 }
 
+/* How a host figure reads in the text (and its unit's scale: bytes to MiB). */
+struct host_word {
+	const char *words;
+	int decimals;
+	double scale;
+};
+
+static const struct host_word host_words[] = {
+	[ANALYZE_HOST_CPU_USER] = {"cpu user %", 1, 1},
+	[ANALYZE_HOST_CPU_SYSTEM] = {"cpu system %", 1, 1},
+	[ANALYZE_HOST_CPU_IOWAIT] = {"cpu iowait %", 1, 1},
+	[ANALYZE_HOST_MEM_MIN] = {"memory available min MiB", 1, 1.0 / (1024 * 1024)},
+	[ANALYZE_HOST_MEM_AVG] = {"memory available mean MiB", 1, 1.0 / (1024 * 1024)},
+};
+
+static const struct host_word dev_words[] = {
+	[ANALYZE_DEV_READS_PER_S] = {"reads/s", 1, 1},
+	[ANALYZE_DEV_WRITES_PER_S] = {"writes/s", 1, 1},
+	[ANALYZE_DEV_READ_MBPS] = {"read MB/s", 2, 1},
+	[ANALYZE_DEV_WRITE_MBPS] = {"write MB/s", 2, 1},
+	[ANALYZE_DEV_READ_WAIT_MS] = {"read wait ms", 3, 1},
+	[ANALYZE_DEV_WRITE_WAIT_MS] = {"write wait ms", 3, 1},
+	[ANALYZE_DEV_AVG_WAIT_MS] = {"avg wait ms", 3, 1},
+	[ANALYZE_DEV_UTIL_PCT] = {"util %", 1, 1},
+	[ANALYZE_DEV_QUEUE] = {"queue", 2, 1},
+};
+
+static void text_pair(struct strbuf *sb, const char *indent, const struct host_word *w,
+		      const struct analyze_pair *p)
+{
+	strbuf_addf(sb, "%s%-*s", indent, 28 - (int)strlen(indent), w->words);
+	text_col(sb, 12, p->a * w->scale, w->decimals);
+	text_col(sb, 12, p->b * w->scale, w->decimals);
+	if (isfinite(p->change_pct))
+		strbuf_addf(sb, " %+8.1f%%\n", p->change_pct);
+	else
+		strbuf_addf(sb, " %9s\n", "n/a");
+}
+
+/* The host counters of both runs side by side, when either has them. */
+static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	const struct analyze_host *h = &c->host;
+
+	if (!h->in_a && !h->in_b)
+		return;
+	strbuf_addstr(sb, "\nhost performance (measured intervals; side by side, not tested):\n");
+	strbuf_addf(sb, "  %-26s %12s %12s %9s\n", "figure", "A", "B", "change %");
+	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
+		text_pair(sb, "  ", &host_words[m], &h->fig[m]);
+	for (size_t i = 0; i < h->nr_devices; i++) {
+		const struct analyze_host_device *d = &h->devices[i];
+
+		strbuf_addf(sb, "  device %s%s\n", d->name,
+			    d->in_a && d->in_b ? ""
+			    : d->in_a	       ? " (only in A)"
+					       : " (only in B)");
+		for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
+			text_pair(sb, "    ", &dev_words[m], &d->fig[m]);
+	}
+}
+
 static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, bool color)
 {
 	strbuf_addf(sb, "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
@@ -172,6 +234,7 @@ static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, 
 		strbuf_addf(sb, "%s%s %s only in %s: not compared\n", i ? "" : "\n",
 			    scope_kind_name(c->unmatched[i].scope), c->unmatched[i].name,
 			    c->unmatched[i].in_a ? "A" : "B");
+	text_host(sb, c);
 	text_verdict_changes(sb, c);
 	text_env(sb, c);
 }
@@ -315,6 +378,46 @@ static void json_verdict_side(struct jw *j, const char *key, bool passed, double
 	jw_close(j, '}');
 }
 
+static void json_change(struct jw *j, const char *key, const struct analyze_pair *p)
+{
+	jw_open(j, key, '{');
+	jw_num(j, "a", p->a);
+	jw_num(j, "b", p->b);
+	jw_num(j, "change_pct", p->change_pct);
+	jw_close(j, '}');
+}
+
+/* null when neither run has host counters */
+static void json_host(struct jw *j, const struct analyze_comparison *c)
+{
+	const struct analyze_host *h = &c->host;
+
+	if (!h->in_a && !h->in_b) {
+		jw_key(j, "host");
+		strbuf_addstr(j->sb, "null");
+		return;
+	}
+	jw_open(j, "host", '{');
+	jw_bool(j, "in_a", h->in_a);
+	jw_bool(j, "in_b", h->in_b);
+	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
+		json_change(j, analyze_host_metric_name(m), &h->fig[m]);
+	jw_open(j, "devices", '[');
+	for (size_t i = 0; i < h->nr_devices; i++) {
+		const struct analyze_host_device *d = &h->devices[i];
+
+		jw_open(j, NULL, '{');
+		jw_str(j, "name", d->name);
+		jw_bool(j, "in_a", d->in_a);
+		jw_bool(j, "in_b", d->in_b);
+		for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
+			json_change(j, analyze_dev_metric_name(m), &d->fig[m]);
+		jw_close(j, '}');
+	}
+	jw_close(j, ']');
+	jw_close(j, '}');
+}
+
 static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
 {
 	struct jw j = {.sb = sb};
@@ -364,6 +467,7 @@ static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
 		jw_close(&j, '}');
 	}
 	jw_close(&j, ']');
+	json_host(&j, c);
 	jw_close(&j, '}');
 	strbuf_addch(sb, '\n');
 }

@@ -720,15 +720,165 @@ static void run_total_io(struct strbuf *sb, const struct results *r)
 		    r->run.integrity_errors);
 }
 
+/* CPU shares over time: the host rows (warm-up shaded). */
+static void host_cpu_chart(struct strbuf *sb, const struct results *r)
+{
+	static const char *const labels[] = {"user %", "system %", "iowait %"};
+	static const char *const colors[] = {"#1d4ed8", "#c2410c", "#a16207"};
+	struct html_series s[3];
+	struct html_chart ch;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		s[k] = (struct html_series){.r = r,
+					    .src = HTML_SRC_HOST,
+					    .name = "",
+					    .host_field = HTML_HOST_CPU_USER + k,
+					    .label = labels[k],
+					    .color = colors[k]};
+	ch = (struct html_chart){.id = "chart-host-cpu",
+				 .title = "Host CPU time over time (all CPUs)",
+				 .x_label = "seconds since start",
+				 .y_label = "% of CPU time",
+				 .series = s,
+				 .nr_series = 3,
+				 .warmup_s = r->warmup_s};
+	html_chart_line(sb, &ch);
+}
+
+/* Each device's util % (left axis) and average wait (right axis, dashed);
+ * a device with no I/O in any measured interval has no wait line. */
+static void host_device_chart(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	size_t nmax = 2 * DP_ARRAY_SIZE(volume_colors), n = 0, i;
+	struct html_series s[2 * DP_ARRAY_SIZE(volume_colors)];
+	char labels[2 * DP_ARRAY_SIZE(volume_colors)][RESULTS_NAME_MAX + 24];
+	struct html_chart ch;
+	const char *color;
+
+	for (i = 0; i < h->nr_devices && n + 2 <= nmax; i++) {
+		color = volume_colors[i % DP_ARRAY_SIZE(volume_colors)];
+		snprintf(labels[n], sizeof(labels[n]), "%s util %%", h->devices[i].name);
+		s[n] = (struct html_series){.r = r,
+					    .src = HTML_SRC_HOST,
+					    .name = h->devices[i].name,
+					    .host_field = HTML_HOST_UTIL,
+					    .label = labels[n],
+					    .color = color};
+		n++;
+		if (!isfinite(h->devices[i].avg_wait_ms))
+			continue;
+		snprintf(labels[n], sizeof(labels[n]), "%s avg wait ms", h->devices[i].name);
+		s[n] = s[n - 1];
+		s[n].host_field = HTML_HOST_AVG_WAIT;
+		s[n].label = labels[n];
+		s[n].dashed = true;
+		s[n].right = true;
+		n++;
+	}
+	ch = (struct html_chart){.id = "chart-host-devices",
+				 .title = "Device utilisation and average wait over time",
+				 .x_label = "seconds since start",
+				 .y_label = "util %",
+				 .series = s,
+				 .nr_series = n,
+				 .warmup_s = r->warmup_s,
+				 .y2_label = "average wait (ms)"};
+	html_chart_line(sb, &ch);
+}
+
+static void host_device_rows(struct strbuf *sb, const struct results_host_perf *h)
+{
+	const struct results_host_device *d;
+	size_t i;
+
+	strbuf_addstr(sb, "<table>\n<tr><th>device</th><th class=\"num\">intervals</th>"
+			  "<th class=\"num\">reads/s</th><th class=\"num\">writes/s</th>"
+			  "<th class=\"num\">read MB/s</th><th class=\"num\">write MB/s</th>"
+			  "<th class=\"num\">read ms</th><th class=\"num\">write ms</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">util %</th>"
+			  "<th class=\"num\">util max %</th><th class=\"num\">queue</th></tr>\n");
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		strbuf_addstr(sb, "<tr class=\"host-device\"><td>");
+		html_esc(sb, d->name);
+		strbuf_addf(sb, "</td><td class=\"num\">%zu</td>", d->intervals);
+		td_num(sb, d->reads_per_s, 1);
+		td_num(sb, d->writes_per_s, 1);
+		td_num(sb, d->read_mbps, 2);
+		td_num(sb, d->write_mbps, 2);
+		td_num(sb, d->read_wait_ms, 3);
+		td_num(sb, d->write_wait_ms, 3);
+		td_num(sb, d->avg_wait_ms, 3);
+		td_num(sb, d->util_pct, 1);
+		td_num(sb, d->util_max_pct, 1);
+		td_num(sb, d->queue, 2);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n");
+}
+
+/*
+ * The host counters sampled beside the intervals (results_host_perf), when
+ * the run has them: CPU and memory, the block devices under the volumes,
+ * their charts; then the environment facts.
+ */
+static void run_host_counters(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+
+	if (!h->recorded)
+		return;
+	strbuf_addstr(sb, "<table class=\"kv host-counters\">\n<tr><th>CPU user / system / "
+			  "iowait</th><td>");
+	if (h->cpu_intervals) {
+		html_num(sb, h->cpu_user_pct, 1);
+		strbuf_addstr(sb, " % / ");
+		html_num(sb, h->cpu_system_pct, 1);
+		strbuf_addstr(sb, " % / ");
+		html_num(sb, h->cpu_iowait_pct, 1);
+		strbuf_addf(sb, " %% (%zu intervals)", h->cpu_intervals);
+	} else {
+		strbuf_addstr(sb, "not measured");
+	}
+	strbuf_addstr(sb, "</td></tr>\n<tr><th>Memory available, min / mean</th><td>");
+	if (h->mem_intervals) {
+		html_num(sb, h->mem_available_min / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB / ");
+		html_num(sb, h->mem_available_avg / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB");
+	} else {
+		strbuf_addstr(sb, "not measured");
+	}
+	strbuf_addstr(sb, "</td></tr>\n</table>\n");
+	if (h->nr_devices)
+		host_device_rows(sb, h);
+	if (h->cpu_intervals)
+		host_cpu_chart(sb, r);
+	if (h->nr_devices)
+		host_device_chart(sb, r);
+	strbuf_addstr(sb, "<p class=\"note\">Counters of the host and of the block devices "
+			  "under the volumes, sampled every interval (/proc/stat, /proc/meminfo, "
+			  "/proc/diskstats), as iostat -x computes them; the table's figures are "
+			  "over the measured intervals (warm-up excluded): rates over their "
+			  "time, waits per I/O, util % and queue averaged over time. A device's "
+			  "I/Os include any other I/O it served. A simulated run has no device "
+			  "rows.</p>\n");
+}
+
 static void run_host(struct strbuf *sb, const struct results *r)
 {
 	size_t i;
 
 	section_open(sb, "host", "Host performance", false);
+	run_host_counters(sb, r);
 	if (!r->nr_env) {
 		strbuf_addstr(sb, "<p>No environment facts were recorded.</p>\n</section>\n");
 		return;
 	}
+	if (r->host_perf.recorded)
+		strbuf_addstr(sb, "<h3>Environment</h3>\n");
 	strbuf_addstr(sb, "<table class=\"kv\">\n");
 	for (i = 0; i < r->nr_env; i++) {
 		strbuf_addstr(sb, "<tr><th>");
@@ -847,7 +997,35 @@ void report_html(struct strbuf *sb, const struct results *r)
 static const char *const cmp_sections[][2] = {
 	{"summary", "Summary"},	      {"significant", "Significant changes"},
 	{"charts", "Charts"},	      {"verdict-changes", "Verdict changes"},
-	{"env-diffs", "Environment"}, {"figures", "All figures"},
+	{"env-diffs", "Environment"}, {"host", "Host performance"},
+	{"figures", "All figures"},
+};
+
+/* How a host figure reads, its decimals and its unit's scale (bytes to MiB). */
+struct host_word {
+	const char *words;
+	int decimals;
+	double scale;
+};
+
+static const struct host_word cmp_host_words[] = {
+	[ANALYZE_HOST_CPU_USER] = {"CPU user %", 1, 1},
+	[ANALYZE_HOST_CPU_SYSTEM] = {"CPU system %", 1, 1},
+	[ANALYZE_HOST_CPU_IOWAIT] = {"CPU iowait %", 1, 1},
+	[ANALYZE_HOST_MEM_MIN] = {"memory available min (MiB)", 1, 1.0 / (1024 * 1024)},
+	[ANALYZE_HOST_MEM_AVG] = {"memory available mean (MiB)", 1, 1.0 / (1024 * 1024)},
+};
+
+static const struct host_word cmp_dev_words[] = {
+	[ANALYZE_DEV_READS_PER_S] = {"reads/s", 1, 1},
+	[ANALYZE_DEV_WRITES_PER_S] = {"writes/s", 1, 1},
+	[ANALYZE_DEV_READ_MBPS] = {"read MB/s", 2, 1},
+	[ANALYZE_DEV_WRITE_MBPS] = {"write MB/s", 2, 1},
+	[ANALYZE_DEV_READ_WAIT_MS] = {"read wait ms", 3, 1},
+	[ANALYZE_DEV_WRITE_WAIT_MS] = {"write wait ms", 3, 1},
+	[ANALYZE_DEV_AVG_WAIT_MS] = {"avg wait ms", 3, 1},
+	[ANALYZE_DEV_UTIL_PCT] = {"util %", 1, 1},
+	[ANALYZE_DEV_QUEUE] = {"queue", 2, 1},
 };
 
 static const char *const metric_words[] = {
@@ -1085,6 +1263,54 @@ static void cmp_env(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_addstr(sb, "</section>\n");
 }
 
+static void cmp_host_row(struct strbuf *sb, const char *device, const struct host_word *w,
+			 const struct analyze_pair *p)
+{
+	strbuf_addstr(sb, "<tr class=\"host-figure\"><td>");
+	html_esc(sb, device);
+	strbuf_addf(sb, "</td><td>%s</td>", w->words);
+	td_num(sb, p->a * w->scale, w->decimals);
+	td_num(sb, p->b * w->scale, w->decimals);
+	strbuf_addstr(sb, "<td class=\"num\">");
+	if (isfinite(p->change_pct))
+		strbuf_addf(sb, "%+.1f %%", p->change_pct);
+	else
+		strbuf_addstr(sb, "n/a");
+	strbuf_addstr(sb, "</td></tr>\n");
+}
+
+/* The host counters of both runs side by side (analyze_host), untested. */
+static void cmp_host(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	const struct analyze_host *h = &c->host;
+	const struct analyze_host_device *d;
+	char name[RESULTS_NAME_MAX + 16];
+	size_t i;
+	int m;
+
+	section_open(sb, "host", "Host performance", false);
+	if (!h->in_a && !h->in_b) {
+		strbuf_addstr(sb, "<p>Neither run recorded host counters.</p>\n</section>\n");
+		return;
+	}
+	strbuf_addstr(sb, "<table>\n<tr><th>device</th><th>figure</th><th class=\"num\">A</th>"
+			  "<th class=\"num\">B</th><th class=\"num\">change</th></tr>\n");
+	for (m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
+		cmp_host_row(sb, "host", &cmp_host_words[m], &h->fig[m]);
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		snprintf(name, sizeof(name), "%s%s", d->name,
+			 d->in_a && d->in_b ? ""
+			 : d->in_a	    ? " (A only)"
+					    : " (B only)");
+		for (m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
+			cmp_host_row(sb, name, &cmp_dev_words[m], &d->fig[m]);
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Each run's host counters over its "
+			  "measured intervals (see the run's Host performance section), side by "
+			  "side and not tested; devices are matched by name.</p>\n</section>\n");
+}
+
 static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 {
 	const struct analyze_scope *s;
@@ -1150,6 +1376,7 @@ void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c)
 	cmp_charts(sb, c);
 	cmp_verdict_changes(sb, c);
 	cmp_env(sb, c);
+	cmp_host(sb, c);
 	cmp_figures(sb, c);
 	page_foot(sb);
 }

@@ -8,7 +8,8 @@
  * to draw, so nothing is allocated. Turning a stored interval into a point
  * is the same formatting arithmetic the CSV report does (counts over the
  * interval's length, latency sum over I/Os, ns to ms); a CDF point is a
- * bucket's value (hist_bucket_value) and the share of I/Os at or below it.
+ * bucket's value (hist_bucket_value) and the share of I/Os at or below it;
+ * a host counter's point is a stored figure at its interval's end.
  */
 #ifndef DISKPROOF_REPORT_HTML_H
 #define DISKPROOF_REPORT_HTML_H
@@ -30,6 +31,17 @@ enum html_source {
 	HTML_SRC_CDF,		  /* cumulative share of I/Os by latency, class `cls` */
 	HTML_SRC_TUNE_IOPS,	  /* auto-tune steps: x streams, y the level's IOPS */
 	HTML_SRC_TUNE_DB_READ_MS, /* auto-tune steps: x streams, y its db read average */
+	HTML_SRC_HOST,		  /* host counters: `host_field` of the rows of device
+				   * `name` ("" for the host's own rows) */
+};
+
+/* The host counter a HTML_SRC_HOST series draws (results_host_sample). */
+enum html_host_field {
+	HTML_HOST_CPU_USER,
+	HTML_HOST_CPU_SYSTEM,
+	HTML_HOST_CPU_IOWAIT,
+	HTML_HOST_UTIL,
+	HTML_HOST_AVG_WAIT,
 };
 
 struct html_series {
@@ -39,6 +51,7 @@ struct html_series {
 	const char *name;  /* the scope's name ("run" for the run) */
 	unsigned classes;  /* samples: bit (1 << class) per class summed */
 	enum io_class cls; /* CDF: the histogram's class */
+	enum html_host_field host_field;
 	bool measured;	   /* samples: skip warm-up intervals and put x = 0 at
 			    * the end of the warm-up */
 	const char *label; /* legend text (escaped when written) */

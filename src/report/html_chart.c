@@ -3,7 +3,8 @@
  * of interval series and latency CDFs, and per-database bars. Only scaling
  * and formatting happen here: a point is a stored interval turned into a
  * rate or an average (as in the CSV report) or a histogram bucket's value
- * and cumulative share, or an auto-tune step's streams and IOPS or latency;
+ * and cumulative share, or an auto-tune step's streams and IOPS or latency,
+ * or a stored host counter at its interval's end;
  * the axes are the data's ranges rounded up to a "nice" step (1, 2 or 5
  * times a power of ten), or powers of two on a log2 axis. A right-hand axis
  * gets as many ticks as the left one, at the same heights, so that one grid
@@ -168,6 +169,46 @@ static bool pt_next_tune(struct pt_iter *it, double *x, double *y)
 	}
 }
 
+static double host_field(const struct results_host_sample *x, enum html_host_field f)
+{
+	switch (f) {
+	case HTML_HOST_CPU_USER:
+		return x->cpu_user_pct;
+	case HTML_HOST_CPU_SYSTEM:
+		return x->cpu_system_pct;
+	case HTML_HOST_CPU_IOWAIT:
+		return x->cpu_iowait_pct;
+	case HTML_HOST_UTIL:
+		return x->util_pct;
+	default:
+		return x->avg_wait_ms;
+	}
+}
+
+/* The series' device rows (or the host's) in time order, each stored figure
+ * a point; a figure not measured in an interval (NAN) is none. */
+static bool pt_next_host(struct pt_iter *it, double *x, double *y)
+{
+	const struct html_series *s = it->s;
+	const struct results *r = s->r;
+	const struct results_host_sample *row;
+	double v;
+
+	while (it->i < r->nr_host_samples) {
+		row = &r->host_samples[it->i++];
+		if (strcmp(row->device, s->name) || (s->measured && row->warmup))
+			continue;
+		v = host_field(row, s->host_field);
+		if (!isfinite(v))
+			continue;
+		*x = (double)row->t_ms / 1000.0 -
+		     (s->measured && isfinite(r->warmup_s) ? r->warmup_s : 0);
+		*y = v;
+		return true;
+	}
+	return false;
+}
+
 /*
  * Samples are stored in t_ms order, so the rows of one interval are
  * contiguous. The intervals of a series are those of its scope (rows of any
@@ -188,6 +229,8 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 		return pt_next_cdf(it, x, y);
 	if (src_tune(s->src))
 		return pt_next_tune(it, x, y);
+	if (s->src == HTML_SRC_HOST)
+		return pt_next_host(it, x, y);
 	while (it->i < r->nr_samples) {
 		while (it->i < r->nr_samples && !sample_in_scope(s, &r->samples[it->i]))
 			it->i++;

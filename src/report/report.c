@@ -421,6 +421,74 @@ static void text_autotune(struct strbuf *sb, const struct results *r)
 	}
 }
 
+/* A figure of the host table: "-" when undefined (no I/O, no span). */
+static void text_fig(struct strbuf *sb, int width, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", width, decimals, v);
+	else
+		strbuf_addf(sb, " %*s", width, "-");
+}
+
+/*
+ * The host while the run was measured (results_host_perf): CPU shares,
+ * memory available's lowest, and a row per block device under the volumes.
+ * Nothing for a run without host counters.
+ */
+static void text_host(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	const struct results_host_device *d;
+	int width = 8;
+	size_t i;
+
+	if (!h->recorded)
+		return;
+	strbuf_addstr(sb, "\nhost performance (measured intervals):\n  cpu");
+	if (h->cpu_intervals) {
+		strbuf_addstr(sb, " user ");
+		text_number(sb, h->cpu_user_pct, 1);
+		strbuf_addstr(sb, " %, system ");
+		text_number(sb, h->cpu_system_pct, 1);
+		strbuf_addstr(sb, " %, iowait ");
+		text_number(sb, h->cpu_iowait_pct, 1);
+		strbuf_addstr(sb, " %");
+	} else {
+		strbuf_addstr(sb, " not measured");
+	}
+	strbuf_addstr(sb, "; memory available");
+	if (h->mem_intervals) {
+		strbuf_addstr(sb, " min");
+		text_fig(sb, 0, h->mem_available_min / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB, mean");
+		text_fig(sb, 0, h->mem_available_avg / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB\n");
+	} else
+		strbuf_addstr(sb, " not measured\n");
+	if (!h->nr_devices)
+		return;
+	for (i = 0; i < h->nr_devices; i++)
+		if ((int)strlen(h->devices[i].name) > width)
+			width = (int)strlen(h->devices[i].name);
+	strbuf_addf(sb, "  %-*s %9s %9s %9s %9s %8s %8s %8s %6s %6s\n", width, "device", "reads/s",
+		    "writes/s", "rd MB/s", "wr MB/s", "rd ms", "wr ms", "avg ms", "util %",
+		    "queue");
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		strbuf_addf(sb, "  %-*s", width, d->name);
+		text_fig(sb, 9, d->reads_per_s, 1);
+		text_fig(sb, 9, d->writes_per_s, 1);
+		text_fig(sb, 9, d->read_mbps, 2);
+		text_fig(sb, 9, d->write_mbps, 2);
+		text_fig(sb, 8, d->read_wait_ms, 3);
+		text_fig(sb, 8, d->write_wait_ms, 3);
+		text_fig(sb, 8, d->avg_wait_ms, 3);
+		text_fig(sb, 6, d->util_pct, 1);
+		text_fig(sb, 6, d->queue, 2);
+		strbuf_addch(sb, '\n');
+	}
+}
+
 static void report_text(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t i, failed = 0;
@@ -437,7 +505,8 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 	text_table(sb, r, color);
 	text_warmup(sb, r);
 	text_autotune(sb, r);
-	if (r->warmup.duration_s > 0 || results_autotune_ran(r))
+	text_host(sb, r);
+	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
 		strbuf_addch(sb, '\n');
 	strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed, failed);
 }
@@ -709,6 +778,62 @@ static void json_autotune(struct json *j, const struct results *r)
 	json_close(j, '}');
 }
 
+/* null when the run has no host counters; cpu and memory null when not
+ * measured in any measured interval */
+static void json_host(struct json *j, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	const struct results_host_device *d;
+	size_t i;
+
+	if (!h->recorded) {
+		json_null(j, "host");
+		return;
+	}
+	json_open(j, "host", '{');
+	if (h->cpu_intervals) {
+		json_open_flat(j, "cpu", '{');
+		json_u64(j, "intervals", h->cpu_intervals);
+		json_num(j, "user_pct", h->cpu_user_pct);
+		json_num(j, "system_pct", h->cpu_system_pct);
+		json_num(j, "iowait_pct", h->cpu_iowait_pct);
+		json_close(j, '}');
+	} else {
+		json_null(j, "cpu");
+	}
+	if (h->mem_intervals) {
+		json_open_flat(j, "memory", '{');
+		json_u64(j, "intervals", h->mem_intervals);
+		json_value(j, "available_min_bytes", h->mem_available_min);
+		json_value(j, "available_avg_bytes", round(h->mem_available_avg));
+		json_close(j, '}');
+	} else {
+		json_null(j, "memory");
+	}
+	json_open(j, "devices", '[');
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		json_open_flat(j, NULL, '{');
+		json_str(j, "name", d->name);
+		json_u64(j, "intervals", d->intervals);
+		json_u64(j, "reads", d->reads);
+		json_u64(j, "writes", d->writes);
+		json_num(j, "reads_per_s", d->reads_per_s);
+		json_num(j, "writes_per_s", d->writes_per_s);
+		json_num(j, "read_mbps", d->read_mbps);
+		json_num(j, "write_mbps", d->write_mbps);
+		json_num(j, "read_wait_ms", d->read_wait_ms);
+		json_num(j, "write_wait_ms", d->write_wait_ms);
+		json_num(j, "avg_wait_ms", d->avg_wait_ms);
+		json_num(j, "util_pct", d->util_pct);
+		json_num(j, "util_max_pct", d->util_max_pct);
+		json_num(j, "queue", d->queue);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_close(j, '}');
+}
+
 static void report_json(struct strbuf *sb, const struct results *r)
 {
 	struct json j = {.sb = sb};
@@ -723,6 +848,7 @@ static void report_json(struct strbuf *sb, const struct results *r)
 	json_verdicts(&j, r);
 	json_warmup(&j, r);
 	json_autotune(&j, r);
+	json_host(&j, r);
 	json_close(&j, '}');
 	strbuf_addch(sb, '\n');
 }

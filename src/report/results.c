@@ -8,10 +8,13 @@
  * run ends and keeps the outcome in table summary, so every renderer and every
  * later reader sees the same numbers. The one figure a loaded run derives
  * from its samples, the warm-up's (never judged, shown apart), is summed here
- * too (results_warmup_fill), once, for every renderer.
+ * too (results_warmup_fill), once, for every renderer, and so are the host
+ * counters' figures over the measured intervals (results_host_perf_fill).
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -119,6 +122,8 @@ void results_release(struct results *r)
 	for (i = 0; r->autotune.steps && i < r->autotune.nr_steps; i++)
 		free(r->autotune.steps[i].reason);
 	free(r->autotune.steps);
+	free(r->host_samples);
+	free(r->host_perf.devices);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -210,4 +215,164 @@ int results_autotune_from_env(struct results *r)
 bool results_autotune_ran(const struct results *r)
 {
 	return r->autotune.nr_steps || r->autotune.goal || r->autotune.has_chosen;
+}
+
+/* Sums of one device's measured rows, before they become its figures. */
+struct host_acc {
+	double span_s;		     /* rows with a span */
+	double rd_wait, wr_wait;     /* ms x I/Os: the time the I/Os waited */
+	uint64_t rd_timed, wr_timed; /* the I/Os those cover */
+	double util_s, queue_s;	     /* util % x s, queue x s */
+	uint64_t rd_sectors, wr_sectors;
+};
+
+/* The device named name in h->devices, appended (with its sums) on first sight. */
+static struct results_host_device *
+host_device_get(struct results_host_perf *h, struct host_acc **acc, size_t *cap, const char *name)
+{
+	struct results_host_device *nd;
+	struct host_acc *na;
+	size_t i;
+
+	for (i = 0; i < h->nr_devices; i++)
+		if (!strcmp(h->devices[i].name, name))
+			return &h->devices[i];
+	if (h->nr_devices == *cap) {
+		*cap = *cap ? *cap * 2 : 4;
+		nd = realloc(h->devices, *cap * sizeof(*nd));
+		if (nd)
+			h->devices = nd;
+		na = realloc(*acc, *cap * sizeof(*na));
+		if (na)
+			*acc = na;
+		if (!nd || !na)
+			return NULL;
+	}
+	nd = &h->devices[h->nr_devices];
+	memset(nd, 0, sizeof(*nd));
+	memset(&(*acc)[h->nr_devices], 0, sizeof(**acc));
+	snprintf(nd->name, sizeof(nd->name), "%s", name);
+	h->nr_devices++;
+	return nd;
+}
+
+static void host_acc_add(struct results_host_device *d, struct host_acc *a,
+			 const struct results_host_sample *x)
+{
+	double span = (double)x->span_ms / 1000.0;
+
+	d->intervals++;
+	d->reads += x->reads;
+	d->writes += x->writes;
+	a->rd_sectors += x->read_sectors;
+	a->wr_sectors += x->write_sectors;
+	if (isfinite(x->read_wait_ms)) {
+		a->rd_wait += x->read_wait_ms * (double)x->reads;
+		a->rd_timed += x->reads;
+	}
+	if (isfinite(x->write_wait_ms)) {
+		a->wr_wait += x->write_wait_ms * (double)x->writes;
+		a->wr_timed += x->writes;
+	}
+	if (!(span > 0))
+		return;
+	a->span_s += span;
+	if (isfinite(x->util_pct)) {
+		a->util_s += x->util_pct * span;
+		d->util_max_pct = fmax(d->util_max_pct, x->util_pct);
+	}
+	if (isfinite(x->queue))
+		a->queue_s += x->queue * span;
+}
+
+static double ratio_or_nan(double num, double den)
+{
+	return den > 0 ? num / den : NAN;
+}
+
+static void host_device_finish(struct results_host_device *d, const struct host_acc *a)
+{
+	d->reads_per_s = ratio_or_nan((double)d->reads, a->span_s);
+	d->writes_per_s = ratio_or_nan((double)d->writes, a->span_s);
+	d->read_mbps = ratio_or_nan((double)a->rd_sectors * 512.0 / 1e6, a->span_s);
+	d->write_mbps = ratio_or_nan((double)a->wr_sectors * 512.0 / 1e6, a->span_s);
+	d->read_wait_ms = ratio_or_nan(a->rd_wait, (double)a->rd_timed);
+	d->write_wait_ms = ratio_or_nan(a->wr_wait, (double)a->wr_timed);
+	d->avg_wait_ms = ratio_or_nan(a->rd_wait + a->wr_wait, (double)(a->rd_timed + a->wr_timed));
+	d->util_pct = ratio_or_nan(a->util_s, a->span_s);
+	d->queue = ratio_or_nan(a->queue_s, a->span_s);
+	if (!d->intervals)
+		d->util_max_pct = NAN;
+}
+
+/* CPU shares weighted by span, memory's lowest and mean, of the host rows. */
+static void host_cpu_mem(struct results_host_perf *h, const struct results *r)
+{
+	double span, cpu_s = 0, user = 0, sys = 0, iow = 0, mem = 0;
+	const struct results_host_sample *x;
+	size_t i;
+
+	h->mem_available_min = NAN;
+	for (i = 0; i < r->nr_host_samples; i++) {
+		x = &r->host_samples[i];
+		if (x->warmup || x->device[0])
+			continue;
+		span = (double)x->span_ms / 1000.0;
+		if (isfinite(x->cpu_user_pct) && isfinite(x->cpu_system_pct) &&
+		    isfinite(x->cpu_iowait_pct) && span > 0) {
+			h->cpu_intervals++;
+			cpu_s += span;
+			user += x->cpu_user_pct * span;
+			sys += x->cpu_system_pct * span;
+			iow += x->cpu_iowait_pct * span;
+		}
+		if (isfinite(x->mem_available)) {
+			h->mem_intervals++;
+			mem += x->mem_available;
+			if (!(x->mem_available >= h->mem_available_min))
+				h->mem_available_min = x->mem_available;
+		}
+	}
+	h->cpu_user_pct = ratio_or_nan(user, cpu_s);
+	h->cpu_system_pct = ratio_or_nan(sys, cpu_s);
+	h->cpu_iowait_pct = ratio_or_nan(iow, cpu_s);
+	h->mem_available_avg = ratio_or_nan(mem, (double)h->mem_intervals);
+}
+
+/*
+ * The figures iostat would print over the measured stretch, from the stored
+ * per-interval ones: counts summed; a rate is the counts over the summed
+ * spans; a wait is an interval's wait times its I/Os (the time they waited,
+ * exactly, as the kernel counted it), summed, over the I/Os; util % and
+ * queue are span-weighted means, so a longer interval counts for more.
+ */
+int results_host_perf_fill(struct results *r)
+{
+	struct results_host_perf *h = &r->host_perf;
+	struct results_host_device *d;
+	const struct results_host_sample *x;
+	struct host_acc *acc = NULL;
+	size_t i, cap = 0;
+
+	free(h->devices);
+	memset(h, 0, sizeof(*h));
+	h->recorded = r->nr_host_samples > 0;
+	host_cpu_mem(h, r);
+	for (i = 0; i < r->nr_host_samples; i++) {
+		x = &r->host_samples[i];
+		if (x->warmup || !x->device[0])
+			continue;
+		d = host_device_get(h, &acc, &cap, x->device);
+		if (!d) {
+			free(acc);
+			free(h->devices);
+			memset(h, 0, sizeof(*h));
+			return -ENOMEM;
+		}
+		host_acc_add(d, &acc[d - h->devices], x);
+	}
+	for (i = 0; i < h->nr_devices; i++)
+		host_device_finish(&h->devices[i], &acc[i]);
+	free(acc);
+	return 0;
 }

@@ -37,6 +37,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "diskproof/counters.h"
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/eval.h"
@@ -329,6 +330,7 @@ struct run {
 	int64_t run_id;
 	bool store_failed;
 	struct strbuf store_err;
+	struct host_sampler *host; /* host counters per interval; NULL: none */
 
 	/* coordinator state */
 	struct class_stats *tot_db;  /* measured totals, ndb * classes */
@@ -2358,6 +2360,15 @@ static void coord_collect(struct run *r, unsigned k)
 		if (!ret)
 			ret = store_interval_write(r->store, r->run_id, r->rows, nrows,
 						   &r->store_err);
+		if (!ret && r->host && !r->tune) {
+			struct host_sample hs;
+
+			/* counters that cannot be read this once cost their rows,
+			 * not the run */
+			if (!host_sampler_read(r->host, time_mono_ns(), &hs))
+				ret = store_host_samples_write(r->store, r->run_id, t_ms, warm, &hs,
+							       &r->store_err);
+		}
 		if (!ret && k + 1 == g->nw && g->nw)
 			ret = store_event_add(r->store, r->run_id, t_ms, "warmup_end",
 					      "warm-up ended; measurement starts", &r->store_err);
@@ -2775,6 +2786,38 @@ static void record_env(struct run *r)
 		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
 }
 
+/*
+ * Host counters beside the samples (counters.h): CPU and memory, and the
+ * block devices under the volumes' paths (none with the sim engine, which
+ * touches no device). Opened just before the measurement starts, after the
+ * files are laid out and auto-tune has run, so that the first interval's
+ * deltas are its own. A host whose counters cannot be read runs without
+ * them; an event says what is sampled, or why nothing is.
+ */
+static void run_open_host_sampler(struct run *r)
+{
+	size_t nv = r->plan.files ? r->plan.nr_vols : 0;
+	const char **paths = calloc(2 * nv + 1, sizeof(*paths));
+	struct strbuf msg = STRBUF_INIT;
+	int ret = -ENOMEM;
+
+	for (size_t v = 0; paths && v < nv; v++) {
+		paths[2 * v] = r->plan.vols[v].path;
+		paths[2 * v + 1] = r->plan.vols[v].log_path;
+	}
+	if (paths)
+		ret = host_sampler_open(&r->host, paths, 2 * nv, time_mono_ns(), &msg);
+	if (!ret)
+		host_sampler_describe(r->host, &msg); /* "CPU, memory; devices ..." */
+	else if (!msg.len)
+		strbuf_addstr(&msg, "host counters: out of memory");
+	if (r->store && !r->store_failed &&
+	    store_event_add(r->store, r->run_id, 0, "host_counters", msg.buf, &r->store_err))
+		coord_store_error(r, -EIO);
+	free(paths);
+	strbuf_release(&msg);
+}
+
 static void run_release(struct run *r)
 {
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
@@ -2791,6 +2834,7 @@ static void run_release(struct run *r)
 	free(r->wacc_vol);
 	free(r->wacc_run);
 	plan_release(&r->plan);
+	host_sampler_close(r->host);
 	store_close(r->store);
 	strbuf_release(&r->store_err);
 }
@@ -3237,6 +3281,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		r.stop_time = 0;
 		r.collected = 0;
 	}
+	run_open_host_sampler(&r);
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
 	atomic_store(&r.last, r.grid.last);
 	if (r.virt)

@@ -37,6 +37,7 @@
 
 #include <sqlite3.h>
 
+#include "diskproof/counters.h"
 #include "diskproof/store.h"
 
 /* "dskp": PRAGMA application_id of a diskproof results file. */
@@ -49,6 +50,7 @@ struct store {
 	sqlite3_stmt *ins_sample;
 	sqlite3_stmt *ins_event;
 	sqlite3_stmt *ins_env;
+	sqlite3_stmt *ins_host;
 };
 
 /*
@@ -201,6 +203,34 @@ static const char *const store_migrations[] = {
 	" buckets TEXT NOT NULL"
 	");"
 	"CREATE INDEX interval_histogram_run ON interval_histogram (run_id, t_ms);",
+	/* 3 -> 4: host counters per interval (counters.h): a row for the host
+	 * (device NULL: CPU and memory) and one per block device under the
+	 * volumes; a figure not measured in an interval is NULL. */
+	"CREATE TABLE host_sample ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" warmup INTEGER NOT NULL,"
+	" device TEXT,"
+	" span_ms INTEGER NOT NULL,"
+	" cpu_user_pct REAL,"
+	" cpu_system_pct REAL,"
+	" cpu_iowait_pct REAL,"
+	" mem_available INTEGER,"
+	" reads INTEGER,"
+	" writes INTEGER,"
+	" read_sectors INTEGER,"
+	" write_sectors INTEGER,"
+	" reads_per_s REAL,"
+	" writes_per_s REAL,"
+	" read_kbps REAL,"
+	" write_kbps REAL,"
+	" read_wait_ms REAL,"
+	" write_wait_ms REAL,"
+	" avg_wait_ms REAL,"
+	" util_pct REAL,"
+	" queue REAL"
+	");"
+	"CREATE INDEX host_sample_run ON host_sample (run_id, t_ms);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,
@@ -210,6 +240,12 @@ static const char store_sql_ins_sample[] =
 	"INSERT INTO sample (run_id, t_ms, warmup, scope, scope_name, class, ios, bytes,"
 	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns)"
 	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char store_sql_ins_host[] =
+	"INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct,"
+	" cpu_system_pct, cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
+	" write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps, read_wait_ms,"
+	" write_wait_ms, avg_wait_ms, util_pct, queue)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_event[] =
 	"INSERT INTO event (run_id, t_ms, kind, message) VALUES (?, ?, ?, ?)";
 static const char store_sql_ins_env[] =
@@ -551,6 +587,9 @@ static int store_prepare_cached(struct store *s, struct strbuf *err)
 	ret = store_prepare(s, store_sql_ins_event, &s->ins_event, SQLITE_PREPARE_PERSISTENT, err);
 	if (ret)
 		return ret;
+	ret = store_prepare(s, store_sql_ins_host, &s->ins_host, SQLITE_PREPARE_PERSISTENT, err);
+	if (ret)
+		return ret;
 	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
 }
 
@@ -680,6 +719,7 @@ void store_close(struct store *s)
 	sqlite3_finalize(s->ins_sample);
 	sqlite3_finalize(s->ins_event);
 	sqlite3_finalize(s->ins_env);
+	sqlite3_finalize(s->ins_host);
 	/* sqlite3_close_v2 copes with a NULL handle and with statements left over. */
 	sqlite3_close_v2(s->db);
 	free(s->path);
@@ -1020,6 +1060,127 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 out_rollback:
 	store_rollback(s);
 	strbuf_release(&enc);
+	return ret;
+}
+
+/* A figure that was not measured (NAN, or inf from a bad span) is NULL. */
+static void bind_fig(struct binder *b, double v)
+{
+	if (isfinite(v))
+		bind_dbl(b, v);
+	else
+		bind_null(b);
+}
+
+static void bind_nulls(struct binder *b, unsigned n)
+{
+	while (n--)
+		bind_null(b);
+}
+
+static uint64_t ns_to_ms(uint64_t ns)
+{
+	return (ns + NSEC_PER_MSEC / 2) / NSEC_PER_MSEC;
+}
+
+/* The host-wide row: CPU shares when measured, memory when read. */
+static int store_host_row(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
+			  const struct host_sample *hs)
+{
+	struct binder b;
+
+	binder_start(&b, s->ins_host);
+	bind_i64(&b, run_id);
+	bind_u64(&b, t_ms);
+	bind_i64(&b, warmup);
+	bind_null(&b);
+	bind_u64(&b, ns_to_ms(hs->has_cpu ? hs->cpu_elapsed_ns : hs->elapsed_ns));
+	if (hs->has_cpu) {
+		bind_fig(&b, hs->cpu_user_pct);
+		bind_fig(&b, hs->cpu_system_pct);
+		bind_fig(&b, hs->cpu_iowait_pct);
+	} else {
+		bind_nulls(&b, 3);
+	}
+	if (hs->has_mem)
+		bind_u64(&b, hs->mem_available);
+	else
+		bind_null(&b);
+	bind_nulls(&b, 13);
+	return binder_run(&b);
+}
+
+static int store_device_row(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
+			    const struct host_dev_sample *d)
+{
+	struct binder b;
+
+	binder_start(&b, s->ins_host);
+	bind_i64(&b, run_id);
+	bind_u64(&b, t_ms);
+	bind_i64(&b, warmup);
+	bind_str(&b, d->name, false);
+	bind_u64(&b, ns_to_ms(d->elapsed_ns));
+	bind_nulls(&b, 4);
+	bind_u64(&b, d->reads);
+	bind_u64(&b, d->writes);
+	bind_u64(&b, d->read_sectors);
+	bind_u64(&b, d->write_sectors);
+	bind_fig(&b, d->reads_per_s);
+	bind_fig(&b, d->writes_per_s);
+	bind_fig(&b, d->read_kbps);
+	bind_fig(&b, d->write_kbps);
+	bind_fig(&b, d->read_wait_ms);
+	bind_fig(&b, d->write_wait_ms);
+	bind_fig(&b, d->avg_wait_ms);
+	bind_fig(&b, d->util_pct);
+	bind_fig(&b, d->queue);
+	return binder_run(&b);
+}
+
+/*
+ * One interval's host counters in one transaction, with the statement
+ * prepared at open: a handful of rows, written beside the interval's
+ * samples. An interval with nothing measured (no CPU figure, no memory, no
+ * device row) writes nothing.
+ */
+int store_host_samples_write(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
+			     const struct host_sample *hs, struct strbuf *err)
+{
+	bool host = hs->has_cpu || hs->has_mem, any = host;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	for (i = 0; i < hs->nr_devs; i++)
+		any |= hs->devs[i].valid;
+	if (!any)
+		return 0;
+	for (i = 0; i < hs->nr_devs; i++) {
+		if (hs->devs[i].valid && !hs->devs[i].name[0]) {
+			strbuf_addf(err, "%s: write host counters: device %zu has no name", s->path,
+				    i);
+			return -EINVAL;
+		}
+	}
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	if (host)
+		rc = store_host_row(s, run_id, t_ms, warmup, hs);
+	for (i = 0; i < hs->nr_devs && rc == SQLITE_OK; i++)
+		if (hs->devs[i].valid)
+			rc = store_device_row(s, run_id, t_ms, warmup, &hs->devs[i]);
+	if (rc != SQLITE_OK) {
+		ret = store_fail(s, err, rc, "write host counters");
+		goto out_rollback;
+	}
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
 	return ret;
 }
 
@@ -2072,6 +2233,75 @@ static int store_load_autotune(struct store *s, struct results *r, struct strbuf
 	return ret;
 }
 
+/* A REAL column, NAN when NULL (a figure not measured). */
+static double column_fig(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static void host_row_read(sqlite3_stmt *st, struct results_host_sample *o)
+{
+	double *figs[] = {&o->cpu_user_pct,  &o->cpu_system_pct, &o->cpu_iowait_pct,
+			  &o->mem_available, &o->reads_per_s,	 &o->writes_per_s,
+			  &o->read_kbps,     &o->write_kbps,	 &o->read_wait_ms,
+			  &o->write_wait_ms, &o->avg_wait_ms,	 &o->util_pct,
+			  &o->queue};
+	static const int cols[] = {4, 5, 6, 7, 12, 13, 14, 15, 16, 17, 18, 19, 20};
+	size_t i;
+
+	o->t_ms = column_u64(st, 0);
+	o->warmup = sqlite3_column_int(st, 1) != 0;
+	column_name(st, 2, o->device);
+	o->span_ms = column_u64(st, 3);
+	for (i = 0; i < DP_ARRAY_SIZE(cols); i++)
+		*figs[i] = column_fig(st, cols[i]);
+	o->reads = column_u64(st, 8);
+	o->writes = column_u64(st, 9);
+	o->read_sectors = column_u64(st, 10);
+	o->write_sectors = column_u64(st, 11);
+}
+
+/*
+ * The host counters (schema 4; a migrated older file has the table, empty),
+ * in time order, the host row of an interval before its devices', and their
+ * figures over the measured intervals (results_host_perf_fill).
+ */
+static int store_load_host(struct store *s, struct results *r, struct strbuf *err)
+{
+	struct results_host_sample *n;
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,"
+			    " cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
+			    " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
+			    " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
+			    " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, r->id);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		n = array_reserve(r->host_samples, &cap, r->nr_host_samples, sizeof(*n));
+		if (!n) {
+			ret = -ENOMEM;
+			break;
+		}
+		r->host_samples = n;
+		host_row_read(st, &n[r->nr_host_samples++]);
+	}
+	if (!ret && rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "load host counters");
+	else if (!ret)
+		ret = results_host_perf_fill(r);
+	if (ret == -ENOMEM)
+		strbuf_addf(err, "%s: load host counters: out of memory", s->path);
+	sqlite3_finalize(st);
+	return ret;
+}
+
 /* All the reads in one read transaction: one consistent snapshot. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
@@ -2103,6 +2333,9 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	if (ret)
 		goto out_release;
 	ret = store_load_autotune(s, r, err);
+	if (ret)
+		goto out_release;
+	ret = store_load_host(s, r, err);
 	if (ret)
 		goto out_release;
 	results_warmup_fill(r);
@@ -2194,6 +2427,11 @@ static const struct import_table import_tables[] = {
 	 0},
 	{"interval_histogram",
 	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3},
+	{"host_sample",
+	 "t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct,"
+	 " mem_available, reads, writes, read_sectors, write_sectors, reads_per_s, writes_per_s,"
+	 " read_kbps, write_kbps, read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue",
+	 4},
 };
 
 /* "file:PATH?mode=ro" with PATH percent-encoded where URIs need it. */

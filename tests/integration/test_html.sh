@@ -9,7 +9,10 @@
 # happens, and data-rendered once the document is loaded), have its sections
 # and SVG charts whose series carry data points (one per class the runs
 # issued, thresholds on the judged classes only), show the label as escaped
-# text, and reference nothing over the network. Screenshots are kept in
+# text, and reference nothing over the network. Run 1 is given host counters
+# as a real device would store them (CPU, memory, a device vdb): its host
+# section has the CPU and the device charts, and the compare page vdb's
+# figures. Screenshots are kept in
 # $DP_BINARY_DIR/artifacts/. Exit 77 when /usr/bin/chromium is absent.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -24,6 +27,19 @@ LABEL='<script>alert(1)</script> & "fw 2.1"'
 sed 's/^read_latency = .*/read_latency = 4ms/' "$P" >slow.ini
 expect_exit 0 "$DISKPROOF" run "$P" --duration 2m --quiet --label "$LABEL" "${R[@]}"
 expect_exit 0 "$DISKPROOF" run ./slow.ini --duration 2m --quiet "${R[@]}"
+# run 1's host counters as a run on a real device would store them: CPU in
+# the host rows and a device vdb, every interval (a sim run has no device)
+sqlite3 "$WORK/r.db" "
+WITH iv AS (SELECT DISTINCT t_ms, warmup FROM sample WHERE run_id = 1 AND scope = 'run')
+INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,
+	cpu_iowait_pct, mem_available)
+SELECT 1, t_ms, warmup, NULL, 1000, 20 + t_ms % 7000 / 1000.0, 5, 1.5, 8000000000 FROM iv;
+WITH iv AS (SELECT DISTINCT t_ms, warmup FROM sample WHERE run_id = 1 AND scope = 'run')
+INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, reads, writes, read_sectors,
+	write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps, read_wait_ms,
+	write_wait_ms, avg_wait_ms, util_pct, queue)
+SELECT 1, t_ms, warmup, 'vdb', 1000, 3000, 2000, 192000, 64000, 3000, 2000, 96000, 32000, 2.0,
+	3.0, 2.4, 60 + t_ms % 5000 / 250.0, 7.2 FROM iv;" || fail "could not add host rows"
 expect_exit 0 "$DISKPROOF" report 1 --format html -o run.html "${R[@]}"
 expect_exit 0 "$DISKPROOF" compare 1 2 --format html -o compare.html "${R[@]}"
 # run 3: streams = auto on a device saturating at 3000 IOPS
@@ -81,8 +97,9 @@ check() {
 
 # run page: the jetstress model issues five classes (db_read, db_write,
 # log_write, bdm_read, log_read), not backup_read: 2 volume IOPS + 5 latency +
-# 5 CDF lines + the database bars, each with data points
-check run 13 summary sizing parameters databases over-time warmup distribution maintenance \
+# 5 CDF lines + the database bars, + the host's 3 CPU lines and vdb's util
+# and wait, each with data points
+check run 18 summary sizing parameters databases over-time warmup distribution maintenance \
 	total-io host verdicts log
 ! grep -q 'id="autotune"' run.dom || fail "run: an auto-tune section, but the run did not tune"
 for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write chart-lat-bdm_read \
@@ -124,6 +141,30 @@ for name, cells in rows:
     # IOs, MB/s, avg, max of bdm_read, the same of log_read, log_write MB/s
     if len(nums) != 9 or min(nums) <= 0:
         sys.exit("%s: %s" % (name, nums))
+EOF2
+# host performance: CPU, memory and vdb's figures, its charts over every
+# interval (the warm-up's included)
+python3 - run.dom <<'EOF2' || fail "run: host performance section"
+import re, sys
+dom = open(sys.argv[1]).read()
+sec = dom[dom.index('<section id="host"'):]
+sec = sec[:sec.index('</section>')]
+def figure(i):
+    start = sec.index('<figure class="chart" id="%s"' % i)
+    return sec[start:sec.index('</figure>', start)]
+cpu = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', figure("chart-host-cpu"))
+dev = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', figure("chart-host-devices"))
+if [n for _, n in cpu] != ["user %", "system %", "iowait %"] or min(int(p) for p, _ in cpu) < 120:
+    sys.exit("CPU series %s" % cpu)
+if [n for _, n in dev] != ["vdb util %", "vdb avg wait ms"] or min(int(p) for p, _ in dev) < 120:
+    sys.exit("device series %s" % dev)
+if "average wait (ms)</text>" not in figure("chart-host-devices") or 'class="warmup"' not in figure("chart-host-devices"):
+    sys.exit("device chart: no right axis or no warm-up")
+row = re.search(r'<tr class="host-device"><td>vdb</td><td class="num">(\d+)</td><td class="num">([0-9.]+)</td>', sec)
+if not row or row.group(2) != "3000.0":
+    sys.exit("vdb row %s" % (row and row.groups()))
+if "<h3>Environment</h3>" not in sec:
+    sys.exit("no environment facts under the counters")
 EOF2
 # the label is text, never markup
 ! grep -q '<script>alert' run.html || fail "run: label not escaped in the file"
@@ -181,7 +222,9 @@ if warm["duration_s"] != 10 or rows != want:
 EOF2
 
 # compare page: IOPS + 5 latency + 5 CDF charts (the classes the runs issued), A and B each
-check compare 22 summary significant charts verdict-changes env-diffs figures
+check compare 22 summary significant charts verdict-changes env-diffs host figures
+grep -q '<tr class="host-figure"><td>vdb (A only)</td><td>util %</td>' compare.dom ||
+	fail "compare: vdb (only in A) not among the host figures"
 ! grep -q 'backup_read' compare.dom || fail "compare: shows backup_read, which neither run issued"
 grep -q 'Mann-Whitney U' compare.dom || fail "compare: test not named"
 python3 - compare.dom <<'EOF' || fail "compare: db_read avg not flagged significant"

@@ -8,7 +8,8 @@
  * in an interval counted as 0 there), and a whole comparison of hand-made
  * results: verdict changes, environment differences, unmatched scopes,
  * classes neither run issued left untested and out of the family, and a JSON
- * document python3 accepts with no nan or inf in it.
+ * document python3 accepts with no nan or inf in it; host counters side by
+ * side (devices matched by name, untested) in text, JSON and HTML.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -474,6 +475,134 @@ static void test_compare(void **state)
 	strbuf_release(&out);
 }
 
+/* A device of a run's host figures, with util util and read wait rw. */
+static struct results_host_device host_dev(const char *name, double util, double rw)
+{
+	struct results_host_device d = {.intervals = NI,
+					.reads_per_s = 100,
+					.writes_per_s = 50,
+					.read_mbps = 3.2768,
+					.write_mbps = 0.4096,
+					.read_wait_ms = rw,
+					.write_wait_ms = NAN, /* no writes timed */
+					.avg_wait_ms = rw,
+					.util_pct = util,
+					.util_max_pct = util,
+					.queue = 1};
+
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	return d;
+}
+
+/*
+ * Host counters side by side: CPU and memory of both; sdb in both (util 40 ->
+ * 80 %: +100 %), sdc only in A, nvme0n1 only in B (NAN on the other side);
+ * no test anywhere. Neither run with counters: nothing (JSON null).
+ */
+static void test_compare_host(void **state)
+{
+	static struct run_fixture fa, fb;
+	struct results_host_device da[2], db[2];
+	const struct analyze_host_device *d;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct analyze_comparison c;
+
+	run_build(&fa, 1, 2.0, 1, true, "6.1");
+	run_build(&fb, 2, 2.0, 1, true, "6.1");
+	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, ANALYZE_ALPHA_DEFAULT, &err), 0);
+	assert_false(c.host.in_a || c.host.in_b);
+	assert_int_equal(c.host.nr_devices, 0);
+	report_compare_render(&out, &c, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf, "\n  \"host\": null\n}"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	assert_null(strstr(out.buf, "host performance"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf, "Neither run recorded host counters."));
+	analyze_comparison_release(&c);
+
+	da[0] = host_dev("sdb", 40, 2);
+	da[1] = host_dev("sdc", 5, 1);
+	db[0] = host_dev("nvme0n1", 10, 0.1);
+	db[1] = host_dev("sdb", 80, 3);
+	fa.r.host_perf = (struct results_host_perf){.recorded = true,
+						    .cpu_intervals = NI,
+						    .cpu_user_pct = 40,
+						    .cpu_system_pct = 15,
+						    .cpu_iowait_pct = 3,
+						    .mem_intervals = NI,
+						    .mem_available_min = 1024.0 * 1024 * 1024,
+						    .mem_available_avg = 1536.0 * 1024 * 1024,
+						    .devices = da,
+						    .nr_devices = 2};
+	fb.r.host_perf = fa.r.host_perf;
+	fb.r.host_perf.cpu_user_pct = 20;
+	fb.r.host_perf.cpu_iowait_pct = 0;
+	fb.r.host_perf.devices = db;
+	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, ANALYZE_ALPHA_DEFAULT, &err), 0);
+	assert_true(c.host.in_a && c.host.in_b);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_USER].a == 40);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_USER].b == 20);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_USER].change_pct == -50);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_SYSTEM].change_pct == 0);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_IOWAIT].change_pct == -100);
+	assert_true(c.host.fig[ANALYZE_HOST_MEM_MIN].a == 1024.0 * 1024 * 1024);
+	/* A's devices in A's order, then B's own */
+	assert_int_equal(c.host.nr_devices, 3);
+	d = &c.host.devices[0];
+	assert_string_equal(d->name, "sdb");
+	assert_true(d->in_a && d->in_b);
+	assert_true(d->fig[ANALYZE_DEV_UTIL_PCT].a == 40 && d->fig[ANALYZE_DEV_UTIL_PCT].b == 80);
+	assert_true(d->fig[ANALYZE_DEV_UTIL_PCT].change_pct == 100);
+	assert_true(d->fig[ANALYZE_DEV_READ_WAIT_MS].change_pct == 50);
+	assert_true(isnan(d->fig[ANALYZE_DEV_WRITE_WAIT_MS].a));
+	assert_true(isnan(d->fig[ANALYZE_DEV_WRITE_WAIT_MS].change_pct));
+	d = &c.host.devices[1];
+	assert_string_equal(d->name, "sdc");
+	assert_true(d->in_a && !d->in_b);
+	assert_true(d->fig[ANALYZE_DEV_UTIL_PCT].a == 5 && isnan(d->fig[ANALYZE_DEV_UTIL_PCT].b));
+	d = &c.host.devices[2];
+	assert_string_equal(d->name, "nvme0n1");
+	assert_true(!d->in_a && d->in_b);
+	assert_true(isnan(d->fig[ANALYZE_DEV_QUEUE].a) && d->fig[ANALYZE_DEV_QUEUE].b == 1);
+	/* not in any family: the correction is the same as without them */
+	for (size_t i = 0; i < c.nr_scopes; i++)
+		for (int k = 0; k < IO_CLASS_COUNT; k++)
+			for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
+				assert_false(c.scopes[i].classes[k].fig[m].significant);
+
+	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\nhost performance (measured intervals; side by side, "
+					"not tested):\n"));
+	assert_non_null(strstr(out.buf, "\n  cpu user %                         40.0         "
+					"20.0    -50.0%\n"));
+	assert_non_null(strstr(out.buf, "\n  memory available min MiB         1024.0       "
+					"1024.0     +0.0%\n"));
+	assert_non_null(strstr(out.buf, "\n  device sdc (only in A)\n"));
+	assert_non_null(strstr(out.buf, "\n  device nvme0n1 (only in B)\n"));
+	assert_non_null(strstr(out.buf, "\n    util %                           40.0         "
+					"80.0   +100.0%\n"));
+	assert_null(strstr(out.buf, "nan"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_JSON, NULL);
+	assert_int_equal(python_json_ok(out.buf), 0);
+	assert_non_null(strstr(out.buf, "\"cpu_user_pct\": {\n      \"a\": 40,\n      \"b\": 20,\n"
+					"      \"change_pct\": -50\n    }"));
+	assert_non_null(strstr(out.buf, "\"name\": \"nvme0n1\",\n        \"in_a\": false,"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf, "<tr class=\"host-figure\"><td>sdb</td><td>util %</td>"
+					"<td class=\"num\">40.0</td><td class=\"num\">80.0</td>"
+					"<td class=\"num\">+100.0 %</td></tr>"));
+	assert_non_null(strstr(out.buf, "<td>sdc (A only)</td>"));
+	assert_non_null(strstr(out.buf, "<a href=\"#host\">Host performance</a>"));
+	analyze_comparison_release(&c);
+	assert_null(c.host.devices);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -487,6 +616,7 @@ int main(void)
 		cmocka_unit_test(test_dispersion),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_compare_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -8,6 +8,8 @@
  * each scope's own interval, and RFC 4180 quoting of names. Of the six I/O
  * classes, text and CSV show only those present (I/O or errors) and JSON
  * keeps every one; CSV reads a class missing from an interval as zeros.
+ * Host counters: their figures over the measured intervals worked out by
+ * hand, and their text, JSON and HTML sections (none without them).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,27 +179,27 @@ static void test_json_valid_with_keys(void **state)
 		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
-		got,
-		"['autotune', 'databases', 'run', 'summary', 'verdicts', 'volumes', 'warmup']\n"
-		"['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
-		"'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
-		"'warmup_s']\n"
-		"42 'cache \"90:10\"\\nafter fw'\n"
-		"exchange-2016 8\n"
-		"['classes', 'integrity_errors', 'transactional_iops']\n"
-		"['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
-		"['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
-		"'p99_ms']\n"
-		"4000\n"
-		"81.0\n"
-		"['vol1', 'vol2']\n"
-		"[('db1', 'vol1'), ('db3', 'vol2')]\n"
-		"3\n"
-		"82.0\n"
-		"[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
-		"['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
-		"'volume']]\n"
-		"21.4 False\n");
+		got, "['autotune', 'databases', 'host', 'run', 'summary', 'verdicts', 'volumes', "
+		     "'warmup']\n"
+		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
+		     "'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
+		     "'warmup_s']\n"
+		     "42 'cache \"90:10\"\\nafter fw'\n"
+		     "exchange-2016 8\n"
+		     "['classes', 'integrity_errors', 'transactional_iops']\n"
+		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
+		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
+		     "'p99_ms']\n"
+		     "4000\n"
+		     "81.0\n"
+		     "['vol1', 'vol2']\n"
+		     "[('db1', 'vol1'), ('db3', 'vol2')]\n"
+		     "3\n"
+		     "82.0\n"
+		     "[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
+		     "['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
+		     "'volume']]\n"
+		     "21.4 False\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -1005,6 +1007,203 @@ static void test_html_warmup_autotune(void **state)
 	strbuf_release(&out);
 }
 
+/* ---- host counters ---- */
+
+/* A host row (device NULL) or a device row of table host_sample. */
+static struct results_host_sample host_row(uint64_t t_ms, bool warm, const char *device,
+					   uint64_t span_ms)
+{
+	struct results_host_sample x = {.t_ms = t_ms, .warmup = warm, .span_ms = span_ms};
+
+	snprintf(x.device, sizeof(x.device), "%s", device);
+	x.cpu_user_pct = x.cpu_system_pct = x.cpu_iowait_pct = x.mem_available = NAN;
+	x.reads_per_s = x.writes_per_s = x.read_kbps = x.write_kbps = NAN;
+	x.read_wait_ms = x.write_wait_ms = x.avg_wait_ms = x.util_pct = x.queue = NAN;
+	return x;
+}
+
+static void dev_set(struct results_host_sample *x, uint64_t reads, uint64_t writes, double rw,
+		    double ww, double util, double queue)
+{
+	double secs = (double)x->span_ms / 1000.0;
+
+	x->reads = reads;
+	x->writes = writes;
+	x->read_sectors = reads * 64;
+	x->write_sectors = writes * 8;
+	x->reads_per_s = (double)reads / secs;
+	x->writes_per_s = (double)writes / secs;
+	x->read_kbps = (double)x->read_sectors / 2 / secs;
+	x->write_kbps = (double)x->write_sectors / 2 / secs;
+	x->read_wait_ms = rw;
+	x->write_wait_ms = ww;
+	x->avg_wait_ms = ((double)reads * rw + (double)writes * ww) / (double)(reads + writes);
+	x->util_pct = util;
+	x->queue = queue;
+}
+
+/*
+ * The sample run with host counters: a warm-up interval (left out of the
+ * figures) and two measured ones of 1 s; device "vdb" reads 1000 then 3000
+ * I/Os of 32 KiB at 2 then 4 ms and writes 500 each time at 1 ms.
+ * Over the measured 2 s: 2000 reads/s, 500 writes/s, read MB/s = 4000 x
+ * 32768 / 10^6 / 2 = 65.536; read wait (1000 x 2 + 3000 x 4) / 4000 = 3.5;
+ * avg wait (14000 + 1000) / 5000 = 3; util (60 + 100) / 2 = 80; queue 5;
+ * CPU 30/10/2 then 50/20/4: 40/15/3; memory min 1 GiB.
+ */
+static void sample_host(struct sample *s, struct results_host_sample *rows)
+{
+	sample_build(s);
+	rows[0] = host_row(1000, true, "", 1000);
+	rows[0].cpu_user_pct = 90;
+	rows[0].cpu_system_pct = rows[0].cpu_iowait_pct = 0;
+	rows[0].mem_available = 1024.0 * 1024;
+	rows[1] = host_row(1000, true, "vdb", 1000);
+	dev_set(&rows[1], 1, 1, 100, 100, 100, 100);
+	rows[2] = host_row(2000, false, "", 1000);
+	rows[2].cpu_user_pct = 30;
+	rows[2].cpu_system_pct = 10;
+	rows[2].cpu_iowait_pct = 2;
+	rows[2].mem_available = 2048.0 * 1024 * 1024;
+	rows[3] = host_row(2000, false, "vdb", 1000);
+	dev_set(&rows[3], 1000, 500, 2, 1, 60, 3);
+	rows[4] = host_row(3000, false, "", 1000);
+	rows[4].cpu_user_pct = 50;
+	rows[4].cpu_system_pct = 20;
+	rows[4].cpu_iowait_pct = 4;
+	rows[4].mem_available = 1024.0 * 1024 * 1024;
+	rows[5] = host_row(3000, false, "vdb", 1000);
+	dev_set(&rows[5], 3000, 500, 4, 1, 100, 7);
+	s->r.host_samples = rows;
+	s->r.nr_host_samples = 6;
+	assert_int_equal(results_host_perf_fill(&s->r), 0);
+}
+
+static void test_host_fill(void **state)
+{
+	struct results_host_sample rows[6];
+	const struct results_host_device *d;
+	struct sample s;
+
+	sample_host(&s, rows);
+	assert_true(s.r.host_perf.recorded);
+	assert_int_equal(s.r.host_perf.cpu_intervals, 2);
+	assert_true(fabs(s.r.host_perf.cpu_user_pct - 40) < 1e-9);
+	assert_true(fabs(s.r.host_perf.cpu_system_pct - 15) < 1e-9);
+	assert_true(fabs(s.r.host_perf.cpu_iowait_pct - 3) < 1e-9);
+	assert_true(s.r.host_perf.mem_available_min == 1024.0 * 1024 * 1024);
+	assert_int_equal(s.r.host_perf.nr_devices, 1);
+	d = &s.r.host_perf.devices[0];
+	assert_string_equal(d->name, "vdb");
+	assert_int_equal(d->intervals, 2);
+	assert_true(fabs(d->reads_per_s - 2000) < 1e-9);
+	assert_true(fabs(d->writes_per_s - 500) < 1e-9);
+	assert_true(fabs(d->read_mbps - 65.536) < 1e-9);
+	assert_true(fabs(d->read_wait_ms - 3.5) < 1e-9);
+	assert_true(fabs(d->write_wait_ms - 1) < 1e-9);
+	assert_true(fabs(d->avg_wait_ms - 3) < 1e-9);
+	assert_true(fabs(d->util_pct - 80) < 1e-9);
+	assert_true(fabs(d->util_max_pct - 100) < 1e-9);
+	assert_true(fabs(d->queue - 5) < 1e-9);
+	free(s.r.host_perf.devices);
+}
+
+static void test_host_text_json(void **state)
+{
+	struct results_host_sample rows[6];
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	char *got;
+
+	sample_host(&s, rows);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf,
+			       "\nhost performance (measured intervals):\n"
+			       "  cpu user 40 %, system 15 %, iowait 3 %; memory available "
+			       "min 1024.0 MiB, mean 1536.0 MiB\n"));
+	assert_non_null(strstr(out.buf, "  device     reads/s  writes/s   rd MB/s   wr MB/s"
+					"    rd ms    wr ms   avg ms util %  queue\n"
+					"  vdb         2000.0     500.0     65.54      2.05"
+					"    3.500    1.000    3.000   80.0   5.00\n"));
+	/* the count of verdicts stays the last line */
+	assert_non_null(strstr(out.buf, "   5.00\n\nverdicts: 3 passed, 1 failed\n"));
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf,
+			  "h = d[\"host\"]\n"
+			  "print(sorted(h))\n"
+			  "print(h[\"cpu\"])\n"
+			  "print(h[\"memory\"])\n"
+			  "print(sorted(h[\"devices\"][0]))\n"
+			  "print(h[\"devices\"][0][\"name\"], h[\"devices\"][0][\"read_mbps\"],"
+			  " h[\"devices\"][0][\"avg_wait_ms\"], h[\"devices\"][0][\"reads\"])\n");
+	assert_string_equal(got,
+			    "['cpu', 'devices', 'memory']\n"
+			    "{'intervals': 2, 'user_pct': 40.0, 'system_pct': 15.0, "
+			    "'iowait_pct': 3.0}\n"
+			    "{'intervals': 2, 'available_min_bytes': 1073741824, "
+			    "'available_avg_bytes': 1610612736}\n"
+			    "['avg_wait_ms', 'intervals', 'name', 'queue', 'read_mbps', "
+			    "'read_wait_ms', 'reads', 'reads_per_s', 'util_max_pct', 'util_pct', "
+			    "'write_mbps', 'write_wait_ms', 'writes', 'writes_per_s']\n"
+			    "vdb 65.536 3.0 4000\n");
+	free(got);
+	free(s.r.host_perf.devices);
+
+	/* recorded, but nothing measured (stopped in the warm-up): cpu and
+	 * memory null, no devices; the text says so */
+	sample_host(&s, rows);
+	s.r.nr_host_samples = 2;
+	assert_int_equal(results_host_perf_fill(&s.r), 0);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(d[\"host\"])\n");
+	assert_string_equal(got, "{'cpu': None, 'memory': None, 'devices': []}\n");
+	free(got);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "  cpu not measured; memory available not measured\n"));
+	assert_null(strstr(out.buf, "reads/s"));
+	free(s.r.host_perf.devices);
+	strbuf_release(&out);
+}
+
+static void test_host_html(void **state)
+{
+	struct results_host_sample rows[6];
+	struct strbuf out = STRBUF_INIT;
+	const char *sec, *chart;
+	struct sample s;
+
+	sample_host(&s, rows);
+	report_render(&out, &s.r, REPORT_HTML, NULL);
+	sec = strstr(out.buf, "<section id=\"host\"");
+	assert_non_null(sec);
+	assert_non_null(strstr(sec, "40.0 % / 15.0 % / 3.0 % (2 intervals)"));
+	assert_non_null(strstr(sec, "<tr class=\"host-device\"><td>vdb</td><td class=\"num\">2"
+				    "</td><td class=\"num\">2000.0</td>"));
+	/* CPU: three series over every interval, the warm-up's included */
+	chart = strstr(sec, "<figure class=\"chart\" id=\"chart-host-cpu\"");
+	assert_non_null(chart);
+	assert_int_equal(count_of(chart, "data-points=\"3\" data-name=\"user %\""), 1);
+	assert_non_null(strstr(chart, "class=\"warmup\""));
+	/* devices: util and wait, the wait dashed against the right axis */
+	chart = strstr(sec, "<figure class=\"chart\" id=\"chart-host-devices\"");
+	assert_non_null(chart);
+	assert_non_null(strstr(chart, "data-points=\"3\" data-name=\"vdb util %\""));
+	assert_non_null(strstr(chart, "data-points=\"3\" data-name=\"vdb avg wait ms\""));
+	assert_non_null(strstr(chart, "average wait (ms)</text>"));
+	free(s.r.host_perf.devices);
+
+	/* no host counters: the section holds the environment facts only */
+	sample_build(&s);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_HTML, NULL);
+	assert_null(strstr(out.buf, "chart-host"));
+	assert_null(strstr(out.buf, "host-counters"));
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1027,6 +1226,9 @@ int main(void)
 		cmocka_unit_test(test_text_warmup_autotune),
 		cmocka_unit_test(test_json_warmup_autotune),
 		cmocka_unit_test(test_html_warmup_autotune),
+		cmocka_unit_test(test_host_fill),
+		cmocka_unit_test(test_host_text_json),
+		cmocka_unit_test(test_host_html),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

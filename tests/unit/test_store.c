@@ -9,7 +9,11 @@
  * across schema versions); rows of classes without I/O left out; and a
  * version-1 file (tests/golden/results, three I/O classes) migrated to the
  * current version and reported; auto-tune steps and facts, and the warm-up,
- * loaded into the results model (and absent from runs without them).
+ * loaded into the results model (and absent from runs without them); host
+ * counters written per interval, loaded back with NULL figures as NAN and
+ * summed over the measured intervals into the model's exact figures,
+ * imported and deleted with their run; a version-3 file (made by dropping
+ * what schema 4 added) migrated to the current version.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +32,7 @@
 
 #include <sqlite3.h>
 
+#include "diskproof/counters.h"
 #include "diskproof/report.h"
 #include "diskproof/store.h"
 
@@ -174,9 +179,18 @@ static void write_interval(struct store *s, int64_t run_id, uint64_t t_ms)
 
 static void test_open_creates_schema(void **state)
 {
-	static const char *const tables[] = {"run",	"sample",	"summary", "histogram",
-					     "verdict", "env",		"volume",  "database",
-					     "event",	"autotune_step"};
+	static const char *const tables[] = {"run",
+					     "sample",
+					     "summary",
+					     "histogram",
+					     "verdict",
+					     "env",
+					     "volume",
+					     "database",
+					     "event",
+					     "autotune_step",
+					     "interval_histogram",
+					     "host_sample"};
 	struct fixture *f = *state;
 	struct store *s = open_ok(f->path);
 	char sql[128], *mode;
@@ -573,6 +587,7 @@ static void test_newer_schema_refused(void **state)
 {
 	struct fixture *f = *state;
 	struct strbuf err = STRBUF_INIT;
+	char want[128];
 	struct store *s = NULL;
 	sqlite3 *db = raw_open(f->path);
 
@@ -581,8 +596,10 @@ static void test_newer_schema_refused(void **state)
 	assert_int_equal(store_open(&s, f->path, &err), -EPROTO);
 	assert_null(s);
 	assert_non_null(strstr(err.buf, f->path));
-	assert_non_null(strstr(err.buf, "results file was written by a newer diskproof"
-					" (schema 99, this build knows 3)"));
+	snprintf(want, sizeof(want),
+		 "results file was written by a newer diskproof (schema 99, this build knows %d)",
+		 STORE_SCHEMA_VERSION);
+	assert_non_null(strstr(err.buf, want));
 	strbuf_release(&err);
 }
 
@@ -1206,6 +1223,320 @@ static void test_import_v1(void **state)
 	store_close(s);
 }
 
+/* ---- host counters ---- */
+
+static void host_write(struct store *s, int64_t id, uint64_t t_ms, bool warm,
+		       const struct host_sample *hs)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = store_host_samples_write(s, id, t_ms, warm, hs, &err);
+
+	if (ret)
+		fail_msg("store_host_samples_write: %d: %s", ret, err.buf);
+	strbuf_release(&err);
+}
+
+static struct host_dev_sample dev_row(const char *name, uint64_t span_ms, uint64_t reads,
+				      uint64_t writes, uint64_t rs, uint64_t ws, double rw,
+				      double ww, double util, double queue)
+{
+	struct host_dev_sample d = {
+		.valid = true,
+		.elapsed_ns = span_ms * NSEC_PER_MSEC,
+		.reads = reads,
+		.writes = writes,
+		.read_sectors = rs,
+		.write_sectors = ws,
+		.reads_per_s = (double)reads * 1000.0 / (double)span_ms,
+		.writes_per_s = (double)writes * 1000.0 / (double)span_ms,
+		.read_kbps = (double)rs / 2.0 * 1000.0 / (double)span_ms,
+		.write_kbps = (double)ws / 2.0 * 1000.0 / (double)span_ms,
+		.read_wait_ms = rw,
+		.write_wait_ms = ww,
+		.avg_wait_ms = reads + writes ? ((double)reads * (isnan(rw) ? 0 : rw) +
+						 (double)writes * (isnan(ww) ? 0 : ww)) /
+							(double)(reads + writes)
+					      : NAN,
+		.util_pct = util,
+		.queue = queue};
+
+	snprintf(d.name, sizeof(d.name), "%s", name);
+	return d;
+}
+
+/*
+ * A warm-up interval and three measured ones (2 s long, then one without a
+ * CPU figure), two devices (sdc in one interval only, with no reads): the
+ * rows as written, and the figures over the measured intervals worked out
+ * by hand in the comments.
+ */
+static int64_t host_run(struct store *s)
+{
+	int64_t id = full_run(s, "db-host-1", 1764454328ULL);
+	struct host_dev_sample d[2];
+	struct host_sample hs = {.has_cpu = true,
+				 .cpu_elapsed_ns = NSEC_PER_SEC,
+				 .cpu_user_pct = 50,
+				 .cpu_system_pct = 10,
+				 .cpu_iowait_pct = 5,
+				 .has_mem = true,
+				 .mem_available = 1000000000,
+				 .elapsed_ns = NSEC_PER_SEC,
+				 .devs = d,
+				 .nr_devs = 1};
+
+	d[0] = dev_row("sdb", 1000, 100, 50, 6400, 3200, 1.0, 1.0, 90, 5.0);
+	host_write(s, id, 1000, true, &hs);
+	hs.cpu_user_pct = 20;
+	hs.cpu_system_pct = 10;
+	hs.cpu_iowait_pct = 4;
+	hs.mem_available = 3000000000;
+	d[0] = dev_row("sdb", 1000, 200, 100, 12800, 6400, 2.0, 6.0, 50, 1.0);
+	d[1] = dev_row("sdc", 1000, 0, 10, 0, 80, NAN, 1.0, 5, 0.1);
+	hs.nr_devs = 2;
+	host_write(s, id, 2000, false, &hs);
+	hs.cpu_elapsed_ns = hs.elapsed_ns = 2 * NSEC_PER_SEC;
+	hs.cpu_user_pct = 50;
+	hs.cpu_system_pct = 20;
+	hs.cpu_iowait_pct = 10;
+	hs.mem_available = 2000000000;
+	d[0] = dev_row("sdb", 2000, 600, 0, 25600, 0, 4.0, NAN, 80, 3.0);
+	d[1].valid = false; /* sdc went away */
+	host_write(s, id, 4000, false, &hs);
+	hs.has_cpu = false;
+	hs.elapsed_ns = NSEC_PER_SEC;
+	hs.mem_available = 2500000000;
+	hs.nr_devs = 0;
+	host_write(s, id, 5000, false, &hs);
+	/* nothing measured: nothing written */
+	hs.has_mem = false;
+	host_write(s, id, 6000, false, &hs);
+	return id;
+}
+
+static void test_host_round_trip(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	const struct results_host_perf *h;
+	const struct results_host_device *sdb, *sdc;
+	const struct results_host_sample *x;
+	int64_t id = host_run(s), plain = full_run(s, "db-host-1", 1764454400ULL);
+	struct results r;
+	sqlite3 *db;
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	/* rows by time, the host's before its devices' */
+	assert_int_equal(r.nr_host_samples, 2 + 3 + 2 + 1);
+	x = &r.host_samples[0];
+	assert_int_equal(x->t_ms, 1000);
+	assert_true(x->warmup);
+	assert_string_equal(x->device, "");
+	assert_int_equal(x->span_ms, 1000);
+	assert_close(x->cpu_user_pct, 50);
+	assert_close(x->mem_available, 1e9);
+	assert_true(isnan(x->reads_per_s));
+	assert_int_equal(x->reads, 0);
+	x = &r.host_samples[1];
+	assert_string_equal(x->device, "sdb");
+	assert_true(isnan(x->cpu_user_pct));
+	assert_true(isnan(x->mem_available));
+	assert_int_equal(x->reads, 100);
+	assert_int_equal(x->write_sectors, 3200);
+	assert_close(x->reads_per_s, 100);
+	assert_close(x->read_kbps, 3200);
+	assert_close(x->util_pct, 90);
+	assert_close(x->queue, 5);
+	x = &r.host_samples[4];
+	assert_string_equal(x->device, "sdc");
+	assert_true(isnan(x->read_wait_ms)); /* no reads: NULL, back as NAN */
+	assert_close(x->write_wait_ms, 1.0);
+	x = &r.host_samples[5];
+	assert_int_equal(x->t_ms, 4000);
+	assert_int_equal(x->span_ms, 2000);
+	x = &r.host_samples[7];
+	assert_int_equal(x->t_ms, 5000);
+	assert_true(isnan(x->cpu_user_pct));
+	assert_close(x->mem_available, 2.5e9);
+	assert_int_equal(x->span_ms, 1000);
+
+	h = &r.host_perf;
+	assert_true(h->recorded);
+	/* CPU: 1 s at 20/10/4 and 2 s at 50/20/10 */
+	assert_int_equal(h->cpu_intervals, 2);
+	assert_close(h->cpu_user_pct, (20.0 + 100.0) / 3);
+	assert_close(h->cpu_system_pct, (10.0 + 40.0) / 3);
+	assert_close(h->cpu_iowait_pct, (4.0 + 20.0) / 3);
+	/* memory: 3e9, 2e9, 2.5e9 (the warm-up's 1e9 not counted) */
+	assert_int_equal(h->mem_intervals, 3);
+	assert_close(h->mem_available_min, 2e9);
+	assert_close(h->mem_available_avg, 2.5e9);
+	assert_int_equal(h->nr_devices, 2);
+	sdb = &h->devices[0];
+	sdc = &h->devices[1];
+	assert_string_equal(sdb->name, "sdb");
+	assert_int_equal(sdb->intervals, 2);
+	assert_int_equal(sdb->reads, 800);
+	assert_int_equal(sdb->writes, 100);
+	assert_close(sdb->reads_per_s, 800.0 / 3);
+	assert_close(sdb->writes_per_s, 100.0 / 3);
+	assert_close(sdb->read_mbps, 38400.0 * 512 / 1e6 / 3);
+	assert_close(sdb->write_mbps, 6400.0 * 512 / 1e6 / 3);
+	assert_close(sdb->read_wait_ms, (200 * 2.0 + 600 * 4.0) / 800); /* 3.5 */
+	assert_close(sdb->write_wait_ms, 6.0);
+	assert_close(sdb->avg_wait_ms, (400.0 + 600.0 + 2400.0) / 900);
+	assert_close(sdb->util_pct, (50.0 + 2 * 80.0) / 3); /* 70 */
+	assert_close(sdb->util_max_pct, 80);
+	assert_close(sdb->queue, (1.0 + 2 * 3.0) / 3);
+	assert_string_equal(sdc->name, "sdc");
+	assert_int_equal(sdc->intervals, 1);
+	assert_close(sdc->reads_per_s, 0);
+	assert_true(isnan(sdc->read_wait_ms));
+	assert_close(sdc->avg_wait_ms, 1.0);
+	assert_close(sdc->read_mbps, 0);
+	assert_close(sdc->write_mbps, 80.0 * 512 / 1e6);
+	results_release(&r);
+
+	/* a run without host rows: nothing recorded */
+	assert_int_equal(store_results_load(s, plain, &r, &err), 0);
+	assert_int_equal(r.nr_host_samples, 0);
+	assert_false(r.host_perf.recorded);
+	assert_int_equal(r.host_perf.nr_devices, 0);
+	results_release(&r);
+
+	/* deleted with the run */
+	assert_int_equal(store_run_delete(s, &id, 1, &err), 0);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM host_sample"), 0);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+/* A device row without a name is refused, and nothing of the interval kept. */
+static void test_host_bad_row(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = begin_ok(s);
+	struct host_dev_sample d = {.valid = true};
+	struct host_sample hs = {.has_mem = true, .mem_available = 1, .devs = &d, .nr_devs = 1};
+	sqlite3 *db;
+
+	assert_int_equal(store_host_samples_write(s, id, 1000, false, &hs, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "device 0 has no name"));
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM host_sample"), 0);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
+/* Host rows travel with an imported run. */
+static void test_host_import(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path), *o;
+	struct results r;
+	char other[192];
+	int64_t id;
+
+	snprintf(other, sizeof(other), "%s/other.db", f->dir);
+	o = open_ok(other);
+	host_run(o);
+	store_close(o);
+	import_ok(s, other, 1, 0);
+	assert_int_equal(store_run_latest(s, &id, &err), 0);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_int_equal(r.nr_host_samples, 8);
+	assert_int_equal(r.host_perf.nr_devices, 2);
+	assert_close(r.host_perf.devices[0].read_wait_ms, 3.5);
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+/*
+ * A version-3 file: one made now with what schema 4 added dropped and its
+ * version set back (schema 4 only adds table host_sample). Opening migrates
+ * it (the table back, empty, version 4), its run loads with no host figures
+ * and reports "host": null, and host rows can be written to it; an import
+ * from a version-3 file copies its runs.
+ */
+static void test_migrate_v3(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct host_sample hs = {.has_mem = true, .mem_available = 42};
+	char v3[192];
+	struct store *s = open_ok(f->path);
+	int64_t id = full_run(s, "db-host-1", 1764454328ULL);
+	struct results r;
+	sqlite3 *db;
+
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+				      "DROP TABLE host_sample; PRAGMA user_version = 3;"
+				      " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE"
+				     " 'host_sample%'"),
+			 0);
+	sqlite3_close(db);
+	snprintf(v3, sizeof(v3), "%s/v3.db", f->dir);
+	{
+		/* a copy kept at version 3, for the import below */
+		FILE *in = fopen(f->path, "rb"), *o = fopen(v3, "wb");
+		char buf[4096];
+		size_t n;
+
+		assert_non_null(in);
+		assert_non_null(o);
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			assert_int_equal(fwrite(buf, 1, n, o), n);
+		fclose(in);
+		assert_int_equal(fclose(o), 0);
+	}
+
+	s = open_ok(f->path);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name IN"
+				     " ('host_sample', 'host_sample_run')"),
+			 2);
+	sqlite3_close(db);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_false(r.host_perf.recorded);
+	report_render(&out, &r, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf, "\n  \"host\": null\n"));
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_TEXT, NULL);
+	assert_null(strstr(out.buf, "host performance"));
+	results_release(&r);
+	host_write(s, id, 1000, false, &hs);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_true(r.host_perf.recorded);
+	assert_close(r.host_perf.mem_available_min, 42);
+	results_release(&r);
+	store_close(s);
+
+	/* import from a version-3 file: the run, without host rows */
+	snprintf(f->path, sizeof(f->path), "%s/fresh.db", f->dir);
+	s = open_ok(f->path);
+	db = raw_open(v3);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
+	sqlite3_close(db);
+	import_ok(s, v3, 1, 0);
+	store_close(s);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1232,6 +1563,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_import_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_round_trip, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_host_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
