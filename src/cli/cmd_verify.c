@@ -40,11 +40,16 @@ static void on_progress(void *arg, const struct verify_progress *v, size_t n, ui
 		fprintf(stderr, "\033[%zuA", pr->drawn);
 	for (size_t i = 0; i < n; i++) {
 		double pct = v[i].total ? 100.0 * (double)v[i].done / (double)v[i].total : 100.0;
+		double rate = s > 0 ? (double)v[i].done / s : 0.0;
+		char left[32] = "";
 
-		fprintf(stderr, "%sverify %s: %5.1f%% (%.0f of %.0f MB) %7.1f MB/s, %llu bad%s\n",
+		if (!v[i].finished && rate > 0 && v[i].total > v[i].done)
+			snprintf(left, sizeof(left), ", %.0f s left",
+				 (double)(v[i].total - v[i].done) / rate);
+		fprintf(stderr, "%sverify %s: %5.1f%% (%.0f of %.0f MB) %7.1f MB/s, %llu bad%s%s\n",
 			pr->tty ? "\r\033[K" : "", v[i].volume, pct, (double)v[i].done / 1e6,
-			(double)v[i].total / 1e6, s > 0 ? (double)v[i].done / 1e6 / s : 0.0,
-			(unsigned long long)v[i].bad, v[i].finished ? ", done" : "");
+			(double)v[i].total / 1e6, rate / 1e6, (unsigned long long)v[i].bad,
+			v[i].finished ? ", done" : "", left);
 	}
 	pr->drawn = n;
 	fflush(stderr);
