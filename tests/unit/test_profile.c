@@ -619,13 +619,13 @@ static void test_overrides_checks(void **state)
 				       .engine = "simm",
 				       .streams = 200000};
 	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
-	assert_string_equal(err.buf,
-			    "--db-size 16KiB: must be a multiple of the page size (32 KiB)\n"
-			    "--duration 1s: shorter than the profile's warm-up (2s); give --warmup "
-			    "too\n"
-			    "--engine simm: unknown engine; expected io_uring, libaio, psync or sim "
-			    "(did you mean sim?)\n"
-			    "--streams 200000: too many; the most is 100000");
+	assert_string_equal(
+		err.buf, "--db-size 16KiB: must be a multiple of the page size (32 KiB)\n"
+			 "--duration 1s: shorter than the profile's warm-up (2s); give --warmup "
+			 "too\n"
+			 "--engine simm: unknown engine; expected io_uring, libaio, psync or sim "
+			 "(did you mean sim?)\n"
+			 "--streams 200000: too many; the most is 100000");
 	assert_string_equal(p.engine, "io_uring");
 
 	strbuf_reset(&err);
