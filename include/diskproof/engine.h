@@ -121,6 +121,12 @@ struct engine_ops {
 		    uint64_t wait_ns);
 	void (*close)(struct engine_ctx *ctx);
 	void (*cleanup)(struct engine_ctx *ctx);
+	/* Optional. Stamps t_done_ns (where still 0) of requests that have
+	 * completed but are not reaped yet, without reaping them: the runner
+	 * calls it between the pages it verifies or stamps, so that completions
+	 * landing meanwhile are timed when they land, not at the next reap. The
+	 * runner zeroes t_done_ns when it queues a request. */
+	void (*stamp_ready)(struct engine_ctx *ctx, uint64_t now_ns);
 };
 
 extern const struct engine_ops engine_io_uring;

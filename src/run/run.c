@@ -466,6 +466,14 @@ static unsigned draw_pages(uint64_t *rng, double mean)
 	return n > TXN_MAX_PAGES ? TXN_MAX_PAGES : n;
 }
 
+/* Times the completions that landed while this worker was busy (verifying
+ * or stamping a page), where the engine can see them without reaping. */
+static inline void worker_stamp_ready(struct worker *w)
+{
+	if (w->ops->stamp_ready)
+		w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+}
+
 static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
 {
 	const struct profile *p = w->run->prof;
@@ -477,6 +485,7 @@ static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
 		s->gen = 2; /* unknown before: anything newer than init's 1 */
 	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
 		   (uint64_t)w->run->run_id, p->seed, full);
+	worker_stamp_ready(w);
 }
 
 /* Picks a page of [lo, lo + n) with no I/O in flight: random tries, then a scan. */
@@ -505,6 +514,7 @@ static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
 	int ret;
 
 	s->req.t_submit_ns = now;
+	s->req.t_done_ns = 0; /* not completed yet (stamp_ready) */
 	ret = w->ops->queue(&w->ctx, &s->req);
 	if (ret == ENGINE_Q_BUSY)
 		return ret;
@@ -1142,6 +1152,7 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 		return;
 	}
 	st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, expect, full, &found);
+	worker_stamp_ready(w);
 	if (st == PAGE_OK) {
 		*e = expect;
 		return;
@@ -1408,7 +1419,8 @@ static bool worker_step(struct worker *w)
 	/* stamp every completion before accounting any: accounting may wait
 	 * for the coordinator (worker_publish) */
 	for (int i = 0; i < n && !(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
-		w->reaped[i]->t_done_ns = now;
+		if (!w->reaped[i]->t_done_ns) /* else stamped when it was seen ready */
+			w->reaped[i]->t_done_ns = now;
 	for (int i = 0; i < n; i++)
 		worker_complete(w, w->reaped[i]);
 	last = w->cur;

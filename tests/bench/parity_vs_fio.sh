@@ -28,8 +28,8 @@
 # --rw=randrw --rwmixread=PCT, --lat_percentiles=1.
 # Every round runs fio, diskproof verify off and diskproof verify on, in an
 # order that rotates from round to round. fio's writes leave pages diskproof
-# would rightly call corrupt, so after fio has written, the files are made
-# again (rm, diskproof init) before the next diskproof run with verify on.
+# would rightly call corrupt (and refuses to drive), so after fio has written,
+# the files are made again (rm, diskproof init) before the next diskproof run.
 #
 # Figures per run: IOPS (diskproof: summary of the run; fio: read + write
 # iops), mean and p99 latency per direction (diskproof: submit to reap; fio:
@@ -194,7 +194,9 @@ for mix in $MIXES; do
 				F=("$IOPS" "$RAVG" "$RP99" "$WAVG" "$WP99" "$CPU")
 				;;
 			*)
-				if [ "$side" = on ] && $dirty; then
+				# diskproof checks a file's pages before it drives it, verify
+				# on or off: fio's writes made them foreign
+				if $dirty; then
 					make_files
 					dirty=false
 				fi
