@@ -250,8 +250,7 @@ void env_disk_read(const char *sysfs, const char *name, struct env_disk *d)
 	d->numa_node = disk_numa_node(sysfs, dir);
 }
 
-/* mountinfo escapes blanks and backslashes as \ooo. */
-static void unescape(char *s)
+void env_mount_unescape(char *s)
 {
 	char *o = s;
 
@@ -267,8 +266,7 @@ static void unescape(char *s)
 	*o = '\0';
 }
 
-/* point is path or a directory above it */
-static bool mount_covers(const char *point, const char *path)
+bool env_mount_covers(const char *point, const char *path)
 {
 	size_t n = strlen(point);
 
@@ -295,14 +293,14 @@ static int mount_parse(char *line, struct env_mount *m)
 		; /* optional fields */
 	if (!t)
 		return -EINVAL;
-	unescape(f[4]);
+	env_mount_unescape(f[4]);
 	snprintf(m->point, sizeof(m->point), "%s", f[4]);
 	snprintf(m->options, sizeof(m->options), "%s", f[5]);
 	t = strtok_r(NULL, " \n", &save);
 	snprintf(m->fstype, sizeof(m->fstype), "%s", t ? t : "unknown");
 	t = t ? strtok_r(NULL, " \n", &save) : NULL;
 	if (t)
-		unescape(t);
+		env_mount_unescape(t);
 	snprintf(m->source, sizeof(m->source), "%s", t ? t : "unknown");
 	t = t ? strtok_r(NULL, " \n", &save) : NULL;
 	snprintf(m->super_opts, sizeof(m->super_opts), "%s", t ? t : "unknown");
@@ -329,7 +327,7 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	/* the longest mount point above the path; of equal ones the last
 	 * mounted, which hides the others */
 	while (fgets(line, sizeof(line), f)) {
-		if (mount_parse(line, &cur) || !mount_covers(cur.point, real))
+		if (mount_parse(line, &cur) || !env_mount_covers(cur.point, real))
 			continue;
 		if (!found || strlen(cur.point) >= best) {
 			*m = cur;

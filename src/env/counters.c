@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "diskproof/counters.h"
+#include "env_internal.h"
 
 /* ---- parsers ---- */
 
@@ -314,32 +315,6 @@ static int existing_path(const char *path, char *out, size_t len)
 	return 0;
 }
 
-/* mountinfo escapes blanks and backslashes as \ooo. */
-static void mount_unescape(char *s)
-{
-	char *o = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*o++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0'));
-			s += 3;
-		} else {
-			*o++ = *s;
-		}
-	}
-	*o = '\0';
-}
-
-static bool mount_covers(const char *point, const char *path)
-{
-	size_t n = strlen(point);
-
-	if (!strcmp(point, "/"))
-		return true;
-	return !strncmp(point, path, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 /*
  * The block device a filesystem with an anonymous st_dev sits on: the source
  * of the mountinfo line whose mount point is the longest one above real,
@@ -369,10 +344,10 @@ static int mount_source_dev(const char *mountinfo, const char *real, dev_t *dev)
 			; /* options, then the optional fields */
 		if (!t || !strtok_r(NULL, " \n", &save) || !(t = strtok_r(NULL, " \n", &save)))
 			continue; /* no "- FSTYPE SOURCE" */
-		mount_unescape(f[4]);
-		if (!mount_covers(f[4], real) || (found && strlen(f[4]) < best))
+		env_mount_unescape(f[4]);
+		if (!env_mount_covers(f[4], real) || (found && strlen(f[4]) < best))
 			continue;
-		mount_unescape(t);
+		env_mount_unescape(t);
 		snprintf(best_src, sizeof(best_src), "%s", t);
 		best = strlen(f[4]);
 		found = true;

@@ -5,6 +5,7 @@
 #ifndef DISKPROOF_ENV_INTERNAL_H
 #define DISKPROOF_ENV_INTERNAL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* First line of a file, trailing blanks trimmed, into out. 0, or -errno
@@ -17,5 +18,11 @@ int env_read_at(const char *dir, const char *rel, char *out, size_t len);
 /* s into out[len], cut to fit (names from sysfs paths: without the format
  * truncation warnings snprintf draws from a PATH_MAX source). */
 void env_copy(char *out, size_t len, const char *s);
+
+/* mountinfo escapes blanks and backslashes as \ooo: undone in place. */
+void env_mount_unescape(char *s);
+
+/* Whether mount point point is path or a directory above it. */
+bool env_mount_covers(const char *point, const char *path);
 
 #endif

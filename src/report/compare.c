@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diskproof/analyze.h"
+#include "html.h"
 
 static const char *str_or(const char *s, const char *dflt)
 {
@@ -153,14 +154,7 @@ static void text_env(struct strbuf *sb, const struct analyze_comparison *c)
 	}
 }
 
-/* How a host figure reads in the text (and its unit's scale: bytes to MiB). */
-struct host_word {
-	const char *words;
-	int decimals;
-	double scale;
-};
-
-static const struct host_word host_words[] = {
+const struct report_host_word report_host_words[] = {
 	[ANALYZE_HOST_CPU_USER] = {"cpu user %", 1, 1},
 	[ANALYZE_HOST_CPU_SYSTEM] = {"cpu system %", 1, 1},
 	[ANALYZE_HOST_CPU_IOWAIT] = {"cpu iowait %", 1, 1},
@@ -168,7 +162,7 @@ static const struct host_word host_words[] = {
 	[ANALYZE_HOST_MEM_AVG] = {"memory available mean MiB", 1, 1.0 / (1024 * 1024)},
 };
 
-static const struct host_word dev_words[] = {
+const struct report_host_word report_dev_words[] = {
 	[ANALYZE_DEV_READS_PER_S] = {"reads/s", 1, 1},
 	[ANALYZE_DEV_WRITES_PER_S] = {"writes/s", 1, 1},
 	[ANALYZE_DEV_READ_MBPS] = {"read MB/s", 2, 1},
@@ -180,7 +174,7 @@ static const struct host_word dev_words[] = {
 	[ANALYZE_DEV_QUEUE] = {"queue", 2, 1},
 };
 
-static void text_pair(struct strbuf *sb, const char *indent, const struct host_word *w,
+static void text_pair(struct strbuf *sb, const char *indent, const struct report_host_word *w,
 		      const struct analyze_pair *p)
 {
 	strbuf_addf(sb, "%s%-*s", indent, 28 - (int)strlen(indent), w->words);
@@ -202,7 +196,7 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_addstr(sb, "\nhost performance (measured intervals; side by side, not tested):\n");
 	strbuf_addf(sb, "  %-26s %12s %12s %9s\n", "figure", "A", "B", "change %");
 	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
-		text_pair(sb, "  ", &host_words[m], &h->fig[m]);
+		text_pair(sb, "  ", &report_host_words[m], &h->fig[m]);
 	for (size_t i = 0; i < h->nr_devices; i++) {
 		const struct analyze_host_device *d = &h->devices[i];
 
@@ -211,7 +205,7 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 			    : d->in_a	       ? " (only in A)"
 					       : " (only in B)");
 		for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
-			text_pair(sb, "    ", &dev_words[m], &d->fig[m]);
+			text_pair(sb, "    ", &report_dev_words[m], &d->fig[m]);
 	}
 }
 

@@ -1001,33 +1001,6 @@ static const char *const cmp_sections[][2] = {
 	{"figures", "All figures"},
 };
 
-/* How a host figure reads, its decimals and its unit's scale (bytes to MiB). */
-struct host_word {
-	const char *words;
-	int decimals;
-	double scale;
-};
-
-static const struct host_word cmp_host_words[] = {
-	[ANALYZE_HOST_CPU_USER] = {"CPU user %", 1, 1},
-	[ANALYZE_HOST_CPU_SYSTEM] = {"CPU system %", 1, 1},
-	[ANALYZE_HOST_CPU_IOWAIT] = {"CPU iowait %", 1, 1},
-	[ANALYZE_HOST_MEM_MIN] = {"memory available min (MiB)", 1, 1.0 / (1024 * 1024)},
-	[ANALYZE_HOST_MEM_AVG] = {"memory available mean (MiB)", 1, 1.0 / (1024 * 1024)},
-};
-
-static const struct host_word cmp_dev_words[] = {
-	[ANALYZE_DEV_READS_PER_S] = {"reads/s", 1, 1},
-	[ANALYZE_DEV_WRITES_PER_S] = {"writes/s", 1, 1},
-	[ANALYZE_DEV_READ_MBPS] = {"read MB/s", 2, 1},
-	[ANALYZE_DEV_WRITE_MBPS] = {"write MB/s", 2, 1},
-	[ANALYZE_DEV_READ_WAIT_MS] = {"read wait ms", 3, 1},
-	[ANALYZE_DEV_WRITE_WAIT_MS] = {"write wait ms", 3, 1},
-	[ANALYZE_DEV_AVG_WAIT_MS] = {"avg wait ms", 3, 1},
-	[ANALYZE_DEV_UTIL_PCT] = {"util %", 1, 1},
-	[ANALYZE_DEV_QUEUE] = {"queue", 2, 1},
-};
-
 static const char *const metric_words[] = {
 	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
 	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
@@ -1263,7 +1236,7 @@ static void cmp_env(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_addstr(sb, "</section>\n");
 }
 
-static void cmp_host_row(struct strbuf *sb, const char *device, const struct host_word *w,
+static void cmp_host_row(struct strbuf *sb, const char *device, const struct report_host_word *w,
 			 const struct analyze_pair *p)
 {
 	strbuf_addstr(sb, "<tr class=\"host-figure\"><td>");
@@ -1296,7 +1269,7 @@ static void cmp_host(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_addstr(sb, "<table>\n<tr><th>device</th><th>figure</th><th class=\"num\">A</th>"
 			  "<th class=\"num\">B</th><th class=\"num\">change</th></tr>\n");
 	for (m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
-		cmp_host_row(sb, "host", &cmp_host_words[m], &h->fig[m]);
+		cmp_host_row(sb, "host", &report_host_words[m], &h->fig[m]);
 	for (i = 0; i < h->nr_devices; i++) {
 		d = &h->devices[i];
 		snprintf(name, sizeof(name), "%s%s", d->name,
@@ -1304,7 +1277,7 @@ static void cmp_host(struct strbuf *sb, const struct analyze_comparison *c)
 			 : d->in_a	    ? " (A only)"
 					    : " (B only)");
 		for (m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
-			cmp_host_row(sb, name, &cmp_dev_words[m], &d->fig[m]);
+			cmp_host_row(sb, name, &report_dev_words[m], &d->fig[m]);
 	}
 	strbuf_addstr(sb, "</table>\n<p class=\"note\">Each run's host counters over its "
 			  "measured intervals (see the run's Host performance section), side by "
