@@ -56,6 +56,15 @@ grep -q "recovery: 6 log segments replayed" out err || fail "recovery total"
 [ "$(sqlite3 r.db "select ios > 0 from summary where run_id = 2 and scope = 'run' and class = 'log_read'")" = 1 ] ||
 	fail "replay read no log"
 expect_exit 0 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db" --deep
+# bad combinations are refused with a clear error (exit 2)
+sed 's/^recovery_segments = 3/recovery_segments = 4/' recovery.ini >toomany.ini
+expect_exit 2 "$DISKPROOF" run ./toomany.ini --data-dir "$WORK/d" --results "$WORK/r.db"
+grep -q "recovery_segments = 4 must be fewer than log_segments = 4" err || fail "too many segments: $(cat err)"
+expect_exit 2 "$DISKPROOF" run ./backup.ini --warmup 5s --data-dir "$WORK/d" --results "$WORK/r.db"
+grep -q "a backup test has no warm-up" err || fail "backup warm-up: $(cat err)"
+expect_exit 2 "$DISKPROOF" run random-32k --engine sim --streams auto --results "$WORK/r.db"
+grep -q "streams = auto tunes the jetstress model's performance and stress tests only" err ||
+	fail "auto with the fixed model: $(cat err)"
 # the sim keeps no log content: recovery refuses it
 expect_exit 2 "$DISKPROOF" run ./recovery.ini --engine sim --results "$WORK/r.db"
 grep -q "keeps no log content" err || fail "recovery on sim"
