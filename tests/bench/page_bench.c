@@ -14,6 +14,10 @@
 #include "diskproof/page.h"
 #include "diskproof/util.h"
 
+/* The payload path page_stamp() uses on this CPU ("scalar", "avx2" or
+ * "avx512"): a hook in page.c, not in page.h. */
+extern const char *page_payload_impl_name(void);
+
 /* CPU time of the calling thread, ns */
 static uint64_t cpu_ns(void)
 {
@@ -91,6 +95,7 @@ int main(int argc, char **argv)
 	static const uint32_t sizes[] = {512, 4096, 8192, 32768};
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
 
+	printf("payload path: %s\n", page_payload_impl_name());
 	for (size_t i = 0; i < DP_ARRAY_SIZE(sizes); i++) {
 		double v = rate(sizes[i], BENCH_VERIFY, secs);
 
