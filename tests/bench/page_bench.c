@@ -5,7 +5,10 @@
  * verification, pages per second, for the page sizes diskproof uses. Time
  * is the thread's CPU time (CLOCK_THREAD_CPUTIME_ID), so the figures are per
  * core even on a busy machine. Prints one line per page size; nothing is
- * asserted (speed is measured, not tested). Usage: page_bench [SECONDS_PER_FIGURE]
+ * asserted (speed is measured, not tested); then crc32c and the
+ * not-in-cache verification again with each hardware CRC32C path the CPU
+ * has. Usage: page_bench [SECONDS_PER_FIGURE [NOT_IN_CACHE_SET_MIB]]; the
+ * set (256 MiB by default) should be well above the last-level cache.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +20,12 @@
 /* The payload path page_stamp() uses on this CPU ("scalar", "avx2" or
  * "avx512"): a hook in page.c, not in page.h. */
 extern const char *page_payload_impl_name(void);
+/* Hooks in page.c too: the CRC32C path page_crc32c() uses for long buffers,
+ * and making it use path which (0 bitwise, 1 crc32 instruction, 2 folding
+ * with PCLMULQDQ, 3 folding with VPCLMULQDQ on 512 bits; -1 the best),
+ * returning 0 when this CPU lacks it. */
+extern const char *page_crc32c_impl_name(void);
+extern int page_crc32c_use_impl(int which);
 
 /* CPU time of the calling thread, ns */
 static uint64_t cpu_ns(void)
@@ -94,8 +103,10 @@ int main(int argc, char **argv)
 {
 	static const uint32_t sizes[] = {512, 4096, 8192, 32768};
 	double secs = argc > 1 ? atof(argv[1]) : 1.0;
+	uint64_t cold_set = (argc > 2 ? strtoull(argv[2], NULL, 10) : 256) << 20;
 
-	printf("payload path: %s\n", page_payload_impl_name());
+	printf("payload path: %s, crc32c path: %s\n", page_payload_impl_name(),
+	       page_crc32c_impl_name());
 	for (size_t i = 0; i < DP_ARRAY_SIZE(sizes); i++) {
 		double v = rate(sizes[i], BENCH_VERIFY, secs);
 
@@ -104,7 +115,17 @@ int main(int argc, char **argv)
 		       sizes[i], rate(sizes[i], BENCH_STAMP, secs), rate(sizes[i], BENCH_CRC, secs),
 		       v, v * 1e9 / sizes[i] / 1e3);
 	}
-	printf("page  32768 B, not in cache (256 MiB of pages): verify %7.0f K pages/s\n",
-	       cold_verify_rate(32768, 256u << 20, secs) / 1e3);
+	printf("page  32768 B, not in cache (%llu MiB of pages): verify %7.0f K pages/s\n",
+	       (unsigned long long)(cold_set >> 20), cold_verify_rate(32768, cold_set, secs) / 1e3);
+	/* the same with each hardware CRC32C path this CPU has */
+	for (int which = 1; which <= 3; which++) {
+		if (!page_crc32c_use_impl(which))
+			continue;
+		printf("crc32c path %-14s: 4 KiB %6.2f GB/s, 32 KiB %6.2f GB/s, "
+		       "32 KiB not in cache: verify %7.0f K pages/s\n",
+		       page_crc32c_impl_name(), rate(4096, BENCH_CRC, secs),
+		       rate(32768, BENCH_CRC, secs), cold_verify_rate(32768, cold_set, secs) / 1e3);
+	}
+	page_crc32c_use_impl(-1);
 	return 0;
 }
