@@ -125,8 +125,10 @@ struct engine_ops {
 	 * completed but are not reaped yet, without reaping them: the runner
 	 * calls it between the pages it verifies or stamps, so that completions
 	 * landing meanwhile are timed when they land, not at the next reap. The
-	 * runner zeroes t_done_ns when it queues a request. */
-	void (*stamp_ready)(struct engine_ctx *ctx, uint64_t now_ns);
+	 * runner zeroes t_done_ns when it queues a request. Returns how many
+	 * completions are waiting to be reaped (the runner stops checking
+	 * pages to reap and re-issue them first). */
+	unsigned (*stamp_ready)(struct engine_ctx *ctx, uint64_t now_ns);
 };
 
 extern const struct engine_ops engine_io_uring;

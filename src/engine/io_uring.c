@@ -215,11 +215,11 @@ static int uring_reap(struct engine_ctx *ctx, struct engine_req **out, unsigned 
 
 /* A look at the completion queue, a memory read: no system call, nothing
  * reaped. */
-static void uring_stamp_ready(struct engine_ctx *ctx, uint64_t now_ns)
+static unsigned uring_stamp_ready(struct engine_ctx *ctx, uint64_t now_ns)
 {
 	struct uring_priv *p = ctx->priv;
 	struct io_uring_cqe *cqe;
-	unsigned head;
+	unsigned head, n = 0;
 
 	io_uring_for_each_cqe(&p->ring, head, cqe)
 	{
@@ -227,7 +227,9 @@ static void uring_stamp_ready(struct engine_ctx *ctx, uint64_t now_ns)
 
 		if (!r->t_done_ns)
 			r->t_done_ns = now_ns;
+		n++;
 	}
+	return n;
 }
 
 static void uring_close(struct engine_ctx *ctx)

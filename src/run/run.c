@@ -170,6 +170,15 @@ struct slot {
 	uint64_t cursor; /* fixed model, sequential: the next page */
 };
 
+/* A page read whose check waits until the stream that read it has been
+ * issued again (see worker_verify_pending). */
+struct pending_verify {
+	void *buf;
+	int32_t buf_index;
+	unsigned db;
+	uint64_t page, off, t_done;
+};
+
 struct dirty_page {
 	uint64_t page;
 	uint64_t lsn; /* log bytes that must be durable before it is written */
@@ -275,6 +284,13 @@ struct worker {
 	int *fds;
 	struct engine_file *files;
 	struct iovec *iov;
+	/* verify after re-issue: spare page buffers (registered after the
+	 * slots' own) and the reads waiting for their check */
+	void **spare;
+	int32_t *spare_index;
+	unsigned nspare;
+	struct pending_verify *pv;
+	unsigned npv;
 	struct snap snaps[RUN_SLOTS];
 	unsigned cur;
 	atomic_uint published;
@@ -468,10 +484,11 @@ static unsigned draw_pages(uint64_t *rng, double mean)
 
 /* Times the completions that landed while this worker was busy (verifying
  * or stamping a page), where the engine can see them without reaping. */
-static inline void worker_stamp_ready(struct worker *w)
+static inline unsigned worker_stamp_ready(struct worker *w)
 {
 	if (w->ops->stamp_ready)
-		w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+		return w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+	return 0;
 }
 
 static void slot_stamp_write(struct worker *w, struct slot *s, struct wdb *d)
@@ -1152,7 +1169,6 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 		return;
 	}
 	st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, expect, full, &found);
-	worker_stamp_ready(w);
 	if (st == PAGE_OK) {
 		*e = expect;
 		return;
@@ -1181,6 +1197,59 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 static const char *slot_file(const struct slot *s, const struct wdb *d)
 {
 	return s->kind == SLOT_LOG || s->kind == SLOT_REPL ? d->pdb->log_file : d->pdb->path;
+}
+
+/*
+ * Verify after re-issue. Checking a 32 KiB page read costs a few
+ * microseconds (more when the page comes from memory, as after a DMA); done
+ * as each completion is reaped, a batch of completions held back every
+ * stream's next I/O by the sum of them, which the device saw as idle time
+ * (fewer I/Os per second than fio at the same depth). Instead the page read
+ * is set aside with its buffer, the stream gets a spare buffer and is issued
+ * again, and the pages are checked after that commit, in the same step. The
+ * page stays BUSY_IO until checked, so nothing reads or writes it meanwhile
+ * and its expected generation cannot move.
+ */
+static void worker_defer_verify(struct worker *w, struct slot *s, uint64_t t_done)
+{
+	struct pending_verify *v = &w->pv[w->npv++];
+
+	v->buf = s->buf;
+	v->buf_index = s->req.buf_index;
+	v->db = s->db;
+	v->page = s->page;
+	v->off = s->off0;
+	v->t_done = t_done;
+	w->nspare--;
+	s->buf = w->spare[w->nspare];
+	s->req.buf_index = w->spare_index[w->nspare];
+	s->req.buf = s->buf;
+}
+
+/* Checks the pages set aside, oldest first; unless all, stops as soon as a
+ * completion is waiting (the engine says so), to reap and re-issue it first:
+ * the rest wait for the next step. */
+static void worker_verify_pending(struct worker *w, bool all)
+{
+	unsigned i = 0;
+
+	if (!w->npv)
+		return;
+	while (i < w->npv) {
+		struct pending_verify *v = &w->pv[i++];
+		struct wdb *d = &w->dbs[v->db];
+
+		/* counted in the current interval (the one it completed in, or
+		 * the next when that has been handed over meanwhile) */
+		worker_verify(w, d, v->db, v->page, v->buf, v->off, worker_snap_at(w, v->t_done));
+		d->busy[v->page - d->lo] &= (uint8_t)~BUSY_IO;
+		w->spare[w->nspare] = v->buf;
+		w->spare_index[w->nspare++] = v->buf_index;
+		if (worker_stamp_ready(w) && !all)
+			break;
+	}
+	memmove(w->pv, w->pv + i, (w->npv - i) * sizeof(*w->pv));
+	w->npv -= i;
 }
 
 static void worker_complete(struct worker *w, struct engine_req *req)
@@ -1243,10 +1312,12 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 			if (!(s->held & (1ULL << i)))
 				continue;
 			d->busy[s->page + i - d->lo] &= (uint8_t)~BUSY_IO;
-			if (ok && verify)
+			if (ok && verify) {
 				worker_verify(w, d, s->db, s->page + i,
 					      (char *)s->buf + (uint64_t)i * p->page_size,
 					      s->off0 + (uint64_t)i * p->page_size, sn);
+				worker_stamp_ready(w);
+			}
 		}
 		d->scan_busy = false;
 		if (ok)
@@ -1257,12 +1328,21 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	case SLOT_STREAM:
 		break;
 	}
-	d->busy[s->page - d->lo] &= (uint8_t)~BUSY_IO;
-	if (req->op == ENGINE_OP_WRITE)
-		/* a failed write may or may not have landed */
-		d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
-	else if (ok && verify)
-		worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
+	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == SLOT_STREAM && w->nspare &&
+	    s->txn != UINT8_MAX) {
+		/* checked once the stream is on its way again; the page stays
+		 * busy until then */
+		worker_defer_verify(w, s, req->t_done_ns);
+	} else {
+		d->busy[s->page - d->lo] &= (uint8_t)~BUSY_IO;
+		if (req->op == ENGINE_OP_WRITE)
+			/* a failed write may or may not have landed */
+			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
+		else if (ok && verify) {
+			worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
+			worker_stamp_ready(w);
+		}
+	}
 	if (s->kind == SLOT_FLUSH) {
 		d->flush_free[d->nfree++] = (unsigned)(s - w->slots);
 		wake_waiters(w, d);
@@ -1314,7 +1394,8 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		struct wdb *d = &w->dbs[s->db];
 
 		/* from when the device got it (an open-loop start may be older) */
-		if (!s->inflight || s->hung_reported || now - s->req.t_submit_ns < min_age)
+		if (!s->inflight || s->hung_reported || now < s->req.t_submit_ns ||
+		    now - s->req.t_submit_ns < min_age)
 			continue;
 		s->hung_reported = true;
 		sn->hung++;
@@ -1361,14 +1442,11 @@ static void worker_mark_done(struct worker *w, uint64_t now)
 	}
 }
 
-/* One turn of the worker loop: issue, commit, reap, account. false when the
- * worker is done. */
-static bool worker_step(struct worker *w)
+/* Stops issuing at the end of the test (or a stop request, or, for backup
+ * and recovery, when everything is done). */
+static void worker_check_stop(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
-	uint64_t now = engine_clock_now(&r->clock), wait, next;
-	unsigned last;
-	int n, ret;
 
 	if (!w->stopping && (atomic_load_explicit(&r->stop, memory_order_acquire) ||
 			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
@@ -1380,13 +1458,30 @@ static bool worker_step(struct worker *w)
 		w->stop_at = now;
 		worker_mark_done(w, now);
 	}
+}
+
+static void worker_commit_failed(struct worker *w, int ret)
+{
+	w->fatal = ret;
+	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s", w->ops->name,
+		 strerror(-ret));
+}
+
+/* One turn of the worker loop: issue, commit, reap, account. false when the
+ * worker is done. */
+static bool worker_step(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t now = engine_clock_now(&r->clock), wait, next;
+	unsigned last;
+	int n, ret;
+
+	worker_check_stop(w, now);
 	worker_issue(w, now);
 	worker_stamp_fresh(w);
 	ret = w->ops->commit(&w->ctx);
 	if (ret < 0) {
-		w->fatal = ret;
-		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s",
-			 w->ops->name, strerror(-ret));
+		worker_commit_failed(w, ret);
 		return false;
 	}
 	if (w->stopping && !w->inflight && !w->nretry)
@@ -1408,6 +1503,8 @@ static bool worker_step(struct worker *w)
 		wait = RUN_REAP_WAIT_NS;
 	if (r->virt && wait == 0 && !w->inflight)
 		wait = 1; /* virtual time must move */
+	if (w->npv)
+		wait = 0; /* pages wait for their check: no sleeping */
 	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
 	if (n < 0) {
 		w->fatal = n;
@@ -1423,6 +1520,19 @@ static bool worker_step(struct worker *w)
 			w->reaped[i]->t_done_ns = now;
 	for (int i = 0; i < n; i++)
 		worker_complete(w, w->reaped[i]);
+	if (w->npv) {
+		/* the streams whose pages wait for their check go first */
+		worker_check_stop(w, now);
+		worker_issue(w, now);
+		worker_stamp_fresh(w);
+		ret = w->ops->commit(&w->ctx);
+		worker_verify_pending(w, false);
+		if (ret < 0) {
+			worker_commit_failed(w, ret);
+			return false;
+		}
+		now = engine_clock_now(&r->clock);
+	}
 	last = w->cur;
 	worker_snap_at(w, now);
 	if (w->cur != last)
@@ -1457,6 +1567,7 @@ static void *worker_thread(void *arg)
 	strbuf_release(&err);
 	while (!w->fatal && worker_step(w))
 		;
+	worker_verify_pending(w, true);
 	if (w->fatal) {
 		/* the coordinator stops the run (lowering the last interval);
 		 * publish only up to that */
@@ -1487,6 +1598,11 @@ static void worker_release(struct worker *w)
 		free(w->slots[i].buf);
 		free(w->slots[i].touched);
 	}
+	for (unsigned i = 0; i < w->nspare; i++)
+		free(w->spare[i]);
+	free(w->spare);
+	free(w->spare_index);
+	free(w->pv);
 	for (unsigned i = 0; i < w->ndb && w->dbs; i++) {
 		struct wdb *d = &w->dbs[i];
 
@@ -1712,7 +1828,18 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; w->fds && i < 2 * ndb; i++)
 		w->fds[i] = -1;
 	w->files = calloc(2 * ndb, sizeof(*w->files));
-	w->iov = calloc(w->nslots, sizeof(*w->iov));
+	/* verify after re-issue (worker_defer_verify): a spare page buffer per
+	 * stream; not for sim (no page content) nor recovery (a page read is
+	 * written back from its buffer) */
+	if (p->verify && !(r->ops->flags & ENGINE_F_NO_FILES) && !recovery_test(r) &&
+	    !backup_test(r) && nstreams) {
+		w->spare = calloc(nstreams, sizeof(*w->spare));
+		w->spare_index = calloc(nstreams, sizeof(*w->spare_index));
+		w->pv = calloc(nstreams, sizeof(*w->pv));
+		if (!w->spare || !w->spare_index || !w->pv)
+			goto out_nomem;
+	}
+	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
 	if (!w->dbs || !w->slots || !w->idle || !w->retry || !w->fresh || !w->reaped || !w->fds ||
 	    !w->files || !w->iov)
 		goto out_nomem;
@@ -1804,6 +1931,17 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->iov[i].iov_base = s->buf;
 		w->iov[i].iov_len = s->buf_len;
 	}
+	for (unsigned i = 0; w->spare && i < nstreams; i++) {
+		void *b;
+
+		if (posix_memalign(&b, 4096, p->page_size))
+			goto out_nomem;
+		memset(b, 0, p->page_size);
+		w->spare[w->nspare] = b;
+		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
+		w->iov[w->nslots + i].iov_base = b;
+		w->iov[w->nslots + i].iov_len = p->page_size;
+	}
 	/* streams issue in slot order */
 	for (unsigned i = 0; i < w->nidle / 2; i++) {
 		unsigned t = w->idle[i];
@@ -1830,7 +1968,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->ctx.nr_files = 2 * ndb;
 	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
 	w->ctx.bufs = w->iov;
-	w->ctx.nr_bufs = w->nslots;
+	w->ctx.nr_bufs = w->nslots + w->nspare;
 	w->ctx.clock = &r->clock;
 	w->ctx.sim = &p->sim;
 	w->ctx.seed = w->index;
