@@ -54,6 +54,7 @@ enum profile_pattern {
 enum profile_tune_goal {
 	PROFILE_TUNE_MAX,    /* the most streams that pass */
 	PROFILE_TUNE_TARGET, /* the fewest that reach the target IOPS and pass */
+	PROFILE_TUNE_IOPS,   /* the most transactional IOPS among the counts that pass */
 };
 
 /* [engine] affinity: where workers run, against the NUMA node of the disks

@@ -129,7 +129,10 @@ static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_si
 					     : " (simulated: no disk is touched)");
 	if (p->streams == PROFILE_STREAMS_AUTO)
 		strbuf_addf(sb, "streams found by auto-tune (goal %s), %u worker(s)\n",
-			    p->tune_goal == PROFILE_TUNE_TARGET ? "target" : "max", v->workers);
+			    p->tune_goal == PROFILE_TUNE_TARGET ? "target"
+			    : p->tune_goal == PROFILE_TUNE_IOPS ? "iops"
+								: "max",
+			    v->workers);
 	else
 		strbuf_addf(sb, "%u streams%s, %u worker(s)\n", v->streams,
 			    p->streams ? "" : " (2 per database)", v->workers);

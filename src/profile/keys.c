@@ -27,7 +27,7 @@ static const char *const test_types[] = {"performance", "stress", "backup", "rec
 static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
-static const char *const tune_goals[] = {"max", "target", NULL};
+static const char *const tune_goals[] = {"max", "target", "iops", NULL};
 const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
 
 /* clang-format off */
@@ -256,8 +256,9 @@ static const struct profile_key keys[] = {
 		  "flight); default 2 per database; auto: found by auto-tune." },
 	{ .section = "engine", .name = "autotune_goal", .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(tune_goal), .choices = tune_goals, .def = "max",
-	  .help = "With streams = auto: max (the most streams that pass) or target (the "
-		  "fewest that reach target_iops and pass)." },
+	  .help = "With streams = auto: max (the most streams that pass), target (the "
+		  "fewest that reach target_iops and pass) or iops (of the counts that "
+		  "pass, the one with the most transactional IOPS)." },
 	{ .section = "engine", .name = "autotune_margin", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(tune_margin_pct), .min = 0, .max = 90,
 	  .def = "10",

@@ -113,6 +113,32 @@ static void finish(struct tuner *t, unsigned chosen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Goal iops, once the search is over: of the levels that passed, the one
+ * with the most IOPS (the fewer streams on a tie); says so when that is not
+ * the count the search ended on. */
+static void choose_iops(struct tuner *t)
+{
+	const struct tune_step *best = NULL;
+	size_t len;
+
+	if (t->goal != TUNE_GOAL_IOPS || !t->chosen)
+		return;
+	for (unsigned i = 0; i < t->nsteps; i++) {
+		const struct tune_step *s = &t->steps[i];
+
+		if (s->passed && (!best || s->w.iops > best->w.iops ||
+				  (s->w.iops == best->w.iops && s->streams < best->streams)))
+			best = s;
+	}
+	if (!best || best->streams == t->chosen)
+		return;
+	len = strlen(t->stopped_because);
+	snprintf(t->stopped_because + len, sizeof(t->stopped_because) - len,
+		 "; the most IOPS within the thresholds: %u streams (%.0f IOPS)", best->streams,
+		 best->w.iops);
+	t->chosen = best->streams;
+}
+
 /* The next count after level t->cur was decided (passed: its verdict, with
  * the target reached for goal target). */
 static int next_level(struct tuner *t, const struct tune_step *s)
@@ -172,6 +198,7 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 	if (!t->hi) {
 		if (n >= t->max_streams) {
 			finish(t, n, "%u streams (the most allowed) still pass", n);
+			choose_iops(t);
 			return TUNE_DONE;
 		}
 		t->cur = n * 2 > t->max_streams ? t->max_streams : n * 2;
@@ -182,6 +209,7 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 
 		finish(t, t->lo, "%u streams pass, %u do not (%s)", t->lo, t->hi,
 		       f ? f->reason : "failed");
+		choose_iops(t);
 		return TUNE_DONE;
 	}
 	t->cur = t->lo + (t->hi - t->lo) / 2;
@@ -230,11 +258,11 @@ void tuner_stop(struct tuner *t, const char *why)
 		return;
 	for (unsigned i = 0; i < t->nsteps; i++) {
 		const struct tune_step *s = &t->steps[i];
-		bool ok = s->passed && (t->goal == TUNE_GOAL_MAX || s->w.iops >= t->target_iops);
+		bool ok = s->passed && (t->goal != TUNE_GOAL_TARGET || s->w.iops >= t->target_iops);
 
 		if (!ok)
 			continue;
-		if (!best || (t->goal == TUNE_GOAL_MAX ? s->streams > best : s->streams < best))
+		if (!best || (t->goal != TUNE_GOAL_TARGET ? s->streams > best : s->streams < best))
 			best = s->streams;
 	}
 	if (!best && t->goal == TUNE_GOAL_TARGET)
@@ -249,6 +277,7 @@ void tuner_stop(struct tuner *t, const char *why)
 		return;
 	}
 	finish(t, best, "%s; best level found: %u streams", why, best);
+	choose_iops(t);
 }
 
 void tuner_release(struct tuner *t)

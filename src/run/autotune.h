@@ -19,6 +19,11 @@
  * passing and the lowest failing count down to a difference of one.
  * Goal target: the smallest count that passes and reaches the target IOPS;
  * counts double while they pass below the target, then bisect.
+ * Goal iops: the search of goal max, then, of the counts that passed, the
+ * one with the most transactional IOPS (the fewer streams on a tie). Past
+ * its saturation a device gives no more IOPS for more streams, only more
+ * latency (and often fewer IOPS): goal max climbs that slope as long as the
+ * thresholds allow, goal iops stops at its top.
  */
 #ifndef DISKPROOF_RUN_AUTOTUNE_H
 #define DISKPROOF_RUN_AUTOTUNE_H
@@ -34,6 +39,7 @@
 enum tune_goal {
 	TUNE_GOAL_MAX,
 	TUNE_GOAL_TARGET,
+	TUNE_GOAL_IOPS,
 };
 
 /* One window's figures: worst database for the latencies. */

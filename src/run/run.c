@@ -2789,6 +2789,11 @@ static unsigned tune_window_intervals(const struct profile *p)
 	return (unsigned)((w + RUN_INTERVAL_NS - 1) / RUN_INTERVAL_NS);
 }
 
+static const char *tune_goal_name(enum tune_goal g)
+{
+	return g == TUNE_GOAL_TARGET ? "target" : g == TUNE_GOAL_IOPS ? "iops" : "max";
+}
+
 static void run_event(struct run *r, const char *kind, const char *msg);
 static void env_fact(void *arg, const char *key, const char *value);
 
@@ -2812,7 +2817,10 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	maxs = p->tune_max_streams ? p->tune_max_streams : 128 * ndb;
 	if (maxs > PROFILE_STREAMS_MAX)
 		maxs = PROFILE_STREAMS_MAX;
-	tuner_init(t, p->tune_goal == PROFILE_TUNE_TARGET ? TUNE_GOAL_TARGET : TUNE_GOAL_MAX,
+	tuner_init(t,
+		   p->tune_goal == PROFILE_TUNE_TARGET ? TUNE_GOAL_TARGET
+		   : p->tune_goal == PROFILE_TUNE_IOPS ? TUNE_GOAL_IOPS
+						       : TUNE_GOAL_MAX,
 		   p->tune_margin_pct / 100.0, (double)p->target_iops, ndb, maxs,
 		   (double)th->db_read_avg_ns / 1e6, (double)th->db_read_max_ns / 1e6,
 		   (double)th->log_write_avg_ns / 1e6, (double)th->log_write_max_ns / 1e6);
@@ -2821,8 +2829,7 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	snprintf(msg, sizeof(msg),
 		 "auto-tune (goal %s): windows of %u s, at most %.0f s, %.0f %% under every "
 		 "threshold",
-		 t->goal == TUNE_GOAL_TARGET ? "target" : "max", r->tune_win, (double)limit / 1e9,
-		 p->tune_margin_pct);
+		 tune_goal_name(t->goal), r->tune_win, (double)limit / 1e9, p->tune_margin_pct);
 	run_event(r, "autotune", msg);
 	while (!t->done) {
 		bool drained = true;
@@ -2887,8 +2894,7 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	r->tune = NULL;
 	r->streams = t->chosen;
 	snprintf(msg, sizeof(msg), "auto-tune chose %u streams in %.0f s (goal %s): %s", t->chosen,
-		 (double)used / 1e9, t->goal == TUNE_GOAL_TARGET ? "target" : "max",
-		 t->stopped_because);
+		 (double)used / 1e9, tune_goal_name(t->goal), t->stopped_because);
 	if (!t->chosen)
 		snprintf(msg, sizeof(msg), "auto-tune found no passing level in %.0f s: %s",
 			 (double)used / 1e9, t->stopped_because);
@@ -2899,7 +2905,7 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		snprintf(n, sizeof(n), "%u", t->chosen);
 		/* the search's outcome travels with the run's facts (and shows in
 		 * a comparison when it differs) */
-		env_fact(r, "autotune_goal", t->goal == TUNE_GOAL_TARGET ? "target" : "max");
+		env_fact(r, "autotune_goal", tune_goal_name(t->goal));
 		env_fact(r, "autotune_chosen", n);
 		env_fact(r, "autotune_stopped_because", t->stopped_because);
 	}

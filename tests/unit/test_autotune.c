@@ -210,12 +210,62 @@ static void test_errors_and_stop(void **state)
 	tuner_release(&t);
 }
 
+/*
+ * Goal iops on a device past its knee: latency grows with the streams but
+ * stays under the thresholds up to 360 streams (as in test_max_exact), while
+ * the IOPS peak at 64 streams and fall beyond (a deep queue thrashing the
+ * device). Goal max climbs to 360; goal iops takes 64, from the same search.
+ */
+static void test_iops_peak(void **state)
+{
+	static const double iops[] = {[4] = 400, [8] = 800, [16] = 1600, [32] = 3000, [64] = 3300};
+	struct tuner t;
+	struct tune_window w;
+	unsigned n = 0;
+	int ret;
+
+	(void)state;
+	tuner_init(&t, TUNE_GOAL_IOPS, 0.10, 0, 4, 100000, 20, 100, 10, 100);
+	do {
+		struct model m = {2.0, 40, 100, 0, 1, 0};
+
+		model_window(&m, t.cur, n++, &w);
+		w.iops = t.cur < sizeof(iops) / sizeof(iops[0]) && iops[t.cur] ? iops[t.cur]
+			 : t.cur > 64					       ? 3300.0 * 64 / t.cur
+									       : 50.0 * t.cur;
+		ret = tuner_window(&t, &w);
+		assert_true(ret >= 0);
+		assert_true(n < 1000);
+	} while (ret != TUNE_DONE);
+	assert_int_equal(t.chosen, 64);
+	assert_non_null(strstr(t.stopped_because, "360 streams pass, 361 do not"));
+	assert_non_null(strstr(t.stopped_because,
+			       "the most IOPS within the thresholds: 64 streams (3300 IOPS)"));
+	/* the same steps as goal max would take */
+	assert_int_equal(t.steps[7].streams, 512);
+	tuner_release(&t);
+
+	/* a tie goes to the fewer streams; stopping early chooses the same way */
+	tuner_init(&t, TUNE_GOAL_IOPS, 0.10, 0, 2, 100000, 20, 100, 10, 100);
+	w = (struct tune_window){.iops = 100, .read_avg_ms = 2, .log_avg_ms = 1};
+	for (int i = 0; i < 6; i++)
+		assert_true(tuner_window(&t, &w) >= 0); /* 2 and 4 streams: 100 IOPS each */
+	assert_int_equal(t.nsteps, 2);
+	tuner_stop(&t, "the time bound is spent");
+	assert_int_equal(t.chosen, 2);
+	assert_string_equal(t.stopped_because,
+			    "the time bound is spent; best level found: 4 streams; the most IOPS "
+			    "within the thresholds: 2 streams (100 IOPS)");
+	tuner_release(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_max_exact),    cmocka_unit_test(test_max_noise),
 		cmocka_unit_test(test_never_passes), cmocka_unit_test(test_target),
 		cmocka_unit_test(test_unsettled),    cmocka_unit_test(test_errors_and_stop),
+		cmocka_unit_test(test_iops_peak),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
