@@ -26,8 +26,9 @@
 #   peak RSS: wait4's ru_maxrss (= VmHWM), minus
 #     I/O buffers = per database: streams x page + flush_depth x page + log
 #       write buffer (one segment, at most 1 MiB) + replication read buffer
-#       (the same) + maintenance read (bdm_io_size), every one allocated and
-#       zeroed at setup;
+#       (the same) + maintenance read (bdm_io_size), plus a spare page per
+#       stream (verify on: a stream is re-issued into it while the page it
+#       read is checked), every one allocated and zeroed at setup;
 #     generation maps = pages x 9 bytes: expected generation (4), busy flags
 #       (1) and the periodic journal's copy (4);
 #   coordinator CPU: time on a CPU of the main thread (the coordinator:
@@ -103,13 +104,13 @@ echo "init:      $(awk -v ns=$(($(date +%s%N) - t0)) 'BEGIN { printf "%.1f", ns 
 sync
 
 # I/O buffers and generation maps, from the layout (bytes)
-STREAMS_BUF=$((STREAMS * PAGE))
+STREAMS_BUF=$((2 * STREAMS * PAGE)) # its page and its spare
 PER_DB=$((FLUSH * PAGE + SEG + SEG + BDM_IO))
 BUFFERS=$((STREAMS_BUF + NDB * PER_DB))
 PAGES=$((NDB * DB_SIZE / PAGE))
 MAPS=$((PAGES * 9))
 mib() { awk -v b="$1" 'BEGIN { printf "%.1f", b / 1048576 }'; }
-echo "buffers:   $(mib $BUFFERS) MiB = $STREAMS streams x 32 KiB + $NDB x ($FLUSH x 32 KiB flush + 64 KiB log + 64 KiB replication + 64 KiB maintenance)"
+echo "buffers:   $(mib $BUFFERS) MiB = $STREAMS streams x 2 x 32 KiB + $NDB x ($FLUSH x 32 KiB flush + 64 KiB log + 64 KiB replication + 64 KiB maintenance)"
 echo "maps:      $(mib $MAPS) MiB = $PAGES pages x 9 B"
 echo
 printf '%-4s %10s %11s %11s %14s %14s %12s %10s\n' run "start-up s" "peak RSS" "- buf - map" "coord ms/intv" "coord % core" "process CPU" "exit"
