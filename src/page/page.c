@@ -144,6 +144,7 @@ __attribute__((target("sse4.2"))) static uint32_t crc32c_hw(uint32_t crc, const 
  * x^0) in the top half of a 64-bit lane (bit 63 - j = x^j). test_page
  * recomputes them from the definition.
  */
+#if defined(__x86_64__)
 enum fold_dist { FOLD_16, FOLD_32, FOLD_48, FOLD_64, FOLD_128, FOLD_192, FOLD_256 };
 
 static const uint32_t fold_k[][2] = {
@@ -153,6 +154,7 @@ static const uint32_t fold_k[][2] = {
 	[FOLD_128] = {0x6577b245u, 0x7417153fu}, [FOLD_192] = {0x7ccbbbf2u, 0x31c94608u},
 	[FOLD_256] = {0xe9a5d8beu, 0x1426a815u},
 };
+#endif
 
 /* the shortest lengths each folding path takes (its loop needs 4 blocks) */
 #define CLMUL_MIN 64u
@@ -554,6 +556,8 @@ static void payload_fill(enum payload_impl impl, unsigned char *page, uint32_t s
 		done = payload_avx512(p, n, x0);
 	else if (impl == PAYLOAD_AVX2)
 		done = payload_avx2(p, n, x0);
+#else
+	(void)impl;
 #endif
 	payload_scalar(p, done, n, x0);
 }

@@ -258,7 +258,8 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_TYPE, PFIELD(tune_goal), .choices = tune_goals, .def = "max",
 	  .help = "With streams = auto: max (the most streams that pass), target (the "
 		  "fewest that reach target_iops and pass) or iops (of the counts that "
-		  "pass, the one with the most transactional IOPS)." },
+		  "pass, the one with the most transactional IOPS; within 3 %, the "
+		  "fewest streams)." },
 	{ .section = "engine", .name = "autotune_margin", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(tune_margin_pct), .min = 0, .max = 90,
 	  .def = "10",

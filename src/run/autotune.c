@@ -113,21 +113,26 @@ static void finish(struct tuner *t, unsigned chosen, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Goal iops, once the search is over: of the levels that passed, the one
- * with the most IOPS (the fewer streams on a tie); says so when that is not
- * the count the search ended on. */
+/* Goal iops, once the search is over: of the levels that passed, the fewest
+ * streams within TUNE_IOPS_TIE of the most IOPS (past saturation the IOPS of
+ * deeper levels differ by noise, and more streams only add latency); says
+ * so when that is not the count the search ended on. */
 static void choose_iops(struct tuner *t)
 {
 	const struct tune_step *best = NULL;
+	double most = 0;
 	size_t len;
 
 	if (t->goal != TUNE_GOAL_IOPS || !t->chosen)
 		return;
+	for (unsigned i = 0; i < t->nsteps; i++)
+		if (t->steps[i].passed && t->steps[i].w.iops > most)
+			most = t->steps[i].w.iops;
 	for (unsigned i = 0; i < t->nsteps; i++) {
 		const struct tune_step *s = &t->steps[i];
 
-		if (s->passed && (!best || s->w.iops > best->w.iops ||
-				  (s->w.iops == best->w.iops && s->streams < best->streams)))
+		if (s->passed && s->w.iops >= (1.0 - TUNE_IOPS_TIE) * most &&
+		    (!best || s->streams < best->streams))
 			best = s;
 	}
 	if (!best || best->streams == t->chosen)

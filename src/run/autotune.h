@@ -20,7 +20,8 @@
  * Goal target: the smallest count that passes and reaches the target IOPS;
  * counts double while they pass below the target, then bisect.
  * Goal iops: the search of goal max, then, of the counts that passed, the
- * one with the most transactional IOPS (the fewer streams on a tie). Past
+ * one with the most transactional IOPS (the fewest streams of those within
+ * TUNE_IOPS_TIE of the most). Past
  * its saturation a device gives no more IOPS for more streams, only more
  * latency (and often fewer IOPS): goal max climbs that slope as long as the
  * thresholds allow, goal iops stops at its top.
@@ -35,6 +36,8 @@
 /* two windows agree when their averages differ by at most this share (or
  * 0.2 ms) and their IOPS by at most this share */
 #define TUNE_AGREE 0.10
+/* goal iops: IOPS this close to the most count as as many */
+#define TUNE_IOPS_TIE 0.03
 
 enum tune_goal {
 	TUNE_GOAL_MAX,

@@ -1393,9 +1393,11 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		struct slot *s = &w->slots[i];
 		struct wdb *d = &w->dbs[s->db];
 
-		/* from when the device got it (an open-loop start may be older) */
-		if (!s->inflight || s->hung_reported || now < s->req.t_submit_ns ||
-		    now - s->req.t_submit_ns < min_age)
+		/* from when the device got it (an open-loop start may be older;
+		 * one queued again after now was read has age 0) */
+		uint64_t age = now > s->req.t_submit_ns ? now - s->req.t_submit_ns : 0;
+
+		if (!s->inflight || s->hung_reported || age < min_age)
 			continue;
 		s->hung_reported = true;
 		sn->hung++;
@@ -1405,7 +1407,7 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
 			 "(hung I/O)",
 			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0, (double)(now - s->req.t_submit_ns) / 1e9);
+			 (unsigned long long)s->off0, (double)age / 1e9);
 	}
 }
 
@@ -1545,6 +1547,7 @@ static void worker_finish(struct worker *w)
 	struct run *r = w->run;
 	unsigned last;
 
+	worker_verify_pending(w, true); /* pages read and not checked yet */
 	if (w->done && !r->virt)
 		/* backup: the last worker to finish says where the run ends */
 		while (atomic_load(&r->workers_done) < r->nworkers && !atomic_load(&r->stop))
@@ -1567,7 +1570,6 @@ static void *worker_thread(void *arg)
 	strbuf_release(&err);
 	while (!w->fatal && worker_step(w))
 		;
-	worker_verify_pending(w, true);
 	if (w->fatal) {
 		/* the coordinator stops the run (lowering the last interval);
 		 * publish only up to that */
