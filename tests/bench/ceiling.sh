@@ -52,11 +52,7 @@ is_count "$SECS" seconds
 need_diskproof
 need_fio
 
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-WORK=$DIR/ceiling
-[ ! -e "$WORK" ] || die "$WORK exists: this script writes and removes it; pick another DIR"
-mkdir -p "$WORK"
+bench_workdir "$DIR" ceiling
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM

@@ -34,11 +34,7 @@ need_diskproof
 [ "$(id -u)" = 0 ] || die "needs root (losetup)"
 command -v losetup >/dev/null || die "losetup is needed (util-linux)"
 
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-WORK=$DIR/diskstats
-[ ! -e "$WORK" ] || die "$WORK exists: this script writes and removes it; pick another DIR"
-mkdir -p "$WORK"
+bench_workdir "$DIR" diskstats
 DEV=""
 cleanup() {
 	[ -n "$DEV" ] && losetup -d "$DEV" 2>/dev/null

@@ -22,51 +22,17 @@
 # The ratio is diskproof/fio on the outside timings; the median over rounds
 # is the result.
 set -eu
+source "$(dirname "$0")/lib.sh"
 
-die() {
-	echo "init_vs_fio.sh: $*" >&2
-	exit 1
-}
-
-# to_bytes SIZE: 4GiB, 4G, 512MiB, 512M, 1024K, or plain bytes
-to_bytes() {
-	local n unit
-	n=${1%%[!0-9]*}
-	unit=${1#"$n"}
-	[ -n "$n" ] || die "size \"$1\": not a number"
-	case "$unit" in
-	"" | B) echo "$n" ;;
-	K | KiB) echo $((n << 10)) ;;
-	M | MiB) echo $((n << 20)) ;;
-	G | GiB) echo $((n << 30)) ;;
-	T | TiB) echo $((n << 40)) ;;
-	*) die "size \"$1\": unknown unit \"$unit\" (K, M, G, T or KiB, MiB, GiB, TiB)" ;;
-	esac
-}
-
-REPO=$(cd "$(dirname "$0")/../.." && pwd)
 DIR=${1:-./bench-data}
 SIZE=$(to_bytes "${2:-4GiB}")
 ROUNDS=${3:-3}
-DISKPROOF=${DISKPROOF:-$REPO/build/diskproof}
-FIO=${FIO:-fio}
 MIB=$((1 << 20))
 LOG=$((16 * MIB)) # the quick profile's log_size
 
-case "$ROUNDS" in
-'' | *[!0-9]*) die "rounds \"$ROUNDS\": not a number" ;;
-esac
-[ "$ROUNDS" -ge 1 ] || die "rounds must be at least 1"
-[ -x "$DISKPROOF" ] || die "$DISKPROOF: not built (cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build)"
-command -v python3 >/dev/null || die "python3 is needed to read fio's JSON"
-if ! command -v "$FIO" >/dev/null; then
-	echo "init_vs_fio.sh: installing fio" >&2
-	if [ "$(id -u)" = 0 ]; then
-		apt-get install -y fio >/dev/null
-	else
-		sudo apt-get install -y fio >/dev/null
-	fi
-fi
+is_count "$ROUNDS" rounds
+need_diskproof
+need_fio
 
 # 4 databases, whole MiB each (a multiple of every page size)
 DB=$(((SIZE - 4 * LOG) / 4 / MIB * MIB))

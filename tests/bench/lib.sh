@@ -46,6 +46,17 @@ need_fio() {
 	command -v "$FIO" >/dev/null || die "$FIO: not found"
 }
 
+# bench_workdir DIR NAME: makes DIR (absolute from now on: sets DIR) and the
+# scratch directory WORK=DIR/NAME, which must not exist yet (the caller removes
+# it on exit)
+bench_workdir() {
+	mkdir -p "$1"
+	DIR=$(cd "$1" && pwd)
+	WORK=$DIR/$2
+	[ ! -e "$WORK" ] || die "$WORK exists: this script writes and removes it; pick another DIR"
+	mkdir -p "$WORK"
+}
+
 # to_bytes SIZE: 4GiB, 4G, 512MiB, 512M, 1024K, or plain bytes
 to_bytes() {
 	local n unit

@@ -62,11 +62,7 @@ W=$((NCPU < STREAMS ? NCPU : STREAMS))
 SLICE=$((DB_SIZE / W))
 [ $((SLICE % 32768)) = 0 ] || die "DB_SIZE / $W workers is not a whole number of 32 KiB blocks"
 
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-WORK=$DIR/parity
-[ ! -e "$WORK" ] || die "$WORK exists: this script writes and removes it; pick another DIR"
-mkdir -p "$WORK"
+bench_workdir "$DIR" parity
 cleanup() { rm -rf "$WORK"; }
 trap cleanup EXIT
 trap 'exit 130' INT

@@ -61,11 +61,7 @@ SEG=$((64 << 10))
 BDM_IO=$((64 << 10))
 FLUSH=4
 
-mkdir -p "$DIR"
-DIR=$(cd "$DIR" && pwd)
-WORK=$DIR/scale
-[ ! -e "$WORK" ] || die "$WORK exists: this script writes and removes it; pick another DIR"
-mkdir -p "$WORK"
+bench_workdir "$DIR" scale
 trap 'rm -rf "$WORK"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
