@@ -17,6 +17,7 @@
 #ifndef DISKPROOF_STATS_H
 #define DISKPROOF_STATS_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -102,5 +103,94 @@ void class_stats_init(struct class_stats *s);
 /* class_stats_init() for zeroed memory or a valid class_stats: hist_reset(). */
 void class_stats_reset(struct class_stats *s);
 void class_stats_merge(struct class_stats *dst, const struct class_stats *src);
+
+/*
+ * One interval of one (database, class), as a worker accumulates it. The
+ * workers hold RUN_SLOTS intervals of every database, which for a thousand
+ * databases would be most of diskproof's memory as full histograms, although
+ * one database's second touches a few of the 33 bucket groups. So the buckets
+ * live in groups of 64 32-bit counts (256 B) taken from a stats_arena the
+ * first time a value lands in the group: the arena is filled from its start,
+ * so the memory touched is the groups used, packed, and emptying a snapshot
+ * is emptying its arena. The arena holds every group of every class_stats32
+ * on it (virtual memory, calloc'ed, never touched beyond what is used), so
+ * taking a group cannot fail.
+ *
+ * No real device completes 2^32 I/Os of one database in an interval, but the
+ * sim engine's virtual clock could: when count reaches HIST32_COUNT_MAX,
+ * class_stats32_add() first moves the counts into a 64-bit histogram
+ * allocated then (spill), so the merge stays exact.
+ */
+#define HIST_GROUPS (HIST_BUCKETS / HIST_GROUP_BUCKETS)
+#define HIST32_COUNT_MAX UINT32_MAX
+
+struct stats_arena {
+	uint32_t *counts; /* cap groups of HIST_GROUP_BUCKETS */
+	size_t cap;
+	size_t used;
+};
+
+struct class_stats32 {
+	uint64_t count; /* I/Os in the groups (not in spill) */
+	uint64_t sum_ns;
+	uint64_t min_ns; /* of everything added since the reset, spill included */
+	uint64_t max_ns;
+	uint64_t bytes;
+	uint64_t errors;
+	struct stats_arena *arena;
+	struct hist *spill;	     /* NULL until needed; its counts are not in count */
+	uint32_t group[HIST_GROUPS]; /* 1 + the group's index in the arena; 0 = none */
+};
+
+/* An arena for n class_stats32 (every group of each). -ENOMEM. */
+int stats_arena_init(struct stats_arena *a, size_t n) DP_MUST_CHECK;
+void stats_arena_release(struct stats_arena *a);
+
+/* Empties the n class_stats32 on arena a (zeroed memory or valid ones) and
+ * the arena: every class_stats32 on an arena is reset at once. A spill is
+ * kept, emptied. */
+void class_stats32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a);
+/* Frees the spill (the struct itself is the caller's). */
+void class_stats32_release(struct class_stats32 *s);
+/* Moves every count into s->spill (allocating it); -ENOMEM leaves s as it was. */
+int class_stats32_spill(struct class_stats32 *s) DP_MUST_CHECK;
+
+static inline uint32_t *class_stats32_group(struct class_stats32 *s, unsigned g)
+{
+	struct stats_arena *a = s->arena;
+	uint32_t *b;
+
+	if (!s->group[g]) {
+		b = &a->counts[a->used * HIST_GROUP_BUCKETS];
+		for (unsigned i = 0; i < HIST_GROUP_BUCKETS; i++)
+			b[i] = 0;
+		s->group[g] = (uint32_t)++a->used;
+		return b;
+	}
+	return &a->counts[(size_t)(s->group[g] - 1) * HIST_GROUP_BUCKETS];
+}
+
+/* Adds one completed I/O of len bytes that took ns. -ENOMEM only when a spill
+ * was needed and could not be allocated: the I/O is then not counted. */
+static inline int class_stats32_add(struct class_stats32 *s, uint64_t ns, uint64_t len)
+{
+	unsigned idx;
+
+	if (__builtin_expect(s->count == HIST32_COUNT_MAX, 0) && class_stats32_spill(s))
+		return -ENOMEM;
+	idx = hist_bucket_index(ns);
+	class_stats32_group(s, idx / HIST_GROUP_BUCKETS)[idx % HIST_GROUP_BUCKETS]++;
+	s->count++;
+	s->sum_ns += ns;
+	if (ns < s->min_ns)
+		s->min_ns = ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	s->bytes += len;
+	return 0;
+}
+
+/* dst += src, exactly (spill included). */
+void class_stats_merge32(struct class_stats *dst, const struct class_stats32 *src);
 
 #endif

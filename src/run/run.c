@@ -247,9 +247,10 @@ enum db_phase {
 #define BUSY_DIRTY 0x2u
 
 struct snap {
-	struct class_stats *cs; /* ndb * IO_CLASS_COUNT */
-	uint64_t *integrity;	/* ndb */
-	uint64_t hung;		/* I/Os found pending past io_timeout in this interval */
+	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
+	struct stats_arena arena; /* cs's bucket groups */
+	uint64_t *integrity;	  /* ndb */
+	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	char msgs[RUN_MSGS][200];
 	unsigned nmsgs;
 	unsigned dropped_msgs;
@@ -377,8 +378,7 @@ static uint64_t rng_next(uint64_t *s)
 
 static void snap_reset(struct snap *s, unsigned ndb)
 {
-	for (unsigned i = 0; i < ndb * IO_CLASS_COUNT; i++)
-		class_stats_reset(&s->cs[i]);
+	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	s->hung = 0;
 	s->nmsgs = 0;
@@ -1260,7 +1260,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	int64_t res = req->result;
 	bool ok, verify = p->verify;
 	struct snap *sn;
-	struct class_stats *cs;
+	struct class_stats32 *cs;
 
 	w->inflight--;
 	s->inflight = false;
@@ -1286,8 +1286,11 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 			 (unsigned long long)s->off0,
 			 res < 0 ? strerror((int)-res) : "short transfer");
 	} else {
-		hist_add(&cs->lat, req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0);
-		cs->bytes += s->len0;
+		if (class_stats32_add(cs,
+				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
+				      s->len0))
+			snap_msg(sn, "out of memory: an I/O of %s was not counted",
+				 slot_file(s, d));
 	}
 	/* restore the request as issued */
 	req->buf = s->buf;
@@ -1621,7 +1624,10 @@ static void worker_release(struct worker *w)
 		free(d->rp_count);
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
+		for (unsigned j = 0; w->snaps[i].cs && j < w->ndb * IO_CLASS_COUNT; j++)
+			class_stats32_release(&w->snaps[i].cs[j]);
 		free(w->snaps[i].cs);
+		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
 	}
 	free(w->jcopy);
@@ -1848,7 +1854,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
-		if (!w->snaps[i].cs || !w->snaps[i].integrity)
+		if (!w->snaps[i].cs || !w->snaps[i].integrity ||
+		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
 		snap_reset(&w->snaps[i], ndb);
 	}
@@ -2451,15 +2458,15 @@ static void coord_collect(struct run *r, unsigned k)
 			unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
 
 			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-				const struct class_stats *cs = &sn->cs[i * IO_CLASS_COUNT + c];
+				const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + c];
 				struct class_stats *tot = &r->tot_db[gdb * IO_CLASS_COUNT + c];
 
-				class_stats_merge(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
-				class_stats_merge(&r->iv_run[c], cs);
-				class_stats_merge(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
-				class_stats_merge(&r->win_vol[v * IO_CLASS_COUNT + c], cs);
+				class_stats_merge32(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
+				class_stats_merge32(&r->iv_run[c], cs);
+				class_stats_merge32(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
+				class_stats_merge32(&r->win_vol[v * IO_CLASS_COUNT + c], cs);
 				if (!warm)
-					class_stats_merge(tot, cs);
+					class_stats_merge32(tot, cs);
 				else
 					tot->errors += cs->errors; /* errors always count */
 				r->io_errors += cs->errors;

@@ -93,8 +93,13 @@ void hist_reset(struct hist *h)
 	unsigned lo, hi;
 
 	if (h->count) {
+		/* clear only the buckets that hold counts: a memset over min's to
+		 * max's buckets would write, and so fault in, the pages between that
+		 * no count ever reached (reading them costs no memory) */
 		hist_range(h, &lo, &hi);
-		memset(&h->buckets[lo], 0, (hi - lo + 1) * sizeof(h->buckets[0]));
+		for (unsigned i = lo; i <= hi; i++)
+			if (h->buckets[i])
+				h->buckets[i] = 0;
 	}
 	h->count = 0;
 	h->sum_ns = 0;
@@ -111,8 +116,11 @@ void hist_merge(struct hist *dst, const struct hist *src)
 	/* only the buckets src can have counts in: a 1 s snapshot touches a
 	 * few of the 2,112 */
 	hist_range(src, &lo, &hi);
+	/* and only those src holds counts in: writing a zero into dst would
+	 * fault in its page */
 	for (unsigned i = lo; i <= hi; i++)
-		dst->buckets[i] += src->buckets[i];
+		if (src->buckets[i])
+			dst->buckets[i] += src->buckets[i];
 	dst->count += src->count;
 	dst->sum_ns += src->sum_ns;
 	if (src->min_ns < dst->min_ns)
@@ -223,4 +231,108 @@ void class_stats_merge(struct class_stats *dst, const struct class_stats *src)
 	hist_merge(&dst->lat, &src->lat);
 	dst->bytes += src->bytes;
 	dst->errors += src->errors;
+}
+
+int stats_arena_init(struct stats_arena *a, size_t n)
+{
+	a->cap = n * HIST_GROUPS;
+	a->used = 0;
+	/* calloc: the pages no group ever reaches are never touched */
+	a->counts = calloc(a->cap ? a->cap : 1, HIST_GROUP_BUCKETS * sizeof(uint32_t));
+	return a->counts ? 0 : -ENOMEM;
+}
+
+void stats_arena_release(struct stats_arena *a)
+{
+	free(a->counts);
+	a->counts = NULL;
+	a->cap = a->used = 0;
+}
+
+void class_stats32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a)
+{
+	for (size_t i = 0; i < n; i++) {
+		memset(s[i].group, 0, sizeof(s[i].group));
+		if (s[i].spill)
+			hist_reset(s[i].spill);
+		s[i].count = 0;
+		s[i].sum_ns = 0;
+		s[i].min_ns = UINT64_MAX;
+		s[i].max_ns = 0;
+		s[i].bytes = 0;
+		s[i].errors = 0;
+		s[i].arena = a;
+	}
+	/* groups are zeroed when taken again */
+	a->used = 0;
+}
+
+void class_stats32_release(struct class_stats32 *s)
+{
+	free(s->spill);
+	s->spill = NULL;
+}
+
+int class_stats32_spill(struct class_stats32 *s)
+{
+	struct hist *h = s->spill;
+
+	if (!h) {
+		h = malloc(sizeof(*h));
+		if (!h)
+			return -ENOMEM;
+		hist_init(h);
+		s->spill = h;
+	}
+	if (!s->count)
+		return 0;
+	for (unsigned g = 0; g < HIST_GROUPS; g++) {
+		uint32_t *b;
+
+		if (!s->group[g])
+			continue;
+		b = class_stats32_group(s, g);
+		for (unsigned i = 0; i < HIST_GROUP_BUCKETS; i++) {
+			h->buckets[g * HIST_GROUP_BUCKETS + i] += b[i];
+			b[i] = 0;
+		}
+	}
+	h->count += s->count;
+	h->sum_ns += s->sum_ns;
+	if (s->min_ns < h->min_ns)
+		h->min_ns = s->min_ns;
+	if (s->max_ns > h->max_ns)
+		h->max_ns = s->max_ns;
+	/* min and max stay those of everything added */
+	s->count = 0;
+	s->sum_ns = 0;
+	return 0;
+}
+
+void class_stats_merge32(struct class_stats *dst, const struct class_stats32 *src)
+{
+	struct hist *h = &dst->lat;
+
+	dst->bytes += src->bytes;
+	dst->errors += src->errors;
+	if (src->spill)
+		hist_merge(h, src->spill);
+	if (!src->count)
+		return;
+	for (unsigned g = 0; g < HIST_GROUPS; g++) {
+		const uint32_t *b;
+
+		if (!src->group[g])
+			continue;
+		b = &src->arena->counts[(size_t)(src->group[g] - 1) * HIST_GROUP_BUCKETS];
+		for (unsigned i = 0; i < HIST_GROUP_BUCKETS; i++)
+			if (b[i])
+				h->buckets[g * HIST_GROUP_BUCKETS + i] += b[i];
+	}
+	h->count += src->count;
+	h->sum_ns += src->sum_ns;
+	if (src->min_ns < h->min_ns)
+		h->min_ns = src->min_ns;
+	if (src->max_ns > h->max_ns)
+		h->max_ns = src->max_ns;
 }

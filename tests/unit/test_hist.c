@@ -1,7 +1,9 @@
 /*
  * test_hist.c - the log-linear histogram: bucket math at group edges, the
  * 1/128 error bound over the whole range, exact merge, percentiles and the
- * sparse encoding round trip.
+ * sparse encoding round trip; the workers' interval stats (class_stats32:
+ * 32-bit counts in groups taken from an arena, spilled to 64 bits) merge into
+ * exactly what a plain histogram of the same values holds.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -167,13 +169,134 @@ static void test_encode_roundtrip(void **state)
 	free(d);
 }
 
+static uint64_t xs64(uint64_t *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A value spread over every group, nanoseconds to minutes. */
+static uint64_t spread_value(uint64_t *x)
+{
+	uint64_t r = xs64(x);
+
+	return (r >> 8) >> (r % 40);
+}
+
+static void test_stats32_merge_exact(void **state)
+{
+	enum { N = 5 };
+	struct stats_arena a;
+	struct class_stats32 *s = calloc(N, sizeof(*s));
+	struct class_stats *got = calloc(N, sizeof(*got)), *want = calloc(N, sizeof(*want));
+	uint64_t x = 88172645463325252ull;
+
+	assert_int_equal(stats_arena_init(&a, N), 0);
+	for (unsigned round = 0; round < 3; round++) {
+		/* round 0 on calloc'ed memory, then on used ones: a reset
+		 * must leave nothing behind */
+		class_stats32_reset_all(s, N, &a);
+		for (unsigned i = 0; i < N; i++) {
+			class_stats_reset(&got[i]);
+			class_stats_reset(&want[i]);
+		}
+		for (unsigned k = 0; k < 20000; k++) {
+			unsigned i = (unsigned)(xs64(&x) % N);
+			uint64_t v = spread_value(&x);
+
+			if (i == 4)
+				continue; /* one stays empty */
+			assert_int_equal(class_stats32_add(&s[i], v, 4096), 0);
+			hist_add(&want[i].lat, v);
+			want[i].bytes += 4096;
+		}
+		s[1].errors = 3;
+		want[1].errors = 3;
+		for (unsigned i = 0; i < N; i++) {
+			class_stats_merge32(&got[i], &s[i]);
+			assert_memory_equal(&got[i], &want[i], sizeof(got[i]));
+		}
+		/* the arena holds no more groups than were used */
+		assert_true(a.used <= (size_t)N * HIST_GROUPS);
+	}
+	/* every group of every stats fits: the arena cannot run out */
+	class_stats32_reset_all(s, N, &a);
+	for (unsigned i = 0; i < N; i++)
+		for (unsigned g = 0; g < HIST_GROUPS; g++)
+			assert_int_equal(
+				class_stats32_add(&s[i], hist_bucket_lower(g * HIST_GROUP_BUCKETS),
+						  1),
+				0);
+	assert_int_equal(a.used, (size_t)N * HIST_GROUPS);
+	for (unsigned i = 0; i < N; i++)
+		class_stats32_release(&s[i]);
+	stats_arena_release(&a);
+	free(s);
+	free(got);
+	free(want);
+}
+
+static void test_stats32_spill(void **state)
+{
+	struct stats_arena a;
+	struct class_stats32 s = {0};
+	struct class_stats got, want;
+	uint64_t x = 1234567;
+
+	assert_int_equal(stats_arena_init(&a, 1), 0);
+	class_stats32_reset_all(&s, 1, &a);
+	class_stats_init(&got);
+	class_stats_init(&want);
+	for (unsigned k = 0; k < 3000; k++) {
+		uint64_t v = spread_value(&x);
+
+		if (k == 1000)
+			assert_int_equal(class_stats32_spill(&s), 0);
+		assert_int_equal(class_stats32_add(&s, v, 1), 0);
+		hist_add(&want.lat, v);
+		want.bytes++;
+	}
+	assert_non_null(s.spill);
+	assert_int_equal(s.count, 2000);
+	class_stats_merge32(&got, &s);
+	assert_memory_equal(&got, &want, sizeof(got));
+
+	/* the count limit triggers the spill by itself: pretend the groups
+	 * hold HIST32_COUNT_MAX I/Os (one bucket's worth each is enough) */
+	class_stats32_reset_all(&s, 1, &a);
+	assert_int_equal(s.spill->count, 0);
+	class_stats_reset(&got);
+	assert_int_equal(class_stats32_add(&s, 1000, 1), 0);
+	class_stats32_group(
+		&s, hist_bucket_index(1000) /
+			    HIST_GROUP_BUCKETS)[hist_bucket_index(1000) % HIST_GROUP_BUCKETS] =
+		HIST32_COUNT_MAX;
+	s.count = HIST32_COUNT_MAX;
+	s.sum_ns = (uint64_t)HIST32_COUNT_MAX * 1000;
+	assert_int_equal(class_stats32_add(&s, 1000, 1), 0);
+	assert_int_equal(s.count, 1);
+	assert_int_equal(s.spill->count, HIST32_COUNT_MAX);
+	class_stats_merge32(&got, &s);
+	assert_int_equal(got.lat.count, (uint64_t)HIST32_COUNT_MAX + 1);
+	assert_int_equal(got.lat.buckets[hist_bucket_index(1000)], (uint64_t)HIST32_COUNT_MAX + 1);
+	assert_int_equal(got.lat.sum_ns, ((uint64_t)HIST32_COUNT_MAX + 1) * 1000);
+	assert_int_equal(got.lat.min_ns, 1000);
+	assert_int_equal(got.lat.max_ns, 1000);
+	class_stats32_release(&s);
+	assert_null(s.spill);
+	stats_arena_release(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_below_64),	 cmocka_unit_test(test_group_edges),
 		cmocka_unit_test(test_error_bound),	 cmocka_unit_test(test_add_mean_minmax),
 		cmocka_unit_test(test_percentile),	 cmocka_unit_test(test_merge_exact),
-		cmocka_unit_test(test_encode_roundtrip),
+		cmocka_unit_test(test_encode_roundtrip), cmocka_unit_test(test_stats32_merge_exact),
+		cmocka_unit_test(test_stats32_spill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
