@@ -1,8 +1,8 @@
 /*
  * io_uring.c - the io_uring engine: O_DIRECT reads and writes through one
  * ring per worker, with registered files and fixed buffers where the kernel
- * and the memlock limit allow them (plain ones otherwise, noted in
- * ctx->notes), batched submission and reaping, and no busy spinning: reap
+ * and the memlock limit allow them (as many buffers as they allow, plain ones
+ * for the rest, noted in ctx->notes), batched submission and reaping, and no busy spinning: reap
  * sleeps in the kernel (io_uring_wait_cqe_timeout) when nothing is ready.
  *
  * A full submission queue is BUSY (the runner commits, reaps, and retries);
@@ -24,7 +24,8 @@ struct uring_priv {
 	bool ring_ok;
 	bool files_registered;
 	bool bufs_registered;
-	unsigned queued; /* prepared, not yet submitted */
+	unsigned nr_fixed; /* buffers 0 .. nr_fixed - 1 are registered */
+	unsigned queued;   /* prepared, not yet submitted */
 };
 
 int engine_io_uring_probe(struct strbuf *err)
@@ -114,11 +115,48 @@ static int uring_init(struct engine_ctx *ctx, struct strbuf *err)
 	return 0;
 }
 
+/* A refusal that fewer buffers may not meet: the memlock limit (ENOMEM,
+ * EPERM), or more buffers than the kernel takes at once (EINVAL: 1,024 before
+ * 5.13). */
+static bool fewer_may_fit(int ret)
+{
+	return ret == -ENOMEM || ret == -EPERM || ret == -EINVAL;
+}
+
+/*
+ * Registers as many of the buffers as the kernel and the memlock limit allow,
+ * the first ones first (the runner puts its slots' own buffers before the
+ * spares, so a partial registration keeps the busiest ones fixed); the rest
+ * are used as plain buffers. Halving, so at most log2(nr_bufs) attempts.
+ * Returns the count registered, 0 with *ret the first refusal.
+ */
+static unsigned register_buffers(struct uring_priv *p, const struct engine_ctx *ctx, int *ret)
+{
+	unsigned n = ctx->nr_bufs;
+	int r, first = 0;
+
+	while (n) {
+		r = io_uring_register_buffers(&p->ring, ctx->bufs, n);
+		if (r == 0) {
+			*ret = 0;
+			return n;
+		}
+		if (!first)
+			first = r;
+		if (!fewer_may_fit(r))
+			break;
+		n = r == -EINVAL && n > 1024 ? 1024 : n / 2;
+	}
+	*ret = first;
+	return 0;
+}
+
 static int uring_open(struct engine_ctx *ctx, struct strbuf *err)
 {
 	struct uring_priv *p = ctx->priv;
 	int ret;
 	const char *files_note = "off", *bufs_note = "off";
+	char partial[96];
 
 	if (ctx->nr_files) {
 		ret = io_uring_register_files(&p->ring, ctx->fds, ctx->nr_files);
@@ -126,11 +164,19 @@ static int uring_open(struct engine_ctx *ctx, struct strbuf *err)
 		files_note = ret == 0 ? "on" : strerror(-ret);
 	}
 	if (ctx->nr_bufs) {
-		ret = io_uring_register_buffers(&p->ring, ctx->bufs, ctx->nr_bufs);
-		p->bufs_registered = ret == 0;
-		bufs_note = ret == 0				? "on"
-			    : (ret == -ENOMEM || ret == -EPERM) ? "off (memlock limit)"
-								: strerror(-ret);
+		p->nr_fixed = register_buffers(p, ctx, &ret);
+		p->bufs_registered = p->nr_fixed > 0;
+		if (p->nr_fixed == ctx->nr_bufs) {
+			bufs_note = "on";
+		} else if (p->nr_fixed) {
+			snprintf(partial, sizeof(partial), "on for %u of %u (%s)", p->nr_fixed,
+				 ctx->nr_bufs,
+				 ret == -EINVAL ? "the kernel's limit" : "memlock limit");
+			bufs_note = partial;
+		} else {
+			bufs_note = (ret == -ENOMEM || ret == -EPERM) ? "off (memlock limit)"
+								      : strerror(-ret);
+		}
 	}
 	snprintf(ctx->notes, sizeof(ctx->notes), "registered files: %s, fixed buffers: %s",
 		 files_note, bufs_note);
@@ -142,7 +188,8 @@ static int uring_queue(struct engine_ctx *ctx, struct engine_req *r)
 	struct uring_priv *p = ctx->priv;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&p->ring);
 	int fd = p->files_registered ? (int)r->file : ctx->fds[r->file];
-	bool fixed = p->bufs_registered && r->buf_index >= 0;
+	bool fixed =
+		p->bufs_registered && r->buf_index >= 0 && (unsigned)r->buf_index < p->nr_fixed;
 
 	if (!sqe)
 		return ENGINE_Q_BUSY;
@@ -243,6 +290,7 @@ static void uring_close(struct engine_ctx *ctx)
 	if (p->files_registered)
 		io_uring_unregister_files(&p->ring);
 	p->bufs_registered = p->files_registered = false;
+	p->nr_fixed = 0;
 }
 
 const struct engine_ops engine_io_uring = {
