@@ -14,7 +14,11 @@
 #      TUNE_GOAL (autotune_goal, default iops: the most IOPS within the
 #      thresholds, the question fio's search answers; max: the most streams),
 #      CONFIRM (confirmation rounds, default 5; 0: none), CONFIRM_SECS (the
-#      length of each side of a confirmation round, default 5)
+#      length of each side of a confirmation round, default 5), VERIFY
+#      (diskproof's [workload] verify, default off: fio's mix checks nothing
+#      it reads, and checking costs this machine's device about 10 % of its
+#      IOPS whichever program does it, see verify_cost.sh; on: the profile's
+#      own default)
 #
 # diskproof: the built-in exchange-2013 profile (4 databases, logs in their
 # own directory, the Jetstress mix) with streams = auto, autotune_goal =
@@ -55,6 +59,8 @@ TUNE_LIMIT=${TUNE_LIMIT:-90s}
 TUNE_WINDOW=${TUNE_WINDOW:-5s}
 TUNE_GOAL=${TUNE_GOAL:-iops}
 CONFIRM=${CONFIRM:-5}
+VERIFY=${VERIFY:-off}
+case $VERIFY in on | off) ;; *) die "VERIFY must be on or off, not \"$VERIFY\"" ;; esac
 CONFIRM_SECS=${CONFIRM_SECS:-5}
 is_count "$SECS" seconds
 [[ "$CONFIRM" =~ ^[0-9]+$ ]] || die "CONFIRM must be a number of rounds, not \"$CONFIRM\""
@@ -71,13 +77,14 @@ RES=$WORK/results.db
 P=$WORK/tune.ini
 
 "$DISKPROOF" profiles show exchange-2013 |
-	sed "s/^name = io_uring\$/name = io_uring\nstreams = auto\nautotune_goal = $TUNE_GOAL\nautotune_limit = $TUNE_LIMIT\nautotune_window = $TUNE_WINDOW/" >"$P"
+	sed "s/^name = io_uring\$/name = io_uring\nstreams = auto\nautotune_goal = $TUNE_GOAL\nautotune_limit = $TUNE_LIMIT\nautotune_window = $TUNE_WINDOW/; s/^\[workload\]\$/[workload]\nverify = $VERIFY/" >"$P"
 grep -q '^streams = auto' "$P" || die "could not set streams = auto in exchange-2013's [engine]"
+grep -q "^verify = $VERIFY\$" "$P" || die "could not set verify in exchange-2013's [workload]"
 
 echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "fio:       $("$FIO" --version)"
 echo "host:      $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-echo "diskproof: exchange-2013, 4 x 256 MiB, streams = auto (goal $TUNE_GOAL, limit $TUNE_LIMIT, window $TUNE_WINDOW), main test $((3 * SECS)) s"
+echo "diskproof: exchange-2013, verify = $VERIFY, 4 x 256 MiB, streams = auto (goal $TUNE_GOAL, limit $TUNE_LIMIT, window $TUNE_WINDOW), main test $((3 * SECS)) s"
 "$DISKPROOF" init "$P" --db-size 256MiB --data-dir "$WORK" --results "$RES" >"$WORK/init.out" 2>&1 ||
 	die "diskproof init failed: $(tail -5 "$WORK/init.out")"
 sync
@@ -178,7 +185,7 @@ QD_C=$QD_ALL
 [ "$QD_C" != - ] || QD_C=$QD_AVG
 if [ "$CONFIRM" -gt 0 ] && [ "$QD_C" != - ]; then
 	PF=$WORK/fixed.ini
-	"$DISKPROOF" profiles show exchange-2013 | sed "s/^name = io_uring\$/name = io_uring\nstreams = $CHOSEN/" >"$PF"
+	"$DISKPROOF" profiles show exchange-2013 | sed "s/^name = io_uring\$/name = io_uring\nstreams = $CHOSEN/; s/^\[workload\]\$/[workload]\nverify = $VERIFY/" >"$PF"
 	grep -q "^streams = $CHOSEN\$" "$PF" || die "could not set streams in exchange-2013's [engine]"
 	echo
 	echo "confirmation, alternating, $CONFIRM rounds of ${CONFIRM_SECS} s: diskproof at $CHOSEN streams (fixed) against fio at QD $QD_C"
