@@ -17,6 +17,7 @@
 #ifndef DISKPROOF_STATS_H
 #define DISKPROOF_STATS_H
 
+#include <assert.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -161,6 +162,9 @@ static inline uint32_t *class_stats32_group(struct class_stats32 *s, unsigned g)
 	uint32_t *b;
 
 	if (!s->group[g]) {
+		/* cannot fail: the arena has every group of every stats on it, and
+		 * a stats takes a group once between resets of them all */
+		assert(a->used < a->cap);
 		b = &a->counts[a->used * HIST_GROUP_BUCKETS];
 		for (unsigned i = 0; i < HIST_GROUP_BUCKETS; i++)
 			b[i] = 0;

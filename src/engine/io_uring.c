@@ -1,9 +1,10 @@
 /*
  * io_uring.c - the io_uring engine: O_DIRECT reads and writes through one
  * ring per worker, with registered files and fixed buffers where the kernel
- * and the memlock limit allow them (as many buffers as they allow, plain ones
- * for the rest, noted in ctx->notes), batched submission and reaping, and no busy spinning: reap
- * sleeps in the kernel (io_uring_wait_cqe_timeout) when nothing is ready.
+ * and the memlock limit allow them (as many buffers as they allow, plain
+ * ones for the rest, noted in ctx->notes), batched submission and reaping,
+ * and no busy spinning: reap sleeps in the kernel (io_uring_wait_cqe_timeout)
+ * when nothing is ready.
  *
  * A full submission queue is BUSY (the runner commits, reaps, and retries);
  * -EAGAIN/-EBUSY from submit leaves the entries queued for the next commit.
@@ -127,28 +128,52 @@ static bool fewer_may_fit(int ret)
  * Registers as many of the buffers as the kernel and the memlock limit allow,
  * the first ones first (the runner puts its slots' own buffers before the
  * spares, so a partial registration keeps the busiest ones fixed); the rest
- * are used as plain buffers. Halving, so at most log2(nr_bufs) attempts.
- * Returns the count registered, 0 with *ret the first refusal.
+ * are used as plain buffers. Halving until a count fits, then a binary search
+ * between it and the smallest count refused: the largest count that fits, in
+ * about 2 x log2(nr_bufs) attempts (at set-up only). Returns the count
+ * registered (0: none) and the last refusal in *why (0 if none).
  */
-static unsigned register_buffers(struct uring_priv *p, const struct engine_ctx *ctx, int *ret)
+static unsigned register_buffers(struct uring_priv *p, const struct engine_ctx *ctx, int *why)
 {
-	unsigned n = ctx->nr_bufs;
-	int r, first = 0;
+	unsigned n = ctx->nr_bufs, refused = 0;
+	bool held = false;
+	int r;
 
+	*why = 0;
 	while (n) {
 		r = io_uring_register_buffers(&p->ring, ctx->bufs, n);
 		if (r == 0) {
-			*ret = 0;
-			return n;
-		}
-		if (!first)
-			first = r;
-		if (!fewer_may_fit(r))
+			held = true;
 			break;
+		}
+		*why = r;
+		if (!fewer_may_fit(r))
+			return 0;
+		refused = n;
 		n = r == -EINVAL && n > 1024 ? 1024 : n / 2;
 	}
-	*ret = first;
-	return 0;
+	if (!n)
+		return 0;
+	while (refused && refused - n > 1) {
+		unsigned mid = n + (refused - n) / 2;
+
+		if (held)
+			io_uring_unregister_buffers(&p->ring);
+		held = false;
+		r = io_uring_register_buffers(&p->ring, ctx->bufs, mid);
+		if (r == 0) {
+			n = mid;
+			held = true;
+		} else {
+			*why = r;
+			refused = mid;
+			if (!fewer_may_fit(r))
+				break;
+		}
+	}
+	if (!held && io_uring_register_buffers(&p->ring, ctx->bufs, n))
+		return 0;
+	return n;
 }
 
 static int uring_open(struct engine_ctx *ctx, struct strbuf *err)

@@ -2944,8 +2944,17 @@ static void record_env(struct run *r)
 	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
 	env_fact(r, "engine", r->ops->name);
 	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
-	for (unsigned i = 0; i < r->nworkers; i++)
+	for (unsigned i = 0; i < r->nworkers; i++) {
 		env_numa_worker_facts(i, &r->workers[i].numa, env_fact, r);
+		/* workers share the memlock limit, so a later one may have got
+		 * fewer fixed buffers than worker 0, whose notes are above */
+		if (strcmp(r->workers[i].ctx.notes, r->workers[0].ctx.notes)) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "worker.%u.engine_notes", i);
+			env_fact(r, key, r->workers[i].ctx.notes);
+		}
+	}
 	{
 		char v[160];
 

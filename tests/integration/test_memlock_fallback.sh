@@ -30,7 +30,7 @@ run_limited() {
 		--results "$WORK/r.db" --quiet) >/dev/null 2>"$WORK/err"
 	rc=$?
 	set -e
-	[ $rc = 0 ] || [ $rc = 1 ] || { cat "$WORK/err"; fail "run with a $1 KiB memlock limit: exit $rc"; }
+	[ $rc = 0 ] || [ $rc = 1 ] || { cat "$WORK/err" >&2; fail "run with a $1 KiB memlock limit: exit $rc"; }
 	notes=$(sqlite3 "$WORK/r.db" "select value from env where run_id=(select max(id) from run) and key='engine_notes'")
 	[ "$(sqlite3 "$WORK/r.db" "select count(*) from summary where run_id=(select max(id) from run) and scope='run' and ios > 0")" -ge 3 ] ||
 		fail "no I/O recorded in the run with a $1 KiB memlock limit"

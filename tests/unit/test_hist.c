@@ -177,12 +177,29 @@ static uint64_t xs64(uint64_t *x)
 	return *x;
 }
 
-/* A value spread over every group, nanoseconds to minutes. */
+/* A value spread over every group, nanoseconds to minutes: one in eight
+ * below 128 ns (groups 0 and 1, which the shifts seldom reach). */
 static uint64_t spread_value(uint64_t *x)
 {
 	uint64_t r = xs64(x);
 
+	if (r % 8 == 0)
+		return (r >> 3) % 128;
 	return (r >> 8) >> (r % 40);
+}
+
+/* The (stats, group) pairs holding counts in h: the groups one stats took. */
+static size_t groups_used(const struct hist *h)
+{
+	size_t n = 0;
+
+	for (unsigned g = 0; g < HIST_GROUPS; g++)
+		for (unsigned i = 0; i < HIST_GROUP_BUCKETS; i++)
+			if (h->buckets[g * HIST_GROUP_BUCKETS + i]) {
+				n++;
+				break;
+			}
+	return n;
 }
 
 static void test_stats32_merge_exact(void **state)
@@ -191,10 +208,19 @@ static void test_stats32_merge_exact(void **state)
 	struct stats_arena a;
 	struct class_stats32 *s = calloc(N, sizeof(*s));
 	struct class_stats *got = calloc(N, sizeof(*got)), *want = calloc(N, sizeof(*want));
+	/* totals over the rounds, merged into without a reset, as tot_db */
+	struct class_stats *tot_got = calloc(N, sizeof(*tot_got));
+	struct class_stats *tot_want = calloc(N, sizeof(*tot_want));
 	uint64_t x = 88172645463325252ull;
 
 	assert_int_equal(stats_arena_init(&a, N), 0);
+	for (unsigned i = 0; i < N; i++) {
+		class_stats_init(&tot_got[i]);
+		class_stats_init(&tot_want[i]);
+	}
 	for (unsigned round = 0; round < 3; round++) {
+		size_t groups = 0;
+
 		/* round 0 on calloc'ed memory, then on used ones: a reset
 		 * must leave nothing behind */
 		class_stats32_reset_all(s, N, &a);
@@ -211,16 +237,24 @@ static void test_stats32_merge_exact(void **state)
 			assert_int_equal(class_stats32_add(&s[i], v, 4096), 0);
 			hist_add(&want[i].lat, v);
 			want[i].bytes += 4096;
+			hist_add(&tot_want[i].lat, v);
+			tot_want[i].bytes += 4096;
 		}
 		s[1].errors = 3;
 		want[1].errors = 3;
+		tot_want[1].errors += 3;
 		for (unsigned i = 0; i < N; i++) {
 			class_stats_merge32(&got[i], &s[i]);
 			assert_memory_equal(&got[i], &want[i], sizeof(got[i]));
+			class_stats_merge32(&tot_got[i], &s[i]);
+			groups += groups_used(&want[i].lat);
 		}
-		/* the arena holds no more groups than were used */
-		assert_true(a.used <= (size_t)N * HIST_GROUPS);
+		/* the arena holds exactly the groups the values landed in */
+		assert_int_equal(a.used, groups);
+		assert_true(groups > 3 * HIST_GROUPS); /* the values reach most groups */
 	}
+	for (unsigned i = 0; i < N; i++)
+		assert_memory_equal(&tot_got[i], &tot_want[i], sizeof(tot_got[i]));
 	/* every group of every stats fits: the arena cannot run out */
 	class_stats32_reset_all(s, N, &a);
 	for (unsigned i = 0; i < N; i++)
@@ -236,6 +270,8 @@ static void test_stats32_merge_exact(void **state)
 	free(s);
 	free(got);
 	free(want);
+	free(tot_got);
+	free(tot_want);
 }
 
 static void test_stats32_spill(void **state)
@@ -260,6 +296,27 @@ static void test_stats32_spill(void **state)
 	}
 	assert_non_null(s.spill);
 	assert_int_equal(s.count, 2000);
+	class_stats_merge32(&got, &s);
+	assert_memory_equal(&got, &want, sizeof(got));
+
+	/* a spill with nothing added after it: everything is in the spill */
+	assert_int_equal(class_stats32_spill(&s), 0);
+	assert_int_equal(s.count, 0);
+	class_stats_reset(&got);
+	class_stats_merge32(&got, &s);
+	assert_memory_equal(&got, &want, sizeof(got));
+
+	/* reset after a spill, then new values: nothing of before is left */
+	class_stats32_reset_all(&s, 1, &a);
+	class_stats_reset(&got);
+	class_stats_reset(&want);
+	for (unsigned k = 0; k < 500; k++) {
+		uint64_t v = spread_value(&x);
+
+		assert_int_equal(class_stats32_add(&s, v, 7), 0);
+		hist_add(&want.lat, v);
+		want.bytes += 7;
+	}
 	class_stats_merge32(&got, &s);
 	assert_memory_equal(&got, &want, sizeof(got));
 
