@@ -127,15 +127,7 @@ printf '  %-5s %10s %10s %10s %10s %10s %s\n' QD IOPS "rd avg" "rd max" "log avg
 # fio_level QD [SECONDS]: runs fio's db job at depth QD beside the 4 log jobs
 # for SECONDS (default SECS); sets iops ravg rmax lavg lmax
 fio_level() {
-	local logjobs=() i
-	for i in 0 1 2 3; do
-		logjobs+=(--name="log$((i + 1))" --filename="${LOGS[$i]}" --rw=write --bs="$LOG_BS" --iodepth=1
-			--sync=dsync --rate_iops="$LOG_RATE")
-	done
-	"$FIO" --output-format=json --output="$WORK/fio.json" --ioengine=io_uring --direct=1 \
-		--thread --time_based --runtime="${2:-$SECS}" \
-		--name=db --filename="$EDB" --rw=randrw --rwmixread=60 --bs=32k --iodepth="$1" --norandommap \
-		"${logjobs[@]}" >"$WORK/fio.out" 2>&1 || die "fio failed: $(tail -5 "$WORK/fio.out")"
+	fio_tx "$WORK/fio.json" "$1" "${2:-$SECS}" "$EDB" "$LOG_BS" "$LOG_RATE" "${LOGS[@]}"
 	read -r iops ravg rmax lavg lmax < <(python3 - "$WORK/fio.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"]

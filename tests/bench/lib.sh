@@ -130,3 +130,50 @@ mstats() {
 			printf "%.3f %.3f %.3f\n", m, v[1], v[NR]
 		}'
 }
+
+# fixed_profile FILE SECONDS DB_SIZE READ_PCT VERIFY STREAMS WORKERS VOL DBS:
+# writes the fixed-model profile (32 KiB random, io_uring, O_DIRECT, no
+# warm-up) of parity_vs_fio.sh and verify_cost.sh to FILE
+fixed_profile() {
+	cat >"$1" <<PROFILE
+[test]
+duration = ${2}s
+warmup = 0s
+[sizing]
+database_size = $3
+[workload]
+model = fixed
+block_size = 32KiB
+read_pct = $4
+pattern = random
+verify = $5
+[engine]
+name = io_uring
+direct = on
+streams = $6
+workers = $7
+[volume vol1]
+path = $8
+databases = $9
+PROFILE
+}
+
+# fio_tx OUT QD SECONDS EDB LOG_BS LOG_RATE LOGFILE x4: fio's equivalent of
+# the transactional mix (ceiling.sh, log_apart.sh): one job of 32 KiB random
+# reads and writes 3:2 at depth QD over EDB (files joined by ':'), beside 4
+# log jobs, sequential O_DSYNC writes of LOG_BS bytes one at a time at
+# LOG_RATE a second, one per LOGFILE; JSON to OUT, fio's own output to
+# OUT.out; dies when fio fails
+fio_tx() {
+	local out=$1 qd=$2 secs=$3 edb=$4 bs=$5 rate=$6 logs=() i=1
+	shift 6
+	for f in "$@"; do
+		logs+=(--name="log$i" --filename="$f" --rw=write --bs="$bs" --iodepth=1
+			--sync=dsync --rate_iops="$rate")
+		i=$((i + 1))
+	done
+	"$FIO" --output-format=json --output="$out" --ioengine=io_uring --direct=1 \
+		--thread --time_based --runtime="$secs" \
+		--name=db --filename="$edb" --rw=randrw --rwmixread=60 --bs=32k --iodepth="$qd" --norandommap \
+		"${logs[@]}" >"$out.out" 2>&1 || die "fio failed: $(tail -5 "$out.out")"
+}

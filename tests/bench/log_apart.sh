@@ -94,15 +94,7 @@ run_dp() { # STREAMS; sets IOPS RAVG LOG_RATE LOG_BS
 }
 
 run_fio() { # QD; uses LOG_RATE LOG_BS; sets IOPS RAVG
-	local logs=() i
-	for i in 0 1 2 3; do
-		logs+=(--name="log$((i + 1))" --filename="${LOGF[$i]}" --rw=write --bs="$LOG_BS" --iodepth=1
-			--sync=dsync --rate_iops="$LOG_RATE")
-	done
-	"$FIO" --output-format=json --output="$WORK/fio.json" --ioengine=io_uring --direct=1 \
-		--thread --time_based --runtime="$SECS" \
-		--name=db --filename="$EDB" --rw=randrw --rwmixread=60 --bs=32k --iodepth="$1" --norandommap \
-		"${logs[@]}" >"$WORK/fio.out" 2>&1 || die "fio failed: $(tail -5 "$WORK/fio.out")"
+	fio_tx "$WORK/fio.json" "$1" "$SECS" "$EDB" "$LOG_BS" "$LOG_RATE" "${LOGF[@]}"
 	read -r IOPS RAVG < <(python3 - "$WORK/fio.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))["jobs"]

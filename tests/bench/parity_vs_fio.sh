@@ -72,29 +72,8 @@ VOL=$WORK/vol1
 
 # profile MIX VERIFY: the fixed-model profile for one mix and verify setting
 profile() {
-	local f=$WORK/p-$1-$2.ini
-	cat >"$f" <<EOF
-[test]
-duration = ${SECS}s
-warmup = 0s
-[sizing]
-database_size = $DB_SIZE
-[workload]
-model = fixed
-block_size = 32KiB
-read_pct = $1
-pattern = random
-verify = $2
-[engine]
-name = io_uring
-direct = on
-streams = $STREAMS
-workers = $W
-[volume vol1]
-path = $VOL
-databases = $DBS
-EOF
-	echo "$f"
+	fixed_profile "$WORK/p-$1-$2.ini" "$SECS" "$DB_SIZE" "$1" "$2" "$STREAMS" "$W" "$VOL" "$DBS"
+	echo "$WORK/p-$1-$2.ini"
 }
 
 make_files() {

@@ -60,29 +60,8 @@ mkdir -p "$FV"
 FILES=$FV/a.dat:$FV/b.dat
 
 profile() { # VERIFY
-	local f=$WORK/p-$1.ini
-	cat >"$f" <<EOF
-[test]
-duration = ${SECS}s
-warmup = 0s
-[sizing]
-database_size = $DB_SIZE
-[workload]
-model = fixed
-block_size = 32KiB
-read_pct = 100
-pattern = random
-verify = $1
-[engine]
-name = io_uring
-direct = on
-streams = $STREAMS
-workers = $W
-[volume vol1]
-path = $VOL
-databases = 2
-EOF
-	echo "$f"
+	fixed_profile "$WORK/p-$1.ini" "$SECS" "$DB_SIZE" 100 "$1" "$STREAMS" "$W" "$VOL" 2
+	echo "$WORK/p-$1.ini"
 }
 
 "$DISKPROOF" init "$(profile off)" --results "$RES" >"$WORK/init.out" 2>&1 ||
