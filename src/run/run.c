@@ -327,10 +327,16 @@ struct run {
 	bool tune_failed;		  /* auto-tune found no passing level: no main test */
 	bool completed;			  /* backup: ended when everything was read */
 	int stop_signal;
-	char stop_reason[256];	/* why the run stopped early, when not a signal */
-	char journal_note[320]; /* a journal that could not be used */
-	bool env_failed;	/* stopped by an environment fault (exit 3) */
-	bool abandoned;		/* a second signal: finish the row, leave at once */
+	char stop_reason[256];	     /* why the run stopped early, when not a signal */
+	struct strbuf journal_notes; /* per database, once each: a journal not used
+				      * as it is (damaged, foreign, from an unclean end) */
+	bool *journal_noted;	     /* nr_dbs: the database has its note */
+	struct strbuf journal_err;   /* the first journal that could not be written */
+	bool journal_failed;	     /* a journal write failed: exit 3 */
+	bool hung_seen;		     /* an I/O hung: nothing more goes to the volumes */
+	bool journals_marked;	     /* marked in progress: the final write is due */
+	bool env_failed;	     /* stopped by an environment fault (exit 3) */
+	bool abandoned;		     /* a second signal: finish the row, leave at once */
 	uint64_t stop_time;
 	struct worker *workers;
 	unsigned nworkers;
@@ -388,7 +394,7 @@ static void snap_reset(struct snap *s, unsigned ndb)
 static void coord_collect(struct run *r, unsigned k);
 static void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 static void coord_checkpoint(struct run *r, unsigned k);
-static void run_write_journals(struct run *r, bool from_copies, bool clean);
+static int run_write_journals(struct run *r, bool from_copies, bool clean);
 static void coord_stop(struct run *r, int signo, const char *reason);
 
 /* Publishes the current interval and moves to the next slot. */
@@ -1675,22 +1681,32 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	struct journal_info ji;
 	struct strbuf err = STRBUF_INIT;
 	uint32_t *gens = NULL;
-	bool use = false;
+	bool use = false, noted = r->journal_noted[d->global];
 	int ret;
 
 	if (r->plan.files && fresh > d->lo) {
 		ret = journal_read(pdb->journal, &ji, &gens, &err);
 		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
 		      ji.nr_pages == pdb->nr_pages;
-		if (!ret && !use)
-			snprintf(r->journal_note, sizeof(r->journal_note),
-				 "%s: journal %s does not match the file (database %u, %llu "
-				 "pages of %u bytes); generations are learnt on first read",
-				 pdb->name, pdb->journal, ji.db_id, (unsigned long long)ji.nr_pages,
-				 ji.page_size);
+		/* a database shared by several workers is noted once */
+		r->journal_noted[d->global] = true;
+		if (noted)
+			;
+		else if (!ret && !use)
+			strbuf_addf(&r->journal_notes,
+				    "%s: journal %s does not match the file (database %u, %llu "
+				    "pages of %u bytes); generations are learnt on first read\n",
+				    pdb->name, pdb->journal, ji.db_id,
+				    (unsigned long long)ji.nr_pages, ji.page_size);
 		else if (ret && ret != -ENOENT)
-			snprintf(r->journal_note, sizeof(r->journal_note),
-				 "%s; generations are learnt on first read", err.buf);
+			strbuf_addf(&r->journal_notes, "%s; generations are learnt on first read\n",
+				    err.buf);
+		else if (use && !(ji.flags & JOURNAL_CLEAN))
+			strbuf_addf(&r->journal_notes,
+				    "%s: journal %s is from a run that did not end cleanly "
+				    "(run %llu): its generations are lower bounds; pages found "
+				    "newer are accepted and learnt\n",
+				    pdb->name, pdb->journal, (unsigned long long)ji.run_id);
 	}
 	for (uint64_t i = 0; i < d->n; i++) {
 		uint64_t pg = d->lo + i;
@@ -1707,57 +1723,92 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	strbuf_release(&err);
 }
 
-/* Writes every database's journal from maps (the live ones at the end, the
+/* One database's generations from every worker holding a part of it; a
+ * page known only as a lower bound keeps the whole journal a lower bound. */
+static void journal_gather(const struct run *r, size_t g, bool from_copies, uint32_t *out,
+			   uint32_t *flags)
+{
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		const struct worker *w = &r->workers[wi];
+		uint64_t off = 0;
+
+		for (unsigned i = 0; i < w->ndb; off += w->dbs[i].n, i++) {
+			const struct wdb *d = &w->dbs[i];
+			const uint32_t *map = from_copies ? w->jcopy + off : d->expect;
+
+			if (d->global != g || !map)
+				continue;
+			for (uint64_t k = 0; k < d->n; k++) {
+				out[d->lo + k] = map[k] == EXPECT_BAD ? 0 : map[k] & ~EXPECT_LOWER;
+				if (map[k] & EXPECT_LOWER)
+					*flags &= ~JOURNAL_CLEAN;
+			}
+		}
+	}
+}
+
+/*
+ * Writes every database's journal from maps (the live ones at the end, the
  * workers' copies during the run); clean only at the end of a drained run.
- * A database may be shared by several workers, each with a page range. */
-static void run_write_journals(struct run *r, bool from_copies, bool clean)
+ * A database may be shared by several workers, each with a page range.
+ * 0, or the first failure's -errno with its message kept in journal_err
+ * (and every failure stored as an event): a journal that cannot be written
+ * fails the run, since a later run or verify would judge by an older one.
+ */
+static int run_write_journals(struct run *r, bool from_copies, bool clean)
 {
 	struct strbuf err = STRBUF_INIT;
-	uint32_t *tmp = NULL;
-	uint64_t cap = 0;
+	uint32_t *tmp;
+	uint64_t cap = 1;
+	int first = 0;
 
 	if (!r->plan.files)
-		return;
+		return 0;
+	for (size_t g = 0; g < r->plan.nr_dbs; g++)
+		if (cap < r->plan.dbs[g].nr_pages)
+			cap = r->plan.dbs[g].nr_pages;
+	tmp = calloc(cap, sizeof(*tmp));
 	for (size_t g = 0; g < r->plan.nr_dbs; g++) {
 		const struct plan_db *pdb = &r->plan.dbs[g];
 		struct journal_info ji = {pdb->id,	 r->prof->page_size,
 					  pdb->nr_pages, (uint64_t)r->run_id,
 					  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
+		int ret = -ENOMEM;
 
-		if (cap < pdb->nr_pages) {
-			free(tmp);
-			cap = pdb->nr_pages;
-			tmp = calloc(cap, sizeof(*tmp));
-			if (!tmp)
-				return;
-		}
-		for (unsigned wi = 0; wi < r->nworkers; wi++) {
-			struct worker *w = &r->workers[wi];
-			uint64_t off = 0;
-
-			for (unsigned i = 0; i < w->ndb; off += w->dbs[i].n, i++) {
-				const struct wdb *d = &w->dbs[i];
-				const uint32_t *map = from_copies ? w->jcopy + off : d->expect;
-
-				if (d->global != g || !map)
-					continue;
-				/* a page known only as a lower bound keeps the
-				 * whole journal a lower bound */
-				for (uint64_t k = 0; k < d->n; k++) {
-					tmp[d->lo + k] =
-						map[k] == EXPECT_BAD ? 0 : map[k] & ~EXPECT_LOWER;
-					if (map[k] & EXPECT_LOWER)
-						ji.flags &= ~JOURNAL_CLEAN;
-				}
-			}
-		}
 		strbuf_reset(&err);
-		if (journal_write(pdb->journal, &ji, tmp, &err) && r->store && !r->store_failed)
+		if (tmp) {
+			journal_gather(r, g, from_copies, tmp, &ji.flags);
+			ret = journal_write(pdb->journal, &ji, tmp, &err);
+			if (!ret)
+				continue;
+		} else {
+			strbuf_addf(&err, "%s: cannot write journal: out of memory", pdb->journal);
+		}
+		if (r->store && !r->store_failed)
 			(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
 					       &r->store_err);
+		if (!first) {
+			first = ret;
+			if (!r->journal_failed)
+				strbuf_addstr(&r->journal_err, err.buf);
+			r->journal_failed = true;
+		}
 	}
 	free(tmp);
 	strbuf_release(&err);
+	return first;
+}
+
+/*
+ * Before the first write of a run (and of each auto-tune level): every
+ * journal is rewritten as belonging to a run in progress, so that a crash
+ * at any later instant leaves lower bounds, never an exact-looking journal
+ * older than the pages (which a later run or verify would call corrupt).
+ * The maps are what the workers loaded; nothing has been written yet.
+ */
+static int run_mark_journals(struct run *r)
+{
+	return run_write_journals(r, false, false);
 }
 
 /* One database of a worker: its pages, the flusher, the log, replication,
@@ -2476,6 +2527,8 @@ static void coord_collect(struct run *r, unsigned k)
 			r->integrity_errors += sn->integrity[i];
 		}
 		hung += sn->hung;
+		if (sn->hung)
+			r->hung_seen = true;
 		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
 			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
 					      &r->store_err);
@@ -2545,8 +2598,11 @@ static void coord_collect(struct run *r, unsigned k)
 	r->collected = k + 1;
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
-	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last)
-		run_write_journals(r, true, false);
+	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->hung_seen &&
+	    run_write_journals(r, true, false)) {
+		r->env_failed = true;
+		coord_stop(r, 0, r->journal_err.buf);
+	}
 	coord_check_health(r, hung);
 	coord_view(r, k);
 }
@@ -2614,6 +2670,13 @@ static int run_threads(struct run *r, struct strbuf *err)
 	sigset_t all;
 	int ret;
 
+	if (r->plan.files && run_mark_journals(r)) {
+		/* nothing written yet: the journals on disk still hold */
+		r->env_failed = true;
+		coord_stop(r, 0, r->journal_err.buf);
+		return 0;
+	}
+	r->journals_marked = r->plan.files;
 	sigfillset(&all);
 	for (unsigned i = 0; i < r->nworkers; i++) {
 		sigset_t old;
@@ -2880,7 +2943,10 @@ static int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 			if (r->workers[i].inflight || r->workers[i].fatal)
 				drained = false;
 		/* the next level's workers learn the generations from the journals */
-		run_write_journals(r, false, drained);
+		if (!r->hung_seen && run_write_journals(r, false, drained)) {
+			r->env_failed = true;
+			coord_stop(r, 0, r->journal_err.buf);
+		}
 		for (size_t g = 0; r->fresh_from && g < r->plan.nr_dbs; g++)
 			r->fresh_from[g] = r->plan.dbs[g].nr_pages;
 		for (; reported < t->nsteps; reported++) {
@@ -3015,6 +3081,9 @@ static void run_release(struct run *r)
 	free(r->wacc_db);
 	free(r->wacc_vol);
 	free(r->wacc_run);
+	free(r->journal_noted);
+	strbuf_release(&r->journal_notes);
+	strbuf_release(&r->journal_err);
 	plan_release(&r->plan);
 	host_sampler_close(r->host);
 	store_close(r->store);
@@ -3154,8 +3223,10 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 			fatal = true;
 			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
 		}
-	if (r->env_failed)
+	if (r->env_failed && r->stop_reason[0])
 		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->stop_reason);
+	if (r->journal_failed && strcmp(r->journal_err.buf, r->stop_reason))
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->journal_err.buf);
 	measured = run_measured_ns(
 		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
 	if (r->tune_failed || (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams))
@@ -3272,6 +3343,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	out->exit_code = DP_EXIT_ENV;
 	out->status = "error";
 	strbuf_init(&r.store_err);
+	strbuf_init(&r.journal_notes);
+	strbuf_init(&r.journal_err);
 	r.opt = o;
 	r.prof = p;
 	r.ops = engine_find(p->engine);
@@ -3320,13 +3393,14 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
 	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
 	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
+	r.journal_noted = calloc(r.plan.nr_dbs, sizeof(*r.journal_noted));
 	r.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.iv_vol));
 	r.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.win_vol));
 	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
 	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
 	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.iv_vol || !r.win_vol ||
-	    !r.wacc_db || !r.wacc_vol || !r.wacc_run) {
+	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.journal_noted ||
+	    !r.iv_vol || !r.win_vol || !r.wacc_db || !r.wacc_vol || !r.wacc_run) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -3417,9 +3491,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (!r.store_failed &&
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);
-	if (r.journal_note[0] && !r.store_failed &&
-	    store_event_add(r.store, r.run_id, 0, "journal", r.journal_note, &r.store_err))
-		coord_store_error(&r, -EIO);
+	for (char *line = r.journal_notes.buf, *nl; *line && !r.store_failed; line = nl + 1) {
+		nl = strchr(line, '\n');
+		*nl = '\0';
+		if (store_event_add(r.store, r.run_id, 0, "journal", line, &r.store_err))
+			coord_store_error(&r, -EIO);
+		*nl = '\n';
+	}
 
 	if (p->streams == PROFILE_STREAMS_AUTO) {
 		struct tuner t;
@@ -3484,7 +3562,10 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		for (unsigned i = 0; i < r.nworkers; i++)
 			if (r.workers[i].inflight || r.workers[i].fatal)
 				drained = false;
-		run_write_journals(&r, false, drained);
+		/* after a hang the journals stay as marked (lower bounds): a
+		 * write would block on the hung filesystem before the verdict */
+		if (r.journals_marked && !r.hung_seen && run_write_journals(&r, false, drained))
+			r.env_failed = true;
 	}
 	ret = run_finish(&r, out, err);
 out:
