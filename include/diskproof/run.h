@@ -93,6 +93,9 @@ struct run_outcome {
 	/* a second signal cut the drain short: worker threads may still be
 	 * running, so the caller must exit the process at once (_exit) */
 	bool abandoned;
+	/* I/Os the device never completed (a hung device): the kernel may keep
+	 * the process from exiting until the device answers */
+	uint64_t pending_ios;
 };
 
 /*

@@ -211,6 +211,14 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 			"diskproof: %llu data integrity error(s): see the report's "
 			"events\n",
 			(unsigned long long)out.integrity_errors);
+	if (out.pending_ios) {
+		fflush(stdout);
+		fprintf(stderr,
+			"diskproof: %llu I/O(s) never completed (a hung device); the verdict "
+			"is stored, but the kernel may keep diskproof from exiting until the "
+			"device answers (docs/troubleshooting.md)\n",
+			(unsigned long long)out.pending_ios);
+	}
 	ret = out.exit_code;
 out:
 	if (sfd >= 0)

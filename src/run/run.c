@@ -55,6 +55,9 @@
 #define RUN_DB_SAMPLE_EVERY 15
 #define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
 #define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
+/* the drain once an I/O has hung: what is not done by then waits on the same
+ * device, and the verdict is due within io_timeout plus a few seconds */
+#define RUN_DRAIN_HUNG_NS (1 * NSEC_PER_SEC)
 #define RUN_LOG_MAX (1024u * 1024u)
 #define RUN_MSGS 4
 /* journal the expected generations every this many intervals */
@@ -309,6 +312,11 @@ struct worker {
 	char fatal_msg[256];
 	pthread_t thread;
 	bool thread_started;
+	/* 0 running; 1 done, the thread exits; 2 done with I/O the device never
+	 * completed: the thread stays parked, since a thread that submitted
+	 * io_uring requests waits in its exit for them, and a join would hang
+	 * the coordinator before the verdict */
+	atomic_int exit_state;
 	struct env_numa_worker numa; /* where it runs (the affinity setting) */
 };
 
@@ -322,6 +330,7 @@ struct run {
 	struct grid grid;
 	atomic_uint last; /* last interval; lowered when stopping early */
 	atomic_bool stop;
+	atomic_bool hung;		  /* the coordinator saw a hung I/O: drain briefly */
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
 	atomic_uint workers_done;	  /* backup: workers that read all they had */
 	bool tune_failed;		  /* auto-tune found no passing level: no main test */
@@ -1497,7 +1506,9 @@ static bool worker_step(struct worker *w)
 	}
 	if (w->stopping && !w->inflight && !w->nretry)
 		return false;
-	if (w->stopping && now - w->stop_at > RUN_DRAIN_NS) {
+	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
+						       ? RUN_DRAIN_HUNG_NS
+						       : RUN_DRAIN_NS)) {
 		/* bounded drain: what has not completed by now is hung */
 		worker_snap_at(w, now);
 		worker_report_hung(w, now, 0);
@@ -1587,12 +1598,18 @@ static void *worker_thread(void *arg)
 			usleep(1000);
 	}
 	worker_finish(w);
+	if (w->inflight) {
+		atomic_store_explicit(&w->exit_state, 2, memory_order_release);
+		for (;;)
+			pause(); /* every signal is blocked: until the process exits */
+	}
+	atomic_store_explicit(&w->exit_state, 1, memory_order_release);
 	return NULL;
 }
 
 static void worker_release(struct worker *w)
 {
-	if (w->inflight) {
+	if (w->inflight && !w->run->virt) {
 		/* I/O the device never completed may still land in these buffers:
 		 * leave ring, files and buffers to the process exit */
 		return;
@@ -2527,8 +2544,10 @@ static void coord_collect(struct run *r, unsigned k)
 			r->integrity_errors += sn->integrity[i];
 		}
 		hung += sn->hung;
-		if (sn->hung)
+		if (sn->hung) {
 			r->hung_seen = true;
+			atomic_store_explicit(&r->hung, true, memory_order_relaxed);
+		}
 		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
 			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
 					      &r->store_err);
@@ -2718,9 +2737,19 @@ static int run_threads(struct run *r, struct strbuf *err)
 		if (r->abandoned)
 			goto out_abandon;
 	}
-	for (unsigned i = 0; i < r->nworkers; i++)
-		if (r->workers[i].thread_started)
-			pthread_join(r->workers[i].thread, NULL);
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		struct worker *w = &r->workers[i];
+		int st;
+
+		if (!w->thread_started)
+			continue;
+		while (!(st = atomic_load_explicit(&w->exit_state, memory_order_acquire)))
+			usleep(1000);
+		if (st == 1)
+			pthread_join(w->thread, NULL);
+		else
+			pthread_detach(w->thread); /* parked on a hung device */
+	}
 	return 0;
 out_abandon:
 	/* the workers are left to the process exit that follows: detached,
@@ -3283,6 +3312,8 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 
 	out->integrity_errors = r->integrity_errors;
 	out->io_errors = r->io_errors;
+	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
+		out->pending_ios += r->workers[i].inflight;
 	if (r->stop_signal == SIGINT)
 		out->exit_code = DP_EXIT_SIGINT;
 	else if (r->stop_signal)
