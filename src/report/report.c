@@ -489,6 +489,34 @@ static void text_host(struct strbuf *sb, const struct results *r)
 	}
 }
 
+/* The run's error events (bad pages, failed and hung I/Os): the first few,
+ * how many more are stored, and how many were past the store's cap. */
+#define TEXT_ERRORS_SHOWN 10
+
+static void text_errors(struct strbuf *sb, const struct results *r)
+{
+	size_t n = 0, shown = 0;
+
+	for (size_t i = 0; i < r->nr_events; i++)
+		n += !strcmp(r->events[i].kind, "error");
+	if (!n)
+		return;
+	strbuf_addf(sb, "\nerrors (%zu stored):\n", n);
+	for (size_t i = 0; i < r->nr_events && shown < TEXT_ERRORS_SHOWN; i++) {
+		if (strcmp(r->events[i].kind, "error"))
+			continue;
+		strbuf_addf(sb, "  %8.1f s  %s\n", (double)r->events[i].t_ms / 1000.0,
+			    r->events[i].message);
+		shown++;
+	}
+	if (n > shown)
+		strbuf_addf(sb, "  ... %zu more stored: the HTML report lists every one\n",
+			    n - shown);
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (!strcmp(r->events[i].kind, "events_dropped"))
+			strbuf_addf(sb, "  %s\n", r->events[i].message);
+}
+
 static void report_text(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t i, failed = 0;
@@ -501,6 +529,7 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 		strbuf_addch(sb, '\n');
 		text_verdicts(sb, r, false, color);
 	}
+	text_errors(sb, r);
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
 	text_warmup(sb, r);

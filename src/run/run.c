@@ -59,7 +59,10 @@
  * device, and the verdict is due within io_timeout plus a few seconds */
 #define RUN_DRAIN_HUNG_NS (1 * NSEC_PER_SEC)
 #define RUN_LOG_MAX (1024u * 1024u)
-#define RUN_MSGS 4
+/* error messages (bad pages, failed and hung I/Os) stored per run, each as
+ * an event; past that they are counted, exactly, and the count is stored */
+#define RUN_EVENTS_MAX 10000u
+#define RUN_MSG_LEN 200
 /* journal the expected generations every this many intervals */
 #define RUN_JOURNAL_EVERY 60
 /* an expected generation known only as a lower bound (unclean journal) */
@@ -254,9 +257,12 @@ struct snap {
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
-	char msgs[RUN_MSGS][200];
-	unsigned nmsgs;
+	/* this interval's error messages: grown on the error path (never on
+	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
+	char (*msgs)[RUN_MSG_LEN];
+	unsigned nmsgs, msgs_cap;
 	unsigned dropped_msgs;
+	atomic_uint_fast64_t *kept; /* the run's messages kept so far */
 };
 
 struct run;
@@ -332,6 +338,8 @@ struct run {
 	atomic_bool stop;
 	atomic_bool hung;		  /* the coordinator saw a hung I/O: drain briefly */
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
+	atomic_uint_fast64_t msgs_kept;	  /* error messages kept (RUN_EVENTS_MAX) */
+	uint64_t msgs_dropped;		  /* and those past it, counted by the coordinator */
 	atomic_uint workers_done;	  /* backup: workers that read all they had */
 	bool tune_failed;		  /* auto-tune found no passing level: no main test */
 	bool completed;			  /* backup: ended when everything was read */
@@ -455,9 +463,20 @@ static void snap_msg(struct snap *s, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (s->nmsgs == RUN_MSGS) {
+	if (atomic_fetch_add_explicit(s->kept, 1, memory_order_relaxed) >= RUN_EVENTS_MAX) {
 		s->dropped_msgs++;
 		return;
+	}
+	if (s->nmsgs == s->msgs_cap) {
+		unsigned cap = s->msgs_cap ? 2 * s->msgs_cap : 16;
+		char(*m)[RUN_MSG_LEN] = realloc(s->msgs, cap * sizeof(*m));
+
+		if (!m) {
+			s->dropped_msgs++;
+			return;
+		}
+		s->msgs = m;
+		s->msgs_cap = cap;
 	}
 	va_start(ap, fmt);
 	vsnprintf(s->msgs[s->nmsgs++], sizeof(s->msgs[0]), fmt, ap);
@@ -1652,6 +1671,7 @@ static void worker_release(struct worker *w)
 		free(w->snaps[i].cs);
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
+		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
 	free(w->dbs);
@@ -1925,6 +1945,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		if (!w->snaps[i].cs || !w->snaps[i].integrity ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
+		w->snaps[i].kept = &r->msgs_kept;
 		snap_reset(&w->snaps[i], ndb);
 	}
 	for (unsigned i = 0; i < ndb; i++) {
@@ -2554,6 +2575,7 @@ static void coord_collect(struct run *r, unsigned k)
 			if (ret)
 				coord_store_error(r, ret);
 		}
+		r->msgs_dropped += sn->dropped_msgs;
 		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
 	}
 	for (unsigned v = 0; v < nv; v++)
@@ -3339,6 +3361,17 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	end.nr_verdicts = nverd;
 	/* even after a store error, try to leave a finished row: the error may
 	 * have been passing (a full disk that has room again) */
+	if (r->msgs_dropped) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "%llu more error message(s) not stored: at most %u are kept per run "
+			 "(the error counts are exact)",
+			 (unsigned long long)r->msgs_dropped, RUN_EVENTS_MAX);
+		(void)!store_event_add(r->store, r->run_id,
+				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+				       "events_dropped", msg, &r->store_err);
+	}
 	stop_msg = run_stop_event(r);
 	if (stop_msg)
 		(void)!store_event_add(r->store, r->run_id,
