@@ -97,7 +97,8 @@ struct plan_progress {
  * entries, may be NULL) receives for each database the first page this call
  * wrote: pages from there on are known to hold generation 1; pages before it
  * were there already. *created receives the bytes written. 0 or -errno with
- * "PATH: what: why" in err.
+ * "PATH: what: why" in err; -EUCLEAN for a database file shorter than its
+ * journal knows (it lost pages: a data integrity error).
  */
 int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,

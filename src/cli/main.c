@@ -334,6 +334,7 @@ static int cmd_init(int argc, char **argv)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = c.signo == SIGINT	   ? DP_EXIT_SIGINT
 		      : c.signo == SIGTERM ? DP_EXIT_SIGTERM
+		      : ret == -EUCLEAN	   ? DP_EXIT_INTEGRITY
 		      : ret == -EINVAL	   ? DP_EXIT_USAGE
 					   : DP_EXIT_ENV;
 		goto out;

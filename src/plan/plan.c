@@ -672,6 +672,46 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 }
 
 /*
+ * A database file shorter than its journal knows was complete once and lost
+ * its end (truncated by someone or something): regrowing it would hide lost
+ * data behind fresh pages, so it is refused (-EUCLEAN: a data integrity
+ * error) unless --destroy-data names it. An interrupted creation has no
+ * journal for its file yet, so resuming one is not refused.
+ */
+static int check_shrunk(const struct plan *pl, const struct plan_db *db, uint64_t have,
+			bool *destroy, struct strbuf *err)
+{
+	struct strbuf jerr = STRBUF_INIT;
+	struct journal_info ji;
+	uint32_t *gens = NULL;
+	uint64_t known;
+	int ret = 0;
+
+	if (!have || have >= db->size || *destroy)
+		return 0;
+	if (journal_read(db->journal, &ji, &gens, &jerr) == 0 && ji.db_id == db->id &&
+	    ji.page_size == pl->page_size) {
+		known = ji.nr_pages < db->nr_pages ? ji.nr_pages : db->nr_pages;
+		if (have / pl->page_size < known && destroy_allowed(pl, db->path)) {
+			*destroy = true; /* created anew, as --destroy-data asks */
+		} else if (have / pl->page_size < known) {
+			strbuf_addf(err,
+				    "%s: is %llu bytes, but its journal %s knows %llu pages "
+				    "(%llu bytes): the file lost pages diskproof wrote (data "
+				    "loss); diskproof will not regrow it over them (name it "
+				    "with --destroy-data to create it anew)",
+				    db->path, (unsigned long long)have, db->journal,
+				    (unsigned long long)known,
+				    (unsigned long long)(known * pl->page_size));
+			ret = -EUCLEAN;
+		}
+	}
+	free(gens);
+	strbuf_release(&jerr);
+	return ret;
+}
+
+/*
  * Where to resume an interrupted creation: the first page (or log block) in
  * the last PLAN_RESUME_CHECK bytes before have that does not read back as
  * written by init, else have. Finished pages are never rewritten.
@@ -1144,6 +1184,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		if (!ret && !vol->log_device)
 			ret = inspect_file(pl, db->log_file, vol->log_align, PAGE_KIND_LOG, db->id,
 					   db->log_size, &have_log[i], &destroy[2 * i + 1], err);
+		if (!ret && !vol->device)
+			ret = check_shrunk(pl, db, have_db[i], &destroy[2 * i], err);
 		if (ret)
 			goto out_free;
 		have_db[i] -= have_db[i] % pl->page_size;

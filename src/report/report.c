@@ -186,7 +186,12 @@ static const char *str_or(const char *s, const char *dflt)
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = str_or(r->verdict, "NONE");
+	double warmup = isfinite(r->warmup_s) ? r->warmup_s : 0;
 
+	/* stopped in its warm-up: the warm-up that ran */
+	if (r->status && (!strcmp(r->status, "aborted") || !strcmp(r->status, "error")) &&
+	    r->warmup.duration_s < warmup)
+		warmup = r->warmup.duration_s;
 	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
 	text_verdict_word(sb, verdict, color);
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
@@ -199,8 +204,7 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
 		    "warm-up\n",
 		    str_or(r->profile_name, "-"), str_or(r->test_type, "-"), str_or(r->engine, "-"),
-		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0,
-		    isfinite(r->warmup_s) ? r->warmup_s : 0);
+		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0, warmup);
 	strbuf_addf(sb, "host %s, started %s, ended %s\n", str_or(r->host, "-"),
 		    str_or(r->started_at, "-"), str_or(r->ended_at, "-"));
 }
@@ -537,7 +541,11 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 	text_host(sb, r);
 	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
 		strbuf_addch(sb, '\n');
-	strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed, failed);
+	if (!r->nr_verdicts && r->status && !strcmp(r->status, "aborted"))
+		strbuf_addstr(sb, "verdicts: none: the run was aborted, nothing is judged\n");
+	else
+		strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed,
+			    failed);
 }
 
 /* ---- JSON ---- */

@@ -2535,6 +2535,15 @@ static void coord_collect(struct run *r, unsigned k)
 	uint64_t hung = 0;
 	int ret;
 
+	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire)) {
+		/* a run stopped early: its last interval ends when the drain did,
+		 * so that rates over the warm-up count only time that ran */
+		uint64_t now = engine_clock_now(&r->clock);
+
+		if (now < grid_end(g, k) && now > g->t0)
+			t_ms = (now - g->t0) / NSEC_PER_MSEC;
+	}
+
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r->iv_vol[i]);
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
@@ -3331,6 +3340,13 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 						     .passed = false};
 	}
 	passed = eval_all_passed(verdicts, nverd);
+	if (aborted) {
+		/* an interrupted run is not judged: no verdict row, so no PASS
+		 * shows anywhere for a test that did not run its course */
+		free(verdicts);
+		verdicts = NULL;
+		nverd = 0;
+	}
 
 	out->integrity_errors = r->integrity_errors;
 	out->io_errors = r->io_errors;
@@ -3391,6 +3407,57 @@ out:
 	free(verdicts);
 	run_totals_release(&t);
 	return ret;
+}
+
+/* The run row's facts as the run starts. */
+static void run_info_fill(const struct run *r, struct store_run_info *info, char *host,
+			  size_t host_len)
+{
+	const struct profile *p = r->prof;
+
+	gethostname(host, host_len - 1);
+	info->label = r->opt->label;
+	info->host = host;
+	info->started_real_ns = time_real_ns();
+	info->profile_name = p->name;
+	info->profile_text = p->text;
+	info->command_line = r->opt->command_line;
+	info->engine = r->ops->name;
+	info->test_type = profile_test_type_name(p->type);
+	info->streams = p->streams == PROFILE_STREAMS_AUTO ? 0 : r->streams;
+	info->warmup_ns = p->warmup_ns;
+	info->pid = (int)getpid();
+}
+
+/*
+ * Interrupted while creating the files, before the run row: the run is
+ * stored all the same, aborted, with what stopped it, as any interrupted run
+ * is. A results file that refuses it is said in err; the exit code stays the
+ * signal's.
+ */
+static void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	struct store_run_info info = {0};
+	struct store_run_end end = {0};
+	char host[256] = "unknown", msg[384];
+	struct strbuf serr = STRBUF_INIT;
+
+	run_info_fill(r, &info, host, sizeof(host));
+	snprintf(msg, sizeof(msg), "%s while creating the database and log files",
+		 run_stop_event(r));
+	end.status = "aborted";
+	end.verdict = "NONE";
+	end.ended_real_ns = time_real_ns();
+	end.exit_code = out->exit_code;
+	if (store_run_begin(r->store, &info, &r->run_id, &serr) ||
+	    store_event_add(r->store, r->run_id, 0, "stop", msg, &serr) ||
+	    store_run_finish(r->store, r->run_id, &end, &serr)) {
+		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", serr.buf);
+	} else {
+		out->run_id = r->run_id;
+		out->status = "aborted";
+	}
+	strbuf_release(&serr);
 }
 
 int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err)
@@ -3475,16 +3542,20 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	}
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r.win_vol[i]);
+	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
 		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
-		if (ret == -EINTR)
+		if (ret == -EINTR) {
 			out->exit_code = r.stop_signal == SIGINT ? DP_EXIT_SIGINT : DP_EXIT_SIGTERM;
+			run_record_interrupted(&r, out, err);
+		} else if (ret == -EUCLEAN) {
+			out->exit_code = DP_EXIT_INTEGRITY; /* a database lost pages */
+		}
 		if (ret)
 			goto out;
 	}
-	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
 	if (p->streams == PROFILE_STREAMS_AUTO) {
 		if (p->tune_goal == PROFILE_TUNE_TARGET && !p->target_iops) {
 			strbuf_addstr(err, "autotune_goal = target needs a target: set [sizing] "
@@ -3509,18 +3580,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		goto out;
 	}
 
-	gethostname(host, sizeof(host) - 1);
-	info.label = o->label;
-	info.host = host;
-	info.started_real_ns = time_real_ns();
-	info.profile_name = p->name;
-	info.profile_text = p->text;
-	info.command_line = o->command_line;
-	info.engine = r.ops->name;
-	info.test_type = profile_test_type_name(p->type);
-	info.streams = p->streams == PROFILE_STREAMS_AUTO ? 0 : r.streams;
-	info.warmup_ns = p->warmup_ns;
-	info.pid = (int)getpid();
+	run_info_fill(&r, &info, host, sizeof(host));
 	ret = store_run_begin(r.store, &info, &r.run_id, err);
 	if (ret)
 		goto out;

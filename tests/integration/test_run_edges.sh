@@ -1,0 +1,65 @@
+#!/bin/bash
+# Rough edges of a run, each once broken: a run aborted in its warm-up shows
+# no PASS anywhere and counts only the warm-up that ran; an interrupt while
+# the files are created still stores the run, aborted; a database file that
+# shrank between runs is lost data (exit 4), never silently regrown.
+source "$(dirname "$0")/lib.sh"
+set -e
+skip_without_uring
+T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
+
+# aborted in the warm-up
+"$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 20s --warmup 10s --results "$WORK/r.db" \
+	>"$WORK/w.out" 2>"$WORK/w.err" &
+pid=$!
+sleep 3
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 130 ] || { cat "$WORK/w.err"; fail "aborted in warm-up: exit $rc, want 130"; }
+grep -qw PASS "$WORK/w.out" && fail "an aborted run shows PASS: $(cat "$WORK/w.out")"
+grep -q "^verdicts: none" "$WORK/w.out" || fail "verdict line: $(grep verdicts "$WORK/w.out")"
+[ "$(sqlite3 r.db "select count(*) from verdict where run_id=1")" = 0 ] ||
+	fail "an aborted run has verdict rows"
+expect_exit 0 "$DISKPROOF" report 1 --format json --results "$WORK/r.db"
+ran=$(json "d['warmup']['duration_s']")
+python3 -c "import sys; sys.exit(0 if 2.5 <= $ran <= 4.0 else 1)" ||
+	fail "warm-up of a run stopped after 3 s: $ran s"
+grep -q "after [34] s of warm-up" "$WORK/w.out" || fail "headline: $(sed -n 2p "$WORK/w.out")"
+
+# interrupted while the files are created: stored, aborted
+"$DISKPROOF" run "$T" --data-dir "$WORK/big" --db-size 1GiB --duration 5s \
+	--results "$WORK/r.db" >/dev/null 2>"$WORK/c.err" &
+pid=$!
+for i in $(seq 1 100); do
+	[ -e "$WORK/big/a/db1.edb" ] && break
+	sleep 0.05
+done
+sleep 0.2
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 130 ] || { cat "$WORK/c.err"; fail "interrupted creation: exit $rc, want 130"; }
+row=$(sqlite3 r.db "select status || ' ' || verdict from run where id=2")
+[ "$row" = "aborted NONE" ] || fail "interrupted creation: run row '$row'"
+sqlite3 r.db "select message from event where run_id=2 and kind='stop'" |
+	grep -q "while creating" || fail "interrupted creation: no stop event"
+rm -rf "$WORK/big"
+
+# a database file that shrank between runs
+expect_verdict "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 1s --results "$WORK/r.db" \
+	--quiet
+truncate -s 4M "$WORK/d/a/db1.edb"
+expect_exit 4 "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 1s --results "$WORK/r.db" \
+	--quiet
+grep -q "db1.edb: is 4194304 bytes, but its journal" "$WORK/err" || fail "shrunk: $(cat "$WORK/err")"
+[ "$(stat -c %s "$WORK/d/a/db1.edb")" = 4194304 ] || fail "the shrunk file was regrown"
+expect_exit 4 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --quiet
+expect_exit 0 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --destroy-data "$WORK/d/a/db1.edb" \
+	--quiet
+expect_exit 0 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db"
+echo ok
