@@ -18,7 +18,7 @@ truncate -s 64M "$WORK/fs.img"
 mkfs.ext4 -q "$WORK/fs.img"
 mount -o loop "$WORK/fs.img" "$MNT" || { echo "skipped: cannot loop-mount"; exit 77; }
 watchdog=
-trap '[ -n "$watchdog" ] && kill $watchdog 2>/dev/null; fsfreeze -u "$MNT" 2>/dev/null;
+trap 'set +e; [ -n "$watchdog" ] && kill $watchdog 2>/dev/null; fsfreeze -u "$MNT" 2>/dev/null;
 	umount "$MNT" 2>/dev/null; rm -rf "$WORK"; true' EXIT
 cat >p.ini <<EOF
 [test]

@@ -15,7 +15,7 @@ mkdir -p "$MNT"
 truncate -s 48M "$WORK/fs.img"
 mkfs.ext4 -q -m 0 -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/fs.img"
 mount -o loop "$WORK/fs.img" "$MNT" || { echo "skipped: cannot loop-mount"; exit 77; }
-trap 'umount "$MNT" 2>/dev/null; rm -rf "$WORK"; true' EXIT
+trap 'set +e; umount "$MNT" 2>/dev/null; rm -rf "$WORK"; true' EXIT
 D="$MNT/d"
 
 run_tiny() { "$DISKPROOF" run "$T" --data-dir "$D" --results "$WORK/r.db" --quiet "$@"; }
