@@ -17,6 +17,7 @@
 
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -197,6 +198,11 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 
 		strbuf_addf(sb, "  %s%s  needs ", f->device ? "device " : "", f->path);
 		add_size(sb, f->need);
+		if (f->reserve) {
+			strbuf_addstr(sb, " (");
+			add_size(sb, f->reserve);
+			strbuf_addstr(sb, " of it kept free for the results file)");
+		}
 		if (!f->free_known) {
 			strbuf_addstr(sb, ", free unknown");
 		} else {
@@ -297,10 +303,12 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 			strbuf_addf(sb, "%llu", (unsigned long long)f->free);
 		else
 			strbuf_addstr(sb, "null");
-		strbuf_addf(sb, ", \"enough\": %s}",
-			    !f->free_known || f->need <= f->free ? "true" : "false");
+		strbuf_addf(sb, ", \"enough\": %s, \"results_reserve\": %llu}",
+			    !f->free_known || f->need <= f->free ? "true" : "false",
+			    (unsigned long long)f->reserve);
 	}
-	strbuf_addf(sb, "], \"enough_space\": %s}", v->enough ? "true" : "false");
+	strbuf_addf(sb, "], \"enough_space\": %s", v->enough ? "true" : "false");
+	strbuf_addch(sb, '}');
 }
 
 int cmd_plan(int argc, char **argv)
@@ -326,6 +334,8 @@ int cmd_plan(int argc, char **argv)
 	}
 	jdir = results_dir(o.results);
 	ret = plan_build_at(&pl, &p, strcmp(p.engine, "sim") != 0, jdir ? jdir : ".", &err);
+	pl.results = o.results;
+	pl.results_reserve = STORE_MIN_FREE;
 	if (!ret && pl.files)
 		ret = plan_space_measure(&pl, &sp, &err);
 	if (ret) {

@@ -3,6 +3,7 @@
  * command line for the run row, colour and signal set-up.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -317,14 +319,15 @@ int cli_space_preflight(const struct profile *p, const char *results)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
+	bool files = strcmp(p->engine, "sim") != 0;
 	char *jdir;
 	int ret;
 
-	if (!strcmp(p->engine, "sim"))
-		return 0;
 	jdir = results_dir(results);
-	ret = plan_build_at(&pl, p, true, jdir ? jdir : ".", &err);
+	ret = plan_build_at(&pl, p, files, jdir ? jdir : ".", &err);
 	free(jdir);
+	pl.results = results;
+	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;

@@ -888,11 +888,38 @@ static void add_need(struct fs_need *v, size_t *n, const char *path, uint64_t by
 	v[i].need += bytes;
 }
 
+/* The filesystem of the results file (its directory, or the nearest existing
+ * ancestor): false when there is none or it cannot be read. */
+static bool results_fs(const struct plan *pl, dev_t *dev)
+{
+	struct strbuf dir = STRBUF_INIT, probe = STRBUF_INIT;
+	const char *slash;
+	struct stat st;
+	bool ok;
+
+	if (!pl->results || !pl->results_reserve)
+		return false;
+	slash = strrchr(pl->results, '/');
+	if (slash)
+		strbuf_add(&dir, pl->results,
+			   slash == pl->results ? 1 : (size_t)(slash - pl->results));
+	else
+		strbuf_addch(&dir, '.');
+	nearest_existing(dir.buf, &probe);
+	ok = stat(probe.buf, &st) == 0;
+	*dev = ok ? st.st_dev : 0;
+	strbuf_release(&dir);
+	strbuf_release(&probe);
+	return ok;
+}
+
 static int check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
 		       struct strbuf *err)
 {
 	struct fs_need *v = calloc(2 * pl->nr_dbs + 1, sizeof(*v));
 	struct statvfs vfs;
+	uint64_t reserve;
+	dev_t rdev = 0;
 	size_t n = 0;
 	int ret = 0;
 
@@ -911,23 +938,29 @@ static int check_space(const struct plan *pl, const uint64_t *have_db, const uin
 			add_need(v, &n, vol->log_path,
 				 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
 	}
+	reserve = results_fs(pl, &rdev) ? pl->results_reserve : 0;
 	for (size_t i = 0; i < n && !ret; i++) {
-		uint64_t avail;
+		uint64_t avail, need = v[i].need + (v[i].dev == rdev ? reserve : 0);
 
 		if (!v[i].need || statvfs(v[i].path, &vfs) != 0)
 			continue;
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		if (avail < v[i].need) {
-			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+		if (avail < need) {
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
 
 			unit_format_size(&a, v[i].need);
 			unit_format_size(&b, avail);
+			unit_format_size(&c, reserve);
 			strbuf_addf(err,
 				    "%s: not enough free space: the databases and logs need "
 				    "%s more, %s is free",
 				    v[i].path, a.buf, b.buf);
+			if (v[i].dev == rdev && reserve)
+				strbuf_addf(err, ", and the results file keeps %s free here",
+					    c.buf);
 			strbuf_release(&a);
 			strbuf_release(&b);
+			strbuf_release(&c);
 			ret = -ENOSPC;
 		}
 	}
@@ -1006,7 +1039,7 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 {
 	size_t cap = 2 * pl->nr_vols + 1;
 	struct strbuf *vols = calloc(cap, sizeof(*vols));
-	dev_t *devs = calloc(cap, sizeof(*devs));
+	dev_t *devs = calloc(cap, sizeof(*devs)), rdev = 0;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -1052,6 +1085,15 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 		if (!s->fs[i].volumes)
 			ret = -ENOMEM;
 	}
+	/* the results file's reserve, where a volume's files share its
+	 * filesystem (elsewhere the store checks it alone) */
+	for (size_t i = 0; !ret && results_fs(pl, &rdev) && i < s->nr_fs; i++) {
+		if (s->fs[i].device || devs[i] != rdev)
+			continue;
+		s->fs[i].reserve = pl->results_reserve;
+		s->fs[i].need += pl->results_reserve;
+		break;
+	}
 out:
 	if (vols)
 		for (size_t i = 0; i < cap; i++)
@@ -1083,6 +1125,12 @@ int plan_space_check(const struct plan_space *s, struct strbuf *err)
 			    f->volumes, f->path, f->device ? "room" : "free space", a.buf,
 			    f->device ? "" : " more", b.buf);
 		strbuf_addstr(err, f->device ? " is the device's size" : " is free");
+		if (f->reserve) {
+			strbuf_reset(&a);
+			unit_format_size(&a, f->reserve);
+			strbuf_addf(err, " (the need includes the %s the results file keeps free)",
+				    a.buf);
+		}
 		strbuf_release(&a);
 		strbuf_release(&b);
 		ret = -ENOSPC;
