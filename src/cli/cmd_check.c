@@ -13,7 +13,7 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * per-page maps need and the open-file limit. It writes nothing that
+ * run needs (plan_memory_estimate) and the open-file limit. It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
  * 2 for a usage or profile error. The rules are in docs/environment.md.
  */
@@ -37,13 +37,6 @@
 #include "cli.h"
 
 #define SYSFS "/sys"
-
-/*
- * Memory a run keeps per database page: the expected generation (4 bytes),
- * its copy for the periodic journal (4) and the in-flight flag (1); see
- * worker_db_setup() and worker_setup() in src/run/run.c.
- */
-#define CHECK_BYTES_PER_PAGE 9
 
 enum check_level { CHECK_OK, CHECK_WARN, CHECK_FAIL };
 
@@ -630,44 +623,34 @@ out:
 
 static void check_memory(struct check *c)
 {
-	uint64_t pages = 0, need, avail = 0;
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
-	char line[256];
-	bool known = false;
-	FILE *f;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, d = STRBUF_INIT;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t avail = cli_mem_available();
+	struct plan_memory m;
 
-	for (size_t d = 0; d < c->pl->nr_dbs; d++)
-		pages += c->pl->dbs[d].nr_pages;
-	need = pages * CHECK_BYTES_PER_PAGE;
-	f = fopen("/proc/meminfo", "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &avail) == 1) {
-			avail *= 1024;
-			known = true;
-			break;
-		}
-	if (f)
-		fclose(f);
-	unit_format_size(&a, need);
+	/* the estimate plan, init and run refuse by (plan_memory_estimate) */
+	plan_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	unit_format_size(&a, m.total);
 	unit_format_size(&b, avail);
-	if (!known)
+	unit_format_size(&d, m.pages);
+	if (!avail)
 		report(c, CHECK_OK, "memory",
-		       "the per-page maps need %s (%llu pages x %d bytes); MemAvailable unknown",
-		       a.buf, (unsigned long long)pages, CHECK_BYTES_PER_PAGE);
+		       "the run needs about %s (per-page maps %s); MemAvailable unknown", a.buf,
+		       d.buf);
 	else
 		report(c,
-		       need > avail	  ? CHECK_FAIL
-		       : need > avail / 2 ? CHECK_WARN
-					  : CHECK_OK,
-		       "memory",
-		       "the per-page maps need %s (%llu pages x %d bytes), %s available%s", a.buf,
-		       (unsigned long long)pages, CHECK_BYTES_PER_PAGE, b.buf,
-		       need > avail	  ? ": not enough"
-		       : need > avail / 2 ? ": more than half of it (the page cache and the "
-					    "rest of the machine need room too)"
-					  : "");
+		       m.total > avail	     ? CHECK_FAIL
+		       : m.total > avail / 2 ? CHECK_WARN
+					     : CHECK_OK,
+		       "memory", "the run needs about %s (per-page maps %s), %s available%s", a.buf,
+		       d.buf, b.buf,
+		       m.total > avail	     ? ": not enough"
+		       : m.total > avail / 2 ? ": more than half of it (the page cache and the "
+					       "rest of the machine need room too)"
+					     : "");
 	strbuf_release(&a);
 	strbuf_release(&b);
+	strbuf_release(&d);
 }
 
 /* As cli_nofile_raise() will need: 2 per database and 64 more. */
