@@ -3,7 +3,8 @@
 # the run would keep in memory (an upper bound: per page, per database, the
 # I/O buffers) and, with 100,000 tiny databases, refuses within seconds with
 # exit 3 and both figures, as run does before it creates the results file or
-# any directory. A small layout shows its estimate in plan --format json.
+# any directory; so do init and run of one database with 100,000 streams.
+# A small layout shows its estimate in plan --format json.
 source "$(dirname "$0")/lib.sh"
 set -e
 T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
@@ -41,4 +42,25 @@ grep -q "the run needs about [0-9.]* GiB of memory, this host has [0-9.]* [GM]iB
 expect_exit 3 "$DISKPROOF" run ./big.ini --engine sim --results "$WORK/r.db"
 grep -q "the run needs about [0-9.]* GiB of memory" err || fail "run: $(cat err)"
 [ ! -e r.db ] && [ ! -e data ] || fail "run wrote something"
+
+# one database with 100000 streams of 1 MiB pages: 200 GB of I/O buffers;
+# init and run (a real engine) refuse before creating anything
+cat >streams.ini <<'INI'
+[sizing]
+database_size = 1MiB
+log_size = 2MiB
+[workload]
+page_size = 1MiB
+bdm_io_size = 1MiB
+backup_io_size = 1MiB
+[engine]
+streams = 100000
+[volume v1]
+path = ./data/v1
+INI
+for cmd in init run; do
+	expect_exit 3 "$DISKPROOF" $cmd ./streams.ini --results "$WORK/r.db"
+	grep -q "the run needs about [0-9.]* GiB of memory, this host has" err || fail "$cmd: $(cat err)"
+	[ ! -e r.db ] && [ ! -e data ] || fail "$cmd wrote something"
+done
 echo "ok"
