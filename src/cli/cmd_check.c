@@ -33,6 +33,7 @@
 #include "diskproof/env.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -341,7 +342,7 @@ static void check_filesystems(struct check *c)
 static void check_space(struct check *c)
 {
 	struct plan_space sp = {0};
-	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, r = STRBUF_INIT;
 
 	if (plan_space_measure(c->pl, &sp, &err)) {
 		report(c, CHECK_FAIL, "free space", "%s", err.buf);
@@ -353,16 +354,22 @@ static void check_space(struct check *c)
 
 		strbuf_reset(&a);
 		strbuf_reset(&b);
+		strbuf_reset(&r);
 		unit_format_size(&a, f->need);
 		unit_format_size(&b, f->free);
+		if (f->reserve) {
+			strbuf_addstr(&r, " (");
+			unit_format_size(&r, f->reserve);
+			strbuf_addstr(&r, " of it kept free for the results file)");
+		}
 		if (!f->free_known)
 			report(c, CHECK_WARN, what,
 			       "%s (volume%s %s): %s still to write, free space unknown", f->path,
 			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf);
 		else
 			report(c, f->need <= f->free ? CHECK_OK : CHECK_FAIL, what,
-			       "%s (volume%s %s): %s still to write, %s %s%s", f->path,
-			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, b.buf,
+			       "%s (volume%s %s): %s still to write%s, %s %s%s", f->path,
+			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, r.buf, b.buf,
 			       f->device ? "in the device" : "free",
 			       f->need <= f->free ? "" : ": not enough");
 	}
@@ -371,6 +378,7 @@ out:
 	strbuf_release(&err);
 	strbuf_release(&a);
 	strbuf_release(&b);
+	strbuf_release(&r);
 }
 
 /* ---- disks ---- */
@@ -693,6 +701,8 @@ int cmd_check(int argc, char **argv)
 	files = strcmp(p.engine, "sim") != 0;
 	jdir = results_dir(o.results);
 	ret = plan_build_at(&pl, &p, files, jdir ? jdir : ".", &err);
+	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
+	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
