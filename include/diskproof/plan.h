@@ -60,6 +60,12 @@ struct plan {
 	size_t ndestroy;
 	bool force; /* --force: a device with a filesystem, RAID or partition
 		     * table signature may be overwritten if also named */
+	/* set by the caller: the results file (not owned; NULL = none), whose
+	 * filesystem keeps results_reserve bytes free (STORE_MIN_FREE). When a
+	 * volume's files share that filesystem, plan_space_measure() and
+	 * plan_prepare_files() count the reserve in its need. */
+	const char *results;
+	uint64_t results_reserve;
 };
 
 /*
@@ -106,13 +112,14 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 
 /* One filesystem (or block device) that the plan's files go to. */
 struct plan_fs {
-	char *path;	 /* where it was measured: the nearest existing directory, or the device */
-	char *volumes;	 /* the volumes with files there: "disk1, disk2" */
-	uint64_t total;	 /* bytes of the plan's files there */
-	uint64_t need;	 /* what they still need: total less what files at their paths hold */
-	uint64_t free;	 /* bytes free to diskproof (f_bavail); a device: its size */
-	bool free_known; /* false when the free space could not be read */
-	bool device;	 /* a block device: its regions are laid out already */
+	char *path;	  /* where it was measured: the nearest existing directory, or the device */
+	char *volumes;	  /* the volumes with files there: "disk1, disk2" */
+	uint64_t total;	  /* bytes of the plan's files there */
+	uint64_t need;	  /* what they still need: total less what files at their paths hold */
+	uint64_t free;	  /* bytes free to diskproof (f_bavail); a device: its size */
+	bool free_known;  /* false when the free space could not be read */
+	bool device;	  /* a block device: its regions are laid out already */
+	uint64_t reserve; /* of need: what the results file keeps free here (0: not here) */
 };
 
 /* Per volume: where its databases and its logs go, and what they need. */
@@ -142,10 +149,28 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s,
 /* 0 when every filesystem has room for what the plan still needs there (or
  * its free space is unknown); else -ENOSPC with one line in err per short
  * one: "volume NAME (PATH): not enough free space: the databases and logs
- * need X more, Y is free". */
+ * need X more, Y is free", and when the results file's reserve is counted
+ * "(the need includes the 8 MiB the results file keeps free)". */
 int plan_space_check(const struct plan_space *s, struct strbuf *err) DP_MUST_CHECK;
 
 void plan_space_release(struct plan_space *s);
+
+/*
+ * What a run of the plan keeps in memory, as an upper bound (the formula is
+ * at plan_memory_estimate() in plan.c): per page of every database, per
+ * database, the I/O buffers, and the rest. cpus is the number of online
+ * CPUs (the default worker count).
+ */
+struct plan_memory {
+	uint64_t pages;	    /* per-page maps */
+	uint64_t databases; /* per-database state: statistics, log and dirty rings */
+	uint64_t buffers;   /* I/O buffers of every stream, flusher, log and scan */
+	uint64_t other;	    /* once per run: program, SQLite, journal copies */
+	uint64_t total;
+};
+
+void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			  struct plan_memory *m);
 
 void plan_release(struct plan *pl);
 

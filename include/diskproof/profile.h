@@ -5,8 +5,11 @@
  * Validation is complete: every error in the file is reported, in line order,
  * one per line of err, each as "FILE:LINE: [section] key: message". A profile
  * with any error is rejected whole (-EINVAL) and nothing is written anywhere.
- * Command-line overrides are applied afterwards, to a valid profile, with
- * profile_apply_overrides().
+ * That includes the rules over several keys (a backup or recovery test takes
+ * no warm-up, streams = auto tunes the jetstress model only, ...) and paths
+ * too long for the files derived from them: a profile that validates is one
+ * that plan, check, init and run all accept. Command-line overrides are applied afterwards, to a
+ * valid profile, with profile_apply_overrides().
  *
  * Ownership: a struct profile owns every string and array it points at;
  * profile_release() frees them and is safe on a zeroed or released profile.
@@ -76,6 +79,8 @@ struct profile_volume {
 	char *log_path;		     /* directory of the logs; = path when unset */
 	unsigned databases;	     /* 1..1000, default 1 */
 	unsigned line;		     /* line of the section header */
+	unsigned *key_lines;	     /* per key table entry: its line in the section, 0 = unset;
+				      * NULL for a profile not parsed from text */
 };
 
 struct profile_thresholds {
@@ -184,6 +189,10 @@ struct profile {
 	/* Where it came from and what it said, for the results file. */
 	char *origin; /* file path as given, or "builtin:NAME" */
 	char *text;   /* the INI text exactly as read */
+	/* per key table entry (global sections): the line that set it, 0 =
+	 * unset (messages about options point at the profile's keys); may be
+	 * NULL */
+	unsigned *key_lines;
 };
 
 /* What the command line may change, applied after validation. A NULL pointer
@@ -226,7 +235,9 @@ int profile_load_file(struct profile *p, const char *path, struct strbuf *err) D
 int profile_resolve(struct profile *p, const char *arg, struct strbuf *err) DP_MUST_CHECK;
 
 /* Applies command-line overrides to a validated profile; re-checks what they
- * could break (db size a multiple of the page size, ...). 0 or -EINVAL. */
+ * could break (db size a multiple of the page size, the rules over several
+ * keys, the length of paths under --data-dir, ...), each error naming the
+ * option: "--warmup 10s: why". 0 or -EINVAL. */
 int profile_apply_overrides(struct profile *p, const struct profile_overrides *o,
 			    struct strbuf *err) DP_MUST_CHECK;
 

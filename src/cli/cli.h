@@ -83,6 +83,15 @@ struct plan;
 /* The same check on a plan the command built (init). */
 int cli_plan_space_check(const struct plan *pl);
 
+/* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
+uint64_t cli_mem_available(void);
+
+/* The memory a run of the plan needs (plan_memory_estimate) against what the
+ * host has available: 0 (also when that is unknown), or the message printed
+ * ("the run needs about X of memory, this host has Y available") and
+ * DP_EXIT_ENV. */
+int cli_memory_check(const struct plan *pl, const struct profile *p);
+
 /* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
 int cmd_plan(int argc, char **argv);
 

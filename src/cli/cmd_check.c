@@ -13,7 +13,7 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * per-page maps need and the open-file limit. It writes nothing that
+ * run needs (plan_memory_estimate) and the open-file limit. It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
  * 2 for a usage or profile error. The rules are in docs/environment.md.
  */
@@ -33,17 +33,11 @@
 #include "diskproof/env.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
 #define SYSFS "/sys"
-
-/*
- * Memory a run keeps per database page: the expected generation (4 bytes),
- * its copy for the periodic journal (4) and the in-flight flag (1); see
- * worker_db_setup() and worker_setup() in src/run/run.c.
- */
-#define CHECK_BYTES_PER_PAGE 9
 
 enum check_level { CHECK_OK, CHECK_WARN, CHECK_FAIL };
 
@@ -348,7 +342,7 @@ static void check_filesystems(struct check *c)
 static void check_space(struct check *c)
 {
 	struct plan_space sp = {0};
-	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, r = STRBUF_INIT;
 
 	if (plan_space_measure(c->pl, &sp, &err)) {
 		report(c, CHECK_FAIL, "free space", "%s", err.buf);
@@ -360,16 +354,22 @@ static void check_space(struct check *c)
 
 		strbuf_reset(&a);
 		strbuf_reset(&b);
+		strbuf_reset(&r);
 		unit_format_size(&a, f->need);
 		unit_format_size(&b, f->free);
+		if (f->reserve) {
+			strbuf_addstr(&r, " (");
+			unit_format_size(&r, f->reserve);
+			strbuf_addstr(&r, " of it kept free for the results file)");
+		}
 		if (!f->free_known)
 			report(c, CHECK_WARN, what,
 			       "%s (volume%s %s): %s still to write, free space unknown", f->path,
 			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf);
 		else
 			report(c, f->need <= f->free ? CHECK_OK : CHECK_FAIL, what,
-			       "%s (volume%s %s): %s still to write, %s %s%s", f->path,
-			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, b.buf,
+			       "%s (volume%s %s): %s still to write%s, %s %s%s", f->path,
+			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, r.buf, b.buf,
 			       f->device ? "in the device" : "free",
 			       f->need <= f->free ? "" : ": not enough");
 	}
@@ -378,6 +378,7 @@ out:
 	strbuf_release(&err);
 	strbuf_release(&a);
 	strbuf_release(&b);
+	strbuf_release(&r);
 }
 
 /* ---- disks ---- */
@@ -630,44 +631,34 @@ out:
 
 static void check_memory(struct check *c)
 {
-	uint64_t pages = 0, need, avail = 0;
-	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
-	char line[256];
-	bool known = false;
-	FILE *f;
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, d = STRBUF_INIT;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t avail = cli_mem_available();
+	struct plan_memory m;
 
-	for (size_t d = 0; d < c->pl->nr_dbs; d++)
-		pages += c->pl->dbs[d].nr_pages;
-	need = pages * CHECK_BYTES_PER_PAGE;
-	f = fopen("/proc/meminfo", "re");
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &avail) == 1) {
-			avail *= 1024;
-			known = true;
-			break;
-		}
-	if (f)
-		fclose(f);
-	unit_format_size(&a, need);
+	/* the estimate plan, init and run refuse by (plan_memory_estimate) */
+	plan_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	unit_format_size(&a, m.total);
 	unit_format_size(&b, avail);
-	if (!known)
+	unit_format_size(&d, m.pages);
+	if (!avail)
 		report(c, CHECK_OK, "memory",
-		       "the per-page maps need %s (%llu pages x %d bytes); MemAvailable unknown",
-		       a.buf, (unsigned long long)pages, CHECK_BYTES_PER_PAGE);
+		       "the run needs about %s (per-page maps %s); MemAvailable unknown", a.buf,
+		       d.buf);
 	else
 		report(c,
-		       need > avail	  ? CHECK_FAIL
-		       : need > avail / 2 ? CHECK_WARN
-					  : CHECK_OK,
-		       "memory",
-		       "the per-page maps need %s (%llu pages x %d bytes), %s available%s", a.buf,
-		       (unsigned long long)pages, CHECK_BYTES_PER_PAGE, b.buf,
-		       need > avail	  ? ": not enough"
-		       : need > avail / 2 ? ": more than half of it (the page cache and the "
-					    "rest of the machine need room too)"
-					  : "");
+		       m.total > avail	     ? CHECK_FAIL
+		       : m.total > avail / 2 ? CHECK_WARN
+					     : CHECK_OK,
+		       "memory", "the run needs about %s (per-page maps %s), %s available%s", a.buf,
+		       d.buf, b.buf,
+		       m.total > avail	     ? ": not enough"
+		       : m.total > avail / 2 ? ": more than half of it (the page cache and the "
+					       "rest of the machine need room too)"
+					     : "");
 	strbuf_release(&a);
 	strbuf_release(&b);
+	strbuf_release(&d);
 }
 
 /* As cli_nofile_raise() will need: 2 per database and 64 more. */
@@ -710,6 +701,8 @@ int cmd_check(int argc, char **argv)
 	files = strcmp(p.engine, "sim") != 0;
 	jdir = results_dir(o.results);
 	ret = plan_build_at(&pl, &p, files, jdir ? jdir : ".", &err);
+	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
+	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;

@@ -5,9 +5,10 @@
  * databases and logs with their files and sizes, the space they need against
  * the space free (measured at the nearest existing directory; nothing is
  * created), and the run's target IOPS, streams, engine and workers. It takes
- * the same profile arguments as run. Exit 0; 3 when a volume lacks the space
- * (everything is still printed) or the layout cannot be made; 2 for a usage
- * or profile error.
+ * the same profile arguments as run, and the memory the run would take
+ * against what the host has available. Exit 0; 3 when a volume lacks the
+ * space or the host the memory (everything is still printed) or the layout
+ * cannot be made; 2 for a usage or profile error.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -27,6 +29,8 @@ struct plan_view {
 	const struct plan_space *sp; /* NULL: no files (sim) */
 	unsigned streams, workers;
 	bool enough;
+	struct plan_memory mem; /* what the run would keep in memory, at most */
+	uint64_t mem_avail;	/* MemAvailable; 0 = unknown */
 };
 
 static void view_init(struct plan_view *v, const struct profile *p, const struct plan *pl,
@@ -48,6 +52,8 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 					       : 1;
 	if (v->workers > ndb)
 		v->workers = ndb;
+	plan_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &v->mem);
+	v->mem_avail = cli_mem_available();
 	v->enough = true;
 	for (size_t i = 0; sp && i < sp->nr_fs; i++)
 		if (sp->fs[i].free_known && sp->fs[i].need > sp->fs[i].free)
@@ -150,6 +156,22 @@ static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_si
 		strbuf_addf(sb, "           = %llu mailboxes x %g IOPS x (1 + %g %% headroom)\n",
 			    (unsigned long long)p->mailboxes, p->iops_per_mailbox, p->headroom_pct);
 	text_sizing(sb, v, db_size_override);
+	strbuf_addstr(sb, "memory     about ");
+	add_size(sb, v->mem.total);
+	strbuf_addstr(sb, " at most (per-page maps ");
+	add_size(sb, v->mem.pages);
+	strbuf_addstr(sb, ", per-database state ");
+	add_size(sb, v->mem.databases);
+	strbuf_addstr(sb, ", I/O buffers ");
+	add_size(sb, v->mem.buffers);
+	if (v->mem_avail) {
+		strbuf_addstr(sb, "), ");
+		add_size(sb, v->mem_avail);
+		strbuf_addf(sb, " available%s\n",
+			    v->mem.total <= v->mem_avail ? ": ok" : ": NOT ENOUGH");
+	} else {
+		strbuf_addstr(sb, "), available memory unknown\n");
+	}
 }
 
 static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_size_override)
@@ -197,6 +219,11 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 
 		strbuf_addf(sb, "  %s%s  needs ", f->device ? "device " : "", f->path);
 		add_size(sb, f->need);
+		if (f->reserve) {
+			strbuf_addstr(sb, " (");
+			add_size(sb, f->reserve);
+			strbuf_addstr(sb, " of it kept free for the results file)");
+		}
 		if (!f->free_known) {
 			strbuf_addstr(sb, ", free unknown");
 		} else {
@@ -297,10 +324,23 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 			strbuf_addf(sb, "%llu", (unsigned long long)f->free);
 		else
 			strbuf_addstr(sb, "null");
-		strbuf_addf(sb, ", \"enough\": %s}",
-			    !f->free_known || f->need <= f->free ? "true" : "false");
+		strbuf_addf(sb, ", \"enough\": %s, \"results_reserve\": %llu}",
+			    !f->free_known || f->need <= f->free ? "true" : "false",
+			    (unsigned long long)f->reserve);
 	}
-	strbuf_addf(sb, "], \"enough_space\": %s}", v->enough ? "true" : "false");
+	strbuf_addf(sb, "], \"enough_space\": %s", v->enough ? "true" : "false");
+	strbuf_addf(sb,
+		    ", \"memory\": {\"estimate\": %llu, \"pages\": %llu, \"databases\": %llu, "
+		    "\"buffers\": %llu, \"other\": %llu, \"available\": ",
+		    (unsigned long long)v->mem.total, (unsigned long long)v->mem.pages,
+		    (unsigned long long)v->mem.databases, (unsigned long long)v->mem.buffers,
+		    (unsigned long long)v->mem.other);
+	if (v->mem_avail)
+		strbuf_addf(sb, "%llu", (unsigned long long)v->mem_avail);
+	else
+		strbuf_addstr(sb, "null");
+	strbuf_addf(sb, ", \"enough\": %s}}",
+		    !v->mem_avail || v->mem.total <= v->mem_avail ? "true" : "false");
 }
 
 int cmd_plan(int argc, char **argv)
@@ -326,6 +366,8 @@ int cmd_plan(int argc, char **argv)
 	}
 	jdir = results_dir(o.results);
 	ret = plan_build_at(&pl, &p, strcmp(p.engine, "sim") != 0, jdir ? jdir : ".", &err);
+	pl.results = o.results;
+	pl.results_reserve = STORE_MIN_FREE;
 	if (!ret && pl.files)
 		ret = plan_space_measure(&pl, &sp, &err);
 	if (ret) {
@@ -345,6 +387,8 @@ int cmd_plan(int argc, char **argv)
 			fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;
 	}
+	if ((!ret || ret == DP_EXIT_ENV) && cli_memory_check(&pl, &p))
+		ret = DP_EXIT_ENV;
 out:
 	free(jdir);
 	plan_space_release(&sp);

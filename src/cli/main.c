@@ -320,7 +320,7 @@ static int cmd_init(int argc, char **argv)
 	pl.destroy = o.destroy;
 	pl.ndestroy = o.ndestroy;
 	pl.force = o.force;
-	if (!ret && cli_plan_space_check(&pl)) {
+	if (!ret && (cli_plan_space_check(&pl) || cli_memory_check(&pl, &p))) {
 		ret = DP_EXIT_ENV; /* printed; no directory made yet */
 		goto out;
 	}

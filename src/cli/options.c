@@ -3,6 +3,7 @@
  * command line for the run row, colour and signal set-up.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,8 +13,10 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "diskproof/counters.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -313,23 +316,73 @@ int cli_plan_space_check(const struct plan *pl)
 	return ret;
 }
 
+uint64_t cli_mem_available(void)
+{
+	char buf[8192];
+	uint64_t avail = 0;
+	ssize_t n;
+	int fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	return host_parse_meminfo(buf, &avail) ? 0 : avail;
+}
+
+int cli_memory_check(const struct plan *pl, const struct profile *p)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT, d = STRBUF_INIT,
+		      e = STRBUF_INIT;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	struct plan_memory m;
+	uint64_t avail = cli_mem_available();
+
+	plan_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	if (!avail || m.total <= avail)
+		return 0;
+	unit_format_size(&a, m.total);
+	unit_format_size(&b, avail);
+	unit_format_size(&c, m.pages);
+	unit_format_size(&d, m.databases);
+	unit_format_size(&e, m.buffers);
+	fprintf(stderr,
+		"diskproof: the run needs about %s of memory, this host has %s available "
+		"(MemAvailable): %zu database(s) take %s of per-database state and %s of "
+		"per-page maps, the I/O buffers %s; test fewer or smaller databases (or fewer "
+		"streams), or on a host with more memory\n",
+		a.buf, b.buf, pl->nr_dbs, d.buf, c.buf, e.buf);
+	strbuf_release(&a);
+	strbuf_release(&b);
+	strbuf_release(&c);
+	strbuf_release(&d);
+	strbuf_release(&e);
+	return DP_EXIT_ENV;
+}
+
 int cli_space_preflight(const struct profile *p, const char *results)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
+	bool files = strcmp(p->engine, "sim") != 0;
 	char *jdir;
 	int ret;
 
-	if (!strcmp(p->engine, "sim"))
-		return 0;
 	jdir = results_dir(results);
-	ret = plan_build_at(&pl, p, true, jdir ? jdir : ".", &err);
+	ret = plan_build_at(&pl, p, files, jdir ? jdir : ".", &err);
 	free(jdir);
+	pl.results = results;
+	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;
 	} else {
 		ret = cli_plan_space_check(&pl);
+		if (!ret)
+			ret = cli_memory_check(&pl, p);
 	}
 	plan_release(&pl);
 	strbuf_release(&err);

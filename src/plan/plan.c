@@ -25,6 +25,7 @@
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
+#include "diskproof/stats.h"
 #include "plan_internal.h"
 
 #define PLAN_CHUNK (1024 * 1024)
@@ -928,11 +929,38 @@ static void add_need(struct fs_need *v, size_t *n, const char *path, uint64_t by
 	v[i].need += bytes;
 }
 
+/* The filesystem of the results file (its directory, or the nearest existing
+ * ancestor): false when there is none or it cannot be read. */
+static bool results_fs(const struct plan *pl, dev_t *dev)
+{
+	struct strbuf dir = STRBUF_INIT, probe = STRBUF_INIT;
+	const char *slash;
+	struct stat st;
+	bool ok;
+
+	if (!pl->results || !pl->results_reserve)
+		return false;
+	slash = strrchr(pl->results, '/');
+	if (slash)
+		strbuf_add(&dir, pl->results,
+			   slash == pl->results ? 1 : (size_t)(slash - pl->results));
+	else
+		strbuf_addch(&dir, '.');
+	nearest_existing(dir.buf, &probe);
+	ok = stat(probe.buf, &st) == 0;
+	*dev = ok ? st.st_dev : 0;
+	strbuf_release(&dir);
+	strbuf_release(&probe);
+	return ok;
+}
+
 static int check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
 		       struct strbuf *err)
 {
 	struct fs_need *v = calloc(2 * pl->nr_dbs + 1, sizeof(*v));
 	struct statvfs vfs;
+	uint64_t reserve;
+	dev_t rdev = 0;
 	size_t n = 0;
 	int ret = 0;
 
@@ -951,23 +979,29 @@ static int check_space(const struct plan *pl, const uint64_t *have_db, const uin
 			add_need(v, &n, vol->log_path,
 				 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
 	}
+	reserve = results_fs(pl, &rdev) ? pl->results_reserve : 0;
 	for (size_t i = 0; i < n && !ret; i++) {
-		uint64_t avail;
+		uint64_t avail, need = v[i].need + (v[i].dev == rdev ? reserve : 0);
 
 		if (!v[i].need || statvfs(v[i].path, &vfs) != 0)
 			continue;
 		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		if (avail < v[i].need) {
-			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+		if (avail < need) {
+			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
 
 			unit_format_size(&a, v[i].need);
 			unit_format_size(&b, avail);
+			unit_format_size(&c, reserve);
 			strbuf_addf(err,
 				    "%s: not enough free space: the databases and logs need "
 				    "%s more, %s is free",
 				    v[i].path, a.buf, b.buf);
+			if (v[i].dev == rdev && reserve)
+				strbuf_addf(err, ", and the results file keeps %s free here",
+					    c.buf);
 			strbuf_release(&a);
 			strbuf_release(&b);
+			strbuf_release(&c);
 			ret = -ENOSPC;
 		}
 	}
@@ -1046,7 +1080,7 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 {
 	size_t cap = 2 * pl->nr_vols + 1;
 	struct strbuf *vols = calloc(cap, sizeof(*vols));
-	dev_t *devs = calloc(cap, sizeof(*devs));
+	dev_t *devs = calloc(cap, sizeof(*devs)), rdev = 0;
 	int ret = 0;
 
 	memset(s, 0, sizeof(*s));
@@ -1092,6 +1126,15 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 		if (!s->fs[i].volumes)
 			ret = -ENOMEM;
 	}
+	/* the results file's reserve, where a volume's files share its
+	 * filesystem (elsewhere the store checks it alone) */
+	for (size_t i = 0; !ret && results_fs(pl, &rdev) && i < s->nr_fs; i++) {
+		if (s->fs[i].device || devs[i] != rdev)
+			continue;
+		s->fs[i].reserve = pl->results_reserve;
+		s->fs[i].need += pl->results_reserve;
+		break;
+	}
 out:
 	if (vols)
 		for (size_t i = 0; i < cap; i++)
@@ -1123,6 +1166,12 @@ int plan_space_check(const struct plan_space *s, struct strbuf *err)
 			    f->volumes, f->path, f->device ? "room" : "free space", a.buf,
 			    f->device ? "" : " more", b.buf);
 		strbuf_addstr(err, f->device ? " is the device's size" : " is free");
+		if (f->reserve) {
+			strbuf_reset(&a);
+			unit_format_size(&a, f->reserve);
+			strbuf_addf(err, " (the need includes the %s the results file keeps free)",
+				    a.buf);
+		}
 		strbuf_release(&a);
 		strbuf_release(&b);
 		ret = -ENOSPC;
@@ -1259,4 +1308,98 @@ out_free:
 	free(have_db);
 	free(have_log);
 	return ret;
+}
+
+/*
+ * The memory a run takes, an upper bound from what run.c allocates (counted
+ * whole, although calloc'ed tables are touched only as far as they are used):
+ *
+ *   per page of every database: the expected generation (4 B), the busy map
+ *     (1 B) and, on an engine with files, the journal copy (4 B): 9 B;
+ *   per database: the coordinator's totals and window figures, two full
+ *     histograms (class_stats, about 16.6 KiB) per I/O class (6); the
+ *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
+ *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
+ *     every worker holds every database, so snapshots count once per worker;
+ *     1 KiB of bookkeeping and store rows; and in the jetstress model the log
+ *     record ring (65536 x 8 B), the dirty list (up to 4096 x 16 B), 5 B per
+ *     log segment, and for recovery the replay ring (65536 x 8 B);
+ *   I/O buffers (written at set-up, so resident): a page per stream, and a
+ *     spare one when reads are verified on an engine with files; per
+ *     database of the jetstress model a log and a replication buffer (a
+ *     segment, at most 1 MiB), the maintenance read (bdm_io_size) and the
+ *     flusher's pages (flush_depth x page_size); backup: one backup_io_size
+ *     read per database; 320 B of slot and ring state per I/O slot;
+ *   once: 8 B per page of the largest database (its journal read and written),
+ *     per volume three histograms per class, and 64 MiB for the program,
+ *     SQLite and the threads.
+ *
+ * Streams: the profile's, 2 per database by default, and for auto-tune the
+ * most it may try (autotune_max_streams, else 128 per database, at most
+ * PROFILE_STREAMS_MAX).
+ */
+#define MEM_HIST ((uint64_t)sizeof(struct class_stats))
+#define MEM_SNAP_CLASS                                                                             \
+	((uint64_t)sizeof(struct class_stats32) +                                                  \
+	 HIST_GROUPS * HIST_GROUP_BUCKETS * sizeof(uint32_t))
+#define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
+#define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
+#define MEM_RING 65536ULL
+#define MEM_SLOT 320ULL
+
+void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			  struct plan_memory *m)
+{
+	bool sim = !pl->files, fixed = p->model == PROFILE_MODEL_FIXED;
+	bool backup = p->type == PROFILE_TEST_BACKUP, recovery = p->type == PROFILE_TEST_RECOVERY;
+	bool txn = !fixed && !backup;
+	uint64_t ndb = pl->nr_dbs, streams, workers, slots, seg, largest = 0;
+	uint64_t per_db;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		m->pages += pl->dbs[i].nr_pages * (sim ? 5 : 9);
+		if (pl->dbs[i].nr_pages > largest)
+			largest = pl->dbs[i].nr_pages;
+	}
+	streams = p->streams == PROFILE_STREAMS_AUTO
+			  ? (p->tune_max_streams ? p->tune_max_streams : 128 * ndb)
+		  : p->streams ? p->streams
+			       : 2 * ndb;
+	if (p->streams == PROFILE_STREAMS_AUTO && streams > PROFILE_STREAMS_MAX)
+		streams = PROFILE_STREAMS_MAX;
+	if (backup)
+		streams = 0;
+	workers = !strcmp(p->engine, "sim") ? 1 : p->workers ? p->workers : cpus ? cpus : 1;
+	if (fixed && workers > streams)
+		workers = streams ? streams : 1;
+	if (!fixed && workers > ndb)
+		workers = ndb ? ndb : 1;
+
+	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
+	m->databases = ndb * per_db +
+		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
+	slots = streams;
+	m->buffers = streams * p->page_size;
+	if (p->verify && !sim && !recovery && !backup)
+		m->buffers += streams * p->page_size;
+	if (txn) {
+		for (size_t i = 0; i < pl->nr_dbs; i++) {
+			uint64_t n = pl->dbs[i].nr_pages;
+
+			m->databases += MEM_RING * 8 + (n < 4096 ? n : 4096) * 16 +
+					5ULL * p->log_segments + (recovery ? MEM_RING * 8 : 0);
+		}
+		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
+				     (p->bdm ? p->bdm_io_size : 0) +
+				     (uint64_t)p->flush_depth * p->page_size);
+		slots += ndb * (1 + (p->copies > 1 || recovery) + p->bdm + p->flush_depth);
+	} else if (backup) {
+		m->buffers += ndb * p->backup_io_size;
+		slots += ndb;
+	}
+	m->buffers += slots * MEM_SLOT;
+	m->other = largest * 8 + pl->nr_vols * 3 * MEM_CLASSES * MEM_HIST + (64ULL << 20);
+	m->total = m->pages + m->databases + m->buffers + m->other;
 }

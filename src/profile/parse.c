@@ -773,6 +773,76 @@ static void finish_sizing(struct parse_ctx *c)
 	p->database_size = (per + p->page_size - 1) / p->page_size * p->page_size;
 }
 
+/* An error already reported at line (0: none). */
+static bool line_has_error(struct parse_ctx *c, unsigned line)
+{
+	for (size_t i = 0; line && i < c->nr_errs; i++)
+		if (c->errs[i].line == line)
+			return true;
+	return false;
+}
+
+/*
+ * The rules over several keys (rules.c), each reported at the first of its
+ * keys that the file sets. A rule one of whose keys is bad, or already has an
+ * error (log_size that is not whole segments leaves log_segments unknown), is
+ * not checked: it would only repeat that error.
+ */
+static void finish_rules(struct parse_ctx *c)
+{
+	struct strbuf label = STRBUF_INIT;
+	size_t n, i, k;
+	const struct profile_rule *rules = profile_rules(&n);
+
+	for (i = 0; i < n; i++) {
+		const struct profile_rule *r = &rules[i];
+		const struct profile_rule_key *at = NULL;
+		bool skip = false;
+
+		for (k = 0; k < PROFILE_RULE_KEYS && r->keys[k].section; k++) {
+			size_t idx = key_index(c, r->keys[k].section, r->keys[k].name);
+
+			if (c->marks.state[idx] == KEY_BAD || line_has_error(c, c->marks.line[idx]))
+				skip = true;
+			if (!at && c->marks.line[idx])
+				at = &r->keys[k];
+		}
+		strbuf_reset(&c->why);
+		if (skip || !r->broken(c->p, &c->why))
+			continue;
+		if (!at)
+			at = &r->keys[0];
+		strbuf_reset(&label);
+		strbuf_addf(&label, "[%s]", at->section);
+		perr_add(c, key_line(c, at->section, at->name), label.buf, at->name, "%s",
+			 c->why.buf);
+	}
+	strbuf_release(&label);
+}
+
+/* Every volume's directories must hold the files derived in them. */
+static void finish_paths(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+	size_t path = key_index(c, "volume", "path"), log = key_index(c, "volume", "log_path");
+	unsigned last = 0;
+
+	for (size_t i = 0; i < p->nr_volumes; i++) {
+		struct profile_volume *v = &p->volumes[i];
+		struct key_marks *m = &c->vols[i].marks;
+
+		last += v->databases;
+		strbuf_reset(&c->why);
+		if (v->path && m->state[path] == KEY_OK &&
+		    profile_path_check(v->path, last, &c->why))
+			perr_add(c, m->line[path], c->vols[i].label, "path", "%s", c->why.buf);
+		strbuf_reset(&c->why);
+		if (v->log_path && m->state[log] == KEY_OK &&
+		    profile_path_check(v->log_path, last, &c->why))
+			perr_add(c, m->line[log], c->vols[i].label, "log_path", "%s", c->why.buf);
+	}
+}
+
 /* Checks that involve several keys, and the defaults that depend on others. */
 static void finish(struct parse_ctx *c)
 {
@@ -842,6 +912,8 @@ static void finish(struct parse_ctx *c)
 	strbuf_release(&b);
 	finish_workload(c);
 	finish_sizing(c);
+	finish_rules(c);
+	finish_paths(c);
 
 	if (!p->name) {
 		base = profile_name_from_origin(c->origin, &n);
@@ -916,6 +988,13 @@ int profile_parse(struct profile *p, const char *origin, const char *text, size_
 	} else {
 		p->origin = strdup(c.origin);
 		p->text = malloc(len + 1);
+		/* the lines stay, for messages about the options */
+		p->key_lines = c.marks.line;
+		c.marks.line = NULL;
+		for (size_t i = 0; i < p->nr_volumes; i++) {
+			p->volumes[i].key_lines = c.vols[i].marks.line;
+			c.vols[i].marks.line = NULL;
+		}
 		if (!p->origin || !p->text) {
 			ret = -ENOMEM;
 		} else {

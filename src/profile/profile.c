@@ -278,10 +278,114 @@ static void relocate_volumes(struct profile *p, const char *dir)
 	}
 }
 
+unsigned profile_key_line(const struct profile *p, const char *section, const char *name)
+{
+	const struct profile_key *k = profile_key_find(section, name), *keys;
+	size_t n;
+
+	if (!k || !p->key_lines || !strcmp(section, "volume"))
+		return 0;
+	keys = profile_keys(&n);
+	return p->key_lines[k - keys];
+}
+
+/* The value an option was given, as the user would write it; false when it
+ * was not given. */
+static bool option_value(const struct profile_overrides *o, const char *option, struct strbuf *v)
+{
+	strbuf_reset(v);
+	if (!strcmp(option, "--warmup") && o->has_warmup)
+		profile_format_duration_exact(v, o->warmup_ns);
+	else if (!strcmp(option, "--streams") && o->streams == PROFILE_STREAMS_AUTO)
+		strbuf_addstr(v, "auto");
+	else if (!strcmp(option, "--streams") && o->streams)
+		strbuf_addf(v, "%u", o->streams);
+	else if (!strcmp(option, "--engine") && o->engine)
+		strbuf_addstr(v, o->engine);
+	else if (!strcmp(option, "--data-dir") && o->data_dir)
+		strbuf_addstr(v, o->data_dir);
+	else
+		return false;
+	return true;
+}
+
+/*
+ * The rules over several keys, after the options: the profile kept them all
+ * (it validated), so a rule broken now was broken by an option, which the
+ * message names, with the first of the rule's other keys that the file sets.
+ */
+static int check_rules_after(const struct profile *p, const struct profile_overrides *o,
+			     struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT, v = STRBUF_INIT;
+	size_t n, start = err->len;
+	const struct profile_rule *rules = profile_rules(&n);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct profile_rule *r = &rules[i];
+		const struct profile_rule_key *by = NULL, *other = NULL;
+		unsigned line = 0;
+
+		strbuf_reset(&why);
+		if (!r->broken(p, &why))
+			continue;
+		for (size_t k = 0; k < PROFILE_RULE_KEYS && r->keys[k].section; k++) {
+			const struct profile_rule_key *key = &r->keys[k];
+
+			if (!by && key->option && option_value(o, key->option, &v))
+				by = key;
+			else if (!other && (line = profile_key_line(p, key->section, key->name)))
+				other = key;
+		}
+		err_line(err);
+		if (by) {
+			option_value(o, by->option, &v);
+			strbuf_addf(err, "%s %s: %s", by->option, v.buf, why.buf);
+		} else {
+			strbuf_addf(err, "with the options given: %s", why.buf);
+		}
+		if (other)
+			strbuf_addf(err, " ([%s] %s at %s:%u)", other->section, other->name,
+				    p->origin ? p->origin : "the profile", line);
+	}
+	strbuf_release(&why);
+	strbuf_release(&v);
+	return err->len > start ? -EINVAL : 0;
+}
+
+/* --data-dir: every volume's new directories must hold its files. */
+static int check_paths_after(const struct profile *p, const struct profile_overrides *o,
+			     struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	size_t start = err->len;
+	unsigned last = 0;
+
+	for (size_t i = 0; o->data_dir && i < p->nr_volumes; i++) {
+		const struct profile_volume *v = &p->volumes[i];
+
+		last += v->databases;
+		for (int log = 0; log < 2; log++) {
+			const char *path = log ? v->log_path : v->path;
+
+			strbuf_reset(&why);
+			if (!path || (log && v->path && !strcmp(path, v->path)) ||
+			    !profile_path_check(path, last, &why))
+				continue;
+			err_line(err);
+			strbuf_addf(err, "--data-dir %s: volume %s%s would be at %s: %s",
+				    o->data_dir, v->name, log ? "'s logs" : "", path, why.buf);
+		}
+	}
+	strbuf_release(&why);
+	return err->len > start ? -EINVAL : 0;
+}
+
 int profile_apply_overrides(struct profile *p, const struct profile_overrides *o,
 			    struct strbuf *err)
 {
 	struct profile_thresholds *t = &p->thresholds;
+	int ret;
 
 	if (check_overrides(p, o, err))
 		return -EINVAL;
@@ -305,7 +409,10 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 		t->db_read_max_ns = t->lenient ? PROFILE_LENIENT_MAX_NS : PROFILE_STRICT_MAX_NS;
 	if (!t->log_write_max_set)
 		t->log_write_max_ns = t->lenient ? PROFILE_LENIENT_MAX_NS : PROFILE_STRICT_MAX_NS;
-	return 0;
+	ret = check_rules_after(p, o, err);
+	if (check_paths_after(p, o, err))
+		ret = -EINVAL;
+	return ret;
 }
 
 unsigned profile_database_count(const struct profile *p)
@@ -327,7 +434,9 @@ void profile_release(struct profile *p)
 	for (i = 0; i < p->nr_volumes && p->volumes; i++) {
 		free(p->volumes[i].path);
 		free(p->volumes[i].log_path);
+		free(p->volumes[i].key_lines);
 	}
+	free(p->key_lines);
 	free(p->volumes);
 	free(p->name);
 	free(p->description);

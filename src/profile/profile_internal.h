@@ -35,4 +35,36 @@ void profile_format_duration_exact(struct strbuf *sb, uint64_t ns);
  * 3+ characters), or NULL. */
 const char *profile_suggest(const char *word, const char *const *choices, size_t n);
 
+/*
+ * A rule over several keys (rules.c). keys[] are the keys it reads, the one
+ * a message names first: a broken rule is reported at the first of them the
+ * file sets. option is the command-line option that sets the key (NULL for
+ * none): an option that breaks the rule is named. broken() says whether p
+ * breaks the rule, with why (no location) in why.
+ */
+#define PROFILE_RULE_KEYS 5
+struct profile_rule_key {
+	const char *section, *name, *option;
+};
+struct profile_rule {
+	const char *name;
+	struct profile_rule_key keys[PROFILE_RULE_KEYS]; /* unused entries: NULL section */
+	bool (*broken)(const struct profile *p, struct strbuf *why);
+};
+
+const struct profile_rule *profile_rules(size_t *count);
+
+/* The longest file name diskproof derives in a volume's directories when its
+ * highest database number is last_db. */
+size_t profile_derived_name_max(unsigned last_db);
+
+/* 0 when every file diskproof derives in directory path (databases up to
+ * db<last_db>) has a usable name: no component over NAME_MAX, no derived
+ * path over PATH_MAX - 1 characters. Else -ENAMETOOLONG with why. */
+int profile_path_check(const char *path, unsigned last_db, struct strbuf *why);
+
+/* The line where the file set key section/name (a global section's key), 0
+ * when it did not or the profile has no lines. */
+unsigned profile_key_line(const struct profile *p, const char *section, const char *name);
+
 #endif

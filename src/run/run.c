@@ -2109,36 +2109,9 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 
 	if (!streams)
 		streams = 2 * ndb;
-	if ((backup_test(r) || recovery_test(r)) && p->warmup_ns) {
-		strbuf_addf(err,
-			    "a %s test has no warm-up: it measures the whole pass "
-			    "(remove [test] warmup)",
-			    profile_test_type_name(p->type));
-		return -EINVAL;
-	}
-	if (recovery_test(r) && (r->ops->flags & ENGINE_F_NO_FILES)) {
-		strbuf_addf(err,
-			    "a recovery test replays what the log files hold: the %s engine "
-			    "keeps no log content (use a real engine)",
-			    r->ops->name);
-		return -EINVAL;
-	}
-	if (recovery_test(r) && p->recovery_segments >= p->log_segments) {
-		strbuf_addf(err,
-			    "recovery_segments = %llu must be fewer than log_segments = %u (the "
-			    "circular log would overwrite segments before their replay)",
-			    (unsigned long long)p->recovery_segments, p->log_segments);
-		return -EINVAL;
-	}
+	/* warm-up, replay and stream-count rules: profile validation's */
 	if (backup_test(r))
 		streams = 0;
-	else if (streams < ndb) {
-		strbuf_addf(err,
-			    "streams = %u is fewer than the %u databases: every database needs "
-			    "at least one stream",
-			    streams, ndb);
-		return -EINVAL;
-	}
 	nw = r->virt ? 1 : (p->workers ? p->workers : online_cpus());
 	if (fixed && nw > streams)
 		nw = streams;
@@ -3520,6 +3493,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.plan.destroy = o->destroy;
 	r.plan.ndestroy = o->ndestroy;
 	r.plan.force = o->force;
+	/* the results file's reserve counts where it shares a volume's filesystem */
+	r.plan.results = o->results_path;
+	r.plan.results_reserve = STORE_MIN_FREE;
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
 	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
 	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
@@ -3556,23 +3532,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		if (ret)
 			goto out;
 	}
-	if (p->streams == PROFILE_STREAMS_AUTO) {
-		if (p->tune_goal == PROFILE_TUNE_TARGET && !p->target_iops) {
-			strbuf_addstr(err, "autotune_goal = target needs a target: set [sizing] "
-					   "target_iops (or size from mailboxes)");
-			out->exit_code = DP_EXIT_USAGE;
-			ret = -EINVAL;
-			goto out;
-		}
-		if (fixed_model(&r) || backup_test(&r) || recovery_test(&r)) {
-			strbuf_addstr(err, "streams = auto tunes the jetstress model's "
-					   "performance and stress tests only");
-			out->exit_code = DP_EXIT_USAGE;
-			ret = -EINVAL;
-			goto out;
-		}
+	if (p->streams == PROFILE_STREAMS_AUTO)	     /* what auto may tune: validation's */
 		r.streams = (unsigned)r.plan.nr_dbs; /* checks the layout; tuned below */
-	}
 	ret = run_setup_workers(&r, err);
 	if (ret) {
 		if (ret == -EINVAL)

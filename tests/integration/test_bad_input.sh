@@ -30,6 +30,69 @@ expect_exit 2 "$DISKPROOF" run --db-size 40KiB --results "$WORK/r.db"
 grep -q "page size" err || fail "--db-size not checked against the page size"
 expect_exit 2 "$DISKPROOF" report abc --results "$WORK/r.db"
 [ ! -e r.db ] && [ ! -e diskproof-data ] || fail "bad input wrote something"
+
+# Cross-key rules are profile errors, found before anything is written: every
+# rule-*.ini of tests/golden/bad-profiles, through plan, check, init and run,
+# exits 2 with its FILE:LINE messages and leaves no data directory and no
+# results file behind.
+GOLDEN="$DP_SOURCE_DIR/tests/golden/bad-profiles"
+nothing_written() {
+	[ ! -e "$WORK/r.db" ] || fail "$1: a results file was created"
+	[ ! -e "$WORK/data" ] || fail "$1: wrote $(find "$WORK/data" | head -3)"
+}
+for ini in "$GOLDEN"/rule-*.ini; do
+	f=$(basename "$ini")
+	cp "$ini" "$WORK/$f"
+	[ -s "$GOLDEN/${f%.ini}.expected" ] || fail "$f: no ${f%.ini}.expected"
+	for cmd in plan check init run; do
+		expect_exit 2 "$DISKPROOF" $cmd "./$f" --results "$WORK/r.db"
+		while IFS= read -r want; do
+			grep -qF -- "$want" err || fail "$cmd $f: no \"$want\" in: $(cat err)"
+		done <"$GOLDEN/${f%.ini}.expected"
+		nothing_written "$cmd $f"
+	done
+done
+
+# A rule broken by a command-line option is refused the same way, naming it.
+cat >backup.ini <<'INI'
+[test]
+type = backup
+duration = 1m
+[sizing]
+database_size = 1MiB
+log_size = 8MiB
+[volume v1]
+path = ./data/v1
+INI
+sed 's/^type = backup/type = recovery/' backup.ini >recovery.ini
+{ sed '/^type = /d' backup.ini; printf '[workload]\nmodel = fixed\n'; } >fixed.ini
+{ sed '/^type = /d' backup.ini; printf '[engine]\nautotune_goal = target\n'; } >goal.ini
+for cmd in plan check run; do
+	expect_exit 2 "$DISKPROOF" $cmd ./backup.ini --warmup 10s --results "$WORK/r.db"
+	grep -q -- "^--warmup 10s: a backup test has no warm-up" err || fail "$cmd --warmup: $(cat err)"
+	nothing_written "$cmd backup.ini --warmup"
+	expect_exit 2 "$DISKPROOF" $cmd ./fixed.ini --streams auto --results "$WORK/r.db"
+	grep -q -- "^--streams auto: streams = auto tunes the jetstress model" err ||
+		fail "$cmd --streams auto on fixed: $(cat err)"
+	nothing_written "$cmd fixed.ini --streams auto"
+	expect_exit 2 "$DISKPROOF" $cmd ./goal.ini --streams auto --results "$WORK/r.db"
+	grep -q -- "^--streams auto: autotune_goal = target needs a target" err ||
+		fail "$cmd --streams auto without a target: $(cat err)"
+	grep -qF -- "[engine] autotune_goal at ./goal.ini:" err || fail "$cmd: the profile's key not located"
+	nothing_written "$cmd goal.ini --streams auto"
+	expect_exit 2 "$DISKPROOF" $cmd ./recovery.ini --engine sim --results "$WORK/r.db"
+	grep -q -- "^--engine sim: a recovery test replays what the log files hold" err ||
+		fail "$cmd --engine sim on recovery: $(cat err)"
+	nothing_written "$cmd recovery.ini --engine sim"
+done
+long="$WORK/data/$(printf 'x%.0s' $(seq 300))"
+for cmd in plan check init run; do
+	expect_exit 2 "$DISKPROOF" $cmd ./backup.ini --data-dir "$long" --results "$WORK/r.db"
+	grep -q -- "^--data-dir $long: " err || fail "$cmd --data-dir too long: $(cat err)"
+	grep -q "longer than NAME_MAX" err || fail "$cmd --data-dir: why not said: $(cat err)"
+	nothing_written "$cmd --data-dir"
+done
+
 expect_exit 0 "$DISKPROOF" --help
 grep -q "130" out || fail "--help does not document exit codes"
 expect_exit 0 "$DISKPROOF" --version

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "diskproof/profile.h"
+#include "../../src/profile/profile_internal.h"
 
 #define MS NSEC_PER_MSEC
 #define SEC NSEC_PER_SEC
@@ -434,14 +435,15 @@ static void test_long_line(void **state)
 		profile_release(&p);
 	}
 
-	/* exactly PROFILE_MAX_LINE characters is accepted */
+	/* exactly PROFILE_MAX_LINE characters is accepted (a description: a
+	 * path that long leaves no room for the files derived from it) */
 	strbuf_reset(&text);
-	strbuf_addstr(&text, "[volume v1]\npath = /");
-	while (text.len - strlen("[volume v1]\n") < PROFILE_MAX_LINE)
+	strbuf_addstr(&text, VOL "[test]\ndescription = ");
+	while (text.len - strlen(VOL "[test]\n") < PROFILE_MAX_LINE)
 		strbuf_addch(&text, 'x');
 	strbuf_addstr(&text, "\r\n");
 	expect_ok(&p, text.buf);
-	assert_int_equal(strlen(p.volumes[0].path), PROFILE_MAX_LINE - strlen("path = "));
+	assert_int_equal(strlen(p.description), PROFILE_MAX_LINE - strlen("description = "));
 	profile_release(&p);
 
 	/* errors on a long line name it like any other */
@@ -894,6 +896,66 @@ static void test_golden_bad_profiles(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * The rules over several keys: every key a rule names is in the key table, a
+ * minimal profile breaks none, and each rule broken by an option names the
+ * option and the profile's key (the profile's own breaks are in
+ * tests/golden/bad-profiles/rule-*.ini).
+ */
+static void test_rules_table(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct profile p;
+	size_t n;
+	const struct profile_rule *r = profile_rules(&n);
+	struct profile_overrides o;
+
+	assert_true(n >= 5);
+	expect_ok(&p, VOL);
+	for (size_t i = 0; i < n; i++) {
+		assert_non_null(r[i].keys[0].section);
+		for (size_t k = 0; k < PROFILE_RULE_KEYS && r[i].keys[k].section; k++)
+			if (!profile_key_find(r[i].keys[k].section, r[i].keys[k].name))
+				fail_msg("rule \"%s\": no key [%s] %s", r[i].name,
+					 r[i].keys[k].section, r[i].keys[k].name);
+		strbuf_reset(&err);
+		if (r[i].broken(&p, &err))
+			fail_msg("rule \"%s\" broken by the defaults: %s", r[i].name, err.buf);
+	}
+	profile_release(&p);
+
+	expect_ok(&p, "[test]\ntype = recovery\n[engine]\nstreams = 3\n"
+		      "[volume v1]\npath = /d\ndatabases = 2\n");
+	o = (struct profile_overrides){.engine = "sim", .streams = 1};
+	strbuf_reset(&err);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
+	assert_string_equal(err.buf,
+			    "--engine sim: a recovery test replays what the log files hold: the "
+			    "sim engine keeps no log content (use a real engine) ([test] type at "
+			    "t.ini:2)\n"
+			    "--streams 1: streams = 1 is fewer than the 2 databases: every "
+			    "database needs at least one stream ([test] type at t.ini:2)");
+	profile_release(&p);
+
+	/* --data-dir: the relocated paths are checked */
+	expect_ok(&p, VOL);
+	strbuf_reset(&err);
+	strbuf_addch(&err, '/');
+	while (err.len < PATH_MAX - 20)
+		strbuf_addstr(&err, "abcdefgh/");
+	{
+		char *dir = strbuf_detach(&err, NULL);
+
+		o = (struct profile_overrides){.data_dir = dir};
+		assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
+		assert_non_null(strstr(err.buf, "longer than PATH_MAX"));
+		assert_true(!strncmp(err.buf, "--data-dir /abcdefgh/", 21));
+		free(dir);
+	}
+	profile_release(&p);
+	strbuf_release(&err);
+}
+
 static void test_misc(void **state)
 {
 	struct profile zero;
@@ -937,6 +999,7 @@ int main(void)
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_key_table_docs),
 		cmocka_unit_test(test_golden_bad_profiles),
+		cmocka_unit_test(test_rules_table),
 		cmocka_unit_test(test_misc),
 	};
 

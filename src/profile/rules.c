@@ -1,0 +1,181 @@
+/*
+ * rules.c - the rules that tie several keys together, and the paths a
+ * volume's files will have: the checks that make a profile runnable, done
+ * where the profile is validated so that plan, check, init and run refuse it
+ * alike, before anything is written.
+ *
+ * A rule is a const table entry: the keys it reads (each with the
+ * command-line option that may set it) and one predicate that says whether a
+ * profile breaks it, and why. parse.c reports a broken rule at the first of
+ * its keys that the file sets ("FILE:LINE: [section] key: why");
+ * profile_apply_overrides() runs the table again after the options and names
+ * the option that broke it ("--warmup 10s: why ([test] type at FILE:LINE)").
+ */
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+
+#include "profile_internal.h"
+
+static bool transactional(const struct profile *p)
+{
+	return p->type != PROFILE_TEST_BACKUP && p->type != PROFILE_TEST_RECOVERY;
+}
+
+static bool no_warmup(const struct profile *p, struct strbuf *why)
+{
+	if (transactional(p) || !p->warmup_ns)
+		return false;
+	strbuf_addf(why, "a %s test has no warm-up: it measures the whole pass",
+		    profile_test_type_name(p->type));
+	return true;
+}
+
+static bool replay_fits_log(const struct profile *p, struct strbuf *why)
+{
+	if (p->type != PROFILE_TEST_RECOVERY || p->recovery_segments < p->log_segments)
+		return false;
+	strbuf_addf(why,
+		    "recovery_segments = %llu must be fewer than log_segments = %u (the circular "
+		    "log would overwrite segments before their replay)",
+		    (unsigned long long)p->recovery_segments, p->log_segments);
+	return true;
+}
+
+static bool recovery_needs_files(const struct profile *p, struct strbuf *why)
+{
+	if (p->type != PROFILE_TEST_RECOVERY || strcmp(p->engine, "sim"))
+		return false;
+	strbuf_addstr(why, "a recovery test replays what the log files hold: the sim engine keeps "
+			   "no log content (use a real engine)");
+	return true;
+}
+
+static bool auto_tunable(const struct profile *p, struct strbuf *why)
+{
+	if (p->streams != PROFILE_STREAMS_AUTO ||
+	    (p->model == PROFILE_MODEL_JETSTRESS && transactional(p)))
+		return false;
+	strbuf_addstr(why, "streams = auto tunes the jetstress model's performance and stress "
+			   "tests only, ");
+	if (p->model == PROFILE_MODEL_FIXED)
+		strbuf_addstr(why, "not the fixed model");
+	else
+		strbuf_addf(why, "not a %s test", profile_test_type_name(p->type));
+	return true;
+}
+
+static bool goal_has_target(const struct profile *p, struct strbuf *why)
+{
+	if (p->streams != PROFILE_STREAMS_AUTO || p->tune_goal != PROFILE_TUNE_TARGET ||
+	    p->target_iops)
+		return false;
+	strbuf_addstr(why, "autotune_goal = target needs a target: set [sizing] target_iops (or "
+			   "size from mailboxes)");
+	return true;
+}
+
+/* Lifted when streams may be fewer than the databases (a later issue). */
+static bool stream_per_database(const struct profile *p, struct strbuf *why)
+{
+	unsigned ndb = profile_database_count(p);
+
+	if (p->type == PROFILE_TEST_BACKUP)
+		return false; /* one sequential reader per database */
+	if (!p->streams || p->streams == PROFILE_STREAMS_AUTO || p->streams >= ndb)
+		return false;
+	strbuf_addf(why,
+		    "streams = %u is fewer than the %u databases: every database needs at least "
+		    "one stream",
+		    p->streams, ndb);
+	return true;
+}
+
+static const struct profile_rule rules[] = {
+	{"backup and recovery take no warm-up",
+	 {{"test", "warmup", "--warmup"}, {"test", "type", NULL}},
+	 no_warmup},
+	{"recovery replays fewer segments than the log holds",
+	 {{"test", "recovery_segments", NULL},
+	  {"test", "type", NULL},
+	  {"workload", "log_segments", NULL},
+	  {"sizing", "log_size", NULL},
+	  {"workload", "log_segment_size", NULL}},
+	 replay_fits_log},
+	{"recovery needs an engine with files",
+	 {{"engine", "name", "--engine"}, {"test", "type", NULL}},
+	 recovery_needs_files},
+	{"auto-tune tunes the jetstress model's performance and stress tests",
+	 {{"engine", "streams", "--streams"}, {"workload", "model", NULL}, {"test", "type", NULL}},
+	 auto_tunable},
+	{"autotune_goal = target needs a target",
+	 {{"engine", "autotune_goal", NULL},
+	  {"engine", "streams", "--streams"},
+	  {"sizing", "target_iops", NULL},
+	  {"sizing", "mailboxes", NULL}},
+	 goal_has_target},
+	{"a stream per database",
+	 {{"engine", "streams", "--streams"}, {"test", "type", NULL}},
+	 stream_per_database},
+};
+
+const struct profile_rule *profile_rules(size_t *count)
+{
+	*count = DP_ARRAY_SIZE(rules);
+	return rules;
+}
+
+static unsigned digits(unsigned long long v)
+{
+	unsigned n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * The longest name diskproof gives a file in a volume's directory or log
+ * directory: the journal's temporary "dbN.gen.tmp.PID" (journal.c), with N
+ * the volume's highest database number and PID as long as a pid may print
+ * (10 digits: pid_max is at most 2^22, counted with room to spare). The
+ * database, log, journal and lock files are all shorter.
+ */
+size_t profile_derived_name_max(unsigned last_db)
+{
+	return strlen("db") + digits(last_db) + strlen(".gen.tmp.") + 10;
+}
+
+int profile_path_check(const char *path, unsigned last_db, struct strbuf *why)
+{
+	size_t len = strlen(path), name = profile_derived_name_max(last_db), total;
+	const char *s = path, *slash;
+
+	while (*s) {
+		slash = strchr(s, '/');
+		len = slash ? (size_t)(slash - s) : strlen(s);
+		if (len > NAME_MAX) {
+			strbuf_addf(why,
+				    "a component of the path is %zu characters, longer than "
+				    "NAME_MAX (%d)",
+				    len, NAME_MAX);
+			return -ENAMETOOLONG;
+		}
+		if (!slash)
+			break;
+		s = slash + 1;
+	}
+	len = strlen(path);
+	total = len + (len && path[len - 1] == '/' ? 0 : 1) + name;
+	if (total > PATH_MAX - 1) {
+		strbuf_addf(why,
+			    "%zu characters: the files diskproof makes in it (such as "
+			    "db%u.gen.tmp.PID) would be up to %zu characters, longer than PATH_MAX "
+			    "allows (%d)",
+			    len, last_db, total, PATH_MAX - 1);
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
