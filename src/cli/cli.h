@@ -119,6 +119,10 @@ bool use_color(FILE *f);
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */
 int signals_setup(void);
+/* At a command's end: the signal that came and was not read yet (0: none),
+ * after which fd is closed and SIGINT and SIGTERM act as usual again, so a
+ * later one ends the process instead of being lost with it. */
+int signals_finish(int fd);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
 int cmd_verify(int argc, char **argv);

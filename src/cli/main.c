@@ -148,7 +148,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	struct progress pr = {0};
 	struct run_options ro = {0};
 	char *cmdline = NULL;
-	int ret, sfd = -1;
+	int ret, sfd = -1, late;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret) /* room for the files, before the results file or a directory is made */
@@ -211,6 +211,17 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 			"diskproof: %llu data integrity error(s): see the report's "
 			"events\n",
 			(unsigned long long)out.integrity_errors);
+	/* after the workers stopped, nobody was reading the signals: an
+	 * interrupt in the end phase is said, and its exit code kept */
+	late = signals_finish(sfd);
+	sfd = -1;
+	if (late && out.exit_code != DP_EXIT_SIGINT && out.exit_code != DP_EXIT_SIGTERM) {
+		fprintf(stderr,
+			"diskproof: %s came after run %lld had finished measuring: the run is "
+			"complete and stored with its verdict\n",
+			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out.run_id);
+		out.exit_code = late == SIGINT ? DP_EXIT_SIGINT : DP_EXIT_SIGTERM;
+	}
 	if (out.pending_ios) {
 		fflush(stdout);
 		fprintf(stderr,

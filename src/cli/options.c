@@ -224,6 +224,25 @@ int signals_setup(void)
 	return fd;
 }
 
+int signals_finish(int fd)
+{
+	struct signalfd_siginfo si;
+	sigset_t set;
+	int signo = 0;
+
+	if (fd < 0)
+		return 0;
+	if (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		signo = (int)si.ssi_signo;
+	close(fd);
+	/* from now on a signal acts as usual: nothing can swallow it */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	return signo;
+}
+
 char *results_dir(const char *results)
 {
 	char *dir = strdup(results), *slash;

@@ -2,7 +2,8 @@
 # Rough edges of a run, each once broken: a run aborted in its warm-up shows
 # no PASS anywhere and counts only the warm-up that ran; an interrupt while
 # the files are created still stores the run, aborted; a database file that
-# shrank between runs is lost data (exit 4), never silently regrown.
+# shrank between runs is lost data (exit 4), never silently regrown; an
+# interrupt in a run's end phase is never swallowed (exit 130, and said).
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -62,4 +63,42 @@ expect_exit 4 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --quiet
 expect_exit 0 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --destroy-data "$WORK/d/a/db1.edb" \
 	--quiet
 expect_exit 0 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db"
+
+# an interrupt at any instant around the end: whenever it reached the
+# process, the exit is 130 (150 databases: the end phase takes a while)
+cat >many.ini <<'EOF'
+[test]
+duration = 1s
+warmup = 0s
+[sizing]
+database_size = 1MiB
+log_size = 512KiB
+[workload]
+log_segment_size = 128KiB
+[engine]
+name = io_uring
+[volume a]
+path = ./a
+databases = 150
+EOF
+expect_exit 0 "$DISKPROOF" init many.ini --data-dir "$WORK/m" --quiet
+said=0
+for t in 1.0 1.1 1.2 1.3 1.4 1.5 1.6; do
+	"$DISKPROOF" run many.ini --data-dir "$WORK/m" --results "$WORK/m.db" --quiet \
+		>/dev/null 2>"$WORK/e.err" &
+	pid=$!
+	sleep $t
+	sent=0
+	kill -INT $pid 2>/dev/null && sent=1
+	set +e
+	wait $pid
+	rc=$?
+	set -e
+	if [ $sent = 1 ] && [ $rc != 130 ]; then
+		cat "$WORK/e.err" >&2
+		fail "SIGINT $t s into a 1 s run reached it, exit $rc"
+	fi
+	grep -q "came after run" "$WORK/e.err" && said=$((said + 1))
+done
+echo "interrupts in the end phase said: $said"
 echo ok
