@@ -1679,7 +1679,7 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	int ret;
 
 	if (r->plan.files && fresh > d->lo) {
-		ret = journal_read(pdb->journal, &ji, &gens, &err);
+		ret = journal_read(&pdb->jloc, &ji, &gens, &err);
 		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
 		      ji.nr_pages == pdb->nr_pages;
 		if (!ret && !use)
@@ -1752,7 +1752,7 @@ static void run_write_journals(struct run *r, bool from_copies, bool clean)
 			}
 		}
 		strbuf_reset(&err);
-		if (journal_write(pdb->journal, &ji, tmp, &err) && r->store && !r->store_failed)
+		if (journal_write(&pdb->jloc, &ji, tmp, &err) && r->store && !r->store_failed)
 			(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
 					       &r->store_err);
 	}

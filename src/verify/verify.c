@@ -620,7 +620,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	ret = journal_read(pdb->journal, &ji, &st->gens, &err);
+	ret = journal_read(&pdb->jloc, &ji, &st->gens, &err);
 	if (ret == -ENOENT) {
 		vdb->journal = VERIFY_JOURNAL_NONE;
 		ret = 0;
