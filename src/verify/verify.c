@@ -304,8 +304,15 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 			expected = st->gens[idx];
 		f->vf->checked++;
 		if (verify_block(buf + o, bs, f->log, id, idx, expected, st->exact,
-				 c->o->deep ? v->scratch : NULL, &b))
+				 c->o->deep ? v->scratch : NULL, &b)) {
+			struct page_header h;
+
+			/* after an unclean end: newer is fine, and counted */
+			memcpy(&h, buf + o, sizeof(h));
+			if (expected && !st->exact && h.generation > expected)
+				f->vf->newer++;
 			continue;
+		}
 		b.index = idx;
 		b.offset = f->base + off + o;
 		record_bad(c, f, &b);
@@ -645,6 +652,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 		goto out_unusable;
 	}
 	st->exact = ji.flags & JOURNAL_CLEAN;
+	vdb->journal_run_id = ji.run_id;
 	vdb->journal = st->exact ? VERIFY_JOURNAL_CLEAN : VERIFY_JOURNAL_LOWER_BOUND;
 	goto out;
 out_unusable:
