@@ -206,8 +206,10 @@ static int plan_device_regions(struct plan *pl, struct plan_volume *vol, struct 
 
 		unit_format_size(&a, off);
 		unit_format_size(&b, vol->dev_size);
-		strbuf_addf(err, "volume %s (%s): the databases%s need %s, the device has %s",
-			    vol->name, vol->path, vol->log_device ? " and logs" : "", a.buf, b.buf);
+		strbuf_addf(err,
+			    "volume %s (%s): the databases%s and their journals need %s, the "
+			    "device has %s",
+			    vol->name, vol->path, vol->log_device ? ", logs" : "", a.buf, b.buf);
 		strbuf_release(&a);
 		strbuf_release(&b);
 		return -ENOSPC;
