@@ -15,6 +15,9 @@
  *                                  (the header on stderr)
  *   pagetool journal DEV OFF SIZE  the same for a device's journal region
  *                                  (offset and size from "plan --format json")
+ *   pagetool mark FILE.gen RUN     marks a journal as run RUN's in progress
+ *                                  (journal_mark_running), as a run does
+ *                                  before its first write
  *
  * Exits 0, or 1 with a message on stderr.
  */
@@ -103,6 +106,17 @@ static int cmd_journal(const struct journal_loc *loc)
 	return 0;
 }
 
+static int cmd_mark(const char *path, uint64_t run_id)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = journal_mark_running(&(struct journal_loc){.path = path}, run_id, &err);
+
+	if (ret)
+		fprintf(stderr, "pagetool: %s\n", err.len ? err.buf : strerror(-ret));
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "stamp"))
@@ -115,7 +129,9 @@ int main(int argc, char **argv)
 	if (argc == 5 && !strcmp(argv[1], "journal"))
 		return cmd_journal(&(struct journal_loc){argv[2], strtoull(argv[3], NULL, 10),
 							 strtoull(argv[4], NULL, 10)});
+	if (argc == 4 && !strcmp(argv[1], "mark"))
+		return cmd_mark(argv[2], strtoull(argv[3], NULL, 10));
 	fprintf(stderr, "usage: pagetool stamp FILE PAGE GEN | recrc FILE PAGE | gen FILE PAGE | "
-			"journal FILE.gen | journal DEV OFFSET SIZE\n");
+			"journal FILE.gen | journal DEV OFFSET SIZE | mark FILE.gen RUN\n");
 	return 2;
 }
