@@ -701,15 +701,13 @@ int cmd_check(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct check c = {0};
 	bool files;
-	char *jdir = NULL;
 	int ret;
 
 	ret = cli_profile_load(argc, argv, CMD_CHECK, "check", &o, &p);
 	if (ret)
 		goto out;
 	files = strcmp(p.engine, "sim") != 0;
-	jdir = results_dir(o.results);
-	ret = plan_build_at(&pl, &p, files, jdir ? jdir : ".", &err);
+	ret = plan_build(&pl, &p, files, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
@@ -743,7 +741,6 @@ int cmd_check(int argc, char **argv)
 	ret = c.fails ? DP_EXIT_ENV : DP_EXIT_OK;
 out:
 	free(c.drives);
-	free(jdir);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

@@ -217,12 +217,7 @@ int cmd_verify(int argc, char **argv)
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
-	{
-		char *jdir = results_dir(o.results);
-
-		ret = plan_build_at(&pl, &p, true, jdir ? jdir : ".", &err);
-		free(jdir);
-	}
+	ret = plan_build(&pl, &p, true, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;

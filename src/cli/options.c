@@ -221,21 +221,6 @@ int signals_setup(void)
 	return fd;
 }
 
-char *results_dir(const char *results)
-{
-	char *dir = strdup(results), *slash;
-
-	if (!dir)
-		return NULL;
-	slash = strrchr(dir, '/');
-	if (!slash) {
-		free(dir);
-		return strdup(".");
-	}
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	return dir;
-}
-
 int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
 		     struct profile *p)
 {
@@ -317,14 +302,11 @@ int cli_space_preflight(const struct profile *p, const char *results)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
-	char *jdir;
 	int ret;
 
 	if (!strcmp(p->engine, "sim"))
 		return 0;
-	jdir = results_dir(results);
-	ret = plan_build_at(&pl, p, true, jdir ? jdir : ".", &err);
-	free(jdir);
+	ret = plan_build(&pl, p, true, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;
