@@ -305,12 +305,13 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 		f->vf->checked++;
 		if (verify_block(buf + o, bs, f->log, id, idx, expected, st->exact,
 				 c->o->deep ? v->scratch : NULL, &b)) {
-			struct page_header h;
-
 			/* after an unclean end: newer is fine, and counted */
-			memcpy(&h, buf + o, sizeof(h));
-			if (expected && !st->exact && h.generation > expected)
-				f->vf->newer++;
+			if (expected && !st->exact) {
+				struct page_header h;
+
+				memcpy(&h, buf + o, sizeof(h));
+				f->vf->newer += h.generation > expected;
+			}
 			continue;
 		}
 		b.index = idx;
