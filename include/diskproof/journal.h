@@ -1,20 +1,38 @@
 /*
- * journal.h - the generation journal of one database (DB.gen beside DB.edb,
- * or in the results directory for a block device): the expected generation
- * of every page, written atomically (write a temporary file, fsync, rename,
- * fsync the directory), periodically during a run and at its end.
+ * journal.h - the generation journal of one database: the expected
+ * generation of every page. It lives in one of two places (a journal_loc):
  *
- * Format (little-endian): a 64-byte header
- *   magic "DPGENJ01" (8 bytes), version u32 (1), flags u32 (JOURNAL_CLEAN),
+ *   a file DB.gen beside DB.edb, replaced atomically (a new temporary file
+ *   created O_EXCL|O_NOFOLLOW, fsync, rename, fsync of the directory);
+ *
+ *   a region of the block device that holds the database (after every
+ *   database and log region of the volume, so that their offsets never
+ *   move), with two slots written alternately: a write goes to the slot
+ *   that does not hold the newest valid journal, with the next sequence
+ *   number, then fdatasync; a reader takes the valid slot with the higher
+ *   sequence. A torn write leaves the other slot, which is never newer than
+ *   the journal it replaced would have said (see journal_mark_running()).
+ *
+ * Format (little-endian), version 2: a 64-byte header
+ *   magic "DPGENJ01" (8 bytes), version u32 (2), flags u32 (JOURNAL_CLEAN),
  *   db_id u32, page_size u32, nr_pages u64, run_id u64, seed u64,
- *   crc32c u32 of the gens array, reserved u32, reserved u64
- * then nr_pages u32 generations, page 0 first. Generation 0 means "unknown"
+ *   crc32c u32 of the gens array, crc32c u32 of the header (these 64 bytes
+ *   with this field zero), sequence u64 (device slots; 0 in a file)
+ * then nr_pages u32 generations, page 0 first. A device slot is a header
+ * and its generations, JOURNAL_SLOT_ALIGN-aligned; slot 1 follows slot 0.
+ * Version 1 (no header CRC: bytes 52-63 reserved) is still read, and
+ * rewritten as version 2 on the next write. Generation 0 means "unknown"
  * (never verified since the file was found, or a write that failed).
  *
  * JOURNAL_CLEAN is set only by the final write of a run that ended with every
  * I/O completed: then the generations are exact. Without it (a periodic
- * write, or a run that was killed) each is a lower bound: a page found newer
- * is fine, a page found older is a lost write (ARCHITECTURE.md).
+ * write, a run in progress, a run that was killed) each is a lower bound: a
+ * page found newer is fine, a page found older is a lost write
+ * (ARCHITECTURE.md).
+ *
+ * Safety: a journal write never replaces a file that is not a journal (no
+ * magic, or not a regular file): -EEXIST; the caller removes it first when
+ * the user named it with --destroy-data.
  */
 #ifndef DISKPROOF_JOURNAL_H
 #define DISKPROOF_JOURNAL_H
@@ -25,9 +43,21 @@
 #include "diskproof/util.h"
 
 #define JOURNAL_MAGIC "DPGENJ01"
-#define JOURNAL_VERSION 1u
+#define JOURNAL_VERSION 2u
 #define JOURNAL_HEADER_SIZE 64u
 #define JOURNAL_CLEAN 0x1u
+#define JOURNAL_SLOT_ALIGN 4096u
+
+/*
+ * Where a journal is. size 0: a file at path. size > 0: the region
+ * [offset, offset + size) of the block device at path, two slots of size / 2
+ * each (size from journal_region_size()). path is not owned.
+ */
+struct journal_loc {
+	const char *path;
+	uint64_t offset;
+	uint64_t size;
+};
 
 struct journal_info {
 	uint32_t db_id;
@@ -38,10 +68,17 @@ struct journal_info {
 	uint32_t flags;
 };
 
-/* Writes gens (info->nr_pages entries) to path atomically. 0 or -errno with
- * "PATH: what: why" in err. */
-int journal_write(const char *path, const struct journal_info *info, const uint32_t *gens,
-		  struct strbuf *err) DP_MUST_CHECK;
+/* Bytes of the device region that holds the journal of nr_pages pages. */
+uint64_t journal_region_size(uint64_t nr_pages);
+
+/* "PATH" for a file, "PATH (journal region at byte N)" for a device. */
+void journal_loc_describe(const struct journal_loc *loc, struct strbuf *out);
+
+/* Writes gens (info->nr_pages entries) atomically. 0 or -errno with
+ * "WHERE: what: why" in err; -EEXIST when a file that is not a journal is in
+ * the way; -ENOSPC when gens do not fit a device slot. */
+int journal_write(const struct journal_loc *loc, const struct journal_info *info,
+		  const uint32_t *gens, struct strbuf *err) DP_MUST_CHECK;
 
 /*
  * Reads a journal. -ENOENT when there is none (not an error for callers that
@@ -49,7 +86,22 @@ int journal_write(const char *path, const struct journal_info *info, const uint3
  * size or CRC) with the reason in err. On success *gens is malloc'd
  * (info->nr_pages entries) and the caller frees it.
  */
-int journal_read(const char *path, struct journal_info *info, uint32_t **gens,
+int journal_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		 struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Marks a journal as belonging to run run_id in progress: JOURNAL_CLEAN
+ * cleared (its generations become lower bounds), run_id set, generations
+ * unchanged, durably before it returns. A version 2 file has its header
+ * rewritten in place (pwrite of 64 bytes in the first sector, fdatasync); a
+ * version 1 file is rewritten whole as version 2; a device gets the next
+ * slot. 0, -ENOENT when there is no journal, else -errno with err filled.
+ */
+int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
+			 struct strbuf *err) DP_MUST_CHECK;
+
+/* Whether the file at path is one that journal_write() may replace: missing,
+ * or a regular file starting with the journal magic. */
+bool journal_file_replaceable(const char *path);
 
 #endif

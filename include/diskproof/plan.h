@@ -3,8 +3,11 @@
  * databases (numbered db1..dbN across the run, in profile order), every file
  * path and size, and the direct-I/O alignment of each volume.
  *
- * Files: volume v holds DB.edb for each of its databases in v.path and the log
- * DB.log in v.log_path (ARCHITECTURE.md "Files and pages").
+ * Files: volume v holds DB.edb for each of its databases in v.path, beside it
+ * the journal DB.gen, and the log DB.log in v.log_path (ARCHITECTURE.md
+ * "Files and pages"). A block-device volume holds, in this order and each
+ * 1 MiB-aligned: its databases, its logs (unless log_path is a directory),
+ * then one journal region per database (journal.h).
  *
  * Ownership: struct plan owns its arrays and strings; plan_release() frees
  * them and is safe on a zeroed or released plan.
@@ -16,6 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diskproof/journal.h"
 #include "diskproof/profile.h"
 #include "diskproof/util.h"
 
@@ -38,12 +42,14 @@ struct plan_db {
 	unsigned volume;	     /* index into plan.vols */
 	char *path;		     /* .../dbN.edb */
 	char *log_file;		     /* .../dbN.log */
-	char *journal;		     /* .../dbN.gen, the generation journal */
+	char *journal;		     /* .../dbN.gen, or a device's journal region, for messages */
+	struct journal_loc jloc;     /* where the journal is (path: journal's or path's) */
 	uint64_t size;
 	uint64_t nr_pages;
 	uint64_t log_size;
-	uint64_t base;	   /* byte offset of page 0 in path (0 for a file) */
-	uint64_t log_base; /* byte offset of the log in log_file (0 for a file) */
+	uint64_t base;	       /* byte offset of page 0 in path (0 for a file) */
+	uint64_t log_base;     /* byte offset of the log in log_file (0 for a file) */
+	uint64_t journal_base; /* a device: byte offset of the journal region (jloc) */
 };
 
 struct plan {
@@ -77,14 +83,12 @@ struct plan {
  * (STATX_DIOALIGN, else the block device's logical block size, else 4 KiB) at
  * the nearest existing directory. A volume whose path is a block device holds
  * its databases as regions of it (each 1 MiB-aligned, in order), then its
- * logs unless log_path names a directory; the journals of such databases go
- * to journal_dir as DEVICE-dbN.gen (the results file's directory). 0 or
+ * logs unless log_path names a directory, then a journal region per
+ * database: the device is refused (-ENOSPC) when they do not all fit. 0 or
  * -errno.
  */
 int plan_build(struct plan *pl, const struct profile *p, bool files,
 	       struct strbuf *err) DP_MUST_CHECK;
-int plan_build_at(struct plan *pl, const struct profile *p, bool files, const char *journal_dir,
-		  struct strbuf *err) DP_MUST_CHECK;
 
 /* Progress of file creation per volume (bytes written of those to write),
  * at most ten times a second; a non-zero return stops the creation, which

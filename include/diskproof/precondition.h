@@ -73,7 +73,7 @@ bool precondition_steady(const double *iops, unsigned n, unsigned window, double
 /*
  * Preconditions the databases of pl (files or block-device regions made by
  * plan_prepare_files(), each with its generation journal; pl built as for
- * init, plan_build_at() for devices): one io_uring for all, o->depth page writes in
+ * init, plan_build() for devices): one io_uring for all, o->depth page writes in
  * flight per volume, pages uniform over each volume's databases (RNG seeded
  * from p->seed), never two writes in flight on one page, O_DIRECT when
  * p->direct.

@@ -79,6 +79,7 @@ struct verify_file {
 	uint32_t block;	  /* page size, or the log's block size */
 	uint64_t size;	  /* bytes in the file */
 	uint64_t checked; /* pages or blocks read and checked */
+	uint64_t newer;	  /* pages newer than a lower-bound journal: accepted */
 	uint64_t bad[VERIFY_PROBLEM_COUNT];
 	struct strbuf error; /* why it was not (fully) verified; empty when it was */
 };
@@ -88,6 +89,7 @@ struct verify_db {
 	struct verify_file data, log;
 	enum verify_journal_state journal;
 	struct strbuf journal_note; /* VERIFY_JOURNAL_UNUSABLE: why */
+	uint64_t journal_run_id;    /* the run that wrote the journal (0: init, precondition) */
 	/* the lowest-numbered problems (database pages first, then log
 	 * blocks), sorted; at most verify_options.max_listed */
 	struct verify_bad *bad;

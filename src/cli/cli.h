@@ -109,10 +109,6 @@ int cli_run_id_parse(const char *s, int64_t *id);
 /* The command line as typed (shell-quoted); free() it. */
 char *join_argv(int argc, char **argv);
 
-/* The directory of the results file (journals of block-device databases
- * live there); free() it. NULL when out of memory. */
-char *results_dir(const char *results);
-
 /* Colour on f: a terminal, and NO_COLOR unset or empty. */
 bool use_color(FILE *f);
 

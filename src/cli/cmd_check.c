@@ -692,15 +692,13 @@ int cmd_check(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct check c = {0};
 	bool files;
-	char *jdir = NULL;
 	int ret;
 
 	ret = cli_profile_load(argc, argv, CMD_CHECK, "check", &o, &p);
 	if (ret)
 		goto out;
 	files = strcmp(p.engine, "sim") != 0;
-	jdir = results_dir(o.results);
-	ret = plan_build_at(&pl, &p, files, jdir ? jdir : ".", &err);
+	ret = plan_build(&pl, &p, files, &err);
 	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
 	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
@@ -736,7 +734,6 @@ int cmd_check(int argc, char **argv)
 	ret = c.fails ? DP_EXIT_ENV : DP_EXIT_OK;
 out:
 	free(c.drives);
-	free(jdir);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

@@ -200,6 +200,12 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 				strbuf_addf(sb, " @%llu", (unsigned long long)db->log_base);
 			strbuf_addstr(sb, "  ");
 			add_size(sb, db->log_size);
+			/* a file's journal is DB.gen beside it; a device's has a region */
+			if (vol->device) {
+				strbuf_addf(sb, "  journal @%llu  ",
+					    (unsigned long long)db->journal_base);
+				add_size(sb, db->jloc.size);
+			}
 			strbuf_addch(sb, '\n');
 		}
 		if (v->sp) {
@@ -295,7 +301,12 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 			strbuf_addf(sb, ", \"size\": %llu, \"pages\": %llu, \"log_file\": ",
 				    (unsigned long long)db->size, (unsigned long long)db->nr_pages);
 			strbuf_add_json_str(sb, db->log_file);
-			strbuf_addf(sb, ", \"log_size\": %llu}", (unsigned long long)db->log_size);
+			strbuf_addf(sb, ", \"log_size\": %llu, \"journal\": ",
+				    (unsigned long long)db->log_size);
+			strbuf_add_json_str(sb, db->jloc.path);
+			strbuf_addf(sb, ", \"journal_offset\": %llu, \"journal_size\": %llu}",
+				    (unsigned long long)db->jloc.offset,
+				    (unsigned long long)db->jloc.size);
 		}
 		strbuf_addstr(sb, "]");
 		if (v->sp) {
@@ -352,7 +363,6 @@ int cmd_plan(int argc, char **argv)
 	struct plan_view v;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	bool json = false;
-	char *jdir = NULL;
 	int ret;
 
 	ret = cli_profile_load(argc, argv, CMD_PLAN, "plan", &o, &p);
@@ -364,8 +374,7 @@ int cmd_plan(int argc, char **argv)
 		ret = usage_error("unknown format \"%s\" (text or json)", o.format);
 		goto out;
 	}
-	jdir = results_dir(o.results);
-	ret = plan_build_at(&pl, &p, strcmp(p.engine, "sim") != 0, jdir ? jdir : ".", &err);
+	ret = plan_build(&pl, &p, strcmp(p.engine, "sim") != 0, &err);
 	pl.results = o.results;
 	pl.results_reserve = STORE_MIN_FREE;
 	if (!ret && pl.files)
@@ -390,7 +399,6 @@ int cmd_plan(int argc, char **argv)
 	if ((!ret || ret == DP_EXIT_ENV) && cli_memory_check(&pl, &p))
 		ret = DP_EXIT_ENV;
 out:
-	free(jdir);
 	plan_space_release(&sp);
 	plan_release(&pl);
 	profile_release(&p);

@@ -98,15 +98,23 @@ static void add_counts(struct strbuf *sb, const uint64_t *bad)
 		strbuf_addstr(sb, "no problems");
 }
 
-static const char *journal_text(enum verify_journal_state j)
+static const char *journal_text(const struct verify_db *vdb, struct strbuf *sb)
 {
-	switch (j) {
+	switch (vdb->journal) {
 	case VERIFY_JOURNAL_NONE:
 		return "no journal: generations not checked";
 	case VERIFY_JOURNAL_CLEAN:
 		return "journal clean: exact generations checked";
 	case VERIFY_JOURNAL_LOWER_BOUND:
-		return "journal from an unclean stop: generations checked as lower bounds";
+		/* said once per database, never once per page */
+		if (vdb->journal_run_id)
+			strbuf_addf(sb, "journal from an unclean end (run %llu)",
+				    (unsigned long long)vdb->journal_run_id);
+		else
+			strbuf_addstr(sb, "journal a lower bound (from init or precondition)");
+		strbuf_addf(sb, ": newer pages accepted (%llu found), older ones are lost writes",
+			    (unsigned long long)vdb->data.newer);
+		return sb->buf;
 	case VERIFY_JOURNAL_UNUSABLE:
 		break;
 	}
@@ -115,7 +123,7 @@ static const char *journal_text(enum verify_journal_state j)
 
 static void print_db(const struct verify_db *vdb)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, jt = STRBUF_INIT;
 	uint64_t bad[VERIFY_PROBLEM_COUNT];
 
 	for (size_t i = 0; i < vdb->nr_bad; i++)
@@ -128,8 +136,9 @@ static void print_db(const struct verify_db *vdb)
 	add_counts(&sb, bad);
 	printf("%s: %llu pages, %llu log blocks checked: %s; %s\n", vdb->pdb->name,
 	       (unsigned long long)vdb->data.checked, (unsigned long long)vdb->log.checked, sb.buf,
-	       journal_text(vdb->journal));
+	       journal_text(vdb, &jt));
 	strbuf_release(&sb);
+	strbuf_release(&jt);
 }
 
 /* Environment problems, to stderr: what could not be verified, and why. */
@@ -208,12 +217,7 @@ int cmd_verify(int argc, char **argv)
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
-	{
-		char *jdir = results_dir(o.results);
-
-		ret = plan_build_at(&pl, &p, true, jdir ? jdir : ".", &err);
-		free(jdir);
-	}
+	ret = plan_build(&pl, &p, true, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;

@@ -322,12 +322,7 @@ static int cmd_init(int argc, char **argv)
 	c.view.quiet = o.quiet;
 	c.view.tty = isatty(STDERR_FILENO);
 	c.sfd = signals_setup();
-	{
-		char *jdir = results_dir(o.results);
-
-		ret = plan_build_at(&pl, &p, true, jdir ? jdir : ".", &err);
-		free(jdir);
-	}
+	ret = plan_build(&pl, &p, true, &err);
 	pl.destroy = o.destroy;
 	pl.ndestroy = o.ndestroy;
 	pl.force = o.force;

@@ -243,21 +243,6 @@ int signals_finish(int fd)
 	return signo;
 }
 
-char *results_dir(const char *results)
-{
-	char *dir = strdup(results), *slash;
-
-	if (!dir)
-		return NULL;
-	slash = strrchr(dir, '/');
-	if (!slash) {
-		free(dir);
-		return strdup(".");
-	}
-	*(slash == dir ? slash + 1 : slash) = '\0';
-	return dir;
-}
-
 int cli_profile_load(int argc, char **argv, unsigned command, const char *name, struct cli_opts *o,
 		     struct profile *p)
 {
@@ -387,12 +372,9 @@ int cli_space_preflight(const struct profile *p, const char *results)
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
 	bool files = strcmp(p->engine, "sim") != 0;
-	char *jdir;
 	int ret;
 
-	jdir = results_dir(results);
-	ret = plan_build_at(&pl, p, files, jdir ? jdir : ".", &err);
-	free(jdir);
+	ret = plan_build(&pl, p, files, &err);
 	pl.results = results;
 	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {

@@ -1,12 +1,19 @@
 /*
  * journal.c - the generation journal of one database (format in journal.h):
- * written atomically, read back with every field checked.
+ * written atomically, read back with every field checked, in a file or in a
+ * region of a block device.
  *
- * Atomicity: the new journal goes to "PATH.tmp.PID" in the same directory,
- * is fsync'ed, renamed over PATH (atomic within one filesystem) and the
- * directory is fsync'ed so that the rename itself is durable. A reader
- * therefore sees the old journal or the new one, never a mix; a failure at
- * any step removes the temporary file and leaves the old journal as it was.
+ * Files: the new journal goes to "PATH.tmp.PID" (or "PATH.tmp.PID.K" when
+ * that name is taken) in the same directory, created O_EXCL|O_NOFOLLOW so
+ * that nothing already there - a leftover, or a link planted to make us
+ * write elsewhere - is ever opened, followed or truncated; it is fsync'ed,
+ * renamed over PATH (atomic within one filesystem) and the directory is
+ * fsync'ed so that the rename itself is durable. A reader therefore sees the
+ * old journal or the new one, never a mix; a failure at any step removes
+ * the temporary file (ours: we created it) and leaves the old journal.
+ *
+ * Devices: two slots; a write goes to the slot without the newest valid
+ * journal, so a torn write leaves the previous journal readable.
  *
  * Every integer is stored little-endian; the generations are converted in
  * blocks on a big-endian host and copied as they are on a little-endian one.
@@ -33,13 +40,18 @@
 #define JH_RUN_ID 32
 #define JH_SEED 40
 #define JH_CRC 48
+#define JH_HCRC 52
+#define JH_SEQ 56
 
 /* generations converted per block on the way to and from the file */
 #define JOURNAL_IO_GENS 16384u
 
 /* more pages than this cannot be a real database's (16 EiB of 4 KiB pages
  * would not fit in 64 bits of bytes anyway) */
-#define JOURNAL_MAX_PAGES ((UINT64_MAX - JOURNAL_HEADER_SIZE) / 4)
+#define JOURNAL_MAX_PAGES ((UINT64_MAX - 2 * JOURNAL_SLOT_ALIGN) / 8)
+
+/* other names tried for the temporary file when "PATH.tmp.PID" is taken */
+#define JOURNAL_TMP_TRIES 16
 
 static void put_le32(unsigned char *p, uint32_t v)
 {
@@ -113,12 +125,33 @@ static uint32_t gens_crc(const uint32_t *gens, uint64_t n)
 #endif
 }
 
-static int write_all(int fd, const void *buf, size_t len)
+static uint64_t slot_size(uint64_t nr_pages)
+{
+	uint64_t b = JOURNAL_HEADER_SIZE + 4 * nr_pages;
+
+	return (b + JOURNAL_SLOT_ALIGN - 1) / JOURNAL_SLOT_ALIGN * JOURNAL_SLOT_ALIGN;
+}
+
+uint64_t journal_region_size(uint64_t nr_pages)
+{
+	return 2 * slot_size(nr_pages);
+}
+
+void journal_loc_describe(const struct journal_loc *loc, struct strbuf *out)
+{
+	if (loc->size)
+		strbuf_addf(out, "%s (journal region at byte %llu)", loc->path,
+			    (unsigned long long)loc->offset);
+	else
+		strbuf_addstr(out, loc->path);
+}
+
+static int pwrite_all(int fd, const void *buf, size_t len, uint64_t off)
 {
 	const unsigned char *p = buf;
 
 	while (len) {
-		ssize_t n = write(fd, p, len);
+		ssize_t n = pwrite(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -128,18 +161,19 @@ static int write_all(int fd, const void *buf, size_t len)
 		if (n == 0)
 			return -ENOSPC;
 		p += n;
+		off += (uint64_t)n;
 		len -= (size_t)n;
 	}
 	return 0;
 }
 
-static int read_all(int fd, void *buf, size_t len, size_t *got)
+static int pread_all(int fd, void *buf, size_t len, uint64_t off, size_t *got)
 {
 	unsigned char *p = buf;
 
 	*got = 0;
 	while (len) {
-		ssize_t n = read(fd, p, len);
+		ssize_t n = pread(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -149,13 +183,24 @@ static int read_all(int fd, void *buf, size_t len, size_t *got)
 		if (n == 0)
 			break;
 		p += n;
+		off += (uint64_t)n;
 		len -= (size_t)n;
 		*got += (size_t)n;
 	}
 	return 0;
 }
 
-static void header_encode(unsigned char *h, const struct journal_info *info, uint32_t crc)
+static uint32_t header_crc(const unsigned char *h)
+{
+	unsigned char z[JOURNAL_HEADER_SIZE];
+
+	memcpy(z, h, sizeof(z));
+	memset(z + JH_HCRC, 0, 4);
+	return page_crc32c(0, z, sizeof(z));
+}
+
+static void header_encode(unsigned char *h, const struct journal_info *info, uint32_t crc,
+			  uint64_t seq)
 {
 	memset(h, 0, JOURNAL_HEADER_SIZE);
 	memcpy(h + JH_MAGIC, JOURNAL_MAGIC, 8);
@@ -167,19 +212,88 @@ static void header_encode(unsigned char *h, const struct journal_info *info, uin
 	put_le64(h + JH_RUN_ID, info->run_id);
 	put_le64(h + JH_SEED, info->seed);
 	put_le32(h + JH_CRC, crc);
+	put_le64(h + JH_SEQ, seq);
+	put_le32(h + JH_HCRC, header_crc(h));
 }
 
-/* Header, then the generations in blocks. */
-static int write_contents(int fd, const struct journal_info *info, const uint32_t *gens)
+/* A header as read: its fields, format version, sequence and gens CRC. */
+struct hdr {
+	struct journal_info info;
+	uint32_t version;
+	uint32_t crc;
+	uint64_t seq;
+};
+
+/*
+ * Decodes and checks a header of got bytes into d. 0, -ENODATA when there
+ * is no magic (nothing there), or -EINVAL; both with the reason after
+ * "WHERE: " in err.
+ */
+static int header_decode(const char *where, const unsigned char *h, size_t got, struct hdr *d,
+			 struct strbuf *err)
+{
+	struct journal_info *info = &d->info;
+	uint32_t version;
+
+	memset(d, 0, sizeof(*d));
+	if (got < 8 || memcmp(h + JH_MAGIC, JOURNAL_MAGIC, 8) != 0) {
+		strbuf_addf(err, "%s: not a diskproof generation journal (bad magic)", where);
+		return -ENODATA;
+	}
+	if (got < JOURNAL_HEADER_SIZE) {
+		strbuf_addf(err, "%s: truncated (%zu bytes, expected at least %u)", where, got,
+			    JOURNAL_HEADER_SIZE);
+		return -EINVAL;
+	}
+	version = get_le32(h + JH_VERSION);
+	if (version != 1 && version != JOURNAL_VERSION) {
+		strbuf_addf(err,
+			    "%s: unsupported generation journal version %u (this diskproof "
+			    "reads versions 1 and %u)",
+			    where, version, JOURNAL_VERSION);
+		return -EINVAL;
+	}
+	if (version >= 2 && get_le32(h + JH_HCRC) != header_crc(h)) {
+		strbuf_addf(err, "%s: damaged (header checksum mismatch)", where);
+		return -EINVAL;
+	}
+	d->version = version;
+	info->flags = get_le32(h + JH_FLAGS);
+	info->db_id = get_le32(h + JH_DB_ID);
+	info->page_size = get_le32(h + JH_PAGE_SIZE);
+	info->nr_pages = get_le64(h + JH_NR_PAGES);
+	info->run_id = get_le64(h + JH_RUN_ID);
+	info->seed = get_le64(h + JH_SEED);
+	d->seq = version >= 2 ? get_le64(h + JH_SEQ) : 0;
+	d->crc = get_le32(h + JH_CRC);
+	if (info->flags & ~JOURNAL_CLEAN) {
+		strbuf_addf(err, "%s: damaged (unknown flags 0x%x)", where, info->flags);
+		return -EINVAL;
+	}
+	if (!info->db_id) {
+		strbuf_addf(err, "%s: damaged (database id 0)", where);
+		return -EINVAL;
+	}
+	if (info->page_size < 512 || info->page_size & (info->page_size - 1)) {
+		strbuf_addf(err, "%s: damaged (page size %u)", where, info->page_size);
+		return -EINVAL;
+	}
+	if (info->nr_pages > JOURNAL_MAX_PAGES) {
+		strbuf_addf(err, "%s: damaged (page count %llu)", where,
+			    (unsigned long long)info->nr_pages);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Header at off, then the generations in blocks after it. */
+static int write_contents(int fd, uint64_t off, const struct journal_info *info,
+			  const uint32_t *gens, uint64_t seq)
 {
 	unsigned char h[JOURNAL_HEADER_SIZE];
 	unsigned char *buf;
-	int ret;
+	int ret = 0;
 
-	header_encode(h, info, gens_crc(gens, info->nr_pages));
-	ret = write_all(fd, h, sizeof(h));
-	if (ret)
-		return ret;
 	buf = malloc(4 * JOURNAL_IO_GENS);
 	if (!buf)
 		return -ENOMEM;
@@ -188,9 +302,54 @@ static int write_contents(int fd, const struct journal_info *info, const uint32_
 								: JOURNAL_IO_GENS;
 
 		gens_to_le(buf, gens + i, k);
-		ret = write_all(fd, buf, k * 4);
+		ret = pwrite_all(fd, buf, k * 4, off + JOURNAL_HEADER_SIZE + 4 * i);
 	}
 	free(buf);
+	if (ret)
+		return ret;
+	header_encode(h, info, gens_crc(gens, info->nr_pages), seq);
+	return pwrite_all(fd, h, sizeof(h), off);
+}
+
+/* Reads and checks nr generations at off against crc; *gens malloc'd. */
+static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint32_t crc,
+		     uint32_t **gens, struct strbuf *err)
+{
+	uint32_t *g;
+	size_t got;
+	int ret;
+
+	*gens = NULL;
+	if (nr > SIZE_MAX / 4 - 1) {
+		strbuf_addf(err, "%s: too many pages for this machine", where);
+		return -ENOMEM;
+	}
+	g = malloc(nr ? (size_t)nr * 4 : 4);
+	if (!g) {
+		strbuf_addf(err, "%s: out of memory", where);
+		return -ENOMEM;
+	}
+	ret = pread_all(fd, g, (size_t)nr * 4, off, &got);
+	if (ret) {
+		strbuf_addf(err, "%s: cannot read: %s", where, strerror(-ret));
+		goto out_free;
+	}
+	ret = -EINVAL;
+	if (got != (size_t)nr * 4) {
+		strbuf_addf(err, "%s: truncated (%llu bytes, expected %llu)", where,
+			    (unsigned long long)(JOURNAL_HEADER_SIZE + got),
+			    (unsigned long long)(JOURNAL_HEADER_SIZE + 4 * nr));
+		goto out_free;
+	}
+	if (page_crc32c(0, g, got) != crc) {
+		strbuf_addf(err, "%s: damaged (checksum mismatch)", where);
+		goto out_free;
+	}
+	gens_from_le(g, (size_t)nr);
+	*gens = g;
+	return 0;
+out_free:
+	free(g);
 	return ret;
 }
 
@@ -220,26 +379,67 @@ static int sync_parent_dir(const char *path)
 	return ret;
 }
 
-int journal_write(const char *path, const struct journal_info *info, const uint32_t *gens,
-		  struct strbuf *err)
+bool journal_file_replaceable(const char *path)
 {
+	char magic[8];
+	struct stat st;
+	bool ok;
+	int fd;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT;
+	if (!S_ISREG(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ok = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	     !memcmp(magic, JOURNAL_MAGIC, sizeof(magic));
+	close(fd);
+	return ok;
+}
+
+/* Creates a temporary file of our own beside path: never an existing one. */
+static int create_tmp(const char *path, struct strbuf *tmp)
+{
+	for (int k = 0; k < JOURNAL_TMP_TRIES; k++) {
+		int fd;
+
+		strbuf_reset(tmp);
+		strbuf_addf(tmp, "%s.tmp.%ld", path, (long)getpid());
+		if (k)
+			strbuf_addf(tmp, ".%d", k);
+		fd = open(tmp->buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+static int file_write(const struct journal_loc *loc, const struct journal_info *info,
+		      const uint32_t *gens, struct strbuf *err)
+{
+	const char *path = loc->path;
 	struct strbuf tmp = STRBUF_INIT;
 	const char *what;
 	int fd, ret;
 
-	if (info->nr_pages > JOURNAL_MAX_PAGES || (info->nr_pages && !gens)) {
-		strbuf_addf(err, "%s: cannot write journal: invalid page count", path);
-		return -EINVAL;
+	if (!journal_file_replaceable(path)) {
+		strbuf_addf(err,
+			    "%s: exists and is not a diskproof generation journal; diskproof "
+			    "will not replace it (move it away, or name it with --destroy-data)",
+			    path);
+		return -EEXIST;
 	}
-	strbuf_addf(&tmp, "%s.tmp.%ld", path, (long)getpid());
-	fd = open(tmp.buf, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = create_tmp(path, &tmp);
 	if (fd < 0) {
-		ret = -errno;
-		what = "cannot create";
+		ret = fd;
+		what = ret == -EEXIST ? "cannot create a temporary file (every name taken)"
+				      : "cannot create";
 		goto out_report;
 	}
 	what = "cannot write";
-	ret = write_contents(fd, info, gens);
+	ret = write_contents(fd, 0, info, gens, 0);
 	if (!ret && fsync(fd) != 0) {
 		ret = -errno;
 		what = "fsync failed";
@@ -265,56 +465,25 @@ int journal_write(const char *path, const struct journal_info *info, const uint3
 	return ret;
 
 out_unlink:
-	unlink(tmp.buf);
+	unlink(tmp.buf); /* ours: created O_EXCL above */
 out_report:
 	strbuf_addf(err, "%s: %s %s: %s", path, what, tmp.buf, strerror(-ret));
 	strbuf_release(&tmp);
 	return ret;
 }
 
-/* Header checks after the magic; 0 or -EINVAL with the reason. */
-static int header_check(const char *path, const struct journal_info *info, uint32_t version,
-			struct strbuf *err)
+static int file_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
+		     struct strbuf *err)
 {
-	if (version != JOURNAL_VERSION) {
-		strbuf_addf(err,
-			    "%s: unsupported generation journal version %u (this diskproof "
-			    "reads version %u)",
-			    path, version, JOURNAL_VERSION);
-		return -EINVAL;
-	}
-	if (info->flags & ~JOURNAL_CLEAN) {
-		strbuf_addf(err, "%s: damaged (unknown flags 0x%x)", path, info->flags);
-		return -EINVAL;
-	}
-	if (!info->db_id) {
-		strbuf_addf(err, "%s: damaged (database id 0)", path);
-		return -EINVAL;
-	}
-	if (info->page_size < 512 || info->page_size & (info->page_size - 1)) {
-		strbuf_addf(err, "%s: damaged (page size %u)", path, info->page_size);
-		return -EINVAL;
-	}
-	if (info->nr_pages > JOURNAL_MAX_PAGES) {
-		strbuf_addf(err, "%s: damaged (page count %llu)", path,
-			    (unsigned long long)info->nr_pages);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int journal_read(const char *path, struct journal_info *info, uint32_t **gens, struct strbuf *err)
-{
+	const char *path = loc->path;
 	unsigned char h[JOURNAL_HEADER_SIZE];
-	uint32_t *g = NULL, crc;
+	struct hdr d;
 	uint64_t want;
 	struct stat st;
 	size_t got;
 	int fd, ret;
 
-	*gens = NULL;
-	memset(info, 0, sizeof(*info));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
@@ -325,31 +494,22 @@ int journal_read(const char *path, struct journal_info *info, uint32_t **gens, s
 		strbuf_addf(err, "%s: cannot stat: %s", path, strerror(-ret));
 		goto out_close;
 	}
-	ret = read_all(fd, h, sizeof(h), &got);
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		strbuf_addf(err, "%s: not a regular file, so not a generation journal", path);
+		goto out_close;
+	}
+	ret = pread_all(fd, h, sizeof(h), 0, &got);
 	if (ret) {
 		strbuf_addf(err, "%s: cannot read: %s", path, strerror(-ret));
 		goto out_close;
 	}
-	ret = -EINVAL;
-	if (got < 8 || memcmp(h + JH_MAGIC, JOURNAL_MAGIC, 8) != 0) {
-		strbuf_addf(err, "%s: not a diskproof generation journal (bad magic)", path);
+	ret = header_decode(path, h, got, &d, err);
+	if (ret) {
+		ret = -EINVAL;
 		goto out_close;
 	}
-	if (got < sizeof(h)) {
-		strbuf_addf(err, "%s: truncated (%zu bytes, expected at least %u)", path, got,
-			    JOURNAL_HEADER_SIZE);
-		goto out_close;
-	}
-	info->flags = get_le32(h + JH_FLAGS);
-	info->db_id = get_le32(h + JH_DB_ID);
-	info->page_size = get_le32(h + JH_PAGE_SIZE);
-	info->nr_pages = get_le64(h + JH_NR_PAGES);
-	info->run_id = get_le64(h + JH_RUN_ID);
-	info->seed = get_le64(h + JH_SEED);
-	crc = get_le32(h + JH_CRC);
-	ret = header_check(path, info, get_le32(h + JH_VERSION), err);
-	if (ret)
-		goto out_close;
+	*info = d.info;
 	ret = -EINVAL;
 	want = JOURNAL_HEADER_SIZE + 4 * info->nr_pages;
 	if ((uint64_t)st.st_size != want) {
@@ -358,43 +518,249 @@ int journal_read(const char *path, struct journal_info *info, uint32_t **gens, s
 			    (unsigned long long)st.st_size, (unsigned long long)want);
 		goto out_close;
 	}
-	if (info->nr_pages > SIZE_MAX / 4 - 1) {
-		ret = -ENOMEM;
-		strbuf_addf(err, "%s: too many pages for this machine", path);
-		goto out_close;
-	}
-	g = malloc(info->nr_pages ? (size_t)info->nr_pages * 4 : 4);
-	if (!g) {
-		ret = -ENOMEM;
-		strbuf_addf(err, "%s: out of memory", path);
-		goto out_close;
-	}
-	ret = read_all(fd, g, (size_t)info->nr_pages * 4, &got);
-	if (ret) {
-		strbuf_addf(err, "%s: cannot read: %s", path, strerror(-ret));
-		goto out_free;
-	}
-	ret = -EINVAL;
-	if (got != (size_t)info->nr_pages * 4) {
-		/* it shrank since fstat */
-		strbuf_addf(err, "%s: truncated (%llu bytes, expected %llu)", path,
-			    (unsigned long long)(JOURNAL_HEADER_SIZE + got),
-			    (unsigned long long)want);
-		goto out_free;
-	}
-	if (page_crc32c(0, g, got) != crc) {
-		strbuf_addf(err, "%s: damaged (checksum mismatch)", path);
-		goto out_free;
-	}
-	gens_from_le(g, (size_t)info->nr_pages);
-	*gens = g;
-	close(fd);
-	return 0;
-
-out_free:
-	free(g);
+	ret = read_gens(fd, path, JOURNAL_HEADER_SIZE, info->nr_pages, d.crc, gens, err);
 out_close:
 	close(fd);
+	return ret;
+}
+
+/* One slot of a device region as found: its header, whether valid. */
+struct slot {
+	struct hdr h;
+	int state; /* 0 valid header, -ENODATA nothing there, -EINVAL damaged */
+};
+
+static void slots_read(int fd, const struct journal_loc *loc, const char *where, struct slot s[2],
+		       struct strbuf *why)
+{
+	uint64_t ss = loc->size / 2;
+
+	for (int k = 0; k < 2; k++) {
+		unsigned char h[JOURNAL_HEADER_SIZE];
+		struct strbuf w = STRBUF_INIT;
+		size_t got = 0;
+		int ret;
+
+		strbuf_addf(&w, "%s slot %d", where, k);
+		ret = pread_all(fd, h, sizeof(h), loc->offset + k * ss, &got);
+		if (ret) {
+			strbuf_addf(why, "%s%s: cannot read: %s", why->len ? "; " : "", w.buf,
+				    strerror(-ret));
+			s[k].state = -EINVAL;
+		} else {
+			struct strbuf e = STRBUF_INIT;
+
+			s[k].state = header_decode(w.buf, h, got, &s[k].h, &e);
+			if (!s[k].state && (s[k].h.version != JOURNAL_VERSION ||
+					    slot_size(s[k].h.info.nr_pages) > ss)) {
+				strbuf_addf(&e,
+					    "%s: damaged (version %u, %llu pages: not a slot "
+					    "of this region)",
+					    w.buf, s[k].h.version,
+					    (unsigned long long)s[k].h.info.nr_pages);
+				s[k].state = -EINVAL;
+			}
+			if (s[k].state == -EINVAL)
+				strbuf_addf(why, "%s%s", why->len ? "; " : "", e.buf);
+			strbuf_release(&e);
+		}
+		strbuf_release(&w);
+	}
+}
+
+static int device_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
+		       struct strbuf *err)
+{
+	struct strbuf where = STRBUF_INIT, why = STRBUF_INIT;
+	struct slot s[2] = {0};
+	int fd, order[2], n = 0, ret = -ENOENT;
+
+	journal_loc_describe(loc, &where);
+	fd = open(loc->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", where.buf, strerror(-ret));
+		goto out;
+	}
+	slots_read(fd, loc, where.buf, s, &why);
+	/* the newest valid slot first, the other if its generations are bad */
+	if (!s[0].state && !s[1].state)
+		order[n++] = s[1].h.seq > s[0].h.seq;
+	for (int k = 0; k < 2; k++)
+		if (!s[k].state && (!n || order[0] != k))
+			order[n++] = k;
+	for (int i = 0; i < n; i++) {
+		int k = order[i];
+
+		ret = read_gens(fd, where.buf,
+				loc->offset + k * (loc->size / 2) + JOURNAL_HEADER_SIZE,
+				s[k].h.info.nr_pages, s[k].h.crc, gens, &why);
+		if (!ret) {
+			*info = s[k].h.info;
+			goto out_close;
+		}
+		if (ret == -ENOMEM)
+			break;
+	}
+	if (ret == -ENOENT && s[0].state == -ENODATA && s[1].state == -ENODATA) {
+		strbuf_addf(err, "%s: no generation journal: %s", where.buf, strerror(ENOENT));
+	} else {
+		if (ret != -ENOMEM)
+			ret = -EINVAL;
+		strbuf_addf(err, "%s: no usable journal slot (%s)", where.buf, why.buf);
+	}
+out_close:
+	close(fd);
+out:
+	strbuf_release(&where);
+	strbuf_release(&why);
+	return ret;
+}
+
+static int device_write(const struct journal_loc *loc, const struct journal_info *info,
+			const uint32_t *gens, struct strbuf *err)
+{
+	struct strbuf where = STRBUF_INIT, why = STRBUF_INIT;
+	struct slot s[2] = {0};
+	uint64_t seq = 0;
+	int fd, k, ret;
+
+	journal_loc_describe(loc, &where);
+	if (slot_size(info->nr_pages) > loc->size / 2) {
+		ret = -ENOSPC;
+		strbuf_addf(err, "%s: %llu pages do not fit the journal region of %llu bytes",
+			    where.buf, (unsigned long long)info->nr_pages,
+			    (unsigned long long)loc->size);
+		goto out;
+	}
+	/* not O_EXCL: the command may hold the device's one exclusive open */
+	fd = open(loc->path, O_RDWR | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", where.buf, strerror(-ret));
+		goto out;
+	}
+	slots_read(fd, loc, where.buf, s, &why);
+	/* over the slot that is not the newest valid one: when both headers are
+	 * good, the newer one's generations are checked too (a torn write can
+	 * leave a good header over bad generations: that slot is the one to
+	 * replace, never the other) */
+	k = s[0].state ? 0 : s[1].state ? 1 : s[1].h.seq < s[0].h.seq;
+	if (!s[0].state && !s[1].state) {
+		uint32_t *g = NULL;
+		int newest = !k;
+
+		if (read_gens(fd, where.buf,
+			      loc->offset + newest * (loc->size / 2) + JOURNAL_HEADER_SIZE,
+			      s[newest].h.info.nr_pages, s[newest].h.crc, &g, &why) == -EINVAL)
+			k = newest;
+		free(g);
+	}
+	for (int i = 0; i < 2; i++)
+		if (!s[i].state && s[i].h.seq >= seq)
+			seq = s[i].h.seq + 1;
+	ret = write_contents(fd, loc->offset + k * (loc->size / 2), info, gens, seq);
+	if (ret)
+		strbuf_addf(err, "%s: cannot write slot %d: %s", where.buf, k, strerror(-ret));
+	else if (fdatasync(fd) != 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: fdatasync failed: %s", where.buf, strerror(-ret));
+	}
+	close(fd);
+out:
+	strbuf_release(&where);
+	strbuf_release(&why);
+	return ret;
+}
+
+int journal_write(const struct journal_loc *loc, const struct journal_info *info,
+		  const uint32_t *gens, struct strbuf *err)
+{
+	if (info->nr_pages > JOURNAL_MAX_PAGES || (info->nr_pages && !gens)) {
+		strbuf_addf(err, "%s: cannot write journal: invalid page count", loc->path);
+		return -EINVAL;
+	}
+	return loc->size ? device_write(loc, info, gens, err) : file_write(loc, info, gens, err);
+}
+
+int journal_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
+		 struct strbuf *err)
+{
+	int ret;
+
+	*gens = NULL;
 	memset(info, 0, sizeof(*info));
+	ret = loc->size ? device_read(loc, info, gens, err) : file_read(loc, info, gens, err);
+	if (ret)
+		memset(info, 0, sizeof(*info));
+	return ret;
+}
+
+/* A version 2 file: the header rewritten in place (one sector). */
+static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
+{
+	unsigned char h[JOURNAL_HEADER_SIZE];
+	struct hdr d;
+	size_t got;
+	int fd, ret;
+
+	fd = open(loc->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", loc->path, strerror(-ret));
+		return ret;
+	}
+	ret = pread_all(fd, h, sizeof(h), 0, &got);
+	if (ret) {
+		strbuf_addf(err, "%s: cannot read: %s", loc->path, strerror(-ret));
+		goto out_close;
+	}
+	ret = header_decode(loc->path, h, got, &d, err);
+	if (ret) {
+		ret = -EINVAL;
+		goto out_close;
+	}
+	if (d.version != JOURNAL_VERSION) {
+		ret = 1; /* the caller rewrites it whole */
+		goto out_close;
+	}
+	d.info.flags &= ~JOURNAL_CLEAN;
+	d.info.run_id = run_id;
+	header_encode(h, &d.info, d.crc, d.seq);
+	ret = pwrite_all(fd, h, sizeof(h), 0);
+	if (ret)
+		strbuf_addf(err, "%s: cannot write the header: %s", loc->path, strerror(-ret));
+	else if (fdatasync(fd) != 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: fdatasync failed: %s", loc->path, strerror(-ret));
+	}
+out_close:
+	close(fd);
+	return ret;
+}
+
+int journal_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
+{
+	struct journal_info info;
+	uint32_t *gens = NULL;
+	int ret;
+
+	if (!loc->size) {
+		struct stat st;
+
+		if (lstat(loc->path, &st) != 0 && errno == ENOENT)
+			return -ENOENT;
+		ret = file_mark_running(loc, run_id, err);
+		if (ret <= 0)
+			return ret;
+	}
+	/* a device's next slot, or a version 1 file rewritten as version 2 */
+	ret = journal_read(loc, &info, &gens, err);
+	if (ret)
+		return ret;
+	info.flags &= ~JOURNAL_CLEAN;
+	info.run_id = run_id;
+	ret = journal_write(loc, &info, gens, err);
+	free(gens);
 	return ret;
 }

@@ -156,25 +156,23 @@ static bool block_device(const char *path, uint64_t *size)
 	return true;
 }
 
-/* Regions of a block-device volume: databases, then (when on the same
- * device) logs, each 1 MiB-aligned; checked against the device's size. */
-static int plan_device_regions(struct plan *pl, struct plan_volume *vol, const char *journal_dir,
-			       struct strbuf *err)
+/*
+ * Regions of a block-device volume: databases, then (when on the same
+ * device) logs, then the journal of each database, each 1 MiB-aligned;
+ * checked against the device's size. The journals come last so that the
+ * databases and logs of a device initialized before they moved there keep
+ * their offsets.
+ */
+static int plan_device_regions(struct plan *pl, struct plan_volume *vol, struct strbuf *err)
 {
 	uint64_t off = 0;
-	const char *base = strrchr(vol->path, '/');
 
-	base = base ? base + 1 : vol->path;
 	for (unsigned k = 0; k < vol->nr_dbs; k++) {
 		struct plan_db *db = &pl->dbs[vol->first_db + k];
-		char name[PROFILE_MAX_NAME + 64];
 
 		free(db->path);
-		free(db->journal);
 		db->path = strdup(vol->path);
-		snprintf(name, sizeof(name), "%s-%s", base, db->name);
-		db->journal = join_path(journal_dir, name, ".gen");
-		if (!db->path || !db->journal)
+		if (!db->path)
 			return -ENOMEM;
 		db->base = off;
 		off += round_region(db->size);
@@ -191,13 +189,28 @@ static int plan_device_regions(struct plan *pl, struct plan_volume *vol, const c
 			off += round_region(db->log_size);
 		}
 	}
+	for (unsigned k = 0; k < vol->nr_dbs; k++) {
+		struct plan_db *db = &pl->dbs[vol->first_db + k];
+		struct strbuf name = STRBUF_INIT;
+
+		db->journal_base = off;
+		db->jloc = (struct journal_loc){db->path, off, journal_region_size(db->nr_pages)};
+		off += round_region(db->jloc.size);
+		journal_loc_describe(&db->jloc, &name);
+		free(db->journal);
+		db->journal = strbuf_detach(&name, NULL);
+		if (!db->journal)
+			return -ENOMEM;
+	}
 	if (off > vol->dev_size) {
 		struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 
 		unit_format_size(&a, off);
 		unit_format_size(&b, vol->dev_size);
-		strbuf_addf(err, "volume %s (%s): the databases%s need %s, the device has %s",
-			    vol->name, vol->path, vol->log_device ? " and logs" : "", a.buf, b.buf);
+		strbuf_addf(err,
+			    "volume %s (%s): the databases%s and their journals need %s, the "
+			    "device has %s",
+			    vol->name, vol->path, vol->log_device ? ", logs" : "", a.buf, b.buf);
 		strbuf_release(&a);
 		strbuf_release(&b);
 		return -ENOSPC;
@@ -207,7 +220,8 @@ static int plan_device_regions(struct plan *pl, struct plan_volume *vol, const c
 
 /*
  * [sizing] capacity on a block device: its databases share capacity % of the
- * device, less the regions of its logs when they live on it too; each
+ * device, less the regions of its logs when they live on it too and of
+ * their journals; each
  * database a whole number of 1 MiB regions (so whole pages: a page is at most
  * 1 MiB and a power of two), rounded down.
  */
@@ -215,9 +229,12 @@ static int capacity_device(struct plan *pl, struct plan_volume *vol, const struc
 			   struct strbuf *err)
 {
 	uint64_t budget = (uint64_t)((double)vol->dev_size * p->capacity_pct / 100);
-	uint64_t logs = vol->log_device ? vol->nr_dbs * round_region(p->log_size) : 0, per;
+	uint64_t logs = vol->log_device ? vol->nr_dbs * round_region(p->log_size) : 0, per, jr;
 
 	per = budget > logs ? (budget - logs) / vol->nr_dbs : 0;
+	/* each database's journal region too (sized for the larger share) */
+	jr = round_region(journal_region_size(per / p->page_size));
+	per = per > jr ? per - jr : 0;
 	per -= per % PLAN_REGION_ALIGN;
 	if (!per) {
 		struct strbuf a = STRBUF_INIT;
@@ -414,12 +431,6 @@ out:
 
 int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
 {
-	return plan_build_at(pl, p, files, ".", err);
-}
-
-int plan_build_at(struct plan *pl, const struct profile *p, bool files, const char *journal_dir,
-		  struct strbuf *err)
-{
 	struct strbuf probe = STRBUF_INIT;
 	unsigned ndb = profile_database_count(p), d = 0;
 
@@ -471,6 +482,7 @@ int plan_build_at(struct plan *pl, const struct profile *p, bool files, const ch
 			db->journal = join_path(vol->path, db->name, ".gen");
 			if (!db->path || !db->log_file || !db->journal)
 				goto out_nomem;
+			db->jloc = (struct journal_loc){.path = db->journal};
 			db->size = p->database_size;
 			db->nr_pages = p->database_size / p->page_size;
 			db->log_size = p->log_size;
@@ -499,7 +511,7 @@ int plan_build_at(struct plan *pl, const struct profile *p, bool files, const ch
 			}
 			ret = p->capacity_pct > 0 ? capacity_device(pl, vol, p, err) : 0;
 			if (!ret)
-				ret = plan_device_regions(pl, vol, journal_dir, err);
+				ret = plan_device_regions(pl, vol, err);
 			if (ret) {
 				if (ret == -ENOMEM)
 					goto out_nomem;
@@ -690,7 +702,7 @@ static int check_shrunk(const struct plan *pl, const struct plan_db *db, uint64_
 
 	if (!have || have >= db->size || *destroy)
 		return 0;
-	if (journal_read(db->journal, &ji, &gens, &jerr) == 0 && ji.db_id == db->id &&
+	if (journal_read(&db->jloc, &ji, &gens, &jerr) == 0 && ji.db_id == db->id &&
 	    ji.page_size == pl->page_size) {
 		known = ji.nr_pages < db->nr_pages ? ji.nr_pages : db->nr_pages;
 		if (have / pl->page_size < known && destroy_allowed(pl, db->path)) {
@@ -755,11 +767,29 @@ out:
 	return at < have ? at : have - have % block;
 }
 
+/* Whether loc holds a journal (usable or not). */
+static bool journal_present(const struct journal_loc *loc)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info ji;
+	uint32_t *gens = NULL;
+	int ret = journal_read(loc, &ji, &gens, &err);
+
+	free(gens);
+	strbuf_release(&err);
+	return ret != -ENOENT;
+}
+
 /*
- * A database this call created or finished holds generation 1 on every page
- * (an interrupted creation is only ever resumed by another creation): its
- * journal says so, exactly. A journal already there for a resumed file is
- * kept (it can only be this same state, or newer knowledge).
+ * The journals init leaves. A database this call created or finished holds
+ * generation 1 on every page (an interrupted creation is only ever resumed
+ * by another creation): its journal says so, exactly. A journal already
+ * there for a resumed file is kept (it can only be this same state, or newer
+ * knowledge). A database whose file was complete before this call but has
+ * no journal (an earlier init finished it and was stopped, even by kill -9,
+ * before writing the journals; or the journal was deleted) gets generation
+ * 1 as a lower bound: every page holds at least that, and runs may have
+ * written some since, so exact would be a guess.
  */
 static int write_fresh_journals(const struct plan *pl, const struct profile *p,
 				const uint64_t *have_db, const bool *destroy, struct strbuf *err)
@@ -772,12 +802,12 @@ static int write_fresh_journals(const struct plan *pl, const struct profile *p,
 		const struct plan_db *db = &pl->dbs[i];
 		struct journal_info ji = {db->id, pl->page_size, db->nr_pages,
 					  0,	  p->seed,	 JOURNAL_CLEAN};
-		struct stat st;
+		bool untouched = have_db[i] >= db->size;
 
-		if (have_db[i] >= db->size)
-			continue; /* not touched by this call */
-		if (have_db[i] && !destroy[2 * i] && stat(db->journal, &st) == 0)
+		if ((untouched || (have_db[i] && !destroy[2 * i])) && journal_present(&db->jloc))
 			continue;
+		if (untouched)
+			ji.flags = 0;
 		if (cap < db->nr_pages) {
 			free(gens);
 			cap = db->nr_pages;
@@ -789,10 +819,33 @@ static int write_fresh_journals(const struct plan *pl, const struct profile *p,
 		}
 		for (uint64_t pg = 0; pg < db->nr_pages; pg++)
 			gens[pg] = 1;
-		ret = journal_write(db->journal, &ji, gens, err);
+		ret = journal_write(&db->jloc, &ji, gens, err);
 	}
 	free(gens);
 	return ret;
+}
+
+/*
+ * A file at a database's journal path that is not a journal (a user's file
+ * named db1.gen, a directory, a link) is never replaced: -EEXIST, unless
+ * --destroy-data names it; then *remove is set.
+ */
+static int inspect_journal(const struct plan *pl, const struct plan_db *db, bool *remove,
+			   struct strbuf *err)
+{
+	*remove = false;
+	if (db->jloc.size || journal_file_replaceable(db->journal))
+		return 0;
+	if (destroy_allowed(pl, db->journal)) {
+		*remove = true;
+		return 0;
+	}
+	strbuf_addf(err,
+		    "%s: exists and is not a diskproof generation journal; diskproof never "
+		    "overwrites data it did not write (move it away, or name it with "
+		    "--destroy-data)",
+		    db->journal);
+	return -EEXIST;
 }
 
 /*
@@ -1104,10 +1157,14 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 		for (unsigned k = 0; !ret && k < vol->nr_dbs; k++) {
 			const struct plan_db *db = &pl->dbs[vol->first_db + k];
 
-			/* a device's regions are laid out whole: all of them count */
-			vs->total += vol->device ? round_region(db->size) : db->size;
-			vs->need += vol->device ? round_region(db->size)
-						: db->size - file_have(db->path, db->size);
+			/* a device's regions are laid out whole: all of them count,
+			 * its journal regions with its databases */
+			vs->total += vol->device
+					     ? round_region(db->size) + round_region(db->jloc.size)
+					     : db->size;
+			vs->need += vol->device
+					    ? round_region(db->size) + round_region(db->jloc.size)
+					    : db->size - file_have(db->path, db->size);
 			vs->log_total +=
 				vol->log_device ? round_region(db->log_size) : db->log_size;
 			vs->log_need += vol->log_device ? round_region(db->log_size)
@@ -1196,7 +1253,7 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       struct strbuf *err)
 {
 	uint64_t *have_db = NULL, *have_log = NULL;
-	bool *destroy = NULL;
+	bool *destroy = NULL, *jremove = NULL;
 	struct create_job *jobs = NULL;
 	size_t njobs = 0;
 	int ret = 0;
@@ -1207,7 +1264,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	have_db = calloc(pl->nr_dbs, sizeof(*have_db));
 	have_log = calloc(pl->nr_dbs, sizeof(*have_log));
 	destroy = calloc(2 * pl->nr_dbs, sizeof(*destroy));
-	if (!have_db || !have_log || !destroy) {
+	jremove = calloc(pl->nr_dbs ? pl->nr_dbs : 1, sizeof(*jremove));
+	if (!have_db || !have_log || !destroy || !jremove) {
 		ret = -ENOMEM;
 		strbuf_addstr(err, "out of memory");
 		goto out_free;
@@ -1235,6 +1293,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 					   db->log_size, &have_log[i], &destroy[2 * i + 1], err);
 		if (!ret && !vol->device)
 			ret = check_shrunk(pl, db, have_db[i], &destroy[2 * i], err);
+		if (!ret)
+			ret = inspect_journal(pl, db, &jremove[i], err);
 		if (ret)
 			goto out_free;
 		have_db[i] -= have_db[i] % pl->page_size;
@@ -1251,6 +1311,17 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		if (destroy[i] && truncate(path, 0) != 0) {
 			ret = -errno;
 			strbuf_addf(err, "%s: cannot truncate: %s", path, strerror(-ret));
+			goto out_free;
+		}
+	}
+	/* a link or file at a journal's path that --destroy-data named goes
+	 * (a link itself, never what it points to) */
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const char *path = pl->dbs[i].journal;
+
+		if (jremove[i] && unlink(path) != 0 && (errno != EISDIR || rmdir(path) != 0)) {
+			ret = -errno;
+			strbuf_addf(err, "%s: cannot remove: %s", path, strerror(-ret));
 			goto out_free;
 		}
 	}
@@ -1304,6 +1375,7 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		ret = write_fresh_journals(pl, p, have_db, destroy, err);
 out_free:
 	free(destroy);
+	free(jremove);
 	free(jobs);
 	free(have_db);
 	free(have_log);

@@ -17,7 +17,9 @@
  * while writes are in flight is a lower bound (written without JOURNAL_CLEAN,
  * every PC_JOURNAL_ROUNDS rounds) and the final one, written once nothing is
  * in flight, is exact (JOURNAL_CLEAN, unless a journal was not clean when read
- * or a write failed: a failed write leaves generation 0, "unknown").
+ * or a write failed: a failed write leaves generation 0, "unknown"). Before
+ * the first write every journal is marked in progress (journal_mark_running),
+ * so that a kill at any instant leaves lower bounds behind.
  *
  * Rounds: a round's IOPS are the writes completed in it over its length.
  * Completions that arrive while the periodic journals are being written count
@@ -368,7 +370,7 @@ static int pc_write_journals(struct pc *c, bool final)
 		int r;
 
 		strbuf_reset(&jerr);
-		r = journal_write(d->pdb->journal, &ji, d->gens, &jerr);
+		r = journal_write(&d->pdb->jloc, &ji, d->gens, &jerr);
 		if (!r)
 			continue;
 		pc_sep(c->err);
@@ -480,7 +482,7 @@ static int pc_open_db(struct pc *c, struct pc_db *d, struct strbuf *err)
 	struct stat st;
 	int ret;
 
-	ret = journal_read(pdb->journal, &ji, &d->gens, &jerr);
+	ret = journal_read(&pdb->jloc, &ji, &d->gens, &jerr);
 	if (ret == -ENOENT) {
 		strbuf_addf(err,
 			    "%s: no generation journal: preconditioning must know every page's "
@@ -619,6 +621,24 @@ out_nomem:
 	return -ENOMEM;
 }
 
+/*
+ * Before the first write: every journal marked in progress, so that a crash
+ * at any instant (even kill -9) leaves lower bounds, never a clean journal
+ * older than the pages.
+ */
+static int pc_mark_running(struct pc *c, struct strbuf *err)
+{
+	for (size_t i = 0; i < c->pl->nr_dbs; i++) {
+		int ret = journal_mark_running(&c->pl->dbs[i].jloc, 0, err);
+
+		if (ret) {
+			strbuf_addstr(err, "; preconditioning needs a journal it can update");
+			return ret;
+		}
+	}
+	return 0;
+}
+
 /* Frees what pc_setup() made; safe on a partial setup. */
 static void pc_release(struct pc *c)
 {
@@ -651,6 +671,8 @@ int precondition_run(const struct plan *pl, const struct profile *p,
 		return ret;
 	c.rng = p->seed ^ 0x707265636f6e64ULL; /* "precond": not the workload's stream */
 	ret = pc_setup(&c, err);
+	if (!ret)
+		ret = pc_mark_running(&c, err);
 	if (ret)
 		goto out_release;
 	pc_loop(&c);

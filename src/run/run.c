@@ -1722,7 +1722,7 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	int ret;
 
 	if (r->plan.files && fresh > d->lo) {
-		ret = journal_read(pdb->journal, &ji, &gens, &err);
+		ret = journal_read(&pdb->jloc, &ji, &gens, &err);
 		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
 		      ji.nr_pages == pdb->nr_pages;
 		/* a database shared by several workers is noted once */
@@ -1815,7 +1815,7 @@ static int run_write_journals(struct run *r, bool from_copies, bool clean)
 		strbuf_reset(&err);
 		if (tmp) {
 			journal_gather(r, g, from_copies, tmp, &ji.flags);
-			ret = journal_write(pdb->journal, &ji, tmp, &err);
+			ret = journal_write(&pdb->jloc, &ji, tmp, &err);
 			if (!ret)
 				continue;
 		} else {
@@ -3478,16 +3478,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		ret = store_space_check(r.store, STORE_MIN_FREE, err);
 	if (ret)
 		goto out;
-	{
-		/* journals of block-device databases live beside the results */
-		char *dir = strdup(o->results_path), *slash = dir ? strrchr(dir, '/') : NULL;
-
-		if (slash)
-			*(slash == dir ? slash + 1 : slash) = '\0';
-		ret = plan_build_at(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES),
-				    slash ? dir : ".", err);
-		free(dir);
-	}
+	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
 	if (ret)
 		goto out;
 	r.plan.destroy = o->destroy;

@@ -304,8 +304,16 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 			expected = st->gens[idx];
 		f->vf->checked++;
 		if (verify_block(buf + o, bs, f->log, id, idx, expected, st->exact,
-				 c->o->deep ? v->scratch : NULL, &b))
+				 c->o->deep ? v->scratch : NULL, &b)) {
+			/* after an unclean end: newer is fine, and counted */
+			if (expected && !st->exact) {
+				struct page_header h;
+
+				memcpy(&h, buf + o, sizeof(h));
+				f->vf->newer += h.generation > expected;
+			}
 			continue;
+		}
 		b.index = idx;
 		b.offset = f->base + off + o;
 		record_bad(c, f, &b);
@@ -620,7 +628,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	ret = journal_read(pdb->journal, &ji, &st->gens, &err);
+	ret = journal_read(&pdb->jloc, &ji, &st->gens, &err);
 	if (ret == -ENOENT) {
 		vdb->journal = VERIFY_JOURNAL_NONE;
 		ret = 0;
@@ -645,6 +653,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 		goto out_unusable;
 	}
 	st->exact = ji.flags & JOURNAL_CLEAN;
+	vdb->journal_run_id = ji.run_id;
 	vdb->journal = st->exact ? VERIFY_JOURNAL_CLEAN : VERIFY_JOURNAL_LOWER_BOUND;
 	goto out;
 out_unusable:

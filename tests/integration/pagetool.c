@@ -13,6 +13,11 @@
  *   pagetool gen FILE PAGE         prints the generation in page PAGE's header
  *   pagetool journal FILE.gen      prints "PAGE GEN" per page of a journal
  *                                  (the header on stderr)
+ *   pagetool journal DEV OFF SIZE  the same for a device's journal region
+ *                                  (offset and size from "plan --format json")
+ *   pagetool mark FILE.gen RUN     marks a journal as run RUN's in progress
+ *                                  (journal_mark_running), as a run does
+ *                                  before its first write
  *
  * Exits 0, or 1 with a message on stderr.
  */
@@ -81,13 +86,13 @@ out:
 	return ret;
 }
 
-static int cmd_journal(const char *path)
+static int cmd_journal(const struct journal_loc *loc)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct journal_info ji;
 	uint32_t *gens;
 
-	if (journal_read(path, &ji, &gens, &err)) {
+	if (journal_read(loc, &ji, &gens, &err)) {
 		fprintf(stderr, "pagetool: %s\n", err.buf);
 		strbuf_release(&err);
 		return 1;
@@ -101,6 +106,17 @@ static int cmd_journal(const char *path)
 	return 0;
 }
 
+static int cmd_mark(const char *path, uint64_t run_id)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = journal_mark_running(&(struct journal_loc){.path = path}, run_id, &err);
+
+	if (ret)
+		fprintf(stderr, "pagetool: %s\n", err.len ? err.buf : strerror(-ret));
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "stamp"))
@@ -109,8 +125,13 @@ int main(int argc, char **argv)
 	if (argc == 4 && (!strcmp(argv[1], "recrc") || !strcmp(argv[1], "gen")))
 		return cmd_page(argv[1], argv[2], strtoull(argv[3], NULL, 10), 0);
 	if (argc == 3 && !strcmp(argv[1], "journal"))
-		return cmd_journal(argv[2]);
+		return cmd_journal(&(struct journal_loc){.path = argv[2]});
+	if (argc == 5 && !strcmp(argv[1], "journal"))
+		return cmd_journal(&(struct journal_loc){argv[2], strtoull(argv[3], NULL, 10),
+							 strtoull(argv[4], NULL, 10)});
+	if (argc == 4 && !strcmp(argv[1], "mark"))
+		return cmd_mark(argv[2], strtoull(argv[3], NULL, 10));
 	fprintf(stderr, "usage: pagetool stamp FILE PAGE GEN | recrc FILE PAGE | gen FILE PAGE | "
-			"journal FILE.gen\n");
+			"journal FILE.gen | journal DEV OFFSET SIZE | mark FILE.gen RUN\n");
 	return 2;
 }

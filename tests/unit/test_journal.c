@@ -1,8 +1,12 @@
 /*
  * test_journal.c - the generation journal: a round trip with and without the
  * clean flag, a missing journal, each kind of damage reported with its
- * reason, and atomicity (a failed write leaves the previous journal as it was
- * and no temporary file behind).
+ * reason (a header bit flip included), version 1 files still read,
+ * atomicity (a failed write leaves the previous journal as it was and no
+ * temporary file behind), nothing that is not ours replaced or followed (a
+ * foreign file at the journal's path, a link planted at the temporary
+ * file's name), device regions (two slots, a torn write falls back to the
+ * other), and journal_mark_running().
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,12 +23,14 @@
 #include <cmocka.h>
 
 #include "diskproof/journal.h"
+#include "diskproof/page.h"
 
 #define NPAGES 1000u
 
 struct fixture {
 	char dir[256];
 	char path[300];
+	struct journal_loc loc; /* a file at path */
 	uint32_t gens[NPAGES];
 	struct journal_info info;
 };
@@ -40,6 +46,7 @@ static int setup(void **state)
 	if (!mkdtemp(f->dir))
 		return -1;
 	snprintf(f->path, sizeof(f->path), "%s/db1.gen", f->dir);
+	f->loc = (struct journal_loc){.path = f->path};
 	for (unsigned i = 0; i < NPAGES; i++)
 		f->gens[i] = i % 7 ? i * 3 + 1 : 0;
 	f->info = (struct journal_info){
@@ -95,7 +102,7 @@ static void write_ok(struct fixture *f)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	assert_int_equal(journal_write(f->path, &f->info, f->gens, &err), 0);
+	assert_int_equal(journal_write(&f->loc, &f->info, f->gens, &err), 0);
 	assert_int_equal(err.len, 0);
 	strbuf_release(&err);
 }
@@ -106,7 +113,7 @@ static void read_expect(struct fixture *f, int want, const char *msg)
 	struct strbuf err = STRBUF_INIT;
 	struct journal_info info;
 	uint32_t *gens = (uint32_t *)&info; /* must be reset */
-	int ret = journal_read(f->path, &info, &gens, &err);
+	int ret = journal_read(&f->loc, &info, &gens, &err);
 
 	assert_int_equal(ret, want);
 	if (want) {
@@ -118,14 +125,14 @@ static void read_expect(struct fixture *f, int want, const char *msg)
 	strbuf_release(&err);
 }
 
-static void round_trip(struct fixture *f)
+/* Reads f->path expecting f->info and f->gens. */
+static void round_trip_read(struct fixture *f)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct journal_info info;
 	uint32_t *gens = NULL;
 
-	write_ok(f);
-	assert_int_equal(journal_read(f->path, &info, &gens, &err), 0);
+	assert_int_equal(journal_read(&f->loc, &info, &gens, &err), 0);
 	assert_int_equal(info.db_id, f->info.db_id);
 	assert_int_equal(info.page_size, f->info.page_size);
 	assert_int_equal(info.nr_pages, f->info.nr_pages);
@@ -137,6 +144,12 @@ static void round_trip(struct fixture *f)
 		assert_memory_equal(gens, f->gens, info.nr_pages * sizeof(*gens));
 	free(gens);
 	strbuf_release(&err);
+}
+
+static void round_trip(struct fixture *f)
+{
+	write_ok(f);
+	round_trip_read(f);
 }
 
 static void test_round_trip(void **state)
@@ -199,14 +212,32 @@ static void test_bad_magic(void **state)
 	read_expect(f, -EINVAL, "bad magic");
 }
 
+/* Recomputes the header CRC (bytes 52-55) after a poke, so that the field
+ * checks behind it are reached. */
+static void fix_header_crc(struct fixture *f)
+{
+	unsigned char h[JOURNAL_HEADER_SIZE];
+	uint32_t crc;
+	int fd = open(f->path, O_RDWR);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, h, sizeof(h), 0), (ssize_t)sizeof(h));
+	memset(h + 52, 0, 4);
+	crc = page_crc32c(0, h, sizeof(h));
+	for (int i = 0; i < 4; i++)
+		h[52 + i] = (unsigned char)(crc >> (8 * i));
+	assert_int_equal(pwrite(fd, h, sizeof(h), 0), (ssize_t)sizeof(h));
+	close(fd);
+}
+
 static void test_bad_version(void **state)
 {
 	struct fixture *f = *state;
-	unsigned char v = 2;
+	unsigned char v = 3;
 
 	write_ok(f);
 	poke(f, 8, &v, 1);
-	read_expect(f, -EINVAL, "unsupported generation journal version 2");
+	read_expect(f, -EINVAL, "unsupported generation journal version 3");
 }
 
 static void test_bad_header(void **state)
@@ -216,14 +247,39 @@ static void test_bad_header(void **state)
 
 	write_ok(f);
 	poke(f, 12, &b, 1); /* unknown flag */
+	fix_header_crc(f);
 	read_expect(f, -EINVAL, ": damaged (unknown flags 0x80)");
 	write_ok(f);
 	poke(f, 20, &b, 1); /* page size 32768 + 128: not a power of two */
+	fix_header_crc(f);
 	read_expect(f, -EINVAL, ": damaged (page size 32896)");
 	write_ok(f);
 	b = 0;
 	poke(f, 16, &b, 1); /* database id 0 */
+	fix_header_crc(f);
 	read_expect(f, -EINVAL, ": damaged (database id 0)");
+}
+
+/* A bit flip anywhere in the header is found, in fields that no other check
+ * looks at (run id, seed, the clean flag) too: the header has its own CRC. */
+static void test_header_bit_flip(void **state)
+{
+	struct fixture *f = *state;
+	static const off_t offs[] = {12, 32, 40, 47, 56, 63};
+
+	for (size_t i = 0; i < sizeof(offs) / sizeof(offs[0]); i++) {
+		unsigned char b;
+		int fd;
+
+		write_ok(f);
+		fd = open(f->path, O_RDWR);
+		assert_true(fd >= 0);
+		assert_int_equal(pread(fd, &b, 1, offs[i]), 1);
+		b ^= offs[i] == 12 ? 0x1 : 0x10; /* 12: JOURNAL_CLEAN itself */
+		assert_int_equal(pwrite(fd, &b, 1, offs[i]), 1);
+		close(fd);
+		read_expect(f, -EINVAL, ": damaged (header checksum mismatch)");
+	}
 }
 
 static void test_checksum(void **state)
@@ -234,9 +290,59 @@ static void test_checksum(void **state)
 	write_ok(f);
 	poke(f, JOURNAL_HEADER_SIZE + 4 * 500 + 2, &b, 1);
 	read_expect(f, -EINVAL, ": damaged (checksum mismatch)");
-	/* the CRC field itself */
+	/* the generations' CRC field itself: the header's CRC sees it first */
 	write_ok(f);
 	poke(f, 48, &b, 1);
+	read_expect(f, -EINVAL, ": damaged (header checksum mismatch)");
+	/* ... and the generations' CRC behind a header made consistent again */
+	fix_header_crc(f);
+	read_expect(f, -EINVAL, ": damaged (checksum mismatch)");
+}
+
+/* Writes f->info and f->gens as a version 1 file (no header CRC), as the
+ * diskproof before version 2 did. */
+static void write_v1(struct fixture *f)
+{
+	unsigned char h[JOURNAL_HEADER_SIZE] = {0};
+	uint32_t crc = page_crc32c(0, f->gens, sizeof(f->gens));
+	FILE *fp = fopen(f->path, "w");
+
+	assert_non_null(fp);
+	memcpy(h, JOURNAL_MAGIC, 8);
+	h[8] = 1;
+	h[12] = (unsigned char)f->info.flags;
+	memcpy(h + 16, &f->info.db_id, 4);
+	memcpy(h + 20, &f->info.page_size, 4);
+	memcpy(h + 24, &f->info.nr_pages, 8);
+	memcpy(h + 32, &f->info.run_id, 8);
+	memcpy(h + 40, &f->info.seed, 8);
+	memcpy(h + 48, &crc, 4);
+	assert_int_equal(fwrite(h, 1, sizeof(h), fp), sizeof(h));
+	assert_int_equal(fwrite(f->gens, 1, sizeof(f->gens), fp), sizeof(f->gens));
+	fclose(fp);
+}
+
+/* Existing data directories hold version 1 journals: still read. */
+static void test_v1_read(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info info;
+	uint32_t *gens = NULL;
+	unsigned char b = 0x55;
+
+	write_v1(f);
+	assert_int_equal(journal_read(&f->loc, &info, &gens, &err), 0);
+	assert_int_equal(info.db_id, f->info.db_id);
+	assert_int_equal(info.nr_pages, NPAGES);
+	assert_int_equal(info.run_id, f->info.run_id);
+	assert_int_equal(info.seed, f->info.seed);
+	assert_int_equal(info.flags, JOURNAL_CLEAN);
+	assert_memory_equal(gens, f->gens, sizeof(f->gens));
+	free(gens);
+	strbuf_release(&err);
+	/* its generations are still checked */
+	poke(f, JOURNAL_HEADER_SIZE + 8, &b, 1);
 	read_expect(f, -EINVAL, ": damaged (checksum mismatch)");
 }
 
@@ -266,7 +372,7 @@ static void assert_unchanged(struct fixture *f, const struct journal_info *old_i
 	struct journal_info info;
 	uint32_t *gens = NULL;
 
-	assert_int_equal(journal_read(f->path, &info, &gens, &err), 0);
+	assert_int_equal(journal_read(&f->loc, &info, &gens, &err), 0);
 	assert_int_equal(info.flags, old_info->flags);
 	assert_int_equal(info.run_id, old_info->run_id);
 	assert_memory_equal(gens, old_gens, sizeof(f->gens));
@@ -292,35 +398,47 @@ static void test_atomic_failed_write(void **state)
 	assert_non_null(old_gens);
 	write_ok(f);
 	memcpy(old_gens, f->gens, sizeof(f->gens));
-	/* creation of the temporary file fails */
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", f->path, (long)getpid());
-	assert_int_equal(mkdir(tmp, 0755), 0);
+	/* every name the temporary file may take is taken: nothing in the way
+	 * is touched, the old journal stays */
 	f->info.flags = 0;
 	f->info.run_id = 43;
 	f->gens[1] = 12345;
-	assert_int_equal(journal_write(f->path, &f->info, f->gens, &err), -EISDIR);
+	for (int k = 0; k < 16; k++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld%s%.0d", f->path, (long)getpid(),
+			 k ? "." : "", k);
+		assert_int_equal(mkdir(tmp, 0755), 0);
+	}
+	assert_int_equal(journal_write(&f->loc, &f->info, f->gens, &err), -EEXIST);
 	assert_non_null(strstr(err.buf, f->path));
-	assert_non_null(strstr(err.buf, "cannot create"));
-	assert_int_equal(rmdir(tmp), 0);
+	assert_non_null(strstr(err.buf, "cannot create a temporary file (every name taken)"));
 	assert_unchanged(f, &old, old_gens);
+	assert_int_equal(dir_entries(f->dir), 17);
+	for (int k = 0; k < 16; k++) {
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%ld%s%.0d", f->path, (long)getpid(),
+			 k ? "." : "", k);
+		assert_int_equal(rmdir(tmp), 0);
+	}
 	assert_int_equal(dir_entries(f->dir), 1);
 
-	/* the rename fails: the target is a non-empty directory */
+	/* a directory at the journal's path is not a journal: not replaced */
 	strbuf_reset(&err);
 	snprintf(sub, sizeof(sub), "%s/x.gen", f->dir);
 	assert_int_equal(mkdir(sub, 0755), 0);
 	snprintf(tmp, sizeof(tmp), "%s/x.gen/keep", f->dir);
 	assert_int_equal(mkdir(tmp, 0755), 0);
-	assert_true(journal_write(sub, &f->info, f->gens, &err) < 0);
-	assert_non_null(strstr(err.buf, "cannot rename"));
+	assert_int_equal(journal_write(&(struct journal_loc){.path = sub}, &f->info, f->gens, &err),
+			 -EEXIST);
+	assert_non_null(strstr(err.buf, "is not a diskproof generation journal"));
 	assert_int_equal(dir_entries(f->dir), 2); /* db1.gen and x.gen only */
 	assert_int_equal(rmdir(tmp), 0);
 	assert_int_equal(rmdir(sub), 0);
 
 	/* a directory that does not exist */
 	strbuf_reset(&err);
+	f->info.flags = 0;
 	snprintf(sub, sizeof(sub), "%s/nowhere/db1.gen", f->dir);
-	assert_int_equal(journal_write(sub, &f->info, f->gens, &err), -ENOENT);
+	assert_int_equal(journal_write(&(struct journal_loc){.path = sub}, &f->info, f->gens, &err),
+			 -ENOENT);
 	assert_non_null(strstr(err.buf, sub));
 	assert_unchanged(f, &old, old_gens);
 	free(old_gens);
@@ -342,10 +460,260 @@ static void test_atomic_readonly_dir(void **state)
 	assert_int_equal(chmod(f->dir, 0555), 0);
 	f->info.run_id = 44;
 	f->gens[2] = 777;
-	assert_int_equal(journal_write(f->path, &f->info, f->gens, &err), -EACCES);
+	assert_int_equal(journal_write(&f->loc, &f->info, f->gens, &err), -EACCES);
 	assert_int_equal(chmod(f->dir, 0755), 0);
 	assert_unchanged(f, &old, old_gens);
 	assert_int_equal(dir_entries(f->dir), 1);
+	strbuf_release(&err);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *fp = fopen(path, "w");
+
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void assert_file_is(const char *path, const char *text)
+{
+	char buf[256] = {0};
+	FILE *fp = fopen(path, "r");
+
+	assert_non_null(fp);
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, fp), strlen(text));
+	fclose(fp);
+	assert_string_equal(buf, text);
+}
+
+/* A file that is not a journal (a user's db1.gen, a link) is never
+ * replaced; a link planted at the temporary file's name is never followed,
+ * nor removed. */
+static void test_not_ours(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char victim[400], tmp[400], target[400];
+
+	write_file(f->path, "my notes\n");
+	assert_int_equal(journal_write(&f->loc, &f->info, f->gens, &err), -EEXIST);
+	assert_non_null(strstr(err.buf, f->path));
+	assert_non_null(strstr(err.buf, "is not a diskproof generation journal"));
+	assert_file_is(f->path, "my notes\n");
+	assert_int_equal(dir_entries(f->dir), 1);
+	/* a link at the journal's path, to a journal even */
+	snprintf(victim, sizeof(victim), "%s/victim", f->dir);
+	write_file(victim, "precious\n");
+	assert_int_equal(unlink(f->path), 0);
+	assert_int_equal(symlink(victim, f->path), 0);
+	strbuf_reset(&err);
+	assert_int_equal(journal_write(&f->loc, &f->info, f->gens, &err), -EEXIST);
+	assert_file_is(victim, "precious\n");
+	assert_int_equal(unlink(f->path), 0);
+
+	/* a link planted where the temporary file goes */
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", f->path, (long)getpid());
+	assert_int_equal(symlink(victim, tmp), 0);
+	strbuf_reset(&err);
+	write_ok(f);
+	assert_file_is(victim, "precious\n");
+	assert_int_equal(readlink(tmp, target, sizeof(target) - 1), (ssize_t)strlen(victim));
+	round_trip(f);
+	assert_int_equal(dir_entries(f->dir), 3); /* db1.gen, victim, the link */
+	strbuf_release(&err);
+}
+
+#define DEV_SIZE (1u << 20)
+#define DEV_OFF (3u * 4096)
+
+/* A regular file stands in for the block device: the region code only
+ * preads and pwrites it. Filled with 0xee so that bytes outside the region
+ * can be checked. */
+static void dev_setup(struct fixture *f, char *dev, size_t len, struct journal_loc *loc)
+{
+	static unsigned char fill[DEV_SIZE];
+	FILE *fp;
+
+	snprintf(dev, len, "%s/dev.img", f->dir);
+	memset(fill, 0xee, sizeof(fill));
+	fp = fopen(dev, "w");
+	assert_non_null(fp);
+	assert_int_equal(fwrite(fill, 1, sizeof(fill), fp), sizeof(fill));
+	fclose(fp);
+	*loc = (struct journal_loc){dev, DEV_OFF, journal_region_size(NPAGES)};
+	assert_true(DEV_OFF + loc->size < DEV_SIZE);
+}
+
+static void dev_read_expect(const struct journal_loc *loc, uint64_t run_id, uint32_t flags,
+			    const uint32_t *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info info;
+	uint32_t *gens = NULL;
+
+	assert_int_equal(journal_read(loc, &info, &gens, &err), 0);
+	assert_int_equal(info.run_id, run_id);
+	assert_int_equal(info.flags, flags);
+	assert_int_equal(info.nr_pages, NPAGES);
+	assert_memory_equal(gens, want, NPAGES * sizeof(*gens));
+	free(gens);
+	strbuf_release(&err);
+}
+
+static void dev_poke(const struct journal_loc *loc, uint64_t off, unsigned char b)
+{
+	int fd = open(loc->path, O_WRONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, &b, 1, (off_t)(loc->offset + off)), 1);
+	close(fd);
+}
+
+/* Only the region is written. */
+static void dev_outside_unchanged(const struct journal_loc *loc)
+{
+	static unsigned char buf[DEV_SIZE];
+	int fd = open(loc->path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, buf, sizeof(buf), 0), (ssize_t)sizeof(buf));
+	close(fd);
+	for (size_t i = 0; i < sizeof(buf); i++)
+		if (i < loc->offset || i >= loc->offset + loc->size)
+			assert_int_equal(buf[i], 0xee);
+}
+
+static void test_device_slots(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct journal_loc loc;
+	struct journal_info info;
+	uint32_t *gens = NULL, *big, first[NPAGES];
+	uint64_t slot;
+	char dev[300];
+
+	dev_setup(f, dev, sizeof(dev), &loc);
+	slot = loc.size / 2;
+	assert_int_equal(slot % JOURNAL_SLOT_ALIGN, 0);
+	assert_true(slot >= JOURNAL_HEADER_SIZE + 4 * NPAGES);
+	/* nothing there yet */
+	assert_int_equal(journal_read(&loc, &info, &gens, &err), -ENOENT);
+	assert_null(gens);
+	assert_non_null(strstr(err.buf, "journal region at byte 12288"));
+	/* two writes, one per slot; the newer is read */
+	f->info.run_id = 1;
+	strbuf_reset(&err);
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	dev_read_expect(&loc, 1, JOURNAL_CLEAN, f->gens);
+	memcpy(first, f->gens, sizeof(first));
+	f->gens[7] = 700;
+	f->info.run_id = 2;
+	f->info.flags = 0;
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	dev_read_expect(&loc, 2, 0, f->gens);
+	dev_outside_unchanged(&loc);
+	/* the newer slot (1) torn: its generations do not match its CRC, the
+	 * older one is read */
+	dev_poke(&loc, slot + JOURNAL_HEADER_SIZE + 4 * 7, 0x01);
+	dev_read_expect(&loc, 1, JOURNAL_CLEAN, first);
+	/* the next write goes over the torn slot, never the good one */
+	f->info.run_id = 3;
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	dev_read_expect(&loc, 3, 0, f->gens);
+	dev_poke(&loc, slot + 33, 0x40); /* its header now */
+	dev_read_expect(&loc, 1, JOURNAL_CLEAN, first);
+	/* both damaged: unusable, with both reasons */
+	dev_poke(&loc, 33, 0x40);
+	strbuf_reset(&err);
+	assert_int_equal(journal_read(&loc, &info, &gens, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "no usable journal slot"));
+	assert_non_null(strstr(err.buf, "slot 0: damaged (header checksum mismatch)"));
+	assert_non_null(strstr(err.buf, "slot 1: damaged (header checksum mismatch)"));
+	/* too many pages for the region */
+	f->info.nr_pages = NPAGES * 3;
+	strbuf_reset(&err);
+	big = calloc(NPAGES * 3, 4);
+	assert_non_null(big);
+	assert_int_equal(journal_write(&loc, &f->info, big, &err), -ENOSPC);
+	free(big);
+	dev_outside_unchanged(&loc);
+	strbuf_release(&err);
+}
+
+/* Reads the raw header of a journal file. */
+static void raw_header(const char *path, unsigned char *h)
+{
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, h, JOURNAL_HEADER_SIZE, 0), JOURNAL_HEADER_SIZE);
+	close(fd);
+}
+
+static void test_mark_running(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	unsigned char h[JOURNAL_HEADER_SIZE];
+	struct stat a, b;
+
+	/* no journal */
+	assert_int_equal(journal_mark_running(&f->loc, 7, &err), -ENOENT);
+	/* version 2: the header rewritten in place, generations untouched */
+	write_ok(f);
+	assert_int_equal(stat(f->path, &a), 0);
+	assert_int_equal(journal_mark_running(&f->loc, 7, &err), 0);
+	assert_int_equal(err.len, 0);
+	assert_int_equal(stat(f->path, &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	assert_int_equal(a.st_size, b.st_size);
+	f->info.flags = 0;
+	f->info.run_id = 7;
+	round_trip_read(f); /* flags cleared, run id set, gens and header CRC good */
+	/* again (a second run on an unclean journal): still fine */
+	assert_int_equal(journal_mark_running(&f->loc, 8, &err), 0);
+	f->info.run_id = 8;
+	round_trip_read(f);
+	/* version 1: rewritten whole as version 2 */
+	f->info.flags = JOURNAL_CLEAN;
+	f->info.run_id = 42;
+	write_v1(f);
+	assert_int_equal(journal_mark_running(&f->loc, 9, &err), 0);
+	raw_header(f->path, h);
+	assert_int_equal(h[8], JOURNAL_VERSION);
+	f->info.flags = 0;
+	f->info.run_id = 9;
+	round_trip_read(f);
+	assert_int_equal(dir_entries(f->dir), 1);
+	/* a damaged journal is not marked (nor made valid) */
+	poke(f, 33, "x", 1);
+	strbuf_reset(&err);
+	assert_int_equal(journal_mark_running(&f->loc, 10, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "header checksum mismatch"));
+	strbuf_release(&err);
+}
+
+static void test_mark_running_device(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct journal_loc loc;
+	char dev[300];
+
+	dev_setup(f, dev, sizeof(dev), &loc);
+	assert_int_equal(journal_mark_running(&loc, 5, &err), -ENOENT);
+	strbuf_reset(&err);
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	assert_int_equal(journal_mark_running(&loc, 5, &err), 0);
+	dev_read_expect(&loc, 5, 0, f->gens);
+	/* the next write (the run's end) goes over the old clean slot */
+	f->info.run_id = 5;
+	f->gens[3] = 33;
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	dev_read_expect(&loc, 5, JOURNAL_CLEAN, f->gens);
+	dev_outside_unchanged(&loc);
 	strbuf_release(&err);
 }
 
@@ -358,10 +726,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_header, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_header_bit_flip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_checksum, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_v1_read, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_failed_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_readonly_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_device_slots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_running, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_running_device, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

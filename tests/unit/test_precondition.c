@@ -173,7 +173,7 @@ static int setup_files(void **state)
 			goto out;
 		for (uint64_t pg = 0; pg < db->nr_pages; pg++)
 			gens[pg] = 1;
-		ret = journal_write(db->journal, &ji, gens, &err);
+		ret = journal_write(&db->jloc, &ji, gens, &err);
 		free(gens);
 		if (ret) {
 			print_message("setup: %s\n", err.buf);
@@ -233,7 +233,7 @@ static uint64_t check_pages(const struct fixture *f, bool want_clean)
 		uint32_t *gens;
 		int fd;
 
-		assert_int_equal(journal_read(db->journal, &ji, &gens, &err), 0);
+		assert_int_equal(journal_read(&db->jloc, &ji, &gens, &err), 0);
 		if (want_clean)
 			assert_true(ji.flags & JOURNAL_CLEAN);
 		assert_int_equal(ji.nr_pages, db->nr_pages);
@@ -398,7 +398,7 @@ static void on_round_periodic(void *arg, unsigned n, double iops, bool steady)
 	s->rounds = n;
 	if (n != 7)
 		return;
-	assert_int_equal(journal_read(s->f->pl.dbs[0].journal, &ji, &gens, &err), 0);
+	assert_int_equal(journal_read(&s->f->pl.dbs[0].jloc, &ji, &gens, &err), 0);
 	s->flags_at_7 = (int)ji.flags;
 	free(gens);
 	strbuf_release(&err);
@@ -503,7 +503,7 @@ static void test_run_bad_journal(void **state)
 		skip();
 	}
 	assert_non_null(gens);
-	assert_int_equal(journal_write(db->journal, &ji, gens, &err), 0);
+	assert_int_equal(journal_write(&db->jloc, &ji, gens, &err), 0);
 	precondition_options_default(&o);
 	assert_int_equal(precondition_run(&f->pl, &f->p, &o, &res, &err), -EINVAL);
 	assert_non_null(strstr(err.buf, "journal of database"));
