@@ -443,10 +443,19 @@ static int cmd_list(int argc, char **argv)
 	       "started", "host", "profile", "measured", "trans. IOPS", "label");
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run_brief *b = &runs[i];
+		struct strbuf host = STRBUF_INIT, prof = STRBUF_INIT, label = STRBUF_INIT;
 
+		/* control characters shown escaped, never sent to the terminal */
+		report_text_escape(&host, b->host);
+		report_text_escape(&prof, b->profile);
+		if (b->label[0])
+			report_text_escape(&label, b->label);
 		printf("%5lld  %-8s %-7s %-20s %-16s %-14s %8.0fs %12.1f  %s\n", (long long)b->id,
-		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, b->host,
-		       b->profile, b->duration_s, b->transactional_iops, b->label);
+		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, host.buf,
+		       prof.buf, b->duration_s, b->transactional_iops, label.len ? label.buf : "");
+		strbuf_release(&host);
+		strbuf_release(&prof);
+		strbuf_release(&label);
 	}
 out:
 	free(runs);

@@ -183,6 +183,18 @@ static const char *str_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+void report_text_escape(struct strbuf *out, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)(s ? s : "-"); *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(out, "\\x%02x", *p);
+		else
+			strbuf_addch(out, (char)*p);
+	}
+}
+
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = str_or(r->verdict, "NONE");
@@ -191,18 +203,24 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 	text_verdict_word(sb, verdict, color);
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
 		strbuf_addf(sb, " (%s)", r->status);
-	if (r->label)
-		strbuf_addf(sb, " [%s]", r->label);
+	if (r->label) {
+		strbuf_addstr(sb, " [");
+		report_text_escape(sb, r->label);
+		strbuf_addch(sb, ']');
+	}
 	strbuf_addch(sb, '\n');
 
+	strbuf_addstr(sb, "profile ");
+	report_text_escape(sb, r->profile_name);
 	strbuf_addf(sb,
-		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
-		    "warm-up\n",
-		    str_or(r->profile_name, "-"), str_or(r->test_type, "-"), str_or(r->engine, "-"),
-		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0,
+		    ", %s test, engine %s, %u streams; measured %.0f s after %.0f s of warm-up\n",
+		    str_or(r->test_type, "-"), str_or(r->engine, "-"), r->streams,
+		    isfinite(r->duration_s) ? r->duration_s : 0,
 		    isfinite(r->warmup_s) ? r->warmup_s : 0);
-	strbuf_addf(sb, "host %s, started %s, ended %s\n", str_or(r->host, "-"),
-		    str_or(r->started_at, "-"), str_or(r->ended_at, "-"));
+	strbuf_addstr(sb, "host ");
+	report_text_escape(sb, r->host);
+	strbuf_addf(sb, ", started %s, ended %s\n", str_or(r->started_at, "-"),
+		    str_or(r->ended_at, "-"));
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)

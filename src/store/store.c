@@ -2816,6 +2816,39 @@ static int import_check(struct store *s, const char *other, int64_t *version, st
 	return 0;
 }
 
+/*
+ * A run still "running" in the other file when it was copied: no process
+ * here will ever finish this copy (a later import of the same run is
+ * skipped by its uuid), so it is marked aborted at its last sample, as a
+ * killed run is, and an event says why. SQLITE_DONE when done.
+ */
+static int import_running_end(struct store *s, int64_t id)
+{
+	static const char *const sql[] = {
+		"INSERT INTO main.event (run_id, t_ms, kind, message) SELECT id,"
+		" (SELECT coalesce(max(t_ms), 0) FROM main.sample WHERE run_id = run.id), 'stop',"
+		" 'still running in the imported file when it was copied; this copy ends at its"
+		" last sample: marked aborted' FROM main.run WHERE id = ? AND status = 'running'",
+		"UPDATE main.run SET status = 'aborted', verdict = 'NONE',"
+		" ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' ||"
+		"  (SELECT coalesce(max(t_ms), 0) / 1000.0 FROM main.sample WHERE run_id = run.id)"
+		"  || ' seconds')"
+		" WHERE id = ? AND status = 'running'",
+	};
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
 /* Copies run src_id of "src" with all its rows, under uuid and a new id. */
 static int import_run(struct store *s, int64_t version, int64_t src_id, const char *uuid,
 		      struct strbuf *err)
@@ -2857,6 +2890,9 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 		if (rc != SQLITE_DONE)
 			goto out_fail;
 	}
+	rc = import_running_end(s, new_id);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
 	strbuf_release(&sql);
 	return 0;
 
