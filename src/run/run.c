@@ -3236,13 +3236,14 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	end.verdicts = verdicts;
 	end.nr_verdicts = nverd;
 	/* even after a store error, try to leave a finished row: the error may
-	 * have been passing (a full disk that has room again) */
+	 * have been passing (a full disk that has room again); the row before
+	 * the stop event, which could take the last room it needs */
 	stop_msg = run_stop_event(r);
+	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
 	if (stop_msg)
 		(void)!store_event_add(r->store, r->run_id,
 				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
 				       "stop", stop_msg, &r->store_err);
-	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
 	if (r->store_failed) {
 		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
 		ret = ret ? ret : -EIO;

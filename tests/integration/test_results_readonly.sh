@@ -5,8 +5,9 @@
 # -o elsewhere) and compared (exit 0), while the commands that write it
 # (delete, import, run) exit 3 without a word of "usage". On a full
 # filesystem (tmpfs filled with dd) list and report still work, and a run
-# killed there is marked aborted once there is room again. Root only
-# (mounts); exit 77 otherwise.
+# killed there is marked aborted once there is room again; a run whose
+# results filesystem fills behind its back (16 KiB left) ends as "error", not
+# "running". Root only (mounts); exit 77 otherwise.
 source "$(dirname "$0")/lib.sh"
 set -e
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for mounts"; exit 77; }
@@ -83,4 +84,26 @@ rm -f full/fill
 expect_exit 0 "$DISKPROOF" list --results full/r.db
 grep -Eq "^ +2  aborted " out || fail "killed run not marked aborted once there is room: $(cat out)"
 
+# --- the results filesystem filled behind a run's back, to 16 KiB: too little
+# for the run's totals, enough for its row to say "error" (not "running")
+rm -f full/r.db*
+"$DISKPROOF" run "$S" --duration 24h --results full/r.db --quiet >run.out 2>run.err &
+RPID=$!
+PIDS+=($RPID)
+for _ in $(seq 100); do
+	[ "$(sqlite3 full/r.db "select count(*) from sample" 2>/dev/null)" -gt 0 ] 2>/dev/null && break
+	sleep 0.1
+done
+kill -STOP $RPID # the fill happens at once, between two of its intervals
+avail=$(df --output=avail -B1 full | tail -1)
+fallocate -l $((avail - 16384)) full/fill
+kill -CONT $RPID
+set +e
+wait $RPID
+rc=$?
+set -e
+[ "$rc" = 3 ] || fail "run on a filled results filesystem: exit $rc: $(cat run.err)"
+rm -f full/fill
+[ "$(sqlite3 full/r.db "select status from run")" = error ] ||
+	fail "run row after the results file filled: $(sqlite3 full/r.db "select status from run")"
 echo "ok"
