@@ -746,21 +746,28 @@ static int store_siblings_check(const char *real, struct strbuf *err)
 int store_path_check(const char *path, bool may_create, struct strbuf *real, struct stat *st,
 		     struct strbuf *err)
 {
+	struct strbuf own = STRBUF_INIT, dir = STRBUF_INIT;
+	struct strbuf *rp = real ? real : &own;
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
 	struct stat st0;
 	char *r = NULL;
 	int ret;
 
 	st = st ? st : &st0;
+	memset(st, 0, sizeof(*st));
+	strbuf_reset(rp);
+	if (!*base) {
+		strbuf_addf(err, "%s: names a directory; the results file must be a regular file",
+			    *path ? path : "\"\"");
+		return -ENOTSUP;
+	}
 	ret = store_path_kind(path, true, "the results file", st, err);
 	if (ret == -ENOENT && !may_create) {
 		strbuf_addf(err, "%s: no such results file", path);
-		return ret;
+		goto out;
 	}
 	if (ret == -ENOENT) {
 		/* a new file: its directory's real path and its name */
-		struct strbuf dir = STRBUF_INIT;
-		const char *slash = strrchr(path, '/');
-
 		memset(st, 0, sizeof(*st));
 		if (slash)
 			strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
@@ -770,30 +777,23 @@ int store_path_check(const char *path, bool may_create, struct strbuf *real, str
 		ret = r ? 0 : -errno;
 		if (ret)
 			strbuf_addf(err, "%s: cannot open: %s: %s", path, dir.buf, strerror(-ret));
-		strbuf_release(&dir);
-		if (ret)
-			return ret;
-		if (real) {
-			strbuf_reset(real);
-			strbuf_addf(real, "%s/%s", strcmp(r, "/") ? r : "",
-				    slash ? slash + 1 : path);
-		}
-	} else if (ret) {
-		return ret;
-	} else {
+		else
+			strbuf_addf(rp, "%s/%s", strcmp(r, "/") ? r : "", base);
+	} else if (!ret) {
 		r = realpath(path, NULL);
-		if (!r) {
-			ret = -errno;
+		ret = r ? 0 : -errno;
+		if (ret)
 			strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
-			return ret;
-		}
-		if (real) {
-			strbuf_reset(real);
-			strbuf_addstr(real, r);
-		}
+		else
+			strbuf_addstr(rp, r);
 	}
+	if (!ret)
+		ret = store_siblings_check(rp->buf, err);
+out:
 	free(r);
-	return real ? store_siblings_check(real->buf, err) : 0;
+	strbuf_release(&dir);
+	strbuf_release(&own);
+	return ret;
 }
 
 /* "file:PATH?QUERY" with PATH percent-encoded where URIs need it. */
