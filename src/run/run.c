@@ -3236,9 +3236,9 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 	end.verdicts = verdicts;
 	end.nr_verdicts = nverd;
 	/* even after a store error, try to leave a finished row: the error may
-	 * have been passing (a full disk that has room again); the row before
-	 * the stop event, which could take the last room it needs */
+	 * have been passing (a full disk that has room again) */
 	stop_msg = run_stop_event(r);
+	/* the row before the stop event, which could take the last room it needs */
 	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
 	if (stop_msg)
 		(void)!store_event_add(r->store, r->run_id,
