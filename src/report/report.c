@@ -183,18 +183,6 @@ static const char *str_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
-void report_text_escape(struct strbuf *out, const char *s)
-{
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)(s ? s : "-"); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			strbuf_addf(out, "\\x%02x", *p);
-		else
-			strbuf_addch(out, (char)*p);
-	}
-}
-
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = str_or(r->verdict, "NONE");
@@ -203,24 +191,18 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 	text_verdict_word(sb, verdict, color);
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
 		strbuf_addf(sb, " (%s)", r->status);
-	if (r->label) {
-		strbuf_addstr(sb, " [");
-		report_text_escape(sb, r->label);
-		strbuf_addch(sb, ']');
-	}
+	if (r->label)
+		strbuf_addf(sb, " [%s]", r->label);
 	strbuf_addch(sb, '\n');
 
-	strbuf_addstr(sb, "profile ");
-	report_text_escape(sb, r->profile_name);
 	strbuf_addf(sb,
-		    ", %s test, engine %s, %u streams; measured %.0f s after %.0f s of warm-up\n",
-		    str_or(r->test_type, "-"), str_or(r->engine, "-"), r->streams,
-		    isfinite(r->duration_s) ? r->duration_s : 0,
+		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
+		    "warm-up\n",
+		    str_or(r->profile_name, "-"), str_or(r->test_type, "-"), str_or(r->engine, "-"),
+		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0,
 		    isfinite(r->warmup_s) ? r->warmup_s : 0);
-	strbuf_addstr(sb, "host ");
-	report_text_escape(sb, r->host);
-	strbuf_addf(sb, ", started %s, ended %s\n", str_or(r->started_at, "-"),
-		    str_or(r->ended_at, "-"));
+	strbuf_addf(sb, "host %s, started %s, ended %s\n", str_or(r->host, "-"),
+		    str_or(r->started_at, "-"), str_or(r->ended_at, "-"));
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
@@ -871,6 +853,47 @@ static void report_json(struct strbuf *sb, const struct results *r)
 	strbuf_addch(sb, '\n');
 }
 
+void report_text_escape(struct strbuf *out, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)(s ? s : "-"); *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(out, "\\x%02x", *p);
+		else
+			strbuf_addch(out, (char)*p);
+	}
+}
+
+/*
+ * Text goes to a terminal: the free text a results file holds (label, host,
+ * profile name; imported files come from elsewhere) is rendered escaped, on
+ * a shallow copy of the model, so that no part of the text report sends a
+ * control character of its own.
+ */
+static void report_text_escaped(struct strbuf *out, const struct results *r, bool color)
+{
+	struct strbuf label = STRBUF_INIT, host = STRBUF_INIT, prof = STRBUF_INIT;
+	struct results e = *r;
+
+	if (r->label) {
+		report_text_escape(&label, r->label);
+		e.label = label.buf;
+	}
+	if (r->host) {
+		report_text_escape(&host, r->host);
+		e.host = host.buf;
+	}
+	if (r->profile_name) {
+		report_text_escape(&prof, r->profile_name);
+		e.profile_name = prof.buf;
+	}
+	report_text(out, &e, color);
+	strbuf_release(&label);
+	strbuf_release(&host);
+	strbuf_release(&prof);
+}
+
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt)
 {
@@ -878,7 +901,7 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 
 	switch (fmt) {
 	case REPORT_TEXT:
-		report_text(out, r, color);
+		report_text_escaped(out, r, color);
 		break;
 	case REPORT_JSON:
 		report_json(out, r);
