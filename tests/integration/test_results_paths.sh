@@ -17,6 +17,7 @@ command -v losetup >/dev/null || { echo "skipped: no losetup"; exit 77; }
 LOOP=
 SOCKPID=
 cleanup() {
+	set +e # undo everything, whatever is already undone
 	[ -n "$SOCKPID" ] && kill "$SOCKPID" 2>/dev/null
 	# what an unfixed build leaves beside the device and /dev/null
 	for f in "$LOOP-wal" "$LOOP-shm" "$LOOP-journal" /dev/null-journal /dev/null-wal \

@@ -15,6 +15,7 @@ command -v mkfs.ext4 >/dev/null || { echo "skipped: no mkfs.ext4"; exit 77; }
 MNTS=()
 PIDS=()
 cleanup() {
+	set +e # undo everything, whatever is already undone
 	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
 	for m in "${MNTS[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null || true; done
 	rm -rf "$WORK"
