@@ -87,6 +87,11 @@ void report_compare_html(struct strbuf *out, const struct analyze_comparison *c)
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);
 
+/* Appends s (NULL: "-") for a terminal: control characters (below 0x20, and
+ * 0x7f) as \xNN, so a label or host name cannot move the cursor, clear the
+ * screen or fake a verdict line. A backslash itself stays as it is. */
+void report_text_escape(struct strbuf *out, const char *s);
+
 /* A failed verdict's margin past its threshold, relative to it: " (+7 %)";
  * nothing for a pass, a threshold of 0, or a count or percentage criterion
  * (docs/verdicts.md). */

@@ -26,9 +26,39 @@
 
 struct store;
 
-/* Opens (creating if missing) and migrates the results file. A file that is
- * not SQLite or is damaged gives -EIO with a clear message. */
+/*
+ * The results file is only ever a regular file (or a symbolic link to one) or
+ * a new path. store_path_check() is the one place that says so: a block or
+ * character device, FIFO, socket, directory, a symbolic link to one of them
+ * or to nothing, or a -wal/-shm/-journal beside it that is anything but a
+ * regular file, gives -ENOTSUP and "PATH: is a block device; the results
+ * file must be a regular file". A missing path is -ENOENT unless may_create.
+ * real (may be NULL) gets the resolved path SQLite is to open, st what was
+ * found (zeroed for a new path). Nothing is opened.
+ */
+struct stat;
+int store_path_check(const char *path, bool may_create, struct strbuf *real, struct stat *st,
+		     struct strbuf *err) DP_MUST_CHECK;
+
+/* Opens (creating if missing) and migrates the results file, after
+ * store_path_check(); the file is opened through its resolved path with
+ * SQLITE_OPEN_NOFOLLOW and checked again before anything is read or written,
+ * so a device swapped in meanwhile is never written. A file that is not
+ * SQLite or is damaged gives -EIO with a clear message. Runs of this host
+ * whose process is gone are marked aborted, best effort. */
 int store_open(struct store **out, const char *path, struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Opens an existing results file for reading only (list, report, compare):
+ * with reap, and where the file looks writable, read-write as store_open()
+ * without creating (killed runs are marked aborted, an older schema
+ * migrated); on a file that cannot be written (read-only, full, locked)
+ * read-only (SQLite mode=ro), and where even that fails because the -shm
+ * cannot be made (a read-only filesystem), as immutable (exact when the -wal
+ * is empty or absent). A missing file is -ENOENT, as from store_open().
+ */
+int store_open_read(struct store **out, const char *path, bool reap,
+		    struct strbuf *err) DP_MUST_CHECK;
 void store_close(struct store *s);
 
 struct store_run_info {
@@ -159,6 +189,8 @@ struct store_run_end {
 	size_t nr_verdicts;
 };
 
+/* When that transaction fails (a full filesystem), the run row alone is
+ * still finished where it can be, and the error returned. */
 int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end *end,
 		     struct strbuf *err) DP_MUST_CHECK;
 

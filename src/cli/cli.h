@@ -98,9 +98,22 @@ int cmd_plan(int argc, char **argv);
 /* "diskproof check [PROFILE]" (cmd_check.c): the exit code. */
 int cmd_check(int argc, char **argv);
 
-/* 0 when the results file exists, else the message printed and DP_EXIT_ENV:
- * reading commands never create one by mistake. */
+/* 0 when the results file exists and is a regular file (store_path_check),
+ * else the message printed and DP_EXIT_ENV: reading commands never create
+ * one by mistake. */
 int cli_results_must_exist(const char *results);
+
+/* store_path_check() on --results (a new path is fine with may_create): 0,
+ * or the message printed and DP_EXIT_ENV. */
+int cli_results_path_check(const char *results, bool may_create);
+
+/*
+ * report -o / compare -o: refuses (message printed, DP_EXIT_ENV) an output
+ * that is the results file or one of its -wal/-shm/-journal (by device and
+ * inode, and by resolved name for those not there yet), a block device, a
+ * directory or a socket. 0 otherwise. (cmd_results.c)
+ */
+int cli_output_check(const char *output, const char *results);
 
 /* A RUN-ID argument: a positive number, or "latest" (0, resolved once the
  * store is open). 0, or the usage error printed and DP_EXIT_USAGE. */
@@ -129,9 +142,12 @@ int cmd_clean(int argc, char **argv);
 /* "diskproof compare RUN_A RUN_B" (cmd_compare.c): the exit code. */
 int cmd_compare(int argc, char **argv);
 
-/* Writes text to path atomically (a temporary file beside it, then rename),
- * so a reader never sees half a report; errors are printed. 0 or the exit
- * code (DP_EXIT_ENV). (cmd_results.c) */
+/* Writes text to path atomically (a temporary file beside the resolved path,
+ * then rename: a symbolic link stays one), so a reader never sees half a
+ * report; /dev/stdout, /dev/stderr and /dev/fd/N are written to that
+ * descriptor, a character device or FIFO is opened and written to, never
+ * replaced. Errors are printed. 0 or the exit code (DP_EXIT_ENV).
+ * (cmd_results.c) */
 int cli_write_output(const char *path, const struct strbuf *text);
 /* text to output (atomically, as above) when given, else to out with a final
  * newline; 0 or the exit code, the failure printed. */

@@ -40,14 +40,14 @@ static int compare_print(const char *results, int64_t id_a, int64_t id_b, enum r
 	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(stdout)};
 	int ret;
 
-	ret = store_open(&st, results, &err);
+	ret = store_open_read(&st, results, true, &err);
 	if (!ret)
 		ret = compare_load(st, id_a, &a, &err);
 	if (!ret)
 		ret = compare_load(st, id_b, &b, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
-		ret = ret == -ENOENT ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
 	ret = analyze_compare(&c, &a, &b, ANALYZE_ALPHA_DEFAULT, &err);
@@ -93,6 +93,8 @@ int cmd_compare(int argc, char **argv)
 					   o.format);
 	}
 	ret = cli_results_must_exist(o.results);
+	if (!ret)
+		ret = cli_output_check(o.output, o.results);
 	if (ret)
 		return ret;
 	return compare_print(o.results, id_a, id_b, (enum report_format)fmt, o.output);

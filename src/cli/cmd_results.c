@@ -10,6 +10,7 @@
  * 3 the results file (or the other file of import) cannot be used.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,22 +22,165 @@
 
 #include "cli.h"
 
+/* The resolved name of path: realpath, or for a path not there yet its
+ * directory's realpath and its name. NULL when even that cannot be had. */
+static char *output_resolve(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT, dir = STRBUF_INIT;
+	const char *slash = strrchr(path, '/');
+	char *r = realpath(path, NULL);
+
+	if (r || errno != ENOENT)
+		goto out;
+	if (slash)
+		strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+	else
+		strbuf_addch(&dir, '.');
+	r = realpath(dir.buf, NULL);
+	if (r) {
+		strbuf_addf(&sb, "%s/%s", strcmp(r, "/") ? r : "", slash ? slash + 1 : path);
+		free(r);
+		r = strbuf_detach(&sb, NULL);
+	}
+out:
+	strbuf_release(&sb);
+	strbuf_release(&dir);
+	return r;
+}
+
+/* Is output (stat'ed as *st when there, resolved to name) the results file or
+ * one of its siblings? */
+static bool output_is_results(const struct stat *st, const char *name, const char *results)
+{
+	static const char *const sib[] = {"", "-wal", "-shm", "-journal"};
+	struct strbuf f = STRBUF_INIT;
+	char *real = realpath(results, NULL);
+	struct stat rs;
+	bool same = false;
+
+	for (size_t i = 0; real && i < DP_ARRAY_SIZE(sib) && !same; i++) {
+		strbuf_reset(&f);
+		strbuf_addf(&f, "%s%s", real, sib[i]);
+		if (name && !strcmp(name, f.buf))
+			same = true;
+		else if (st && stat(f.buf, &rs) == 0)
+			same = rs.st_dev == st->st_dev && rs.st_ino == st->st_ino;
+	}
+	free(real);
+	strbuf_release(&f);
+	return same;
+}
+
+int cli_output_check(const char *output, const char *results)
+{
+	struct stat st;
+	bool there;
+	char *name;
+	int ret = 0;
+
+	if (!output)
+		return 0;
+	there = stat(output, &st) == 0;
+	name = output_resolve(output);
+	if (output_is_results(there ? &st : NULL, name, results)) {
+		fprintf(stderr,
+			"diskproof: %s: is the results file %s (or beside it): the report would "
+			"replace it; write the report elsewhere\n",
+			output, results);
+		ret = DP_EXIT_ENV;
+	} else if (there && (S_ISBLK(st.st_mode) || S_ISDIR(st.st_mode) || S_ISSOCK(st.st_mode))) {
+		fprintf(stderr,
+			"diskproof: %s: is %s; a report goes to a regular file, a terminal, a "
+			"pipe or a FIFO\n",
+			output,
+			S_ISBLK(st.st_mode)   ? "a block device"
+			: S_ISDIR(st.st_mode) ? "a directory"
+					      : "a socket");
+		ret = DP_EXIT_ENV;
+	}
+	free(name);
+	return ret;
+}
+
+/* Writes text, and a final newline when it lacks one, to fd. */
+static int output_write_fd(int fd, const struct strbuf *text)
+{
+	bool nl = text->len && text->buf[text->len - 1] != '\n';
+	size_t off = 0, len = text->len + nl;
+	ssize_t n;
+
+	while (off < len) {
+		if (off < text->len)
+			n = write(fd, text->buf + off, text->len - off);
+		else
+			n = write(fd, "\n", 1);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n > 0)
+			off += (size_t)n;
+	}
+	return 0;
+}
+
+/* /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: the descriptor, else -1. */
+static int output_fd_of(const char *path)
+{
+	const char *n = NULL;
+	char *end;
+	long v;
+
+	if (!strcmp(path, "/dev/stdout"))
+		return STDOUT_FILENO;
+	if (!strcmp(path, "/dev/stderr"))
+		return STDERR_FILENO;
+	if (!strncmp(path, "/dev/fd/", 8))
+		n = path + 8;
+	else if (!strncmp(path, "/proc/self/fd/", 14))
+		n = path + 14;
+	if (!n || !*n)
+		return -1;
+	v = strtol(n, &end, 10);
+	return *end || v < 0 || v > INT32_MAX ? -1 : (int)v;
+}
+
 /*
- * The temporary file sits beside path (same filesystem, so rename is atomic)
- * and gets the mode a plain create would give (0666 less the umask), not
- * mkstemp's 0600. A report that does not end in a newline gets one, as on
- * stdout.
+ * A regular file (or a new one) is replaced atomically: the temporary file
+ * sits beside its resolved path (same filesystem, so rename is atomic; a
+ * symbolic link is kept and its target replaced) and gets the mode a plain
+ * create would give (0666 less the umask), not mkstemp's 0600. A terminal, a
+ * pipe or a FIFO is written to as it is: replacing /dev/stdout or a FIFO with
+ * a regular file would be wrong. A report that does not end in a newline
+ * gets one, as on stdout.
  */
 int cli_write_output(const char *path, const struct strbuf *text)
 {
 	struct strbuf tmp = STRBUF_INIT;
-	bool nl = text->len && text->buf[text->len - 1] != '\n';
-	size_t off = 0, len = text->len + nl;
+	int fd = output_fd_of(path), ret = 0;
+	char *name = NULL;
+	struct stat st;
 	mode_t mask;
-	ssize_t n;
-	int fd, ret = 0;
 
-	strbuf_addf(&tmp, "%s.tmp.XXXXXX", path);
+	if (fd >= 0) {
+		ret = output_write_fd(fd, text);
+		goto out_print;
+	}
+	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		if (fd < 0) {
+			ret = -errno;
+			goto out_print;
+		}
+		ret = output_write_fd(fd, text);
+		if (close(fd) && !ret)
+			ret = -errno;
+		goto out_print;
+	}
+	name = output_resolve(path);
+	if (!name) {
+		ret = -errno;
+		goto out_print;
+	}
+	strbuf_addf(&tmp, "%s.tmp.XXXXXX", name);
 	fd = mkstemp(tmp.buf);
 	if (fd < 0) {
 		ret = -errno;
@@ -46,21 +190,13 @@ int cli_write_output(const char *path, const struct strbuf *text)
 	umask(mask);
 	if (fchmod(fd, 0666 & ~mask))
 		ret = -errno;
-	while (!ret && off < len) {
-		if (off < text->len)
-			n = write(fd, text->buf + off, text->len - off);
-		else
-			n = write(fd, "\n", 1);
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		else if (n > 0)
-			off += (size_t)n;
-	}
+	if (!ret)
+		ret = output_write_fd(fd, text);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
-	if (!ret && rename(tmp.buf, path))
+	if (!ret && rename(tmp.buf, name))
 		ret = -errno;
 	if (ret)
 		unlink(tmp.buf);
@@ -68,6 +204,7 @@ out_print:
 	if (ret)
 		fprintf(stderr, "diskproof: %s: cannot write the report: %s\n", path,
 			strerror(-ret));
+	free(name);
 	strbuf_release(&tmp);
 	return ret ? DP_EXIT_ENV : 0;
 }
@@ -127,7 +264,7 @@ int cmd_delete(int argc, char **argv)
 		ret = store_run_delete(st, ids, (size_t)nids, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
-		ret = ret == -ENOENT ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 	} else {
 		fprintf(stderr, "diskproof: %s: deleted %d run(s)\n", o.results, nids);
 	}
@@ -145,6 +282,7 @@ int cmd_import(int argc, char **argv)
 	struct store *st = NULL;
 	unsigned imported, skipped;
 	struct cli_opts o;
+	struct stat sb;
 	int ret;
 
 	ret = parse_opts(argc, argv, CMD_LIST, &o);
@@ -152,6 +290,12 @@ int cmd_import(int argc, char **argv)
 		return ret;
 	if (o.npos != 1)
 		return usage_error("import takes one OTHER.db, the results file to copy runs from");
+	/* both files: a regular file (or a new results path), before any open */
+	ret = lstat(o.positional[0], &sb) == 0 ? cli_results_path_check(o.positional[0], false) : 0;
+	if (!ret)
+		ret = cli_results_path_check(o.results, true);
+	if (ret)
+		return ret;
 	if (access(o.positional[0], R_OK) != 0) {
 		fprintf(stderr, "diskproof: %s: cannot read: %s\n", o.positional[0],
 			strerror(errno));

@@ -119,14 +119,14 @@ static int print_report(const char *results, int64_t id, enum report_format fmt,
 	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(out)};
 	int ret;
 
-	ret = store_open(&st, results, &err);
+	ret = store_open_read(&st, results, true, &err);
 	if (!ret && id == 0)
 		ret = store_run_latest(st, &id, &err);
 	if (!ret)
 		ret = store_results_load(st, id, &r, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
-		ret = ret == -ENOENT ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
 	report_render(&text, &r, fmt, &ro);
@@ -420,6 +420,8 @@ static int cmd_report(int argc, char **argv)
 					   o.format);
 	}
 	ret = cli_results_must_exist(o.results);
+	if (!ret)
+		ret = cli_output_check(o.output, o.results);
 	if (ret)
 		return ret;
 	return print_report(o.results, id, (enum report_format)fmt, stdout, o.output);
@@ -442,7 +444,9 @@ static int cmd_list(int argc, char **argv)
 	ret = cli_results_must_exist(o.results);
 	if (ret)
 		return ret;
-	ret = store_open(&st, o.results, &err);
+	/* killed runs are marked aborted where the file can be written;
+	 * a read-only or full one is listed as it is */
+	ret = store_open_read(&st, o.results, true, &err);
 	if (!ret)
 		ret = store_run_list(st, &runs, &n, &err);
 	if (ret) {
@@ -454,10 +458,19 @@ static int cmd_list(int argc, char **argv)
 	       "started", "host", "profile", "measured", "trans. IOPS", "label");
 	for (size_t i = 0; i < n; i++) {
 		const struct store_run_brief *b = &runs[i];
+		struct strbuf host = STRBUF_INIT, prof = STRBUF_INIT, label = STRBUF_INIT;
 
+		/* control characters shown escaped, never sent to the terminal */
+		report_text_escape(&host, b->host);
+		report_text_escape(&prof, b->profile);
+		if (b->label[0])
+			report_text_escape(&label, b->label);
 		printf("%5lld  %-8s %-7s %-20s %-16s %-14s %8.0fs %12.1f  %s\n", (long long)b->id,
-		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, b->host,
-		       b->profile, b->duration_s, b->transactional_iops, b->label);
+		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, host.buf,
+		       prof.buf, b->duration_s, b->transactional_iops, label.len ? label.buf : "");
+		strbuf_release(&host);
+		strbuf_release(&prof);
+		strbuf_release(&label);
 	}
 out:
 	free(runs);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskproof/counters.h"
@@ -264,6 +265,9 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	strbuf_release(&err);
 	if (!ret && o->ov.db_size)
 		p->capacity_pct = 0; /* the command line wins, as over mailboxes */
+	/* --results names a regular file or a new path, before anything else */
+	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)))
+		ret = cli_results_path_check(o->results, true);
 	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && strcmp(p->engine, "sim"))
 		ret = cli_nofile_raise(profile_database_count(p));
 	return ret;
@@ -390,10 +394,25 @@ int cli_space_preflight(const struct profile *p, const char *results)
 	return ret;
 }
 
+int cli_results_path_check(const char *results, bool may_create)
+{
+	struct strbuf err = STRBUF_INIT, real = STRBUF_INIT;
+	int ret;
+
+	ret = store_path_check(results, may_create, &real, NULL, &err);
+	if (ret)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	strbuf_release(&err);
+	strbuf_release(&real);
+	return ret ? DP_EXIT_ENV : 0;
+}
+
 int cli_results_must_exist(const char *results)
 {
-	if (access(results, F_OK) == 0)
-		return 0;
+	struct stat st;
+
+	if (lstat(results, &st) == 0)
+		return cli_results_path_check(results, false);
 	fprintf(stderr,
 		"diskproof: %s: no results file here (run \"diskproof run\" first, or pass "
 		"--results FILE)\n",

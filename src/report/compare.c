@@ -31,11 +31,16 @@ static const char *const metric_words[] = {
 static void text_run_line(struct strbuf *sb, const char *side, const struct results *r)
 {
 	strbuf_addf(sb, "  %s: run %" PRId64, side, r->id);
-	if (r->label)
-		strbuf_addf(sb, " [%s]", r->label);
-	strbuf_addf(sb, ", host %s, started %s, profile %s, engine %s\n", str_or(r->host, "-"),
-		    str_or(r->started_at, "-"), str_or(r->profile_name, "-"),
-		    str_or(r->engine, "-"));
+	if (r->label) {
+		strbuf_addstr(sb, " [");
+		report_text_escape(sb, r->label);
+		strbuf_addch(sb, ']');
+	}
+	strbuf_addstr(sb, ", host ");
+	report_text_escape(sb, r->host);
+	strbuf_addf(sb, ", started %s, profile ", str_or(r->started_at, "-"));
+	report_text_escape(sb, r->profile_name);
+	strbuf_addf(sb, ", engine %s\n", str_or(r->engine, "-"));
 }
 
 /* a number in a column of width w, "n/a" when undefined */

@@ -50,7 +50,13 @@ void html_esc(struct strbuf *sb, const char *s)
 			strbuf_addstr(sb, "&#39;");
 			break;
 		default:
-			strbuf_addch(sb, *s);
+			/* other control characters are not HTML (and an ESC in a
+			 * label is not meant for the reader): shown as \xNN */
+			if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||
+			    *s == 0x7f)
+				strbuf_addf(sb, "\\x%02x", (unsigned char)*s);
+			else
+				strbuf_addch(sb, *s);
 		}
 	}
 }

@@ -890,6 +890,47 @@ static void report_json(struct strbuf *sb, const struct results *r)
 	strbuf_addch(sb, '\n');
 }
 
+void report_text_escape(struct strbuf *out, const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)(s ? s : "-"); *p; p++) {
+		if (*p < 0x20 || *p == 0x7f)
+			strbuf_addf(out, "\\x%02x", *p);
+		else
+			strbuf_addch(out, (char)*p);
+	}
+}
+
+/*
+ * Text goes to a terminal: the free text a results file holds (label, host,
+ * profile name; imported files come from elsewhere) is rendered escaped, on
+ * a shallow copy of the model, so that no part of the text report sends a
+ * control character of its own.
+ */
+static void report_text_escaped(struct strbuf *out, const struct results *r, bool color)
+{
+	struct strbuf label = STRBUF_INIT, host = STRBUF_INIT, prof = STRBUF_INIT;
+	struct results e = *r;
+
+	if (r->label) {
+		report_text_escape(&label, r->label);
+		e.label = label.buf;
+	}
+	if (r->host) {
+		report_text_escape(&host, r->host);
+		e.host = host.buf;
+	}
+	if (r->profile_name) {
+		report_text_escape(&prof, r->profile_name);
+		e.profile_name = prof.buf;
+	}
+	report_text(out, &e, color);
+	strbuf_release(&label);
+	strbuf_release(&host);
+	strbuf_release(&prof);
+}
+
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt)
 {
@@ -897,7 +938,7 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 
 	switch (fmt) {
 	case REPORT_TEXT:
-		report_text(out, r, color);
+		report_text_escaped(out, r, color);
 		break;
 	case REPORT_JSON:
 		report_json(out, r);

@@ -3362,11 +3362,12 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 				       "events_dropped", msg, &r->store_err);
 	}
 	stop_msg = run_stop_event(r);
+	/* the row before the stop event, which could take the last room it needs */
+	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
 	if (stop_msg)
 		(void)!store_event_add(r->store, r->run_id,
 				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
 				       "stop", stop_msg, &r->store_err);
-	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
 	if (r->store_failed) {
 		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
 		ret = ret ? ret : -EIO;

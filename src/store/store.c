@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -47,6 +48,7 @@
 struct store {
 	sqlite3 *db;
 	char *path;
+	bool readonly; /* opened mode=ro: nothing may be written */
 	sqlite3_stmt *ins_sample;
 	sqlite3_stmt *ins_event;
 	sqlite3_stmt *ins_env;
@@ -487,7 +489,7 @@ static int store_check_file_txn(struct store *s, int64_t *version, struct strbuf
 			return -EIO;
 		}
 	}
-	if (sqlite3_db_readonly(s->db, "main") == 1) {
+	if (!s->readonly && sqlite3_db_readonly(s->db, "main") == 1) {
 		strbuf_addf(err, "%s: cannot open for writing: file is read-only", s->path);
 		return -EACCES;
 	}
@@ -593,16 +595,26 @@ static int store_prepare_cached(struct store *s, struct strbuf *err)
 	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
 }
 
-/* Runs of this host whose process is gone are marked aborted at every open:
- * the next command after a kill leaves the file consistent. */
+/* Runs of this host whose process is gone are marked aborted at every
+ * read-write open: the next command after a kill leaves the file consistent. */
 static int store_reap_own_host(struct store *s, struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
 	char host[256] = "";
 	unsigned n;
+	int ret = 0;
 
-	if (gethostname(host, sizeof(host) - 1) != 0)
-		return 0;
-	return store_runs_reap_stale(s, host, &n, err);
+	/* Best effort where the file cannot be written just now (full,
+	 * read-only, locked): that must not keep it from being read, and the
+	 * next open tries again. A damaged file is still an error. */
+	if (gethostname(host, sizeof(host) - 1) == 0)
+		ret = store_runs_reap_stale(s, host, &n, &why);
+	if (ret == -ENOSPC || ret == -EROFS || ret == -EACCES || ret == -EBUSY)
+		ret = 0;
+	else if (ret)
+		strbuf_addstr(err, why.buf);
+	strbuf_release(&why);
+	return ret;
 }
 
 /* 64-bit FNV-1a over len bytes, continuing from h. */
@@ -647,9 +659,202 @@ static void store_uuid_legacy(sqlite3_context *ctx, int argc, sqlite3_value **ar
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
 }
 
-int store_open(struct store **out, const char *path, struct strbuf *err)
+/* What a file of mode m is, for a message. */
+static const char *store_kind(mode_t m)
 {
-	struct strbuf name = STRBUF_INIT;
+	if (S_ISREG(m))
+		return "a regular file";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISSOCK(m))
+		return "a socket";
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISLNK(m))
+		return "a symbolic link";
+	return "not a regular file";
+}
+
+/*
+ * 0 when path is a regular file (or, with follow, a symbolic link to one);
+ * -ENOENT when nothing is there (a dangling symbolic link is not nothing: it
+ * would make SQLite create its target); else -ENOTSUP with "PATH: is a block
+ * device; WHAT must be a regular file". *st gets what was found.
+ */
+static int store_path_kind(const char *path, bool follow, const char *what, struct stat *st,
+			   struct strbuf *err)
+{
+	struct stat t;
+
+	if (lstat(path, st) != 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		strbuf_addf(err, "%s: cannot look at it: %s", path, strerror(errno));
+		return errno == ENOTDIR ? -ENOTSUP : -errno;
+	}
+	if (S_ISREG(st->st_mode))
+		return 0;
+	if (!S_ISLNK(st->st_mode)) {
+		strbuf_addf(err, "%s: is %s; %s must be a regular file", path,
+			    store_kind(st->st_mode), what);
+		return -ENOTSUP;
+	}
+	if (stat(path, &t) != 0) {
+		strbuf_addf(err,
+			    "%s: is a symbolic link to nothing (%s); %s must be a regular file",
+			    path, strerror(errno), what);
+		return -ENOTSUP;
+	}
+	if (follow && S_ISREG(t.st_mode)) {
+		*st = t;
+		return 0;
+	}
+	strbuf_addf(err, "%s: is a symbolic link to %s; %s must be a regular file", path,
+		    store_kind(t.st_mode), what);
+	return -ENOTSUP;
+}
+
+/* The files SQLite keeps beside a results file. */
+static const char *const store_siblings[] = {"-wal", "-shm", "-journal"};
+
+/* Each sibling of real (a resolved path) is absent or a regular file (not
+ * even a symbolic link to one: SQLite would write through it). */
+static int store_siblings_check(const char *real, struct strbuf *err)
+{
+	struct strbuf name = STRBUF_INIT, what = STRBUF_INIT;
+	struct stat st;
+	int ret = 0;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(store_siblings) && !ret; i++) {
+		strbuf_reset(&name);
+		strbuf_reset(&what);
+		strbuf_addf(&name, "%s%s", real, store_siblings[i]);
+		strbuf_addf(&what, "the results file's %s", store_siblings[i]);
+		ret = store_path_kind(name.buf, false, what.buf, &st, err);
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	strbuf_release(&name);
+	strbuf_release(&what);
+	return ret;
+}
+
+int store_path_check(const char *path, bool may_create, struct strbuf *real, struct stat *st,
+		     struct strbuf *err)
+{
+	struct strbuf own = STRBUF_INIT, dir = STRBUF_INIT;
+	struct strbuf *rp = real ? real : &own;
+	const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+	struct stat st0;
+	char *r = NULL;
+	int ret;
+
+	st = st ? st : &st0;
+	memset(st, 0, sizeof(*st));
+	strbuf_reset(rp);
+	if (!*base) {
+		strbuf_addf(err, "%s: names a directory; the results file must be a regular file",
+			    *path ? path : "\"\"");
+		return -ENOTSUP;
+	}
+	ret = store_path_kind(path, true, "the results file", st, err);
+	if (ret == -ENOENT && !may_create) {
+		strbuf_addf(err, "%s: no such results file", path);
+		goto out;
+	}
+	if (ret == -ENOENT) {
+		/* a new file: its directory's real path and its name */
+		memset(st, 0, sizeof(*st));
+		if (slash)
+			strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
+		else
+			strbuf_addch(&dir, '.');
+		r = realpath(dir.buf, NULL);
+		ret = r ? 0 : -errno;
+		if (ret)
+			strbuf_addf(err, "%s: cannot open: %s: %s", path, dir.buf, strerror(-ret));
+		else
+			strbuf_addf(rp, "%s/%s", strcmp(r, "/") ? r : "", base);
+	} else if (!ret) {
+		r = realpath(path, NULL);
+		ret = r ? 0 : -errno;
+		if (ret)
+			strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		else
+			strbuf_addstr(rp, r);
+	}
+	if (!ret)
+		ret = store_siblings_check(rp->buf, err);
+out:
+	free(r);
+	strbuf_release(&dir);
+	strbuf_release(&own);
+	return ret;
+}
+
+/* "file:PATH?QUERY" with PATH percent-encoded where URIs need it. */
+static void store_uri(struct strbuf *uri, const char *path, const char *query)
+{
+	const unsigned char *p;
+
+	strbuf_addstr(uri, "file:");
+	for (p = (const unsigned char *)path; *p; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f)
+			strbuf_addf(uri, "%%%02X", *p);
+		else
+			strbuf_addch(uri, (char)*p);
+	}
+	strbuf_addf(uri, "?%s", query);
+}
+
+/*
+ * After SQLite has opened the file (it reads and writes nothing at open):
+ * what is at the real path now is still the regular file looked at before (or,
+ * for a new file, the one SQLite just made), and no sibling was planted. This
+ * closes the race between the first look and the open: nothing is read or
+ * written before it passes.
+ */
+static int store_path_recheck(const struct store *s, const char *real, const struct stat *before,
+			      struct strbuf *err)
+{
+	struct stat st;
+	int ret;
+
+	ret = store_path_kind(real, false, "the results file", &st, err);
+	if (ret == -ENOENT) {
+		strbuf_addf(err, "%s: vanished while being opened", s->path);
+		return -EIO;
+	}
+	if (ret)
+		return ret;
+	if (before->st_ino && (st.st_ino != before->st_ino || st.st_dev != before->st_dev)) {
+		strbuf_addf(err, "%s: was replaced while being opened", s->path);
+		return -EIO;
+	}
+	return store_siblings_check(real, err);
+}
+
+enum store_mode {
+	STORE_MODE_CREATE,    /* read-write, created when missing, migrated, reaped */
+	STORE_MODE_WRITE,     /* read-write, must exist; reaped when it can be */
+	STORE_MODE_READ,      /* mode=ro: never written */
+	STORE_MODE_IMMUTABLE, /* mode=ro&immutable=1: for read-only filesystems */
+};
+
+/* The open proper: path checked, opened through its real path with
+ * SQLITE_OPEN_NOFOLLOW, checked again, then read. */
+static int store_open_mode(struct store **out, const char *path, enum store_mode mode,
+			   struct strbuf *err)
+{
+	static const char *const query[] = {"mode=rwc", "mode=rw", "mode=ro",
+					    "mode=ro&immutable=1"};
+	bool rw = mode == STORE_MODE_CREATE || mode == STORE_MODE_WRITE;
+	struct strbuf real = STRBUF_INIT, uri = STRBUF_INIT;
+	struct stat before;
 	struct store *s;
 	int64_t version;
 	int ret, rc;
@@ -660,24 +865,31 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 		strbuf_addf(err, "%s: open: out of memory", path);
 		return -ENOMEM;
 	}
+	s->readonly = !rw;
 	s->path = strdup(path);
 	if (!s->path) {
 		strbuf_addf(err, "%s: open: out of memory", path);
 		ret = -ENOMEM;
 		goto out_close;
 	}
-	/* URIs on, for store_import's read-only ATTACH; a results file whose
-	 * name starts with "file:" stays a file name. */
-	strbuf_addstr(&name, strncmp(path, "file:", 5) ? "" : "./");
-	strbuf_addstr(&name, path);
-	rc = sqlite3_open_v2(name.buf, &s->db,
-			     SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI, NULL);
+	ret = store_path_check(path, mode == STORE_MODE_CREATE, &real, &before, err);
+	if (ret)
+		goto out_close;
+	store_uri(&uri, real.buf, query[mode]);
+	rc = sqlite3_open_v2(uri.buf, &s->db,
+			     (rw ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY) |
+				     (mode == STORE_MODE_CREATE ? SQLITE_OPEN_CREATE : 0) |
+				     SQLITE_OPEN_URI | SQLITE_OPEN_NOFOLLOW,
+			     NULL);
 	if (rc != SQLITE_OK) {
 		ret = store_errno_of(s->db, rc);
 		strbuf_addf(err, "%s: cannot open: %s (%s)", path,
 			    s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc), strerror(-ret));
 		goto out_close;
 	}
+	ret = store_path_recheck(s, real.buf, &before, err);
+	if (ret)
+		goto out_close;
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	rc = sqlite3_create_function(s->db, "dp_run_uuid", 5, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
 				     NULL, store_uuid_legacy, NULL, NULL);
@@ -688,6 +900,21 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 	ret = store_check_file(s, &version, err);
 	if (ret)
 		goto out_close;
+	if (!rw && version < STORE_SCHEMA_VERSION) {
+		strbuf_addf(err,
+			    "%s: written by an older diskproof (schema %" PRId64
+			    ") and opened read-only: it needs to be migrated by a command that "
+			    "may write it",
+			    path, version);
+		ret = -EPROTO;
+		goto out_close;
+	}
+	if (!rw) {
+		ret = store_exec(s, "PRAGMA query_only = ON", "set query_only", err);
+		if (ret)
+			goto out_close;
+		goto out_done;
+	}
 	ret = store_configure(s, err);
 	if (ret)
 		goto out_close;
@@ -702,13 +929,75 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 	ret = store_reap_own_host(s, err);
 	if (ret)
 		goto out_close;
+out_done:
 	*out = s;
-	strbuf_release(&name);
+	strbuf_release(&real);
+	strbuf_release(&uri);
 	return 0;
 
 out_close:
 	store_close(s);
-	strbuf_release(&name);
+	strbuf_release(&real);
+	strbuf_release(&uri);
+	return ret;
+}
+
+int store_open(struct store **out, const char *path, struct strbuf *err)
+{
+	return store_open_mode(out, path, STORE_MODE_CREATE, err);
+}
+
+/* Could SQLite write here at all? (A read-write open of a file it cannot
+ * write fails late and with less clear messages.) */
+static bool store_looks_writable(const char *path)
+{
+	struct statvfs vfs;
+
+	if (access(path, W_OK) != 0)
+		return false;
+	return statvfs(path, &vfs) != 0 || !(vfs.f_flag & ST_RDONLY);
+}
+
+/* Is the -wal beside path absent or empty (nothing lost by immutable=1)? */
+static bool store_wal_empty(const char *path)
+{
+	struct strbuf real = STRBUF_INIT;
+	struct stat st;
+	bool empty = true;
+	char *r = realpath(path, NULL);
+
+	if (r) {
+		strbuf_addf(&real, "%s-wal", r);
+		empty = stat(real.buf, &st) != 0 || st.st_size == 0;
+	}
+	free(r);
+	strbuf_release(&real);
+	return empty;
+}
+
+int store_open_read(struct store **out, const char *path, bool reap, struct strbuf *err)
+{
+	struct strbuf first = STRBUF_INIT;
+	int ret = -EROFS;
+
+	/* A writable file is opened read-write when the caller may reap
+	 * (migrating an old file too); one that turns out not to be
+	 * writable (read-only, full, locked) is read as it is. */
+	if (reap && store_looks_writable(path))
+		ret = store_open_mode(out, path, STORE_MODE_WRITE, &first);
+	if (ret == -EROFS || ret == -EACCES || ret == -ENOSPC || ret == -EIO || ret == -EBUSY) {
+		strbuf_reset(&first);
+		ret = store_open_mode(out, path, STORE_MODE_READ, &first);
+	}
+	/* On a read-only filesystem (or a full one) SQLite cannot make the
+	 * -shm that even a clean WAL-mode file needs: read the file as
+	 * immutable, which is exact when its -wal is empty or absent. */
+	if (ret && ret != -ENOTSUP && ret != -EPROTO && ret != -ENOMEM && store_wal_empty(path)) {
+		strbuf_reset(&first);
+		ret = store_open_mode(out, path, STORE_MODE_IMMUTABLE, &first);
+	}
+	strbuf_addstr(err, first.buf);
+	strbuf_release(&first);
 	return ret;
 }
 
@@ -1439,6 +1728,29 @@ static int store_insert_verdicts(struct store *s, int64_t run_id, const struct v
 	return ret;
 }
 
+/*
+ * When the whole end of a run cannot be written (its results filesystem
+ * filled behind its back), the run row alone may still say how the run
+ * ended: a one-row update often fits in the WAL space the failed transaction
+ * had already taken (SQLite rewrites the WAL from its last commit), where the
+ * totals did not. Best effort: when the filesystem had no room left at all
+ * before the end, the row stays "running" until the next open marks it
+ * aborted.
+ */
+static void store_run_finish_row_only(struct store *s, int64_t run_id,
+				      const struct store_run_end *end)
+{
+	struct strbuf why = STRBUF_INIT;
+
+	if (store_begin(s, &why) == 0 && store_update_run_end(s, run_id, end, &why) == 0 &&
+	    store_commit(s, &why) == 0) {
+		strbuf_release(&why);
+		return;
+	}
+	store_rollback(s);
+	strbuf_release(&why);
+}
+
 int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end *end,
 		     struct strbuf *err)
 {
@@ -1446,7 +1758,7 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 
 	ret = store_begin(s, err);
 	if (ret)
-		return ret;
+		goto out_row_only;
 	/* The run row first: an unknown run is -ENOENT, not a foreign-key error. */
 	ret = store_update_run_end(s, run_id, end, err);
 	if (ret)
@@ -1464,6 +1776,9 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 
 out_rollback:
 	store_rollback(s);
+out_row_only:
+	if (ret != -ENOENT)
+		store_run_finish_row_only(s, run_id, end);
 	return ret;
 }
 
@@ -2434,19 +2749,33 @@ static const struct import_table import_tables[] = {
 	 4},
 };
 
-/* "file:PATH?mode=ro" with PATH percent-encoded where URIs need it. */
-static void import_uri(struct strbuf *uri, const char *path)
+/* Attaches real (other, resolved) as "src" with the URI query given, and
+ * checks it (import_check); on failure it is detached again. */
+static int import_check(struct store *s, const char *other, int64_t *version, struct strbuf *err);
+static int import_attach(struct store *s, const char *other, const char *real, const char *query,
+			 int64_t *version, struct strbuf *err)
 {
-	const unsigned char *p;
+	struct strbuf uri = STRBUF_INIT;
+	sqlite3_stmt *st;
+	int ret, rc;
 
-	strbuf_addstr(uri, "file:");
-	for (p = (const unsigned char *)path; *p; p++) {
-		if (*p == '%' || *p == '?' || *p == '#' || *p <= ' ' || *p >= 0x7f)
-			strbuf_addf(uri, "%%%02X", *p);
-		else
-			strbuf_addch(uri, (char)*p);
+	store_uri(&uri, real, query);
+	rc = sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri.buf, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st);
 	}
-	strbuf_addstr(uri, "?mode=ro");
+	sqlite3_finalize(st);
+	strbuf_release(&uri);
+	if (rc != SQLITE_DONE) {
+		strbuf_addf(err, "%s: import: cannot open %s: %s", s->path, other,
+			    sqlite3_errmsg(s->db));
+		return store_errno_of(s->db, rc);
+	}
+	ret = import_check(s, other, version, err);
+	if (ret)
+		sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
+	return ret;
 }
 
 /* The other file, attached as "src": ours, and of a version this build reads. */
@@ -2485,6 +2814,39 @@ static int import_check(struct store *s, const char *other, int64_t *version, st
 		return -EPROTO;
 	}
 	return 0;
+}
+
+/*
+ * A run still "running" in the other file when it was copied: no process
+ * here will ever finish this copy (a later import of the same run is
+ * skipped by its uuid), so it is marked aborted at its last sample, as a
+ * killed run is, and an event says why. SQLITE_DONE when done.
+ */
+static int import_running_end(struct store *s, int64_t id)
+{
+	static const char *const sql[] = {
+		"INSERT INTO main.event (run_id, t_ms, kind, message) SELECT id,"
+		" (SELECT coalesce(max(t_ms), 0) FROM main.sample WHERE run_id = run.id), 'stop',"
+		" 'still running in the imported file when it was copied; this copy ends at its"
+		" last sample: marked aborted' FROM main.run WHERE id = ? AND status = 'running'",
+		"UPDATE main.run SET status = 'aborted', verdict = 'NONE',"
+		" ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' ||"
+		"  (SELECT coalesce(max(t_ms), 0) / 1000.0 FROM main.sample WHERE run_id = run.id)"
+		"  || ' seconds')"
+		" WHERE id = ? AND status = 'running'",
+	};
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
 }
 
 /* Copies run src_id of "src" with all its rows, under uuid and a new id. */
@@ -2528,6 +2890,9 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 		if (rc != SQLITE_DONE)
 			goto out_fail;
 	}
+	rc = import_running_end(s, new_id);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
 	strbuf_release(&sql);
 	return 0;
 
@@ -2592,29 +2957,28 @@ out:
 int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
 		 struct strbuf *err)
 {
-	struct strbuf uri = STRBUF_INIT;
-	sqlite3_stmt *st;
+	struct strbuf real = STRBUF_INIT, why = STRBUF_INIT;
 	int64_t version;
-	int ret, rc;
+	int ret;
 
 	*imported = 0;
 	*skipped = 0;
-	import_uri(&uri, other);
-	rc = sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, uri.buf, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(st);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		strbuf_addf(err, "%s: import: cannot open %s: %s", s->path, other,
-			    sqlite3_errmsg(s->db));
-		ret = store_errno_of(s->db, rc);
-		goto out_uri;
-	}
-	ret = import_check(s, other, &version, err);
+	/* the same rules as for the results file itself: a device or FIFO
+	 * named as the other file is never opened */
+	ret = store_path_check(other, false, &real, NULL, err);
 	if (ret)
-		goto out_detach;
+		goto out_real;
+	ret = import_attach(s, other, real.buf, "mode=ro", &version, &why);
+	/* a read-only filesystem: see store_open_read() */
+	if (ret && ret != -EINVAL && ret != -EPROTO && ret != -ENOMEM &&
+	    store_wal_empty(real.buf)) {
+		strbuf_reset(&why);
+		ret = import_attach(s, other, real.buf, "mode=ro&immutable=1", &version, &why);
+	}
+	if (ret) {
+		strbuf_addstr(err, why.buf);
+		goto out_real;
+	}
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_detach;
@@ -2627,7 +2991,8 @@ int store_import(struct store *s, const char *other, unsigned *imported, unsigne
 	}
 out_detach:
 	sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
-out_uri:
-	strbuf_release(&uri);
+out_real:
+	strbuf_release(&real);
+	strbuf_release(&why);
 	return ret;
 }

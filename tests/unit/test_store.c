@@ -13,7 +13,8 @@
  * counters written per interval, loaded back with NULL figures as NAN and
  * summed over the measured intervals into the model's exact figures,
  * imported and deleted with their run; a version-3 file (made by dropping
- * what schema 4 added) migrated to the current version.
+ * what schema 4 added) migrated to the current version; paths that are not
+ * regular files refused, and a read-only open that reads and never writes.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -618,6 +620,97 @@ static void test_unopenable_path(void **state)
 	assert_null(s);
 	assert_non_null(strstr(err.buf, path));
 	assert_non_null(strstr(err.buf, "cannot open"));
+	strbuf_release(&err);
+}
+
+/* store_open() on path gives -ENOTSUP, no store, and a message with want. */
+static void refused(const char *path, const char *want)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	int ret;
+
+	ret = store_open(&s, path, &err);
+	assert_int_equal(ret, -ENOTSUP);
+	assert_null(s);
+	if (!strstr(err.buf, want) || !strstr(err.buf, "must be a regular file"))
+		fail_msg("%s: \"%s\" lacks \"%s\"", path, err.buf, want);
+	strbuf_reset(&err);
+	ret = store_open_read(&s, path, true, &err);
+	assert_int_equal(ret, -ENOTSUP);
+	assert_null(s);
+	assert_non_null(strstr(err.buf, want));
+	strbuf_release(&err);
+}
+
+/*
+ * The results file is only ever a regular file or a new path: a FIFO, a
+ * directory, /dev/null, a symbolic link to one or to nothing, and a -wal or
+ * -shm beside it that is not a regular file, are refused without a file
+ * being created anywhere (no /dev/null-journal, nothing in the directory).
+ */
+static void test_path_refused(void **state)
+{
+	struct fixture *f = *state;
+	char p[256], q[256];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/fifo", f->dir);
+	assert_int_equal(mkfifo(p, 0600), 0);
+	refused(p, "fifo: is a FIFO");
+	snprintf(p, sizeof(p), "%s/dir", f->dir);
+	assert_int_equal(mkdir(p, 0700), 0);
+	refused(p, "dir: is a directory");
+	refused("/dev/null", "/dev/null: is a character device");
+	assert_int_not_equal(lstat("/dev/null-journal", &st), 0);
+	assert_int_not_equal(lstat("/dev/null-wal", &st), 0);
+	snprintf(p, sizeof(p), "%s/null", f->dir);
+	assert_int_equal(symlink("/dev/null", p), 0);
+	refused(p, "null: is a symbolic link to a character device");
+	snprintf(p, sizeof(p), "%s/dangling", f->dir);
+	assert_int_equal(symlink("nothere.db", p), 0);
+	refused(p, "dangling: is a symbolic link to nothing");
+	snprintf(p, sizeof(p), "%s/nothere.db", f->dir);
+	assert_int_not_equal(lstat(p, &st), 0);
+	snprintf(p, sizeof(p), "%s/dir", f->dir);
+	assert_int_equal(rmdir(p), 0); /* it stayed empty */
+
+	store_close(open_ok(f->path));
+	snprintf(p, sizeof(p), "%s-wal", f->path);
+	assert_int_equal(symlink("/dev/null", p), 0);
+	refused(f->path, "results.db-wal: is a symbolic link to a character device");
+	unlink(p);
+	snprintf(q, sizeof(q), "%s-shm", f->path);
+	assert_int_equal(mkfifo(q, 0600), 0);
+	refused(f->path, "results.db-shm: is a FIFO");
+	unlink(q);
+	/* a symbolic link to the results file itself is fine */
+	snprintf(p, sizeof(p), "%s/link.db", f->dir);
+	assert_int_equal(symlink(f->path, p), 0);
+	store_close(open_ok(p));
+}
+
+/* store_open_read(reap = false) reads and never writes: the run list comes
+ * back, and a write through it fails. */
+static void test_open_read_only(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store_run_brief *runs = NULL;
+	struct store_run_info info = {.host = "h", .profile_name = "p", .engine = "sim"};
+	struct store *s = open_ok(f->path);
+	int64_t id;
+	size_t n = 0;
+
+	begin_ok(s);
+	store_close(s);
+	s = NULL;
+	assert_int_equal(store_open_read(&s, f->path, false, &err), 0);
+	assert_int_equal(store_run_list(s, &runs, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_int_not_equal(store_run_begin(s, &info, &id, &err), 0);
+	free(runs);
+	store_close(s);
 	strbuf_release(&err);
 }
 
@@ -1551,6 +1644,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_foreign_sqlite_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_newer_schema_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unopenable_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_path_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_open_read_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reopen_keeps_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_two_stores_interleaved, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_busy_waits, setup, teardown),
