@@ -19,6 +19,8 @@
 #include "diskproof/profile.h"
 #include "diskproof/util.h"
 
+struct plan_lock;
+
 struct plan_volume {
 	char name[PROFILE_MAX_NAME];
 	char *path;
@@ -60,6 +62,10 @@ struct plan {
 	size_t ndestroy;
 	bool force; /* --force: a device with a filesystem, RAID or partition
 		     * table signature may be overwritten if also named */
+	/* set by the caller before plan_prepare_files(): the locks it holds on
+	 * the volumes (lock.h), whose device descriptors the checks reuse; not
+	 * owned, may be NULL */
+	const struct plan_lock *lock;
 };
 
 /*
