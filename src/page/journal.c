@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 
@@ -314,16 +315,12 @@ int journal_read(const char *path, struct journal_info *info, uint32_t **gens, s
 
 	*gens = NULL;
 	memset(info, 0, sizeof(*info));
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a FIFO there must not block the command (signals are blocked) */
+	fd = file_open_checked(path, O_RDONLY, 0, FILE_OPEN_REGULAR, &st, err);
 	if (fd < 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
-		return ret;
-	}
-	if (fstat(fd, &st) != 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: cannot stat: %s", path, strerror(-ret));
-		goto out_close;
+		if (fd != -EMEDIUMTYPE)
+			strbuf_addf(err, "%s: cannot open: %s", path, strerror(-fd));
+		return fd;
 	}
 	ret = read_all(fd, h, sizeof(h), &got);
 	if (ret) {
