@@ -6,6 +6,7 @@
 # frees its volumes at once (flock). Volumes sharing one log directory, or a
 # volume whose logs are in another's directory, run without refusing
 # themselves. A lock file that is a symbolic link or a FIFO is refused.
+# check, which takes no lock, names the holder in a WARN line.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -57,6 +58,10 @@ grep -q "in use by diskproof run (pid $p1.*nothing removed" err || fail "clean: 
 for f in a/db1.edb a/db1.log a/db1.gen b/db2.edb; do
 	[ -f "$WORK/d/$f" ] || fail "clean removed $f of a running run"
 done
+# check takes no lock, and says who holds the volumes
+expect_exit 0 "$DISKPROOF" check "$T" --data-dir "$WORK/d"
+grep -q "^WARN  locks: volume a ($WORK/d/a): in use by diskproof run (pid $p1" out ||
+	fail "check: $(cat out)"
 quick 3 "$DISKPROOF" delete "$id" --results "$WORK/r.db"
 grep -q "run $id is still running (diskproof run, pid $p1" err || fail "delete: $(cat err)"
 [ "$(sqlite3 r.db "select count(*) from run where id=$id")" = 1 ] || fail "delete removed the row"
