@@ -149,7 +149,8 @@ static void clean_inspect(struct clean_file *f)
 	f->size = (uint64_t)st.st_size;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in since the lstat must not block */
+	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(f->why, sizeof(f->why), "cannot open it to check it: %s: left alone",
 			 strerror(errno));
