@@ -89,12 +89,11 @@ static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 	 * (lock.h); several regions are open at once, so no O_EXCL here */
 	bool dev = is_blockdev(f->job->path);
 	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
-	struct stat st;
 	int ret;
 
 	/* never blocks on a FIFO put there since it was inspected */
 	ret = file_open_checked(f->job->path, flags, 0644,
-				dev ? FILE_OPEN_BLOCK : FILE_OPEN_REGULAR, &st, err);
+				dev ? FILE_OPEN_BLOCK : FILE_OPEN_REGULAR, NULL, err);
 	f->fd = ret >= 0 ? ret : -1;
 	if (ret == -EMEDIUMTYPE)
 		return ret;
