@@ -23,6 +23,8 @@
 #include "diskproof/profile.h"
 #include "diskproof/util.h"
 
+struct plan_lock;
+
 struct plan_volume {
 	char name[PROFILE_MAX_NAME];
 	char *path;
@@ -72,6 +74,10 @@ struct plan {
 	 * plan_prepare_files() count the reserve in its need. */
 	const char *results;
 	uint64_t results_reserve;
+	/* set by the caller before plan_prepare_files(): the locks it holds on
+	 * the volumes (lock.h), whose device descriptors the checks reuse; not
+	 * owned, may be NULL */
+	const struct plan_lock *lock;
 };
 
 /*

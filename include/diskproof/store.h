@@ -211,6 +211,10 @@ int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_sco
 int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped,
 			  struct strbuf *err) DP_MUST_CHECK;
 
+/* Whether process pid of this host is alive and still a diskproof (a pid
+ * reused by another program is not). */
+bool store_run_process_alive(int64_t pid);
+
 /* One line of "diskproof list". */
 struct store_run_brief {
 	int64_t id;
@@ -223,6 +227,7 @@ struct store_run_brief {
 	char profile[64];
 	char engine[16];
 	double transactional_iops;
+	int64_t pid; /* of the process that ran it (0 when unknown) */
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */

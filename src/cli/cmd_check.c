@@ -13,7 +13,9 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * run needs (plan_memory_estimate) and the open-file limit. It writes nothing that
+ * run needs (plan_memory_estimate), the open-file limit, and whether another
+ * diskproof command holds a volume now (a WARN: a run would be refused until
+ * it ends; check itself takes no lock). It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
  * 2 for a usage or profile error. The rules are in docs/environment.md.
  */
@@ -31,6 +33,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
+#include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -240,6 +243,23 @@ static void check_direct(struct check *c)
 			check_direct_at(c, vol->name, "on the log path of", vol->log_path,
 					vol->log_align);
 	}
+}
+
+/* A volume another command holds now (lock.h): a run would be refused
+ * until it ends. Looked at only: check takes no lock. */
+static void check_locks(struct check *c)
+{
+	struct strbuf held = STRBUF_INIT;
+	char *line, *save = NULL;
+
+	if (!plan_lock_probe(c->pl, &held)) {
+		report(c, CHECK_OK, "locks", "no other diskproof command holds these volumes");
+		goto out;
+	}
+	for (line = strtok_r(held.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		report(c, CHECK_WARN, "locks", "%s: a run now would be refused", line);
+out:
+	strbuf_release(&held);
 }
 
 /* ---- filesystems and space ---- */
@@ -718,6 +738,7 @@ int cmd_check(int argc, char **argv)
 	}
 	check_engine(&c);
 	if (files) {
+		check_locks(&c);
 		check_direct(&c);
 		check_filesystems(&c);
 		check_space(&c);

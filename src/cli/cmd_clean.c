@@ -16,12 +16,16 @@
  *     without --yes nothing is removed (exit 2);
  *   - just before its unlink a file is looked at again and must still be the
  *     same inode that was checked;
+ *   - the whole clean holds the volumes' locks (lock.h): while another
+ *     command (a run, a verify) holds one, nothing is removed (exit 3);
+ *     the lock files go last, while still held;
  *   - directories are removed with rmdir only, so only when empty;
  *   - a volume that is a block device is left alone: its databases are
  *     regions of the device, not files (the logs are cleaned when they are
  *     files in a log directory of their own).
  * Exit codes: 0 done (or nothing to do, or the user said no), 2 usage or
- * profile error or no way to ask, 3 a removal failed.
+ * profile error or no way to ask, 3 a removal failed or another command
+ * holds a volume.
  */
 #include <ctype.h>
 #include <endian.h>
@@ -36,6 +40,7 @@
 
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
+#include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 
@@ -144,7 +149,8 @@ static void clean_inspect(struct clean_file *f)
 	f->size = (uint64_t)st.st_size;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
-	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO swapped in since the lstat must not block */
+	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		snprintf(f->why, sizeof(f->why), "cannot open it to check it: %s: left alone",
 			 strerror(errno));
@@ -182,15 +188,34 @@ static int clean_remove(const struct clean_file *f)
 	return 0;
 }
 
-/* rmdir, which removes only an empty directory; says what happened. */
-static void clean_rmdir(const char *dir)
+/* rmdir, which removes only an empty directory; says what happened (quiet:
+ * only when it was removed). */
+static void clean_rmdir(const char *dir, bool quiet)
 {
 	if (rmdir(dir) == 0)
 		printf("removed directory %s\n", dir);
+	else if (quiet)
+		;
 	else if (errno == ENOTEMPTY || errno == EEXIST)
 		printf("kept directory %s: not empty\n", dir);
 	else if (errno != ENOENT)
 		printf("kept directory %s: %s\n", dir, strerror(errno));
+}
+
+/* Last: the lock files (removed while still held, lock.h), then the
+ * directories left empty. */
+static void clean_dirs(const struct plan *pl, struct plan_lock *lock, bool say_kept)
+{
+	plan_lock_remove_files(lock);
+	/* logs first: a log directory may sit inside its volume's directory */
+	for (size_t v = 0; v < pl->nr_vols; v++) {
+		const struct plan_volume *vol = &pl->vols[v];
+
+		if (strcmp(vol->log_path, vol->path) && !is_blockdev(vol->log_path))
+			clean_rmdir(vol->log_path, !say_kept);
+		if (!is_blockdev(vol->path))
+			clean_rmdir(vol->path, !say_kept);
+	}
 }
 
 /* Asks on the terminal; true only for "y" or "yes" (any case). */
@@ -243,7 +268,8 @@ static size_t clean_list(const struct clean_file *files, size_t n, uint64_t *byt
 }
 
 /* Removes what is ours, then the directories left empty; the exit code. */
-static int clean_apply(const struct plan *pl, const struct clean_file *files, size_t n)
+static int clean_apply(const struct plan *pl, struct plan_lock *lock,
+		       const struct clean_file *files, size_t n)
 {
 	size_t removed = 0;
 	uint64_t bytes = 0;
@@ -272,15 +298,7 @@ static int clean_apply(const struct plan *pl, const struct clean_file *files, si
 			bytes += f->size;
 		}
 	}
-	/* logs first: a log directory may sit inside its volume's directory */
-	for (size_t v = 0; v < pl->nr_vols; v++) {
-		const struct plan_volume *vol = &pl->vols[v];
-
-		if (strcmp(vol->log_path, vol->path) && !is_blockdev(vol->log_path))
-			clean_rmdir(vol->log_path);
-		if (!is_blockdev(vol->path))
-			clean_rmdir(vol->path);
-	}
+	clean_dirs(pl, lock, true);
 	print_total("removed", removed, bytes);
 	return ret;
 }
@@ -292,6 +310,7 @@ int cmd_clean(int argc, char **argv)
 	struct plan pl = {0};
 	struct strbuf err = STRBUF_INIT;
 	struct clean_file *files = NULL;
+	struct plan_lock *lock = NULL;
 	size_t n = 0, ours;
 	uint64_t bytes;
 	int ret;
@@ -303,6 +322,14 @@ int cmd_clean(int argc, char **argv)
 	ret = plan_build(&pl, &p, false, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: clean: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	/* a running command's files are not clean's to remove: one command at
+	 * a time (clean never touches a device: directories only) */
+	ret = plan_lock_take(&lock, &pl, "clean", PLAN_LOCK_NO_DEVICES, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: clean: %s; nothing removed\n", err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
@@ -339,6 +366,7 @@ int cmd_clean(int argc, char **argv)
 	ours = clean_list(files, n, &bytes);
 	if (!ours) {
 		printf("nothing to remove\n");
+		clean_dirs(&pl, lock, false);
 		ret = 0;
 		goto out;
 	}
@@ -356,9 +384,10 @@ int cmd_clean(int argc, char **argv)
 		ret = 0;
 		goto out;
 	}
-	ret = clean_apply(&pl, files, n);
+	ret = clean_apply(&pl, lock, files, n);
 out:
 	free(files);
+	plan_lock_release(lock);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

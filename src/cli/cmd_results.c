@@ -220,6 +220,42 @@ static bool arg_is_run_id(char **argv, int i)
 }
 
 /*
+ * A run still going on this host keeps writing its rows: deleting it would
+ * leave a half run behind (or fail it). -EBUSY naming the first such run;
+ * a run of another host cannot be told alive from here and may be deleted.
+ */
+static int delete_refuse_running(struct store *st, const char *results, const int64_t *ids,
+				 size_t nids, struct strbuf *err)
+{
+	struct store_run_brief *runs = NULL;
+	char host[256] = "";
+	size_t n = 0;
+	int ret;
+
+	ret = store_run_list(st, &runs, &n, err);
+	if (ret)
+		return ret;
+	gethostname(host, sizeof(host) - 1);
+	for (size_t i = 0; i < n && !ret; i++) {
+		const struct store_run_brief *b = &runs[i];
+		bool named = false;
+
+		for (size_t k = 0; k < nids; k++)
+			named |= ids[k] == b->id;
+		if (!named || strcmp(b->status, "running") ||
+		    strncmp(b->host, host, sizeof(b->host) - 1) || !store_run_process_alive(b->pid))
+			continue;
+		strbuf_addf(err,
+			    "%s: delete: run %lld is still running (diskproof run, pid %lld, "
+			    "started %s): let it end, or stop it, first; nothing deleted",
+			    results, (long long)b->id, (long long)b->pid, b->started_at);
+		ret = -EBUSY;
+	}
+	free(runs);
+	return ret;
+}
+
+/*
  * Run ids are taken out of argv before the options are parsed, so that any
  * number of them can be given (cli_opts keeps only a few positionals).
  */
@@ -260,6 +296,8 @@ int cmd_delete(int argc, char **argv)
 	if (ret)
 		goto out;
 	ret = store_open(&st, o.results, &err);
+	if (!ret)
+		ret = delete_refuse_running(st, o.results, ids, (size_t)nids, &err);
 	if (!ret)
 		ret = store_run_delete(st, ids, (size_t)nids, &err);
 	if (ret) {

@@ -5,7 +5,8 @@
  * (at most 100 per database), then a summary. Progress per volume goes to
  * stderr. Exit codes: 0 clean, 4 any integrity error, 3 environment errors
  * (missing or foreign file, unusable journal, failed read), 2 usage or
- * profile errors, 130/143 interrupted. Nothing is ever written.
+ * profile errors, 130/143 interrupted; 3 at once when another command holds
+ * a volume (lock.h). Nothing is written but the volumes' lock files.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/verify.h"
@@ -204,6 +206,7 @@ int cmd_verify(int argc, char **argv)
 	struct verify_result r = {0};
 	struct vprogress pr = {0};
 	struct verify_options vo = {0};
+	struct plan_lock *lock = NULL;
 	int ret, sfd = -1;
 
 	ret = cli_profile_load(argc, argv, CMD_VERIFY, "verify", &o, &p);
@@ -218,6 +221,14 @@ int cmd_verify(int argc, char **argv)
 		goto out;
 	}
 	ret = plan_build(&pl, &p, true, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	/* nobody may write while pages are read back: a run's writes in flight
+	 * would read as corruption */
+	ret = plan_lock_take(&lock, &pl, "verify", 0, &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 		ret = DP_EXIT_ENV;
@@ -248,6 +259,7 @@ out:
 	if (sfd >= 0)
 		close(sfd);
 	verify_result_release(&r);
+	plan_lock_release(lock);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

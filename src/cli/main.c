@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/precondition.h"
 #include "diskproof/profile.h"
@@ -304,6 +305,7 @@ static int cmd_init(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT, sz = STRBUF_INIT;
 	struct init_ctx c = {.sfd = -1};
 	struct plan_progress prog = {init_progress, &c};
+	struct plan_lock *lock = NULL;
 	uint64_t created = 0, t0;
 	double secs;
 	int ret;
@@ -330,6 +332,10 @@ static int cmd_init(int argc, char **argv)
 		ret = DP_EXIT_ENV; /* printed; no directory made yet */
 		goto out;
 	}
+	/* one command at a time on a volume: from here to the end */
+	if (!ret)
+		ret = plan_lock_take(&lock, &pl, "init", PLAN_LOCK_CREATE, &err);
+	pl.lock = lock;
 	if (!ret) {
 		t0 = time_mono_ns();
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);
@@ -357,6 +363,7 @@ static int cmd_init(int argc, char **argv)
 out:
 	if (c.sfd >= 0)
 		close(c.sfd);
+	plan_lock_release(lock);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/page.h"
 #include "plan_internal.h"
 
@@ -84,28 +85,33 @@ static bool is_blockdev(const char *path)
 static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 {
 	/* a block-device region: the device was checked unused just before
-	 * (plan.c); several regions are open at once, so no O_EXCL here */
-	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) |
-		    (is_blockdev(f->job->path) ? 0 : O_CREAT);
+	 * (plan.c) and its O_EXCL descriptor is held by the command's lock
+	 * (lock.h); several regions are open at once, so no O_EXCL here */
+	bool dev = is_blockdev(f->job->path);
+	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
+	int ret;
 
-	f->fd = open(f->job->path, flags, 0644);
-	if (f->fd < 0 && c->p->direct && errno == EINVAL) {
+	/* never blocks on a FIFO put there since it was inspected */
+	ret = file_open_checked(f->job->path, flags, 0644,
+				dev ? FILE_OPEN_BLOCK : FILE_OPEN_REGULAR, NULL, err);
+	f->fd = ret >= 0 ? ret : -1;
+	if (ret == -EMEDIUMTYPE)
+		return ret;
+	if (ret == -EINVAL && c->p->direct) {
 		strbuf_addf(err,
 			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] direct = "
 			    "off to test through the page cache",
 			    f->job->path);
 		return -EINVAL;
 	}
-	if (f->fd < 0) {
-		int e = errno;
-
-		strbuf_addf(err, "%s: cannot create: %s", f->job->path, strerror(e));
-		return -e;
+	if (ret < 0) {
+		strbuf_addf(err, "%s: cannot create: %s", f->job->path, strerror(-ret));
+		return ret;
 	}
 	/* reserve the blocks up front (the size still grows write by write,
 	 * so an interrupted creation resumes where it stopped): extending
 	 * direct writes then need no allocation in the kernel's write path */
-	if (!is_blockdev(f->job->path) && f->job->to > f->next)
+	if (!dev && f->job->to > f->next)
 		(void)!fallocate(f->fd, FALLOC_FL_KEEP_SIZE, (off_t)f->next,
 				 (off_t)(f->job->to - f->next));
 	return 0;

@@ -22,7 +22,9 @@
 
 #include <blkid/blkid.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
+#include "diskproof/lock.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
 #include "diskproof/stats.h"
@@ -116,8 +118,9 @@ static uint32_t dio_alignment(const char *path)
 		if (lbs > 0)
 			return (uint32_t)lbs;
 	} else {
-		fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR, 0600)
-					 : open(path, O_RDONLY);
+		/* O_NONBLOCK: a FIFO at a volume's path must not hang the plan */
+		fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
+					 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 		if (fd >= 0) {
 			int ok = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
 				 (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align;
@@ -557,7 +560,7 @@ void plan_release(struct plan *pl)
 }
 
 /* mkdir -p */
-static int make_dirs(const char *path, struct strbuf *err)
+int plan_make_dirs(const char *path, struct strbuf *err)
 {
 	char buf[PATH_MAX];
 	size_t len = strlen(path);
@@ -637,13 +640,15 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 	}
 	if (!S_ISREG(st.st_mode)) {
 		strbuf_addf(err,
-			    "%s: exists and is not a regular file; diskproof will not touch it",
-			    path);
+			    "%s: exists and is %s, not a regular file; diskproof will not "
+			    "touch it",
+			    path, file_kind_name(st.st_mode));
 		return -EEXIST;
 	}
 	if (st.st_size == 0)
 		return 0;
-	fd = open(path, O_RDONLY | O_NOFOLLOW);
+	/* O_NONBLOCK: something swapped in since the lstat must not block */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
@@ -740,7 +745,7 @@ static uint64_t resume_point(const char *path, enum page_kind kind, uint32_t blo
 
 	start -= start % block;
 	at = start;
-	fd = open(path, O_RDONLY);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 || posix_memalign((void **)&buf, 4096, block))
 		goto out;
 	for (; at + block <= have; at += block) {
@@ -901,7 +906,8 @@ static uint64_t region_have(int fd, uint64_t base, uint64_t size, uint32_t block
  * in use (mounted, swap, RAID/LVM member: an exclusive open fails); one that
  * does not already hold this layout only when --destroy-data names it, and
  * one with a filesystem, RAID or partition-table signature only with --force
- * as well. Fills have_db/have_log for its regions.
+ * as well. Fills have_db/have_log for its regions. The O_EXCL descriptor
+ * the caller's lock holds (lock.h) is reused: a second O_EXCL open would fail.
  */
 static int check_device(const struct plan *pl, const struct plan_volume *vol, uint64_t *have_db,
 			uint64_t *have_log, struct strbuf *err)
@@ -910,9 +916,11 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	struct strbuf sig = STRBUF_INIT;
 	struct page_header h;
 	bool ours;
-	int fd, ret = 0;
+	int held = plan_lock_device_fd(pl->lock, vol->path);
+	int fd = held, ret = 0;
 
-	fd = open(vol->path, O_RDONLY | O_EXCL | O_CLOEXEC);
+	if (held < 0)
+		fd = open(vol->path, O_RDONLY | O_EXCL | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
 		if (ret == -EBUSY)
@@ -955,7 +963,8 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 			have_log[i] = region_have(fd, db->log_base, db->log_size, vol->log_align,
 						  PAGE_KIND_LOG, db->id);
 	}
-	close(fd);
+	if (held < 0)
+		close(fd);
 	strbuf_release(&sig);
 	return ret;
 }
@@ -1274,9 +1283,9 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		const struct plan_volume *vol = &pl->vols[v];
 
 		ret = vol->device ? check_device(pl, vol, have_db, have_log, err)
-				  : make_dirs(vol->path, err);
+				  : plan_make_dirs(vol->path, err);
 		if (!ret && !vol->log_device)
-			ret = make_dirs(vol->log_path, err);
+			ret = plan_make_dirs(vol->log_path, err);
 		if (ret)
 			goto out_free;
 	}

@@ -41,6 +41,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/precondition.h"
@@ -513,20 +514,23 @@ static int pc_open_db(struct pc *c, struct pc_db *d, struct strbuf *err)
 	}
 	/* a block-device region (pdb->base) shares its device with others: no
 	 * O_EXCL, as in create.c */
-	d->fd = open(pdb->path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | (c->p->direct ? O_DIRECT : 0));
-	if (d->fd < 0 && c->p->direct && errno == EINVAL) {
+	ret = file_open_checked(pdb->path, O_RDWR | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0), 0,
+				FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, &st, err);
+	d->fd = ret >= 0 ? ret : -1;
+	if (ret == -EMEDIUMTYPE)
+		goto out;
+	if (ret == -EINVAL && c->p->direct) {
 		strbuf_addf(err,
 			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] direct = "
 			    "off to test through the page cache",
 			    pdb->path);
-		ret = -EINVAL;
 		goto out;
 	}
-	if (d->fd < 0 || fstat(d->fd, &st) != 0) {
-		ret = -errno;
+	if (ret < 0) {
 		strbuf_addf(err, "%s: cannot open: %s", pdb->path, strerror(-ret));
 		goto out;
 	}
+	ret = 0;
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < size) {
 		strbuf_addf(err, "%s: %llu bytes where the plan has %llu: run init first",
 			    pdb->path, (unsigned long long)st.st_size, (unsigned long long)size);

@@ -41,7 +41,9 @@
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/eval.h"
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
+#include "diskproof/lock.h"
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
 #include "diskproof/results.h"
@@ -1694,13 +1696,14 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 		const char *paths[2] = {w->dbs[i].pdb->path, w->dbs[i].pdb->log_file};
 
 		for (unsigned j = 0; j < 2; j++) {
-			w->fds[2 * i + j] = open(paths[j], flags);
-			if (w->fds[2 * i + j] < 0) {
-				int e = errno;
+			int fd = file_open_checked(paths[j], flags, 0,
+						   FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, NULL, err);
 
-				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(e));
-				return -e;
-			}
+			w->fds[2 * i + j] = fd >= 0 ? fd : -1;
+			if (fd < 0 && fd != -EMEDIUMTYPE)
+				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(-fd));
+			if (fd < 0)
+				return fd;
 		}
 	}
 	return 0;
@@ -3440,6 +3443,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	const struct profile *p = o->profile;
 	struct plan_progress prog = {create_progress, &r};
 	struct store_run_info info = {0};
+	struct plan_lock *lock = NULL;
 	char host[256] = "unknown";
 	uint64_t created = 0;
 	int ret;
@@ -3488,6 +3492,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	/* the results file's reserve counts where it shares a volume's filesystem */
 	r.plan.results = o->results_path;
 	r.plan.results_reserve = STORE_MIN_FREE;
+	/* one command at a time on a volume (lock.h); sim touches no files */
+	if (r.plan.files) {
+		ret = plan_lock_take(&lock, &r.plan, "run", PLAN_LOCK_CREATE, err);
+		if (ret)
+			goto out;
+		r.plan.lock = lock;
+	}
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
 	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
 	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
@@ -3647,5 +3658,6 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	ret = run_finish(&r, out, err);
 out:
 	run_release(&r);
+	plan_lock_release(lock);
 	return ret;
 }

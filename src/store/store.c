@@ -1873,7 +1873,7 @@ static void process_comm(pid_t pid, char *out, size_t len)
  * A run of this host whose process is gone (or is now another program) was
  * killed: it can never finish itself.
  */
-static bool run_process_alive(int64_t pid)
+bool store_run_process_alive(int64_t pid)
 {
 	char mine[32], theirs[32];
 
@@ -1918,7 +1918,7 @@ int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped, s
 		int64_t id = sqlite3_column_int64(sel, 0), pid = sqlite3_column_int64(sel, 1);
 		char msg[160];
 
-		if (run_process_alive(pid))
+		if (store_run_process_alive(pid))
 			continue;
 		snprintf(msg, sizeof(msg),
 			 "process %" PRId64 " ended without finishing the run (killed?); "
@@ -1963,7 +1963,8 @@ int store_run_list(struct store *s, struct store_run_brief **out, size_t *count,
 			    " coalesce(host, ''), started_at, coalesce(duration_s, 0),"
 			    " coalesce(profile_name, ''), coalesce(engine, ''),"
 			    " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
-			    "  AND scope = 'run' AND class IN ('db_read', 'db_write'))"
+			    "  AND scope = 'run' AND class IN ('db_read', 'db_write')),"
+			    " coalesce(pid, 0)"
 			    " FROM run ORDER BY id",
 			    &st, 0, err);
 	if (ret)
@@ -1993,6 +1994,7 @@ int store_run_list(struct store *s, struct store_run_brief **out, size_t *count,
 		snprintf(r->profile, sizeof(r->profile), "%s", sqlite3_column_text(st, 7));
 		snprintf(r->engine, sizeof(r->engine), "%s", sqlite3_column_text(st, 8));
 		r->transactional_iops = sqlite3_column_double(st, 9);
+		r->pid = sqlite3_column_int64(st, 10);
 	}
 	if (rc != SQLITE_DONE) {
 		ret = store_fail(s, err, rc, "list runs");

@@ -33,6 +33,7 @@
 
 #include <liburing.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/verify.h"
@@ -566,25 +567,28 @@ static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t
 
 	f->skip = true;
 	vf->block = block;
-	f->fd = open(vf->path, O_RDONLY | O_CLOEXEC | (o->direct ? O_DIRECT : 0));
-	if (f->fd < 0 && errno == ENOENT) {
+	/* never blocks on a FIFO or the like (fileopen.h): it is refused */
+	ret = file_open_checked(vf->path, O_RDONLY | (o->direct ? O_DIRECT : 0), 0,
+				FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, &st, &vf->error);
+	f->fd = ret >= 0 ? ret : -1;
+	if (ret == -EMEDIUMTYPE) {
+		strbuf_addstr(&vf->error, "; not verified");
+		goto out_env;
+	}
+	if (ret == -ENOENT) {
 		strbuf_addf(&vf->error, "%s: missing: no %s file here (another --data-dir?)",
 			    vf->path, f->log ? "log" : "database");
 		goto out_env;
 	}
-	if (f->fd < 0 && errno == EINVAL && o->direct) {
+	if (ret == -EINVAL && o->direct) {
 		strbuf_addf(&vf->error,
 			    "%s: the filesystem refuses O_DIRECT (tmpfs?); set [engine] "
 			    "direct = off to read through the page cache",
 			    vf->path);
 		goto out_env;
 	}
-	if (f->fd < 0) {
-		strbuf_addf(&vf->error, "%s: cannot open: %s", vf->path, strerror(errno));
-		goto out_env;
-	}
-	if (fstat(f->fd, &st) != 0 || !(S_ISREG(st.st_mode) || S_ISBLK(st.st_mode))) {
-		strbuf_addf(&vf->error, "%s: not a regular file; not verified", vf->path);
+	if (ret < 0) {
+		strbuf_addf(&vf->error, "%s: cannot open: %s", vf->path, strerror(-ret));
 		goto out_env;
 	}
 	/* a region of a block device is as large as the plan says */

@@ -1,0 +1,82 @@
+#!/bin/bash
+# One command at a time on a raw block device (root, loop device): while a
+# run holds the device (one O_EXCL descriptor for the whole run, reused by
+# its own checks), a second run and a verify exit 3 at once naming the run's
+# pid (from /run/lock/diskproof/dev-MAJ:MIN.lock), and the run finds no
+# integrity error. kill -9 of the holder frees the device at once.
+source "$(dirname "$0")/lib.sh"
+set -e
+[ "$(id -u)" = 0 ] || { echo "skipped: needs root for loop devices"; exit 77; }
+command -v losetup >/dev/null || { echo "skipped: no losetup"; exit 77; }
+DEV=""
+cleanup() {
+	[ -n "$DEV" ] && losetup -d "$DEV" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+skip_without_uring
+truncate -s 64M disk.img
+DEV=$(losetup --find --show disk.img 2>"$WORK/losetup.err") ||
+	{ echo "skipped: losetup: $(cat "$WORK/losetup.err")"; exit 77; }
+LOCK=/run/lock/diskproof/dev-$((0x$(stat -c %t "$DEV"))):$((0x$(stat -c %T "$DEV"))).lock
+cat >dev.ini <<INI
+[test]
+duration = 3s
+warmup = 0s
+[sizing]
+database_size = 16MiB
+log_size = 2MiB
+[engine]
+streams = 4
+[volume d]
+path = $DEV
+databases = 2
+INI
+wait_running() {
+	for _ in $(seq 1 200); do
+		[ "$(sqlite3 "$WORK/r.db" "select count(*) from run where status='running'" 2>/dev/null)" = 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	fail "no running run in r.db"
+}
+quick() {
+	local t0 t1
+	t0=$(date +%s%N)
+	expect_exit "$@"
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 2000 ] || fail "took $(((t1 - t0) / 1000000)) ms: $*"
+}
+
+expect_exit 0 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --results "$WORK/r.db" --quiet
+"$DISKPROOF" run ./dev.ini --duration 6s --results "$WORK/r.db" --quiet >"$WORK/o1" 2>"$WORK/e1" &
+p1=$!
+wait_running
+quick 3 "$DISKPROOF" run ./dev.ini --duration 2s --results "$WORK/r.db" --quiet
+grep -q "volume d ($DEV): in use by diskproof run (pid $p1, started .*lock file $LOCK" err ||
+	fail "second run: $(cat err)"
+quick 3 "$DISKPROOF" verify ./dev.ini --results "$WORK/r.db"
+grep -q "in use by diskproof run (pid $p1" err || fail "verify: $(cat err)"
+set +e
+wait $p1
+r1=$?
+set -e
+[ $r1 = 0 ] || [ $r1 = 1 ] || { cat "$WORK/e1"; fail "the first run exited $r1"; }
+[ "$(sqlite3 r.db "select coalesce(sum(integrity_errors), 0) from summary")" = 0 ] ||
+	fail "integrity errors on the device"
+expect_exit 0 "$DISKPROOF" verify ./dev.ini --results "$WORK/r.db"
+
+# kill -9: the O_EXCL descriptor and the flock go with the process
+"$DISKPROOF" run ./dev.ini --duration 30s --results "$WORK/r.db" --quiet >/dev/null 2>&1 &
+p2=$!
+for _ in $(seq 1 100); do grep -qs "^pid=$p2\$" "$LOCK" && break; sleep 0.1; done
+grep -qs "^pid=$p2\$" "$LOCK" || fail "$LOCK never named pid $p2"
+sleep 1
+kill -9 $p2
+wait $p2 2>/dev/null || true
+set +e
+"$DISKPROOF" verify ./dev.ini --results "$WORK/r.db" >out 2>err
+rc=$?
+set -e
+[ $rc != 3 ] && ! grep -q "in use" err || fail "verify after kill -9 exited $rc: $(cat err)"
+echo "ok"
