@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 
@@ -496,7 +497,8 @@ static int file_read(const struct journal_loc *loc, struct journal_info *info, u
 	}
 	if (!S_ISREG(st.st_mode)) {
 		ret = -EINVAL;
-		strbuf_addf(err, "%s: not a regular file, so not a generation journal", path);
+		strbuf_addf(err, "%s: is %s, not a regular file, so not a generation journal", path,
+			    file_kind_name(st.st_mode));
 		goto out_close;
 	}
 	ret = pread_all(fd, h, sizeof(h), 0, &got);

@@ -42,6 +42,8 @@ timeout -k 1 20 "$DISKPROOF" run "$T" --data-dir "$WORK/f" --duration 1s --resul
 rc=$?
 set -e
 [ $rc != 124 ] && [ $rc != 137 ] || fail "run hung on a FIFO journal"
+[ $rc = 3 ] || fail "run with a FIFO journal: exit $rc, want 3: $(cat err)"
+[ -p f/a/db1.gen ] || fail "the run replaced the FIFO journal"
 
 # signal SIG at 1 s to CMD...: exits CODE within 2 s of it
 signal_ends() {
