@@ -128,6 +128,8 @@ bool use_color(FILE *f);
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */
 int signals_setup(void);
+/* Prints msg on stderr, each of its lines as "diskproof: LINE". */
+void cli_print_err(const char *msg);
 /* At a command's end: the signal that came and was not read yet (0: none),
  * after which fd is closed and SIGINT and SIGTERM act as usual again, so a
  * later one ends the process instead of being lost with it. */

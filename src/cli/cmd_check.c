@@ -722,7 +722,7 @@ int cmd_check(int argc, char **argv)
 	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
 	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}

@@ -46,13 +46,13 @@ static int compare_print(const char *results, int64_t id_a, int64_t id_b, enum r
 	if (!ret)
 		ret = compare_load(st, id_b, &b, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
 	ret = analyze_compare(&c, &a, &b, ANALYZE_ALPHA_DEFAULT, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}

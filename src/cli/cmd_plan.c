@@ -380,7 +380,7 @@ int cmd_plan(int argc, char **argv)
 	if (!ret && pl.files)
 		ret = plan_space_measure(&pl, &sp, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
@@ -393,7 +393,7 @@ int cmd_plan(int argc, char **argv)
 	if (!ret && !v.enough) {
 		strbuf_reset(&err);
 		if (plan_space_check(&sp, &err))
-			fprintf(stderr, "diskproof: %s\n", err.buf);
+			cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 	}
 	if ((!ret || ret == DP_EXIT_ENV) && cli_memory_check(&pl, &p))

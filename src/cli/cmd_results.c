@@ -301,7 +301,7 @@ int cmd_delete(int argc, char **argv)
 	if (!ret)
 		ret = store_run_delete(st, ids, (size_t)nids, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 	} else {
 		fprintf(stderr, "diskproof: %s: deleted %d run(s)\n", o.results, nids);
@@ -343,7 +343,7 @@ int cmd_import(int argc, char **argv)
 	if (!ret)
 		ret = store_import(st, o.positional[0], &imported, &skipped, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 	} else {
 		fprintf(stderr, "diskproof: %s: imported %u run(s) from %s, %u already here\n",

@@ -222,7 +222,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	ret = plan_build(&pl, &p, true, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
@@ -230,7 +230,7 @@ int cmd_verify(int argc, char **argv)
 	 * would read as corruption */
 	ret = plan_lock_take(&lock, &pl, "verify", 0, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
@@ -250,7 +250,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	ret = verify_run(&vo, &r, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}

@@ -126,7 +126,7 @@ static int print_report(const char *results, int64_t id, enum report_format fmt,
 	if (!ret)
 		ret = store_results_load(st, id, &r, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
@@ -194,12 +194,12 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 		_exit(out.exit_code);
 	}
 	if (ret && !out.run_id) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = out.exit_code;
 		goto out;
 	}
 	if (err.len)
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
 		; /* the results file may be unusable: no report from it */
 	else if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout, NULL) == 0)
@@ -343,7 +343,7 @@ static int cmd_init(int argc, char **argv)
 	}
 	create_view_end(&c.view);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = c.signo == SIGINT	   ? DP_EXIT_SIGINT
 		      : c.signo == SIGTERM ? DP_EXIT_SIGTERM
 		      : ret == -EUCLEAN	   ? DP_EXIT_INTEGRITY
@@ -457,7 +457,7 @@ static int cmd_list(int argc, char **argv)
 	if (!ret)
 		ret = store_run_list(st, &runs, &n, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}

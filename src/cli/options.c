@@ -225,6 +225,19 @@ int signals_setup(void)
 	return fd;
 }
 
+void cli_print_err(const char *msg)
+{
+	/* one "diskproof: " per line: several errors never read as one */
+	do {
+		const char *nl = strchr(msg, '\n');
+		int len = nl ? (int)(nl - msg) : (int)strlen(msg);
+
+		if (len)
+			fprintf(stderr, "diskproof: %.*s\n", len, msg);
+		msg += len + (nl != NULL);
+	} while (*msg);
+}
+
 int signals_finish(int fd)
 {
 	struct signalfd_siginfo si;
@@ -316,7 +329,7 @@ int cli_plan_space_check(const struct plan *pl)
 	if (!ret)
 		ret = plan_space_check(&sp, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 	}
 	plan_space_release(&sp);
@@ -382,7 +395,7 @@ int cli_space_preflight(const struct profile *p, const char *results)
 	pl.results = results;
 	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 	} else {
 		ret = cli_plan_space_check(&pl);
@@ -401,7 +414,7 @@ int cli_results_path_check(const char *results, bool may_create)
 
 	ret = store_path_check(results, may_create, &real, NULL, &err);
 	if (ret)
-		fprintf(stderr, "diskproof: %s\n", err.buf);
+		cli_print_err(err.buf);
 	strbuf_release(&err);
 	strbuf_release(&real);
 	return ret ? DP_EXIT_ENV : 0;

@@ -3242,9 +3242,21 @@ static const char *run_stop_event(const struct run *r)
 	return r->stop_reason[0] ? r->stop_reason : NULL;
 }
 
+/* A results-file failure at the end, kept on a line of its own after any
+ * earlier one (which said why the run stopped). */
+static void run_store_note(struct run *r, struct strbuf *e)
+{
+	if (r->store_err.len && e->len)
+		strbuf_addch(&r->store_err, '\n');
+	strbuf_addstr(&r->store_err, e->buf);
+	strbuf_reset(e);
+	r->store_failed = true;
+}
+
 /* Summaries, verdicts, the finished run row. */
 static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
+	struct strbuf serr = STRBUF_INIT;
 	struct run_totals t = {0};
 	struct verdict *verdicts = NULL;
 	struct store_run_end end = {0};
@@ -3360,19 +3372,30 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 			 "%llu more error message(s) not stored: at most %u are kept per run "
 			 "(the error counts are exact)",
 			 (unsigned long long)r->msgs_dropped, RUN_EVENTS_MAX);
-		(void)!store_event_add(r->store, r->run_id,
-				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
-				       "events_dropped", msg, &r->store_err);
+		if (store_event_add(r->store, r->run_id,
+				    (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+				    "events_dropped", msg, &serr))
+			run_store_note(r, &serr);
 	}
 	stop_msg = run_stop_event(r);
 	/* the row before the stop event, which could take the last room it needs */
-	ret = store_run_finish(r->store, r->run_id, &end, r->store_failed ? &r->store_err : err);
-	if (stop_msg)
-		(void)!store_event_add(r->store, r->run_id,
-				       (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
-				       "stop", stop_msg, &r->store_err);
+	ret = store_run_finish(r->store, r->run_id, &end, &serr);
+	if (ret)
+		run_store_note(r, &serr);
+	if (stop_msg && store_event_add(r->store, r->run_id,
+					(engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+					"stop", stop_msg, &serr))
+		run_store_note(r, &serr);
+	strbuf_release(&serr);
 	if (r->store_failed) {
-		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", r->store_err.buf);
+		/* one line per failure, each named, never glued together */
+		for (const char *line = r->store_err.buf; *line;) {
+			const char *nl = strchr(line, '\n');
+			int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+			strbuf_addf(err, "%sresults file: %.*s", err->len ? "\n" : "", len, line);
+			line += len + (nl != NULL);
+		}
 		ret = ret ? ret : -EIO;
 	}
 	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */

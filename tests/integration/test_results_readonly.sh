@@ -104,6 +104,9 @@ wait $RPID
 rc=$?
 set -e
 [ "$rc" = 3 ] || fail "run on a filled results filesystem: exit $rc: $(cat run.err)"
+# each error on a line of its own, named: never two glued on one line
+grep -v "^diskproof: " run.err | grep -q . && fail "unprefixed error lines: $(cat run.err)"
+grep -q ")[^ ].*: commit" run.err && fail "two errors glued on one line: $(cat run.err)"
 rm -f full/fill
 [ "$(sqlite3 full/r.db "select status from run")" = error ] ||
 	fail "run row after the results file filled: $(sqlite3 full/r.db "select status from run")"
