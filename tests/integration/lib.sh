@@ -7,8 +7,51 @@ set -u
 : "${DP_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 mkdir -p "$DP_BINARY_DIR/scratch"
 WORK=$(mktemp -d "$DP_BINARY_DIR/scratch/$(basename "$0" .sh).XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+# at_exit CMD: CMD (a string, evaluated) runs when the test ends, whatever
+# the end, the last registered first, before $WORK goes; failures there are
+# ignored (what it undoes may be undone already).
+AT_EXIT=()
+at_exit() { AT_EXIT=("$1" "${AT_EXIT[@]}"); }
+lib_cleanup() {
+	set +e
+	for c in "${AT_EXIT[@]}"; do
+		eval "$c" >/dev/null 2>&1
+	done
+	rm -rf "$WORK"
+	true
+}
+trap lib_cleanup EXIT
 cd "$WORK"
+
+# need_root WHY: exit 77 ("skipped") unless root.
+need_root() {
+	[ "$(id -u)" = 0 ] || { echo "skipped: needs root ($1)"; exit 77; }
+}
+
+# loop_device IMG SIZE: a new image file IMG of SIZE attached to a loop
+# device, named in $LOOP_DEV and detached at exit; exit 77 without one.
+loop_device() {
+	need_root "loop devices"
+	command -v losetup >/dev/null || { echo "skipped: no losetup"; exit 77; }
+	truncate -s "$2" "$1"
+	LOOP_DEV=$(losetup --find --show "$1" 2>"$WORK/losetup.err") ||
+		{ echo "skipped: losetup: $(cat "$WORK/losetup.err")"; exit 77; }
+	at_exit "losetup -d $LOOP_DEV"
+}
+
+# loop_mount DIR SIZE [MKFS-OPTION...]: a new ext4 of SIZE (image DIR.img)
+# mounted at DIR, thawed and unmounted at exit; exit 77 where that cannot be.
+loop_mount() {
+	local dir=$1 size=$2
+	shift 2
+	need_root "loop mounts"
+	command -v mkfs.ext4 >/dev/null || { echo "skipped: no mkfs.ext4"; exit 77; }
+	mkdir -p "$dir"
+	truncate -s "$size" "$dir.img"
+	mkfs.ext4 -q "$@" "$dir.img"
+	mount -o loop "$dir.img" "$dir" || { echo "skipped: cannot loop-mount"; exit 77; }
+	at_exit "fsfreeze -u '$dir'; umount '$dir' || umount -l '$dir'"
+}
 
 fail() {
 	echo "FAIL: $*" >&2

@@ -10,16 +10,9 @@
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
-[ "$(id -u)" = 0 ] || { echo "skipped: needs root (loop mount, fsfreeze)"; exit 77; }
 command -v fsfreeze >/dev/null || { echo "skipped: no fsfreeze"; exit 77; }
 MNT="$WORK/mnt"
-mkdir -p "$MNT"
-truncate -s 64M "$WORK/fs.img"
-mkfs.ext4 -q "$WORK/fs.img"
-mount -o loop "$WORK/fs.img" "$MNT" || { echo "skipped: cannot loop-mount"; exit 77; }
-watchdog=
-trap 'set +e; [ -n "$watchdog" ] && kill $watchdog 2>/dev/null; fsfreeze -u "$MNT" 2>/dev/null;
-	umount "$MNT" 2>/dev/null; rm -rf "$WORK"; true' EXIT
+loop_mount "$MNT" 64M
 cat >p.ini <<EOF
 [test]
 duration = 30s
@@ -48,6 +41,7 @@ sleep 1.5
 fsfreeze -f "$MNT"
 sleep 40 </dev/null >/dev/null 2>&1 &
 watchdog=$!
+at_exit "kill $watchdog"
 (wait_for=$watchdog; while kill -0 $wait_for 2>/dev/null; do sleep 1; done
 	fsfreeze -u "$MNT") </dev/null >/dev/null 2>&1 &
 t0=$(date +%s%N)

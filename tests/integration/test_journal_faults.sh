@@ -7,15 +7,9 @@
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
-[ "$(id -u)" = 0 ] || { echo "skipped: needs root (loop mount)"; exit 77; }
-command -v mkfs.ext4 >/dev/null || { echo "skipped: no mkfs.ext4"; exit 77; }
 T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
 MNT="$WORK/mnt"
-mkdir -p "$MNT"
-truncate -s 48M "$WORK/fs.img"
-mkfs.ext4 -q -m 0 -b 4096 -E lazy_itable_init=0,lazy_journal_init=0 "$WORK/fs.img"
-mount -o loop "$WORK/fs.img" "$MNT" || { echo "skipped: cannot loop-mount"; exit 77; }
-trap 'set +e; umount "$MNT" 2>/dev/null; rm -rf "$WORK"; true' EXIT
+loop_mount "$MNT" 48M -m 0 -b 4096 -E lazy_itable_init=0,lazy_journal_init=0
 D="$MNT/d"
 
 run_tiny() { "$DISKPROOF" run "$T" --data-dir "$D" --results "$WORK/r.db" --quiet "$@"; }
@@ -88,6 +82,6 @@ set -e
 [ $rc = 3 ] || { cat "$WORK/err3"; fail "shut down mid-run: exit $rc, want 3"; }
 [ "$(last_status)" = error ] || fail "shut down mid-run: status $(last_status)"
 umount "$MNT"
-mount -o loop "$WORK/fs.img" "$MNT"
+mount -o loop "$MNT.img" "$MNT"
 after "shut down mid-run"
 echo ok

@@ -6,18 +6,9 @@
 # integrity error. kill -9 of the holder frees the device at once.
 source "$(dirname "$0")/lib.sh"
 set -e
-[ "$(id -u)" = 0 ] || { echo "skipped: needs root for loop devices"; exit 77; }
-command -v losetup >/dev/null || { echo "skipped: no losetup"; exit 77; }
-DEV=""
-cleanup() {
-	[ -n "$DEV" ] && losetup -d "$DEV" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
 skip_without_uring
-truncate -s 64M disk.img
-DEV=$(losetup --find --show disk.img 2>"$WORK/losetup.err") ||
-	{ echo "skipped: losetup: $(cat "$WORK/losetup.err")"; exit 77; }
+loop_device disk.img 64M
+DEV=$LOOP_DEV
 LOCK=/run/lock/diskproof/dev-$((0x$(stat -c %t "$DEV"))):$((0x$(stat -c %T "$DEV"))).lock
 cat >dev.ini <<INI
 [test]
