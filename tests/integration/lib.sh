@@ -90,6 +90,25 @@ expect_verdict() {
 	fi
 }
 
+# wait_running: until the results file $WORK/r.db has a running run (20 s at most)
+wait_running() {
+	for _ in $(seq 1 200); do
+		[ "$(sqlite3 "$WORK/r.db" "select count(*) from run where status='running'" 2>/dev/null)" = 1 ] &&
+			return 0
+		sleep 0.1
+	done
+	fail "no running run in r.db"
+}
+
+# quick CODE CMD...: expect_exit CODE, in under 2 s
+quick() {
+	local t0 t1
+	t0=$(date +%s%N)
+	expect_exit "$@"
+	t1=$(date +%s%N)
+	[ $(((t1 - t0) / 1000000)) -lt 2000 ] || fail "took $(((t1 - t0) / 1000000)) ms: $*"
+}
+
 # json EXPR: evaluates a Python expression over the JSON document in $WORK/out
 # (bound to d) and prints the result.
 json() {

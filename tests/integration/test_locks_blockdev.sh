@@ -23,21 +23,6 @@ streams = 4
 path = $DEV
 databases = 2
 INI
-wait_running() {
-	for _ in $(seq 1 200); do
-		[ "$(sqlite3 "$WORK/r.db" "select count(*) from run where status='running'" 2>/dev/null)" = 1 ] &&
-			return 0
-		sleep 0.1
-	done
-	fail "no running run in r.db"
-}
-quick() {
-	local t0 t1
-	t0=$(date +%s%N)
-	expect_exit "$@"
-	t1=$(date +%s%N)
-	[ $(((t1 - t0) / 1000000)) -lt 2000 ] || fail "took $(((t1 - t0) / 1000000)) ms: $*"
-}
 
 expect_exit 0 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --results "$WORK/r.db" --quiet
 "$DISKPROOF" run ./dev.ini --duration 6s --results "$WORK/r.db" --quiet >"$WORK/o1" 2>"$WORK/e1" &
