@@ -1396,7 +1396,9 @@ out_free:
  * whole, although calloc'ed tables are touched only as far as they are used):
  *
  *   per page of every database: the expected generation (4 B), the busy map
- *     (1 B) and, on an engine with files, the journal copy (4 B): 9 B;
+ *     (1 B) and, on an engine with files, the journal copy (4 B) and the
+ *     periodic journal write's own copy (4 B, handed to the journal thread):
+ *     13 B;
  *   per database: the coordinator's totals and window figures, two full
  *     histograms (class_stats, about 16.6 KiB) per I/O class (6); the
  *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
@@ -1439,7 +1441,7 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 
 	memset(m, 0, sizeof(*m));
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
-		m->pages += pl->dbs[i].nr_pages * (sim ? 5 : 9);
+		m->pages += pl->dbs[i].nr_pages * (sim ? 5 : 13);
 		if (pl->dbs[i].nr_pages > largest)
 			largest = pl->dbs[i].nr_pages;
 	}

@@ -354,8 +354,12 @@ struct run {
 	bool journal_failed;	     /* a journal write failed: exit 3 */
 	bool hung_seen;		     /* an I/O hung: nothing more goes to the volumes */
 	bool journals_marked;	     /* marked in progress: the final write is due */
-	bool env_failed;	     /* stopped by an environment fault (exit 3) */
-	bool abandoned;		     /* a second signal: finish the row, leave at once */
+	/* the periodic journal writes, on a thread of their own so that a
+	 * volume that hangs under them never holds up the coordinator (and so
+	 * the verdict); shared with that thread, which may outlive the run */
+	struct jchan *jchan;
+	bool env_failed; /* stopped by an environment fault (exit 3) */
+	bool abandoned;	 /* a second signal: finish the row, leave at once */
 	uint64_t stop_time;
 	struct worker *workers;
 	unsigned nworkers;
@@ -1795,7 +1799,11 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
  * (and every failure stored as an event): a journal that cannot be written
  * fails the run, since a later run or verify would judge by an older one.
  */
-static int run_write_journals(struct run *r, bool from_copies, bool clean)
+/* The journal writes alone: 0, or the first failure's -errno with its
+ * message in first_err (each failure's in all, one a line); touches neither
+ * the store nor the run's error state, so the journal thread may run it. */
+static int journals_write(struct run *r, bool from_copies, bool clean, struct strbuf *first_err,
+			  struct strbuf *all)
 {
 	struct strbuf err = STRBUF_INIT;
 	uint32_t *tmp;
@@ -1824,19 +1832,298 @@ static int run_write_journals(struct run *r, bool from_copies, bool clean)
 		} else {
 			strbuf_addf(&err, "%s: cannot write journal: out of memory", pdb->journal);
 		}
-		if (r->store && !r->store_failed)
-			(void)!store_event_add(r->store, r->run_id, 0, "error", err.buf,
-					       &r->store_err);
+		strbuf_addf(all, "%s\n", err.buf);
 		if (!first) {
 			first = ret;
-			if (!r->journal_failed)
-				strbuf_addstr(&r->journal_err, err.buf);
-			r->journal_failed = true;
+			strbuf_addstr(first_err, err.buf);
 		}
 	}
 	free(tmp);
 	strbuf_release(&err);
 	return first;
+}
+
+/* A journal failure the coordinator learnt of: every message stored as an
+ * event, the first kept to fail the run with (exit 3). */
+static void journals_failed(struct run *r, const char *first, const char *all)
+{
+	for (const char *line = all; *line;) {
+		const char *nl = strchr(line, '\n');
+		char *msg = strndup(line, nl ? (size_t)(nl - line) : strlen(line));
+
+		if (msg && r->store && !r->store_failed)
+			(void)!store_event_add(r->store, r->run_id, 0, "error", msg, &r->store_err);
+		free(msg);
+		line = nl ? nl + 1 : line + strlen(line);
+	}
+	if (!r->journal_failed)
+		strbuf_addstr(&r->journal_err, first);
+	r->journal_failed = true;
+}
+
+/*
+ * Writes every database's journal from maps (the live ones at the end, the
+ * workers' copies during the run); clean only at the end of a drained run.
+ * A database may be shared by several workers, each with a page range.
+ * 0, or the first failure's -errno with its message kept in journal_err
+ * (and every failure stored as an event): a journal that cannot be written
+ * fails the run, since a later run or verify would judge by an older one.
+ * The coordinator's own; the periodic writes go through the journal thread.
+ */
+static int run_write_journals(struct run *r, bool from_copies, bool clean)
+{
+	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT;
+	int ret = journals_write(r, from_copies, clean, &first, &all);
+
+	if (ret)
+		journals_failed(r, first.buf, all.buf);
+	strbuf_release(&first);
+	strbuf_release(&all);
+	return ret;
+}
+
+/*
+ * The journal thread. It sees nothing of the run: each write is a job that
+ * the coordinator fills (the journals' places, headers and generations,
+ * copied from the workers' copies) and hands over, and what it learns goes
+ * back through the channel. So a thread stuck on a hung volume may outlive
+ * the run (and its memory) safely: the last of the two to let go of the
+ * channel frees it.
+ */
+struct jjob_db {
+	struct journal_loc loc; /* path owned */
+	struct journal_info ji;
+	uint32_t *gens; /* into the job's buffer */
+};
+
+struct jjob {
+	size_t n;
+	struct jjob_db *dbs;
+	uint32_t *buf;
+};
+
+struct jchan {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct jjob *job; /* asked, not yet taken */
+	bool busy;	  /* a job asked or being written */
+	bool done;	  /* a result not yet polled */
+	bool quit;
+	int result;	     /* 0, or the first failure's -errno */
+	struct strbuf first; /* its message */
+	struct strbuf all;   /* every failure's, one a line */
+	unsigned refs;	     /* the coordinator and the thread */
+};
+
+static void jjob_free(struct jjob *j)
+{
+	if (!j)
+		return;
+	for (size_t i = 0; i < j->n; i++)
+		free((char *)j->dbs[i].loc.path);
+	free(j->dbs);
+	free(j->buf);
+	free(j);
+}
+
+static void jchan_put(struct jchan *c)
+{
+	bool last;
+
+	pthread_mutex_lock(&c->lock);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&c->lock);
+	if (!last)
+		return;
+	jjob_free(c->job);
+	strbuf_release(&c->first);
+	strbuf_release(&c->all);
+	pthread_cond_destroy(&c->cond);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static void *journal_thread(void *arg)
+{
+	struct jchan *c = arg;
+	struct strbuf err = STRBUF_INIT;
+
+	pthread_mutex_lock(&c->lock);
+	for (;;) {
+		struct jjob *j;
+		int first = 0;
+
+		while (!c->job && !c->quit)
+			pthread_cond_wait(&c->cond, &c->lock);
+		if (!c->job)
+			break;
+		j = c->job;
+		c->job = NULL;
+		strbuf_reset(&c->first);
+		strbuf_reset(&c->all);
+		pthread_mutex_unlock(&c->lock);
+		for (size_t i = 0; i < j->n; i++) {
+			int ret;
+
+			strbuf_reset(&err);
+			ret = journal_write(&j->dbs[i].loc, &j->dbs[i].ji, j->dbs[i].gens, &err);
+			if (!ret)
+				continue;
+			pthread_mutex_lock(&c->lock);
+			strbuf_addf(&c->all, "%s\n", err.buf);
+			if (!first)
+				strbuf_addstr(&c->first, err.buf);
+			pthread_mutex_unlock(&c->lock);
+			first = first ? first : ret;
+		}
+		jjob_free(j);
+		pthread_mutex_lock(&c->lock);
+		c->result = first;
+		c->done = true;
+		c->busy = false;
+	}
+	pthread_mutex_unlock(&c->lock);
+	strbuf_release(&err);
+	jchan_put(c);
+	return NULL;
+}
+
+/* The job of a periodic write: every database's journal from the workers'
+ * copies (what they had acknowledged at the interval just merged). NULL when
+ * out of memory (the write is skipped: the journals on disk stay lower
+ * bounds). */
+static struct jjob *jjob_build(const struct run *r)
+{
+	struct jjob *j = calloc(1, sizeof(*j));
+	uint64_t total = 0, off = 0;
+
+	for (size_t g = 0; g < r->plan.nr_dbs; g++)
+		total += r->plan.dbs[g].nr_pages;
+	if (!j || !(j->dbs = calloc(r->plan.nr_dbs, sizeof(*j->dbs))) ||
+	    !(j->buf = malloc((total ? total : 1) * sizeof(*j->buf))))
+		goto out_free;
+	for (size_t g = 0; g < r->plan.nr_dbs; g++, j->n++) {
+		const struct plan_db *pdb = &r->plan.dbs[g];
+		struct jjob_db *d = &j->dbs[g];
+
+		d->loc = pdb->jloc;
+		d->loc.path = strdup(pdb->jloc.path);
+		if (!d->loc.path)
+			goto out_free;
+		d->ji = (struct journal_info){pdb->id,	     r->prof->page_size,
+					      pdb->nr_pages, (uint64_t)r->run_id,
+					      r->prof->seed, 0};
+		d->gens = j->buf + off;
+		off += pdb->nr_pages;
+		journal_gather(r, g, true, d->gens, &d->ji.flags);
+	}
+	return j;
+out_free:
+	jjob_free(j);
+	return NULL;
+}
+
+/* What the journal thread did last, once: a failure fails the run. */
+static void journal_thread_poll(struct run *r)
+{
+	struct jchan *c = r->jchan;
+	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT;
+	int result = 0;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	if (c->done) {
+		c->done = false;
+		result = c->result;
+		strbuf_addstr(&first, c->first.buf);
+		strbuf_addstr(&all, c->all.buf);
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (result) {
+		journals_failed(r, first.buf, all.buf);
+		r->env_failed = true;
+		coord_stop(r, 0, r->journal_err.buf);
+	}
+	strbuf_release(&first);
+	strbuf_release(&all);
+}
+
+/* Asks for a periodic journal write; skipped while the last is not done. */
+static void journal_thread_ask(struct run *r)
+{
+	struct jchan *c = r->jchan;
+	struct jjob *j;
+	bool busy;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	busy = c->busy;
+	pthread_mutex_unlock(&c->lock);
+	if (busy || !(j = jjob_build(r)))
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->job = j;
+	c->busy = true;
+	pthread_cond_signal(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static int journal_thread_start(struct run *r)
+{
+	struct jchan *c;
+	sigset_t all, old;
+	pthread_t t;
+	int ret;
+
+	if (!r->plan.files || r->jchan)
+		return 0;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	strbuf_init(&c->first);
+	strbuf_init(&c->all);
+	c->refs = 2;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = pthread_create(&t, NULL, journal_thread, c);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		c->refs = 1;
+		jchan_put(c);
+		return -ret;
+	}
+	pthread_detach(t);
+	r->jchan = c;
+	return 0;
+}
+
+/*
+ * Ends the journal thread: waits for a write in progress unless the run saw
+ * a hung I/O (the write waits on the hung filesystem then: it is left to
+ * finish, or to the process exit, on its own).
+ */
+static void journal_thread_stop(struct run *r)
+{
+	struct jchan *c = r->jchan;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->quit = true;
+	pthread_cond_signal(&c->cond);
+	while (c->busy && !r->hung_seen) {
+		pthread_mutex_unlock(&c->lock);
+		usleep(1000);
+		pthread_mutex_lock(&c->lock);
+	}
+	pthread_mutex_unlock(&c->lock);
+	journal_thread_poll(r);
+	r->jchan = NULL;
+	jchan_put(c);
 }
 
 /*
@@ -2624,11 +2911,9 @@ static void coord_collect(struct run *r, unsigned k)
 	r->collected = k + 1;
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
-	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->hung_seen &&
-	    run_write_journals(r, true, false)) {
-		r->env_failed = true;
-		coord_stop(r, 0, r->journal_err.buf);
-	}
+	journal_thread_poll(r);
+	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->hung_seen)
+		journal_thread_ask(r);
 	coord_check_health(r, hung);
 	coord_view(r, k);
 }
@@ -2703,6 +2988,15 @@ static int run_threads(struct run *r, struct strbuf *err)
 		return 0;
 	}
 	r->journals_marked = r->plan.files;
+	ret = journal_thread_start(r);
+	if (ret) {
+		char why[128];
+
+		snprintf(why, sizeof(why), "cannot start the journal thread: %s", strerror(-ret));
+		r->env_failed = true;
+		coord_stop(r, 0, why);
+		return 0;
+	}
 	sigfillset(&all);
 	for (unsigned i = 0; i < r->nworkers; i++) {
 		sigset_t old;
@@ -2757,6 +3051,7 @@ static int run_threads(struct run *r, struct strbuf *err)
 		else
 			pthread_detach(w->thread); /* parked on a hung device */
 	}
+	journal_thread_stop(r);
 	return 0;
 out_abandon:
 	/* the workers are left to the process exit that follows: detached,
