@@ -150,10 +150,10 @@ int cmd_compare(int argc, char **argv);
  * descriptor, a character device or FIFO is opened and written to, never
  * replaced. Errors are printed. 0 or the exit code (DP_EXIT_ENV).
  * (cmd_results.c) */
-int cli_write_output(const char *path, const struct strbuf *text);
+int cli_write_output(const char *path, const char *results, const struct strbuf *text);
 /* text to output (atomically, as above) when given, else to out with a final
  * newline; 0 or the exit code, the failure printed. */
-int cli_emit(const char *output, const struct strbuf *text, FILE *out);
+int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out);
 
 /* "diskproof delete RUN..." (cmd_results.c): the exit code. */
 int cmd_delete(int argc, char **argv);

@@ -57,7 +57,11 @@ static int compare_print(const char *results, int64_t id_a, int64_t id_b, enum r
 		goto out;
 	}
 	report_compare_render(&text, &c, fmt, &ro);
-	ret = cli_emit(output, &text, stdout);
+	/* the results file closed first: none of its descriptors can be the
+	 * output (-o /dev/fd/N) */
+	store_close(st);
+	st = NULL;
+	ret = cli_emit(output, results, &text, stdout);
 out:
 	analyze_comparison_release(&c);
 	results_release(&a);

@@ -389,7 +389,7 @@ int cmd_plan(int argc, char **argv)
 		render_json(&text, &v);
 	else
 		render_text(&text, &v, o.ov.db_size != 0);
-	ret = cli_emit(NULL, &text, stdout);
+	ret = cli_emit(NULL, NULL, &text, stdout);
 	if (!ret && !v.enough) {
 		strbuf_reset(&err);
 		if (plan_space_check(&sp, &err))

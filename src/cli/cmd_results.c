@@ -152,7 +152,7 @@ static int output_fd_of(const char *path)
  * a regular file would be wrong. A report that does not end in a newline
  * gets one, as on stdout.
  */
-int cli_write_output(const char *path, const struct strbuf *text)
+int cli_write_output(const char *path, const char *results, const struct strbuf *text)
 {
 	struct strbuf tmp = STRBUF_INIT;
 	int fd = output_fd_of(path), ret = 0;
@@ -160,15 +160,29 @@ int cli_write_output(const char *path, const struct strbuf *text)
 	struct stat st;
 	mode_t mask;
 
+	/* checked again as it is written: a descriptor (/dev/fd/N) or a name
+	 * that only now leads to the results file is refused too */
+	if (fd >= 0 && fstat(fd, &st) == 0 && output_is_results(&st, NULL, results))
+		goto out_refuse;
+	name = output_resolve(path);
+	if (stat(path, &st) == 0 ? output_is_results(&st, name, results)
+				 : output_is_results(NULL, name, results))
+		goto out_refuse;
+	free(name);
+	name = NULL;
 	if (fd >= 0) {
 		ret = output_write_fd(fd, text);
 		goto out_print;
 	}
 	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
 		if (fd < 0) {
 			ret = -errno;
 			goto out_print;
+		}
+		if (fstat(fd, &st) == 0 && output_is_results(&st, NULL, results)) {
+			close(fd);
+			goto out_refuse;
 		}
 		ret = output_write_fd(fd, text);
 		if (close(fd) && !ret)
@@ -207,6 +221,13 @@ out_print:
 	free(name);
 	strbuf_release(&tmp);
 	return ret ? DP_EXIT_ENV : 0;
+out_refuse:
+	fprintf(stderr,
+		"diskproof: %s: is the results file %s (or beside it): the report would "
+		"replace it; write the report elsewhere\n",
+		path, results);
+	free(name);
+	return DP_EXIT_ENV;
 }
 
 /* A run id: digits only, and not the value of --results. */
@@ -354,10 +375,10 @@ int cmd_import(int argc, char **argv)
 	return ret;
 }
 
-int cli_emit(const char *output, const struct strbuf *text, FILE *out)
+int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out)
 {
 	if (output)
-		return cli_write_output(output, text);
+		return cli_write_output(output, results, text);
 	fputs(text->buf, out);
 	if (text->len && text->buf[text->len - 1] != '\n')
 		fputc('\n', out);

@@ -131,7 +131,11 @@ static int print_report(const char *results, int64_t id, enum report_format fmt,
 		goto out;
 	}
 	report_render(&text, &r, fmt, &ro);
-	ret = cli_emit(output, &text, out);
+	/* the results file closed first: none of its descriptors can be the
+	 * output (-o /dev/fd/N) */
+	store_close(st);
+	st = NULL;
+	ret = cli_emit(output, results, &text, out);
 out:
 	results_release(&r);
 	store_close(st);

@@ -162,4 +162,15 @@ python3 -c 'import json,sys; json.load(open(sys.argv[1]))' fifo.out || fail "-o 
 expect_exit 3 "$DISKPROOF" report 1 --results good.db -o sock
 expect_exit 3 "$DISKPROOF" report 1 --results good.db -o dir
 [ -z "$(ls -A dir)" ] || fail "-o dir created something in it"
+# -o a descriptor: never one of the results file's own (it is closed before
+# the report is written), nor an inherited one open on the results file
+for o in /dev/fd/3 /proc/self/fd/3 /dev/fd/4 /proc/self/fd/4; do
+	"$DISKPROOF" report 1 --results good.db -o "$o" >/dev/null 2>&1 || true
+	"$DISKPROOF" compare 1 1 --results good.db -o "$o" >/dev/null 2>&1 || true
+	expect_exit 0 "$DISKPROOF" list --results good.db
+done
+expect_exit 3 "$DISKPROOF" report 1 --results good.db -o /dev/fd/3 3>>good.db
+expect_exit 0 "$DISKPROOF" list --results good.db
+"$DISKPROOF" report 1 --results good.db -o /dev/fd/3 3>fd3.out || fail "-o an inherited descriptor"
+grep -q "^diskproof run 1" fd3.out || fail "-o /dev/fd/3 (inherited): $(head -2 fd3.out)"
 echo "ok"
