@@ -935,8 +935,20 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	ours = pread(fd, &h, sizeof(h), (off_t)first->base) == (ssize_t)sizeof(h) &&
 	       h.magic == PAGE_MAGIC && h.kind == PAGE_KIND_DB && h.db_id == first->id &&
 	       h.page_size == pl->page_size;
-	if (!ours) {
-		device_signature(vol->path, &sig);
+	/* probed even when the first page is ours: a filesystem or partition
+	 * table made since may have left those bytes alone */
+	device_signature(vol->path, &sig);
+	if (ours && sig.len) {
+		if (!destroy_allowed(pl, vol->path) || !pl->force) {
+			strbuf_addf(err,
+				    "%s: the block device holds diskproof's databases but also "
+				    "carries %s (written there since?); name it with "
+				    "--destroy-data %s and add --force to overwrite it",
+				    vol->path, sig.buf, vol->path);
+			ret = -EEXIST;
+		}
+		ours = false; /* with both, rewritten whole */
+	} else if (!ours) {
 		if (!destroy_allowed(pl, vol->path)) {
 			strbuf_addf(
 				err,

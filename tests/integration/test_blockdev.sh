@@ -75,4 +75,22 @@ set -e
 expect_exit 0 "$DISKPROOF" init ./dev.ini --results "$WORK/r.db"
 grep -q "every file was there already" out || fail "second init: $(cat out)"
 expect_exit 0 "$DISKPROOF" verify ./dev.ini --results "$WORK/r.db"
+
+# a filesystem made over it since, which left diskproof's first page header
+# alone (as ext4 leaves its first 1 KiB): still probed, refused without both
+# flags, the filesystem whole
+dd if="$DEV" of=hdr.bin bs=64 count=1 status=none
+mkfs.ext4 -q -F -E nodiscard -L newfs "$DEV"
+dd if=hdr.bin of="$DEV" bs=64 count=1 conv=notrunc status=none
+e2fsck -n -f "$DEV" >/dev/null 2>&1 || fail "the planted filesystem is not whole"
+sum=$(first)
+expect_exit 3 "$DISKPROOF" init ./dev.ini --results "$WORK/r.db"
+grep -q "holds diskproof's databases but also carries an ext4 filesystem" err ||
+	fail "init over a filesystem made since: $(cat err)"
+expect_exit 3 "$DISKPROOF" run ./dev.ini --results "$WORK/r.db" --quiet
+expect_exit 3 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --results "$WORK/r.db"
+[ "$(first)" = "$sum" ] || fail "the device was written"
+e2fsck -n -f "$DEV" >/dev/null 2>&1 || fail "the filesystem made since was damaged"
+expect_exit 0 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --force --results "$WORK/r.db"
+expect_exit 0 "$DISKPROOF" verify ./dev.ini --results "$WORK/r.db"
 echo "ok"
