@@ -164,6 +164,15 @@ static int lock_file_take(int dirfd, const char *dir, const char *name, const ch
 			ret = -EMEDIUMTYPE;
 			goto out_close;
 		}
+		if (st.st_nlink > 1) {
+			/* the holder's lines would go into the other names' file */
+			strbuf_addf(err,
+				    "%s: lock file %s/%s has %lu hard links: it is also another "
+				    "file (remove this name)",
+				    what, dir, name, (unsigned long)st.st_nlink);
+			ret = -EMEDIUMTYPE;
+			goto out_close;
+		}
 		if (flock(*fd, LOCK_EX | LOCK_NB) != 0) {
 			ret = errno == EWOULDBLOCK ? -EBUSY : -errno;
 			strbuf_addf(err, "%s: ", what);

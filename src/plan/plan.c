@@ -645,6 +645,15 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 			    path, file_kind_name(st.st_mode));
 		return -EEXIST;
 	}
+	if (st.st_nlink > 1) {
+		/* writing it would write the other names' file too (even a
+		 * truncate for --destroy-data) */
+		strbuf_addf(err,
+			    "%s: has %lu hard links: the same file is also elsewhere; "
+			    "diskproof will not write it (remove this name)",
+			    path, (unsigned long)st.st_nlink);
+		return -EEXIST;
+	}
 	if (st.st_size == 0)
 		return 0;
 	/* O_NONBLOCK: something swapped in since the lstat must not block */

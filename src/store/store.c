@@ -735,8 +735,14 @@ static int store_siblings_check(const char *real, struct strbuf *err)
 		strbuf_addf(&name, "%s%s", real, store_siblings[i]);
 		strbuf_addf(&what, "the results file's %s", store_siblings[i]);
 		ret = store_path_kind(name.buf, false, what.buf, &st, err);
-		if (ret == -ENOENT)
+		if (ret == -ENOENT) {
 			ret = 0;
+		} else if (!ret && st.st_nlink > 1) {
+			/* SQLite would write the other names' file through it */
+			strbuf_addf(err, "%s: has %lu hard links; %s must be a file of its own",
+				    name.buf, (unsigned long)st.st_nlink, what.buf);
+			ret = -ENOTSUP;
+		}
 	}
 	strbuf_release(&name);
 	strbuf_release(&what);
