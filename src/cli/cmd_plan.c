@@ -381,7 +381,7 @@ int cmd_plan(int argc, char **argv)
 		ret = plan_space_measure(&pl, &sp, &err);
 	if (ret) {
 		cli_print_err(err.buf);
-		ret = DP_EXIT_ENV;
+		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV; /* a layout that cannot be */
 		goto out;
 	}
 	view_init(&v, &p, &pl, pl.files ? &sp : NULL);

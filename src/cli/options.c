@@ -396,7 +396,7 @@ int cli_space_preflight(const struct profile *p, const char *results)
 	pl.results_reserve = STORE_MIN_FREE;
 	if (ret) {
 		cli_print_err(err.buf);
-		ret = DP_EXIT_ENV;
+		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV; /* a layout that cannot be */
 	} else {
 		ret = cli_plan_space_check(&pl);
 		if (!ret)

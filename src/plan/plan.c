@@ -159,6 +159,29 @@ static bool block_device(const char *path, uint64_t *size)
 	return true;
 }
 
+/* Volume v is a block device an earlier volume is too (by device number,
+ * whatever the names): each lays its regions out from 0, so they would
+ * overlap; said in err. */
+static bool plan_device_taken(const struct plan *pl, size_t v, struct strbuf *err)
+{
+	struct stat a, b;
+
+	if (stat(pl->vols[v].path, &a) != 0)
+		return false;
+	for (size_t u = 0; u < v; u++) {
+		if (!pl->vols[u].device || stat(pl->vols[u].path, &b) != 0 ||
+		    a.st_rdev != b.st_rdev)
+			continue;
+		strbuf_addf(err,
+			    "volumes %s and %s are the same block device (%s): their "
+			    "databases would overwrite each other; give each volume a "
+			    "device of its own",
+			    pl->vols[u].name, pl->vols[v].name, pl->vols[v].path);
+		return true;
+	}
+	return false;
+}
+
 /*
  * Regions of a block-device volume: databases, then (when on the same
  * device) logs, then the journal of each database, each 1 MiB-aligned;
@@ -503,6 +526,11 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 					goto out_nomem;
 			}
 			vol->log_device = !pv->log_path || !strcmp(pv->log_path, pv->path);
+			if (plan_device_taken(pl, v, err)) {
+				strbuf_release(&probe);
+				plan_release(pl);
+				return -EINVAL;
+			}
 			if (block_device(vol->log_path, &(uint64_t){0}) && !vol->log_device) {
 				strbuf_addf(err,
 					    "volume %s: log_path %s is another block device; put "

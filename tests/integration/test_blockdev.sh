@@ -93,4 +93,15 @@ expect_exit 3 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --results "$WORK
 e2fsck -n -f "$DEV" >/dev/null 2>&1 || fail "the filesystem made since was damaged"
 expect_exit 0 "$DISKPROOF" init ./dev.ini --destroy-data "$DEV" --force --results "$WORK/r.db"
 expect_exit 0 "$DISKPROOF" verify ./dev.ini --results "$WORK/r.db"
+
+# one device named twice (here through a link): the volumes' regions would
+# overlap, so the profile is refused before anything is written
+ln -s "$DEV" devlink
+printf '[sizing]\ndatabase_size = 16MiB\nlog_size = 2MiB\n[volume a]\npath = %s\ndatabases = 1\n[volume b]\npath = %s\ndatabases = 1\n' \
+	"$DEV" "$WORK/devlink" >twice.ini
+sum=$(first)
+expect_exit 2 "$DISKPROOF" plan ./twice.ini
+grep -q "volumes a and b are the same block device" err || fail "twice: $(cat err)"
+expect_exit 2 "$DISKPROOF" init ./twice.ini --destroy-data "$DEV" --force --results "$WORK/r.db"
+[ "$(first)" = "$sum" ] || fail "one device named twice was written"
 echo "ok"
