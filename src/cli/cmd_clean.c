@@ -365,8 +365,11 @@ int cmd_clean(int argc, char **argv)
 	}
 	ours = clean_list(files, n, &bytes);
 	if (!ours) {
+		/* none of diskproof's files: no sign it made the directories
+		 * either (an empty mount point, say), so they stay; only the lock
+		 * files go, this command's own among them */
 		printf("nothing to remove\n");
-		clean_dirs(&pl, lock, false);
+		plan_lock_remove_files(lock);
 		ret = 0;
 		goto out;
 	}

@@ -93,4 +93,14 @@ grep -q "db1.edb: diskproof's, but database 2's database, not database 1's" out 
 
 expect_exit 2 "$DISKPROOF" clean quick extra --data-dir "$D"
 grep -q "got also \"extra\"" err || fail "second PROFILE not reported"
+
+# nothing of diskproof's there: empty directories it did not make (a mount
+# point waiting for its disk, say) stay, without a question asked
+mkdir -p "$WORK/empty/vol1" "$WORK/empty/vol2"
+expect_exit 0 "$DISKPROOF" clean quick --data-dir "$WORK/empty" </dev/null
+grep -q "nothing to remove" out || fail "empty: $(cat out)"
+[ -d "$WORK/empty/vol1" ] && [ -d "$WORK/empty/vol2" ] ||
+	fail "clean removed empty directories it never made: $(cat out)"
+[ -z "$(ls -A "$WORK/empty/vol1" "$WORK/empty/vol2" | grep -v :)" ] ||
+	fail "clean left files behind in the empty directories"
 echo "ok"
