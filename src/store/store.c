@@ -904,8 +904,11 @@ static int store_open_mode(struct store **out, const char *path, enum store_mode
 		goto out_close;
 	}
 	ret = store_check_file(s, &version, err);
-	if (ret)
+	if (ret) {
+		/* not ours: leave it as it was, its -wal not folded in on close */
+		(void)sqlite3_db_config(s->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
 		goto out_close;
+	}
 	if (!rw && version < STORE_SCHEMA_VERSION) {
 		strbuf_addf(err,
 			    "%s: written by an older diskproof (schema %" PRId64
@@ -958,8 +961,13 @@ int store_open(struct store **out, const char *path, struct strbuf *err)
 static bool store_looks_writable(const char *path)
 {
 	struct statvfs vfs;
+	struct stat st;
 
 	if (access(path, W_OK) != 0)
+		return false;
+	/* an empty file is nobody's results yet: a reading command leaves it
+	 * empty rather than write a schema into it */
+	if (stat(path, &st) == 0 && st.st_size == 0)
 		return false;
 	return statvfs(path, &vfs) != 0 || !(vfs.f_flag & ST_RDONLY);
 }
