@@ -197,7 +197,7 @@ struct wdb {
 	unsigned global;
 	uint64_t lo, n;	  /* the pages this worker drives: [lo, lo + n) */
 	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown */
-	uint8_t *busy;	  /* BUSY_IO, BUSY_DIRTY per page (index page - lo) */
+	uint8_t *busy;	  /* BUSY_IO, BUSY_DIRTY, BUSY_BAD per page (index page - lo) */
 	/* the flusher */
 	struct dirty_page *dirty; /* FIFO ring */
 	unsigned dcap, dhead, dlen;
@@ -253,6 +253,11 @@ enum db_phase {
 
 #define BUSY_IO 0x1u
 #define BUSY_DIRTY 0x2u
+/* found bad by this run: nothing of the run writes it again (nor reads it for
+ * a transaction), so that what was found stays on disk for verify and the
+ * next run, even when this process dies before its event is stored; its
+ * expected generation stays what it was, for the journal */
+#define BUSY_BAD 0x4u
 
 struct snap {
 	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
@@ -552,14 +557,14 @@ static bool pick_page(struct worker *w, struct wdb *d, uint64_t *page)
 
 	for (int i = 0; i < 16; i++) {
 		p = rng_next(&w->rng) % n;
-		if (!(d->busy[p] & BUSY_IO)) {
+		if (!(d->busy[p] & (BUSY_IO | BUSY_BAD))) {
 			*page = d->lo + p;
 			return true;
 		}
 	}
 	p = rng_next(&w->rng) % n;
 	for (uint64_t i = 0; i < n; i++, p = (p + 1) % n)
-		if (!(d->busy[p] & BUSY_IO)) {
+		if (!(d->busy[p] & (BUSY_IO | BUSY_BAD))) {
 			*page = d->lo + p;
 			return true;
 		}
@@ -933,6 +938,12 @@ static bool flush_prepare(struct worker *w, struct wdb *d, struct slot *s, uint6
 {
 	struct dirty_page *dp;
 
+	/* a page found bad since it was dirtied is not written: dropped */
+	while (d->dlen && (d->busy[d->dirty[d->dhead].page - d->lo] & BUSY_BAD)) {
+		d->busy[d->dirty[d->dhead].page - d->lo] &= (uint8_t)~BUSY_DIRTY;
+		d->dhead = (d->dhead + 1) % d->dcap;
+		d->dlen--;
+	}
 	if (!d->dlen)
 		return false;
 	dp = &d->dirty[d->dhead];
@@ -968,7 +979,7 @@ static bool stream_commit(struct worker *w, struct slot *s)
 		for (unsigned i = 0; i < s->ntouched; i++) {
 			uint8_t *b = &d->busy[s->touched[i] - d->lo];
 
-			if (*b & BUSY_DIRTY)
+			if (*b & (BUSY_DIRTY | BUSY_BAD))
 				continue;
 			*b |= BUSY_DIRTY;
 			d->dirty[(d->dhead + d->dlen++) % d->dcap] =
@@ -1035,7 +1046,7 @@ static bool stream_prepare(struct worker *w, struct slot *s, uint64_t now)
 			for (i = 0; i < d->n; i++) {
 				if (s->cursor >= d->lo + d->n)
 					s->cursor = d->lo;
-				if (!(d->busy[s->cursor - d->lo] & BUSY_IO))
+				if (!(d->busy[s->cursor - d->lo] & (BUSY_IO | BUSY_BAD)))
 					break;
 				s->cursor++;
 			}
@@ -1054,6 +1065,11 @@ static bool stream_prepare(struct worker *w, struct slot *s, uint64_t now)
 			page_io_prepare(w, s, false, now);
 			s->left = 0;
 			return true;
+		}
+		while (d->rp_len && (d->busy[d->rp_pages[d->rp_head] - d->lo] & BUSY_BAD)) {
+			/* found bad: not replayed over */
+			d->rp_head = (d->rp_head + 1) % d->rp_cap;
+			d->rp_len--;
 		}
 		if (!d->rp_len || (d->busy[d->rp_pages[d->rp_head] - d->lo] & BUSY_IO))
 			return false;
@@ -1201,6 +1217,8 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 	uint64_t found;
 	enum page_status st;
 
+	if (d->busy[page - d->lo] & BUSY_BAD)
+		return; /* reported once; left as it was found */
 	if (*e == EXPECT_BAD) {
 		/* reported already; learn the page again if it reads right */
 		st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, 0, full, &found);
@@ -1227,11 +1245,10 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
 		 d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
 		 page_status_name(st), expect, (unsigned long long)found);
-	/* report each bad page once: a page whose content is not a valid page
-	 * stays marked bad until rewritten; otherwise what is there now is what
-	 * later reads see */
-	*e = st == PAGE_BAD_MAGIC || st == PAGE_BAD_CRC || st == PAGE_MISDIRECTED ? EXPECT_BAD
-										  : (uint32_t)found;
+	/* report each bad page once, and keep it as found: this run neither
+	 * writes it again nor reads it for a transaction, and its journal entry
+	 * stays the generation expected, so verify and the next run find it too */
+	d->busy[page - d->lo] |= BUSY_BAD;
 }
 
 static const char *slot_file(const struct slot *s, const struct wdb *d)
