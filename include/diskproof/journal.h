@@ -24,8 +24,13 @@
  * rewritten as version 2 on the next write. Generation 0 means "unknown"
  * (never verified since the file was found, or a write that failed).
  *
+ * A generation with JOURNAL_GEN_LOWER (bit 31) set is known only as a lower
+ * bound for that page (the run that wrote the journal never touched it, and
+ * it was a lower bound before); generations themselves stay below 2^31.
+ *
  * JOURNAL_CLEAN is set only by the final write of a run that ended with every
- * I/O completed: then the generations are exact. Without it (a periodic
+ * I/O completed: then the generations are exact, but for those marked
+ * JOURNAL_GEN_LOWER. Without it (a periodic
  * write, a run in progress, a run that was killed) each is a lower bound: a
  * page found newer is fine, a page found older is a lost write
  * (ARCHITECTURE.md).
@@ -46,6 +51,8 @@
 #define JOURNAL_VERSION 2u
 #define JOURNAL_HEADER_SIZE 64u
 #define JOURNAL_CLEAN 0x1u
+/* a generation known only as a lower bound, in a clean journal too */
+#define JOURNAL_GEN_LOWER 0x80000000u
 #define JOURNAL_SLOT_ALIGN 4096u
 
 /*

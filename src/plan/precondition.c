@@ -506,6 +506,12 @@ static int pc_open_db(struct pc *c, struct pc_db *d, struct strbuf *err)
 		goto out;
 	}
 	d->inexact = !(ji.flags & JOURNAL_CLEAN);
+	for (uint64_t i = 0; i < pdb->nr_pages; i++)
+		if (d->gens[i] & JOURNAL_GEN_LOWER) {
+			/* this page's generation is only a lower bound */
+			d->gens[i] &= ~JOURNAL_GEN_LOWER;
+			d->inexact = true;
+		}
 	d->busy = calloc((size_t)(pdb->nr_pages + 63) / 64, sizeof(*d->busy));
 	if (!d->busy) {
 		strbuf_addf(err, "%s: out of memory", pdb->path);

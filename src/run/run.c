@@ -68,7 +68,7 @@
 /* journal the expected generations every this many intervals */
 #define RUN_JOURNAL_EVERY 60
 /* an expected generation known only as a lower bound (unclean journal) */
-#define EXPECT_LOWER 0x80000000u
+#define EXPECT_LOWER JOURNAL_GEN_LOWER
 /* a page already reported bad: not reported again until rewritten */
 #define EXPECT_BAD 0xffffffffu
 
@@ -1774,9 +1774,8 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 
 		if (pg >= fresh)
 			d->expect[i] = 1;
-		else if (use && gens[pg])
-			d->expect[i] = (gens[pg] & ~EXPECT_LOWER) |
-				       ((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
+		else if (use && (gens[pg] & ~JOURNAL_GEN_LOWER))
+			d->expect[i] = gens[pg] | ((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
 		else
 			d->expect[i] = 0;
 	}
@@ -1784,8 +1783,7 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	strbuf_release(&err);
 }
 
-/* One database's generations from every worker holding a part of it; a
- * page known only as a lower bound keeps the whole journal a lower bound. */
+/* One database's generations from every worker holding a part of it. */
 static void journal_gather(const struct run *r, size_t g, bool from_copies, uint32_t *out,
 			   uint32_t *flags)
 {
@@ -1799,11 +1797,12 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
 
 			if (d->global != g || !map)
 				continue;
-			for (uint64_t k = 0; k < d->n; k++) {
-				out[d->lo + k] = map[k] == EXPECT_BAD ? 0 : map[k] & ~EXPECT_LOWER;
-				if (map[k] & EXPECT_LOWER)
-					*flags &= ~JOURNAL_CLEAN;
-			}
+			/* a page known only as a lower bound stays marked so
+			 * (JOURNAL_GEN_LOWER), so that the rest of a clean
+			 * journal is exact: one unclean end does not make every
+			 * later journal a lower bound */
+			for (uint64_t k = 0; k < d->n; k++)
+				out[d->lo + k] = map[k] == EXPECT_BAD ? 0 : map[k];
 		}
 	}
 }

@@ -299,15 +299,19 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 
 	for (uint64_t o = 0; o + bs <= len; o += bs) {
 		uint64_t idx = (off + o) / bs, expected = 0;
+		bool exact = st->exact;
 		struct verify_bad b;
 
-		if (!f->log && st->gens && idx < f->vdb->pdb->nr_pages)
-			expected = st->gens[idx];
+		if (!f->log && st->gens && idx < f->vdb->pdb->nr_pages) {
+			expected = st->gens[idx] & ~JOURNAL_GEN_LOWER;
+			/* a page the journal knows only as a lower bound */
+			exact = exact && !(st->gens[idx] & JOURNAL_GEN_LOWER);
+		}
 		f->vf->checked++;
-		if (verify_block(buf + o, bs, f->log, id, idx, expected, st->exact,
+		if (verify_block(buf + o, bs, f->log, id, idx, expected, exact,
 				 c->o->deep ? v->scratch : NULL, &b)) {
 			/* after an unclean end: newer is fine, and counted */
-			if (expected && !st->exact) {
+			if (expected && !exact) {
 				struct page_header h;
 
 				memcpy(&h, buf + o, sizeof(h));

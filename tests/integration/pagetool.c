@@ -11,7 +11,8 @@
  *                                  so that a changed payload byte passes the
  *                                  checksum and only "verify --deep" sees it
  *   pagetool gen FILE PAGE         prints the generation in page PAGE's header
- *   pagetool journal FILE.gen      prints "PAGE GEN" per page of a journal
+ *   pagetool journal FILE.gen      prints "PAGE GEN" per page of a journal,
+ *                                  "PAGE GEN lower" where it is a lower bound
  *                                  (the header on stderr)
  *   pagetool journal DEV OFF SIZE  the same for a device's journal region
  *                                  (offset and size from "plan --format json")
@@ -101,7 +102,8 @@ static int cmd_journal(const struct journal_loc *loc)
 		ji.page_size, (unsigned long long)ji.nr_pages, (unsigned long long)ji.run_id,
 		ji.flags);
 	for (uint64_t i = 0; i < ji.nr_pages; i++)
-		printf("%llu %u\n", (unsigned long long)i, gens[i]);
+		printf("%llu %u%s\n", (unsigned long long)i, gens[i] & ~JOURNAL_GEN_LOWER,
+		       gens[i] & JOURNAL_GEN_LOWER ? " lower" : "");
 	free(gens);
 	return 0;
 }
