@@ -1815,6 +1815,47 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
  * (and every failure stored as an event): a journal that cannot be written
  * fails the run, since a later run or verify would judge by an older one.
  */
+/*
+ * Through the page cache (direct = off) an acknowledged page write is not yet
+ * on the device: the database files are flushed (fdatasync) before a journal
+ * says what they hold, or a crash would leave pages older than an exact
+ * journal (false lost writes). 0 or the first failure's -errno, said in err.
+ */
+static int sync_data_files(char *const *paths, size_t n, struct strbuf *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		int fd, ret = 0;
+
+		if (i && !strcmp(paths[i], paths[i - 1]))
+			continue; /* regions of one device */
+		fd = open(paths[i], O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0 || fdatasync(fd) != 0)
+			ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		if (ret) {
+			strbuf_addf(err, "%s: cannot flush it before its journal: %s", paths[i],
+				    strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* The database files of the run, when its writes go through the page cache
+ * (NULL, 0 otherwise); the caller frees the array, not the names. */
+static char **run_data_files(const struct run *r, size_t *n)
+{
+	char **v;
+
+	*n = 0;
+	if (r->prof->direct || !r->plan.files || !(v = calloc(r->plan.nr_dbs, sizeof(*v))))
+		return NULL;
+	for (size_t g = 0; g < r->plan.nr_dbs; g++)
+		v[(*n)++] = r->plan.dbs[g].path;
+	return v;
+}
+
 /* The journal writes alone: 0, or the first failure's -errno with its
  * message in first_err (each failure's in all, one a line); touches neither
  * the store nor the run's error state, so the journal thread may run it. */
@@ -1828,6 +1869,17 @@ static int journals_write(struct run *r, bool from_copies, bool clean, struct st
 
 	if (!r->plan.files)
 		return 0;
+	if (!r->prof->direct) {
+		size_t n;
+		char **files = run_data_files(r, &n);
+
+		first = sync_data_files(files, n, first_err);
+		free(files);
+		if (first) {
+			strbuf_addf(all, "%s\n", first_err->buf);
+			return first;
+		}
+	}
 	for (size_t g = 0; g < r->plan.nr_dbs; g++)
 		if (cap < r->plan.dbs[g].nr_pages)
 			cap = r->plan.dbs[g].nr_pages;
@@ -1916,6 +1968,8 @@ struct jjob {
 	size_t n;
 	struct jjob_db *dbs;
 	uint32_t *buf;
+	char **data; /* through the page cache: the files flushed first (owned) */
+	size_t ndata;
 };
 
 struct jchan {
@@ -1937,6 +1991,9 @@ static void jjob_free(struct jjob *j)
 		return;
 	for (size_t i = 0; i < j->n; i++)
 		free((char *)j->dbs[i].loc.path);
+	for (size_t i = 0; i < j->ndata; i++)
+		free(j->data[i]);
+	free(j->data);
 	free(j->dbs);
 	free(j->buf);
 	free(j);
@@ -1967,6 +2024,7 @@ static void *journal_thread(void *arg)
 	pthread_mutex_lock(&c->lock);
 	for (;;) {
 		struct jjob *j;
+		bool unsynced = false;
 		int first = 0;
 
 		while (!c->job && !c->quit)
@@ -1978,7 +2036,17 @@ static void *journal_thread(void *arg)
 		strbuf_reset(&c->first);
 		strbuf_reset(&c->all);
 		pthread_mutex_unlock(&c->lock);
-		for (size_t i = 0; i < j->n; i++) {
+		strbuf_reset(&err);
+		if (sync_data_files(j->data, j->ndata, &err)) {
+			/* no journal says more than the device holds */
+			pthread_mutex_lock(&c->lock);
+			strbuf_addf(&c->all, "%s\n", err.buf);
+			strbuf_addstr(&c->first, err.buf);
+			pthread_mutex_unlock(&c->lock);
+			first = -EIO;
+			unsynced = true;
+		}
+		for (size_t i = 0; !unsynced && i < j->n; i++) {
 			int ret;
 
 			strbuf_reset(&err);
@@ -2032,6 +2100,14 @@ static struct jjob *jjob_build(const struct run *r)
 		d->gens = j->buf + off;
 		off += pdb->nr_pages;
 		journal_gather(r, g, true, d->gens, &d->ji.flags);
+	}
+	if (!r->prof->direct) {
+		j->data = calloc(r->plan.nr_dbs, sizeof(*j->data));
+		if (!j->data)
+			goto out_free;
+		for (size_t g = 0; g < r->plan.nr_dbs; g++, j->ndata++)
+			if (!(j->data[g] = strdup(r->plan.dbs[g].path)))
+				goto out_free;
 	}
 	return j;
 out_free:
