@@ -543,6 +543,8 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 		strbuf_addch(sb, '\n');
 	if (!r->nr_verdicts && r->status && !strcmp(r->status, "aborted"))
 		strbuf_addstr(sb, "verdicts: none: the run was aborted, nothing is judged\n");
+	else if (!r->nr_verdicts && r->status && !strcmp(r->status, "error"))
+		strbuf_addstr(sb, "verdicts: none: the run ended in an error, nothing is judged\n");
 	else
 		strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed,
 			    failed);

@@ -3715,9 +3715,10 @@ static int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err
 						     .passed = false};
 	}
 	passed = eval_all_passed(verdicts, nverd);
-	if (aborted) {
-		/* an interrupted run is not judged: no verdict row, so no PASS
-		 * shows anywhere for a test that did not run its course */
+	if (aborted || fatal || r->store_failed) {
+		/* an interrupted run, or one ended by an environment error, is
+		 * not judged: no verdict row, so no PASS shows anywhere for a
+		 * test that did not run its course */
 		free(verdicts);
 		verdicts = NULL;
 		nverd = 0;

@@ -20,4 +20,8 @@ set -e
 [ $((SECONDS - t0)) -le 10 ] || fail "took $((SECONDS - t0)) s to notice"
 grep -q "volume b: directory .*/data/b disappeared during the run" "$WORK/err" || fail "message"
 [ "$(sqlite3 r.db "select status from run where id=1")" = error ] || fail "status"
+# a run ended by an environment error is not judged: no PASS anywhere
+expect_exit 0 "$DISKPROOF" report 1 --results "$WORK/r.db"
+grep -qw PASS "$WORK/out" && fail "a run that ended in an error shows PASS: $(cat "$WORK/out")"
+grep -q "^verdicts: none: the run ended in an error" "$WORK/out" || fail "verdict line"
 echo "ok"
