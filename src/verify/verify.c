@@ -57,7 +57,8 @@ struct vfile {
 	uint64_t extent;   /* bytes to verify: a multiple of vf->block */
 	uint64_t next_off; /* next read to issue */
 	unsigned inflight;
-	bool skip; /* could not be opened or is not ours */
+	bool skip;  /* could not be opened or is not ours */
+	bool known; /* a database whose journal matches it: ours, however damaged */
 };
 
 /* What a database's checks need besides its result. */
@@ -505,8 +506,13 @@ static ssize_t read_block(int fd, void *buf, uint32_t len, uint64_t off)
  * 0 when it is (*hdr_size: the block size its headers give), -EEXIST with
  * the reason in vf->error when it is not, or -errno when it cannot be read.
  */
+static bool all_zero(const unsigned char *p, size_t n)
+{
+	return n && p[0] == 0 && !memcmp(p, p + 1, n - 1);
+}
+
 static int identify(struct vfile *f, enum page_kind kind, uint32_t block, uint64_t size,
-		    uint32_t *hdr_size)
+		    uint32_t *hdr_size, bool *zeroed)
 {
 	uint64_t nblocks = size / block, where[VERIFY_SAMPLES];
 	const char *what = kind == PAGE_KIND_DB ? "database" : "log";
@@ -514,6 +520,7 @@ static int identify(struct vfile *f, enum page_kind kind, uint32_t block, uint64
 	int ret = -EEXIST;
 
 	*hdr_size = 0;
+	*zeroed = nblocks > 0; /* every page looked at holds only zeros */
 	if (!nblocks)
 		goto out_report;
 	if (posix_memalign(&buf, VERIFY_BUF_ALIGN, block))
@@ -533,6 +540,8 @@ static int identify(struct vfile *f, enum page_kind kind, uint32_t block, uint64
 				    strerror((int)-n));
 			goto out_free;
 		}
+		if (!all_zero(buf, (size_t)n))
+			*zeroed = false;
 		if (n < (ssize_t)sizeof(h))
 			continue;
 		memcpy(&h, buf, sizeof(h));
@@ -566,6 +575,7 @@ static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t
 	enum page_kind kind = f->log ? PAGE_KIND_LOG : PAGE_KIND_DB;
 	struct verify_file *vf = f->vf;
 	uint32_t hdr_size;
+	bool zeroed;
 	struct stat st;
 	int ret;
 
@@ -597,7 +607,15 @@ static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t
 	}
 	/* a region of a block device is as large as the plan says */
 	vf->size = S_ISBLK(st.st_mode) ? planned : (uint64_t)st.st_size;
-	ret = identify(f, kind, block, vf->size, &hdr_size);
+	ret = identify(f, kind, block, vf->size, &hdr_size, &zeroed);
+	if (ret == -EEXIST && f->known && zeroed) {
+		/* zeros where it looked, and its own journal says it is this
+		 * database: data the device lost (zeroed), so every page is
+		 * checked; anything else there is somebody else's file */
+		strbuf_reset(&vf->error);
+		hdr_size = block;
+		ret = 0;
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (ret)
@@ -746,11 +764,12 @@ static int prepare(struct vctx *c, struct strbuf *err)
 		*df = (struct vfile){.vdb = vdb, .vf = &vdb->data, .fd = -1, .base = pdb->base};
 		*lf = (struct vfile){
 			.vdb = vdb, .vf = &vdb->log, .log = true, .fd = -1, .base = pdb->log_base};
-		ret = file_open(c, df, pdb->size, pl->page_size);
+		ret = journal_load(c, vdb, &c->st[i]);
+		df->known = c->st[i].gens != NULL;
+		if (!ret)
+			ret = file_open(c, df, pdb->size, pl->page_size);
 		if (!ret)
 			ret = file_open(c, lf, pdb->log_size, pl->vols[pdb->volume].log_align);
-		if (!ret)
-			ret = journal_load(c, vdb, &c->st[i]);
 		if (ret)
 			goto out_nomem;
 	}

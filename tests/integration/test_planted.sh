@@ -60,4 +60,31 @@ for p in 10 20 30 $tp 50; do
 done
 n=$(wc -l <ev)
 [ "$n" = 5 ] || fail "the run names $n bad pages, want the 5 planted: $(cat ev)"
+
+# zeros where verify first looks for a header (pages 0, 64, 128, 192, 255 of
+# db2) and flipped bytes elsewhere: db2's own journal says the file is db2, so
+# every page is still checked and every damaged one named (never "not a
+# diskproof file, not verified"), and the run calls it an integrity error
+python3 - "$WORK/d/b/db2.edb" <<'EOF'
+import sys
+ps = 32768
+with open(sys.argv[1], "r+b") as f:
+    for p in (0, 64, 128, 192, 255):
+        f.seek(p * ps)
+        f.write(bytes(ps))
+    for p in (3, 77, 200):
+        f.seek(p * ps + 9000)
+        b = f.read(1)
+        f.seek(p * ps + 9000)
+        f.write(bytes([b[0] ^ 0x01]))
+EOF
+expect_exit 4 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db"
+for p in 0 64 128 192 255 3 77 200; do
+	grep -q "db2 page $p (" "$WORK/out" "$WORK/err" || fail "verify does not name db2 page $p"
+done
+expect_exit 4 "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 2s --results "$WORK/r.db" \
+	--quiet
+id=$(sqlite3 r.db "select max(id) from run")
+sqlite3 r.db "select message from event where run_id=$id and kind='error'" | grep -q "^db2 page 0 (" ||
+	fail "the run does not name db2's zeroed page 0"
 echo ok
