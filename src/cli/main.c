@@ -284,7 +284,10 @@ static int init_precondition(const struct plan *pl, const struct profile *p,
 	po.round = o->quiet ? NULL : precondition_print_round;
 	ret = precondition_run(pl, p, &po, &pr, &err);
 	if (ret) {
-		fprintf(stderr, "diskproof: precondition: %s\n", err.buf);
+		if (!strncmp(err.buf, "precondition: ", 14))
+			cli_print_err(err.buf);
+		else
+			fprintf(stderr, "diskproof: precondition: %s\n", err.buf);
 		ret = pr.signo == SIGINT    ? DP_EXIT_SIGINT
 		      : pr.signo == SIGTERM ? DP_EXIT_SIGTERM
 		      : ret == -EINVAL	    ? DP_EXIT_USAGE
