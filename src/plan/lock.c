@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -288,6 +289,38 @@ static int device_dir_open(struct strbuf *err)
 	return fd;
 }
 
+/*
+ * The name of a device's lock file under PLAN_LOCK_DEVICE_DIR. A loop device
+ * is named by the file behind it (its filesystem and inode), since two loop
+ * devices over one file are one storage: "loop-DEV-INO.lock"; any other by
+ * its number, "dev-MAJOR:MINOR.lock".
+ */
+static void device_lock_name(dev_t rdev, char *out, size_t len)
+{
+	char sys[64], backing[PATH_MAX];
+	struct stat b;
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/loop/backing_file", major(rdev),
+		 minor(rdev));
+	fd = open(sys, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, backing, sizeof(backing) - 1);
+		close(fd);
+	}
+	if (n > 0) {
+		backing[n] = '\0';
+		backing[strcspn(backing, "\n")] = '\0';
+		if (stat(backing, &b) == 0) {
+			snprintf(out, len, "loop-%llx-%llu.lock", (unsigned long long)b.st_dev,
+				 (unsigned long long)b.st_ino);
+			return;
+		}
+	}
+	snprintf(out, len, "dev-%u:%u.lock", major(rdev), minor(rdev));
+}
+
 static int lock_device(struct plan_lock *l, const char *what, const char *path, const char *command,
 		       struct strbuf *err)
 {
@@ -310,8 +343,7 @@ static int lock_device(struct plan_lock *l, const char *what, const char *path, 
 	if (e->dirfd >= 0) {
 		char dir[] = PLAN_LOCK_DEVICE_DIR;
 
-		snprintf(e->name, sizeof(e->name), "dev-%u:%u.lock", major(st.st_rdev),
-			 minor(st.st_rdev));
+		device_lock_name(st.st_rdev, e->name, sizeof(e->name));
 		ret = lock_file_take(e->dirfd, dir, e->name, what, command, &e->fd, err);
 		if (ret)
 			goto out_close;
@@ -446,10 +478,12 @@ unsigned plan_lock_probe(const struct plan *pl, struct strbuf *out)
 
 			if (k && !strcmp(vol->log_path, vol->path))
 				continue;
-			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
-				strbuf_addf(&lf, "%s/dev-%u:%u.lock", PLAN_LOCK_DEVICE_DIR,
-					    major(st.st_rdev), minor(st.st_rdev));
-			else
+			if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
+				char name[96];
+
+				device_lock_name(st.st_rdev, name, sizeof(name));
+				strbuf_addf(&lf, "%s/%s", PLAN_LOCK_DEVICE_DIR, name);
+			} else
 				strbuf_addf(&lf, "%s/%s", path, PLAN_LOCK_FILE);
 			fd = open(lf.buf,
 				  O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);

@@ -9,7 +9,8 @@ set -e
 skip_without_uring
 loop_device disk.img 64M
 DEV=$LOOP_DEV
-LOCK=/run/lock/diskproof/dev-$((0x$(stat -c %t "$DEV"))):$((0x$(stat -c %T "$DEV"))).lock
+# a loop device's lock file is named by the file behind it
+LOCK=/run/lock/diskproof/$(printf 'loop-%x-%u.lock' "$(stat -c %d disk.img)" "$(stat -c %i disk.img)")
 cat >dev.ini <<INI
 [test]
 duration = 3s
@@ -55,4 +56,14 @@ set +e
 rc=$?
 set -e
 [ $rc != 3 ] && ! grep -q "in use" err || fail "verify after kill -9 exited $rc: $(cat err)"
+# a second loop device over the same file is the same storage: refused too
+DEV2=$(losetup --find --show disk.img)
+at_exit "losetup -d $DEV2"
+sed "s|^path = $DEV|path = $DEV2|" dev.ini >dev2.ini
+"$DISKPROOF" run ./dev.ini --duration 4s --results "$WORK/r.db" --quiet >/dev/null 2>&1 &
+pid=$!
+wait_running
+quick 3 "$DISKPROOF" run ./dev2.ini --duration 1s --results "$WORK/r3.db" --quiet
+grep -q "in use by diskproof run (pid $pid" err || fail "the second loop device: $(cat err)"
+wait $pid || true
 echo "ok"
