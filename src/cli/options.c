@@ -129,6 +129,18 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	return ret ? DP_EXIT_USAGE : 0;
 }
 
+/* Is a (as given on the command line) one of the options? */
+static bool opt_known(const char *a)
+{
+	const char *eq = strchr(a, '=');
+	size_t n = eq ? (size_t)(eq - a) : strlen(a);
+
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
+		if (strlen(opt_defs[k].name) == n && !strncmp(opt_defs[k].name, a, n))
+			return true;
+	return false;
+}
+
 /* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
 int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 {
@@ -156,6 +168,11 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 		if (d->has_arg) {
 			if (eq)
 				val = eq + 1;
+			else if (i + 1 < argc && opt_known(argv[i + 1]))
+				/* "--label --quiet": the value was forgotten */
+				return usage_error("option %s needs a value (got the option %s; "
+						   "write %s=%s to mean it as the value)",
+						   d->name, argv[i + 1], d->name, argv[i + 1]);
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else

@@ -100,4 +100,8 @@ expect_exit 0 "$DISKPROOF" profiles
 grep -q "^quick " out || fail "quick not listed"
 expect_exit 0 "$DISKPROOF" profiles show quick
 grep -q "^\[volume vol1\]" out || fail "profiles show quick"
+# an option given where its value was forgotten: refused, nothing written
+expect_exit 2 "$DISKPROOF" run sim-quick --label --quiet --results "$WORK/label.db"
+grep -q "option --label needs a value (got the option --quiet" err || fail "--label --quiet: $(cat err)"
+[ ! -e "$WORK/label.db" ] || fail "--label --quiet wrote a results file"
 echo "ok"
