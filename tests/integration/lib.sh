@@ -109,6 +109,75 @@ quick() {
 	[ $(((t1 - t0) / 1000000)) -lt 2000 ] || fail "took $(((t1 - t0) / 1000000)) ms: $*"
 }
 
+# hung_setup DURATION: a loop filesystem of the test's own at $MNT (a 64 MiB
+# ext4), a profile hung.ini of one 8 MiB database on it with io_timeout =
+# 2s, initialized; exit 77 without fsfreeze.
+hung_setup() {
+	command -v fsfreeze >/dev/null || { echo "skipped: no fsfreeze"; exit 77; }
+	MNT="$WORK/mnt"
+	loop_mount "$MNT" 64M
+	cat >hung.ini <<INI
+[test]
+duration = $1
+warmup = 0s
+io_timeout = 2s
+[sizing]
+database_size = 8MiB
+log_size = 1MiB
+[workload]
+log_segment_size = 256KiB
+[engine]
+name = io_uring
+streams = 4
+[volume a]
+path = $MNT/a
+databases = 1
+INI
+	expect_exit 0 "$DISKPROOF" init hung.ini --quiet
+}
+
+# freeze_watched: freezes $MNT; a watchdog thaws it after 40 s whatever
+# happens to the test (and at its exit).
+freeze_watched() {
+	local watchdog
+	fsfreeze -f "$MNT"
+	sleep 40 </dev/null >/dev/null 2>&1 &
+	watchdog=$!
+	at_exit "kill $watchdog"
+	(while kill -0 $watchdog 2>/dev/null; do sleep 1; done
+		fsfreeze -u "$MNT") </dev/null >/dev/null 2>&1 &
+}
+
+# wait_verdict OUT ERR: until OUT holds the verdict line, 8 s at most
+# (io_timeout plus 6 s) from now; says how long it took.
+wait_verdict() {
+	local t0
+	t0=$(date +%s%N)
+	while ! grep -q "^verdicts:" "$1"; do
+		[ $((($(date +%s%N) - t0) / 1000000)) -lt 8000 ] ||
+			{ cat "$2" >&2; fail "no verdict within io_timeout + 6 s of the freeze"; }
+		sleep 0.1
+	done
+	echo "verdict $((($(date +%s%N) - t0) / 1000000)) ms after the freeze"
+}
+
+# thaw_and_check PID: thaws $MNT; the hung run PID then exits 1 (a failed
+# verdict), verify exits 0 and the next run finds no integrity error.
+thaw_and_check() {
+	local rc ie
+	fsfreeze -u "$MNT"
+	set +e
+	wait "$1"
+	rc=$?
+	set -e
+	[ $rc = 1 ] || { cat "$WORK/run.err"; fail "exit $rc after the thaw, want 1"; }
+	expect_exit 0 "$DISKPROOF" verify hung.ini --results "$WORK/r.db"
+	expect_verdict "$DISKPROOF" run hung.ini --duration 1s --results "$WORK/r.db" --quiet
+	ie=$(sqlite3 "$WORK/r.db" "select coalesce(sum(integrity_errors),0) from summary
+		where run_id=2 and scope='run'")
+	[ "$ie" = 0 ] || fail "the run after the hang found $ie integrity errors"
+}
+
 # json EXPR: evaluates a Python expression over the JSON document in $WORK/out
 # (bound to d) and prints the result.
 json() {
