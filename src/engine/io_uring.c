@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "diskproof/engine.h"
@@ -46,10 +47,11 @@ int engine_io_uring_probe(struct strbuf *err)
 
 	if (ret < 0) {
 		strbuf_addf(err, "io_uring: cannot set up a ring: %s%s", strerror(-ret),
-			    ret == -ENOSYS  ? " (kernel built without io_uring)"
-			    : ret == -EPERM ? " (disabled: see sysctl kernel.io_uring_disabled, "
-					      "or a seccomp filter)"
-					    : "");
+			    ret == -ENOSYS   ? " (kernel built without io_uring)"
+			    : ret == -EPERM  ? " (disabled: see sysctl kernel.io_uring_disabled, "
+					       "or a seccomp filter)"
+			    : ret == -ENOMEM ? " (is the memlock limit, ulimit -l, too small?)"
+					     : "");
 		return ret;
 	}
 	if (!(ring.features & IORING_FEAT_EXT_ARG)) {
@@ -107,8 +109,15 @@ static int uring_init(struct engine_ctx *ctx, struct strbuf *err)
 		entries <<= 1;
 	ret = io_uring_queue_init(entries, &p->ring, IORING_SETUP_CLAMP);
 	if (ret < 0) {
+		struct rlimit rl;
+
 		strbuf_addf(err, "io_uring: cannot set up a ring of %u entries: %s", entries,
 			    strerror(-ret));
+		/* since 6.13 a ring's memory counts against the memlock limit */
+		if (ret == -ENOMEM && !getrlimit(RLIMIT_MEMLOCK, &rl) &&
+		    rl.rlim_cur != RLIM_INFINITY)
+			strbuf_addf(err, " (the memlock limit, ulimit -l, is %llu KiB; raise it)",
+				    (unsigned long long)rl.rlim_cur / 1024);
 		uring_cleanup(ctx);
 		return ret;
 	}

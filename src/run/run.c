@@ -2456,11 +2456,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	if (ret)
 		return ret;
 	w->ctx_init = true;
-	ret = w->ops->open(&w->ctx, err);
-	if (ret)
-		return ret;
-	w->ctx_open = true;
-	return 0;
+	return 0; /* opened by setup_workers once every ring is set up */
 out_nomem:
 	strbuf_addstr(err, "out of memory setting up a worker");
 	return -ENOMEM;
@@ -2581,6 +2577,20 @@ static int run_setup_workers(struct run *r, struct strbuf *err)
 		}
 		if (ret)
 			goto out;
+	}
+	/*
+	 * Every worker's ring first, then each one's registrations: a kernel
+	 * that charges ring memory to the memlock limit (6.13's regions) would
+	 * otherwise refuse the second ring once the first worker's fixed
+	 * buffers had taken what the limit leaves.
+	 */
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		struct worker *w = &r->workers[i];
+
+		ret = w->ops->open(&w->ctx, err);
+		if (ret)
+			goto out;
+		w->ctx_open = true;
 	}
 	ret = 0;
 out:
