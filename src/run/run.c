@@ -107,12 +107,21 @@ out_abandon:
 	return 0;
 }
 
+/* On virtual time, what a worker publishes is merged at once, on its
+ * thread (worker.on_publish). */
+static void virtual_publish(void *arg, unsigned k)
+{
+	coord_collect(arg, k);
+}
+
 /* Virtual time: one worker, the coordinator called as it publishes. */
 int run_virtual(struct run *r)
 {
 	struct worker *w = &r->workers[0];
 	unsigned n = 0;
 
+	w->on_publish = virtual_publish;
+	w->on_publish_arg = r;
 	while (worker_step(w)) {
 		if (++n % 4096 == 0)
 			coord_check_signal(r, 0);

@@ -305,6 +305,11 @@ struct worker {
 	unsigned cur;
 	atomic_uint published;
 	atomic_uint consumed;
+	/* called with each interval the worker publishes, on its own thread:
+	 * on virtual time the coordinator merges it there and then (run.c sets
+	 * it); NULL with threads, where the coordinator watches published */
+	void (*on_publish)(void *arg, unsigned k);
+	void *on_publish_arg;
 	uint64_t rng;
 	bool stopping;
 	bool done; /* backup: every database read */

@@ -30,7 +30,6 @@ void snap_reset(struct snap *s, unsigned ndb)
 static void worker_publish(struct worker *w)
 {
 	unsigned k = w->cur;
-	struct run *r = w->run;
 
 	if (w->jcopy && (k + 1) % RUN_JOURNAL_EVERY == 0) {
 		/* for the coordinator's periodic journal: every page's generation
@@ -44,8 +43,8 @@ static void worker_publish(struct worker *w)
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;
-	if (r->virt)
-		coord_collect(r, k);
+	if (w->on_publish)
+		w->on_publish(w->on_publish_arg, k);
 	/* the next slot must have been merged already; waiting here (the
 	 * results file is slow) delays reaping, so it is reported */
 	uint64_t waited = 0;
