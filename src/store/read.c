@@ -3,10 +3,16 @@
  * run's whole results model (run row, summaries, verdicts, samples, env
  * facts, events, histograms, auto-tune steps, host counters) in one read
  * transaction.
+ *
+ * Every kind of row is loaded by one loop, rows_load(), driven by a table:
+ * each entry names its query, the array its rows go to and how one row is
+ * read, so preparing, stepping, growing the array and the messages of a
+ * failure are written once.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,87 +20,6 @@
 #include <sqlite3.h>
 
 #include "store_internal.h"
-
-int store_run_list(struct store *s, struct store_run_brief **out, size_t *count, struct strbuf *err)
-{
-	sqlite3_stmt *st;
-	struct store_run_brief *v = NULL, *nv;
-	size_t n = 0, cap = 0;
-	int ret, rc;
-
-	*out = NULL;
-	*count = 0;
-	ret = store_prepare(s,
-			    "SELECT id, status, coalesce(verdict, ''), coalesce(label, ''),"
-			    " coalesce(host, ''), started_at, coalesce(duration_s, 0),"
-			    " coalesce(profile_name, ''), coalesce(engine, ''),"
-			    " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
-			    "  AND scope = 'run' AND class IN ('db_read', 'db_write')),"
-			    " coalesce(pid, 0)"
-			    " FROM run ORDER BY id",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_run_brief *r;
-
-		if (n == cap) {
-			cap = cap ? cap * 2 : 16;
-			nv = realloc(v, cap * sizeof(*v));
-			if (!nv) {
-				ret = -ENOMEM;
-				strbuf_addf(err, "%s: list runs: out of memory", s->path);
-				goto out;
-			}
-			v = nv;
-		}
-		r = &v[n++];
-		memset(r, 0, sizeof(*r));
-		r->id = sqlite3_column_int64(st, 0);
-		snprintf(r->status, sizeof(r->status), "%s", sqlite3_column_text(st, 1));
-		snprintf(r->verdict, sizeof(r->verdict), "%s", sqlite3_column_text(st, 2));
-		snprintf(r->label, sizeof(r->label), "%s", sqlite3_column_text(st, 3));
-		snprintf(r->host, sizeof(r->host), "%s", sqlite3_column_text(st, 4));
-		snprintf(r->started_at, sizeof(r->started_at), "%s", sqlite3_column_text(st, 5));
-		r->duration_s = sqlite3_column_double(st, 6);
-		snprintf(r->profile, sizeof(r->profile), "%s", sqlite3_column_text(st, 7));
-		snprintf(r->engine, sizeof(r->engine), "%s", sqlite3_column_text(st, 8));
-		r->transactional_iops = sqlite3_column_double(st, 9);
-		r->pid = sqlite3_column_int64(st, 10);
-	}
-	if (rc != SQLITE_DONE) {
-		ret = store_fail(s, err, rc, "list runs");
-		goto out;
-	}
-	*out = v;
-	*count = n;
-	v = NULL;
-out:
-	free(v);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err)
-{
-	sqlite3_stmt *st;
-	int ret, rc;
-
-	ret = store_prepare(s, "SELECT max(id) FROM run", &st, 0, err);
-	if (ret)
-		return ret;
-	rc = sqlite3_step(st);
-	if (rc != SQLITE_ROW) {
-		ret = store_fail(s, err, rc, "find the latest run");
-	} else if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
-		strbuf_addf(err, "%s: no runs in this results file", s->path);
-		ret = -ENOENT;
-	} else {
-		*run_id = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	return ret;
-}
 
 /* A copy of column i (NULL stays NULL). */
 static int column_dup(sqlite3_stmt *st, int i, char **out)
@@ -120,6 +45,222 @@ static void column_name(sqlite3_stmt *st, int i, char *out)
 	const unsigned char *v = sqlite3_column_text(st, i);
 
 	snprintf(out, RESULTS_NAME_MAX, "%s", v ? (const char *)v : "");
+}
+
+/*
+ * Room for one more element in an array of cap elements holding nr, doubling:
+ * the new array (the old one is kept by the caller on NULL, out of memory).
+ */
+static void *array_reserve(void *arr, size_t *cap, size_t nr, size_t size)
+{
+	size_t ncap;
+	void *n;
+
+	if (nr < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 64;
+	n = realloc(arr, ncap * size);
+	if (n)
+		*cap = ncap;
+	return n;
+}
+
+/* A REAL column, NAN when NULL (a figure not measured). */
+static double column_fig(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+/*
+ * One kind of row, loaded into an array in base (struct results, or the run
+ * list's rows): read() fills one zeroed element, counted already, so that
+ * what it allocated before failing is freed with the rest. An entry of size
+ * 0 has no array: read() places the row itself (row is NULL).
+ */
+struct rows_spec {
+	const char *what;      /* "load samples": the step, in messages */
+	const char *bad;       /* what a row read() refuses (-EIO) is, or NULL: none */
+	const char *count_sql; /* sizes the array before the rows come, or NULL */
+	const char *sql;       /* the rows, in order; ? is the run's id */
+	size_t arr, nr, size;  /* offsets in base of the array and its count; element size */
+	int (*read)(sqlite3_stmt *st, void *row, void *base); /* 0, -ENOMEM or -EIO */
+	int (*done)(struct results *r); /* after the last row (0 or -ENOMEM), or NULL */
+};
+
+/* The array pointer at off in base, by memcpy: its type is not void *. */
+static void *rows_array(const void *base, size_t off)
+{
+	void *arr;
+
+	memcpy(&arr, (const char *)base + off, sizeof(arr));
+	return arr;
+}
+
+static void rows_array_set(void *base, size_t off, void *arr)
+{
+	memcpy((char *)base + off, &arr, sizeof(arr));
+}
+
+/* The array of t sized from t->count_sql, so that a long time series (a 2 h
+ * run has about 10^5 sample rows) is allocated once. */
+static int rows_presize(struct store *s, const struct rows_spec *t, void *base, int64_t run_id,
+			size_t *cap, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	void *arr;
+	int ret, rc;
+
+	ret = store_prepare(s, t->count_sql, &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*cap = (size_t)column_u64(st, 0);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW)
+		return store_fail(s, err, rc, t->what);
+	if (!*cap)
+		return 0;
+	arr = malloc(*cap * t->size);
+	if (!arr) {
+		strbuf_addf(err, "%s: %s: out of memory", s->path, t->what);
+		return -ENOMEM;
+	}
+	rows_array_set(base, t->arr, arr);
+	return 0;
+}
+
+/* Room for one more element of t's array, zeroed and counted: NULL when out
+ * of memory (the array as it was stays in base). */
+static void *rows_next(const struct rows_spec *t, void *base, size_t *cap)
+{
+	size_t *nr = (size_t *)((char *)base + t->nr);
+	void *arr = array_reserve(rows_array(base, t->arr), cap, *nr, t->size);
+	char *row;
+
+	if (!arr)
+		return NULL;
+	rows_array_set(base, t->arr, arr);
+	row = (char *)arr + *nr * t->size;
+	memset(row, 0, t->size);
+	(*nr)++;
+	return row;
+}
+
+/* Every row of t (of run run_id, when its query takes one) into base. */
+static int rows_load(struct store *s, const struct rows_spec *t, void *base, int64_t run_id,
+		     struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	void *row = NULL;
+	int ret = 0, rc = SQLITE_DONE;
+
+	if (t->count_sql)
+		ret = rows_presize(s, t, base, run_id, &cap, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, t->sql, &st, 0, err);
+	if (ret)
+		return ret;
+	if (sqlite3_bind_parameter_count(st))
+		sqlite3_bind_int64(st, 1, run_id);
+	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		/* rows may arrive after the count (a run still writing) */
+		if (t->size && !(row = rows_next(t, base, &cap)))
+			ret = -ENOMEM;
+		else
+			ret = t->read(st, row, base);
+	}
+	if (ret == -ENOMEM)
+		strbuf_addf(err, "%s: %s: out of memory", s->path, t->what);
+	else if (ret)
+		strbuf_addf(err, "%s: run %" PRId64 ": %s", s->path, run_id,
+			    t->bad ? t->bad : "unreadable row");
+	else if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, t->what);
+	else if (t->done && (ret = t->done(base)) == -ENOMEM)
+		strbuf_addf(err, "%s: %s: out of memory", s->path, t->what);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+/* The rows of store_run_list(). */
+struct run_list {
+	struct store_run_brief *v;
+	size_t n;
+};
+
+static int brief_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct store_run_brief *r = row;
+
+	r->id = sqlite3_column_int64(st, 0);
+	snprintf(r->status, sizeof(r->status), "%s", sqlite3_column_text(st, 1));
+	snprintf(r->verdict, sizeof(r->verdict), "%s", sqlite3_column_text(st, 2));
+	snprintf(r->label, sizeof(r->label), "%s", sqlite3_column_text(st, 3));
+	snprintf(r->host, sizeof(r->host), "%s", sqlite3_column_text(st, 4));
+	snprintf(r->started_at, sizeof(r->started_at), "%s", sqlite3_column_text(st, 5));
+	r->duration_s = sqlite3_column_double(st, 6);
+	snprintf(r->profile, sizeof(r->profile), "%s", sqlite3_column_text(st, 7));
+	snprintf(r->engine, sizeof(r->engine), "%s", sqlite3_column_text(st, 8));
+	r->transactional_iops = sqlite3_column_double(st, 9);
+	r->pid = sqlite3_column_int64(st, 10);
+	return 0;
+}
+
+static const struct rows_spec run_list_rows = {
+	.what = "list runs",
+	.sql = "SELECT id, status, coalesce(verdict, ''), coalesce(label, ''),"
+	       " coalesce(host, ''), started_at, coalesce(duration_s, 0),"
+	       " coalesce(profile_name, ''), coalesce(engine, ''),"
+	       " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
+	       "  AND scope = 'run' AND class IN ('db_read', 'db_write')),"
+	       " coalesce(pid, 0)"
+	       " FROM run ORDER BY id",
+	.arr = offsetof(struct run_list, v),
+	.nr = offsetof(struct run_list, n),
+	.size = sizeof(struct store_run_brief),
+	.read = brief_row_read,
+};
+
+int store_run_list(struct store *s, struct store_run_brief **out, size_t *count, struct strbuf *err)
+{
+	struct run_list l = {NULL, 0};
+	int ret;
+
+	*out = NULL;
+	*count = 0;
+	ret = rows_load(s, &run_list_rows, &l, 0, err);
+	if (ret) {
+		free(l.v);
+		return ret;
+	}
+	*out = l.v;
+	*count = l.n;
+	return 0;
+}
+
+int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = store_prepare(s, "SELECT max(id) FROM run", &st, 0, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW) {
+		ret = store_fail(s, err, rc, "find the latest run");
+	} else if (sqlite3_column_type(st, 0) == SQLITE_NULL) {
+		strbuf_addf(err, "%s: no runs in this results file", s->path);
+		ret = -ENOENT;
+	} else {
+		*run_id = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return ret;
 }
 
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
@@ -190,10 +331,30 @@ static struct scope_summary *results_scope_get(struct scope_summary **arr, size_
 	return &n[(*nr)++];
 }
 
-static void summary_row_read(sqlite3_stmt *st, struct scope_summary *sc, enum io_class c)
+/* A summary row into the scope it names (run, or one appended on first
+ * sight to the volumes or databases). */
+static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	struct class_summary *cs = &sc->classes[c];
+	const char *scope = (const char *)sqlite3_column_text(st, 0);
+	const char *cls = (const char *)sqlite3_column_text(st, 3);
+	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	char name[RESULTS_NAME_MAX];
+	struct results *r = base;
+	struct scope_summary *sc;
+	struct class_summary *cs;
 
+	if (kind < 0 || c < 0)
+		return -EIO;
+	column_name(st, 1, name);
+	if (kind == SCOPE_RUN)
+		sc = &r->run;
+	else if (kind == SCOPE_VOLUME)
+		sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
+	else
+		sc = results_scope_get(&r->databases, &r->nr_databases, name);
+	if (!sc)
+		return -ENOMEM;
+	cs = &sc->classes[c];
 	column_name(st, 2, sc->volume);
 	cs->ios = column_u64(st, 4);
 	cs->bytes = column_u64(st, 5);
@@ -205,64 +366,16 @@ static void summary_row_read(sqlite3_stmt *st, struct scope_summary *sc, enum io
 	cs->p99_ms = sqlite3_column_double(st, 11);
 	cs->max_ms = sqlite3_column_double(st, 12);
 	sc->integrity_errors = column_u64(st, 13);
+	return 0;
 }
 
-static int store_load_summaries(struct store *s, struct results *r, struct strbuf *err)
-{
-	char name[RESULTS_NAME_MAX];
-	struct scope_summary *sc;
-	const char *scope, *cls;
-	sqlite3_stmt *st;
-	int ret, rc, kind, c;
-
-	ret = store_prepare(s,
-			    "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
-			    " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
-			    " FROM summary WHERE run_id = ? ORDER BY rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		scope = (const char *)sqlite3_column_text(st, 0);
-		cls = (const char *)sqlite3_column_text(st, 3);
-		kind = scope_kind_from_name(scope);
-		c = io_class_from_name(cls ? cls : "");
-		if (kind < 0 || c < 0) {
-			strbuf_addf(err,
-				    "%s: run %" PRId64 ": summary row of unknown scope or class",
-				    s->path, r->id);
-			ret = -EIO;
-			goto out_finalize;
-		}
-		column_name(st, 1, name);
-		if (kind == SCOPE_RUN)
-			sc = &r->run;
-		else if (kind == SCOPE_VOLUME)
-			sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
-		else
-			sc = results_scope_get(&r->databases, &r->nr_databases, name);
-		if (!sc) {
-			strbuf_addf(err, "%s: load summaries: out of memory", s->path);
-			ret = -ENOMEM;
-			goto out_finalize;
-		}
-		summary_row_read(st, sc, c);
-	}
-	if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load summaries");
-out_finalize:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int verdict_row_read(sqlite3_stmt *st, struct verdict *v)
+static int verdict_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cmp = (const char *)sqlite3_column_text(st, 4);
 	int kind = scope_kind_from_name(scope);
+	struct verdict *v = row;
 
-	memset(v, 0, sizeof(*v));
 	if (kind < 0 || !cmp || (strcmp(cmp, "<=") && strcmp(cmp, ">=")))
 		return -EIO;
 	v->scope = kind;
@@ -277,65 +390,12 @@ static int verdict_row_read(sqlite3_stmt *st, struct verdict *v)
 	return 0;
 }
 
-static int store_load_verdicts(struct store *s, struct results *r, struct strbuf *err)
-{
-	struct verdict *n;
-	sqlite3_stmt *st;
-	int ret, rc;
-
-	ret = store_prepare(s,
-			    "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
-			    " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = realloc(r->verdicts, (r->nr_verdicts + 1) * sizeof(*n));
-		if (!n) {
-			strbuf_addf(err, "%s: load verdicts: out of memory", s->path);
-			ret = -ENOMEM;
-			goto out_finalize;
-		}
-		r->verdicts = n;
-		if (verdict_row_read(st, &n[r->nr_verdicts])) {
-			strbuf_addf(err, "%s: run %" PRId64 ": verdict row of unknown scope or cmp",
-				    s->path, r->id);
-			ret = -EIO;
-			goto out_finalize;
-		}
-		r->nr_verdicts++;
-	}
-	if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load verdicts");
-out_finalize:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/*
- * Room for one more element in an array of cap elements holding nr, doubling:
- * the new array (the old one is kept by the caller on NULL, out of memory).
- */
-static void *array_reserve(void *arr, size_t *cap, size_t nr, size_t size)
-{
-	size_t ncap;
-	void *n;
-
-	if (nr < *cap)
-		return arr;
-	ncap = *cap ? *cap * 2 : 64;
-	n = realloc(arr, ncap * size);
-	if (n)
-		*cap = ncap;
-	return n;
-}
-
-static int sample_row_read(sqlite3_stmt *st, struct results_sample *o)
+static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 2);
 	const char *cls = (const char *)sqlite3_column_text(st, 4);
 	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	struct results_sample *o = row;
 
 	if (kind < 0 || c < 0)
 		return -EIO;
@@ -354,148 +414,34 @@ static int sample_row_read(sqlite3_stmt *st, struct results_sample *o)
 	return 0;
 }
 
-/*
- * The time series. Index sample_run (run_id, t_ms) hands the rows over already
- * in (t_ms, rowid) order, so the query sorts nothing; the array is sized once
- * from a count over the same index (a 2 h run has about 10^5 rows).
- */
-static int store_load_samples(struct store *s, struct results *r, struct strbuf *err)
+static int env_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	struct results_sample *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
+	struct results_env *n = row;
 
-	ret = store_prepare(s, "SELECT count(*) FROM sample WHERE run_id = ?", &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW)
-		cap = (size_t)column_u64(st, 0);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_ROW)
-		return store_fail(s, err, rc, "load samples");
-	if (cap) {
-		r->samples = malloc(cap * sizeof(*r->samples));
-		if (!r->samples) {
-			strbuf_addf(err, "%s: load samples: out of memory", s->path);
-			return -ENOMEM;
-		}
-	}
-	ret = store_prepare(s,
-			    "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
-			    " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
-			    " ORDER BY t_ms, rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		/* rows may arrive between the count and here (a run still writing) */
-		n = array_reserve(r->samples, &cap, r->nr_samples, sizeof(*n));
-		if (!n) {
-			strbuf_addf(err, "%s: load samples: out of memory", s->path);
-			ret = -ENOMEM;
-			goto out_finalize;
-		}
-		r->samples = n;
-		if (sample_row_read(st, &n[r->nr_samples])) {
-			strbuf_addf(err,
-				    "%s: run %" PRId64 ": sample row of unknown scope or class",
-				    s->path, r->id);
-			ret = -EIO;
-			goto out_finalize;
-		}
-		r->nr_samples++;
-	}
-	if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load samples");
-out_finalize:
-	sqlite3_finalize(st);
-	return ret;
+	if (column_dup(st, 0, &n->key) || column_dup(st, 1, &n->value))
+		return -ENOMEM;
+	return 0;
 }
 
-static int store_load_env(struct store *s, struct results *r, struct strbuf *err)
+static int event_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	struct results_env *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
+	struct results_event *n = row;
 
-	ret = store_prepare(s, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key", &st, 0,
-			    err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = array_reserve(r->env, &cap, r->nr_env, sizeof(*n));
-		if (!n) {
-			ret = -ENOMEM;
-			break;
-		}
-		r->env = n;
-		n = &n[r->nr_env++];
-		n->value = NULL;
-		if (column_dup(st, 0, &n->key) || column_dup(st, 1, &n->value)) {
-			ret = -ENOMEM;
-			break;
-		}
-	}
-	if (ret)
-		strbuf_addf(err, "%s: load env facts: out of memory", s->path);
-	else if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load env facts");
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static int store_load_events(struct store *s, struct results *r, struct strbuf *err)
-{
-	struct results_event *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
-
-	ret = store_prepare(s,
-			    "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
-			    " ORDER BY t_ms, rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = array_reserve(r->events, &cap, r->nr_events, sizeof(*n));
-		if (!n) {
-			ret = -ENOMEM;
-			break;
-		}
-		r->events = n;
-		n = &n[r->nr_events++];
-		n->t_ms = column_u64(st, 0);
-		n->message = NULL;
-		if (column_dup(st, 1, &n->kind) || column_dup(st, 2, &n->message)) {
-			ret = -ENOMEM;
-			break;
-		}
-	}
-	if (ret)
-		strbuf_addf(err, "%s: load events: out of memory", s->path);
-	else if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load events");
-	sqlite3_finalize(st);
-	return ret;
+	n->t_ms = column_u64(st, 0);
+	if (column_dup(st, 1, &n->kind) || column_dup(st, 2, &n->message))
+		return -ENOMEM;
+	return 0;
 }
 
 /* One histogram row into o (o->h allocated here, freed by results_release). */
-static int hist_row_read(sqlite3_stmt *st, struct results_hist *o)
+static int hist_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cls = (const char *)sqlite3_column_text(st, 2);
 	const char *buckets = (const char *)sqlite3_column_text(st, 9);
 	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	struct results_hist *o = row;
 
-	o->h = NULL;
 	if (kind < 0 || c < 0 || sqlite3_column_int(st, 3) != HIST_BITS ||
 	    sqlite3_column_int(st, 4) != HIST_MAX_BITS)
 		return -EIO;
@@ -516,49 +462,9 @@ static int hist_row_read(sqlite3_stmt *st, struct results_hist *o)
 	return 0;
 }
 
-static int store_load_hists(struct store *s, struct results *r, struct strbuf *err)
+static int autotune_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	struct results_hist *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
-
-	ret = store_prepare(s,
-			    "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
-			    " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = array_reserve(r->hists, &cap, r->nr_hists, sizeof(*n));
-		if (!n) {
-			ret = -ENOMEM;
-		} else {
-			r->hists = n;
-			ret = hist_row_read(st, &n[r->nr_hists++]);
-		}
-		if (ret == -ENOMEM) {
-			strbuf_addf(err, "%s: load histograms: out of memory", s->path);
-			goto out_finalize;
-		}
-		if (ret) {
-			strbuf_addf(err,
-				    "%s: run %" PRId64 ": histogram row of unknown scope, class or"
-				    " geometry, or with bad buckets",
-				    s->path, r->id);
-			goto out_finalize;
-		}
-	}
-	if (rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load histograms");
-out_finalize:
-	sqlite3_finalize(st);
-	return ret;
-}
-
-static void autotune_row_read(sqlite3_stmt *st, struct results_autotune_step *o)
-{
+	struct results_autotune_step *o = row;
 	int col[] = {2, 3, 4};
 	double *val[] = {&o->iops, &o->db_read_avg_ms, &o->log_write_avg_ms};
 	size_t i;
@@ -570,60 +476,12 @@ static void autotune_row_read(sqlite3_stmt *st, struct results_autotune_step *o)
 				  ? NAN
 				  : sqlite3_column_double(st, col[i]);
 	o->passed = sqlite3_column_int(st, 5) != 0;
+	return column_dup(st, 6, &o->reason);
 }
 
-/*
- * Auto-tune's steps (table autotune_step, in every schema version; a run
- * that did not tune has no rows) and, from the env facts loaded before, its
- * goal, choice and why it stopped.
- */
-static int store_load_autotune(struct store *s, struct results *r, struct strbuf *err)
+static int host_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	struct results_autotune *a = &r->autotune;
-	struct results_autotune_step *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
-
-	ret = store_prepare(s,
-			    "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
-			    " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = array_reserve(a->steps, &cap, a->nr_steps, sizeof(*n));
-		if (!n) {
-			ret = -ENOMEM;
-			break;
-		}
-		a->steps = n;
-		n = &n[a->nr_steps++];
-		autotune_row_read(st, n);
-		if (column_dup(st, 6, &n->reason)) {
-			ret = -ENOMEM;
-			break;
-		}
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load auto-tune steps");
-	else if (!ret)
-		ret = results_autotune_from_env(r);
-	if (ret == -ENOMEM)
-		strbuf_addf(err, "%s: load auto-tune steps: out of memory", s->path);
-	sqlite3_finalize(st);
-	return ret;
-}
-
-/* A REAL column, NAN when NULL (a figure not measured). */
-static double column_fig(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
-}
-
-static void host_row_read(sqlite3_stmt *st, struct results_host_sample *o)
-{
+	struct results_host_sample *o = row;
 	double *figs[] = {&o->cpu_user_pct,  &o->cpu_system_pct, &o->cpu_iowait_pct,
 			  &o->mem_available, &o->reads_per_s,	 &o->writes_per_s,
 			  &o->read_kbps,     &o->write_kbps,	 &o->read_wait_ms,
@@ -642,91 +500,111 @@ static void host_row_read(sqlite3_stmt *st, struct results_host_sample *o)
 	o->writes = column_u64(st, 9);
 	o->read_sectors = column_u64(st, 10);
 	o->write_sectors = column_u64(st, 11);
+	return 0;
 }
 
-/*
- * The host counters (schema 4; a migrated older file has the table, empty),
- * in time order, the host row of an interval before its devices', and their
- * figures over the measured intervals (results_host_perf_fill).
- */
-static int store_load_host(struct store *s, struct results *r, struct strbuf *err)
-{
-	struct results_host_sample *n;
-	sqlite3_stmt *st;
-	size_t cap = 0;
-	int ret, rc;
+#define RESULTS_ARRAY(arr_, nr_)                                                                   \
+	.arr = offsetof(struct results, arr_), .nr = offsetof(struct results, nr_),                \
+	.size = sizeof(*((struct results *)0)->arr_)
 
-	ret = store_prepare(s,
-			    "SELECT t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,"
-			    " cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
-			    " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
-			    " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
-			    " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, r->id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		n = array_reserve(r->host_samples, &cap, r->nr_host_samples, sizeof(*n));
-		if (!n) {
-			ret = -ENOMEM;
-			break;
-		}
-		r->host_samples = n;
-		host_row_read(st, &n[r->nr_host_samples++]);
-	}
-	if (!ret && rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "load host counters");
-	else if (!ret)
-		ret = results_host_perf_fill(r);
-	if (ret == -ENOMEM)
-		strbuf_addf(err, "%s: load host counters: out of memory", s->path);
-	sqlite3_finalize(st);
-	return ret;
-}
+/* A run's rows after its run row, in this order (auto-tune reads env facts). */
+static const struct rows_spec results_rows[] = {
+	{
+		.what = "load summaries",
+		.bad = "summary row of unknown scope or class",
+		.sql = "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
+		       " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
+		       " FROM summary WHERE run_id = ? ORDER BY rowid",
+		.read = summary_row_read,
+	},
+	{
+		.what = "load verdicts",
+		.bad = "verdict row of unknown scope or cmp",
+		.sql = "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
+		       " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
+		RESULTS_ARRAY(verdicts, nr_verdicts),
+		.read = verdict_row_read,
+	},
+	/* The time series. Index sample_run (run_id, t_ms) hands the rows over
+	 * already in (t_ms, rowid) order, so the query sorts nothing; the array
+	 * is sized once from a count over the same index. */
+	{
+		.what = "load samples",
+		.bad = "sample row of unknown scope or class",
+		.count_sql = "SELECT count(*) FROM sample WHERE run_id = ?",
+		.sql = "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
+		       " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
+		       " ORDER BY t_ms, rowid",
+		RESULTS_ARRAY(samples, nr_samples),
+		.read = sample_row_read,
+	},
+	{
+		.what = "load env facts",
+		.sql = "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
+		RESULTS_ARRAY(env, nr_env),
+		.read = env_row_read,
+	},
+	{
+		.what = "load events",
+		.sql = "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
+		       " ORDER BY t_ms, rowid",
+		RESULTS_ARRAY(events, nr_events),
+		.read = event_row_read,
+	},
+	{
+		.what = "load histograms",
+		.bad = "histogram row of unknown scope, class or geometry, or with bad buckets",
+		.sql = "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
+		       " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
+		RESULTS_ARRAY(hists, nr_hists),
+		.read = hist_row_read,
+	},
+	/* Auto-tune's steps (table autotune_step, in every schema version; a run
+	 * that did not tune has no rows) and, from the env facts loaded before,
+	 * its goal, choice and why it stopped. */
+	{
+		.what = "load auto-tune steps",
+		.sql = "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
+		       " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
+		RESULTS_ARRAY(autotune.steps, autotune.nr_steps),
+		.read = autotune_row_read,
+		.done = results_autotune_from_env,
+	},
+	/* The host counters (schema 4; a migrated older file has the table,
+	 * empty), in time order, the host row of an interval before its
+	 * devices', and their figures over the measured intervals. */
+	{
+		.what = "load host counters",
+		.sql = "SELECT t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,"
+		       " cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
+		       " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
+		       " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
+		       " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
+		RESULTS_ARRAY(host_samples, nr_host_samples),
+		.read = host_row_read,
+		.done = results_host_perf_fill,
+	},
+};
 
 /* All the reads in one read transaction: one consistent snapshot. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
 	int ret;
+	size_t i;
 
 	memset(r, 0, sizeof(*r));
 	ret = store_exec(s, "BEGIN", "begin read", err);
 	if (ret)
 		return ret;
 	ret = store_load_run(s, run_id, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_summaries(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_verdicts(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_samples(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_env(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_events(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_hists(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_autotune(s, r, err);
-	if (ret)
-		goto out_release;
-	ret = store_load_host(s, r, err);
-	if (ret)
-		goto out_release;
+	for (i = 0; i < DP_ARRAY_SIZE(results_rows) && !ret; i++)
+		ret = rows_load(s, &results_rows[i], r, r->id, err);
+	if (ret) {
+		results_release(r);
+		store_rollback(s);
+		return ret;
+	}
 	results_warmup_fill(r);
 	store_rollback(s); /* read only: nothing to commit */
 	return 0;
-
-out_release:
-	results_release(r);
-	store_rollback(s);
-	return ret;
 }
