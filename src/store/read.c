@@ -331,8 +331,24 @@ static struct scope_summary *results_scope_get(struct scope_summary **arr, size_
 	return &n[(*nr)++];
 }
 
-/* A summary row into the scope it names (run, or one appended on first
- * sight to the volumes or databases). */
+/* One class of a summary row into its scope. */
+static void class_summary_read(sqlite3_stmt *st, struct scope_summary *sc, enum io_class c)
+{
+	struct class_summary *cs = &sc->classes[c];
+	uint64_t *counts[] = {&cs->ios, &cs->bytes, &cs->errors};
+	double *figs[] = {&cs->iops, &cs->mbps, &cs->avg_ms, &cs->p50_ms, &cs->p99_ms, &cs->max_ms};
+	size_t i;
+
+	column_name(st, 2, sc->volume);
+	for (i = 0; i < DP_ARRAY_SIZE(counts); i++)
+		*counts[i] = column_u64(st, 4 + (int)i);
+	for (i = 0; i < DP_ARRAY_SIZE(figs); i++)
+		*figs[i] = sqlite3_column_double(st, 7 + (int)i);
+	sc->integrity_errors = column_u64(st, 13);
+}
+
+/* A summary row into the scope it names: the run's, or a volume's or a
+ * database's, appended on first sight. */
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
@@ -341,7 +357,6 @@ static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 	char name[RESULTS_NAME_MAX];
 	struct results *r = base;
 	struct scope_summary *sc;
-	struct class_summary *cs;
 
 	if (kind < 0 || c < 0)
 		return -EIO;
@@ -354,18 +369,7 @@ static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 		sc = results_scope_get(&r->databases, &r->nr_databases, name);
 	if (!sc)
 		return -ENOMEM;
-	cs = &sc->classes[c];
-	column_name(st, 2, sc->volume);
-	cs->ios = column_u64(st, 4);
-	cs->bytes = column_u64(st, 5);
-	cs->errors = column_u64(st, 6);
-	cs->iops = sqlite3_column_double(st, 7);
-	cs->mbps = sqlite3_column_double(st, 8);
-	cs->avg_ms = sqlite3_column_double(st, 9);
-	cs->p50_ms = sqlite3_column_double(st, 10);
-	cs->p99_ms = sqlite3_column_double(st, 11);
-	cs->max_ms = sqlite3_column_double(st, 12);
-	sc->integrity_errors = column_u64(st, 13);
+	class_summary_read(st, sc, c);
 	return 0;
 }
 
@@ -396,6 +400,9 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 	const char *cls = (const char *)sqlite3_column_text(st, 4);
 	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
 	struct results_sample *o = row;
+	uint64_t *counts[] = {&o->ios,	      &o->bytes,  &o->errors, &o->lat_sum_ns,
+			      &o->lat_max_ns, &o->p50_ns, &o->p99_ns};
+	size_t i;
 
 	if (kind < 0 || c < 0)
 		return -EIO;
@@ -404,13 +411,8 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 	o->scope = kind;
 	column_name(st, 3, o->name);
 	o->cls = c;
-	o->ios = column_u64(st, 5);
-	o->bytes = column_u64(st, 6);
-	o->errors = column_u64(st, 7);
-	o->lat_sum_ns = column_u64(st, 8);
-	o->lat_max_ns = column_u64(st, 9);
-	o->p50_ns = column_u64(st, 10);
-	o->p99_ns = column_u64(st, 11);
+	for (i = 0; i < DP_ARRAY_SIZE(counts); i++)
+		*counts[i] = column_u64(st, 5 + (int)i);
 	return 0;
 }
 
@@ -507,83 +509,56 @@ static int host_row_read(sqlite3_stmt *st, void *row, void *base)
 	.arr = offsetof(struct results, arr_), .nr = offsetof(struct results, nr_),                \
 	.size = sizeof(*((struct results *)0)->arr_)
 
-/* A run's rows after its run row, in this order (auto-tune reads env facts). */
+/* A run's rows after its run row, in this order (auto-tune reads env facts):
+ * {what, bad, count_sql, sql, array, read, done}, as in struct rows_spec. */
 static const struct rows_spec results_rows[] = {
-	{
-		.what = "load summaries",
-		.bad = "summary row of unknown scope or class",
-		.sql = "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
-		       " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
-		       " FROM summary WHERE run_id = ? ORDER BY rowid",
-		.read = summary_row_read,
-	},
-	{
-		.what = "load verdicts",
-		.bad = "verdict row of unknown scope or cmp",
-		.sql = "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
-		       " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
-		RESULTS_ARRAY(verdicts, nr_verdicts),
-		.read = verdict_row_read,
-	},
+	{"load summaries", "summary row of unknown scope or class", NULL,
+	 "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
+	 " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
+	 " FROM summary WHERE run_id = ? ORDER BY rowid",
+	 0, 0, 0, summary_row_read, NULL},
+	{"load verdicts", "verdict row of unknown scope or cmp", NULL,
+	 "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
+	 " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
+	 RESULTS_ARRAY(verdicts, nr_verdicts), verdict_row_read, NULL},
 	/* The time series. Index sample_run (run_id, t_ms) hands the rows over
 	 * already in (t_ms, rowid) order, so the query sorts nothing; the array
 	 * is sized once from a count over the same index. */
-	{
-		.what = "load samples",
-		.bad = "sample row of unknown scope or class",
-		.count_sql = "SELECT count(*) FROM sample WHERE run_id = ?",
-		.sql = "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
-		       " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
-		       " ORDER BY t_ms, rowid",
-		RESULTS_ARRAY(samples, nr_samples),
-		.read = sample_row_read,
-	},
-	{
-		.what = "load env facts",
-		.sql = "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
-		RESULTS_ARRAY(env, nr_env),
-		.read = env_row_read,
-	},
-	{
-		.what = "load events",
-		.sql = "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
-		       " ORDER BY t_ms, rowid",
-		RESULTS_ARRAY(events, nr_events),
-		.read = event_row_read,
-	},
-	{
-		.what = "load histograms",
-		.bad = "histogram row of unknown scope, class or geometry, or with bad buckets",
-		.sql = "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
-		       " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
-		RESULTS_ARRAY(hists, nr_hists),
-		.read = hist_row_read,
-	},
+	{"load samples", "sample row of unknown scope or class",
+	 "SELECT count(*) FROM sample WHERE run_id = ?",
+	 "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
+	 " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
+	 " ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL},
+	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
+	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL},
+	{"load events", NULL, NULL,
+	 "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
+	 " ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(events, nr_events), event_row_read, NULL},
+	{"load histograms",
+	 "histogram row of unknown scope, class or geometry, or with bad buckets", NULL,
+	 "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
+	 " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
+	 RESULTS_ARRAY(hists, nr_hists), hist_row_read, NULL},
 	/* Auto-tune's steps (table autotune_step, in every schema version; a run
 	 * that did not tune has no rows) and, from the env facts loaded before,
 	 * its goal, choice and why it stopped. */
-	{
-		.what = "load auto-tune steps",
-		.sql = "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
-		       " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
-		RESULTS_ARRAY(autotune.steps, autotune.nr_steps),
-		.read = autotune_row_read,
-		.done = results_autotune_from_env,
-	},
+	{"load auto-tune steps", NULL, NULL,
+	 "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
+	 " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
+	 RESULTS_ARRAY(autotune.steps, autotune.nr_steps), autotune_row_read,
+	 results_autotune_from_env},
 	/* The host counters (schema 4; a migrated older file has the table,
 	 * empty), in time order, the host row of an interval before its
 	 * devices', and their figures over the measured intervals. */
-	{
-		.what = "load host counters",
-		.sql = "SELECT t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,"
-		       " cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
-		       " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
-		       " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
-		       " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
-		RESULTS_ARRAY(host_samples, nr_host_samples),
-		.read = host_row_read,
-		.done = results_host_perf_fill,
-	},
+	{"load host counters", NULL, NULL,
+	 "SELECT t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct,"
+	 " cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
+	 " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
+	 " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
+	 " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(host_samples, nr_host_samples), host_row_read, results_host_perf_fill},
 };
 
 /* All the reads in one read transaction: one consistent snapshot. */
