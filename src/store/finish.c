@@ -157,39 +157,18 @@ out_sum:
 	return ret;
 }
 
-static int store_insert_verdicts(struct store *s, int64_t run_id, const struct verdict *vs,
-				 size_t nr, struct strbuf *err)
+static void verdict_bind(struct binder *b, const void *row)
 {
-	const struct verdict *v;
-	sqlite3_stmt *st;
-	struct binder b;
-	int ret, rc = SQLITE_OK;
-	size_t i;
+	const struct verdict *v = row;
 
-	ret = store_prepare(s,
-			    "INSERT INTO verdict (run_id, scope, name, volume, criterion, cmp,"
-			    " threshold, measured, passed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr && rc == SQLITE_OK; i++) {
-		v = &vs[i];
-		binder_start(&b, st);
-		bind_i64(&b, run_id);
-		bind_str(&b, scope_kind_name(v->scope), false);
-		bind_str(&b, v->name, false);
-		bind_str(&b, v->scope == SCOPE_DATABASE ? v->volume : NULL, true);
-		bind_str(&b, v->criterion, false);
-		bind_str(&b, v->cmp == VERDICT_GE ? ">=" : "<=", false);
-		bind_dbl(&b, v->threshold);
-		bind_dbl(&b, v->measured);
-		bind_i64(&b, v->passed);
-		rc = binder_run(&b);
-	}
-	if (rc != SQLITE_OK)
-		ret = store_fail(s, err, rc, "write verdicts");
-	sqlite3_finalize(st);
-	return ret;
+	bind_str(b, scope_kind_name(v->scope), false);
+	bind_str(b, v->name, false);
+	bind_str(b, v->scope == SCOPE_DATABASE ? v->volume : NULL, true);
+	bind_str(b, v->criterion, false);
+	bind_str(b, v->cmp == VERDICT_GE ? ">=" : "<=", false);
+	bind_dbl(b, v->threshold);
+	bind_dbl(b, v->measured);
+	bind_i64(b, v->passed);
 }
 
 /*
@@ -230,7 +209,11 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 	ret = store_insert_totals(s, run_id, end, err);
 	if (ret)
 		goto out_rollback;
-	ret = store_insert_verdicts(s, run_id, end->verdicts, end->nr_verdicts, err);
+	ret = store_insert_rows(s,
+				"INSERT INTO verdict (run_id, scope, name, volume, criterion, cmp,"
+				" threshold, measured, passed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+				"write verdicts", run_id, end->verdicts, end->nr_verdicts,
+				sizeof(*end->verdicts), verdict_bind, err);
 	if (ret)
 		goto out_rollback;
 	ret = store_commit(s, err);

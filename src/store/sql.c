@@ -100,3 +100,27 @@ out_finalize:
 	sqlite3_finalize(st);
 	return ret;
 }
+
+int store_insert_rows(struct store *s, const char *sql, const char *what, int64_t run_id,
+		      const void *rows, size_t nr, size_t size,
+		      void (*bind)(struct binder *b, const void *row), struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_prepare(s, sql, &st, 0, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < nr && rc == SQLITE_OK; i++) {
+		binder_start(&b, st);
+		bind_i64(&b, run_id);
+		bind(&b, (const char *)rows + i * size);
+		rc = binder_run(&b);
+	}
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, what);
+	sqlite3_finalize(st);
+	return ret;
+}

@@ -117,6 +117,15 @@ static inline int binder_run(struct binder *b)
 	return rc;
 }
 
+/*
+ * Inserts nr rows (of size bytes each, from rows) with one statement of sql,
+ * each binding the run's id and then what bind() binds of its row; "PATH:
+ * WHAT: why" on failure. The caller holds the transaction. (sql.c)
+ */
+int store_insert_rows(struct store *s, const char *sql, const char *what, int64_t run_id,
+		      const void *rows, size_t nr, size_t size,
+		      void (*bind)(struct binder *b, const void *row), struct strbuf *err);
+
 /* schema.c */
 int store_check_file(struct store *s, int64_t *version, struct strbuf *err);
 int store_migrate(struct store *s, struct strbuf *err);

@@ -108,65 +108,25 @@ out_started:
 	return ret;
 }
 
-static int store_insert_volumes(struct store *s, int64_t run_id,
-				const struct store_volume_row *vols, size_t nr_vols,
-				struct strbuf *err)
+static void volume_bind(struct binder *b, const void *row)
 {
-	sqlite3_stmt *st;
-	struct binder b;
-	int ret, rc = SQLITE_OK;
-	size_t i;
+	const struct store_volume_row *v = row;
 
-	ret = store_prepare(s,
-			    "INSERT INTO volume (run_id, name, path, log_path, databases)"
-			    " VALUES (?, ?, ?, ?, ?)",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr_vols && rc == SQLITE_OK; i++) {
-		binder_start(&b, st);
-		bind_i64(&b, run_id);
-		bind_str(&b, vols[i].name, false);
-		bind_str(&b, vols[i].path, false);
-		bind_str(&b, vols[i].log_path, false);
-		bind_i64(&b, vols[i].databases);
-		rc = binder_run(&b);
-	}
-	if (rc != SQLITE_OK)
-		ret = store_fail(s, err, rc, "insert volume");
-	sqlite3_finalize(st);
-	return ret;
+	bind_str(b, v->name, false);
+	bind_str(b, v->path, false);
+	bind_str(b, v->log_path, false);
+	bind_i64(b, v->databases);
 }
 
-static int store_insert_databases(struct store *s, int64_t run_id,
-				  const struct store_database_row *dbs, size_t nr_dbs,
-				  struct strbuf *err)
+static void database_bind(struct binder *b, const void *row)
 {
-	sqlite3_stmt *st;
-	struct binder b;
-	int ret, rc = SQLITE_OK;
-	size_t i;
+	const struct store_database_row *db = row;
 
-	ret = store_prepare(s,
-			    "INSERT INTO \"database\" (run_id, name, volume, path, log_path, size)"
-			    " VALUES (?, ?, ?, ?, ?, ?)",
-			    &st, 0, err);
-	if (ret)
-		return ret;
-	for (i = 0; i < nr_dbs && rc == SQLITE_OK; i++) {
-		binder_start(&b, st);
-		bind_i64(&b, run_id);
-		bind_str(&b, dbs[i].name, false);
-		bind_str(&b, dbs[i].volume, false);
-		bind_str(&b, dbs[i].path, false);
-		bind_str(&b, dbs[i].log_path, false);
-		bind_u64(&b, dbs[i].size);
-		rc = binder_run(&b);
-	}
-	if (rc != SQLITE_OK)
-		ret = store_fail(s, err, rc, "insert database");
-	sqlite3_finalize(st);
-	return ret;
+	bind_str(b, db->name, false);
+	bind_str(b, db->volume, false);
+	bind_str(b, db->path, false);
+	bind_str(b, db->log_path, false);
+	bind_u64(b, db->size);
 }
 
 int store_run_layout(struct store *s, int64_t run_id, const struct store_volume_row *vols,
@@ -178,10 +138,18 @@ int store_run_layout(struct store *s, int64_t run_id, const struct store_volume_
 	ret = store_begin(s, err);
 	if (ret)
 		return ret;
-	ret = store_insert_volumes(s, run_id, vols, nr_vols, err);
+	ret = store_insert_rows(s,
+				"INSERT INTO volume (run_id, name, path, log_path, databases)"
+				" VALUES (?, ?, ?, ?, ?)",
+				"insert volume", run_id, vols, nr_vols, sizeof(*vols), volume_bind,
+				err);
 	if (ret)
 		goto out_rollback;
-	ret = store_insert_databases(s, run_id, dbs, nr_dbs, err);
+	ret = store_insert_rows(
+		s,
+		"INSERT INTO \"database\" (run_id, name, volume, path, log_path, size)"
+		" VALUES (?, ?, ?, ?, ?, ?)",
+		"insert database", run_id, dbs, nr_dbs, sizeof(*dbs), database_bind, err);
 	if (ret)
 		goto out_rollback;
 	ret = store_commit(s, err);
