@@ -245,26 +245,16 @@ int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_sco
 	if (ret)
 		return ret;
 	ret = store_insert_totals(s, run_id, &end, err);
-	if (ret)
-		goto out_rollback;
-	ret = store_prepare(s, "UPDATE run SET duration_s = ? WHERE id = ?", &st, 0, err);
-	if (ret)
-		goto out_rollback;
+	if (!ret)
+		ret = store_prepare(s, "UPDATE run SET duration_s = ? WHERE id = ?", &st, 0, err);
+	if (ret) {
+		store_rollback(s);
+		return ret;
+	}
 	binder_start(&b, st);
 	bind_dbl(&b, (double)duration_ns / (double)NSEC_PER_SEC);
 	bind_i64(&b, run_id);
 	rc = binder_run(&b);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_OK) {
-		ret = store_fail(s, err, rc, "checkpoint run");
-		goto out_rollback;
-	}
-	ret = store_commit(s, err);
-	if (ret)
-		goto out_rollback;
-	return 0;
-
-out_rollback:
-	store_rollback(s);
-	return ret;
+	return store_txn_end(s, rc, "checkpoint run", err);
 }

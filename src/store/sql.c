@@ -72,6 +72,19 @@ void store_rollback(struct store *s)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 }
 
+int store_txn_end(struct store *s, int rc, const char *what, struct strbuf *err)
+{
+	int ret;
+
+	if (rc != SQLITE_OK)
+		ret = store_fail(s, err, rc, what);
+	else
+		ret = store_commit(s, err);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, unsigned flags,
 		  struct strbuf *err)
 {

@@ -37,6 +37,10 @@ int store_exec(struct store *s, const char *sql, const char *what, struct strbuf
 int store_begin(struct store *s, struct strbuf *err);
 int store_commit(struct store *s, struct strbuf *err);
 void store_rollback(struct store *s);
+/* Ends the transaction the caller began: rc (its statements' SQLite code)
+ * SQLITE_OK commits; else, or when the commit fails, it is rolled back and err
+ * says "PATH: WHAT: why" (or why the commit failed). */
+int store_txn_end(struct store *s, int rc, const char *what, struct strbuf *err);
 int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, unsigned flags,
 		  struct strbuf *err);
 int store_read_int(struct store *s, const char *sql, int64_t *v, struct strbuf *err);

@@ -270,26 +270,14 @@ out_keep:
 /* One cached single-row insert in its own transaction. */
 static int store_insert_one(struct store *s, struct binder *b, const char *what, struct strbuf *err)
 {
-	int ret, rc;
+	int ret;
 
 	ret = store_begin(s, err);
 	if (ret) {
 		binder_reset(b);
 		return ret;
 	}
-	rc = binder_run(b);
-	if (rc != SQLITE_OK) {
-		ret = store_fail(s, err, rc, what);
-		goto out_rollback;
-	}
-	ret = store_commit(s, err);
-	if (ret)
-		goto out_rollback;
-	return 0;
-
-out_rollback:
-	store_rollback(s);
-	return ret;
+	return store_txn_end(s, binder_run(b), what, err);
 }
 
 /*
@@ -466,18 +454,7 @@ int store_host_samples_write(struct store *s, int64_t run_id, uint64_t t_ms, boo
 	for (i = 0; i < hs->nr_devs && rc == SQLITE_OK; i++)
 		if (hs->devs[i].valid)
 			rc = store_device_row(s, run_id, t_ms, warmup, &hs->devs[i]);
-	if (rc != SQLITE_OK) {
-		ret = store_fail(s, err, rc, "write host counters");
-		goto out_rollback;
-	}
-	ret = store_commit(s, err);
-	if (ret)
-		goto out_rollback;
-	return 0;
-
-out_rollback:
-	store_rollback(s);
-	return ret;
+	return store_txn_end(s, rc, "write host counters", err);
 }
 
 int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *kind,
