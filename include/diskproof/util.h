@@ -44,8 +44,6 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) DP_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DP_PRINTF(2, 0);
-/* Appends s as a JSON string literal, quotes included. */
-void strbuf_add_json_str(struct strbuf *sb, const char *s);
 /* Hands the storage to the caller (free() it) and re-initializes sb. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 

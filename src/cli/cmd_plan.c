@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/json.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -257,14 +258,14 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 	const struct plan *pl = v->pl;
 
 	strbuf_addstr(sb, "{\"profile\": ");
-	strbuf_add_json_str(sb, p->name);
+	json_escape(sb, p->name);
 	strbuf_addstr(sb, ", \"origin\": ");
-	strbuf_add_json_str(sb, p->origin);
+	json_escape(sb, p->origin);
 	strbuf_addf(sb, ", \"type\": \"%s\", \"duration_s\": %.3f, \"warmup_s\": %.3f",
 		    profile_test_type_name(p->type), (double)p->duration_ns / 1e9,
 		    (double)p->warmup_ns / 1e9);
 	strbuf_addstr(sb, ", \"engine\": ");
-	strbuf_add_json_str(sb, p->engine);
+	json_escape(sb, p->engine);
 	strbuf_addf(sb,
 		    ", \"direct\": %s, \"streams\": %s%u, \"workers\": %u, \"model\": \"%s\", "
 		    "\"page_size\": %u, \"target_iops\": ",
@@ -286,24 +287,24 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 		const struct plan_volume *vol = &pl->vols[i];
 
 		strbuf_addf(sb, "%s{\"name\": ", i ? ", " : "");
-		strbuf_add_json_str(sb, vol->name);
+		json_escape(sb, vol->name);
 		strbuf_addstr(sb, ", \"path\": ");
-		strbuf_add_json_str(sb, vol->path);
+		json_escape(sb, vol->path);
 		strbuf_addstr(sb, ", \"log_path\": ");
-		strbuf_add_json_str(sb, vol->log_path);
+		json_escape(sb, vol->log_path);
 		strbuf_addf(sb, ", \"device\": %s, \"databases\": [",
 			    vol->device ? "true" : "false");
 		for (unsigned k = 0; k < vol->nr_dbs; k++) {
 			const struct plan_db *db = &pl->dbs[vol->first_db + k];
 
 			strbuf_addf(sb, "%s{\"name\": \"%s\", \"path\": ", k ? ", " : "", db->name);
-			strbuf_add_json_str(sb, db->path);
+			json_escape(sb, db->path);
 			strbuf_addf(sb, ", \"size\": %llu, \"pages\": %llu, \"log_file\": ",
 				    (unsigned long long)db->size, (unsigned long long)db->nr_pages);
-			strbuf_add_json_str(sb, db->log_file);
+			json_escape(sb, db->log_file);
 			strbuf_addf(sb, ", \"log_size\": %llu, \"journal\": ",
 				    (unsigned long long)db->log_size);
-			strbuf_add_json_str(sb, db->jloc.path);
+			json_escape(sb, db->jloc.path);
 			strbuf_addf(sb, ", \"journal_offset\": %llu, \"journal_size\": %llu}",
 				    (unsigned long long)db->jloc.offset,
 				    (unsigned long long)db->jloc.size);
@@ -325,9 +326,9 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 		const struct plan_fs *f = &v->sp->fs[i];
 
 		strbuf_addf(sb, "%s{\"path\": ", i ? ", " : "");
-		strbuf_add_json_str(sb, f->path);
+		json_escape(sb, f->path);
 		strbuf_addstr(sb, ", \"volumes\": ");
-		strbuf_add_json_str(sb, f->volumes);
+		json_escape(sb, f->volumes);
 		strbuf_addf(sb, ", \"device\": %s, \"bytes\": %llu, \"need\": %llu, \"free\": ",
 			    f->device ? "true" : "false", (unsigned long long)f->total,
 			    (unsigned long long)f->need);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/json.h"
 #include "html.h"
 
 static const char *str_or(const char *s, const char *dflt)
@@ -255,7 +256,7 @@ static void jw_key(struct jw *j, const char *key)
 	if (j->depth)
 		strbuf_addf(j->sb, "\n%*s", (int)j->depth * 2, "");
 	if (key) {
-		strbuf_add_json_str(j->sb, key);
+		json_escape(j->sb, key);
 		strbuf_addstr(j->sb, ": ");
 	}
 	j->comma = true;
@@ -282,7 +283,7 @@ static void jw_str(struct jw *j, const char *key, const char *v)
 {
 	jw_key(j, key);
 	if (v)
-		strbuf_add_json_str(j->sb, v);
+		json_escape(j->sb, v);
 	else
 		strbuf_addstr(j->sb, "null");
 }

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "diskproof/json.h"
 #include "diskproof/report.h"
 
 static const char *const report_format_names[] = {
@@ -552,123 +553,10 @@ static void report_text(struct strbuf *sb, const struct results *r, bool color)
 
 /* ---- JSON ---- */
 
-/*
- * A small pretty-printing emitter: it tracks nesting and commas, so every
- * document it writes is well formed whatever the results hold.
- */
-struct json {
-	struct strbuf *sb;
-	unsigned depth;
-	unsigned flat_depth; /* from this depth on, items stay on one line; 0: none */
-	bool need_comma;
-};
-
-static bool json_flat(const struct json *j)
-{
-	return j->flat_depth && j->depth >= j->flat_depth;
-}
-
-static void json_item(struct json *j, const char *key)
-{
-	if (j->need_comma)
-		strbuf_addch(j->sb, ',');
-	if (json_flat(j)) {
-		if (j->need_comma)
-			strbuf_addch(j->sb, ' ');
-	} else if (j->depth) {
-		strbuf_addch(j->sb, '\n');
-		strbuf_addf(j->sb, "%*s", (int)j->depth * 2, "");
-	}
-	if (key) {
-		strbuf_add_json_str(j->sb, key);
-		strbuf_addstr(j->sb, ": ");
-	}
-	j->need_comma = true;
-}
-
-static void json_open(struct json *j, const char *key, char brace)
-{
-	json_item(j, key);
-	strbuf_addch(j->sb, brace);
-	j->depth++;
-	j->need_comma = false;
-}
-
-/* An object or array written on one line: the leaves (one I/O class, one verdict). */
-static void json_open_flat(struct json *j, const char *key, char brace)
-{
-	json_open(j, key, brace);
-	if (!j->flat_depth)
-		j->flat_depth = j->depth;
-}
-
-static void json_close(struct json *j, char brace)
-{
-	bool empty = !j->need_comma, flat = json_flat(j);
-
-	j->depth--;
-	if (flat && j->depth < j->flat_depth)
-		j->flat_depth = 0;
-	if (!empty && !flat) {
-		strbuf_addch(j->sb, '\n');
-		strbuf_addf(j->sb, "%*s", (int)j->depth * 2, "");
-	}
-	strbuf_addch(j->sb, brace);
-	j->need_comma = true;
-}
-
-static void json_str(struct json *j, const char *key, const char *v)
-{
-	json_item(j, key);
-	if (v)
-		strbuf_add_json_str(j->sb, v);
-	else
-		strbuf_addstr(j->sb, "null");
-}
-
-static void json_null(struct json *j, const char *key)
-{
-	json_item(j, key);
-	strbuf_addstr(j->sb, "null");
-}
-
-static void json_u64(struct json *j, const char *key, uint64_t v)
-{
-	json_item(j, key);
-	strbuf_addf(j->sb, "%" PRIu64, v);
-}
-
-static void json_int(struct json *j, const char *key, int64_t v)
-{
-	json_item(j, key);
-	strbuf_addf(j->sb, "%" PRId64, v);
-}
-
-static void json_bool(struct json *j, const char *key, bool v)
-{
-	json_item(j, key);
-	strbuf_addstr(j->sb, v ? "true" : "false");
-}
-
-/* JSON has no nan or inf: a value that is not finite is null. */
-static void json_num(struct json *j, const char *key, double v)
-{
-	json_item(j, key);
-	if (isfinite(v))
-		strbuf_addf(j->sb, "%.3f", v);
-	else
-		strbuf_addstr(j->sb, "null");
-}
-
 /* Thresholds and measured values: integral ones as integers (0, 1000). */
 static void json_value(struct json *j, const char *key, double v)
 {
-	if (isfinite(v) && v == floor(v) && fabs(v) < 9e15) {
-		json_item(j, key);
-		strbuf_addf(j->sb, "%.0f", v);
-	} else {
-		json_num(j, key, v);
-	}
+	json_fixed(j, key, v, isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? 0 : 3);
 }
 
 static void json_classes(struct json *j, const struct scope_summary *sc)
@@ -676,44 +564,44 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	const struct class_summary *cs;
 	int c;
 
-	json_open(j, "classes", '{');
+	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
-		json_open_flat(j, io_class_name(c), '{');
+		json_begin_object_flat(j, io_class_name(c));
 		json_u64(j, "ios", cs->ios);
-		json_num(j, "iops", cs->iops);
-		json_num(j, "mbps", cs->mbps);
-		json_num(j, "avg_ms", cs->avg_ms);
-		json_num(j, "p50_ms", cs->p50_ms);
-		json_num(j, "p99_ms", cs->p99_ms);
-		json_num(j, "max_ms", cs->max_ms);
+		json_fixed(j, "iops", cs->iops, 3);
+		json_fixed(j, "mbps", cs->mbps, 3);
+		json_fixed(j, "avg_ms", cs->avg_ms, 3);
+		json_fixed(j, "p50_ms", cs->p50_ms, 3);
+		json_fixed(j, "p99_ms", cs->p99_ms, 3);
+		json_fixed(j, "max_ms", cs->max_ms, 3);
 		json_u64(j, "errors", cs->errors);
 		json_u64(j, "bytes", cs->bytes);
-		json_close(j, '}');
+		json_end(j);
 	}
-	json_close(j, '}');
-	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	json_end(j);
+	json_fixed(j, "transactional_iops", scope_transactional_iops(sc), 3);
 	json_u64(j, "integrity_errors", sc->integrity_errors);
 }
 
 static void json_run(struct json *j, const struct results *r)
 {
-	json_open(j, "run", '{');
-	json_int(j, "id", r->id);
+	json_begin_object(j, "run");
+	json_i64(j, "id", r->id);
 	json_str(j, "status", r->status);
 	json_str(j, "verdict", r->verdict);
 	json_str(j, "label", r->label);
 	json_str(j, "host", r->host);
 	json_str(j, "started", r->started_at);
 	json_str(j, "ended", r->ended_at);
-	json_num(j, "duration_s", r->duration_s);
-	json_num(j, "warmup_s", r->warmup_s);
+	json_fixed(j, "duration_s", r->duration_s, 3);
+	json_fixed(j, "warmup_s", r->warmup_s, 3);
 	json_str(j, "engine", r->engine);
 	json_str(j, "test_type", r->test_type);
 	json_u64(j, "streams", r->streams);
 	json_str(j, "profile", r->profile_name);
-	json_int(j, "exit_code", r->exit_code);
-	json_close(j, '}');
+	json_i64(j, "exit_code", r->exit_code);
+	json_end(j);
 }
 
 static void json_scopes(struct json *j, const char *key, const struct scope_summary *arr, size_t nr,
@@ -721,16 +609,16 @@ static void json_scopes(struct json *j, const char *key, const struct scope_summ
 {
 	size_t i;
 
-	json_open(j, key, '[');
+	json_begin_array(j, key);
 	for (i = 0; i < nr; i++) {
-		json_open(j, NULL, '{');
+		json_begin_object(j, NULL);
 		json_str(j, "name", arr[i].name);
 		if (databases)
 			json_str(j, "volume", arr[i].volume);
 		json_classes(j, &arr[i]);
-		json_close(j, '}');
+		json_end(j);
 	}
-	json_close(j, ']');
+	json_end(j);
 }
 
 static void json_verdicts(struct json *j, const struct results *r)
@@ -738,10 +626,10 @@ static void json_verdicts(struct json *j, const struct results *r)
 	const struct verdict *v;
 	size_t i;
 
-	json_open(j, "verdicts", '[');
+	json_begin_array(j, "verdicts");
 	for (i = 0; i < r->nr_verdicts; i++) {
 		v = &r->verdicts[i];
-		json_open_flat(j, NULL, '{');
+		json_begin_object_flat(j, NULL);
 		json_str(j, "scope", scope_kind_name(v->scope));
 		json_str(j, "name", v->name);
 		if (v->scope == SCOPE_DATABASE)
@@ -751,9 +639,9 @@ static void json_verdicts(struct json *j, const struct results *r)
 		json_value(j, "threshold", v->threshold);
 		json_value(j, "measured", v->measured);
 		json_bool(j, "passed", v->passed);
-		json_close(j, '}');
+		json_end(j);
 	}
-	json_close(j, ']');
+	json_end(j);
 }
 
 /* null when no warm-up was stored; every class, like the summaries */
@@ -766,20 +654,20 @@ static void json_warmup(struct json *j, const struct results *r)
 		json_null(j, "warmup");
 		return;
 	}
-	json_open(j, "warmup", '{');
-	json_num(j, "duration_s", r->warmup.duration_s);
-	json_open(j, "classes", '{');
+	json_begin_object(j, "warmup");
+	json_fixed(j, "duration_s", r->warmup.duration_s, 3);
+	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		wc = &r->warmup.classes[c];
-		json_open_flat(j, io_class_name(c), '{');
+		json_begin_object_flat(j, io_class_name(c));
 		json_u64(j, "ios", wc->ios);
-		json_num(j, "iops", wc->iops);
-		json_num(j, "avg_ms", wc->avg_ms);
+		json_fixed(j, "iops", wc->iops, 3);
+		json_fixed(j, "avg_ms", wc->avg_ms, 3);
 		json_u64(j, "errors", wc->errors);
-		json_close(j, '}');
+		json_end(j);
 	}
-	json_close(j, '}');
-	json_close(j, '}');
+	json_end(j);
+	json_end(j);
 }
 
 /* null when the run did not tune */
@@ -793,28 +681,28 @@ static void json_autotune(struct json *j, const struct results *r)
 		json_null(j, "autotune");
 		return;
 	}
-	json_open(j, "autotune", '{');
+	json_begin_object(j, "autotune");
 	json_str(j, "goal", a->goal);
 	if (a->has_chosen)
 		json_u64(j, "chosen", a->chosen);
 	else
 		json_null(j, "chosen");
 	json_str(j, "stopped_because", a->stopped_because);
-	json_open(j, "steps", '[');
+	json_begin_array(j, "steps");
 	for (i = 0; i < a->nr_steps; i++) {
 		st = &a->steps[i];
-		json_open_flat(j, NULL, '{');
+		json_begin_object_flat(j, NULL);
 		json_u64(j, "step", st->step);
 		json_u64(j, "streams", st->streams);
-		json_num(j, "iops", st->iops);
-		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);
-		json_num(j, "log_write_avg_ms", st->log_write_avg_ms);
+		json_fixed(j, "iops", st->iops, 3);
+		json_fixed(j, "db_read_avg_ms", st->db_read_avg_ms, 3);
+		json_fixed(j, "log_write_avg_ms", st->log_write_avg_ms, 3);
 		json_bool(j, "passed", st->passed);
 		json_str(j, "reason", st->reason);
-		json_close(j, '}');
+		json_end(j);
 	}
-	json_close(j, ']');
-	json_close(j, '}');
+	json_end(j);
+	json_end(j);
 }
 
 /* null when the run has no host counters; cpu and memory null when not
@@ -829,66 +717,66 @@ static void json_host(struct json *j, const struct results *r)
 		json_null(j, "host");
 		return;
 	}
-	json_open(j, "host", '{');
+	json_begin_object(j, "host");
 	if (h->cpu_intervals) {
-		json_open_flat(j, "cpu", '{');
+		json_begin_object_flat(j, "cpu");
 		json_u64(j, "intervals", h->cpu_intervals);
-		json_num(j, "user_pct", h->cpu_user_pct);
-		json_num(j, "system_pct", h->cpu_system_pct);
-		json_num(j, "iowait_pct", h->cpu_iowait_pct);
-		json_close(j, '}');
+		json_fixed(j, "user_pct", h->cpu_user_pct, 3);
+		json_fixed(j, "system_pct", h->cpu_system_pct, 3);
+		json_fixed(j, "iowait_pct", h->cpu_iowait_pct, 3);
+		json_end(j);
 	} else {
 		json_null(j, "cpu");
 	}
 	if (h->mem_intervals) {
-		json_open_flat(j, "memory", '{');
+		json_begin_object_flat(j, "memory");
 		json_u64(j, "intervals", h->mem_intervals);
 		json_value(j, "available_min_bytes", h->mem_available_min);
 		json_value(j, "available_avg_bytes", round(h->mem_available_avg));
-		json_close(j, '}');
+		json_end(j);
 	} else {
 		json_null(j, "memory");
 	}
-	json_open(j, "devices", '[');
+	json_begin_array(j, "devices");
 	for (i = 0; i < h->nr_devices; i++) {
 		d = &h->devices[i];
-		json_open_flat(j, NULL, '{');
+		json_begin_object_flat(j, NULL);
 		json_str(j, "name", d->name);
 		json_u64(j, "intervals", d->intervals);
 		json_u64(j, "reads", d->reads);
 		json_u64(j, "writes", d->writes);
-		json_num(j, "reads_per_s", d->reads_per_s);
-		json_num(j, "writes_per_s", d->writes_per_s);
-		json_num(j, "read_mbps", d->read_mbps);
-		json_num(j, "write_mbps", d->write_mbps);
-		json_num(j, "read_wait_ms", d->read_wait_ms);
-		json_num(j, "write_wait_ms", d->write_wait_ms);
-		json_num(j, "avg_wait_ms", d->avg_wait_ms);
-		json_num(j, "util_pct", d->util_pct);
-		json_num(j, "util_max_pct", d->util_max_pct);
-		json_num(j, "queue", d->queue);
-		json_close(j, '}');
+		json_fixed(j, "reads_per_s", d->reads_per_s, 3);
+		json_fixed(j, "writes_per_s", d->writes_per_s, 3);
+		json_fixed(j, "read_mbps", d->read_mbps, 3);
+		json_fixed(j, "write_mbps", d->write_mbps, 3);
+		json_fixed(j, "read_wait_ms", d->read_wait_ms, 3);
+		json_fixed(j, "write_wait_ms", d->write_wait_ms, 3);
+		json_fixed(j, "avg_wait_ms", d->avg_wait_ms, 3);
+		json_fixed(j, "util_pct", d->util_pct, 3);
+		json_fixed(j, "util_max_pct", d->util_max_pct, 3);
+		json_fixed(j, "queue", d->queue, 3);
+		json_end(j);
 	}
-	json_close(j, ']');
-	json_close(j, '}');
+	json_end(j);
+	json_end(j);
 }
 
 static void report_json(struct strbuf *sb, const struct results *r)
 {
-	struct json j = {.sb = sb};
+	struct json j = JSON_INIT(sb);
 
-	json_open(&j, NULL, '{');
+	json_begin_object(&j, NULL);
 	json_run(&j, r);
-	json_open(&j, "summary", '{');
+	json_begin_object(&j, "summary");
 	json_classes(&j, &r->run);
-	json_close(&j, '}');
+	json_end(&j);
 	json_scopes(&j, "volumes", r->volumes, r->nr_volumes, false);
 	json_scopes(&j, "databases", r->databases, r->nr_databases, true);
 	json_verdicts(&j, r);
 	json_warmup(&j, r);
 	json_autotune(&j, r);
 	json_host(&j, r);
-	json_close(&j, '}');
+	json_end(&j);
 	strbuf_addch(sb, '\n');
 }
 
