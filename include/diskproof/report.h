@@ -72,14 +72,14 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 void report_csv(struct strbuf *out, const struct results *r);
 
 /*
- * The HTML page (report --format html, html.c): one self-contained file that
+ * The HTML page (report --format html, html_run.c): one self-contained file that
  * loads nothing over the network, with Jetstress's sections and inline SVG
  * charts; every string from the results is HTML-escaped. Layout in
  * docs/reports.md.
  */
 void report_html(struct strbuf *out, const struct results *r);
 
-/* The HTML page of a run comparison (compare --format html, html.c): the
+/* The HTML page of a run comparison (compare --format html, html_compare.c): the
  * figures of the comparison in tables and A/B overlay charts. */
 struct analyze_comparison;
 void report_compare_html(struct strbuf *out, const struct analyze_comparison *c);

@@ -1,7 +1,7 @@
 /*
  * report_internal.h - private to src/report: the renderers of a run that
- * report.c's table of formats dispatches to, and the number format the text
- * and the verdict sentences share. Not a public header.
+ * report.c's table of formats dispatches to, and the small pieces the
+ * renderers share. Not a public header.
  */
 #ifndef DISKPROOF_REPORT_INTERNAL_H
 #define DISKPROOF_REPORT_INTERNAL_H
@@ -9,6 +9,12 @@
 #include <stdbool.h>
 
 #include "diskproof/report.h"
+
+/* s, or dflt when s is NULL or empty. */
+static inline const char *report_str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
 
 /* The terminal summary (text.c), free text escaped (report_text_escape). */
 void report_text_escaped(struct strbuf *out, const struct results *r, bool color);
