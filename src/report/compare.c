@@ -14,17 +14,9 @@
 #include "diskproof/json.h"
 #include "html.h"
 
-static const char *str_or(const char *s, const char *dflt)
-{
-	return s && *s ? s : dflt;
-}
-
 /* ---- text ---- */
 
-#define ANSI_BOLD "\033[1m"
-#define ANSI_RESET "\033[0m"
-
-static const char *const metric_words[] = {
+const char *const report_metric_words[] = {
 	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
 	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
 };
@@ -39,9 +31,9 @@ static void text_run_line(struct strbuf *sb, const char *side, const struct resu
 	}
 	strbuf_addstr(sb, ", host ");
 	report_text_escape(sb, r->host);
-	strbuf_addf(sb, ", started %s, profile ", str_or(r->started_at, "-"));
+	strbuf_addf(sb, ", started %s, profile ", report_str_or(r->started_at, "-"));
 	report_text_escape(sb, r->profile_name);
-	strbuf_addf(sb, ", engine %s\n", str_or(r->engine, "-"));
+	strbuf_addf(sb, ", engine %s\n", report_str_or(r->engine, "-"));
 }
 
 /* a number in a column of width w, "n/a" when undefined */
@@ -93,7 +85,7 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			int dec = m == ANALYZE_IOPS ? 1 : 3;
 
 			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : io_class_name(c),
-				    metric_words[m]);
+				    report_metric_words[m]);
 			text_col(sb, 12, f->a, dec);
 			text_col(sb, 12, f->b, dec);
 			if (isfinite(f->change_pct))
@@ -101,8 +93,8 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			else
 				strbuf_addf(sb, " %9s", "n/a");
 			if (f->significant)
-				strbuf_addf(sb, " %s*%s ", color ? ANSI_BOLD : "",
-					    color ? ANSI_RESET : "");
+				strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
+					    color ? REPORT_ANSI_RESET : "");
 			else
 				strbuf_addstr(sb, "    ");
 			text_p(sb, &f->test);
@@ -215,8 +207,11 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 	}
 }
 
-static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, bool color)
+void report_compare_text(struct strbuf *sb, const struct analyze_comparison *c,
+			 const struct report_options *opt)
 {
+	bool color = opt && opt->color;
+
 	strbuf_addf(sb, "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
 		    c->a->id, c->b->id);
 	text_run_line(sb, "A", c->a);
@@ -348,10 +343,12 @@ static void json_host(struct json *j, const struct analyze_comparison *c)
 	json_end(j);
 }
 
-static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
+void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
+			 const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
 
+	(void)opt;
 	json_begin_object(&j, NULL);
 	json_run(&j, "a", c->a);
 	json_run(&j, "b", c->b);
@@ -400,16 +397,4 @@ static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
 	json_host(&j, c);
 	json_end(&j);
 	strbuf_addch(sb, '\n');
-}
-
-/* JSON, or text for any other format (cmd_compare accepts text and json only). */
-void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
-			   enum report_format fmt, const struct report_options *opt)
-{
-	if (fmt == REPORT_JSON)
-		compare_json(out, c);
-	else if (fmt == REPORT_HTML)
-		report_compare_html(out, c);
-	else
-		compare_text(out, c, opt && opt->color);
 }

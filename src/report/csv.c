@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diskproof/report.h"
+#include "report_internal.h"
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors\n";
@@ -156,7 +156,7 @@ static void csv_group(struct strbuf *sb, const struct results *r, const struct r
  * written and rates fall back to intervals measured from 0 rather than
  * failing the report; strbuf itself aborts on allocation failure.
  */
-void report_csv(struct strbuf *out, const struct results *r)
+void report_csv(struct strbuf *out, const struct results *r, const struct report_options *opt)
 {
 	struct csv_state cs = {0};
 	struct csv_scope *sc;
@@ -164,6 +164,7 @@ void report_csv(struct strbuf *out, const struct results *r)
 	uint64_t len_ms;
 	size_t i, j;
 
+	(void)opt;
 	strbuf_addstr(out, csv_header);
 	for (i = 0; i < r->nr_samples; i++) {
 		s = &r->samples[i];

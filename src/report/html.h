@@ -120,15 +120,4 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c);
 void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			const struct scope_summary *dbs, size_t nr);
 
-/* How a host figure of a comparison reads, its decimals and its unit's scale
- * (bytes to MiB), indexed by ANALYZE_HOST_* / ANALYZE_DEV_* (analyze.h); shared
- * by the text and HTML comparisons (compare.c). */
-struct report_host_word {
-	const char *words;
-	int decimals;
-	double scale;
-};
-extern const struct report_host_word report_host_words[];
-extern const struct report_host_word report_dev_words[];
-
 #endif

@@ -23,11 +23,6 @@ static const char *const cmp_sections[][2] = {
 	{"figures", "All figures"},
 };
 
-static const char *const metric_words[] = {
-	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
-	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
-};
-
 static void cmp_run_row(struct strbuf *sb, const char *side, const struct results *r)
 {
 	strbuf_addf(sb, "<tr><th>%s</th><td>%" PRId64 "</td><td>", side, r->id);
@@ -83,7 +78,7 @@ static void cmp_figure_row(struct strbuf *sb, const struct analyze_scope *s, int
 		cmp_scope_name(sb, s);
 		strbuf_addstr(sb, "</td>");
 	}
-	strbuf_addf(sb, "<td>%s</td><td>%s</td>", io_class_name(c), metric_words[m]);
+	strbuf_addf(sb, "<td>%s</td><td>%s</td>", io_class_name(c), report_metric_words[m]);
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
@@ -345,8 +340,10 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_addstr(sb, "</section>\n");
 }
 
-void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c)
+void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c,
+			 const struct report_options *opt)
 {
+	(void)opt;
 	html_page_head(sb, "diskproof compare: run", c->a->id, NULL);
 	strbuf_addf(sb,
 		    "<header class=\"page\"><h1>diskproof compare: run %" PRId64 " (A) vs run "

@@ -838,12 +838,13 @@ static void run_log(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "</table>\n</section>\n");
 }
 
-void report_html(struct strbuf *sb, const struct results *r)
+void report_html(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	/* sections a run may not have */
 	const char *const skip[] = {results_autotune_ran(r) ? NULL : "autotune",
 				    r->warmup.duration_s > 0 ? NULL : "warmup"};
 
+	(void)opt;
 	html_page_head(sb, "diskproof run", r->id, r->label);
 	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
 	html_verdict_badge(sb, r->verdict, false);

@@ -216,10 +216,11 @@ static void json_host(struct json *j, const struct results *r)
 	json_end(j);
 }
 
-void report_json(struct strbuf *sb, const struct results *r)
+void report_json(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
 
+	(void)opt;
 	json_begin_object(&j, NULL);
 	json_run(&j, r);
 	json_begin_object(&j, "summary");

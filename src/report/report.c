@@ -1,6 +1,7 @@
 /*
  * report.c - the formats of a report and their renderers: a format's name,
- * and handing a run to its renderer (text.c, json.c, csv.c, html_run.c).
+ * and handing a run or a comparison to its renderer (text.c, json.c, csv.c,
+ * html_run.c; compare.c, html_compare.c), by one const table.
  * Renderers compute nothing: every number comes from struct results as the
  * store loaded it; they only choose order (failures first), wording and
  * layout. docs/reports.md documents the formats.
@@ -9,12 +10,31 @@
 
 #include "report_internal.h"
 
-static const char *const report_format_names[] = {
-	[REPORT_TEXT] = "text",
-	[REPORT_JSON] = "json",
-	[REPORT_CSV] = "csv",
-	[REPORT_HTML] = "html",
+/*
+ * A format: its name (--format NAME), the renderer of a run and that of a
+ * comparison (NULL: compare does not offer it). Indexed by enum
+ * report_format; test_report checks every entry.
+ */
+struct report_format_desc {
+	const char *name;
+	report_run_fn run;
+	report_compare_fn compare;
 };
+
+static const struct report_format_desc report_formats[] = {
+	[REPORT_TEXT] = {"text", report_text, report_compare_text},
+	[REPORT_JSON] = {"json", report_json, report_compare_json},
+	[REPORT_CSV] = {"csv", report_csv, NULL},
+	[REPORT_HTML] = {"html", report_html, report_compare_html},
+};
+
+_Static_assert(DP_ARRAY_SIZE(report_formats) == REPORT_FORMAT_COUNT,
+	       "a format without its table entry");
+
+static const struct report_format_desc *format_get(enum report_format fmt)
+{
+	return (unsigned)fmt < DP_ARRAY_SIZE(report_formats) ? &report_formats[fmt] : NULL;
+}
 
 int report_format_from_name(const char *name)
 {
@@ -22,29 +42,43 @@ int report_format_from_name(const char *name)
 
 	if (!name)
 		return -1;
-	for (i = 0; i < DP_ARRAY_SIZE(report_format_names); i++)
-		if (!strcmp(name, report_format_names[i]))
+	for (i = 0; i < DP_ARRAY_SIZE(report_formats); i++)
+		if (!strcmp(name, report_formats[i].name))
 			return (int)i;
 	return -1;
+}
+
+const char *report_format_name(enum report_format fmt)
+{
+	const struct report_format_desc *f = format_get(fmt);
+
+	return f ? f->name : NULL;
+}
+
+bool report_format_compares(enum report_format fmt)
+{
+	const struct report_format_desc *f = format_get(fmt);
+
+	return f && f->compare;
 }
 
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt)
 {
-	bool color = opt && opt->color;
+	const struct report_format_desc *f = format_get(fmt);
 
-	switch (fmt) {
-	case REPORT_TEXT:
-		report_text_escaped(out, r, color);
-		break;
-	case REPORT_JSON:
-		report_json(out, r);
-		break;
-	case REPORT_CSV:
-		report_csv(out, r);
-		break;
-	case REPORT_HTML:
-		report_html(out, r);
-		break;
-	}
+	if (f)
+		f->run(out, r, opt);
+}
+
+/* A format compare does not offer (csv) gives text, as it always has. */
+void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
+			   enum report_format fmt, const struct report_options *opt)
+{
+	const struct report_format_desc *f = format_get(fmt);
+
+	if (f && f->compare)
+		f->compare(out, c, opt);
+	else
+		report_compare_text(out, c, opt);
 }

@@ -14,8 +14,6 @@
 
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
-#define ANSI_BOLD "\033[1m"
-#define ANSI_RESET "\033[0m"
 
 /* PASS green, FAIL red (when colour is on); anything else plain. */
 static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
@@ -25,21 +23,16 @@ static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 	if (color && !strcmp(word, "PASS"))
 		on = ANSI_GREEN;
 	else if (color && !strcmp(word, "FAIL"))
-		on = ANSI_BOLD ANSI_RED;
+		on = REPORT_ANSI_BOLD ANSI_RED;
 	if (on)
-		strbuf_addf(sb, "%s%s%s", on, word, ANSI_RESET);
+		strbuf_addf(sb, "%s%s%s", on, word, REPORT_ANSI_RESET);
 	else
 		strbuf_addstr(sb, word);
 }
 
-static const char *str_or(const char *s, const char *dflt)
-{
-	return s && *s ? s : dflt;
-}
-
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
-	const char *verdict = str_or(r->verdict, "NONE");
+	const char *verdict = report_str_or(r->verdict, "NONE");
 	double warmup = isfinite(r->warmup_s) ? r->warmup_s : 0;
 
 	/* stopped in its warm-up: the warm-up that ran */
@@ -57,10 +50,11 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 	strbuf_addf(sb,
 		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
 		    "warm-up\n",
-		    str_or(r->profile_name, "-"), str_or(r->test_type, "-"), str_or(r->engine, "-"),
-		    r->streams, isfinite(r->duration_s) ? r->duration_s : 0, warmup);
-	strbuf_addf(sb, "host %s, started %s, ended %s\n", str_or(r->host, "-"),
-		    str_or(r->started_at, "-"), str_or(r->ended_at, "-"));
+		    report_str_or(r->profile_name, "-"), report_str_or(r->test_type, "-"),
+		    report_str_or(r->engine, "-"), r->streams,
+		    isfinite(r->duration_s) ? r->duration_s : 0, warmup);
+	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
+		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
@@ -195,7 +189,7 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
 				text_volume_verdict(r, r->volumes[i].name), color);
-	text_scope_rows(sb, &r->run, "total", width, str_or(r->verdict, "-"), color);
+	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */
 	if (class_summary_present(&r->run.classes[IO_DB_READ]) ||
@@ -254,7 +248,7 @@ static void text_autotune(struct strbuf *sb, const struct results *r)
 
 	if (!results_autotune_ran(r))
 		return;
-	strbuf_addf(sb, "\nauto-tune (goal %s): ", str_or(a->goal, "-"));
+	strbuf_addf(sb, "\nauto-tune (goal %s): ", report_str_or(a->goal, "-"));
 	if (!a->has_chosen)
 		strbuf_addstr(sb, "no choice recorded");
 	else if (a->chosen)
@@ -275,7 +269,7 @@ static void text_autotune(struct strbuf *sb, const struct results *r)
 		text_cell(sb, 14, st->db_read_avg_ms, 3);
 		text_cell(sb, 16, st->log_write_avg_ms, 3);
 		strbuf_addf(sb, "  %-6s  %s\n", st->passed ? "pass" : "fail",
-			    str_or(st->reason, ""));
+			    report_str_or(st->reason, ""));
 	}
 }
 
@@ -375,7 +369,7 @@ static void text_errors(struct strbuf *sb, const struct results *r)
 			strbuf_addf(sb, "  %s\n", r->events[i].message);
 }
 
-static void report_text(struct strbuf *sb, const struct results *r, bool color)
+static void text_report(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t i, failed = 0;
 
@@ -422,8 +416,9 @@ void report_text_escape(struct strbuf *out, const char *s)
  * a shallow copy of the model, so that no part of the text report sends a
  * control character of its own.
  */
-void report_text_escaped(struct strbuf *out, const struct results *r, bool color)
+void report_text(struct strbuf *out, const struct results *r, const struct report_options *opt)
 {
+	bool color = opt && opt->color;
 	struct strbuf label = STRBUF_INIT, host = STRBUF_INIT, prof = STRBUF_INIT;
 	struct results e = *r;
 
@@ -439,7 +434,7 @@ void report_text_escaped(struct strbuf *out, const struct results *r, bool color
 		report_text_escape(&prof, r->profile_name);
 		e.profile_name = prof.buf;
 	}
-	report_text(out, &e, color);
+	text_report(out, &e, color);
 	strbuf_release(&label);
 	strbuf_release(&host);
 	strbuf_release(&prof);
