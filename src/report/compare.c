@@ -348,7 +348,6 @@ void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
 {
 	struct json j = JSON_INIT(sb);
 
-	(void)opt;
 	json_begin_object(&j, NULL);
 	json_run(&j, "a", c->a);
 	json_run(&j, "b", c->b);

@@ -20,6 +20,9 @@ static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
+static const char *const csv_named[0x80] = {['"'] = "\"\""};
+static const struct strbuf_escapes csv_escapes = {.named = csv_named};
+
 static void csv_field(struct strbuf *sb, const char *v)
 {
 	if (!strpbrk(v, ",\"\r\n")) {
@@ -27,11 +30,7 @@ static void csv_field(struct strbuf *sb, const char *v)
 		return;
 	}
 	strbuf_addch(sb, '"');
-	for (; *v; v++) {
-		if (*v == '"')
-			strbuf_addch(sb, '"');
-		strbuf_addch(sb, *v);
-	}
+	strbuf_add_escaped(sb, v, &csv_escapes);
 	strbuf_addch(sb, '"');
 }
 
@@ -164,7 +163,6 @@ void report_csv(struct strbuf *out, const struct results *r, const struct report
 	uint64_t len_ms;
 	size_t i, j;
 
-	(void)opt;
 	strbuf_addstr(out, csv_header);
 	for (i = 0; i < r->nr_samples; i++) {
 		s = &r->samples[i];

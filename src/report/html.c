@@ -16,37 +16,21 @@
 extern const char report_css[];
 extern const char report_js[];
 
+/* & < > " ' as entities; the other control characters are not HTML (and
+ * an ESC in a label is not meant for the reader): shown as \xNN, but for
+ * tab, newline and carriage return, which stay. */
+static const char *const html_named[0x80] = {
+	['&'] = "&amp;",  ['<'] = "&lt;", ['>'] = "&gt;", ['"'] = "&quot;",
+	['\''] = "&#39;", ['\t'] = "\t",  ['\n'] = "\n",  ['\r'] = "\r",
+};
+
+static const struct strbuf_escapes html_escapes = {
+	.named = html_named, .hex_prefix = "\\x", .del = true};
+
 void html_esc(struct strbuf *sb, const char *s)
 {
-	if (!s)
-		return;
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			strbuf_addstr(sb, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(sb, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(sb, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(sb, "&quot;");
-			break;
-		case '\'':
-			strbuf_addstr(sb, "&#39;");
-			break;
-		default:
-			/* other control characters are not HTML (and an ESC in a
-			 * label is not meant for the reader): shown as \xNN */
-			if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||
-			    *s == 0x7f)
-				strbuf_addf(sb, "\\x%02x", (unsigned char)*s);
-			else
-				strbuf_addch(sb, *s);
-		}
-	}
+	if (s)
+		strbuf_add_escaped(sb, s, &html_escapes);
 }
 
 void html_num(struct strbuf *sb, double v, int decimals)

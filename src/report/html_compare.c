@@ -343,7 +343,6 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c,
 			 const struct report_options *opt)
 {
-	(void)opt;
 	html_page_head(sb, "diskproof compare: run", c->a->id, NULL);
 	strbuf_addf(sb,
 		    "<header class=\"page\"><h1>diskproof compare: run %" PRId64 " (A) vs run "

@@ -844,7 +844,6 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	const char *const skip[] = {results_autotune_ran(r) ? NULL : "autotune",
 				    r->warmup.duration_s > 0 ? NULL : "warmup"};
 
-	(void)opt;
 	html_page_head(sb, "diskproof run", r->id, r->label);
 	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
 	html_verdict_badge(sb, r->verdict, false);

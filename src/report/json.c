@@ -220,7 +220,6 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 {
 	struct json j = JSON_INIT(sb);
 
-	(void)opt;
 	json_begin_object(&j, NULL);
 	json_run(&j, r);
 	json_begin_object(&j, "summary");

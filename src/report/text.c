@@ -398,16 +398,11 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 			    failed);
 }
 
+static const struct strbuf_escapes text_escapes = {.hex_prefix = "\\x", .del = true};
+
 void report_text_escape(struct strbuf *out, const char *s)
 {
-	const unsigned char *p;
-
-	for (p = (const unsigned char *)(s ? s : "-"); *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			strbuf_addf(out, "\\x%02x", *p);
-		else
-			strbuf_addch(out, (char)*p);
-	}
+	strbuf_add_escaped(out, s ? s : "-", &text_escapes);
 }
 
 /*

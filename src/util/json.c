@@ -139,34 +139,17 @@ void json_sig(struct json *j, const char *key, double v, int digits)
 		strbuf_addstr(j->sb, "null");
 }
 
+/* RFC 8259: '"', '\\' and the control characters are escaped; \n, \r and \t
+ * by name, the others as \u00XX. */
+static const char *const json_named[0x80] = {
+	['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n", ['\r'] = "\\r", ['\t'] = "\\t",
+};
+
+static const struct strbuf_escapes json_escapes = {.named = json_named, .hex_prefix = "\\u00"};
+
 void json_escape(struct strbuf *sb, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
-
 	strbuf_addch(sb, '"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\r':
-			strbuf_addstr(sb, "\\r");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		default:
-			if (*p < 0x20)
-				strbuf_addf(sb, "\\u%04x", *p);
-			else
-				strbuf_addch(sb, (char)*p);
-		}
-	}
+	strbuf_add_escaped(sb, s ? s : "", &json_escapes);
 	strbuf_addch(sb, '"');
 }

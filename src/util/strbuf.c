@@ -94,6 +94,20 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
+void strbuf_add_escaped(struct strbuf *sb, const char *s, const struct strbuf_escapes *e)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x80 && e->named && e->named[*p])
+			strbuf_addstr(sb, e->named[*p]);
+		else if (e->hex_prefix && (*p < 0x20 || (*p == 0x7f && e->del)))
+			strbuf_addf(sb, "%s%02x", e->hex_prefix, *p);
+		else
+			strbuf_addch(sb, (char)*p);
+	}
+}
+
 char *strbuf_detach(struct strbuf *sb, size_t *len)
 {
 	char *r;
