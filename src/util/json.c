@@ -121,22 +121,26 @@ void json_i64(struct json *j, const char *key, int64_t v)
 	strbuf_addf(j->sb, "%" PRId64, v);
 }
 
-void json_fixed(struct json *j, const char *key, double v, int decimals)
+/* JSON has no nan or inf: a number that is not finite is null. */
+static void json_double(struct json *j, const char *key, double v, bool sig, int precision)
 {
 	json_item(j, key);
-	if (isfinite(v))
-		strbuf_addf(j->sb, "%.*f", decimals, v);
-	else
+	if (!isfinite(v))
 		strbuf_addstr(j->sb, "null");
+	else if (sig)
+		strbuf_addf(j->sb, "%.*g", precision, v);
+	else
+		strbuf_addf(j->sb, "%.*f", precision, v);
+}
+
+void json_fixed(struct json *j, const char *key, double v, int decimals)
+{
+	json_double(j, key, v, false, decimals);
 }
 
 void json_sig(struct json *j, const char *key, double v, int digits)
 {
-	json_item(j, key);
-	if (isfinite(v))
-		strbuf_addf(j->sb, "%.*g", digits, v);
-	else
-		strbuf_addstr(j->sb, "null");
+	json_double(j, key, v, true, digits);
 }
 
 /* RFC 8259: '"', '\\' and the control characters are escaped; \n, \r and \t

@@ -3,7 +3,8 @@
  * a line, two spaces a level), the one-line layout of _flat containers and of
  * a flat root, empty containers, each closed with its own bracket, number
  * formats (%.*f, %.*g, integers), null for NULL strings and for numbers that
- * are not finite, and string escaping.
+ * are not finite, and string escaping (and strbuf_add_escaped, the one
+ * escaping loop under it and the HTML, terminal and CSV escapers).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -151,12 +152,30 @@ static void test_escape(void **state)
 	strbuf_release(&sb);
 }
 
+/* The one escaping loop under every escaper: named bytes, hex for the
+ * control characters (and DEL when asked), the rest as it is. */
+static void test_escaped_table(void **state)
+{
+	static const char *const named[0x80] = {['a'] = "<A>", ['\n'] = "NL"};
+	const struct strbuf_escapes hex = {.named = named, .hex_prefix = "%", .del = true};
+	const struct strbuf_escapes plain = {.named = named};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_escaped(&sb, "ab\n\x01\x7f\xc3\xbc", &hex);
+	assert_string_equal(sb.buf, "<A>bNL%01%7f\xc3\xbc");
+	strbuf_reset(&sb);
+	strbuf_add_escaped(&sb, "ab\n\x01\x7f", &plain);
+	assert_string_equal(sb.buf, "<A>bNL\x01\x7f");
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pretty),	  cmocka_unit_test(test_flat_leaves),
 		cmocka_unit_test(test_flat_root), cmocka_unit_test(test_numbers),
-		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_escape),	  cmocka_unit_test(test_escaped_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
