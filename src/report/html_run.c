@@ -60,25 +60,6 @@ static bool run_hist_any(const struct results *r, enum io_class c)
 	return false;
 }
 
-/* PASS / FAIL / "-" for the verdicts of one database. */
-static const char *db_verdict(const struct results *r, const struct scope_summary *db)
-{
-	const struct verdict *v;
-	bool judged = false;
-	size_t i;
-
-	for (i = 0; i < r->nr_verdicts; i++) {
-		v = &r->verdicts[i];
-		if (v->scope != SCOPE_DATABASE || strcmp(v->name, db->name) ||
-		    strcmp(v->volume, db->volume))
-			continue;
-		if (!v->passed)
-			return "FAIL";
-		judged = true;
-	}
-	return judged ? "PASS" : "-";
-}
-
 static const char *const run_sections[][2] = {
 	{"summary", "Test summary"},
 	{"sizing", "Sizing and throughput"},
@@ -234,7 +215,7 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th></tr>\n");
 	for (i = 0; i < r->nr_databases; i++) {
 		db = &r->databases[i];
-		v = db_verdict(r, db);
+		v = report_scope_verdict(r, SCOPE_DATABASE, db->name, db->volume);
 		strbuf_addf(sb, "<tr%s><td>", !strcmp(v, "FAIL") ? " class=\"fail\"" : "");
 		html_esc(sb, db->name);
 		strbuf_addstr(sb, "</td><td>");

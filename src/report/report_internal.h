@@ -66,6 +66,12 @@ struct report_host_word {
 extern const struct report_host_word report_host_words[];
 extern const struct report_host_word report_dev_words[];
 
+/* "FAIL" when a verdict of the scope failed, "PASS" when it has verdicts and
+ * all passed, "-" when nothing judged it (verdict.c). A volume (name) counts
+ * its databases' verdicts too; a database is name on volume. */
+const char *report_scope_verdict(const struct results *r, enum scope_kind scope, const char *name,
+				 const char *volume);
+
 /* v with at most `decimals` decimals and no trailing zeros: 21.4, 20, 812;
  * "n/a" when not finite (verdict.c). */
 void report_number(struct strbuf *sb, double v, int decimals);

@@ -73,25 +73,6 @@ static void text_verdicts(struct strbuf *sb, const struct results *r, bool passe
 	}
 }
 
-/* PASS / FAIL / "-" (nothing judged) for one volume and its databases. */
-static const char *text_volume_verdict(const struct results *r, const char *volume)
-{
-	const struct verdict *v;
-	bool judged = false;
-	size_t i;
-
-	for (i = 0; i < r->nr_verdicts; i++) {
-		v = &r->verdicts[i];
-		if (!(v->scope == SCOPE_VOLUME && !strcmp(v->name, volume)) &&
-		    !(v->scope == SCOPE_DATABASE && !strcmp(v->volume, volume)))
-			continue;
-		if (!v->passed)
-			return "FAIL";
-		judged = true;
-	}
-	return judged ? "PASS" : "-";
-}
-
 static void text_ms(struct strbuf *sb, double ms)
 {
 	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
@@ -188,7 +169,8 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "verdict");
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
-				text_volume_verdict(r, r->volumes[i].name), color);
+				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
+				color);
 	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */

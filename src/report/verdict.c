@@ -1,8 +1,9 @@
 /*
  * verdict.c - verdict wording: how each criterion of eval reads in a
  * sentence ("db3 on vol2: database read average 21.4 ms > 20 ms"), its unit
- * and precision, and a failure's margin past its threshold (" (+7 %)"). The
- * text, HTML and comparison renderers all word verdicts here, nowhere else.
+ * and precision, a failure's margin past its threshold (" (+7 %)"), and the
+ * PASS / FAIL / "-" a volume's or database's row shows. The text, HTML and
+ * comparison renderers all word verdicts here, nowhere else.
  */
 #include <math.h>
 #include <string.h>
@@ -133,4 +134,31 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v)
 	} while (!strcmp(m.buf, "0") && decimals <= 6);
 	strbuf_addf(out, " (%s%s %%)", pct > 0 ? "+" : "", m.buf);
 	strbuf_release(&m);
+}
+
+/* A volume's verdicts are its own and its databases'; a database's, its own. */
+static bool verdict_in_scope(const struct verdict *v, enum scope_kind scope, const char *name,
+			     const char *volume)
+{
+	if (scope == SCOPE_VOLUME)
+		return (v->scope == SCOPE_VOLUME && !strcmp(v->name, name)) ||
+		       (v->scope == SCOPE_DATABASE && !strcmp(v->volume, name));
+	return v->scope == scope && !strcmp(v->name, name) &&
+	       (scope != SCOPE_DATABASE || !strcmp(v->volume, volume));
+}
+
+const char *report_scope_verdict(const struct results *r, enum scope_kind scope, const char *name,
+				 const char *volume)
+{
+	bool judged = false;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		if (!verdict_in_scope(&r->verdicts[i], scope, name, volume))
+			continue;
+		if (!r->verdicts[i].passed)
+			return "FAIL";
+		judged = true;
+	}
+	return judged ? "PASS" : "-";
 }
