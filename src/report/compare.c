@@ -236,6 +236,12 @@ void report_compare_text(struct strbuf *sb, const struct analyze_comparison *c,
 
 /* ---- JSON ---- */
 
+/* The comparison's numbers: at most six significant digits (%.6g). */
+static void json_num(struct json *j, const char *key, double v)
+{
+	json_sig(j, key, v, 6);
+}
+
 static void json_run(struct json *j, const char *key, const struct results *r)
 {
 	json_begin_object(j, key);
@@ -252,8 +258,8 @@ static void json_run(struct json *j, const char *key, const struct results *r)
 static void json_pair(struct json *j, const char *key, double a, double b)
 {
 	json_begin_object(j, key);
-	json_sig(j, "a", a, 6);
-	json_sig(j, "b", b, 6);
+	json_num(j, "a", a);
+	json_num(j, "b", b);
 	json_end(j);
 }
 
@@ -276,11 +282,11 @@ static void json_scope(struct json *j, const struct analyze_scope *s)
 			const struct analyze_figure *f = &k->fig[m];
 
 			json_begin_object(j, analyze_metric_name(m));
-			json_sig(j, "a", f->a, 6);
-			json_sig(j, "b", f->b, 6);
-			json_sig(j, "change_pct", f->change_pct, 6);
+			json_num(j, "a", f->a);
+			json_num(j, "b", f->b);
+			json_num(j, "change_pct", f->change_pct);
 			json_bool(j, "significant", f->significant);
-			json_sig(j, "p_value", f->test.p_value, 6);
+			json_num(j, "p_value", f->test.p_value);
 			json_str(j, "method", analyze_method_name(f->test.method));
 			json_u64(j, "n_a", f->test.n_a);
 			json_u64(j, "n_b", f->test.n_b);
@@ -299,17 +305,17 @@ static void json_verdict_side(struct json *j, const char *key, bool passed, doub
 {
 	json_begin_object(j, key);
 	json_bool(j, "passed", passed);
-	json_sig(j, "measured", measured, 6);
-	json_sig(j, "threshold", threshold, 6);
+	json_num(j, "measured", measured);
+	json_num(j, "threshold", threshold);
 	json_end(j);
 }
 
 static void json_change(struct json *j, const char *key, const struct analyze_pair *p)
 {
 	json_begin_object(j, key);
-	json_sig(j, "a", p->a, 6);
-	json_sig(j, "b", p->b, 6);
-	json_sig(j, "change_pct", p->change_pct, 6);
+	json_num(j, "a", p->a);
+	json_num(j, "b", p->b);
+	json_num(j, "change_pct", p->change_pct);
 	json_end(j);
 }
 
@@ -352,9 +358,9 @@ void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
 	json_run(&j, "a", c->a);
 	json_run(&j, "b", c->b);
 	json_str(&j, "test", c->test);
-	json_sig(&j, "alpha", c->alpha, 6);
+	json_num(&j, "alpha", c->alpha);
 	json_str(&j, "correction", "holm");
-	json_sig(&j, "family", (double)c->family, 6);
+	json_num(&j, "family", (double)c->family);
 	json_begin_array(&j, "scopes");
 	for (size_t i = 0; i < c->nr_scopes; i++)
 		json_scope(&j, &c->scopes[i]);

@@ -8,6 +8,12 @@
 #include "diskproof/json.h"
 #include "report_internal.h"
 
+/* The report's numbers have three decimals (docs/reports.md). */
+static void json_num(struct json *j, const char *key, double v)
+{
+	json_fixed(j, key, v, 3);
+}
+
 /* Thresholds and measured values: integral ones as integers (0, 1000). */
 static void json_value(struct json *j, const char *key, double v)
 {
@@ -24,18 +30,18 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		cs = &sc->classes[c];
 		json_begin_object_flat(j, io_class_name(c));
 		json_u64(j, "ios", cs->ios);
-		json_fixed(j, "iops", cs->iops, 3);
-		json_fixed(j, "mbps", cs->mbps, 3);
-		json_fixed(j, "avg_ms", cs->avg_ms, 3);
-		json_fixed(j, "p50_ms", cs->p50_ms, 3);
-		json_fixed(j, "p99_ms", cs->p99_ms, 3);
-		json_fixed(j, "max_ms", cs->max_ms, 3);
+		json_num(j, "iops", cs->iops);
+		json_num(j, "mbps", cs->mbps);
+		json_num(j, "avg_ms", cs->avg_ms);
+		json_num(j, "p50_ms", cs->p50_ms);
+		json_num(j, "p99_ms", cs->p99_ms);
+		json_num(j, "max_ms", cs->max_ms);
 		json_u64(j, "errors", cs->errors);
 		json_u64(j, "bytes", cs->bytes);
 		json_end(j);
 	}
 	json_end(j);
-	json_fixed(j, "transactional_iops", scope_transactional_iops(sc), 3);
+	json_num(j, "transactional_iops", scope_transactional_iops(sc));
 	json_u64(j, "integrity_errors", sc->integrity_errors);
 }
 
@@ -49,8 +55,8 @@ static void json_run(struct json *j, const struct results *r)
 	json_str(j, "host", r->host);
 	json_str(j, "started", r->started_at);
 	json_str(j, "ended", r->ended_at);
-	json_fixed(j, "duration_s", r->duration_s, 3);
-	json_fixed(j, "warmup_s", r->warmup_s, 3);
+	json_num(j, "duration_s", r->duration_s);
+	json_num(j, "warmup_s", r->warmup_s);
 	json_str(j, "engine", r->engine);
 	json_str(j, "test_type", r->test_type);
 	json_u64(j, "streams", r->streams);
@@ -110,14 +116,14 @@ static void json_warmup(struct json *j, const struct results *r)
 		return;
 	}
 	json_begin_object(j, "warmup");
-	json_fixed(j, "duration_s", r->warmup.duration_s, 3);
+	json_num(j, "duration_s", r->warmup.duration_s);
 	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		wc = &r->warmup.classes[c];
 		json_begin_object_flat(j, io_class_name(c));
 		json_u64(j, "ios", wc->ios);
-		json_fixed(j, "iops", wc->iops, 3);
-		json_fixed(j, "avg_ms", wc->avg_ms, 3);
+		json_num(j, "iops", wc->iops);
+		json_num(j, "avg_ms", wc->avg_ms);
 		json_u64(j, "errors", wc->errors);
 		json_end(j);
 	}
@@ -149,9 +155,9 @@ static void json_autotune(struct json *j, const struct results *r)
 		json_begin_object_flat(j, NULL);
 		json_u64(j, "step", st->step);
 		json_u64(j, "streams", st->streams);
-		json_fixed(j, "iops", st->iops, 3);
-		json_fixed(j, "db_read_avg_ms", st->db_read_avg_ms, 3);
-		json_fixed(j, "log_write_avg_ms", st->log_write_avg_ms, 3);
+		json_num(j, "iops", st->iops);
+		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);
+		json_num(j, "log_write_avg_ms", st->log_write_avg_ms);
 		json_bool(j, "passed", st->passed);
 		json_str(j, "reason", st->reason);
 		json_end(j);
@@ -176,9 +182,9 @@ static void json_host(struct json *j, const struct results *r)
 	if (h->cpu_intervals) {
 		json_begin_object_flat(j, "cpu");
 		json_u64(j, "intervals", h->cpu_intervals);
-		json_fixed(j, "user_pct", h->cpu_user_pct, 3);
-		json_fixed(j, "system_pct", h->cpu_system_pct, 3);
-		json_fixed(j, "iowait_pct", h->cpu_iowait_pct, 3);
+		json_num(j, "user_pct", h->cpu_user_pct);
+		json_num(j, "system_pct", h->cpu_system_pct);
+		json_num(j, "iowait_pct", h->cpu_iowait_pct);
 		json_end(j);
 	} else {
 		json_null(j, "cpu");
@@ -200,16 +206,16 @@ static void json_host(struct json *j, const struct results *r)
 		json_u64(j, "intervals", d->intervals);
 		json_u64(j, "reads", d->reads);
 		json_u64(j, "writes", d->writes);
-		json_fixed(j, "reads_per_s", d->reads_per_s, 3);
-		json_fixed(j, "writes_per_s", d->writes_per_s, 3);
-		json_fixed(j, "read_mbps", d->read_mbps, 3);
-		json_fixed(j, "write_mbps", d->write_mbps, 3);
-		json_fixed(j, "read_wait_ms", d->read_wait_ms, 3);
-		json_fixed(j, "write_wait_ms", d->write_wait_ms, 3);
-		json_fixed(j, "avg_wait_ms", d->avg_wait_ms, 3);
-		json_fixed(j, "util_pct", d->util_pct, 3);
-		json_fixed(j, "util_max_pct", d->util_max_pct, 3);
-		json_fixed(j, "queue", d->queue, 3);
+		json_num(j, "reads_per_s", d->reads_per_s);
+		json_num(j, "writes_per_s", d->writes_per_s);
+		json_num(j, "read_mbps", d->read_mbps);
+		json_num(j, "write_mbps", d->write_mbps);
+		json_num(j, "read_wait_ms", d->read_wait_ms);
+		json_num(j, "write_wait_ms", d->write_wait_ms);
+		json_num(j, "avg_wait_ms", d->avg_wait_ms);
+		json_num(j, "util_pct", d->util_pct);
+		json_num(j, "util_max_pct", d->util_max_pct);
+		json_num(j, "queue", d->queue);
 		json_end(j);
 	}
 	json_end(j);
