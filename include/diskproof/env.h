@@ -82,9 +82,6 @@ int env_block_disks(const char *sysfs, const char *name, char (*disks)[ENV_NAME_
  * -ENODEV when there is none (tmpfs, NFS, a btrfs anonymous device). */
 int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, size_t len);
 
-/* path, or its nearest existing ancestor, into out. 0 or -errno. */
-int env_existing_path(const char *path, char *out, size_t len);
-
 /* The block device holding path (its nearest existing ancestor when it does
  * not exist yet), or the device path names, under sysfs. 0, -ENODEV (no
  * block device beneath: tmpfs, NFS), or -errno from stat. */

@@ -93,27 +93,6 @@ int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, 
 	return 0;
 }
 
-int env_existing_path(const char *path, char *out, size_t len)
-{
-	struct stat st;
-	char *slash;
-
-	if (snprintf(out, len, "%s", path[0] ? path : ".") >= (int)len)
-		return -ENAMETOOLONG;
-	while (stat(out, &st) != 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -errno;
-		slash = strrchr(out, '/');
-		if (!slash) /* a relative name with nothing above it that exists */
-			snprintf(out, len, ".");
-		else if (slash == out)
-			out[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	return 0;
-}
-
 int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
 {
 	char where[PATH_MAX];
@@ -121,7 +100,7 @@ int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
 	dev_t dev;
 	int ret;
 
-	ret = env_existing_path(path, where, sizeof(where));
+	ret = path_nearest_existing(path, where, sizeof(where));
 	if (ret)
 		return ret;
 	if (stat(where, &st) != 0)
@@ -266,15 +245,6 @@ void env_mount_unescape(char *s)
 	*o = '\0';
 }
 
-bool env_mount_covers(const char *point, const char *path)
-{
-	size_t n = strlen(point);
-
-	if (!strcmp(point, "/"))
-		return true;
-	return !strncmp(point, path, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 /*
  * One mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] -
  * FSTYPE SOURCE SUPER_OPTIONS". 0, or -EINVAL for a line of another shape.
@@ -316,7 +286,7 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	FILE *f;
 	int ret;
 
-	ret = env_existing_path(path, where, sizeof(where));
+	ret = path_nearest_existing(path, where, sizeof(where));
 	if (ret)
 		return ret;
 	if (!realpath(where, real))
@@ -327,7 +297,7 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	/* the longest mount point above the path; of equal ones the last
 	 * mounted, which hides the others */
 	while (fgets(line, sizeof(line), f)) {
-		if (mount_parse(line, &cur) || !env_mount_covers(cur.point, real))
+		if (mount_parse(line, &cur) || !path_is_under(cur.point, real))
 			continue;
 		if (!found || strlen(cur.point) >= best) {
 			*m = cur;

@@ -22,7 +22,4 @@ void env_copy(char *out, size_t len, const char *s);
 /* mountinfo escapes blanks and backslashes as \ooo: undone in place. */
 void env_mount_unescape(char *s);
 
-/* Whether mount point point is path or a directory above it. */
-bool env_mount_covers(const char *point, const char *path);
-
 #endif

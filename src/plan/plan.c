@@ -34,40 +34,6 @@
 /* checked at the end of a file whose creation was interrupted */
 #define PLAN_RESUME_CHECK (8ULL << 20)
 
-static char *join_path(const char *dir, const char *name, const char *ext)
-{
-	struct strbuf sb = STRBUF_INIT;
-
-	strbuf_addstr(&sb, dir);
-	if (sb.len && sb.buf[sb.len - 1] != '/')
-		strbuf_addch(&sb, '/');
-	strbuf_addstr(&sb, name);
-	strbuf_addstr(&sb, ext);
-	return strbuf_detach(&sb, NULL);
-}
-
-/* The nearest existing ancestor of path (path itself when it exists). */
-static void nearest_existing(const char *path, struct strbuf *out)
-{
-	struct stat st;
-
-	strbuf_reset(out);
-	strbuf_addstr(out, path);
-	while (strcmp(out->buf, "/") && stat(out->buf, &st) != 0) {
-		char *slash = strrchr(out->buf, '/');
-
-		if (!slash) {
-			strbuf_reset(out);
-			strbuf_addch(out, '.');
-			return;
-		}
-		if (slash == out->buf)
-			slash++;
-		*slash = '\0';
-		out->len = (size_t)(slash - out->buf);
-	}
-}
-
 /* The logical block size of the disk holding st, from sysfs (a partition's
  * queue settings live on its parent disk); 0 when unknown. */
 static uint32_t sysfs_logical_block(const struct stat *st)
@@ -297,14 +263,13 @@ struct cap_fs {
 static int cap_fs_find(struct cap_fs *fs, size_t *n, const struct plan_volume *vol,
 		       const char *path, bool add, size_t *idx, struct strbuf *err)
 {
-	struct strbuf probe = STRBUF_INIT;
-	char real[PATH_MAX];
+	char probe[PATH_MAX], real[PATH_MAX];
 	struct statvfs vfs;
 	struct stat st;
 	int ret = 0;
 
-	nearest_existing(path, &probe);
-	if (stat(probe.buf, &st) != 0)
+	(void)path_nearest_existing(path, probe, sizeof(probe));
+	if (stat(probe, &st) != 0)
 		goto out_errno;
 	for (*idx = 0; *idx < *n; (*idx)++)
 		if (fs[*idx].dev == st.st_dev)
@@ -313,22 +278,21 @@ static int cap_fs_find(struct cap_fs *fs, size_t *n, const struct plan_volume *v
 		*idx = SIZE_MAX;
 		goto out;
 	}
-	if (statvfs(probe.buf, &vfs) != 0)
+	if (statvfs(probe, &vfs) != 0)
 		goto out_errno;
 	memset(&fs[*n], 0, sizeof(fs[*n]));
 	fs[*n].dev = st.st_dev;
 	fs[*n].avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
 	strbuf_init(&fs[*n].vols);
 	strbuf_init(&fs[*n].where);
-	strbuf_addstr(&fs[*n].where, realpath(probe.buf, real) ? real : probe.buf);
+	strbuf_addstr(&fs[*n].where, realpath(probe, real) ? real : probe);
 	*idx = (*n)++;
 	goto out;
 out_errno:
 	ret = -errno;
 	strbuf_addf(err, "volume %s: cannot read the free space at %s (for [sizing] capacity): %s",
-		    vol->name, probe.buf, strerror(-ret));
+		    vol->name, probe, strerror(-ret));
 out:
-	strbuf_release(&probe);
 	return ret;
 }
 
@@ -457,7 +421,7 @@ out:
 
 int plan_build(struct plan *pl, const struct profile *p, bool files, struct strbuf *err)
 {
-	struct strbuf probe = STRBUF_INIT;
+	char probe[PATH_MAX];
 	unsigned ndb = profile_database_count(p), d = 0;
 
 	memset(pl, 0, sizeof(*pl));
@@ -483,16 +447,15 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 		vol->align = 4096;
 		vol->log_align = 4096;
 		if (files) {
-			nearest_existing(vol->log_path, &probe);
-			vol->log_align = dio_alignment(probe.buf);
-			nearest_existing(vol->path, &probe);
-			vol->align = dio_alignment(probe.buf);
+			(void)path_nearest_existing(vol->log_path, probe, sizeof(probe));
+			vol->log_align = dio_alignment(probe);
+			(void)path_nearest_existing(vol->path, probe, sizeof(probe));
+			vol->align = dio_alignment(probe);
 			if (p->page_size % vol->align) {
 				strbuf_addf(err,
 					    "volume %s (%s): page size %u is not a multiple of "
 					    "the direct-I/O alignment %u",
 					    vol->name, vol->path, p->page_size, vol->align);
-				strbuf_release(&probe);
 				plan_release(pl);
 				return -EINVAL;
 			}
@@ -503,9 +466,9 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			snprintf(db->name, sizeof(db->name), "db%u", d + 1);
 			db->id = d + 1;
 			db->volume = (unsigned)v;
-			db->path = join_path(vol->path, db->name, ".edb");
-			db->log_file = join_path(vol->log_path, db->name, ".log");
-			db->journal = join_path(vol->path, db->name, ".gen");
+			db->path = path_join(vol->path, db->name, ".edb");
+			db->log_file = path_join(vol->log_path, db->name, ".log");
+			db->journal = path_join(vol->path, db->name, ".gen");
 			if (!db->path || !db->log_file || !db->journal)
 				goto out_nomem;
 			db->jloc = (struct journal_loc){.path = db->journal};
@@ -527,7 +490,6 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			}
 			vol->log_device = !pv->log_path || !strcmp(pv->log_path, pv->path);
 			if (plan_device_taken(pl, v, err)) {
-				strbuf_release(&probe);
 				plan_release(pl);
 				return -EINVAL;
 			}
@@ -536,7 +498,6 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 					    "volume %s: log_path %s is another block device; put "
 					    "the logs on the volume's device or in a directory",
 					    vol->name, vol->log_path);
-				strbuf_release(&probe);
 				plan_release(pl);
 				return -EINVAL;
 			}
@@ -546,13 +507,11 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			if (ret) {
 				if (ret == -ENOMEM)
 					goto out_nomem;
-				strbuf_release(&probe);
 				plan_release(pl);
 				return ret;
 			}
 		}
 	}
-	strbuf_release(&probe);
 	if (files && p->capacity_pct > 0) {
 		int ret = capacity_files(pl, p, err);
 
@@ -563,7 +522,6 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 	}
 	return 0;
 out_nomem:
-	strbuf_release(&probe);
 	plan_release(pl);
 	strbuf_addstr(err, "plan: out of memory");
 	return -ENOMEM;
@@ -621,12 +579,8 @@ int plan_make_dirs(const char *path, struct strbuf *err)
 /* Whether --destroy-data named path (compared after resolving both). */
 static bool destroy_allowed(const struct plan *pl, const char *path)
 {
-	char a[PATH_MAX], b[PATH_MAX];
-
-	if (!realpath(path, a))
-		return false;
 	for (size_t i = 0; i < pl->ndestroy; i++)
-		if (realpath(pl->destroy[i], b) && !strcmp(a, b))
+		if (path_same(path, pl->destroy[i]))
 			return true;
 	return false;
 }
@@ -1075,24 +1029,18 @@ static void add_need(struct fs_need *v, size_t *n, const char *path, uint64_t by
  * ancestor): false when there is none or it cannot be read. */
 static bool results_fs(const struct plan *pl, dev_t *dev)
 {
-	struct strbuf dir = STRBUF_INIT, probe = STRBUF_INIT;
-	const char *slash;
+	struct strbuf dir = STRBUF_INIT;
+	char probe[PATH_MAX];
 	struct stat st;
 	bool ok;
 
 	if (!pl->results || !pl->results_reserve)
 		return false;
-	slash = strrchr(pl->results, '/');
-	if (slash)
-		strbuf_add(&dir, pl->results,
-			   slash == pl->results ? 1 : (size_t)(slash - pl->results));
-	else
-		strbuf_addch(&dir, '.');
-	nearest_existing(dir.buf, &probe);
-	ok = stat(probe.buf, &st) == 0;
+	path_dirname(pl->results, &dir);
+	(void)path_nearest_existing(dir.buf, probe, sizeof(probe));
+	ok = stat(probe, &st) == 0;
 	*dev = ok ? st.st_dev : 0;
 	strbuf_release(&dir);
-	strbuf_release(&probe);
 	return ok;
 }
 
@@ -1169,7 +1117,7 @@ static uint64_t file_have(const char *path, uint64_t want)
 static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 		    const struct plan_volume *vol, bool device, const char *path, size_t *idx)
 {
-	struct strbuf probe = STRBUF_INIT;
+	char probe[PATH_MAX];
 	struct plan_fs *f;
 	struct statvfs vfs;
 	struct stat st;
@@ -1177,15 +1125,14 @@ static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 	dev_t dev;
 
 	if (device)
-		strbuf_addstr(&probe, path);
+		snprintf(probe, sizeof(probe), "%s", path);
 	else
-		nearest_existing(path, &probe);
-	known = stat(probe.buf, &st) == 0;
+		(void)path_nearest_existing(path, probe, sizeof(probe));
+	known = stat(probe, &st) == 0;
 	dev = !known ? 0 : device ? st.st_rdev : st.st_dev;
 	for (*idx = 0; *idx < s->nr_fs; (*idx)++) {
 		f = &s->fs[*idx];
-		if (f->device == device &&
-		    (known ? devs[*idx] == dev : !strcmp(f->path, probe.buf)))
+		if (f->device == device && (known ? devs[*idx] == dev : !strcmp(f->path, probe)))
 			break;
 	}
 	if (*idx == s->nr_fs) {
@@ -1195,8 +1142,7 @@ static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 		devs[*idx] = dev;
 		f->device = device;
 		/* "." says little in a message: the directory it is */
-		f->path = !device && realpath(probe.buf, real) ? strdup(real)
-							       : strbuf_detach(&probe, NULL);
+		f->path = strdup(!device && realpath(probe, real) ? real : probe);
 		if (device) {
 			f->free = vol->dev_size;
 			f->free_known = vol->dev_size > 0;
@@ -1205,7 +1151,6 @@ static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 			f->free_known = true;
 		}
 	}
-	strbuf_release(&probe);
 	/* each volume named once: the last one added is the only candidate */
 	{
 		struct strbuf *v = &vols[*idx];
