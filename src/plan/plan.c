@@ -20,8 +20,7 @@
 #include <unistd.h>
 #include <linux/fs.h>
 
-#include <blkid/blkid.h>
-
+#include "diskproof/env.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/lock.h"
@@ -34,95 +33,11 @@
 /* checked at the end of a file whose creation was interrupted */
 #define PLAN_RESUME_CHECK (8ULL << 20)
 
-/* The logical block size of the disk holding st, from sysfs (a partition's
- * queue settings live on its parent disk); 0 when unknown. */
-static uint32_t sysfs_logical_block(const struct stat *st)
-{
-	dev_t dev = S_ISBLK(st->st_mode) ? st->st_rdev : st->st_dev;
-
-	for (int parent = 0; parent < 2; parent++) {
-		char path[128];
-		unsigned v = 0;
-		FILE *f;
-
-		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/logical_block_size",
-			 major(dev), minor(dev), parent ? "../" : "");
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		if (fscanf(f, "%u", &v) != 1)
-			v = 0;
-		fclose(f);
-		if (v)
-			return v;
-	}
-	return 0;
-}
-
-/*
- * Direct-I/O offset alignment at path (a directory, file or block device):
- * STATX_DIOALIGN of a file there (an unnamed O_TMPFILE for a directory, since
- * directories do not report it), else the device's logical block size
- * (BLKSSZGET, then sysfs), else 4 KiB.
- */
-static uint32_t dio_alignment(const char *path)
-{
-	struct statx stx;
-	struct stat st;
-	uint32_t v;
-	int fd, lbs = 0;
-
-	if (stat(path, &st) != 0)
-		return 4096;
-	if (S_ISBLK(st.st_mode)) {
-		fd = open(path, O_RDONLY);
-		if (fd >= 0) {
-			if (ioctl(fd, BLKSSZGET, &lbs) != 0)
-				lbs = 0;
-			close(fd);
-		}
-		if (lbs > 0)
-			return (uint32_t)lbs;
-	} else {
-		/* O_NONBLOCK: a FIFO at a volume's path must not hang the plan */
-		fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
-					 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd >= 0) {
-			int ok = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
-				 (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align;
-
-			close(fd);
-			if (ok)
-				return stx.stx_dio_offset_align;
-		}
-	}
-	v = sysfs_logical_block(&st);
-	return v ? v : 4096;
-}
-
 #define PLAN_REGION_ALIGN (1ULL << 20)
 
 static uint64_t round_region(uint64_t v)
 {
 	return (v + PLAN_REGION_ALIGN - 1) / PLAN_REGION_ALIGN * PLAN_REGION_ALIGN;
-}
-
-/* Block-device facts of path: true when it is one, with its size. */
-static bool block_device(const char *path, uint64_t *size)
-{
-	struct stat st;
-	int fd;
-
-	*size = 0;
-	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
-		return false;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (ioctl(fd, BLKGETSIZE64, size) != 0)
-			*size = 0;
-		close(fd);
-	}
-	return true;
 }
 
 /* Volume v is a block device an earlier volume is too (by device number,
@@ -448,9 +363,9 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 		vol->log_align = 4096;
 		if (files) {
 			(void)path_nearest_existing(vol->log_path, probe, sizeof(probe));
-			vol->log_align = dio_alignment(probe);
+			vol->log_align = env_dio_alignment(probe);
 			(void)path_nearest_existing(vol->path, probe, sizeof(probe));
-			vol->align = dio_alignment(probe);
+			vol->align = env_dio_alignment(probe);
 			if (p->page_size % vol->align) {
 				strbuf_addf(err,
 					    "volume %s (%s): page size %u is not a multiple of "
@@ -476,7 +391,7 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 			db->nr_pages = p->database_size / p->page_size;
 			db->log_size = p->log_size;
 		}
-		if (files && block_device(vol->path, &vol->dev_size)) {
+		if (files && env_block_device(vol->path, &vol->dev_size)) {
 			char real[PATH_MAX];
 			int ret;
 
@@ -493,7 +408,7 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 				plan_release(pl);
 				return -EINVAL;
 			}
-			if (block_device(vol->log_path, &(uint64_t){0}) && !vol->log_device) {
+			if (env_block_device(vol->log_path, &(uint64_t){0}) && !vol->log_device) {
 				strbuf_addf(err,
 					    "volume %s: log_path %s is another block device; put "
 					    "the logs on the volume's device or in a directory",
@@ -875,37 +790,6 @@ static int inspect_journal(const struct plan *pl, const struct plan_db *db, bool
 	return -EEXIST;
 }
 
-/*
- * What a block device carries, from libblkid: "" when nothing is recognised,
- * else e.g. "an ext4 filesystem (LABEL=data)" or "a dos partition table".
- */
-static void device_signature(const char *path, struct strbuf *out)
-{
-	blkid_probe pr = blkid_new_probe_from_filename(path);
-	const char *type = NULL, *usage = NULL, *label = NULL, *pttype = NULL;
-
-	if (!pr)
-		return;
-	blkid_probe_enable_superblocks(pr, 1);
-	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
-						      BLKID_SUBLKS_LABEL);
-	blkid_probe_enable_partitions(pr, 1);
-	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
-	if (blkid_do_safeprobe(pr) == 0) {
-		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
-		blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
-		blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
-		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
-		if (type)
-			strbuf_addf(out, "a%s %s %s%s%s%s", type[0] == 'e' ? "n" : "", type,
-				    usage && !strcmp(usage, "raid") ? "RAID member" : "filesystem",
-				    label ? " (LABEL=" : "", label ? label : "", label ? ")" : "");
-		else if (pttype)
-			strbuf_addf(out, "a %s partition table", pttype);
-	}
-	blkid_free_probe(pr);
-}
-
 /* A region (of a device) holds a complete diskproof file when its first and
  * last blocks are ours: the bytes present, else 0 (rewritten whole). */
 static uint64_t region_have(int fd, uint64_t base, uint64_t size, uint32_t block,
@@ -959,7 +843,7 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	       h.page_size == pl->page_size;
 	/* probed even when the first page is ours: a filesystem or partition
 	 * table made since may have left those bytes alone */
-	device_signature(vol->path, &sig);
+	env_device_signature(vol->path, &sig);
 	if (ours && sig.len) {
 		if (!destroy_allowed(pl, vol->path) || !pl->force) {
 			strbuf_addf(err,
