@@ -85,7 +85,7 @@ static bool is_blockdev(const char *path)
 static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 {
 	/* a block-device region: the device was checked unused just before
-	 * (plan.c) and its O_EXCL descriptor is held by the command's lock
+	 * (prepare.c) and its O_EXCL descriptor is held by the command's lock
 	 * (lock.h); several regions are open at once, so no O_EXCL here */
 	bool dev = is_blockdev(f->job->path);
 	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);

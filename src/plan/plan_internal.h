@@ -49,9 +49,10 @@ int plan_capacity_device(struct plan *pl, struct plan_volume *vol, const struct 
 			 struct strbuf *err);
 int plan_capacity_files(struct plan *pl, const struct profile *p, struct strbuf *err);
 
-/* Free space for what the files still miss (have_db/have_log: bytes of each
- * database's file and log already there), per filesystem: 0, or -ENOSPC
- * with a message in err. */
+/* The free-space model of space.c (plan_space_measure + plan_space_check)
+ * with what the caller found at the paths: have_db/have_log, bytes of each
+ * database's file and log that need not be written. 0, or -ENOSPC with
+ * plan_space_check()'s message in err, or -ENOMEM. */
 int plan_check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
 		     struct strbuf *err);
 

@@ -1,7 +1,11 @@
 /*
- * space.c - free space: what the plan's files take and still need on each
- * filesystem (or block device) they live on, the results file's reserve
- * included where it shares one, against what is free there.
+ * space.c - the one free-space model: what the plan's files take and still
+ * need on each filesystem (or block device) they live on, the results
+ * file's reserve included where it shares one, against what is free there,
+ * and the one message when it is short. plan and check show it; init and
+ * run check it before anything is made (plan_space_measure/_check), and
+ * plan_prepare_files() checks it again, with what it found at the paths,
+ * just before the first byte is written (plan_check_space).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,28 +19,6 @@
 
 #include "diskproof/plan.h"
 #include "plan_internal.h"
-
-/* One filesystem's need: what the missing parts of the files on it take. */
-struct fs_need {
-	dev_t dev;
-	const char *path;
-	uint64_t need;
-};
-
-static void add_need(struct fs_need *v, size_t *n, const char *path, uint64_t bytes)
-{
-	struct stat st;
-	size_t i;
-
-	if (stat(path, &st) != 0)
-		return;
-	for (i = 0; i < *n; i++)
-		if (v[i].dev == st.st_dev)
-			break;
-	if (i == *n)
-		v[(*n)++] = (struct fs_need){st.st_dev, path, 0};
-	v[i].need += bytes;
-}
 
 /* The filesystem of the results file (its directory, or the nearest existing
  * ancestor): false when there is none or it cannot be read. */
@@ -57,61 +39,6 @@ static bool results_fs(const struct plan *pl, dev_t *dev)
 	return ok;
 }
 
-int plan_check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
-		     struct strbuf *err)
-{
-	struct fs_need *v = calloc(2 * pl->nr_dbs + 1, sizeof(*v));
-	struct statvfs vfs;
-	uint64_t reserve;
-	dev_t rdev = 0;
-	size_t n = 0;
-	int ret = 0;
-
-	if (!v) {
-		strbuf_addstr(err, "out of memory");
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < pl->nr_dbs; i++) {
-		const struct plan_db *db = &pl->dbs[i];
-		const struct plan_volume *vol = &pl->vols[db->volume];
-
-		if (!vol->device)
-			add_need(v, &n, vol->path,
-				 have_db[i] < db->size ? db->size - have_db[i] : 0);
-		if (!vol->log_device)
-			add_need(v, &n, vol->log_path,
-				 have_log[i] < db->log_size ? db->log_size - have_log[i] : 0);
-	}
-	reserve = results_fs(pl, &rdev) ? pl->results_reserve : 0;
-	for (size_t i = 0; i < n && !ret; i++) {
-		uint64_t avail, need = v[i].need + (v[i].dev == rdev ? reserve : 0);
-
-		if (!v[i].need || statvfs(v[i].path, &vfs) != 0)
-			continue;
-		avail = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-		if (avail < need) {
-			struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT;
-
-			unit_format_size(&a, v[i].need);
-			unit_format_size(&b, avail);
-			unit_format_size(&c, reserve);
-			strbuf_addf(err,
-				    "%s: not enough free space: the databases and logs need "
-				    "%s more, %s is free",
-				    v[i].path, a.buf, b.buf);
-			if (v[i].dev == rdev && reserve)
-				strbuf_addf(err, ", and the results file keeps %s free here",
-					    c.buf);
-			strbuf_release(&a);
-			strbuf_release(&b);
-			strbuf_release(&c);
-			ret = -ENOSPC;
-		}
-	}
-	free(v);
-	return ret;
-}
-
 /* The size of a regular file at path, at most want (0 when there is none). */
 static uint64_t file_have(const char *path, uint64_t want)
 {
@@ -120,6 +47,15 @@ static uint64_t file_have(const char *path, uint64_t want)
 	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
 		return 0;
 	return (uint64_t)st.st_size < want ? (uint64_t)st.st_size : want;
+}
+
+/* What need not be written of a file: known[i] when the caller knows it
+ * (at most want), else what is at path. */
+static uint64_t have(const uint64_t *known, size_t i, const char *path, uint64_t want)
+{
+	if (!known)
+		return file_have(path, want);
+	return known[i] < want ? known[i] : want;
 }
 
 /*
@@ -176,7 +112,16 @@ static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 	return s->fs[*idx].path ? 0 : -ENOMEM;
 }
 
-int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbuf *err)
+/*
+ * The one free-space model: per filesystem (or block device) of the plan's
+ * files, what they take (total), what is still to write (need: the files'
+ * missing parts, a device's regions whole, plus the results file's reserve
+ * where it shares the filesystem) and what is free there. have_db/have_log
+ * (may be NULL: then the sizes of the files at the plan's paths) are the
+ * bytes of each database's file and log that need not be written.
+ */
+static int space_measure(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
+			 struct plan_space *s, struct strbuf *err)
 {
 	size_t cap = 2 * pl->nr_vols + 1;
 	struct strbuf *vols = calloc(cap, sizeof(*vols));
@@ -211,12 +156,14 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbu
 						 : db->size;
 			vs->need += vol->device ? plan_round_region(db->size) +
 							  plan_round_region(db->jloc.size)
-						: db->size - file_have(db->path, db->size);
+						: db->size - have(have_db, vol->first_db + k,
+								  db->path, db->size);
 			vs->log_total +=
 				vol->log_device ? plan_round_region(db->log_size) : db->log_size;
-			vs->log_need += vol->log_device ? plan_round_region(db->log_size)
-							: db->log_size - file_have(db->log_file,
-										   db->log_size);
+			vs->log_need += vol->log_device
+						? plan_round_region(db->log_size)
+						: db->log_size - have(have_log, vol->first_db + k,
+								      db->log_file, db->log_size);
 		}
 		if (ret)
 			break;
@@ -250,6 +197,11 @@ out:
 		strbuf_addstr(err, "plan: out of memory");
 	}
 	return ret;
+}
+
+int plan_space_measure(const struct plan *pl, struct plan_space *s, struct strbuf *err)
+{
+	return space_measure(pl, NULL, NULL, s, err);
 }
 
 int plan_space_check(const struct plan_space *s, struct strbuf *err)
@@ -293,4 +245,17 @@ void plan_space_release(struct plan_space *s)
 	free(s->fs);
 	free(s->vols);
 	memset(s, 0, sizeof(*s));
+}
+
+int plan_check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
+		     struct strbuf *err)
+{
+	struct plan_space sp;
+	int ret = space_measure(pl, have_db, have_log, &sp, err);
+
+	if (ret)
+		return ret;
+	ret = plan_space_check(&sp, err);
+	plan_space_release(&sp);
+	return ret;
 }
