@@ -268,7 +268,7 @@ static uint64_t resume_point(const char *path, enum page_kind kind, uint32_t blo
 		    kind == PAGE_KIND_DB)
 			break;
 		if (kind == PAGE_KIND_LOG &&
-		    (h.magic != PAGE_MAGIC || h.db_id != db_id || h.page_no != at / block))
+		    page_log_verify(buf, block, db_id, at / block, false) != PAGE_OK)
 			break;
 	}
 out:
@@ -368,9 +368,13 @@ static uint64_t region_have(int fd, uint64_t base, uint64_t size, uint32_t block
 	struct page_header h;
 
 	for (int i = 0; i < 2; i++) {
-		if (pread(fd, &h, sizeof(h), (off_t)(base + at[i])) != (ssize_t)sizeof(h) ||
-		    h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind || h.db_id != db_id ||
-		    h.page_size != block || h.page_no != at[i] / block)
+		if (pread(fd, &h, sizeof(h), (off_t)(base + at[i])) != (ssize_t)sizeof(h))
+			return 0;
+		if (kind == PAGE_KIND_LOG
+			    ? page_log_verify(&h, block, db_id, at[i] / block, false) != PAGE_OK
+			    : h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind ||
+				      h.db_id != db_id || h.page_size != block ||
+				      h.page_no != at[i] / block)
 			return 0;
 	}
 	return size;

@@ -167,26 +167,6 @@ static bool payload_matches(const void *buf, uint32_t size, const struct page_he
 	return memcmp(scratch, buf, size) == 0;
 }
 
-/* Log blocks: page_verify() knows database pages only. */
-static enum page_status log_block_check(const void *buf, uint32_t size, uint32_t db_id,
-					uint64_t block, const struct page_header *h)
-{
-	struct page_header z = *h;
-	uint32_t crc;
-
-	if (h->magic != PAGE_MAGIC || h->version != PAGE_FORMAT_VERSION)
-		return PAGE_BAD_MAGIC;
-	z.crc = 0;
-	crc = page_crc32c(0, &z, sizeof(z));
-	crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
-			  size - PAGE_HEADER_SIZE);
-	if (crc != h->crc || h->page_size != size)
-		return PAGE_BAD_CRC;
-	if (h->kind != PAGE_KIND_LOG || h->db_id != db_id || h->page_no != block)
-		return PAGE_MISDIRECTED;
-	return h->generation ? PAGE_OK : PAGE_UNWRITTEN;
-}
-
 bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint64_t index,
 		  uint64_t expected, bool exact, void *scratch, struct verify_bad *bad)
 {
@@ -197,7 +177,7 @@ bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint
 
 	memcpy(&h, buf, sizeof(h));
 	if (log)
-		s = log_block_check(buf, size, db_id, index, &h);
+		s = page_log_verify(buf, size, db_id, index, true);
 	else
 		s = page_verify(buf, size, db_id, index, expected, true, &found);
 	switch (s) {

@@ -1,0 +1,34 @@
+/*
+ * logblock.c - checking a log block read back (page.h): the one check that
+ * verify, init's resume and probes, and the run's replication and replay
+ * reads share. Database pages are page_verify()'s (page.c).
+ */
+#include <string.h>
+
+#include "diskproof/page.h"
+
+enum page_status page_log_verify(const void *buf, uint32_t size, uint32_t db_id, uint64_t block,
+				 bool check_crc)
+{
+	struct page_header h;
+
+	memcpy(&h, buf, sizeof(h));
+	if (h.magic != PAGE_MAGIC || h.version != PAGE_FORMAT_VERSION)
+		return PAGE_BAD_MAGIC;
+	if (h.page_size != size)
+		return PAGE_BAD_CRC;
+	if (check_crc) {
+		struct page_header z = h;
+		uint32_t crc;
+
+		z.crc = 0;
+		crc = page_crc32c(0, &z, sizeof(z));
+		crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
+				  size - PAGE_HEADER_SIZE);
+		if (crc != h.crc)
+			return PAGE_BAD_CRC;
+	}
+	if (h.kind != PAGE_KIND_LOG || h.db_id != db_id || h.page_no != block)
+		return PAGE_MISDIRECTED;
+	return h.generation ? PAGE_OK : PAGE_UNWRITTEN;
+}
