@@ -129,6 +129,7 @@ struct verify_callbacks {
 
 struct verify_options {
 	const struct plan *plan; /* built with files */
+	const char *engine;	 /* engine that reads (engine.h): the profile's; NULL: io_uring */
 	bool direct;		 /* O_DIRECT */
 	bool deep;		 /* regenerate and compare every payload byte */
 	uint64_t rate;		 /* most bytes/s over all volumes; 0 = unlimited */
