@@ -99,7 +99,9 @@ static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 	 * (prepare.c) and its O_EXCL descriptor is held by the command's lock
 	 * (lock.h); several regions are open at once, so no O_EXCL here */
 	bool dev = is_blockdev(f->job->path);
-	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
+	/* read-write: an engine may probe a descriptor with a read (libaio's
+	 * RWF_DSYNC check) */
+	int flags = O_RDWR | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
 	int ret;
 
 	/* never blocks on a FIFO put there since it was inspected */

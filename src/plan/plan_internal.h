@@ -1,10 +1,10 @@
 /*
  * plan_internal.h - private to src/plan: what its files share. The
  * file-creation jobs that plan_prepare_files() (prepare.c) hands to the
- * io_uring creator in create.c, the directory maker that lock.c shares with
- * prepare.c, the [sizing] capacity steps (sizing.c) that plan_build()
- * (layout.c) takes, the free-space check before writing (space.c), and the
- * 1 MiB alignment of a block device's regions.
+ * creator in create.c (which writes through the profile's engine), the directory maker that lock.c
+ * shares with prepare.c, the [sizing] capacity steps (sizing.c) that plan_build() (layout.c) takes,
+ * the free-space check before writing (space.c), and the 1 MiB alignment of a block device's
+ * regions.
  */
 #ifndef DISKPROOF_PLAN_INTERNAL_H
 #define DISKPROOF_PLAN_INTERNAL_H
@@ -30,6 +30,10 @@ struct create_job {
  * "DIR: cannot create directory: why" in err. */
 int plan_make_dirs(const char *path, struct strbuf *err);
 
+/* Writes the jobs through the profile's engine (p->engine: io_uring, libaio
+ * or psync), *created counting the bytes written; 0, -EINTR when prog asked
+ * to stop (what is written stays), or -errno with "where: what: why" in err
+ * (an engine that cannot start: before any file is opened). */
 int plan_create_files(const struct plan *pl, const struct profile *p, const struct create_job *jobs,
 		      size_t njobs, const struct plan_progress *prog, uint64_t *created,
 		      struct strbuf *err);

@@ -4,7 +4,7 @@
 # a message that says io_uring is missing, no crash, nothing written. The sim
 # engine still runs there, and so does psync for everything that touches
 # files: init creates them, run measures them, verify reads them back, all
-# through the profile's engine. init and verify of an io_uring profile say
+# through the profile's engine (libaio as well). init and verify of an io_uring profile say
 # io_uring is missing (exit 3) and write no file.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -33,6 +33,16 @@ rm "$WORK/ps/b/db2.edb" "$WORK/ps/b/db2.gen"
 expect_exit 0 "$NO_URING" "$DISKPROOF" run "$WORK/psync.ini" --data-dir "$WORK/ps" \
 	--duration 2s --results "$WORK/p.db" --quiet
 [ "$(stat -c %s "$WORK/ps/b/db2.edb")" = 8388608 ] || fail "run with psync did not create db2"
+
+# libaio too, where it is built in (else its init says why not)
+sed 's/^name = io_uring$/name = libaio/' "$T" >"$WORK/aio.ini"
+if "$NO_URING" "$DISKPROOF" init "$WORK/aio.ini" --data-dir "$WORK/aio" --results "$WORK/a.db" \
+	--quiet >out 2>err; then
+	expect_exit 0 "$NO_URING" "$DISKPROOF" verify "$WORK/aio.ini" --data-dir "$WORK/aio" --quiet
+	grep -q "no problems" out err || fail "verify with libaio: $(cat out err)"
+else
+	grep -q "libaio" err || fail "init with libaio failed: $(cat err)"
+fi
 
 # io_uring profiles: init and verify say what is missing, and write no file
 expect_exit 3 "$NO_URING" "$DISKPROOF" init "$T" --data-dir "$WORK/u" --results "$WORK/u.db"
