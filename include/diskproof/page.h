@@ -79,6 +79,11 @@ enum page_status {
 
 const char *page_status_name(enum page_status s);
 
+/* Whether the CRC32C in the header of the size-byte page or log block at buf
+ * matches its bytes (computed with the crc field as zero; buf is not
+ * written). */
+bool page_crc_matches(const void *buf, uint32_t size);
+
 /* Checks a page read back: header fields, then (when check_crc) the CRC32C.
  * found_gen receives the generation found (0 when the header is unusable). */
 enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uint64_t page_no,

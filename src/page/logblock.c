@@ -17,17 +17,8 @@ enum page_status page_log_verify(const void *buf, uint32_t size, uint32_t db_id,
 		return PAGE_BAD_MAGIC;
 	if (h.page_size != size)
 		return PAGE_BAD_CRC;
-	if (check_crc) {
-		struct page_header z = h;
-		uint32_t crc;
-
-		z.crc = 0;
-		crc = page_crc32c(0, &z, sizeof(z));
-		crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
-				  size - PAGE_HEADER_SIZE);
-		if (crc != h.crc)
-			return PAGE_BAD_CRC;
-	}
+	if (check_crc && !page_crc_matches(buf, size))
+		return PAGE_BAD_CRC;
 	if (h.kind != PAGE_KIND_LOG || h.db_id != db_id || h.page_no != block)
 		return PAGE_MISDIRECTED;
 	return h.generation ? PAGE_OK : PAGE_UNWRITTEN;
