@@ -102,19 +102,29 @@ int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, 
 	return 0;
 }
 
-int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
+int env_path_dev(const char *path, char *where, size_t len, dev_t *dev)
 {
-	char where[PATH_MAX];
 	struct stat st;
-	dev_t dev;
 	int ret;
 
-	ret = path_nearest_existing(path, where, sizeof(where));
+	ret = path_nearest_existing(path, where, len);
 	if (ret)
 		return ret;
 	if (stat(where, &st) != 0)
 		return -errno;
-	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
+	return 0;
+}
+
+int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
+{
+	char where[PATH_MAX];
+	dev_t dev;
+	int ret;
+
+	ret = env_path_dev(path, where, sizeof(where), &dev);
+	if (ret)
+		return ret;
 	if (major(dev) == 0) /* anonymous: tmpfs, NFS, overlay, btrfs subvolumes */
 		return -ENODEV;
 	return env_dev_name(sysfs, major(dev), minor(dev), name, len);

@@ -341,15 +341,11 @@ static int mount_source_dev(const char *mountinfo, const char *real, dev_t *dev)
 static int path_dev(const char *proc, const char *path, dev_t *dev)
 {
 	char where[PATH_MAX], real[PATH_MAX], mountinfo[PATH_MAX];
-	struct stat st;
 	int ret;
 
-	ret = path_nearest_existing(path, where, sizeof(where));
+	ret = env_path_dev(path, where, sizeof(where), dev);
 	if (ret)
 		return ret;
-	if (stat(where, &st) != 0)
-		return -errno;
-	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	if (major(*dev) != 0)
 		return 0;
 	if (!realpath(where, real))
