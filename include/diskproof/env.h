@@ -82,13 +82,25 @@ int env_block_disks(const char *sysfs, const char *name, char (*disks)[ENV_NAME_
  * -ENODEV when there is none (tmpfs, NFS, a btrfs anonymous device). */
 int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, size_t len);
 
-/* path, or its nearest existing ancestor, into out. 0 or -errno. */
-int env_existing_path(const char *path, char *out, size_t len);
-
 /* The block device holding path (its nearest existing ancestor when it does
  * not exist yet), or the device path names, under sysfs. 0, -ENODEV (no
  * block device beneath: tmpfs, NFS), or -errno from stat. */
 int env_path_device(const char *sysfs, const char *path, char *name, size_t len);
+
+/*
+ * Device probes (block.c), for plan and verify. env_dio_alignment: the
+ * direct-I/O offset alignment at path (a directory, file or block device):
+ * STATX_DIOALIGN of a file there (an unnamed O_TMPFILE for a directory), else
+ * the device's logical block size (BLKSSZGET, then sysfs), else 4096; never
+ * 0. env_block_device: whether path is a block device, with its size in
+ * *size (0 when it cannot be read). env_device_signature: what a block
+ * device carries, from libblkid, appended to out: nothing when nothing is
+ * recognised, else e.g. "an ext4 filesystem (LABEL=data)" or "a dos
+ * partition table".
+ */
+uint32_t env_dio_alignment(const char *path);
+bool env_block_device(const char *path, uint64_t *size);
+void env_device_signature(const char *path, struct strbuf *out);
 
 /* The mount holding a path, from a mountinfo file (/proc/self/mountinfo). */
 struct env_mount {

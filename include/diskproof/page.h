@@ -79,10 +79,50 @@ enum page_status {
 
 const char *page_status_name(enum page_status s);
 
+/* Whether the CRC32C in the header of the size-byte page or log block at buf
+ * matches its bytes (computed with the crc field as zero; buf is not
+ * written). */
+bool page_crc_matches(const void *buf, uint32_t size);
+
 /* Checks a page read back: header fields, then (when check_crc) the CRC32C.
  * found_gen receives the generation found (0 when the header is unusable). */
 enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uint64_t page_no,
 			     uint64_t expected_gen, bool check_crc, uint64_t *found_gen);
+
+/*
+ * page_log_verify() - checks one log block read back (logblock.c); the one
+ * check every reader of a log uses (verify, init, the run's replication and
+ * recovery replay reads).
+ *
+ *   buf, size: the block as read, size = the log's block size (the volume's
+ *     log_align, what page_stamp() was given); with check_crc false only its
+ *     first PAGE_HEADER_SIZE bytes are read.
+ *   db_id: the database whose log it is; block: the block's index in that
+ *     log (byte offset from the start of the log file, or of the log's
+ *     region on a device, divided by size), 0-based. A log is used
+ *     circularly, so a block at index n always carries n, whatever segment
+ *     or lap wrote it.
+ *   check_crc: true checks the CRC32C over the whole block (its record table
+ *     included, as page_stamp()/page_reseal() sealed it); false checks the
+ *     header only (whether a block is diskproof's and in its place: resume
+ *     and region probes).
+ *
+ * Checks, in this order, and returns the first that fails:
+ *   PAGE_BAD_MAGIC    magic or format version wrong: not a diskproof block
+ *                     (never written, or overwritten by something else);
+ *   PAGE_BAD_CRC      the header's block size is not size, or (check_crc)
+ *                     the CRC32C does not match: corrupt or torn;
+ *   PAGE_MISDIRECTED  a database page, another database's block, or another
+ *                     block (index) of the log: a misdirected write or read;
+ *   PAGE_UNWRITTEN    generation (the log's sequence number) 0;
+ *   PAGE_OK           otherwise. The generation is the writer's sequence
+ *                     number; comparing it with an expected one is the
+ *                     caller's (read it from the header).
+ * Never writes buf, allocates nothing, takes no lock: safe on a worker's hot
+ * path. Never PAGE_LOST_WRITE or PAGE_NEWER.
+ */
+enum page_status page_log_verify(const void *buf, uint32_t size, uint32_t db_id, uint64_t block,
+				 bool check_crc);
 
 /* CRC32C (Castagnoli), the hardware instruction where the CPU has it. */
 uint32_t page_crc32c(uint32_t crc, const void *data, size_t len);

@@ -167,7 +167,7 @@ void plan_space_release(struct plan_space *s);
 
 /*
  * What a run of the plan keeps in memory, as an upper bound (the formula is
- * at plan_memory_estimate() in plan.c): per page of every database, per
+ * at plan_memory_estimate() in memory.c): per page of every database, per
  * database, the I/O buffers, and the rest. cpus is the number of online
  * CPUs (the default worker count).
  */

@@ -91,6 +91,33 @@ uint64_t time_real_ns(void);
 /* "2026-11-29T22:12:08Z" (UTC, seconds precision) into sb. */
 void time_format_iso8601(struct strbuf *sb, uint64_t real_ns);
 
+/*
+ * Paths (path.c). Strings in, strings out; "looks" means the function stats
+ * or resolves on the filesystem.
+ *   path_join:     "DIR/NAMEEXT" (one '/' between, whatever DIR ends with;
+ *                  "" joins as "NAMEEXT"; ext may be NULL), malloc'ed:
+ *                  the caller frees it; NULL only when memory runs out.
+ *   path_dirname:  the directory part into out (reset first): "a/b" -> "a",
+ *                  "/b" -> "/", "b" -> ".".
+ *   path_nearest_existing (looks): path itself when it exists, else its
+ *                  nearest existing ancestor ("." for a relative name with
+ *                  nothing above it), into out; 0, -ENAMETOOLONG, or -errno of
+ *                  a stat that failed for another reason than ENOENT/ENOTDIR
+ *                  (out then holds the path that could not be read).
+ *   path_resolve (looks): realpath(path), or for a path not there yet its
+ *                  directory's realpath and its name; malloc'ed, the caller
+ *                  frees it; NULL (errno set) when even that cannot be had.
+ *   path_same (looks): both resolve, to the same name.
+ *   path_is_under: path is dir or inside it, by name ("/a" covers "/a/b" and
+ *                  "/a", not "/ab"); "/" covers everything.
+ */
+char *path_join(const char *dir, const char *name, const char *ext);
+void path_dirname(const char *path, struct strbuf *out);
+int path_nearest_existing(const char *path, char *out, size_t len);
+char *path_resolve(const char *path);
+bool path_same(const char *a, const char *b);
+bool path_is_under(const char *dir, const char *path);
+
 /* Levenshtein distance, for did-you-mean suggestions (short strings only). */
 unsigned util_edit_distance(const char *a, const char *b);
 

@@ -11,7 +11,8 @@
  * or no journal at all, accepts any generation from 1 up. Log blocks carry
  * no expected generation.
  *
- * All volumes are read at once, one thread and one io_uring per volume,
+ * All volumes are read at once, one thread and one context of the
+ * profile's engine (verify_options.engine) per volume,
  * 1 MiB reads, a few in flight per file, O_DIRECT when asked. Nothing is
  * ever written: every file is opened read-only. Nothing here prints:
  * progress reaches the caller through a callback, problems through the
@@ -129,6 +130,7 @@ struct verify_callbacks {
 
 struct verify_options {
 	const struct plan *plan; /* built with files */
+	const char *engine;	 /* engine that reads (engine.h): the profile's; NULL: io_uring */
 	bool direct;		 /* O_DIRECT */
 	bool deep;		 /* regenerate and compare every payload byte */
 	uint64_t rate;		 /* most bytes/s over all volumes; 0 = unlimited */
@@ -141,7 +143,7 @@ struct verify_options {
 /*
  * Verifies every file of the plan. Returns 0 when verification ran (to the
  * end, or until a signal: r->signal), whatever it found: see r. Returns
- * -errno when it could not run at all (no io_uring, out of memory), with
+ * -errno when it could not run at all (the engine cannot start, out of memory), with
  * "where: what: why" in err. A missing file, a file that is not diskproof's,
  * an unusable journal or a failed read is not a failure of verify_run(): it
  * is counted in r->env_errors and explained in the file's error or the

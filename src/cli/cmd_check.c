@@ -189,7 +189,7 @@ static void check_direct_at(struct check *c, const char *volume, const char *kin
 	int fd, ret;
 
 	snprintf(what, sizeof(what), "direct I/O %s %s", kind, volume);
-	ret = env_existing_path(path, where, sizeof(where));
+	ret = path_nearest_existing(path, where, sizeof(where));
 	if (ret) {
 		report(c, CHECK_FAIL, what, "%s: %s", path, strerror(-ret));
 		return;

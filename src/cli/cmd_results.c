@@ -22,32 +22,6 @@
 
 #include "cli.h"
 
-/* The resolved name of path: realpath, or for a path not there yet its
- * directory's realpath and its name. NULL when even that cannot be had. */
-static char *output_resolve(const char *path)
-{
-	struct strbuf sb = STRBUF_INIT, dir = STRBUF_INIT;
-	const char *slash = strrchr(path, '/');
-	char *r = realpath(path, NULL);
-
-	if (r || errno != ENOENT)
-		goto out;
-	if (slash)
-		strbuf_add(&dir, path, slash == path ? 1 : (size_t)(slash - path));
-	else
-		strbuf_addch(&dir, '.');
-	r = realpath(dir.buf, NULL);
-	if (r) {
-		strbuf_addf(&sb, "%s/%s", strcmp(r, "/") ? r : "", slash ? slash + 1 : path);
-		free(r);
-		r = strbuf_detach(&sb, NULL);
-	}
-out:
-	strbuf_release(&sb);
-	strbuf_release(&dir);
-	return r;
-}
-
 /* Is output (stat'ed as *st when there, resolved to name) the results file or
  * one of its siblings? */
 static bool output_is_results(const struct stat *st, const char *name, const char *results)
@@ -81,7 +55,7 @@ int cli_output_check(const char *output, const char *results)
 	if (!output)
 		return 0;
 	there = stat(output, &st) == 0;
-	name = output_resolve(output);
+	name = path_resolve(output);
 	if (output_is_results(there ? &st : NULL, name, results)) {
 		fprintf(stderr,
 			"diskproof: %s: is the results file %s (or beside it): the report would "
@@ -164,7 +138,7 @@ int cli_write_output(const char *path, const char *results, const struct strbuf 
 	 * that only now leads to the results file is refused too */
 	if (fd >= 0 && fstat(fd, &st) == 0 && output_is_results(&st, NULL, results))
 		goto out_refuse;
-	name = output_resolve(path);
+	name = path_resolve(path);
 	if (stat(path, &st) == 0 ? output_is_results(&st, name, results)
 				 : output_is_results(NULL, name, results))
 		goto out_refuse;
@@ -189,7 +163,7 @@ int cli_write_output(const char *path, const char *results, const struct strbuf 
 			ret = -errno;
 		goto out_print;
 	}
-	name = output_resolve(path);
+	name = path_resolve(path);
 	if (!name) {
 		ret = -errno;
 		goto out_print;

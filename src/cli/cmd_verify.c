@@ -237,6 +237,7 @@ int cmd_verify(int argc, char **argv)
 	pr.tty = isatty(STDERR_FILENO);
 	sfd = signals_setup();
 	vo.plan = &pl;
+	vo.engine = p.engine;
 	vo.direct = p.direct;
 	vo.deep = o.deep;
 	vo.rate = o.rate;

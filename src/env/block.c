@@ -2,18 +2,27 @@
  * block.c - block devices and mounts as sysfs and procfs describe them (see
  * env.h): which device holds a path, the whole disks beneath a partition or
  * a device-mapper / md device, a disk's model, firmware, queue settings and
- * NUMA node, and the mount of a path from mountinfo. Reads only; every
- * reader takes the sysfs root so that the unit tests can use a fixture tree.
+ * NUMA node, and the mount of a path from mountinfo; and the probes of a
+ * device that plan and verify need: the direct-I/O alignment at a path
+ * (STATX_DIOALIGN, BLKSSZGET, sysfs), whether a path is a block device and
+ * its size (BLKGETSIZE64), and what a device carries (libblkid signatures).
+ * Reads only; the sysfs readers take the sysfs root so that the unit tests
+ * can use a fixture tree.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include <linux/fs.h>
+
+#include <blkid/blkid.h>
 
 #include "diskproof/env.h"
 #include "env_internal.h"
@@ -93,40 +102,29 @@ int env_dev_name(const char *sysfs, unsigned major, unsigned minor, char *name, 
 	return 0;
 }
 
-int env_existing_path(const char *path, char *out, size_t len)
+int env_path_dev(const char *path, char *where, size_t len, dev_t *dev)
 {
 	struct stat st;
-	char *slash;
+	int ret;
 
-	if (snprintf(out, len, "%s", path[0] ? path : ".") >= (int)len)
-		return -ENAMETOOLONG;
-	while (stat(out, &st) != 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -errno;
-		slash = strrchr(out, '/');
-		if (!slash) /* a relative name with nothing above it that exists */
-			snprintf(out, len, ".");
-		else if (slash == out)
-			out[1] = '\0';
-		else
-			*slash = '\0';
-	}
+	ret = path_nearest_existing(path, where, len);
+	if (ret)
+		return ret;
+	if (stat(where, &st) != 0)
+		return -errno;
+	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	return 0;
 }
 
 int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
 {
 	char where[PATH_MAX];
-	struct stat st;
 	dev_t dev;
 	int ret;
 
-	ret = env_existing_path(path, where, sizeof(where));
+	ret = env_path_dev(path, where, sizeof(where), &dev);
 	if (ret)
 		return ret;
-	if (stat(where, &st) != 0)
-		return -errno;
-	dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	if (major(dev) == 0) /* anonymous: tmpfs, NFS, overlay, btrfs subvolumes */
 		return -ENODEV;
 	return env_dev_name(sysfs, major(dev), minor(dev), name, len);
@@ -266,15 +264,6 @@ void env_mount_unescape(char *s)
 	*o = '\0';
 }
 
-bool env_mount_covers(const char *point, const char *path)
-{
-	size_t n = strlen(point);
-
-	if (!strcmp(point, "/"))
-		return true;
-	return !strncmp(point, path, n) && (path[n] == '/' || path[n] == '\0');
-}
-
 /*
  * One mountinfo line: "ID PARENT MAJ:MIN ROOT POINT OPTIONS [OPTIONAL...] -
  * FSTYPE SOURCE SUPER_OPTIONS". 0, or -EINVAL for a line of another shape.
@@ -316,7 +305,7 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	FILE *f;
 	int ret;
 
-	ret = env_existing_path(path, where, sizeof(where));
+	ret = path_nearest_existing(path, where, sizeof(where));
 	if (ret)
 		return ret;
 	if (!realpath(where, real))
@@ -327,7 +316,7 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	/* the longest mount point above the path; of equal ones the last
 	 * mounted, which hides the others */
 	while (fgets(line, sizeof(line), f)) {
-		if (mount_parse(line, &cur) || !env_mount_covers(cur.point, real))
+		if (mount_parse(line, &cur) || !path_is_under(cur.point, real))
 			continue;
 		if (!found || strlen(cur.point) >= best) {
 			*m = cur;
@@ -337,4 +326,119 @@ int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m)
 	}
 	fclose(f);
 	return found ? 0 : -ENOENT;
+}
+
+/* The logical block size of the disk holding st, from sysfs (a partition's
+ * queue settings live on its parent disk); 0 when unknown. */
+static uint32_t sysfs_logical_block(const struct stat *st)
+{
+	dev_t dev = S_ISBLK(st->st_mode) ? st->st_rdev : st->st_dev;
+
+	for (int parent = 0; parent < 2; parent++) {
+		char path[128];
+		unsigned v = 0;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/%squeue/logical_block_size",
+			 major(dev), minor(dev), parent ? "../" : "");
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fscanf(f, "%u", &v) != 1)
+			v = 0;
+		fclose(f);
+		if (v)
+			return v;
+	}
+	return 0;
+}
+
+/*
+ * Direct-I/O offset alignment at path (a directory, file or block device):
+ * STATX_DIOALIGN of a file there (an unnamed O_TMPFILE for a directory, since
+ * directories do not report it), else the device's logical block size
+ * (BLKSSZGET, then sysfs), else 4 KiB.
+ */
+uint32_t env_dio_alignment(const char *path)
+{
+	struct statx stx;
+	struct stat st;
+	uint32_t v;
+	int fd, lbs = 0;
+
+	if (stat(path, &st) != 0)
+		return 4096;
+	if (S_ISBLK(st.st_mode)) {
+		fd = open(path, O_RDONLY);
+		if (fd >= 0) {
+			if (ioctl(fd, BLKSSZGET, &lbs) != 0)
+				lbs = 0;
+			close(fd);
+		}
+		if (lbs > 0)
+			return (uint32_t)lbs;
+	} else {
+		/* O_NONBLOCK: a FIFO at a volume's path must not hang the plan */
+		fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
+					 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd >= 0) {
+			int ok = statx(fd, "", AT_EMPTY_PATH, STATX_DIOALIGN, &stx) == 0 &&
+				 (stx.stx_mask & STATX_DIOALIGN) && stx.stx_dio_offset_align;
+
+			close(fd);
+			if (ok)
+				return stx.stx_dio_offset_align;
+		}
+	}
+	v = sysfs_logical_block(&st);
+	return v ? v : 4096;
+}
+
+/* Block-device facts of path: true when it is one, with its size. */
+bool env_block_device(const char *path, uint64_t *size)
+{
+	struct stat st;
+	int fd;
+
+	*size = 0;
+	if (stat(path, &st) != 0 || !S_ISBLK(st.st_mode))
+		return false;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, BLKGETSIZE64, size) != 0)
+			*size = 0;
+		close(fd);
+	}
+	return true;
+}
+
+/*
+ * What a block device carries, from libblkid: "" when nothing is recognised,
+ * else e.g. "an ext4 filesystem (LABEL=data)" or "a dos partition table".
+ */
+void env_device_signature(const char *path, struct strbuf *out)
+{
+	blkid_probe pr = blkid_new_probe_from_filename(path);
+	const char *type = NULL, *usage = NULL, *label = NULL, *pttype = NULL;
+
+	if (!pr)
+		return;
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE | BLKID_SUBLKS_USAGE |
+						      BLKID_SUBLKS_LABEL);
+	blkid_probe_enable_partitions(pr, 1);
+	blkid_probe_set_partitions_flags(pr, BLKID_PARTS_MAGIC);
+	if (blkid_do_safeprobe(pr) == 0) {
+		blkid_probe_lookup_value(pr, "TYPE", &type, NULL);
+		blkid_probe_lookup_value(pr, "USAGE", &usage, NULL);
+		blkid_probe_lookup_value(pr, "LABEL", &label, NULL);
+		blkid_probe_lookup_value(pr, "PTTYPE", &pttype, NULL);
+		if (type)
+			strbuf_addf(out, "a%s %s %s%s%s%s", type[0] == 'e' ? "n" : "", type,
+				    usage && !strcmp(usage, "raid") ? "RAID member" : "filesystem",
+				    label ? " (LABEL=" : "", label ? label : "", label ? ")" : "");
+		else if (pttype)
+			strbuf_addf(out, "a %s partition table", pttype);
+	}
+	blkid_free_probe(pr);
 }

@@ -293,28 +293,6 @@ static int sampler_slurp(struct host_sampler *s, const char *path, bool first_ch
 	return ret;
 }
 
-/* path, or its nearest existing ancestor, into out (as env_existing_path). */
-static int existing_path(const char *path, char *out, size_t len)
-{
-	struct stat st;
-	char *slash;
-
-	if (snprintf(out, len, "%s", path[0] ? path : ".") >= (int)len)
-		return -ENAMETOOLONG;
-	while (stat(out, &st) != 0) {
-		if (errno != ENOENT && errno != ENOTDIR)
-			return -errno;
-		slash = strrchr(out, '/');
-		if (!slash)
-			snprintf(out, len, ".");
-		else if (slash == out)
-			out[1] = '\0';
-		else
-			*slash = '\0';
-	}
-	return 0;
-}
-
 /*
  * The block device a filesystem with an anonymous st_dev sits on: the source
  * of the mountinfo line whose mount point is the longest one above real,
@@ -345,7 +323,7 @@ static int mount_source_dev(const char *mountinfo, const char *real, dev_t *dev)
 		if (!t || !strtok_r(NULL, " \n", &save) || !(t = strtok_r(NULL, " \n", &save)))
 			continue; /* no "- FSTYPE SOURCE" */
 		env_mount_unescape(f[4]);
-		if (!env_mount_covers(f[4], real) || (found && strlen(f[4]) < best))
+		if (!path_is_under(f[4], real) || (found && strlen(f[4]) < best))
 			continue;
 		env_mount_unescape(t);
 		snprintf(best_src, sizeof(best_src), "%s", t);
@@ -363,15 +341,11 @@ static int mount_source_dev(const char *mountinfo, const char *real, dev_t *dev)
 static int path_dev(const char *proc, const char *path, dev_t *dev)
 {
 	char where[PATH_MAX], real[PATH_MAX], mountinfo[PATH_MAX];
-	struct stat st;
 	int ret;
 
-	ret = existing_path(path, where, sizeof(where));
+	ret = env_path_dev(path, where, sizeof(where), dev);
 	if (ret)
 		return ret;
-	if (stat(where, &st) != 0)
-		return -errno;
-	*dev = S_ISBLK(st.st_mode) ? st.st_rdev : st.st_dev;
 	if (major(*dev) != 0)
 		return 0;
 	if (!realpath(where, real))

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* First line of a file, trailing blanks trimmed, into out. 0, or -errno
  * (out is then "unknown"); an empty line is -ENODATA. */
@@ -19,10 +20,11 @@ int env_read_at(const char *dir, const char *rel, char *out, size_t len);
  * truncation warnings snprintf draws from a PATH_MAX source). */
 void env_copy(char *out, size_t len, const char *s);
 
+/* The device of path's nearest existing ancestor (into where): its st_dev,
+ * or its st_rdev when it is a block device. 0 or -errno. */
+int env_path_dev(const char *path, char *where, size_t len, dev_t *dev);
+
 /* mountinfo escapes blanks and backslashes as \ooo: undone in place. */
 void env_mount_unescape(char *s);
-
-/* Whether mount point point is path or a directory above it. */
-bool env_mount_covers(const char *point, const char *path);
 
 #endif

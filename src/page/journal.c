@@ -357,26 +357,18 @@ out_free:
 /* fsync of the directory holding path, so that a rename in it is durable. */
 static int sync_parent_dir(const char *path)
 {
-	char dir[PATH_MAX];
-	const char *slash = strrchr(path, '/');
+	struct strbuf dir = STRBUF_INIT;
 	int fd, ret = 0;
 
-	if (!slash) {
-		strcpy(dir, ".");
-	} else if (slash == path) {
-		strcpy(dir, "/");
-	} else {
-		if ((size_t)(slash - path) >= sizeof(dir))
-			return -ENAMETOOLONG;
-		memcpy(dir, path, (size_t)(slash - path));
-		dir[slash - path] = '\0';
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	path_dirname(path, &dir);
+	fd = open(dir.buf, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
-	if (fsync(fd) != 0)
 		ret = -errno;
-	close(fd);
+	else if (fsync(fd) != 0)
+		ret = -errno;
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&dir);
 	return ret;
 }
 

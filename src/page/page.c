@@ -674,6 +674,19 @@ void page_stamp(void *buf, uint32_t size, enum page_kind kind, uint32_t db_id, u
 	memcpy(p + offsetof(struct page_header, crc), &h.crc, sizeof(h.crc));
 }
 
+bool page_crc_matches(const void *buf, uint32_t size)
+{
+	struct page_header z;
+	uint32_t crc;
+
+	memcpy(&z, buf, sizeof(z));
+	crc = z.crc;
+	z.crc = 0;
+	return crc == page_crc32c(page_crc32c(0, &z, sizeof(z)),
+				  (const unsigned char *)buf + PAGE_HEADER_SIZE,
+				  size - PAGE_HEADER_SIZE);
+}
+
 enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uint64_t page_no,
 			     uint64_t expected_gen, bool check_crc, uint64_t *found_gen)
 {
@@ -683,17 +696,8 @@ enum page_status page_verify(const void *buf, uint32_t size, uint32_t db_id, uin
 	*found_gen = 0;
 	if (h.magic != PAGE_MAGIC || h.version != PAGE_FORMAT_VERSION)
 		return PAGE_BAD_MAGIC;
-	if (check_crc) {
-		struct page_header z = h;
-		uint32_t crc;
-
-		z.crc = 0;
-		crc = page_crc32c(0, &z, sizeof(z));
-		crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
-				  size - PAGE_HEADER_SIZE);
-		if (crc != h.crc || h.page_size != size)
-			return PAGE_BAD_CRC;
-	}
+	if (check_crc && (h.page_size != size || !page_crc_matches(buf, size)))
+		return PAGE_BAD_CRC;
 	*found_gen = h.generation;
 	if (h.db_id != db_id || h.page_no != page_no || h.kind != PAGE_KIND_DB)
 		return PAGE_MISDIRECTED;

@@ -1,9 +1,12 @@
 /*
  * create.c - writing new database and log files at the speed of the device:
- * large sequential O_DIRECT writes through one io_uring, several in flight
- * per volume and every volume at once, each buffer stamped with pages in the
- * on-disk format (generation 1) just before it is written. A file is
- * fdatasync'ed when its last write completes.
+ * large sequential O_DIRECT writes through the profile's engine (the ops of
+ * engine.h: io_uring, libaio or psync, so a host without io_uring creates its
+ * files with psync), several in flight per volume and every volume at once,
+ * each buffer stamped with pages in the on-disk format (generation 1) just
+ * before it is written. Every file is opened (and its blocks reserved)
+ * before the first write, as the engine takes its descriptors when it opens;
+ * a file is fdatasync'ed and closed when its last write completes.
  *
  * Progress is reported per volume, at most ten times a second; the callback
  * may ask to stop (Ctrl-C), after which in-flight writes are drained and
@@ -12,13 +15,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/page.h"
 #include "plan_internal.h"
@@ -27,6 +30,7 @@
 #define CREATE_MAX_INFLIGHT 64u
 #define CREATE_QD_PER_VOLUME 4u
 #define CREATE_PROGRESS_NS (100 * NSEC_PER_MSEC)
+#define CREATE_WAIT_NS (100 * NSEC_PER_MSEC)
 
 struct cfile {
 	const struct create_job *job;
@@ -45,6 +49,7 @@ struct cvol {
 };
 
 struct cbuf {
+	struct engine_req req; /* req.owner is this buffer */
 	void *mem;
 	struct cfile *file;
 	struct cvol *vol;
@@ -54,7 +59,12 @@ struct cbuf {
 };
 
 struct creator {
-	struct io_uring ring;
+	const struct engine_ops *ops;
+	struct engine_ctx ctx;
+	struct engine_clock clock;
+	int *fds; /* of every job, by job index: the engine's ctx.fds */
+	struct engine_req **reaped;
+	bool ctx_init;
 	struct cbuf *bufs;
 	unsigned nbufs, qd;
 	struct cvol *vols;
@@ -62,6 +72,7 @@ struct creator {
 	const struct plan *pl;
 	const struct profile *p;
 	const struct plan_progress *prog;
+	const struct create_job *jobs;
 	uint64_t *created;
 	uint64_t last_progress;
 	bool stopping;
@@ -85,10 +96,12 @@ static bool is_blockdev(const char *path)
 static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 {
 	/* a block-device region: the device was checked unused just before
-	 * (plan.c) and its O_EXCL descriptor is held by the command's lock
+	 * (prepare.c) and its O_EXCL descriptor is held by the command's lock
 	 * (lock.h); several regions are open at once, so no O_EXCL here */
 	bool dev = is_blockdev(f->job->path);
-	int flags = O_WRONLY | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
+	/* read-write: an engine may probe a descriptor with a read (libaio's
+	 * RWF_DSYNC check) */
+	int flags = O_RDWR | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
 	int ret;
 
 	/* never blocks on a FIFO put there since it was inspected */
@@ -147,51 +160,7 @@ static void fill(const struct creator *c, const struct cfile *f, void *mem, uint
 			   c->p->seed, true);
 }
 
-/* Issues what the volume's queue depth allows. */
-static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbuf *err)
-{
-	while (!c->stopping && v->inflight < c->qd && v->cur < v->nfiles) {
-		struct cfile *f = &v->files[v->cur];
-		const struct create_job *j = f->job;
-		struct io_uring_sqe *sqe;
-		struct cbuf *b = NULL;
-		uint64_t len;
-
-		if (f->next >= j->to) {
-			v->cur++;
-			continue;
-		}
-		for (unsigned i = 0; i < c->nbufs; i++)
-			if (!c->bufs[i].busy) {
-				b = &c->bufs[i];
-				break;
-			}
-		if (!b)
-			return;
-		if (f->fd < 0 && !f->closed) {
-			int ret = cfile_open(c, f, err);
-
-			if (ret) {
-				creator_fail(c, ret);
-				return;
-			}
-		}
-		sqe = io_uring_get_sqe(&c->ring);
-		if (!sqe)
-			return; /* submitted below, then retried */
-		len = j->to - f->next < CREATE_BUF ? j->to - f->next : CREATE_BUF;
-		len -= len % j->block;
-		fill(c, f, b->mem, f->next, (uint32_t)len);
-		io_uring_prep_write(sqe, f->fd, b->mem, (unsigned)len, j->base + f->next);
-		io_uring_sqe_set_data(sqe, b);
-		*b = (struct cbuf){b->mem, f, v, (uint32_t)len, f->next, true};
-		f->next += len;
-		f->inflight++;
-		v->inflight++;
-	}
-}
-
-static void creator_complete(struct creator *c, struct cbuf *b, int res, struct strbuf *err)
+static void creator_complete(struct creator *c, struct cbuf *b, int64_t res, struct strbuf *err)
 {
 	struct cfile *f = b->file;
 	struct cvol *v = b->vol;
@@ -201,9 +170,9 @@ static void creator_complete(struct creator *c, struct cbuf *b, int res, struct 
 	v->inflight--;
 	if (res < 0) {
 		strbuf_addf(err, "%s: write at offset %llu failed: %s", f->job->path,
-			    (unsigned long long)b->off, strerror(-res));
-		creator_fail(c, res);
-	} else if ((uint32_t)res < b->len) {
+			    (unsigned long long)b->off, strerror((int)-res));
+		creator_fail(c, (int)res);
+	} else if ((uint64_t)res < b->len) {
 		strbuf_addf(err, "%s: short write at offset %llu: No space left on device?",
 			    f->job->path, (unsigned long long)(b->off + (uint64_t)res));
 		creator_fail(c, -ENOSPC);
@@ -216,6 +185,56 @@ static void creator_complete(struct creator *c, struct cbuf *b, int res, struct 
 
 		if (ret)
 			creator_fail(c, ret);
+	}
+}
+
+/* Issues what the volume's queue depth allows. */
+static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbuf *err)
+{
+	while (!c->stopping && v->inflight < c->qd && v->cur < v->nfiles) {
+		struct cfile *f = &v->files[v->cur];
+		const struct create_job *j = f->job;
+		struct cbuf *b = NULL;
+		uint64_t len;
+		int q;
+
+		if (f->next >= j->to) {
+			v->cur++;
+			continue;
+		}
+		for (unsigned i = 0; i < c->nbufs; i++)
+			if (!c->bufs[i].busy) {
+				b = &c->bufs[i];
+				break;
+			}
+		if (!b)
+			return;
+		len = j->to - f->next < CREATE_BUF ? j->to - f->next : CREATE_BUF;
+		len -= len % j->block;
+		fill(c, f, b->mem, f->next, (uint32_t)len);
+		*b = (struct cbuf){.mem = b->mem,
+				   .file = f,
+				   .vol = v,
+				   .len = (uint32_t)len,
+				   .off = f->next,
+				   .busy = true};
+		b->req = (struct engine_req){.op = ENGINE_OP_WRITE,
+					     .file = (uint32_t)(j - c->jobs),
+					     .offset = j->base + f->next,
+					     .len = (uint32_t)len,
+					     .buf_index = -1,
+					     .buf = b->mem,
+					     .owner = b};
+		q = c->ops->queue(&c->ctx, &b->req);
+		if (q == ENGINE_Q_BUSY) {
+			b->busy = false; /* committed and reaped below, then retried */
+			return;
+		}
+		f->next += len;
+		f->inflight++;
+		v->inflight++;
+		if (q == ENGINE_Q_COMPLETED)
+			creator_complete(c, b, b->req.result, err);
 	}
 }
 
@@ -258,43 +277,82 @@ static bool creator_done(const struct creator *c)
 
 static int creator_loop(struct creator *c, struct strbuf *err)
 {
-	struct __kernel_timespec ts = {.tv_sec = 0, .tv_nsec = 100 * 1000 * 1000};
-	struct io_uring_cqe *cqe;
-	unsigned head, n;
-	int ret;
+	int ret, n;
 
 	for (;;) {
 		for (size_t i = 0; i < c->nvols; i++)
 			creator_issue_volume(c, &c->vols[i], err);
 		if (!creator_inflight(c) && (c->stopping || creator_done(c)))
 			break;
-		ret = io_uring_submit_and_wait_timeout(&c->ring, &cqe, 1, &ts, NULL);
-		if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-			strbuf_addf(err, "io_uring: submit failed: %s", strerror(-ret));
+		ret = c->ops->commit(&c->ctx);
+		if (ret < 0) {
+			strbuf_addf(err, "%s engine: submit failed: %s", c->ops->name,
+				    strerror(-ret));
 			creator_fail(c, ret);
 			/* what is in flight cannot be waited for: give up on it */
 			return c->ret;
 		}
-		n = 0;
-		io_uring_for_each_cqe(&c->ring, head, cqe)
-		{
-			creator_complete(c, io_uring_cqe_get_data(cqe), cqe->res, err);
-			n++;
+		n = c->ops->reap(&c->ctx, c->reaped, c->nbufs, CREATE_WAIT_NS);
+		if (n < 0 && n != -EINTR) {
+			strbuf_addf(err, "%s engine: waiting for writes failed: %s", c->ops->name,
+				    strerror(-n));
+			creator_fail(c, n);
+			return c->ret;
 		}
-		io_uring_cq_advance(&c->ring, n);
+		for (int i = 0; i < n; i++)
+			creator_complete(c, c->reaped[i]->owner, c->reaped[i]->result, err);
 		creator_progress(c, false);
 	}
 	creator_progress(c, true);
 	return c->ret;
 }
 
+/*
+ * The profile's engine, set up for the jobs' files: init first (a host
+ * without the engine is told so before any file is made), then every file
+ * opened (the engine takes the descriptors when it opens), then open.
+ * 0, or -errno with the reason in err.
+ */
+static int creator_engine(struct creator *c, struct cfile *files, size_t njobs, struct strbuf *err)
+{
+	const struct engine_ops *ops = engine_find(c->p->engine);
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	if (!ops || ops->unavailable || (ops->flags & ENGINE_F_NO_FILES)) {
+		strbuf_addf(err, "creating files: engine %s cannot write files%s%s", c->p->engine,
+			    ops && ops->unavailable ? ": " : "",
+			    ops && ops->unavailable ? ops->unavailable : "");
+		return -EINVAL;
+	}
+	c->ops = ops;
+	engine_clock_init_mono(&c->clock);
+	c->ctx = (struct engine_ctx){
+		.depth = c->nbufs, .nr_devices = (unsigned)c->nvols, .clock = &c->clock};
+	ret = ops->init(&c->ctx, &why);
+	if (ret)
+		strbuf_addf(err, "creating files: %s", why.buf);
+	strbuf_release(&why);
+	if (ret)
+		return ret;
+	c->ctx_init = true;
+	for (size_t i = 0; i < njobs; i++) {
+		ret = cfile_open(c, &files[i], err);
+		if (ret)
+			return ret;
+		c->fds[i] = files[i].fd;
+	}
+	c->ctx.fds = c->fds;
+	c->ctx.nr_files = (unsigned)njobs;
+	return ops->open(&c->ctx, err);
+}
+
 int plan_create_files(const struct plan *pl, const struct profile *p, const struct create_job *jobs,
 		      size_t njobs, const struct plan_progress *prog, uint64_t *created,
 		      struct strbuf *err)
 {
-	struct creator c = {.pl = pl, .p = p, .prog = prog, .created = created};
+	struct creator c = {.pl = pl, .p = p, .prog = prog, .created = created, .jobs = jobs};
 	struct cfile *files = NULL;
-	unsigned depth;
 	int ret;
 
 	if (!njobs)
@@ -325,7 +383,9 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 	if (c.nbufs > CREATE_MAX_INFLIGHT)
 		c.nbufs = CREATE_MAX_INFLIGHT;
 	c.bufs = calloc(c.nbufs, sizeof(*c.bufs));
-	if (!c.bufs) {
+	c.reaped = calloc(c.nbufs, sizeof(*c.reaped));
+	c.fds = calloc(njobs, sizeof(*c.fds));
+	if (!c.bufs || !c.reaped || !c.fds) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -334,24 +394,24 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 			ret = -ENOMEM;
 			goto out_bufs;
 		}
-	for (depth = 1; depth < c.nbufs; depth <<= 1)
-		;
-	ret = io_uring_queue_init(depth, &c.ring, 0);
-	if (ret < 0) {
-		strbuf_addf(err, "io_uring: cannot set up a ring: %s", strerror(-ret));
-		goto out_bufs;
-	}
-	ret = creator_loop(&c, err);
-	for (size_t i = 0; i < njobs; i++)
-		if (!files[i].inflight)
-			cfile_close(&files[i], false, err);
+	ret = creator_engine(&c, files, njobs, err);
+	if (!ret)
+		ret = creator_loop(&c, err);
 	if (ret == -EINTR && !err->len)
 		strbuf_addstr(err, "creating files: interrupted; run again to resume");
-	io_uring_queue_exit(&c.ring);
+	/* the engine first: it waits for (or cancels) what is in flight */
+	if (c.ctx_init) {
+		c.ops->close(&c.ctx);
+		c.ops->cleanup(&c.ctx);
+	}
+	for (size_t i = 0; i < njobs; i++)
+		cfile_close(&files[i], false, err);
 out_bufs:
 	for (unsigned i = 0; i < c.nbufs; i++)
 		free(c.bufs[i].mem);
 	free(c.bufs);
+	free(c.reaped);
+	free(c.fds);
 out_free:
 	if (ret == -ENOMEM)
 		strbuf_addstr(err, "creating files: out of memory");

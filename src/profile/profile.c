@@ -246,20 +246,6 @@ static int check_overrides(const struct profile *p, const struct profile_overrid
 	return err->len > start ? -EINVAL : 0;
 }
 
-static char *path_join(const char *dir, const char *name, const char *suffix)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t n = strlen(dir);
-
-	while (n > 1 && dir[n - 1] == '/')
-		n--;
-	strbuf_add(&sb, dir, n);
-	if (sb.buf[sb.len - 1] != '/')
-		strbuf_addch(&sb, '/');
-	strbuf_addf(&sb, "%s%s", name, suffix);
-	return strbuf_detach(&sb, NULL);
-}
-
 /* Moves every volume under dir: v at DIR/v, a separate log at DIR/v-log. */
 static void relocate_volumes(struct profile *p, const char *dir)
 {

@@ -4,8 +4,10 @@
  *
  * Shape: the calling thread opens and identifies every file and loads every
  * journal (cheap, and all environment problems are known before the first
- * big read), then starts one thread per volume. Each volume thread owns an
- * io_uring and VERIFY_DEPTH 1 MiB buffers and reads its files in order,
+ * big read), then starts one thread per volume. Each volume thread owns a
+ * context of the profile's engine (the ops of engine.h: io_uring, libaio or
+ * psync, so verify runs where the profile's engine does) and VERIFY_DEPTH
+ * 1 MiB buffers and reads its files in order,
  * VERIFY_FILES_AT_ONCE files at a time with up to VERIFY_PER_FILE reads in
  * flight each: sequential per file, which is what disks read fastest, and
  * deep enough for flash. A database and its log belong to the same volume
@@ -31,8 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <liburing.h>
-
+#include "diskproof/engine.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -57,8 +58,9 @@ struct vfile {
 	uint64_t extent;   /* bytes to verify: a multiple of vf->block */
 	uint64_t next_off; /* next read to issue */
 	unsigned inflight;
-	bool skip;  /* could not be opened or is not ours */
-	bool known; /* a database whose journal matches it: ours, however damaged */
+	unsigned eidx; /* its index in its volume's engine files */
+	bool skip;     /* could not be opened or is not ours */
+	bool known;    /* a database whose journal matches it: ours, however damaged */
 };
 
 /* What a database's checks need besides its result. */
@@ -69,6 +71,7 @@ struct vdb_state {
 };
 
 struct vslot {
+	struct engine_req req; /* req.tag is the slot's index */
 	void *buf;
 	struct vfile *file;
 	uint64_t off;
@@ -82,8 +85,12 @@ struct vvol {
 	const struct plan_volume *pv;
 	struct vfile **files;
 	size_t nr_files;
-	struct io_uring ring;
-	bool ring_ok;
+	const struct engine_ops *ops;
+	struct engine_ctx ctx;
+	struct engine_clock clock;
+	int *fds; /* of files[], the engine's ctx.fds */
+	bool ctx_init;
+	struct engine_req *reaped[VERIFY_DEPTH];
 	struct vslot slots[VERIFY_DEPTH];
 	unsigned free_slots[VERIFY_DEPTH];
 	unsigned nr_free;
@@ -167,26 +174,6 @@ static bool payload_matches(const void *buf, uint32_t size, const struct page_he
 	return memcmp(scratch, buf, size) == 0;
 }
 
-/* Log blocks: page_verify() knows database pages only. */
-static enum page_status log_block_check(const void *buf, uint32_t size, uint32_t db_id,
-					uint64_t block, const struct page_header *h)
-{
-	struct page_header z = *h;
-	uint32_t crc;
-
-	if (h->magic != PAGE_MAGIC || h->version != PAGE_FORMAT_VERSION)
-		return PAGE_BAD_MAGIC;
-	z.crc = 0;
-	crc = page_crc32c(0, &z, sizeof(z));
-	crc = page_crc32c(crc, (const unsigned char *)buf + PAGE_HEADER_SIZE,
-			  size - PAGE_HEADER_SIZE);
-	if (crc != h->crc || h->page_size != size)
-		return PAGE_BAD_CRC;
-	if (h->kind != PAGE_KIND_LOG || h->db_id != db_id || h->page_no != block)
-		return PAGE_MISDIRECTED;
-	return h->generation ? PAGE_OK : PAGE_UNWRITTEN;
-}
-
 bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint64_t index,
 		  uint64_t expected, bool exact, void *scratch, struct verify_bad *bad)
 {
@@ -197,7 +184,7 @@ bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint
 
 	memcpy(&h, buf, sizeof(h));
 	if (log)
-		s = log_block_check(buf, size, db_id, index, &h);
+		s = page_log_verify(buf, size, db_id, index, true);
 	else
 		s = page_verify(buf, size, db_id, index, expected, true, &found);
 	switch (s) {
@@ -389,47 +376,12 @@ static uint64_t rate_wait(struct vvol *v, uint64_t len)
 	return (uint64_t)(((double)(v->issued + len) - allowed) / v->rate * 1e9) + 1;
 }
 
-/* Queues reads while slots, files and the rate allow. Returns how long the
- * rate asks to wait (0 when it did not stop the queueing). */
-static uint64_t issue_reads(struct vvol *v)
-{
-	while (v->nr_free && !atomic_load_explicit(&v->c->stop, memory_order_relaxed)) {
-		struct vfile *f = next_file(v);
-		struct io_uring_sqe *sqe;
-		struct vslot *s;
-		uint64_t len, wait;
-		unsigned k;
-
-		if (!f)
-			return 0;
-		len = f->extent - f->next_off < VERIFY_CHUNK ? f->extent - f->next_off
-							     : VERIFY_CHUNK;
-		wait = rate_wait(v, len);
-		if (wait)
-			return wait;
-		sqe = io_uring_get_sqe(&v->ring);
-		if (!sqe)
-			return 0; /* full: submit and come back */
-		k = v->free_slots[--v->nr_free];
-		s = &v->slots[k];
-		s->file = f;
-		s->off = f->next_off;
-		s->len = (uint32_t)len;
-		io_uring_prep_read(sqe, f->fd, s->buf, s->len, f->base + s->off);
-		io_uring_sqe_set_data64(sqe, k);
-		f->next_off += len;
-		f->inflight++;
-		v->issued += len;
-	}
-	return 0;
-}
-
-static void complete(struct vvol *v, unsigned k, int res)
+static void complete(struct vvol *v, unsigned k, int64_t res)
 {
 	struct vslot *s = &v->slots[k];
 	struct vfile *f = s->file;
 
-	if (res == (int)s->len)
+	if (res == (int64_t)s->len)
 		check_range(v, f, s->buf, s->off, s->len);
 	else /* failed or short: find which blocks */
 		reread_blocks(v, f, s->buf, s->off, s->len);
@@ -438,23 +390,59 @@ static void complete(struct vvol *v, unsigned k, int res)
 	v->free_slots[v->nr_free++] = k;
 }
 
+/* Queues reads while slots, files and the rate allow. Returns how long the
+ * rate asks to wait (0 when it did not stop the queueing). */
+static uint64_t issue_reads(struct vvol *v)
+{
+	while (v->nr_free && !atomic_load_explicit(&v->c->stop, memory_order_relaxed)) {
+		struct vfile *f = next_file(v);
+		struct vslot *s;
+		uint64_t len, wait;
+		unsigned k;
+		int q;
+
+		if (!f)
+			return 0;
+		len = f->extent - f->next_off < VERIFY_CHUNK ? f->extent - f->next_off
+							     : VERIFY_CHUNK;
+		wait = rate_wait(v, len);
+		if (wait)
+			return wait;
+		k = v->free_slots[v->nr_free - 1];
+		s = &v->slots[k];
+		s->file = f;
+		s->off = f->next_off;
+		s->len = (uint32_t)len;
+		s->req = (struct engine_req){.op = ENGINE_OP_READ,
+					     .file = f->eidx,
+					     .offset = f->base + s->off,
+					     .len = s->len,
+					     .buf_index = -1,
+					     .buf = s->buf,
+					     .tag = k};
+		q = v->ops->queue(&v->ctx, &s->req);
+		if (q == ENGINE_Q_BUSY)
+			return 0; /* full: submit and come back */
+		v->nr_free--;
+		f->next_off += len;
+		f->inflight++;
+		v->issued += len;
+		if (q == ENGINE_Q_COMPLETED)
+			complete(v, k, s->req.result);
+	}
+	return 0;
+}
+
 /* Reaps what has completed, waiting up to wait_ns for the first. */
 static void reap(struct vvol *v, uint64_t wait_ns)
 {
-	struct io_uring_cqe *cqe;
-	struct __kernel_timespec ts = {
-		.tv_sec = (long long)(wait_ns / NSEC_PER_SEC),
-		.tv_nsec = (long long)(wait_ns % NSEC_PER_SEC),
-	};
-	int ret;
+	int n;
 
-	ret = io_uring_submit_and_wait_timeout(&v->ring, &cqe, 1, &ts, NULL);
-	if (ret < 0)
-		return; /* -ETIME, -EINTR: look again */
-	while (io_uring_peek_cqe(&v->ring, &cqe) == 0) {
-		complete(v, (unsigned)io_uring_cqe_get_data64(cqe), cqe->res);
-		io_uring_cqe_seen(&v->ring, cqe);
-	}
+	if (v->ops->commit(&v->ctx) < 0)
+		return; /* queued reads stay queued: the next commit retries */
+	n = v->ops->reap(&v->ctx, v->reaped, VERIFY_DEPTH, wait_ns);
+	for (int i = 0; i < n; i++)
+		complete(v, (unsigned)v->reaped[i]->tag, v->reaped[i]->result);
 }
 
 static void *volume_thread(void *arg)
@@ -693,6 +681,7 @@ out:
 
 static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
 	int ret;
 
 	v->c = c;
@@ -705,14 +694,36 @@ static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
 		v->free_slots[k] = k;
 	}
 	v->nr_free = VERIFY_DEPTH;
-	ret = io_uring_queue_init(VERIFY_DEPTH, &v->ring, 0);
-	if (ret) {
-		strbuf_addf(err, "volume %s: io_uring unavailable: %s", v->pv->name,
-			    strerror(-ret));
-		return ret;
+	v->fds = calloc(v->nr_files ? v->nr_files : 1, sizeof(*v->fds));
+	if (!v->fds)
+		goto out_nomem;
+	for (size_t i = 0; i < v->nr_files; i++) {
+		v->files[i]->eidx = (unsigned)i;
+		v->fds[i] = v->files[i]->fd;
 	}
-	v->ring_ok = true;
-	return 0;
+	v->ops = engine_find(c->o->engine ? c->o->engine : "io_uring");
+	if (!v->ops || v->ops->unavailable || (v->ops->flags & ENGINE_F_NO_FILES)) {
+		strbuf_addf(err, "verify: engine %s cannot read files%s%s",
+			    c->o->engine ? c->o->engine : "io_uring",
+			    v->ops && v->ops->unavailable ? ": " : "",
+			    v->ops && v->ops->unavailable ? v->ops->unavailable : "");
+		return -EINVAL;
+	}
+	engine_clock_init_mono(&v->clock);
+	v->ctx = (struct engine_ctx){.depth = VERIFY_DEPTH,
+				     .fds = v->fds,
+				     .nr_files = (unsigned)v->nr_files,
+				     .nr_devices = 1,
+				     .clock = &v->clock};
+	ret = v->ops->init(&v->ctx, &why);
+	if (!ret) {
+		v->ctx_init = true;
+		ret = v->ops->open(&v->ctx, &why);
+	}
+	if (ret) /* "volume NAME: io_uring: cannot set up a ring ...": the engine's why */
+		strbuf_addf(err, "volume %s: %s", v->pv->name, why.buf);
+	strbuf_release(&why);
+	return ret;
 out_nomem:
 	strbuf_addf(err, "volume %s: out of memory for read buffers", v->pv->name);
 	return -ENOMEM;
@@ -720,9 +731,13 @@ out_nomem:
 
 static void vol_release(struct vvol *v)
 {
-	if (v->ring_ok)
-		io_uring_queue_exit(&v->ring);
-	v->ring_ok = false;
+	if (v->ctx_init) {
+		v->ops->close(&v->ctx);
+		v->ops->cleanup(&v->ctx);
+	}
+	v->ctx_init = false;
+	free(v->fds);
+	v->fds = NULL;
 	for (unsigned k = 0; k < VERIFY_DEPTH; k++)
 		free(v->slots[k].buf);
 	free(v->scratch);

@@ -214,4 +214,18 @@ grep -q "volume big ($WORK/fs): not enough free space: the databases and logs ne
 expect_exit 3 "$DISKPROOF" init ./big.ini --results "$WORK/r.db"
 grep -q "volume big (.*): not enough free space" err || fail "init's message: $(cat err)"
 [ -z "$(ls -A "$WORK/fs")" ] && [ ! -e "$WORK/r.db" ] || fail "written despite no space"
+
+# one free-space model: a sparse foreign file at db1's path passes the check
+# before anything is made (its 40 MiB count as there), but --destroy-data
+# rewrites it whole: the check just before writing says so, in the same
+# words, and nothing is truncated or written
+mkdir -p "$WORK/fs/data/big"
+truncate -s 40M "$WORK/fs/data/big/db1.edb"
+expect_exit 3 "$DISKPROOF" init ./big.ini --results "$WORK/r.db" \
+	--destroy-data "$WORK/fs/data/big/db1.edb"
+grep -q "volume big ($WORK/fs/data/big): not enough free space: the databases and logs need 82 MiB more, 64[.0]* MiB is free" err ||
+	fail "init's message before writing: $(cat err)"
+[ "$(stat -c %s "$WORK/fs/data/big/db1.edb")" = 41943040 ] || fail "truncated despite no space"
+[ ! -e "$WORK/fs/data/big/db2.edb" ] || fail "written despite no space"
+rm -rf "${WORK:?}/fs/data"
 echo "ok"

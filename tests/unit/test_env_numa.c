@@ -503,7 +503,7 @@ static void test_mountinfo(void **state)
 	assert_int_equal(env_mount_find(mi, "/", &m), 0);
 	assert_string_equal(m.point, "/");
 	assert_string_equal(m.fstype, "ext4");
-	assert_int_equal(env_existing_path(path, line, sizeof(line)), 0);
+	assert_int_equal(path_nearest_existing(path, line, sizeof(line)), 0);
 	assert_string_equal(line, dir);
 }
 

@@ -1,0 +1,102 @@
+/*
+ * memory.c - the memory a run of the plan takes, as an upper bound: what
+ * plan shows and plan, init and run refuse by.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "diskproof/plan.h"
+#include "diskproof/stats.h"
+
+/*
+ * The memory a run takes, an upper bound from what run.c allocates (counted
+ * whole, although calloc'ed tables are touched only as far as they are used):
+ *
+ *   per page of every database: the expected generation (4 B), the busy map
+ *     (1 B) and, on an engine with files, the journal copy (4 B) and the
+ *     periodic journal write's own copy (4 B, handed to the journal thread):
+ *     13 B;
+ *   per database: the coordinator's totals and window figures, two full
+ *     histograms (class_stats, about 16.6 KiB) per I/O class (6); the
+ *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
+ *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
+ *     every worker holds every database, so snapshots count once per worker;
+ *     1 KiB of bookkeeping and store rows; and in the jetstress model the log
+ *     record ring (65536 x 8 B), the dirty list (up to 4096 x 16 B), 5 B per
+ *     log segment, and for recovery the replay ring (65536 x 8 B);
+ *   I/O buffers (written at set-up, so resident): a page per stream, and a
+ *     spare one when reads are verified on an engine with files; per
+ *     database of the jetstress model a log and a replication buffer (a
+ *     segment, at most 1 MiB), the maintenance read (bdm_io_size) and the
+ *     flusher's pages (flush_depth x page_size); backup: one backup_io_size
+ *     read per database; 320 B of slot and ring state per I/O slot;
+ *   once: 8 B per page of the largest database (its journal read and written),
+ *     per volume three histograms per class, and 64 MiB for the program,
+ *     SQLite and the threads.
+ *
+ * Streams: the profile's, 2 per database by default, and for auto-tune the
+ * most it may try (autotune_max_streams, else 128 per database, at most
+ * PROFILE_STREAMS_MAX).
+ */
+#define MEM_HIST ((uint64_t)sizeof(struct class_stats))
+#define MEM_SNAP_CLASS                                                                             \
+	((uint64_t)sizeof(struct class_stats32) +                                                  \
+	 HIST_GROUPS * HIST_GROUP_BUCKETS * sizeof(uint32_t))
+#define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
+#define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
+#define MEM_RING 65536ULL
+#define MEM_SLOT 320ULL
+
+void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			  struct plan_memory *m)
+{
+	bool sim = !pl->files, fixed = p->model == PROFILE_MODEL_FIXED;
+	bool backup = p->type == PROFILE_TEST_BACKUP, recovery = p->type == PROFILE_TEST_RECOVERY;
+	bool txn = !fixed && !backup;
+	uint64_t ndb = pl->nr_dbs, streams, workers, slots, seg, largest = 0;
+	uint64_t per_db;
+
+	memset(m, 0, sizeof(*m));
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		m->pages += pl->dbs[i].nr_pages * (sim ? 5 : 13);
+		if (pl->dbs[i].nr_pages > largest)
+			largest = pl->dbs[i].nr_pages;
+	}
+	streams = p->streams == PROFILE_STREAMS_AUTO
+			  ? (p->tune_max_streams ? p->tune_max_streams : 128 * ndb)
+		  : p->streams ? p->streams
+			       : 2 * ndb;
+	if (p->streams == PROFILE_STREAMS_AUTO && streams > PROFILE_STREAMS_MAX)
+		streams = PROFILE_STREAMS_MAX;
+	if (backup)
+		streams = 0;
+	workers = plan_worker_count(p, pl, (unsigned)streams, cpus);
+
+	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
+	m->databases = ndb * per_db +
+		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
+	slots = streams;
+	m->buffers = streams * p->page_size;
+	if (p->verify && !sim && !recovery && !backup)
+		m->buffers += streams * p->page_size;
+	if (txn) {
+		for (size_t i = 0; i < pl->nr_dbs; i++) {
+			uint64_t n = pl->dbs[i].nr_pages;
+
+			m->databases += MEM_RING * 8 + (n < 4096 ? n : 4096) * 16 +
+					5ULL * p->log_segments + (recovery ? MEM_RING * 8 : 0);
+		}
+		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
+				     (p->bdm ? p->bdm_io_size : 0) +
+				     (uint64_t)p->flush_depth * p->page_size);
+		slots += ndb * (1 + (p->copies > 1 || recovery) + p->bdm + p->flush_depth);
+	} else if (backup) {
+		m->buffers += ndb * p->backup_io_size;
+		slots += ndb;
+	}
+	m->buffers += slots * MEM_SLOT;
+	m->other = largest * 8 + pl->nr_vols * 3 * MEM_CLASSES * MEM_HIST + (64ULL << 20);
+	m->total = m->pages + m->databases + m->buffers + m->other;
+}
