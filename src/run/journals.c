@@ -42,14 +42,6 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
 }
 
 /*
- * Writes every database's journal from maps (the live ones at the end, the
- * workers' copies during the run); clean only at the end of a drained run.
- * A database may be shared by several workers, each with a page range.
- * 0, or the first failure's -errno with its message kept in journal_err
- * (and every failure stored as an event): a journal that cannot be written
- * fails the run, since a later run or verify would judge by an older one.
- */
-/*
  * Through the page cache (direct = off) an acknowledged page write is not yet
  * on the device: the database files are flushed (fdatasync) before a journal
  * says what they hold, or a crash would leave pages older than an exact

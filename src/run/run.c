@@ -107,6 +107,16 @@ out_abandon:
 	return 0;
 }
 
+/* Every worker ended with nothing in flight and no engine error: the
+ * journals written now may be clean (exact). */
+bool run_workers_drained(const struct run *r)
+{
+	for (unsigned i = 0; i < r->nworkers; i++)
+		if (r->workers[i].inflight || r->workers[i].fatal)
+			return false;
+	return true;
+}
+
 /* On virtual time, what a worker publishes is merged at once, on its
  * thread (worker.on_publish). */
 static void virtual_publish(void *arg, unsigned k)
@@ -383,17 +393,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		return ret;
 	}
 	record_pass_figures(&r);
-	{
-		bool drained = true;
-
-		for (unsigned i = 0; i < r.nworkers; i++)
-			if (r.workers[i].inflight || r.workers[i].fatal)
-				drained = false;
-		/* after a hang the journals stay as marked (lower bounds): a
-		 * write would block on the hung filesystem before the verdict */
-		if (r.journals_marked && !r.hung_seen && run_write_journals(&r, false, drained))
-			r.env_failed = true;
-	}
+	/* after a hang the journals stay as marked (lower bounds): a write
+	 * would block on the hung filesystem before the verdict */
+	if (r.journals_marked && !r.hung_seen &&
+	    run_write_journals(&r, false, run_workers_drained(&r)))
+		r.env_failed = true;
 	ret = run_finish(&r, out, err);
 out:
 	run_release(&r);

@@ -499,5 +499,6 @@ void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbu
 /* run.c */
 int run_threads(struct run *r, struct strbuf *err);
 int run_virtual(struct run *r);
+bool run_workers_drained(const struct run *r);
 
 #endif /* DISKPROOF_RUN_INTERNAL_H */

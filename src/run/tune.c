@@ -126,7 +126,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		 tune_goal_name(t->goal), r->tune_win, (double)limit / 1e9, p->tune_margin_pct);
 	run_event(r, "autotune", msg);
 	while (!t->done) {
-		bool drained = true;
+		bool drained;
 
 		if (used + r->tune_win * RUN_INTERVAL_NS > limit) {
 			tuner_stop(t, "the time bound is spent");
@@ -153,9 +153,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		used += (r->stop_time ? r->stop_time : r->grid.t0 + r->grid.duration) - r->grid.t0;
 		if (r->abandoned)
 			return ret;
-		for (unsigned i = 0; i < r->nworkers; i++)
-			if (r->workers[i].inflight || r->workers[i].fatal)
-				drained = false;
+		drained = run_workers_drained(r);
 		/* the next level's workers learn the generations from the journals */
 		if (!r->hung_seen && run_write_journals(r, false, drained)) {
 			r->env_failed = true;
