@@ -27,7 +27,10 @@
  *
  * The page stamping (payload and CRC32C) runs on the calling thread, as the
  * creator's does: on very fast devices with large pages one core can be the
- * limit, which shows as IOPS that are steady early.
+ * limit, which shows as IOPS that are steady early. *
+ * The ring is its own, not an engine's: preconditioning needs io_uring
+ * whatever engine the profile names (psync and libaio hosts included), and
+ * says so when the ring cannot be set up (docs/engines.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -608,7 +611,9 @@ static int pc_setup(struct pc *c, struct strbuf *err)
 		;
 	ret = io_uring_queue_init(entries, &c->ring, 0);
 	if (ret < 0)
-		strbuf_addf(err, "precondition: io_uring: cannot set up a ring: %s",
+		strbuf_addf(err,
+			    "precondition: needs io_uring, whatever the profile's engine: "
+			    "cannot set up a ring: %s",
 			    strerror(-ret));
 	return ret;
 
