@@ -184,4 +184,40 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 
 void plan_release(struct plan *pl);
 
+/*
+ * The worker layout (plan/workers.c), the one rule the run, `plan` and
+ * `check` share: worker w drives wdb[first[w] .. first[w + 1]), each entry a
+ * database (index into plan.dbs), its page range [lo, lo + n) and the
+ * streams the worker runs on it. plan_workers_release() frees it (safe on a
+ * zeroed or released layout).
+ */
+struct plan_wdb {
+	unsigned db;
+	uint64_t lo, n;
+	unsigned streams;
+};
+
+struct plan_workers {
+	unsigned nworkers;
+	unsigned streams; /* in all */
+	unsigned *first;  /* nworkers + 1 */
+	struct plan_wdb *wdb;
+};
+
+/* online CPUs (at least 1) */
+unsigned plan_online_cpus(void);
+/* the profile's engine keeps its own (virtual) clock: one worker in all */
+bool plan_engine_virtual(const struct profile *p);
+/* the streams a run of the profile starts with: [engine] streams, 2 per
+ * database when unset or auto (auto-tune's first level is its own), 0 for
+ * a backup test */
+unsigned plan_streams(const struct profile *p, const struct plan *pl);
+/* how many workers drive `streams` streams of the plan on `cpus` CPUs */
+unsigned plan_worker_count(const struct profile *p, const struct plan *pl, unsigned streams,
+			   unsigned cpus);
+/* the whole layout: 0, or -ENOMEM */
+int plan_workers_layout(const struct profile *p, const struct plan *pl, unsigned streams,
+			unsigned cpus, struct plan_workers *lw);
+void plan_workers_release(struct plan_workers *lw);
+
 #endif

@@ -507,38 +507,27 @@ static void check_governor(struct check *c)
 		report(c, CHECK_OK, "CPU frequency governor", "%s", gov);
 }
 
-/* The workers as the runner makes them (run_setup_workers() in
- * src/run/run.c): one per CPU unless [engine] workers says, one in all for
- * the sim engine, at most one per database (the fixed model: per stream);
- * databases round robin, or in the fixed model every database for every
- * worker. */
+/* The workers as the run makes them (plan_workers_layout, the one rule):
+ * which volumes each drives. */
 static int workers_assign(struct check *c)
 {
-	const struct profile *p = c->p;
-	unsigned ndb = (unsigned)c->pl->nr_dbs, nv = (unsigned)c->pl->nr_vols;
-	unsigned streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	bool fixed = p->model == PROFILE_MODEL_FIXED;
-	unsigned nw;
+	unsigned nv = (unsigned)c->pl->nr_vols;
+	struct plan_workers lw;
+	int ret = plan_workers_layout(c->p, c->pl, plan_streams(c->p, c->pl), plan_online_cpus(),
+				      &lw);
 
-	nw = !strcmp(p->engine, "sim") ? 1
-	     : p->workers	       ? p->workers
-	     : cpus > 0		       ? (unsigned)cpus
-				       : 1;
-	if (fixed && nw > streams)
-		nw = streams;
-	if (!fixed && nw > ndb)
-		nw = ndb;
-	if (!nw)
-		nw = 1;
-	c->nworkers = nw;
-	c->drives = calloc((size_t)nw * nv, sizeof(*c->drives));
-	if (!c->drives)
+	if (ret)
+		return ret;
+	c->nworkers = lw.nworkers;
+	c->drives = calloc((size_t)lw.nworkers * nv, sizeof(*c->drives));
+	if (!c->drives) {
+		plan_workers_release(&lw);
 		return -ENOMEM;
-	for (unsigned w = 0; w < nw; w++)
-		for (unsigned d = 0; d < ndb; d++)
-			if (fixed || d % nw == w)
-				c->drives[(size_t)w * nv + c->pl->dbs[d].volume] = true;
+	}
+	for (unsigned w = 0; w < lw.nworkers; w++)
+		for (unsigned k = lw.first[w]; k < lw.first[w + 1]; k++)
+			c->drives[(size_t)w * nv + c->pl->dbs[lw.wdb[k].db].volume] = true;
+	plan_workers_release(&lw);
 	return 0;
 }
 

@@ -37,22 +37,14 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 		      const struct plan_space *sp)
 {
 	unsigned ndb = (unsigned)pl->nr_dbs;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 
 	v->p = p;
 	v->pl = pl;
 	v->sp = sp;
-	/* as run_setup_workers() does: 2 streams per database, one worker per
-	 * CPU (one in all for the sim engine's virtual clock), at most one per
-	 * database */
+	/* 2 streams per database unless set; the workers as the run makes them */
 	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
-	v->workers = !strcmp(p->engine, "sim") ? 1
-		     : p->workers	       ? p->workers
-		     : cpus > 0		       ? (unsigned)cpus
-					       : 1;
-	if (v->workers > ndb)
-		v->workers = ndb;
-	plan_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &v->mem);
+	v->workers = plan_worker_count(p, pl, plan_streams(p, pl), plan_online_cpus());
+	plan_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
 	v->mem_avail = cli_mem_available();
 	v->enough = true;
 	for (size_t i = 0; sp && i < sp->nr_fs; i++)

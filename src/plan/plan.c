@@ -1534,11 +1534,7 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 		streams = PROFILE_STREAMS_MAX;
 	if (backup)
 		streams = 0;
-	workers = !strcmp(p->engine, "sim") ? 1 : p->workers ? p->workers : cpus ? cpus : 1;
-	if (fixed && workers > streams)
-		workers = streams ? streams : 1;
-	if (!fixed && workers > ndb)
-		workers = ndb ? ndb : 1;
+	workers = plan_worker_count(p, pl, (unsigned)streams, cpus);
 
 	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
 	m->databases = ndb * per_db +

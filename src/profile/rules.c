@@ -65,6 +65,19 @@ static bool auto_tunable(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+static bool fixed_transactional(const struct profile *p, struct strbuf *why)
+{
+	if (p->model != PROFILE_MODEL_FIXED || transactional(p))
+		return false;
+	strbuf_addf(why,
+		    "model = fixed drives performance and stress tests only: a %s test %s (leave "
+		    "model unset)",
+		    profile_test_type_name(p->type),
+		    p->type == PROFILE_TEST_BACKUP ? "reads every database sequentially"
+						   : "replays the log the jetstress model writes");
+	return true;
+}
+
 static bool goal_has_target(const struct profile *p, struct strbuf *why)
 {
 	if (p->streams != PROFILE_STREAMS_AUTO || p->tune_goal != PROFILE_TUNE_TARGET ||
@@ -108,6 +121,9 @@ static const struct profile_rule rules[] = {
 	{"auto-tune tunes the jetstress model's performance and stress tests",
 	 {{"engine", "streams", "--streams"}, {"workload", "model", NULL}, {"test", "type", NULL}},
 	 auto_tunable},
+	{"the fixed model is for performance and stress tests",
+	 {{"workload", "model", NULL}, {"test", "type", NULL}},
+	 fixed_transactional},
 	{"autotune_goal = target needs a target",
 	 {{"engine", "autotune_goal", NULL},
 	  {"engine", "streams", "--streams"},

@@ -21,6 +21,7 @@ mask_json() {
 mask_plan() {
 	sed -E -e "s#$WORK#WORK#g" -e "s#$DP_SOURCE_DIR#SRC#g" \
 		-e 's/"(free|available)": [0-9]+/"\1": N/g' \
+		-e 's/[0-9.]+ [KMGTPE]iB is free/N is free/g' \
 		-e 's/"filesystems": \[\{"path": "[^"]*"/"filesystems": [{"path": "FS"/g'
 }
 
