@@ -204,6 +204,8 @@ struct wl_ctx {
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
 		unsigned ndb, const unsigned *streams_per_db, struct wl_slot *slots,
 		unsigned nslots, unsigned *idle);
+/* Frees what wl_ctx_init and wl_slots_place allocated and forgets dbs and
+ * slots (c->idle stays the caller's); safe twice, and on a zeroed context. */
 void wl_ctx_release(struct wl_ctx *c);
 /* Slots a worker needs for nstreams streams over ndb databases. */
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams);

@@ -78,10 +78,8 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 
 void wl_ctx_release(struct wl_ctx *c)
 {
-	for (unsigned i = 0; c->slots && i < c->nslots; i++) {
+	for (unsigned i = 0; c->slots && i < c->nslots; i++)
 		free(c->slots[i].touched);
-		c->slots[i].touched = NULL;
-	}
 	for (unsigned i = 0; c->dbs && i < c->ndb; i++) {
 		struct wl_db *d = &c->dbs[i];
 
@@ -94,15 +92,11 @@ void wl_ctx_release(struct wl_ctx *c)
 		free(d->rp_pages);
 		free(d->rp_ns);
 		free(d->rp_count);
-		d->dirty = NULL;
-		d->flush_free = NULL;
-		d->recs = NULL;
-		d->seg_owed = NULL;
-		d->repl_q = NULL;
-		d->waiters = NULL;
-		d->rp_pages = NULL;
-		d->rp_ns = d->rp_count = NULL;
 	}
+	/* what it points at is the caller's: forgotten, so a second release
+	 * frees nothing twice */
+	c->slots = NULL;
+	c->dbs = NULL;
 }
 
 /* Generator slots per database: log, replication (or recovery), maintenance
