@@ -26,6 +26,7 @@
 #ifndef DISKPROOF_WORKLOAD_H
 #define DISKPROOF_WORKLOAD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -52,6 +53,8 @@ enum wl_txn {
 	WL_TXN_REPLAY = UINT8_MAX, /* recovery: a page a replayed record names */
 };
 
+/* a database's log_slot, repl_slot or scan_slot when it has none */
+#define WL_NO_SLOT UINT_MAX
 /* most pages one transaction touches */
 #define WL_TXN_MAX_PAGES 64
 /* most log write size */
@@ -222,12 +225,62 @@ bool wl_db_finished(const struct wl_ctx *c, const struct wl_db *d);
 
 /* recovery: moves a database on through its phases (call before the rest) */
 void wl_recovery_step(struct wl_ctx *c, unsigned db);
-struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+
+/*
+ * Each generator's next request is asked for once per database and turn of
+ * the worker loop, and most turns there is none: the wl_*_prepare below
+ * answer those turns inline from the database's state; wl_*_build (out of
+ * line) fill the slot otherwise. Call the wl_*_prepare.
+ */
+struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+
+/* The log write of what is buffered; NULL when nothing is, a write is in
+ * flight, or the next segment still owes replication reads. */
+static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->log_busy || d->lsn == d->issued)
+		return NULL;
+	return wl_log_build(c, d, now);
+}
+
+/* The oldest dirty page's write-back, on a free flusher slot; NULL when none
+ * may go now (write-ahead, or an I/O in flight on the page). */
+static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (!d->nfree || !d->dlen)
+		return NULL;
+	return wl_flush_build(c, d, now);
+}
+
+/* The next replication read of the oldest closed segment (recovery: the
+ * next piece of the segment to replay). */
+static inline struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->repl_slot == WL_NO_SLOT || d->repl_busy || (!d->qlen && d->phase != WL_PHASE_REPLAY))
+		return NULL;
+	return wl_repl_build(c, d, now);
+}
+
+/* The next maintenance read once it is due, or backup read. */
+static inline struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->scan_slot == WL_NO_SLOT || d->scan_busy || d->scan_done)
+		return NULL;
+	if (now < d->scan_due) {
+		/* maintenance, not due yet (a backup's scan_due stays 0) */
+		if (d->scan_due < c->next_due)
+			c->next_due = d->scan_due;
+		return NULL;
+	}
+	return wl_scan_build(c, d, now);
+}
+
 /* the log write completed (ok or not: streams go on either way) */
 void wl_log_done(struct wl_ctx *c, struct wl_db *d);
-struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 void wl_flush_done(struct wl_ctx *c, struct wl_slot *s);
-struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 /*
  * Checks the log blocks a replication read returned (header, place and
  * checksum; only with verify on and real pages): NULL when every block is
@@ -237,7 +290,6 @@ struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct wl_slot *s,
 			  uint64_t *block, uint64_t *off);
 void wl_repl_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s);
-struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 /* the scan read completed; the caller has checked the pages it held */
 void wl_scan_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok);
 /* A stream's next I/O; false when it cannot issue now (it stays idle). */
@@ -256,7 +308,8 @@ static inline bool wl_slot_replaying(const struct wl_slot *s)
 	return s->txn == WL_TXN_REPLAY;
 }
 
-/* The file a slot's request goes to. */
+/* The slot's requests go to the database's log file (else to its database
+ * file). */
 static inline bool wl_slot_on_log(const struct wl_slot *s)
 {
 	return s->kind == WL_SLOT_LOG || s->kind == WL_SLOT_REPL;

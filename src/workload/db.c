@@ -5,7 +5,6 @@
  * I/O and released after the last.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,7 +22,7 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 {
 	const struct profile *p = c->prof;
 
-	d->repl_slot = d->scan_slot = d->log_slot = UINT_MAX;
+	d->repl_slot = d->scan_slot = d->log_slot = WL_NO_SLOT;
 	if (streams && !(d->waiters = calloc(streams, sizeof(*d->waiters))))
 		return -ENOMEM;
 	if (wl_fixed_model(c) || wl_backup_test(c))

@@ -7,7 +7,7 @@
  */
 #include "workload_internal.h"
 
-struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;

@@ -7,7 +7,6 @@
  * records it holds (recovery replays them). A segment still owing
  * replication reads is not written over: the log waits for it.
  */
-#include <limits.h>
 #include <string.h>
 
 #include "workload_internal.h"
@@ -77,14 +76,14 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 	}
 }
 
-struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
 	const struct profile *p = c->prof;
 	uint64_t pending = d->lsn - d->issued, len, room;
 	unsigned rec_take;
 
-	if (d->log_slot == UINT_MAX || d->log_busy || !pending || !log_next_segment(c, d))
+	if (d->log_slot == WL_NO_SLOT || d->log_busy || !pending || !log_next_segment(c, d))
 		return NULL;
 	s = &c->slots[d->log_slot];
 	room = wl_seg_size(c) - d->seg_off;

@@ -6,18 +6,17 @@
  * (log.c). In a recovery test the same slot reads the segments to replay
  * (recovery.c).
  */
-#include <limits.h>
 #include <string.h>
 
 #include "workload_internal.h"
 
-struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
 	unsigned seg;
 	uint64_t len;
 
-	if (d->repl_slot == UINT_MAX)
+	if (d->repl_slot == WL_NO_SLOT)
 		return NULL;
 	s = &c->slots[d->repl_slot];
 	if (d->phase == WL_PHASE_REPLAY)

@@ -6,11 +6,10 @@
  * that nothing writes them meanwhile; pages already busy are read but not
  * held (nor checked).
  */
-#include <limits.h>
 
 #include "workload_internal.h"
 
-struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
 	const struct profile *p = c->prof;
@@ -18,13 +17,7 @@ struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	uint64_t end = d->lo + d->n;
 	unsigned np;
 
-	if (d->scan_slot == UINT_MAX || d->scan_busy || d->scan_done)
-		return NULL;
-	if (!backup && now < d->scan_due) {
-		if (d->scan_due < c->next_due)
-			c->next_due = d->scan_due;
-		return NULL;
-	}
+	/* wl_scan_prepare: not busy, not done, due */
 	if (d->scan_next >= end) {
 		if (backup) {
 			d->scan_done = true;
