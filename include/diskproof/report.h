@@ -30,8 +30,23 @@
  *              null, devices: [ {name, intervals, reads, writes, reads_per_s,
  *              writes_per_s, read_mbps, write_mbps, read_wait_ms, write_wait_ms,
  *              avg_wait_ms, util_pct, util_max_pct, queue} ]} or null }
- * csv:  the interval time series, one row per interval x scope x class
- *       present there, header line first (report_csv, csv.c).
+ * csv:  the interval time series (csv.c): header
+ *   run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors
+ *       then, for each interval of each scope in the order of r->samples, one
+ *       line per class the scope has I/O or errors of in some interval, in
+ *       class order: the stored sample, or zeros where none was stored
+ *       (results.h). A class with neither in any interval of a scope has no
+ *       lines there. iops and mb_s are the counts over the interval's length,
+ *       the difference to the previous t_ms of the same scope and name (the
+ *       first interval from 0); latencies are empty for an interval with no
+ *       I/O. Names are quoted as RFC 4180 says.
+ * html: one self-contained page (html_run.c) that loads nothing over the
+ *       network, with Jetstress's sections and inline SVG charts; every
+ *       string from the results is HTML-escaped. Layout in docs/reports.md.
+ *
+ * The formats are one const table (report.c): a name, the renderer of a run
+ * and, for text, json and html, the renderer of a comparison
+ * (report_compare_render, analyze.h).
  */
 #ifndef DISKPROOF_REPORT_H
 #define DISKPROOF_REPORT_H
@@ -41,48 +56,22 @@
 #include "diskproof/results.h"
 #include "diskproof/util.h"
 
-enum report_format {
-	REPORT_TEXT,
-	REPORT_JSON,
-	REPORT_CSV,
-	REPORT_HTML,
-};
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_CSV, REPORT_HTML, REPORT_FORMAT_COUNT };
 
 /* -1 when unknown */
 int report_format_from_name(const char *name);
+/* "text", "json", ...; NULL when fmt is not a format. */
+const char *report_format_name(enum report_format fmt);
+/* Whether a comparison can be rendered in fmt (text, json, html). */
+bool report_format_compares(enum report_format fmt);
 
 struct report_options {
 	bool color; /* ANSI colours in text (only on a terminal, not with NO_COLOR) */
 };
 
+/* r in format fmt, appended to out; opt may be NULL. Nothing for an unknown fmt. */
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt);
-
-/*
- * The CSV time series (report --format csv): header
- *   run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors
- * then, for each interval of each scope in the order of r->samples, one line
- * per class the scope has I/O or errors of in some interval, in class order:
- * the stored sample, or zeros where none was stored (results.h). A class
- * with neither in any interval of a scope has no lines there. iops and mb_s
- * are the counts over the interval's length, the difference to the previous
- * t_ms of the same scope and name (the first interval from 0); latencies are
- * empty for an interval with no I/O. Names are quoted as RFC 4180 says.
- */
-void report_csv(struct strbuf *out, const struct results *r);
-
-/*
- * The HTML page (report --format html, html.c): one self-contained file that
- * loads nothing over the network, with Jetstress's sections and inline SVG
- * charts; every string from the results is HTML-escaped. Layout in
- * docs/reports.md.
- */
-void report_html(struct strbuf *out, const struct results *r);
-
-/* The HTML page of a run comparison (compare --format html, html.c): the
- * figures of the comparison in tables and A/B overlay charts. */
-struct analyze_comparison;
-void report_compare_html(struct strbuf *out, const struct analyze_comparison *c);
 
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);

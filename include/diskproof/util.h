@@ -44,8 +44,19 @@ void strbuf_addstr(struct strbuf *sb, const char *s);
 void strbuf_addch(struct strbuf *sb, char c);
 void strbuf_addf(struct strbuf *sb, const char *fmt, ...) DP_PRINTF(2, 3);
 void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap) DP_PRINTF(2, 0);
-/* Appends s as a JSON string literal, quotes included. */
-void strbuf_add_json_str(struct strbuf *sb, const char *s);
+/*
+ * How strbuf_add_escaped() rewrites the bytes of a string: a byte below 0x80
+ * with a `named` entry becomes that text; any other byte below 0x20 (and
+ * 0x7f when `del`) becomes `hex_prefix` and two hex digits, unless
+ * hex_prefix is NULL; every other byte is copied as it is. The JSON, HTML,
+ * terminal and CSV escapers are such tables.
+ */
+struct strbuf_escapes {
+	const char *const *named; /* 0x80 entries, NULL: none */
+	const char *hex_prefix;
+	bool del;
+};
+void strbuf_add_escaped(struct strbuf *sb, const char *s, const struct strbuf_escapes *e);
 /* Hands the storage to the caller (free() it) and re-initializes sb. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 

@@ -92,7 +92,7 @@ int cmd_compare(int argc, char **argv)
 		return ret;
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
-		if (fmt != REPORT_TEXT && fmt != REPORT_JSON && fmt != REPORT_HTML)
+		if (fmt < 0 || !report_format_compares((enum report_format)fmt))
 			return usage_error("unknown format \"%s\" for compare (text, json or html)",
 					   o.format);
 	}

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/json.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -236,114 +237,126 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 	}
 }
 
-static void json_space(struct strbuf *sb, const struct plan_view *v, size_t fs, uint64_t total,
-		       uint64_t need)
+static void json_space(struct json *j, const char *key, size_t fs, uint64_t total, uint64_t need)
 {
-	strbuf_addf(sb, "{\"filesystem\": %zu, \"bytes\": %llu, \"need\": %llu}", fs,
-		    (unsigned long long)total, (unsigned long long)need);
+	json_begin_object(j, key);
+	json_u64(j, "filesystem", fs);
+	json_u64(j, "bytes", total);
+	json_u64(j, "need", need);
+	json_end(j);
 }
 
+static void json_volume(struct json *j, const struct plan_view *v, size_t i)
+{
+	const struct plan_volume *vol = &v->pl->vols[i];
+
+	json_begin_object(j, NULL);
+	json_str(j, "name", vol->name);
+	json_str(j, "path", vol->path);
+	json_str(j, "log_path", vol->log_path);
+	json_bool(j, "device", vol->device);
+	json_begin_array(j, "databases");
+	for (unsigned k = 0; k < vol->nr_dbs; k++) {
+		const struct plan_db *db = &v->pl->dbs[vol->first_db + k];
+
+		json_begin_object(j, NULL);
+		json_str(j, "name", db->name);
+		json_str(j, "path", db->path);
+		json_u64(j, "size", db->size);
+		json_u64(j, "pages", db->nr_pages);
+		json_str(j, "log_file", db->log_file);
+		json_u64(j, "log_size", db->log_size);
+		json_str(j, "journal", db->jloc.path);
+		json_u64(j, "journal_offset", db->jloc.offset);
+		json_u64(j, "journal_size", db->jloc.size);
+		json_end(j);
+	}
+	json_end(j);
+	if (v->sp) {
+		const struct plan_volume_space *vs = &v->sp->vols[i];
+
+		json_begin_object(j, "space");
+		json_space(j, "databases", vs->fs, vs->total, vs->need);
+		json_space(j, "logs", vs->log_fs, vs->log_total, vs->log_need);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void json_filesystem(struct json *j, const struct plan_fs *f)
+{
+	json_begin_object(j, NULL);
+	json_str(j, "path", f->path);
+	json_str(j, "volumes", f->volumes);
+	json_bool(j, "device", f->device);
+	json_u64(j, "bytes", f->total);
+	json_u64(j, "need", f->need);
+	if (f->free_known)
+		json_u64(j, "free", f->free);
+	else
+		json_null(j, "free");
+	json_bool(j, "enough", !f->free_known || f->need <= f->free);
+	json_u64(j, "results_reserve", f->reserve);
+	json_end(j);
+}
+
+/* One line: the whole document is flat (docs/plan.md). */
 static void render_json(struct strbuf *sb, const struct plan_view *v)
 {
 	const struct profile *p = v->p;
-	const struct plan *pl = v->pl;
+	struct json j = JSON_INIT(sb);
 
-	strbuf_addstr(sb, "{\"profile\": ");
-	strbuf_add_json_str(sb, p->name);
-	strbuf_addstr(sb, ", \"origin\": ");
-	strbuf_add_json_str(sb, p->origin);
-	strbuf_addf(sb, ", \"type\": \"%s\", \"duration_s\": %.3f, \"warmup_s\": %.3f",
-		    profile_test_type_name(p->type), (double)p->duration_ns / 1e9,
-		    (double)p->warmup_ns / 1e9);
-	strbuf_addstr(sb, ", \"engine\": ");
-	strbuf_add_json_str(sb, p->engine);
-	strbuf_addf(sb,
-		    ", \"direct\": %s, \"streams\": %s%u, \"workers\": %u, \"model\": \"%s\", "
-		    "\"page_size\": %u, \"target_iops\": ",
-		    p->direct ? "true" : "false",
-		    p->streams == PROFILE_STREAMS_AUTO ? "\"auto\", \"streams_default\": " : "",
-		    v->streams, v->workers, profile_model_name(p->model), p->page_size);
+	json_begin_object_flat(&j, NULL);
+	json_str(&j, "profile", p->name);
+	json_str(&j, "origin", p->origin);
+	json_str(&j, "type", profile_test_type_name(p->type));
+	json_fixed(&j, "duration_s", (double)p->duration_ns / 1e9, 3);
+	json_fixed(&j, "warmup_s", (double)p->warmup_ns / 1e9, 3);
+	json_str(&j, "engine", p->engine);
+	json_bool(&j, "direct", p->direct);
+	if (p->streams == PROFILE_STREAMS_AUTO) {
+		json_str(&j, "streams", "auto");
+		json_u64(&j, "streams_default", v->streams);
+	} else {
+		json_u64(&j, "streams", v->streams);
+	}
+	json_u64(&j, "workers", v->workers);
+	json_str(&j, "model", profile_model_name(p->model));
+	json_u64(&j, "page_size", p->page_size);
 	if (p->target_iops)
-		strbuf_addf(sb, "%llu", (unsigned long long)p->target_iops);
+		json_u64(&j, "target_iops", p->target_iops);
 	else
-		strbuf_addstr(sb, "null");
-	strbuf_addf(sb,
-		    ", \"sizing\": {\"mailboxes\": %llu, \"iops_per_mailbox\": %.17g, "
-		    "\"mailbox_size\": %llu, \"headroom_pct\": %.17g, \"capacity_pct\": %.17g}",
-		    (unsigned long long)p->mailboxes, p->iops_per_mailbox,
-		    (unsigned long long)p->mailbox_size, p->headroom_pct,
-		    v->pl->files ? p->capacity_pct : 0.0);
-	strbuf_addf(sb, ", \"databases\": %zu, \"volumes\": [", pl->nr_dbs);
-	for (size_t i = 0; i < pl->nr_vols; i++) {
-		const struct plan_volume *vol = &pl->vols[i];
-
-		strbuf_addf(sb, "%s{\"name\": ", i ? ", " : "");
-		strbuf_add_json_str(sb, vol->name);
-		strbuf_addstr(sb, ", \"path\": ");
-		strbuf_add_json_str(sb, vol->path);
-		strbuf_addstr(sb, ", \"log_path\": ");
-		strbuf_add_json_str(sb, vol->log_path);
-		strbuf_addf(sb, ", \"device\": %s, \"databases\": [",
-			    vol->device ? "true" : "false");
-		for (unsigned k = 0; k < vol->nr_dbs; k++) {
-			const struct plan_db *db = &pl->dbs[vol->first_db + k];
-
-			strbuf_addf(sb, "%s{\"name\": \"%s\", \"path\": ", k ? ", " : "", db->name);
-			strbuf_add_json_str(sb, db->path);
-			strbuf_addf(sb, ", \"size\": %llu, \"pages\": %llu, \"log_file\": ",
-				    (unsigned long long)db->size, (unsigned long long)db->nr_pages);
-			strbuf_add_json_str(sb, db->log_file);
-			strbuf_addf(sb, ", \"log_size\": %llu, \"journal\": ",
-				    (unsigned long long)db->log_size);
-			strbuf_add_json_str(sb, db->jloc.path);
-			strbuf_addf(sb, ", \"journal_offset\": %llu, \"journal_size\": %llu}",
-				    (unsigned long long)db->jloc.offset,
-				    (unsigned long long)db->jloc.size);
-		}
-		strbuf_addstr(sb, "]");
-		if (v->sp) {
-			const struct plan_volume_space *vs = &v->sp->vols[i];
-
-			strbuf_addstr(sb, ", \"space\": {\"databases\": ");
-			json_space(sb, v, vs->fs, vs->total, vs->need);
-			strbuf_addstr(sb, ", \"logs\": ");
-			json_space(sb, v, vs->log_fs, vs->log_total, vs->log_need);
-			strbuf_addstr(sb, "}");
-		}
-		strbuf_addstr(sb, "}");
-	}
-	strbuf_addstr(sb, "], \"filesystems\": [");
-	for (size_t i = 0; v->sp && i < v->sp->nr_fs; i++) {
-		const struct plan_fs *f = &v->sp->fs[i];
-
-		strbuf_addf(sb, "%s{\"path\": ", i ? ", " : "");
-		strbuf_add_json_str(sb, f->path);
-		strbuf_addstr(sb, ", \"volumes\": ");
-		strbuf_add_json_str(sb, f->volumes);
-		strbuf_addf(sb, ", \"device\": %s, \"bytes\": %llu, \"need\": %llu, \"free\": ",
-			    f->device ? "true" : "false", (unsigned long long)f->total,
-			    (unsigned long long)f->need);
-		if (f->free_known)
-			strbuf_addf(sb, "%llu", (unsigned long long)f->free);
-		else
-			strbuf_addstr(sb, "null");
-		strbuf_addf(sb, ", \"enough\": %s, \"results_reserve\": %llu}",
-			    !f->free_known || f->need <= f->free ? "true" : "false",
-			    (unsigned long long)f->reserve);
-	}
-	strbuf_addf(sb, "], \"enough_space\": %s", v->enough ? "true" : "false");
-	strbuf_addf(sb,
-		    ", \"memory\": {\"estimate\": %llu, \"pages\": %llu, \"databases\": %llu, "
-		    "\"buffers\": %llu, \"other\": %llu, \"available\": ",
-		    (unsigned long long)v->mem.total, (unsigned long long)v->mem.pages,
-		    (unsigned long long)v->mem.databases, (unsigned long long)v->mem.buffers,
-		    (unsigned long long)v->mem.other);
+		json_null(&j, "target_iops");
+	json_begin_object(&j, "sizing");
+	json_u64(&j, "mailboxes", p->mailboxes);
+	json_sig(&j, "iops_per_mailbox", p->iops_per_mailbox, 17);
+	json_u64(&j, "mailbox_size", p->mailbox_size);
+	json_sig(&j, "headroom_pct", p->headroom_pct, 17);
+	json_sig(&j, "capacity_pct", v->pl->files ? p->capacity_pct : 0.0, 17);
+	json_end(&j);
+	json_u64(&j, "databases", v->pl->nr_dbs);
+	json_begin_array(&j, "volumes");
+	for (size_t i = 0; i < v->pl->nr_vols; i++)
+		json_volume(&j, v, i);
+	json_end(&j);
+	json_begin_array(&j, "filesystems");
+	for (size_t i = 0; v->sp && i < v->sp->nr_fs; i++)
+		json_filesystem(&j, &v->sp->fs[i]);
+	json_end(&j);
+	json_bool(&j, "enough_space", v->enough);
+	json_begin_object(&j, "memory");
+	json_u64(&j, "estimate", v->mem.total);
+	json_u64(&j, "pages", v->mem.pages);
+	json_u64(&j, "databases", v->mem.databases);
+	json_u64(&j, "buffers", v->mem.buffers);
+	json_u64(&j, "other", v->mem.other);
 	if (v->mem_avail)
-		strbuf_addf(sb, "%llu", (unsigned long long)v->mem_avail);
+		json_u64(&j, "available", v->mem_avail);
 	else
-		strbuf_addstr(sb, "null");
-	strbuf_addf(sb, ", \"enough\": %s}}",
-		    !v->mem_avail || v->mem.total <= v->mem_avail ? "true" : "false");
+		json_null(&j, "available");
+	json_bool(&j, "enough", !v->mem_avail || v->mem.total <= v->mem_avail);
+	json_end(&j);
+	json_end(&j);
 }
 
 int cmd_plan(int argc, char **argv)

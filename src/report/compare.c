@@ -11,19 +11,12 @@
 #include <string.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/json.h"
 #include "html.h"
-
-static const char *str_or(const char *s, const char *dflt)
-{
-	return s && *s ? s : dflt;
-}
 
 /* ---- text ---- */
 
-#define ANSI_BOLD "\033[1m"
-#define ANSI_RESET "\033[0m"
-
-static const char *const metric_words[] = {
+const char *const report_metric_words[] = {
 	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
 	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
 };
@@ -38,9 +31,9 @@ static void text_run_line(struct strbuf *sb, const char *side, const struct resu
 	}
 	strbuf_addstr(sb, ", host ");
 	report_text_escape(sb, r->host);
-	strbuf_addf(sb, ", started %s, profile ", str_or(r->started_at, "-"));
+	strbuf_addf(sb, ", started %s, profile ", report_str_or(r->started_at, "-"));
 	report_text_escape(sb, r->profile_name);
-	strbuf_addf(sb, ", engine %s\n", str_or(r->engine, "-"));
+	strbuf_addf(sb, ", engine %s\n", report_str_or(r->engine, "-"));
 }
 
 /* a number in a column of width w, "n/a" when undefined */
@@ -92,7 +85,7 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			int dec = m == ANALYZE_IOPS ? 1 : 3;
 
 			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : io_class_name(c),
-				    metric_words[m]);
+				    report_metric_words[m]);
 			text_col(sb, 12, f->a, dec);
 			text_col(sb, 12, f->b, dec);
 			if (isfinite(f->change_pct))
@@ -100,8 +93,8 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			else
 				strbuf_addf(sb, " %9s", "n/a");
 			if (f->significant)
-				strbuf_addf(sb, " %s*%s ", color ? ANSI_BOLD : "",
-					    color ? ANSI_RESET : "");
+				strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
+					    color ? REPORT_ANSI_RESET : "");
 			else
 				strbuf_addstr(sb, "    ");
 			text_p(sb, &f->test);
@@ -214,8 +207,11 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 	}
 }
 
-static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, bool color)
+void report_compare_text(struct strbuf *sb, const struct analyze_comparison *c,
+			 const struct report_options *opt)
 {
+	bool color = opt && opt->color;
+
 	strbuf_addf(sb, "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
 		    c->a->id, c->b->id);
 	text_run_line(sb, "A", c->a);
@@ -240,245 +236,170 @@ static void compare_text(struct strbuf *sb, const struct analyze_comparison *c, 
 
 /* ---- JSON ---- */
 
-/* A minimal pretty-printing emitter: nesting and commas tracked, one item per
- * line, so the document is well formed whatever the comparison holds. */
-struct jw {
-	struct strbuf *sb;
-	unsigned depth;
-	bool comma;
-};
-
-static void jw_key(struct jw *j, const char *key)
+/* The comparison's numbers: at most six significant digits (%.6g). */
+static void json_num(struct json *j, const char *key, double v)
 {
-	if (j->comma)
-		strbuf_addch(j->sb, ',');
-	if (j->depth)
-		strbuf_addf(j->sb, "\n%*s", (int)j->depth * 2, "");
-	if (key) {
-		strbuf_add_json_str(j->sb, key);
-		strbuf_addstr(j->sb, ": ");
-	}
-	j->comma = true;
+	json_sig(j, key, v, 6);
 }
 
-static void jw_open(struct jw *j, const char *key, char brace)
+static void json_run(struct json *j, const char *key, const struct results *r)
 {
-	jw_key(j, key);
-	strbuf_addch(j->sb, brace);
-	j->depth++;
-	j->comma = false;
+	json_begin_object(j, key);
+	json_i64(j, "id", r->id);
+	json_str(j, "label", r->label);
+	json_str(j, "host", r->host);
+	json_str(j, "started", r->started_at);
+	json_str(j, "profile", r->profile_name);
+	json_str(j, "engine", r->engine);
+	json_str(j, "verdict", r->verdict);
+	json_end(j);
 }
 
-static void jw_close(struct jw *j, char brace)
+static void json_pair(struct json *j, const char *key, double a, double b)
 {
-	j->depth--;
-	if (j->comma)
-		strbuf_addf(j->sb, "\n%*s", (int)j->depth * 2, "");
-	strbuf_addch(j->sb, brace);
-	j->comma = true;
-}
-
-static void jw_str(struct jw *j, const char *key, const char *v)
-{
-	jw_key(j, key);
-	if (v)
-		strbuf_add_json_str(j->sb, v);
-	else
-		strbuf_addstr(j->sb, "null");
-}
-
-static void jw_num(struct jw *j, const char *key, double v)
-{
-	jw_key(j, key);
-	if (isfinite(v))
-		strbuf_addf(j->sb, "%.6g", v);
-	else
-		strbuf_addstr(j->sb, "null");
-}
-
-static void jw_bool(struct jw *j, const char *key, bool v)
-{
-	jw_key(j, key);
-	strbuf_addstr(j->sb, v ? "true" : "false");
-}
-
-static void jw_u64(struct jw *j, const char *key, uint64_t v)
-{
-	jw_key(j, key);
-	strbuf_addf(j->sb, "%" PRIu64, v);
-}
-
-static void json_run(struct jw *j, const char *key, const struct results *r)
-{
-	jw_open(j, key, '{');
-	jw_key(j, "id");
-	strbuf_addf(j->sb, "%" PRId64, r->id);
-	jw_str(j, "label", r->label);
-	jw_str(j, "host", r->host);
-	jw_str(j, "started", r->started_at);
-	jw_str(j, "profile", r->profile_name);
-	jw_str(j, "engine", r->engine);
-	jw_str(j, "verdict", r->verdict);
-	jw_close(j, '}');
-}
-
-static void json_pair(struct jw *j, const char *key, double a, double b)
-{
-	jw_open(j, key, '{');
-	jw_num(j, "a", a);
-	jw_num(j, "b", b);
-	jw_close(j, '}');
+	json_begin_object(j, key);
+	json_num(j, "a", a);
+	json_num(j, "b", b);
+	json_end(j);
 }
 
 /* Every class, compared or not (stable keys, as in the report's JSON): one
  * neither run issued has zero figures and is untested (method "none"). */
-static void json_scope(struct jw *j, const struct analyze_scope *s)
+static void json_scope(struct json *j, const struct analyze_scope *s)
 {
-	jw_open(j, NULL, '{');
-	jw_str(j, "scope", scope_kind_name(s->scope));
-	jw_str(j, "name", s->name);
+	json_begin_object(j, NULL);
+	json_str(j, "scope", scope_kind_name(s->scope));
+	json_str(j, "name", s->name);
 	if (s->scope == SCOPE_DATABASE)
-		jw_str(j, "volume", s->volume);
-	jw_open(j, "classes", '{');
+		json_str(j, "volume", s->volume);
+	json_begin_object(j, "classes");
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct analyze_class *k = &s->classes[c];
 
-		jw_open(j, io_class_name(c), '{');
-		jw_bool(j, "present", k->present);
+		json_begin_object(j, io_class_name(c));
+		json_bool(j, "present", k->present);
 		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
 			const struct analyze_figure *f = &k->fig[m];
 
-			jw_open(j, analyze_metric_name(m), '{');
-			jw_num(j, "a", f->a);
-			jw_num(j, "b", f->b);
-			jw_num(j, "change_pct", f->change_pct);
-			jw_bool(j, "significant", f->significant);
-			jw_num(j, "p_value", f->test.p_value);
-			jw_str(j, "method", analyze_method_name(f->test.method));
-			jw_u64(j, "n_a", f->test.n_a);
-			jw_u64(j, "n_b", f->test.n_b);
-			jw_close(j, '}');
+			json_begin_object(j, analyze_metric_name(m));
+			json_num(j, "a", f->a);
+			json_num(j, "b", f->b);
+			json_num(j, "change_pct", f->change_pct);
+			json_bool(j, "significant", f->significant);
+			json_num(j, "p_value", f->test.p_value);
+			json_str(j, "method", analyze_method_name(f->test.method));
+			json_u64(j, "n_a", f->test.n_a);
+			json_u64(j, "n_b", f->test.n_b);
+			json_end(j);
 		}
 		json_pair(j, "sd_ms", k->sd_ms_a, k->sd_ms_b);
 		json_pair(j, "cv", k->cv_a, k->cv_b);
-		jw_close(j, '}');
+		json_end(j);
 	}
-	jw_close(j, '}');
-	jw_close(j, '}');
+	json_end(j);
+	json_end(j);
 }
 
-static void json_verdict_side(struct jw *j, const char *key, bool passed, double measured,
+static void json_verdict_side(struct json *j, const char *key, bool passed, double measured,
 			      double threshold)
 {
-	jw_open(j, key, '{');
-	jw_bool(j, "passed", passed);
-	jw_num(j, "measured", measured);
-	jw_num(j, "threshold", threshold);
-	jw_close(j, '}');
+	json_begin_object(j, key);
+	json_bool(j, "passed", passed);
+	json_num(j, "measured", measured);
+	json_num(j, "threshold", threshold);
+	json_end(j);
 }
 
-static void json_change(struct jw *j, const char *key, const struct analyze_pair *p)
+static void json_change(struct json *j, const char *key, const struct analyze_pair *p)
 {
-	jw_open(j, key, '{');
-	jw_num(j, "a", p->a);
-	jw_num(j, "b", p->b);
-	jw_num(j, "change_pct", p->change_pct);
-	jw_close(j, '}');
+	json_begin_object(j, key);
+	json_num(j, "a", p->a);
+	json_num(j, "b", p->b);
+	json_num(j, "change_pct", p->change_pct);
+	json_end(j);
 }
 
 /* null when neither run has host counters */
-static void json_host(struct jw *j, const struct analyze_comparison *c)
+static void json_host(struct json *j, const struct analyze_comparison *c)
 {
 	const struct analyze_host *h = &c->host;
 
 	if (!h->in_a && !h->in_b) {
-		jw_key(j, "host");
-		strbuf_addstr(j->sb, "null");
+		json_null(j, "host");
 		return;
 	}
-	jw_open(j, "host", '{');
-	jw_bool(j, "in_a", h->in_a);
-	jw_bool(j, "in_b", h->in_b);
+	json_begin_object(j, "host");
+	json_bool(j, "in_a", h->in_a);
+	json_bool(j, "in_b", h->in_b);
 	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
 		json_change(j, analyze_host_metric_name(m), &h->fig[m]);
-	jw_open(j, "devices", '[');
+	json_begin_array(j, "devices");
 	for (size_t i = 0; i < h->nr_devices; i++) {
 		const struct analyze_host_device *d = &h->devices[i];
 
-		jw_open(j, NULL, '{');
-		jw_str(j, "name", d->name);
-		jw_bool(j, "in_a", d->in_a);
-		jw_bool(j, "in_b", d->in_b);
+		json_begin_object(j, NULL);
+		json_str(j, "name", d->name);
+		json_bool(j, "in_a", d->in_a);
+		json_bool(j, "in_b", d->in_b);
 		for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
 			json_change(j, analyze_dev_metric_name(m), &d->fig[m]);
-		jw_close(j, '}');
+		json_end(j);
 	}
-	jw_close(j, ']');
-	jw_close(j, '}');
+	json_end(j);
+	json_end(j);
 }
 
-static void compare_json(struct strbuf *sb, const struct analyze_comparison *c)
+void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
+			 const struct report_options *opt)
 {
-	struct jw j = {.sb = sb};
+	struct json j = JSON_INIT(sb);
 
-	jw_open(&j, NULL, '{');
+	json_begin_object(&j, NULL);
 	json_run(&j, "a", c->a);
 	json_run(&j, "b", c->b);
-	jw_str(&j, "test", c->test);
-	jw_num(&j, "alpha", c->alpha);
-	jw_str(&j, "correction", "holm");
-	jw_num(&j, "family", (double)c->family);
-	jw_open(&j, "scopes", '[');
+	json_str(&j, "test", c->test);
+	json_num(&j, "alpha", c->alpha);
+	json_str(&j, "correction", "holm");
+	json_num(&j, "family", (double)c->family);
+	json_begin_array(&j, "scopes");
 	for (size_t i = 0; i < c->nr_scopes; i++)
 		json_scope(&j, &c->scopes[i]);
-	jw_close(&j, ']');
-	jw_open(&j, "unmatched_scopes", '[');
+	json_end(&j);
+	json_begin_array(&j, "unmatched_scopes");
 	for (size_t i = 0; i < c->nr_unmatched; i++) {
-		jw_open(&j, NULL, '{');
-		jw_str(&j, "scope", scope_kind_name(c->unmatched[i].scope));
-		jw_str(&j, "name", c->unmatched[i].name);
-		jw_str(&j, "only_in", c->unmatched[i].in_a ? "a" : "b");
-		jw_close(&j, '}');
+		json_begin_object(&j, NULL);
+		json_str(&j, "scope", scope_kind_name(c->unmatched[i].scope));
+		json_str(&j, "name", c->unmatched[i].name);
+		json_str(&j, "only_in", c->unmatched[i].in_a ? "a" : "b");
+		json_end(&j);
 	}
-	jw_close(&j, ']');
-	jw_open(&j, "verdict_changes", '[');
+	json_end(&j);
+	json_begin_array(&j, "verdict_changes");
 	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
 		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
 
-		jw_open(&j, NULL, '{');
-		jw_str(&j, "scope", scope_kind_name(vc->scope));
-		jw_str(&j, "name", vc->name);
+		json_begin_object(&j, NULL);
+		json_str(&j, "scope", scope_kind_name(vc->scope));
+		json_str(&j, "name", vc->name);
 		if (vc->scope == SCOPE_DATABASE)
-			jw_str(&j, "volume", vc->volume);
-		jw_str(&j, "criterion", vc->criterion);
-		jw_str(&j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
+			json_str(&j, "volume", vc->volume);
+		json_str(&j, "criterion", vc->criterion);
+		json_str(&j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
 		json_verdict_side(&j, "a", vc->passed_a, vc->measured_a, vc->threshold_a);
 		json_verdict_side(&j, "b", vc->passed_b, vc->measured_b, vc->threshold_b);
-		jw_close(&j, '}');
+		json_end(&j);
 	}
-	jw_close(&j, ']');
-	jw_open(&j, "env_differences", '[');
+	json_end(&j);
+	json_begin_array(&j, "env_differences");
 	for (size_t i = 0; i < c->nr_env_diffs; i++) {
-		jw_open(&j, NULL, '{');
-		jw_str(&j, "key", c->env_diffs[i].key);
-		jw_str(&j, "a", c->env_diffs[i].a);
-		jw_str(&j, "b", c->env_diffs[i].b);
-		jw_close(&j, '}');
+		json_begin_object(&j, NULL);
+		json_str(&j, "key", c->env_diffs[i].key);
+		json_str(&j, "a", c->env_diffs[i].a);
+		json_str(&j, "b", c->env_diffs[i].b);
+		json_end(&j);
 	}
-	jw_close(&j, ']');
+	json_end(&j);
 	json_host(&j, c);
-	jw_close(&j, '}');
+	json_end(&j);
 	strbuf_addch(sb, '\n');
-}
-
-/* JSON, or text for any other format (cmd_compare accepts text and json only). */
-void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
-			   enum report_format fmt, const struct report_options *opt)
-{
-	if (fmt == REPORT_JSON)
-		compare_json(out, c);
-	else if (fmt == REPORT_HTML)
-		report_compare_html(out, c);
-	else
-		compare_text(out, c, opt && opt->color);
 }

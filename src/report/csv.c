@@ -14,12 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diskproof/report.h"
+#include "report_internal.h"
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
+static const char *const csv_named[0x80] = {['"'] = "\"\""};
+static const struct strbuf_escapes csv_escapes = {.named = csv_named};
+
 static void csv_field(struct strbuf *sb, const char *v)
 {
 	if (!strpbrk(v, ",\"\r\n")) {
@@ -27,11 +30,7 @@ static void csv_field(struct strbuf *sb, const char *v)
 		return;
 	}
 	strbuf_addch(sb, '"');
-	for (; *v; v++) {
-		if (*v == '"')
-			strbuf_addch(sb, '"');
-		strbuf_addch(sb, *v);
-	}
+	strbuf_add_escaped(sb, v, &csv_escapes);
 	strbuf_addch(sb, '"');
 }
 
@@ -156,7 +155,7 @@ static void csv_group(struct strbuf *sb, const struct results *r, const struct r
  * written and rates fall back to intervals measured from 0 rather than
  * failing the report; strbuf itself aborts on allocation failure.
  */
-void report_csv(struct strbuf *out, const struct results *r)
+void report_csv(struct strbuf *out, const struct results *r, const struct report_options *opt)
 {
 	struct csv_state cs = {0};
 	struct csv_scope *sc;

@@ -1,6 +1,7 @@
 /*
- * html.h - private to src/report: the pieces the HTML pages (html.c) share
- * with the inline SVG chart writer (html_chart.c). Not a public header.
+ * html.h - private to src/report: the pieces the HTML pages (html_run.c,
+ * html_compare.c) share (html.c) and the inline SVG chart writer
+ * (html_chart.c). Not a public header.
  *
  * A chart is described, not computed: each series names where its points
  * come from in a struct results (interval samples or a whole-run histogram),
@@ -19,11 +20,36 @@
 
 #include "diskproof/results.h"
 #include "diskproof/util.h"
+#include "report_internal.h"
+
+/* The classes of transactional IOPS, as a mask of (1 << class). */
+#define HTML_TRANSACTIONAL ((1u << IO_DB_READ) | (1u << IO_DB_WRITE))
 
 /* s with & < > " ' escaped; nothing for NULL. */
 void html_esc(struct strbuf *sb, const char *s);
 /* v with `decimals` decimals, "n/a" when not finite. */
 void html_num(struct strbuf *sb, double v, int decimals);
+/* <td class="num"> with html_num(v, decimals). */
+void html_td_num(struct strbuf *sb, double v, int decimals);
+
+/* The page's <head> (title "TITLE_A ID - LABEL", the inline stylesheet and
+ * script) and the opening <body>; and the footer that closes them. */
+void html_page_head(struct strbuf *sb, const char *title_a, int64_t id, const char *label);
+void html_page_foot(struct strbuf *sb);
+/* The table of contents: items {id, title}; an entry of `skip` (NULL: none)
+ * names a section left out. */
+void html_nav(struct strbuf *sb, const char *const (*items)[2], size_t n, const char *const *skip,
+	      size_t nr_skip);
+void html_section_open(struct strbuf *sb, const char *id, const char *title, bool first);
+/* PASS / FAIL / NONE as a coloured badge. */
+void html_verdict_badge(struct strbuf *sb, const char *verdict, bool big);
+
+/* The threshold of the run-scope verdict on criterion, else of the first
+ * verdict on it; NAN when none. */
+double html_verdict_threshold(const struct results *r, const char *criterion);
+/* The threshold line of class c's latency chart (db_read and log_write
+ * only); NAN when none. */
+double html_class_avg_threshold(const struct results *r, enum io_class c);
 
 enum html_source {
 	HTML_SRC_IOPS,		  /* interval IOPS of the classes in `classes`, summed */
@@ -93,16 +119,5 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c);
  * data-points="nr"> holding the bars. */
 void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			const struct scope_summary *dbs, size_t nr);
-
-/* How a host figure of a comparison reads, its decimals and its unit's scale
- * (bytes to MiB), indexed by ANALYZE_HOST_* / ANALYZE_DEV_* (analyze.h); shared
- * by the text and HTML comparisons (compare.c). */
-struct report_host_word {
-	const char *words;
-	int decimals;
-	double scale;
-};
-extern const struct report_host_word report_host_words[];
-extern const struct report_host_word report_dev_words[];
 
 #endif

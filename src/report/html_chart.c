@@ -28,47 +28,6 @@
 #define CH_BOTTOM 46.0
 #define CH_TICKS 6
 
-void html_esc(struct strbuf *sb, const char *s)
-{
-	if (!s)
-		return;
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			strbuf_addstr(sb, "&amp;");
-			break;
-		case '<':
-			strbuf_addstr(sb, "&lt;");
-			break;
-		case '>':
-			strbuf_addstr(sb, "&gt;");
-			break;
-		case '"':
-			strbuf_addstr(sb, "&quot;");
-			break;
-		case '\'':
-			strbuf_addstr(sb, "&#39;");
-			break;
-		default:
-			/* other control characters are not HTML (and an ESC in a
-			 * label is not meant for the reader): shown as \xNN */
-			if (((unsigned char)*s < 0x20 && *s != '\t' && *s != '\n' && *s != '\r') ||
-			    *s == 0x7f)
-				strbuf_addf(sb, "\\x%02x", (unsigned char)*s);
-			else
-				strbuf_addch(sb, *s);
-		}
-	}
-}
-
-void html_num(struct strbuf *sb, double v, int decimals)
-{
-	if (isfinite(v))
-		strbuf_addf(sb, "%.*f", decimals, v);
-	else
-		strbuf_addstr(sb, "n/a");
-}
-
 /* Walks the points of one series; no allocation. */
 struct pt_iter {
 	const struct html_series *s;

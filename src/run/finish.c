@@ -41,6 +41,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	struct run_totals t = {0};
 	struct verdict *verdicts = NULL;
 	struct store_run_end end = {0};
+	struct run_exit_facts ef;
 	size_t nverd = 0, nv = r->plan.nr_vols;
 	uint64_t measured;
 	bool aborted = r->stop_signal != 0, fatal = r->env_failed, passed;
@@ -122,16 +123,11 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	out->io_errors = r->io_errors;
 	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
 		out->pending_ios += r->workers[i].inflight;
-	if (r->stop_signal == SIGINT)
-		out->exit_code = DP_EXIT_SIGINT;
-	else if (r->stop_signal)
-		out->exit_code = DP_EXIT_SIGTERM;
-	else if (r->integrity_errors)
-		out->exit_code = DP_EXIT_INTEGRITY;
-	else if (fatal || r->store_failed)
-		out->exit_code = DP_EXIT_ENV;
-	else
-		out->exit_code = passed ? DP_EXIT_OK : DP_EXIT_FAIL;
+	ef = (struct run_exit_facts){.signal = r->stop_signal,
+				     .integrity = r->integrity_errors != 0,
+				     .env_error = fatal || r->store_failed,
+				     .passed = passed};
+	out->exit_code = run_exit_code(&ef);
 	out->status = aborted			   ? "aborted"
 		      : (fatal || r->store_failed) ? "error"
 		      : passed			   ? "passed"
@@ -181,8 +177,8 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		ret = ret ? ret : -EIO;
 	}
 	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */
-	if ((r->store_failed || ret) && out->exit_code <= DP_EXIT_FAIL)
-		out->exit_code = DP_EXIT_ENV;
+	ef.env_error = ef.env_error || r->store_failed || ret;
+	out->exit_code = run_exit_code(&ef);
 out:
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");

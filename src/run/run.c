@@ -264,10 +264,12 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
 		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
 		if (ret == -EINTR) {
-			out->exit_code = r.stop_signal == SIGINT ? DP_EXIT_SIGINT : DP_EXIT_SIGTERM;
+			out->exit_code = run_exit_code(&(struct run_exit_facts){
+				.signal = r.stop_signal == SIGINT ? SIGINT : SIGTERM});
 			run_record_interrupted(&r, out, err);
 		} else if (ret == -EUCLEAN) {
-			out->exit_code = DP_EXIT_INTEGRITY; /* a database lost pages */
+			/* a database lost pages */
+			out->exit_code = run_exit_code(&(struct run_exit_facts){.integrity = true});
 		}
 		if (ret)
 			goto out;

@@ -287,39 +287,28 @@ out_nomem:
 	return -ENOMEM;
 }
 
-static unsigned online_cpus(void)
-{
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
-
-	return n > 0 ? (unsigned)n : 1;
-}
-
 /*
- * Workers and what each drives. The jetstress model and backup: databases
- * round robin over the workers (at most one worker per database), streams
- * spread evenly over databases. The fixed model: every worker drives every
- * database, each a page range of it, so one file still uses every worker.
+ * Workers and what each drives, by the one worker-layout rule that plan and
+ * check use too (plan_workers_layout, plan/workers.c), for the streams in use
+ * (auto-tune's level while tuning).
  */
 int run_setup_workers(struct run *r, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams = r->streams;
-	unsigned *dbs = NULL, *spd = NULL, *spd_all = NULL;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams;
+	unsigned *dbs = NULL, *spd = NULL;
 	uint64_t *lo = NULL, *cnt = NULL;
-	bool fixed = fixed_model(r), nm_built = false, *drv = NULL;
+	bool nm_built = false, *drv = NULL;
+	struct plan_workers lw = {0};
 	struct env_numa_map nm;
 	int ret = -ENOMEM;
 
-	if (!streams)
-		streams = 2 * ndb;
 	/* warm-up, replay and stream-count rules: profile validation's */
-	if (backup_test(r))
-		streams = 0;
-	nw = r->virt ? 1 : (p->workers ? p->workers : online_cpus());
-	if (fixed && nw > streams)
-		nw = streams;
-	if (!fixed && nw > ndb)
-		nw = ndb;
+	streams = backup_test(r) ? 0 : r->streams ? r->streams : plan_streams(p, &r->plan);
+	ret = plan_workers_layout(p, &r->plan, streams, plan_online_cpus(), &lw);
+	if (ret)
+		goto out;
+	nw = lw.nworkers;
 	ret = env_numa_map_build_plan(&nm, &r->plan);
 	if (ret)
 		goto out;
@@ -328,40 +317,24 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	r->workers = calloc(nw, sizeof(*r->workers));
 	dbs = calloc(ndb, sizeof(*dbs));
 	spd = calloc(ndb, sizeof(*spd));
-	spd_all = calloc(ndb, sizeof(*spd_all));
 	lo = calloc(ndb, sizeof(*lo));
 	cnt = calloc(ndb, sizeof(*cnt));
 	ret = -ENOMEM;
-	if (!r->workers || !dbs || !spd || !spd_all || !lo || !cnt || !drv)
+	if (!r->workers || !dbs || !spd || !lo || !cnt || !drv)
 		goto out;
 	r->nworkers = nw;
-	for (unsigned i = 0; i < ndb; i++)
-		spd_all[i] = streams / ndb + (i < streams % ndb ? 1 : 0);
 	for (unsigned wi = 0; wi < nw; wi++) {
 		struct worker *w = &r->workers[wi];
 		unsigned n = 0, wstreams = 0;
 
-		if (fixed) {
-			/* worker wi: its share of every database's pages and streams */
-			for (unsigned i = 0; i < ndb; i++) {
-				uint64_t np = r->plan.dbs[i].nr_pages;
+		for (unsigned e = lw.first[wi]; e < lw.first[wi + 1]; e++, n++) {
+			const struct plan_wdb *x = &lw.wdb[e];
 
-				dbs[n] = i;
-				lo[n] = np * wi / nw;
-				cnt[n] = np * (wi + 1) / nw - lo[n];
-				spd[n] = spd_all[i] / nw + (wi < spd_all[i] % nw ? 1 : 0);
-				if (cnt[n] && spd[n])
-					wstreams += spd[n], n++;
-			}
-		} else {
-			for (unsigned i = wi; i < ndb; i += nw) {
-				dbs[n] = i;
-				lo[n] = 0;
-				cnt[n] = r->plan.dbs[i].nr_pages;
-				spd[n] = spd_all[i];
-				wstreams += spd[n];
-				n++;
-			}
+			dbs[n] = x->db;
+			lo[n] = x->lo;
+			cnt[n] = x->n;
+			spd[n] = x->streams;
+			wstreams += x->streams;
 		}
 		w->index = wi;
 		if (p->arrival == PROFILE_ARRIVAL_RATE && streams) {
@@ -412,9 +385,9 @@ out:
 	free(drv);
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");
+	plan_workers_release(&lw);
 	free(dbs);
 	free(spd);
-	free(spd_all);
 	free(lo);
 	free(cnt);
 	return ret;

@@ -37,6 +37,8 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	size_t want = sb->len + extra + 1;
 	char *nbuf;
 
+	if (extra >= SIZE_MAX - sb->len)
+		abort(); /* more than memory holds: as out of memory */
 	if (want <= sb->alloc)
 		return;
 	if (want < 64)
@@ -94,36 +96,18 @@ void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
 	va_end(ap);
 }
 
-void strbuf_add_json_str(struct strbuf *sb, const char *s)
+void strbuf_add_escaped(struct strbuf *sb, const char *s, const struct strbuf_escapes *e)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *p;
 
-	strbuf_addch(sb, '"');
-	for (; *p; p++) {
-		switch (*p) {
-		case '"':
-			strbuf_addstr(sb, "\\\"");
-			break;
-		case '\\':
-			strbuf_addstr(sb, "\\\\");
-			break;
-		case '\n':
-			strbuf_addstr(sb, "\\n");
-			break;
-		case '\r':
-			strbuf_addstr(sb, "\\r");
-			break;
-		case '\t':
-			strbuf_addstr(sb, "\\t");
-			break;
-		default:
-			if (*p < 0x20)
-				strbuf_addf(sb, "\\u%04x", *p);
-			else
-				strbuf_addch(sb, (char)*p);
-		}
+	for (p = (const unsigned char *)s; *p; p++) {
+		if (*p < 0x80 && e->named && e->named[*p])
+			strbuf_addstr(sb, e->named[*p]);
+		else if (e->hex_prefix && (*p < 0x20 || (*p == 0x7f && e->del)))
+			strbuf_addf(sb, "%s%02x", e->hex_prefix, *p);
+		else
+			strbuf_addch(sb, (char)*p);
 	}
-	strbuf_addch(sb, '"');
 }
 
 char *strbuf_detach(struct strbuf *sb, size_t *len)

@@ -484,6 +484,31 @@ static void test_format_names(void **state)
 	assert_int_equal(report_format_from_name(NULL), -1);
 }
 
+/* Every entry of the table of formats: a name that finds it again, and a
+ * renderer that writes something; compare offers text, json and html. */
+static void test_format_table(void **state)
+{
+	struct results r = {0};
+	int f;
+
+	for (f = 0; f < REPORT_FORMAT_COUNT; f++) {
+		const char *name = report_format_name((enum report_format)f);
+		struct strbuf out = STRBUF_INIT;
+
+		assert_non_null(name);
+		assert_int_equal(report_format_from_name(name), f);
+		report_render(&out, &r, (enum report_format)f, NULL);
+		assert_true(out.len > 0);
+		strbuf_release(&out);
+	}
+	assert_null(report_format_name(REPORT_FORMAT_COUNT));
+	assert_true(report_format_compares(REPORT_TEXT));
+	assert_true(report_format_compares(REPORT_JSON));
+	assert_false(report_format_compares(REPORT_CSV));
+	assert_true(report_format_compares(REPORT_HTML));
+	assert_false(report_format_compares(REPORT_FORMAT_COUNT));
+}
+
 static void test_class_summary(void **state)
 {
 	struct class_summary out;
@@ -1214,6 +1239,7 @@ int main(void)
 		cmocka_unit_test(test_text_pass_and_color),
 		cmocka_unit_test(test_verdict_lines),
 		cmocka_unit_test(test_format_names),
+		cmocka_unit_test(test_format_table),
 		cmocka_unit_test(test_class_summary),
 		cmocka_unit_test(test_scope_helpers),
 		cmocka_unit_test(test_csv),

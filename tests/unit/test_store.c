@@ -14,7 +14,10 @@
  * summed over the measured intervals into the model's exact figures,
  * imported and deleted with their run; a version-3 file (made by dropping
  * what schema 4 added) migrated to the current version; paths that are not
- * regular files refused, and a read-only open that reads and never writes.
+ * regular files refused, and a read-only open that reads and never writes;
+ * the row loader refusing a summary, sample or histogram it cannot read and a
+ * verdict of an unknown cmp (naming file, run and row), and env facts, events
+ * and the run list longer than a first allocation loaded whole and in order.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,6 +27,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -1630,6 +1634,155 @@ static void test_migrate_v3(void **state)
 	strbuf_release(&err);
 }
 
+/* A file with one run (its id in *id), closed again. */
+static void make_run(const char *path, int64_t *id)
+{
+	struct store *s = open_ok(path);
+
+	*id = begin_ok(s);
+	store_close(s);
+}
+
+/* Runs one statement, ?1 bound to the run's id, on a raw connection with
+ * the schema's CHECKs off. */
+static void raw_exec(const char *path, const char *sql, int64_t id)
+{
+	sqlite3_stmt *st = NULL;
+	sqlite3 *db = NULL;
+
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA ignore_check_constraints = ON", NULL, NULL, NULL),
+			 SQLITE_OK);
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		fail_msg("%s: %s", sql, sqlite3_errmsg(db));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
+/* Loading the run is refused with -EIO, and the message names the file,
+ * the run and what was wrong with the row. */
+static void expect_refused(const char *path, int64_t id, const char *what)
+{
+	struct strbuf err = STRBUF_INIT, want = STRBUF_INIT;
+	struct store *s = NULL;
+	struct results r;
+
+	if (store_open_read(&s, path, false, &err))
+		fail_msg("store_open_read: %s", err.buf);
+	assert_int_equal(store_results_load(s, id, &r, &err), -EIO);
+	strbuf_addf(&want, "%s: run %" PRId64 ": %s", path, id, what);
+	assert_string_equal(err.buf, want.buf);
+	store_close(s);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
+static void test_summary_of_unknown_class(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id;
+
+	make_run(f->path, &id);
+	raw_exec(f->path,
+		 "INSERT INTO summary VALUES (?1, 'run', 'run', NULL, 'warp_read',"
+		 " 1, 1, 0, 1, 1, 1, 1, 1, 1, 0)",
+		 id);
+	expect_refused(f->path, id, "summary row of unknown scope or class");
+}
+
+static void test_verdict_of_unknown_cmp(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id;
+
+	make_run(f->path, &id);
+	raw_exec(f->path,
+		 "INSERT INTO verdict VALUES (?1, 'run', 'run', NULL, 'db_read_avg_ms', '==',"
+		 " 20, 5, 1)",
+		 id);
+	expect_refused(f->path, id, "verdict row of unknown scope or cmp");
+}
+
+static void test_sample_of_unknown_class(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id;
+
+	make_run(f->path, &id);
+	raw_exec(f->path,
+		 "INSERT INTO sample VALUES (?1, 1000, 0, 'run', 'run', 'bogus',"
+		 " 1, 1, 0, 1, 1, 1, 1)",
+		 id);
+	expect_refused(f->path, id, "sample row of unknown scope or class");
+}
+
+static void test_histogram_of_other_geometry(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id;
+
+	make_run(f->path, &id);
+	raw_exec(f->path,
+		 "INSERT INTO histogram VALUES (?1, 'run', 'run', 'db_read', 99, 99,"
+		 " 0, 0, NULL, 0, '')",
+		 id);
+	expect_refused(f->path, id,
+		       "histogram row of unknown scope, class or geometry, or with bad buckets");
+}
+
+/* More rows than a first allocation holds (64) come back, all, in order. */
+static void test_long_arrays_whole(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT, v = STRBUF_INIT;
+	struct store_run_brief *runs = NULL;
+	struct store *s;
+	struct results r;
+	size_t nr_runs = 0;
+	int64_t id = 0, first;
+	char key[32];
+	int i;
+
+	s = open_ok(f->path);
+	for (i = 0; i < 70; i++)
+		if (store_run_begin(s, &run_info, &id, &err))
+			fail_msg("%s", err.buf);
+	first = id - 69;
+	for (i = 0; i < 100; i++) {
+		snprintf(key, sizeof(key), "fact.%03d", 99 - i);
+		strbuf_reset(&v);
+		strbuf_addf(&v, "%d", i);
+		if (store_env_add(s, id, key, v.buf, &err) ||
+		    store_event_add(s, id, (uint64_t)i * 10, "note", v.buf, &err))
+			fail_msg("%s", err.buf);
+	}
+	assert_int_equal(store_run_list(s, &runs, &nr_runs, &err), 0);
+	assert_int_equal(nr_runs, 70);
+	for (i = 0; i < 70; i++)
+		assert_int_equal(runs[i].id, first + i);
+	assert_string_equal(runs[69].host, "db-host-1");
+	assert_string_equal(runs[69].status, "running");
+	free(runs);
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_int_equal(r.nr_env, 100);
+	assert_int_equal(r.nr_events, 100);
+	for (i = 0; i < 100; i++) {
+		snprintf(key, sizeof(key), "fact.%03d", i);
+		assert_string_equal(r.env[i].key, key); /* ORDER BY key */
+		assert_int_equal(r.events[i].t_ms, (uint64_t)i * 10);
+	}
+	assert_string_equal(r.env[0].value, "99");
+	assert_string_equal(r.events[99].message, "99");
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&v);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1662,6 +1815,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_summary_of_unknown_class, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sample_of_unknown_class, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_histogram_of_other_geometry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_arrays_whole, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,861 @@
+/*
+ * html_run.c - the HTML page of one run (report --format html) with
+ * Jetstress's sections: summary, sizing, parameters, auto-tune, databases,
+ * performance over time, warm-up, latency distribution, maintenance and
+ * replication, total I/O, host performance, verdicts and the test log. Like
+ * the other renderers it computes nothing: it formats struct results
+ * (docs/reports.md); the charts are html_chart.c's.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "html.h"
+
+static const char *const class_colors[IO_CLASS_COUNT] = {
+	[IO_DB_READ] = "#1d4ed8",  [IO_DB_WRITE] = "#c2410c", [IO_LOG_WRITE] = "#047857",
+	[IO_BDM_READ] = "#7c3aed", [IO_LOG_READ] = "#0e7490", [IO_BACKUP_READ] = "#a16207",
+};
+
+static const char *const volume_colors[] = {
+	"#1d4ed8", "#c2410c", "#047857", "#7c3aed", "#b91c1c", "#0e7490", "#a16207", "#be185d",
+};
+
+static void kv_row(struct strbuf *sb, const char *key, const char *value)
+{
+	strbuf_addf(sb, "<tr><th>%s</th><td>", key);
+	html_esc(sb, report_str_or(value, "-"));
+	strbuf_addstr(sb, "</td></tr>\n");
+}
+
+/*
+ * Whether the run issued class c: present in the run's summary, or, for a
+ * run whose summary is not written yet (still running, killed early), in a
+ * run-scope interval. Charts and tables show only such classes.
+ */
+static bool run_class_seen(const struct results *r, enum io_class c)
+{
+	const struct results_sample *x;
+	size_t i;
+
+	if (class_summary_present(&r->run.classes[c]))
+		return true;
+	for (i = 0; i < r->nr_samples; i++) {
+		x = &r->samples[i];
+		if (x->scope == SCOPE_RUN && x->cls == c && (x->ios || x->errors))
+			return true;
+	}
+	return false;
+}
+
+/* The run's whole-run histogram of class c holds latencies. */
+static bool run_hist_any(const struct results *r, enum io_class c)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_hists; i++)
+		if (r->hists[i].scope == SCOPE_RUN && r->hists[i].cls == c)
+			return r->hists[i].h && r->hists[i].h->count;
+	return false;
+}
+
+static const char *const run_sections[][2] = {
+	{"summary", "Test summary"},
+	{"sizing", "Sizing and throughput"},
+	{"parameters", "Test parameters"},
+	{"autotune", "Auto-tune"},
+	{"databases", "Transactional I/O per database"},
+	{"over-time", "Performance over time"},
+	{"warmup", "Warm-up (not judged)"},
+	{"distribution", "Latency distribution"},
+	{"maintenance", "Background maintenance and replication"},
+	{"total-io", "Total I/O"},
+	{"host", "Host performance"},
+	{"verdicts", "Verdicts"},
+	{"log", "Test log"},
+};
+
+static void card(struct strbuf *sb, const char *key, double v, int decimals, const char *unit)
+{
+	strbuf_addf(sb, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">", key);
+	html_num(sb, v, decimals);
+	strbuf_addf(sb, "%s</div></div>\n", unit);
+}
+
+static void run_summary(struct strbuf *sb, const struct results *r)
+{
+	double target = html_verdict_threshold(r, "transactional_iops");
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+	html_section_open(sb, "summary", "Test summary", true);
+	strbuf_addstr(sb, "<p>Overall verdict: ");
+	html_verdict_badge(sb, r->verdict, true);
+	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed")) {
+		strbuf_addstr(sb, " (");
+		html_esc(sb, r->status);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addf(sb, " &nbsp; %zu of %zu verdicts passed</p>\n<div class=\"cards\">\n",
+		    r->nr_verdicts - failed, r->nr_verdicts);
+	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
+	if (isfinite(target))
+		card(sb, "target transactional IOPS", target, 1, "");
+	if (class_summary_present(&r->run.classes[IO_DB_READ]))
+		card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
+	if (class_summary_present(&r->run.classes[IO_LOG_WRITE]))
+		card(sb, "log write avg", r->run.classes[IO_LOG_WRITE].avg_ms, 3, " ms");
+	if (class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+		card(sb, "backup read", r->run.classes[IO_BACKUP_READ].mbps, 2, " MB/s");
+	strbuf_addstr(sb, "</div>\n");
+	if (!isfinite(target))
+		strbuf_addstr(sb, "<p class=\"note\">No target transactional IOPS was set for this "
+				  "run (no <code>transactional_iops</code> verdict).</p>\n");
+	if (failed) {
+		strbuf_addstr(sb, "<h3>Failing verdicts</h3>\n<ul>\n");
+		for (i = 0; i < r->nr_verdicts; i++) {
+			struct strbuf line = STRBUF_INIT;
+
+			if (r->verdicts[i].passed)
+				continue;
+			report_verdict_line(&line, &r->verdicts[i]);
+			report_verdict_margin(&line, &r->verdicts[i]);
+			strbuf_addstr(sb, "<li class=\"FAIL\">");
+			html_esc(sb, line.buf);
+			strbuf_addstr(sb, "</li>\n");
+			strbuf_release(&line);
+		}
+		strbuf_addstr(sb, "</ul>\n");
+	}
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Label", r->label);
+	kv_row(sb, "Host", r->host);
+	kv_row(sb, "Started (UTC)", r->started_at);
+	kv_row(sb, "Ended (UTC)", r->ended_at);
+	kv_row(sb, "Status", r->status);
+	strbuf_addf(sb, "<tr><th>Exit code</th><td>%d</td></tr>\n</table>\n</section>\n",
+		    r->exit_code);
+}
+
+static void run_sizing(struct strbuf *sb, const struct results *r)
+{
+	const struct class_summary *cs;
+	int c;
+
+	html_section_open(sb, "sizing", "Sizing and throughput", false);
+	strbuf_addf(sb,
+		    "<table class=\"kv\">\n<tr><th>Volumes</th><td>%zu</td></tr>\n"
+		    "<tr><th>Databases</th><td>%zu</td></tr>\n"
+		    "<tr><th>Streams</th><td>%u</td></tr>\n<tr><th>Measured</th><td>",
+		    r->nr_volumes, r->nr_databases, r->streams);
+	html_num(sb, r->duration_s, 0);
+	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Warm-up</th><td>");
+	html_num(sb, r->warmup_s, 0);
+	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Achieved transactional IOPS</th><td>");
+	html_num(sb, scope_transactional_iops(&r->run), 1);
+	strbuf_addstr(sb, "</td></tr>\n</table>\n<table>\n<tr><th>class</th><th class=\"num\">IOs"
+			  "</th><th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
+			  "<th class=\"num\">bytes</th></tr>\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &r->run.classes[c];
+		if (!class_summary_present(cs))
+			continue;
+		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), cs->ios);
+		html_td_num(sb, cs->iops, 1);
+		html_td_num(sb, cs->mbps, 2);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->bytes);
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Database sizes and file layout are those of "
+			  "the profile under Test parameters. MB/s is 10<sup>6</sup> bytes per "
+			  "second; warm-up excluded. Classes this run did not issue are not "
+			  "listed.</p>\n</section>\n");
+}
+
+static void run_parameters(struct strbuf *sb, const struct results *r)
+{
+	html_section_open(sb, "parameters", "Test parameters", false);
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Profile", r->profile_name);
+	kv_row(sb, "Test type", r->test_type);
+	kv_row(sb, "Engine", r->engine);
+	strbuf_addf(sb, "<tr><th>Streams</th><td>%u</td></tr>\n", r->streams);
+	kv_row(sb, "Label", r->label);
+	strbuf_addstr(sb, "<tr><th>Command line</th><td><code>");
+	html_esc(sb, report_str_or(r->command_line, "-"));
+	strbuf_addstr(sb, "</code></td></tr>\n</table>\n<h3>Profile</h3>\n<pre>");
+	html_esc(sb, report_str_or(r->profile_text, "(not stored)"));
+	strbuf_addstr(sb, "</pre>\n</section>\n");
+}
+
+static void class_cells(struct strbuf *sb, const struct class_summary *cs)
+{
+	html_td_num(sb, cs->iops, 1);
+	html_td_num(sb, cs->avg_ms, 3);
+	html_td_num(sb, cs->p99_ms, 3);
+	html_td_num(sb, cs->max_ms, 3);
+}
+
+static void run_databases(struct strbuf *sb, const struct results *r)
+{
+	const struct scope_summary *db;
+	const char *v;
+	size_t i;
+
+	html_section_open(sb, "databases", "Transactional I/O per database", false);
+	strbuf_addstr(sb,
+		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
+		      "<th colspan=\"4\">db_read</th><th colspan=\"4\">db_write</th>"
+		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">verdict</th></tr>\n<tr>");
+	for (i = 0; i < 2; i++)
+		strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
+				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>");
+	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th></tr>\n");
+	for (i = 0; i < r->nr_databases; i++) {
+		db = &r->databases[i];
+		v = report_scope_verdict(r, SCOPE_DATABASE, db->name, db->volume);
+		strbuf_addf(sb, "<tr%s><td>", !strcmp(v, "FAIL") ? " class=\"fail\"" : "");
+		html_esc(sb, db->name);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, db->volume);
+		strbuf_addstr(sb, "</td>");
+		class_cells(sb, &db->classes[IO_DB_READ]);
+		class_cells(sb, &db->classes[IO_DB_WRITE]);
+		html_td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
+		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v, v);
+	}
+	strbuf_addstr(sb, "</table>\n");
+	html_chart_db_bars(sb, "chart-db-iops", "Transactional IOPS per database", r->databases,
+			   r->nr_databases);
+	strbuf_addstr(sb, "</section>\n");
+}
+
+/* The classes of the IOPS-over-time chart: the transactional ones the run
+ * issued, or, in a run without them (a backup test), every class it issued. */
+static unsigned over_time_classes(const struct results *r, bool *transactional)
+{
+	unsigned seen = 0;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		if (run_class_seen(r, c))
+			seen |= 1u << c;
+	*transactional = (seen & HTML_TRANSACTIONAL) || !seen;
+	return *transactional ? HTML_TRANSACTIONAL : seen;
+}
+
+static void run_over_time(struct strbuf *sb, const struct results *r)
+{
+	struct html_series vs[DP_ARRAY_SIZE(volume_colors)];
+	struct html_series ls;
+	struct html_hline hl;
+	struct html_chart ch;
+	size_t i, nv = r->nr_volumes < DP_ARRAY_SIZE(vs) ? r->nr_volumes : DP_ARRAY_SIZE(vs);
+	bool transactional;
+	unsigned classes = over_time_classes(r, &transactional);
+	int c;
+
+	html_section_open(sb, "over-time", "Performance over time", false);
+	strbuf_addf(sb,
+		    "<p class=\"note\">Per-second intervals as stored. The shaded band is the "
+		    "warm-up (%.0f s), shown but not counted in any figure or verdict.",
+		    isfinite(r->warmup_s) ? r->warmup_s : 0);
+	if (r->nr_volumes > nv)
+		strbuf_addf(sb, " The IOPS chart shows the first %zu of %zu volumes.", nv,
+			    r->nr_volumes);
+	strbuf_addstr(sb, "</p>\n");
+	for (i = 0; i < nv; i++)
+		vs[i] = (struct html_series){.r = r,
+					     .src = HTML_SRC_IOPS,
+					     .scope = SCOPE_VOLUME,
+					     .name = r->volumes[i].name,
+					     .classes = classes,
+					     .label = r->volumes[i].name,
+					     .color = volume_colors[i]};
+	ch = (struct html_chart){.id = "chart-iops",
+				 .title = transactional ? "Transactional IOPS over time per volume "
+							  "(db_read + db_write)"
+							: "IOPS over time per volume (every class "
+							  "of this run)",
+				 .x_label = "seconds since start",
+				 .y_label = "IOPS",
+				 .series = vs,
+				 .nr_series = nv,
+				 .warmup_s = r->warmup_s};
+	html_chart_line(sb, &ch);
+
+	strbuf_addstr(sb, "<div class=\"charts2\">\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		char id[48], title[96], hlabel[64];
+
+		if (!run_class_seen(r, c))
+			continue;
+		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(c));
+		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(c));
+		ls = (struct html_series){.r = r,
+					  .src = HTML_SRC_AVG_MS,
+					  .scope = SCOPE_RUN,
+					  .name = "run",
+					  .classes = 1u << c,
+					  .label = io_class_name(c),
+					  .color = class_colors[c]};
+		hl.y = html_class_avg_threshold(r, c);
+		snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
+		hl.label = hlabel;
+		hl.color = "#b91c1c";
+		ch = (struct html_chart){.id = id,
+					 .title = title,
+					 .x_label = "seconds since start",
+					 .y_label = "ms",
+					 .series = &ls,
+					 .nr_series = 1,
+					 .hlines = &hl,
+					 .nr_hlines = isfinite(hl.y) ? 1 : 0,
+					 .warmup_s = r->warmup_s,
+					 .compact = true};
+		html_chart_line(sb, &ch);
+	}
+	strbuf_addstr(sb, "</div>\n</section>\n");
+}
+
+/*
+ * The warm-up's figures per class, apart: they are in no other figure and no
+ * verdict. Only when the run stored warm-up intervals.
+ */
+static void run_warmup(struct strbuf *sb, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0))
+		return;
+	html_section_open(sb, "warmup", "Warm-up (not judged)", false);
+	strbuf_addstr(sb, "<p class=\"note\">The first ");
+	html_num(sb, r->warmup.duration_s, 0);
+	strbuf_addstr(sb, " s of the run, measured but not judged: these I/Os count in no other "
+			  "figure and no verdict. Per class the run issued then: I/Os, IOPS over "
+			  "the warm-up and average latency.</p>\n<table>\n<tr><th>class</th>"
+			  "<th class=\"num\">IOs</th><th class=\"num\">IOPS</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">errors</th></tr>\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		if (!wc->ios && !wc->errors)
+			continue;
+		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), wc->ios);
+		html_td_num(sb, wc->iops, 1);
+		html_td_num(sb, wc->avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", wc->errors);
+	}
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+static void autotune_chart(struct strbuf *sb, const struct results *r)
+{
+	struct html_series s[2];
+	struct html_hline hl;
+	struct html_chart ch;
+	char hlabel[64];
+
+	s[0] = (struct html_series){.r = r,
+				    .src = HTML_SRC_TUNE_DB_READ_MS,
+				    .label = "db_read average (ms, left)",
+				    .color = class_colors[IO_DB_READ]};
+	s[1] = (struct html_series){.r = r,
+				    .src = HTML_SRC_TUNE_IOPS,
+				    .label = "transactional IOPS (right)",
+				    .color = class_colors[IO_DB_WRITE],
+				    .right = true};
+	hl.y = html_verdict_threshold(r, "db_read_avg_ms");
+	snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
+	hl.label = hlabel;
+	hl.color = "#b91c1c";
+	ch = (struct html_chart){
+		.id = "chart-autotune",
+		.title = "Auto-tune: database read average and IOPS against streams",
+		.x_label = "streams (log2 scale)",
+		.y_label = "db_read average (ms)",
+		.series = s,
+		.nr_series = 2,
+		.hlines = &hl,
+		.nr_hlines = isfinite(hl.y) ? 1 : 0,
+		.x_log2 = true,
+		.y2_label = "transactional IOPS"};
+	html_chart_line(sb, &ch);
+}
+
+/*
+ * What auto-tune measured before the main test, level by level, what it chose
+ * and why it stopped. Only for a run that tuned (results_autotune_ran).
+ */
+static void run_autotune(struct strbuf *sb, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r))
+		return;
+	html_section_open(sb, "autotune", "Auto-tune", false);
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	kv_row(sb, "Goal", a->goal);
+	if (a->has_chosen && a->chosen)
+		strbuf_addf(sb, "<tr><th>Chosen streams</th><td>%u</td></tr>\n", a->chosen);
+	else
+		kv_row(sb, "Chosen streams", a->has_chosen ? "none (no level passed)" : NULL);
+	kv_row(sb, "Stopped because", a->stopped_because);
+	strbuf_addstr(sb, "</table>\n");
+	if (a->nr_steps)
+		autotune_chart(sb, r);
+	strbuf_addstr(sb, "<table>\n<tr><th class=\"num\">step</th><th class=\"num\">streams"
+			  "</th><th class=\"num\">IOPS</th><th class=\"num\">db read avg ms</th>"
+			  "<th class=\"num\">log write avg ms</th><th>result</th><th>reason</th>"
+			  "</tr>\n");
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		strbuf_addf(sb,
+			    "<tr class=\"tune-step%s\"><td class=\"num\">%u</td>"
+			    "<td class=\"num\">%u</td>",
+			    st->passed ? "" : " fail", st->step, st->streams);
+		html_td_num(sb, st->iops, 1);
+		html_td_num(sb, st->db_read_avg_ms, 3);
+		html_td_num(sb, st->log_write_avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"%s\">%s</td><td>", st->passed ? "PASS" : "FAIL",
+			    st->passed ? "PASS" : "FAIL");
+		html_esc(sb, report_str_or(st->reason, ""));
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Each step measured one stream count "
+			  "before the main test; a level passes when it stays the profile's "
+			  "margin under every latency threshold. Failed levels are hollow in the "
+			  "chart. Auto-tune's I/O is in no other figure and no verdict.</p>\n"
+			  "</section>\n");
+}
+
+static void run_distribution(struct strbuf *sb, const struct results *r)
+{
+	struct html_series s[IO_CLASS_COUNT];
+	struct html_chart ch;
+	size_t n = 0;
+	int c;
+
+	html_section_open(sb, "distribution", "Latency distribution", false);
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		if (run_hist_any(r, c))
+			s[n++] = (struct html_series){.r = r,
+						      .src = HTML_SRC_CDF,
+						      .scope = SCOPE_RUN,
+						      .name = "run",
+						      .cls = (enum io_class)c,
+						      .label = io_class_name(c),
+						      .color = class_colors[c]};
+	ch = (struct html_chart){.id = "chart-cdf",
+				 .title = "Latency CDF per class (whole run, warm-up excluded)",
+				 .x_label = "latency (ms)",
+				 .y_label = "share of I/Os at or below",
+				 .series = s,
+				 .nr_series = n,
+				 .y_percent = true};
+	html_chart_line(sb, &ch);
+	strbuf_addstr(sb, "<p class=\"note\">From the run's latency histogram: each point is a "
+			  "bucket's value (within 1/128) and the share of I/Os up to it. One "
+			  "curve per class the run issued.</p>\n</section>\n");
+}
+
+/* IOs, MB/s, avg ms, max ms of one class */
+static void maintenance_cells(struct strbuf *sb, const struct class_summary *cs)
+{
+	strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->ios);
+	html_td_num(sb, cs->mbps, 2);
+	html_td_num(sb, cs->avg_ms, 3);
+	html_td_num(sb, cs->max_ms, 3);
+}
+
+static void maintenance_row(struct strbuf *sb, const struct scope_summary *sc, const char *name,
+			    const char *volume, bool bdm, bool repl)
+{
+	strbuf_addstr(sb, "<tr><td>");
+	html_esc(sb, name);
+	strbuf_addstr(sb, "</td><td>");
+	html_esc(sb, volume);
+	strbuf_addstr(sb, "</td>");
+	if (bdm)
+		maintenance_cells(sb, &sc->classes[IO_BDM_READ]);
+	if (repl) {
+		maintenance_cells(sb, &sc->classes[IO_LOG_READ]);
+		html_td_num(sb, sc->classes[IO_LOG_WRITE].mbps, 2);
+	}
+	strbuf_addstr(sb, "</tr>\n");
+}
+
+/*
+ * Jetstress's "background database maintenance" and replication figures per
+ * database: bdm_read (the sequential maintenance scan, at a set rate per
+ * database) and log_read (closed log segments read once per extra copy,
+ * beside the log writes they follow).
+ */
+static void run_maintenance(struct strbuf *sb, const struct results *r)
+{
+	bool bdm = class_summary_present(&r->run.classes[IO_BDM_READ]);
+	bool repl = class_summary_present(&r->run.classes[IO_LOG_READ]);
+	size_t i;
+
+	html_section_open(sb, "maintenance", "Background maintenance and replication", false);
+	if (!bdm && !repl) {
+		strbuf_addstr(sb, "<p>This run issued no background maintenance reads "
+				  "(<code>bdm_read</code>) and no replication reads "
+				  "(<code>log_read</code>): its workload or test type has none, "
+				  "or the profile turned them off.</p>\n</section>\n");
+		return;
+	}
+	strbuf_addstr(sb, "<table>\n<tr><th rowspan=\"2\">database</th>"
+			  "<th rowspan=\"2\">volume</th>");
+	if (bdm)
+		strbuf_addstr(sb, "<th colspan=\"4\">bdm_read (maintenance scan)</th>");
+	if (repl)
+		strbuf_addstr(sb, "<th colspan=\"4\">log_read (replication)</th>"
+				  "<th>log_write</th>");
+	strbuf_addstr(sb, "</tr>\n<tr>");
+	for (i = 0; i < (size_t)bdm + (size_t)repl; i++)
+		strbuf_addstr(sb, "<th class=\"num\">IOs</th><th class=\"num\">MB/s</th>"
+				  "<th class=\"num\">avg ms</th><th class=\"num\">max ms</th>");
+	if (repl)
+		strbuf_addstr(sb, "<th class=\"num\">MB/s</th>");
+	strbuf_addstr(sb, "</tr>\n");
+	for (i = 0; i < r->nr_databases; i++)
+		maintenance_row(sb, &r->databases[i], r->databases[i].name, r->databases[i].volume,
+				bdm, repl);
+	maintenance_row(sb, &r->run, "total", "", bdm, repl);
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Maintenance reads scan each database "
+			  "sequentially at the profile's rate per database. Replication reads "
+			  "each closed log segment once per extra copy, so its MB/s follows "
+			  "the log writes' times (copies &minus; 1). Warm-up excluded; "
+			  "MB/s is 10<sup>6</sup> bytes per second.</p>\n</section>\n");
+}
+
+/* A row per class present in the scope; the first carries the label. A scope
+ * with none gets one row saying so. */
+static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label)
+{
+	const struct class_summary *cs;
+	bool first = true;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		if (!class_summary_present(cs))
+			continue;
+		strbuf_addstr(sb, "<tr><td>");
+		if (first)
+			html_esc(sb, label);
+		first = false;
+		strbuf_addf(sb, "</td><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
+			    io_class_name(c), cs->ios);
+		html_td_num(sb, cs->iops, 1);
+		html_td_num(sb, cs->mbps, 2);
+		html_td_num(sb, cs->avg_ms, 3);
+		html_td_num(sb, cs->p50_ms, 3);
+		html_td_num(sb, cs->p99_ms, 3);
+		html_td_num(sb, cs->max_ms, 3);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->errors);
+	}
+	if (!first)
+		return;
+	strbuf_addstr(sb, "<tr><td>");
+	html_esc(sb, label);
+	strbuf_addstr(sb, "</td><td colspan=\"9\">no I/O</td></tr>\n");
+}
+
+static void run_total_io(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	html_section_open(sb, "total-io", "Total I/O", false);
+	strbuf_addstr(sb, "<table>\n<tr><th>volume</th><th>class</th><th class=\"num\">IOs</th>"
+			  "<th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">p50 ms</th>"
+			  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
+			  "<th class=\"num\">errors</th></tr>\n");
+	for (i = 0; i < r->nr_volumes; i++)
+		scope_class_rows(sb, &r->volumes[i], r->volumes[i].name);
+	scope_class_rows(sb, &r->run, "total");
+	strbuf_addf(sb,
+		    "</table>\n<p class=\"note\">Integrity errors (pages that failed "
+		    "verification): %" PRIu64 ".</p>\n</section>\n",
+		    r->run.integrity_errors);
+}
+
+/* CPU shares over time: the host rows (warm-up shaded). */
+static void host_cpu_chart(struct strbuf *sb, const struct results *r)
+{
+	static const char *const labels[] = {"user %", "system %", "iowait %"};
+	static const char *const colors[] = {"#1d4ed8", "#c2410c", "#a16207"};
+	struct html_series s[3];
+	struct html_chart ch;
+	int k;
+
+	for (k = 0; k < 3; k++)
+		s[k] = (struct html_series){.r = r,
+					    .src = HTML_SRC_HOST,
+					    .name = "",
+					    .host_field = HTML_HOST_CPU_USER + k,
+					    .label = labels[k],
+					    .color = colors[k]};
+	ch = (struct html_chart){.id = "chart-host-cpu",
+				 .title = "Host CPU time over time (all CPUs)",
+				 .x_label = "seconds since start",
+				 .y_label = "% of CPU time",
+				 .series = s,
+				 .nr_series = 3,
+				 .warmup_s = r->warmup_s};
+	html_chart_line(sb, &ch);
+}
+
+/* Each device's util % (left axis) and average wait (right axis, dashed);
+ * a device with no I/O in any measured interval has no wait line. */
+static void host_device_chart(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	size_t nmax = 2 * DP_ARRAY_SIZE(volume_colors), n = 0, i;
+	struct html_series s[2 * DP_ARRAY_SIZE(volume_colors)];
+	char labels[2 * DP_ARRAY_SIZE(volume_colors)][RESULTS_NAME_MAX + 24];
+	struct html_chart ch;
+	const char *color;
+
+	for (i = 0; i < h->nr_devices && n + 2 <= nmax; i++) {
+		color = volume_colors[i % DP_ARRAY_SIZE(volume_colors)];
+		snprintf(labels[n], sizeof(labels[n]), "%s util %%", h->devices[i].name);
+		s[n] = (struct html_series){.r = r,
+					    .src = HTML_SRC_HOST,
+					    .name = h->devices[i].name,
+					    .host_field = HTML_HOST_UTIL,
+					    .label = labels[n],
+					    .color = color};
+		n++;
+		if (!isfinite(h->devices[i].avg_wait_ms))
+			continue;
+		snprintf(labels[n], sizeof(labels[n]), "%s avg wait ms", h->devices[i].name);
+		s[n] = s[n - 1];
+		s[n].host_field = HTML_HOST_AVG_WAIT;
+		s[n].label = labels[n];
+		s[n].dashed = true;
+		s[n].right = true;
+		n++;
+	}
+	ch = (struct html_chart){.id = "chart-host-devices",
+				 .title = "Device utilisation and average wait over time",
+				 .x_label = "seconds since start",
+				 .y_label = "util %",
+				 .series = s,
+				 .nr_series = n,
+				 .warmup_s = r->warmup_s,
+				 .y2_label = "average wait (ms)"};
+	html_chart_line(sb, &ch);
+}
+
+static void host_device_rows(struct strbuf *sb, const struct results_host_perf *h)
+{
+	const struct results_host_device *d;
+	size_t i;
+
+	strbuf_addstr(sb, "<table>\n<tr><th>device</th><th class=\"num\">intervals</th>"
+			  "<th class=\"num\">reads/s</th><th class=\"num\">writes/s</th>"
+			  "<th class=\"num\">read MB/s</th><th class=\"num\">write MB/s</th>"
+			  "<th class=\"num\">read ms</th><th class=\"num\">write ms</th>"
+			  "<th class=\"num\">avg ms</th><th class=\"num\">util %</th>"
+			  "<th class=\"num\">util max %</th><th class=\"num\">queue</th></tr>\n");
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		strbuf_addstr(sb, "<tr class=\"host-device\"><td>");
+		html_esc(sb, d->name);
+		strbuf_addf(sb, "</td><td class=\"num\">%zu</td>", d->intervals);
+		html_td_num(sb, d->reads_per_s, 1);
+		html_td_num(sb, d->writes_per_s, 1);
+		html_td_num(sb, d->read_mbps, 2);
+		html_td_num(sb, d->write_mbps, 2);
+		html_td_num(sb, d->read_wait_ms, 3);
+		html_td_num(sb, d->write_wait_ms, 3);
+		html_td_num(sb, d->avg_wait_ms, 3);
+		html_td_num(sb, d->util_pct, 1);
+		html_td_num(sb, d->util_max_pct, 1);
+		html_td_num(sb, d->queue, 2);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n");
+}
+
+/*
+ * The host counters sampled beside the intervals (results_host_perf), when
+ * the run has them: CPU and memory, the block devices under the volumes,
+ * their charts; then the environment facts.
+ */
+static void run_host_counters(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+
+	if (!h->recorded)
+		return;
+	strbuf_addstr(sb, "<table class=\"kv host-counters\">\n<tr><th>CPU user / system / "
+			  "iowait</th><td>");
+	if (h->cpu_intervals) {
+		html_num(sb, h->cpu_user_pct, 1);
+		strbuf_addstr(sb, " % / ");
+		html_num(sb, h->cpu_system_pct, 1);
+		strbuf_addstr(sb, " % / ");
+		html_num(sb, h->cpu_iowait_pct, 1);
+		strbuf_addf(sb, " %% (%zu intervals)", h->cpu_intervals);
+	} else {
+		strbuf_addstr(sb, "not measured");
+	}
+	strbuf_addstr(sb, "</td></tr>\n<tr><th>Memory available, min / mean</th><td>");
+	if (h->mem_intervals) {
+		html_num(sb, h->mem_available_min / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB / ");
+		html_num(sb, h->mem_available_avg / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB");
+	} else {
+		strbuf_addstr(sb, "not measured");
+	}
+	strbuf_addstr(sb, "</td></tr>\n</table>\n");
+	if (h->nr_devices)
+		host_device_rows(sb, h);
+	if (h->cpu_intervals)
+		host_cpu_chart(sb, r);
+	if (h->nr_devices)
+		host_device_chart(sb, r);
+	strbuf_addstr(sb, "<p class=\"note\">Counters of the host and of the block devices "
+			  "under the volumes, sampled every interval (/proc/stat, /proc/meminfo, "
+			  "/proc/diskstats), as iostat -x computes them; the table's figures are "
+			  "over the measured intervals (warm-up excluded): rates over their "
+			  "time, waits per I/O, util % and queue averaged over time. A device's "
+			  "I/Os include any other I/O it served. A simulated run has no device "
+			  "rows.</p>\n");
+}
+
+static void run_host(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	html_section_open(sb, "host", "Host performance", false);
+	run_host_counters(sb, r);
+	if (!r->nr_env) {
+		strbuf_addstr(sb, "<p>No environment facts were recorded.</p>\n</section>\n");
+		return;
+	}
+	if (r->host_perf.recorded)
+		strbuf_addstr(sb, "<h3>Environment</h3>\n");
+	strbuf_addstr(sb, "<table class=\"kv\">\n");
+	for (i = 0; i < r->nr_env; i++) {
+		strbuf_addstr(sb, "<tr><th>");
+		html_esc(sb, r->env[i].key);
+		strbuf_addstr(sb, "</th><td>");
+		html_esc(sb, r->env[i].value);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Device facts are keyed "
+			  "<code>device.VOLUME.FACT</code> (model, firmware, scheduler, write "
+			  "cache, queue depth); a simulated run has none.</p>\n</section>\n");
+}
+
+static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed)
+{
+	const struct verdict *v;
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		struct strbuf line = STRBUF_INIT;
+
+		v = &r->verdicts[i];
+		if (v->passed != passed)
+			continue;
+		report_verdict_line(&line, v);
+		report_verdict_margin(&line, v);
+		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
+			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
+			    passed ? "PASS" : "FAIL", scope_kind_name(v->scope));
+		html_esc(sb, v->name);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, v->criterion);
+		strbuf_addf(sb, "</td><td>%s</td>", v->cmp == VERDICT_GE ? "&ge;" : "&le;");
+		html_td_num(sb, v->threshold, 3);
+		html_td_num(sb, v->measured, 3);
+		strbuf_addstr(sb, "<td>");
+		html_esc(sb, line.buf);
+		strbuf_addstr(sb, "</td></tr>\n");
+		strbuf_release(&line);
+	}
+}
+
+static void run_verdicts(struct strbuf *sb, const struct results *r)
+{
+	html_section_open(sb, "verdicts", "Verdicts", false);
+	strbuf_addstr(sb, "<p class=\"note\">Failing verdicts first.</p>\n<table>\n<tr><th>result"
+			  "</th><th>scope</th><th>name</th><th>criterion</th><th></th>"
+			  "<th class=\"num\">threshold</th><th class=\"num\">measured</th>"
+			  "<th>in words</th></tr>\n");
+	verdict_rows(sb, r, false);
+	verdict_rows(sb, r, true);
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+static void run_log(struct strbuf *sb, const struct results *r)
+{
+	size_t i;
+
+	html_section_open(sb, "log", "Test log", false);
+	strbuf_addstr(sb, "<table>\n<tr><th class=\"num\">t (s)</th><th>event</th><th>message</th>"
+			  "</tr>\n");
+	for (i = 0; i < r->nr_events; i++) {
+		strbuf_addf(sb, "<tr><td class=\"num\">%.3f</td><td>",
+			    (double)r->events[i].t_ms / 1000.0);
+		html_esc(sb, r->events[i].kind);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, r->events[i].message);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n</section>\n");
+}
+
+void report_html(struct strbuf *sb, const struct results *r, const struct report_options *opt)
+{
+	/* sections a run may not have */
+	const char *const skip[] = {results_autotune_ran(r) ? NULL : "autotune",
+				    r->warmup.duration_s > 0 ? NULL : "warmup"};
+
+	html_page_head(sb, "diskproof run", r->id, r->label);
+	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
+	html_verdict_badge(sb, r->verdict, false);
+	if (r->label) {
+		strbuf_addstr(sb, " <span class=\"label\">");
+		html_esc(sb, r->label);
+		strbuf_addstr(sb, "</span>");
+	}
+	strbuf_addstr(sb, "</h1>\n<div class=\"sub\">profile ");
+	html_esc(sb, report_str_or(r->profile_name, "-"));
+	strbuf_addstr(sb, " &middot; host ");
+	html_esc(sb, report_str_or(r->host, "-"));
+	strbuf_addstr(sb, " &middot; started ");
+	html_esc(sb, report_str_or(r->started_at, "-"));
+	strbuf_addstr(sb, " &middot; engine ");
+	html_esc(sb, report_str_or(r->engine, "-"));
+	strbuf_addstr(sb, "</div>\n");
+	html_nav(sb, run_sections, DP_ARRAY_SIZE(run_sections), skip, DP_ARRAY_SIZE(skip));
+	strbuf_addstr(sb, "</header>\n");
+	run_summary(sb, r);
+	run_sizing(sb, r);
+	run_parameters(sb, r);
+	run_autotune(sb, r);
+	run_databases(sb, r);
+	run_over_time(sb, r);
+	run_warmup(sb, r);
+	run_distribution(sb, r);
+	run_maintenance(sb, r);
+	run_total_io(sb, r);
+	run_host(sb, r);
+	run_verdicts(sb, r);
+	run_log(sb, r);
+	html_page_foot(sb);
+}

@@ -1,0 +1,242 @@
+/*
+ * json.c - a run as one JSON document for tools (report --format json):
+ * every class of every scope, present or not, under stable keys (report.h,
+ * docs/reports.md), written with the one JSON writer (util/json.c).
+ */
+#include <math.h>
+
+#include "diskproof/json.h"
+#include "report_internal.h"
+
+/* The report's numbers have three decimals (docs/reports.md). */
+static void json_num(struct json *j, const char *key, double v)
+{
+	json_fixed(j, key, v, 3);
+}
+
+/* Thresholds and measured values: integral ones as integers (0, 1000). */
+static void json_value(struct json *j, const char *key, double v)
+{
+	json_fixed(j, key, v, isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? 0 : 3);
+}
+
+static void json_classes(struct json *j, const struct scope_summary *sc)
+{
+	const struct class_summary *cs;
+	int c;
+
+	json_begin_object(j, "classes");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		json_begin_object_flat(j, io_class_name(c));
+		json_u64(j, "ios", cs->ios);
+		json_num(j, "iops", cs->iops);
+		json_num(j, "mbps", cs->mbps);
+		json_num(j, "avg_ms", cs->avg_ms);
+		json_num(j, "p50_ms", cs->p50_ms);
+		json_num(j, "p99_ms", cs->p99_ms);
+		json_num(j, "max_ms", cs->max_ms);
+		json_u64(j, "errors", cs->errors);
+		json_u64(j, "bytes", cs->bytes);
+		json_end(j);
+	}
+	json_end(j);
+	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	json_u64(j, "integrity_errors", sc->integrity_errors);
+}
+
+static void json_run(struct json *j, const struct results *r)
+{
+	json_begin_object(j, "run");
+	json_i64(j, "id", r->id);
+	json_str(j, "status", r->status);
+	json_str(j, "verdict", r->verdict);
+	json_str(j, "label", r->label);
+	json_str(j, "host", r->host);
+	json_str(j, "started", r->started_at);
+	json_str(j, "ended", r->ended_at);
+	json_num(j, "duration_s", r->duration_s);
+	json_num(j, "warmup_s", r->warmup_s);
+	json_str(j, "engine", r->engine);
+	json_str(j, "test_type", r->test_type);
+	json_u64(j, "streams", r->streams);
+	json_str(j, "profile", r->profile_name);
+	json_i64(j, "exit_code", r->exit_code);
+	json_end(j);
+}
+
+static void json_scopes(struct json *j, const char *key, const struct scope_summary *arr, size_t nr,
+			bool databases)
+{
+	size_t i;
+
+	json_begin_array(j, key);
+	for (i = 0; i < nr; i++) {
+		json_begin_object(j, NULL);
+		json_str(j, "name", arr[i].name);
+		if (databases)
+			json_str(j, "volume", arr[i].volume);
+		json_classes(j, &arr[i]);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+static void json_verdicts(struct json *j, const struct results *r)
+{
+	const struct verdict *v;
+	size_t i;
+
+	json_begin_array(j, "verdicts");
+	for (i = 0; i < r->nr_verdicts; i++) {
+		v = &r->verdicts[i];
+		json_begin_object_flat(j, NULL);
+		json_str(j, "scope", scope_kind_name(v->scope));
+		json_str(j, "name", v->name);
+		if (v->scope == SCOPE_DATABASE)
+			json_str(j, "volume", v->volume);
+		json_str(j, "criterion", v->criterion);
+		json_str(j, "cmp", v->cmp == VERDICT_GE ? ">=" : "<=");
+		json_value(j, "threshold", v->threshold);
+		json_value(j, "measured", v->measured);
+		json_bool(j, "passed", v->passed);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* null when no warm-up was stored; every class, like the summaries */
+static void json_warmup(struct json *j, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0)) {
+		json_null(j, "warmup");
+		return;
+	}
+	json_begin_object(j, "warmup");
+	json_num(j, "duration_s", r->warmup.duration_s);
+	json_begin_object(j, "classes");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		json_begin_object_flat(j, io_class_name(c));
+		json_u64(j, "ios", wc->ios);
+		json_num(j, "iops", wc->iops);
+		json_num(j, "avg_ms", wc->avg_ms);
+		json_u64(j, "errors", wc->errors);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+/* null when the run did not tune */
+static void json_autotune(struct json *j, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r)) {
+		json_null(j, "autotune");
+		return;
+	}
+	json_begin_object(j, "autotune");
+	json_str(j, "goal", a->goal);
+	if (a->has_chosen)
+		json_u64(j, "chosen", a->chosen);
+	else
+		json_null(j, "chosen");
+	json_str(j, "stopped_because", a->stopped_because);
+	json_begin_array(j, "steps");
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		json_begin_object_flat(j, NULL);
+		json_u64(j, "step", st->step);
+		json_u64(j, "streams", st->streams);
+		json_num(j, "iops", st->iops);
+		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);
+		json_num(j, "log_write_avg_ms", st->log_write_avg_ms);
+		json_bool(j, "passed", st->passed);
+		json_str(j, "reason", st->reason);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+/* null when the run has no host counters; cpu and memory null when not
+ * measured in any measured interval */
+static void json_host(struct json *j, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	const struct results_host_device *d;
+	size_t i;
+
+	if (!h->recorded) {
+		json_null(j, "host");
+		return;
+	}
+	json_begin_object(j, "host");
+	if (h->cpu_intervals) {
+		json_begin_object_flat(j, "cpu");
+		json_u64(j, "intervals", h->cpu_intervals);
+		json_num(j, "user_pct", h->cpu_user_pct);
+		json_num(j, "system_pct", h->cpu_system_pct);
+		json_num(j, "iowait_pct", h->cpu_iowait_pct);
+		json_end(j);
+	} else {
+		json_null(j, "cpu");
+	}
+	if (h->mem_intervals) {
+		json_begin_object_flat(j, "memory");
+		json_u64(j, "intervals", h->mem_intervals);
+		json_value(j, "available_min_bytes", h->mem_available_min);
+		json_value(j, "available_avg_bytes", round(h->mem_available_avg));
+		json_end(j);
+	} else {
+		json_null(j, "memory");
+	}
+	json_begin_array(j, "devices");
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		json_begin_object_flat(j, NULL);
+		json_str(j, "name", d->name);
+		json_u64(j, "intervals", d->intervals);
+		json_u64(j, "reads", d->reads);
+		json_u64(j, "writes", d->writes);
+		json_num(j, "reads_per_s", d->reads_per_s);
+		json_num(j, "writes_per_s", d->writes_per_s);
+		json_num(j, "read_mbps", d->read_mbps);
+		json_num(j, "write_mbps", d->write_mbps);
+		json_num(j, "read_wait_ms", d->read_wait_ms);
+		json_num(j, "write_wait_ms", d->write_wait_ms);
+		json_num(j, "avg_wait_ms", d->avg_wait_ms);
+		json_num(j, "util_pct", d->util_pct);
+		json_num(j, "util_max_pct", d->util_max_pct);
+		json_num(j, "queue", d->queue);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+void report_json(struct strbuf *sb, const struct results *r, const struct report_options *opt)
+{
+	struct json j = JSON_INIT(sb);
+
+	json_begin_object(&j, NULL);
+	json_run(&j, r);
+	json_begin_object(&j, "summary");
+	json_classes(&j, &r->run);
+	json_end(&j);
+	json_scopes(&j, "volumes", r->volumes, r->nr_volumes, false);
+	json_scopes(&j, "databases", r->databases, r->nr_databases, true);
+	json_verdicts(&j, r);
+	json_warmup(&j, r);
+	json_autotune(&j, r);
+	json_host(&j, r);
+	json_end(&j);
+	strbuf_addch(sb, '\n');
+}

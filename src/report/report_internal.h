@@ -1,0 +1,79 @@
+/*
+ * report_internal.h - private to src/report: the renderers of a run that
+ * report.c's table of formats dispatches to, and the small pieces the
+ * renderers share. Not a public header.
+ */
+#ifndef DISKPROOF_REPORT_INTERNAL_H
+#define DISKPROOF_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "diskproof/analyze.h"
+#include "diskproof/report.h"
+
+/* s, or dflt when s is NULL or empty. */
+static inline const char *report_str_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+#define REPORT_ANSI_BOLD "\033[1m"
+#define REPORT_ANSI_RESET "\033[0m"
+
+/*
+ * The renderers report.c's table of formats dispatches to: a run (text.c,
+ * json.c, csv.c, html_run.c) and a comparison (compare.c, html_compare.c).
+ * Each appends the whole document to out; opt may be NULL (no colour).
+ */
+typedef void (*report_run_fn)(struct strbuf *out, const struct results *r,
+			      const struct report_options *opt);
+typedef void (*report_compare_fn)(struct strbuf *out, const struct analyze_comparison *c,
+				  const struct report_options *opt);
+
+/* The terminal summary, free text escaped (report_text_escape). */
+void report_text(struct strbuf *out, const struct results *r, const struct report_options *opt);
+/* The JSON document (keys in report.h). */
+void report_json(struct strbuf *out, const struct results *r, const struct report_options *opt);
+/* The CSV time series (its columns in report.h). */
+void report_csv(struct strbuf *out, const struct results *r, const struct report_options *opt);
+/* The HTML page: one self-contained file that loads nothing over the
+ * network, with Jetstress's sections and inline SVG charts; every string from
+ * the results is HTML-escaped. Layout in docs/reports.md. */
+void report_html(struct strbuf *out, const struct results *r, const struct report_options *opt);
+
+/* A comparison as text for the terminal and as JSON (compare.c, keys in
+ * docs/compare.md), and as an HTML page of tables and A/B overlay charts
+ * (html_compare.c). */
+void report_compare_text(struct strbuf *out, const struct analyze_comparison *c,
+			 const struct report_options *opt);
+void report_compare_json(struct strbuf *out, const struct analyze_comparison *c,
+			 const struct report_options *opt);
+void report_compare_html(struct strbuf *out, const struct analyze_comparison *c,
+			 const struct report_options *opt);
+
+/* How a metric of a comparison reads in a table head, indexed by
+ * ANALYZE_IOPS... (analyze.h); shared by the text and HTML comparisons. */
+extern const char *const report_metric_words[];
+
+/* How a host figure of a comparison reads, its decimals and its unit's scale
+ * (bytes to MiB), indexed by ANALYZE_HOST_* / ANALYZE_DEV_* (analyze.h); shared
+ * by the text and HTML comparisons (compare.c). */
+struct report_host_word {
+	const char *words;
+	int decimals;
+	double scale;
+};
+extern const struct report_host_word report_host_words[];
+extern const struct report_host_word report_dev_words[];
+
+/* "FAIL" when a verdict of the scope failed, "PASS" when it has verdicts and
+ * all passed, "-" when nothing judged it (verdict.c). A volume (name) counts
+ * its databases' verdicts too; a database is name on volume. */
+const char *report_scope_verdict(const struct results *r, enum scope_kind scope, const char *name,
+				 const char *volume);
+
+/* v with at most `decimals` decimals and no trailing zeros: 21.4, 20, 812;
+ * "n/a" when not finite (verdict.c). */
+void report_number(struct strbuf *sb, double v, int decimals);
+
+#endif

@@ -1,0 +1,418 @@
+/*
+ * text.c - a run as the terminal summary (report --format text): the
+ * overall verdict, failing verdicts first with their margin, the error
+ * events, the per-volume table, the warm-up, auto-tune and host counters,
+ * and the count of verdicts (report.h, docs/reports.md). Free text from the
+ * results file is escaped so that nothing it holds reaches the terminal as
+ * a control character.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+#define ANSI_GREEN "\033[32m"
+#define ANSI_RED "\033[31m"
+
+/* PASS green, FAIL red (when colour is on); anything else plain. */
+static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
+{
+	const char *on = NULL;
+
+	if (color && !strcmp(word, "PASS"))
+		on = ANSI_GREEN;
+	else if (color && !strcmp(word, "FAIL"))
+		on = REPORT_ANSI_BOLD ANSI_RED;
+	if (on)
+		strbuf_addf(sb, "%s%s%s", on, word, REPORT_ANSI_RESET);
+	else
+		strbuf_addstr(sb, word);
+}
+
+static void text_headline(struct strbuf *sb, const struct results *r, bool color)
+{
+	const char *verdict = report_str_or(r->verdict, "NONE");
+	double warmup = isfinite(r->warmup_s) ? r->warmup_s : 0;
+
+	/* stopped in its warm-up: the warm-up that ran */
+	if (r->status && (!strcmp(r->status, "aborted") || !strcmp(r->status, "error")) &&
+	    r->warmup.duration_s < warmup)
+		warmup = r->warmup.duration_s;
+	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
+	text_verdict_word(sb, verdict, color);
+	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
+		strbuf_addf(sb, " (%s)", r->status);
+	if (r->label)
+		strbuf_addf(sb, " [%s]", r->label);
+	strbuf_addch(sb, '\n');
+
+	strbuf_addf(sb,
+		    "profile %s, %s test, engine %s, %u streams; measured %.0f s after %.0f s of "
+		    "warm-up\n",
+		    report_str_or(r->profile_name, "-"), report_str_or(r->test_type, "-"),
+		    report_str_or(r->engine, "-"), r->streams,
+		    isfinite(r->duration_s) ? r->duration_s : 0, warmup);
+	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
+		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
+}
+
+static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_verdicts; i++) {
+		if (r->verdicts[i].passed != passed)
+			continue;
+		strbuf_addstr(sb, "  ");
+		text_verdict_word(sb, passed ? "PASS" : "FAIL", color);
+		strbuf_addch(sb, ' ');
+		report_verdict_line(sb, &r->verdicts[i]);
+		report_verdict_margin(sb, &r->verdicts[i]);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void text_ms(struct strbuf *sb, double ms)
+{
+	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
+}
+
+/*
+ * One row per class present in the scope (class_summary_present); the first
+ * carries the label and the verdict. A scope with no class present (it moved
+ * nothing, or a run that has not measured yet) still gets its line.
+ */
+static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label,
+			    int width, const char *verdict, bool color)
+{
+	const struct class_summary *cs;
+	bool first = true;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		if (!class_summary_present(cs))
+			continue;
+		strbuf_addf(sb, "%-*s  %-11s %12" PRIu64 " %10.1f %9.2f", width, first ? label : "",
+			    io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
+			    isfinite(cs->mbps) ? cs->mbps : 0.0);
+		text_ms(sb, cs->avg_ms);
+		text_ms(sb, cs->p99_ms);
+		text_ms(sb, cs->max_ms);
+		if (first) {
+			strbuf_addstr(sb, "  ");
+			text_verdict_word(sb, verdict, color);
+		}
+		strbuf_addch(sb, '\n');
+		first = false;
+	}
+	if (!first)
+		return;
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  ", width, label, "(no I/O)", "", "",
+		    "", "", "", "");
+	text_verdict_word(sb, verdict, color);
+	strbuf_addch(sb, '\n');
+}
+
+static double finite_or_0(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+/*
+ * "words: 4.19 MB/s, 1.05 MB/s per database" for a class read at a rate per
+ * database (background maintenance, backup), when present: the run's rate
+ * and the databases' own stored rates, as a range when they differ.
+ */
+static void text_rate_line(struct strbuf *sb, const struct results *r, enum io_class c,
+			   const char *words)
+{
+	struct strbuf lo = STRBUF_INIT, hi = STRBUF_INIT;
+	double min = HUGE_VAL, max = -HUGE_VAL, v;
+	size_t i;
+
+	if (!class_summary_present(&r->run.classes[c]))
+		return;
+	strbuf_addf(sb, "%s: %.2f MB/s", words, finite_or_0(r->run.classes[c].mbps));
+	for (i = 0; i < r->nr_databases; i++) {
+		v = finite_or_0(r->databases[i].classes[c].mbps);
+		min = fmin(min, v);
+		max = fmax(max, v);
+	}
+	if (r->nr_databases) {
+		strbuf_addf(&lo, "%.2f", min);
+		strbuf_addf(&hi, "%.2f", max);
+		if (strcmp(lo.buf, hi.buf))
+			strbuf_addf(sb, ", %s to %s MB/s per database", lo.buf, hi.buf);
+		else
+			strbuf_addf(sb, ", %s MB/s per database", lo.buf);
+	}
+	strbuf_addch(sb, '\n');
+	strbuf_release(&lo);
+	strbuf_release(&hi);
+}
+
+static void text_table(struct strbuf *sb, const struct results *r, bool color)
+{
+	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
+	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
+	double tiops = scope_transactional_iops(&r->run);
+	int width = 6;
+	size_t i;
+
+	for (i = 0; i < r->nr_volumes; i++)
+		if ((int)strlen(r->volumes[i].name) > width)
+			width = (int)strlen(r->volumes[i].name);
+
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  %s\n", width, "volume", "class",
+		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "verdict");
+	for (i = 0; i < r->nr_volumes; i++)
+		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
+				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
+				color);
+	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
+	strbuf_addch(sb, '\n');
+	/* a run with no database I/O (a backup test) has no transactional IOPS */
+	if (class_summary_present(&r->run.classes[IO_DB_READ]) ||
+	    class_summary_present(&r->run.classes[IO_DB_WRITE]) ||
+	    !class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+		strbuf_addf(sb, "achieved transactional IOPS: %.1f%s", finite_or_0(tiops),
+			    r->run.integrity_errors ? "; " : "\n");
+	if (r->run.integrity_errors)
+		strbuf_addf(sb, "integrity errors: %" PRIu64 "\n", r->run.integrity_errors);
+	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
+	if (class_summary_present(lr))
+		strbuf_addf(sb, "replication log reads: %.2f MB/s (log writes %.2f MB/s)\n",
+			    finite_or_0(lr->mbps), finite_or_0(lw->mbps));
+	text_rate_line(sb, r, IO_BACKUP_READ, "backup reads");
+}
+
+/* The warm-up's classes, apart from the table: measured, never judged. */
+static void text_warmup(struct strbuf *sb, const struct results *r)
+{
+	const struct results_warmup_class *wc;
+	int c;
+
+	if (!(r->warmup.duration_s > 0))
+		return;
+	strbuf_addstr(sb, "\nwarm-up (not judged): ");
+	report_number(sb, r->warmup.duration_s, 3);
+	strbuf_addf(sb, " s\n  %-11s %12s %10s %9s\n", "class", "IOs", "IOPS", "avg ms");
+	for (c = 0; c < IO_CLASS_COUNT; c++) {
+		wc = &r->warmup.classes[c];
+		if (!wc->ios && !wc->errors)
+			continue;
+		strbuf_addf(sb, "  %-11s %12" PRIu64 " %10.1f", io_class_name(c), wc->ios,
+			    finite_or_0(wc->iops));
+		text_ms(sb, wc->avg_ms);
+		if (wc->errors)
+			strbuf_addf(sb, "  %" PRIu64 " errors", wc->errors);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* A number of the auto-tune table, "-" when not stored. */
+static void text_cell(struct strbuf *sb, int width, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "  %*.*f", width, decimals, v);
+	else
+		strbuf_addf(sb, "  %*s", width, "-");
+}
+
+/* What auto-tune tried, what it chose and why it stopped. */
+static void text_autotune(struct strbuf *sb, const struct results *r)
+{
+	const struct results_autotune *a = &r->autotune;
+	const struct results_autotune_step *st;
+	size_t i;
+
+	if (!results_autotune_ran(r))
+		return;
+	strbuf_addf(sb, "\nauto-tune (goal %s): ", report_str_or(a->goal, "-"));
+	if (!a->has_chosen)
+		strbuf_addstr(sb, "no choice recorded");
+	else if (a->chosen)
+		strbuf_addf(sb, "chose %u streams", a->chosen);
+	else
+		strbuf_addstr(sb, "no level passed");
+	if (a->stopped_because)
+		strbuf_addf(sb, "; stopped: %s", a->stopped_because);
+	strbuf_addch(sb, '\n');
+	if (!a->nr_steps)
+		return;
+	strbuf_addf(sb, "  %4s  %7s  %10s  %14s  %16s  %-6s  %s\n", "step", "streams", "IOPS",
+		    "db read avg ms", "log write avg ms", "result", "reason");
+	for (i = 0; i < a->nr_steps; i++) {
+		st = &a->steps[i];
+		strbuf_addf(sb, "  %4u  %7u", st->step, st->streams);
+		text_cell(sb, 10, st->iops, 1);
+		text_cell(sb, 14, st->db_read_avg_ms, 3);
+		text_cell(sb, 16, st->log_write_avg_ms, 3);
+		strbuf_addf(sb, "  %-6s  %s\n", st->passed ? "pass" : "fail",
+			    report_str_or(st->reason, ""));
+	}
+}
+
+/* A figure of the host table: "-" when undefined (no I/O, no span). */
+static void text_fig(struct strbuf *sb, int width, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", width, decimals, v);
+	else
+		strbuf_addf(sb, " %*s", width, "-");
+}
+
+/*
+ * The host while the run was measured (results_host_perf): CPU shares,
+ * memory available's lowest, and a row per block device under the volumes.
+ * Nothing for a run without host counters.
+ */
+static void text_host(struct strbuf *sb, const struct results *r)
+{
+	const struct results_host_perf *h = &r->host_perf;
+	const struct results_host_device *d;
+	int width = 8;
+	size_t i;
+
+	if (!h->recorded)
+		return;
+	strbuf_addstr(sb, "\nhost performance (measured intervals):\n  cpu");
+	if (h->cpu_intervals) {
+		strbuf_addstr(sb, " user ");
+		report_number(sb, h->cpu_user_pct, 1);
+		strbuf_addstr(sb, " %, system ");
+		report_number(sb, h->cpu_system_pct, 1);
+		strbuf_addstr(sb, " %, iowait ");
+		report_number(sb, h->cpu_iowait_pct, 1);
+		strbuf_addstr(sb, " %");
+	} else {
+		strbuf_addstr(sb, " not measured");
+	}
+	strbuf_addstr(sb, "; memory available");
+	if (h->mem_intervals) {
+		strbuf_addstr(sb, " min");
+		text_fig(sb, 0, h->mem_available_min / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB, mean");
+		text_fig(sb, 0, h->mem_available_avg / (1024.0 * 1024.0), 1);
+		strbuf_addstr(sb, " MiB\n");
+	} else
+		strbuf_addstr(sb, " not measured\n");
+	if (!h->nr_devices)
+		return;
+	for (i = 0; i < h->nr_devices; i++)
+		if ((int)strlen(h->devices[i].name) > width)
+			width = (int)strlen(h->devices[i].name);
+	strbuf_addf(sb, "  %-*s %9s %9s %9s %9s %8s %8s %8s %6s %6s\n", width, "device", "reads/s",
+		    "writes/s", "rd MB/s", "wr MB/s", "rd ms", "wr ms", "avg ms", "util %",
+		    "queue");
+	for (i = 0; i < h->nr_devices; i++) {
+		d = &h->devices[i];
+		strbuf_addf(sb, "  %-*s", width, d->name);
+		text_fig(sb, 9, d->reads_per_s, 1);
+		text_fig(sb, 9, d->writes_per_s, 1);
+		text_fig(sb, 9, d->read_mbps, 2);
+		text_fig(sb, 9, d->write_mbps, 2);
+		text_fig(sb, 8, d->read_wait_ms, 3);
+		text_fig(sb, 8, d->write_wait_ms, 3);
+		text_fig(sb, 8, d->avg_wait_ms, 3);
+		text_fig(sb, 6, d->util_pct, 1);
+		text_fig(sb, 6, d->queue, 2);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* The run's error events (bad pages, failed and hung I/Os): the first few,
+ * how many more are stored, and how many were past the store's cap. */
+#define TEXT_ERRORS_SHOWN 10
+
+static void text_errors(struct strbuf *sb, const struct results *r)
+{
+	size_t n = 0, shown = 0;
+
+	for (size_t i = 0; i < r->nr_events; i++)
+		n += !strcmp(r->events[i].kind, "error");
+	if (!n)
+		return;
+	strbuf_addf(sb, "\nerrors (%zu stored):\n", n);
+	for (size_t i = 0; i < r->nr_events && shown < TEXT_ERRORS_SHOWN; i++) {
+		if (strcmp(r->events[i].kind, "error"))
+			continue;
+		strbuf_addf(sb, "  %8.1f s  %s\n", (double)r->events[i].t_ms / 1000.0,
+			    r->events[i].message);
+		shown++;
+	}
+	if (n > shown)
+		strbuf_addf(sb, "  ... %zu more stored: the HTML report lists every one\n",
+			    n - shown);
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (!strcmp(r->events[i].kind, "events_dropped"))
+			strbuf_addf(sb, "  %s\n", r->events[i].message);
+}
+
+static void text_report(struct strbuf *sb, const struct results *r, bool color)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+
+	text_headline(sb, r, color);
+	if (failed) {
+		strbuf_addch(sb, '\n');
+		text_verdicts(sb, r, false, color);
+	}
+	text_errors(sb, r);
+	strbuf_addch(sb, '\n');
+	text_table(sb, r, color);
+	text_warmup(sb, r);
+	text_autotune(sb, r);
+	text_host(sb, r);
+	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
+		strbuf_addch(sb, '\n');
+	if (!r->nr_verdicts && r->status && !strcmp(r->status, "aborted"))
+		strbuf_addstr(sb, "verdicts: none: the run was aborted, nothing is judged\n");
+	else if (!r->nr_verdicts && r->status && !strcmp(r->status, "error"))
+		strbuf_addstr(sb, "verdicts: none: the run ended in an error, nothing is judged\n");
+	else
+		strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed,
+			    failed);
+}
+
+static const struct strbuf_escapes text_escapes = {.hex_prefix = "\\x", .del = true};
+
+void report_text_escape(struct strbuf *out, const char *s)
+{
+	strbuf_add_escaped(out, s ? s : "-", &text_escapes);
+}
+
+/*
+ * Text goes to a terminal: the free text a results file holds (label, host,
+ * profile name; imported files come from elsewhere) is rendered escaped, on
+ * a shallow copy of the model, so that no part of the text report sends a
+ * control character of its own.
+ */
+void report_text(struct strbuf *out, const struct results *r, const struct report_options *opt)
+{
+	bool color = opt && opt->color;
+	struct strbuf label = STRBUF_INIT, host = STRBUF_INIT, prof = STRBUF_INIT;
+	struct results e = *r;
+
+	if (r->label) {
+		report_text_escape(&label, r->label);
+		e.label = label.buf;
+	}
+	if (r->host) {
+		report_text_escape(&host, r->host);
+		e.host = host.buf;
+	}
+	if (r->profile_name) {
+		report_text_escape(&prof, r->profile_name);
+		e.profile_name = prof.buf;
+	}
+	text_report(out, &e, color);
+	strbuf_release(&label);
+	strbuf_release(&host);
+	strbuf_release(&prof);
+}

@@ -1,0 +1,345 @@
+/*
+ * import.c - runs in and out of a results file: deleting runs, and
+ * importing every run of another results file that this one lacks (by its
+ * uuid), in one transaction.
+ */
+#include <errno.h>
+#include <inttypes.h>
+
+#include <sqlite3.h>
+
+#include "store_internal.h"
+
+/*
+ * Every id is looked up before anything is deleted, so an unknown one leaves
+ * the file as it was; the rows of the other tables go with their run (ON
+ * DELETE CASCADE, every table is indexed by run_id).
+ */
+int store_run_delete(struct store *s, const int64_t *ids, size_t nr, struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL, *del = NULL;
+	int ret, rc = SQLITE_OK;
+	size_t i;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, "SELECT 1 FROM run WHERE id = ?", &sel, 0, err);
+	if (!ret)
+		ret = store_prepare(s, "DELETE FROM run WHERE id = ?", &del, 0, err);
+	for (i = 0; i < nr && !ret; i++) {
+		sqlite3_bind_int64(sel, 1, ids[i]);
+		rc = sqlite3_step(sel);
+		sqlite3_reset(sel);
+		if (rc == SQLITE_DONE) {
+			strbuf_addf(err, "%s: delete: run %" PRId64 " not found", s->path, ids[i]);
+			ret = -ENOENT;
+		} else if (rc != SQLITE_ROW) {
+			ret = store_fail(s, err, rc, "delete runs");
+		}
+	}
+	for (i = 0; i < nr && !ret; i++) {
+		sqlite3_bind_int64(del, 1, ids[i]);
+		rc = sqlite3_step(del);
+		sqlite3_reset(del);
+		if (rc != SQLITE_DONE)
+			ret = store_fail(s, err, rc, "delete runs");
+	}
+	if (!ret)
+		ret = store_commit(s, err);
+	sqlite3_finalize(sel);
+	sqlite3_finalize(del);
+	if (ret)
+		store_rollback(s);
+	return ret;
+}
+
+/*
+ * The columns an import copies, table by table: those of schema 1, which every
+ * readable file has. A migration that adds a column to one of these tables
+ * adds it here too (and reads it only from files of that version on).
+ */
+struct import_table {
+	const char *name;
+	const char *columns;
+	int64_t since; /* schema version that added the table (0: the first) */
+};
+
+static const char import_run_columns[] =
+	"status, verdict, label, host, started_at, ended_at, duration_s, profile_name,"
+	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
+
+static const struct import_table import_tables[] = {
+	{"sample",
+	 "t_ms, warmup, scope, scope_name, class, ios, bytes, errors, lat_sum_ns,"
+	 " lat_max_ns, p50_ns, p99_ns",
+	 0},
+	{"summary",
+	 "scope, name, volume, class, ios, bytes, errors, iops, mbps, avg_ms, p50_ms,"
+	 " p99_ms, max_ms, integrity_errors",
+	 0},
+	{"histogram", "scope, name, class, bits, max_bits, count, sum_ns, min_ns, max_ns, buckets",
+	 0},
+	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed", 0},
+	{"env", "key, value", 0},
+	{"volume", "name, path, log_path, databases", 0},
+	{"\"database\"", "name, volume, path, log_path, size", 0},
+	{"event", "t_ms, kind, message", 0},
+	{"autotune_step", "step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed, reason",
+	 0},
+	{"interval_histogram",
+	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3},
+	{"host_sample",
+	 "t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct,"
+	 " mem_available, reads, writes, read_sectors, write_sectors, reads_per_s, writes_per_s,"
+	 " read_kbps, write_kbps, read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue",
+	 4},
+};
+
+/* Attaches real (other, resolved) as "src" with the URI query given, and
+ * checks it (import_check); on failure it is detached again. */
+static int import_check(struct store *s, const char *other, int64_t *version, struct strbuf *err);
+static int import_attach(struct store *s, const char *other, const char *real, const char *query,
+			 int64_t *version, struct strbuf *err)
+{
+	struct strbuf uri = STRBUF_INIT;
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	store_uri(&uri, real, query);
+	rc = sqlite3_prepare_v2(s->db, "ATTACH DATABASE ? AS src", -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uri.buf, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	strbuf_release(&uri);
+	if (rc != SQLITE_DONE) {
+		strbuf_addf(err, "%s: import: cannot open %s: %s", s->path, other,
+			    sqlite3_errmsg(s->db));
+		return store_errno_of(s->db, rc);
+	}
+	ret = import_check(s, other, version, err);
+	if (ret)
+		sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
+	return ret;
+}
+
+/* The other file, attached as "src": ours, and of a version this build reads. */
+static int import_check(struct store *s, const char *other, int64_t *version, struct strbuf *err)
+{
+	static const char *const sql[] = {"PRAGMA src.user_version", "PRAGMA src.application_id"};
+	int64_t v[2] = {0, 0};
+	sqlite3_stmt *st;
+	int rc = SQLITE_ROW;
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_ROW; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			rc = sqlite3_step(st);
+			if (rc == SQLITE_ROW)
+				v[i] = sqlite3_column_int64(st, 0);
+			sqlite3_finalize(st);
+		}
+	}
+	*version = v[0];
+	if (rc != SQLITE_ROW) {
+		strbuf_addf(err, "%s: import: cannot read %s: %s", s->path, other,
+			    sqlite3_errmsg(s->db));
+		return store_errno_of(s->db, rc);
+	}
+	if (v[0] < 1 || (v[1] != 0 && v[1] != STORE_APPLICATION_ID)) {
+		strbuf_addf(err, "%s: import: %s is not a diskproof results file", s->path, other);
+		return -EINVAL;
+	}
+	if (v[0] > STORE_SCHEMA_VERSION) {
+		strbuf_addf(err,
+			    "%s: import: %s was written by a newer diskproof (schema %" PRId64
+			    ", this build knows %d)",
+			    s->path, other, v[0], STORE_SCHEMA_VERSION);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * A run still "running" in the other file when it was copied: no process
+ * here will ever finish this copy (a later import of the same run is
+ * skipped by its uuid), so it is marked aborted at its last sample, as a
+ * killed run is, and an event says why. SQLITE_DONE when done.
+ */
+static int import_running_end(struct store *s, int64_t id)
+{
+	static const char *const sql[] = {
+		"INSERT INTO main.event (run_id, t_ms, kind, message) SELECT id,"
+		" (SELECT coalesce(max(t_ms), 0) FROM main.sample WHERE run_id = run.id), 'stop',"
+		" 'still running in the imported file when it was copied; this copy ends at its"
+		" last sample: marked aborted' FROM main.run WHERE id = ? AND status = 'running'",
+		"UPDATE main.run SET status = 'aborted', verdict = 'NONE',"
+		" ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' ||"
+		"  (SELECT coalesce(max(t_ms), 0) / 1000.0 FROM main.sample WHERE run_id = run.id)"
+		"  || ' seconds')"
+		" WHERE id = ? AND status = 'running'",
+	};
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
+/* Copies run src_id of "src" with all its rows, under uuid and a new id. */
+static int import_run(struct store *s, int64_t version, int64_t src_id, const char *uuid,
+		      struct strbuf *err)
+{
+	struct strbuf sql = STRBUF_INIT;
+	sqlite3_stmt *st = NULL;
+	int64_t new_id;
+	int ret = 0, rc;
+	size_t i;
+
+	strbuf_addf(&sql, "INSERT INTO main.run (%s, uuid) SELECT %s, ? FROM src.run WHERE id = ?",
+		    import_run_columns, import_run_columns);
+	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, src_id);
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
+	new_id = sqlite3_last_insert_rowid(s->db);
+	for (i = 0; i < DP_ARRAY_SIZE(import_tables); i++) {
+		if (import_tables[i].since > version)
+			continue; /* the other file predates the table */
+		strbuf_reset(&sql);
+		strbuf_addf(&sql,
+			    "INSERT INTO main.%s (run_id, %s) SELECT ?, %s FROM src.%s"
+			    " WHERE run_id = ? ORDER BY rowid",
+			    import_tables[i].name, import_tables[i].columns,
+			    import_tables[i].columns, import_tables[i].name);
+		rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, new_id);
+			sqlite3_bind_int64(st, 2, src_id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+		if (rc != SQLITE_DONE)
+			goto out_fail;
+	}
+	rc = import_running_end(s, new_id);
+	if (rc != SQLITE_DONE)
+		goto out_fail;
+	strbuf_release(&sql);
+	return 0;
+
+out_fail:
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "import run %" PRId64, src_id);
+	ret = store_fail(s, err, rc, sql.buf);
+	strbuf_release(&sql);
+	return ret;
+}
+
+/* Every run of "src" whose uuid this file lacks, in src's id order. */
+static int import_runs(struct store *s, int64_t version, unsigned *imported, unsigned *skipped,
+		       struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL, *seen = NULL;
+	const char *uuid_sql = version >= 2 ? "coalesce(uuid, dp_run_uuid(host, started_at, pid,"
+					      " profile_name, command_line))"
+					    : "dp_run_uuid(host, started_at, pid, profile_name,"
+					      " command_line)";
+	struct strbuf sql = STRBUF_INIT;
+	int ret, rc;
+
+	strbuf_addf(&sql, "SELECT id, %s FROM src.run ORDER BY id", uuid_sql);
+	ret = store_prepare(s, sql.buf, &sel, 0, err);
+	if (!ret)
+		ret = store_prepare(s, "SELECT 1 FROM main.run WHERE uuid = ?", &seen, 0, err);
+	if (ret)
+		goto out;
+	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
+		const char *uuid = (const char *)sqlite3_column_text(sel, 1);
+
+		sqlite3_bind_text(seen, 1, uuid, -1, SQLITE_TRANSIENT);
+		rc = sqlite3_step(seen);
+		sqlite3_reset(seen);
+		if (rc == SQLITE_ROW) {
+			(*skipped)++;
+			continue;
+		}
+		if (rc != SQLITE_DONE)
+			break;
+		ret = import_run(s, version, sqlite3_column_int64(sel, 0), uuid, err);
+		if (ret)
+			goto out;
+		(*imported)++;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "import runs");
+out:
+	sqlite3_finalize(seen);
+	sqlite3_finalize(sel);
+	strbuf_release(&sql);
+	return ret;
+}
+
+/*
+ * The other file is attached read-only and never changed; one of an older
+ * schema is read as it is (runs of schema 1 are identified as the migration
+ * would identify them). All runs are copied in one transaction, so an import
+ * that fails adds nothing.
+ */
+int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
+		 struct strbuf *err)
+{
+	struct strbuf real = STRBUF_INIT, why = STRBUF_INIT;
+	int64_t version;
+	int ret;
+
+	*imported = 0;
+	*skipped = 0;
+	/* the same rules as for the results file itself: a device or FIFO
+	 * named as the other file is never opened */
+	ret = store_path_check(other, false, &real, NULL, err);
+	if (ret)
+		goto out_real;
+	ret = import_attach(s, other, real.buf, "mode=ro", &version, &why);
+	/* a read-only filesystem: see store_open_read() */
+	if (ret && ret != -EINVAL && ret != -EPROTO && ret != -ENOMEM &&
+	    store_wal_empty(real.buf)) {
+		strbuf_reset(&why);
+		ret = import_attach(s, other, real.buf, "mode=ro&immutable=1", &version, &why);
+	}
+	if (ret) {
+		strbuf_addstr(err, why.buf);
+		goto out_real;
+	}
+	ret = store_begin(s, err);
+	if (ret)
+		goto out_detach;
+	ret = import_runs(s, version, imported, skipped, err);
+	if (!ret)
+		ret = store_commit(s, err);
+	if (ret) {
+		store_rollback(s);
+		*imported = 0;
+	}
+out_detach:
+	sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
+out_real:
+	strbuf_release(&real);
+	strbuf_release(&why);
+	return ret;
+}

@@ -1,0 +1,150 @@
+/*
+ * store_internal.h - what the files of the store module share: struct store,
+ * the SQL plumbing (errors, transactions, statements, the positional binder;
+ * sql.c), the schema checks (schema.c), the path checks (path.c), the cached
+ * write statements (write.c) and the reaping of killed runs (killed.c).
+ * Nothing outside src/store/ includes it.
+ */
+#ifndef DISKPROOF_STORE_INTERNAL_H
+#define DISKPROOF_STORE_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include <sqlite3.h>
+
+#include "diskproof/store.h"
+
+/* "dskp": PRAGMA application_id of a diskproof results file. */
+#define STORE_APPLICATION_ID 0x64736b70
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+struct store {
+	sqlite3 *db;
+	char *path;
+	bool readonly; /* opened mode=ro: nothing may be written */
+	sqlite3_stmt *ins_sample;
+	sqlite3_stmt *ins_event;
+	sqlite3_stmt *ins_env;
+	sqlite3_stmt *ins_host;
+};
+
+/* sql.c */
+int store_errno_of(sqlite3 *db, int rc);
+int store_fail(const struct store *s, struct strbuf *err, int rc, const char *what);
+int store_exec(struct store *s, const char *sql, const char *what, struct strbuf *err);
+int store_begin(struct store *s, struct strbuf *err);
+int store_commit(struct store *s, struct strbuf *err);
+void store_rollback(struct store *s);
+/* Ends the transaction the caller began: rc (its statements' SQLite code)
+ * SQLITE_OK commits; else, or when the commit fails, it is rolled back and err
+ * says "PATH: WHAT: why" (or why the commit failed). */
+int store_txn_end(struct store *s, int rc, const char *what, struct strbuf *err);
+int store_prepare(struct store *s, const char *sql, sqlite3_stmt **st, unsigned flags,
+		  struct strbuf *err);
+int store_read_int(struct store *s, const char *sql, int64_t *v, struct strbuf *err);
+
+/*
+ * Positional binding with a sticky error, so a row's binds read as a list and
+ * the first failure is reported once (after strbuf's manner).
+ */
+struct binder {
+	sqlite3_stmt *st;
+	int idx;
+	int rc;
+};
+
+static inline void binder_start(struct binder *b, sqlite3_stmt *st)
+{
+	b->st = st;
+	b->idx = 0;
+	b->rc = SQLITE_OK;
+}
+
+static inline void bind_i64(struct binder *b, int64_t v)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_int64(b->st, b->idx, v);
+}
+
+static inline void bind_u64(struct binder *b, uint64_t v)
+{
+	bind_i64(b, v > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)v);
+}
+
+static inline void bind_dbl(struct binder *b, double v)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_double(b->st, b->idx, v);
+}
+
+static inline void bind_null(struct binder *b)
+{
+	b->idx++;
+	if (b->rc == SQLITE_OK)
+		b->rc = sqlite3_bind_null(b->st, b->idx);
+}
+
+/* NULL (and, with empty_null, "") binds SQL NULL. */
+static inline void bind_str(struct binder *b, const char *v, bool empty_null)
+{
+	b->idx++;
+	if (b->rc != SQLITE_OK)
+		return;
+	if (!v || (empty_null && !*v))
+		b->rc = sqlite3_bind_null(b->st, b->idx);
+	else
+		b->rc = sqlite3_bind_text(b->st, b->idx, v, -1, SQLITE_TRANSIENT);
+}
+
+/* Leaves a cached statement ready for its next use. */
+static inline void binder_reset(struct binder *b)
+{
+	sqlite3_reset(b->st);
+	sqlite3_clear_bindings(b->st);
+}
+
+/* Steps a bound insert/update to completion and resets it for the next row. */
+static inline int binder_run(struct binder *b)
+{
+	int rc = b->rc;
+
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(b->st);
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	binder_reset(b);
+	return rc;
+}
+
+/*
+ * Inserts nr rows (of size bytes each, from rows) with one statement of sql,
+ * each binding the run's id and then what bind() binds of its row; "PATH:
+ * WHAT: why" on failure. The caller holds the transaction. (sql.c)
+ */
+int store_insert_rows(struct store *s, const char *sql, const char *what, int64_t run_id,
+		      const void *rows, size_t nr, size_t size,
+		      void (*bind)(struct binder *b, const void *row), struct strbuf *err);
+
+/* schema.c */
+int store_check_file(struct store *s, int64_t *version, struct strbuf *err);
+int store_migrate(struct store *s, struct strbuf *err);
+void store_uuid_legacy(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+
+/* path.c */
+void store_uri(struct strbuf *uri, const char *path, const char *query);
+int store_path_recheck(const struct store *s, const char *real, const struct stat *before,
+		       struct strbuf *err);
+bool store_wal_empty(const char *path);
+
+/* write.c */
+int store_prepare_cached(struct store *s, struct strbuf *err);
+
+/* killed.c */
+int store_reap_own_host(struct store *s, struct strbuf *err);
+
+#endif
