@@ -32,6 +32,21 @@ enum dp_exit {
 	DP_EXIT_SIGTERM = 143,
 };
 
+/* What a run's outcome says about its exit code (run_exit_code). */
+struct run_exit_facts {
+	int signal;	/* the SIGINT or SIGTERM that stopped it (another: as SIGTERM); 0 */
+	bool integrity; /* data integrity errors were found */
+	bool env_error; /* an environment error: engine, journal, volume, results file */
+	bool passed;	/* every verdict passed */
+};
+
+/*
+ * The one rule for a run's exit code (enum dp_exit), pure: 130 for SIGINT or
+ * 143 for SIGTERM, else 4 with integrity errors, else 3 with an environment
+ * error, else 1 unless every verdict passed, else 0.
+ */
+int run_exit_code(const struct run_exit_facts *f);
+
 /* One volume's figures of the interval just merged (the live view). */
 struct run_volume_view {
 	const char *name; /* the volume's */

@@ -225,7 +225,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 			"diskproof: %s came after run %lld had finished measuring: the run is "
 			"complete and stored with its verdict\n",
 			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out.run_id);
-		out.exit_code = late == SIGINT ? DP_EXIT_SIGINT : DP_EXIT_SIGTERM;
+		out.exit_code = run_exit_code(&(struct run_exit_facts){.signal = late});
 	}
 	if (out.pending_ios) {
 		fflush(stdout);

@@ -391,7 +391,7 @@ static void sampler_find_devices(struct host_sampler *s, const char *proc, const
 				 size_t n)
 {
 	size_t i, k;
-	dev_t dev;
+	dev_t dev = 0; /* path_dev's -errno may be 0 (LTO sees it) */
 	int ret;
 
 	for (i = 0; i < n; i++) {

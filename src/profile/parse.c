@@ -246,7 +246,7 @@ static const char *const *key_names(struct parse_ctx *c, const char *section, si
 
 static void unknown_key(struct parse_ctx *c, const char *name)
 {
-	const char *names[64], *s;
+	const char *names[64] = {NULL}, *s; /* zeroed: LTO cannot see [0, n) filled */
 	struct strbuf other = STRBUF_INIT;
 	size_t n, i;
 

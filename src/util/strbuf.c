@@ -37,6 +37,8 @@ void strbuf_grow(struct strbuf *sb, size_t extra)
 	size_t want = sb->len + extra + 1;
 	char *nbuf;
 
+	if (extra >= SIZE_MAX - sb->len)
+		abort(); /* more than memory holds: as out of memory */
 	if (want <= sb->alloc)
 		return;
 	if (want < 64)

@@ -32,7 +32,7 @@ grep -nE '#include *"diskproof/(run|plan|workload|store|report)\.h"' src/engine/
 	complain "an engine includes the run, plan, workload, store or report"
 for f in src/run/worker.c; do
 	[ -f "$f" ] || continue
-	grep -nE 'sqlite3|store_|fprintf|printf *\(' "$f" | grep -v snprintf &&
+	grep -nE 'sqlite3|\bstore_|fprintf|printf *\(' "$f" | grep -v snprintf &&
 		complain "$f touches SQLite or the terminal"
 done
 [ $bad = 0 ] || fail "the tree's shape rules are broken (docs/architecture.md)"

@@ -1,0 +1,517 @@
+/*
+ * coord.c - the coordinator: merging the workers' published snapshots per
+ * database, volume and run, writing them to the store, the live view's
+ * model, signals, stops and health checks, and the run's events and
+ * environment facts.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diskproof/counters.h"
+#include "diskproof/store.h"
+
+#include "run_internal.h"
+
+static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum scope_kind scope,
+		    const char *name, unsigned c, const struct class_stats *cs)
+{
+	struct store_sample *row;
+
+	if (*n == r->rows_cap) {
+		size_t cap = r->rows_cap ? r->rows_cap * 2 : 64;
+		struct store_sample *nr = realloc(r->rows, cap * sizeof(*nr));
+
+		if (!nr)
+			abort();
+		r->rows = nr;
+		r->rows_cap = cap;
+	}
+	row = &r->rows[(*n)++];
+	row->t_ms = t_ms;
+	row->warmup = warm;
+	row->scope = scope;
+	row->scope_name = name;
+	row->cls = (enum io_class)c;
+	row->ios = cs->lat.count;
+	row->bytes = cs->bytes;
+	row->errors = cs->errors;
+	row->lat_sum_ns = cs->lat.sum_ns;
+	row->lat_max_ns = cs->lat.max_ns;
+	row->p50_ns = hist_percentile(&cs->lat, 50);
+	row->p99_ns = hist_percentile(&cs->lat, 99);
+}
+
+void coord_store_error(struct run *r, int ret)
+{
+	(void)ret;
+	if (r->store_failed)
+		return;
+	r->store_failed = true;
+	coord_stop(r, 0, "stopped: the results file cannot be written");
+}
+
+/* A worker that met an engine error ends the run: environment error. */
+void coord_check_fatal(struct run *r)
+{
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		struct worker *w = &r->workers[i];
+
+		if (!atomic_load_explicit(&w->fatal_seen, memory_order_acquire))
+			continue;
+		r->env_failed = true;
+		coord_stop(r, 0, w->fatal_msg);
+		return;
+	}
+}
+
+/* Stops the run once the workers have seen max_errors I/O errors; checked
+ * between intervals too, so the stop comes soon after the last one allowed. */
+bool coord_check_errors(struct run *r)
+{
+	uint64_t n = atomic_load_explicit(&r->errors_seen, memory_order_relaxed);
+	char why[128];
+
+	if (!r->prof->max_errors || n < r->prof->max_errors || atomic_load(&r->stop))
+		return false;
+	snprintf(why, sizeof(why), "stopped after %llu I/O errors ([test] max_errors = %llu)",
+		 (unsigned long long)n, (unsigned long long)r->prof->max_errors);
+	coord_stop(r, 0, why);
+	return true;
+}
+
+/* Stops the run when it can no longer say anything true: a hung I/O, too
+ * many I/O errors, or a volume whose directory has gone. */
+static void coord_check_health(struct run *r, uint64_t hung)
+{
+	char why[256];
+	struct stat st;
+
+	if (atomic_load(&r->stop))
+		return;
+	if (hung) {
+		snprintf(
+			why, sizeof(why),
+			"stopped: %llu I/O(s) got no completion within %.1f s ([test] io_timeout); "
+			"the device hangs",
+			(unsigned long long)hung, (double)r->prof->io_timeout_ns / 1e9);
+		coord_stop(r, 0, why);
+		return;
+	}
+	if (coord_check_errors(r))
+		return;
+	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++) {
+		const char *dirs[2] = {r->plan.vols[v].path, r->plan.vols[v].log_path};
+
+		for (unsigned j = 0; j < 2; j++) {
+			if (stat(dirs[j], &st) == 0 || errno != ENOENT)
+				continue;
+			snprintf(why, sizeof(why),
+				 "volume %s: directory %s disappeared during the run",
+				 r->plan.vols[v].name, dirs[j]);
+			r->env_failed = true;
+			coord_stop(r, 0, why);
+			return;
+		}
+	}
+}
+
+static void win_acc_add(struct win_acc *a, const struct hist *h)
+{
+	double v;
+
+	if (!h->count)
+		return;
+	v = hist_mean(h) / 1e6;
+	a->n++;
+	a->sum += v;
+	a->sumsq += v * v;
+	if (v > a->max)
+		a->max = v;
+}
+
+/* A measured 15 s window ends: its averages per database, volume and run. */
+static void coord_window_stats(struct run *r)
+{
+	size_t nv = r->plan.nr_vols;
+
+	if (!r->wacc_db)
+		return;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		struct hist all;
+
+		hist_init(&all);
+		for (size_t d = 0; d < r->plan.nr_dbs; d++)
+			win_acc_add(&r->wacc_db[d * IO_CLASS_COUNT + c],
+				    &r->win_db[d * IO_CLASS_COUNT + c].lat);
+		for (size_t v = 0; v < nv; v++) {
+			win_acc_add(&r->wacc_vol[v * IO_CLASS_COUNT + c],
+				    &r->win_vol[v * IO_CLASS_COUNT + c].lat);
+			hist_merge(&all, &r->win_vol[v * IO_CLASS_COUNT + c].lat);
+		}
+		win_acc_add(&r->wacc_run[c], &all);
+	}
+}
+
+/* The window's latency histograms per volume x class, then a new window. */
+static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
+{
+	size_t n = r->plan.nr_vols * IO_CLASS_COUNT;
+	struct store_interval_hist *rows = calloc(n, sizeof(*rows));
+
+	for (size_t v = 0; rows && v < r->plan.nr_vols; v++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			rows[v * IO_CLASS_COUNT + c] = (struct store_interval_hist){
+				t_ms,
+				warm,
+				SCOPE_VOLUME,
+				r->plan.vols[v].name,
+				(enum io_class)c,
+				&r->win_vol[v * IO_CLASS_COUNT + c].lat};
+	if (rows && r->store && !r->store_failed &&
+	    store_interval_hists_write(r->store, r->run_id, rows, n, &r->store_err))
+		coord_store_error(r, -EIO);
+	free(rows);
+	for (size_t i = 0; i < n; i++)
+		class_stats_reset(&r->win_vol[i]);
+}
+
+/* The interval just merged, for the live view: the run's figures and each
+ * volume's (an array built here, on the coordinator, once an interval:
+ * workers pay nothing for it; freed when the callback returns). */
+static void coord_view(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	uint64_t len = grid_end(g, k) - grid_start(g, k);
+	struct run_interval_view view = {0};
+	struct run_volume_view *vols;
+	size_t nv = r->plan.nr_vols;
+
+	if (!r->opt->cb.interval)
+		return;
+	view.index = k;
+	view.warmup = k < g->nw;
+	view.draining = atomic_load_explicit(&r->stop, memory_order_acquire);
+	view.elapsed_ns = grid_end(g, k) - g->t0;
+	view.total_ns = g->warmup + g->duration;
+	view.tuning_streams = r->tune ? r->streams : 0;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		view.iops[c] = len ? (double)r->iv_run[c].lat.count * 1e9 / (double)len : 0;
+		view.avg_ms[c] = hist_mean(&r->iv_run[c].lat) / 1e6;
+		view.p99_ms[c] = (double)hist_percentile(&r->iv_run[c].lat, 99) / 1e6;
+	}
+	view.errors = r->io_errors;
+	view.integrity_errors = r->integrity_errors;
+	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
+	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
+	vols = calloc(nv ? nv : 1, sizeof(*vols));
+	for (size_t v = 0; vols && v < nv; v++) {
+		const struct plan_volume *pv = &r->plan.vols[v];
+
+		vols[v].name = pv->name;
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct hist *h = &r->iv_vol[v * IO_CLASS_COUNT + c].lat;
+
+			vols[v].iops[c] = len ? (double)h->count * 1e9 / (double)len : 0;
+			vols[v].avg_ms[c] = hist_mean(h) / 1e6;
+			vols[v].p99_ms[c] = (double)hist_percentile(h, 99) / 1e6;
+		}
+		for (unsigned d = pv->first_db; d < pv->first_db + pv->nr_dbs; d++) {
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+				vols[v].errors += r->tot_db[d * IO_CLASS_COUNT + c].errors;
+			vols[v].integrity_errors += r->integ_db[d];
+		}
+	}
+	view.vols = vols;
+	view.nr_vols = vols ? nv : 0;
+	r->opt->cb.interval(r->opt->cb.arg, &view);
+	free(vols);
+}
+
+/* Totals so far into the store, so that a killed run keeps them. */
+static void coord_checkpoint(struct run *r, unsigned k)
+{
+	struct run_totals t = {0};
+	uint64_t measured = run_measured_ns(r, grid_end(&r->grid, k));
+
+	if (!r->store || r->store_failed || run_totals_build(r, measured, &t))
+		return;
+	if (store_run_checkpoint(r->store, r->run_id, t.totals, t.nt, measured, &r->store_err))
+		coord_store_error(r, -EIO);
+	run_totals_release(&t);
+}
+
+void coord_collect(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	unsigned nv = (unsigned)r->plan.nr_vols, last;
+	bool warm = k < g->nw;
+	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
+	size_t nrows = 0;
+	uint64_t hung = 0;
+	int ret;
+
+	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire)) {
+		/* a run stopped early: its last interval ends when the drain did,
+		 * so that rates over the warm-up count only time that ran */
+		uint64_t now = engine_clock_now(&r->clock);
+
+		if (now < grid_end(g, k) && now > g->t0)
+			t_ms = (now - g->t0) / NSEC_PER_MSEC;
+	}
+
+	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
+		class_stats_reset(&r->iv_vol[i]);
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		class_stats_reset(&r->iv_run[c]);
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		struct worker *w = &r->workers[wi];
+		struct snap *sn = &w->snaps[k % RUN_SLOTS];
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
+
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+				const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + c];
+				struct class_stats *tot = &r->tot_db[gdb * IO_CLASS_COUNT + c];
+
+				/* per database here; per volume window and per run
+				 * from iv_vol below (the same sums, 20 times fewer
+				 * merges with 20 databases a volume) */
+				class_stats_merge32(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
+				class_stats_merge32(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
+				if (!warm)
+					class_stats_merge32(tot, cs);
+				else
+					tot->errors += cs->errors; /* errors always count */
+				r->io_errors += cs->errors;
+			}
+			r->integ_db[gdb] += sn->integrity[i];
+			r->integrity_errors += sn->integrity[i];
+		}
+		hung += sn->hung;
+		if (sn->hung) {
+			r->hung_seen = true;
+			atomic_store_explicit(&r->hung, true, memory_order_relaxed);
+		}
+		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
+			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
+					      &r->store_err);
+			if (ret)
+				coord_store_error(r, ret);
+		}
+		r->msgs_dropped += sn->dropped_msgs;
+		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
+	}
+	for (unsigned v = 0; v < nv; v++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct class_stats *iv = &r->iv_vol[v * IO_CLASS_COUNT + c];
+
+			class_stats_merge(&r->win_vol[v * IO_CLASS_COUNT + c], iv);
+			class_stats_merge(&r->iv_run[c], iv);
+		}
+	if (r->tune) {
+		/* auto-tune: nothing is stored per interval; the search decides */
+		r->collected = k + 1;
+		tune_interval(r, k);
+		coord_check_health(r, hung);
+		coord_view(r, k);
+		return;
+	}
+	for (unsigned v = 0; v < nv; v++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
+				&r->iv_vol[v * IO_CLASS_COUNT + c]);
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->iv_run[c]);
+	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
+	 * warm-up and at the last interval */
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	r->win_len++;
+	if (r->win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
+		for (size_t d = 0; d < r->plan.nr_dbs; d++)
+			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
+					c, &r->win_db[d * IO_CLASS_COUNT + c]);
+			}
+		if (!warm)
+			coord_window_stats(r);
+		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+			class_stats_reset(&r->win_db[i]);
+		coord_window_hists(r, t_ms, warm);
+		r->win_len = 0;
+	}
+	if (r->store && !r->store_failed) {
+		ret = store_space_check(r->store, STORE_MIN_FREE, &r->store_err);
+		if (!ret)
+			ret = store_interval_write(r->store, r->run_id, r->rows, nrows,
+						   &r->store_err);
+		if (!ret && r->host && !r->tune) {
+			struct host_sample hs;
+
+			/* counters that cannot be read this once cost their rows,
+			 * not the run */
+			if (!host_sampler_read(r->host, time_mono_ns(), &hs))
+				ret = store_host_samples_write(r->store, r->run_id, t_ms, warm, &hs,
+							       &r->store_err);
+		}
+		if (!ret && k + 1 == g->nw && g->nw)
+			ret = store_event_add(r->store, r->run_id, t_ms, "warmup_end",
+					      "warm-up ended; measurement starts", &r->store_err);
+		if (ret)
+			coord_store_error(r, ret);
+	}
+	r->collected = k + 1;
+	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
+		coord_checkpoint(r, k);
+	journal_thread_poll(r);
+	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->hung_seen)
+		journal_thread_ask(r);
+	coord_check_health(r, hung);
+	coord_view(r, k);
+}
+
+/*
+ * Stops issuing: the workers drain what is in flight (bounded) and publish up
+ * to the interval holding the stop. signo is the signal that asked (0 for
+ * none), reason what to record when it is not a signal. A second signal after
+ * a first abandons the drain: the run row is finished at once.
+ */
+void coord_stop(struct run *r, int signo, const char *reason)
+{
+	uint64_t now = engine_clock_now(&r->clock);
+	unsigned last = atomic_load(&r->last);
+	unsigned k;
+
+	if (atomic_load(&r->stop)) {
+		if (signo && r->stop_signal)
+			r->abandoned = true;
+		else if (signo)
+			r->stop_signal = signo;
+		return;
+	}
+	if (reason)
+		snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", reason);
+	r->stop_signal = signo;
+	if (!r->grid.interval) {
+		/* before the run started (creating files): nothing to cut short */
+		atomic_store(&r->stop, true);
+		return;
+	}
+	k = grid_index(&r->grid, now, last);
+	/* one interval of slack: a worker's clock may already be past ours */
+	if (k < last)
+		k++;
+	r->stop_time = now;
+	atomic_store_explicit(&r->last, k, memory_order_release);
+	atomic_store_explicit(&r->stop, true, memory_order_release);
+	if (r->opt->cb.message)
+		r->opt->cb.message(r->opt->cb.arg,
+				   signo ? "interrupted: stopping and draining in-flight I/O "
+					   "(interrupt again to quit at once)"
+					 : r->stop_reason);
+}
+
+void coord_check_signal(struct run *r, int timeout_ms)
+{
+	struct pollfd pfd = {.fd = r->opt->signal_fd, .events = POLLIN};
+	struct signalfd_siginfo si;
+
+	if (r->opt->signal_fd < 0) {
+		if (timeout_ms)
+			usleep((useconds_t)timeout_ms * 1000);
+		return;
+	}
+	if (poll(&pfd, 1, timeout_ms) <= 0)
+		return;
+	if (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+		coord_stop(r, (int)si.ssi_signo, NULL);
+}
+
+void run_event(struct run *r, const char *kind, const char *msg)
+{
+	uint64_t t = engine_clock_now(&r->clock) - r->grid.t0;
+
+	if (r->store && !r->store_failed &&
+	    store_event_add(r->store, r->run_id, t / NSEC_PER_MSEC, kind, msg, &r->store_err))
+		coord_store_error(r, -EIO);
+	if (r->opt->cb.message)
+		r->opt->cb.message(r->opt->cb.arg, msg);
+}
+
+void env_fact(void *arg, const char *key, const char *value)
+{
+	struct run *r = arg;
+
+	if (!r->store_failed && store_env_add(r->store, r->run_id, key, value, &r->store_err))
+		coord_store_error(r, -EIO);
+}
+
+/* Host and device facts, and what the engine could use (env.h). */
+void record_env(struct run *r)
+{
+	env_collect_host(env_fact, r);
+	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
+	env_fact(r, "engine", r->ops->name);
+	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		env_numa_worker_facts(i, &r->workers[i].numa, env_fact, r);
+		/* workers share the memlock limit, so a later one may have got
+		 * fewer fixed buffers than worker 0, whose notes are above */
+		if (strcmp(r->workers[i].ctx.notes, r->workers[0].ctx.notes)) {
+			char key[48];
+
+			snprintf(key, sizeof(key), "worker.%u.engine_notes", i);
+			env_fact(r, key, r->workers[i].ctx.notes);
+		}
+	}
+	{
+		char v[160];
+
+		snprintf(v, sizeof(v), "%u (%s)", r->nworkers,
+			 fixed_model(r) ? "fixed model: each drives a page range of every database"
+					: "databases round robin, one worker per database at most");
+		env_fact(r, "workers", v);
+		env_fact(r, "workload_model", profile_model_name(r->prof->model));
+	}
+	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++)
+		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
+}
+
+/*
+ * Host counters beside the samples (counters.h): CPU and memory, and the
+ * block devices under the volumes' paths (none with the sim engine, which
+ * touches no device). Opened just before the measurement starts, after the
+ * files are laid out and auto-tune has run, so that the first interval's
+ * deltas are its own. A host whose counters cannot be read runs without
+ * them; an event says what is sampled, or why nothing is.
+ */
+void run_open_host_sampler(struct run *r)
+{
+	size_t nv = r->plan.files ? r->plan.nr_vols : 0;
+	const char **paths = calloc(2 * nv + 1, sizeof(*paths));
+	struct strbuf msg = STRBUF_INIT;
+	int ret = -ENOMEM;
+
+	for (size_t v = 0; paths && v < nv; v++) {
+		paths[2 * v] = r->plan.vols[v].path;
+		paths[2 * v + 1] = r->plan.vols[v].log_path;
+	}
+	if (paths)
+		ret = host_sampler_open(&r->host, paths, 2 * nv, time_mono_ns(), &msg);
+	if (!ret)
+		host_sampler_describe(r->host, &msg); /* "CPU, memory; devices ..." */
+	else if (!msg.len)
+		strbuf_addstr(&msg, "host counters: out of memory");
+	if (r->store && !r->store_failed &&
+	    store_event_add(r->store, r->run_id, 0, "host_counters", msg.buf, &r->store_err))
+		coord_store_error(r, -EIO);
+	free(paths);
+	strbuf_release(&msg);
+}

@@ -1,0 +1,238 @@
+/*
+ * finish.c - the end of a run: summaries, verdicts, the exit code and the
+ * finished run row, and the row of a run interrupted before it started.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/eval.h"
+#include "diskproof/store.h"
+
+#include "run_internal.h"
+
+static const char *run_stop_event(const struct run *r)
+{
+	if (r->stop_signal == SIGINT)
+		return "interrupted by SIGINT";
+	if (r->stop_signal)
+		return "interrupted by SIGTERM";
+	return r->stop_reason[0] ? r->stop_reason : NULL;
+}
+
+/* A results-file failure at the end, kept on a line of its own after any
+ * earlier one (which said why the run stopped). */
+static void run_store_note(struct run *r, struct strbuf *e)
+{
+	if (r->store_err.len && e->len)
+		strbuf_addch(&r->store_err, '\n');
+	strbuf_addstr(&r->store_err, e->buf);
+	strbuf_reset(e);
+	r->store_failed = true;
+}
+
+/* Summaries, verdicts, the finished run row. */
+int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	struct strbuf serr = STRBUF_INIT;
+	struct run_totals t = {0};
+	struct verdict *verdicts = NULL;
+	struct store_run_end end = {0};
+	struct run_exit_facts ef;
+	size_t nverd = 0, nv = r->plan.nr_vols;
+	uint64_t measured;
+	bool aborted = r->stop_signal != 0, fatal = r->env_failed, passed;
+	const char *stop_msg;
+	int ret;
+
+	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
+		if (r->workers[i].fatal && strcmp(r->workers[i].fatal_msg, r->stop_reason)) {
+			fatal = true;
+			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
+		}
+	if (r->env_failed && r->stop_reason[0])
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->stop_reason);
+	if (r->journal_failed && strcmp(r->journal_err.buf, r->stop_reason))
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->journal_err.buf);
+	measured = run_measured_ns(
+		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
+	if (r->tune_failed || (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams))
+		measured = 0; /* no main test ran */
+	ret = run_totals_build(r, measured, &t);
+	if (ret)
+		goto out;
+	struct eval_input in = {
+		.run = &t.sums[0],
+		.volumes = &t.sums[1],
+		.nr_volumes = nv,
+		.databases = &t.sums[1 + nv],
+		.nr_databases = r->plan.nr_dbs,
+		.target_iops = r->prof->target_iops,
+	};
+	struct eval_window_stats *ws = NULL;
+
+	if (r->wacc_db) {
+		size_t n = (1 + nv + r->plan.nr_dbs) * IO_CLASS_COUNT;
+
+		ws = calloc(n, sizeof(*ws));
+		if (ws) {
+			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
+			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
+			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db,
+				  r->plan.nr_dbs * IO_CLASS_COUNT);
+			in.run_windows = ws;
+			in.volume_windows = ws + IO_CLASS_COUNT;
+			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
+		}
+	}
+	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
+	free(ws);
+	if (ret)
+		goto out;
+	if (r->tune_failed) {
+		/* auto-tune found no passing level: the run fails on that */
+		struct verdict *nv2 = realloc(verdicts, (nverd + 1) * sizeof(*nv2));
+
+		if (!nv2) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		verdicts = nv2;
+		verdicts[nverd++] = (struct verdict){.scope = SCOPE_RUN,
+						     .name = "run",
+						     .criterion = "autotune_streams",
+						     .cmp = VERDICT_GE,
+						     .threshold = (double)r->plan.nr_dbs,
+						     .measured = 0,
+						     .passed = false};
+	}
+	passed = eval_all_passed(verdicts, nverd);
+	if (aborted || fatal || r->store_failed) {
+		/* an interrupted run, or one ended by an environment error, is
+		 * not judged: no verdict row, so no PASS shows anywhere for a
+		 * test that did not run its course */
+		free(verdicts);
+		verdicts = NULL;
+		nverd = 0;
+	}
+
+	out->integrity_errors = r->integrity_errors;
+	out->io_errors = r->io_errors;
+	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
+		out->pending_ios += r->workers[i].inflight;
+	ef = (struct run_exit_facts){.signal = r->stop_signal,
+				     .integrity = r->integrity_errors != 0,
+				     .env_error = fatal || r->store_failed,
+				     .passed = passed};
+	out->exit_code = run_exit_code(&ef);
+	out->status = aborted			   ? "aborted"
+		      : (fatal || r->store_failed) ? "error"
+		      : passed			   ? "passed"
+						   : "failed";
+	end.status = out->status;
+	end.verdict = aborted || fatal ? "NONE" : passed ? "PASS" : "FAIL";
+	end.ended_real_ns = time_real_ns();
+	end.duration_ns = measured;
+	end.exit_code = out->exit_code;
+	end.totals = t.totals;
+	end.nr_totals = t.nt;
+	end.verdicts = verdicts;
+	end.nr_verdicts = nverd;
+	/* even after a store error, try to leave a finished row: the error may
+	 * have been passing (a full disk that has room again) */
+	if (r->msgs_dropped) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg),
+			 "%llu more error message(s) not stored: at most %u are kept per run "
+			 "(the error counts are exact)",
+			 (unsigned long long)r->msgs_dropped, RUN_EVENTS_MAX);
+		if (store_event_add(r->store, r->run_id,
+				    (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+				    "events_dropped", msg, &serr))
+			run_store_note(r, &serr);
+	}
+	stop_msg = run_stop_event(r);
+	/* the row before the stop event, which could take the last room it needs */
+	ret = store_run_finish(r->store, r->run_id, &end, &serr);
+	if (ret)
+		run_store_note(r, &serr);
+	if (stop_msg && store_event_add(r->store, r->run_id,
+					(engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
+					"stop", stop_msg, &serr))
+		run_store_note(r, &serr);
+	strbuf_release(&serr);
+	if (r->store_failed) {
+		/* one line per failure, each named, never glued together */
+		for (const char *line = r->store_err.buf; *line;) {
+			const char *nl = strchr(line, '\n');
+			int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+			strbuf_addf(err, "%sresults file: %.*s", err->len ? "\n" : "", len, line);
+			line += len + (nl != NULL);
+		}
+		ret = ret ? ret : -EIO;
+	}
+	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */
+	ef.env_error = ef.env_error || r->store_failed || ret;
+	out->exit_code = run_exit_code(&ef);
+out:
+	if (ret == -ENOMEM && !err->len)
+		strbuf_addstr(err, "out of memory");
+	free(verdicts);
+	run_totals_release(&t);
+	return ret;
+}
+
+/* The run row's facts as the run starts. */
+void run_info_fill(const struct run *r, struct store_run_info *info, char *host, size_t host_len)
+{
+	const struct profile *p = r->prof;
+
+	gethostname(host, host_len - 1);
+	info->label = r->opt->label;
+	info->host = host;
+	info->started_real_ns = time_real_ns();
+	info->profile_name = p->name;
+	info->profile_text = p->text;
+	info->command_line = r->opt->command_line;
+	info->engine = r->ops->name;
+	info->test_type = profile_test_type_name(p->type);
+	info->streams = p->streams == PROFILE_STREAMS_AUTO ? 0 : r->streams;
+	info->warmup_ns = p->warmup_ns;
+	info->pid = (int)getpid();
+}
+
+/*
+ * Interrupted while creating the files, before the run row: the run is
+ * stored all the same, aborted, with what stopped it, as any interrupted run
+ * is. A results file that refuses it is said in err; the exit code stays the
+ * signal's.
+ */
+void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	struct store_run_info info = {0};
+	struct store_run_end end = {0};
+	char host[256] = "unknown", msg[384];
+	struct strbuf serr = STRBUF_INIT;
+
+	run_info_fill(r, &info, host, sizeof(host));
+	snprintf(msg, sizeof(msg), "%s while creating the database and log files",
+		 run_stop_event(r));
+	end.status = "aborted";
+	end.verdict = "NONE";
+	end.ended_real_ns = time_real_ns();
+	end.exit_code = out->exit_code;
+	if (store_run_begin(r->store, &info, &r->run_id, &serr) ||
+	    store_event_add(r->store, r->run_id, 0, "stop", msg, &serr) ||
+	    store_run_finish(r->store, r->run_id, &end, &serr)) {
+		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", serr.buf);
+	} else {
+		out->run_id = r->run_id;
+		out->status = "aborted";
+	}
+	strbuf_release(&serr);
+}

@@ -1,0 +1,347 @@
+/*
+ * run_internal.h - what the files of src/run/ share: the run, worker,
+ * database, slot and snapshot structs, the interval grid, and the calls
+ * between the files (each says where it lives). Private to src/run/.
+ *
+ * Workers own their databases, engine context, request slots and interval
+ * snapshots. Each completion is accounted into the snapshot of the interval
+ * its completion time falls in; when a worker's clock passes an interval's
+ * end it publishes that snapshot (an atomic counter, release) and moves to
+ * the next of RUN_SLOTS snapshots, waiting only if the coordinator is that
+ * many intervals behind. The coordinator merges published snapshots per
+ * volume and run, writes them to the store (one transaction per interval)
+ * and hands the slot back (another atomic counter). Workers never touch
+ * SQLite; the coordinator never issues data I/O.
+ *
+ * Streams (the profile's global count) are bound to databases round robin.
+ * What each stream, flusher, log writer, replication or scan slot asks for
+ * is src/workload/'s (diskproof/workload.h): a worker reaches its generators
+ * through its struct wl_ctx only, which sees the worker's databases and
+ * slots, never the worker or the run.
+ *
+ * Every read page is checked against the generation this run last wrote to it
+ * (pages of files that existed before the run are learnt on first read).
+ */
+
+#ifndef DISKPROOF_RUN_INTERNAL_H
+#define DISKPROOF_RUN_INTERNAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diskproof/engine.h"
+#include "diskproof/env.h"
+#include "diskproof/eval.h"
+#include "diskproof/journal.h"
+#include "diskproof/plan.h"
+#include "diskproof/run.h"
+#include "diskproof/stats.h"
+#include "diskproof/store.h"
+#include "diskproof/workload.h"
+
+struct tuner;
+struct host_sampler;
+struct jchan;
+
+#define RUN_INTERVAL_NS NSEC_PER_SEC
+#define RUN_SLOTS 8
+#define RUN_DB_SAMPLE_EVERY 15
+#define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
+#define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
+/* the drain once an I/O has hung: what is not done by then waits on the same
+ * device, and the verdict is due within io_timeout plus a few seconds */
+#define RUN_DRAIN_HUNG_NS (1 * NSEC_PER_SEC)
+/* error messages (bad pages, failed and hung I/Os) stored per run, each as
+ * an event; past that they are counted, exactly, and the count is stored */
+#define RUN_EVENTS_MAX 10000u
+#define RUN_MSG_LEN 200
+/* journal the expected generations every this many intervals */
+#define RUN_JOURNAL_EVERY 60
+
+/* The interval grid: warm-up chunks from t0, then measurement chunks from
+ * t0 + warmup, so no interval mixes the two. */
+struct grid {
+	uint64_t t0, warmup, duration, interval;
+	unsigned nw;   /* warm-up intervals */
+	unsigned last; /* index of the last interval */
+};
+
+static inline void grid_init(struct grid *g, uint64_t t0, uint64_t warmup, uint64_t duration)
+{
+	g->t0 = t0;
+	g->warmup = warmup;
+	g->duration = duration;
+	g->interval = RUN_INTERVAL_NS;
+	g->nw = (unsigned)((warmup + g->interval - 1) / g->interval);
+	g->last = g->nw + (unsigned)((duration + g->interval - 1) / g->interval) - 1;
+}
+
+static inline unsigned grid_index(const struct grid *g, uint64_t t, unsigned last)
+{
+	uint64_t k;
+
+	if (t < g->t0)
+		return 0;
+	if (t < g->t0 + g->warmup)
+		k = (t - g->t0) / g->interval;
+	else
+		k = g->nw + (t - g->t0 - g->warmup) / g->interval;
+	return k > last ? last : (unsigned)k;
+}
+
+static inline uint64_t grid_start(const struct grid *g, unsigned k)
+{
+	if (k < g->nw)
+		return g->t0 + (uint64_t)k * g->interval;
+	return g->t0 + g->warmup + (uint64_t)(k - g->nw) * g->interval;
+}
+
+static inline uint64_t grid_end(const struct grid *g, unsigned k)
+{
+	uint64_t e;
+
+	if (k < g->nw) {
+		e = g->t0 + (uint64_t)(k + 1) * g->interval;
+		return e > g->t0 + g->warmup ? g->t0 + g->warmup : e;
+	}
+	e = g->t0 + g->warmup + (uint64_t)(k - g->nw + 1) * g->interval;
+	return e > g->t0 + g->warmup + g->duration ? g->t0 + g->warmup + g->duration : e;
+}
+
+/* A page read whose check waits until the stream that read it has been
+ * issued again (see worker_verify_pending). */
+struct pending_verify {
+	void *buf;
+	int32_t buf_index;
+	unsigned db;
+	uint64_t page, off, t_done;
+};
+
+struct snap {
+	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
+	struct stats_arena arena; /* cs's bucket groups */
+	uint64_t *integrity;	  /* ndb */
+	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
+	/* this interval's error messages: grown on the error path (never on
+	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
+	char (*msgs)[RUN_MSG_LEN];
+	unsigned nmsgs, msgs_cap;
+	unsigned dropped_msgs;
+	atomic_uint_fast64_t *kept; /* the run's messages kept so far */
+};
+
+struct run;
+
+/* Running statistics of window averages. */
+struct win_acc {
+	unsigned n;
+	double sum, sumsq, max;
+};
+
+struct worker {
+	struct run *run;
+	unsigned index;
+	struct wl_db *dbs;
+	unsigned ndb;
+	struct wl_slot *slots;
+	unsigned nslots;
+	struct wl_ctx wl; /* its generators' narrow context (over dbs and slots) */
+	unsigned *retry;  /* slots to queue again (EAGAIN, short I/O, BUSY) */
+	unsigned *fresh;  /* slots first queued in this step: issue time at commit */
+	unsigned nfresh;
+	unsigned nretry;
+	unsigned inflight;
+	struct engine_req **reaped;
+	const struct engine_ops *ops;
+	struct engine_ctx ctx;
+	bool ctx_init, ctx_open;
+	int *fds;
+	struct engine_file *files;
+	struct iovec *iov;
+	/* verify after re-issue: spare page buffers (registered after the
+	 * slots' own) and the reads waiting for their check */
+	void **spare;
+	int32_t *spare_index;
+	unsigned nspare;
+	struct pending_verify *pv;
+	unsigned npv;
+	struct snap snaps[RUN_SLOTS];
+	unsigned cur;
+	atomic_uint published;
+	atomic_uint consumed;
+	/* called with each interval the worker publishes, on its own thread:
+	 * on virtual time the coordinator merges it there and then (run.c sets
+	 * it); NULL with threads, where the coordinator watches published */
+	void (*on_publish)(void *arg, unsigned k);
+	void *on_publish_arg;
+	bool stopping;
+	bool done; /* backup: every database read */
+	uint64_t stop_at;
+	uint32_t *jcopy; /* expected generations copied for the periodic journal */
+	int fatal;	 /* engine error that ended this worker */
+	atomic_bool fatal_seen;
+	char fatal_msg[256];
+	pthread_t thread;
+	bool thread_started;
+	/* 0 running; 1 done, the thread exits; 2 done with I/O the device never
+	 * completed: the thread stays parked, since a thread that submitted
+	 * io_uring requests waits in its exit for them, and a join would hang
+	 * the coordinator before the verdict */
+	atomic_int exit_state;
+	struct env_numa_worker numa; /* where it runs (the affinity setting) */
+};
+
+struct run {
+	const struct run_options *opt;
+	const struct profile *prof;
+	struct plan plan;
+	const struct engine_ops *ops;
+	bool virt;
+	struct engine_clock clock;
+	struct grid grid;
+	atomic_uint last; /* last interval; lowered when stopping early */
+	atomic_bool stop;
+	atomic_bool hung;		  /* the coordinator saw a hung I/O: drain briefly */
+	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
+	atomic_uint_fast64_t msgs_kept;	  /* error messages kept (RUN_EVENTS_MAX) */
+	uint64_t msgs_dropped;		  /* and those past it, counted by the coordinator */
+	atomic_uint workers_done;	  /* backup: workers that read all they had */
+	bool tune_failed;		  /* auto-tune found no passing level: no main test */
+	bool completed;			  /* backup: ended when everything was read */
+	int stop_signal;
+	char stop_reason[256];	     /* why the run stopped early, when not a signal */
+	struct strbuf journal_notes; /* per database, once each: a journal not used
+				      * as it is (damaged, foreign, from an unclean end) */
+	bool *journal_noted;	     /* nr_dbs: the database has its note */
+	struct strbuf journal_err;   /* the first journal that could not be written */
+	bool journal_failed;	     /* a journal write failed: exit 3 */
+	bool hung_seen;		     /* an I/O hung: nothing more goes to the volumes */
+	bool journals_marked;	     /* marked in progress: the final write is due */
+	/* the periodic journal writes, on a thread of their own so that a
+	 * volume that hangs under them never holds up the coordinator (and so
+	 * the verdict); shared with that thread, which may outlive the run */
+	struct jchan *jchan;
+	bool env_failed; /* stopped by an environment fault (exit 3) */
+	bool abandoned;	 /* a second signal: finish the row, leave at once */
+	uint64_t stop_time;
+	struct worker *workers;
+	unsigned nworkers;
+	uint64_t *fresh_from;
+	unsigned streams; /* the stream count in use (auto-tune's level while tuning) */
+	/* auto-tune: the search, and the level being measured */
+	struct tuner *tune;
+	unsigned tune_nint; /* intervals in the current window */
+	unsigned tune_win;  /* intervals per window */
+	int tune_state;	    /* enum tune_next of the last window */
+
+	struct store *store;
+	int64_t run_id;
+	bool store_failed;
+	struct strbuf store_err;
+	struct host_sampler *host; /* host counters per interval; NULL: none */
+
+	/* coordinator state */
+	struct class_stats *tot_db;  /* measured totals, ndb * classes */
+	uint64_t *integ_db;	     /* integrity errors per database */
+	struct class_stats *win_db;  /* the current database sample window */
+	struct class_stats *win_vol; /* the same window per volume, for its histograms */
+	unsigned win_len;
+	struct class_stats *iv_vol; /* this interval, per volume */
+	struct class_stats iv_run[IO_CLASS_COUNT];
+	struct store_sample *rows;
+	size_t rows_cap;
+	/* the measured 15 s windows' averages, per database, volume and the run
+	 * (x classes), for the per-interval and dispersion criteria */
+	struct win_acc *wacc_db, *wacc_vol, *wacc_run;
+	uint64_t io_errors, integrity_errors;
+	unsigned collected; /* intervals merged so far */
+};
+
+static inline bool fixed_model(const struct run *r)
+{
+	return r->prof->model == PROFILE_MODEL_FIXED;
+}
+
+static inline bool backup_test(const struct run *r)
+{
+	return r->prof->type == PROFILE_TEST_BACKUP;
+}
+
+static inline bool recovery_test(const struct run *r)
+{
+	return r->prof->type == PROFILE_TEST_RECOVERY;
+}
+
+/* Times the completions that landed while this worker was busy (verifying
+ * or stamping a page), where the engine can see them without reaping. */
+static inline unsigned worker_stamp_ready(struct worker *w)
+{
+	if (w->ops->stamp_ready)
+		return w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+	return 0;
+}
+
+/* Whole-run totals per scope, as the store and eval take them. */
+struct run_totals {
+	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
+	struct scope_summary *sums; /* [0] run, [1..nv] volumes, then databases */
+	struct store_scope_total *totals;
+	size_t nt;
+};
+
+/* worker.c */
+void snap_reset(struct snap *s, unsigned ndb);
+void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
+bool worker_step(struct worker *w);
+void worker_finish(struct worker *w);
+void *worker_thread(void *arg);
+void worker_stamped(void *arg);
+
+/* setup.c */
+void worker_release(struct worker *w);
+int run_setup_workers(struct run *r, struct strbuf *err);
+void run_release_workers(struct run *r);
+
+/* journals.c */
+int run_write_journals(struct run *r, bool from_copies, bool clean);
+void journal_thread_poll(struct run *r);
+void journal_thread_ask(struct run *r);
+int journal_thread_start(struct run *r);
+void journal_thread_stop(struct run *r);
+int run_mark_journals(struct run *r);
+
+/* coord.c */
+void coord_store_error(struct run *r, int ret);
+void coord_check_fatal(struct run *r);
+bool coord_check_errors(struct run *r);
+void coord_collect(struct run *r, unsigned k);
+void coord_stop(struct run *r, int signo, const char *reason);
+void coord_check_signal(struct run *r, int timeout_ms);
+void run_event(struct run *r, const char *kind, const char *msg);
+void env_fact(void *arg, const char *key, const char *value);
+void record_env(struct run *r);
+void run_open_host_sampler(struct run *r);
+
+/* tune.c */
+void tune_interval(struct run *r, unsigned k);
+int run_autotune(struct run *r, struct tuner *t, struct strbuf *err);
+
+/* totals.c */
+void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n);
+void record_pass_figures(struct run *r);
+void run_totals_release(struct run_totals *t);
+int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t);
+uint64_t run_measured_ns(const struct run *r, uint64_t t);
+
+/* finish.c */
+int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err);
+void run_info_fill(const struct run *r, struct store_run_info *info, char *host, size_t host_len);
+void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbuf *err);
+
+/* run.c */
+int run_threads(struct run *r, struct strbuf *err);
+int run_virtual(struct run *r);
+
+#endif /* DISKPROOF_RUN_INTERNAL_H */

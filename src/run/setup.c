@@ -1,0 +1,405 @@
+/*
+ * setup.c - setting up and releasing workers: which worker drives which
+ * databases, page ranges and streams, their slots and buffers, their files
+ * and engine contexts, and the expected generations loaded from the
+ * journals.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/fileopen.h"
+#include "diskproof/journal.h"
+
+#include "run_internal.h"
+
+void worker_release(struct worker *w)
+{
+	if (w->inflight && !w->run->virt) {
+		/* I/O the device never completed may still land in these buffers:
+		 * leave ring, files and buffers to the process exit */
+		return;
+	}
+	if (w->ctx_open)
+		w->ops->close(&w->ctx);
+	if (w->ctx_init)
+		w->ops->cleanup(&w->ctx);
+	if (w->fds)
+		for (unsigned i = 0; i < 2 * w->ndb; i++)
+			if (w->fds[i] >= 0)
+				close(w->fds[i]);
+	wl_ctx_release(&w->wl);
+	for (unsigned i = 0; w->slots && i < w->nslots; i++)
+		free(w->slots[i].buf);
+	for (unsigned i = 0; i < w->nspare; i++)
+		free(w->spare[i]);
+	free(w->spare);
+	free(w->spare_index);
+	free(w->pv);
+	for (unsigned i = 0; i < w->ndb && w->dbs; i++) {
+		struct wl_db *d = &w->dbs[i];
+
+		free(d->expect);
+		free(d->busy);
+	}
+	for (unsigned i = 0; i < RUN_SLOTS; i++) {
+		for (unsigned j = 0; w->snaps[i].cs && j < w->ndb * IO_CLASS_COUNT; j++)
+			class_stats32_release(&w->snaps[i].cs[j]);
+		free(w->snaps[i].cs);
+		stats_arena_release(&w->snaps[i].arena);
+		free(w->snaps[i].integrity);
+		free(w->snaps[i].msgs);
+	}
+	free(w->jcopy);
+	free(w->dbs);
+	free(w->slots);
+	free(w->wl.idle);
+	free(w->retry);
+	free(w->fresh);
+	free(w->reaped);
+	free(w->fds);
+	free(w->files);
+	free(w->iov);
+}
+
+static int worker_open_files(struct worker *w, struct strbuf *err)
+{
+	const struct profile *p = w->run->prof;
+	int flags = O_RDWR | O_NOFOLLOW | (p->direct ? O_DIRECT : 0);
+
+	for (unsigned i = 0; i < w->ndb; i++) {
+		const char *paths[2] = {w->dbs[i].pdb->path, w->dbs[i].pdb->log_file};
+
+		for (unsigned j = 0; j < 2; j++) {
+			int fd = file_open_checked(paths[j], flags, 0,
+						   FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, NULL, err);
+
+			w->fds[2 * i + j] = fd >= 0 ? fd : -1;
+			if (fd < 0 && fd != -EMEDIUMTYPE)
+				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(-fd));
+			if (fd < 0)
+				return fd;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The expected generations of the pages [lo, lo + n) of a database:
+ * generation 1 from fresh on (written by init just now), the journal's below
+ * (exact when it was written clean, else lower bounds), 0 (unknown) where
+ * there is none.
+ */
+static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
+{
+	const struct plan_db *pdb = d->pdb;
+	struct journal_info ji;
+	struct strbuf err = STRBUF_INIT;
+	uint32_t *gens = NULL;
+	bool use = false, noted = r->journal_noted[d->global];
+	int ret;
+
+	if (r->plan.files && fresh > d->lo) {
+		ret = journal_read(&pdb->jloc, &ji, &gens, &err);
+		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
+		      ji.nr_pages == pdb->nr_pages;
+		/* a database shared by several workers is noted once */
+		r->journal_noted[d->global] = true;
+		if (noted)
+			;
+		else if (!ret && !use)
+			strbuf_addf(&r->journal_notes,
+				    "%s: journal %s does not match the file (database %u, %llu "
+				    "pages of %u bytes); generations are learnt on first read\n",
+				    pdb->name, pdb->journal, ji.db_id,
+				    (unsigned long long)ji.nr_pages, ji.page_size);
+		else if (ret && ret != -ENOENT)
+			strbuf_addf(&r->journal_notes, "%s; generations are learnt on first read\n",
+				    err.buf);
+		else if (use && !(ji.flags & JOURNAL_CLEAN))
+			strbuf_addf(&r->journal_notes,
+				    "%s: journal %s is from a run that did not end cleanly "
+				    "(run %llu): its generations are lower bounds; pages found "
+				    "newer are accepted and learnt\n",
+				    pdb->name, pdb->journal, (unsigned long long)ji.run_id);
+	}
+	for (uint64_t i = 0; i < d->n; i++) {
+		uint64_t pg = d->lo + i;
+
+		if (pg >= fresh)
+			d->expect[i] = 1;
+		else if (use && (gens[pg] & ~JOURNAL_GEN_LOWER))
+			d->expect[i] =
+				gens[pg] | ((ji.flags & JOURNAL_CLEAN) ? 0 : WL_EXPECT_LOWER);
+		else
+			d->expect[i] = 0;
+	}
+	free(gens);
+	strbuf_release(&err);
+}
+
+/* One database of a worker: its pages and their expected generations (the
+ * generators' state is wl_ctx_init's). */
+static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t lo, uint64_t n)
+{
+	const struct plan_db *pdb = &r->plan.dbs[global];
+
+	d->pdb = pdb;
+	d->global = global;
+	d->lo = lo;
+	d->n = n;
+	d->log_align = r->plan.vols[pdb->volume].log_align;
+	d->expect = malloc(n * sizeof(*d->expect));
+	d->busy = calloc(n, 1);
+	if (!d->expect || !d->busy)
+		return -ENOMEM;
+	/* pages written by init in this very invocation hold generation 1;
+	 * older ones come from the journal, else are learnt on first read */
+	worker_load_journal(r, d, r->fresh_from ? r->fresh_from[global] : 0);
+	return 0;
+}
+
+/* Sets up worker w: databases dbs[] (global indices) with their page ranges
+ * and stream counts. */
+static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
+			const uint64_t *cnt, unsigned ndb, const unsigned *streams_per_db,
+			struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	unsigned nstreams = 0;
+	int ret = -ENOMEM;
+
+	w->run = r;
+	w->ndb = ndb;
+	for (unsigned i = 0; i < ndb; i++)
+		nstreams += streams_per_db[i];
+	/* per database: log, replication and maintenance, and the flusher */
+	w->nslots = wl_slot_count(p, ndb, nstreams);
+	w->dbs = calloc(ndb, sizeof(*w->dbs));
+	w->slots = calloc(w->nslots, sizeof(*w->slots));
+	w->wl.idle = calloc(w->nslots, sizeof(*w->wl.idle));
+	w->retry = calloc(w->nslots, sizeof(*w->retry));
+	w->fresh = calloc(w->nslots, sizeof(*w->fresh));
+	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
+	w->fds = malloc(2 * ndb * sizeof(*w->fds));
+	for (unsigned i = 0; w->fds && i < 2 * ndb; i++)
+		w->fds[i] = -1;
+	w->files = calloc(2 * ndb, sizeof(*w->files));
+	/* verify after re-issue (worker_defer_verify): a spare page buffer per
+	 * stream; not for sim (no page content) nor recovery (a page read is
+	 * written back from its buffer) */
+	if (p->verify && !(r->ops->flags & ENGINE_F_NO_FILES) && !recovery_test(r) &&
+	    !backup_test(r) && nstreams) {
+		w->spare = calloc(nstreams, sizeof(*w->spare));
+		w->spare_index = calloc(nstreams, sizeof(*w->spare_index));
+		w->pv = calloc(nstreams, sizeof(*w->pv));
+		if (!w->spare || !w->spare_index || !w->pv)
+			goto out_nomem;
+	}
+	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
+	if (!w->dbs || !w->slots || !w->wl.idle || !w->retry || !w->fresh || !w->reaped ||
+	    !w->fds || !w->files || !w->iov)
+		goto out_nomem;
+	for (unsigned i = 0; i < RUN_SLOTS; i++) {
+		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
+		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
+		if (!w->snaps[i].cs || !w->snaps[i].integrity ||
+		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
+			goto out_nomem;
+		w->snaps[i].kept = &r->msgs_kept;
+		snap_reset(&w->snaps[i], ndb);
+	}
+	for (unsigned i = 0; i < ndb; i++) {
+		struct wl_db *d = &w->dbs[i];
+		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
+
+		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
+			goto out_nomem;
+		w->files[2 * i] =
+			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
+		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
+	}
+	if (wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, streams_per_db, w->slots, w->nslots,
+			w->wl.idle) ||
+	    wl_slots_place(&w->wl, streams_per_db, engine_clock_now(&r->clock)))
+		goto out_nomem;
+	w->wl.run_id = &r->run_id;
+	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
+	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
+	w->wl.stamped_arg = w;
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct wl_slot *s = &w->slots[i];
+
+		if (posix_memalign(&s->buf, 4096, s->buf_len))
+			goto out_nomem;
+		memset(s->buf, 0, s->buf_len);
+		s->req.owner = s;
+		s->req.buf_index = (int32_t)i;
+		s->req.buf = s->buf;
+		w->iov[i].iov_base = s->buf;
+		w->iov[i].iov_len = s->buf_len;
+	}
+	for (unsigned i = 0; w->spare && i < nstreams; i++) {
+		void *b;
+
+		if (posix_memalign(&b, 4096, p->page_size))
+			goto out_nomem;
+		memset(b, 0, p->page_size);
+		w->spare[w->nspare] = b;
+		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
+		w->iov[w->nslots + i].iov_base = b;
+		w->iov[w->nslots + i].iov_len = p->page_size;
+	}
+	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
+		uint64_t pages = 0;
+
+		for (unsigned i = 0; i < ndb; i++)
+			pages += w->dbs[i].n;
+		w->jcopy = malloc(pages * sizeof(*w->jcopy));
+		if (!w->jcopy)
+			goto out_nomem;
+		ret = worker_open_files(w, err);
+		if (ret)
+			return ret;
+	}
+	w->ops = r->ops;
+	w->ctx.depth = w->nslots;
+	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
+	w->ctx.files = w->files;
+	w->ctx.nr_files = 2 * ndb;
+	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
+	w->ctx.bufs = w->iov;
+	w->ctx.nr_bufs = w->nslots + w->nspare;
+	w->ctx.clock = &r->clock;
+	w->ctx.sim = &p->sim;
+	w->ctx.seed = w->index;
+	ret = w->ops->init(&w->ctx, err);
+	if (ret)
+		return ret;
+	w->ctx_init = true;
+	return 0; /* opened by setup_workers once every ring is set up */
+out_nomem:
+	strbuf_addstr(err, "out of memory setting up a worker");
+	return -ENOMEM;
+}
+
+/*
+ * Workers and what each drives, by the one worker-layout rule that plan and
+ * check use too (plan_workers_layout, plan/workers.c), for the streams in use
+ * (auto-tune's level while tuning).
+ */
+int run_setup_workers(struct run *r, struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams;
+	unsigned *dbs = NULL, *spd = NULL;
+	uint64_t *lo = NULL, *cnt = NULL;
+	bool nm_built = false, *drv = NULL;
+	struct plan_workers lw = {0};
+	struct env_numa_map nm;
+	int ret = -ENOMEM;
+
+	/* warm-up, replay and stream-count rules: profile validation's */
+	streams = backup_test(r) ? 0 : r->streams ? r->streams : plan_streams(p, &r->plan);
+	ret = plan_workers_layout(p, &r->plan, streams, plan_online_cpus(), &lw);
+	if (ret)
+		goto out;
+	nw = lw.nworkers;
+	ret = env_numa_map_build_plan(&nm, &r->plan);
+	if (ret)
+		goto out;
+	nm_built = true;
+	drv = calloc(r->plan.nr_vols, sizeof(*drv));
+	r->workers = calloc(nw, sizeof(*r->workers));
+	dbs = calloc(ndb, sizeof(*dbs));
+	spd = calloc(ndb, sizeof(*spd));
+	lo = calloc(ndb, sizeof(*lo));
+	cnt = calloc(ndb, sizeof(*cnt));
+	ret = -ENOMEM;
+	if (!r->workers || !dbs || !spd || !lo || !cnt || !drv)
+		goto out;
+	r->nworkers = nw;
+	for (unsigned wi = 0; wi < nw; wi++) {
+		struct worker *w = &r->workers[wi];
+		unsigned n = 0, wstreams = 0;
+
+		for (unsigned e = lw.first[wi]; e < lw.first[wi + 1]; e++, n++) {
+			const struct plan_wdb *x = &lw.wdb[e];
+
+			dbs[n] = x->db;
+			lo[n] = x->lo;
+			cnt[n] = x->n;
+			spd[n] = x->streams;
+			wstreams += x->streams;
+		}
+		w->index = wi;
+		if (p->arrival == PROFILE_ARRIVAL_RATE && streams) {
+			/* this worker's share of the arrivals, by its streams */
+			double rate = p->rate * (double)wstreams / (double)streams;
+
+			wl_arrivals_init(&w->wl, rate, engine_clock_now(&r->clock));
+		}
+		/* the worker runs (and its memory lives) near the disks it drives */
+		memset(drv, 0, r->plan.nr_vols * sizeof(*drv));
+		for (unsigned k = 0; k < n; k++)
+			drv[r->plan.dbs[dbs[k]].volume] = true;
+		if (env_numa_place(&nm, drv, r->virt ? PROFILE_AFFINITY_NONE : p->affinity,
+				   &w->numa)) {
+			strbuf_addf(err, "affinity = hard: %s", w->numa.note);
+			ret = -ENODEV;
+			goto out;
+		}
+		{
+			struct env_numa_saved sv;
+
+			ret = env_numa_setup_enter(&w->numa, &sv, err);
+			if (!ret)
+				ret = worker_setup(r, w, dbs, lo, cnt, n, spd, err);
+			env_numa_setup_leave(&sv);
+		}
+		if (ret)
+			goto out;
+	}
+	/*
+	 * Every worker's ring first, then each one's registrations: a kernel
+	 * that charges ring memory to the memlock limit (6.13's regions) would
+	 * otherwise refuse the second ring once the first worker's fixed
+	 * buffers had taken what the limit leaves.
+	 */
+	for (unsigned i = 0; i < r->nworkers; i++) {
+		struct worker *w = &r->workers[i];
+
+		ret = w->ops->open(&w->ctx, err);
+		if (ret)
+			goto out;
+		w->ctx_open = true;
+	}
+	ret = 0;
+out:
+	if (nm_built)
+		env_numa_map_release(&nm);
+	free(drv);
+	if (ret == -ENOMEM && !err->len)
+		strbuf_addstr(err, "out of memory");
+	plan_workers_release(&lw);
+	free(dbs);
+	free(spd);
+	free(lo);
+	free(cnt);
+	return ret;
+}
+
+/* Frees the workers of a finished level (auto-tune). */
+void run_release_workers(struct run *r)
+{
+	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
+		worker_release(&r->workers[i]);
+	free(r->workers);
+	r->workers = NULL;
+	r->nworkers = 0;
+	atomic_store(&r->workers_done, 0);
+}

@@ -1,0 +1,174 @@
+/*
+ * totals.c - whole-run figures: totals per database, volume and run as the
+ * store and eval take them, window statistics, and the backup and
+ * recovery figures.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/eval.h"
+
+#include "run_internal.h"
+
+void run_totals_release(struct run_totals *t)
+{
+	free(t->vol_cs);
+	free(t->sums);
+	free(t->totals);
+	memset(t, 0, sizeof(*t));
+}
+
+/* Merges the databases' measured totals into volumes and the run. */
+int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+	struct class_stats *run_cs;
+
+	t->nt = 1 + nv + nd;
+	t->vol_cs = calloc((nv + 1) * IO_CLASS_COUNT, sizeof(*t->vol_cs));
+	t->sums = calloc(t->nt, sizeof(*t->sums));
+	t->totals = calloc(t->nt, sizeof(*t->totals));
+	if (!t->vol_cs || !t->sums || !t->totals) {
+		run_totals_release(t);
+		return -ENOMEM;
+	}
+	run_cs = &t->vol_cs[nv * IO_CLASS_COUNT];
+	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
+		class_stats_reset(&t->vol_cs[i]);
+	for (size_t d = 0; d < nd; d++) {
+		const struct plan_db *db = &r->plan.dbs[d];
+		struct scope_summary *s = &t->sums[1 + nv + d];
+
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+
+			class_stats_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
+			class_stats_merge(&run_cs[c], cs);
+			class_summary_from_stats(&s->classes[c], cs, measured);
+		}
+		snprintf(s->name, sizeof(s->name), "%s", db->name);
+		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
+		s->integrity_errors = r->integ_db[d];
+		t->sums[1 + db->volume].integrity_errors += r->integ_db[d];
+		t->sums[0].integrity_errors += r->integ_db[d];
+		t->totals[1 + nv + d] = (struct store_scope_total){
+			SCOPE_DATABASE, db->name, r->plan.vols[db->volume].name, r->integ_db[d],
+			&r->tot_db[d * IO_CLASS_COUNT]};
+	}
+	for (size_t v = 0; v < nv; v++) {
+		struct scope_summary *s = &t->sums[1 + v];
+
+		snprintf(s->name, sizeof(s->name), "%s", r->plan.vols[v].name);
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
+						 measured);
+		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name,
+							      NULL, s->integrity_errors,
+							      &t->vol_cs[v * IO_CLASS_COUNT]};
+	}
+	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
+	t->totals[0] = (struct store_scope_total){SCOPE_RUN, "run", NULL,
+						  t->sums[0].integrity_errors, run_cs};
+	return 0;
+}
+
+/* Measured time (warm-up excluded) up to the stop, or up to instant t. */
+uint64_t run_measured_ns(const struct run *r, uint64_t t)
+{
+	uint64_t mstart = r->grid.t0 + r->grid.warmup;
+	uint64_t m = t > mstart ? t - mstart : 0;
+
+	return m > r->grid.duration ? r->grid.duration : m;
+}
+
+void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		double mean = a[i].n ? a[i].sum / a[i].n : 0, var;
+
+		out[i] = (struct eval_window_stats){a[i].n, a[i].max, mean, 0};
+		if (a[i].n >= 2 && mean > 0) {
+			var = (a[i].sumsq - a[i].n * mean * mean) / (a[i].n - 1);
+			out[i].cv = var > 0 ? sqrt(var) / mean : 0;
+		}
+	}
+}
+
+/* The figures of a backup or recovery test, per database and in all, as
+ * events of the run (kind "backup" or "recovery"). */
+void record_pass_figures(struct run *r)
+{
+	char msg[300];
+	uint64_t bytes = 0, t0 = UINT64_MAX, t1 = 0, segs = 0, ns = 0, slow = 0, pages = 0;
+	const char *slow_db = NULL;
+	bool backup = backup_test(r);
+
+	if (!backup && !recovery_test(r))
+		return;
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		struct worker *w = &r->workers[wi];
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			struct wl_db *d = &w->dbs[i];
+
+			if (backup) {
+				double secs = d->scan_t1 > d->scan_t0
+						      ? (double)(d->scan_t1 - d->scan_t0) / 1e9
+						      : 0;
+
+				snprintf(msg, sizeof(msg),
+					 "%s: %s%.1f MB read in %.2f s: %.1f MB/s", d->pdb->name,
+					 d->scan_done ? "" : "(not finished) ",
+					 (double)d->scan_bytes / 1e6, secs,
+					 secs > 0 ? (double)d->scan_bytes / 1e6 / secs : 0);
+				run_event(r, "backup", msg);
+				bytes += d->scan_bytes;
+				if (d->scan_t0 && d->scan_t0 < t0)
+					t0 = d->scan_t0;
+				if (d->scan_t1 > t1)
+					t1 = d->scan_t1;
+				continue;
+			}
+			uint64_t dns = 0, dpages = 0;
+			unsigned n = d->rp_seg;
+
+			for (unsigned k = 0; k < n; k++) {
+				dns += d->rp_ns[k];
+				dpages += d->rp_count[k];
+			}
+			snprintf(msg, sizeof(msg),
+				 "%s: %u of %llu log segments replayed (%llu pages read and "
+				 "written) in %.2f s: %.3f s per segment",
+				 d->pdb->name, n, (unsigned long long)r->prof->recovery_segments,
+				 (unsigned long long)dpages, (double)dns / 1e9,
+				 n ? (double)dns / 1e9 / n : 0);
+			run_event(r, "recovery", msg);
+			segs += n;
+			ns += dns;
+			pages += dpages;
+			if (n && dns / n >= slow) {
+				slow = dns / n;
+				slow_db = d->pdb->name;
+			}
+		}
+	}
+	if (backup) {
+		double secs = t1 > t0 ? (double)(t1 - t0) / 1e9 : 0;
+
+		snprintf(msg, sizeof(msg), "backup: %.1f MB read in %.2f s: %.1f MB/s in all",
+			 (double)bytes / 1e6, secs, secs > 0 ? (double)bytes / 1e6 / secs : 0);
+	} else {
+		snprintf(msg, sizeof(msg),
+			 "recovery: %llu log segments replayed (%llu pages): %.3f s per segment on "
+			 "average, slowest %s at %.3f s",
+			 (unsigned long long)segs, (unsigned long long)pages,
+			 segs ? (double)ns / 1e9 / (double)segs : 0, slow_db ? slow_db : "-",
+			 (double)slow / 1e9);
+	}
+	run_event(r, backup ? "backup" : "recovery", msg);
+}

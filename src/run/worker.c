@@ -1,0 +1,618 @@
+/*
+ * worker.c - the worker loop: issuing what the generators prepare,
+ * submitting, reaping, accounting each completion into its interval's
+ * snapshot, page checks (verify after re-issue), hung I/O, and publishing
+ * the snapshots to the coordinator. Workers never touch SQLite.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/page.h"
+
+#include "run_internal.h"
+
+void snap_reset(struct snap *s, unsigned ndb)
+{
+	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
+	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
+	s->hung = 0;
+	s->nmsgs = 0;
+	s->dropped_msgs = 0;
+}
+
+/* Publishes the current interval and moves to the next slot. */
+static void worker_publish(struct worker *w)
+{
+	unsigned k = w->cur;
+
+	if (w->jcopy && (k + 1) % RUN_JOURNAL_EVERY == 0) {
+		/* for the coordinator's periodic journal: every page's generation
+		 * as acknowledged so far (a lower bound by the time it is read) */
+		uint64_t off = 0;
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			memcpy(w->jcopy + off, w->dbs[i].expect, w->dbs[i].n * sizeof(uint32_t));
+			off += w->dbs[i].n;
+		}
+	}
+	atomic_store_explicit(&w->published, k + 1, memory_order_release);
+	w->cur = k + 1;
+	if (w->on_publish)
+		w->on_publish(w->on_publish_arg, k);
+	/* the next slot must have been merged already; waiting here (the
+	 * results file is slow) delays reaping, so it is reported */
+	uint64_t waited = 0;
+	while (atomic_load_explicit(&w->consumed, memory_order_acquire) + RUN_SLOTS <= w->cur) {
+		usleep(1000);
+		waited++;
+	}
+	snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
+	if (waited)
+		snap_msg(&w->snaps[w->cur % RUN_SLOTS],
+			 "worker %u waited %llu ms for the coordinator (slow results file?); "
+			 "completions meanwhile were stamped late",
+			 w->index, (unsigned long long)waited);
+}
+
+static struct snap *worker_snap_at(struct worker *w, uint64_t t)
+{
+	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+	unsigned k = grid_index(&w->run->grid, t, last);
+
+	while (w->cur < k)
+		worker_publish(w);
+	return &w->snaps[w->cur % RUN_SLOTS];
+}
+
+void snap_msg(struct snap *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (atomic_fetch_add_explicit(s->kept, 1, memory_order_relaxed) >= RUN_EVENTS_MAX) {
+		s->dropped_msgs++;
+		return;
+	}
+	if (s->nmsgs == s->msgs_cap) {
+		unsigned cap = s->msgs_cap ? 2 * s->msgs_cap : 16;
+		char(*m)[RUN_MSG_LEN] = realloc(s->msgs, cap * sizeof(*m));
+
+		if (!m) {
+			s->dropped_msgs++;
+			return;
+		}
+		s->msgs = m;
+		s->msgs_cap = cap;
+	}
+	va_start(ap, fmt);
+	vsnprintf(s->msgs[s->nmsgs++], sizeof(s->msgs[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int worker_submit(struct worker *w, struct wl_slot *s, uint64_t now)
+{
+	int ret;
+
+	s->req.t_submit_ns = now;
+	s->req.t_done_ns = 0; /* not completed yet (stamp_ready) */
+	ret = w->ops->queue(&w->ctx, &s->req);
+	if (ret == ENGINE_Q_BUSY)
+		return ret;
+	w->inflight++;
+	s->inflight = true;
+	if (ret == ENGINE_Q_COMPLETED) {
+		/* handed back at once: treat like a reaped completion */
+		if (!(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS))
+			s->req.t_done_ns = engine_clock_now(&w->run->clock);
+		return ENGINE_Q_COMPLETED;
+	}
+	return ENGINE_Q_QUEUED;
+}
+
+static void worker_complete(struct worker *w, struct engine_req *req);
+
+/* Queues a prepared slot: false when the engine is full (it goes to retry). */
+static bool worker_queue_slot(struct worker *w, struct wl_slot *s, uint64_t now)
+{
+	int ret = worker_submit(w, s, now);
+
+	if (ret == ENGINE_Q_BUSY) {
+		w->retry[w->nretry++] = (unsigned)(s - w->slots);
+		return false;
+	}
+	if (ret == ENGINE_Q_QUEUED)
+		w->fresh[w->nfresh++] = (unsigned)(s - w->slots);
+	else
+		worker_complete(w, &s->req);
+	return true;
+}
+
+static void worker_issue(struct worker *w, uint64_t now)
+{
+	struct wl_ctx *c = &w->wl;
+	struct wl_slot *s;
+
+	/* retries first: they are older */
+	for (unsigned n = w->nretry; n--;) {
+		s = &w->slots[w->retry[--w->nretry]];
+		if (!worker_queue_slot(w, s, now))
+			return;
+	}
+	if (w->stopping)
+		return;
+	c->next_due = UINT64_MAX;
+	for (unsigned i = 0; i < w->ndb; i++) {
+		struct wl_db *d = &w->dbs[i];
+
+		if (recovery_test(w->run))
+			wl_recovery_step(c, i);
+		if ((s = wl_log_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
+			return;
+		while ((s = wl_flush_prepare(c, d, now)))
+			if (!worker_queue_slot(w, s, now))
+				return;
+		if ((s = wl_repl_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
+			return;
+		if ((s = wl_scan_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
+			return;
+	}
+	for (unsigned k = c->nidle; k--;) {
+		s = &w->slots[c->idle[k]];
+		if (!wl_stream_prepare(c, s, now))
+			continue;
+		c->idle[k] = c->idle[--c->nidle];
+		if (!worker_queue_slot(w, s, now))
+			return;
+	}
+}
+
+/*
+ * A request's latency runs from just before the commit that hands it to the
+ * kernel, not from when it was prepared: stamping a 32 KiB page is the
+ * tool's time, not the device's. (A request that completed inside queue()
+ * is already accounted and is skipped; an open-loop transaction's first I/O
+ * keeps its intended start.)
+ */
+static void worker_stamp_fresh(struct worker *w)
+{
+	uint64_t t;
+
+	if (!w->nfresh)
+		return;
+	t = engine_clock_now(&w->run->clock);
+	for (unsigned i = 0; i < w->nfresh; i++) {
+		struct wl_slot *s = &w->slots[w->fresh[i]];
+
+		if (!s->inflight)
+			continue;
+		s->req.t_submit_ns = t;
+		if (!s->keep_issue)
+			s->t_issue = t;
+	}
+	w->nfresh = 0;
+}
+
+/* Checks one page read at buf against what this run expects of it. */
+static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64_t page,
+			  const void *buf, uint64_t off, struct snap *sn)
+{
+	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
+	uint32_t *e = &d->expect[page - d->lo];
+	uint32_t expect = *e & ~WL_EXPECT_LOWER;
+	bool lower = *e & WL_EXPECT_LOWER;
+	uint64_t found;
+	enum page_status st;
+
+	if (d->busy[page - d->lo] & WL_BUSY_BAD)
+		return; /* reported once; left as it was found */
+	if (*e == WL_EXPECT_BAD) {
+		/* reported already; learn the page again if it reads right */
+		st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, 0, full, &found);
+		if (st == PAGE_OK || st == PAGE_NEWER)
+			*e = (uint32_t)found;
+		return;
+	}
+	st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, expect, full, &found);
+	if (st == PAGE_OK) {
+		*e = expect;
+		return;
+	}
+	if ((expect == 0 || lower) && st == PAGE_NEWER) {
+		/* unknown, or known only as a lower bound (a journal written
+		 * before an unclean stop): what is there is right; learn it */
+		*e = (uint32_t)found;
+		return;
+	}
+	if (expect == 0 && st == PAGE_LOST_WRITE) {
+		*e = (uint32_t)found;
+		return;
+	}
+	sn->integrity[db]++;
+	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
+		 d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
+		 page_status_name(st), expect, (unsigned long long)found);
+	/* report each bad page once, and keep it as found: this run neither
+	 * writes it again nor reads it for a transaction, and its journal entry
+	 * stays the generation expected, so verify and the next run find it too */
+	d->busy[page - d->lo] |= WL_BUSY_BAD;
+}
+
+static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
+{
+	return wl_slot_on_log(s) ? d->pdb->log_file : d->pdb->path;
+}
+
+/*
+ * Verify after re-issue. Checking a 32 KiB page read costs a few
+ * microseconds (more when the page comes from memory, as after a DMA); done
+ * as each completion is reaped, a batch of completions held back every
+ * stream's next I/O by the sum of them, which the device saw as idle time
+ * (fewer I/Os per second than fio at the same depth). Instead the page read
+ * is set aside with its buffer, the stream gets a spare buffer and is issued
+ * again, and the pages are checked after that commit, in the same step. The
+ * page stays WL_BUSY_IO until checked, so nothing reads or writes it meanwhile
+ * and its expected generation cannot move.
+ */
+static void worker_defer_verify(struct worker *w, struct wl_slot *s, uint64_t t_done)
+{
+	struct pending_verify *v = &w->pv[w->npv++];
+
+	v->buf = s->buf;
+	v->buf_index = s->req.buf_index;
+	v->db = s->db;
+	v->page = s->page;
+	v->off = s->off0;
+	v->t_done = t_done;
+	w->nspare--;
+	s->buf = w->spare[w->nspare];
+	s->req.buf_index = w->spare_index[w->nspare];
+	s->req.buf = s->buf;
+}
+
+/* Checks the pages set aside, oldest first; unless all, stops as soon as a
+ * completion is waiting (the engine says so), to reap and re-issue it first:
+ * the rest wait for the next step. */
+static void worker_verify_pending(struct worker *w, bool all)
+{
+	unsigned i = 0;
+
+	if (!w->npv)
+		return;
+	while (i < w->npv) {
+		struct pending_verify *v = &w->pv[i++];
+		struct wl_db *d = &w->dbs[v->db];
+
+		/* counted in the current interval (the one it completed in, or
+		 * the next when that has been handed over meanwhile) */
+		worker_verify(w, d, v->db, v->page, v->buf, v->off, worker_snap_at(w, v->t_done));
+		d->busy[v->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
+		w->spare[w->nspare] = v->buf;
+		w->spare_index[w->nspare++] = v->buf_index;
+		if (worker_stamp_ready(w) && !all)
+			break;
+	}
+	memmove(w->pv, w->pv + i, (w->npv - i) * sizeof(*w->pv));
+	w->npv -= i;
+}
+
+/* Checks the log blocks a replication read returned: header and checksum;
+ * one message per read. */
+static void worker_repl_verify(struct worker *w, struct wl_slot *s, struct wl_db *d,
+			       struct snap *sn)
+{
+	uint64_t block, off;
+	const char *what = wl_repl_check(&w->wl, d, s, &block, &off);
+
+	if (!what)
+		return;
+	sn->integrity[s->db]++;
+	snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
+		 (unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
+}
+
+/* wl_ctx.stamped: a page was stamped; time what completed meanwhile */
+void worker_stamped(void *arg)
+{
+	worker_stamp_ready(arg);
+}
+
+static void worker_complete(struct worker *w, struct engine_req *req)
+{
+	struct wl_slot *s = req->owner;
+	struct wl_db *d = &w->dbs[s->db];
+	const struct profile *p = w->run->prof;
+	int64_t res = req->result;
+	bool ok, verify = p->verify;
+	struct snap *sn;
+	struct class_stats32 *cs;
+
+	w->inflight--;
+	s->inflight = false;
+	if (res == -EAGAIN || res == -EINTR ||
+	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
+		/* again, or the remainder of a short transfer, same issue time */
+		if (res > 0) {
+			req->offset += (uint64_t)res;
+			req->buf = (char *)req->buf + res;
+			req->len -= (uint32_t)res;
+		}
+		w->retry[w->nretry++] = (unsigned)(s - w->slots);
+		return;
+	}
+	sn = worker_snap_at(w, req->t_done_ns);
+	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
+	ok = res >= 0 && (uint64_t)res == req->len;
+	if (!ok) {
+		cs->errors++;
+		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
+			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			 (unsigned long long)s->off0,
+			 res < 0 ? strerror((int)-res) : "short transfer");
+	} else {
+		if (class_stats32_add(cs,
+				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
+				      s->len0))
+			snap_msg(sn, "out of memory: an I/O of %s was not counted",
+				 slot_file(s, d));
+	}
+	/* restore the request as issued */
+	req->buf = s->buf;
+	s->hung_reported = false;
+	s->keep_issue = false;
+	switch (s->kind) {
+	case WL_SLOT_LOG:
+		wl_log_done(&w->wl, d);
+		return;
+	case WL_SLOT_REPL:
+		if (ok)
+			worker_repl_verify(w, s, d, sn);
+		wl_repl_done(&w->wl, d, s);
+		return;
+	case WL_SLOT_SCAN:
+		for (unsigned i = 0; ok && verify && i < s->npages; i++) {
+			if (!(s->held & (1ULL << i)))
+				continue;
+			worker_verify(w, d, s->db, s->page + i,
+				      (char *)s->buf + (uint64_t)i * p->page_size,
+				      s->off0 + (uint64_t)i * p->page_size, sn);
+			worker_stamp_ready(w);
+		}
+		wl_scan_done(&w->wl, d, s, ok);
+		return;
+	case WL_SLOT_FLUSH:
+	case WL_SLOT_STREAM:
+		break;
+	}
+	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == WL_SLOT_STREAM && w->nspare &&
+	    !wl_slot_replaying(s)) {
+		/* checked once the stream is on its way again; the page stays
+		 * busy until then */
+		worker_defer_verify(w, s, req->t_done_ns);
+	} else {
+		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
+		if (req->op == ENGINE_OP_WRITE)
+			/* a failed write may or may not have landed */
+			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
+		else if (ok && verify) {
+			worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
+			worker_stamp_ready(w);
+		}
+	}
+	if (s->kind == WL_SLOT_FLUSH)
+		wl_flush_done(&w->wl, s);
+	else
+		wl_stream_done(&w->wl, s);
+}
+
+/*
+ * Reports requests pending for at least min_age as hung, once each: an
+ * I/O error of its database and class, with a message naming file, offset
+ * and age. A hung request that completes later is also counted normally.
+ */
+static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
+{
+	struct snap *sn = &w->snaps[w->cur % RUN_SLOTS];
+
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct wl_slot *s = &w->slots[i];
+		struct wl_db *d = &w->dbs[s->db];
+
+		/* from when the device got it (an open-loop start may be older;
+		 * one queued again after now was read has age 0) */
+		uint64_t age = now > s->req.t_submit_ns ? now - s->req.t_submit_ns : 0;
+
+		if (!s->inflight || s->hung_reported || age < min_age)
+			continue;
+		s->hung_reported = true;
+		sn->hung++;
+		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		sn->cs[s->db * IO_CLASS_COUNT + s->req.cls].errors++;
+		snap_msg(sn,
+			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
+			 "(hung I/O)",
+			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			 (unsigned long long)s->off0, (double)age / 1e9);
+	}
+}
+
+/* backup: every database of this worker read to its end; recovery: every
+ * database replayed */
+static bool worker_all_done(const struct worker *w)
+{
+	for (unsigned i = 0; i < w->ndb; i++) {
+		const struct wl_db *d = &w->dbs[i];
+
+		if (!wl_db_finished(&w->wl, d))
+			return false;
+	}
+	return true;
+}
+
+/* The last worker to finish its backup ends the run at this interval. */
+static void worker_mark_done(struct worker *w, uint64_t now)
+{
+	struct run *r = w->run;
+	unsigned n;
+
+	w->done = true;
+	n = atomic_fetch_add(&r->workers_done, 1) + 1;
+	if (n == r->nworkers && !atomic_load(&r->stop)) {
+		unsigned last = atomic_load(&r->last);
+		unsigned k = grid_index(&r->grid, now, last);
+
+		r->completed = true;
+		r->stop_time = now;
+		atomic_store_explicit(&r->last, k, memory_order_release);
+	}
+}
+
+/* Stops issuing at the end of the test (or a stop request, or, for backup
+ * and recovery, when everything is done). */
+static void worker_check_stop(struct worker *w, uint64_t now)
+{
+	struct run *r = w->run;
+
+	if (!w->stopping && (atomic_load_explicit(&r->stop, memory_order_acquire) ||
+			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
+		w->stopping = true;
+		w->stop_at = now;
+	}
+	if (!w->stopping && (backup_test(r) || recovery_test(r)) && worker_all_done(w)) {
+		w->stopping = true;
+		w->stop_at = now;
+		worker_mark_done(w, now);
+	}
+}
+
+static void worker_commit_failed(struct worker *w, int ret)
+{
+	w->fatal = ret;
+	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s", w->ops->name,
+		 strerror(-ret));
+}
+
+/* One turn of the worker loop: issue, commit, reap, account. false when the
+ * worker is done. */
+bool worker_step(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t now = engine_clock_now(&r->clock), wait, next;
+	unsigned last;
+	int n, ret;
+
+	worker_check_stop(w, now);
+	worker_issue(w, now);
+	worker_stamp_fresh(w);
+	ret = w->ops->commit(&w->ctx);
+	if (ret < 0) {
+		worker_commit_failed(w, ret);
+		return false;
+	}
+	if (w->stopping && !w->inflight && !w->nretry)
+		return false;
+	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
+						       ? RUN_DRAIN_HUNG_NS
+						       : RUN_DRAIN_NS)) {
+		/* bounded drain: what has not completed by now is hung */
+		worker_snap_at(w, now);
+		worker_report_hung(w, now, 0);
+		return false;
+	}
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
+	if (!w->stopping && w->wl.next_due < next)
+		next = w->wl.next_due; /* maintenance or an arrival is due first */
+	wait = next > now ? next - now : 0;
+	if (w->stopping && r->virt)
+		wait = NSEC_PER_SEC;
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight)))
+		wait = RUN_REAP_WAIT_NS;
+	if (r->virt && wait == 0 && !w->inflight)
+		wait = 1; /* virtual time must move */
+	if (w->npv)
+		wait = 0; /* pages wait for their check: no sleeping */
+	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
+	if (n < 0) {
+		w->fatal = n;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: reap failed: %s",
+			 w->ops->name, strerror(-n));
+		return false;
+	}
+	now = engine_clock_now(&r->clock);
+	/* stamp every completion before accounting any: accounting may wait
+	 * for the coordinator (worker_publish) */
+	for (int i = 0; i < n && !(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
+		if (!w->reaped[i]->t_done_ns) /* else stamped when it was seen ready */
+			w->reaped[i]->t_done_ns = now;
+	for (int i = 0; i < n; i++)
+		worker_complete(w, w->reaped[i]);
+	if (w->npv) {
+		/* the streams whose pages wait for their check go first */
+		worker_check_stop(w, now);
+		worker_issue(w, now);
+		worker_stamp_fresh(w);
+		ret = w->ops->commit(&w->ctx);
+		worker_verify_pending(w, false);
+		if (ret < 0) {
+			worker_commit_failed(w, ret);
+			return false;
+		}
+		now = engine_clock_now(&r->clock);
+	}
+	last = w->cur;
+	worker_snap_at(w, now);
+	if (w->cur != last)
+		worker_report_hung(w, now, r->prof->io_timeout_ns);
+	return true;
+}
+
+void worker_finish(struct worker *w)
+{
+	struct run *r = w->run;
+	unsigned last;
+
+	worker_verify_pending(w, true); /* pages read and not checked yet */
+	if (w->done && !r->virt)
+		/* backup: the last worker to finish says where the run ends */
+		while (atomic_load(&r->workers_done) < r->nworkers && !atomic_load(&r->stop))
+			usleep(1000);
+	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	while (w->cur <= last)
+		worker_publish(w);
+}
+
+void *worker_thread(void *arg)
+{
+	struct worker *w = arg;
+	struct strbuf err = STRBUF_INIT;
+
+	if (env_numa_bind_thread(&w->numa, &err)) {
+		/* affinity = hard, and the nodes' CPUs refused */
+		w->fatal = -EINVAL;
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "worker %u: %s", w->index, err.buf);
+	}
+	strbuf_release(&err);
+	while (!w->fatal && worker_step(w))
+		;
+	if (w->fatal) {
+		/* the coordinator stops the run (lowering the last interval);
+		 * publish only up to that */
+		atomic_store_explicit(&w->fatal_seen, true, memory_order_release);
+		while (!atomic_load_explicit(&w->run->stop, memory_order_acquire))
+			usleep(1000);
+	}
+	worker_finish(w);
+	if (w->inflight) {
+		atomic_store_explicit(&w->exit_state, 2, memory_order_release);
+		for (;;)
+			pause(); /* every signal is blocked: until the process exits */
+	}
+	atomic_store_explicit(&w->exit_state, 1, memory_order_release);
+	return NULL;
+}
