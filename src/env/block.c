@@ -119,7 +119,7 @@ int env_path_dev(const char *path, char *where, size_t len, dev_t *dev)
 int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
 {
 	char where[PATH_MAX];
-	dev_t dev;
+	dev_t dev = 0; /* env_path_dev's -errno may be 0 (LTO sees it) */
 	int ret;
 
 	ret = env_path_dev(path, where, sizeof(where), &dev);
