@@ -399,4 +399,7 @@ double results_warmup_ran_s(const struct results *r);
  * run-scope interval. */
 unsigned results_classes_issued(const struct results *r);
 
+/* How many of the run's verdicts failed. */
+size_t results_verdicts_failed(const struct results *r);
+
 #endif

@@ -4,7 +4,7 @@
  * only format them: an interval's rates and average per I/O, the walks that
  * give each interval of a scope its length, a histogram's CDF, the range of
  * the databases' MB/s, a failed verdict's margin, the warm-up a run went
- * through and the classes it issued.
+ * through, the classes it issued and how many of its verdicts failed.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -280,4 +280,13 @@ unsigned results_classes_issued(const struct results *r)
 			issued |= 1u << x->cls;
 	}
 	return issued;
+}
+
+size_t results_verdicts_failed(const struct results *r)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+	return failed;
 }
