@@ -402,4 +402,7 @@ unsigned results_classes_issued(const struct results *r);
 /* How many of the run's verdicts failed. */
 size_t results_verdicts_failed(const struct results *r);
 
+/* How many of the run's events are of kind (e.g. "error"). */
+size_t results_events_count(const struct results *r, const char *kind);
+
 #endif

@@ -318,10 +318,8 @@ static void text_host(struct strbuf *sb, const struct results *r)
 
 static void text_errors(struct strbuf *sb, const struct results *r)
 {
-	size_t n = 0, shown = 0;
+	size_t n = results_events_count(r, "error"), shown = 0;
 
-	for (size_t i = 0; i < r->nr_events; i++)
-		n += !strcmp(r->events[i].kind, "error");
 	if (!n)
 		return;
 	strbuf_addf(sb, "\nerrors (%zu stored):\n", n);

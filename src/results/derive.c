@@ -4,7 +4,8 @@
  * only format them: an interval's rates and average per I/O, the walks that
  * give each interval of a scope its length, a histogram's CDF, the range of
  * the databases' MB/s, a failed verdict's margin, the warm-up a run went
- * through, the classes it issued and how many of its verdicts failed.
+ * through, the classes it issued, how many of its verdicts failed and how
+ * many events of a kind it stored.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -289,4 +290,13 @@ size_t results_verdicts_failed(const struct results *r)
 	for (i = 0; i < r->nr_verdicts; i++)
 		failed += !r->verdicts[i].passed;
 	return failed;
+}
+
+size_t results_events_count(const struct results *r, const char *kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_events; i++)
+		n += !strcmp(r->events[i].kind, kind);
+	return n;
 }

@@ -6,7 +6,8 @@
  * lengths, warm-up marks, other scopes' rows left out), the walk of every
  * scope (groups, lengths per scope, each scope's series), a histogram's CDF,
  * the range of the databases' MB/s, a failed verdict's margin, the warm-up an
- * aborted run went through, the classes a run issued and its failed verdicts.
+ * aborted run went through, the classes a run issued, its failed verdicts
+ * and its events of a kind.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -397,6 +398,20 @@ static void test_verdicts_failed(void **state)
 	assert_int_equal(results_verdicts_failed(&r), 0);
 }
 
+static void test_events_count(void **state)
+{
+	struct results_event ev[4] = {
+		{.kind = "error"}, {.kind = "start"}, {.kind = "error"}, {.kind = "errors"}};
+	struct results r = {.events = ev, .nr_events = 4};
+
+	(void)state;
+	assert_int_equal(results_events_count(&r, "error"), 2);
+	assert_int_equal(results_events_count(&r, "start"), 1);
+	assert_int_equal(results_events_count(&r, "events_dropped"), 0);
+	r.nr_events = 2;
+	assert_int_equal(results_events_count(&r, "error"), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +426,7 @@ int main(void)
 		cmocka_unit_test(test_warmup_ran),
 		cmocka_unit_test(test_classes_issued),
 		cmocka_unit_test(test_verdicts_failed),
+		cmocka_unit_test(test_events_count),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
