@@ -184,35 +184,32 @@ static void test_scope_walk_zero_length(void **state)
 
 static void test_walk_groups(void **state)
 {
-	const unsigned both = (1u << IO_DB_READ) | (1u << IO_DB_WRITE);
+	const unsigned rd = 1u << IO_DB_READ, both = rd | (1u << IO_DB_WRITE);
+	/* each group: its first row, its rows, its length, its scope's series */
+	const struct {
+		size_t first, n;
+		uint64_t len_ms;
+		unsigned series;
+	} want[] = {{0, 2, 1000, both},
+		    {2, 1, 1000, rd},
+		    {3, 1, 1000, both},
+		    {4, 1, 1000, rd},
+		    {5, 2, 500, both}};
 	struct results_group g;
 	struct results_walk w;
 	struct results r;
+	size_t k;
 
 	(void)state;
 	walk_build(&r);
-	/* vol2's db_read rows: I/O at 1000; an error only would count too */
 	results_walk_init(&w, &r);
-	assert_true(results_walk_next(&w, &g));
-	assert_ptr_equal(g.rows, &walk_rows[0]);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(g.len_ms, 1000);
-	assert_int_equal(g.series, both);
-	assert_true(results_walk_next(&w, &g));
-	assert_ptr_equal(g.rows, &walk_rows[2]);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.series, 1u << IO_DB_READ);
-	assert_true(results_walk_next(&w, &g));
-	assert_ptr_equal(g.rows, &walk_rows[3]);
-	assert_int_equal(g.n, 1);
-	assert_int_equal(g.len_ms, 1000);
-	assert_true(results_walk_next(&w, &g));
-	assert_ptr_equal(g.rows, &walk_rows[4]);
-	assert_int_equal(g.len_ms, 1000);
-	assert_true(results_walk_next(&w, &g));
-	assert_ptr_equal(g.rows, &walk_rows[5]);
-	assert_int_equal(g.n, 2);
-	assert_int_equal(g.len_ms, 500);
+	for (k = 0; k < sizeof(want) / sizeof(want[0]); k++) {
+		assert_true(results_walk_next(&w, &g));
+		assert_ptr_equal(g.rows, &walk_rows[want[k].first]);
+		assert_int_equal(g.n, want[k].n);
+		assert_int_equal(g.len_ms, want[k].len_ms);
+		assert_int_equal(g.series, want[k].series);
+	}
 	assert_false(results_walk_next(&w, &g));
 	results_walk_release(&w);
 
