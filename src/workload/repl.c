@@ -43,27 +43,19 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 	if (!c->full || !c->prof->verify)
 		return NULL;
 	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
-		const char *blk = (const char *)s->buf + o;
-		struct page_header h;
-		uint32_t crc;
-		const char *what = NULL;
+		static const char *const what[] = {
+			[PAGE_BAD_MAGIC] = "not a log block",
+			[PAGE_BAD_CRC] = "bad checksum",
+			[PAGE_MISDIRECTED] = "misdirected",
+			[PAGE_UNWRITTEN] = "unwritten (sequence 0)",
+		};
+		enum page_status st;
 
 		*block = (s->off0 - d->pdb->log_base + o) / bs;
 		*off = s->off0 + o;
-		memcpy(&h, blk, sizeof(h));
-		if (h.magic != PAGE_MAGIC || h.kind != PAGE_KIND_LOG) {
-			what = "not a log block";
-		} else if (h.db_id != d->pdb->id || h.page_no != *block) {
-			what = "misdirected";
-		} else {
-			crc = h.crc;
-			page_reseal((char *)s->buf + o, bs);
-			memcpy(&h, blk, sizeof(h));
-			if (crc != h.crc)
-				what = "bad checksum";
-		}
-		if (what)
-			return what; /* the first bad block of a read */
+		st = page_log_verify((const char *)s->buf + o, bs, d->pdb->id, *block, true);
+		if (st != PAGE_OK)
+			return (size_t)st < DP_ARRAY_SIZE(what) && what[st] ? what[st] : "bad";
 	}
 	return NULL;
 }
