@@ -281,4 +281,128 @@ int results_host_perf_fill(struct results *r) DP_MUST_CHECK;
 /* The run tuned its stream count: it has auto-tune steps or facts. */
 bool results_autotune_ran(const struct results *r);
 
+/*
+ * What the reports show is derived here, once (derive.c), and the renderers
+ * only format it: an interval's rates and average, the walk that gives each
+ * interval of a scope its length, a histogram's CDF, the range of the
+ * databases' MB/s, a failed verdict's margin, the warm-up a run went
+ * through and the classes it issued.
+ */
+
+/*
+ * One interval of one scope: the sample rows of some classes summed
+ * (results_interval_add), then turned into rates over the interval's length
+ * and an average per I/O (results_interval_finish). A class without a row
+ * had no I/O there (struct results_sample).
+ */
+struct results_interval {
+	uint64_t t_ms;	 /* the interval's end */
+	uint64_t len_ms; /* from the end of the scope's previous interval (the first
+			  * from 0); 0 when it does not end after it */
+	bool warmup;	 /* a row of the scope at t_ms is marked warm-up */
+	uint64_t ios, bytes, errors, lat_sum_ns;
+	double iops;	 /* ios over len_ms; NAN when len_ms is 0 */
+	double mbps;	 /* 10^6 bytes/s over len_ms; NAN when len_ms is 0 */
+	uint64_t avg_ns; /* lat_sum_ns / ios in whole ns, as the stored percentiles;
+			  * 0 without I/O */
+	double avg_ms;	 /* lat_sum_ns / ios in ms, unrounded; NAN without I/O */
+};
+
+/* Adds a row's counts to iv (when its class is in classes, bit 1 << class)
+ * and its warm-up mark (any class). */
+void results_interval_add(struct results_interval *iv, const struct results_sample *row,
+			  unsigned classes);
+/* Fills iv's rates and averages from its counts and len_ms. */
+void results_interval_finish(struct results_interval *iv);
+
+/*
+ * The intervals of one scope (kind and name) in time order, the rows of the
+ * classes in `classes` summed into each: results_scope_walk_next() fills the
+ * next one, warm-up and zero-length ones included (the caller skips what it
+ * does not show), and returns false after the last. Allocates nothing.
+ */
+struct results_scope_walk {
+	const struct results *r;
+	enum scope_kind scope;
+	const char *name;
+	unsigned classes;
+	size_t i;	    /* the next sample row */
+	uint64_t prev_t_ms; /* the end of the scope's previous interval */
+};
+
+void results_scope_walk_init(struct results_scope_walk *w, const struct results *r,
+			     enum scope_kind scope, const char *name, unsigned classes);
+bool results_scope_walk_next(struct results_scope_walk *w, struct results_interval *out);
+
+/*
+ * Every scope's intervals in stored order (time, then the order the run
+ * wrote its scopes): each group is the consecutive rows of one interval of
+ * one scope, with that interval's length and the scope's series, the classes
+ * with I/O or errors in any interval of it. Out of memory for the table of
+ * scopes (a few hundred entries at most), a scope's series is every class and
+ * its intervals are measured from 0 rather than failing.
+ */
+struct results_walk_scope; /* private to derive.c */
+
+struct results_walk {
+	const struct results *r;
+	size_t i; /* the next sample row */
+	struct results_walk_scope *v;
+	size_t nr, next;
+};
+
+struct results_group {
+	const struct results_sample *rows; /* rows[0..n): same t_ms, scope and name */
+	size_t n;
+	uint64_t len_ms; /* as results_interval.len_ms */
+	unsigned series; /* bit (1 << class) per class of the scope's series */
+};
+
+void results_walk_init(struct results_walk *w, const struct results *r);
+bool results_walk_next(struct results_walk *w, struct results_group *g);
+void results_walk_release(struct results_walk *w);
+
+/* The run's whole-run histogram of a scope and class; NULL when not stored. */
+const struct hist *results_hist_get(const struct results *r, enum scope_kind scope,
+				    const char *name, enum io_class cls);
+
+/*
+ * A histogram's CDF, one point per non-empty bucket in latency order: the
+ * bucket's value (hist_bucket_value, in ms) and the share of I/Os at or below
+ * it. Nothing for a NULL or empty histogram. Allocates nothing.
+ */
+struct results_cdf {
+	const struct hist *h;
+	size_t i;     /* the next bucket */
+	uint64_t cum; /* I/Os counted so far */
+};
+
+void results_cdf_init(struct results_cdf *it, const struct hist *h);
+bool results_cdf_next(struct results_cdf *it, double *ms, double *share);
+
+/* The lowest and highest stored MB/s of class c over the databases (a rate
+ * not finite counts as 0); false, with both left alone, for a run without
+ * databases. */
+bool results_db_mbps_range(const struct results *r, enum io_class c, double *min, double *max);
+
+/* How far a failed verdict is past its threshold, in % of the threshold
+ * (+ over a "<=" one, - under a ">=" one); NAN for a pass, a threshold of 0
+ * or a figure not finite. */
+double verdict_margin_pct(const struct verdict *v);
+
+/* The warm-up the run went through, in s: the configured one, or, for a run
+ * stopped in it (aborted, error), the part it stored. */
+double results_warmup_ran_s(const struct results *r);
+
+/* The classes the run issued, bit (1 << class): present in its summary or,
+ * for a run whose summary is not written (still running, killed early), in a
+ * run-scope interval. */
+unsigned results_classes_issued(const struct results *r);
+
+/* How many of the run's verdicts failed. */
+size_t results_verdicts_failed(const struct results *r);
+
+/* How many of the run's events are of kind (e.g. "error"). */
+size_t results_events_count(const struct results *r, const char *kind);
+
 #endif

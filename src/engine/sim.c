@@ -30,6 +30,8 @@
 #include "diskproof/profile.h"
 #include "diskproof/stats.h"
 
+#include "../util/rng.h"
+
 struct sim_device {
 	uint64_t free_at_ns;
 };
@@ -49,21 +51,6 @@ struct sim_priv {
 	unsigned nr_files;
 	uint64_t service_ns; /* device time per I/O; 0 = unlimited */
 };
-
-static uint64_t sim_rand(struct sim_priv *p)
-{
-	uint64_t z = (p->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* uniform in [0, 1) */
-static double sim_uniform(struct sim_priv *p)
-{
-	return (double)(sim_rand(p) >> 11) * (1.0 / 9007199254740992.0);
-}
 
 static void sim_cleanup(struct engine_ctx *ctx)
 {
@@ -200,7 +187,7 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned
 		base = s->write_latency_ns;
 		break;
 	}
-	j = s->jitter_pct / 100.0 * (2.0 * sim_uniform(p) - 1.0);
+	j = s->jitter_pct / 100.0 * (2.0 * rng_splitmix_unit(&p->rng) - 1.0);
 	return (uint64_t)((double)base * (1.0 + j));
 }
 
@@ -217,7 +204,7 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_r
 	if (blk >= f->nr_blocks)
 		return;
 	if (r->op == ENGINE_OP_WRITE) {
-		if (ctx->sim && sim_uniform(p) * 100.0 < ctx->sim->drop_write_rate_pct)
+		if (ctx->sim && rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->drop_write_rate_pct)
 			return; /* acknowledged, not kept */
 		memcpy(&h, r->buf, sizeof(h));
 		f->gens[blk] = (uint32_t)h.generation;
@@ -251,7 +238,7 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 	r->t_submit_ns = now;
 	r->t_done_ns = start + sim_latency(ctx, p, r->cls);
 	if (ctx->sim && ctx->sim->error_rate_pct > 0 &&
-	    sim_uniform(p) * 100.0 < ctx->sim->error_rate_pct) {
+	    rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->error_rate_pct) {
 		r->result = -EIO;
 	} else {
 		r->result = r->len;
@@ -259,7 +246,7 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 	}
 	r->engine_seq = p->seq++;
 	if (ctx->sim && ctx->sim->hang_rate_pct > 0 &&
-	    sim_uniform(p) * 100.0 < ctx->sim->hang_rate_pct)
+	    rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->hang_rate_pct)
 		return ENGINE_Q_QUEUED; /* hung: it never completes */
 	heap_push(p, r);
 	return ENGINE_Q_QUEUED;

@@ -6,11 +6,11 @@
  * A chart is described, not computed: each series names where its points
  * come from in a struct results (interval samples or a whole-run histogram),
  * and the chart writer walks them twice, once for the axes' ranges and once
- * to draw, so nothing is allocated. Turning a stored interval into a point
- * is the same formatting arithmetic the CSV report does (counts over the
- * interval's length, latency sum over I/Os, ns to ms); a CDF point is a
- * bucket's value (hist_bucket_value) and the share of I/Os at or below it;
- * a host counter's point is a stored figure at its interval's end.
+ * to draw, so nothing is allocated. An interval's point is its rate or
+ * average as the results model derives it for the CSV report too
+ * (results_scope_walk); a CDF point is results_cdf's (a bucket's value and
+ * the share of I/Os at or below it); a host counter's point is a stored
+ * figure at its interval's end.
  */
 #ifndef DISKPROOF_REPORT_HTML_H
 #define DISKPROOF_REPORT_HTML_H

@@ -1,10 +1,10 @@
 /*
  * html_chart.c - inline SVG charts of the HTML reports (html.h): line charts
  * of interval series and latency CDFs, and per-database bars. Only scaling
- * and formatting happen here: a point is a stored interval turned into a
- * rate or an average (as in the CSV report) or a histogram bucket's value
- * and cumulative share, or an auto-tune step's streams and IOPS or latency,
- * or a stored host counter at its interval's end;
+ * and formatting happen here: a point is an interval's rate or average or a
+ * CDF point as the results model derives them (results_scope_walk,
+ * results_cdf), or an auto-tune step's streams and IOPS or latency, or a
+ * stored host counter at its interval's end;
  * the axes are the data's ranges rounded up to a "nice" step (1, 2 or 5
  * times a power of ten), or powers of two on a log2 axis. A right-hand axis
  * gets as many ticks as the left one, at the same heights, so that one grid
@@ -31,11 +31,10 @@
 /* Walks the points of one series; no allocation. */
 struct pt_iter {
 	const struct html_series *s;
-	const struct hist *h; /* CDF */
-	size_t i;	      /* next sample row or bucket; auto-tune: the last step given */
-	bool started;	      /* auto-tune: a step was given */
-	uint64_t prev_t_ms;   /* end of the series' previous interval */
-	uint64_t cum;	      /* CDF: I/Os counted so far */
+	struct results_scope_walk walk; /* samples */
+	struct results_cdf cdf;		/* CDF */
+	size_t i;			/* next host row; auto-tune: the last step given */
+	bool started;			/* auto-tune: a step was given */
 };
 
 static bool src_tune(enum html_source src)
@@ -43,48 +42,14 @@ static bool src_tune(enum html_source src)
 	return src == HTML_SRC_TUNE_IOPS || src == HTML_SRC_TUNE_DB_READ_MS;
 }
 
-static const struct hist *series_hist(const struct html_series *s)
-{
-	const struct results_hist *rh;
-	size_t i;
-
-	for (i = 0; i < s->r->nr_hists; i++) {
-		rh = &s->r->hists[i];
-		if (rh->scope == s->scope && rh->cls == s->cls && !strcmp(rh->name, s->name))
-			return rh->h;
-	}
-	return NULL;
-}
-
 static void pt_iter_init(struct pt_iter *it, const struct html_series *s)
 {
 	memset(it, 0, sizeof(*it));
 	it->s = s;
 	if (s->src == HTML_SRC_CDF)
-		it->h = series_hist(s);
-}
-
-static bool sample_in_scope(const struct html_series *s, const struct results_sample *x)
-{
-	return x->scope == s->scope && !strcmp(x->name, s->name);
-}
-
-static bool pt_next_cdf(struct pt_iter *it, double *x, double *y)
-{
-	const struct hist *h = it->h;
-
-	if (!h || !h->count)
-		return false;
-	for (; it->i < HIST_BUCKETS; it->i++) {
-		if (!h->buckets[it->i])
-			continue;
-		it->cum += h->buckets[it->i];
-		*x = (double)hist_bucket_value((unsigned)it->i) / 1e6;
-		*y = (double)it->cum / (double)h->count;
-		it->i++;
-		return true;
-	}
-	return false;
+		results_cdf_init(&it->cdf, results_hist_get(s->r, s->scope, s->name, s->cls));
+	else if (s->src == HTML_SRC_IOPS || s->src == HTML_SRC_AVG_MS)
+		results_scope_walk_init(&it->walk, s->r, s->scope, s->name, s->classes);
 }
 
 /* Step i comes after step k in the order (streams, step). */
@@ -175,57 +140,34 @@ static bool pt_next_host(struct pt_iter *it, double *x, double *y)
 }
 
 /*
- * Samples are stored in t_ms order, so the rows of one interval are
- * contiguous. The intervals of a series are those of its scope (rows of any
- * class): the rows of the series' classes at the next such t_ms are summed
- * into one point, and a class without a row there had no I/O (results.h), so
- * an interval where none of them has a row is an IOPS point of 0.
+ * The intervals of a series are those of its scope, the series' classes
+ * summed (results_scope_walk): a point is the interval's IOPS or average at
+ * its end; an interval without I/O of those classes is an IOPS point of 0
+ * and no latency point. Warm-up intervals are left out of a measured series.
  */
 static bool pt_next(struct pt_iter *it, double *x, double *y)
 {
 	const struct html_series *s = it->s;
 	const struct results *r = s->r;
-	const struct results_sample *row;
-	uint64_t t, prev, ios, lat;
-	bool warm;
-	size_t j;
+	struct results_interval iv;
 
 	if (s->src == HTML_SRC_CDF)
-		return pt_next_cdf(it, x, y);
+		return results_cdf_next(&it->cdf, x, y);
 	if (src_tune(s->src))
 		return pt_next_tune(it, x, y);
 	if (s->src == HTML_SRC_HOST)
 		return pt_next_host(it, x, y);
-	while (it->i < r->nr_samples) {
-		while (it->i < r->nr_samples && !sample_in_scope(s, &r->samples[it->i]))
-			it->i++;
-		if (it->i == r->nr_samples)
-			return false;
-		t = r->samples[it->i].t_ms;
-		ios = lat = 0;
-		warm = false;
-		for (j = it->i; j < r->nr_samples && r->samples[j].t_ms == t; j++) {
-			row = &r->samples[j];
-			if (!sample_in_scope(s, row))
-				continue;
-			warm |= row->warmup;
-			if (!(s->classes & (1u << row->cls)))
-				continue;
-			ios += row->ios;
-			lat += row->lat_sum_ns;
-		}
-		it->i = j;
-		prev = it->prev_t_ms;
-		it->prev_t_ms = t;
-		if ((warm && s->measured) || t <= prev)
+	while (results_scope_walk_next(&it->walk, &iv)) {
+		if ((iv.warmup && s->measured) || !iv.len_ms)
 			continue;
-		*x = (double)t / 1000.0 - (s->measured && isfinite(r->warmup_s) ? r->warmup_s : 0);
+		*x = (double)iv.t_ms / 1000.0 -
+		     (s->measured && isfinite(r->warmup_s) ? r->warmup_s : 0);
 		if (s->src == HTML_SRC_IOPS) {
-			*y = (double)ios * 1000.0 / (double)(t - prev);
+			*y = iv.iops;
 			return true;
 		}
-		if (ios) {
-			*y = (double)lat / (double)ios / 1e6;
+		if (iv.ios) {
+			*y = iv.avg_ms;
 			return true;
 		}
 	}

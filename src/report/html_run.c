@@ -29,35 +29,12 @@ static void kv_row(struct strbuf *sb, const char *key, const char *value)
 	strbuf_addstr(sb, "</td></tr>\n");
 }
 
-/*
- * Whether the run issued class c: present in the run's summary, or, for a
- * run whose summary is not written yet (still running, killed early), in a
- * run-scope interval. Charts and tables show only such classes.
- */
-static bool run_class_seen(const struct results *r, enum io_class c)
-{
-	const struct results_sample *x;
-	size_t i;
-
-	if (class_summary_present(&r->run.classes[c]))
-		return true;
-	for (i = 0; i < r->nr_samples; i++) {
-		x = &r->samples[i];
-		if (x->scope == SCOPE_RUN && x->cls == c && (x->ios || x->errors))
-			return true;
-	}
-	return false;
-}
-
 /* The run's whole-run histogram of class c holds latencies. */
 static bool run_hist_any(const struct results *r, enum io_class c)
 {
-	size_t i;
+	const struct hist *h = results_hist_get(r, SCOPE_RUN, "run", c);
 
-	for (i = 0; i < r->nr_hists; i++)
-		if (r->hists[i].scope == SCOPE_RUN && r->hists[i].cls == c)
-			return r->hists[i].h && r->hists[i].h->count;
-	return false;
+	return h && h->count;
 }
 
 static const char *const run_sections[][2] = {
@@ -86,10 +63,8 @@ static void card(struct strbuf *sb, const char *key, double v, int decimals, con
 static void run_summary(struct strbuf *sb, const struct results *r)
 {
 	double target = html_verdict_threshold(r, "transactional_iops");
-	size_t i, failed = 0;
+	size_t i, failed = results_verdicts_failed(r);
 
-	for (i = 0; i < r->nr_verdicts; i++)
-		failed += !r->verdicts[i].passed;
 	html_section_open(sb, "summary", "Test summary", true);
 	strbuf_addstr(sb, "<p>Overall verdict: ");
 	html_verdict_badge(sb, r->verdict, true);
@@ -234,17 +209,12 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 }
 
 /* The classes of the IOPS-over-time chart: the transactional ones the run
- * issued, or, in a run without them (a backup test), every class it issued. */
-static unsigned over_time_classes(const struct results *r, bool *transactional)
+ * issued (results_classes_issued), or, in a run without them (a backup
+ * test), every class it issued. */
+static unsigned over_time_classes(unsigned issued, bool *transactional)
 {
-	unsigned seen = 0;
-	int c;
-
-	for (c = 0; c < IO_CLASS_COUNT; c++)
-		if (run_class_seen(r, c))
-			seen |= 1u << c;
-	*transactional = (seen & HTML_TRANSACTIONAL) || !seen;
-	return *transactional ? HTML_TRANSACTIONAL : seen;
+	*transactional = (issued & HTML_TRANSACTIONAL) || !issued;
+	return *transactional ? HTML_TRANSACTIONAL : issued;
 }
 
 static void run_over_time(struct strbuf *sb, const struct results *r)
@@ -254,10 +224,11 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 	struct html_hline hl;
 	struct html_chart ch;
 	size_t i, nv = r->nr_volumes < DP_ARRAY_SIZE(vs) ? r->nr_volumes : DP_ARRAY_SIZE(vs);
+	unsigned issued = results_classes_issued(r), classes;
 	bool transactional;
-	unsigned classes = over_time_classes(r, &transactional);
 	int c;
 
+	classes = over_time_classes(issued, &transactional);
 	html_section_open(sb, "over-time", "Performance over time", false);
 	strbuf_addf(sb,
 		    "<p class=\"note\">Per-second intervals as stored. The shaded band is the "
@@ -291,7 +262,7 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		char id[48], title[96], hlabel[64];
 
-		if (!run_class_seen(r, c))
+		if (!(issued & (1u << c)))
 			continue;
 		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(c));
 		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(c));

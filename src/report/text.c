@@ -33,12 +33,6 @@ static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = report_str_or(r->verdict, "NONE");
-	double warmup = isfinite(r->warmup_s) ? r->warmup_s : 0;
-
-	/* stopped in its warm-up: the warm-up that ran */
-	if (r->status && (!strcmp(r->status, "aborted") || !strcmp(r->status, "error")) &&
-	    r->warmup.duration_s < warmup)
-		warmup = r->warmup.duration_s;
 	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
 	text_verdict_word(sb, verdict, color);
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
@@ -52,7 +46,7 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		    "warm-up\n",
 		    report_str_or(r->profile_name, "-"), report_str_or(r->test_type, "-"),
 		    report_str_or(r->engine, "-"), r->streams,
-		    isfinite(r->duration_s) ? r->duration_s : 0, warmup);
+		    isfinite(r->duration_s) ? r->duration_s : 0, results_warmup_ran_s(r));
 	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
 		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
 }
@@ -123,24 +117,19 @@ static double finite_or_0(double v)
 /*
  * "words: 4.19 MB/s, 1.05 MB/s per database" for a class read at a rate per
  * database (background maintenance, backup), when present: the run's rate
- * and the databases' own stored rates, as a range when they differ.
+ * and the range of the databases' own stored rates (results_db_mbps_range),
+ * one figure when both ends read the same.
  */
 static void text_rate_line(struct strbuf *sb, const struct results *r, enum io_class c,
 			   const char *words)
 {
 	struct strbuf lo = STRBUF_INIT, hi = STRBUF_INIT;
-	double min = HUGE_VAL, max = -HUGE_VAL, v;
-	size_t i;
+	double min, max;
 
 	if (!class_summary_present(&r->run.classes[c]))
 		return;
 	strbuf_addf(sb, "%s: %.2f MB/s", words, finite_or_0(r->run.classes[c].mbps));
-	for (i = 0; i < r->nr_databases; i++) {
-		v = finite_or_0(r->databases[i].classes[c].mbps);
-		min = fmin(min, v);
-		max = fmax(max, v);
-	}
-	if (r->nr_databases) {
+	if (results_db_mbps_range(r, c, &min, &max)) {
 		strbuf_addf(&lo, "%.2f", min);
 		strbuf_addf(&hi, "%.2f", max);
 		if (strcmp(lo.buf, hi.buf))
@@ -329,10 +318,8 @@ static void text_host(struct strbuf *sb, const struct results *r)
 
 static void text_errors(struct strbuf *sb, const struct results *r)
 {
-	size_t n = 0, shown = 0;
+	size_t n = results_events_count(r, "error"), shown = 0;
 
-	for (size_t i = 0; i < r->nr_events; i++)
-		n += !strcmp(r->events[i].kind, "error");
 	if (!n)
 		return;
 	strbuf_addf(sb, "\nerrors (%zu stored):\n", n);
@@ -353,10 +340,7 @@ static void text_errors(struct strbuf *sb, const struct results *r)
 
 static void text_report(struct strbuf *sb, const struct results *r, bool color)
 {
-	size_t i, failed = 0;
-
-	for (i = 0; i < r->nr_verdicts; i++)
-		failed += !r->verdicts[i].passed;
+	size_t failed = results_verdicts_failed(r);
 
 	text_headline(sb, r, color);
 	if (failed) {

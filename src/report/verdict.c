@@ -110,23 +110,19 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 }
 
 /*
- * " (+7 %)": how far a failed verdict is past its threshold, relative to it.
- * One decimal at first, more while that would print 0 (a failure just over
- * the line); nothing for a pass, a threshold of 0 or a criterion without a
- * margin (criterion_descs).
+ * " (+7 %)": how far a failed verdict is past its threshold, relative to it
+ * (verdict_margin_pct). One decimal at first, more while that would print 0
+ * (a failure just over the line); nothing for a pass, a threshold of 0 or a
+ * criterion without a margin (criterion_descs).
  */
 void report_verdict_margin(struct strbuf *out, const struct verdict *v)
 {
 	struct criterion_desc d = criterion_find(v->criterion);
 	struct strbuf m = STRBUF_INIT;
-	double pct;
+	double pct = verdict_margin_pct(v);
 	int decimals = 1;
 
-	if (v->passed || !d.margin || !isfinite(v->threshold) || !isfinite(v->measured) ||
-	    v->threshold == 0)
-		return;
-	pct = (v->measured - v->threshold) / fabs(v->threshold) * 100.0;
-	if (!isfinite(pct))
+	if (!d.margin || !isfinite(pct))
 		return;
 	do {
 		strbuf_reset(&m);

@@ -26,7 +26,7 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
 		uint64_t off = 0;
 
 		for (unsigned i = 0; i < w->ndb; off += w->dbs[i].n, i++) {
-			const struct wdb *d = &w->dbs[i];
+			const struct wl_db *d = &w->dbs[i];
 			const uint32_t *map = from_copies ? w->jcopy + off : d->expect;
 
 			if (d->global != g || !map)
@@ -36,7 +36,7 @@ static void journal_gather(const struct run *r, size_t g, bool from_copies, uint
 			 * journal is exact: one unclean end does not make every
 			 * later journal a lower bound */
 			for (uint64_t k = 0; k < d->n; k++)
-				out[d->lo + k] = map[k] == EXPECT_BAD ? 0 : map[k];
+				out[d->lo + k] = map[k] == WL_EXPECT_BAD ? 0 : map[k];
 		}
 	}
 }

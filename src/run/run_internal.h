@@ -13,12 +13,11 @@
  * and hands the slot back (another atomic counter). Workers never touch
  * SQLite; the coordinator never issues data I/O.
  *
- * Streams (the profile's global count) are bound to databases round robin;
- * each runs closed loop: one page I/O at a time, random page, read or write by
- * the read share, at most one I/O in flight per page. Each acknowledged page
- * write adds log_record_size bytes to its database's log buffer; one log
- * writer per database writes what is buffered (aligned to the logical block
- * size, at most 1 MiB) write-through, circularly over the preallocated log.
+ * Streams (the profile's global count) are bound to databases round robin.
+ * What each stream, flusher, log writer, replication or scan slot asks for
+ * is src/workload/'s (diskproof/workload.h): a worker reaches its generators
+ * through its struct wl_ctx only, which sees the worker's databases and
+ * slots, never the worker or the run.
  *
  * Every read page is checked against the generation this run last wrote to it
  * (pages of files that existed before the run are learnt on first read).
@@ -40,6 +39,7 @@
 #include "diskproof/run.h"
 #include "diskproof/stats.h"
 #include "diskproof/store.h"
+#include "diskproof/workload.h"
 
 struct tuner;
 struct host_sampler;
@@ -53,17 +53,12 @@ struct jchan;
 /* the drain once an I/O has hung: what is not done by then waits on the same
  * device, and the verdict is due within io_timeout plus a few seconds */
 #define RUN_DRAIN_HUNG_NS (1 * NSEC_PER_SEC)
-#define RUN_LOG_MAX (1024u * 1024u)
 /* error messages (bad pages, failed and hung I/Os) stored per run, each as
  * an event; past that they are counted, exactly, and the count is stored */
 #define RUN_EVENTS_MAX 10000u
 #define RUN_MSG_LEN 200
 /* journal the expected generations every this many intervals */
 #define RUN_JOURNAL_EVERY 60
-/* an expected generation known only as a lower bound (unclean journal) */
-#define EXPECT_LOWER JOURNAL_GEN_LOWER
-/* a page already reported bad: not reported again until rewritten */
-#define EXPECT_BAD 0xffffffffu
 
 /* The interval grid: warm-up chunks from t0, then measurement chunks from
  * t0 + warmup, so no interval mixes the two. */
@@ -115,62 +110,6 @@ static inline uint64_t grid_end(const struct grid *g, unsigned k)
 	return e > g->t0 + g->warmup + g->duration ? g->t0 + g->warmup + g->duration : e;
 }
 
-enum slot_kind {
-	SLOT_STREAM, /* a transaction stream (fixed model: one I/O at a time) */
-	SLOT_FLUSH,  /* one of a database's flusher writes */
-	SLOT_LOG,    /* the database's log writer */
-	SLOT_SCAN,   /* maintenance (BDM) or backup: sequential multi-page reads */
-	SLOT_REPL,   /* replication (or recovery) reads of closed log segments */
-};
-
-/* transaction types, in the order of the mix keys */
-enum txn_type {
-	TXN_INSERT,
-	TXN_DELETE,
-	TXN_REPLACE,
-	TXN_SEEK,
-};
-
-/* most pages one transaction touches */
-#define TXN_MAX_PAGES 64
-/* most replication read size (a segment is read in pieces of this) */
-#define RUN_REPL_MAX (1024u * 1024u)
-
-/* what a stream waits for before its next transaction */
-enum slot_wait {
-	WAIT_NONE,
-	WAIT_DIRTY,   /* room in the database's dirty-page list to commit */
-	WAIT_LOG,     /* its commit record durable (a non-lazy commit) */
-	WAIT_ARRIVAL, /* open loop: the next transaction's arrival */
-};
-
-struct slot {
-	struct engine_req req;
-	enum slot_kind kind;
-	unsigned db; /* local database index */
-	uint64_t page;
-	uint64_t gen;
-	uint64_t t_issue;
-	bool inflight;	    /* handed to the engine, not completed yet */
-	bool hung_reported; /* reported as hung; counted once */
-	bool keep_issue;    /* t_issue is an intended start: not restamped at commit */
-	uint64_t off0;	    /* the request as first issued, for short I/O */
-	uint32_t len0;
-	void *buf;
-	uint32_t buf_len;
-	/* multi-page reads: the pages of [page, page + npages) this read holds */
-	uint64_t held; /* bit i: page + i marked busy by this read */
-	unsigned npages;
-	/* a stream's transaction */
-	uint8_t txn;
-	uint8_t wait; /* enum slot_wait */
-	uint16_t left, ntouched;
-	uint64_t commit_lsn;
-	uint64_t t_start; /* open loop: the transaction's intended start */
-	uint64_t *touched;
-	uint64_t cursor; /* fixed model, sequential: the next page */
-};
-
 /* A page read whose check waits until the stream that read it has been
  * issued again (see worker_verify_pending). */
 struct pending_verify {
@@ -179,78 +118,6 @@ struct pending_verify {
 	unsigned db;
 	uint64_t page, off, t_done;
 };
-
-struct dirty_page {
-	uint64_t page;
-	uint64_t lsn; /* log bytes that must be durable before it is written */
-};
-
-struct wdb {
-	const struct plan_db *pdb;
-	unsigned global;
-	uint64_t lo, n;	  /* the pages this worker drives: [lo, lo + n) */
-	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown */
-	uint8_t *busy;	  /* BUSY_IO, BUSY_DIRTY, BUSY_BAD per page (index page - lo) */
-	/* the flusher */
-	struct dirty_page *dirty; /* FIFO ring */
-	unsigned dcap, dhead, dlen;
-	unsigned *flush_free; /* flusher slots not in use */
-	unsigned nfree;
-	/* the log: byte counters since the run started (log sequence numbers) */
-	uint64_t lsn, issued, durable, inflight_end;
-	uint64_t seg_off; /* where the next write goes in the current segment */
-	unsigned seg;
-	uint64_t log_seq; /* generation stamped in log blocks */
-	uint32_t log_align;
-	bool log_busy, log_blocked;
-	unsigned log_slot;
-	uint64_t *recs; /* pages named by records not yet written: a ring */
-	unsigned rcap, rhead, rlen;
-	/* replication */
-	uint8_t *seg_owed; /* replication reads each segment still owes */
-	unsigned *repl_q;  /* closed segments waiting for their reads */
-	unsigned qhead, qlen;
-	unsigned repl_slot;
-	bool repl_busy;
-	uint64_t repl_off; /* progress through the segment at the queue's head */
-	/* maintenance / backup */
-	unsigned scan_slot;
-	bool scan_busy, scan_done;
-	uint64_t scan_next; /* next page */
-	uint64_t scan_due;  /* maintenance: when the next read is due */
-	uint64_t scan_gap;  /* maintenance: ns between reads */
-	uint64_t scan_bytes, scan_t0,
-		scan_t1; /* backup: bytes read, first issue, last completion */
-	/* recovery: write segments, then replay them */
-	uint8_t phase;	      /* enum db_phase */
-	unsigned segs_closed; /* segments filled since the run started */
-	unsigned rp_seg;      /* the segment being replayed */
-	uint64_t rp_off;      /* how far it has been read */
-	uint64_t *rp_pages;   /* pages its records name, still to apply: a ring */
-	unsigned rp_cap, rp_head, rp_len, rp_active;
-	uint64_t rp_t0;	    /* when the segment's replay started */
-	uint64_t *rp_ns;    /* replay time per segment */
-	uint64_t *rp_count; /* pages applied per segment */
-	/* streams waiting for the log or the flusher */
-	unsigned *waiters;
-	unsigned nwait;
-};
-
-/* a database's phases in a recovery test */
-enum db_phase {
-	PHASE_RUN,    /* transactions (every other test type stays here) */
-	PHASE_DRAIN,  /* enough segments written: let the flusher and log finish */
-	PHASE_REPLAY, /* read each segment, apply the pages its records name */
-	PHASE_DONE,
-};
-
-#define BUSY_IO 0x1u
-#define BUSY_DIRTY 0x2u
-/* found bad by this run: nothing of the run writes it again (nor reads it for
- * a transaction), so that what was found stays on disk for verify and the
- * next run, even when this process dies before its event is stored; its
- * expected generation stays what it was, for the journal */
-#define BUSY_BAD 0x4u
 
 struct snap {
 	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
@@ -276,14 +143,13 @@ struct win_acc {
 struct worker {
 	struct run *run;
 	unsigned index;
-	struct wdb *dbs;
+	struct wl_db *dbs;
 	unsigned ndb;
-	struct slot *slots;
+	struct wl_slot *slots;
 	unsigned nslots;
-	unsigned *idle; /* stream slots ready to issue */
-	unsigned nidle;
-	unsigned *retry; /* slots to queue again (EAGAIN, short I/O, BUSY) */
-	unsigned *fresh; /* slots first queued in this step: issue time at commit */
+	struct wl_ctx wl; /* its generators' narrow context (over dbs and slots) */
+	unsigned *retry;  /* slots to queue again (EAGAIN, short I/O, BUSY) */
+	unsigned *fresh;  /* slots first queued in this step: issue time at commit */
 	unsigned nfresh;
 	unsigned nretry;
 	unsigned inflight;
@@ -310,15 +176,11 @@ struct worker {
 	 * it); NULL with threads, where the coordinator watches published */
 	void (*on_publish)(void *arg, unsigned k);
 	void *on_publish_arg;
-	uint64_t rng;
 	bool stopping;
 	bool done; /* backup: every database read */
 	uint64_t stop_at;
-	uint64_t next_arrival; /* open loop: the next transaction's intended start */
-	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
-	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
-	uint32_t *jcopy;       /* expected generations copied for the periodic journal */
-	int fatal;	       /* engine error that ended this worker */
+	uint32_t *jcopy; /* expected generations copied for the periodic journal */
+	int fatal;	 /* engine error that ended this worker */
 	atomic_bool fatal_seen;
 	char fatal_msg[256];
 	pthread_t thread;
@@ -367,7 +229,6 @@ struct run {
 	struct worker *workers;
 	unsigned nworkers;
 	uint64_t *fresh_from;
-	double mix[4];	  /* cumulative transaction mix, 0..1 */
 	unsigned streams; /* the stream count in use (auto-tune's level while tuning) */
 	/* auto-tune: the search, and the level being measured */
 	struct tuner *tune;
@@ -422,11 +283,6 @@ static inline unsigned worker_stamp_ready(struct worker *w)
 	return 0;
 }
 
-static inline uint64_t seg_size(const struct worker *w)
-{
-	return w->run->prof->log_segment_size;
-}
-
 /* Whole-run totals per scope, as the store and eval take them. */
 struct run_totals {
 	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
@@ -441,19 +297,7 @@ void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 bool worker_step(struct worker *w);
 void worker_finish(struct worker *w);
 void *worker_thread(void *arg);
-
-/* gen.c */
-bool log_prepare(struct worker *w, struct wdb *d, uint64_t now);
-bool repl_prepare(struct worker *w, struct wdb *d, uint64_t now);
-void repl_verify(struct worker *w, struct slot *s, struct wdb *d, struct snap *sn);
-void replay_check_segment(struct worker *w, struct wdb *d, uint64_t now);
-void repl_done(struct worker *w, struct wdb *d, struct slot *s);
-bool scan_prepare(struct worker *w, struct wdb *d, uint64_t now);
-bool flush_prepare(struct worker *w, struct wdb *d, struct slot *s, uint64_t now);
-bool stream_commit(struct worker *w, struct slot *s);
-bool stream_prepare(struct worker *w, struct slot *s, uint64_t now);
-void wake_waiters(struct worker *w, struct wdb *d);
-void recovery_step(struct worker *w, struct wdb *d, unsigned db);
+void worker_stamped(void *arg);
 
 /* setup.c */
 void worker_release(struct worker *w);

@@ -32,29 +32,19 @@ void worker_release(struct worker *w)
 		for (unsigned i = 0; i < 2 * w->ndb; i++)
 			if (w->fds[i] >= 0)
 				close(w->fds[i]);
-	for (unsigned i = 0; w->slots && i < w->nslots; i++) {
+	wl_ctx_release(&w->wl);
+	for (unsigned i = 0; w->slots && i < w->nslots; i++)
 		free(w->slots[i].buf);
-		free(w->slots[i].touched);
-	}
 	for (unsigned i = 0; i < w->nspare; i++)
 		free(w->spare[i]);
 	free(w->spare);
 	free(w->spare_index);
 	free(w->pv);
 	for (unsigned i = 0; i < w->ndb && w->dbs; i++) {
-		struct wdb *d = &w->dbs[i];
+		struct wl_db *d = &w->dbs[i];
 
 		free(d->expect);
 		free(d->busy);
-		free(d->dirty);
-		free(d->flush_free);
-		free(d->recs);
-		free(d->seg_owed);
-		free(d->repl_q);
-		free(d->waiters);
-		free(d->rp_pages);
-		free(d->rp_ns);
-		free(d->rp_count);
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		for (unsigned j = 0; w->snaps[i].cs && j < w->ndb * IO_CLASS_COUNT; j++)
@@ -67,7 +57,7 @@ void worker_release(struct worker *w)
 	free(w->jcopy);
 	free(w->dbs);
 	free(w->slots);
-	free(w->idle);
+	free(w->wl.idle);
 	free(w->retry);
 	free(w->fresh);
 	free(w->reaped);
@@ -104,7 +94,7 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
  * (exact when it was written clean, else lower bounds), 0 (unknown) where
  * there is none.
  */
-static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
+static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 {
 	const struct plan_db *pdb = d->pdb;
 	struct journal_info ji;
@@ -143,7 +133,8 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 		if (pg >= fresh)
 			d->expect[i] = 1;
 		else if (use && (gens[pg] & ~JOURNAL_GEN_LOWER))
-			d->expect[i] = gens[pg] | ((ji.flags & JOURNAL_CLEAN) ? 0 : EXPECT_LOWER);
+			d->expect[i] =
+				gens[pg] | ((ji.flags & JOURNAL_CLEAN) ? 0 : WL_EXPECT_LOWER);
 		else
 			d->expect[i] = 0;
 	}
@@ -151,11 +142,10 @@ static void worker_load_journal(struct run *r, struct wdb *d, uint64_t fresh)
 	strbuf_release(&err);
 }
 
-/* One database of a worker: its pages, the flusher, the log, replication,
- * maintenance. */
-static int wdb_setup(struct run *r, struct wdb *d, unsigned global, uint64_t lo, uint64_t n)
+/* One database of a worker: its pages and their expected generations (the
+ * generators' state is wl_ctx_init's). */
+static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t lo, uint64_t n)
 {
-	const struct profile *p = r->prof;
 	const struct plan_db *pdb = &r->plan.dbs[global];
 
 	d->pdb = pdb;
@@ -165,33 +155,11 @@ static int wdb_setup(struct run *r, struct wdb *d, unsigned global, uint64_t lo,
 	d->log_align = r->plan.vols[pdb->volume].log_align;
 	d->expect = malloc(n * sizeof(*d->expect));
 	d->busy = calloc(n, 1);
-	d->repl_slot = d->scan_slot = d->log_slot = UINT_MAX;
 	if (!d->expect || !d->busy)
 		return -ENOMEM;
 	/* pages written by init in this very invocation hold generation 1;
 	 * older ones come from the journal, else are learnt on first read */
 	worker_load_journal(r, d, r->fresh_from ? r->fresh_from[global] : 0);
-	if (fixed_model(r) || backup_test(r))
-		return 0;
-	if (recovery_test(r)) {
-		d->rp_cap = 65536;
-		d->rp_pages = calloc(d->rp_cap, sizeof(*d->rp_pages));
-		d->rp_ns = calloc(p->recovery_segments, sizeof(*d->rp_ns));
-		d->rp_count = calloc(p->recovery_segments, sizeof(*d->rp_count));
-		if (!d->rp_pages || !d->rp_ns || !d->rp_count)
-			return -ENOMEM;
-	}
-	/* dirty pages a database may hold: enough for its streams to run
-	 * ahead of the flusher, as a database cache would */
-	d->dcap = (unsigned)(n < 4096 ? n : 4096);
-	d->dirty = calloc(d->dcap, sizeof(*d->dirty));
-	d->flush_free = calloc(p->flush_depth, sizeof(*d->flush_free));
-	d->rcap = 65536;
-	d->recs = calloc(d->rcap, sizeof(*d->recs));
-	d->seg_owed = calloc(p->log_segments, 1);
-	d->repl_q = calloc(p->log_segments, sizeof(*d->repl_q));
-	if (!d->dirty || !d->flush_free || !d->recs || !d->seg_owed || !d->repl_q)
-		return -ENOMEM;
 	return 0;
 }
 
@@ -202,24 +170,18 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	bool txn = !fixed_model(r) && !backup_test(r);
-	unsigned nstreams = 0, si = 0, per_db;
+	unsigned nstreams = 0;
 	int ret = -ENOMEM;
 
 	w->run = r;
 	w->ndb = ndb;
-	w->rng = p->seed * 0x9e3779b97f4a7c15ULL + w->index + 1;
-	w->next_due = UINT64_MAX;
 	for (unsigned i = 0; i < ndb; i++)
 		nstreams += streams_per_db[i];
 	/* per database: log, replication and maintenance, and the flusher */
-	per_db = txn ? 1 + (p->copies > 1 || recovery_test(r)) + p->bdm + p->flush_depth
-		 : backup_test(r) ? 1
-				  : 0;
-	w->nslots = nstreams + ndb * per_db;
+	w->nslots = wl_slot_count(p, ndb, nstreams);
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
-	w->idle = calloc(w->nslots, sizeof(*w->idle));
+	w->wl.idle = calloc(w->nslots, sizeof(*w->wl.idle));
 	w->retry = calloc(w->nslots, sizeof(*w->retry));
 	w->fresh = calloc(w->nslots, sizeof(*w->fresh));
 	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
@@ -239,8 +201,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			goto out_nomem;
 	}
 	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
-	if (!w->dbs || !w->slots || !w->idle || !w->retry || !w->fresh || !w->reaped || !w->fds ||
-	    !w->files || !w->iov)
+	if (!w->dbs || !w->slots || !w->wl.idle || !w->retry || !w->fresh || !w->reaped ||
+	    !w->fds || !w->files || !w->iov)
 		goto out_nomem;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
@@ -252,76 +214,25 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		snap_reset(&w->snaps[i], ndb);
 	}
 	for (unsigned i = 0; i < ndb; i++) {
-		struct wdb *d = &w->dbs[i];
+		struct wl_db *d = &w->dbs[i];
 		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
 
 		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
 			goto out_nomem;
-		if (streams_per_db[i]) {
-			d->waiters = calloc(streams_per_db[i], sizeof(*d->waiters));
-			if (!d->waiters)
-				goto out_nomem;
-		}
 		w->files[2 * i] =
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
 		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
-		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
-			struct slot *s = &w->slots[si];
-
-			s->kind = SLOT_STREAM;
-			s->db = i;
-			s->buf_len = p->page_size;
-			/* sequential streams start spread over the range */
-			s->cursor = d->lo + d->n * k / streams_per_db[i];
-			if (txn) {
-				s->touched = calloc(TXN_MAX_PAGES, sizeof(*s->touched));
-				if (!s->touched)
-					goto out_nomem;
-			}
-			w->idle[w->nidle++] = si;
-		}
 	}
-	for (unsigned i = 0; i < ndb && per_db; i++) {
-		struct wdb *d = &w->dbs[i];
-		uint64_t lmax = seg_size(w) < RUN_LOG_MAX ? seg_size(w) : RUN_LOG_MAX;
-		uint64_t rmax = seg_size(w) < RUN_REPL_MAX ? seg_size(w) : RUN_REPL_MAX;
-
-		if (backup_test(r)) {
-			w->slots[si] = (struct slot){
-				.kind = SLOT_SCAN, .db = i, .buf_len = p->backup_io_size};
-			d->scan_slot = si++;
-			d->scan_next = d->lo;
-			continue;
-		}
-		w->slots[si] = (struct slot){.kind = SLOT_LOG,
-					     .db = i,
-					     .buf_len = (uint32_t)(lmax - lmax % d->log_align)};
-		d->log_slot = si++;
-		if (p->copies > 1 || recovery_test(r)) {
-			w->slots[si] =
-				(struct slot){.kind = SLOT_REPL,
-					      .db = i,
-					      .buf_len = (uint32_t)(rmax - rmax % d->log_align)};
-			d->repl_slot = si++;
-		}
-		if (p->bdm) {
-			w->slots[si] = (struct slot){
-				.kind = SLOT_SCAN, .db = i, .buf_len = p->bdm_io_size};
-			d->scan_slot = si++;
-			d->scan_next = d->lo;
-			d->scan_gap =
-				(uint64_t)((double)p->bdm_io_size * 1e9 / (double)p->bdm_rate);
-			/* databases start their scans staggered over one gap */
-			d->scan_due = engine_clock_now(&r->clock) + d->scan_gap * i / ndb;
-		}
-		for (unsigned k = 0; k < p->flush_depth; k++) {
-			w->slots[si] =
-				(struct slot){.kind = SLOT_FLUSH, .db = i, .buf_len = p->page_size};
-			d->flush_free[d->nfree++] = si++;
-		}
-	}
+	if (wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, streams_per_db, w->slots, w->nslots,
+			w->wl.idle) ||
+	    wl_slots_place(&w->wl, streams_per_db, engine_clock_now(&r->clock)))
+		goto out_nomem;
+	w->wl.run_id = &r->run_id;
+	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
+	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
+	w->wl.stamped_arg = w;
 	for (unsigned i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
+		struct wl_slot *s = &w->slots[i];
 
 		if (posix_memalign(&s->buf, 4096, s->buf_len))
 			goto out_nomem;
@@ -342,13 +253,6 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
 		w->iov[w->nslots + i].iov_base = b;
 		w->iov[w->nslots + i].iov_len = p->page_size;
-	}
-	/* streams issue in slot order */
-	for (unsigned i = 0; i < w->nidle / 2; i++) {
-		unsigned t = w->idle[i];
-
-		w->idle[i] = w->idle[w->nidle - 1 - i];
-		w->idle[w->nidle - 1 - i] = t;
 	}
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
 		uint64_t pages = 0;
@@ -401,17 +305,6 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 
 	/* warm-up, replay and stream-count rules: profile validation's */
 	streams = backup_test(r) ? 0 : r->streams ? r->streams : plan_streams(p, &r->plan);
-	{
-		double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
-
-		acc += p->insert_pct;
-		r->mix[0] = acc / tot;
-		acc += p->delete_pct;
-		r->mix[1] = acc / tot;
-		acc += p->replace_pct;
-		r->mix[2] = acc / tot;
-		r->mix[3] = 1.0;
-	}
 	ret = plan_workers_layout(p, &r->plan, streams, plan_online_cpus(), &lw);
 	if (ret)
 		goto out;
@@ -448,8 +341,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 			/* this worker's share of the arrivals, by its streams */
 			double rate = p->rate * (double)wstreams / (double)streams;
 
-			w->arrival_gap_ns = rate > 0 ? 1e9 / rate : 1e18;
-			w->next_arrival = engine_clock_now(&r->clock);
+			wl_arrivals_init(&w->wl, rate, engine_clock_now(&r->clock));
 		}
 		/* the worker runs (and its memory lives) near the disks it drives */
 		memset(drv, 0, r->plan.nr_vols * sizeof(*drv));

@@ -114,7 +114,7 @@ void record_pass_figures(struct run *r)
 		struct worker *w = &r->workers[wi];
 
 		for (unsigned i = 0; i < w->ndb; i++) {
-			struct wdb *d = &w->dbs[i];
+			struct wl_db *d = &w->dbs[i];
 
 			if (backup) {
 				double secs = d->scan_t1 > d->scan_t0

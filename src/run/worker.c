@@ -94,7 +94,7 @@ void snap_msg(struct snap *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
+static int worker_submit(struct worker *w, struct wl_slot *s, uint64_t now)
 {
 	int ret;
 
@@ -117,7 +117,7 @@ static int worker_submit(struct worker *w, struct slot *s, uint64_t now)
 static void worker_complete(struct worker *w, struct engine_req *req);
 
 /* Queues a prepared slot: false when the engine is full (it goes to retry). */
-static bool worker_queue_slot(struct worker *w, struct slot *s, uint64_t now)
+static bool worker_queue_slot(struct worker *w, struct wl_slot *s, uint64_t now)
 {
 	int ret = worker_submit(w, s, now);
 
@@ -134,47 +134,38 @@ static bool worker_queue_slot(struct worker *w, struct slot *s, uint64_t now)
 
 static void worker_issue(struct worker *w, uint64_t now)
 {
+	struct wl_ctx *c = &w->wl;
+	struct wl_slot *s;
+
 	/* retries first: they are older */
 	for (unsigned n = w->nretry; n--;) {
-		struct slot *s = &w->slots[w->retry[--w->nretry]];
-
+		s = &w->slots[w->retry[--w->nretry]];
 		if (!worker_queue_slot(w, s, now))
 			return;
 	}
 	if (w->stopping)
 		return;
-	w->next_due = UINT64_MAX;
+	c->next_due = UINT64_MAX;
 	for (unsigned i = 0; i < w->ndb; i++) {
-		struct wdb *d = &w->dbs[i];
+		struct wl_db *d = &w->dbs[i];
 
 		if (recovery_test(w->run))
-			recovery_step(w, d, i);
-
-		if (log_prepare(w, d, now) && !worker_queue_slot(w, &w->slots[d->log_slot], now))
+			wl_recovery_step(c, i);
+		if ((s = wl_log_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
 			return;
-		while (d->nfree) {
-			struct slot *s = &w->slots[d->flush_free[d->nfree - 1]];
-
-			if (!flush_prepare(w, d, s, now))
-				break;
-			d->nfree--;
+		while ((s = wl_flush_prepare(c, d, now)))
 			if (!worker_queue_slot(w, s, now))
 				return;
-		}
-		if (d->repl_slot != UINT_MAX && repl_prepare(w, d, now) &&
-		    !worker_queue_slot(w, &w->slots[d->repl_slot], now))
+		if ((s = wl_repl_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
 			return;
-		if (d->scan_slot != UINT_MAX && scan_prepare(w, d, now) &&
-		    !worker_queue_slot(w, &w->slots[d->scan_slot], now))
+		if ((s = wl_scan_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
 			return;
 	}
-	for (unsigned k = w->nidle; k--;) {
-		unsigned si = w->idle[k];
-		struct slot *s = &w->slots[si];
-
-		if (!stream_prepare(w, s, now))
+	for (unsigned k = c->nidle; k--;) {
+		s = &w->slots[c->idle[k]];
+		if (!wl_stream_prepare(c, s, now))
 			continue;
-		w->idle[k] = w->idle[--w->nidle];
+		c->idle[k] = c->idle[--c->nidle];
 		if (!worker_queue_slot(w, s, now))
 			return;
 	}
@@ -195,7 +186,7 @@ static void worker_stamp_fresh(struct worker *w)
 		return;
 	t = engine_clock_now(&w->run->clock);
 	for (unsigned i = 0; i < w->nfresh; i++) {
-		struct slot *s = &w->slots[w->fresh[i]];
+		struct wl_slot *s = &w->slots[w->fresh[i]];
 
 		if (!s->inflight)
 			continue;
@@ -207,19 +198,19 @@ static void worker_stamp_fresh(struct worker *w)
 }
 
 /* Checks one page read at buf against what this run expects of it. */
-static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t page,
+static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64_t page,
 			  const void *buf, uint64_t off, struct snap *sn)
 {
 	bool full = !(w->ops->flags & ENGINE_F_NO_FILES);
 	uint32_t *e = &d->expect[page - d->lo];
-	uint32_t expect = *e & ~EXPECT_LOWER;
-	bool lower = *e & EXPECT_LOWER;
+	uint32_t expect = *e & ~WL_EXPECT_LOWER;
+	bool lower = *e & WL_EXPECT_LOWER;
 	uint64_t found;
 	enum page_status st;
 
-	if (d->busy[page - d->lo] & BUSY_BAD)
+	if (d->busy[page - d->lo] & WL_BUSY_BAD)
 		return; /* reported once; left as it was found */
-	if (*e == EXPECT_BAD) {
+	if (*e == WL_EXPECT_BAD) {
 		/* reported already; learn the page again if it reads right */
 		st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, 0, full, &found);
 		if (st == PAGE_OK || st == PAGE_NEWER)
@@ -248,12 +239,12 @@ static void worker_verify(struct worker *w, struct wdb *d, unsigned db, uint64_t
 	/* report each bad page once, and keep it as found: this run neither
 	 * writes it again nor reads it for a transaction, and its journal entry
 	 * stays the generation expected, so verify and the next run find it too */
-	d->busy[page - d->lo] |= BUSY_BAD;
+	d->busy[page - d->lo] |= WL_BUSY_BAD;
 }
 
-static const char *slot_file(const struct slot *s, const struct wdb *d)
+static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
 {
-	return s->kind == SLOT_LOG || s->kind == SLOT_REPL ? d->pdb->log_file : d->pdb->path;
+	return wl_slot_on_log(s) ? d->pdb->log_file : d->pdb->path;
 }
 
 /*
@@ -264,10 +255,10 @@ static const char *slot_file(const struct slot *s, const struct wdb *d)
  * (fewer I/Os per second than fio at the same depth). Instead the page read
  * is set aside with its buffer, the stream gets a spare buffer and is issued
  * again, and the pages are checked after that commit, in the same step. The
- * page stays BUSY_IO until checked, so nothing reads or writes it meanwhile
+ * page stays WL_BUSY_IO until checked, so nothing reads or writes it meanwhile
  * and its expected generation cannot move.
  */
-static void worker_defer_verify(struct worker *w, struct slot *s, uint64_t t_done)
+static void worker_defer_verify(struct worker *w, struct wl_slot *s, uint64_t t_done)
 {
 	struct pending_verify *v = &w->pv[w->npv++];
 
@@ -294,12 +285,12 @@ static void worker_verify_pending(struct worker *w, bool all)
 		return;
 	while (i < w->npv) {
 		struct pending_verify *v = &w->pv[i++];
-		struct wdb *d = &w->dbs[v->db];
+		struct wl_db *d = &w->dbs[v->db];
 
 		/* counted in the current interval (the one it completed in, or
 		 * the next when that has been handed over meanwhile) */
 		worker_verify(w, d, v->db, v->page, v->buf, v->off, worker_snap_at(w, v->t_done));
-		d->busy[v->page - d->lo] &= (uint8_t)~BUSY_IO;
+		d->busy[v->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 		w->spare[w->nspare] = v->buf;
 		w->spare_index[w->nspare++] = v->buf_index;
 		if (worker_stamp_ready(w) && !all)
@@ -309,10 +300,31 @@ static void worker_verify_pending(struct worker *w, bool all)
 	w->npv -= i;
 }
 
+/* Checks the log blocks a replication read returned: header and checksum;
+ * one message per read. */
+static void worker_repl_verify(struct worker *w, struct wl_slot *s, struct wl_db *d,
+			       struct snap *sn)
+{
+	uint64_t block, off;
+	const char *what = wl_repl_check(&w->wl, d, s, &block, &off);
+
+	if (!what)
+		return;
+	sn->integrity[s->db]++;
+	snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
+		 (unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
+}
+
+/* wl_ctx.stamped: a page was stamped; time what completed meanwhile */
+void worker_stamped(void *arg)
+{
+	worker_stamp_ready(arg);
+}
+
 static void worker_complete(struct worker *w, struct engine_req *req)
 {
-	struct slot *s = req->owner;
-	struct wdb *d = &w->dbs[s->db];
+	struct wl_slot *s = req->owner;
+	struct wl_db *d = &w->dbs[s->db];
 	const struct profile *p = w->run->prof;
 	int64_t res = req->result;
 	bool ok, verify = p->verify;
@@ -354,47 +366,36 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	s->hung_reported = false;
 	s->keep_issue = false;
 	switch (s->kind) {
-	case SLOT_LOG:
-		d->log_busy = false;
-		if (ok)
-			d->durable = d->inflight_end;
-		else
-			d->durable = d->inflight_end; /* counted as an error; streams go on */
-		wake_waiters(w, d);
+	case WL_SLOT_LOG:
+		wl_log_done(&w->wl, d);
 		return;
-	case SLOT_REPL:
+	case WL_SLOT_REPL:
 		if (ok)
-			repl_verify(w, s, d, sn);
-		repl_done(w, d, s);
+			worker_repl_verify(w, s, d, sn);
+		wl_repl_done(&w->wl, d, s);
 		return;
-	case SLOT_SCAN:
-		for (unsigned i = 0; i < s->npages; i++) {
+	case WL_SLOT_SCAN:
+		for (unsigned i = 0; ok && verify && i < s->npages; i++) {
 			if (!(s->held & (1ULL << i)))
 				continue;
-			d->busy[s->page + i - d->lo] &= (uint8_t)~BUSY_IO;
-			if (ok && verify) {
-				worker_verify(w, d, s->db, s->page + i,
-					      (char *)s->buf + (uint64_t)i * p->page_size,
-					      s->off0 + (uint64_t)i * p->page_size, sn);
-				worker_stamp_ready(w);
-			}
+			worker_verify(w, d, s->db, s->page + i,
+				      (char *)s->buf + (uint64_t)i * p->page_size,
+				      s->off0 + (uint64_t)i * p->page_size, sn);
+			worker_stamp_ready(w);
 		}
-		d->scan_busy = false;
-		if (ok)
-			d->scan_bytes += s->len0;
-		d->scan_t1 = req->t_done_ns;
+		wl_scan_done(&w->wl, d, s, ok);
 		return;
-	case SLOT_FLUSH:
-	case SLOT_STREAM:
+	case WL_SLOT_FLUSH:
+	case WL_SLOT_STREAM:
 		break;
 	}
-	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == SLOT_STREAM && w->nspare &&
-	    s->txn != UINT8_MAX) {
+	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == WL_SLOT_STREAM && w->nspare &&
+	    !wl_slot_replaying(s)) {
 		/* checked once the stream is on its way again; the page stays
 		 * busy until then */
 		worker_defer_verify(w, s, req->t_done_ns);
 	} else {
-		d->busy[s->page - d->lo] &= (uint8_t)~BUSY_IO;
+		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 		if (req->op == ENGINE_OP_WRITE)
 			/* a failed write may or may not have landed */
 			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
@@ -403,41 +404,10 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 			worker_stamp_ready(w);
 		}
 	}
-	if (s->kind == SLOT_FLUSH) {
-		d->flush_free[d->nfree++] = (unsigned)(s - w->slots);
-		wake_waiters(w, d);
-		return;
-	}
-	if (fixed_model(w->run)) {
-		w->idle[w->nidle++] = (unsigned)(s - w->slots);
-		return;
-	}
-	if (s->txn == UINT8_MAX) {
-		/* recovery: the page read, its write next; or both done */
-		if (req->op == ENGINE_OP_READ) {
-			s->left = 1;
-			d->busy[s->page - d->lo] |= BUSY_IO; /* held for its write */
-		} else {
-			s->txn = TXN_SEEK;
-			d->rp_active--;
-			d->rp_count[d->rp_seg]++;
-			replay_check_segment(w, d, req->t_done_ns);
-		}
-		w->idle[w->nidle++] = (unsigned)(s - w->slots);
-		return;
-	}
-	/* a transaction's page read */
-	s->touched[s->ntouched++] = s->page;
-	if (s->left)
-		s->left--;
-	if (s->left) {
-		w->idle[w->nidle++] = (unsigned)(s - w->slots);
-		return;
-	}
-	if (stream_commit(w, s))
-		w->idle[w->nidle++] = (unsigned)(s - w->slots);
+	if (s->kind == WL_SLOT_FLUSH)
+		wl_flush_done(&w->wl, s);
 	else
-		d->waiters[d->nwait++] = (unsigned)(s - w->slots);
+		wl_stream_done(&w->wl, s);
 }
 
 /*
@@ -450,8 +420,8 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 	struct snap *sn = &w->snaps[w->cur % RUN_SLOTS];
 
 	for (unsigned i = 0; i < w->nslots; i++) {
-		struct slot *s = &w->slots[i];
-		struct wdb *d = &w->dbs[s->db];
+		struct wl_slot *s = &w->slots[i];
+		struct wl_db *d = &w->dbs[s->db];
 
 		/* from when the device got it (an open-loop start may be older;
 		 * one queued again after now was read has age 0) */
@@ -476,11 +446,9 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 static bool worker_all_done(const struct worker *w)
 {
 	for (unsigned i = 0; i < w->ndb; i++) {
-		const struct wdb *d = &w->dbs[i];
+		const struct wl_db *d = &w->dbs[i];
 
-		if (backup_test(w->run) && (!d->scan_done || d->scan_busy))
-			return false;
-		if (recovery_test(w->run) && d->phase != PHASE_DONE)
+		if (!wl_db_finished(&w->wl, d))
 			return false;
 	}
 	return true;
@@ -558,8 +526,8 @@ bool worker_step(struct worker *w)
 	}
 	last = atomic_load_explicit(&r->last, memory_order_acquire);
 	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
-	if (!w->stopping && w->next_due < next)
-		next = w->next_due; /* maintenance or an arrival is due first */
+	if (!w->stopping && w->wl.next_due < next)
+		next = w->wl.next_due; /* maintenance or an arrival is due first */
 	wait = next > now ? next - now : 0;
 	if (w->stopping && r->virt)
 		wait = NSEC_PER_SEC;

@@ -27,7 +27,10 @@
  *
  * The page stamping (payload and CRC32C) runs on the calling thread, as the
  * creator's does: on very fast devices with large pages one core can be the
- * limit, which shows as IOPS that are steady early.
+ * limit, which shows as IOPS that are steady early. *
+ * The ring is its own, not an engine's: preconditioning needs io_uring
+ * whatever engine the profile names (psync and libaio hosts included), and
+ * says so when the ring cannot be set up (docs/engines.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,6 +48,8 @@
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
 #include "diskproof/precondition.h"
+
+#include "../util/rng.h"
 
 #define PC_DEF_DEPTH 32u
 #define PC_DEF_ROUND_NS (10 * NSEC_PER_SEC)
@@ -197,22 +202,6 @@ static void pc_sep(struct strbuf *err)
 		strbuf_addstr(err, "; ");
 }
 
-/* splitmix64: a fast RNG whose stream is fixed by the profile's seed. */
-static uint64_t pc_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n): the high half of a 64x64 product (bias below n / 2^64). */
-static uint64_t pc_below(uint64_t *x, uint64_t n)
-{
-	return (uint64_t)(((unsigned __int128)pc_rand(x) * n) >> 64);
-}
-
 static bool pc_busy(const struct pc_db *d, uint64_t page)
 {
 	return d->busy[page / 64] >> (page % 64) & 1;
@@ -231,7 +220,7 @@ static void pc_busy_flip(struct pc_db *d, uint64_t page)
 static void pc_pick(struct pc *c, const struct pc_vol *v, struct pc_db **db, uint64_t *page)
 {
 	for (;;) {
-		uint64_t x = pc_below(&c->rng, v->pages);
+		uint64_t x = rng_splitmix_below(&c->rng, v->pages);
 		unsigned lo = 0, hi = v->ndbs - 1;
 
 		while (lo < hi) {
@@ -622,7 +611,9 @@ static int pc_setup(struct pc *c, struct strbuf *err)
 		;
 	ret = io_uring_queue_init(entries, &c->ring, 0);
 	if (ret < 0)
-		strbuf_addf(err, "precondition: io_uring: cannot set up a ring: %s",
+		strbuf_addf(err,
+			    "precondition: needs io_uring, whatever the profile's engine: "
+			    "cannot set up a ring: %s",
 			    strerror(-ret));
 	return ret;
 

@@ -1,0 +1,318 @@
+/*
+ * workload.h - the per-database generators and their narrow context: the
+ * transaction streams (and the fixed model's), the flusher, the log writer,
+ * replication, maintenance and backup scans, and recovery's replay.
+ *
+ * The contract. A worker owns one struct wl_ctx: the profile (generators
+ * read its [workload] keys and its test type), the databases it drives
+ * (struct wl_db), its request slots (struct wl_slot), the streams ready to
+ * issue, one RNG and the time it passes in. Generators see nothing else: not
+ * the worker, not the run, not the store. Per database and turn the worker
+ * asks each generator for its next request (wl_*_prepare: the slot filled,
+ * or NULL when there is none now), queues it, and hands each completion back
+ * to the generator that issued it (wl_*_done) once it has accounted it and
+ * checked the pages it read. The page maps (expect, busy) are shared: the
+ * worker checks and learns generations, the generators mark pages busy and
+ * stamp writes.
+ *
+ * Determinism: every random draw comes from ctx->rng, in the order the
+ * generators are called; a simulated run is the same bit for bit for a seed.
+ *
+ * Ownership: wl_ctx_init and wl_slots_place allocate the generators' state
+ * (the databases' queues and rings, the streams' page lists), released by
+ * wl_ctx_release; the slots' buffers, the page maps and the arrays of dbs,
+ * slots and idle belong to the caller.
+ */
+#ifndef DISKPROOF_WORKLOAD_H
+#define DISKPROOF_WORKLOAD_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "diskproof/engine.h"
+#include "diskproof/journal.h"
+
+struct plan_db;
+struct profile;
+
+enum wl_slot_kind {
+	WL_SLOT_STREAM, /* a transaction stream (fixed model: one I/O at a time) */
+	WL_SLOT_FLUSH,	/* one of a database's flusher writes */
+	WL_SLOT_LOG,	/* the database's log writer */
+	WL_SLOT_SCAN,	/* maintenance (BDM) or backup: sequential multi-page reads */
+	WL_SLOT_REPL,	/* replication (or recovery) reads of closed log segments */
+};
+
+/* transaction types, in the order of the mix keys */
+enum wl_txn {
+	WL_TXN_INSERT,
+	WL_TXN_DELETE,
+	WL_TXN_REPLACE,
+	WL_TXN_SEEK,
+	WL_TXN_REPLAY = UINT8_MAX, /* recovery: a page a replayed record names */
+};
+
+/* a database's log_slot, repl_slot or scan_slot when it has none */
+#define WL_NO_SLOT UINT_MAX
+/* most pages one transaction touches */
+#define WL_TXN_MAX_PAGES 64
+/* most log write size */
+#define WL_LOG_MAX (1024u * 1024u)
+/* most replication read size (a segment is read in pieces of this) */
+#define WL_REPL_MAX (1024u * 1024u)
+
+/* what a stream waits for before its next transaction */
+enum wl_wait {
+	WL_WAIT_NONE,
+	WL_WAIT_DIRTY,	 /* room in the database's dirty-page list to commit */
+	WL_WAIT_LOG,	 /* its commit record durable (a non-lazy commit) */
+	WL_WAIT_ARRIVAL, /* open loop: the next transaction's arrival */
+};
+
+/* a database's phases in a recovery test */
+enum wl_phase {
+	WL_PHASE_RUN,	 /* transactions (every other test type stays here) */
+	WL_PHASE_DRAIN,	 /* enough segments written: let the flusher and log finish */
+	WL_PHASE_REPLAY, /* read each segment, apply the pages its records name */
+	WL_PHASE_DONE,
+};
+
+/* a page's busy bits (wl_db.busy) */
+#define WL_BUSY_IO 0x1u
+#define WL_BUSY_DIRTY 0x2u
+/* found bad by this run: nothing of the run writes it again (nor reads it for
+ * a transaction), so that what was found stays on disk for verify and the
+ * next run, even when this process dies before its event is stored; its
+ * expected generation stays what it was, for the journal */
+#define WL_BUSY_BAD 0x4u
+
+/* an expected generation known only as a lower bound (unclean journal) */
+#define WL_EXPECT_LOWER JOURNAL_GEN_LOWER
+/* a page already reported bad: not reported again until rewritten */
+#define WL_EXPECT_BAD 0xffffffffu
+
+struct wl_slot {
+	struct engine_req req;
+	enum wl_slot_kind kind;
+	unsigned db; /* local database index */
+	uint64_t page;
+	uint64_t gen;
+	uint64_t t_issue;
+	bool inflight;	    /* handed to the engine, not completed yet */
+	bool hung_reported; /* reported as hung; counted once */
+	bool keep_issue;    /* t_issue is an intended start: not restamped at commit */
+	uint64_t off0;	    /* the request as first issued, for short I/O */
+	uint32_t len0;
+	void *buf;
+	uint32_t buf_len;
+	/* multi-page reads: the pages of [page, page + npages) this read holds */
+	uint64_t held; /* bit i: page + i marked busy by this read */
+	unsigned npages;
+	/* a stream's transaction */
+	uint8_t txn;
+	uint8_t wait; /* enum wl_wait */
+	uint16_t left, ntouched;
+	uint64_t commit_lsn;
+	uint64_t t_start; /* open loop: the transaction's intended start */
+	uint64_t *touched;
+	uint64_t cursor; /* fixed model, sequential: the next page */
+};
+
+struct wl_dirty_page {
+	uint64_t page;
+	uint64_t lsn; /* log bytes that must be durable before it is written */
+};
+
+struct wl_db {
+	const struct plan_db *pdb;
+	unsigned global;
+	uint64_t lo, n;	  /* the pages this worker drives: [lo, lo + n) */
+	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown */
+	uint8_t *busy;	  /* WL_BUSY_* per page (index page - lo) */
+	/* the flusher */
+	struct wl_dirty_page *dirty; /* FIFO ring */
+	unsigned dcap, dhead, dlen;
+	unsigned *flush_free; /* flusher slots not in use */
+	unsigned nfree;
+	/* the log: byte counters since the run started (log sequence numbers) */
+	uint64_t lsn, issued, durable, inflight_end;
+	uint64_t seg_off; /* where the next write goes in the current segment */
+	unsigned seg;
+	uint64_t log_seq; /* generation stamped in log blocks */
+	uint32_t log_align;
+	bool log_busy, log_blocked;
+	unsigned log_slot;
+	uint64_t *recs; /* pages named by records not yet written: a ring */
+	unsigned rcap, rhead, rlen;
+	/* replication */
+	uint8_t *seg_owed; /* replication reads each segment still owes */
+	unsigned *repl_q;  /* closed segments waiting for their reads */
+	unsigned qhead, qlen;
+	unsigned repl_slot;
+	bool repl_busy;
+	uint64_t repl_off; /* progress through the segment at the queue's head */
+	/* maintenance / backup */
+	unsigned scan_slot;
+	bool scan_busy, scan_done;
+	uint64_t scan_next; /* next page */
+	uint64_t scan_due;  /* maintenance: when the next read is due */
+	uint64_t scan_gap;  /* maintenance: ns between reads */
+	uint64_t scan_bytes, scan_t0,
+		scan_t1; /* backup: bytes read, first issue, last completion */
+	/* recovery: write segments, then replay them */
+	uint8_t phase;	      /* enum wl_phase */
+	unsigned segs_closed; /* segments filled since the run started */
+	unsigned rp_seg;      /* the segment being replayed */
+	uint64_t rp_off;      /* how far it has been read */
+	uint64_t *rp_pages;   /* pages its records name, still to apply: a ring */
+	unsigned rp_cap, rp_head, rp_len, rp_active;
+	uint64_t rp_t0;	    /* when the segment's replay started */
+	uint64_t *rp_ns;    /* replay time per segment */
+	uint64_t *rp_count; /* pages applied per segment */
+	/* streams waiting for the log or the flusher */
+	unsigned *waiters;
+	unsigned nwait;
+};
+
+/* The narrow context of one worker's generators. */
+struct wl_ctx {
+	const struct profile *prof;
+	struct wl_db *dbs;
+	unsigned ndb;
+	struct wl_slot *slots;
+	unsigned nslots;
+	unsigned *idle; /* stream slots ready to issue (nslots entries) */
+	unsigned nidle;
+	uint64_t rng;
+	double mix[4];	       /* cumulative transaction mix, 0..1 */
+	uint64_t next_arrival; /* open loop: the next transaction's intended start */
+	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
+	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
+	const int64_t *run_id; /* stamped in pages; known once the run is stored */
+	bool full;	       /* pages carry their payload (an engine with files) */
+	/* called after each page stamped (a few microseconds of CPU): lets the
+	 * caller time completions that landed meanwhile; may be NULL */
+	void (*stamped)(void *arg);
+	void *stamped_arg;
+};
+
+/*
+ * Sets up c for a worker's databases: the RNG (from the seed and the
+ * worker's index), the mix, and each database's generator state (d->pdb,
+ * lo, n, log_align set by the caller; streams_per_db[i] streams on dbs[i]).
+ * dbs, slots and idle are the caller's arrays (nslots from wl_slot_count).
+ * 0 or -ENOMEM; wl_ctx_release frees what was allocated either way.
+ */
+int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
+		unsigned ndb, const unsigned *streams_per_db, struct wl_slot *slots,
+		unsigned nslots, unsigned *idle);
+/* Frees what wl_ctx_init and wl_slots_place allocated and forgets dbs and
+ * slots (c->idle stays the caller's); safe twice, and on a zeroed context. */
+void wl_ctx_release(struct wl_ctx *c);
+/* Slots a worker needs for nstreams streams over ndb databases. */
+unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams);
+/* Lays out the slots (kinds, databases, buffer sizes; streams ready to issue
+ * in slot order), starting maintenance at now staggered over the databases.
+ * The caller allocates each slot's buffer of buf_len bytes afterwards. */
+int wl_slots_place(struct wl_ctx *c, const unsigned *streams_per_db, uint64_t now);
+/* Open loop: this worker's share of the arrivals, from now on. */
+void wl_arrivals_init(struct wl_ctx *c, double rate, uint64_t now);
+/* backup: the database read to its end; recovery: replayed; else true */
+bool wl_db_finished(const struct wl_ctx *c, const struct wl_db *d);
+
+/* ---- the generators: next request (NULL: none now) and completion ---- */
+
+/* recovery: moves a database on through its phases (call before the rest) */
+void wl_recovery_step(struct wl_ctx *c, unsigned db);
+
+/*
+ * Each generator's next request is asked for once per database and turn of
+ * the worker loop, and most turns there is none: the wl_*_prepare below
+ * answer those turns inline from the database's state; wl_*_build (out of
+ * line) fill the slot otherwise. Call the wl_*_prepare.
+ */
+struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+
+/* The log write of what is buffered; NULL when nothing is, a write is in
+ * flight, or the next segment still owes replication reads. */
+static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->log_busy || d->lsn == d->issued)
+		return NULL;
+	return wl_log_build(c, d, now);
+}
+
+/* The oldest dirty page's write-back, on a free flusher slot; NULL when none
+ * may go now (write-ahead, or an I/O in flight on the page). */
+static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (!d->nfree || !d->dlen)
+		return NULL;
+	return wl_flush_build(c, d, now);
+}
+
+/* The next replication read of the oldest closed segment (recovery: the
+ * next piece of the segment to replay). */
+static inline struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->repl_slot == WL_NO_SLOT || d->repl_busy || (!d->qlen && d->phase != WL_PHASE_REPLAY))
+		return NULL;
+	return wl_repl_build(c, d, now);
+}
+
+/* The next maintenance read once it is due, or backup read. */
+static inline struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->scan_slot == WL_NO_SLOT || d->scan_busy || d->scan_done)
+		return NULL;
+	if (now < d->scan_due) {
+		/* maintenance, not due yet (a backup's scan_due stays 0) */
+		if (d->scan_due < c->next_due)
+			c->next_due = d->scan_due;
+		return NULL;
+	}
+	return wl_scan_build(c, d, now);
+}
+
+/* the log write completed (ok or not: streams go on either way) */
+void wl_log_done(struct wl_ctx *c, struct wl_db *d);
+void wl_flush_done(struct wl_ctx *c, struct wl_slot *s);
+/*
+ * Checks the log blocks a replication read returned (header, place and
+ * checksum; only with verify on and real pages): NULL when every block is
+ * right, else why the first bad one is not, with its block number and file
+ * offset. Reseals the blocks in the buffer to compare checksums.
+ */
+const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct wl_slot *s,
+			  uint64_t *block, uint64_t *off);
+void wl_repl_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s);
+/* the scan read completed; the caller has checked the pages it held */
+void wl_scan_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok);
+/* A stream's next I/O; false when it cannot issue now (it stays idle). */
+bool wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
+/*
+ * A stream's I/O completed, and the caller has released or checked its page
+ * (for a write: learnt its generation). The stream goes back to c->idle, or
+ * waits in its database for the log or the flusher.
+ */
+void wl_stream_done(struct wl_ctx *c, struct wl_slot *s);
+
+/* A replayed page's read: written back from its buffer, so checked at once
+ * (never set aside for a later check). */
+static inline bool wl_slot_replaying(const struct wl_slot *s)
+{
+	return s->txn == WL_TXN_REPLAY;
+}
+
+/* The slot's requests go to the database's log file (else to its database
+ * file). */
+static inline bool wl_slot_on_log(const struct wl_slot *s)
+{
+	return s->kind == WL_SLOT_LOG || s->kind == WL_SLOT_REPL;
+}
+
+#endif

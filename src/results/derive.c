@@ -1,0 +1,302 @@
+/*
+ * derive.c - the figures the reports show that are not stored as such, each
+ * derived here once from struct results (results.h) so that the renderers
+ * only format them: an interval's rates and average per I/O, the walks that
+ * give each interval of a scope its length, a histogram's CDF, the range of
+ * the databases' MB/s, a failed verdict's margin, the warm-up a run went
+ * through, the classes it issued, how many of its verdicts failed and how
+ * many events of a kind it stored.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/results.h"
+
+void results_interval_add(struct results_interval *iv, const struct results_sample *row,
+			  unsigned classes)
+{
+	iv->warmup |= row->warmup;
+	if (!(classes & (1u << row->cls)))
+		return;
+	iv->ios += row->ios;
+	iv->bytes += row->bytes;
+	iv->errors += row->errors;
+	iv->lat_sum_ns += row->lat_sum_ns;
+}
+
+/*
+ * Rates are counts over the interval's length in seconds; the average in
+ * whole ns is the integer quotient (the CSV's precision, like the stored
+ * percentiles), the one in ms is not rounded (the charts' points).
+ */
+void results_interval_finish(struct results_interval *iv)
+{
+	double secs = (double)iv->len_ms / 1000.0;
+
+	iv->iops = iv->mbps = NAN;
+	if (iv->len_ms) {
+		iv->iops = (double)iv->ios / secs;
+		iv->mbps = (double)iv->bytes / 1e6 / secs;
+	}
+	iv->avg_ns = iv->ios ? iv->lat_sum_ns / iv->ios : 0;
+	iv->avg_ms = iv->ios ? (double)iv->lat_sum_ns / (double)iv->ios / 1e6 : NAN;
+}
+
+static bool sample_in(const struct results_sample *x, enum scope_kind scope, const char *name)
+{
+	return x->scope == scope && !strcmp(x->name, name);
+}
+
+void results_scope_walk_init(struct results_scope_walk *w, const struct results *r,
+			     enum scope_kind scope, const char *name, unsigned classes)
+{
+	memset(w, 0, sizeof(*w));
+	w->r = r;
+	w->scope = scope;
+	w->name = name;
+	w->classes = classes;
+}
+
+/*
+ * Samples are stored in t_ms order, so the rows of one interval are
+ * contiguous: the scope's next row gives the interval's end, and every row
+ * of the scope up to the next t_ms belongs to it.
+ */
+bool results_scope_walk_next(struct results_scope_walk *w, struct results_interval *out)
+{
+	const struct results *r = w->r;
+	uint64_t t;
+	size_t j;
+
+	while (w->i < r->nr_samples && !sample_in(&r->samples[w->i], w->scope, w->name))
+		w->i++;
+	if (w->i == r->nr_samples)
+		return false;
+	t = r->samples[w->i].t_ms;
+	memset(out, 0, sizeof(*out));
+	out->t_ms = t;
+	for (j = w->i; j < r->nr_samples && r->samples[j].t_ms == t; j++)
+		if (sample_in(&r->samples[j], w->scope, w->name))
+			results_interval_add(out, &r->samples[j], w->classes);
+	w->i = j;
+	out->len_ms = t > w->prev_t_ms ? t - w->prev_t_ms : 0;
+	w->prev_t_ms = t;
+	results_interval_finish(out);
+	return true;
+}
+
+/* A scope of a walk over every scope: the end of its previous interval and
+ * its series (struct results_walk). */
+struct results_walk_scope {
+	enum scope_kind scope;
+	const char *name;
+	uint64_t last_t_ms;
+	unsigned series; /* bit (1 << class) */
+};
+
+/*
+ * Every interval writes its scopes in the same order, so the entry after the
+ * last one found is tried first: one comparison per scope in the usual case.
+ * NULL when out of memory.
+ */
+static struct results_walk_scope *walk_scope_get(struct results_walk *w,
+						 const struct results_sample *s)
+{
+	struct results_walk_scope *n;
+	size_t i, k;
+
+	for (k = 0; k < w->nr; k++) {
+		i = (w->next + k) % w->nr;
+		n = &w->v[i];
+		if (n->scope == s->scope && !strcmp(n->name, s->name)) {
+			w->next = i + 1;
+			return n;
+		}
+	}
+	n = realloc(w->v, (w->nr + 1) * sizeof(*n));
+	if (!n)
+		return NULL;
+	w->v = n;
+	n = &n[w->nr++];
+	n->scope = s->scope;
+	n->name = s->name;
+	n->last_t_ms = 0;
+	n->series = 0;
+	w->next = w->nr;
+	return n;
+}
+
+/* A first pass finds each scope's series: the classes with I/O or errors in
+ * some interval. */
+void results_walk_init(struct results_walk *w, const struct results *r)
+{
+	struct results_walk_scope *sc;
+	const struct results_sample *s;
+	size_t i;
+
+	memset(w, 0, sizeof(*w));
+	w->r = r;
+	for (i = 0; i < r->nr_samples; i++) {
+		s = &r->samples[i];
+		sc = walk_scope_get(w, s);
+		if (sc && (s->ios || s->errors))
+			sc->series |= 1u << s->cls;
+	}
+}
+
+static bool same_group(const struct results_sample *a, const struct results_sample *b)
+{
+	return a->t_ms == b->t_ms && a->scope == b->scope && !strcmp(a->name, b->name);
+}
+
+bool results_walk_next(struct results_walk *w, struct results_group *g)
+{
+	const struct results *r = w->r;
+	struct results_walk_scope *sc;
+	const struct results_sample *s;
+	size_t j;
+
+	if (w->i >= r->nr_samples)
+		return false;
+	s = &r->samples[w->i];
+	for (j = w->i + 1; j < r->nr_samples && same_group(s, &r->samples[j]); j++)
+		;
+	g->rows = s;
+	g->n = j - w->i;
+	w->i = j;
+	sc = walk_scope_get(w, s);
+	g->len_ms = s->t_ms;
+	g->series = (1u << IO_CLASS_COUNT) - 1;
+	if (sc) {
+		g->len_ms = s->t_ms >= sc->last_t_ms ? s->t_ms - sc->last_t_ms : 0;
+		sc->last_t_ms = s->t_ms;
+		g->series = sc->series;
+	}
+	return true;
+}
+
+void results_walk_release(struct results_walk *w)
+{
+	free(w->v);
+	w->v = NULL;
+	w->nr = w->next = 0;
+}
+
+const struct hist *results_hist_get(const struct results *r, enum scope_kind scope,
+				    const char *name, enum io_class cls)
+{
+	const struct results_hist *rh;
+	size_t i;
+
+	for (i = 0; i < r->nr_hists; i++) {
+		rh = &r->hists[i];
+		if (rh->scope == scope && rh->cls == cls && !strcmp(rh->name, name))
+			return rh->h;
+	}
+	return NULL;
+}
+
+void results_cdf_init(struct results_cdf *it, const struct hist *h)
+{
+	memset(it, 0, sizeof(*it));
+	it->h = h;
+}
+
+bool results_cdf_next(struct results_cdf *it, double *ms, double *share)
+{
+	const struct hist *h = it->h;
+
+	if (!h || !h->count)
+		return false;
+	for (; it->i < HIST_BUCKETS; it->i++) {
+		if (!h->buckets[it->i])
+			continue;
+		it->cum += h->buckets[it->i];
+		*ms = (double)hist_bucket_value((unsigned)it->i) / 1e6;
+		*share = (double)it->cum / (double)h->count;
+		it->i++;
+		return true;
+	}
+	return false;
+}
+
+static double finite_or_0(double v)
+{
+	return isfinite(v) ? v : 0.0;
+}
+
+bool results_db_mbps_range(const struct results *r, enum io_class c, double *min, double *max)
+{
+	double lo = HUGE_VAL, hi = -HUGE_VAL, v;
+	size_t i;
+
+	if (!r->nr_databases)
+		return false;
+	for (i = 0; i < r->nr_databases; i++) {
+		v = finite_or_0(r->databases[i].classes[c].mbps);
+		lo = fmin(lo, v);
+		hi = fmax(hi, v);
+	}
+	*min = lo;
+	*max = hi;
+	return true;
+}
+
+double verdict_margin_pct(const struct verdict *v)
+{
+	double pct;
+
+	if (v->passed || !isfinite(v->threshold) || !isfinite(v->measured) || v->threshold == 0)
+		return NAN;
+	pct = (v->measured - v->threshold) / fabs(v->threshold) * 100.0;
+	return isfinite(pct) ? pct : NAN;
+}
+
+/* A run stopped in its warm-up stored only the part that ran (its warm-up
+ * intervals, results_warmup_fill). */
+double results_warmup_ran_s(const struct results *r)
+{
+	double warmup = isfinite(r->warmup_s) ? r->warmup_s : 0;
+
+	if (r->status && (!strcmp(r->status, "aborted") || !strcmp(r->status, "error")) &&
+	    r->warmup.duration_s < warmup)
+		warmup = r->warmup.duration_s;
+	return warmup;
+}
+
+unsigned results_classes_issued(const struct results *r)
+{
+	const struct results_sample *x;
+	unsigned issued = 0;
+	size_t i;
+	int c;
+
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		if (class_summary_present(&r->run.classes[c]))
+			issued |= 1u << c;
+	for (i = 0; i < r->nr_samples; i++) {
+		x = &r->samples[i];
+		if (x->scope == SCOPE_RUN && (x->ios || x->errors) && x->cls < IO_CLASS_COUNT)
+			issued |= 1u << x->cls;
+	}
+	return issued;
+}
+
+size_t results_verdicts_failed(const struct results *r)
+{
+	size_t i, failed = 0;
+
+	for (i = 0; i < r->nr_verdicts; i++)
+		failed += !r->verdicts[i].passed;
+	return failed;
+}
+
+size_t results_events_count(const struct results *r, const char *kind)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nr_events; i++)
+		n += !strcmp(r->events[i].kind, kind);
+	return n;
+}

@@ -1,0 +1,199 @@
+/*
+ * db.c - the generators' state of one worker's databases and the layout of
+ * its slots: what the flusher, the log, replication, maintenance, backup and
+ * recovery keep per database, the RNG and the mix, set up before the first
+ * I/O and released after the last.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/rng.h"
+#include "workload_internal.h"
+
+/* dirty pages a database may hold: enough for its streams to run ahead of
+ * the flusher, as a database cache would */
+#define WL_DIRTY_MAX 4096u
+/* log records buffered, and replayed pages waiting, per database */
+#define WL_RECS_CAP 65536u
+#define WL_REPLAY_CAP 65536u
+
+static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
+{
+	const struct profile *p = c->prof;
+
+	d->repl_slot = d->scan_slot = d->log_slot = WL_NO_SLOT;
+	if (streams && !(d->waiters = calloc(streams, sizeof(*d->waiters))))
+		return -ENOMEM;
+	if (wl_fixed_model(c) || wl_backup_test(c))
+		return 0;
+	if (wl_recovery_test(c)) {
+		d->rp_cap = WL_REPLAY_CAP;
+		d->rp_pages = calloc(d->rp_cap, sizeof(*d->rp_pages));
+		d->rp_ns = calloc(p->recovery_segments, sizeof(*d->rp_ns));
+		d->rp_count = calloc(p->recovery_segments, sizeof(*d->rp_count));
+		if (!d->rp_pages || !d->rp_ns || !d->rp_count)
+			return -ENOMEM;
+	}
+	d->dcap = (unsigned)(d->n < WL_DIRTY_MAX ? d->n : WL_DIRTY_MAX);
+	d->dirty = calloc(d->dcap, sizeof(*d->dirty));
+	d->flush_free = calloc(p->flush_depth, sizeof(*d->flush_free));
+	d->rcap = WL_RECS_CAP;
+	d->recs = calloc(d->rcap, sizeof(*d->recs));
+	d->seg_owed = calloc(p->log_segments, 1);
+	d->repl_q = calloc(p->log_segments, sizeof(*d->repl_q));
+	if (!d->dirty || !d->flush_free || !d->recs || !d->seg_owed || !d->repl_q)
+		return -ENOMEM;
+	return 0;
+}
+
+int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
+		unsigned ndb, const unsigned *streams_per_db, struct wl_slot *slots,
+		unsigned nslots, unsigned *idle)
+{
+	double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
+
+	c->prof = p;
+	c->dbs = dbs;
+	c->ndb = ndb;
+	c->slots = slots;
+	c->nslots = nslots;
+	c->idle = idle;
+	c->nidle = 0;
+	c->rng = p->seed * RNG_GOLDEN + worker_index + 1;
+	c->next_due = UINT64_MAX;
+	acc += p->insert_pct;
+	c->mix[0] = acc / tot;
+	acc += p->delete_pct;
+	c->mix[1] = acc / tot;
+	acc += p->replace_pct;
+	c->mix[2] = acc / tot;
+	c->mix[3] = 1.0;
+	for (unsigned i = 0; i < ndb; i++)
+		if (db_init(c, &dbs[i], streams_per_db[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+void wl_ctx_release(struct wl_ctx *c)
+{
+	for (unsigned i = 0; c->slots && i < c->nslots; i++)
+		free(c->slots[i].touched);
+	for (unsigned i = 0; c->dbs && i < c->ndb; i++) {
+		struct wl_db *d = &c->dbs[i];
+
+		free(d->dirty);
+		free(d->flush_free);
+		free(d->recs);
+		free(d->seg_owed);
+		free(d->repl_q);
+		free(d->waiters);
+		free(d->rp_pages);
+		free(d->rp_ns);
+		free(d->rp_count);
+	}
+	/* what it points at is the caller's: forgotten, so a second release
+	 * frees nothing twice */
+	c->slots = NULL;
+	c->dbs = NULL;
+}
+
+/* Generator slots per database: log, replication (or recovery), maintenance
+ * and the flusher; backup: its scan. */
+static unsigned slots_per_db(const struct profile *p)
+{
+	if (p->type == PROFILE_TEST_BACKUP)
+		return 1;
+	if (p->model == PROFILE_MODEL_FIXED)
+		return 0;
+	return 1 + (p->copies > 1 || p->type == PROFILE_TEST_RECOVERY) + p->bdm + p->flush_depth;
+}
+
+unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams)
+{
+	return nstreams + ndb * slots_per_db(p);
+}
+
+/* The generator slots of database i from slot *si on. */
+static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t now)
+{
+	const struct profile *p = c->prof;
+	struct wl_db *d = &c->dbs[i];
+	uint64_t seg = wl_seg_size(c);
+	uint64_t lmax = seg < WL_LOG_MAX ? seg : WL_LOG_MAX;
+	uint64_t rmax = seg < WL_REPL_MAX ? seg : WL_REPL_MAX;
+
+	if (wl_backup_test(c)) {
+		c->slots[*si] = (struct wl_slot){
+			.kind = WL_SLOT_SCAN, .db = i, .buf_len = p->backup_io_size};
+		d->scan_slot = (*si)++;
+		d->scan_next = d->lo;
+		return;
+	}
+	c->slots[*si] = (struct wl_slot){
+		.kind = WL_SLOT_LOG, .db = i, .buf_len = (uint32_t)(lmax - lmax % d->log_align)};
+	d->log_slot = (*si)++;
+	if (p->copies > 1 || wl_recovery_test(c)) {
+		c->slots[*si] = (struct wl_slot){.kind = WL_SLOT_REPL,
+						 .db = i,
+						 .buf_len = (uint32_t)(rmax - rmax % d->log_align)};
+		d->repl_slot = (*si)++;
+	}
+	if (p->bdm) {
+		c->slots[*si] =
+			(struct wl_slot){.kind = WL_SLOT_SCAN, .db = i, .buf_len = p->bdm_io_size};
+		d->scan_slot = (*si)++;
+		d->scan_next = d->lo;
+		d->scan_gap = (uint64_t)((double)p->bdm_io_size * 1e9 / (double)p->bdm_rate);
+		/* databases start their scans staggered over one gap */
+		d->scan_due = now + d->scan_gap * i / c->ndb;
+	}
+	for (unsigned k = 0; k < p->flush_depth; k++) {
+		c->slots[*si] =
+			(struct wl_slot){.kind = WL_SLOT_FLUSH, .db = i, .buf_len = p->page_size};
+		d->flush_free[d->nfree++] = (*si)++;
+	}
+}
+
+int wl_slots_place(struct wl_ctx *c, const unsigned *streams_per_db, uint64_t now)
+{
+	const struct profile *p = c->prof;
+	bool txn = !wl_fixed_model(c) && !wl_backup_test(c);
+	unsigned si = 0;
+
+	for (unsigned i = 0; i < c->ndb; i++) {
+		struct wl_db *d = &c->dbs[i];
+
+		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
+			struct wl_slot *s = &c->slots[si];
+
+			s->kind = WL_SLOT_STREAM;
+			s->db = i;
+			s->buf_len = p->page_size;
+			/* sequential streams start spread over the range */
+			s->cursor = d->lo + d->n * k / streams_per_db[i];
+			if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
+				return -ENOMEM;
+			c->idle[c->nidle++] = si;
+		}
+	}
+	for (unsigned i = 0; i < c->ndb && slots_per_db(p); i++)
+		place_db_slots(c, i, &si, now);
+	/* streams issue in slot order */
+	for (unsigned i = 0; i < c->nidle / 2; i++) {
+		unsigned t = c->idle[i];
+
+		c->idle[i] = c->idle[c->nidle - 1 - i];
+		c->idle[c->nidle - 1 - i] = t;
+	}
+	return 0;
+}
+
+bool wl_db_finished(const struct wl_ctx *c, const struct wl_db *d)
+{
+	if (wl_backup_test(c) && (!d->scan_done || d->scan_busy))
+		return false;
+	if (wl_recovery_test(c) && d->phase != WL_PHASE_DONE)
+		return false;
+	return true;
+}

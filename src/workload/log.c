@@ -1,0 +1,122 @@
+/*
+ * log.c - the log writer: each committed transaction appends a record of
+ * log_record_size bytes per page it changed; one writer per database writes
+ * what is buffered (aligned to the volume's logical block size, at most a
+ * slot's buffer) write-through, circularly over the preallocated log's
+ * segments. Each log block carries a record table naming the pages of the
+ * records it holds (recovery replays them). A segment still owing
+ * replication reads is not written over: the log waits for it.
+ */
+#include <string.h>
+
+#include "workload_internal.h"
+
+void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n)
+{
+	d->lsn += (uint64_t)n * c->prof->log_record_size;
+	for (unsigned i = 0; i < n && d->rlen < d->rcap; i++)
+		d->recs[(d->rhead + d->rlen++) % d->rcap] = pages[i];
+}
+
+/* Writes the record table of one log block: up to take pages, oldest first. */
+static void log_block_records(struct wl_db *d, char *blk, uint32_t size, unsigned take)
+{
+	struct log_records lr = {LOG_RECORDS_MAGIC, 0};
+	uint32_t cap = log_records_capacity(size);
+
+	for (; lr.count < take && lr.count < cap && d->rlen; lr.count++, d->rlen--) {
+		memcpy(blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * lr.count, &d->recs[d->rhead], 8);
+		d->rhead = (d->rhead + 1) % d->rcap;
+	}
+	memcpy(blk + PAGE_HEADER_SIZE, &lr, sizeof(lr));
+	page_reseal(blk, size);
+}
+
+/* Moves the log to the next segment once the current one is full; false
+ * when that segment still owes replication reads (the log waits). */
+static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
+{
+	unsigned next;
+
+	if (d->seg_off < wl_seg_size(c))
+		return true;
+	next = (d->seg + 1) % c->prof->log_segments;
+	if (d->seg_owed[next]) {
+		d->log_blocked = true;
+		return false;
+	}
+	d->log_blocked = false;
+	d->seg = next;
+	d->seg_off = 0;
+	return true;
+}
+
+/* The blocks of one write, each stamped, with its share of the records. */
+static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, unsigned blocks,
+			     unsigned rec_take)
+{
+	const struct profile *p = c->prof;
+
+	for (unsigned b = 0; b < blocks; b++) {
+		char *blk = (char *)s->buf + (uint64_t)b * d->log_align;
+		uint64_t fileoff =
+			(uint64_t)d->seg * wl_seg_size(c) + d->seg_off + (uint64_t)b * d->log_align;
+		unsigned take = (rec_take + blocks - 1 - b) / (blocks - b);
+
+		page_stamp(blk, d->log_align, PAGE_KIND_LOG, d->pdb->id, fileoff / d->log_align,
+			   ++d->log_seq, (uint64_t)*c->run_id, p->seed, c->full);
+		if (c->full) {
+			log_block_records(d, blk, d->log_align, take);
+		} else {
+			take = take < d->rlen ? take : d->rlen;
+			d->rlen -= take;
+			d->rhead = (d->rhead + take) % d->rcap;
+		}
+		rec_take -= take < rec_take ? take : rec_take;
+	}
+}
+
+struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	struct wl_slot *s;
+	const struct profile *p = c->prof;
+	uint64_t pending = d->lsn - d->issued, len, room;
+	unsigned rec_take;
+
+	if (d->log_slot == WL_NO_SLOT || d->log_busy || !pending || !log_next_segment(c, d))
+		return NULL;
+	s = &c->slots[d->log_slot];
+	room = wl_seg_size(c) - d->seg_off;
+	len = (pending + d->log_align - 1) / d->log_align * d->log_align;
+	if (len > room)
+		len = room;
+	if (len > s->buf_len)
+		len = s->buf_len;
+	/* records this write carries: all buffered when it takes everything */
+	rec_take = len >= pending ? d->rlen
+				  : (unsigned)(((uint64_t)d->rlen * len + pending - 1) / pending);
+	log_stamp_blocks(c, d, s, (unsigned)(len / d->log_align), rec_take);
+	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
+			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + d->seg_off,
+			(uint32_t)len, now);
+	d->issued = len >= pending ? d->lsn : d->issued + len;
+	d->inflight_end = d->issued;
+	d->seg_off += len;
+	if (d->seg_off >= wl_seg_size(c))
+		d->segs_closed++;
+	if (d->seg_off >= wl_seg_size(c) && p->copies > 1) {
+		/* the segment is closed: replication reads it copies - 1 times */
+		d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
+		d->repl_q[(d->qhead + d->qlen++) % p->log_segments] = d->seg;
+	}
+	d->log_busy = true;
+	return s;
+}
+
+void wl_log_done(struct wl_ctx *c, struct wl_db *d)
+{
+	d->log_busy = false;
+	/* a failed write is counted as an error; streams go on */
+	d->durable = d->inflight_end;
+	wl_wake_waiters(c, d);
+}

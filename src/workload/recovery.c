@@ -1,0 +1,140 @@
+/*
+ * recovery.c - the recovery test's replay: a database runs transactions
+ * until it has written recovery_segments log segments, drains (the flusher
+ * and the log finish, every stream stops), then replays: it reads each
+ * segment in pieces (through the replication slot), and its streams apply
+ * the pages the pieces' record tables name (read the page, write it back),
+ * piece after piece. The time and the pages of each segment's replay are
+ * kept for the run's figures.
+ */
+#include <string.h>
+
+#include "workload_internal.h"
+
+void wl_recovery_step(struct wl_ctx *c, unsigned db)
+{
+	const struct profile *p = c->prof;
+	struct wl_db *d = &c->dbs[db];
+
+	if (d->phase == WL_PHASE_RUN && d->segs_closed >= p->recovery_segments)
+		d->phase = WL_PHASE_DRAIN;
+	if (d->phase != WL_PHASE_DRAIN || d->dlen || d->nfree < p->flush_depth || d->log_busy ||
+	    d->lsn != d->issued || d->repl_busy || d->qlen || d->nwait)
+		return;
+	for (unsigned i = 0; i < c->nslots; i++) {
+		const struct wl_slot *s = &c->slots[i];
+
+		if (s->kind == WL_SLOT_STREAM && s->db == db && (s->left || s->inflight))
+			return;
+	}
+	d->phase = WL_PHASE_REPLAY;
+	d->rp_seg = 0;
+	d->rp_off = 0;
+}
+
+bool wl_replay_read_prepare(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t now)
+{
+	uint64_t len;
+
+	/* the next piece of the segment being replayed, once the pages of the
+	 * last one are applied */
+	if (d->repl_busy || d->rp_len || d->rp_active || d->rp_off >= wl_seg_size(c))
+		return false;
+	if (!d->rp_off)
+		d->rp_t0 = now;
+	len = wl_seg_size(c) - d->rp_off;
+	if (len > s->buf_len)
+		len = s->buf_len;
+	s->page = d->rp_seg;
+	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
+			d->pdb->log_base + (uint64_t)d->rp_seg * wl_seg_size(c) + d->rp_off,
+			(uint32_t)len, now);
+	d->repl_busy = true;
+	return true;
+}
+
+/* The pages the records of a replayed piece name, to apply. */
+static void replay_parse(struct wl_db *d, const struct wl_slot *s)
+{
+	const uint32_t bs = d->log_align;
+
+	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
+		const char *blk = (const char *)s->buf + o;
+		struct log_records lr;
+
+		memcpy(&lr, blk + PAGE_HEADER_SIZE, sizeof(lr));
+		if (lr.magic != LOG_RECORDS_MAGIC || lr.count > log_records_capacity(bs))
+			continue; /* no records (or reported by the check) */
+		for (uint32_t i = 0; i < lr.count && d->rp_len < d->rp_cap; i++) {
+			uint64_t pg;
+
+			memcpy(&pg, blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * i, 8);
+			if (pg < d->lo || pg >= d->lo + d->n)
+				continue;
+			d->rp_pages[(d->rp_head + d->rp_len++) % d->rp_cap] = pg;
+		}
+	}
+}
+
+/* The segment's pieces read and its pages applied? Then the next one. */
+static void replay_check_segment(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (d->phase != WL_PHASE_REPLAY || d->repl_busy || d->rp_len || d->rp_active ||
+	    d->rp_off < wl_seg_size(c))
+		return;
+	d->rp_ns[d->rp_seg] = now - d->rp_t0;
+	d->rp_seg++;
+	d->rp_off = 0;
+	if (d->rp_seg >= c->prof->recovery_segments)
+		d->phase = WL_PHASE_DONE;
+}
+
+void wl_replay_read_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
+{
+	replay_parse(d, s);
+	d->rp_off += s->len0;
+	replay_check_segment(c, d, s->req.t_done_ns);
+}
+
+bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
+{
+	struct wl_db *d = &c->dbs[s->db];
+
+	/* read a page a record names, then write it */
+	if (s->left) {
+		wl_page_io_prepare(c, s, false, now);
+		s->left = 0;
+		return true;
+	}
+	while (d->rp_len && (d->busy[d->rp_pages[d->rp_head] - d->lo] & WL_BUSY_BAD)) {
+		/* found bad: not replayed over */
+		d->rp_head = (d->rp_head + 1) % d->rp_cap;
+		d->rp_len--;
+	}
+	if (!d->rp_len || (d->busy[d->rp_pages[d->rp_head] - d->lo] & WL_BUSY_IO))
+		return false;
+	s->page = d->rp_pages[d->rp_head];
+	d->rp_head = (d->rp_head + 1) % d->rp_cap;
+	d->rp_len--;
+	d->rp_active++;
+	s->txn = WL_TXN_REPLAY;
+	wl_page_io_prepare(c, s, true, now);
+	return true;
+}
+
+void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s)
+{
+	struct wl_db *d = &c->dbs[s->db];
+
+	/* the page read, its write next; or both done */
+	if (s->req.op == ENGINE_OP_READ) {
+		s->left = 1;
+		d->busy[s->page - d->lo] |= WL_BUSY_IO; /* held for its write */
+	} else {
+		s->txn = WL_TXN_SEEK;
+		d->rp_active--;
+		d->rp_count[d->rp_seg]++;
+		replay_check_segment(c, d, s->req.t_done_ns);
+	}
+	c->idle[c->nidle++] = (unsigned)(s - c->slots);
+}

@@ -1,0 +1,93 @@
+/*
+ * workload_internal.h - what the generators of src/workload/ share among
+ * themselves: the test-type tests, filling a slot's request, a page I/O of a
+ * stream or the flusher (stamped when it is a write), and the calls from one
+ * generator into another (a commit appends to the log, the log and the
+ * flusher wake streams, recovery borrows a stream and the replication slot).
+ * static inline where they run once per I/O.
+ */
+#ifndef DISKPROOF_WORKLOAD_INTERNAL_H
+#define DISKPROOF_WORKLOAD_INTERNAL_H
+
+#include "diskproof/page.h"
+#include "diskproof/plan.h"
+#include "diskproof/profile.h"
+#include "diskproof/stats.h"
+#include "diskproof/workload.h"
+
+static inline bool wl_fixed_model(const struct wl_ctx *c)
+{
+	return c->prof->model == PROFILE_MODEL_FIXED;
+}
+
+static inline bool wl_backup_test(const struct wl_ctx *c)
+{
+	return c->prof->type == PROFILE_TEST_BACKUP;
+}
+
+static inline bool wl_recovery_test(const struct wl_ctx *c)
+{
+	return c->prof->type == PROFILE_TEST_RECOVERY;
+}
+
+static inline uint64_t wl_seg_size(const struct wl_ctx *c)
+{
+	return c->prof->log_segment_size;
+}
+
+static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, uint16_t flags,
+				   uint32_t file, uint64_t offset, uint32_t len, uint64_t now)
+{
+	s->req.op = op;
+	s->req.cls = cls;
+	s->req.flags = flags;
+	s->req.file = file;
+	s->req.offset = offset;
+	s->req.len = len;
+	s->req.buf = s->buf;
+	s->off0 = offset;
+	s->len0 = len;
+	s->t_issue = now;
+	s->keep_issue = false;
+}
+
+/* Stamps a page write with the page's next generation. */
+static inline void wl_slot_stamp_write(struct wl_ctx *c, struct wl_slot *s, struct wl_db *d)
+{
+	const struct profile *p = c->prof;
+	uint32_t e = d->expect[s->page - d->lo];
+
+	s->gen = e == WL_EXPECT_BAD ? 2 : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
+	if (s->gen == 1)
+		s->gen = 2; /* unknown before: anything newer than init's 1 */
+	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
+		   (uint64_t)*c->run_id, p->seed, c->full);
+	if (c->stamped)
+		c->stamped(c->stamped_arg);
+}
+
+/* A page I/O of a stream or the flusher on page s->page. */
+static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool read, uint64_t now)
+{
+	struct wl_db *d = &c->dbs[s->db];
+	const struct profile *p = c->prof;
+
+	d->busy[s->page - d->lo] |= WL_BUSY_IO;
+	wl_slot_request(s, read ? ENGINE_OP_READ : ENGINE_OP_WRITE, read ? IO_DB_READ : IO_DB_WRITE,
+			0, 2 * s->db, d->pdb->base + s->page * p->page_size, p->page_size, now);
+	if (!read)
+		wl_slot_stamp_write(c, s, d);
+}
+
+/* txn.c: streams of d waiting for the log or the flusher that may go on */
+void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d);
+/* log.c: appends a commit record naming pages[0..n) to d's log buffer */
+void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n);
+/* recovery.c: a stream's replay I/O (false: none now), and its completion */
+bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
+void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s);
+/* recovery.c: the next piece of the segment being replayed, and its end */
+bool wl_replay_read_prepare(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t now);
+void wl_replay_read_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s);
+
+#endif
