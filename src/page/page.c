@@ -18,6 +18,7 @@
 #endif
 
 #include "diskproof/page.h"
+#include "../util/rng.h"
 
 static uint32_t crc32c_soft(uint32_t crc, const unsigned char *p, size_t len)
 {
@@ -374,18 +375,11 @@ uint32_t page_crc32c(uint32_t crc, const void *data, size_t len)
 	return ~crc_run(impl, ~crc, data, len);
 }
 
-#define SM_GAMMA 0x9e3779b97f4a7c15ULL
-#define SM_MUL1 0xbf58476d1ce4e5b9ULL
-#define SM_MUL2 0x94d049bb133111ebULL
-
-static inline uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += SM_GAMMA);
-
-	z = (z ^ (z >> 30)) * SM_MUL1;
-	z = (z ^ (z >> 27)) * SM_MUL2;
-	return z ^ (z >> 31);
-}
+/* the payload is rng.h's splitmix64 stream; the vector paths below compute
+ * it with its constants */
+#define SM_GAMMA RNG_GOLDEN
+#define SM_MUL1 RNG_SPLITMIX_MUL1
+#define SM_MUL2 RNG_SPLITMIX_MUL2
 
 /* Words from..n-1 of the stream (word i = mix(x0 + (i + 1) * gamma)) to
  * p + 8 * i, little-endian. */
@@ -394,7 +388,7 @@ static void payload_scalar(unsigned char *p, size_t from, size_t n, uint64_t x0)
 	uint64_t x = x0 + from * SM_GAMMA;
 
 	for (size_t i = from; i < n; i++) {
-		uint64_t v = splitmix64(&x);
+		uint64_t v = rng_splitmix_next(&x);
 
 		memcpy(p + 8 * i, &v, 8);
 	}

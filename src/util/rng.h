@@ -40,14 +40,19 @@ static inline double rng_unit(uint64_t *s)
 	return rng_bits_unit(rng_next(s));
 }
 
+/* splitmix64's finalizer multipliers (variant 13), also used by the page
+ * payload's vectorised copies of the stream (page/page.c) */
+#define RNG_SPLITMIX_MUL1 0xbf58476d1ce4e5b9ULL
+#define RNG_SPLITMIX_MUL2 0x94d049bb133111ebULL
+
 /* splitmix64 (Steele, Lea, Flood): any state, the golden-ratio increment,
  * then the variant-13 finalizer. */
 static inline uint64_t rng_splitmix_next(uint64_t *x)
 {
 	uint64_t z = (*x += RNG_GOLDEN);
 
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z = (z ^ (z >> 30)) * RNG_SPLITMIX_MUL1;
+	z = (z ^ (z >> 27)) * RNG_SPLITMIX_MUL2;
 	return z ^ (z >> 31);
 }
 
