@@ -38,6 +38,7 @@ struct cfile {
 	uint64_t next; /* next offset to issue */
 	unsigned inflight;
 	bool closed;
+	bool made; /* created by this call: removed again if nothing reached it */
 };
 
 struct cvol {
@@ -102,7 +103,10 @@ static int cfile_open(struct creator *c, struct cfile *f, struct strbuf *err)
 	/* read-write: an engine may probe a descriptor with a read (libaio's
 	 * RWF_DSYNC check) */
 	int flags = O_RDWR | O_NOFOLLOW | (c->p->direct ? O_DIRECT : 0) | (dev ? 0 : O_CREAT);
+	struct stat st;
 	int ret;
+
+	f->made = !dev && lstat(f->job->path, &st) != 0 && errno == ENOENT;
 
 	/* never blocks on a FIFO put there since it was inspected */
 	ret = file_open_checked(f->job->path, flags, 0644,
@@ -148,6 +152,23 @@ static int cfile_close(struct cfile *f, bool sync, struct strbuf *err)
 	f->fd = -1;
 	f->closed = true;
 	return ret;
+}
+
+/*
+ * The end of a creation, for a file whatever its state: closed, and removed
+ * when this call made it and stopped (interrupted, failed) before any byte
+ * reached it, so a stopped creation leaves the files it never began absent,
+ * as they were (every file is opened before the first write).
+ */
+static void cfile_forget(struct cfile *f, struct strbuf *err)
+{
+	struct stat st;
+	bool empty =
+		f->made && f->fd >= 0 && !f->closed && fstat(f->fd, &st) == 0 && st.st_size == 0;
+
+	cfile_close(f, false, err);
+	if (empty)
+		(void)unlink(f->job->path);
 }
 
 static void fill(const struct creator *c, const struct cfile *f, void *mem, uint64_t off,
@@ -372,7 +393,7 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 			v->files = &files[i];
 		v->nfiles++;
 		v->total += jobs[i].to - jobs[i].from;
-		files[i] = (struct cfile){&jobs[i], -1, jobs[i].from, 0, false};
+		files[i] = (struct cfile){.job = &jobs[i], .fd = -1, .next = jobs[i].from};
 	}
 	c.qd = CREATE_QD_PER_VOLUME;
 	if (c.qd * c.nvols > CREATE_MAX_INFLIGHT)
@@ -405,7 +426,7 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 		c.ops->cleanup(&c.ctx);
 	}
 	for (size_t i = 0; i < njobs; i++)
-		cfile_close(&files[i], false, err);
+		cfile_forget(&files[i], err);
 out_bufs:
 	for (unsigned i = 0; i < c.nbufs; i++)
 		free(c.bufs[i].mem);

@@ -1,7 +1,9 @@
 #!/bin/bash
 # init: creates every database and log in the on-disk format with a clean
-# journal (verify passes, exact generations); stopped with SIGINT it exits 130
-# and a second init finishes without rewriting what was done (bytes counted);
+# journal (verify passes, exact generations); stopped with SIGINT it exits 130,
+# leaves no file it had not begun (an empty log would be "not diskproof's" to
+# verify and clean), and a second init finishes without rewriting what was
+# done (bytes counted);
 # a third finds everything there and writes nothing; a foreign file where a
 # database goes is refused, left byte for byte, and overwritten only when
 # --destroy-data names it; a symbolic link is never followed.
@@ -27,6 +29,11 @@ rc=$?
 set -e
 [ $rc = 130 ] || { cat "$WORK/err"; fail "interrupted init exited $rc"; }
 grep -q "interrupted; run again to resume" "$WORK/err" || fail "no resume hint"
+# a file it had not begun is not there (no empty log that verify and clean
+# would call not diskproof's)
+for f in data/a/db1.log data/b/db2.log; do
+	[ ! -e $f ] || [ -s $f ] || fail "interrupted init left an empty $f"
+done
 have=0
 for f in data/a/db1.edb data/a/db1.log data/b/db2.edb data/b/db2.log; do
 	[ -f $f ] && have=$((have + $(stat -c %s $f)))
