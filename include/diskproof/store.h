@@ -196,8 +196,12 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 
 /* SQLite cannot keep a WAL-mode file consistent on a filesystem with no room
  * left (its shared-memory index may even fault): -ENOSPC with a message when
- * the results file's filesystem has less than min_free bytes available. */
+ * the results file's filesystem has less than min_free bytes available. A
+ * store that writes also keeps STORE_LAST_WORD bytes allocated past the end
+ * of its -wal, so that the end of a run fits even when the filesystem fills
+ * between two checks: -ENOSPC too when that room cannot be kept. */
 #define STORE_MIN_FREE (8ULL << 20)
+#define STORE_LAST_WORD (1ULL << 20)
 int store_space_check(struct store *s, uint64_t min_free, struct strbuf *err) DP_MUST_CHECK;
 
 /* Writes the totals so far (summary and histogram rows, replacing earlier

@@ -133,7 +133,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		      : passed			   ? "passed"
 						   : "failed";
 	end.status = out->status;
-	end.verdict = aborted || fatal ? "NONE" : passed ? "PASS" : "FAIL";
+	end.verdict = aborted || fatal || r->store_failed ? "NONE" : passed ? "PASS" : "FAIL";
 	end.ended_real_ns = time_real_ns();
 	end.duration_ns = measured;
 	end.exit_code = out->exit_code;

@@ -11,10 +11,12 @@
  * clamped to INT64_MAX, far beyond any real count.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <unistd.h>
 
 #include <sqlite3.h>
 
@@ -530,6 +532,42 @@ int store_env_add(struct store *s, int64_t run_id, const char *key, const char *
 	return store_insert_one(s, &b, "add env fact", err);
 }
 
+/*
+ * The room for the run's last word: STORE_LAST_WORD bytes allocated past the
+ * end of the -wal, without growing it (FALLOC_FL_KEEP_SIZE). SQLite writes a
+ * transaction's frames at the end of the last commit, so the row that ends a
+ * run always lands in blocks it already owns, even when the filesystem filled
+ * behind the run's back between two checks; a failed transaction gives them
+ * back (the next one writes over it). The file is the -wal of the file this
+ * store has open, opened without following a link and never created. 0 also
+ * when the filesystem cannot preallocate (the end is then best effort, as
+ * before); -ENOSPC when the room could not be kept.
+ */
+static int store_keep_last_word(struct store *s, struct strbuf *err)
+{
+	struct strbuf wal = STRBUF_INIT;
+	struct stat st;
+	int fd, ret = 0;
+
+	strbuf_addf(&wal, "%s-wal", s->path);
+	fd = open(wal.buf, O_WRONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		goto out; /* no -wal yet (or not ours to touch): nothing to keep */
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    fallocate(fd, FALLOC_FL_KEEP_SIZE, st.st_size, (off_t)STORE_LAST_WORD) != 0 &&
+	    (errno == ENOSPC || errno == EDQUOT)) {
+		strbuf_addf(err,
+			    "%s: the results file's filesystem is full: no room left for the "
+			    "end of the run",
+			    s->path);
+		ret = -ENOSPC;
+	}
+	close(fd);
+out:
+	strbuf_release(&wal);
+	return ret;
+}
+
 int store_space_check(struct store *s, uint64_t min_free, struct strbuf *err)
 {
 	struct strbuf dir = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT;
@@ -555,6 +593,8 @@ int store_space_check(struct store *s, uint64_t min_free, struct strbuf *err)
 		ret = -ENOSPC;
 	}
 out:
+	if (!ret && !s->readonly)
+		ret = store_keep_last_word(s, err);
 	strbuf_release(&dir);
 	strbuf_release(&a);
 	strbuf_release(&b);

@@ -6,8 +6,9 @@
 # (delete, import, run) exit 3 without a word of "usage". On a full
 # filesystem (tmpfs filled with dd) list and report still work, and a run
 # killed there is marked aborted once there is room again; a run whose
-# results filesystem fills behind its back (16 KiB left) ends as "error", not
-# "running". Root only (mounts); exit 77 otherwise.
+# results filesystem fills behind its back (to the last byte) ends as "error"
+# with no verdict, not "running": the room for its end was kept beforehand.
+# Root only (mounts); exit 77 otherwise.
 source "$(dirname "$0")/lib.sh"
 set -e
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root for mounts"; exit 77; }
@@ -85,8 +86,8 @@ rm -f full/fill
 expect_exit 0 "$DISKPROOF" list --results full/r.db
 grep -Eq "^ +2  aborted " out || fail "killed run not marked aborted once there is room: $(cat out)"
 
-# --- the results filesystem filled behind a run's back, to 16 KiB: too little
-# for the run's totals, enough for its row to say "error" (not "running")
+# --- the results filesystem filled behind a run's back, to the last byte: the
+# run's row still says "error" (not "running"), in the room the store kept
 rm -f full/r.db*
 "$DISKPROOF" run "$S" --duration 24h --results full/r.db --quiet >run.out 2>run.err &
 RPID=$!
@@ -97,7 +98,9 @@ for _ in $(seq 100); do
 done
 kill -STOP $RPID # the fill happens at once, between two of its intervals
 avail=$(df --output=avail -B1 full | tail -1)
-fallocate -l $((avail - 16384)) full/fill
+fallocate -l "$avail" full/fill
+dd if=/dev/zero of=full/fill2 bs=4k status=none 2>/dev/null || true
+[ "$(df --output=avail -B1 full | tail -1)" -eq 0 ] || fail "tmpfs not filled to the last byte: $(df -B1 full)"
 kill -CONT $RPID
 set +e
 wait $RPID
@@ -107,7 +110,7 @@ set -e
 # each error on a line of its own, named: never two glued on one line
 grep -v "^diskproof: " run.err | grep -q . && fail "unprefixed error lines: $(cat run.err)"
 grep -q ")[^ ].*: commit" run.err && fail "two errors glued on one line: $(cat run.err)"
-rm -f full/fill
-[ "$(sqlite3 full/r.db "select status from run")" = error ] ||
-	fail "run row after the results file filled: $(sqlite3 full/r.db "select status from run")"
+rm -f full/fill full/fill2
+[ "$(sqlite3 full/r.db "select status || ' ' || verdict from run")" = "error NONE" ] ||
+	fail "run row after the results file filled: $(sqlite3 full/r.db "select status, verdict from run")"
 echo "ok"
