@@ -142,6 +142,7 @@ struct wl_db {
 	uint64_t log_seq; /* generation stamped in log blocks */
 	uint32_t log_align;
 	bool log_busy, log_blocked;
+	bool log_closes; /* the write in flight fills its segment */
 	unsigned log_slot;
 	uint64_t *recs; /* pages named by records not yet written: a ring */
 	unsigned rcap, rhead, rlen;

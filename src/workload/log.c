@@ -4,8 +4,9 @@
  * what is buffered (aligned to the volume's logical block size, at most a
  * slot's buffer) write-through, circularly over the preallocated log's
  * segments. Each log block carries a record table naming the pages of the
- * records it holds (recovery replays them). A segment still owing
- * replication reads is not written over: the log waits for it.
+ * records it holds (recovery replays them). A segment is closed when its
+ * last write completes; one still owing replication reads is not written
+ * over: the log waits for it.
  */
 #include <string.h>
 
@@ -79,7 +80,6 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
-	const struct profile *p = c->prof;
 	uint64_t pending = d->lsn - d->issued, len, room;
 	unsigned rec_take;
 
@@ -102,20 +102,30 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	d->issued = len >= pending ? d->lsn : d->issued + len;
 	d->inflight_end = d->issued;
 	d->seg_off += len;
-	if (d->seg_off >= wl_seg_size(c))
-		d->segs_closed++;
-	if (d->seg_off >= wl_seg_size(c) && p->copies > 1) {
-		/* the segment is closed: replication reads it copies - 1 times */
-		d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
-		d->repl_q[(d->qhead + d->qlen++) % p->log_segments] = d->seg;
-	}
+	d->log_closes = d->seg_off >= wl_seg_size(c);
 	d->log_busy = true;
 	return s;
 }
 
 void wl_log_done(struct wl_ctx *c, struct wl_db *d)
 {
+	const struct profile *p = c->prof;
+
 	d->log_busy = false;
+	if (d->log_closes) {
+		/* the segment is closed once its last write is done, not issued:
+		 * a replication read of a block still being written would see
+		 * it torn (through the page cache) or as the last lap left it.
+		 * The log cannot move on before this (one write at a time), so
+		 * the segment cannot be written over unread. */
+		d->log_closes = false;
+		d->segs_closed++;
+		if (p->copies > 1) {
+			/* replication reads it copies - 1 times */
+			d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
+			d->repl_q[(d->qhead + d->qlen++) % p->log_segments] = d->seg;
+		}
+	}
 	/* a failed write is counted as an error; streams go on */
 	d->durable = d->inflight_end;
 	wl_wake_waiters(c, d);

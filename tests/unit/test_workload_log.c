@@ -4,7 +4,7 @@
  * written, name exactly the pages the committed transactions changed, in
  * commit order; every block is a sealed log block at its place; and a
  * segment is never written again before replication has read it copies - 1
- * times.
+ * times, nor read by replication while its last write is still in flight.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -23,6 +23,9 @@ struct watch {
 	/* replication: reads each segment still owes, by the test's own count */
 	unsigned owed[16];
 	unsigned reuse_early, reuses, blocked;
+	/* the log write in flight, if any, and replication reads that met it */
+	uint64_t log_off, log_len;
+	unsigned repl_reads, repl_early;
 };
 
 /* A stream's page read completes: its last one commits the transaction
@@ -149,11 +152,60 @@ static void test_segment_not_reused_before_replication(void **state)
 	h_release(&h);
 }
 
+/* A replication read issued over a log write still in flight would read
+ * the block torn (through the page cache) or as the last lap left it. */
+static void on_issue_inflight(struct harness *h, struct wl_slot *s)
+{
+	struct watch *w = h->arg;
+
+	if (s->kind == WL_SLOT_LOG) {
+		w->log_off = s->off0;
+		w->log_len = s->len0;
+	} else if (s->kind == WL_SLOT_REPL) {
+		w->repl_reads++;
+		if (w->log_len && s->off0 < w->log_off + w->log_len &&
+		    w->log_off < s->off0 + s->len0)
+			w->repl_early++;
+	}
+}
+
+static void on_done_inflight(struct harness *h, struct wl_slot *s)
+{
+	struct watch *w = h->arg;
+
+	if (s->kind == WL_SLOT_LOG)
+		w->log_len = 0;
+}
+
+static void test_replication_reads_only_written_blocks(void **state)
+{
+	struct harness h;
+	struct watch w = {0};
+
+	(void)state;
+	h_profile(&h);
+	h.p.copies = 2;
+	h.on_issue = on_issue_inflight;
+	h.on_done = on_done_inflight;
+	h.arg = &w;
+	h.streams[0] = 16;
+	/* log writes far slower than replication reads: a segment's reads
+	 * would start while its last write is still in flight */
+	h.lat[WL_SLOT_LOG] = 5 * 1000000;
+	h.lat[WL_SLOT_REPL] = 1000;
+	h_start(&h, 8192);
+	while (w.repl_reads < 200)
+		assert_true(h_step(&h));
+	assert_int_equal(w.repl_early, 0);
+	h_release(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_log_blocks_name_their_pages),
 		cmocka_unit_test(test_segment_not_reused_before_replication),
+		cmocka_unit_test(test_replication_reads_only_written_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
