@@ -135,7 +135,7 @@ struct profile {
 	uint64_t mailboxes;	 /* 0 = not sized from mailboxes */
 	double iops_per_mailbox; /* transactional IOPS one mailbox needs */
 	uint64_t mailbox_size;	 /* bytes per mailbox */
-	double headroom_pct;	 /* added to the mailboxes' IOPS; default 20 (%) */
+	double headroom_pct;	 /* added to the mailboxes' IOPS; default 0 (%) */
 	double capacity_pct;	 /* share of the free space the databases take; 0 = off */
 
 	/* [workload] */

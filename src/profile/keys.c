@@ -97,8 +97,9 @@ static const struct profile_key keys[] = {
 	  .help = "Size of one mailbox (e.g. 2GiB); with mailboxes it sizes the databases." },
 	{ .section = "sizing", .name = "headroom", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(headroom_pct), .min = 0, .max = 100,
-	  .def = "20",
-	  .help = "Added to the mailboxes' IOPS for the target (Jetstress: 20 %)." },
+	  .def = "0",
+	  .help = "Added to the mailboxes' IOPS for the target; 0 by default: a sizing "
+		  "calculator's IOPS per mailbox already include its overhead." },
 	{ .section = "sizing", .name = "capacity", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(capacity_pct), .min = 0, .max = 100,
 	  .def = "0",
