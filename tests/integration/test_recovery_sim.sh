@@ -9,7 +9,8 @@
 # - the same seed gives the same figures, byte for byte;
 # - by default 500 segments are replayed (as Jetstress replays 500 log
 #   files) into a log of 501, and `plan` shows that log's size and the space
-#   it needs on a real volume.
+#   it needs on a real volume; a duration that ends first leaves the replay
+#   "(not finished)".
 source "$(dirname "$0")/lib.sh"
 set -e
 command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
@@ -84,6 +85,10 @@ grep -q "^  db1   /nonexistent/v1/db1.edb  64 MiB  log /nonexistent/v1/db1.log  
 expect_exit 0 "$DISKPROOF" run ./default.ini --results d.db --quiet
 [ "$(sqlite3 d.db "select count(*) from event where kind = 'recovery' and message like 'db_: 500 of 500 log segments replayed (% pages read and written) in % s: % s per segment'")" = 2 ] ||
 	fail "default replay: $(sqlite3 d.db "select message from event where kind = 'recovery'")"
+# a duration that ends before the replay: the figures say so
+expect_exit 0 "$DISKPROOF" run ./default.ini --duration 20s --results d.db --quiet
+[ "$(sqlite3 d.db "select count(*) from event where run_id = 2 and kind = 'recovery' and message like 'db_: (not finished) % of 500 log segments replayed %'")" = 2 ] ||
+	fail "cut short: $(sqlite3 d.db "select message from event where run_id = 2 and kind = 'recovery'")"
 # on a real volume the plan counts the 501 MiB logs in the space needed
 sed -e '/^name = sim/d' -e 's|^path = /nonexistent/v1|path = ./data/v1|' default.ini >real.ini
 set +e
