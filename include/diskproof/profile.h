@@ -121,7 +121,7 @@ struct profile {
 	uint64_t warmup_ns;	    /* default 0 */
 	uint64_t max_errors;	    /* stop after this many I/O errors; 0 = never; 10 */
 	uint64_t io_timeout_ns;	    /* an I/O pending this long is hung; default 30 s */
-	uint64_t recovery_segments; /* recovery: log segments per database; default 4 */
+	uint64_t recovery_segments; /* recovery: log segments per database; default 500 */
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
@@ -135,7 +135,7 @@ struct profile {
 	uint64_t mailboxes;	 /* 0 = not sized from mailboxes */
 	double iops_per_mailbox; /* transactional IOPS one mailbox needs */
 	uint64_t mailbox_size;	 /* bytes per mailbox */
-	double headroom_pct;	 /* added to the mailboxes' IOPS; default 20 (%) */
+	double headroom_pct;	 /* added to the mailboxes' IOPS; default 0 (%) */
 	double capacity_pct;	 /* share of the free space the databases take; 0 = off */
 
 	/* [workload] */

@@ -171,6 +171,7 @@ struct wl_db {
 	uint64_t rp_t0;	    /* when the segment's replay started */
 	uint64_t *rp_ns;    /* replay time per segment */
 	uint64_t *rp_count; /* pages applied per segment */
+	uint32_t *rp_recs;  /* no page content (sim): records written per segment */
 	/* streams waiting for the log or the flusher */
 	unsigned *waiters;
 	unsigned nwait;

@@ -24,7 +24,8 @@
  *     every worker holds every database, so snapshots count once per worker;
  *     1 KiB of bookkeeping and store rows; and in the jetstress model the log
  *     record ring (65536 x 8 B), the dirty list (up to 4096 x 16 B), 5 B per
- *     log segment, and for recovery the replay ring (65536 x 8 B);
+ *     log segment, and for recovery the replay ring (65536 x 8 B) and 4 B
+ *     more per log segment (its record count, for an engine without pages);
  *   I/O buffers (written at set-up, so resident): a page per stream, and a
  *     spare one when reads are verified on an engine with files; per
  *     database of the jetstress model a log and a replication buffer (a
@@ -86,7 +87,8 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 			uint64_t n = pl->dbs[i].nr_pages;
 
 			m->databases += MEM_RING * 8 + (n < 4096 ? n : 4096) * 16 +
-					5ULL * p->log_segments + (recovery ? MEM_RING * 8 : 0);
+					5ULL * p->log_segments +
+					(recovery ? MEM_RING * 8 + 4ULL * p->log_segments : 0);
 		}
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +

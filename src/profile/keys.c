@@ -66,8 +66,10 @@ static const struct profile_key keys[] = {
 		  "fails the run." },
 	{ .section = "test", .name = "recovery_segments", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(recovery_segments),
-	  .min = 1, .max = 1000000, .def = "4",
-	  .help = "recovery: log segments each database writes and then replays." },
+	  .min = 1, .max = 1000000, .def = "500",
+	  .help = "recovery: log segments each database writes and then replays (500, as "
+		  "Jetstress replays 500 log files); the log then defaults to one segment "
+		  "more." },
 
 	/* [sizing] */
 	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,
@@ -78,7 +80,8 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(log_size),
 	  .min = 64 * KIB, .max = PROFILE_SIZE_MAX, .multiple = 4 * KIB,
 	  .help = "Size of every database's circular log file; default log_segments x "
-		  "log_segment_size (64 MiB). Give one or the other." },
+		  "log_segment_size (64 MiB; a recovery test: recovery_segments + 1 "
+		  "segments). Give one or the other." },
 	{ .section = "sizing", .name = "target_iops", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(target_iops),
 	  .min = 0, .max = UINT64_MAX, .def = "0",
@@ -97,8 +100,9 @@ static const struct profile_key keys[] = {
 	  .help = "Size of one mailbox (e.g. 2GiB); with mailboxes it sizes the databases." },
 	{ .section = "sizing", .name = "headroom", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(headroom_pct), .min = 0, .max = 100,
-	  .def = "20",
-	  .help = "Added to the mailboxes' IOPS for the target (Jetstress: 20 %)." },
+	  .def = "0",
+	  .help = "Added to the mailboxes' IOPS for the target; 0 by default: a sizing "
+		  "calculator's IOPS per mailbox already include its overhead." },
 	{ .section = "sizing", .name = "capacity", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(capacity_pct), .min = 0, .max = 100,
 	  .def = "0",

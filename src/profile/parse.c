@@ -683,6 +683,10 @@ static void finish_workload(struct parse_ctx *c)
 		else
 			p->log_segments = (unsigned)(p->log_size / seg);
 	} else {
+		/* a recovery test's log holds the segments it replays and the one
+		 * the log writes on into while the test drains */
+		if (p->type == PROFILE_TEST_RECOVERY && !key_given(c, "workload", "log_segments"))
+			p->log_segments = (unsigned)p->recovery_segments + 1;
 		p->log_size = (uint64_t)p->log_segments * p->log_segment_size;
 	}
 	if (p->log_record_size > p->log_segment_size)

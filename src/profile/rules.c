@@ -42,15 +42,6 @@ static bool replay_fits_log(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
-static bool recovery_needs_files(const struct profile *p, struct strbuf *why)
-{
-	if (p->type != PROFILE_TEST_RECOVERY || strcmp(p->engine, "sim"))
-		return false;
-	strbuf_addstr(why, "a recovery test replays what the log files hold: the sim engine keeps "
-			   "no log content (use a real engine)");
-	return true;
-}
-
 static bool auto_tunable(const struct profile *p, struct strbuf *why)
 {
 	if (p->streams != PROFILE_STREAMS_AUTO ||
@@ -115,9 +106,6 @@ static const struct profile_rule rules[] = {
 	  {"sizing", "log_size", NULL},
 	  {"workload", "log_segment_size", NULL}},
 	 replay_fits_log},
-	{"recovery needs an engine with files",
-	 {{"engine", "name", "--engine"}, {"test", "type", NULL}},
-	 recovery_needs_files},
 	{"auto-tune tunes the jetstress model's performance and stress tests",
 	 {{"engine", "streams", "--streams"}, {"workload", "model", NULL}, {"test", "type", NULL}},
 	 auto_tunable},

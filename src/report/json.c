@@ -4,6 +4,7 @@
  * docs/reports.md), written with the one JSON writer (util/json.c).
  */
 #include <math.h>
+#include <string.h>
 
 #include "diskproof/json.h"
 #include "report_internal.h"
@@ -222,6 +223,19 @@ static void json_host(struct json *j, const struct results *r)
 	json_end(j);
 }
 
+/* A recovery test's replay figures as the run recorded them (its "recovery"
+ * events: each database's, then the run's); other test types have no key. */
+static void json_recovery(struct json *j, const struct results *r)
+{
+	if (!r->test_type || strcmp(r->test_type, "recovery"))
+		return;
+	json_begin_array(j, "recovery");
+	for (size_t i = 0; i < r->nr_events; i++)
+		if (!strcmp(r->events[i].kind, "recovery"))
+			json_str(j, NULL, r->events[i].message);
+	json_end(j);
+}
+
 void report_json(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
@@ -236,6 +250,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_verdicts(&j, r);
 	json_warmup(&j, r);
 	json_autotune(&j, r);
+	json_recovery(&j, r);
 	json_host(&j, r);
 	json_end(&j);
 	strbuf_addch(sb, '\n');

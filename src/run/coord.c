@@ -486,19 +486,34 @@ void record_env(struct run *r)
 
 /*
  * Host counters beside the samples (counters.h): CPU and memory, and the
- * block devices under the volumes' paths (none with the sim engine, which
- * touches no device). Opened just before the measurement starts, after the
- * files are laid out and auto-tune has run, so that the first interval's
- * deltas are its own. A host whose counters cannot be read runs without
- * them; an event says what is sampled, or why nothing is.
+ * block devices under the volumes' paths. Opened just before the measurement
+ * starts, after the files are laid out and auto-tune has run, so that the
+ * first interval's deltas are its own. A host whose counters cannot be read
+ * runs without them; an event says what is sampled, or why nothing is.
+ *
+ * An engine on a virtual clock (sim) gets none: its intervals are virtual
+ * seconds that pass in microseconds of wall time, so the host's CPU, iowait
+ * and memory over them would describe the simulator's own loop (near 100 %
+ * user CPU), nothing the run measured, and a report would show them as if
+ * they did. Left out, not labelled: no report or comparison can misread
+ * them.
  */
 void run_open_host_sampler(struct run *r)
 {
 	size_t nv = r->plan.files ? r->plan.nr_vols : 0;
-	const char **paths = calloc(2 * nv + 1, sizeof(*paths));
+	const char **paths = NULL;
 	struct strbuf msg = STRBUF_INIT;
 	int ret = -ENOMEM;
 
+	if (r->virt) {
+		strbuf_addf(&msg,
+			    "host counters: not sampled: the %s engine runs on a virtual "
+			    "clock, so the host's CPU, iowait and memory would describe "
+			    "nothing the run measured",
+			    r->ops->name);
+		goto out_event;
+	}
+	paths = calloc(2 * nv + 1, sizeof(*paths));
 	for (size_t v = 0; paths && v < nv; v++) {
 		paths[2 * v] = r->plan.vols[v].path;
 		paths[2 * v + 1] = r->plan.vols[v].log_path;
@@ -509,6 +524,7 @@ void run_open_host_sampler(struct run *r)
 		host_sampler_describe(r->host, &msg); /* "CPU, memory; devices ..." */
 	else if (!msg.len)
 		strbuf_addstr(&msg, "host counters: out of memory");
+out_event:
 	if (r->store && !r->store_failed &&
 	    store_event_add(r->store, r->run_id, 0, "host_counters", msg.buf, &r->store_err))
 		coord_store_error(r, -EIO);

@@ -142,9 +142,11 @@ void record_pass_figures(struct run *r)
 				dpages += d->rp_count[k];
 			}
 			snprintf(msg, sizeof(msg),
-				 "%s: %u of %llu log segments replayed (%llu pages read and "
+				 "%s: %s%u of %llu log segments replayed (%llu pages read and "
 				 "written) in %.2f s: %.3f s per segment",
-				 d->pdb->name, n, (unsigned long long)r->prof->recovery_segments,
+				 d->pdb->name,
+				 n < r->prof->recovery_segments ? "(not finished) " : "", n,
+				 (unsigned long long)r->prof->recovery_segments,
 				 (unsigned long long)dpages, (double)dns / 1e9,
 				 n ? (double)dns / 1e9 / n : 0);
 			run_event(r, "recovery", msg);

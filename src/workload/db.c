@@ -32,7 +32,8 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 		d->rp_pages = calloc(d->rp_cap, sizeof(*d->rp_pages));
 		d->rp_ns = calloc(p->recovery_segments, sizeof(*d->rp_ns));
 		d->rp_count = calloc(p->recovery_segments, sizeof(*d->rp_count));
-		if (!d->rp_pages || !d->rp_ns || !d->rp_count)
+		d->rp_recs = calloc(p->log_segments, sizeof(*d->rp_recs));
+		if (!d->rp_pages || !d->rp_ns || !d->rp_count || !d->rp_recs)
 			return -ENOMEM;
 	}
 	d->dcap = (unsigned)(d->n < WL_DIRTY_MAX ? d->n : WL_DIRTY_MAX);
@@ -91,6 +92,7 @@ void wl_ctx_release(struct wl_ctx *c)
 		free(d->rp_pages);
 		free(d->rp_ns);
 		free(d->rp_count);
+		free(d->rp_recs);
 	}
 	/* what it points at is the caller's: forgotten, so a second release
 	 * frees nothing twice */

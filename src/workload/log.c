@@ -72,6 +72,8 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 			take = take < d->rlen ? take : d->rlen;
 			d->rlen -= take;
 			d->rhead = (d->rhead + take) % d->rcap;
+			if (d->rp_recs) /* recovery replays this many */
+				d->rp_recs[d->seg] += take;
 		}
 		rec_take -= take < rec_take ? take : rec_take;
 	}

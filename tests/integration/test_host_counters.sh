@@ -1,7 +1,9 @@
 #!/bin/bash
 # test_host_counters.sh - the host counters stored beside the samples (table
-# host_sample, counters.h). A sim run records the host's CPU and memory rows
-# and no device row (the sim engine touches no device). A run on a
+# host_sample, counters.h). A sim run records none: its intervals are virtual
+# seconds, so the host's CPU, iowait and memory over them would mean nothing
+# (coord.c); its event says so and its reports have no host section. A run
+# on real files records the host's CPU and memory every interval. A run on a
 # file-backed loop device (named with --destroy-data, as in test_blockdev.sh;
 # root only, exit 77 without losetup) stores that device's /proc/diskstats
 # figures every interval, warm-up included, and the reads and writes they
@@ -15,20 +17,45 @@ command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
 q() { sqlite3 "$@"; }
 
-# --- sim: CPU and memory only, every interval
+# --- sim: no host figures at all (a virtual clock), and the event says why
 expect_exit 0 "$DISKPROOF" run "$P" --duration 10s --warmup 2s --results sim.db --quiet
-host=$(q sim.db "select count(*) from host_sample where run_id = 1 and device is null")
-dev=$(q sim.db "select count(*) from host_sample where run_id = 1 and device is not null")
-[ "$host" -gt 0 ] ||
-	fail "sim run: no host_sample rows stored (is the host sampler wired into the run?)"
-[ "$dev" = 0 ] || fail "sim run: $dev device rows, but the sim engine touches no device"
-[ "$(q sim.db "select count(*) from host_sample where run_id = 1 and not (mem_available > 0)")" = 0 ] ||
-	fail "sim run: a host row without the memory available"
-[ "$host" = "$(q sim.db "select count(distinct t_ms) from sample where run_id = 1 and scope = 'run'")" ] ||
-	fail "sim run: $host host rows, not one per interval"
+[ "$(q sim.db "select count(*) from host_sample where run_id = 1")" = 0 ] ||
+	fail "sim run: host_sample rows stored for a virtual-clock run"
+q sim.db "select message from event where run_id = 1 and kind = 'host_counters'" |
+	grep -q "^host counters: not sampled: the sim engine runs on a virtual clock" ||
+	fail "sim run: event: $(q sim.db "select message from event where kind = 'host_counters'")"
 expect_exit 0 "$DISKPROOF" report 1 --results sim.db --format json
-[ "$(json 'd["host"]["devices"]')" = "[]" ] && [ "$(json 'd["host"]["memory"]["available_min_bytes"] > 0')" = True ] ||
-	fail "sim run: JSON host section: $(json 'd["host"]')"
+[ "$(json 'd["host"]')" = None ] || fail "sim run: JSON host section: $(json 'd["host"]')"
+expect_exit 0 "$DISKPROOF" report 1 --results sim.db
+! grep -qi "^host performance\|cpu user\|iowait" out || fail "sim run: text report shows host figures: $(cat out)"
+
+# --- real files (psync: no io_uring needed): CPU and memory every interval
+cat >files.ini <<INI
+[test]
+duration = 3s
+[sizing]
+database_size = 8MiB
+log_size = 1MiB
+[workload]
+log_segment_size = 256KiB
+[engine]
+name = psync
+streams = 2
+[volume f]
+path = $WORK/files
+INI
+expect_verdict "$DISKPROOF" run ./files.ini --results files.db --quiet
+host=$(q files.db "select count(*) from host_sample where run_id = 1 and device is null")
+[ "$host" -gt 0 ] || fail "real run: no host rows (is the host sampler wired into the run?)"
+[ "$host" = "$(q files.db "select count(distinct t_ms) from sample where run_id = 1 and scope = 'run'")" ] ||
+	fail "real run: $host host rows, not one per interval"
+[ "$(q files.db "select count(*) from host_sample where run_id = 1 and device is null and cpu_user_pct is not null")" -gt 0 ] ||
+	fail "real run: no CPU figures in the host rows"
+[ "$(q files.db "select count(*) from host_sample where run_id = 1 and device is null and not (mem_available > 0)")" = 0 ] ||
+	fail "real run: a host row without the memory available"
+expect_exit 0 "$DISKPROOF" report 1 --results files.db --format json
+[ "$(json 'd["host"]["cpu"]["intervals"] > 0 and d["host"]["memory"]["available_min_bytes"] > 0')" = True ] ||
+	fail "real run: JSON host section: $(json 'd["host"]')"
 
 # --- a loop device
 [ "$(id -u)" = 0 ] || { echo "skipped (the loop device part): needs root"; exit 77; }

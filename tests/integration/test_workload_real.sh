@@ -65,9 +65,6 @@ grep -q "a backup test has no warm-up" err || fail "backup warm-up: $(cat err)"
 expect_exit 2 "$DISKPROOF" run random-32k --engine sim --streams auto --results "$WORK/r.db"
 grep -q "streams = auto tunes the jetstress model's performance and stress tests only" err ||
 	fail "auto with the fixed model: $(cat err)"
-# the sim keeps no log content: recovery refuses it
-expect_exit 2 "$DISKPROOF" run ./recovery.ini --engine sim --results "$WORK/r.db"
-grep -q "keeps no log content" err || fail "recovery on sim"
 
 # fixed model, 2 workers, one database: both halves of it are driven
 cat >fixed.ini <<'INI'

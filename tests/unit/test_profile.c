@@ -107,6 +107,43 @@ static void test_defaults(void **state)
 	profile_release(&p); /* twice is fine */
 }
 
+/*
+ * A recovery test replays 500 segments by default, as Jetstress replays 500
+ * log files, and its log then defaults to one segment more, so the rule
+ * "fewer segments replayed than the log holds" holds by default; a log given
+ * explicitly is kept, and one too short is refused naming the keys.
+ */
+static void test_recovery_defaults(void **state)
+{
+	struct profile p;
+
+	expect_ok(&p, "[test]\ntype = recovery\n[volume v1]\npath = /d\n");
+	assert_int_equal(p.recovery_segments, 500);
+	assert_int_equal(p.log_segments, 501);
+	assert_int_equal(p.log_size, 501ULL << 20);
+	profile_release(&p);
+	/* a smaller replay: the log follows it */
+	expect_ok(&p, "[test]\ntype = recovery\nrecovery_segments = 3\n"
+		      "[workload]\nlog_segment_size = 256KiB\n[volume v1]\npath = /d\n");
+	assert_int_equal(p.log_segments, 4);
+	assert_int_equal(p.log_size, 1ULL << 20);
+	profile_release(&p);
+	/* other test types keep the 64 segments */
+	expect_ok(&p, "[test]\nrecovery_segments = 3\n[volume v1]\npath = /d\n");
+	assert_int_equal(p.log_segments, 64);
+	profile_release(&p);
+	/* a log given is the log used */
+	expect_ok(&p, "[test]\ntype = recovery\nrecovery_segments = 10\n"
+		      "[workload]\nlog_segments = 64\n[volume v1]\npath = /d\n");
+	assert_int_equal(p.log_segments, 64);
+	profile_release(&p);
+	expect_errors(
+		"[test]\ntype = recovery\n[sizing]\nlog_size = 8MiB\n[volume v1]\npath = /d\n",
+		"t.ini:2: [test] type: recovery_segments = 500 must be fewer than "
+		"log_segments = 8 (the circular log would overwrite segments before "
+		"their replay)");
+}
+
 static void test_every_key(void **state)
 {
 	struct profile p;
@@ -930,11 +967,16 @@ static void test_rules_table(void **state)
 	strbuf_reset(&err);
 	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
 	assert_string_equal(err.buf,
-			    "--engine sim: a recovery test replays what the log files hold: the "
-			    "sim engine keeps no log content (use a real engine) ([test] type at "
-			    "t.ini:2)\n"
 			    "--streams 1: streams = 1 is fewer than the 2 databases: every "
 			    "database needs at least one stream ([test] type at t.ini:2)");
+	profile_release(&p);
+
+	/* recovery runs on the sim engine too (it replays record counts) */
+	expect_ok(&p, "[test]\ntype = recovery\n[volume v1]\npath = /d\n");
+	o = (struct profile_overrides){.engine = "sim"};
+	strbuf_reset(&err);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	assert_string_equal(p.engine, "sim");
 	profile_release(&p);
 
 	/* --data-dir: the relocated paths are checked */
@@ -975,6 +1017,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_recovery_defaults),
 		cmocka_unit_test(test_every_key),
 		cmocka_unit_test(test_lenient),
 		cmocka_unit_test(test_unknown_section),

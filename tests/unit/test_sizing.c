@@ -60,7 +60,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.mailboxes, 0);
 	assert_int_equal(p.mailbox_size, 0);
 	assert_true(p.iops_per_mailbox == 0);
-	assert_true(p.headroom_pct == 20);
+	assert_true(p.headroom_pct == 0);
 	assert_true(p.capacity_pct == 0);
 	assert_int_equal(p.database_size, GIB);
 	assert_int_equal(p.target_iops, 0);
@@ -86,18 +86,25 @@ static void test_mailboxes(void **state)
 		      "[volume b]\npath = /b\ndatabases = 8\n");
 	assert_int_equal(p.mailboxes, 5000);
 	assert_int_equal(p.mailbox_size, 2 * GIB);
-	assert_int_equal(p.target_iops, 360); /* 5000 x 0.06 x 1.2, exactly */
+	/* no headroom by default: the calculator's figure already includes
+	 * its overhead */
+	assert_int_equal(p.target_iops, 300); /* 5000 x 0.06, exactly */
 	assert_int_equal(p.database_size, (per + 32767) / 32768 * 32768);
 	assert_int_equal(p.database_size % p.page_size, 0);
 	assert_true(p.database_size * 15 >= 5000 * 2 * GIB);
 	assert_true(p.database_size * 15 < 5000 * 2 * GIB + 15 * 32768);
 	profile_release(&p);
 
-	/* headroom 0: exactly the mailboxes' IOPS; 50 %: half as much again */
+	/* headroom 0: exactly the mailboxes' IOPS; 20 %: a fifth more; 50 %:
+	 * half as much again */
 	expect_ok(&p, "[sizing]\nmailboxes = 1000\nmailbox_size = 1GiB\n"
 		      "iops_per_mailbox = 0.06\nheadroom = 0\n[volume a]\npath = /a\n");
 	assert_int_equal(p.target_iops, 60);
 	assert_int_equal(p.database_size, 1000 * GIB);
+	profile_release(&p);
+	expect_ok(&p, "[sizing]\nmailboxes = 5000\nmailbox_size = 1GiB\n"
+		      "iops_per_mailbox = 0.06\nheadroom = 20\n[volume a]\npath = /a\n");
+	assert_int_equal(p.target_iops, 360); /* 5000 x 0.06 x 1.2, exactly */
 	profile_release(&p);
 	expect_ok(&p, "[sizing]\nmailboxes = 1000\nmailbox_size = 1GiB\n"
 		      "iops_per_mailbox = 0.1\nheadroom = 50%\n[volume a]\npath = /a\n");
@@ -114,7 +121,7 @@ static void test_mailbox_rounding(void **state)
 	expect_ok(&p, "[sizing]\nmailboxes = 1\nmailbox_size = 1MiB\niops_per_mailbox = 0.5\n"
 		      "[volume a]\npath = /a\ndatabases = 3\n");
 	assert_int_equal(p.database_size, 11 * 32768);
-	assert_int_equal(p.target_iops, 1); /* 0.6 */
+	assert_int_equal(p.target_iops, 1); /* 0.5 */
 	profile_release(&p);
 	/* 8 KiB pages (the fixed model's block_size sets them) */
 	expect_ok(&p, "[sizing]\nmailboxes = 3\nmailbox_size = 1MiB\niops_per_mailbox = 1\n"
@@ -126,17 +133,17 @@ static void test_mailbox_rounding(void **state)
 	profile_release(&p);
 	/* 7 x 0.1 x 1.2 = 0.84 -> 1; 10 x 0.35 x 1.2 = 4.2 -> 5 */
 	expect_ok(&p, "[sizing]\nmailboxes = 7\nmailbox_size = 1MiB\niops_per_mailbox = 0.1\n"
-		      "[volume a]\npath = /a\n");
+		      "headroom = 20\n[volume a]\npath = /a\n");
 	assert_int_equal(p.target_iops, 1);
 	profile_release(&p);
 	expect_ok(&p, "[sizing]\nmailboxes = 10\nmailbox_size = 1MiB\niops_per_mailbox = 0.35\n"
-		      "[volume a]\npath = /a\n");
+		      "headroom = 20\n[volume a]\npath = /a\n");
 	assert_int_equal(p.target_iops, 5);
 	profile_release(&p);
 	/* with capacity the databases keep database_size until plan time */
 	expect_ok(&p, "[sizing]\nmailboxes = 100\niops_per_mailbox = 0.2\ncapacity = 80\n"
 		      "[volume a]\npath = /a\n");
-	assert_int_equal(p.target_iops, 24);
+	assert_int_equal(p.target_iops, 20); /* no headroom by default */
 	assert_int_equal(p.database_size, GIB);
 	assert_true(p.capacity_pct == 80);
 	profile_release(&p);
