@@ -60,6 +60,12 @@ enum profile_tune_goal {
 	PROFILE_TUNE_IOPS,   /* the most transactional IOPS among the counts that pass */
 };
 
+/* [engine] autotune_step */
+enum profile_tune_step {
+	PROFILE_TUNE_STEP_DATABASE, /* whole streams per database */
+	PROFILE_TUNE_STEP_STREAM,   /* single streams */
+};
+
 /* [engine] affinity: where workers run, against the NUMA node of the disks
  * they drive (env.h, env_numa_place). */
 enum profile_affinity {
@@ -106,6 +112,8 @@ struct profile_sim {
 	uint64_t log_write_latency_ns; /* default 1 ms */
 	double jitter_pct;	       /* spread of latencies, default 20 (%) */
 	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
+	uint64_t drift_ns;	       /* latency added per second the device is open; 0 */
+	uint64_t drift_time_ns;	       /* ... for this long (then flat); 0 = forever */
 	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
 	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
 	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
@@ -175,6 +183,11 @@ struct profile {
 	uint64_t tune_limit_ns;		  /* 0: 20 % of the duration, at most 30 min */
 	uint64_t tune_window_ns;	  /* 0: derived from the limit */
 	unsigned tune_max_streams;	  /* 0: 128 per database */
+	enum profile_tune_step tune_step; /* default database */
+	double tune_plateau_pct;	  /* the least IOPS gain of a step up; default 5 */
+	unsigned tune_slope_window;	  /* samples; 0: the window's, 5 to 30 */
+	uint64_t tune_slope_max_ns;	  /* per sample; default 0.1 ms */
+	uint64_t tune_transient_max_ns;	  /* 0: 4 x the slope window */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
 	bool direct;	  /* O_DIRECT; default on */
 	enum profile_affinity affinity; /* default soft */

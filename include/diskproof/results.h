@@ -146,11 +146,14 @@ struct results_autotune_step {
 	double log_write_avg_ms; /* NAN when not stored */
 	bool passed;
 	char *reason; /* why it passed or failed; may be NULL */
+	double t_s;   /* when the level ended, on the run clock (its autotune_step
+		       * event); NAN when not recorded */
 };
 
 /*
  * What auto-tune did before the main test: the steps, and its outcome from
- * the env facts autotune_goal, autotune_chosen, autotune_stopped_because.
+ * the env facts autotune_goal, autotune_chosen, autotune_stopped_because and
+ * autotune_note.
  * A run that did not tune (or a file from before auto-tune) has no steps and
  * no facts: results_autotune_ran() is false.
  */
@@ -159,6 +162,8 @@ struct results_autotune {
 	bool has_chosen;       /* autotune_chosen was recorded */
 	unsigned chosen;       /* the stream count chosen; 0: no level passed */
 	char *stopped_because; /* NULL when not recorded */
+	char *note;	       /* "no level passed ...; the main test ran at N streams"
+				* when none passed; NULL otherwise */
 	struct results_autotune_step *steps;
 	size_t nr_steps;
 };

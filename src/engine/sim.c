@@ -7,6 +7,8 @@
  * second: every I/O holds the device for 1/saturation_iops s, so when
  * requests arrive faster they queue and their latency grows by the wait (a
  * closed loop of N streams settles at N / saturation_iops s per I/O). A share
+ * latency_drift adds that much latency per second of virtual time since the
+ * device opened, for latency_drift_time (0: for ever). A share
  * error_rate of I/Os fails with EIO; a share drop_write_rate of page writes is
  * acknowledged but not kept; a share hang_rate never completes.
  *
@@ -186,6 +188,15 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned
 	default:
 		base = s->write_latency_ns;
 		break;
+	}
+	if (s->drift_ns) {
+		/* latency_drift: a transient (for drift_time) or a device that
+		 * degrades (for ever) from the time the device opened */
+		uint64_t t = ctx->clock ? ctx->clock->virtual_ns : 0;
+
+		if (s->drift_time_ns && t > s->drift_time_ns)
+			t = s->drift_time_ns;
+		base += (uint64_t)((double)s->drift_ns * ((double)t / 1e9));
 	}
 	j = s->jitter_pct / 100.0 * (2.0 * rng_splitmix_unit(&p->rng) - 1.0);
 	return (uint64_t)((double)base * (1.0 + j));

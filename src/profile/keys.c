@@ -28,6 +28,7 @@ static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
 static const char *const tune_goals[] = {"max", "target", "iops", NULL};
+static const char *const tune_steps[] = {"database", "stream", NULL};
 const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
 
 /* clang-format off */
@@ -281,6 +282,29 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_UINT, PFIELD(tune_max_streams), .min = 1,
 	  .max = PROFILE_STREAMS_MAX,
 	  .help = "Most streams auto-tune tries; default 128 per database." },
+	{ .section = "engine", .name = "autotune_step", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(tune_step), .choices = tune_steps,
+	  .def = "database",
+	  .help = "Auto-tune's levels: database (whole streams per database) or stream "
+		  "(any count)." },
+	{ .section = "engine", .name = "autotune_plateau", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(tune_plateau_pct), .min = 0, .max = 100,
+	  .def = "5",
+	  .help = "A step up that raises transactional IOPS by less than this stops "
+		  "auto-tune at the lower level; 0: never." },
+	{ .section = "engine", .name = "autotune_slope_window", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(tune_slope_window), .min = 2, .max = 600,
+	  .help = "Samples (1 s intervals) whose latency slope ends a level's transient; "
+		  "default the window's length, 5 to 30." },
+	{ .section = "engine", .name = "autotune_slope_max", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(tune_slope_max_ns), .min = 0, .max = SEC,
+	  .def = "0.1ms",
+	  .help = "Steepest latency slope per sample that ends a level's transient." },
+	{ .section = "engine", .name = "autotune_transient_max", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(tune_transient_max_ns), .min = 0,
+	  .max = PROFILE_DURATION_MAX,
+	  .help = "Longest transient of a level; one whose latency has not settled by "
+		  "then fails; default 4 x the slope window." },
 	{ .section = "engine", .name = "workers", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(workers),
 	  .min = 0, .max = 1024, .def = "0",
@@ -316,6 +340,14 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(sim.saturation_iops),
 	  .min = 0, .max = UINT64_MAX, .def = "0",
 	  .help = "IOPS per volume past which queueing grows latency; 0 = never saturates." },
+	{ .section = "sim", .name = "latency_drift", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.drift_ns), .min = 0, .max = SEC, .def = "0s",
+	  .help = "Latency added per second since the simulated device opened (a transient "
+		  "or a device that degrades)." },
+	{ .section = "sim", .name = "latency_drift_time", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.drift_time_ns), .min = 0,
+	  .max = PROFILE_DURATION_MAX, .def = "0s",
+	  .help = "How long latency_drift lasts, then latency stays flat; 0s = for ever." },
 	{ .section = "sim", .name = "error_rate", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.error_rate_pct),
 	  .min = 0, .max = 100, .def = "0",

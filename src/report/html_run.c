@@ -378,6 +378,8 @@ static void run_autotune(struct strbuf *sb, const struct results *r)
 	else
 		kv_row(sb, "Chosen streams", a->has_chosen ? "none (no level passed)" : NULL);
 	kv_row(sb, "Stopped because", a->stopped_because);
+	if (a->note)
+		kv_row(sb, "Note", a->note);
 	strbuf_addstr(sb, "</table>\n");
 	if (a->nr_steps)
 		autotune_chart(sb, r);

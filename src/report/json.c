@@ -150,11 +150,13 @@ static void json_autotune(struct json *j, const struct results *r)
 	else
 		json_null(j, "chosen");
 	json_str(j, "stopped_because", a->stopped_because);
+	json_str(j, "note", a->note);
 	json_begin_array(j, "steps");
 	for (i = 0; i < a->nr_steps; i++) {
 		st = &a->steps[i];
 		json_begin_object_flat(j, NULL);
 		json_u64(j, "step", st->step);
+		json_num(j, "t_s", st->t_s);
 		json_u64(j, "streams", st->streams);
 		json_num(j, "iops", st->iops);
 		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);

@@ -229,13 +229,17 @@ static void text_autotune(struct strbuf *sb, const struct results *r)
 	if (a->stopped_because)
 		strbuf_addf(sb, "; stopped: %s", a->stopped_because);
 	strbuf_addch(sb, '\n');
+	if (a->note)
+		strbuf_addf(sb, "  %s\n", a->note);
 	if (!a->nr_steps)
 		return;
-	strbuf_addf(sb, "  %4s  %7s  %10s  %14s  %16s  %-6s  %s\n", "step", "streams", "IOPS",
-		    "db read avg ms", "log write avg ms", "result", "reason");
+	strbuf_addf(sb, "  %4s  %8s  %7s  %10s  %14s  %16s  %-6s  %s\n", "step", "t (s)", "streams",
+		    "IOPS", "db read avg ms", "log write avg ms", "result", "reason");
 	for (i = 0; i < a->nr_steps; i++) {
 		st = &a->steps[i];
-		strbuf_addf(sb, "  %4u  %7u", st->step, st->streams);
+		strbuf_addf(sb, "  %4u", st->step);
+		text_cell(sb, 8, st->t_s, 1);
+		strbuf_addf(sb, "  %7u", st->streams);
 		text_cell(sb, 10, st->iops, 1);
 		text_cell(sb, 14, st->db_read_avg_ms, 3);
 		text_cell(sb, 16, st->log_write_avg_ms, 3);

@@ -119,6 +119,7 @@ void results_release(struct results *r)
 	free(r->hists);
 	free(r->autotune.goal);
 	free(r->autotune.stopped_because);
+	free(r->autotune.note);
 	for (i = 0; r->autotune.steps && i < r->autotune.nr_steps; i++)
 		free(r->autotune.steps[i].reason);
 	free(r->autotune.steps);
@@ -193,7 +194,8 @@ int results_autotune_from_env(struct results *r)
 
 	free(a->goal);
 	free(a->stopped_because);
-	a->goal = a->stopped_because = NULL;
+	free(a->note);
+	a->goal = a->stopped_because = a->note = NULL;
 	a->has_chosen = false;
 	a->chosen = 0;
 	if (chosen && *chosen) {
@@ -204,10 +206,21 @@ int results_autotune_from_env(struct results *r)
 		}
 	}
 	if (env_dup(r, "autotune_goal", &a->goal) ||
-	    env_dup(r, "autotune_stopped_because", &a->stopped_because)) {
+	    env_dup(r, "autotune_stopped_because", &a->stopped_because) ||
+	    env_dup(r, "autotune_note", &a->note)) {
 		free(a->goal);
-		a->goal = NULL;
+		free(a->stopped_because);
+		a->goal = a->stopped_because = NULL;
 		return -ENOMEM;
+	}
+	/* each step's time: its autotune_step event, one per step in the same
+	 * order (files from before have none: NAN) */
+	for (size_t i = 0, e = 0; i < a->nr_steps; i++) {
+		a->steps[i].t_s = NAN;
+		while (e < r->nr_events && strcmp(r->events[e].kind, "autotune_step"))
+			e++;
+		if (e < r->nr_events)
+			a->steps[i].t_s = (double)r->events[e++].t_ms / 1000.0;
 	}
 	return 0;
 }

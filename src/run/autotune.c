@@ -10,63 +10,148 @@
 
 #include "autotune.h"
 
-void tuner_init(struct tuner *t, enum tune_goal goal, double margin, double target_iops,
-		unsigned min_streams, unsigned max_streams, double read_avg_ms, double read_max_ms,
-		double log_avg_ms, double log_max_ms)
+void tune_slope_reset(struct tune_slope *s)
 {
-	memset(t, 0, sizeof(*t));
-	t->goal = goal;
-	t->margin = margin;
-	t->target_iops = target_iops;
-	t->min_streams = min_streams ? min_streams : 1;
-	t->max_streams = max_streams < t->min_streams ? t->min_streams : max_streams;
-	t->read_avg_ms = read_avg_ms;
-	t->read_max_ms = read_max_ms;
-	t->log_avg_ms = log_avg_ms;
-	t->log_max_ms = log_max_ms;
-	t->cur = t->min_streams;
+	s->n = s->next = 0;
 }
 
-/* Two windows agree: the level's transient is over. */
-static bool agree(const struct tune_window *a, const struct tune_window *b)
+void tune_slope_push(struct tune_slope *s, unsigned window, double y)
 {
-	double dr = fabs(a->read_avg_ms - b->read_avg_ms);
-	double dl = fabs(a->log_avg_ms - b->log_avg_ms);
-	double di = fabs(a->iops - b->iops);
+	if (window > TUNE_SLOPE_WINDOW_MAX)
+		window = TUNE_SLOPE_WINDOW_MAX;
+	if (window < 2)
+		window = 2;
+	s->y[s->next] = y;
+	s->next = (s->next + 1) % window;
+	if (s->n < window)
+		s->n++;
+}
 
-	return dr <= fmax(TUNE_AGREE * b->read_avg_ms, 0.2) &&
-	       dl <= fmax(TUNE_AGREE * b->log_avg_ms, 0.2) && di <= TUNE_AGREE * fmax(b->iops, 1.0);
+/*
+ * Least squares over x = 0 .. n-1 (oldest first): slope = sum((x - xm) y) /
+ * sum((x - xm)^2), with sum((x - xm)^2) = n (n^2 - 1) / 12. The ring holds
+ * the oldest sample at next once full, at 0 before.
+ */
+double tune_slope_get(const struct tune_slope *s, unsigned window)
+{
+	double xm, num = 0, den;
+	unsigned start;
+
+	if (window > TUNE_SLOPE_WINDOW_MAX)
+		window = TUNE_SLOPE_WINDOW_MAX;
+	if (window < 2)
+		window = 2;
+	if (s->n < 2)
+		return 0;
+	start = s->n < window ? 0 : s->next;
+	xm = (s->n - 1) / 2.0;
+	for (unsigned i = 0; i < s->n; i++)
+		num += (i - xm) * s->y[(start + i) % window];
+	den = (double)s->n * ((double)s->n * s->n - 1) / 12.0;
+	return num / den;
+}
+
+static unsigned round_down(unsigned n, unsigned unit)
+{
+	return n / unit * unit;
+}
+
+void tuner_init(struct tuner *t, const struct tune_settings *set)
+{
+	struct tune_settings *s = &t->set;
+
+	memset(t, 0, sizeof(*t));
+	*s = *set;
+	t->unit = s->step == TUNE_STEP_DATABASE && s->databases ? s->databases : 1;
+	if (s->min_streams < t->unit)
+		s->min_streams = t->unit;
+	s->min_streams = round_down(s->min_streams + t->unit - 1, t->unit);
+	s->max_streams = round_down(s->max_streams, t->unit);
+	if (s->max_streams < s->min_streams)
+		s->max_streams = s->min_streams;
+	if (s->slope_window < 2)
+		s->slope_window = 2;
+	if (s->slope_window > TUNE_SLOPE_WINDOW_MAX)
+		s->slope_window = TUNE_SLOPE_WINDOW_MAX;
+	if (s->transient_max < s->slope_window)
+		s->transient_max = s->slope_window;
+	t->cur = s->min_streams;
+}
+
+unsigned tuner_up(const struct tuner *t, unsigned n)
+{
+	return n * 2 > t->set.max_streams ? t->set.max_streams : n * 2;
+}
+
+unsigned tuner_mid(const struct tuner *t, unsigned lo, unsigned hi)
+{
+	return lo + (hi - lo) / t->unit / 2 * t->unit;
+}
+
+static void level_reset(struct tuner *t)
+{
+	t->measuring = false;
+	t->nsamp = 0;
+	tune_slope_reset(&t->slope[0]);
+	tune_slope_reset(&t->slope[1]);
+}
+
+int tuner_sample(struct tuner *t, double read_ms, double log_ms)
+{
+	const struct tune_settings *s = &t->set;
+
+	if (t->done)
+		return TUNE_DONE;
+	if (t->measuring)
+		return TUNE_SETTLED;
+	if (t->unsettled)
+		return TUNE_UNSETTLED;
+	t->nsamp++;
+	tune_slope_push(&t->slope[0], s->slope_window, read_ms);
+	tune_slope_push(&t->slope[1], s->slope_window, log_ms);
+	if (t->slope[0].n >= s->slope_window &&
+	    fabs(tune_slope_get(&t->slope[0], s->slope_window)) <= s->slope_max_ms &&
+	    fabs(tune_slope_get(&t->slope[1], s->slope_window)) <= s->slope_max_ms) {
+		t->measuring = true;
+		return TUNE_SETTLED;
+	}
+	if (t->nsamp >= s->transient_max) {
+		t->unsettled = true;
+		return TUNE_UNSETTLED;
+	}
+	return TUNE_MORE;
 }
 
 /* Whether one window passes every latency and error criterion with the
  * margin; why not in why (the first criterion missed, with its margin). */
 static bool window_passes(const struct tuner *t, const struct tune_window *w, char *why, size_t len)
 {
-	double k = 1.0 - t->margin;
+	const struct tune_settings *s = &t->set;
+	double k = 1.0 - s->margin;
 
 	if (w->errors) {
 		snprintf(why, len, "%llu I/O error(s)", (unsigned long long)w->errors);
 		return false;
 	}
-	if (w->read_avg_ms > k * t->read_avg_ms) {
+	if (w->read_avg_ms > k * s->read_avg_ms) {
 		snprintf(why, len,
 			 "database read average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->read_avg_ms, w->read_db, k * t->read_avg_ms, k * 100, t->read_avg_ms);
+			 w->read_avg_ms, w->read_db, k * s->read_avg_ms, k * 100, s->read_avg_ms);
 		return false;
 	}
-	if (w->log_avg_ms > k * t->log_avg_ms) {
+	if (w->log_avg_ms > k * s->log_avg_ms) {
 		snprintf(why, len, "log write average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->log_avg_ms, w->log_db, k * t->log_avg_ms, k * 100, t->log_avg_ms);
+			 w->log_avg_ms, w->log_db, k * s->log_avg_ms, k * 100, s->log_avg_ms);
 		return false;
 	}
-	if (w->read_max_ms > k * t->read_max_ms) {
+	if (w->read_max_ms > k * s->read_max_ms) {
 		snprintf(why, len, "database read maximum %.1f ms > %.1f ms", w->read_max_ms,
-			 k * t->read_max_ms);
+			 k * s->read_max_ms);
 		return false;
 	}
-	if (w->log_max_ms > k * t->log_max_ms) {
+	if (w->log_max_ms > k * s->log_max_ms) {
 		snprintf(why, len, "log write maximum %.1f ms > %.1f ms", w->log_max_ms,
-			 k * t->log_max_ms);
+			 k * s->log_max_ms);
 		return false;
 	}
 	snprintf(why, len,
@@ -113,6 +198,27 @@ static void finish(struct tuner *t, unsigned chosen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* No level passed: the fewest streams tried, so that the main test still
+ * runs and is judged on the real thresholds. */
+static void finish_fallback(struct tuner *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void finish_fallback(struct tuner *t, const char *fmt, ...)
+{
+	unsigned fewest = 0;
+	va_list ap;
+
+	for (unsigned i = 0; i < t->nsteps; i++)
+		if (!fewest || t->steps[i].streams < fewest)
+			fewest = t->steps[i].streams;
+	t->chosen = fewest ? fewest : t->set.min_streams;
+	t->fallback = true;
+	t->done = true;
+	va_start(ap, fmt);
+	vsnprintf(t->stopped_because, sizeof(t->stopped_because), fmt, ap);
+	va_end(ap);
+}
+
 /* Goal iops, once the search is over: of the levels that passed, the fewest
  * streams within TUNE_IOPS_TIE of the most IOPS (past saturation the IOPS of
  * deeper levels differ by noise, and more streams only add latency); says
@@ -123,7 +229,7 @@ static void choose_iops(struct tuner *t)
 	double most = 0;
 	size_t len;
 
-	if (t->goal != TUNE_GOAL_IOPS || !t->chosen)
+	if (t->set.goal != TUNE_GOAL_IOPS || !t->chosen || t->fallback)
 		return;
 	for (unsigned i = 0; i < t->nsteps; i++)
 		if (t->steps[i].passed && t->steps[i].w.iops > most)
@@ -144,72 +250,119 @@ static void choose_iops(struct tuner *t)
 	t->chosen = best->streams;
 }
 
-/* The next count after level t->cur was decided (passed: its verdict, with
- * the target reached for goal target). */
-static int next_level(struct tuner *t, const struct tune_step *s)
+/* The plateau rule: level s passed above the passing level below (lower),
+ * yet raised transactional IOPS by less than the plateau share. */
+static bool flat(const struct tuner *t, const struct tune_step *s, const struct tune_step *lower)
 {
-	bool up = s->passed; /* go higher */
-	unsigned n = s->streams;
+	return t->set.plateau > 0 && lower && lower->passed && s->streams > lower->streams &&
+	       s->w.iops < (1.0 + t->set.plateau) * lower->w.iops;
+}
 
+static void finish_plateau(struct tuner *t, const struct tune_step *s,
+			   const struct tune_step *lower, const char *lead)
+{
+	double gain = lower->w.iops > 0 ? 100.0 * (s->w.iops / lower->w.iops - 1.0) : 0;
+
+	finish(t, lower->streams,
+	       "%sIOPS flattened: %u streams give %.0f IOPS, %+.1f %% over %u streams' %.0f "
+	       "(less than the %.0f %% plateau): %u streams kept",
+	       lead, s->streams, s->w.iops, gain, lower->streams, lower->w.iops,
+	       100.0 * t->set.plateau, lower->streams);
+	t->plateau = true;
+}
+
+/* Goal target: the next count after level s. */
+static int next_target(struct tuner *t, const struct tune_step *s)
+{
+	const struct tune_settings *set = &t->set;
+	bool reached = s->passed && s->w.iops >= set->target_iops;
+	const struct tune_step *lower = t->best_pass ? step_at(t, t->best_pass) : NULL;
+	unsigned n = s->streams, base;
+
+	if (reached)
+		t->hi = n; /* the fewest streams known to reach the target */
+	else
+		t->lo = n; /* known not to */
+	if (!t->hi && !s->passed) {
+		/* more streams only load a device that fails already */
+		if (!t->best_pass) {
+			finish_fallback(t, "no level passes: at %u stream%s %s", n,
+					n == 1 ? "" : "s", s->reason);
+			return TUNE_DONE;
+		}
+		finish(t, t->best_pass,
+		       "the target of %.0f IOPS is out of reach within the thresholds: at %u "
+		       "streams %s (%.0f IOPS)",
+		       set->target_iops, n, s->reason, s->w.iops);
+		return TUNE_DONE;
+	}
+	if (!t->hi && flat(t, s, lower)) {
+		char lead[96];
+
+		snprintf(lead, sizeof(lead),
+			 "the target of %.0f IOPS is out of reach: ", set->target_iops);
+		finish_plateau(t, s, lower, lead);
+		return TUNE_DONE;
+	}
 	if (s->passed && n > t->best_pass)
 		t->best_pass = n;
-
-	if (t->goal == TUNE_GOAL_TARGET) {
-		bool reached = s->passed && s->w.iops >= t->target_iops;
-		unsigned base;
-
-		if (reached)
-			t->hi = n; /* the fewest streams known to reach the target */
-		else
-			t->lo = n; /* known not to */
-		if (!t->hi && !s->passed) {
-			/* more streams only load a device that fails already */
+	if (!t->hi) {
+		if (n >= set->max_streams) {
 			finish(t, t->best_pass,
-			       "the target of %.0f IOPS is out of reach within the thresholds: at "
-			       "%u streams %s (%.0f IOPS)",
-			       t->target_iops, n, s->reason, s->w.iops);
+			       "the target of %.0f IOPS is out of reach: %u streams (the most "
+			       "allowed) give %.0f IOPS",
+			       set->target_iops, n, s->w.iops);
 			return TUNE_DONE;
 		}
-		if (!t->hi) {
-			if (n >= t->max_streams) {
-				finish(t, t->best_pass,
-				       "the target of %.0f IOPS is out of reach: %u streams (the "
-				       "most allowed) give %.0f IOPS",
-				       t->target_iops, n, s->w.iops);
-				return TUNE_DONE;
-			}
-			t->cur = n * 2 > t->max_streams ? t->max_streams : n * 2;
-			return TUNE_NEXT;
-		}
-		base = t->lo ? t->lo : t->min_streams - 1;
-		if (t->hi <= base + 1) {
-			finish(t, t->hi,
-			       "%u streams are the fewest that reach %.0f IOPS within the "
-			       "thresholds",
-			       t->hi, t->target_iops);
-			return TUNE_DONE;
-		}
-		t->cur = base + (t->hi - base) / 2;
+		t->cur = tuner_up(t, n);
 		return TUNE_NEXT;
 	}
-	if (up)
+	base = t->lo ? t->lo : set->min_streams - t->unit;
+	if (t->hi <= base + t->unit) {
+		finish(t, t->hi,
+		       "%u streams are the fewest that reach %.0f IOPS within the thresholds",
+		       t->hi, set->target_iops);
+		return TUNE_DONE;
+	}
+	t->cur = tuner_mid(t, base, t->hi);
+	return TUNE_NEXT;
+}
+
+/* The next count after level s was decided. */
+static int next_level(struct tuner *t, const struct tune_step *s)
+{
+	const struct tune_step *lower = t->lo ? step_at(t, t->lo) : NULL;
+	unsigned n = s->streams;
+
+	if (t->set.goal == TUNE_GOAL_TARGET)
+		return next_target(t, s);
+	if (s->passed && flat(t, s, lower)) {
+		finish_plateau(t, s, lower, "");
+		choose_iops(t);
+		return TUNE_DONE;
+	}
+	if (s->passed) {
 		t->lo = n;
-	else
+		if (n > t->best_pass)
+			t->best_pass = n;
+	} else {
 		t->hi = n;
+	}
 	if (!t->lo) {
-		finish(t, 0, "no level passes: at %u stream%s %s", n, n == 1 ? "" : "s", s->reason);
+		finish_fallback(t, "no level passes: at %u stream%s %s", n, n == 1 ? "" : "s",
+				s->reason);
 		return TUNE_DONE;
 	}
 	if (!t->hi) {
-		if (n >= t->max_streams) {
+		if (n >= t->set.max_streams) {
 			finish(t, n, "%u streams (the most allowed) still pass", n);
 			choose_iops(t);
 			return TUNE_DONE;
 		}
-		t->cur = n * 2 > t->max_streams ? t->max_streams : n * 2;
+		t->cur = tuner_up(t, n);
 		return TUNE_NEXT;
 	}
-	if (t->hi - t->lo <= 1) {
+	if (t->hi - t->lo <= t->unit) {
 		const struct tune_step *f = step_at(t, t->hi);
 
 		finish(t, t->lo, "%u streams pass, %u do not (%s)", t->lo, t->hi,
@@ -217,39 +370,38 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 		choose_iops(t);
 		return TUNE_DONE;
 	}
-	t->cur = t->lo + (t->hi - t->lo) / 2;
+	t->cur = tuner_mid(t, t->lo, t->hi);
 	return TUNE_NEXT;
 }
 
 int tuner_window(struct tuner *t, const struct tune_window *w)
 {
+	const struct tune_settings *set = &t->set;
 	struct tune_step s = {0};
-	char why[160], pwhy[160];
-	bool pass, ppass;
+	char why[180];
 
 	if (t->done)
 		return TUNE_DONE;
-	t->nwin++;
-	if (t->nwin <= 2) {
-		/* the first window is the level's transient (queues filling, the
-		 * flusher catching up): never judged */
-		t->prev = *w;
-		return TUNE_MORE;
-	}
-	s.settled = agree(w, &t->prev);
-	if (!s.settled && t->nwin < TUNE_MAX_WINDOWS) {
-		t->prev = *w;
-		return TUNE_MORE;
-	}
-	pass = window_passes(t, w, why, sizeof(why));
-	ppass = window_passes(t, &t->prev, pwhy, sizeof(pwhy));
 	s.streams = t->cur;
-	s.windows = t->nwin;
+	s.samples = t->nsamp;
 	s.w = *w;
-	s.passed = pass && ppass;
-	snprintf(s.reason, sizeof(s.reason), "%s%s", !pass || ppass ? why : pwhy,
-		 s.settled ? "" : " (latency did not settle)");
-	t->nwin = 0;
+	s.settled = !t->unsettled;
+	s.slope_ms[0] = tune_slope_get(&t->slope[0], set->slope_window);
+	s.slope_ms[1] = tune_slope_get(&t->slope[1], set->slope_window);
+	if (!s.settled) {
+		bool rd = fabs(s.slope_ms[0]) > set->slope_max_ms;
+
+		snprintf(s.reason, sizeof(s.reason),
+			 "latency did not settle in %u samples: %s slope %+.3f ms per sample "
+			 "over the last %u (at most %.3f)",
+			 s.samples, rd ? "database read" : "log write", s.slope_ms[rd ? 0 : 1],
+			 set->slope_window, set->slope_max_ms);
+	} else {
+		s.passed = window_passes(t, w, why, sizeof(why));
+		snprintf(s.reason, sizeof(s.reason), "%s", why);
+	}
+	level_reset(t);
+	t->unsettled = false;
 	if (add_step(t, &s))
 		return -ENOMEM;
 	return next_level(t, &t->steps[t->nsteps - 1]);
@@ -263,22 +415,28 @@ void tuner_stop(struct tuner *t, const char *why)
 		return;
 	for (unsigned i = 0; i < t->nsteps; i++) {
 		const struct tune_step *s = &t->steps[i];
-		bool ok = s->passed && (t->goal != TUNE_GOAL_TARGET || s->w.iops >= t->target_iops);
+		bool ok = s->passed &&
+			  (t->set.goal != TUNE_GOAL_TARGET || s->w.iops >= t->set.target_iops);
 
 		if (!ok)
 			continue;
-		if (!best || (t->goal != TUNE_GOAL_TARGET ? s->streams > best : s->streams < best))
+		if (!best ||
+		    (t->set.goal != TUNE_GOAL_TARGET ? s->streams > best : s->streams < best))
 			best = s->streams;
 	}
-	if (!best && t->goal == TUNE_GOAL_TARGET)
+	if (!best && t->set.goal == TUNE_GOAL_TARGET)
 		best = t->best_pass; /* the highest passing, below the target */
 	if (!best && !t->nsteps) {
 		/* nothing decided yet: the main test runs at the first level and
 		 * its verdict says whether that holds */
-		finish(t, t->min_streams,
+		finish(t, t->set.min_streams,
 		       "%s before any level was decided; the main test runs at the first level "
 		       "(%u streams)",
-		       why, t->min_streams);
+		       why, t->set.min_streams);
+		return;
+	}
+	if (!best) {
+		finish_fallback(t, "%s; no level passed", why);
 		return;
 	}
 	finish(t, best, "%s; best level found: %u streams", why, best);

@@ -252,7 +252,7 @@ void coord_collect(struct run *r, unsigned k)
 	const struct grid *g = &r->grid;
 	unsigned nv = (unsigned)r->plan.nr_vols, last;
 	bool warm = k < g->nw;
-	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
+	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC, ev_ms;
 	size_t nrows = 0;
 	uint64_t hung = 0;
 	int ret;
@@ -265,6 +265,7 @@ void coord_collect(struct run *r, unsigned k)
 		if (now < grid_end(g, k) && now > g->t0)
 			t_ms = (now - g->t0) / NSEC_PER_MSEC;
 	}
+	ev_ms = run_clock_ms(r, g->t0 + t_ms * NSEC_PER_MSEC); /* t_ms but when tuned */
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r->iv_vol[i]);
@@ -301,7 +302,7 @@ void coord_collect(struct run *r, unsigned k)
 			atomic_store_explicit(&r->hung, true, memory_order_relaxed);
 		}
 		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
-			ret = store_event_add(r->store, r->run_id, t_ms, "error", sn->msgs[m],
+			ret = store_event_add(r->store, r->run_id, ev_ms, "error", sn->msgs[m],
 					      &r->store_err);
 			if (ret)
 				coord_store_error(r, ret);
@@ -362,7 +363,7 @@ void coord_collect(struct run *r, unsigned k)
 							       &r->store_err);
 		}
 		if (!ret && k + 1 == g->nw && g->nw)
-			ret = store_event_add(r->store, r->run_id, t_ms, "warmup_end",
+			ret = store_event_add(r->store, r->run_id, ev_ms, "warmup_end",
 					      "warm-up ended; measurement starts", &r->store_err);
 		if (ret)
 			coord_store_error(r, ret);
@@ -434,12 +435,22 @@ void coord_check_signal(struct run *r, int timeout_ms)
 		coord_stop(r, (int)si.ssi_signo, NULL);
 }
 
+/* Instant t on the events' run clock, in ms (see ev_base_ns): the time
+ * since the grid started, after what came before it; a clock read before
+ * the grid (or one a sim engine set back to 0) counts as its start. */
+uint64_t run_clock_ms(const struct run *r, uint64_t t)
+{
+	uint64_t in = r->grid.interval && t > r->grid.t0 ? t - r->grid.t0 : 0;
+
+	return (r->ev_base_ns + in) / NSEC_PER_MSEC;
+}
+
 void run_event(struct run *r, const char *kind, const char *msg)
 {
-	uint64_t t = engine_clock_now(&r->clock) - r->grid.t0;
+	uint64_t t = run_clock_ms(r, engine_clock_now(&r->clock));
 
 	if (r->store && !r->store_failed &&
-	    store_event_add(r->store, r->run_id, t / NSEC_PER_MSEC, kind, msg, &r->store_err))
+	    store_event_add(r->store, r->run_id, t, kind, msg, &r->store_err))
 		coord_store_error(r, -EIO);
 	if (r->opt->cb.message)
 		r->opt->cb.message(r->opt->cb.arg, msg);
@@ -526,7 +537,8 @@ void run_open_host_sampler(struct run *r)
 		strbuf_addstr(&msg, "host counters: out of memory");
 out_event:
 	if (r->store && !r->store_failed &&
-	    store_event_add(r->store, r->run_id, 0, "host_counters", msg.buf, &r->store_err))
+	    store_event_add(r->store, r->run_id, run_clock_ms(r, engine_clock_now(&r->clock)),
+			    "host_counters", msg.buf, &r->store_err))
 		coord_store_error(r, -EIO);
 	free(paths);
 	strbuf_release(&msg);

@@ -59,7 +59,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->journal_err.buf);
 	measured = run_measured_ns(
 		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
-	if (r->tune_failed || (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams))
+	if (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams)
 		measured = 0; /* no main test ran */
 	ret = run_totals_build(r, measured, &t);
 	if (ret)
@@ -92,23 +92,6 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	free(ws);
 	if (ret)
 		goto out;
-	if (r->tune_failed) {
-		/* auto-tune found no passing level: the run fails on that */
-		struct verdict *nv2 = realloc(verdicts, (nverd + 1) * sizeof(*nv2));
-
-		if (!nv2) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		verdicts = nv2;
-		verdicts[nverd++] = (struct verdict){.scope = SCOPE_RUN,
-						     .name = "run",
-						     .criterion = "autotune_streams",
-						     .cmp = VERDICT_GE,
-						     .threshold = (double)r->plan.nr_dbs,
-						     .measured = 0,
-						     .passed = false};
-	}
 	passed = eval_all_passed(verdicts, nverd);
 	if (aborted || fatal || r->store_failed) {
 		/* an interrupted run, or one ended by an environment error, is
@@ -151,8 +134,8 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 			 "(the error counts are exact)",
 			 (unsigned long long)r->msgs_dropped, RUN_EVENTS_MAX);
 		if (store_event_add(r->store, r->run_id,
-				    (engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
-				    "events_dropped", msg, &serr))
+				    run_clock_ms(r, engine_clock_now(&r->clock)), "events_dropped",
+				    msg, &serr))
 			run_store_note(r, &serr);
 	}
 	stop_msg = run_stop_event(r);
@@ -160,9 +143,9 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	ret = store_run_finish(r->store, r->run_id, &end, &serr);
 	if (ret)
 		run_store_note(r, &serr);
-	if (stop_msg && store_event_add(r->store, r->run_id,
-					(engine_clock_now(&r->clock) - r->grid.t0) / NSEC_PER_MSEC,
-					"stop", stop_msg, &serr))
+	if (stop_msg &&
+	    store_event_add(r->store, r->run_id, run_clock_ms(r, engine_clock_now(&r->clock)),
+			    "stop", stop_msg, &serr))
 		run_store_note(r, &serr);
 	strbuf_release(&serr);
 	if (r->store_failed) {

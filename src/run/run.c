@@ -362,8 +362,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			class_stats_reset(&r.win_vol[i]);
 		r.win_len = 0;
 		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
-			/* no main test: nothing passed, or the run was stopped */
-			r.tune_failed = !ret && !r.streams;
+			/* no main test: the run was stopped (auto-tune always chooses a
+			 * level, the fewest streams tried when none passed) */
 			ret = run_finish(&r, out, err);
 			goto out;
 		}

@@ -208,7 +208,6 @@ struct run {
 	atomic_uint_fast64_t msgs_kept;	  /* error messages kept (RUN_EVENTS_MAX) */
 	uint64_t msgs_dropped;		  /* and those past it, counted by the coordinator */
 	atomic_uint workers_done;	  /* backup: workers that read all they had */
-	bool tune_failed;		  /* auto-tune found no passing level: no main test */
 	bool completed;			  /* backup: ended when everything was read */
 	int stop_signal;
 	char stop_reason[256];	     /* why the run stopped early, when not a signal */
@@ -235,6 +234,10 @@ struct run {
 	unsigned tune_nint; /* intervals in the current window */
 	unsigned tune_win;  /* intervals per window */
 	int tune_state;	    /* enum tune_next of the last window */
+	/* the events' run clock at grid.t0: the time auto-tune's levels took
+	 * before the one measured (or before the main test), so that tuning and
+	 * main test read in one order; 0 for a run that does not tune */
+	uint64_t ev_base_ns;
 
 	struct store *store;
 	int64_t run_id;
@@ -320,6 +323,7 @@ void coord_collect(struct run *r, unsigned k);
 void coord_stop(struct run *r, int signo, const char *reason);
 void coord_check_signal(struct run *r, int timeout_ms);
 void run_event(struct run *r, const char *kind, const char *msg);
+uint64_t run_clock_ms(const struct run *r, uint64_t t);
 void env_fact(void *arg, const char *key, const char *value);
 void record_env(struct run *r);
 void run_open_host_sampler(struct run *r);

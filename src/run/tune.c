@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "diskproof/store.h"
 
@@ -20,17 +21,13 @@ static void tune_end_level(struct run *r, unsigned k)
 	atomic_store_explicit(&r->stop, true, memory_order_release);
 }
 
-/* Auto-tune: one interval of the level being measured. When a window is
- * complete, its worst database figures go to the search. */
-void tune_interval(struct run *r, unsigned k)
+/* The worst database figures of the level's window so far (win_db, over
+ * secs seconds); the window restarts. */
+static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 {
-	struct tune_window w = {0};
-	double secs = (double)r->tune_win * (double)RUN_INTERVAL_NS / 1e9;
 	uint64_t rd = 0, wr = 0;
-	int ret;
 
-	if (++r->tune_nint < r->tune_win)
-		return;
+	memset(w, 0, sizeof(*w));
 	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
 		const struct class_stats *cs = &r->win_db[d * IO_CLASS_COUNT];
 		double ra = hist_mean(&cs[IO_DB_READ].lat) / 1e6;
@@ -38,34 +35,70 @@ void tune_interval(struct run *r, unsigned k)
 
 		rd += cs[IO_DB_READ].lat.count;
 		wr += cs[IO_DB_WRITE].lat.count;
-		if (ra >= w.read_avg_ms) {
-			w.read_avg_ms = ra;
-			snprintf(w.read_db, sizeof(w.read_db), "%s", r->plan.dbs[d].name);
+		if (ra >= w->read_avg_ms) {
+			w->read_avg_ms = ra;
+			snprintf(w->read_db, sizeof(w->read_db), "%s", r->plan.dbs[d].name);
 		}
-		if (la >= w.log_avg_ms) {
-			w.log_avg_ms = la;
-			snprintf(w.log_db, sizeof(w.log_db), "%s", r->plan.dbs[d].name);
+		if (la >= w->log_avg_ms) {
+			w->log_avg_ms = la;
+			snprintf(w->log_db, sizeof(w->log_db), "%s", r->plan.dbs[d].name);
 		}
-		if ((double)cs[IO_DB_READ].lat.max_ns / 1e6 > w.read_max_ms)
-			w.read_max_ms = (double)cs[IO_DB_READ].lat.max_ns / 1e6;
-		if ((double)cs[IO_LOG_WRITE].lat.max_ns / 1e6 > w.log_max_ms)
-			w.log_max_ms = (double)cs[IO_LOG_WRITE].lat.max_ns / 1e6;
+		if ((double)cs[IO_DB_READ].lat.max_ns / 1e6 > w->read_max_ms)
+			w->read_max_ms = (double)cs[IO_DB_READ].lat.max_ns / 1e6;
+		if ((double)cs[IO_LOG_WRITE].lat.max_ns / 1e6 > w->log_max_ms)
+			w->log_max_ms = (double)cs[IO_LOG_WRITE].lat.max_ns / 1e6;
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			w.errors += cs[c].errors;
+			w->errors += cs[c].errors;
 	}
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r->win_db[i]);
+	w->iops = secs > 0 ? (double)(rd + wr) / secs : 0;
+}
+
+/*
+ * Auto-tune: one interval of the level being measured. While the level's
+ * transient lasts, the interval's database read and log write averages (all
+ * databases) are a sample of the latency slope; once it is flat, one window
+ * is measured and its worst database figures go to the search. A level that
+ * never settles goes to the search with its figures since it started.
+ */
+void tune_interval(struct run *r, unsigned k)
+{
+	struct tuner *t = r->tune;
+	struct tune_window w;
+	int ret;
+
+	r->tune_nint++;
+	if (!t->measuring) {
+		const struct class_stats *rd = &r->iv_run[IO_DB_READ];
+		const struct class_stats *lg = &r->iv_run[IO_LOG_WRITE];
+
+		if (!rd->lat.count || !lg->lat.count)
+			return; /* no sample */
+		ret = tuner_sample(t, hist_mean(&rd->lat) / 1e6, hist_mean(&lg->lat) / 1e6);
+		if (ret == TUNE_SETTLED) {
+			/* the window starts now */
+			for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+				class_stats_reset(&r->win_db[i]);
+			r->tune_nint = 0;
+			return;
+		}
+		if (ret != TUNE_UNSETTLED)
+			return;
+	} else if (r->tune_nint < r->tune_win) {
+		return;
+	}
+	tune_window_build(r, (double)r->tune_nint * (double)RUN_INTERVAL_NS / 1e9, &w);
 	r->tune_nint = 0;
-	w.iops = (double)(rd + wr) / secs;
-	ret = tuner_window(r->tune, &w);
+	ret = tuner_window(t, &w);
 	r->tune_state = ret < 0 ? TUNE_DONE : ret;
 	if (ret < 0)
-		tuner_stop(r->tune, "out of memory");
+		tuner_stop(t, "out of memory");
 	if (r->tune_state != TUNE_MORE)
 		tune_end_level(r, k);
 }
 
-/* Auto-tune's time bound and window length (in intervals). */
+/* Auto-tune's time bound, window length and slope settings (in intervals). */
 static uint64_t tune_limit_ns(const struct profile *p)
 {
 	uint64_t l = p->tune_limit_ns ? p->tune_limit_ns : p->duration_ns / 5;
@@ -86,49 +119,164 @@ static unsigned tune_window_intervals(const struct profile *p)
 	return (unsigned)((w + RUN_INTERVAL_NS - 1) / RUN_INTERVAL_NS);
 }
 
+/* default: the window's length in samples, 5 to 30 */
+static unsigned tune_slope_window(const struct profile *p, unsigned win)
+{
+	if (p->tune_slope_window)
+		return p->tune_slope_window;
+	return win < 5 ? 5 : win > 30 ? 30 : win;
+}
+
+/* default: 4 x the slope window; never shorter than it */
+static unsigned tune_transient_max(const struct profile *p, unsigned slope_window)
+{
+	uint64_t n = p->tune_transient_max_ns
+			     ? (p->tune_transient_max_ns + RUN_INTERVAL_NS - 1) / RUN_INTERVAL_NS
+			     : 4ULL * slope_window;
+
+	return n < slope_window ? slope_window : n > 1000000 ? 1000000 : (unsigned)n;
+}
+
 static const char *tune_goal_name(enum tune_goal g)
 {
 	return g == TUNE_GOAL_TARGET ? "target" : g == TUNE_GOAL_IOPS ? "iops" : "max";
+}
+
+static void tune_settings_fill(const struct run *r, struct tune_settings *s)
+{
+	const struct profile *p = r->prof;
+	const struct profile_thresholds *th = &p->thresholds;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, maxs;
+
+	maxs = p->tune_max_streams ? p->tune_max_streams : 128 * ndb;
+	if (maxs > PROFILE_STREAMS_MAX)
+		maxs = PROFILE_STREAMS_MAX;
+	*s = (struct tune_settings){
+		.goal = p->tune_goal == PROFILE_TUNE_TARGET ? TUNE_GOAL_TARGET
+			: p->tune_goal == PROFILE_TUNE_IOPS ? TUNE_GOAL_IOPS
+							    : TUNE_GOAL_MAX,
+		.step = p->tune_step == PROFILE_TUNE_STEP_STREAM ? TUNE_STEP_STREAM
+								 : TUNE_STEP_DATABASE,
+		.databases = ndb,
+		.margin = p->tune_margin_pct / 100.0,
+		.plateau = p->tune_plateau_pct / 100.0,
+		.target_iops = (double)p->target_iops,
+		.min_streams = ndb,
+		.max_streams = maxs,
+		.read_avg_ms = (double)th->db_read_avg_ns / 1e6,
+		.read_max_ms = (double)th->db_read_max_ns / 1e6,
+		.log_avg_ms = (double)th->log_write_avg_ns / 1e6,
+		.log_max_ms = (double)th->log_write_max_ns / 1e6,
+		.slope_window = tune_slope_window(p, r->tune_win),
+		.slope_max_ms = (double)p->tune_slope_max_ns / 1e6,
+	};
+	s->transient_max = tune_transient_max(p, s->slope_window);
+}
+
+/* After a level (its drain included): the run clock goes on from where the
+ * level left it, the next level's or the main test's grid after it. */
+static void tune_clock_advance(struct run *r)
+{
+	uint64_t now = engine_clock_now(&r->clock);
+
+	if (r->grid.interval && now > r->grid.t0)
+		r->ev_base_ns += now - r->grid.t0;
+	r->grid.t0 = now;
+}
+
+/* The levels decided since the last call: an event each, stamped on the run
+ * clock as the level ends, and a row of table autotune_step. */
+static void tune_report_steps(struct run *r, const struct tuner *t, unsigned *reported)
+{
+	char msg[560];
+
+	for (; *reported < t->nsteps; (*reported)++) {
+		const struct tune_step *st = &t->steps[*reported];
+		char settled[64] = "";
+
+		if (st->settled)
+			snprintf(settled, sizeof(settled), " (settled after %u samples)",
+				 st->samples);
+		snprintf(msg, sizeof(msg),
+			 "auto-tune: %u stream%s%s: %.0f IOPS, database read average %.2f ms (%s), "
+			 "log write average %.2f ms: %s: %s",
+			 st->streams, st->streams == 1 ? "" : "s", settled, st->w.iops,
+			 st->w.read_avg_ms, st->w.read_db, st->w.log_avg_ms,
+			 st->passed ? "pass" : "fail", st->reason);
+		run_event(r, "autotune_step", msg);
+		if (r->store && !r->store_failed &&
+		    store_autotune_step_add(r->store, r->run_id, *reported + 1, st->streams,
+					    st->w.iops, st->w.read_avg_ms, st->w.log_avg_ms,
+					    st->passed, st->reason, &r->store_err))
+			coord_store_error(r, -EIO);
+	}
+}
+
+/* The search's outcome: the last auto-tune event, and the run's facts (so
+ * that it shows in a comparison when it differs). main: the main test runs. */
+static void tune_report_outcome(struct run *r, const struct tuner *t, uint64_t used, bool main)
+{
+	char msg[700], n[16], note[160] = "";
+
+	if (t->fallback && main) {
+		snprintf(note, sizeof(note),
+			 "no level passed auto-tune's %.0f %% margin; the main test ran at %u "
+			 "streams",
+			 r->prof->tune_margin_pct, t->chosen);
+		snprintf(msg, sizeof(msg), "%s (auto-tune, %.0f s, goal %s: %s)", note,
+			 (double)used / 1e9, tune_goal_name(t->set.goal), t->stopped_because);
+	} else {
+		snprintf(msg, sizeof(msg), "auto-tune chose %u streams in %.0f s (goal %s): %s",
+			 t->chosen, (double)used / 1e9, tune_goal_name(t->set.goal),
+			 t->stopped_because);
+	}
+	run_event(r, "autotune", msg);
+	snprintf(n, sizeof(n), "%u", t->chosen);
+	env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));
+	env_fact(r, "autotune_chosen", n);
+	env_fact(r, "autotune_stopped_because", t->stopped_because);
+	if (note[0])
+		env_fact(r, "autotune_note", note);
 }
 
 /*
  * streams = auto: measures levels (stream counts) as the search asks, each on
  * freshly set-up workers over the same files, until it is done, the time
  * bound is spent, or the run is stopped. Every decided level is stored (table
- * autotune_step and an event); r->streams is left at the chosen count (0: no
- * level passes).
+ * autotune_step and an event); r->streams is left at the chosen count (the
+ * fewest streams tried when none passed: the main test runs there all the
+ * same). Events are stamped on the run clock, which starts with the tuning.
  */
 int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	const struct profile_thresholds *th = &p->thresholds;
-	unsigned ndb = (unsigned)r->plan.nr_dbs, maxs;
 	uint64_t limit = tune_limit_ns(p), used = 0;
+	struct tune_settings set;
 	unsigned reported = 0;
 	char msg[400];
 	int ret = 0;
 
-	maxs = p->tune_max_streams ? p->tune_max_streams : 128 * ndb;
-	if (maxs > PROFILE_STREAMS_MAX)
-		maxs = PROFILE_STREAMS_MAX;
-	tuner_init(t,
-		   p->tune_goal == PROFILE_TUNE_TARGET ? TUNE_GOAL_TARGET
-		   : p->tune_goal == PROFILE_TUNE_IOPS ? TUNE_GOAL_IOPS
-						       : TUNE_GOAL_MAX,
-		   p->tune_margin_pct / 100.0, (double)p->target_iops, ndb, maxs,
-		   (double)th->db_read_avg_ns / 1e6, (double)th->db_read_max_ns / 1e6,
-		   (double)th->log_write_avg_ns / 1e6, (double)th->log_write_max_ns / 1e6);
-	r->tune = t;
+	r->ev_base_ns = 0;
 	r->tune_win = tune_window_intervals(p);
+	tune_settings_fill(r, &set);
+	tuner_init(t, &set);
+	r->tune = t;
 	snprintf(msg, sizeof(msg),
-		 "auto-tune (goal %s): windows of %u s, at most %.0f s, %.0f %% under every "
-		 "threshold",
-		 tune_goal_name(t->goal), r->tune_win, (double)limit / 1e9, p->tune_margin_pct);
+		 "auto-tune (goal %s, %s): levels of %u stream%s, transient until the latency "
+		 "slope over %u samples is at most %.2f ms per sample (at most %u s), then "
+		 "windows of %u s; at most %.0f s, %.0f %% under every threshold, %.0f %% "
+		 "plateau",
+		 tune_goal_name(t->set.goal),
+		 t->set.step == TUNE_STEP_DATABASE ? "whole streams per database" : "any count",
+		 t->unit, t->unit == 1 ? "" : "s", t->set.slope_window, t->set.slope_max_ms,
+		 t->set.transient_max, r->tune_win, (double)limit / 1e9, p->tune_margin_pct,
+		 p->tune_plateau_pct);
 	run_event(r, "autotune", msg);
 	while (!t->done) {
 		bool drained;
 
-		if (used + r->tune_win * RUN_INTERVAL_NS > limit) {
+		if (used + (uint64_t)(t->set.slope_window + r->tune_win) * RUN_INTERVAL_NS >
+		    limit) {
 			tuner_stop(t, "the time bound is spent");
 			break;
 		}
@@ -161,22 +309,8 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		}
 		for (size_t g = 0; r->fresh_from && g < r->plan.nr_dbs; g++)
 			r->fresh_from[g] = r->plan.dbs[g].nr_pages;
-		for (; reported < t->nsteps; reported++) {
-			const struct tune_step *st = &t->steps[reported];
-
-			snprintf(msg, sizeof(msg),
-				 "auto-tune: %u stream%s: %.0f IOPS, database read average %.2f ms "
-				 "(%s), log write average %.2f ms: %s: %s",
-				 st->streams, st->streams == 1 ? "" : "s", st->w.iops,
-				 st->w.read_avg_ms, st->w.read_db, st->w.log_avg_ms,
-				 st->passed ? "pass" : "fail", st->reason);
-			run_event(r, "autotune", msg);
-			if (r->store && !r->store_failed &&
-			    store_autotune_step_add(r->store, r->run_id, reported + 1, st->streams,
-						    st->w.iops, st->w.read_avg_ms, st->w.log_avg_ms,
-						    st->passed, st->reason, &r->store_err))
-				coord_store_error(r, -EIO);
-		}
+		tune_report_steps(r, t, &reported);
+		tune_clock_advance(r);
 		if (r->stop_signal || r->stop_reason[0] || r->env_failed || !drained) {
 			tuner_stop(t, r->stop_signal ? "interrupted" : "the run stopped");
 			break;
@@ -188,21 +322,8 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	}
 	r->tune = NULL;
 	r->streams = t->chosen;
-	snprintf(msg, sizeof(msg), "auto-tune chose %u streams in %.0f s (goal %s): %s", t->chosen,
-		 (double)used / 1e9, tune_goal_name(t->goal), t->stopped_because);
-	if (!t->chosen)
-		snprintf(msg, sizeof(msg), "auto-tune found no passing level in %.0f s: %s",
-			 (double)used / 1e9, t->stopped_because);
-	run_event(r, "autotune", msg);
-	{
-		char n[16];
 
-		snprintf(n, sizeof(n), "%u", t->chosen);
-		/* the search's outcome travels with the run's facts (and shows in
-		 * a comparison when it differs) */
-		env_fact(r, "autotune_goal", tune_goal_name(t->goal));
-		env_fact(r, "autotune_chosen", n);
-		env_fact(r, "autotune_stopped_because", t->stopped_because);
-	}
+	tune_report_outcome(r, t, used,
+			    !ret && !r->stop_signal && !r->stop_reason[0] && !r->env_failed);
 	return ret;
 }

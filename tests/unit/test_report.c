@@ -857,9 +857,9 @@ static void sample_tuned(struct sample *s, struct results_sample *rows, size_t n
 			 struct results_autotune_step *steps)
 {
 	static const struct results_autotune_step st[3] = {
-		{1, 4, 2744.2, 2.273, 1.097, true, NULL},
-		{2, 64, 5626.8, 12.198, 10.887, false, NULL},
-		{3, 32, 5387.4, 7.698, NAN, true, NULL},
+		{1, 4, 2744.2, 2.273, 1.097, true, NULL, 40.0},
+		{2, 64, 5626.8, 12.198, 10.887, false, NULL, 80.5},
+		{3, 32, 5387.4, 7.698, NAN, true, NULL, NAN},
 	};
 
 	sample_build(s);
@@ -898,13 +898,14 @@ static void test_text_warmup_autotune(void **state)
 	a = strstr(
 		out.buf,
 		"\nauto-tune (goal max): chose 32 streams; stopped: 32 streams pass, 64 do not\n"
-		"  step  streams        IOPS  db read avg ms  log write avg ms  result  reason\n"
-		"     1        4      2744.2           2.273             1.097  pass    within 90 "
-		"% "
-		"of the thresholds\n"
-		"     2       64      5626.8          12.198            10.887  fail    log write "
-		"average 10.9 ms (db1) > 9.0 ms (90 % of 10 ms)\n"
-		"     3       32      5387.4           7.698                 -  pass    \n");
+		"  step     t (s)  streams        IOPS  db read avg ms  log write avg ms  result  "
+		"reason\n"
+		"     1      40.0        4      2744.2           2.273             1.097  pass    "
+		"within 90 % of the thresholds\n"
+		"     2      80.5       64      5626.8          12.198            10.887  fail    "
+		"log write average 10.9 ms (db1) > 9.0 ms (90 % of 10 ms)\n"
+		"     3         -       32      5387.4           7.698                 -  pass    "
+		"\n");
 	v = strstr(out.buf, "\nverdicts: 3 passed, 1 failed\n");
 	if (!w || !a || !v)
 		fail_msg("%s", out.buf);
@@ -951,17 +952,18 @@ static void test_json_warmup_autotune(void **state)
 				   "print(a[\"steps\"][1])\n"
 				   "print(a[\"steps\"][2][\"log_write_avg_ms\"])\n");
 	assert_string_equal(
-		got, "2.0 ['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', "
-		     "'log_write']\n"
-		     "{'ios': 3200, 'iops': 1600.0, 'avg_ms': 2.531, 'errors': 0}\n"
-		     "['chosen', 'goal', 'steps', 'stopped_because'] max 32\n"
-		     "32 streams pass, 64 do not\n"
-		     "['db_read_avg_ms', 'iops', 'log_write_avg_ms', 'passed', 'reason', 'step', "
-		     "'streams']\n"
-		     "{'step': 2, 'streams': 64, 'iops': 5626.8, 'db_read_avg_ms': 12.198, "
-		     "'log_write_avg_ms': 10.887, 'passed': False, 'reason': 'log write average "
-		     "10.9 ms (db1) > 9.0 ms (90 % of 10 ms)'}\n"
-		     "None\n");
+		got,
+		"2.0 ['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', "
+		"'log_write']\n"
+		"{'ios': 3200, 'iops': 1600.0, 'avg_ms': 2.531, 'errors': 0}\n"
+		"['chosen', 'goal', 'note', 'steps', 'stopped_because'] max 32\n"
+		"32 streams pass, 64 do not\n"
+		"['db_read_avg_ms', 'iops', 'log_write_avg_ms', 'passed', 'reason', 'step', "
+		"'streams', 't_s']\n"
+		"{'step': 2, 't_s': 80.5, 'streams': 64, 'iops': 5626.8, 'db_read_avg_ms': 12.198, "
+		"'log_write_avg_ms': 10.887, 'passed': False, 'reason': 'log write average "
+		"10.9 ms (db1) > 9.0 ms (90 % of 10 ms)'}\n"
+		"None\n");
 	free(got);
 
 	/* facts without a choice recorded: chosen is null */
@@ -971,8 +973,22 @@ static void test_json_warmup_autotune(void **state)
 	report_render(&out, &s.r, REPORT_JSON, NULL);
 	got = python_json(out.buf, "print(d[\"autotune\"])\n");
 	assert_string_equal(got, "{'goal': 'max', 'chosen': None, 'stopped_because': '32 streams "
-				 "pass, 64 do not', 'steps': []}\n");
+				 "pass, 64 do not', 'note': None, 'steps': []}\n");
 	free(got);
+
+	/* the fallback's note */
+	strbuf_reset(&out);
+	s.r.autotune.note = "no level passed auto-tune's 10 % margin; the main test ran at 4 "
+			    "streams";
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(d[\"autotune\"][\"note\"])\n");
+	assert_string_equal(got, "no level passed auto-tune's 10 % margin; the main test ran at 4 "
+				 "streams\n");
+	free(got);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\n  no level passed auto-tune's 10 % margin; the main "
+					"test ran at 4 streams\n"));
 	strbuf_release(&out);
 }
 
