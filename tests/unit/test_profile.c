@@ -932,9 +932,15 @@ static void test_rules_table(void **state)
 	assert_string_equal(err.buf,
 			    "--engine sim: a recovery test replays what the log files hold: the "
 			    "sim engine keeps no log content (use a real engine) ([test] type at "
-			    "t.ini:2)\n"
-			    "--streams 1: streams = 1 is fewer than the 2 databases: every "
-			    "database needs at least one stream ([test] type at t.ini:2)");
+			    "t.ini:2)");
+	profile_release(&p);
+
+	/* fewer streams than databases: the streams are a pool shared by all */
+	expect_ok(&p, "[engine]\nstreams = 1\n[volume v1]\npath = /d\ndatabases = 4\n");
+	o = (struct profile_overrides){.engine = "sim", .streams = 2};
+	strbuf_reset(&err);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	assert_int_equal(p.streams, 2);
 	profile_release(&p);
 
 	/* --data-dir: the relocated paths are checked */
