@@ -187,20 +187,24 @@ void plan_release(struct plan *pl);
 /*
  * The worker layout (plan/workers.c), the one rule the run, `plan` and
  * `check` share: worker w drives wdb[first[w] .. first[w + 1]), each entry a
- * database (index into plan.dbs), its page range [lo, lo + n) and the
- * streams the worker runs on it. plan_workers_release() frees it (safe on a
- * zeroed or released layout).
+ * database (index into plan.dbs) and its page range [lo, lo + n), with
+ * nstreams[w] streams shared by those databases (the stream pool,
+ * workload/txn.c), the last of them working only duty[w] of the time when
+ * that is below 1, so that the worker carries share[w] streams on average.
+ * plan_workers_release() frees it (safe on a zeroed or released layout).
  */
 struct plan_wdb {
 	unsigned db;
 	uint64_t lo, n;
-	unsigned streams;
 };
 
 struct plan_workers {
 	unsigned nworkers;
-	unsigned streams; /* in all */
-	unsigned *first;  /* nworkers + 1 */
+	unsigned streams;   /* in all */
+	unsigned *first;    /* nworkers + 1 */
+	unsigned *nstreams; /* nworkers: stream slots, the part-time one included */
+	double *duty;	    /* nworkers: the last stream's duty (1: full time) */
+	double *share;	    /* nworkers: streams on average (they add up to streams) */
 	struct plan_wdb *wdb;
 };
 

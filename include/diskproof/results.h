@@ -63,6 +63,10 @@ struct scope_summary {
 	char volume[RESULTS_NAME_MAX]; /* databases: their volume; else "" */
 	uint64_t integrity_errors;
 	struct class_summary classes[IO_CLASS_COUNT];
+	/* time-averaged streams working on the scope over the measured span
+	 * (stream time / measured time); NAN when not stored (a run of a file
+	 * before schema 5) */
+	double streams;
 };
 
 /* Transactional IOPS: database reads + database writes per second. */

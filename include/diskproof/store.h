@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -172,6 +172,7 @@ struct store_scope_total {
 	const char *volume; /* databases only, else NULL */
 	uint64_t integrity_errors;
 	const struct class_stats *classes; /* IO_CLASS_COUNT entries */
+	uint64_t stream_ns;		   /* stream time over the measured span (streams x ns) */
 };
 
 /* Finishes a run in one transaction: totals (summary and histogram rows, with

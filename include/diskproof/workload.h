@@ -116,7 +116,14 @@ struct wl_slot {
 	uint64_t commit_lsn;
 	uint64_t t_start; /* open loop: the transaction's intended start */
 	uint64_t *touched;
-	uint64_t cursor; /* fixed model, sequential: the next page */
+	/* the stream pool: a stream is bound to no database; each unit of work
+	 * (a transaction, a replayed page, a fixed-model I/O) goes to the
+	 * worker's database with the least stream time so far (wl_db.st_*) */
+	bool working;	  /* a unit of work under way on db, counted in its st_act */
+	double duty;	  /* share of the time it works: 1, or less for the worker's
+			   * part-time stream (a fraction of a stream) */
+	uint64_t t_begin; /* when the unit began (ns since wl_ctx.t0) */
+	uint64_t busy_ns; /* its own units' time so far, for the duty */
 };
 
 struct wl_dirty_page {
@@ -172,9 +179,15 @@ struct wl_db {
 	uint64_t *rp_ns;    /* replay time per segment */
 	uint64_t *rp_count; /* pages applied per segment */
 	uint32_t *rp_recs;  /* no page content (sim): records written per segment */
-	/* streams waiting for the log or the flusher */
+	/* streams waiting for the log or the flusher (room for every stream
+	 * of the worker: any may commit on any database) */
 	unsigned *waiters;
 	unsigned nwait;
+	/* stream time: units of work finished (ns), those under way and the sum
+	 * of their starts (ns since wl_ctx.t0); wl_db_stream_ns() */
+	uint64_t st_done, st_starts;
+	unsigned st_act;
+	uint64_t seq_next; /* fixed model, sequential: the next page */
 };
 
 /* The narrow context of one worker's generators. */
@@ -197,27 +210,40 @@ struct wl_ctx {
 	 * caller time completions that landed meanwhile; may be NULL */
 	void (*stamped)(void *arg);
 	void *stamped_arg;
+	/* the time a completion handed to wl_*_done happened: set by the caller
+	 * before each call (a unit of work's end is stamped with it) */
+	uint64_t now;
+	uint64_t t0; /* the stream pool's origin (wl_slots_place's now) */
+	unsigned rr; /* the pool's round robin among equal databases */
+	unsigned nstreams;
 };
 
 /*
  * Sets up c for a worker's databases: the RNG (from the seed and the
  * worker's index), the mix, and each database's generator state (d->pdb,
- * lo, n, log_align set by the caller; streams_per_db[i] streams on dbs[i]).
- * dbs, slots and idle are the caller's arrays (nslots from wl_slot_count).
- * 0 or -ENOMEM; wl_ctx_release frees what was allocated either way.
+ * lo, n, log_align set by the caller), for nstreams streams shared by all
+ * of them. dbs, slots and idle are the caller's arrays (nslots from
+ * wl_slot_count). 0 or -ENOMEM; wl_ctx_release frees what was allocated
+ * either way.
  */
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
-		unsigned ndb, const unsigned *streams_per_db, struct wl_slot *slots,
-		unsigned nslots, unsigned *idle);
+		unsigned ndb, unsigned nstreams, struct wl_slot *slots, unsigned nslots,
+		unsigned *idle);
 /* Frees what wl_ctx_init and wl_slots_place allocated and forgets dbs and
  * slots (c->idle stays the caller's); safe twice, and on a zeroed context. */
 void wl_ctx_release(struct wl_ctx *c);
 /* Slots a worker needs for nstreams streams over ndb databases. */
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams);
-/* Lays out the slots (kinds, databases, buffer sizes; streams ready to issue
- * in slot order), starting maintenance at now staggered over the databases.
- * The caller allocates each slot's buffer of buf_len bytes afterwards. */
-int wl_slots_place(struct wl_ctx *c, const unsigned *streams_per_db, uint64_t now);
+/* Lays out the slots (kinds, databases, buffer sizes; the nstreams streams
+ * ready to issue in slot order, the last working only last_duty of the time
+ * when that is below 1), starting maintenance at now staggered over the
+ * databases. The caller allocates each slot's buffer of buf_len bytes
+ * afterwards. */
+int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now);
+/* The stream time database d has had up to t (ns, units of work finished
+ * and under way): its time-averaged streams over a span are the growth of
+ * this over the span's length. */
+uint64_t wl_db_stream_ns(const struct wl_ctx *c, const struct wl_db *d, uint64_t t);
 /* Open loop: this worker's share of the arrivals, from now on. */
 void wl_arrivals_init(struct wl_ctx *c, double rate, uint64_t now);
 /* backup: the database read to its end; recovery: replayed; else true */

@@ -6,11 +6,19 @@
  * The rule: one worker per online CPU unless [engine] workers says, one in
  * all for an engine that keeps its own (virtual) clock; the jetstress model,
  * backup and recovery: at most one worker per database, databases round robin
- * over the workers, each database's streams with it; the fixed model: at most
- * one worker per stream, every worker drives its own contiguous share of every
- * database's pages with its share of that database's streams (a share with no
- * pages or no streams is left out). Streams spread over databases evenly,
- * the first databases taking one more when they do not divide.
+ * over the workers; the fixed model: at most one worker per stream, every
+ * worker drives its own contiguous share of every database's pages (a share
+ * with no pages is left out).
+ *
+ * Streams are a pool, not bound to databases: within a worker each unit of
+ * work goes to its database with the least stream time (workload/txn.c), so
+ * a worker's databases share its streams evenly. Across workers, a worker
+ * with d of the D databases carries S x d / D of the S streams: the whole
+ * part as full-time streams, the fraction as one part-time stream that works
+ * only that fraction of the time, so that every database has S / D streams
+ * on average and the workers never talk to each other per I/O. The fixed
+ * model's workers each drive every database: S / W streams each, the first
+ * taking one more when they do not divide.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -61,6 +69,9 @@ unsigned plan_worker_count(const struct profile *p, const struct plan *pl, unsig
 void plan_workers_release(struct plan_workers *lw)
 {
 	free(lw->first);
+	free(lw->nstreams);
+	free(lw->duty);
+	free(lw->share);
 	free(lw->wdb);
 	memset(lw, 0, sizeof(*lw));
 }
@@ -70,39 +81,51 @@ int plan_workers_layout(const struct profile *p, const struct plan *pl, unsigned
 {
 	unsigned ndb = (unsigned)pl->nr_dbs, nw = plan_worker_count(p, pl, streams, cpus);
 	bool fixed = p->model == PROFILE_MODEL_FIXED && p->type != PROFILE_TEST_BACKUP;
-	unsigned *spd = NULL;
 	size_t n = 0, cap = fixed ? (size_t)nw * ndb : ndb;
 
 	memset(lw, 0, sizeof(*lw));
-	spd = calloc(ndb ? ndb : 1, sizeof(*spd));
 	lw->first = calloc((size_t)nw + 1, sizeof(*lw->first));
+	lw->nstreams = calloc(nw, sizeof(*lw->nstreams));
+	lw->duty = calloc(nw, sizeof(*lw->duty));
+	lw->share = calloc(nw, sizeof(*lw->share));
 	lw->wdb = calloc(cap ? cap : 1, sizeof(*lw->wdb));
-	if (!spd || !lw->first || !lw->wdb) {
-		free(spd);
+	if (!lw->first || !lw->nstreams || !lw->duty || !lw->share || !lw->wdb) {
 		plan_workers_release(lw);
 		return -ENOMEM;
 	}
 	lw->nworkers = nw;
 	lw->streams = streams;
-	for (unsigned i = 0; i < ndb; i++)
-		spd[i] = streams / ndb + (i < streams % ndb ? 1 : 0);
 	for (unsigned wi = 0; wi < nw; wi++) {
+		unsigned d = 0;
+		uint64_t sd;
+
 		lw->first[wi] = (unsigned)n;
 		if (fixed) {
 			for (unsigned i = 0; i < ndb; i++) {
 				uint64_t np = pl->dbs[i].nr_pages, lo = np * wi / nw;
 				uint64_t cnt = np * (wi + 1) / nw - lo;
-				unsigned s = spd[i] / nw + (wi < spd[i] % nw ? 1 : 0);
 
-				if (cnt && s)
-					lw->wdb[n++] = (struct plan_wdb){i, lo, cnt, s};
+				if (cnt)
+					lw->wdb[n++] = (struct plan_wdb){i, lo, cnt};
 			}
-		} else {
-			for (unsigned i = wi; i < ndb; i += nw)
-				lw->wdb[n++] = (struct plan_wdb){i, 0, pl->dbs[i].nr_pages, spd[i]};
+			lw->nstreams[wi] = streams / nw + (wi < streams % nw ? 1 : 0);
+			lw->duty[wi] = 1;
+			lw->share[wi] = lw->nstreams[wi];
+			continue;
 		}
+		for (unsigned i = wi; i < ndb; i += nw, d++)
+			lw->wdb[n++] = (struct plan_wdb){i, 0, pl->dbs[i].nr_pages};
+		/* S x d / D: whole streams, and the remainder's part-time one;
+		 * the remainders over all workers add up to whole streams */
+		sd = (uint64_t)streams * d;
+		lw->nstreams[wi] = ndb ? (unsigned)(sd / ndb) : 0;
+		lw->duty[wi] = 1;
+		if (ndb && sd % ndb) {
+			lw->nstreams[wi]++;
+			lw->duty[wi] = (double)(sd % ndb) / ndb;
+		}
+		lw->share[wi] = ndb ? (double)sd / ndb : 0;
 	}
 	lw->first[nw] = (unsigned)n;
-	free(spd);
 	return 0;
 }

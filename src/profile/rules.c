@@ -79,22 +79,6 @@ static bool goal_has_target(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
-/* Lifted when streams may be fewer than the databases (a later issue). */
-static bool stream_per_database(const struct profile *p, struct strbuf *why)
-{
-	unsigned ndb = profile_database_count(p);
-
-	if (p->type == PROFILE_TEST_BACKUP)
-		return false; /* one sequential reader per database */
-	if (!p->streams || p->streams == PROFILE_STREAMS_AUTO || p->streams >= ndb)
-		return false;
-	strbuf_addf(why,
-		    "streams = %u is fewer than the %u databases: every database needs at least "
-		    "one stream",
-		    p->streams, ndb);
-	return true;
-}
-
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
 	 {{"test", "warmup", "--warmup"}, {"test", "type", NULL}},
@@ -118,9 +102,6 @@ static const struct profile_rule rules[] = {
 	  {"sizing", "target_iops", NULL},
 	  {"sizing", "mailboxes", NULL}},
 	 goal_has_target},
-	{"a stream per database",
-	 {{"engine", "streams", "--streams"}, {"test", "type", NULL}},
-	 stream_per_database},
 };
 
 const struct profile_rule *profile_rules(size_t *count)

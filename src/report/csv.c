@@ -7,15 +7,21 @@
  * (results_walk, results_interval), the percentiles and maximum as stored,
  * ns written as ms; a class of the scope without a row in an interval is a
  * row of zeros (results.h). A class never active in a scope (no I/O, no
- * error in any interval) has no rows. docs/reports.md says so.
+ * error in any interval) has no rows. After the series, one row per scope
+ * (run, volumes, databases) of class "transactional" with no t_ms: its
+ * transactional I/Os and IOPS over the measured span and, in the last
+ * column, its time-averaged streams (empty when not stored). docs/reports.md
+ * says so.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <string.h>
 
 #include "report_internal.h"
 
 static const char csv_header[] =
-	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors\n";
+	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
+	"streams\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -55,7 +61,24 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 	csv_ms(sb, s->p50_ns, s->ios);
 	csv_ms(sb, s->p99_ns, s->ios);
 	csv_ms(sb, s->lat_max_ns, s->ios);
-	strbuf_addf(sb, ",%" PRIu64 "\n", iv->errors);
+	strbuf_addf(sb, ",%" PRIu64 ",\n", iv->errors);
+}
+
+/* A scope's transactional row: its I/Os, IOPS and errors of the database
+ * classes over the measured span, and its streams. */
+static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope_kind k,
+			  const struct scope_summary *sc)
+{
+	const struct class_summary *rd = &sc->classes[IO_DB_READ], *wr = &sc->classes[IO_DB_WRITE];
+	double tiops = scope_transactional_iops(sc);
+
+	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, scope_kind_name(k));
+	csv_field(sb, sc->name);
+	strbuf_addf(sb, ",transactional,%" PRIu64 ",%.3f,,,,,,%" PRIu64 ",", rd->ios + wr->ios,
+		    isfinite(tiops) ? tiops : 0, rd->errors + wr->errors);
+	if (isfinite(sc->streams))
+		strbuf_addf(sb, "%.3f", sc->streams);
+	strbuf_addch(sb, '\n');
 }
 
 /* The row and its figures over the interval's length. */
@@ -113,4 +136,9 @@ void report_csv(struct strbuf *out, const struct results *r, const struct report
 	while (results_walk_next(&w, &g))
 		csv_group(out, r, &g);
 	results_walk_release(&w);
+	csv_scope_row(out, r, SCOPE_RUN, &r->run);
+	for (size_t i = 0; i < r->nr_volumes; i++)
+		csv_scope_row(out, r, SCOPE_VOLUME, &r->volumes[i]);
+	for (size_t i = 0; i < r->nr_databases; i++)
+		csv_scope_row(out, r, SCOPE_DATABASE, &r->databases[i]);
 }

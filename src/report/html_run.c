@@ -183,7 +183,9 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb,
 		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
 		      "<th colspan=\"4\">db_read</th><th colspan=\"4\">db_write</th>"
-		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">verdict</th></tr>\n<tr>");
+		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">streams</th>"
+		      "<th rowspan=\"2\">transactional IOPS</th><th rowspan=\"2\">verdict</th>"
+		      "</tr>\n<tr>");
 	for (i = 0; i < 2; i++)
 		strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
 				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>");
@@ -200,6 +202,8 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 		class_cells(sb, &db->classes[IO_DB_WRITE]);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
+		html_td_num(sb, db->streams, 2);
+		html_td_num(sb, scope_transactional_iops(db), 1);
 		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v, v);
 	}
 	strbuf_addstr(sb, "</table>\n");

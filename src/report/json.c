@@ -43,6 +43,8 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	}
 	json_end(j);
 	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	/* time-averaged streams on the scope; null when not stored */
+	json_num(j, "streams", sc->streams);
 	json_u64(j, "integrity_errors", sc->integrity_errors);
 }
 

@@ -177,6 +177,39 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	text_rate_line(sb, r, IO_BACKUP_READ, "backup reads");
 }
 
+/*
+ * Each database's time-averaged streams (the stream pool's share, "-" for a
+ * run of a file before they were stored) and transactional IOPS, when the
+ * run did transactional I/O.
+ */
+static void text_databases(struct strbuf *sb, const struct results *r)
+{
+	int width = 8, vwidth = 6;
+	size_t i;
+
+	if (!r->nr_databases || (!class_summary_present(&r->run.classes[IO_DB_READ]) &&
+				 !class_summary_present(&r->run.classes[IO_DB_WRITE])))
+		return;
+	for (i = 0; i < r->nr_databases; i++) {
+		if ((int)strlen(r->databases[i].name) > width)
+			width = (int)strlen(r->databases[i].name);
+		if ((int)strlen(r->databases[i].volume) > vwidth)
+			vwidth = (int)strlen(r->databases[i].volume);
+	}
+	strbuf_addf(sb, "\n%-*s  %-*s  %8s  %18s\n", width, "database", vwidth, "volume", "streams",
+		    "transactional IOPS");
+	for (i = 0; i < r->nr_databases; i++) {
+		const struct scope_summary *d = &r->databases[i];
+
+		strbuf_addf(sb, "%-*s  %-*s  ", width, d->name, vwidth, d->volume);
+		if (isfinite(d->streams))
+			strbuf_addf(sb, "%8.2f", d->streams);
+		else
+			strbuf_addf(sb, "%8s", "-");
+		strbuf_addf(sb, "  %18.1f\n", finite_or_0(scope_transactional_iops(d)));
+	}
+}
+
 /* The warm-up's classes, apart from the table: measured, never judged. */
 static void text_warmup(struct strbuf *sb, const struct results *r)
 {
@@ -354,6 +387,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	text_errors(sb, r);
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
+	text_databases(sb, r);
 	text_warmup(sb, r);
 	text_autotune(sb, r);
 	text_host(sb, r);

@@ -295,6 +295,8 @@ void coord_collect(struct run *r, unsigned k)
 			}
 			r->integ_db[gdb] += sn->integrity[i];
 			r->integrity_errors += sn->integrity[i];
+			if (!warm)
+				r->stream_db[gdb] += sn->stream_ns[i];
 		}
 		hung += sn->hung;
 		if (sn->hung) {

@@ -13,7 +13,10 @@
  * and hands the slot back (another atomic counter). Workers never touch
  * SQLite; the coordinator never issues data I/O.
  *
- * Streams (the profile's global count) are bound to databases round robin.
+ * Streams (the profile's global count) are a pool: each worker carries its
+ * share (plan/workers.c) and each stream takes a database per unit of work
+ * (workload/txn.c); the stream time each database had in an interval goes
+ * into the snapshot (snap.stream_ns) for its time-averaged streams.
  * What each stream, flusher, log writer, replication or scan slot asks for
  * is src/workload/'s (diskproof/workload.h): a worker reaches its generators
  * through its struct wl_ctx only, which sees the worker's databases and
@@ -123,6 +126,7 @@ struct snap {
 	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
+	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
 	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
@@ -179,8 +183,9 @@ struct worker {
 	bool stopping;
 	bool done; /* backup: every database read */
 	uint64_t stop_at;
-	uint32_t *jcopy; /* expected generations copied for the periodic journal */
-	int fatal;	 /* engine error that ended this worker */
+	uint32_t *jcopy;       /* expected generations copied for the periodic journal */
+	uint64_t *stream_prev; /* ndb: each database's stream time at the last publish */
+	int fatal;	       /* engine error that ended this worker */
 	atomic_bool fatal_seen;
 	char fatal_msg[256];
 	pthread_t thread;
@@ -248,6 +253,7 @@ struct run {
 	/* coordinator state */
 	struct class_stats *tot_db;  /* measured totals, ndb * classes */
 	uint64_t *integ_db;	     /* integrity errors per database */
+	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
 	struct class_stats *win_db;  /* the current database sample window */
 	struct class_stats *win_vol; /* the same window per volume, for its histograms */
 	unsigned win_len;

@@ -52,9 +52,11 @@ void worker_release(struct worker *w)
 		free(w->snaps[i].cs);
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
+		free(w->snaps[i].stream_ns);
 		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
+	free(w->stream_prev);
 	free(w->dbs);
 	free(w->slots);
 	free(w->wl.idle);
@@ -163,20 +165,18 @@ static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t l
 	return 0;
 }
 
-/* Sets up worker w: databases dbs[] (global indices) with their page ranges
- * and stream counts. */
+/* Sets up worker w: databases dbs[] (global indices) with their page ranges,
+ * and nstreams streams shared by them, the last working last_duty of the
+ * time. */
 static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
-			const uint64_t *cnt, unsigned ndb, const unsigned *streams_per_db,
+			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
 			struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	unsigned nstreams = 0;
 	int ret = -ENOMEM;
 
 	w->run = r;
 	w->ndb = ndb;
-	for (unsigned i = 0; i < ndb; i++)
-		nstreams += streams_per_db[i];
 	/* per database: log, replication and maintenance, and the flusher */
 	w->nslots = wl_slot_count(p, ndb, nstreams);
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
@@ -207,7 +207,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
-		if (!w->snaps[i].cs || !w->snaps[i].integrity ||
+		w->snaps[i].stream_ns = calloc(ndb, sizeof(uint64_t));
+		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stream_ns ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
 		w->snaps[i].kept = &r->msgs_kept;
@@ -223,9 +224,11 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
 		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
 	}
-	if (wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, streams_per_db, w->slots, w->nslots,
+	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
+	if (!w->stream_prev ||
+	    wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, nstreams, w->slots, w->nslots,
 			w->wl.idle) ||
-	    wl_slots_place(&w->wl, streams_per_db, engine_clock_now(&r->clock)))
+	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
 		goto out_nomem;
 	w->wl.run_id = &r->run_id;
 	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
@@ -296,7 +299,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
 	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams;
-	unsigned *dbs = NULL, *spd = NULL;
+	unsigned *dbs = NULL;
 	uint64_t *lo = NULL, *cnt = NULL;
 	bool nm_built = false, *drv = NULL;
 	struct plan_workers lw = {0};
@@ -316,16 +319,15 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	drv = calloc(r->plan.nr_vols, sizeof(*drv));
 	r->workers = calloc(nw, sizeof(*r->workers));
 	dbs = calloc(ndb, sizeof(*dbs));
-	spd = calloc(ndb, sizeof(*spd));
 	lo = calloc(ndb, sizeof(*lo));
 	cnt = calloc(ndb, sizeof(*cnt));
 	ret = -ENOMEM;
-	if (!r->workers || !dbs || !spd || !lo || !cnt || !drv)
+	if (!r->workers || !dbs || !lo || !cnt || !drv)
 		goto out;
 	r->nworkers = nw;
 	for (unsigned wi = 0; wi < nw; wi++) {
 		struct worker *w = &r->workers[wi];
-		unsigned n = 0, wstreams = 0;
+		unsigned n = 0;
 
 		for (unsigned e = lw.first[wi]; e < lw.first[wi + 1]; e++, n++) {
 			const struct plan_wdb *x = &lw.wdb[e];
@@ -333,13 +335,11 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 			dbs[n] = x->db;
 			lo[n] = x->lo;
 			cnt[n] = x->n;
-			spd[n] = x->streams;
-			wstreams += x->streams;
 		}
 		w->index = wi;
 		if (p->arrival == PROFILE_ARRIVAL_RATE && streams) {
 			/* this worker's share of the arrivals, by its streams */
-			double rate = p->rate * (double)wstreams / (double)streams;
+			double rate = p->rate * lw.share[wi] / (double)streams;
 
 			wl_arrivals_init(&w->wl, rate, engine_clock_now(&r->clock));
 		}
@@ -358,7 +358,8 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 
 			ret = env_numa_setup_enter(&w->numa, &sv, err);
 			if (!ret)
-				ret = worker_setup(r, w, dbs, lo, cnt, n, spd, err);
+				ret = worker_setup(r, w, dbs, lo, cnt, n, lw.nstreams[wi],
+						   lw.duty[wi], err);
 			env_numa_setup_leave(&sv);
 		}
 		if (ret)
@@ -387,7 +388,6 @@ out:
 		strbuf_addstr(err, "out of memory");
 	plan_workers_release(&lw);
 	free(dbs);
-	free(spd);
 	free(lo);
 	free(cnt);
 	return ret;

@@ -54,9 +54,12 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		s->integrity_errors = r->integ_db[d];
 		t->sums[1 + db->volume].integrity_errors += r->integ_db[d];
 		t->sums[0].integrity_errors += r->integ_db[d];
-		t->totals[1 + nv + d] = (struct store_scope_total){
-			SCOPE_DATABASE, db->name, r->plan.vols[db->volume].name, r->integ_db[d],
-			&r->tot_db[d * IO_CLASS_COUNT]};
+		t->totals[1 + nv + d] = (struct store_scope_total){SCOPE_DATABASE,
+								   db->name,
+								   r->plan.vols[db->volume].name,
+								   r->integ_db[d],
+								   &r->tot_db[d * IO_CLASS_COUNT],
+								   r->stream_db[d]};
 	}
 	for (size_t v = 0; v < nv; v++) {
 		struct scope_summary *s = &t->sums[1 + v];
@@ -65,15 +68,20 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
-		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME, r->plan.vols[v].name,
-							      NULL, s->integrity_errors,
-							      &t->vol_cs[v * IO_CLASS_COUNT]};
+		t->totals[1 + v] = (struct store_scope_total){
+			SCOPE_VOLUME,	     r->plan.vols[v].name,	     NULL,
+			s->integrity_errors, &t->vol_cs[v * IO_CLASS_COUNT], 0};
 	}
 	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
-	t->totals[0] = (struct store_scope_total){SCOPE_RUN, "run", NULL,
-						  t->sums[0].integrity_errors, run_cs};
+	t->totals[0] = (struct store_scope_total){
+		SCOPE_RUN, "run", NULL, t->sums[0].integrity_errors, run_cs, 0};
+	/* the streams of a volume and of the run: their databases' */
+	for (size_t d = 0; d < nd; d++) {
+		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->stream_db[d];
+		t->totals[0].stream_ns += r->stream_db[d];
+	}
 	return 0;
 }
 

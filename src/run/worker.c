@@ -21,15 +21,39 @@ void snap_reset(struct snap *s, unsigned ndb)
 {
 	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
+	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
 	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
+}
+
+/* The stream time each database had in interval k (up to its end, or now
+ * when that is sooner): what its stream time grew by since the last publish
+ * (never less than nothing: a unit begun after the end is counted in the
+ * next interval). */
+static void worker_stream_time(struct worker *w, unsigned k)
+{
+	struct snap *sn = &w->snaps[k % RUN_SLOTS];
+	uint64_t t = grid_end(&w->run->grid, k), now = engine_clock_now(&w->run->clock);
+
+	if (now < t)
+		t = now;
+	for (unsigned i = 0; i < w->ndb; i++) {
+		uint64_t ns = wl_db_stream_ns(&w->wl, &w->dbs[i], t);
+
+		if (ns <= w->stream_prev[i])
+			continue;
+		sn->stream_ns[i] = ns - w->stream_prev[i];
+		w->stream_prev[i] = ns;
+	}
 }
 
 /* Publishes the current interval and moves to the next slot. */
 static void worker_publish(struct worker *w)
 {
 	unsigned k = w->cur;
+
+	worker_stream_time(w, k);
 
 	if (w->jcopy && (k + 1) % RUN_JOURNAL_EVERY == 0) {
 		/* for the coordinator's periodic journal: every page's generation
@@ -333,6 +357,7 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 
 	w->inflight--;
 	s->inflight = false;
+	w->wl.now = req->t_done_ns; /* a unit of work that ends here ends then */
 	if (res == -EAGAIN || res == -EINTR ||
 	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
 		/* again, or the remainder of a short transfer, same issue time */

@@ -100,6 +100,22 @@ static int store_insert_histogram(struct store *s, sqlite3_stmt *st, int64_t run
 	return binder_run(&b);
 }
 
+/* The stream_share row of a scope total: its time-averaged streams. */
+static int store_insert_streams(sqlite3_stmt *st, int64_t run_id, const struct store_scope_total *t,
+				uint64_t duration_ns)
+{
+	int rc;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, run_id);
+	sqlite3_bind_text(st, 2, scope_kind_name(t->scope), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, t->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, (int64_t)t->stream_ns);
+	sqlite3_bind_double(st, 5, duration_ns ? (double)t->stream_ns / (double)duration_ns : 0);
+	rc = sqlite3_step(st);
+	return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
 /*
  * Summary and histogram rows of every scope total and class, present or not
  * (unlike the interval rows): a handful per scope and run, and so every scope
@@ -111,7 +127,7 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			       struct strbuf *err)
 {
 	struct strbuf enc = STRBUF_INIT;
-	sqlite3_stmt *sum_st, *hist_st;
+	sqlite3_stmt *sum_st, *hist_st, *str_st;
 	const struct store_scope_total *t;
 	int ret, rc = SQLITE_OK;
 	size_t i;
@@ -133,22 +149,32 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 		&hist_st, 0, err);
 	if (ret)
 		goto out_sum;
+	ret = store_prepare(s,
+			    "INSERT OR REPLACE INTO stream_share (run_id, scope, name, stream_ns,"
+			    " streams) VALUES (?, ?, ?, ?, ?)",
+			    &str_st, 0, err);
+	if (ret)
+		goto out_hist;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
 		t = &end->totals[i];
 		if ((unsigned)t->scope > SCOPE_DATABASE || !t->name || !t->classes) {
 			strbuf_addf(err, "%s: finish run: total %zu: bad scope, name or classes",
 				    s->path, i);
 			ret = -EINVAL;
-			goto out_hist;
+			goto out_str;
 		}
 		for (c = 0; c < IO_CLASS_COUNT && rc == SQLITE_OK; c++) {
 			rc = store_insert_summary(s, sum_st, run_id, t, c, end->duration_ns);
 			if (rc == SQLITE_OK)
 				rc = store_insert_histogram(s, hist_st, run_id, t, c, &enc);
 		}
+		if (rc == SQLITE_OK)
+			rc = store_insert_streams(str_st, run_id, t, end->duration_ns);
 	}
 	if (rc != SQLITE_OK)
 		ret = store_fail(s, err, rc, "write totals");
+out_str:
+	sqlite3_finalize(str_st);
 out_hist:
 	sqlite3_finalize(hist_st);
 out_sum:

@@ -327,6 +327,7 @@ static struct scope_summary *results_scope_get(struct scope_summary **arr, size_
 		return NULL;
 	*arr = n;
 	memset(&n[*nr], 0, sizeof(n[*nr]));
+	n[*nr].streams = NAN;
 	snprintf(n[*nr].name, sizeof(n[*nr].name), "%s", name);
 	return &n[(*nr)++];
 }
@@ -370,6 +371,30 @@ static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 	if (!sc)
 		return -ENOMEM;
 	class_summary_read(st, sc, c);
+	return 0;
+}
+
+/* A stream_share row into the scope it names (loaded after the summaries,
+ * so every scope with streams has its entry; one without is skipped). */
+static int streams_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
+	char name[RESULTS_NAME_MAX];
+	struct results *r = base;
+	struct scope_summary *arr = kind == SCOPE_VOLUME ? r->volumes : r->databases;
+	size_t n = kind == SCOPE_VOLUME ? r->nr_volumes : r->nr_databases;
+
+	(void)row;
+	if (kind < 0)
+		return -EIO;
+	column_name(st, 1, name);
+	if (kind == SCOPE_RUN) {
+		r->run.streams = sqlite3_column_double(st, 2);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(arr[i].name, name))
+			arr[i].streams = sqlite3_column_double(st, 2);
 	return 0;
 }
 
@@ -517,6 +542,10 @@ static const struct rows_spec results_rows[] = {
 	 " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
 	 " FROM summary WHERE run_id = ? ORDER BY rowid",
 	 0, 0, 0, summary_row_read, NULL},
+	/* time-averaged streams per scope (schema 5; older runs have none) */
+	{"load stream shares", "stream_share row of unknown scope", NULL,
+	 "SELECT scope, name, streams FROM stream_share WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
+	 streams_row_read, NULL},
 	{"load verdicts", "verdict row of unknown scope or cmp", NULL,
 	 "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
 	 " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
@@ -571,6 +600,7 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	ret = store_exec(s, "BEGIN", "begin read", err);
 	if (ret)
 		return ret;
+	r->run.streams = NAN;
 	ret = store_load_run(s, run_id, r, err);
 	for (i = 0; i < DP_ARRAY_SIZE(results_rows) && !ret; i++)
 		ret = rows_load(s, &results_rows[i], r, r->id, err);

@@ -195,6 +195,17 @@ static const char *const store_migrations[] = {
 	" queue REAL"
 	");"
 	"CREATE INDEX host_sample_run ON host_sample (run_id, t_ms);",
+	/* 4 -> 5: the streams each scope had (the stream pool): stream time
+	 * over the measured span and the time-averaged streams it makes; runs
+	 * of older files have no rows (reports show "-"). */
+	"CREATE TABLE stream_share ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" stream_ns INTEGER NOT NULL,"
+	" streams REAL NOT NULL,"
+	" UNIQUE (run_id, scope, name)"
+	");",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

@@ -23,6 +23,8 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 	const struct profile *p = c->prof;
 
 	d->repl_slot = d->scan_slot = d->log_slot = WL_NO_SLOT;
+	d->seq_next = d->lo;
+	/* any of the worker's streams may wait on any of its databases */
 	if (streams && !(d->waiters = calloc(streams, sizeof(*d->waiters))))
 		return -ENOMEM;
 	if (wl_fixed_model(c) || wl_backup_test(c))
@@ -49,8 +51,8 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 }
 
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
-		unsigned ndb, const unsigned *streams_per_db, struct wl_slot *slots,
-		unsigned nslots, unsigned *idle)
+		unsigned ndb, unsigned nstreams, struct wl_slot *slots, unsigned nslots,
+		unsigned *idle)
 {
 	double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
 
@@ -61,6 +63,8 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 	c->nslots = nslots;
 	c->idle = idle;
 	c->nidle = 0;
+	c->nstreams = nstreams;
+	c->rr = 0;
 	c->rng = p->seed * RNG_GOLDEN + worker_index + 1;
 	c->next_due = UINT64_MAX;
 	acc += p->insert_pct;
@@ -71,7 +75,7 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 	c->mix[2] = acc / tot;
 	c->mix[3] = 1.0;
 	for (unsigned i = 0; i < ndb; i++)
-		if (db_init(c, &dbs[i], streams_per_db[i]))
+		if (db_init(c, &dbs[i], nstreams))
 			return -ENOMEM;
 	return 0;
 }
@@ -157,27 +161,25 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 	}
 }
 
-int wl_slots_place(struct wl_ctx *c, const unsigned *streams_per_db, uint64_t now)
+int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 {
 	const struct profile *p = c->prof;
 	bool txn = !wl_fixed_model(c) && !wl_backup_test(c);
 	unsigned si = 0;
 
-	for (unsigned i = 0; i < c->ndb; i++) {
-		struct wl_db *d = &c->dbs[i];
+	c->t0 = now;
+	c->now = now;
+	for (unsigned k = 0; k < c->nstreams; k++, si++) {
+		struct wl_slot *s = &c->slots[si];
 
-		for (unsigned k = 0; k < streams_per_db[i]; k++, si++) {
-			struct wl_slot *s = &c->slots[si];
-
-			s->kind = WL_SLOT_STREAM;
-			s->db = i;
-			s->buf_len = p->page_size;
-			/* sequential streams start spread over the range */
-			s->cursor = d->lo + d->n * k / streams_per_db[i];
-			if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
-				return -ENOMEM;
-			c->idle[c->nidle++] = si;
-		}
+		s->kind = WL_SLOT_STREAM;
+		/* bound to no database: each unit of work picks one */
+		s->db = k % (c->ndb ? c->ndb : 1);
+		s->buf_len = p->page_size;
+		s->duty = k + 1 == c->nstreams && last_duty > 0 && last_duty < 1 ? last_duty : 1;
+		if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
+			return -ENOMEM;
+		c->idle[c->nidle++] = si;
 	}
 	for (unsigned i = 0; i < c->ndb && slots_per_db(p); i++)
 		place_db_slots(c, i, &si, now);

@@ -8,7 +8,23 @@
  * no I/O in flight, at most one I/O in flight per page. Every random draw is
  * from ctx->rng, in this order per transaction: the type, (open loop) the
  * next arrival's gap, the page count, each page; then the lazy-commit draw.
+ *
+ * The stream pool. Streams belong to no database: each time a stream starts
+ * a unit of work (a transaction, from its first page read to its commit
+ * done; a replayed page; a fixed-model I/O) it takes the worker's database
+ * with the least stream time so far, ties in round robin, and that unit's
+ * state (pages, dirty list, log record, commit wait) is that database's
+ * until it ends. Stream time is kept per database as three worker-local
+ * numbers (finished time, units under way, the sum of their starts), so
+ * the time up to any instant is one multiply-add: no lock, no atomic, and
+ * the choice is a scan of the worker's databases once per unit. Each
+ * database's time-averaged number of streams then stays within one unit's
+ * length of every other's: on a uniform device, equal transactional IOPS
+ * at any stream count, fewer streams than databases included. A part-time
+ * stream (duty below 1: the worker's fraction of a stream, plan/workers.c)
+ * starts a unit only while its own busy time is below duty x elapsed.
  */
+#include <limits.h>
 #include <math.h>
 
 #include "../util/rng.h"
@@ -45,6 +61,98 @@ static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 			return true;
 		}
 	return false;
+}
+
+static inline uint64_t pool_rel(const struct wl_ctx *c, uint64_t t)
+{
+	return t > c->t0 ? t - c->t0 : 0;
+}
+
+uint64_t wl_db_stream_ns(const struct wl_ctx *c, const struct wl_db *d, uint64_t t)
+{
+	uint64_t run = (uint64_t)d->st_act * pool_rel(c, t);
+
+	/* units begun after t (a snapshot taken late) count from t: nothing */
+	return d->st_done + (run > d->st_starts ? run - d->st_starts : 0);
+}
+
+/* May database d take a new unit of work now? */
+static bool pool_open(const struct wl_db *d)
+{
+	if (d->phase == WL_PHASE_RUN)
+		return true;
+	return d->phase == WL_PHASE_REPLAY && d->rp_len;
+}
+
+/* The worker's database with the fewest streams at work on it now, and of
+ * those the least stream time up to now (ties: the next in round robin);
+ * -1 when none takes work. Fewest at work first keeps each database's
+ * concurrency within one stream of every other's at every instant (as
+ * streams bound evenly would, so commits batch into log writes as they do
+ * there); the least time then evens out the remainder over time. */
+static int pool_pick(struct wl_ctx *c, uint64_t now)
+{
+	uint64_t best_ns = UINT64_MAX;
+	unsigned best_act = UINT_MAX;
+	int best = -1;
+
+	for (unsigned k = 0; k < c->ndb; k++) {
+		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
+		const struct wl_db *d = &c->dbs[i];
+		uint64_t ns;
+
+		if (!pool_open(d) || d->st_act > best_act)
+			continue;
+		ns = wl_db_stream_ns(c, d, now);
+		if (d->st_act < best_act || ns < best_ns) {
+			best_act = d->st_act;
+			best_ns = ns;
+			best = (int)i;
+		}
+	}
+	return best;
+}
+
+/* A part-time stream that has had its share so far waits (false), and
+ * asks to be woken when it may go again. */
+static bool pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
+{
+	uint64_t due;
+
+	if (s->duty >= 1 || (double)s->busy_ns <= s->duty * (double)pool_rel(c, now))
+		return true;
+	due = c->t0 + (uint64_t)((double)s->busy_ns / s->duty) + 1;
+	if (due < c->next_due)
+		c->next_due = due;
+	return false;
+}
+
+/* Stream s starts a unit of work on database db. */
+static void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
+{
+	struct wl_db *d = &c->dbs[db];
+
+	s->db = db;
+	s->working = true;
+	s->t_begin = pool_rel(c, now);
+	d->st_act++;
+	d->st_starts += s->t_begin;
+	c->rr = db + 1 < c->ndb ? db + 1 : 0;
+}
+
+/* Stream s's unit of work ended at c->now. */
+static void pool_end(struct wl_ctx *c, struct wl_slot *s)
+{
+	struct wl_db *d = &c->dbs[s->db];
+	uint64_t t = pool_rel(c, c->now), ns = t > s->t_begin ? t - s->t_begin : 0;
+
+	if (!s->working)
+		return;
+	s->working = false;
+	d->st_act--;
+	d->st_starts -= s->t_begin;
+	d->st_done += ns;
+	s->busy_ns += ns;
 }
 
 /* Commits a stream's transaction: dirty its pages, append its record. false
@@ -85,14 +193,13 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 	return true;
 }
 
-/* Starts a stream's next transaction; false when open loop has none due. */
-static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
+/* Starts a stream's next transaction on database db; false when open loop
+ * has none due. */
+static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 {
 	const struct profile *p = c->prof;
 	double u = rng_unit(&c->rng);
 
-	if (c->dbs[s->db].phase != WL_PHASE_RUN)
-		return false;
 	if (p->arrival == PROFILE_ARRIVAL_RATE) {
 		if (c->next_arrival > now) {
 			if (c->next_arrival < c->next_due)
@@ -105,6 +212,7 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 		c->next_arrival +=
 			(uint64_t)(-log(1.0 - rng_unit(&c->rng)) * c->arrival_gap_ns) + 1;
 	}
+	pool_begin(c, s, db, now);
 	s->wait = WL_WAIT_NONE;
 	s->txn = u < c->mix[0]	 ? WL_TXN_INSERT
 		 : u < c->mix[1] ? WL_TXN_DELETE
@@ -116,46 +224,68 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 	return true;
 }
 
-/* The fixed model: a random (or the next sequential) page, read or written
- * by the read share. */
+/* The fixed model: a random (or the next sequential) page of the pool's
+ * database, read or written by the read share. */
 static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	struct wl_db *d = &c->dbs[s->db];
 	const struct profile *p = c->prof;
-	bool read = rng_unit(&c->rng) * 100.0 < p->read_pct;
+	int db = pool_pick(c, now);
+	struct wl_db *d;
+	bool read;
 
+	if (db < 0 || !pool_duty_ok(c, s, now))
+		return false;
+	d = &c->dbs[db];
+	s->db = (unsigned)db;
+	read = rng_unit(&c->rng) * 100.0 < p->read_pct;
 	if (p->pattern == PROFILE_PATTERN_SEQUENTIAL) {
 		uint64_t i;
 
 		for (i = 0; i < d->n; i++) {
-			if (s->cursor >= d->lo + d->n)
-				s->cursor = d->lo;
-			if (!(d->busy[s->cursor - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
+			if (d->seq_next >= d->lo + d->n)
+				d->seq_next = d->lo;
+			if (!(d->busy[d->seq_next - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
 				break;
-			s->cursor++;
+			d->seq_next++;
 		}
 		if (i == d->n)
 			return false;
-		s->page = s->cursor++;
+		s->page = d->seq_next++;
 	} else if (!pick_page(c, d, &s->page)) {
 		return false;
 	}
+	pool_begin(c, s, (unsigned)db, now);
 	wl_page_io_prepare(c, s, read, now);
 	return true;
 }
 
 bool wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	struct wl_db *d = &c->dbs[s->db];
 	const struct profile *p = c->prof;
+	struct wl_db *d;
 	bool first;
 
 	if (wl_fixed_model(c))
 		return fixed_prepare(c, s, now);
-	if (d->phase == WL_PHASE_REPLAY)
-		return wl_replay_page_prepare(c, s, now);
-	if (!s->left && !stream_begin(c, s, now))
-		return false;
+	if (!s->left) {
+		/* a new unit of work: the pool's database */
+		int db = pool_pick(c, now);
+
+		if (db < 0 || !pool_duty_ok(c, s, now))
+			return false;
+		if (c->dbs[db].phase == WL_PHASE_REPLAY) {
+			s->db = (unsigned)db;
+			if (!wl_replay_page_prepare(c, s, now))
+				return false;
+			pool_begin(c, s, (unsigned)db, now);
+			return true;
+		}
+		if (!stream_begin(c, s, (unsigned)db, now))
+			return false;
+	} else if (wl_slot_replaying(s)) {
+		return wl_replay_page_prepare(c, s, now); /* the replayed page's write */
+	}
+	d = &c->dbs[s->db];
 	if (!pick_page(c, d, &s->page))
 		return false;
 	first = s->ntouched == 0;
@@ -174,11 +304,14 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 	unsigned si = (unsigned)(s - c->slots);
 
 	if (wl_fixed_model(c)) {
+		pool_end(c, s);
 		c->idle[c->nidle++] = si;
 		return;
 	}
 	if (wl_slot_replaying(s)) {
 		wl_replay_page_done(c, s);
+		if (!wl_slot_replaying(s))
+			pool_end(c, s); /* its write done */
 		return;
 	}
 	/* a transaction's page read */
@@ -189,10 +322,12 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 		c->idle[c->nidle++] = si;
 		return;
 	}
-	if (stream_commit(c, s))
+	if (stream_commit(c, s)) {
+		pool_end(c, s);
 		c->idle[c->nidle++] = si;
-	else
+	} else {
 		d->waiters[d->nwait++] = si;
+	}
 }
 
 void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
@@ -201,6 +336,7 @@ void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
 		struct wl_slot *s = &c->slots[d->waiters[i]];
 
 		if (stream_commit(c, s)) {
+			pool_end(c, s);
 			c->idle[c->nidle++] = d->waiters[i];
 			d->waiters[i] = d->waiters[--d->nwait];
 		} else {

@@ -961,14 +961,22 @@ static void test_rules_table(void **state)
 	}
 	profile_release(&p);
 
+	/* an option that breaks a rule is named, with the key it meets */
 	expect_ok(&p, "[test]\ntype = recovery\n[engine]\nstreams = 3\n"
 		      "[volume v1]\npath = /d\ndatabases = 2\n");
-	o = (struct profile_overrides){.engine = "sim", .streams = 1};
+	o = (struct profile_overrides){.warmup_ns = 5 * NSEC_PER_SEC, .has_warmup = true};
 	strbuf_reset(&err);
 	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
-	assert_string_equal(err.buf,
-			    "--streams 1: streams = 1 is fewer than the 2 databases: every "
-			    "database needs at least one stream ([test] type at t.ini:2)");
+	assert_string_equal(err.buf, "--warmup 5s: a recovery test has no warm-up: it measures the "
+				     "whole pass ([test] type at t.ini:2)");
+	profile_release(&p);
+
+	/* fewer streams than databases: the streams are a pool shared by all */
+	expect_ok(&p, "[engine]\nstreams = 1\n[volume v1]\npath = /d\ndatabases = 4\n");
+	o = (struct profile_overrides){.engine = "sim", .streams = 2};
+	strbuf_reset(&err);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	assert_int_equal(p.streams, 2);
 	profile_release(&p);
 
 	/* recovery runs on the sim engine too (it replays record counts) */

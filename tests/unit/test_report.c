@@ -186,7 +186,7 @@ static void test_json_valid_with_keys(void **state)
 		     "'warmup_s']\n"
 		     "42 'cache \"90:10\"\\nafter fw'\n"
 		     "exchange-2016 8\n"
-		     "['classes', 'integrity_errors', 'transactional_iops']\n"
+		     "['classes', 'integrity_errors', 'streams', 'transactional_iops']\n"
 		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
 		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
 		     "'p99_ms']\n"
@@ -603,22 +603,24 @@ static void test_csv(void **state)
 	assert_string_equal(
 		out.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
-		"errors\n"
-		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0\n"
+		"errors,streams\n"
+		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0,\n"
 		"7,500,0,volume,\"a,\"\"b\"\"\",db_read,50,100.000,3.277,2.000,2.000,5.250,7.500,"
-		"0\n"
-		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2\n"
-		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0\n"
-		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0\n"
+		"0,\n"
+		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2,\n"
+		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0,\n"
+		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0,\n"
 		"7,15000,0,database,\"line\nbreak\",log_write,15,1.000,0.033,2.000,2.000,5.250,"
-		"7.500,0\n");
+		"7.500,0,\n"
+		"7,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
 	strbuf_release(&out);
 
 	/* no samples: the header alone */
 	r.nr_samples = 0;
 	report_render(&out, &r, REPORT_CSV, NULL);
 	assert_string_equal(out.buf, "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
-				     "p50_ms,p99_ms,max_ms,errors\n");
+				     "p50_ms,p99_ms,max_ms,errors,streams\n"
+				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
 	strbuf_release(&out);
 }
 
@@ -688,7 +690,7 @@ static void test_text_rates(void **state)
 					"background maintenance reads: 2.10 MB/s, 1.05 MB/s per "
 					"database\n"
 					"replication log reads: 7.24 MB/s (log writes 7.20 MB/s)\n"
-					"verdicts: "));
+					"\ndatabase "));
 	assert_null(strstr(out.buf, "backup reads"));
 
 	/* per-database rates that differ are a range */
@@ -754,16 +756,17 @@ static void test_csv_absent_rows(void **state)
 	assert_string_equal(
 		a.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
-		"errors\n"
-		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0\n"
-		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0\n"
-		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0\n"
-		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0\n"
-		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0\n"
-		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0\n"
-		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0\n"
-		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0\n"
-		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0\n");
+		"errors,streams\n"
+		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0,\n"
+		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,\n"
+		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,\n"
+		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0,\n"
+		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0,\n"
+		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,\n"
+		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0,\n"
+		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,\n"
+		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,\n"
+		"3,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
 	strbuf_release(&a);
 	strbuf_release(&b);
 }

@@ -349,7 +349,11 @@ static void test_round_trip(void **state)
 					       .name = "db1",
 					       .volume = "vol2",
 					       .integrity_errors = 1,
-					       .classes = db_c};
+					       .classes = db_c,
+					       .stream_ns = 0};
+	/* stream time: 3 streams on average over the measured span */
+	totals[3].stream_ns = 3 * end.duration_ns;
+	totals[0].stream_ns = 3 * end.duration_ns;
 
 	id = begin_ok(s);
 	assert_true(id > 0);
@@ -405,6 +409,9 @@ static void test_round_trip(void **state)
 	assert_string_equal(r.databases[0].name, "db1");
 	assert_string_equal(r.databases[0].volume, "vol2");
 	assert_int_equal(r.databases[0].classes[IO_LOG_WRITE].ios, 300);
+	assert_close(r.databases[0].streams, 3);
+	assert_close(r.run.streams, 3);
+	assert_close(r.volumes[1].streams, 0);
 
 	assert_int_equal(r.nr_verdicts, 2);
 	assert_int_equal(r.verdicts[0].scope, SCOPE_DATABASE);
@@ -1281,7 +1288,12 @@ static void test_migrate_v1(void **state)
 	report_render(&out, &r, REPORT_CSV, NULL);
 	for (i = 0, lines = 0; i < out.len; i++)
 		lines += out.buf[i] == '\n';
-	assert_int_equal(lines, 1 + r.nr_samples);
+	/* the series, then a transactional row per scope */
+	assert_int_equal(lines, 1 + r.nr_samples + 1 + r.nr_volumes + r.nr_databases);
+	/* from before the stream pool: no streams per scope */
+	assert_true(isnan(r.run.streams));
+	for (i = 0; i < r.nr_databases; i++)
+		assert_true(isnan(r.databases[i].streams));
 	strbuf_release(&out);
 	results_release(&r);
 	store_close(s);
@@ -1577,7 +1589,8 @@ static void test_migrate_v3(void **state)
 	store_close(s);
 	db = raw_open(f->path);
 	assert_int_equal(sqlite3_exec(db,
-				      "DROP TABLE host_sample; PRAGMA user_version = 3;"
+				      "DROP TABLE host_sample; DROP TABLE stream_share;"
+				      " PRAGMA user_version = 3;"
 				      " PRAGMA wal_checkpoint(TRUNCATE)",
 				      NULL, NULL, NULL),
 			 SQLITE_OK);
@@ -1609,6 +1622,8 @@ static void test_migrate_v3(void **state)
 	sqlite3_close(db);
 	assert_int_equal(store_results_load(s, id, &r, &err), 0);
 	assert_false(r.host_perf.recorded);
+	/* schema 5's table is back too, empty: no streams per scope */
+	assert_true(isnan(r.run.streams));
 	report_render(&out, &r, REPORT_JSON, NULL);
 	assert_non_null(strstr(out.buf, "\n  \"host\": null\n"));
 	strbuf_reset(&out);

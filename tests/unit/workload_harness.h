@@ -102,9 +102,8 @@ static inline void h_start(struct harness *h, uint64_t pages)
 	h->slots = calloc(h->nslots, sizeof(*h->slots));
 	h->idle = calloc(h->nslots, sizeof(*h->idle));
 	h->due = calloc(h->nslots, sizeof(*h->due));
-	if (wl_ctx_init(&h->c, &h->p, 0, h->dbs, h->ndb, h->streams, h->slots, h->nslots,
-			h->idle) ||
-	    wl_slots_place(&h->c, h->streams, h->now))
+	if (wl_ctx_init(&h->c, &h->p, 0, h->dbs, h->ndb, nstreams, h->slots, h->nslots, h->idle) ||
+	    wl_slots_place(&h->c, 1, h->now))
 		abort();
 	h->c.run_id = &h->run_id;
 	h->c.full = true;
@@ -179,6 +178,7 @@ static inline void h_complete(struct harness *h, struct wl_slot *s)
 	s->inflight = false;
 	s->req.result = s->req.len;
 	s->req.t_done_ns = h->now;
+	c->now = h->now;
 	if (wl_slot_on_log(s)) {
 		uint8_t *img = h->log[s->db] + (s->off0 - d->pdb->log_base);
 
