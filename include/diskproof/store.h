@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -172,6 +172,11 @@ struct store_scope_total {
 	const char *volume; /* databases only, else NULL */
 	uint64_t integrity_errors;
 	const struct class_stats *classes; /* IO_CLASS_COUNT entries */
+	/* its sample maxima and page fault stalls (table scope_extra, schema 5):
+	 * the classes' max_sample_avg_ms, stalls_recorded, page_fault_stalls;
+	 * NULL: none */
+	const struct scope_summary *summary;
+	uint64_t sample_ms; /* the sample of max_sample_avg_ms */
 };
 
 /* Finishes a run in one transaction: totals (summary and histogram rows, with

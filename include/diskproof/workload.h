@@ -111,7 +111,8 @@ struct wl_slot {
 	unsigned npages;
 	/* a stream's transaction */
 	uint8_t txn;
-	uint8_t wait; /* enum wl_wait */
+	uint8_t wait;	 /* enum wl_wait */
+	uint8_t stalled; /* this transaction is counted as a page fault stall */
 	uint16_t left, ntouched;
 	uint64_t commit_lsn;
 	uint64_t t_start; /* open loop: the transaction's intended start */
@@ -173,6 +174,9 @@ struct wl_db {
 	/* streams waiting for the log or the flusher */
 	unsigned *waiters;
 	unsigned nwait;
+	/* page fault stalls since the worker last took them: transactions that
+	 * waited for a page (txn.c); the worker moves them into its snapshot */
+	uint64_t page_stalls;
 };
 
 /* The narrow context of one worker's generators. */

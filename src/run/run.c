@@ -162,6 +162,7 @@ static void run_release(struct run *r)
 	free(r->wacc_db);
 	free(r->wacc_vol);
 	free(r->wacc_run);
+	run_samples_release(r);
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);
@@ -257,7 +258,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
 	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
 	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.journal_noted ||
-	    !r.iv_vol || !r.win_vol || !r.wacc_db || !r.wacc_vol || !r.wacc_run) {
+	    !r.iv_vol || !r.win_vol || !r.wacc_db || !r.wacc_vol || !r.wacc_run ||
+	    run_samples_init(&r)) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -361,6 +363,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 			class_stats_reset(&r.win_vol[i]);
 		r.win_len = 0;
+		run_samples_reset(&r);
 		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
 			/* no main test: nothing passed, or the run was stopped */
 			r.tune_failed = !ret && !r.streams;

@@ -52,6 +52,7 @@ void worker_release(struct worker *w)
 		free(w->snaps[i].cs);
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
+		free(w->snaps[i].stalls);
 		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
@@ -207,7 +208,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
-		if (!w->snaps[i].cs || !w->snaps[i].integrity ||
+		w->snaps[i].stalls = calloc(ndb, sizeof(uint64_t));
+		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stalls ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
 		w->snaps[i].kept = &r->msgs_kept;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include <sqlite3.h>
 
@@ -100,6 +101,37 @@ static int store_insert_histogram(struct store *s, sqlite3_stmt *st, int64_t run
 	return binder_run(&b);
 }
 
+/* The scope_extra row of a total and class (schema 5), where it holds a
+ * figure; SQLITE_OK and nothing written where it holds none. */
+static int store_insert_extra(sqlite3_stmt *st, int64_t run_id, const struct store_scope_total *t,
+			      enum io_class c)
+{
+	const struct scope_summary *sum = t->summary;
+	struct binder b;
+	double m;
+
+	if (!sum)
+		return SQLITE_OK;
+	m = sum->classes[c].max_sample_avg_ms;
+	if (!isfinite(m) && !sum->stalls_recorded)
+		return SQLITE_OK;
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_str(&b, io_class_name(c), false);
+	bind_u64(&b, t->sample_ms);
+	if (isfinite(m))
+		bind_dbl(&b, m);
+	else
+		bind_null(&b);
+	if (sum->stalls_recorded)
+		bind_u64(&b, sum->page_fault_stalls);
+	else
+		bind_null(&b);
+	return binder_run(&b);
+}
+
 /*
  * Summary and histogram rows of every scope total and class, present or not
  * (unlike the interval rows): a handful per scope and run, and so every scope
@@ -111,7 +143,7 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			       struct strbuf *err)
 {
 	struct strbuf enc = STRBUF_INIT;
-	sqlite3_stmt *sum_st, *hist_st;
+	sqlite3_stmt *sum_st, *hist_st, *extra_st = NULL;
 	const struct store_scope_total *t;
 	int ret, rc = SQLITE_OK;
 	size_t i;
@@ -133,6 +165,13 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 		&hist_st, 0, err);
 	if (ret)
 		goto out_sum;
+	ret = store_prepare(s,
+			    "INSERT OR REPLACE INTO scope_extra (run_id, scope, name, class,"
+			    " sample_ms, max_sample_avg_ms, page_fault_stalls)"
+			    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+			    &extra_st, 0, err);
+	if (ret)
+		goto out_hist;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
 		t = &end->totals[i];
 		if ((unsigned)t->scope > SCOPE_DATABASE || !t->name || !t->classes) {
@@ -145,11 +184,14 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			rc = store_insert_summary(s, sum_st, run_id, t, c, end->duration_ns);
 			if (rc == SQLITE_OK)
 				rc = store_insert_histogram(s, hist_st, run_id, t, c, &enc);
+			if (rc == SQLITE_OK)
+				rc = store_insert_extra(extra_st, run_id, t, c);
 		}
 	}
 	if (rc != SQLITE_OK)
 		ret = store_fail(s, err, rc, "write totals");
 out_hist:
+	sqlite3_finalize(extra_st);
 	sqlite3_finalize(hist_st);
 out_sum:
 	sqlite3_finalize(sum_st);

@@ -94,6 +94,7 @@ static const struct import_table import_tables[] = {
 	 " mem_available, reads, writes, read_sectors, write_sectors, reads_per_s, writes_per_s,"
 	 " read_kbps, write_kbps, read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue",
 	 4},
+	{"scope_extra", "scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls", 5},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and
