@@ -24,7 +24,10 @@
  *   db_read_cv_pct, log_write_cv_pct      the coefficient of variation of
  *                                         the 15 s window averages, in %,
  *                                         <= t->db_read_cv / t->log_write_cv
- *   page_fault_stalls                     page fault stalls per second
+ *   page_fault_stalls                     page fault stalls per second per
+ *                                         database (a volume's and the run's
+ *                                         rate over their databases, as
+ *                                         Jetstress judges each instance)
  *                                         <= t->page_fault_stalls, where the
  *                                         profile sets it and the scope
  *                                         counted them (stalls_recorded)

@@ -116,9 +116,12 @@ static int judge_class(struct judge *j, const struct scope_summary *s, enum scop
 	return ret;
 }
 
-/* windows: the scope's IO_CLASS_COUNT window stats, or NULL. */
+/* windows: the scope's IO_CLASS_COUNT window stats, or NULL; ndb: the
+ * databases the scope holds (1 for a database), over which its page fault
+ * stalls are judged per database, as Jetstress judges each instance. */
 static int judge_scope(struct judge *j, const struct scope_summary *s, enum scope_kind k,
-		       const struct profile_thresholds *t, const struct eval_window_stats *windows)
+		       const struct profile_thresholds *t, const struct eval_window_stats *windows,
+		       size_t ndb)
 {
 	uint64_t errors = 0;
 	int ret = 0;
@@ -132,7 +135,7 @@ static int judge_scope(struct judge *j, const struct scope_summary *s, enum scop
 	ret |= add(j, s, k, "integrity_errors", VERDICT_LE, 0, (double)s->integrity_errors);
 	if (t->page_fault_stalls_set && s->stalls_recorded)
 		ret |= add(j, s, k, "page_fault_stalls", VERDICT_LE, t->page_fault_stalls,
-			   s->page_fault_stalls_per_s);
+			   s->page_fault_stalls_per_s / (ndb ? (double)ndb : 1.0));
 	return ret ? -ENOMEM : 0;
 }
 
@@ -159,12 +162,13 @@ static size_t failed_scopes(const struct judge *j, enum scope_kind k, const char
 	return n;
 }
 
-static bool volume_has_databases(const struct eval_input *in, const char *volume)
+static size_t volume_databases(const struct eval_input *in, const char *volume)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < in->nr_databases; i++)
-		if (!strcmp(in->databases[i].volume, volume))
-			return true;
-	return false;
+		n += !strcmp(in->databases[i].volume, volume);
+	return n;
 }
 
 static const struct eval_window_stats *windows_at(const struct eval_window_stats *w, size_t i)
@@ -180,8 +184,9 @@ static int judge_volumes(struct judge *j, const struct eval_input *in,
 
 	for (size_t i = 0; i < in->nr_volumes && !ret; i++) {
 		vol = &in->volumes[i];
-		ret = judge_scope(j, vol, SCOPE_VOLUME, t, windows_at(in->volume_windows, i));
-		if (!ret && volume_has_databases(in, vol->name))
+		ret = judge_scope(j, vol, SCOPE_VOLUME, t, windows_at(in->volume_windows, i),
+				  volume_databases(in, vol->name));
+		if (!ret && volume_databases(in, vol->name))
 			ret = add(j, vol, SCOPE_VOLUME, "databases_failed", VERDICT_LE, 0,
 				  (double)failed_scopes(j, SCOPE_DATABASE, vol->name));
 	}
@@ -193,7 +198,7 @@ static int judge_run(struct judge *j, const struct eval_input *in,
 {
 	int ret;
 
-	ret = judge_scope(j, in->run, SCOPE_RUN, t, in->run_windows);
+	ret = judge_scope(j, in->run, SCOPE_RUN, t, in->run_windows, in->nr_databases);
 	if (!ret && in->nr_volumes)
 		ret = add(j, in->run, SCOPE_RUN, "volumes_failed", VERDICT_LE, 0,
 			  (double)failed_scopes(j, SCOPE_VOLUME, NULL));
@@ -211,7 +216,7 @@ int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 
 	for (size_t i = 0; i < in->nr_databases && !ret; i++)
 		ret = judge_scope(&j, &in->databases[i], SCOPE_DATABASE, t,
-				  windows_at(in->database_windows, i));
+				  windows_at(in->database_windows, i), 1);
 	if (!ret)
 		ret = judge_volumes(&j, in, t);
 	if (!ret && in->run)

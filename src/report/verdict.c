@@ -38,7 +38,7 @@ static const struct criterion_desc criterion_descs[] = {
 	{"log_write_cv_pct", "CV of the 15 s log write averages", " %", 2, false},
 	{"io_errors", "I/O errors", "", 0, false},
 	{"integrity_errors", "integrity errors", "", 0, false},
-	{"page_fault_stalls", "page fault stalls per second", "", 3, true},
+	{"page_fault_stalls", "page fault stalls per second per database", "", 3, true},
 	{"databases_failed", "failed databases", "", 0, false},
 	{"volumes_failed", "failed volumes", "", 0, false},
 	{"transactional_iops", "achieved transactional IOPS", "", 1, true},

@@ -18,8 +18,8 @@ sed 's/^write_latency = .*/write_latency = 10ms/; s/^\[engine\]/[workload]\ndirt
 
 expect_exit 1 "$DISKPROOF" run ./tight.ini --duration 2m --results "$WORK/r.db"
 grep -q "^diskproof run 1: FAIL" out || fail "tight cap did not fail"
-grep -q "FAIL db1 on v1: page fault stalls per second [0-9.]* > 1" out || fail "db1 not failed on stalls: $(cat out)"
-grep -q "FAIL run: page fault stalls per second [0-9.]* > 1" out || fail "run not failed on stalls"
+grep -q "FAIL db1 on v1: page fault stalls per second per database [0-9.]* > 1" out || fail "db1 not failed on stalls: $(cat out)"
+grep -q "FAIL run: page fault stalls per second per database [0-9.]* > 1" out || fail "run not failed on stalls"
 grep -q "^page fault stalls: [0-9.]*/s ([0-9]* in all); v1 [0-9.]*/s, v2 [0-9.]*/s; per database" out ||
 	fail "no stall line in the text report: $(cat out)"
 # it failed on stalls, and on nothing else of its own

@@ -473,7 +473,8 @@ static void test_max_basis(void **state)
  * page_fault_stalls: judged per database, volume and run only where the
  * profile sets the threshold and the scope counted stalls; its row is there
  * at 0 stalls; at the threshold it passes, over it fails, and a database
- * failing on it fails its volume and the run.
+ * failing on it fails its volume and the run; a volume and the run are
+ * judged on their rate per database.
  */
 static void test_page_fault_stalls(void **state)
 {
@@ -518,15 +519,28 @@ static void test_page_fault_stalls(void **state)
 	free(v);
 
 	dbs[1].page_fault_stalls_per_s = 1.5; /* just over */
+	vol.page_fault_stalls_per_s = run.page_fault_stalls_per_s = 1.5;
 	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
 	x = get(v, n, "db2", "page_fault_stalls");
 	assert_false(x->passed);
 	assert_true(x->measured == 1.5);
 	assert_string_equal(x->volume, "vol1");
-	assert_true(get(v, n, "vol1", "page_fault_stalls")->passed); /* its own 1/s */
+	/* a volume and the run are judged per database: 1.5/s over 2 */
+	x = get(v, n, "vol1", "page_fault_stalls");
+	assert_true(x->passed);
+	assert_true(x->measured == 0.75);
+	assert_true(get(v, n, "run", "page_fault_stalls")->measured == 0.75);
 	assert_true(get(v, n, "vol1", "databases_failed")->measured == 1);
 	assert_false(get(v, n, "run", "volumes_failed")->passed);
 	free(v);
+
+	/* a volume over the rate per database fails on its own */
+	vol.page_fault_stalls_per_s = 2.5;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "vol1", "page_fault_stalls")->passed);
+	assert_true(get(v, n, "vol1", "page_fault_stalls")->measured == 1.25);
+	free(v);
+	vol.page_fault_stalls_per_s = 0;
 
 	/* a threshold of 0: no stall at all */
 	t.page_fault_stalls = 0;
