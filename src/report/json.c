@@ -36,7 +36,7 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_num(j, "p50_ms", cs->p50_ms);
 		json_num(j, "p99_ms", cs->p99_ms);
 		json_num(j, "max_ms", cs->max_ms);
-		if (isfinite(cs->max_sample_avg_ms))
+		if (cs->ios && isfinite(cs->max_sample_avg_ms))
 			json_num(j, "max_sample_avg_ms", cs->max_sample_avg_ms);
 		else
 			json_null(j, "max_sample_avg_ms");
