@@ -5,11 +5,15 @@
  * Criteria, judged for every database, every volume and the run (t is the
  * profile's struct profile_thresholds):
  *   db_read_avg_ms    database read average   <= t->db_read_avg
- *   db_read_max_ms    database read maximum   <= t->db_read_max
+ *   db_read_max_sample_avg_ms  (max_basis = sample) the highest average
+ *                     over one sample_interval <= t->db_read_max
+ *   db_read_max_ms    (max_basis = io) the slowest database read <= t->db_read_max
  *   log_write_avg_ms  log write average       <= t->log_write_avg
- *   log_write_max_ms  log write maximum       <= t->log_write_max
+ *   log_write_max_sample_avg_ms, log_write_max_ms  as db_read's, <= t->log_write_max
  *   io_errors         failed I/Os             <= t->io_errors
  *   integrity_errors  pages that failed verification   <= 0
+ * A maximum judged on samples falls back to the slowest I/O (and its io
+ * name) for a scope whose sample figure is unknown (NAN).
  * optional, each only when the profile switches it on:
  *   db_read_p99_ms, log_write_p99_ms      the class summary's p99
  *                                         <= t->db_read_p99 / t->log_write_p99
@@ -20,6 +24,13 @@
  *   db_read_cv_pct, log_write_cv_pct      the coefficient of variation of
  *                                         the 15 s window averages, in %,
  *                                         <= t->db_read_cv / t->log_write_cv
+ *   page_fault_stalls                     page fault stalls per second per
+ *                                         database (a volume's and the run's
+ *                                         rate over their databases, as
+ *                                         Jetstress judges each instance)
+ *                                         <= t->page_fault_stalls, where the
+ *                                         profile sets it and the scope
+ *                                         counted them (stalls_recorded)
  * rolled up, so that a volume fails with any of its databases and the run
  * with any of its volumes:
  *   databases_failed  (volumes) databases of the volume with a failed verdict <= 0

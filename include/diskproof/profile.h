@@ -66,6 +66,12 @@ enum profile_tune_step {
 	PROFILE_TUNE_STEP_STREAM,   /* single streams */
 };
 
+/* [thresholds] max_basis: what the maximum criteria judge (eval.h) */
+enum profile_max_basis {
+	PROFILE_MAX_SAMPLE, /* the highest sample_interval average, as Jetstress */
+	PROFILE_MAX_IO,	    /* the single slowest I/O */
+};
+
 /* [engine] affinity: where workers run, against the NUMA node of the disks
  * they drive (env.h, env_numa_place). */
 enum profile_affinity {
@@ -104,6 +110,10 @@ struct profile_thresholds {
 	bool interval_avg;	   /* no 15 s window's average over the average thresholds */
 	double db_read_cv_pct;	   /* highest CV of the 15 s window averages, %; 0 = not judged */
 	double log_write_cv_pct;   /* highest CV of the 15 s window averages, %; 0 = not judged */
+	enum profile_max_basis max_basis; /* default sample */
+	uint64_t sample_interval_ns;	  /* the sample of max_basis = sample; default 15 s */
+	double page_fault_stalls;	  /* most stalls per second; judged when ..._set */
+	bool page_fault_stalls_set;	  /* given in the profile */
 };
 
 struct profile_sim {
@@ -117,6 +127,8 @@ struct profile_sim {
 	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
 	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
 	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
+	uint64_t spike_every;	       /* every this many-th I/O is slow; 0 = none */
+	uint64_t spike_latency_ns;     /* added to it; default 0 */
 	uint64_t seed;		       /* default 1 */
 };
 
@@ -158,6 +170,7 @@ struct profile {
 	double seek_pages;	      /* mean pages a seek reads; 1.3 */
 	double update_pages;	      /* mean pages an insert/delete/replace reads and dirties */
 	unsigned flush_depth;	      /* page writes in flight per database's flusher; 4 */
+	unsigned dirty_pages;	      /* dirty pages a database holds before commits stall; 4096 */
 	unsigned log_segments;	      /* segments in each circular log; 64 */
 	uint32_t log_segment_size;    /* 1 MiB */
 	bool bdm;		      /* background database maintenance; on */

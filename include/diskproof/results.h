@@ -43,9 +43,14 @@ struct class_summary {
 	double p50_ms;
 	double p99_ms;
 	double max_ms;
+	/* the highest average over one sample ([thresholds] sample_interval) of
+	 * the measured time: what max_basis = sample judges; NAN when not
+	 * recorded (a results file from before schema 5, a class without I/O) */
+	double max_sample_avg_ms;
 };
 
-/* Fills out from accumulated stats over duration_ns of measurement. */
+/* Fills out from accumulated stats over duration_ns of measurement
+ * (max_sample_avg_ms NAN: the stats do not hold it). */
 void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
 			      uint64_t duration_ns);
 
@@ -62,6 +67,13 @@ struct scope_summary {
 	char name[RESULTS_NAME_MAX];   /* "run" for the run scope */
 	char volume[RESULTS_NAME_MAX]; /* databases: their volume; else "" */
 	uint64_t integrity_errors;
+	/* database page fault stalls: transactions that waited for a page (a
+	 * full dirty-page list, or no page free of I/O), measured time only;
+	 * stalls_recorded is false where nothing counted them (a results file
+	 * from before schema 5; backup, recovery and fixed-model runs) */
+	bool stalls_recorded;
+	uint64_t page_fault_stalls;
+	double page_fault_stalls_per_s; /* over the measured time; 0 without it */
 	struct class_summary classes[IO_CLASS_COUNT];
 	/* time-averaged streams working on the scope over the measured span
 	 * (stream time / measured time); NAN when not stored (a run of a file
@@ -240,6 +252,7 @@ struct results {
 	char *test_type;
 	unsigned streams;
 	int exit_code;
+	double sample_s; /* the sample of the max_sample_avg_ms figures; 0: none stored */
 
 	struct scope_summary run;
 	struct scope_summary *volumes;
@@ -393,6 +406,10 @@ bool results_cdf_next(struct results_cdf *it, double *ms, double *share);
  * not finite counts as 0); false, with both left alone, for a run without
  * databases. */
 bool results_db_mbps_range(const struct results *r, enum io_class c, double *min, double *max);
+
+/* The lowest and highest page fault stalls per second over the databases
+ * that counted them; false, with both left alone, when none did. */
+bool results_db_stalls_range(const struct results *r, double *min, double *max);
 
 /* How far a failed verdict is past its threshold, in % of the threshold
  * (+ over a "<=" one, - under a ">=" one); NAN for a pass, a threshold of 0

@@ -173,6 +173,11 @@ struct store_scope_total {
 	uint64_t integrity_errors;
 	const struct class_stats *classes; /* IO_CLASS_COUNT entries */
 	uint64_t stream_ns;		   /* stream time over the measured span (streams x ns) */
+	/* its sample maxima and page fault stalls (table scope_extra, schema 5):
+	 * the classes' max_sample_avg_ms, stalls_recorded, page_fault_stalls;
+	 * NULL: none */
+	const struct scope_summary *summary;
+	uint64_t sample_ms; /* the sample of max_sample_avg_ms */
 };
 
 /* Finishes a run in one transaction: totals (summary and histogram rows, with

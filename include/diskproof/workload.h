@@ -111,7 +111,8 @@ struct wl_slot {
 	unsigned npages;
 	/* a stream's transaction */
 	uint8_t txn;
-	uint8_t wait; /* enum wl_wait */
+	uint8_t wait;	 /* enum wl_wait */
+	uint8_t stalled; /* this transaction is counted as a page fault stall */
 	uint16_t left, ntouched;
 	uint64_t commit_lsn;
 	uint64_t t_start; /* open loop: the transaction's intended start */
@@ -188,6 +189,9 @@ struct wl_db {
 	uint64_t st_done, st_starts;
 	unsigned st_act;
 	uint64_t seq_next; /* fixed model, sequential: the next page */
+	/* page fault stalls since the worker last took them: transactions that
+	 * waited for a page (txn.c); the worker moves them into its snapshot */
+	uint64_t page_stalls;
 };
 
 /* The narrow context of one worker's generators. */

@@ -10,7 +10,9 @@
  * latency_drift adds that much latency per second of virtual time since the
  * device opened, for latency_drift_time (0: for ever). A share
  * error_rate of I/Os fails with EIO; a share drop_write_rate of page writes is
- * acknowledged but not kept; a share hang_rate never completes.
+ * acknowledged but not kept; a share hang_rate never completes. Every
+ * spike_every-th I/O queued takes spike_latency longer (no random draw, so a
+ * run without spikes draws what it always did).
  *
  * Integrity: for files with a block size (database files) the engine keeps
  * each block's last written generation, read from the header the runner
@@ -248,6 +250,8 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 	}
 	r->t_submit_ns = now;
 	r->t_done_ns = start + sim_latency(ctx, p, r->cls);
+	if (ctx->sim && ctx->sim->spike_every && (p->seq + 1) % ctx->sim->spike_every == 0)
+		r->t_done_ns += ctx->sim->spike_latency_ns; /* a single slow I/O */
 	if (ctx->sim && ctx->sim->error_rate_pct > 0 &&
 	    rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->error_rate_pct) {
 		r->result = -EIO;

@@ -4,12 +4,14 @@
  *
  * Order of the verdicts: every database, then every volume, then the run.
  * Within a scope: for database reads, then log writes, the average, the
- * maximum and the optional p99, highest window and dispersion; then I/O and
- * integrity errors; a volume then rolls up its databases (databases_failed),
+ * maximum (on the profile's max_basis) and the optional p99, highest window
+ * and dispersion; then I/O and integrity errors and, where the profile sets
+ * its threshold, page fault stalls; a volume then rolls up its databases (databases_failed),
  * the run its volumes (volumes_failed) and last the target IOPS. The roll-ups
  * read the verdicts already made, so a scope is judged after what it holds.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,14 +26,14 @@ struct judge {
 /* The criteria of one judged latency class, by name (eval.h). */
 struct latency_criteria {
 	enum io_class cls;
-	const char *avg, *max, *p99, *interval_avg, *cv;
+	const char *avg, *max, *max_sample, *p99, *interval_avg, *cv;
 };
 
 static const struct latency_criteria latency_criteria[] = {
-	{IO_DB_READ, "db_read_avg_ms", "db_read_max_ms", "db_read_p99_ms",
-	 "db_read_interval_avg_ms", "db_read_cv_pct"},
-	{IO_LOG_WRITE, "log_write_avg_ms", "log_write_max_ms", "log_write_p99_ms",
-	 "log_write_interval_avg_ms", "log_write_cv_pct"},
+	{IO_DB_READ, "db_read_avg_ms", "db_read_max_ms", "db_read_max_sample_avg_ms",
+	 "db_read_p99_ms", "db_read_interval_avg_ms", "db_read_cv_pct"},
+	{IO_LOG_WRITE, "log_write_avg_ms", "log_write_max_ms", "log_write_max_sample_avg_ms",
+	 "log_write_p99_ms", "log_write_interval_avg_ms", "log_write_cv_pct"},
 };
 
 /* A class's thresholds; 0 for an optional one that is off. */
@@ -97,7 +99,13 @@ static int judge_class(struct judge *j, const struct scope_summary *s, enum scop
 	if (!cs->ios)
 		return 0;
 	ret |= add(j, s, k, lc->avg, VERDICT_LE, ns_to_ms(l.avg_ns), cs->avg_ms);
-	ret |= add(j, s, k, lc->max, VERDICT_LE, ns_to_ms(l.max_ns), cs->max_ms);
+	/* the maximum on its basis: the highest sample average (when the scope
+	 * has one), or the single slowest I/O, each under its own name */
+	if (t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms))
+		ret |= add(j, s, k, lc->max_sample, VERDICT_LE, ns_to_ms(l.max_ns),
+			   cs->max_sample_avg_ms);
+	else
+		ret |= add(j, s, k, lc->max, VERDICT_LE, ns_to_ms(l.max_ns), cs->max_ms);
 	if (l.p99_ns)
 		ret |= add(j, s, k, lc->p99, VERDICT_LE, ns_to_ms(l.p99_ns), cs->p99_ms);
 	if (t->interval_avg && w && w->n)
@@ -108,9 +116,12 @@ static int judge_class(struct judge *j, const struct scope_summary *s, enum scop
 	return ret;
 }
 
-/* windows: the scope's IO_CLASS_COUNT window stats, or NULL. */
+/* windows: the scope's IO_CLASS_COUNT window stats, or NULL; ndb: the
+ * databases the scope holds (1 for a database), over which its page fault
+ * stalls are judged per database, as Jetstress judges each instance. */
 static int judge_scope(struct judge *j, const struct scope_summary *s, enum scope_kind k,
-		       const struct profile_thresholds *t, const struct eval_window_stats *windows)
+		       const struct profile_thresholds *t, const struct eval_window_stats *windows,
+		       size_t ndb)
 {
 	uint64_t errors = 0;
 	int ret = 0;
@@ -122,6 +133,9 @@ static int judge_scope(struct judge *j, const struct scope_summary *s, enum scop
 		errors += s->classes[c].errors;
 	ret |= add(j, s, k, "io_errors", VERDICT_LE, (double)t->io_errors, (double)errors);
 	ret |= add(j, s, k, "integrity_errors", VERDICT_LE, 0, (double)s->integrity_errors);
+	if (t->page_fault_stalls_set && s->stalls_recorded)
+		ret |= add(j, s, k, "page_fault_stalls", VERDICT_LE, t->page_fault_stalls,
+			   s->page_fault_stalls_per_s / (ndb ? (double)ndb : 1.0));
 	return ret ? -ENOMEM : 0;
 }
 
@@ -148,12 +162,13 @@ static size_t failed_scopes(const struct judge *j, enum scope_kind k, const char
 	return n;
 }
 
-static bool volume_has_databases(const struct eval_input *in, const char *volume)
+static size_t volume_databases(const struct eval_input *in, const char *volume)
 {
+	size_t n = 0;
+
 	for (size_t i = 0; i < in->nr_databases; i++)
-		if (!strcmp(in->databases[i].volume, volume))
-			return true;
-	return false;
+		n += !strcmp(in->databases[i].volume, volume);
+	return n;
 }
 
 static const struct eval_window_stats *windows_at(const struct eval_window_stats *w, size_t i)
@@ -169,8 +184,9 @@ static int judge_volumes(struct judge *j, const struct eval_input *in,
 
 	for (size_t i = 0; i < in->nr_volumes && !ret; i++) {
 		vol = &in->volumes[i];
-		ret = judge_scope(j, vol, SCOPE_VOLUME, t, windows_at(in->volume_windows, i));
-		if (!ret && volume_has_databases(in, vol->name))
+		ret = judge_scope(j, vol, SCOPE_VOLUME, t, windows_at(in->volume_windows, i),
+				  volume_databases(in, vol->name));
+		if (!ret && volume_databases(in, vol->name))
 			ret = add(j, vol, SCOPE_VOLUME, "databases_failed", VERDICT_LE, 0,
 				  (double)failed_scopes(j, SCOPE_DATABASE, vol->name));
 	}
@@ -182,7 +198,7 @@ static int judge_run(struct judge *j, const struct eval_input *in,
 {
 	int ret;
 
-	ret = judge_scope(j, in->run, SCOPE_RUN, t, in->run_windows);
+	ret = judge_scope(j, in->run, SCOPE_RUN, t, in->run_windows, in->nr_databases);
 	if (!ret && in->nr_volumes)
 		ret = add(j, in->run, SCOPE_RUN, "volumes_failed", VERDICT_LE, 0,
 			  (double)failed_scopes(j, SCOPE_VOLUME, NULL));
@@ -200,7 +216,7 @@ int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 
 	for (size_t i = 0; i < in->nr_databases && !ret; i++)
 		ret = judge_scope(&j, &in->databases[i], SCOPE_DATABASE, t,
-				  windows_at(in->database_windows, i));
+				  windows_at(in->database_windows, i), 1);
 	if (!ret)
 		ret = judge_volumes(&j, in, t);
 	if (!ret && in->run)

@@ -27,6 +27,7 @@ static const char *const test_types[] = {"performance", "stress", "backup", "rec
 static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
+static const char *const max_bases[] = {"sample", "io", NULL};
 static const char *const tune_goals[] = {"max", "target", "iops", NULL};
 static const char *const tune_steps[] = {"database", "stream", NULL};
 const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
@@ -150,6 +151,12 @@ static const struct profile_key keys[] = {
 	{ .section = "workload", .name = "flush_depth", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(flush_depth), .min = 1, .max = 1024, .def = "4",
 	  .help = "Dirty-page writes in flight per database (its flusher)." },
+	{ .section = "workload", .name = "dirty_pages", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(dirty_pages), .min = 64, .max = 1048576,
+	  .def = "4096",
+	  .help = "Dirty pages a database may hold (its cache) before a commit must wait for "
+		  "the flusher: a page fault stall; at least 64 (the most pages one transaction "
+		  "changes), at most the database's pages." },
 	{ .section = "workload", .name = "log_segments", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(log_segments), .min = 2, .max = 1000000,
 	  .def = "64",
@@ -246,6 +253,22 @@ static const struct profile_key keys[] = {
 	  .max = 100,
 	  .help = "Highest accepted coefficient of variation of the 15 s log write averages; "
 		  "not set: not judged." },
+	{ .section = "thresholds", .name = "max_basis", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(thresholds.max_basis), .choices = max_bases,
+	  .def = "sample",
+	  .help = "What db_read_max and log_write_max judge: sample (the highest average over "
+		  "one sample_interval, as Jetstress judges its counters) or io (the single "
+		  "slowest I/O)." },
+	{ .section = "thresholds", .name = "sample_interval", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(thresholds.sample_interval_ns), .min = SEC,
+	  .max = 3600 * SEC, .multiple = SEC, .def = "15s",
+	  .help = "Length of one sample for max_basis = sample: whole seconds, at least the "
+		  "run's 1 s interval (Jetstress: 15 s)." },
+	{ .section = "thresholds", .name = "page_fault_stalls", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(thresholds.page_fault_stalls), .min = 0,
+	  .max = 1000000,
+	  .help = "Most database page fault stalls per second (transactions that waited for a "
+		  "page); not set: not judged (the Exchange built-ins set 1)." },
 
 	/* [engine] */
 	{ .section = "engine", .name = "name", .type = PROFILE_KEY_CHOICE,
@@ -360,6 +383,15 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.hang_rate_pct),
 	  .min = 0, .max = 100, .def = "0",
 	  .help = "Share of I/Os that never complete (a hung device), in percent." },
+	{ .section = "sim", .name = "spike_every", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.spike_every),
+	  .min = 0, .max = UINT64_MAX, .def = "0",
+	  .help = "Every this many-th simulated I/O (of any class, in the order queued) "
+		  "takes spike_latency longer: single slow I/Os; 0 = none." },
+	{ .section = "sim", .name = "spike_latency", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.spike_latency_ns),
+	  .min = 0, .max = 3600 * SEC, .def = "0s",
+	  .help = "Latency added to each spike_every-th simulated I/O." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",
@@ -511,8 +543,15 @@ static int check_range(const struct profile_key *k, uint64_t v, const char *text
 		return -ERANGE;
 	}
 	if (k->multiple && v % k->multiple) {
+		if (dur && k->multiple == SEC) {
+			strbuf_addf(why, "%s is not a whole number of seconds", text);
+			return -EINVAL;
+		}
 		strbuf_addf(why, "%s is not a multiple of ", text);
-		unit_format_size(why, k->multiple);
+		if (dur)
+			profile_format_duration_exact(why, k->multiple);
+		else
+			unit_format_size(why, k->multiple);
 		return -EINVAL;
 	}
 	if (k->pow2 && (v & (v - 1))) {

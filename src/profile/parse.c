@@ -886,6 +886,7 @@ static void finish(struct parse_ctx *c)
 	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
 	t->db_read_max_set = c->marks.line[rmax] != 0;
 	t->log_write_max_set = c->marks.line[lmax] != 0;
+	t->page_fault_stalls_set = key_given(c, "thresholds", "page_fault_stalls");
 	if (t->lenient && !t->db_read_max_set)
 		t->db_read_max_ns = PROFILE_LENIENT_MAX_NS;
 	if (t->lenient && !t->log_write_max_set)

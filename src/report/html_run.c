@@ -171,6 +171,13 @@ static void class_cells(struct strbuf *sb, const struct class_summary *cs)
 	html_td_num(sb, cs->avg_ms, 3);
 	html_td_num(sb, cs->p99_ms, 3);
 	html_td_num(sb, cs->max_ms, 3);
+	html_td_num(sb, cs->max_sample_avg_ms, 3);
+}
+
+/* A scope's page fault stalls per second; n/a where the run did not count them. */
+static void stalls_cell(struct strbuf *sb, const struct scope_summary *sc)
+{
+	html_td_num(sb, sc->stalls_recorded ? sc->page_fault_stalls_per_s : NAN, 3);
 }
 
 static void run_databases(struct strbuf *sb, const struct results *r)
@@ -182,13 +189,15 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	html_section_open(sb, "databases", "Transactional I/O per database", false);
 	strbuf_addstr(sb,
 		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
-		      "<th colspan=\"4\">db_read</th><th colspan=\"4\">db_write</th>"
+		      "<th colspan=\"5\">db_read</th><th colspan=\"5\">db_write</th>"
 		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">streams</th>"
-		      "<th rowspan=\"2\">transactional IOPS</th><th rowspan=\"2\">verdict</th>"
-		      "</tr>\n<tr>");
+		      "<th rowspan=\"2\">transactional IOPS</th>"
+		      "<th rowspan=\"2\">page fault stalls/s</th>"
+		      "<th rowspan=\"2\">verdict</th></tr>\n<tr>");
 	for (i = 0; i < 2; i++)
 		strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
-				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>");
+				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
+				  "<th class=\"num\">max sample avg ms</th>");
 	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th></tr>\n");
 	for (i = 0; i < r->nr_databases; i++) {
 		db = &r->databases[i];
@@ -204,6 +213,7 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
 		html_td_num(sb, db->streams, 2);
 		html_td_num(sb, scope_transactional_iops(db), 1);
+		stalls_cell(sb, db);
 		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v, v);
 	}
 	strbuf_addstr(sb, "</table>\n");
@@ -518,7 +528,7 @@ static void run_maintenance(struct strbuf *sb, const struct results *r)
 static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label)
 {
 	const struct class_summary *cs;
-	bool first = true;
+	bool first = true, first_row = true;
 	int c;
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
@@ -537,13 +547,20 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 		html_td_num(sb, cs->p50_ms, 3);
 		html_td_num(sb, cs->p99_ms, 3);
 		html_td_num(sb, cs->max_ms, 3);
-		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->errors);
+		html_td_num(sb, cs->max_sample_avg_ms, 3);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->errors);
+		if (first_row)
+			stalls_cell(sb, sc);
+		else
+			strbuf_addstr(sb, "<td></td>");
+		strbuf_addstr(sb, "</tr>\n");
+		first_row = false;
 	}
 	if (!first)
 		return;
 	strbuf_addstr(sb, "<tr><td>");
 	html_esc(sb, label);
-	strbuf_addstr(sb, "</td><td colspan=\"9\">no I/O</td></tr>\n");
+	strbuf_addstr(sb, "</td><td colspan=\"11\">no I/O</td></tr>\n");
 }
 
 static void run_total_io(struct strbuf *sb, const struct results *r)
@@ -555,7 +572,9 @@ static void run_total_io(struct strbuf *sb, const struct results *r)
 			  "<th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
 			  "<th class=\"num\">avg ms</th><th class=\"num\">p50 ms</th>"
 			  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
-			  "<th class=\"num\">errors</th></tr>\n");
+			  "<th class=\"num\">max sample avg ms</th>"
+			  "<th class=\"num\">errors</th><th class=\"num\">page fault stalls/s</th>"
+			  "</tr>\n");
 	for (i = 0; i < r->nr_volumes; i++)
 		scope_class_rows(sb, &r->volumes[i], r->volumes[i].name);
 	scope_class_rows(sb, &r->run, "total");

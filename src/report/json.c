@@ -37,6 +37,10 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_num(j, "p50_ms", cs->p50_ms);
 		json_num(j, "p99_ms", cs->p99_ms);
 		json_num(j, "max_ms", cs->max_ms);
+		if (cs->ios && isfinite(cs->max_sample_avg_ms))
+			json_num(j, "max_sample_avg_ms", cs->max_sample_avg_ms);
+		else
+			json_null(j, "max_sample_avg_ms");
 		json_u64(j, "errors", cs->errors);
 		json_u64(j, "bytes", cs->bytes);
 		json_end(j);
@@ -46,6 +50,14 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	/* time-averaged streams on the scope; null when not stored */
 	json_num(j, "streams", sc->streams);
 	json_u64(j, "integrity_errors", sc->integrity_errors);
+	/* null where the run did not count them (docs/reports.md) */
+	if (sc->stalls_recorded) {
+		json_u64(j, "page_fault_stalls", sc->page_fault_stalls);
+		json_num(j, "page_fault_stalls_per_s", sc->page_fault_stalls_per_s);
+	} else {
+		json_null(j, "page_fault_stalls");
+		json_null(j, "page_fault_stalls_per_s");
+	}
 }
 
 static void json_run(struct json *j, const struct results *r)
@@ -65,6 +77,10 @@ static void json_run(struct json *j, const struct results *r)
 	json_u64(j, "streams", r->streams);
 	json_str(j, "profile", r->profile_name);
 	json_i64(j, "exit_code", r->exit_code);
+	if (r->sample_s > 0)
+		json_num(j, "sample_s", r->sample_s);
+	else
+		json_null(j, "sample_s");
 	json_end(j);
 }
 

@@ -94,6 +94,10 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 		text_ms(sb, cs->avg_ms);
 		text_ms(sb, cs->p99_ms);
 		text_ms(sb, cs->max_ms);
+		if (isfinite(cs->max_sample_avg_ms))
+			text_ms(sb, cs->max_sample_avg_ms);
+		else
+			strbuf_addf(sb, " %9s", "-");
 		if (first) {
 			strbuf_addstr(sb, "  ");
 			text_verdict_word(sb, verdict, color);
@@ -103,8 +107,8 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 	}
 	if (!first)
 		return;
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  ", width, label, "(no I/O)", "", "",
-		    "", "", "", "");
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s %9s  ", width, label, "(no I/O)", "",
+		    "", "", "", "", "", "");
 	text_verdict_word(sb, verdict, color);
 	strbuf_addch(sb, '\n');
 }
@@ -142,6 +146,38 @@ static void text_rate_line(struct strbuf *sb, const struct results *r, enum io_c
 	strbuf_release(&hi);
 }
 
+/*
+ * "page fault stalls: 0.125/s (15 in all); v1 0.125/s, v2 0/s; per database
+ * 0 to 0.1/s", for a run that counted them.
+ */
+static void text_stalls_line(struct strbuf *sb, const struct results *r)
+{
+	double min, max;
+
+	if (!r->run.stalls_recorded)
+		return;
+	strbuf_addstr(sb, "page fault stalls: ");
+	report_number(sb, r->run.page_fault_stalls_per_s, 3);
+	strbuf_addf(sb, "/s (%" PRIu64 " in all)", r->run.page_fault_stalls);
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		if (!r->volumes[i].stalls_recorded)
+			continue;
+		strbuf_addf(sb, "%s%s ", i ? ", " : "; ", r->volumes[i].name);
+		report_number(sb, r->volumes[i].page_fault_stalls_per_s, 3);
+		strbuf_addstr(sb, "/s");
+	}
+	if (results_db_stalls_range(r, &min, &max)) {
+		strbuf_addstr(sb, "; per database ");
+		report_number(sb, min, 3);
+		if (max != min) {
+			strbuf_addstr(sb, " to ");
+			report_number(sb, max, 3);
+		}
+		strbuf_addstr(sb, "/s");
+	}
+	strbuf_addch(sb, '\n');
+}
+
 static void text_table(struct strbuf *sb, const struct results *r, bool color)
 {
 	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
@@ -154,13 +190,18 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 		if ((int)strlen(r->volumes[i].name) > width)
 			width = (int)strlen(r->volumes[i].name);
 
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s  %s\n", width, "volume", "class",
-		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "verdict");
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s %9s  %s\n", width, "volume", "class",
+		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "smp ms", "verdict");
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
 				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
 				color);
 	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
+	if (r->sample_s > 0)
+		strbuf_addf(sb,
+			    "(smp ms: the highest average over one %.0f s sample; max ms: the "
+			    "slowest I/O)\n",
+			    r->sample_s);
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */
 	if (class_summary_present(&r->run.classes[IO_DB_READ]) ||
@@ -170,6 +211,7 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 			    r->run.integrity_errors ? "; " : "\n");
 	if (r->run.integrity_errors)
 		strbuf_addf(sb, "integrity errors: %" PRIu64 "\n", r->run.integrity_errors);
+	text_stalls_line(sb, r);
 	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
 	if (class_summary_present(lr))
 		strbuf_addf(sb, "replication log reads: %.2f MB/s (log writes %.2f MB/s)\n",

@@ -243,6 +243,25 @@ bool results_db_mbps_range(const struct results *r, enum io_class c, double *min
 	return true;
 }
 
+bool results_db_stalls_range(const struct results *r, double *min, double *max)
+{
+	double lo = HUGE_VAL, hi = -HUGE_VAL;
+	bool any = false;
+
+	for (size_t i = 0; i < r->nr_databases; i++) {
+		if (!r->databases[i].stalls_recorded)
+			continue;
+		lo = fmin(lo, r->databases[i].page_fault_stalls_per_s);
+		hi = fmax(hi, r->databases[i].page_fault_stalls_per_s);
+		any = true;
+	}
+	if (!any)
+		return false;
+	*min = lo;
+	*max = hi;
+	return true;
+}
+
 double verdict_margin_pct(const struct verdict *v)
 {
 	double pct;

@@ -58,6 +58,7 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
 	const struct hist *h = &s->lat;
 
 	memset(out, 0, sizeof(*out));
+	out->max_sample_avg_ms = NAN;
 	out->ios = h->count;
 	out->bytes = s->bytes;
 	out->errors = s->errors;

@@ -291,8 +291,12 @@ void coord_collect(struct run *r, unsigned k)
 					class_stats_merge32(tot, cs);
 				else
 					tot->errors += cs->errors; /* errors always count */
+				if (!warm && !r->tune)
+					run_samples_db(r, gdb, c, cs);
 				r->io_errors += cs->errors;
 			}
+			if (!warm && !r->tune)
+				run_samples_stalls(r, gdb, sn->stalls[i]);
 			r->integ_db[gdb] += sn->integrity[i];
 			r->integrity_errors += sn->integrity[i];
 			if (!warm)
@@ -336,6 +340,8 @@ void coord_collect(struct run *r, unsigned k)
 	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
 	 * warm-up and at the last interval */
 	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	if (!warm)
+		run_samples_interval(r, k == last);
 	r->win_len++;
 	if (r->win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
 		for (size_t d = 0; d < r->plan.nr_dbs; d++)

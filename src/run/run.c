@@ -163,6 +163,7 @@ static void run_release(struct run *r)
 	free(r->wacc_db);
 	free(r->wacc_vol);
 	free(r->wacc_run);
+	run_samples_release(r);
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);
@@ -260,7 +261,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
 	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.stream_db ||
 	    !r.journal_noted || !r.iv_vol || !r.win_vol || !r.wacc_db || !r.wacc_vol ||
-	    !r.wacc_run) {
+	    !r.wacc_run || run_samples_init(&r)) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -365,6 +366,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 			class_stats_reset(&r.win_vol[i]);
 		r.win_len = 0;
+		run_samples_reset(&r);
 		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
 			/* no main test: the run was stopped (auto-tune always chooses a
 			 * level, the fewest streams tried when none passed) */

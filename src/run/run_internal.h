@@ -127,6 +127,7 @@ struct snap {
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
 	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
+	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.page_stalls) */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
 	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
@@ -137,6 +138,26 @@ struct snap {
 };
 
 struct run;
+
+/*
+ * The sample maxima of max_basis = sample and the page fault stalls
+ * (samples.c): the measured intervals' latency sums, merged per sample of
+ * `every` intervals for each scope and class, the highest sample average so
+ * far, and the stalls counted. Scopes as run_totals.sums: [0] the run,
+ * [1..nv] the volumes, then the databases.
+ */
+struct smp_acc {
+	uint64_t n, sum_ns; /* the current sample's I/Os and their latency sum */
+	double max_ms;	    /* the highest sample average so far; NAN: no sample had I/O */
+};
+
+struct run_samples {
+	unsigned every; /* intervals per sample */
+	unsigned len;	/* intervals in the current sample */
+	size_t nscopes;
+	struct smp_acc *acc; /* nscopes * IO_CLASS_COUNT */
+	uint64_t *stalls;    /* nscopes: measured page fault stalls */
+};
 
 /* Running statistics of window averages. */
 struct win_acc {
@@ -264,6 +285,7 @@ struct run {
 	/* the measured 15 s windows' averages, per database, volume and the run
 	 * (x classes), for the per-interval and dispersion criteria */
 	struct win_acc *wacc_db, *wacc_vol, *wacc_run;
+	struct run_samples smp; /* sample maxima and page fault stalls */
 	uint64_t io_errors, integrity_errors;
 	unsigned collected; /* intervals merged so far */
 };
@@ -344,6 +366,15 @@ void record_pass_figures(struct run *r);
 void run_totals_release(struct run_totals *t);
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t);
 uint64_t run_measured_ns(const struct run *r, uint64_t t);
+
+/* samples.c */
+int run_samples_init(struct run *r) DP_MUST_CHECK;
+void run_samples_release(struct run *r);
+void run_samples_reset(struct run *r);
+void run_samples_db(struct run *r, unsigned gdb, unsigned c, const struct class_stats32 *cs);
+void run_samples_stalls(struct run *r, unsigned gdb, uint64_t n);
+void run_samples_interval(struct run *r, bool last);
+void run_samples_fill(const struct run *r, struct scope_summary *sums, uint64_t measured);
 
 /* finish.c */
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err);

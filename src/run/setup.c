@@ -53,6 +53,7 @@ void worker_release(struct worker *w)
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
 		free(w->snaps[i].stream_ns);
+		free(w->snaps[i].stalls);
 		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
@@ -208,7 +209,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
 		w->snaps[i].stream_ns = calloc(ndb, sizeof(uint64_t));
+		w->snaps[i].stalls = calloc(ndb, sizeof(uint64_t));
 		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stream_ns ||
+		    !w->snaps[i].stalls ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
 		w->snaps[i].kept = &r->msgs_kept;

@@ -25,6 +25,7 @@ void run_totals_release(struct run_totals *t)
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 {
 	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+	uint64_t sample_ms = r->prof->thresholds.sample_interval_ns / NSEC_PER_MSEC;
 	struct class_stats *run_cs;
 
 	t->nt = 1 + nv + nd;
@@ -59,7 +60,9 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 								   r->plan.vols[db->volume].name,
 								   r->integ_db[d],
 								   &r->tot_db[d * IO_CLASS_COUNT],
-								   r->stream_db[d]};
+								   r->stream_db[d],
+								   s,
+								   sample_ms};
 	}
 	for (size_t v = 0; v < nv; v++) {
 		struct scope_summary *s = &t->sums[1 + v];
@@ -68,20 +71,27 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
-		t->totals[1 + v] = (struct store_scope_total){
-			SCOPE_VOLUME,	     r->plan.vols[v].name,	     NULL,
-			s->integrity_errors, &t->vol_cs[v * IO_CLASS_COUNT], 0};
+		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME,
+							      r->plan.vols[v].name,
+							      NULL,
+							      s->integrity_errors,
+							      &t->vol_cs[v * IO_CLASS_COUNT],
+							      0,
+							      s,
+							      sample_ms};
 	}
 	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
 	t->totals[0] = (struct store_scope_total){
-		SCOPE_RUN, "run", NULL, t->sums[0].integrity_errors, run_cs, 0};
+		SCOPE_RUN, "run", NULL,	       t->sums[0].integrity_errors,
+		run_cs,	   0,	  &t->sums[0], sample_ms};
 	/* the streams of a volume and of the run: their databases' */
 	for (size_t d = 0; d < nd; d++) {
 		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->stream_db[d];
 		t->totals[0].stream_ns += r->stream_db[d];
 	}
+	run_samples_fill(r, t->sums, measured);
 	return 0;
 }
 

@@ -22,6 +22,7 @@ void snap_reset(struct snap *s, unsigned ndb)
 	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
+	memset(s->stalls, 0, ndb * sizeof(*s->stalls));
 	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
@@ -64,6 +65,11 @@ static void worker_publish(struct worker *w)
 			memcpy(w->jcopy + off, w->dbs[i].expect, w->dbs[i].n * sizeof(uint32_t));
 			off += w->dbs[i].n;
 		}
+	}
+	for (unsigned i = 0; i < w->ndb; i++) {
+		/* the stalls the streams counted in this interval */
+		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].page_stalls;
+		w->dbs[i].page_stalls = 0;
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 
 #include <sqlite3.h>
 
@@ -116,6 +117,37 @@ static int store_insert_streams(sqlite3_stmt *st, int64_t run_id, const struct s
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
+/* The scope_extra row of a total and class (schema 5), where it holds a
+ * figure; SQLITE_OK and nothing written where it holds none. */
+static int store_insert_extra(sqlite3_stmt *st, int64_t run_id, const struct store_scope_total *t,
+			      enum io_class c)
+{
+	const struct scope_summary *sum = t->summary;
+	struct binder b;
+	double m;
+
+	if (!sum)
+		return SQLITE_OK;
+	m = sum->classes[c].max_sample_avg_ms;
+	if (!isfinite(m) && !sum->stalls_recorded)
+		return SQLITE_OK;
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_str(&b, io_class_name(c), false);
+	bind_u64(&b, t->sample_ms);
+	if (isfinite(m))
+		bind_dbl(&b, m);
+	else
+		bind_null(&b);
+	if (sum->stalls_recorded)
+		bind_u64(&b, sum->page_fault_stalls);
+	else
+		bind_null(&b);
+	return binder_run(&b);
+}
+
 /*
  * Summary and histogram rows of every scope total and class, present or not
  * (unlike the interval rows): a handful per scope and run, and so every scope
@@ -127,7 +159,7 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			       struct strbuf *err)
 {
 	struct strbuf enc = STRBUF_INIT;
-	sqlite3_stmt *sum_st, *hist_st, *str_st;
+	sqlite3_stmt *sum_st, *hist_st, *str_st = NULL, *extra_st = NULL;
 	const struct store_scope_total *t;
 	int ret, rc = SQLITE_OK;
 	size_t i;
@@ -153,6 +185,13 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			    "INSERT OR REPLACE INTO stream_share (run_id, scope, name, stream_ns,"
 			    " streams) VALUES (?, ?, ?, ?, ?)",
 			    &str_st, 0, err);
+	if (!ret)
+		ret = store_prepare(
+			s,
+			"INSERT OR REPLACE INTO scope_extra (run_id, scope, name, class,"
+			" sample_ms, max_sample_avg_ms, page_fault_stalls)"
+			" VALUES (?, ?, ?, ?, ?, ?, ?)",
+			&extra_st, 0, err);
 	if (ret)
 		goto out_hist;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
@@ -161,21 +200,23 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			strbuf_addf(err, "%s: finish run: total %zu: bad scope, name or classes",
 				    s->path, i);
 			ret = -EINVAL;
-			goto out_str;
+			goto out_hist;
 		}
 		for (c = 0; c < IO_CLASS_COUNT && rc == SQLITE_OK; c++) {
 			rc = store_insert_summary(s, sum_st, run_id, t, c, end->duration_ns);
 			if (rc == SQLITE_OK)
 				rc = store_insert_histogram(s, hist_st, run_id, t, c, &enc);
+			if (rc == SQLITE_OK)
+				rc = store_insert_extra(extra_st, run_id, t, c);
 		}
 		if (rc == SQLITE_OK)
 			rc = store_insert_streams(str_st, run_id, t, end->duration_ns);
 	}
 	if (rc != SQLITE_OK)
 		ret = store_fail(s, err, rc, "write totals");
-out_str:
-	sqlite3_finalize(str_st);
 out_hist:
+	sqlite3_finalize(str_st);
+	sqlite3_finalize(extra_st);
 	sqlite3_finalize(hist_st);
 out_sum:
 	sqlite3_finalize(sum_st);

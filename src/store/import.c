@@ -95,6 +95,7 @@ static const struct import_table import_tables[] = {
 	 " read_kbps, write_kbps, read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue",
 	 4},
 	{"stream_share", "scope, name, stream_ns, streams", 5},
+	{"scope_extra", "scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls", 5},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and

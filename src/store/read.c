@@ -328,6 +328,8 @@ static struct scope_summary *results_scope_get(struct scope_summary **arr, size_
 	*arr = n;
 	memset(&n[*nr], 0, sizeof(n[*nr]));
 	n[*nr].streams = NAN;
+	for (i = 0; i < IO_CLASS_COUNT; i++)
+		n[*nr].classes[i].max_sample_avg_ms = NAN;
 	snprintf(n[*nr].name, sizeof(n[*nr].name), "%s", name);
 	return &n[(*nr)++];
 }
@@ -345,7 +347,43 @@ static void class_summary_read(sqlite3_stmt *st, struct scope_summary *sc, enum 
 		*counts[i] = column_u64(st, 4 + (int)i);
 	for (i = 0; i < DP_ARRAY_SIZE(figs); i++)
 		*figs[i] = sqlite3_column_double(st, 7 + (int)i);
+	cs->max_sample_avg_ms = NAN; /* until its scope_extra row says (schema 5) */
 	sc->integrity_errors = column_u64(st, 13);
+}
+
+/* A scope_extra row (schema 5) into the scope its summary rows made: the
+ * class's sample maximum, the scope's page fault stalls. */
+static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 0);
+	const char *cls = (const char *)sqlite3_column_text(st, 2);
+	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	char name[RESULTS_NAME_MAX];
+	struct results *r = base;
+	struct scope_summary *sc;
+
+	(void)row;
+	if (kind < 0 || c < 0)
+		return -EIO;
+	column_name(st, 1, name);
+	if (kind == SCOPE_RUN)
+		sc = &r->run;
+	else if (kind == SCOPE_VOLUME)
+		sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
+	else
+		sc = results_scope_get(&r->databases, &r->nr_databases, name);
+	if (!sc)
+		return -ENOMEM;
+	r->sample_s = (double)column_u64(st, 3) / 1e3;
+	if (sqlite3_column_type(st, 4) != SQLITE_NULL)
+		sc->classes[c].max_sample_avg_ms = sqlite3_column_double(st, 4);
+	if (sqlite3_column_type(st, 5) != SQLITE_NULL) {
+		sc->stalls_recorded = true;
+		sc->page_fault_stalls = column_u64(st, 5);
+		sc->page_fault_stalls_per_s =
+			r->duration_s > 0 ? (double)sc->page_fault_stalls / r->duration_s : 0;
+	}
+	return 0;
 }
 
 /* A summary row into the scope it names: the run's, or a volume's or a
@@ -546,6 +584,12 @@ static const struct rows_spec results_rows[] = {
 	{"load stream shares", "stream_share row of unknown scope", NULL,
 	 "SELECT scope, name, streams FROM stream_share WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
 	 streams_row_read, NULL},
+	/* what schema 5 adds to the summaries (a migrated older file has the
+	 * table, empty: its figures stay unknown) */
+	{"load sample maxima and stalls", "scope_extra row of unknown scope or class", NULL,
+	 "SELECT scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls"
+	 " FROM scope_extra WHERE run_id = ? ORDER BY rowid",
+	 0, 0, 0, extra_row_read, NULL},
 	{"load verdicts", "verdict row of unknown scope or cmp", NULL,
 	 "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
 	 " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
@@ -597,6 +641,8 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	size_t i;
 
 	memset(r, 0, sizeof(*r));
+	for (i = 0; i < IO_CLASS_COUNT; i++)
+		r->run.classes[i].max_sample_avg_ms = NAN;
 	ret = store_exec(s, "BEGIN", "begin read", err);
 	if (ret)
 		return ret;

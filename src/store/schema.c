@@ -195,7 +195,7 @@ static const char *const store_migrations[] = {
 	" queue REAL"
 	");"
 	"CREATE INDEX host_sample_run ON host_sample (run_id, t_ms);",
-	/* 4 -> 5: the streams each scope had (the stream pool): stream time
+	/* 4 -> 5, two tables: the streams each scope had (the stream pool): stream time
 	 * over the measured span and the time-averaged streams it makes; runs
 	 * of older files have no rows (reports show "-"). */
 	"CREATE TABLE stream_share ("
@@ -205,6 +205,22 @@ static const char *const store_migrations[] = {
 	" stream_ns INTEGER NOT NULL,"
 	" streams REAL NOT NULL,"
 	" UNIQUE (run_id, scope, name)"
+	");"
+	/* and what a summary row of schema 1 lacks, per scope x class (a
+	 * row only where a figure is known): the highest average over one
+	 * sample of sample_ms (max_basis = sample, NULL: no sample had I/O),
+	 * and the scope's page fault stalls over the measured time (NULL
+	 * where nothing counted them), repeated on each class row as
+	 * summary.integrity_errors is. */
+	"CREATE TABLE scope_extra ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" class TEXT NOT NULL,"
+	" sample_ms INTEGER NOT NULL,"
+	" max_sample_avg_ms REAL,"
+	" page_fault_stalls INTEGER,"
+	" UNIQUE (run_id, scope, name, class)"
 	");",
 };
 

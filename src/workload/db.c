@@ -11,8 +11,9 @@
 #include "../util/rng.h"
 #include "workload_internal.h"
 
-/* dirty pages a database may hold: enough for its streams to run ahead of
- * the flusher, as a database cache would */
+/* dirty pages a database may hold when the profile does not say
+ * ([workload] dirty_pages): enough for its streams to run ahead of the
+ * flusher, as a database cache would */
 #define WL_DIRTY_MAX 4096u
 /* log records buffered, and replayed pages waiting, per database */
 #define WL_RECS_CAP 65536u
@@ -38,7 +39,9 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 		if (!d->rp_pages || !d->rp_ns || !d->rp_count || !d->rp_recs)
 			return -ENOMEM;
 	}
-	d->dcap = (unsigned)(d->n < WL_DIRTY_MAX ? d->n : WL_DIRTY_MAX);
+	d->dcap = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
+	if (d->n < d->dcap)
+		d->dcap = (unsigned)d->n;
 	d->dirty = calloc(d->dcap, sizeof(*d->dirty));
 	d->flush_free = calloc(p->flush_depth, sizeof(*d->flush_free));
 	d->rcap = WL_RECS_CAP;

@@ -155,6 +155,20 @@ static void pool_end(struct wl_ctx *c, struct wl_slot *s)
 	s->busy_ns += ns;
 }
 
+/*
+ * A database page fault stall, as Jetstress counts them: the transaction had
+ * to wait for a page, because the dirty-page list was full at its commit (the
+ * cache holds no clean page to take) or no page was free of I/O to read.
+ * Counted once per transaction, however long or often it waits.
+ */
+static void stream_stall(struct wl_db *d, struct wl_slot *s)
+{
+	if (s->stalled)
+		return;
+	s->stalled = 1;
+	d->page_stalls++;
+}
+
 /* Commits a stream's transaction: dirty its pages, append its record. false
  * when it must wait (no room in the dirty list, or a non-lazy commit). */
 static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
@@ -167,6 +181,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 		for (unsigned i = 0; i < s->ntouched; i++)
 			fresh += !(d->busy[s->touched[i] - d->lo] & WL_BUSY_DIRTY);
 		if (d->dlen + fresh > d->dcap) {
+			stream_stall(d, s);
 			s->wait = WL_WAIT_DIRTY;
 			return false;
 		}
@@ -214,6 +229,7 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 	}
 	pool_begin(c, s, db, now);
 	s->wait = WL_WAIT_NONE;
+	s->stalled = 0;
 	s->txn = u < c->mix[0]	 ? WL_TXN_INSERT
 		 : u < c->mix[1] ? WL_TXN_DELETE
 		 : u < c->mix[2] ? WL_TXN_REPLACE
@@ -286,8 +302,10 @@ bool wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 		return wl_replay_page_prepare(c, s, now); /* the replayed page's write */
 	}
 	d = &c->dbs[s->db];
-	if (!pick_page(c, d, &s->page))
+	if (!pick_page(c, d, &s->page)) {
+		stream_stall(d, s);
 		return false;
+	}
 	first = s->ntouched == 0;
 	wl_page_io_prepare(c, s, true, now);
 	if (first && s->t_start && p->arrival == PROFILE_ARRIVAL_RATE) {

@@ -6,8 +6,9 @@
  * unknown window stats left unjudged, every verdict naming its scope and
  * database, a volume failing with its databases and the run with its
  * volumes; the lenient maxima of stress and long profiles (and nothing else
- * relaxed); and, through a short sim run, that the warm-up is measured but
- * never judged.
+ * relaxed); the basis of the maxima (sample averages or the slowest I/O) and
+ * its keys; the page fault stall criterion; and, through a short sim run,
+ * that the warm-up is measured but never judged.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -48,6 +49,9 @@ static struct scope_summary scope(const char *name, const char *vol, double rd_a
 	s.classes[IO_DB_WRITE] = (struct class_summary){.ios = 60, .iops = 400, .avg_ms = 1};
 	s.classes[IO_LOG_WRITE] =
 		(struct class_summary){.ios = 30, .avg_ms = 1, .p99_ms = 2, .max_ms = lw_max};
+	/* no sample figures: the maxima fall back to the slowest I/O */
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+		s.classes[c].max_sample_avg_ms = NAN;
 	return s;
 }
 
@@ -389,6 +393,234 @@ static void test_rollup(void **state)
 	free(v);
 }
 
+static void parse(struct profile *p, const char *type, const char *duration, const char *extra);
+
+/*
+ * max_basis: on sample (the default) the maxima judge the highest sample
+ * average under their _max_sample_avg_ms names, on io the slowest I/O under
+ * the _max_ms names; one slow I/O among good samples fails io and passes
+ * sample; a sample average over the threshold fails sample whatever the
+ * basis of the other class; a scope with no sample figure falls back to the
+ * slowest I/O; the p99 criterion is the same on both bases.
+ */
+static void test_max_basis(void **state)
+{
+	struct scope_summary dbs[1] = {scope("db1", "vol1", 2, 150)};
+	struct scope_summary vol = scope("vol1", "", 2, 150), run = scope("run", "", 2, 150);
+	struct eval_input in = {
+		.run = &run, .volumes = &vol, .nr_volumes = 1, .databases = dbs, .nr_databases = 1};
+	struct profile_thresholds t = strict;
+	struct scope_summary *all[] = {&dbs[0], &vol, &run};
+	const struct verdict *x;
+	struct verdict *v;
+	size_t n;
+
+	t.db_read_p99_ns = 50000000;
+	/* one 150 ms log write (the slowest I/O); the samples' averages are low */
+	for (size_t i = 0; i < DP_ARRAY_SIZE(all); i++) {
+		all[i]->classes[IO_DB_READ].max_sample_avg_ms = 3;
+		all[i]->classes[IO_LOG_WRITE].max_sample_avg_ms = 1.5;
+	}
+	t.max_basis = PROFILE_MAX_SAMPLE;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	x = get(v, n, "db1", "log_write_max_sample_avg_ms");
+	assert_true(x->passed);
+	assert_true(x->measured == 1.5 && x->threshold == 100);
+	assert_true(get(v, n, "run", "db_read_max_sample_avg_ms")->measured == 3);
+	assert_null(find(v, n, "db1", "log_write_max_ms"));
+	assert_null(find(v, n, "run", "db_read_max_ms"));
+	assert_true(get(v, n, "run", "db_read_p99_ms")->passed);
+	assert_true(eval_all_passed(v, n));
+	free(v);
+
+	t.max_basis = PROFILE_MAX_IO;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	x = get(v, n, "db1", "log_write_max_ms");
+	assert_false(x->passed);
+	assert_true(x->measured == 150);
+	assert_true(get(v, n, "db1", "db_read_max_ms")->passed);
+	assert_null(find(v, n, "db1", "log_write_max_sample_avg_ms"));
+	assert_false(get(v, n, "vol1", "databases_failed")->passed);
+	assert_true(get(v, n, "run", "db_read_p99_ms")->passed); /* p99: the same */
+	assert_false(eval_all_passed(v, n));
+	free(v);
+
+	/* a sample at the threshold passes, one just over fails (and rolls up) */
+	t.max_basis = PROFILE_MAX_SAMPLE;
+	dbs[0].classes[IO_DB_READ].max_sample_avg_ms = 100;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_true(get(v, n, "db1", "db_read_max_sample_avg_ms")->passed);
+	free(v);
+	dbs[0].classes[IO_DB_READ].max_sample_avg_ms = 100.001;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	x = get(v, n, "db1", "db_read_max_sample_avg_ms");
+	assert_false(x->passed);
+	assert_int_equal(x->cmp, VERDICT_LE);
+	assert_false(get(v, n, "vol1", "databases_failed")->passed);
+	assert_true(get(v, n, "vol1", "db_read_max_sample_avg_ms")->passed);
+	free(v);
+
+	/* no sample figure (an older results file): the slowest I/O, io's name */
+	run.classes[IO_LOG_WRITE].max_sample_avg_ms = NAN;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "run", "log_write_max_ms")->passed);
+	assert_null(find(v, n, "run", "log_write_max_sample_avg_ms"));
+	assert_non_null(find(v, n, "run", "db_read_max_sample_avg_ms"));
+	free(v);
+}
+
+/*
+ * page_fault_stalls: judged per database, volume and run only where the
+ * profile sets the threshold and the scope counted stalls; its row is there
+ * at 0 stalls; at the threshold it passes, over it fails, and a database
+ * failing on it fails its volume and the run; a volume and the run are
+ * judged on their rate per database.
+ */
+static void test_page_fault_stalls(void **state)
+{
+	struct scope_summary dbs[2] = {scope("db1", "vol1", 2, 2), scope("db2", "vol1", 2, 2)};
+	struct scope_summary vol = scope("vol1", "", 2, 2), run = scope("run", "", 2, 2);
+	struct eval_input in = {
+		.run = &run, .volumes = &vol, .nr_volumes = 1, .databases = dbs, .nr_databases = 2};
+	struct scope_summary *all[] = {&dbs[0], &dbs[1], &vol, &run};
+	struct profile_thresholds t = strict;
+	const struct verdict *x;
+	struct verdict *v;
+	size_t n;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(all); i++)
+		all[i]->stalls_recorded = true;
+	/* not set in the profile: not judged, even with stalls counted */
+	dbs[0].page_fault_stalls_per_s = 50;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_null(find(v, n, "db1", "page_fault_stalls"));
+	assert_null(find(v, n, "run", "page_fault_stalls"));
+	assert_true(eval_all_passed(v, n));
+	free(v);
+
+	t.page_fault_stalls = 1;
+	t.page_fault_stalls_set = true;
+	dbs[0].page_fault_stalls_per_s = 0;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	for (size_t i = 0; i < DP_ARRAY_SIZE(all); i++) {
+		x = get(v, n, all[i]->name, "page_fault_stalls");
+		assert_true(x->passed); /* 0 stalls: the row is there, passing */
+		assert_true(x->measured == 0 && x->threshold == 1);
+		assert_int_equal(x->cmp, VERDICT_LE);
+	}
+	assert_int_equal(get(v, n, "vol1", "page_fault_stalls")->scope, SCOPE_VOLUME);
+	free(v);
+
+	dbs[0].page_fault_stalls_per_s = 1; /* at the threshold */
+	vol.page_fault_stalls_per_s = run.page_fault_stalls_per_s = 1;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_true(get(v, n, "db1", "page_fault_stalls")->passed);
+	assert_true(eval_all_passed(v, n));
+	free(v);
+
+	dbs[1].page_fault_stalls_per_s = 1.5; /* just over */
+	vol.page_fault_stalls_per_s = run.page_fault_stalls_per_s = 1.5;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	x = get(v, n, "db2", "page_fault_stalls");
+	assert_false(x->passed);
+	assert_true(x->measured == 1.5);
+	assert_string_equal(x->volume, "vol1");
+	/* a volume and the run are judged per database: 1.5/s over 2 */
+	x = get(v, n, "vol1", "page_fault_stalls");
+	assert_true(x->passed);
+	assert_true(x->measured == 0.75);
+	assert_true(get(v, n, "run", "page_fault_stalls")->measured == 0.75);
+	assert_true(get(v, n, "vol1", "databases_failed")->measured == 1);
+	assert_false(get(v, n, "run", "volumes_failed")->passed);
+	free(v);
+
+	/* a volume over the rate per database fails on its own */
+	vol.page_fault_stalls_per_s = 2.5;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "vol1", "page_fault_stalls")->passed);
+	assert_true(get(v, n, "vol1", "page_fault_stalls")->measured == 1.25);
+	free(v);
+	vol.page_fault_stalls_per_s = 0;
+
+	/* a threshold of 0: no stall at all */
+	t.page_fault_stalls = 0;
+	dbs[1].page_fault_stalls_per_s = 0;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "db1", "page_fault_stalls")->passed);
+	assert_true(get(v, n, "db2", "page_fault_stalls")->passed);
+	free(v);
+
+	/* a scope that did not count stalls (backup, fixed model): no row */
+	t.page_fault_stalls = 1;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(all); i++)
+		all[i]->stalls_recorded = false;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_null(find(v, n, "db1", "page_fault_stalls"));
+	assert_null(find(v, n, "run", "page_fault_stalls"));
+	free(v);
+}
+
+/*
+ * The new keys as parse.c sets them: max_basis defaults to sample with a
+ * 15 s sample; io and other whole-second samples are taken; a sample under
+ * 1 s, or not whole seconds, is refused at its line; page_fault_stalls is
+ * judged only where given, and the Exchange built-ins give 1.
+ */
+static void test_basis_keys(void **state)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	static const char *const bad[][2] = {
+		{"sample_interval = 500ms",
+		 "t.ini:2: [thresholds] sample_interval: 500ms is too short: the shortest accepted "
+		 "is 1s"},
+		{"sample_interval = 1500ms",
+		 "t.ini:2: [thresholds] sample_interval: 1500ms is not a whole number of seconds"},
+		{"max_basis = samples",
+		 "t.ini:2: [thresholds] max_basis: \"samples\" is not one of sample or io; did you "
+		 "mean sample?"},
+		{"page_fault_stall = 1",
+		 "t.ini:2: [thresholds] page_fault_stall: unknown key; did you mean "
+		 "page_fault_stalls?"},
+	};
+	struct profile p;
+
+	parse(&p, "performance", "2h", "");
+	assert_int_equal(p.thresholds.max_basis, PROFILE_MAX_SAMPLE);
+	assert_int_equal(p.thresholds.sample_interval_ns, 15000000000ULL);
+	assert_false(p.thresholds.page_fault_stalls_set);
+	profile_release(&p);
+	parse(&p, "performance", "2h",
+	      "max_basis = io\nsample_interval = 30s\npage_fault_stalls = 0");
+	assert_int_equal(p.thresholds.max_basis, PROFILE_MAX_IO);
+	assert_int_equal(p.thresholds.sample_interval_ns, 30000000000ULL);
+	assert_true(p.thresholds.page_fault_stalls_set);
+	assert_true(p.thresholds.page_fault_stalls == 0);
+	profile_release(&p);
+	for (size_t i = 0; i < DP_ARRAY_SIZE(bad); i++) {
+		strbuf_reset(&text);
+		strbuf_reset(&err);
+		strbuf_addf(&text, "[thresholds]\n%s\n[volume v1]\npath = /d\n", bad[i][0]);
+		assert_int_not_equal(profile_parse(&p, "t.ini", text.buf, text.len, &err), 0);
+		if (!strstr(err.buf, bad[i][1]))
+			fail_msg("%s: got \"%s\"", bad[i][0], err.buf);
+	}
+	for (const char *const *b = (const char *const[]){"exchange-2013", "exchange-2010", NULL};
+	     *b; b++) {
+		const struct profile_builtin *pb = profile_builtin_find(*b);
+
+		assert_non_null(pb);
+		strbuf_reset(&err);
+		if (profile_parse(&p, *b, pb->text, strlen(pb->text), &err))
+			fail_msg("%s: %s", *b, err.buf);
+		assert_true(p.thresholds.page_fault_stalls_set);
+		assert_true(p.thresholds.page_fault_stalls == 1);
+		assert_int_equal(p.thresholds.max_basis, PROFILE_MAX_SAMPLE);
+		profile_release(&p);
+	}
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 /* A profile's thresholds as parse.c sets them. */
 static void parse(struct profile *p, const char *type, const char *duration, const char *extra)
 {
@@ -568,6 +800,8 @@ int main(void)
 		cmocka_unit_test(test_no_io_not_judged), cmocka_unit_test(test_p99),
 		cmocka_unit_test(test_windows),		 cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_lenient),		 cmocka_unit_test(test_warmup_excluded),
+		cmocka_unit_test(test_max_basis),	 cmocka_unit_test(test_page_fault_stalls),
+		cmocka_unit_test(test_basis_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -256,12 +256,13 @@ static void test_unknown_key(void **state)
 {
 	expect_errors("[workload]\nread_pc = 50\n" VOL,
 		      "t.ini:2: [workload] read_pc: unknown key; did you mean read_pct?");
-	expect_errors("[workload]\nfrobnicate = 1\n" VOL,
-		      "t.ini:2: [workload] frobnicate: unknown key; the keys of [workload] are "
-		      "model, page_size, log_record_size, insert_pct, delete_pct, replace_pct, "
-		      "seek_pct, lazy_commit_pct, seek_pages, update_pages, flush_depth, "
-		      "log_segments, log_segment_size, bdm, bdm_rate, bdm_io_size, copies, "
-		      "backup_io_size, arrival, rate, block_size, read_pct, pattern, seed, verify");
+	expect_errors(
+		"[workload]\nfrobnicate = 1\n" VOL,
+		"t.ini:2: [workload] frobnicate: unknown key; the keys of [workload] are "
+		"model, page_size, log_record_size, insert_pct, delete_pct, replace_pct, "
+		"seek_pct, lazy_commit_pct, seek_pages, update_pages, flush_depth, dirty_pages, "
+		"log_segments, log_segment_size, bdm, bdm_rate, bdm_io_size, copies, "
+		"backup_io_size, arrival, rate, block_size, read_pct, pattern, seed, verify");
 	expect_errors("[sizing]\npage_size = 4KiB\n" VOL,
 		      "t.ini:2: [sizing] page_size: unknown key here; page_size belongs in "
 		      "[workload]");

@@ -179,27 +179,29 @@ static void test_json_valid_with_keys(void **state)
 		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
-		got, "['autotune', 'databases', 'host', 'run', 'summary', 'verdicts', 'volumes', "
-		     "'warmup']\n"
-		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
-		     "'profile', 'started', 'status', 'streams', 'test_type', 'verdict', "
-		     "'warmup_s']\n"
-		     "42 'cache \"90:10\"\\nafter fw'\n"
-		     "exchange-2016 8\n"
-		     "['classes', 'integrity_errors', 'streams', 'transactional_iops']\n"
-		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
-		     "['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'mbps', 'p50_ms', "
-		     "'p99_ms']\n"
-		     "4000\n"
-		     "81.0\n"
-		     "['vol1', 'vol2']\n"
-		     "[('db1', 'vol1'), ('db3', 'vol2')]\n"
-		     "3\n"
-		     "82.0\n"
-		     "[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
-		     "['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
-		     "'volume']]\n"
-		     "21.4 False\n");
+		got,
+		"['autotune', 'databases', 'host', 'run', 'summary', 'verdicts', 'volumes', "
+		"'warmup']\n"
+		"['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
+		"'profile', 'sample_s', 'started', 'status', 'streams', 'test_type', "
+		"'verdict', 'warmup_s']\n"
+		"42 'cache \"90:10\"\\nafter fw'\n"
+		"exchange-2016 8\n"
+		"['classes', 'integrity_errors', 'page_fault_stalls', 'page_fault_stalls_per_s', "
+		"'streams', 'transactional_iops']\n"
+		"['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
+		"['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'max_sample_avg_ms', "
+		"'mbps', 'p50_ms', 'p99_ms']\n"
+		"4000\n"
+		"81.0\n"
+		"['vol1', 'vol2']\n"
+		"[('db1', 'vol1'), ('db3', 'vol2')]\n"
+		"3\n"
+		"82.0\n"
+		"[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
+		"['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
+		"'volume']]\n"
+		"21.4 False\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -665,7 +667,8 @@ static void test_classes_present(void **state)
 			    "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', "
 			    "'log_write']\n"
 			    "{'ios': 0, 'iops': 0.0, 'mbps': 0.0, 'avg_ms': 0.0, 'p50_ms': 0.0, "
-			    "'p99_ms': 0.0, 'max_ms': 0.0, 'errors': 0, 'bytes': 0}\n");
+			    "'p99_ms': 0.0, 'max_ms': 0.0, 'max_sample_avg_ms': None, 'errors': 0, "
+			    "'bytes': 0}\n");
 	free(got);
 	strbuf_release(&out);
 }

@@ -1590,6 +1590,7 @@ static void test_migrate_v3(void **state)
 	db = raw_open(f->path);
 	assert_int_equal(sqlite3_exec(db,
 				      "DROP TABLE host_sample; DROP TABLE stream_share;"
+				      " DROP TABLE scope_extra;"
 				      " PRAGMA user_version = 3;"
 				      " PRAGMA wal_checkpoint(TRUNCATE)",
 				      NULL, NULL, NULL),
@@ -1644,6 +1645,139 @@ static void test_migrate_v3(void **state)
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), 3);
 	sqlite3_close(db);
 	import_ok(s, v3, 1, 0);
+	store_close(s);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
+/*
+ * Schema 5's scope_extra: a run's sample maxima and page fault stalls are
+ * stored with its totals and loaded into the summaries (stalls per second
+ * over the measured time; a class without a sample figure NAN, a scope that
+ * counted no stalls not recorded), the JSON report shows them (null where
+ * unknown), and an import copies them. A version-4 file (the table dropped,
+ * the version set back) migrates to the table, empty: its run loads with
+ * the figures unknown and reports them as null.
+ */
+static void test_scope_extra(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct store_run_info info = run_info;
+	struct class_stats cls[IO_CLASS_COUNT];
+	struct scope_summary sum = {0}, dbsum = {0};
+	struct store_scope_total tot[2] = {
+		{.scope = SCOPE_RUN,
+		 .name = "run",
+		 .classes = cls,
+		 .summary = &sum,
+		 .sample_ms = 15000},
+		{.scope = SCOPE_DATABASE,
+		 .name = "db1",
+		 .volume = "v1",
+		 .classes = cls,
+		 .summary = &dbsum,
+		 .sample_ms = 15000},
+	};
+	struct store_run_end end = {.status = "passed",
+				    .verdict = "PASS",
+				    .ended_real_ns = 1764454400ULL * NSEC_PER_SEC,
+				    .duration_ns = 4 * NSEC_PER_SEC,
+				    .totals = tot,
+				    .nr_totals = 2};
+	char v4[192];
+	struct store *s = open_ok(f->path);
+	struct results r;
+	int64_t id;
+	sqlite3 *db;
+
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		class_stats_init(&cls[c]);
+		sum.classes[c].max_sample_avg_ms = NAN;
+		dbsum.classes[c].max_sample_avg_ms = NAN;
+	}
+	stats_fill(&cls[IO_DB_READ], 200, 5000000, 32768);
+	sum.classes[IO_DB_READ].max_sample_avg_ms = 7.25;
+	sum.stalls_recorded = true;
+	sum.page_fault_stalls = 10;
+	info.started_real_ns = 1764454328ULL * NSEC_PER_SEC;
+	if (store_run_begin(s, &info, &id, &err))
+		fail_msg("store_run_begin: %s", err.buf);
+	if (store_run_finish(s, id, &end, &err))
+		fail_msg("store_run_finish: %s", err.buf);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_true(r.run.classes[IO_DB_READ].max_sample_avg_ms == 7.25);
+	assert_true(isnan(r.run.classes[IO_LOG_WRITE].max_sample_avg_ms));
+	assert_true(r.run.stalls_recorded);
+	assert_int_equal(r.run.page_fault_stalls, 10);
+	assert_true(r.run.page_fault_stalls_per_s == 2.5); /* 10 over 4 s */
+	assert_true(r.sample_s == 15);
+	assert_int_equal(r.nr_databases, 1);
+	assert_false(r.databases[0].stalls_recorded);
+	assert_true(isnan(r.databases[0].classes[IO_DB_READ].max_sample_avg_ms));
+	report_render(&out, &r, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf, "\"max_sample_avg_ms\": 7.250"));
+	assert_non_null(strstr(out.buf, "\"page_fault_stalls\": 10,"));
+	assert_non_null(strstr(out.buf, "\"page_fault_stalls\": null"));
+	results_release(&r);
+	store_close(s);
+	{
+		/* an import copies them */
+		char copy[192];
+
+		snprintf(copy, sizeof(copy), "%s/copy.db", f->dir);
+		s = open_ok(copy);
+		import_ok(s, f->path, 1, 0);
+		assert_int_equal(store_results_load(s, 1, &r, &err), 0);
+		assert_true(r.run.classes[IO_DB_READ].max_sample_avg_ms == 7.25);
+		assert_int_equal(r.run.page_fault_stalls, 10);
+		results_release(&r);
+		store_close(s);
+	}
+
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM scope_extra"), IO_CLASS_COUNT);
+	assert_int_equal(
+		sqlite3_exec(
+			db,
+			"DROP TABLE scope_extra; DROP TABLE stream_share; PRAGMA user_version = 4;"
+			" PRAGMA wal_checkpoint(TRUNCATE)",
+			NULL, NULL, NULL),
+		SQLITE_OK);
+	sqlite3_close(db);
+	snprintf(v4, sizeof(v4), "%s/v4.db", f->dir);
+	{
+		FILE *in = fopen(f->path, "rb"), *o = fopen(v4, "wb");
+		char buf[4096];
+		size_t n;
+
+		assert_non_null(in);
+		assert_non_null(o);
+		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+			assert_int_equal(fwrite(buf, 1, n, o), n);
+		fclose(in);
+		assert_int_equal(fclose(o), 0);
+	}
+	s = open_ok(f->path);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM scope_extra"), 0);
+	sqlite3_close(db);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_true(isnan(r.run.classes[IO_DB_READ].max_sample_avg_ms));
+	assert_false(r.run.stalls_recorded);
+	assert_true(r.sample_s == 0);
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf, "\"max_sample_avg_ms\": null"));
+	assert_null(strstr(out.buf, "\"page_fault_stalls\": 1"));
+	results_release(&r);
+	store_close(s);
+
+	/* an import from a version-4 file copies its run, without the figures */
+	snprintf(f->path, sizeof(f->path), "%s/fresh.db", f->dir);
+	s = open_ok(f->path);
+	import_ok(s, v4, 1, 0);
 	store_close(s);
 	strbuf_release(&out);
 	strbuf_release(&err);
@@ -1830,6 +1964,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_scope_extra, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_of_unknown_class, setup, teardown),
