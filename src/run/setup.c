@@ -309,6 +309,13 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	struct env_numa_map nm;
 	int ret = -ENOMEM;
 
+	/* a virtual clock starts again at 0 for each set of workers (an
+	 * auto-tune level, the main test), before the generators take their
+	 * start from it: the engine's init sets it back too, but only after
+	 * wl_slots_place has read it (stream time, part-time streams and the
+	 * maintenance reads' due times count from that start) */
+	if (r->virt)
+		r->clock.virtual_ns = 0;
 	/* warm-up, replay and stream-count rules: profile validation's */
 	streams = backup_test(r) ? 0 : r->streams ? r->streams : plan_streams(p, &r->plan);
 	ret = plan_workers_layout(p, &r->plan, streams, plan_online_cpus(), &lw);

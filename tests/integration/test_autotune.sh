@@ -101,6 +101,13 @@ c=$(sqlite3 r.db "select streams from run where id = $id")
 [ $((c % 3)) = 0 ] || fail "per database: chose $c"
 grep -q "levels of 3 streams" <(sqlite3 r.db "select message from event where run_id = $id") ||
 	fail "per database: the first event does not say the levels"
+# the main test after tuning runs every chosen stream, evenly: its databases'
+# time-averaged streams add up to the count (a virtual clock that the
+# generators read before it was set back gave 0 here)
+[ "$(sqlite3 r.db "select abs(sum(streams) - $c) <= 0.02 * $c and
+	max(streams) <= 1.05 * min(streams) from stream_share
+	where run_id = $id and scope = 'database'")" = 1 ] ||
+	fail "per database: streams of the main test: $(sqlite3 r.db "select name, streams from stream_share where run_id = $id")"
 
 # the plateau stop: 4 databases on two devices of 4000 IOPS each
 cat >plateau.ini <<'INI'
