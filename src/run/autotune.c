@@ -145,13 +145,14 @@ static bool window_passes(const struct tuner *t, const struct tune_window *w, ch
 		return false;
 	}
 	if (w->read_max_ms > k * s->read_max_ms) {
-		snprintf(why, len, "database read maximum %.1f ms > %.1f ms", w->read_max_ms,
+		snprintf(why, len, "database read maximum%s %.1f ms > %.1f ms",
+			 w->max_sampled ? " sample average" : "", w->read_max_ms,
 			 k * s->read_max_ms);
 		return false;
 	}
 	if (w->log_max_ms > k * s->log_max_ms) {
-		snprintf(why, len, "log write maximum %.1f ms > %.1f ms", w->log_max_ms,
-			 k * s->log_max_ms);
+		snprintf(why, len, "log write maximum%s %.1f ms > %.1f ms",
+			 w->max_sampled ? " sample average" : "", w->log_max_ms, k * s->log_max_ms);
 		return false;
 	}
 	snprintf(why, len,

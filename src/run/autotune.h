@@ -70,6 +70,9 @@ struct tune_window {
 	char read_db[64]; /* the database with the worst read average */
 	char log_db[64];  /* ... and log write average */
 	uint64_t errors;
+	/* the maxima are the highest sample averages (max_basis = sample), not
+	 * the slowest I/Os */
+	bool max_sampled;
 };
 
 struct tune_step {

@@ -291,7 +291,7 @@ void coord_collect(struct run *r, unsigned k)
 					class_stats_merge32(tot, cs);
 				else
 					tot->errors += cs->errors; /* errors always count */
-				if (!warm && !r->tune)
+				if (!warm) /* auto-tune's levels too (tune.c) */
 					run_samples_db(r, gdb, c, cs);
 				r->io_errors += cs->errors;
 			}

@@ -4,6 +4,7 @@
  * decided level.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
@@ -21,13 +22,30 @@ static void tune_end_level(struct run *r, unsigned k)
 	atomic_store_explicit(&r->stop, true, memory_order_release);
 }
 
-/* The worst database figures of the level's window so far (win_db, over
- * secs seconds); the window restarts. */
+/* The highest sample average of database d's class c in the window (its
+ * samples closed), 0 when no sample had any. */
+static double tune_sample_max(const struct run *r, size_t d, unsigned c)
+{
+	double m = r->smp.acc[(1 + r->plan.nr_vols + d) * IO_CLASS_COUNT + c].max_ms;
+
+	return isnan(m) ? 0 : m;
+}
+
+/*
+ * The worst database figures of the level's window so far (win_db, over
+ * secs seconds); the window restarts. The maxima are judged on the basis the
+ * main test is (max_basis): with sample, the highest average of a
+ * sample_interval of the window (a shorter window is one sample), as
+ * samples.c keeps them; with io, the slowest single I/O.
+ */
 static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 {
 	uint64_t rd = 0, wr = 0;
 
 	memset(w, 0, sizeof(*w));
+	w->max_sampled = r->prof->thresholds.max_basis == PROFILE_MAX_SAMPLE && r->smp.acc;
+	if (w->max_sampled)
+		run_samples_interval(r, true); /* the window's last sample */
 	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
 		const struct class_stats *cs = &r->win_db[d * IO_CLASS_COUNT];
 		double ra = hist_mean(&cs[IO_DB_READ].lat) / 1e6;
@@ -43,15 +61,21 @@ static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 			w->log_avg_ms = la;
 			snprintf(w->log_db, sizeof(w->log_db), "%s", r->plan.dbs[d].name);
 		}
-		if ((double)cs[IO_DB_READ].lat.max_ns / 1e6 > w->read_max_ms)
-			w->read_max_ms = (double)cs[IO_DB_READ].lat.max_ns / 1e6;
-		if ((double)cs[IO_LOG_WRITE].lat.max_ns / 1e6 > w->log_max_ms)
-			w->log_max_ms = (double)cs[IO_LOG_WRITE].lat.max_ns / 1e6;
+		double rm = w->max_sampled ? tune_sample_max(r, d, IO_DB_READ)
+					   : (double)cs[IO_DB_READ].lat.max_ns / 1e6;
+		double lm = w->max_sampled ? tune_sample_max(r, d, IO_LOG_WRITE)
+					   : (double)cs[IO_LOG_WRITE].lat.max_ns / 1e6;
+
+		if (rm > w->read_max_ms)
+			w->read_max_ms = rm;
+		if (lm > w->log_max_ms)
+			w->log_max_ms = lm;
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			w->errors += cs[c].errors;
 	}
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r->win_db[i]);
+	run_samples_reset(r);
 	w->iops = secs > 0 ? (double)(rd + wr) / secs : 0;
 }
 
@@ -69,6 +93,8 @@ void tune_interval(struct run *r, unsigned k)
 	int ret;
 
 	r->tune_nint++;
+	if (t->measuring && r->tune_nint < r->tune_win)
+		run_samples_interval(r, false); /* a sample of the window may end */
 	if (!t->measuring) {
 		const struct class_stats *rd = &r->iv_run[IO_DB_READ];
 		const struct class_stats *lg = &r->iv_run[IO_LOG_WRITE];
@@ -80,6 +106,7 @@ void tune_interval(struct run *r, unsigned k)
 			/* the window starts now */
 			for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 				class_stats_reset(&r->win_db[i]);
+			run_samples_reset(r);
 			r->tune_nint = 0;
 			return;
 		}
@@ -293,6 +320,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		r->tune_state = TUNE_MORE;
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
 			class_stats_reset(&r->win_db[i]);
+		run_samples_reset(r);
 		if (r->opt->cb.message) {
 			snprintf(msg, sizeof(msg), "auto-tune: measuring %u streams", t->cur);
 			r->opt->cb.message(r->opt->cb.arg, msg);

@@ -66,4 +66,40 @@ sed 's/^\[engine\]/[thresholds]\nsample_interval = 2500ms\n\n[engine]/' "$P" >ba
 expect_exit 2 "$DISKPROOF" run ./bad.ini --results "$WORK/r.db"
 grep -q "bad.ini:[0-9]*: \[thresholds\] sample_interval: 2500ms is not a whole number of seconds" err ||
 	fail "no FILE:LINE error: $(cat err)"
+# auto-tune judges a level's maxima on the same basis: one 150 ms read in
+# 50,000 fails every level on io (the fallback then runs the fewest streams),
+# never on sample (the search climbs until the averages stop it)
+cat >tune.ini <<'INI'
+[test]
+duration = 1m
+[sizing]
+database_size = 256MiB
+[engine]
+name = sim
+streams = auto
+autotune_limit = 2h
+autotune_window = 30s
+[sim]
+read_latency = 2ms
+write_latency = 3ms
+log_write_latency = 850us
+saturation_iops = 3000
+jitter = 20%
+seed = 1
+spike_every = 50000
+spike_latency = 150ms
+[volume v1]
+path = /nonexistent/v1
+databases = 2
+INI
+sed 's/^\[engine\]/[thresholds]\nmax_basis = io\n\n[engine]/' tune.ini >tune-io.ini
+"$DISKPROOF" run ./tune-io.ini --results "$WORK/t.db" --quiet >/dev/null 2>&1 || true
+"$DISKPROOF" run ./tune.ini --results "$WORK/t.db" --quiet >/dev/null 2>&1 || true
+io_max=$(sqlite3 t.db "select count(*) from autotune_step where run_id = 1 and reason like 'database read maximum %'")
+smp_max=$(sqlite3 t.db "select count(*) from autotune_step where run_id = 2 and reason like '%maximum%'")
+smp_pass=$(sqlite3 t.db "select count(*) from autotune_step where run_id = 2 and passed")
+[ "$io_max" -ge 1 ] || fail "auto-tune, io basis: no level failed on the slow read: $(sqlite3 t.db "select streams, reason from autotune_step where run_id = 1")"
+[ "$smp_max" = 0 ] && [ "$smp_pass" -ge 3 ] ||
+	fail "auto-tune, sample basis: $(sqlite3 t.db "select streams, passed, reason from autotune_step where run_id = 2")"
+
 echo "ok"
