@@ -79,6 +79,12 @@ struct scope_summary {
 	 * (stream time / measured time); NAN when not stored (a run of a file
 	 * before schema 5) */
 	double streams;
+	/* a backup or recovery test, databases only: how much of its pass the
+	 * database did before the run ended (backup: of its bytes read;
+	 * recovery: of recovery_segments replayed), percent; pass_judged is
+	 * false elsewhere (not stored: its verdict row holds it) */
+	bool pass_judged;
+	double pass_done_pct;
 };
 
 /* Transactional IOPS: database reads + database writes per second. */

@@ -136,6 +136,8 @@ static int judge_scope(struct judge *j, const struct scope_summary *s, enum scop
 	if (t->page_fault_stalls_set && s->stalls_recorded)
 		ret |= add(j, s, k, "page_fault_stalls", VERDICT_LE, t->page_fault_stalls,
 			   s->page_fault_stalls_per_s / (ndb ? (double)ndb : 1.0));
+	if (k == SCOPE_DATABASE && s->pass_judged)
+		ret |= add(j, s, k, "pass_done_pct", VERDICT_GE, 100, s->pass_done_pct);
 	return ret ? -ENOMEM : 0;
 }
 

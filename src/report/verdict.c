@@ -39,6 +39,8 @@ static const struct criterion_desc criterion_descs[] = {
 	{"io_errors", "I/O errors", "", 0, false},
 	{"integrity_errors", "integrity errors", "", 0, false},
 	{"page_fault_stalls", "page fault stalls per second per database", "", 3, true},
+	{"pass_done_pct", "share of the backup or replay done before the run ended", " %", 1,
+	 false},
 	{"databases_failed", "failed databases", "", 0, false},
 	{"volumes_failed", "failed volumes", "", 0, false},
 	{"transactional_iops", "achieved transactional IOPS", "", 1, true},

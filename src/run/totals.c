@@ -22,6 +22,8 @@ void run_totals_release(struct run_totals *t)
 }
 
 /* Merges the databases' measured totals into volumes and the run. */
+static void pass_done(const struct run *r, struct scope_summary *dbs);
+
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 {
 	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
@@ -92,7 +94,41 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		t->totals[0].stream_ns += r->stream_db[d];
 	}
 	run_samples_fill(r, t->sums, measured);
+	pass_done(r, &t->sums[1 + nv]);
 	return 0;
+}
+
+/*
+ * A backup or recovery test is a pass over each database (a read of it all,
+ * a replay of recovery_segments): one that the duration cut short measured
+ * less than the test is for, and its figures say "(not finished)". Each
+ * database's share done goes to eval (criterion pass_done_pct >= 100), so
+ * such a run fails instead of passing on what it did not do.
+ */
+static void pass_done(const struct run *r, struct scope_summary *dbs)
+{
+	const struct profile *p = r->prof;
+	bool backup = backup_test(r);
+
+	if (!backup && !recovery_test(r))
+		return;
+	for (unsigned wi = 0; wi < r->nworkers; wi++) {
+		const struct worker *w = &r->workers[wi];
+
+		for (unsigned i = 0; i < w->ndb; i++) {
+			const struct wl_db *d = &w->dbs[i];
+			struct scope_summary *s = &dbs[d->pdb - r->plan.dbs];
+			double all =
+				backup ? (double)d->n * p->page_size : (double)p->recovery_segments;
+			double done = backup ? (double)d->scan_bytes : (double)d->rp_seg;
+
+			s->pass_judged = true;
+			if (backup ? d->scan_done : d->rp_seg >= p->recovery_segments)
+				s->pass_done_pct = 100;
+			else
+				s->pass_done_pct = all > 0 && done < all ? 100 * done / all : 0;
+		}
+	}
 }
 
 /* Measured time (warm-up excluded) up to the stop, or up to instant t. */

@@ -10,7 +10,8 @@
 # - by default 500 segments are replayed (as Jetstress replays 500 log
 #   files) into a log of 501, and `plan` shows that log's size and the space
 #   it needs on a real volume; a duration that ends first leaves the replay
-#   "(not finished)".
+#   "(not finished)" and fails the run (pass_done_pct), as a backup test cut
+#   short does; each passes with its row at 100 % when it ends its pass.
 source "$(dirname "$0")/lib.sh"
 set -e
 command -v sqlite3 >/dev/null || { echo "skipped: no sqlite3"; exit 77; }
@@ -85,10 +86,25 @@ grep -q "^  db1   /nonexistent/v1/db1.edb  64 MiB  log /nonexistent/v1/db1.log  
 expect_exit 0 "$DISKPROOF" run ./default.ini --results d.db --quiet
 [ "$(sqlite3 d.db "select count(*) from event where kind = 'recovery' and message like 'db_: 500 of 500 log segments replayed (% pages read and written) in % s: % s per segment'")" = 2 ] ||
 	fail "default replay: $(sqlite3 d.db "select message from event where kind = 'recovery'")"
-# a duration that ends before the replay: the figures say so
-expect_exit 0 "$DISKPROOF" run ./default.ini --duration 20s --results d.db --quiet
+[ "$(sqlite3 d.db "select count(*) from verdict where run_id = 1 and criterion = 'pass_done_pct' and scope = 'database' and measured = 100 and passed")" = 2 ] ||
+	fail "default replay: pass_done_pct rows: $(sqlite3 d.db "select * from verdict where run_id = 1")"
+# a duration that ends before the replay: the figures say so, and the run
+# fails on it (it did not measure the replay it is for), never passes
+expect_exit 1 "$DISKPROOF" run ./default.ini --duration 20s --results d.db --quiet
 [ "$(sqlite3 d.db "select count(*) from event where run_id = 2 and kind = 'recovery' and message like 'db_: (not finished) % of 500 log segments replayed %'")" = 2 ] ||
 	fail "cut short: $(sqlite3 d.db "select message from event where run_id = 2 and kind = 'recovery'")"
+[ "$(sqlite3 d.db "select count(*) from verdict where run_id = 2 and criterion = 'pass_done_pct' and scope = 'database' and measured < 100 and not passed")" = 2 ] ||
+	fail "cut short: pass_done_pct rows: $(sqlite3 d.db "select * from verdict where run_id = 2")"
+grep -q "FAIL db1 on v1: share of the backup or replay done before the run ended" out ||
+	fail "cut short: the text does not say why: $(cat out)"
+# a backup test cut short fails the same way; read to the end, it passes
+B="$DP_SOURCE_DIR/tests/golden/runs/profiles/sim-backup.ini"
+expect_exit 1 "$DISKPROOF" run "$B" --duration 1s --results b.db --quiet
+[ "$(sqlite3 b.db "select count(*) from verdict where run_id = 1 and criterion = 'pass_done_pct' and measured < 100 and not passed")" = 4 ] ||
+	fail "backup cut short: $(sqlite3 b.db "select * from verdict where run_id = 1 and criterion = 'pass_done_pct'")"
+expect_exit 0 "$DISKPROOF" run "$B" --results b.db --quiet
+[ "$(sqlite3 b.db "select count(*) from verdict where run_id = 2 and criterion = 'pass_done_pct' and measured = 100 and passed")" = 4 ] ||
+	fail "backup read to the end: $(sqlite3 b.db "select * from verdict where run_id = 2 and criterion = 'pass_done_pct'")"
 # on a real volume the plan counts the 501 MiB logs in the space needed
 sed -e '/^name = sim/d' -e 's|^path = /nonexistent/v1|path = ./data/v1|' default.ini >real.ini
 set +e

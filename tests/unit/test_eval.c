@@ -793,6 +793,44 @@ static void test_warmup_excluded(void **state)
 	strbuf_release(&db);
 }
 
+/* A backup or recovery test cut short fails its databases on the share of
+ * the pass done; a finished one passes with its row at 100; other tests
+ * have no such row. */
+static void test_pass_done(void **state)
+{
+	struct scope_summary dbs[2] = {scope("db1", "vol1", 2, 2), scope("db2", "vol1", 2, 2)};
+	struct scope_summary vol = scope("vol1", "", 2, 2), run = scope("run", "", 2, 2);
+	struct eval_input in = {
+		.run = &run, .volumes = &vol, .nr_volumes = 1, .databases = dbs, .nr_databases = 2};
+	struct profile_thresholds t = strict;
+	const struct verdict *x;
+	struct verdict *v;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_null(find(v, n, "db1", "pass_done_pct"));
+	free(v);
+
+	dbs[0].pass_judged = dbs[1].pass_judged = true;
+	dbs[0].pass_done_pct = dbs[1].pass_done_pct = 100;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	x = get(v, n, "db2", "pass_done_pct");
+	assert_true(x->passed && x->measured == 100 && x->threshold == 100);
+	assert_int_equal(x->cmp, VERDICT_GE);
+	assert_null(find(v, n, "vol1", "pass_done_pct")); /* databases only */
+	assert_true(eval_all_passed(v, n));
+	free(v);
+
+	dbs[1].pass_done_pct = 99.5;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "db2", "pass_done_pct")->passed);
+	assert_true(get(v, n, "db1", "pass_done_pct")->passed);
+	assert_true(get(v, n, "vol1", "databases_failed")->measured == 1);
+	assert_false(eval_all_passed(v, n));
+	free(v);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -801,7 +839,7 @@ int main(void)
 		cmocka_unit_test(test_windows),		 cmocka_unit_test(test_rollup),
 		cmocka_unit_test(test_lenient),		 cmocka_unit_test(test_warmup_excluded),
 		cmocka_unit_test(test_max_basis),	 cmocka_unit_test(test_page_fault_stalls),
-		cmocka_unit_test(test_basis_keys),
+		cmocka_unit_test(test_basis_keys),	 cmocka_unit_test(test_pass_done),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
