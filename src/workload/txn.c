@@ -93,19 +93,36 @@ static bool pool_open(const struct wl_db *d)
 static int pool_pick(struct wl_ctx *c, uint64_t now)
 {
 	uint64_t best_ns = UINT64_MAX;
-	unsigned best_act = UINT_MAX;
+	unsigned best_act = UINT_MAX, nbest = 0;
 	int best = -1;
 
+	/* the fewest at work: most often one database alone, and then its
+	 * stream time need not be read (a pick per transaction) */
+	for (unsigned k = 0; k < c->ndb; k++) {
+		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
+		const struct wl_db *d = &c->dbs[i];
+
+		if (!pool_open(d) || d->st_act > best_act)
+			continue;
+		if (d->st_act < best_act) {
+			best_act = d->st_act;
+			best = (int)i;
+			nbest = 1;
+		} else {
+			nbest++;
+		}
+	}
+	if (nbest < 2)
+		return best;
 	for (unsigned k = 0; k < c->ndb; k++) {
 		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
 		const struct wl_db *d = &c->dbs[i];
 		uint64_t ns;
 
-		if (!pool_open(d) || d->st_act > best_act)
+		if (d->st_act != best_act || !pool_open(d))
 			continue;
 		ns = wl_db_stream_ns(c, d, now);
-		if (d->st_act < best_act || ns < best_ns) {
-			best_act = d->st_act;
+		if (ns < best_ns) {
 			best_ns = ns;
 			best = (int)i;
 		}
