@@ -351,29 +351,41 @@ static void class_summary_read(sqlite3_stmt *st, struct scope_summary *sc, enum 
 	sc->integrity_errors = column_u64(st, 13);
 }
 
+/* The scope a row names in its columns 0 (kind) and 1 (name): the run's, or
+ * a volume's or a database's, appended on first sight. */
+static int row_scope(sqlite3_stmt *st, struct results *r, struct scope_summary **sc)
+{
+	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
+	char name[RESULTS_NAME_MAX];
+
+	if (kind < 0)
+		return -EIO;
+	column_name(st, 1, name);
+	if (kind == SCOPE_RUN)
+		*sc = &r->run;
+	else if (kind == SCOPE_VOLUME)
+		*sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
+	else
+		*sc = results_scope_get(&r->databases, &r->nr_databases, name);
+	return *sc ? 0 : -ENOMEM;
+}
+
 /* A scope_extra row (schema 5) into the scope its summary rows made: the
  * class's sample maximum, the scope's page fault stalls. */
 static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cls = (const char *)sqlite3_column_text(st, 2);
-	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
-	char name[RESULTS_NAME_MAX];
+	int c = io_class_from_name(cls ? cls : "");
 	struct results *r = base;
 	struct scope_summary *sc;
+	int ret;
 
 	(void)row;
-	if (kind < 0 || c < 0)
+	if (c < 0)
 		return -EIO;
-	column_name(st, 1, name);
-	if (kind == SCOPE_RUN)
-		sc = &r->run;
-	else if (kind == SCOPE_VOLUME)
-		sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
-	else
-		sc = results_scope_get(&r->databases, &r->nr_databases, name);
-	if (!sc)
-		return -ENOMEM;
+	ret = row_scope(st, r, &sc);
+	if (ret)
+		return ret;
 	r->sample_s = (double)column_u64(st, 3) / 1e3;
 	if (sqlite3_column_type(st, 4) != SQLITE_NULL)
 		sc->classes[c].max_sample_avg_ms = sqlite3_column_double(st, 4);
@@ -390,24 +402,16 @@ static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
  * database's, appended on first sight. */
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cls = (const char *)sqlite3_column_text(st, 3);
-	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
-	char name[RESULTS_NAME_MAX];
-	struct results *r = base;
+	int c = io_class_from_name(cls ? cls : "");
 	struct scope_summary *sc;
+	int ret;
 
-	if (kind < 0 || c < 0)
+	if (c < 0)
 		return -EIO;
-	column_name(st, 1, name);
-	if (kind == SCOPE_RUN)
-		sc = &r->run;
-	else if (kind == SCOPE_VOLUME)
-		sc = results_scope_get(&r->volumes, &r->nr_volumes, name);
-	else
-		sc = results_scope_get(&r->databases, &r->nr_databases, name);
-	if (!sc)
-		return -ENOMEM;
+	ret = row_scope(st, base, &sc);
+	if (ret)
+		return ret;
 	class_summary_read(st, sc, c);
 	return 0;
 }
