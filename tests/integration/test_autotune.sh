@@ -30,27 +30,7 @@
 source "$(dirname "$0")/lib.sh"
 set -e
 
-cat >sat.ini <<'INI'
-[test]
-duration = 1m
-[sizing]
-database_size = 256MiB
-[engine]
-name = sim
-streams = auto
-autotune_limit = 2h
-autotune_window = 10s
-[sim]
-read_latency = 2ms
-write_latency = 3ms
-log_write_latency = 850us
-saturation_iops = 3000
-jitter = 20%
-seed = 1
-[volume v1]
-path = /nonexistent/v1
-databases = 2
-INI
+cp "$DP_SOURCE_DIR/tests/integration/profiles/sim-sat.ini" sat.ini
 
 last_run() { sqlite3 r.db "select max(id) from run"; }
 json_of() { "$DISKPROOF" report "$1" --results "$WORK/r.db" --format json; }

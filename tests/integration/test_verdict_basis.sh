@@ -69,29 +69,10 @@ grep -q "bad.ini:[0-9]*: \[thresholds\] sample_interval: 2500ms is not a whole n
 # auto-tune judges a level's maxima on the same basis: one 150 ms read in
 # 50,000 fails every level on io (the fallback then runs the fewest streams),
 # never on sample (the search climbs until the averages stop it)
-cat >tune.ini <<'INI'
-[test]
-duration = 1m
-[sizing]
-database_size = 256MiB
-[engine]
-name = sim
-streams = auto
-autotune_limit = 2h
-autotune_window = 30s
-[sim]
-read_latency = 2ms
-write_latency = 3ms
-log_write_latency = 850us
-saturation_iops = 3000
-jitter = 20%
-seed = 1
-spike_every = 50000
-spike_latency = 150ms
-[volume v1]
-path = /nonexistent/v1
-databases = 2
-INI
+sed -e 's/^autotune_window = .*/autotune_window = 30s/' \
+	-e 's/^seed = 1$/seed = 1\nspike_every = 50000\nspike_latency = 150ms/' \
+	"$DP_SOURCE_DIR/tests/integration/profiles/sim-sat.ini" >tune.ini
+grep -q "^spike_every = 50000" tune.ini || fail "tune.ini"
 sed 's/^\[engine\]/[thresholds]\nmax_basis = io\n\n[engine]/' tune.ini >tune-io.ini
 "$DISKPROOF" run ./tune-io.ini --results "$WORK/t.db" --quiet >/dev/null 2>&1 || true
 "$DISKPROOF" run ./tune.ini --results "$WORK/t.db" --quiet >/dev/null 2>&1 || true
