@@ -168,6 +168,9 @@ struct analyze_verdict_change {
 	char name[RESULTS_NAME_MAX];
 	char volume[RESULTS_NAME_MAX];
 	char criterion[32];
+	/* B's criterion: criterion, but for a maximum judged on the other basis
+	 * (max_basis) in B: the same judgment, its figure of that basis */
+	char criterion_b[32];
 	enum verdict_cmp cmp;
 	double threshold_a, threshold_b;
 	double measured_a, measured_b;

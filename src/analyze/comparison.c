@@ -318,10 +318,34 @@ static int scopes_match(struct cmp_ctx *cx, struct analyze_comparison *c, enum s
 
 /* ---- verdicts and environment ---- */
 
+/* The length of s before suffix, 0 when s does not end with it. */
+static size_t before_suffix(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lf = strlen(suffix);
+
+	return ls > lf && !strcmp(s + ls - lf, suffix) ? ls - lf : 0;
+}
+
+/* The two bases of one maximum (max_basis): "C_max_ms" and
+ * "C_max_sample_avg_ms" of the same class C judge the same thing. */
+static bool criterion_same(const char *x, const char *y)
+{
+	static const char io[] = "_max_ms", smp[] = "_max_sample_avg_ms";
+	size_t n;
+
+	if (!strcmp(x, y))
+		return true;
+	n = before_suffix(x, io);
+	if (n && n == before_suffix(y, smp) && !strncmp(x, y, n))
+		return true;
+	n = before_suffix(x, smp);
+	return n && n == before_suffix(y, io) && !strncmp(x, y, n);
+}
+
 static bool verdict_same_item(const struct verdict *x, const struct verdict *y)
 {
 	return x->scope == y->scope && !strcmp(x->name, y->name) &&
-	       !strcmp(x->criterion, y->criterion);
+	       criterion_same(x->criterion, y->criterion);
 }
 
 static int verdicts_compare(struct analyze_comparison *c, const struct results *a,
@@ -351,6 +375,8 @@ static int verdicts_compare(struct analyze_comparison *c, const struct results *
 		vc->name[sizeof(vc->name) - 1] = '\0';
 		vc->volume[sizeof(vc->volume) - 1] = '\0';
 		vc->criterion[sizeof(vc->criterion) - 1] = '\0';
+		memcpy(vc->criterion_b, vb->criterion, sizeof(vc->criterion_b));
+		vc->criterion_b[sizeof(vc->criterion_b) - 1] = '\0';
 		vc->cmp = va->cmp;
 		vc->threshold_a = va->threshold;
 		vc->threshold_b = vb->threshold;

@@ -126,11 +126,13 @@ static void text_verdict_changes(struct strbuf *sb, const struct analyze_compari
 		memcpy(v.criterion, vc->criterion, sizeof(v.criterion));
 		strbuf_addf(sb, "  %s \u2192 %s  ", vc->passed_a ? "PASS" : "FAIL",
 			    vc->passed_b ? "PASS" : "FAIL");
+		memcpy(v.criterion, vc->criterion_b, sizeof(v.criterion));
 		v.threshold = vc->threshold_b;
 		v.measured = vc->measured_b;
 		v.passed = vc->passed_b;
 		report_verdict_line(sb, &v);
 		strbuf_addstr(sb, " (A: ");
+		memcpy(v.criterion, vc->criterion, sizeof(v.criterion));
 		v.threshold = vc->threshold_a;
 		v.measured = vc->measured_a;
 		v.passed = vc->passed_a;
@@ -384,6 +386,8 @@ void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
 		if (vc->scope == SCOPE_DATABASE)
 			json_str(&j, "volume", vc->volume);
 		json_str(&j, "criterion", vc->criterion);
+		if (strcmp(vc->criterion_b, vc->criterion))
+			json_str(&j, "criterion_b", vc->criterion_b); /* the other basis */
 		json_str(&j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
 		json_verdict_side(&j, "a", vc->passed_a, vc->measured_a, vc->threshold_a);
 		json_verdict_side(&j, "b", vc->passed_b, vc->measured_b, vc->threshold_b);

@@ -211,6 +211,11 @@ static void cmp_verdict_changes(struct strbuf *sb, const struct analyze_comparis
 		html_esc(sb, v->name);
 		strbuf_addstr(sb, "</td><td>");
 		html_esc(sb, v->criterion);
+		if (strcmp(v->criterion_b, v->criterion)) {
+			strbuf_addstr(sb, " (B: ");
+			html_esc(sb, v->criterion_b);
+			strbuf_addch(sb, ')');
+		}
 		strbuf_addstr(sb, "</td>");
 		html_td_num(sb, v->threshold_a, 3);
 		html_td_num(sb, v->measured_a, 3);

@@ -66,6 +66,15 @@ sed 's/^\[engine\]/[thresholds]\nsample_interval = 2500ms\n\n[engine]/' "$P" >ba
 expect_exit 2 "$DISKPROOF" run ./bad.ini --results "$WORK/r.db"
 grep -q "bad.ini:[0-9]*: \[thresholds\] sample_interval: 2500ms is not a whole number of seconds" err ||
 	fail "no FILE:LINE error: $(cat err)"
+# compare across bases: the maximum judged on io in one run and on sample in
+# the other is one judgment, its change listed with each side's own figure
+expect_exit 0 "$DISKPROOF" compare 1 2 --results "$WORK/r.db"
+grep -q "FAIL → PASS  run: highest sample average of database reads .* (A: run: database read maximum 15[0-9.]* ms > 100 ms)" out ||
+	fail "compare across bases: $(cat out)"
+expect_exit 0 "$DISKPROOF" compare 1 2 --results "$WORK/r.db" --format json
+[ "$(json '[(v["criterion"], v.get("criterion_b")) for v in d["verdict_changes"] if v["scope"] == "run" and v["criterion"].startswith("db_read")][0]')" = "('db_read_max_ms', 'db_read_max_sample_avg_ms')" ] ||
+	fail "compare JSON across bases: $(cat out)"
+
 # auto-tune judges a level's maxima on the same basis: one 150 ms read in
 # 50,000 fails every level on io (the fallback then runs the fewest streams),
 # never on sample (the search climbs until the averages stop it)
