@@ -42,6 +42,7 @@ static const char *const run_sections[][2] = {
 	{"sizing", "Sizing and throughput"},
 	{"parameters", "Test parameters"},
 	{"autotune", "Auto-tune"},
+	{"pass", "Backup or recovery"},
 	{"databases", "Transactional I/O per database"},
 	{"over-time", "Performance over time"},
 	{"warmup", "Warm-up (not judged)"},
@@ -420,6 +421,26 @@ static void run_autotune(struct strbuf *sb, const struct results *r)
 			  "margin under every latency threshold. Failed levels are hollow in the "
 			  "chart. Auto-tune's I/O is in no other figure and no verdict.</p>\n"
 			  "</section>\n");
+}
+
+/* A backup or recovery test's figures as the run recorded them (its
+ * "backup" or "recovery" events). */
+static void run_pass_figures(struct strbuf *sb, const struct results *r)
+{
+	const char *kind = r->test_type;
+
+	if (!kind || (strcmp(kind, "backup") && strcmp(kind, "recovery")))
+		return;
+	html_section_open(sb, "pass", !strcmp(kind, "backup") ? "Backup" : "Recovery", false);
+	strbuf_addstr(sb, "<ul>\n");
+	for (size_t i = 0; i < r->nr_events; i++) {
+		if (strcmp(r->events[i].kind, kind))
+			continue;
+		strbuf_addstr(sb, "<li>");
+		html_esc(sb, r->events[i].message);
+		strbuf_addstr(sb, "</li>\n");
+	}
+	strbuf_addstr(sb, "</ul>\n</section>\n");
 }
 
 static void run_distribution(struct strbuf *sb, const struct results *r)
@@ -818,8 +839,11 @@ static void run_log(struct strbuf *sb, const struct results *r)
 void report_html(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	/* sections a run may not have */
+	bool pass = r->test_type &&
+		    (!strcmp(r->test_type, "backup") || !strcmp(r->test_type, "recovery"));
 	const char *const skip[] = {results_autotune_ran(r) ? NULL : "autotune",
-				    r->warmup.duration_s > 0 ? NULL : "warmup"};
+				    r->warmup.duration_s > 0 ? NULL : "warmup",
+				    pass ? NULL : "pass"};
 
 	html_page_head(sb, "diskproof run", r->id, r->label);
 	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof run %" PRId64 " ", r->id);
@@ -844,6 +868,7 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	run_sizing(sb, r);
 	run_parameters(sb, r);
 	run_autotune(sb, r);
+	run_pass_figures(sb, r);
 	run_databases(sb, r);
 	run_over_time(sb, r);
 	run_warmup(sb, r);

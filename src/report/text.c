@@ -417,6 +417,27 @@ static void text_errors(struct strbuf *sb, const struct results *r)
 			strbuf_addf(sb, "  %s\n", r->events[i].message);
 }
 
+/* A backup or recovery test's figures as the run recorded them (its
+ * "backup" or "recovery" events: each database's, then the run's). */
+static void text_pass_figures(struct strbuf *sb, const struct results *r)
+{
+	const char *kind = r->test_type;
+	bool any = false;
+
+	if (!kind || (strcmp(kind, "backup") && strcmp(kind, "recovery")))
+		return;
+	for (size_t i = 0; i < r->nr_events; i++) {
+		if (strcmp(r->events[i].kind, kind))
+			continue;
+		if (!any)
+			strbuf_addf(sb, "\n%s figures:\n", kind);
+		strbuf_addstr(sb, "  ");
+		report_text_escape(sb, r->events[i].message);
+		strbuf_addch(sb, '\n');
+		any = true;
+	}
+}
+
 static void text_report(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t failed = results_verdicts_failed(r);
@@ -429,6 +450,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	text_errors(sb, r);
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
+	text_pass_figures(sb, r);
 	text_databases(sb, r);
 	text_warmup(sb, r);
 	text_autotune(sb, r);

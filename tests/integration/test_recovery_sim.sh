@@ -97,6 +97,13 @@ expect_exit 1 "$DISKPROOF" run ./default.ini --duration 20s --results d.db --qui
 	fail "cut short: pass_done_pct rows: $(sqlite3 d.db "select * from verdict where run_id = 2")"
 grep -q "FAIL db1 on v1: share of the backup or replay done before the run ended" out ||
 	fail "cut short: the text does not say why: $(cat out)"
+# the text and HTML reports show the figures too
+expect_exit 0 "$DISKPROOF" report 1 --results d.db
+grep -q "^recovery figures:$" out && grep -q "^  db1: 500 of 500 log segments replayed" out ||
+	fail "text report: no recovery figures: $(cat out)"
+expect_exit 0 "$DISKPROOF" report 1 --results d.db --format html -o "$WORK/rec.html"
+grep -q '<section id="pass">' rec.html && grep -q "<li>db2: 500 of 500 log segments" rec.html ||
+	fail "HTML report: no recovery figures"
 # a backup test cut short fails the same way; read to the end, it passes
 B="$DP_SOURCE_DIR/tests/golden/runs/profiles/sim-backup.ini"
 expect_exit 1 "$DISKPROOF" run "$B" --duration 1s --results b.db --quiet
