@@ -79,6 +79,25 @@ static bool goal_has_target(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* Levels of whole streams per database start at one per database: a cap
+ * below that would be ignored (the first level is already over it). */
+static bool tune_cap_fits_step(const struct profile *p, struct strbuf *why)
+{
+	unsigned ndb = 0;
+
+	for (size_t i = 0; i < p->nr_volumes; i++)
+		ndb += p->volumes[i].databases;
+	if (p->streams != PROFILE_STREAMS_AUTO || p->tune_step != PROFILE_TUNE_STEP_DATABASE ||
+	    !p->tune_max_streams || p->tune_max_streams >= ndb)
+		return false;
+	strbuf_addf(why,
+		    "autotune_max_streams = %u is fewer than the %u databases: levels move in "
+		    "whole streams per database (autotune_step = database), the first at one "
+		    "each (raise it, or set autotune_step = stream)",
+		    p->tune_max_streams, ndb);
+	return true;
+}
+
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
 	 {{"test", "warmup", "--warmup"}, {"test", "type", NULL}},
@@ -102,6 +121,11 @@ static const struct profile_rule rules[] = {
 	  {"sizing", "target_iops", NULL},
 	  {"sizing", "mailboxes", NULL}},
 	 goal_has_target},
+	{"auto-tune's cap holds one stream per database",
+	 {{"engine", "autotune_max_streams", NULL},
+	  {"engine", "autotune_step", NULL},
+	  {"engine", "streams", "--streams"}},
+	 tune_cap_fits_step},
 };
 
 const struct profile_rule *profile_rules(size_t *count)
