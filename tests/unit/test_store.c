@@ -113,6 +113,21 @@ static char *raw_text(sqlite3 *db, const char *sql)
 	return v;
 }
 
+/* A byte copy of a closed results file (one kept at an old version). */
+static void copy_file(const char *from, const char *to)
+{
+	FILE *in = fopen(from, "rb"), *o = fopen(to, "wb");
+	char buf[4096];
+	size_t n;
+
+	assert_non_null(in);
+	assert_non_null(o);
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		assert_int_equal(fwrite(buf, 1, n, o), n);
+	fclose(in);
+	assert_int_equal(fclose(o), 0);
+}
+
 static struct store *open_ok(const char *path)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1600,19 +1615,7 @@ static void test_migrate_v3(void **state)
 			 0);
 	sqlite3_close(db);
 	snprintf(v3, sizeof(v3), "%s/v3.db", f->dir);
-	{
-		/* a copy kept at version 3, for the import below */
-		FILE *in = fopen(f->path, "rb"), *o = fopen(v3, "wb");
-		char buf[4096];
-		size_t n;
-
-		assert_non_null(in);
-		assert_non_null(o);
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-			assert_int_equal(fwrite(buf, 1, n, o), n);
-		fclose(in);
-		assert_int_equal(fclose(o), 0);
-	}
+	copy_file(f->path, v3); /* kept at version 3, for the import below */
 
 	s = open_ok(f->path);
 	db = raw_open(f->path);
@@ -1746,18 +1749,7 @@ static void test_scope_extra(void **state)
 		SQLITE_OK);
 	sqlite3_close(db);
 	snprintf(v4, sizeof(v4), "%s/v4.db", f->dir);
-	{
-		FILE *in = fopen(f->path, "rb"), *o = fopen(v4, "wb");
-		char buf[4096];
-		size_t n;
-
-		assert_non_null(in);
-		assert_non_null(o);
-		while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
-			assert_int_equal(fwrite(buf, 1, n, o), n);
-		fclose(in);
-		assert_int_equal(fclose(o), 0);
-	}
+	copy_file(f->path, v4);
 	s = open_ok(f->path);
 	db = raw_open(f->path);
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
