@@ -96,6 +96,8 @@ static const struct import_table import_tables[] = {
 	 4},
 	{"stream_share", "scope, name, stream_ns, streams", 5},
 	{"scope_extra", "scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls", 5},
+	{"param", "section, name, key, value, source", 6},
+	{"database_final", "name, size", 6},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and

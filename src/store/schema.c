@@ -222,6 +222,26 @@ static const char *const store_migrations[] = {
 	" page_fault_stalls INTEGER,"
 	" UNIQUE (run_id, scope, name, class)"
 	");",
+	/* 5 -> 6, two tables: the run's effective parameters, every profile key
+	 * with the value the run used and where that value came from (so a
+	 * report lists them and compare diffs them without re-reading the
+	 * profile text, which holds neither defaults nor command-line
+	 * options); and each database file's size when the run ended. */
+	"CREATE TABLE param ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" section TEXT NOT NULL,"
+	" name TEXT NOT NULL,"
+	" key TEXT NOT NULL,"
+	" value TEXT,"
+	" source TEXT NOT NULL CHECK (source IN ('profile', 'default', 'option', 'derived')),"
+	" UNIQUE (run_id, section, name, key)"
+	");"
+	"CREATE TABLE database_final ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" name TEXT NOT NULL,"
+	" size INTEGER NOT NULL,"
+	" UNIQUE (run_id, name)"
+	");",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

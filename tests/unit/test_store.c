@@ -1603,13 +1603,14 @@ static void test_migrate_v3(void **state)
 
 	store_close(s);
 	db = raw_open(f->path);
-	assert_int_equal(sqlite3_exec(db,
-				      "DROP TABLE host_sample; DROP TABLE stream_share;"
-				      " DROP TABLE scope_extra;"
-				      " PRAGMA user_version = 3;"
-				      " PRAGMA wal_checkpoint(TRUNCATE)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
+	assert_int_equal(
+		sqlite3_exec(db,
+			     "DROP TABLE host_sample; DROP TABLE stream_share;"
+			     " DROP TABLE scope_extra; DROP TABLE param; DROP TABLE database_final;"
+			     " PRAGMA user_version = 3;"
+			     " PRAGMA wal_checkpoint(TRUNCATE)",
+			     NULL, NULL, NULL),
+		SQLITE_OK);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE name LIKE"
 				     " 'host_sample%'"),
 			 0);
@@ -1741,11 +1742,11 @@ static void test_scope_extra(void **state)
 	db = raw_open(f->path);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM scope_extra"), IO_CLASS_COUNT);
 	assert_int_equal(
-		sqlite3_exec(
-			db,
-			"DROP TABLE scope_extra; DROP TABLE stream_share; PRAGMA user_version = 4;"
-			" PRAGMA wal_checkpoint(TRUNCATE)",
-			NULL, NULL, NULL),
+		sqlite3_exec(db,
+			     "DROP TABLE scope_extra; DROP TABLE stream_share; DROP TABLE param;"
+			     " DROP TABLE database_final; PRAGMA user_version = 4;"
+			     " PRAGMA wal_checkpoint(TRUNCATE)",
+			     NULL, NULL, NULL),
 		SQLITE_OK);
 	sqlite3_close(db);
 	snprintf(v4, sizeof(v4), "%s/v4.db", f->dir);
