@@ -185,6 +185,27 @@ struct analyze_env_diff {
 	const char *b;
 };
 
+/*
+ * A parameter that differs between two runs (params.c): the run's profile
+ * name, the streams it ran at, its measured duration (when they differ by
+ * more than 1 s and 1 %), and every effective parameter (struct
+ * results_param, [sim] keys included) whose value differs or that one run
+ * lacks. what is "[sim disk3] read_latency", "streams", ...; a or b is NULL
+ * when that run lacks it, source_a/source_b say where each value came from
+ * ("profile", "default", ...; "" for the run-level figures). Strings are
+ * owned (analyze_param_diffs_release).
+ */
+struct analyze_param_diff {
+	char *what;
+	char *a, *b;
+	char source_a[16], source_b[16];
+};
+
+/* Fills *out (n entries; NULL and 0 when the runs agree). 0 or -ENOMEM. */
+int analyze_param_diffs(const struct results *a, const struct results *b,
+			struct analyze_param_diff **out, size_t *n) DP_MUST_CHECK;
+void analyze_param_diffs_release(struct analyze_param_diff *d, size_t n);
+
 /* A scope (volume or database) found in one run only, so not compared. */
 struct analyze_unmatched {
 	enum scope_kind scope;

@@ -219,6 +219,19 @@ struct profile {
 	 * unset (messages about options point at the profile's keys); may be
 	 * NULL */
 	unsigned *key_lines;
+	/* which command-line options profile_apply_overrides() applied
+	 * (PROFILE_OPT_* bits), so the effective parameters say "option" */
+	unsigned options_applied;
+};
+
+/* Bits of profile.options_applied. */
+enum {
+	PROFILE_OPT_DATA_DIR = 1u << 0, /* every volume's path and log_path */
+	PROFILE_OPT_DB_SIZE = 1u << 1,
+	PROFILE_OPT_DURATION = 1u << 2,
+	PROFILE_OPT_WARMUP = 1u << 3,
+	PROFILE_OPT_ENGINE = 1u << 4,
+	PROFILE_OPT_STREAMS = 1u << 5,
 };
 
 /* What the command line may change, applied after validation. A NULL pointer
@@ -233,6 +246,37 @@ struct profile_overrides {
 	const char *engine;
 	unsigned streams;
 };
+
+/*
+ * The effective parameters: every key of the key table with the value a run
+ * uses, as a profile would spell it ("20ms", "32KiB", "on"), and where that
+ * value came from. Global sections first, in table order, then each volume's
+ * keys. value is NULL for an optional key left unset (db_read_p99: not
+ * judged). The results file keeps them (table param), reports list them and
+ * compare diffs them.
+ */
+enum profile_param_source {
+	PROFILE_PARAM_PROFILE, /* the file set it */
+	PROFILE_PARAM_DEFAULT, /* the key table's default (or unset) */
+	PROFILE_PARAM_OPTION,  /* a command-line option set it */
+	PROFILE_PARAM_DERIVED, /* computed from other keys (database_size from mailboxes) */
+};
+
+struct profile_param {
+	const char *section; /* the key table's section: "test", ..., "volume" */
+	const char *name;    /* the volume of a "volume" key, else "" (not owned) */
+	const char *key;     /* not owned: the key table's name */
+	char *value;	     /* owned; NULL: not set */
+	enum profile_param_source source;
+};
+
+/* "profile", "default", "option", "derived" */
+const char *profile_param_source_name(enum profile_param_source s);
+
+/* Fills *out (malloc'd, n entries; names and keys point into p and the key
+ * table, so p outlives them) with p's effective parameters. 0 or -ENOMEM. */
+int profile_params(const struct profile *p, struct profile_param **out, size_t *n) DP_MUST_CHECK;
+void profile_params_release(struct profile_param *v, size_t n);
 
 struct profile_builtin {
 	const char *name;

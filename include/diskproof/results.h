@@ -129,6 +129,18 @@ struct results_env {
 	char *value;
 };
 
+/* One effective parameter (table param, schema 6; profile.h,
+ * profile_params): section "test" ... "volume", name "" or the volume's,
+ * value NULL when unset, source "profile", "default", "option" or
+ * "derived". */
+struct results_param {
+	char section[RESULTS_NAME_MAX];
+	char name[RESULTS_NAME_MAX];
+	char key[RESULTS_NAME_MAX];
+	char source[16];
+	char *value;
+};
+
 struct results_event {
 	uint64_t t_ms;
 	char *kind;
@@ -280,6 +292,12 @@ struct results {
 	size_t nr_hists;
 	struct results_host_sample *host_samples;
 	size_t nr_host_samples;
+	/* the effective parameters, in the order the run wrote them; a run
+	 * from before schema 6 has none stored, and the reader may fill them
+	 * from profile_text instead (params_from_text: options unknown) */
+	struct results_param *params;
+	size_t nr_params;
+	bool params_from_text;
 
 	/* derived from samples (results_warmup_fill) and read from table
 	 * autotune_step and the env facts, by store_results_load() */

@@ -98,6 +98,17 @@ int store_run_layout(struct store *s, int64_t run_id, const struct store_volume_
 		     size_t nr_vols, const struct store_database_row *dbs, size_t nr_dbs,
 		     struct strbuf *err) DP_MUST_CHECK;
 
+/* One row of table param (schema 6): a key's effective value and its source
+ * ("profile", "default", "option", "derived"); name is "" for a global
+ * section's key; value NULL for an optional key left unset. */
+struct store_param_row {
+	const char *section, *name, *key, *value, *source;
+};
+
+/* Writes the run's effective parameters in one transaction. */
+int store_run_params(struct store *s, int64_t run_id, const struct store_param_row *rows,
+		     size_t nr_rows, struct strbuf *err) DP_MUST_CHECK;
+
 /* One row of table sample. */
 struct store_sample {
 	uint64_t t_ms; /* end of the interval, from the run's start */

@@ -375,20 +375,31 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 
 	if (check_overrides(p, o, err))
 		return -EINVAL;
-	if (o->data_dir)
+	if (o->data_dir) {
 		relocate_volumes(p, o->data_dir);
-	if (o->db_size)
+		p->options_applied |= PROFILE_OPT_DATA_DIR;
+	}
+	if (o->db_size) {
 		p->database_size = o->db_size;
-	if (o->has_duration)
+		p->options_applied |= PROFILE_OPT_DB_SIZE;
+	}
+	if (o->has_duration) {
 		p->duration_ns = o->duration_ns;
-	if (o->has_warmup)
+		p->options_applied |= PROFILE_OPT_DURATION;
+	}
+	if (o->has_warmup) {
 		p->warmup_ns = o->warmup_ns;
+		p->options_applied |= PROFILE_OPT_WARMUP;
+	}
 	if (o->engine) {
 		memset(p->engine, 0, sizeof(p->engine));
 		strncpy(p->engine, o->engine, sizeof(p->engine) - 1);
+		p->options_applied |= PROFILE_OPT_ENGINE;
 	}
-	if (o->streams)
+	if (o->streams) {
 		p->streams = o->streams;
+		p->options_applied |= PROFILE_OPT_STREAMS;
+	}
 	/* A new duration may cross 6 h: maxima the profile left to default follow. */
 	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
 	if (!t->db_read_max_set)

@@ -161,7 +161,9 @@ static void run_parameters(struct strbuf *sb, const struct results *r)
 	kv_row(sb, "Label", r->label);
 	strbuf_addstr(sb, "<tr><th>Command line</th><td><code>");
 	html_esc(sb, report_str_or(r->command_line, "-"));
-	strbuf_addstr(sb, "</code></td></tr>\n</table>\n<h3>Profile</h3>\n<pre>");
+	strbuf_addstr(sb, "</code></td></tr>\n</table>\n");
+	report_html_params(sb, r);
+	strbuf_addstr(sb, "<h3>Profile</h3>\n<pre>");
 	html_esc(sb, report_str_or(r->profile_text, "(not stored)"));
 	strbuf_addstr(sb, "</pre>\n</section>\n");
 }

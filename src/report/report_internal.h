@@ -76,4 +76,14 @@ const char *report_scope_verdict(const struct results *r, enum scope_kind scope,
  * "n/a" when not finite (verdict.c). */
 void report_number(struct strbuf *sb, double v, int decimals);
 
+/* A run's effective parameters (params.c), in each format's own section. */
+struct json;
+void report_text_params(struct strbuf *sb, const struct results *r);
+void report_json_params(struct json *j, const struct results *r);
+void report_html_params(struct strbuf *sb, const struct results *r);
+/* Two runs' parameter differences (analyze_param_diffs), in compare's formats. */
+void report_text_param_diffs(struct strbuf *sb, const struct analyze_param_diff *d, size_t n);
+void report_json_param_diffs(struct json *j, const struct analyze_param_diff *d, size_t n);
+void report_html_param_diffs(struct strbuf *sb, const struct analyze_param_diff *d, size_t n);
+
 #endif

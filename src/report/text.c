@@ -464,6 +464,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	else
 		strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed,
 			    failed);
+	report_text_params(sb, r);
 }
 
 static const struct strbuf_escapes text_escapes = {.hex_prefix = "\\x", .del = true};

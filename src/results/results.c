@@ -110,6 +110,9 @@ void results_release(struct results *r)
 		free(r->env[i].value);
 	}
 	free(r->env);
+	for (i = 0; r->params && i < r->nr_params; i++)
+		free(r->params[i].value);
+	free(r->params);
 	for (i = 0; r->events && i < r->nr_events; i++) {
 		free(r->events[i].kind);
 		free(r->events[i].message);

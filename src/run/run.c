@@ -186,6 +186,36 @@ static int create_progress(void *arg, const char *file, uint64_t done, uint64_t 
 	return r->stop_signal ? -EINTR : 0;
 }
 
+/* The run's effective parameters (table param): what a report lists and
+ * compare diffs, options and defaults included. */
+static int run_record_params(struct store *st, int64_t run_id, const struct profile *p,
+			     struct strbuf *err)
+{
+	struct profile_param *pp;
+	struct store_param_row *rows;
+	size_t n;
+	int ret;
+
+	if (profile_params(p, &pp, &n)) {
+		strbuf_addstr(err, "out of memory");
+		return -ENOMEM;
+	}
+	rows = calloc(n ? n : 1, sizeof(*rows));
+	if (!rows) {
+		profile_params_release(pp, n);
+		strbuf_addstr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		rows[i] =
+			(struct store_param_row){pp[i].section, pp[i].name, pp[i].key, pp[i].value,
+						 profile_param_source_name(pp[i].source)};
+	ret = store_run_params(st, run_id, rows, n, err);
+	free(rows);
+	profile_params_release(pp, n);
+	return ret;
+}
+
 int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err)
 {
 	struct run r = {0};
@@ -328,6 +358,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		if (ret)
 			goto out;
 	}
+	ret = run_record_params(r.store, r.run_id, p, err);
+	if (ret)
+		goto out;
 	record_env(&r);
 	if (!r.store_failed &&
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))

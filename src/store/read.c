@@ -19,6 +19,8 @@
 
 #include <sqlite3.h>
 
+#include "diskproof/profile.h"
+
 #include "store_internal.h"
 
 /* A copy of column i (NULL stays NULL). */
@@ -492,6 +494,65 @@ static int env_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+static int param_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct results_param *n = row;
+	const unsigned char *src = sqlite3_column_text(st, 4);
+
+	column_name(st, 0, n->section);
+	column_name(st, 1, n->name);
+	column_name(st, 2, n->key);
+	snprintf(n->source, sizeof(n->source), "%s", src ? (const char *)src : "");
+	return column_dup(st, 3, &n->value) ? -ENOMEM : 0;
+}
+
+/*
+ * A run from before schema 6 stored no parameters: they are read back from
+ * its profile text, which gives the file's keys and the defaults but not the
+ * command-line options (params_from_text says so). A text this build no
+ * longer accepts gives none.
+ */
+static int params_from_text(struct results *r)
+{
+	struct profile p;
+	struct profile_param *pp = NULL;
+	struct strbuf why = STRBUF_INIT;
+	size_t n = 0;
+	int ret = 0;
+
+	if (r->nr_params || !r->profile_text)
+		return 0;
+	if (profile_parse(&p, "stored profile", r->profile_text, strlen(r->profile_text), &why))
+		goto out;
+	if (profile_params(&p, &pp, &n)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	r->params = calloc(n ? n : 1, sizeof(*r->params));
+	if (!r->params) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct results_param *o = &r->params[i];
+
+		snprintf(o->section, sizeof(o->section), "%s", pp[i].section);
+		snprintf(o->name, sizeof(o->name), "%s", pp[i].name);
+		snprintf(o->key, sizeof(o->key), "%s", pp[i].key);
+		snprintf(o->source, sizeof(o->source), "%s",
+			 profile_param_source_name(pp[i].source));
+		o->value = pp[i].value; /* handed over */
+		pp[i].value = NULL;
+		r->nr_params++;
+	}
+	r->params_from_text = true;
+out:
+	profile_params_release(pp, n);
+	profile_release(&p);
+	strbuf_release(&why);
+	return ret;
+}
+
 static int event_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	struct results_event *n = row;
@@ -609,6 +670,11 @@ static const struct rows_spec results_rows[] = {
 	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL},
 	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
 	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL},
+	/* the effective parameters (schema 6; a migrated older file has the
+	 * table, empty) */
+	{"load parameters", NULL, NULL,
+	 "SELECT section, name, key, value, source FROM param WHERE run_id = ? ORDER BY rowid",
+	 RESULTS_ARRAY(params, nr_params), param_row_read, params_from_text},
 	{"load events", NULL, NULL,
 	 "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",

@@ -164,6 +164,42 @@ out_rollback:
 	return ret;
 }
 
+static void param_bind(struct binder *b, const void *row)
+{
+	const struct store_param_row *pr = row;
+
+	bind_str(b, pr->section, false);
+	bind_str(b, pr->name, false);
+	bind_str(b, pr->key, false);
+	bind_str(b, pr->value, true);
+	bind_str(b, pr->source, false);
+}
+
+int store_run_params(struct store *s, int64_t run_id, const struct store_param_row *rows,
+		     size_t nr_rows, struct strbuf *err)
+{
+	int ret;
+
+	ret = store_begin(s, err);
+	if (ret)
+		return ret;
+	ret = store_insert_rows(s,
+				"INSERT INTO param (run_id, section, name, key, value, source)"
+				" VALUES (?, ?, ?, ?, ?, ?)",
+				"insert parameters", run_id, rows, nr_rows, sizeof(*rows),
+				param_bind, err);
+	if (ret)
+		goto out_rollback;
+	ret = store_commit(s, err);
+	if (ret)
+		goto out_rollback;
+	return 0;
+
+out_rollback:
+	store_rollback(s);
+	return ret;
+}
+
 static bool store_sample_valid(const struct store_sample *row)
 {
 	return (unsigned)row->scope <= SCOPE_DATABASE && (unsigned)row->cls < IO_CLASS_COUNT &&

@@ -180,8 +180,8 @@ static void test_json_valid_with_keys(void **state)
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
 		got,
-		"['autotune', 'databases', 'host', 'run', 'summary', 'verdicts', 'volumes', "
-		"'warmup']\n"
+		"['autotune', 'databases', 'host', 'parameters', 'parameters_from', 'run', 'summary', "
+		"'verdicts', 'volumes', 'warmup']\n"
 		"['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
 		"'profile', 'sample_s', 'started', 'status', 'streams', 'test_type', "
 		"'verdict', 'warmup_s']\n"

@@ -1,0 +1,148 @@
+/*
+ * params.c - what two runs were asked to do differently: the profile, the
+ * streams they ran at, the measured duration, and every effective parameter
+ * (results.h, struct results_param; the [sim] device keys included). A
+ * comparison that says "environment differences: none" about two runs of
+ * different profiles hides the first thing a reader must know.
+ *
+ * Parameters are matched by section, section name and key. Their values are
+ * compared as text: both runs wrote them through the same formatter
+ * (profile_params), so equal values are equal strings.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+
+struct diffs {
+	struct analyze_param_diff *v;
+	size_t n, cap;
+};
+
+static int diff_add(struct diffs *d, const char *what, const char *a, const char *b,
+		    const char *src_a, const char *src_b)
+{
+	struct analyze_param_diff *e;
+
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? 2 * d->cap : 16;
+		struct analyze_param_diff *v = realloc(d->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		d->v = v;
+		d->cap = cap;
+	}
+	e = &d->v[d->n];
+	memset(e, 0, sizeof(*e));
+	e->what = strdup(what);
+	e->a = a ? strdup(a) : NULL;
+	e->b = b ? strdup(b) : NULL;
+	d->n++; /* counted before the checks: released with the rest */
+	if (!e->what || (a && !e->a) || (b && !e->b))
+		return -ENOMEM;
+	snprintf(e->source_a, sizeof(e->source_a), "%s", src_a ? src_a : "");
+	snprintf(e->source_b, sizeof(e->source_b), "%s", src_b ? src_b : "");
+	return 0;
+}
+
+static bool str_same(const char *x, const char *y)
+{
+	return (!x || !y) ? x == y : !strcmp(x, y);
+}
+
+static const struct results_param *param_find(const struct results *r,
+					      const struct results_param *p)
+{
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct results_param *q = &r->params[i];
+
+		if (!strcmp(q->section, p->section) && !strcmp(q->name, p->name) &&
+		    !strcmp(q->key, p->key))
+			return q;
+	}
+	return NULL;
+}
+
+static void param_what(char *out, size_t len, const struct results_param *p)
+{
+	if (*p->name)
+		snprintf(out, len, "[%s %s] %s", p->section, p->name, p->key);
+	else
+		snprintf(out, len, "[%s] %s", p->section, p->key);
+}
+
+/* The run-level figures: profile, streams, measured duration. */
+static int run_diffs(struct diffs *d, const struct results *a, const struct results *b)
+{
+	char va[64], vb[64];
+	double da = a->duration_s, db = b->duration_s;
+	int ret = 0;
+
+	if (!str_same(a->profile_name, b->profile_name))
+		ret = diff_add(d, "profile", a->profile_name, b->profile_name, "", "");
+	if (!ret && a->streams != b->streams) {
+		snprintf(va, sizeof(va), "%u", a->streams);
+		snprintf(vb, sizeof(vb), "%u", b->streams);
+		ret = diff_add(d, "streams (as run)", va, vb, "", "");
+	}
+	/* a measured duration differs by a few ms from run to run */
+	if (!ret && fabs(da - db) > 1.0 && fabs(da - db) > 0.01 * fmax(da, db)) {
+		snprintf(va, sizeof(va), "%.1f s", da);
+		snprintf(vb, sizeof(vb), "%.1f s", db);
+		ret = diff_add(d, "measured duration", va, vb, "", "");
+	}
+	return ret;
+}
+
+int analyze_param_diffs(const struct results *a, const struct results *b,
+			struct analyze_param_diff **out, size_t *n)
+{
+	struct diffs d = {0};
+	char what[3 * RESULTS_NAME_MAX + 8];
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = run_diffs(&d, a, b);
+	for (size_t i = 0; !ret && i < a->nr_params; i++) {
+		const struct results_param *pa = &a->params[i], *pb = param_find(b, pa);
+
+		if (pb && str_same(pa->value, pb->value))
+			continue;
+		param_what(what, sizeof(what), pa);
+		ret = diff_add(&d, what, pa->value ? pa->value : "(not set)",
+			       pb ? (pb->value ? pb->value : "(not set)") : NULL, pa->source,
+			       pb ? pb->source : "");
+	}
+	for (size_t i = 0; !ret && i < b->nr_params; i++) {
+		const struct results_param *pb = &b->params[i];
+
+		if (param_find(a, pb))
+			continue;
+		param_what(what, sizeof(what), pb);
+		ret = diff_add(&d, what, NULL, pb->value ? pb->value : "(not set)", "", pb->source);
+	}
+	if (ret) {
+		analyze_param_diffs_release(d.v, d.n);
+		return ret;
+	}
+	*out = d.v;
+	*n = d.n;
+	return 0;
+}
+
+void analyze_param_diffs_release(struct analyze_param_diff *d, size_t n)
+{
+	if (!d)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(d[i].what);
+		free(d[i].a);
+		free(d[i].b);
+	}
+	free(d);
+}
