@@ -35,6 +35,17 @@ for name, c in sorted(v.items()):
     assert l < 2.0, (name, l)  # logs on their own 800 us devices: well under 10 ms
     assert c["log_write"]["ios"] > 0 and c["log_read"]["ios"] > 0, c
 PY
+# log I/O counts under its database's volume, whatever device it ran on: each
+# volume's log classes are its databases' sums, and the volumes' add up to the run's
+for cls in log_write log_read; do
+	[ "$(sqlite3 r.db "select count(*) from summary v where v.run_id = 1 and v.scope = 'volume'
+		and v.class = '$cls' and v.ios > 0 and v.ios = (select sum(d.ios) from summary d
+		where d.run_id = 1 and d.scope = 'database' and d.volume = v.name and d.class = '$cls')")" = 5 ] ||
+		fail "$cls: volume and database counts differ"
+	[ "$(sqlite3 r.db "select (select sum(ios) from summary where run_id = 1 and scope = 'volume'
+		and class = '$cls') = (select ios from summary where run_id = 1 and scope = 'run' and
+		class = '$cls')")" = 1 ] || fail "$cls: volumes do not add up to the run"
+done
 [ "$(sqlite3 r.db "select value from env where run_id = 1 and key = 'engine_notes'")" = \
 	"virtual time, 10 simulated device(s)" ] || fail "device count"
 echo "ok"
