@@ -24,74 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_internal.h"
+#include "parse_internal.h"
 
 #define MAX_ERRORS 100 /* more than this is noise: the file is not a profile */
-
-enum sec_kind {
-	SEC_NONE,   /* before the first header */
-	SEC_IGNORE, /* after a bad header: its keys are not checked */
-	SEC_GLOBAL, /* [test], [sizing], ...: one instance, keys merge */
-	SEC_VOLUME, /* [volume NAME] */
-	SEC_SIM,    /* [sim NAME] or [sim-log NAME]: [sim] keys for one device */
-};
-
-enum key_state { KEY_UNSET, KEY_OK, KEY_BAD };
-
-struct key_marks {
-	unsigned *line;	      /* per table entry: line where set, 0 = unset */
-	unsigned char *state; /* enum key_state */
-};
-
-struct vol_state {
-	struct key_marks marks;
-	char *label; /* "[volume NAME]" as written */
-};
-
-/*
- * A [sim NAME] or [sim-log NAME] section. Its keys are parsed into val (the
- * [sim] key table's entries, at their offsets within struct profile_sim)
- * and applied over [sim] in finish_sims(), once the whole file is read: the
- * volume and [sim] may come after it.
- */
-struct sim_sec {
-	char name[PROFILE_MAX_NAME];
-	bool log; /* [sim-log NAME] */
-	unsigned line;
-	char *label; /* "[sim NAME]" as written */
-	struct key_marks marks;
-	struct profile_sim val;
-};
-
-struct perr {
-	unsigned line;
-	size_t seq;
-	char *msg;
-};
-
-struct parse_ctx {
-	struct profile *p;
-	const char *origin;
-	const char *text;
-	size_t len, pos;
-	unsigned lineno;
-	const struct profile_key *keys;
-	size_t nr_keys;
-
-	enum sec_kind kind;
-	const char *section;	/* table name of the current section */
-	struct strbuf label;	/* current section as shown in messages */
-	size_t vol;		/* current volume index (SEC_VOLUME) */
-	struct key_marks marks; /* the global sections' keys */
-	struct vol_state *vols; /* parallel to p->volumes */
-	struct sim_sec *sims;	/* [sim NAME] and [sim-log NAME], in file order */
-	size_t nr_sims, cur_sim;
-
-	struct perr *errs;
-	size_t nr_errs, alloc_errs;
-	bool oom;
-	struct strbuf why; /* scratch for reasons */
-};
 
 static void perr_vadd(struct parse_ctx *c, unsigned line, const char *label, const char *key,
 		      const char *fmt, va_list ap) DP_PRINTF(5, 0);
@@ -135,6 +70,16 @@ static void perr_add(struct parse_ctx *c, unsigned line, const char *label, cons
 	va_end(ap);
 }
 
+void profile_parse_error(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+			 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	perr_vadd(c, line, label, key, fmt, ap);
+	va_end(ap);
+}
+
 static int perr_cmp(const void *a, const void *b)
 {
 	const struct perr *x = a, *y = b;
@@ -144,14 +89,14 @@ static int perr_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int marks_init(struct key_marks *m, size_t n)
+int profile_parse_marks_init(struct key_marks *m, size_t n)
 {
 	m->line = calloc(n, sizeof(*m->line));
 	m->state = calloc(n, sizeof(*m->state));
 	return m->line && m->state ? 0 : -ENOMEM;
 }
 
-static void marks_release(struct key_marks *m)
+void profile_parse_marks_release(struct key_marks *m)
 {
 	free(m->line);
 	free(m->state);
@@ -446,7 +391,7 @@ static void begin_volume(struct parse_ctx *c, const char *name)
 	strncpy(nv->name, name, sizeof(nv->name) - 1);
 	nv->line = c->lineno;
 	ns->label = strdup(c->label.buf);
-	if (!ns->label || marks_init(&ns->marks, c->nr_keys))
+	if (!ns->label || profile_parse_marks_init(&ns->marks, c->nr_keys))
 		goto out_oom;
 	for (i = 0; i < c->nr_keys; i++)
 		if (!strcmp(c->keys[i].section, "volume") && c->keys[i].def &&
@@ -455,53 +400,6 @@ static void begin_volume(struct parse_ctx *c, const char *name)
 	c->vol = p->nr_volumes - 1;
 	c->kind = SEC_VOLUME;
 	c->section = "volume";
-	return;
-out_oom:
-	c->oom = true;
-}
-
-/* "[sim NAME]" (log false) or "[sim-log NAME]": a device model for one
- * volume, checked against the volumes in finish_sims(). */
-static void begin_sim(struct parse_ctx *c, const char *kind, const char *name, bool log)
-{
-	struct sim_sec *n;
-	size_t i;
-
-	if (!*name) {
-		perr_add(c, c->lineno, c->label.buf, NULL,
-			 "missing the volume name; write [%s NAME] (NAME as in [volume NAME])",
-			 kind);
-		return;
-	}
-	strbuf_reset(&c->label);
-	strbuf_addf(&c->label, "[%s %s]", kind, name);
-	if (strlen(name) >= PROFILE_MAX_NAME) {
-		perr_add(c, c->lineno, c->label.buf, NULL, "no volume has this name (too long)");
-		return;
-	}
-	for (i = 0; i < c->nr_sims; i++) {
-		if (!strcmp(c->sims[i].label, c->label.buf)) {
-			perr_add(c, c->lineno, c->label.buf, NULL,
-				 "duplicate section; first defined on line %u", c->sims[i].line);
-			return;
-		}
-	}
-	n = realloc(c->sims, (c->nr_sims + 1) * sizeof(*n));
-	if (!n)
-		goto out_oom;
-	c->sims = n;
-	n = &c->sims[c->nr_sims];
-	memset(n, 0, sizeof(*n));
-	c->nr_sims++; /* from here on released with the rest */
-	strncpy(n->name, name, sizeof(n->name) - 1);
-	n->log = log;
-	n->line = c->lineno;
-	n->label = strdup(c->label.buf);
-	if (!n->label || marks_init(&n->marks, c->nr_keys))
-		goto out_oom;
-	c->cur_sim = c->nr_sims - 1;
-	c->kind = SEC_SIM;
-	c->section = "sim";
 	return;
 out_oom:
 	c->oom = true;
@@ -551,7 +449,7 @@ static void section_line(struct parse_ctx *c, const char *s, size_t n)
 		goto out;
 	}
 	if (!strcmp(kind, "sim-log") || (!strcmp(kind, "sim") && *arg)) {
-		begin_sim(c, kind, arg, kind[3] == '-');
+		profile_sim_section_begin(c, kind, arg, kind[3] == '-');
 		goto out;
 	}
 	names = profile_sections(&nr_names);
@@ -659,7 +557,7 @@ static void apply_defaults(struct parse_ctx *c)
 			c->oom = true; /* defaults are valid: a unit test checks them */
 }
 
-static size_t key_index(struct parse_ctx *c, const char *section, const char *name)
+size_t profile_parse_key_index(struct parse_ctx *c, const char *section, const char *name)
 {
 	return (size_t)(profile_key_find(section, name) - c->keys);
 }
@@ -683,14 +581,14 @@ static const char *profile_name_from_origin(const char *origin, size_t *len)
 /* Given in the file with a valid value. */
 static bool key_given(struct parse_ctx *c, const char *section, const char *name)
 {
-	size_t i = key_index(c, section, name);
+	size_t i = profile_parse_key_index(c, section, name);
 
 	return c->marks.line[i] != 0 && c->marks.state[i] == KEY_OK;
 }
 
 static unsigned key_line(struct parse_ctx *c, const char *section, const char *name)
 {
-	return c->marks.line[key_index(c, section, name)];
+	return c->marks.line[profile_parse_key_index(c, section, name)];
 }
 
 /* A size key that must hold whole pages. */
@@ -746,7 +644,7 @@ static void finish_workload(struct parse_ctx *c)
 				 mix);
 	}
 	if (p->arrival == PROFILE_ARRIVAL_RATE && !(p->rate > 0) &&
-	    c->marks.state[key_index(c, "workload", "rate")] != KEY_BAD)
+	    c->marks.state[profile_parse_key_index(c, "workload", "rate")] != KEY_BAD)
 		perr_add(c, key_line(c, "workload", "arrival"), "[workload]", "arrival",
 			 "rate needs a rate (transactions per second) greater than 0");
 	if (p->arrival != PROFILE_ARRIVAL_RATE && key_given(c, "workload", "rate"))
@@ -815,7 +713,7 @@ static void finish_sizing(struct parse_ctx *c)
 	uint64_t total, per;
 	double iops;
 
-	if (c->marks.state[key_index(c, "sizing", "mailboxes")] == KEY_BAD)
+	if (c->marks.state[profile_parse_key_index(c, "sizing", "mailboxes")] == KEY_BAD)
 		return; /* reported; what follows would only repeat it */
 	if (capacity && key_given(c, "sizing", "database_size"))
 		sizing_conflict(c, "database_size", "capacity",
@@ -839,7 +737,8 @@ static void finish_sizing(struct parse_ctx *c)
 		p->target_iops = (uint64_t)iops;
 		if (iops - (double)p->target_iops > 1e-6)
 			p->target_iops++;
-	} else if (c->marks.state[key_index(c, "sizing", "iops_per_mailbox")] != KEY_BAD) {
+	} else if (c->marks.state[profile_parse_key_index(c, "sizing", "iops_per_mailbox")] !=
+		   KEY_BAD) {
 		perr_add(c, mline, "[sizing]", "mailboxes",
 			 "needs iops_per_mailbox greater than 0 (the transactional IOPS one "
 			 "mailbox needs, e.g. 0.06)");
@@ -848,7 +747,7 @@ static void finish_sizing(struct parse_ctx *c)
 	if (capacity || !ndb)
 		return;
 	if (!p->mailbox_size) {
-		if (c->marks.state[key_index(c, "sizing", "mailbox_size")] != KEY_BAD)
+		if (c->marks.state[profile_parse_key_index(c, "sizing", "mailbox_size")] != KEY_BAD)
 			perr_add(c, mline, "[sizing]", "mailboxes",
 				 "needs mailbox_size (e.g. 2GiB) to size the databases, or "
 				 "capacity to size them from the free space");
@@ -893,7 +792,8 @@ static void finish_rules(struct parse_ctx *c)
 		bool skip = false;
 
 		for (k = 0; k < PROFILE_RULE_KEYS && r->keys[k].section; k++) {
-			size_t idx = key_index(c, r->keys[k].section, r->keys[k].name);
+			size_t idx =
+				profile_parse_key_index(c, r->keys[k].section, r->keys[k].name);
 
 			if (c->marks.state[idx] == KEY_BAD || line_has_error(c, c->marks.line[idx]))
 				skip = true;
@@ -917,7 +817,8 @@ static void finish_rules(struct parse_ctx *c)
 static void finish_paths(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
-	size_t path = key_index(c, "volume", "path"), log = key_index(c, "volume", "log_path");
+	size_t path = profile_parse_key_index(c, "volume", "path"),
+	       log = profile_parse_key_index(c, "volume", "log_path");
 	unsigned last = 0;
 
 	for (size_t i = 0; i < p->nr_volumes; i++) {
@@ -936,188 +837,17 @@ static void finish_paths(struct parse_ctx *c)
 	}
 }
 
-/*
- * The stall keys of one device model m go together: all three set (the stall
- * is on) or none, and a stall shorter than its period. lines are the key
- * lines of the section that gave the model (c->marks for [sim]); named is
- * true for [sim NAME] and [sim-log NAME], which are checked only when they set
- * one of the three (else the model is [sim]'s, checked there).
- */
-static void check_stall(struct parse_ctx *c, const struct profile_sim *m, const unsigned *lines,
-			const char *label, bool named)
-{
-	static const char *const names[] = {"stall_period", "stall_length", "stall_latency"};
-	uint64_t v[3] = {m->stall_period_ns, m->stall_length_ns, m->stall_latency_ns};
-	unsigned line = 0, set = 0;
-	const char *at = names[0];
-
-	for (size_t i = 0; i < 3; i++) {
-		unsigned l = lines[key_index(c, "sim", names[i])];
-
-		set += v[i] != 0;
-		if (l && !line) {
-			line = l;
-			at = names[i];
-		}
-	}
-	if (!line && named)
-		return; /* a named section that sets no stall key: [sim]'s report */
-	if (set && set < 3)
-		perr_add(c, line, label, at,
-			 "stall_period, stall_length and stall_latency go together: give all "
-			 "three (a stall) or none (here stall_period %s, stall_length %s, "
-			 "stall_latency %s)",
-			 v[0] ? "is set" : "is 0", v[1] ? "is set" : "is 0",
-			 v[2] ? "is set" : "is 0");
-	else if (set && m->stall_length_ns >= m->stall_period_ns)
-		perr_add(c, line, label, at,
-			 "stall_length must be shorter than stall_period (a device that stalls "
-			 "all the time is a slower device: raise its latencies instead)");
-}
-
-/* The [sim] fields key entry k covers in m. */
-static void *sim_field(const struct profile_key *k, struct profile_sim *m)
-{
-	return (char *)m + (k->offset - offsetof(struct profile, sim));
-}
-
-/* Model dst := [sim] with the keys section s set in it (its state KEY_OK). */
-static void sim_apply(struct parse_ctx *c, struct profile_sim *dst, const struct sim_sec *s)
-{
-	*dst = c->p->sim;
-	for (size_t i = 0; i < c->nr_keys; i++)
-		if (!strcmp(c->keys[i].section, "sim") && s->marks.state[i] == KEY_OK)
-			memcpy(sim_field(&c->keys[i], dst),
-			       sim_field(&c->keys[i], (struct profile_sim *)&s->val),
-			       c->keys[i].size);
-}
-
-static bool sim_same(struct parse_ctx *c, struct profile_sim *a, struct profile_sim *b)
-{
-	for (size_t i = 0; i < c->nr_keys; i++)
-		if (!strcmp(c->keys[i].section, "sim") &&
-		    memcmp(sim_field(&c->keys[i], a), sim_field(&c->keys[i], b), c->keys[i].size))
-			return false;
-	return true;
-}
-
-static unsigned *lines_dup(struct parse_ctx *c, const unsigned *l)
-{
-	unsigned *n = malloc(c->nr_keys * sizeof(*n));
-
-	if (n)
-		memcpy(n, l, c->nr_keys * sizeof(*n));
-	else
-		c->oom = true;
-	return n;
-}
-
-/*
- * The simulated devices of every volume (profile.h says how to read them):
- * each volume's data model is [sim] with its [sim NAME] over it; its log
- * model, when its logs have a path of their own, is [sim] with the [sim-log]
- * section over it (a log disk is another disk: [sim NAME] does not carry
- * over). Volumes whose log_path is the same string share one log device: the
- * [sim-log] section of any of them sets it, and two that give different
- * models are an error. Runs after finish() filled log_path.
- */
-static void finish_sims(struct parse_ctx *c)
-{
-	struct profile *p = c->p;
-	struct strbuf names = STRBUF_INIT;
-	size_t i, j;
-
-	check_stall(c, &p->sim, c->marks.line, "[sim]", false);
-	for (i = 0; i < p->nr_volumes; i++) {
-		struct profile_volume *v = &p->volumes[i];
-
-		v->sim = p->sim;
-		v->sim_log = p->sim;
-		v->sim_log_own = v->path && v->log_path && strcmp(v->path, v->log_path);
-	}
-	for (i = 0; i < p->nr_volumes; i++)
-		strbuf_addf(&names, "%s%s", i ? ", " : "", p->volumes[i].name);
-	for (i = 0; i < c->nr_sims; i++) {
-		struct sim_sec *s = &c->sims[i];
-		struct profile_volume *v = NULL;
-
-		for (j = 0; j < p->nr_volumes && !v; j++)
-			if (!strcmp(p->volumes[j].name, s->name))
-				v = &p->volumes[j];
-		if (!v) {
-			perr_add(c, s->line, s->label, NULL,
-				 "no [volume %s] in this profile (the volumes are %s)", s->name,
-				 names.len ? names.buf : "none");
-			continue;
-		}
-		if (!s->log) {
-			sim_apply(c, &v->sim, s);
-			v->sim_line = s->line;
-			v->sim_key_lines = lines_dup(c, s->marks.line);
-			check_stall(c, &v->sim, s->marks.line, s->label, true);
-			continue;
-		}
-		if (!v->sim_log_own) {
-			perr_add(c, s->line, s->label, NULL,
-				 "volume %s keeps its logs on its data device (log_path is unset "
-				 "or equal to path), which [sim %s] sets; give log_path a "
-				 "directory of its own or remove this section",
-				 s->name, s->name);
-			continue;
-		}
-		sim_apply(c, &v->sim_log, s);
-		v->sim_log_line = s->line;
-		v->sim_log_key_lines = lines_dup(c, s->marks.line);
-		strncpy(v->sim_log_from, v->name, sizeof(v->sim_log_from) - 1);
-		check_stall(c, &v->sim_log, s->marks.line, s->label, true);
-	}
-	/* one model per shared log device: the first volume whose own section
-	 * set it gives it to the others without one, and every other own
-	 * section must agree with it */
-	for (i = 0; i < p->nr_volumes; i++) {
-		struct profile_volume *a = &p->volumes[i];
-
-		if (!a->sim_log_own || !a->sim_log_line || strcmp(a->sim_log_from, a->name))
-			continue;
-		for (j = 0; j < p->nr_volumes; j++) {
-			struct profile_volume *b = &p->volumes[j], *late;
-
-			if (j == i || !b->sim_log_own || strcmp(a->log_path, b->log_path))
-				continue;
-			if (!b->sim_log_line) {
-				b->sim_log = a->sim_log;
-				b->sim_log_line = a->sim_log_line;
-				b->sim_log_key_lines = lines_dup(c, a->sim_log_key_lines);
-				memcpy(b->sim_log_from, a->name, sizeof(b->sim_log_from));
-				continue;
-			}
-			if (j < i || strcmp(b->sim_log_from, b->name) ||
-			    sim_same(c, &a->sim_log, &b->sim_log))
-				continue; /* compared already, a copy, or the same model */
-			late = b->sim_log_line > a->sim_log_line ? b : a;
-			strbuf_reset(&c->why);
-			strbuf_addf(&c->why, "[sim-log %s]", late->name);
-			perr_add(c, late->sim_log_line, c->why.buf, NULL,
-				 "volumes %s and %s share log_path %s (one simulated log device), "
-				 "but [sim-log %s] (line %u) sets it differently; give one of the "
-				 "two sections, or the same keys in both",
-				 a->name, b->name, a->log_path, late == b ? a->name : b->name,
-				 late == b ? a->sim_log_line : b->sim_log_line);
-		}
-	}
-	strbuf_release(&names);
-}
-
 /* Checks that involve several keys, and the defaults that depend on others. */
 static void finish(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
 	struct profile_thresholds *t = &p->thresholds;
-	size_t dur = key_index(c, "test", "duration"), warm = key_index(c, "test", "warmup");
-	size_t dbs = key_index(c, "sizing", "database_size"),
-	       pg = key_index(c, "workload", "page_size");
-	size_t rmax = key_index(c, "thresholds", "db_read_max");
-	size_t lmax = key_index(c, "thresholds", "log_write_max");
+	size_t dur = profile_parse_key_index(c, "test", "duration"),
+	       warm = profile_parse_key_index(c, "test", "warmup");
+	size_t dbs = profile_parse_key_index(c, "sizing", "database_size"),
+	       pg = profile_parse_key_index(c, "workload", "page_size");
+	size_t rmax = profile_parse_key_index(c, "thresholds", "db_read_max");
+	size_t lmax = profile_parse_key_index(c, "thresholds", "log_write_max");
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	const char *base;
 	size_t i, n;
@@ -1180,7 +910,7 @@ static void finish(struct parse_ctx *c)
 	finish_sizing(c);
 	finish_rules(c);
 	finish_paths(c);
-	finish_sims(c);
+	profile_sim_sections_finish(c);
 
 	if (!p->name) {
 		base = profile_name_from_origin(c->origin, &n);
@@ -1212,17 +942,13 @@ static void ctx_release(struct parse_ctx *c)
 	free(c->errs);
 	if (c->vols) {
 		for (i = 0; i < c->p->nr_volumes; i++) {
-			marks_release(&c->vols[i].marks);
+			profile_parse_marks_release(&c->vols[i].marks);
 			free(c->vols[i].label);
 		}
 		free(c->vols);
 	}
-	for (i = 0; i < c->nr_sims; i++) {
-		marks_release(&c->sims[i].marks);
-		free(c->sims[i].label);
-	}
-	free(c->sims);
-	marks_release(&c->marks);
+	profile_sim_sections_release(c);
+	profile_parse_marks_release(&c->marks);
 	strbuf_release(&c->label);
 	strbuf_release(&c->why);
 }
@@ -1243,7 +969,7 @@ int profile_parse(struct profile *p, const char *origin, const char *text, size_
 	strbuf_init(&c.label);
 	strbuf_init(&c.why);
 	c.keys = profile_keys(&c.nr_keys);
-	if (marks_init(&c.marks, c.nr_keys)) {
+	if (profile_parse_marks_init(&c.marks, c.nr_keys)) {
 		ret = -ENOMEM;
 		goto out;
 	}
