@@ -12,7 +12,7 @@
 #include "parse_internal.h"
 
 /* "[sim NAME]" (log false) or "[sim-log NAME]": a device model for one
- * volume, checked against the volumes in finish_sims(). */
+ * volume, checked against the volumes in profile_sim_sections_finish(). */
 void profile_sim_section_begin(struct parse_ctx *c, const char *kind, const char *name, bool log)
 {
 	struct sim_sec *n;
