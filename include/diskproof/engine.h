@@ -86,7 +86,7 @@ struct engine_clock {
 /* Per-file description for engines without real files (sim). */
 struct engine_file {
 	uint64_t size;
-	uint32_t device; /* which simulated device (volume) */
+	uint32_t device; /* which simulated device: a volume's data or log device */
 	uint32_t block;	 /* generation tracking granularity (page size); 0 = none */
 	uint32_t tag;	 /* stamped into headers the engine writes (database id) */
 };
@@ -102,7 +102,10 @@ struct engine_ctx {
 	const struct iovec *bufs; /* buffers to register; req->buf_index indexes them */
 	unsigned nr_bufs;
 	struct engine_clock *clock;
-	const struct profile_sim *sim; /* sim engine's device model */
+	const struct profile_sim *sim; /* sim engine's device model; its seed is the run's */
+	/* sim: one model per device (nr_devices of them); NULL = *sim for every
+	 * device */
+	const struct profile_sim *dev_sims;
 	uint64_t seed;
 	void *priv;
 	/* engine's report of what it could use, e.g. "fixed buffers: off (memlock)" */

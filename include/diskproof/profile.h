@@ -85,6 +85,26 @@ enum profile_affinity {
 #define PROFILE_MAX_VOLUMES 256
 #define PROFILE_MAX_NAME 64
 
+struct profile_sim {
+	uint64_t read_latency_ns;      /* default 2 ms */
+	uint64_t write_latency_ns;     /* default 3 ms */
+	uint64_t log_write_latency_ns; /* default 1 ms */
+	double jitter_pct;	       /* spread of latencies, default 20 (%) */
+	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
+	uint64_t drift_ns;	       /* latency added per second the device is open; 0 */
+	uint64_t drift_time_ns;	       /* ... for this long (then flat); 0 = forever */
+	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
+	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
+	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
+	uint64_t spike_every;	       /* every this many-th I/O is slow; 0 = none */
+	uint64_t spike_latency_ns;     /* added to it; default 0 */
+	uint64_t transfer_rate;	       /* bytes per second; 0 = size costs nothing; default 0 */
+	uint64_t stall_period_ns;      /* a stall starts every this long; 0 = none */
+	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
+	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
+	uint64_t seed;		       /* default 1 */
+};
+
 struct profile_volume {
 	char name[PROFILE_MAX_NAME]; /* from "[volume NAME]": [A-Za-z0-9_.-]+ */
 	char *path;		     /* required; directory holding the databases */
@@ -93,6 +113,36 @@ struct profile_volume {
 	unsigned line;		     /* line of the section header */
 	unsigned *key_lines;	     /* per key table entry: its line in the section, 0 = unset;
 				      * NULL for a profile not parsed from text */
+	/*
+	 * The volume's simulated devices (sim engine; docs/engines.md). How to
+	 * read them, e.g. to list the effective parameters per volume:
+	 *   sim       the data device: [sim] with every key [sim NAME] set over it.
+	 *   sim_log   the log device when sim_log_own, else unused (the logs
+	 *             are on the data device, sim): [sim] with the keys of the
+	 *             [sim-log] section over it. It inherits [sim], never
+	 *             [sim NAME]: a log disk is another disk. Volumes whose
+	 *             log_path is the same string share one log device, and one
+	 *             model: the [sim-log] section of any of them sets it (two
+	 *             that differ are a profile error), and each sharing volume
+	 *             holds a copy of it.
+	 *   sim_line, sim_key_lines: the line of [sim NAME] and, per key table
+	 *             entry (the "sim" ones), the line in it that set the key;
+	 *             0 / NULL when the volume has no [sim NAME] section. A key
+	 *             whose line is 0 has [sim]'s value (profile.key_lines says
+	 *             whether [sim] set it or it is the default).
+	 *   sim_log_line, sim_log_key_lines: the same for the [sim-log] section
+	 *             that set the log device, which is another sharing volume's
+	 *             when this one has none (sim_log_from names that volume).
+	 * seed is global ([sim] only): every device draws from one sequence.
+	 */
+	struct profile_sim sim;
+	struct profile_sim sim_log;
+	bool sim_log_own;		     /* log_path is set and differs from path */
+	unsigned sim_line;		     /* [sim NAME] header line; 0 = none */
+	unsigned *sim_key_lines;	     /* NULL without [sim NAME] */
+	unsigned sim_log_line;		     /* [sim-log ...] header line; 0 = none */
+	unsigned *sim_log_key_lines;	     /* NULL without one */
+	char sim_log_from[PROFILE_MAX_NAME]; /* volume whose [sim-log] set it; "" = none */
 };
 
 struct profile_thresholds {
@@ -114,22 +164,6 @@ struct profile_thresholds {
 	uint64_t sample_interval_ns;	  /* the sample of max_basis = sample; default 15 s */
 	double page_fault_stalls;	  /* most stalls per second; judged when ..._set */
 	bool page_fault_stalls_set;	  /* given in the profile */
-};
-
-struct profile_sim {
-	uint64_t read_latency_ns;      /* default 2 ms */
-	uint64_t write_latency_ns;     /* default 3 ms */
-	uint64_t log_write_latency_ns; /* default 1 ms */
-	double jitter_pct;	       /* spread of latencies, default 20 (%) */
-	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
-	uint64_t drift_ns;	       /* latency added per second the device is open; 0 */
-	uint64_t drift_time_ns;	       /* ... for this long (then flat); 0 = forever */
-	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
-	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
-	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
-	uint64_t spike_every;	       /* every this many-th I/O is slow; 0 = none */
-	uint64_t spike_latency_ns;     /* added to it; default 0 */
-	uint64_t seed;		       /* default 1 */
 };
 
 struct profile {

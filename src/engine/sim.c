@@ -1,18 +1,31 @@
 /*
- * sim.c - the simulated engine: one device model per volume on a virtual
- * clock. It moves no data and touches no files.
+ * sim.c - the simulated engine: one device model per simulated device (a
+ * volume's data device, and a log device per distinct log path apart from
+ * the data) on a virtual clock. It moves no data and touches no files.
  *
- * Device model (the [sim] section): each I/O class has a base latency spread
- * uniformly by +-jitter %. A device serves at most saturation_iops I/Os per
- * second: every I/O holds the device for 1/saturation_iops s, so when
- * requests arrive faster they queue and their latency grows by the wait (a
- * closed loop of N streams settles at N / saturation_iops s per I/O). A share
+ * Device model (the [sim] section, [sim NAME] and [sim-log NAME] over it:
+ * ctx->dev_sims): each I/O class has a base latency spread uniformly by
+ * +-jitter %. A device serves at most saturation_iops I/Os per second: every
+ * I/O holds the device for 1/saturation_iops s, so when requests arrive
+ * faster they queue and their latency grows by the wait (a closed loop of N
+ * streams settles at N / saturation_iops s per I/O). With transfer_rate an
+ * I/O of len bytes holds the device len / transfer_rate s more and its
+ * latency grows by as much:
+ *     start = max(queued, device free)        (= queued without a hold)
+ *     hold  = 1 / saturation_iops + len / transfer_rate   (each term 0 when off)
+ *     done  = start + latency x (1 +- jitter) + len / transfer_rate
+ *             [+ stall_latency when start is in a stall] [+ spike_latency]
+ * A stall is a window of stall_length every stall_period of virtual time
+ * from 0 (a write cache destaging): an I/O the device starts inside it takes
+ * stall_latency longer; it does not hold the device longer, so the stall
+ * shows as latency, and as fewer I/Os from closed-loop streams. A share
  * latency_drift adds that much latency per second of virtual time since the
  * device opened, for latency_drift_time (0: for ever). A share
  * error_rate of I/Os fails with EIO; a share drop_write_rate of page writes is
  * acknowledged but not kept; a share hang_rate never completes. Every
- * spike_every-th I/O queued takes spike_latency longer (no random draw, so a
- * run without spikes draws what it always did).
+ * spike_every-th I/O queued (counted over all devices) takes spike_latency
+ * longer when its device's model has spikes. Size, stalls and spikes draw no
+ * random number, so a run without them draws what it always did.
  *
  * Integrity: for files with a block size (database files) the engine keeps
  * each block's last written generation, read from the header the runner
@@ -38,6 +51,8 @@
 
 struct sim_device {
 	uint64_t free_at_ns;
+	uint64_t service_ns;	     /* device time per I/O; 0 = unlimited */
+	const struct profile_sim *m; /* NULL without a model (latency 0) */
 };
 
 struct sim_file {
@@ -53,7 +68,6 @@ struct sim_priv {
 	struct sim_device *devs;
 	struct sim_file *files;
 	unsigned nr_files;
-	uint64_t service_ns; /* device time per I/O; 0 = unlimited */
 };
 
 static void sim_cleanup(struct engine_ctx *ctx)
@@ -85,8 +99,13 @@ static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
 		goto out_nomem;
 	p->rng = ctx->sim ? ctx->sim->seed : 1;
 	p->rng ^= ctx->seed * 0x2545f4914f6cdd1dULL;
-	if (ctx->sim && ctx->sim->saturation_iops)
-		p->service_ns = NSEC_PER_SEC / ctx->sim->saturation_iops;
+	for (unsigned i = 0; i < (ctx->nr_devices ? ctx->nr_devices : 1); i++) {
+		struct sim_device *d = &p->devs[i];
+
+		d->m = ctx->dev_sims && i < ctx->nr_devices ? &ctx->dev_sims[i] : ctx->sim;
+		if (d->m && d->m->saturation_iops)
+			d->service_ns = NSEC_PER_SEC / d->m->saturation_iops;
+	}
 	if (ctx->clock)
 		ctx->clock->virtual_ns = 0;
 	return 0;
@@ -169,9 +188,9 @@ static struct engine_req *heap_pop(struct sim_priv *p)
 	return top;
 }
 
-static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned cls)
+static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, const struct profile_sim *s,
+			    unsigned cls)
 {
-	const struct profile_sim *s = ctx->sim;
 	uint64_t base;
 	double j;
 
@@ -204,7 +223,8 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, unsigned
 	return (uint64_t)((double)base * (1.0 + j));
 }
 
-static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_req *r)
+static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct profile_sim *s,
+		     struct engine_req *r)
 {
 	struct sim_file *f = &p->files[r->file];
 	const struct engine_file *ef = &ctx->files[r->file];
@@ -217,7 +237,7 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_r
 	if (blk >= f->nr_blocks)
 		return;
 	if (r->op == ENGINE_OP_WRITE) {
-		if (ctx->sim && rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->drop_write_rate_pct)
+		if (s && rng_splitmix_unit(&p->rng) * 100.0 < s->drop_write_rate_pct)
 			return; /* acknowledged, not kept */
 		memcpy(&h, r->buf, sizeof(h));
 		f->gens[blk] = (uint32_t)h.generation;
@@ -229,10 +249,27 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, struct engine_r
 			   f->gens[blk] ? f->gens[blk] : 1, 0, 0, false);
 }
 
+/* len / transfer_rate in ns; 0 without a rate. */
+static uint64_t sim_transfer_ns(const struct profile_sim *m, uint32_t len)
+{
+	if (!m || !m->transfer_rate)
+		return 0;
+	return (uint64_t)((double)len * 1e9 / (double)m->transfer_rate);
+}
+
+/* stall_latency when start falls in a stall window, else 0. */
+static uint64_t sim_stall_ns(const struct profile_sim *m, uint64_t start)
+{
+	if (!m || !m->stall_period_ns || !m->stall_latency_ns)
+		return 0;
+	return start % m->stall_period_ns < m->stall_length_ns ? m->stall_latency_ns : 0;
+}
+
 static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 {
 	struct sim_priv *p = ctx->priv;
-	uint64_t now = ctx->clock->virtual_ns, start = now;
+	uint64_t now = ctx->clock->virtual_ns, start = now, xfer;
+	const struct profile_sim *m;
 	struct sim_device *d;
 
 	if (p->nr == p->cap)
@@ -243,25 +280,25 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		return ENGINE_Q_COMPLETED;
 	}
 	d = &p->devs[ctx->files[r->file].device % (ctx->nr_devices ? ctx->nr_devices : 1)];
-	if (p->service_ns) {
+	m = d->m;
+	xfer = sim_transfer_ns(m, r->len);
+	if (d->service_ns || xfer) {
 		if (d->free_at_ns > start)
 			start = d->free_at_ns;
-		d->free_at_ns = start + p->service_ns;
+		d->free_at_ns = start + d->service_ns + xfer;
 	}
 	r->t_submit_ns = now;
-	r->t_done_ns = start + sim_latency(ctx, p, r->cls);
-	if (ctx->sim && ctx->sim->spike_every && (p->seq + 1) % ctx->sim->spike_every == 0)
-		r->t_done_ns += ctx->sim->spike_latency_ns; /* a single slow I/O */
-	if (ctx->sim && ctx->sim->error_rate_pct > 0 &&
-	    rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->error_rate_pct) {
+	r->t_done_ns = start + sim_latency(ctx, p, m, r->cls) + xfer + sim_stall_ns(m, start);
+	if (m && m->spike_every && (p->seq + 1) % m->spike_every == 0)
+		r->t_done_ns += m->spike_latency_ns; /* a single slow I/O */
+	if (m && m->error_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->error_rate_pct) {
 		r->result = -EIO;
 	} else {
 		r->result = r->len;
-		sim_data(ctx, p, r);
+		sim_data(ctx, p, m, r);
 	}
 	r->engine_seq = p->seq++;
-	if (ctx->sim && ctx->sim->hang_rate_pct > 0 &&
-	    rng_splitmix_unit(&p->rng) * 100.0 < ctx->sim->hang_rate_pct)
+	if (m && m->hang_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->hang_rate_pct)
 		return ENGINE_Q_QUEUED; /* hung: it never completes */
 	heap_push(p, r);
 	return ENGINE_Q_QUEUED;

@@ -392,10 +392,30 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(sim.spike_latency_ns),
 	  .min = 0, .max = 3600 * SEC, .def = "0s",
 	  .help = "Latency added to each spike_every-th simulated I/O." },
+	{ .section = "sim", .name = "transfer_rate", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.transfer_rate),
+	  .min = 0, .max = UINT64_MAX, .def = "0",
+	  .help = "Bytes per second the simulated device moves: an I/O of len bytes holds the "
+		  "device, and takes, len / transfer_rate longer (a 1 MiB read costs 32 times "
+		  "a 32 KiB page's transfer); 0 = size costs nothing." },
+	{ .section = "sim", .name = "stall_period", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.stall_period_ns),
+	  .min = 0, .max = 3600 * SEC, .def = "0s",
+	  .help = "A stall (a write cache destaging) starts every this long of virtual time; "
+		  "0s = none. Give stall_period, stall_length and stall_latency together." },
+	{ .section = "sim", .name = "stall_length", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.stall_length_ns),
+	  .min = 0, .max = 3600 * SEC, .def = "0s",
+	  .help = "How long each stall lasts; shorter than stall_period." },
+	{ .section = "sim", .name = "stall_latency", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.stall_latency_ns),
+	  .min = 0, .max = 60 * SEC, .def = "0s",
+	  .help = "Latency added to every I/O the simulated device starts during a stall." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",
-	  .help = "Seed of the simulated device's random numbers." },
+	  .help = "Seed of the simulated devices' random numbers; [sim] only (every device "
+		  "draws from one sequence)." },
 
 	/* [volume NAME] */
 	{ .section = "volume", .name = "path", .type = PROFILE_KEY_STRING,
@@ -776,6 +796,14 @@ int profile_key_check(const struct profile_key *k, struct strbuf *err)
 	if (!known || !k->name || !*k->name || !k->help || !*k->help) {
 		strbuf_addf(err, "[%s] %s: unknown section, or no name or help", k->section,
 			    k->name ? k->name : "(null)");
+		return -EINVAL;
+	}
+	/* [sim NAME] and [sim-log NAME] set these keys in a struct profile_sim
+	 * of their own: every [sim] key is a field of profile.sim */
+	if (!strcmp(k->section, "sim") &&
+	    (k->offset < offsetof(struct profile, sim) ||
+	     k->offset + k->size > offsetof(struct profile, sim) + sizeof(struct profile_sim))) {
+		strbuf_addf(err, "[sim] %s: not a field of struct profile_sim", k->name);
 		return -EINVAL;
 	}
 	if (!type_store_ok(k->type, k->store) || k->offset + k->size > limit ||

@@ -24,56 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_internal.h"
+#include "parse_internal.h"
 
 #define MAX_ERRORS 100 /* more than this is noise: the file is not a profile */
-
-enum sec_kind {
-	SEC_NONE,   /* before the first header */
-	SEC_IGNORE, /* after a bad header: its keys are not checked */
-	SEC_GLOBAL, /* [test], [sizing], ...: one instance, keys merge */
-	SEC_VOLUME, /* [volume NAME] */
-};
-
-enum key_state { KEY_UNSET, KEY_OK, KEY_BAD };
-
-struct key_marks {
-	unsigned *line;	      /* per table entry: line where set, 0 = unset */
-	unsigned char *state; /* enum key_state */
-};
-
-struct vol_state {
-	struct key_marks marks;
-	char *label; /* "[volume NAME]" as written */
-};
-
-struct perr {
-	unsigned line;
-	size_t seq;
-	char *msg;
-};
-
-struct parse_ctx {
-	struct profile *p;
-	const char *origin;
-	const char *text;
-	size_t len, pos;
-	unsigned lineno;
-	const struct profile_key *keys;
-	size_t nr_keys;
-
-	enum sec_kind kind;
-	const char *section;	/* table name of the current section */
-	struct strbuf label;	/* current section as shown in messages */
-	size_t vol;		/* current volume index (SEC_VOLUME) */
-	struct key_marks marks; /* the global sections' keys */
-	struct vol_state *vols; /* parallel to p->volumes */
-
-	struct perr *errs;
-	size_t nr_errs, alloc_errs;
-	bool oom;
-	struct strbuf why; /* scratch for reasons */
-};
 
 static void perr_vadd(struct parse_ctx *c, unsigned line, const char *label, const char *key,
 		      const char *fmt, va_list ap) DP_PRINTF(5, 0);
@@ -117,6 +70,16 @@ static void perr_add(struct parse_ctx *c, unsigned line, const char *label, cons
 	va_end(ap);
 }
 
+void profile_parse_error(struct parse_ctx *c, unsigned line, const char *label, const char *key,
+			 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	perr_vadd(c, line, label, key, fmt, ap);
+	va_end(ap);
+}
+
 static int perr_cmp(const void *a, const void *b)
 {
 	const struct perr *x = a, *y = b;
@@ -126,14 +89,14 @@ static int perr_cmp(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static int marks_init(struct key_marks *m, size_t n)
+int profile_parse_marks_init(struct key_marks *m, size_t n)
 {
 	m->line = calloc(n, sizeof(*m->line));
 	m->state = calloc(n, sizeof(*m->state));
 	return m->line && m->state ? 0 : -ENOMEM;
 }
 
-static void marks_release(struct key_marks *m)
+void profile_parse_marks_release(struct key_marks *m)
 {
 	free(m->line);
 	free(m->state);
@@ -303,16 +266,33 @@ static void handle_key(struct parse_ctx *c, const char *name, const char *value)
 		return;
 	}
 	idx = (size_t)(k - c->keys);
-	m = c->kind == SEC_VOLUME ? &c->vols[c->vol].marks : &c->marks;
+	m = c->kind == SEC_VOLUME ? &c->vols[c->vol].marks
+	    : c->kind == SEC_SIM  ? &c->sims[c->cur_sim].marks
+				  : &c->marks;
 	if (m->line[idx]) {
 		perr_add(c, c->lineno, c->label.buf, name, "duplicate key; first set on line %u",
 			 m->line[idx]);
 		return;
 	}
 	m->line[idx] = c->lineno;
-	base = c->kind == SEC_VOLUME ? (void *)&c->p->volumes[c->vol] : (void *)c->p;
+	if (c->kind == SEC_SIM && !strcmp(name, "seed")) {
+		m->state[idx] = KEY_BAD;
+		perr_add(c, c->lineno, c->label.buf, name,
+			 "is set in [sim] only: every simulated device draws from one seed");
+		return;
+	}
 	strbuf_reset(&c->why);
-	ret = profile_key_set(k, base, value, &c->why);
+	if (c->kind == SEC_SIM) {
+		/* the same entry, moved to a struct profile_sim of the section's
+		 * own (profile_key_check holds [sim] keys to profile.sim) */
+		struct profile_key kk = *k;
+
+		kk.offset -= offsetof(struct profile, sim);
+		ret = profile_key_set(&kk, &c->sims[c->cur_sim].val, value, &c->why);
+	} else {
+		base = c->kind == SEC_VOLUME ? (void *)&c->p->volumes[c->vol] : (void *)c->p;
+		ret = profile_key_set(k, base, value, &c->why);
+	}
 	m->state[idx] = ret ? KEY_BAD : KEY_OK;
 	if (ret == -ENOMEM)
 		c->oom = true;
@@ -411,7 +391,7 @@ static void begin_volume(struct parse_ctx *c, const char *name)
 	strncpy(nv->name, name, sizeof(nv->name) - 1);
 	nv->line = c->lineno;
 	ns->label = strdup(c->label.buf);
-	if (!ns->label || marks_init(&ns->marks, c->nr_keys))
+	if (!ns->label || profile_parse_marks_init(&ns->marks, c->nr_keys))
 		goto out_oom;
 	for (i = 0; i < c->nr_keys; i++)
 		if (!strcmp(c->keys[i].section, "volume") && c->keys[i].def &&
@@ -468,6 +448,10 @@ static void section_line(struct parse_ctx *c, const char *s, size_t n)
 		c->oom = true;
 		goto out;
 	}
+	if (!strcmp(kind, "sim-log") || (!strcmp(kind, "sim") && *arg)) {
+		profile_sim_section_begin(c, kind, arg, kind[3] == '-');
+		goto out;
+	}
 	names = profile_sections(&nr_names);
 	for (i = 0; i < nr_names; i++)
 		if (!strcmp(kind, names[i]))
@@ -483,7 +467,8 @@ static void section_line(struct parse_ctx *c, const char *s, size_t n)
 		else
 			perr_add(c, c->lineno, c->label.buf, NULL,
 				 "unknown section; the sections are [test], [sizing], [workload], "
-				 "[thresholds], [engine], [sim] and [volume NAME]");
+				 "[thresholds], [engine], [sim], [sim NAME], [sim-log NAME] and "
+				 "[volume NAME]");
 		goto out;
 	}
 	if (!strcmp(kind, "volume")) {
@@ -492,7 +477,9 @@ static void section_line(struct parse_ctx *c, const char *s, size_t n)
 	}
 	if (*arg) {
 		perr_add(c, c->lineno, c->label.buf, NULL,
-			 "[%s] takes no name; only [volume NAME] does", kind);
+			 "[%s] takes no name; only [volume NAME], [sim NAME] and "
+			 "[sim-log NAME] do",
+			 kind);
 		goto out;
 	}
 	c->kind = SEC_GLOBAL;
@@ -570,7 +557,7 @@ static void apply_defaults(struct parse_ctx *c)
 			c->oom = true; /* defaults are valid: a unit test checks them */
 }
 
-static size_t key_index(struct parse_ctx *c, const char *section, const char *name)
+size_t profile_parse_key_index(struct parse_ctx *c, const char *section, const char *name)
 {
 	return (size_t)(profile_key_find(section, name) - c->keys);
 }
@@ -594,14 +581,14 @@ static const char *profile_name_from_origin(const char *origin, size_t *len)
 /* Given in the file with a valid value. */
 static bool key_given(struct parse_ctx *c, const char *section, const char *name)
 {
-	size_t i = key_index(c, section, name);
+	size_t i = profile_parse_key_index(c, section, name);
 
 	return c->marks.line[i] != 0 && c->marks.state[i] == KEY_OK;
 }
 
 static unsigned key_line(struct parse_ctx *c, const char *section, const char *name)
 {
-	return c->marks.line[key_index(c, section, name)];
+	return c->marks.line[profile_parse_key_index(c, section, name)];
 }
 
 /* A size key that must hold whole pages. */
@@ -657,7 +644,7 @@ static void finish_workload(struct parse_ctx *c)
 				 mix);
 	}
 	if (p->arrival == PROFILE_ARRIVAL_RATE && !(p->rate > 0) &&
-	    c->marks.state[key_index(c, "workload", "rate")] != KEY_BAD)
+	    c->marks.state[profile_parse_key_index(c, "workload", "rate")] != KEY_BAD)
 		perr_add(c, key_line(c, "workload", "arrival"), "[workload]", "arrival",
 			 "rate needs a rate (transactions per second) greater than 0");
 	if (p->arrival != PROFILE_ARRIVAL_RATE && key_given(c, "workload", "rate"))
@@ -726,7 +713,7 @@ static void finish_sizing(struct parse_ctx *c)
 	uint64_t total, per;
 	double iops;
 
-	if (c->marks.state[key_index(c, "sizing", "mailboxes")] == KEY_BAD)
+	if (c->marks.state[profile_parse_key_index(c, "sizing", "mailboxes")] == KEY_BAD)
 		return; /* reported; what follows would only repeat it */
 	if (capacity && key_given(c, "sizing", "database_size"))
 		sizing_conflict(c, "database_size", "capacity",
@@ -750,7 +737,8 @@ static void finish_sizing(struct parse_ctx *c)
 		p->target_iops = (uint64_t)iops;
 		if (iops - (double)p->target_iops > 1e-6)
 			p->target_iops++;
-	} else if (c->marks.state[key_index(c, "sizing", "iops_per_mailbox")] != KEY_BAD) {
+	} else if (c->marks.state[profile_parse_key_index(c, "sizing", "iops_per_mailbox")] !=
+		   KEY_BAD) {
 		perr_add(c, mline, "[sizing]", "mailboxes",
 			 "needs iops_per_mailbox greater than 0 (the transactional IOPS one "
 			 "mailbox needs, e.g. 0.06)");
@@ -759,7 +747,7 @@ static void finish_sizing(struct parse_ctx *c)
 	if (capacity || !ndb)
 		return;
 	if (!p->mailbox_size) {
-		if (c->marks.state[key_index(c, "sizing", "mailbox_size")] != KEY_BAD)
+		if (c->marks.state[profile_parse_key_index(c, "sizing", "mailbox_size")] != KEY_BAD)
 			perr_add(c, mline, "[sizing]", "mailboxes",
 				 "needs mailbox_size (e.g. 2GiB) to size the databases, or "
 				 "capacity to size them from the free space");
@@ -804,7 +792,8 @@ static void finish_rules(struct parse_ctx *c)
 		bool skip = false;
 
 		for (k = 0; k < PROFILE_RULE_KEYS && r->keys[k].section; k++) {
-			size_t idx = key_index(c, r->keys[k].section, r->keys[k].name);
+			size_t idx =
+				profile_parse_key_index(c, r->keys[k].section, r->keys[k].name);
 
 			if (c->marks.state[idx] == KEY_BAD || line_has_error(c, c->marks.line[idx]))
 				skip = true;
@@ -828,7 +817,8 @@ static void finish_rules(struct parse_ctx *c)
 static void finish_paths(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
-	size_t path = key_index(c, "volume", "path"), log = key_index(c, "volume", "log_path");
+	size_t path = profile_parse_key_index(c, "volume", "path"),
+	       log = profile_parse_key_index(c, "volume", "log_path");
 	unsigned last = 0;
 
 	for (size_t i = 0; i < p->nr_volumes; i++) {
@@ -852,11 +842,12 @@ static void finish(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
 	struct profile_thresholds *t = &p->thresholds;
-	size_t dur = key_index(c, "test", "duration"), warm = key_index(c, "test", "warmup");
-	size_t dbs = key_index(c, "sizing", "database_size"),
-	       pg = key_index(c, "workload", "page_size");
-	size_t rmax = key_index(c, "thresholds", "db_read_max");
-	size_t lmax = key_index(c, "thresholds", "log_write_max");
+	size_t dur = profile_parse_key_index(c, "test", "duration"),
+	       warm = profile_parse_key_index(c, "test", "warmup");
+	size_t dbs = profile_parse_key_index(c, "sizing", "database_size"),
+	       pg = profile_parse_key_index(c, "workload", "page_size");
+	size_t rmax = profile_parse_key_index(c, "thresholds", "db_read_max");
+	size_t lmax = profile_parse_key_index(c, "thresholds", "log_write_max");
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
 	const char *base;
 	size_t i, n;
@@ -919,6 +910,7 @@ static void finish(struct parse_ctx *c)
 	finish_sizing(c);
 	finish_rules(c);
 	finish_paths(c);
+	profile_sim_sections_finish(c);
 
 	if (!p->name) {
 		base = profile_name_from_origin(c->origin, &n);
@@ -950,12 +942,13 @@ static void ctx_release(struct parse_ctx *c)
 	free(c->errs);
 	if (c->vols) {
 		for (i = 0; i < c->p->nr_volumes; i++) {
-			marks_release(&c->vols[i].marks);
+			profile_parse_marks_release(&c->vols[i].marks);
 			free(c->vols[i].label);
 		}
 		free(c->vols);
 	}
-	marks_release(&c->marks);
+	profile_sim_sections_release(c);
+	profile_parse_marks_release(&c->marks);
 	strbuf_release(&c->label);
 	strbuf_release(&c->why);
 }
@@ -976,7 +969,7 @@ int profile_parse(struct profile *p, const char *origin, const char *text, size_
 	strbuf_init(&c.label);
 	strbuf_init(&c.why);
 	c.keys = profile_keys(&c.nr_keys);
-	if (marks_init(&c.marks, c.nr_keys)) {
+	if (profile_parse_marks_init(&c.marks, c.nr_keys)) {
 		ret = -ENOMEM;
 		goto out;
 	}

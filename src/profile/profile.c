@@ -432,6 +432,8 @@ void profile_release(struct profile *p)
 		free(p->volumes[i].path);
 		free(p->volumes[i].log_path);
 		free(p->volumes[i].key_lines);
+		free(p->volumes[i].sim_key_lines);
+		free(p->volumes[i].sim_log_key_lines);
 	}
 	free(p->key_lines);
 	free(p->volumes);

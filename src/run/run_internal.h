@@ -184,6 +184,7 @@ struct worker {
 	bool ctx_init, ctx_open;
 	int *fds;
 	struct engine_file *files;
+	struct profile_sim *sim_devs; /* ctx.nr_devices models (sim engine), owned */
 	struct iovec *iov;
 	/* verify after re-issue: spare page buffers (registered after the
 	 * slots' own) and the reads waiting for their check */

@@ -66,6 +66,7 @@ void worker_release(struct worker *w)
 	free(w->reaped);
 	free(w->fds);
 	free(w->files);
+	free(w->sim_devs);
 	free(w->iov);
 }
 
@@ -143,6 +144,73 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 	}
 	free(gens);
 	strbuf_release(&err);
+}
+
+/*
+ * The simulated device of volume v's logs: its data device (index v) when
+ * its log_path is unset or its path, else one device per distinct log_path
+ * after the nr_vols data devices, numbered in the order the paths first
+ * appear. Volumes whose logs share a path share the device, so that their
+ * log writes queue behind each other as on one log disk.
+ */
+static bool log_apart(const struct plan_volume *pv)
+{
+	return pv->log_path && strcmp(pv->log_path, pv->path);
+}
+
+static uint32_t log_device(const struct run *r, unsigned v)
+{
+	const struct plan_volume *pv = r->plan.vols;
+	uint32_t n = (uint32_t)r->plan.nr_vols;
+	unsigned f = v, u, t;
+
+	if (!log_apart(&pv[v]))
+		return v;
+	for (u = 0; u < v; u++)
+		if (log_apart(&pv[u]) && !strcmp(pv[u].log_path, pv[v].log_path)) {
+			f = u; /* the first volume on this log path */
+			break;
+		}
+	for (u = 0; u < f; u++) {
+		if (!log_apart(&pv[u]))
+			continue;
+		for (t = 0; t < u; t++)
+			if (log_apart(&pv[t]) && !strcmp(pv[t].log_path, pv[u].log_path))
+				break;
+		n += t == u; /* u's path is new: a device before f's */
+	}
+	return n;
+}
+
+/*
+ * Worker w's simulated devices and their models (profile.h, struct
+ * profile_volume): volume v's data device is v, with the volume's model;
+ * a log device takes the log model of the first volume on it (the profile
+ * made every sharing volume's the same). The plan's paths are the ones the
+ * run uses (after --data-dir).
+ */
+static int sim_devices(struct run *r, struct worker *w)
+{
+	const struct profile *p = r->prof;
+	unsigned nv = (unsigned)r->plan.nr_vols, n = nv;
+
+	for (unsigned v = 0; v < nv; v++)
+		if (log_device(r, v) >= n)
+			n = log_device(r, v) + 1;
+	w->sim_devs = calloc(n, sizeof(*w->sim_devs));
+	if (!w->sim_devs)
+		return -ENOMEM;
+	for (unsigned v = nv; v-- > 0;) {
+		/* backwards, so that the first volume of a log device sets it */
+		const struct profile_volume *pv = v < p->nr_volumes ? &p->volumes[v] : NULL;
+
+		w->sim_devs[v] = pv ? pv->sim : p->sim;
+		if (log_device(r, v) != v)
+			w->sim_devs[log_device(r, v)] = pv ? pv->sim_log : p->sim;
+	}
+	w->ctx.nr_devices = n;
+	w->ctx.dev_sims = w->sim_devs;
+	return 0;
 }
 
 /* One database of a worker: its pages and their expected generations (the
@@ -225,7 +293,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			goto out_nomem;
 		w->files[2 * i] =
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
-		w->files[2 * i + 1] = (struct engine_file){pdb->log_size, pdb->volume, 0, pdb->id};
+		w->files[2 * i + 1] =
+			(struct engine_file){pdb->log_size, log_device(r, pdb->volume), 0, pdb->id};
 	}
 	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
 	if (!w->stream_prev ||
@@ -278,6 +347,11 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->ctx.files = w->files;
 	w->ctx.nr_files = 2 * ndb;
 	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
+	if (r->ops == &engine_sim) {
+		ret = sim_devices(r, w);
+		if (ret)
+			goto out_nomem;
+	}
 	w->ctx.bufs = w->iov;
 	w->ctx.nr_bufs = w->nslots + w->nspare;
 	w->ctx.clock = &r->clock;

@@ -175,6 +175,176 @@ static void test_sim_saturation(void **state)
 	sim_stop(b);
 }
 
+/* Two devices (data 0, log 1) of their own models, two files without
+ * generation tracking (any size reads), for the size, stall and device
+ * tests. */
+struct simbox2 {
+	struct profile_sim dev[2];
+	struct engine_clock clock;
+	struct engine_file file[2];
+	struct engine_ctx ctx;
+	struct engine_req req[64];
+	struct engine_req *out[64];
+};
+
+static struct simbox2 *sim2_setup(void)
+{
+	struct simbox2 *b = calloc(1, sizeof(*b));
+
+	for (unsigned i = 0; i < 2; i++)
+		b->dev[i] = (struct profile_sim){.read_latency_ns = 2000000,
+						 .write_latency_ns = 3000000,
+						 .log_write_latency_ns = 1000000,
+						 .seed = 1};
+	engine_clock_init_virtual(&b->clock);
+	b->file[0] = (struct engine_file){.size = 1ULL << 30, .device = 0};
+	b->file[1] = (struct engine_file){.size = 1ULL << 30, .device = 1};
+	b->ctx = (struct engine_ctx){.depth = 64,
+				     .files = b->file,
+				     .nr_files = 2,
+				     .nr_devices = 2,
+				     .clock = &b->clock,
+				     .sim = &b->dev[0],
+				     .dev_sims = b->dev};
+	return b;
+}
+
+static struct engine_req *prep2(struct simbox2 *b, unsigned i, int op, unsigned cls, unsigned file,
+				uint32_t len)
+{
+	struct engine_req *r = &b->req[i];
+
+	memset(r, 0, sizeof(*r));
+	r->op = (uint8_t)op;
+	r->cls = (uint8_t)cls;
+	r->file = file;
+	r->offset = (uint64_t)i << 20;
+	r->len = len;
+	r->buf_index = -1;
+	return r;
+}
+
+/* queues r now, reaps it, returns its latency */
+static uint64_t sim2_one(struct simbox2 *b, struct engine_req *r)
+{
+	uint64_t t0 = b->clock.virtual_ns;
+
+	assert_int_equal(engine_sim.queue(&b->ctx, r), ENGINE_Q_QUEUED);
+	assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	return b->out[0]->t_done_ns - t0;
+}
+
+static void sim2_start(struct simbox2 *b)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	assert_int_equal(engine_sim.init(&b->ctx, &err), 0);
+	assert_int_equal(engine_sim.open(&b->ctx, &err), 0);
+	strbuf_release(&err);
+}
+
+static void sim2_stop(struct simbox2 *b)
+{
+	engine_sim.close(&b->ctx);
+	engine_sim.cleanup(&b->ctx);
+	free(b);
+}
+
+/* transfer_rate: an I/O of len bytes holds the device len / rate longer and
+ * takes as much longer; at saturation a 1 MiB read costs more than a 32 KiB
+ * page, and the I/O queued behind it waits for its transfer too */
+static void test_sim_transfer_rate(void **state)
+{
+	struct simbox2 *b = sim2_setup();
+	uint64_t small, big;
+
+	b->dev[0].saturation_iops = 290;
+	b->dev[0].transfer_rate = 100000000; /* 100 MB/s */
+	sim2_start(b);
+	small = sim2_one(b, prep2(b, 0, ENGINE_OP_READ, IO_DB_READ, 0, 32768));
+	assert_int_equal(small, 2000000 + 327680); /* 2 ms + 32768 B / 100 MB/s */
+	b->clock.virtual_ns += NSEC_PER_SEC;	   /* the device is idle again */
+	big = sim2_one(b, prep2(b, 1, ENGINE_OP_READ, IO_LOG_READ, 0, 1048576));
+	assert_int_equal(big, 2000000 + 10485760);
+	b->clock.virtual_ns += NSEC_PER_SEC;
+	/* at saturation: a 32 KiB read queued behind a 1 MiB one waits its
+	 * 1/290 s of service plus 10.49 ms of transfer; behind a 32 KiB one,
+	 * the service plus 0.33 ms */
+	for (unsigned i = 2; i < 4; i++)
+		engine_sim.queue(&b->ctx,
+				 prep2(b, i, ENGINE_OP_READ, i == 2 ? IO_LOG_READ : IO_DB_READ, 0,
+				       i == 2 ? 1048576 : 32768));
+	assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	big = b->req[3].t_done_ns - b->req[3].t_submit_ns;
+	b->clock.virtual_ns += NSEC_PER_SEC;
+	for (unsigned i = 4; i < 6; i++)
+		engine_sim.queue(&b->ctx, prep2(b, i, ENGINE_OP_READ, IO_DB_READ, 0, 32768));
+	assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	small = b->req[5].t_done_ns - b->req[5].t_submit_ns;
+	assert_int_equal(big, NSEC_PER_SEC / 290 + 10485760 + 2000000 + 327680);
+	assert_int_equal(small, NSEC_PER_SEC / 290 + 327680 + 2000000 + 327680);
+	sim2_stop(b);
+}
+
+/* a stall adds stall_latency to the I/Os started inside its window only */
+static void test_sim_stall(void **state)
+{
+	struct simbox2 *b = sim2_setup();
+
+	b->dev[0].stall_period_ns = 10 * NSEC_PER_SEC;
+	b->dev[0].stall_length_ns = 2 * NSEC_PER_SEC;
+	b->dev[0].stall_latency_ns = 5000000;
+	sim2_start(b);
+	for (unsigned s = 0; s < 30; s++) {
+		bool in = s % 10 < 2;
+		uint64_t lat;
+
+		b->clock.virtual_ns = (uint64_t)s * NSEC_PER_SEC + 500000000;
+		lat = sim2_one(b, prep2(b, 0, ENGINE_OP_READ, IO_DB_READ, 0, 4096));
+		assert_int_equal(lat, in ? 7000000 : 2000000);
+		/* the other device has no stall */
+		b->clock.virtual_ns = (uint64_t)s * NSEC_PER_SEC + 500000000;
+		lat = sim2_one(b, prep2(b, 1, ENGINE_OP_WRITE, IO_LOG_WRITE, 1, 4096));
+		assert_int_equal(lat, 1000000);
+	}
+	sim2_stop(b);
+}
+
+/* a log device of its own: log writes on a fast device no longer queue
+ * behind the data device's reads */
+static void test_sim_log_device(void **state)
+{
+	struct simbox2 *b = sim2_setup();
+	uint64_t lat;
+
+	b->dev[0].saturation_iops = 100; /* 10 ms per I/O */
+	b->dev[1].saturation_iops = 5000;
+	sim2_start(b);
+	for (unsigned i = 0; i < 10; i++)
+		engine_sim.queue(&b->ctx, prep2(b, i, ENGINE_OP_READ, IO_DB_READ, 0, 32768));
+	lat = sim2_one(b, prep2(b, 10, ENGINE_OP_WRITE, IO_LOG_WRITE, 1, 4096));
+	assert_int_equal(lat, 1000000); /* not 100 ms behind the reads */
+	sim2_stop(b);
+
+	/* the same log file on the data device waits for the ten reads */
+	b = sim2_setup();
+	b->dev[0].saturation_iops = 100;
+	b->file[1].device = 0;
+	sim2_start(b);
+	for (unsigned i = 0; i < 10; i++)
+		engine_sim.queue(&b->ctx, prep2(b, i, ENGINE_OP_READ, IO_DB_READ, 0, 32768));
+	assert_int_equal(
+		engine_sim.queue(&b->ctx, prep2(b, 10, ENGINE_OP_WRITE, IO_LOG_WRITE, 1, 4096)),
+		ENGINE_Q_QUEUED);
+	for (unsigned i = 0; i < 11; i++)
+		assert_int_equal(engine_sim.reap(&b->ctx, b->out, 1, 60 * NSEC_PER_SEC), 1);
+	assert_ptr_equal(b->out[0], &b->req[10]);
+	assert_int_equal(b->out[0]->t_done_ns, 100000000 + 1000000);
+	sim2_stop(b);
+}
+
 static void test_sim_errors_and_drops(void **state)
 {
 	struct simbox *b = sim_setup(8);
@@ -660,6 +830,9 @@ int main(void)
 		cmocka_unit_test(test_registry),
 		cmocka_unit_test(test_sim_latency_and_clock),
 		cmocka_unit_test(test_sim_saturation),
+		cmocka_unit_test(test_sim_transfer_rate),
+		cmocka_unit_test(test_sim_stall),
+		cmocka_unit_test(test_sim_log_device),
 		cmocka_unit_test(test_sim_errors_and_drops),
 		cmocka_unit_test(test_uring_real_file),
 		REAL_ENGINE_TEST(test_real_conformance, engine_io_uring),

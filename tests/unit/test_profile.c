@@ -243,13 +243,137 @@ static void test_unknown_section(void **state)
 		      "t.ini:3: [volumes v2]: unknown section; did you mean [volume v2]?");
 	expect_errors(VOL "\n[frobnicate]\n",
 		      "t.ini:4: [frobnicate]: unknown section; the sections are [test], [sizing], "
-		      "[workload], [thresholds], [engine], [sim] and [volume NAME]");
+		      "[workload], [thresholds], [engine], [sim], [sim NAME], [sim-log NAME] "
+		      "and [volume NAME]");
 	expect_errors(VOL "[test extra]\n",
-		      "t.ini:3: [test extra]: [test] takes no name; only [volume NAME] does");
+		      "t.ini:3: [test extra]: [test] takes no name; only [volume NAME], [sim NAME] "
+		      "and [sim-log NAME] do");
 	expect_errors(VOL "[test\n",
 		      "t.ini:3: expected ']' at the end of the section header \"[test\"");
 	expect_errors(VOL "[]\n", "t.ini:3: empty section name \"[]\"");
 	expect_errors(VOL "[test] x\n", "t.ini:3: [test]: unexpected text after ']': \"x\"");
+}
+
+/* [sim NAME] and [sim-log NAME]: what each device's model inherits, and
+ * where the key lines are kept (profile.h) */
+static void test_sim_sections(void **state)
+{
+	struct profile p;
+	size_t n, rl, lw, ji;
+	const struct profile_key *keys = profile_keys(&n);
+
+	rl = (size_t)(profile_key_find("sim", "read_latency") - keys);
+	lw = (size_t)(profile_key_find("sim", "log_write_latency") - keys);
+	ji = (size_t)(profile_key_find("sim", "jitter") - keys);
+	/* the named sections before the volumes and before [sim] */
+	expect_ok(&p, "[sim-log a]\n"		    /* 1 */
+		      "log_write_latency = 400us\n" /* 2 */
+		      "[sim a]\n"		    /* 3 */
+		      "read_latency = 9ms\n"	    /* 4 */
+		      "[sim]\n"			    /* 5 */
+		      "read_latency = 5ms\n"	    /* 6 */
+		      "jitter = 10\n"		    /* 7 */
+		      "stall_period = 10s\n"	    /* 8 */
+		      "stall_length = 1s\n"	    /* 9 */
+		      "stall_latency = 2ms\n"	    /* 10 */
+		      "transfer_rate = 150MB\n"	    /* 11 */
+		      "[volume a]\npath = /a\nlog_path = /l\n"
+		      "[volume b]\npath = /b\nlog_path = /l\n"
+		      "[volume c]\npath = /c\n");
+	assert_int_equal(p.sim.transfer_rate, 150000000);
+	assert_int_equal(p.sim.stall_period_ns, 10 * SEC);
+	/* a: [sim a] over [sim]; its log device [sim-log a] over [sim], not [sim a] */
+	assert_int_equal(p.volumes[0].sim.read_latency_ns, 9 * MS);
+	assert_true(p.volumes[0].sim.jitter_pct == 10.0);
+	assert_int_equal(p.volumes[0].sim.log_write_latency_ns, 1 * MS);
+	assert_int_equal(p.volumes[0].sim.stall_latency_ns, 2 * MS);
+	assert_true(p.volumes[0].sim_log_own);
+	assert_int_equal(p.volumes[0].sim_log.read_latency_ns, 5 * MS);
+	assert_int_equal(p.volumes[0].sim_log.log_write_latency_ns, 400 * NSEC_PER_USEC);
+	assert_int_equal(p.volumes[0].sim_log.transfer_rate, 150000000);
+	assert_int_equal(p.volumes[0].sim_line, 3);
+	assert_int_equal(p.volumes[0].sim_key_lines[rl], 4);
+	assert_int_equal(p.volumes[0].sim_key_lines[ji], 0);
+	assert_int_equal(p.volumes[0].sim_log_line, 1);
+	assert_int_equal(p.volumes[0].sim_log_key_lines[lw], 2);
+	assert_string_equal(p.volumes[0].sim_log_from, "a");
+	/* b shares a's log path, so its log device is [sim-log a]'s */
+	assert_int_equal(p.volumes[1].sim.read_latency_ns, 5 * MS);
+	assert_null(p.volumes[1].sim_key_lines);
+	assert_int_equal(p.volumes[1].sim_line, 0);
+	assert_int_equal(p.volumes[1].sim_log.log_write_latency_ns, 400 * NSEC_PER_USEC);
+	assert_int_equal(p.volumes[1].sim_log_line, 1);
+	assert_int_equal(p.volumes[1].sim_log_key_lines[lw], 2);
+	assert_string_equal(p.volumes[1].sim_log_from, "a");
+	/* c keeps its logs on its data device */
+	assert_false(p.volumes[2].sim_log_own);
+	assert_int_equal(p.volumes[2].sim_log_line, 0);
+	assert_null(p.volumes[2].sim_log_key_lines);
+	assert_string_equal(p.volumes[2].sim_log_from, "");
+	profile_release(&p);
+
+	/* two sharing volumes with the same [sim-log] keys agree */
+	expect_ok(&p, "[volume a]\npath = /a\nlog_path = /l\n"
+		      "[volume b]\npath = /b\nlog_path = /l\n"
+		      "[sim-log a]\nlog_write_latency = 2ms\n"
+		      "[sim-log b]\nlog_write_latency = 2ms\n");
+	assert_int_equal(p.volumes[1].sim_log.log_write_latency_ns, 2 * MS);
+	assert_string_equal(p.volumes[1].sim_log_from, "b");
+	profile_release(&p);
+	/* a named section switches [sim]'s stall off with all three at 0 */
+	expect_ok(&p, "[sim]\nstall_period = 10s\nstall_length = 1s\nstall_latency = 2ms\n"
+		      "[sim v1]\nstall_period = 0s\nstall_length = 0s\nstall_latency = 0s\n" VOL);
+	assert_int_equal(p.volumes[0].sim.stall_period_ns, 0);
+	profile_release(&p);
+}
+
+static void test_sim_section_errors(void **state)
+{
+	expect_errors(VOL "[sim v2]\njitter = 1\n",
+		      "t.ini:3: [sim v2]: no [volume v2] in this profile (the volumes are v1)");
+	expect_errors("[sim-log v3]\n" VOL,
+		      "t.ini:1: [sim-log v3]: no [volume v3] in this profile (the volumes are v1)");
+	expect_errors(VOL "[sim v1]\njitter = 1\n[sim v1]\njitter = 2\n",
+		      "t.ini:5: [sim v1]: duplicate section; first defined on line 3");
+	expect_errors(VOL "[sim v1]\nseed = 4\n",
+		      "t.ini:4: [sim v1] seed: is set in [sim] only: every simulated device "
+		      "draws from one seed");
+	expect_errors(VOL "[sim-log]\n",
+		      "t.ini:3: [sim-log]: missing the volume name; write [sim-log NAME] (NAME as "
+		      "in [volume NAME])");
+	expect_errors(VOL "[sim v1]\njiter = 1\n",
+		      "t.ini:4: [sim v1] jiter: unknown key; did you mean jitter?");
+	expect_errors(VOL "[sim v1]\njitter = 200\n",
+		      "t.ini:4: [sim v1] jitter: percentage \"200\" is over 100");
+	expect_errors(VOL "[sim-log v1]\nlog_write_latency = 2ms\n",
+		      "t.ini:3: [sim-log v1]: volume v1 keeps its logs on its data device "
+		      "(log_path is unset or equal to path), which [sim v1] sets; give log_path "
+		      "a directory of its own or remove this section");
+	expect_errors("[volume a]\npath = /a\nlog_path = /l\n"
+		      "[volume b]\npath = /b\nlog_path = /l\n"
+		      "[sim-log b]\nlog_write_latency = 2ms\n"
+		      "[sim-log a]\nlog_write_latency = 3ms\n",
+		      "t.ini:9: [sim-log a]: volumes a and b share log_path /l (one simulated log "
+		      "device), but [sim-log b] (line 7) sets it differently; give one of the two "
+		      "sections, or the same keys in both");
+	/* the stall rule, in [sim] and in a named section's model */
+	expect_errors("[sim]\nstall_period = 10s\nstall_latency = 2ms\n" VOL,
+		      "t.ini:2: [sim] stall_period: stall_period, stall_length and stall_latency "
+		      "go together: give all three (a stall) or none (here stall_period is set, "
+		      "stall_length is 0, stall_latency is set)");
+	expect_errors("[sim]\nstall_period = 1s\nstall_length = 1s\nstall_latency = 2ms\n" VOL,
+		      "t.ini:2: [sim] stall_period: stall_length must be shorter than "
+		      "stall_period (a device that stalls all the time is a slower device: raise "
+		      "its latencies instead)");
+	expect_errors("[sim]\nstall_period = 10s\nstall_length = 1s\nstall_latency = 2ms\n" VOL
+		      "[sim v1]\nstall_length = 20s\n",
+		      "t.ini:8: [sim v1] stall_length: stall_length must be shorter than "
+		      "stall_period (a device that stalls all the time is a slower device: raise "
+		      "its latencies instead)");
+	expect_errors(VOL "[sim v1]\nstall_latency = 1ms\n",
+		      "t.ini:4: [sim v1] stall_latency: stall_period, stall_length and "
+		      "stall_latency go together: give all three (a stall) or none (here "
+		      "stall_period is 0, stall_length is 0, stall_latency is set)");
 }
 
 static void test_unknown_key(void **state)
@@ -1050,6 +1174,8 @@ int main(void)
 		cmocka_unit_test(test_load_file_limits),
 		cmocka_unit_test(test_key_table),
 		cmocka_unit_test(test_key_table_docs),
+		cmocka_unit_test(test_sim_sections),
+		cmocka_unit_test(test_sim_section_errors),
 		cmocka_unit_test(test_golden_bad_profiles),
 		cmocka_unit_test(test_rules_table),
 		cmocka_unit_test(test_misc),
