@@ -67,6 +67,26 @@ static const struct results_param *param_find(const struct results *r,
 	return NULL;
 }
 
+/*
+ * p's counterpart in r: its own entry, or, for a volume's [sim NAME] or
+ * [sim-log NAME] key that r's profile did not set, r's [sim] value, which
+ * that volume's device inherits (*inherited set). NULL: r has neither.
+ */
+static const struct results_param *param_effective(const struct results *r,
+						   const struct results_param *p, bool *inherited)
+{
+	const struct results_param *q = param_find(r, p);
+	struct results_param global = {.section = "sim"};
+
+	*inherited = false;
+	if (q || !*p->name || (strcmp(p->section, "sim") && strcmp(p->section, "sim-log")))
+		return q;
+	snprintf(global.key, sizeof(global.key), "%s", p->key);
+	q = param_find(r, &global);
+	*inherited = q != NULL;
+	return q;
+}
+
 static void param_what(char *out, size_t len, const struct results_param *p)
 {
 	if (*p->name)
@@ -109,22 +129,30 @@ int analyze_param_diffs(const struct results *a, const struct results *b,
 	*n = 0;
 	ret = run_diffs(&d, a, b);
 	for (size_t i = 0; !ret && i < a->nr_params; i++) {
-		const struct results_param *pa = &a->params[i], *pb = param_find(b, pa);
+		const struct results_param *pa = &a->params[i], *pb;
+		bool inh;
 
+		pb = param_effective(b, pa, &inh);
 		if (pb && str_same(pa->value, pb->value))
 			continue;
 		param_what(what, sizeof(what), pa);
 		ret = diff_add(&d, what, pa->value ? pa->value : "(not set)",
 			       pb ? (pb->value ? pb->value : "(not set)") : NULL, pa->source,
-			       pb ? pb->source : "");
+			       pb ? (inh ? "from [sim]" : pb->source) : "");
 	}
 	for (size_t i = 0; !ret && i < b->nr_params; i++) {
-		const struct results_param *pb = &b->params[i];
+		const struct results_param *pb = &b->params[i], *pa;
+		bool inh;
 
 		if (param_find(a, pb))
+			continue; /* listed above */
+		pa = param_effective(a, pb, &inh);
+		if (pa && str_same(pa->value, pb->value))
 			continue;
 		param_what(what, sizeof(what), pb);
-		ret = diff_add(&d, what, NULL, pb->value ? pb->value : "(not set)", "", pb->source);
+		ret = diff_add(&d, what, pa ? (pa->value ? pa->value : "(not set)") : NULL,
+			       pb->value ? pb->value : "(not set)",
+			       pa ? (inh ? "from [sim]" : pa->source) : "", pb->source);
 	}
 	if (ret) {
 		analyze_param_diffs_release(d.v, d.n);

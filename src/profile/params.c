@@ -9,12 +9,17 @@
  * used, not what the text said: a duration given by --duration, a
  * database_size sized from mailboxes, maxima made lenient by a long run.
  *
+ * A volume's [sim NAME] and [sim-log NAME] sections list the keys they set,
+ * under sections "sim" and "sim-log" with the volume's name; every other key
+ * of its devices is [sim]'s, listed once.
+ *
  * Source: an option bit (profile.options_applied) wins; then a line of the
  * file (key_lines); then the default, when the value is what the key's
  * default text parses to; anything else was computed by a rule: derived.
  */
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,13 +70,11 @@ static uint64_t store_max_of(enum profile_key_store s)
 }
 
 /*
- * The value of key k in base (struct profile or struct profile_volume) as
- * text; false when it has none (an unset string, or an unset optional
- * number: zero with no default).
+ * The value of key k held at field as text; false when it has none (an unset
+ * string, or an unset optional number: zero with no default).
  */
-static bool format_field(const struct profile_key *k, const void *base, struct strbuf *sb)
+static bool format_field(const struct profile_key *k, const void *field, struct strbuf *sb)
 {
-	const void *field = (const char *)base + k->offset;
 	uint64_t u;
 	double d;
 
@@ -151,7 +154,7 @@ static bool format_default(const struct profile_key *k, struct strbuf *sb)
 	ok = profile_key_set(k, &tmp, k->def, &why) == 0;
 	strbuf_release(&why);
 	if (ok)
-		ok = format_field(k, &tmp, sb);
+		ok = format_field(k, (const char *)&tmp + k->offset, sb);
 	/* a default string was strdup'ed into the scratch copy */
 	if (k->store == PROFILE_STORE_STR)
 		free(*(char **)((char *)&tmp + k->offset));
@@ -180,17 +183,23 @@ static unsigned option_bit(const struct profile_key *k)
 	return 0;
 }
 
+/* One entry: key k of section (k's own, or a per-volume sim section), its
+ * value at field; line: where the file set it (0: not set; UINT_MAX: another
+ * section set it, derived). */
 static int param_add(struct profile_param *out, const struct profile *p,
-		     const struct profile_key *k, const void *base, const char *name, unsigned line)
+		     const struct profile_key *k, const char *section, const void *field,
+		     const char *name, unsigned line)
 {
 	struct strbuf v = STRBUF_INIT, def = STRBUF_INIT;
-	bool has = format_field(k, base, &v);
+	bool has = format_field(k, field, &v);
 
-	out->section = k->section;
+	out->section = section;
 	out->name = name;
 	out->key = k->name;
 	if (p->options_applied & option_bit(k))
 		out->source = PROFILE_PARAM_OPTION;
+	else if (line == UINT_MAX)
+		out->source = PROFILE_PARAM_DERIVED;
 	else if (line)
 		out->source = PROFILE_PARAM_PROFILE;
 	else if (!has || (format_default(k, &def) && !strcmp(def.buf, v.buf)))
@@ -203,23 +212,69 @@ static int param_add(struct profile_param *out, const struct profile *p,
 	return has && !out->value ? -ENOMEM : 0;
 }
 
+/* A [sim] key's field in a volume's model m (k->offset is within struct
+ * profile, at its member sim). */
+static const void *sim_field(const struct profile_key *k, const struct profile_sim *m)
+{
+	return (const char *)m + (k->offset - offsetof(struct profile, sim));
+}
+
+/*
+ * A volume's [sim NAME] and [sim-log NAME] keys: those its sections set (the
+ * others are [sim]'s, listed once). A volume sharing a log device whose
+ * [sim-log] another volume gave lists that model too, as derived. seed is
+ * global only.
+ */
+static int sim_params(struct profile_param *arr, size_t *at, const struct profile *p,
+		      const struct profile_volume *vol, const struct profile_key *keys, size_t nk)
+{
+	bool log_other = vol->sim_log_from[0] && strcmp(vol->sim_log_from, vol->name);
+
+	for (size_t i = 0; i < nk; i++) {
+		const struct profile_key *k = &keys[i];
+
+		if (strcmp(k->section, "sim") || !strcmp(k->name, "seed"))
+			continue;
+		if (vol->sim_key_lines && vol->sim_key_lines[i] &&
+		    param_add(&arr[(*at)++], p, k, "sim", sim_field(k, &vol->sim), vol->name,
+			      vol->sim_key_lines[i]))
+			return -ENOMEM;
+	}
+	for (size_t i = 0; vol->sim_log_own && i < nk; i++) {
+		const struct profile_key *k = &keys[i];
+
+		if (strcmp(k->section, "sim") || !strcmp(k->name, "seed"))
+			continue;
+		if (vol->sim_log_key_lines && vol->sim_log_key_lines[i] &&
+		    param_add(&arr[(*at)++], p, k, "sim-log", sim_field(k, &vol->sim_log),
+			      vol->name, log_other ? UINT_MAX : vol->sim_log_key_lines[i]))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int profile_params(const struct profile *p, struct profile_param **out, size_t *n)
 {
-	size_t nk, i, v, at = 0, nvol = 0;
+	size_t nk, i, v, at = 0, nvol = 0, nsim = 0;
 	const struct profile_key *keys = profile_keys(&nk);
 	struct profile_param *arr;
 
-	for (i = 0; i < nk; i++)
+	for (i = 0; i < nk; i++) {
 		nvol += !strcmp(keys[i].section, "volume");
+		nsim += !strcmp(keys[i].section, "sim");
+	}
 	*out = NULL;
 	*n = 0;
-	arr = calloc((nk - nvol) + nvol * p->nr_volumes + 1, sizeof(*arr));
+	/* a volume lists its own keys, and at most every [sim] key twice */
+	arr = calloc((nk - nvol) + (nvol + 2 * nsim) * p->nr_volumes + 1, sizeof(*arr));
 	if (!arr)
 		return -ENOMEM;
 	for (i = 0; i < nk; i++) {
 		if (!strcmp(keys[i].section, "volume"))
 			continue;
-		if (param_add(&arr[at++], p, &keys[i], p, "", p->key_lines ? p->key_lines[i] : 0))
+		if (param_add(&arr[at++], p, &keys[i], keys[i].section,
+			      (const char *)p + keys[i].offset, "",
+			      p->key_lines ? p->key_lines[i] : 0))
 			goto out_nomem;
 	}
 	for (v = 0; v < p->nr_volumes; v++) {
@@ -228,11 +283,15 @@ int profile_params(const struct profile *p, struct profile_param **out, size_t *
 		for (i = 0; i < nk; i++) {
 			if (strcmp(keys[i].section, "volume"))
 				continue;
-			if (param_add(&arr[at++], p, &keys[i], vol, vol->name,
+			if (param_add(&arr[at++], p, &keys[i], "volume",
+				      (const char *)vol + keys[i].offset, vol->name,
 				      vol->key_lines ? vol->key_lines[i] : 0))
 				goto out_nomem;
 		}
 	}
+	for (v = 0; v < p->nr_volumes; v++)
+		if (sim_params(arr, &at, p, &p->volumes[v], keys, nk))
+			goto out_nomem;
 	*out = arr;
 	*n = at;
 	return 0;

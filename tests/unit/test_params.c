@@ -189,6 +189,32 @@ static void test_diffs(void **state)
 		assert_string_not_equal(d[i].what, "[sim] write_latency");
 	analyze_param_diffs_release(d, n);
 
+	results_release(&b);
+
+	/* a volume's [sim NAME] key against the other run's [sim], which that
+	 * volume's device inherits there */
+	to_results(&b,
+		   "[sim]\nread_latency = 2ms\n[sim v1]\nread_latency = 2.5ms\n"
+		   "[volume v1]\npath = /d1\n",
+		   "cache-90-10", 8);
+	assert_int_equal(analyze_param_diffs(&a, &b, &d, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(d[0].what, "[sim v1] read_latency");
+	assert_string_equal(d[0].a, "2ms");
+	assert_string_equal(d[0].source_a, "from [sim]");
+	assert_string_equal(d[0].b, "2500us");
+	analyze_param_diffs_release(d, n);
+	/* the same value set both ways is no difference */
+	results_release(&b);
+	to_results(&b,
+		   "[sim]\nread_latency = 1ms\n[sim v1]\nread_latency = 2ms\n"
+		   "[volume v1]\npath = /d1\n",
+		   "cache-90-10", 8);
+	assert_int_equal(analyze_param_diffs(&a, &b, &d, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(d[0].what, "[sim] read_latency");
+	analyze_param_diffs_release(d, n);
+
 	/* a run against itself: nothing */
 	assert_int_equal(analyze_param_diffs(&a, &a, &d, &n), 0);
 	assert_int_equal(n, 0);
@@ -197,12 +223,43 @@ static void test_diffs(void **state)
 	results_release(&b);
 }
 
+static void test_sim_sections(void **state)
+{
+	struct profile p;
+	struct profile_param *v;
+	size_t n;
+
+	(void)state;
+	parse_ok(&p, "[sim]\nread_latency = 10ms\n[sim d3]\nread_latency = 12ms\n"
+		     "saturation_iops = 250\n[sim-log d1]\nlog_write_latency = 500us\n"
+		     "[volume d1]\npath = /d1\nlog_path = /logs/a\n"
+		     "[volume d2]\npath = /d2\nlog_path = /logs/a\n"
+		     "[volume d3]\npath = /d3\n");
+	assert_int_equal(profile_params(&p, &v, &n), 0);
+	expect(v, n, "sim", "", "read_latency", "10ms", PROFILE_PARAM_PROFILE);
+	expect(v, n, "sim", "d3", "read_latency", "12ms", PROFILE_PARAM_PROFILE);
+	expect(v, n, "sim", "d3", "saturation_iops", "250", PROFILE_PARAM_PROFILE);
+	expect(v, n, "sim-log", "d1", "log_write_latency", "500us", PROFILE_PARAM_PROFILE);
+	/* d2 shares d1's log path, so d1's [sim-log] sets its log device */
+	expect(v, n, "sim-log", "d2", "log_write_latency", "500us", PROFILE_PARAM_DERIVED);
+	/* only the keys a section set are listed for a volume */
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(v[i].section, "sim") && *v[i].name)
+			assert_string_equal(v[i].name, "d3");
+		assert_false(!strcmp(v[i].section, "sim") && !strcmp(v[i].name, "d3") &&
+			     !strcmp(v[i].key, "write_latency"));
+	}
+	profile_params_release(v, n);
+	profile_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_key_and_source),
 		cmocka_unit_test(test_options_win),
 		cmocka_unit_test(test_diffs),
+		cmocka_unit_test(test_sim_sections),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
