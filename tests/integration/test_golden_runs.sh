@@ -16,6 +16,7 @@ failed=0
 
 mask_json() {
 	sed -E -e 's/^( *"(host|started|ended)": )"[^"]*"/\1"MASKED"/' \
+		-e "s#$WORK#WORK#g" \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null'
 }
 mask_plan() {
