@@ -118,6 +118,23 @@ struct html_chart {
 	const char *cls_name; /* with svg_class: data-class, or NULL */
 };
 
+/* hl as the red dashed threshold line of class c's latency charts, its
+ * label written into label[size]; false when the run judged no average of
+ * c (hl->y NAN). */
+bool html_class_hline(const struct results *r, enum io_class c, struct html_hline *hl, char *label,
+		      size_t size);
+
+/* Class c's per-second p99 and maximum in one scope (the run, or volume
+ * `name`) with the class's average threshold: <svg class="tail"
+ * data-class, data-volume for a volume>. `color` is the p99 line's. */
+void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind scope,
+		     const char *name, enum io_class c, const char *color);
+
+/* The run page's section "Latency per volume" (html_volume.c), its lines in
+ * the page's class colours. */
+void html_volume_latency(struct strbuf *sb, const struct results *r,
+			 const char *const colors[IO_CLASS_COUNT]);
+
 /* An SVG line chart in a <figure>: axes with ticks and labels, a legend,
  * one <polyline class="series" data-points="N"> per series with points.
  * Auto-tune series also mark each level: a <circle class="point"

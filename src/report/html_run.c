@@ -1,8 +1,9 @@
 /*
  * html_run.c - the HTML page of one run (report --format html) with
  * Jetstress's sections: summary, sizing, parameters, auto-tune, databases,
- * performance over time, warm-up, latency distribution, maintenance and
- * replication, total I/O, host performance, verdicts and the test log. Like
+ * performance over time, latency per volume (html_volume.c), warm-up,
+ * latency distribution, maintenance and replication, total I/O, host
+ * performance, verdicts and the test log. Like
  * the other renderers it computes nothing: it formats struct results
  * (docs/reports.md); the charts are html_chart.c's.
  */
@@ -233,165 +234,6 @@ static unsigned over_time_classes(unsigned issued, bool *transactional)
 	return *transactional ? HTML_TRANSACTIONAL : issued;
 }
 
-/* The red dashed threshold line of class c's latency charts; false when
- * the run judged no average of it. */
-static bool class_hline(const struct results *r, enum io_class c, struct html_hline *hl,
-			char *label, size_t size)
-{
-	hl->y = html_class_avg_threshold(r, c);
-	snprintf(label, size, "threshold %g ms", isfinite(hl->y) ? hl->y : 0);
-	hl->label = label;
-	hl->color = "#b91c1c";
-	return isfinite(hl->y);
-}
-
-/*
- * Class c's per-second p99 and maximum in one scope (the run, or volume
- * `volume`), with the class's average threshold for scale. Its <svg> is
- * class "tail", data-class, data-volume for a volume.
- */
-static void tail_chart(struct strbuf *sb, const struct results *r, enum scope_kind scope,
-		       const char *name, enum io_class c, const char *id_suffix)
-{
-	char id[48], title[RESULTS_NAME_MAX + 64], hlabel[64];
-	struct html_series s[2];
-	struct html_hline hl;
-	struct html_chart ch;
-	bool has_hl = class_hline(r, c, &hl, hlabel, sizeof(hlabel));
-
-	snprintf(id, sizeof(id), "chart-tail-%s%s", io_class_name(c), id_suffix ? id_suffix : "");
-	if (scope == SCOPE_RUN)
-		snprintf(title, sizeof(title), "%s p99 and maximum per second", io_class_name(c));
-	else
-		snprintf(title, sizeof(title), "%s: %s p99 and maximum per second", name,
-			 io_class_name(c));
-	s[0] = (struct html_series){.r = r,
-				    .src = HTML_SRC_MAX_MS,
-				    .scope = scope,
-				    .name = name,
-				    .cls = c,
-				    .label = "max",
-				    .color = "#9aa5b1"};
-	s[1] = s[0];
-	s[1].src = HTML_SRC_P99_MS;
-	s[1].label = "p99";
-	s[1].color = class_colors[c];
-	ch = (struct html_chart){.id = id,
-				 .title = title,
-				 .x_label = "seconds since start",
-				 .y_label = "ms",
-				 .series = s,
-				 .nr_series = 2,
-				 .hlines = &hl,
-				 .nr_hlines = has_hl ? 1 : 0,
-				 .warmup_s = r->warmup_s,
-				 .compact = true,
-				 .svg_class = "tail",
-				 .volume = scope == SCOPE_VOLUME ? name : NULL,
-				 .cls_name = io_class_name(c)};
-	html_chart_line(sb, &ch);
-}
-
-/* The judged classes of the per-volume charts, those the run issued. */
-static const enum io_class volume_classes[] = {IO_DB_READ, IO_LOG_WRITE};
-
-/* Volume v's average latency of class c per second against its threshold:
- * <svg class="vol-latency" data-volume data-class data-max data-threshold>. */
-static void volume_latency_chart(struct strbuf *sb, const struct results *r, size_t v,
-				 enum io_class c)
-{
-	const char *vol = r->volumes[v].name;
-	char id[48], title[RESULTS_NAME_MAX + 64], hlabel[64];
-	struct html_series ls;
-	struct html_hline hl;
-	struct html_chart ch;
-	bool has_hl = class_hline(r, c, &hl, hlabel, sizeof(hlabel));
-
-	snprintf(id, sizeof(id), "chart-vol-%s-%zu", io_class_name(c), v + 1);
-	snprintf(title, sizeof(title), "%s: %s average latency per second", vol, io_class_name(c));
-	ls = (struct html_series){.r = r,
-				  .src = HTML_SRC_AVG_MS,
-				  .scope = SCOPE_VOLUME,
-				  .name = vol,
-				  .classes = 1u << c,
-				  .label = io_class_name(c),
-				  .color = class_colors[c]};
-	ch = (struct html_chart){.id = id,
-				 .title = title,
-				 .x_label = "seconds since start",
-				 .y_label = "ms",
-				 .series = &ls,
-				 .nr_series = 1,
-				 .hlines = &hl,
-				 .nr_hlines = has_hl ? 1 : 0,
-				 .warmup_s = r->warmup_s,
-				 .compact = true,
-				 .svg_class = "vol-latency",
-				 .volume = vol,
-				 .cls_name = io_class_name(c)};
-	html_chart_line(sb, &ch);
-}
-
-/*
- * Each volume's judged classes (database reads, log writes) apart, so that
- * one slow disk does not hide under the run's average: per volume and
- * class, the average per second against the threshold, the p99 and
- * maximum per second, and the heatmap of its 15 s window histograms.
- */
-static void run_volume_latency(struct strbuf *sb, const struct results *r)
-{
-	unsigned issued = results_classes_issued(r);
-	char id[48], title[RESULTS_NAME_MAX + 64], suffix[24], hlabel[64];
-	struct html_heatmap hm;
-	struct html_hline hl;
-	size_t v, k;
-	enum io_class c;
-
-	html_section_open(sb, "volume-latency", "Latency per volume", false);
-	strbuf_addstr(sb, "<p class=\"note\">Per volume, for database reads and log writes "
-			  "(a database's log writes count under its volume wherever the log "
-			  "lives): the average of each second against the threshold, the "
-			  "p99 and slowest I/O of each second, and a heatmap of the stored 15 s "
-			  "histograms, where each column is a stretch of time and each cell "
-			  "the share of that stretch's I/Os in a latency band (log scale, "
-			  "darker is more).</p>\n");
-	if (!r->nr_volumes)
-		strbuf_addstr(sb, "<p>This run has no volume figures.</p>\n");
-	for (v = 0; v < r->nr_volumes; v++) {
-		strbuf_addstr(sb, "<h3 class=\"volume\">");
-		html_esc(sb, r->volumes[v].name);
-		strbuf_addstr(sb, "</h3>\n<div class=\"charts2\">\n");
-		for (k = 0; k < DP_ARRAY_SIZE(volume_classes); k++)
-			if (issued & (1u << volume_classes[k]))
-				volume_latency_chart(sb, r, v, volume_classes[k]);
-		snprintf(suffix, sizeof(suffix), "-%zu", v + 1);
-		for (k = 0; k < DP_ARRAY_SIZE(volume_classes); k++)
-			if (issued & (1u << volume_classes[k]))
-				tail_chart(sb, r, SCOPE_VOLUME, r->volumes[v].name,
-					   volume_classes[k], suffix);
-		for (k = 0; k < DP_ARRAY_SIZE(volume_classes); k++) {
-			c = volume_classes[k];
-			if (!(issued & (1u << c)))
-				continue;
-			snprintf(id, sizeof(id), "chart-heat-%s-%zu", io_class_name(c), v + 1);
-			snprintf(title, sizeof(title), "%s: %s latency heatmap (15 s windows)",
-				 r->volumes[v].name, io_class_name(c));
-			hm = (struct html_heatmap){.id = id,
-						   .title = title,
-						   .r = r,
-						   .volume = r->volumes[v].name,
-						   .cls = c,
-						   .threshold_ms = NAN,
-						   .warmup_s = r->warmup_s};
-			if (class_hline(r, c, &hl, hlabel, sizeof(hlabel)))
-				hm.threshold_ms = hl.y;
-			html_chart_heatmap(sb, &hm);
-		}
-		strbuf_addstr(sb, "</div>\n");
-	}
-	strbuf_addstr(sb, "</section>\n");
-}
-
 static void run_over_time(struct strbuf *sb, const struct results *r)
 {
 	struct html_series vs[DP_ARRAY_SIZE(volume_colors)];
@@ -448,10 +290,7 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 					  .classes = 1u << c,
 					  .label = io_class_name(c),
 					  .color = class_colors[c]};
-		hl.y = html_class_avg_threshold(r, c);
-		snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
-		hl.label = hlabel;
-		hl.color = "#b91c1c";
+		html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
 		ch = (struct html_chart){.id = id,
 					 .title = title,
 					 .x_label = "seconds since start",
@@ -467,7 +306,7 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "</div>\n<div class=\"charts2\">\n");
 	for (c = 0; c < IO_CLASS_COUNT; c++)
 		if (issued & (1u << c))
-			tail_chart(sb, r, SCOPE_RUN, "run", (enum io_class)c, NULL);
+			html_chart_tail(sb, r, SCOPE_RUN, "run", (enum io_class)c, class_colors[c]);
 	strbuf_addstr(sb, "</div>\n<p class=\"note\">The p99 and maximum charts draw each "
 			  "second's stored p99 and slowest I/O (not averages): a stall shows "
 			  "there first. Long runs are thinned to one point per pixel, keeping "
@@ -1043,7 +882,7 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	run_pass_figures(sb, r);
 	run_databases(sb, r);
 	run_over_time(sb, r);
-	run_volume_latency(sb, r);
+	html_volume_latency(sb, r, class_colors);
 	run_warmup(sb, r);
 	run_distribution(sb, r);
 	run_maintenance(sb, r);
