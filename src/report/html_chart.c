@@ -826,12 +826,12 @@ void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
  * tail (one I/O in ten thousand) shows beside the body of the distribution. */
 static const struct {
 	double min;
-	const char *label;
+	const char *label; /* min in %, as the legend says it */
 	const char *color;
 } heat_levels[HTML_HEAT_LEVELS] = {
-	{0, "&gt;0", "#fdf3c4"}, {1e-4, "0.01%", "#fde29a"}, {1e-3, "0.1%", "#fcc470"},
-	{1e-2, "1%", "#f9a050"},     {2e-2, "2%", "#f27b3f"},	 {5e-2, "5%", "#df5638"},
-	{0.1, "10%", "#c23740"},     {0.2, "20%", "#962049"},	 {0.5, "50%", "#5f0f48"},
+	{0, "&gt;0", "#fdf3c4"}, {1e-4, "0.01", "#fde29a"}, {1e-3, "0.1", "#fcc470"},
+	{1e-2, "1", "#f9a050"},	 {2e-2, "2", "#f27b3f"},    {5e-2, "5", "#df5638"},
+	{0.1, "10", "#c23740"},	 {0.2, "20", "#962049"},    {0.5, "50", "#5f0f48"},
 };
 
 unsigned html_heat_level(double share)
@@ -854,6 +854,9 @@ static double band_ms(unsigned b)
 {
 	return b ? (double)results_band_lower_ns(b) / 1e6 : 32e-6;
 }
+
+/* A label over the cells keeps a white halo, so that it reads on dark ones. */
+#define HEAT_HALO "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\""
 
 struct heat_plot {
 	double w, x1;  /* the chart's width, its time range [0, x1] */
@@ -1003,7 +1006,7 @@ static void heat_legend(struct strbuf *sb)
 	double x = CH_LEFT + 82;
 	unsigned k;
 
-	strbuf_addf(sb, "<text x=\"%.1f\" y=\"18\">share of I/Os:</text>\n", CH_LEFT);
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"18\">share of I/Os, %%:</text>\n", CH_LEFT);
 	for (k = 0; k < HTML_HEAT_LEVELS; k++, x += 30)
 		strbuf_addf(sb,
 			    "<rect x=\"%.1f\" y=\"8\" width=\"30\" height=\"11\" fill=\"%s\"/>"
@@ -1056,24 +1059,24 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 			continue;
 		strbuf_addf(sb,
 			    "<path class=\"heat\" data-level=\"%u\" fill=\"%s\" d=\"%s\">"
-			    "<title>share of the column's I/Os at or over %s</title></path>\n",
+			    "<title>share of the column's I/Os: %s %% or more</title></path>\n",
 			    k, heat_levels[k].color, p.paths[k].buf, heat_levels[k].label);
 	}
 	if (hm->warmup_s > 0 && hm->warmup_s < p.x1)
 		strbuf_addf(sb,
 			    "<line class=\"warmup-end\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			    "y2=\"%.1f\" stroke=\"#52606d\" stroke-dasharray=\"2 3\"/>"
-			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">warm-up</text>\n",
+			    "<text x=\"%.1f\" y=\"%.1f\" %s>warm-up ends</text>\n",
 			    heat_sx(&p, hm->warmup_s), CH_TOP, heat_sx(&p, hm->warmup_s),
-			    CH_H - CH_BOTTOM, heat_sx(&p, hm->warmup_s) - 3, CH_TOP + 12);
+			    CH_H - CH_BOTTOM, heat_sx(&p, hm->warmup_s) + 3, CH_TOP - 3, HEAT_HALO);
 	y = hm->threshold_ms;
 	if (isfinite(y) && y > p.y0 && y < p.y1)
 		strbuf_addf(sb,
 			    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 			    "y2=\"%.1f\" stroke=\"#1f2933\"/><text x=\"%.1f\" y=\"%.1f\" "
-			    "text-anchor=\"end\">threshold %g ms</text>\n",
+			    "text-anchor=\"end\" %s>threshold %g ms</text>\n",
 			    CH_LEFT, heat_sy(&p, y), p.w - CH_RIGHT, heat_sy(&p, y),
-			    p.w - CH_RIGHT - 4, heat_sy(&p, y) - 4, y);
+			    p.w - CH_RIGHT - 4, heat_sy(&p, y) - 4, HEAT_HALO, y);
 	if (!any)
 		strbuf_addf(sb,
 			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "
