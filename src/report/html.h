@@ -1,16 +1,20 @@
 /*
  * html.h - private to src/report: the pieces the HTML pages (html_run.c,
- * html_compare.c) share (html.c) and the inline SVG chart writer
- * (html_chart.c). Not a public header.
+ * html_compare.c) share (html.c), the inline SVG chart writer
+ * (html_chart.c) and the run page's per-volume charts (html_volume.c). Not
+ * a public header.
  *
  * A chart is described, not computed: each series names where its points
  * come from in a struct results (interval samples or a whole-run histogram),
  * and the chart writer walks them twice, once for the axes' ranges and once
- * to draw, so nothing is allocated. An interval's point is its rate or
+ * to draw, so no copy of the data is made. An interval's point is its rate or
  * average as the results model derives it for the CSV report too
- * (results_scope_walk); a CDF point is results_cdf's (a bucket's value and
- * the share of I/Os at or below it); a host counter's point is a stored
- * figure at its interval's end.
+ * (results_scope_walk), or its stored p99 or maximum; a CDF point is
+ * results_cdf's (a bucket's value and the share of I/Os at or below it); a
+ * host counter's point is a stored figure at its interval's end. Drawn, a
+ * series is thinned to one point per pixel column (html_decimate). A
+ * heatmap's cells are the stored window histograms' bands (results.h),
+ * windows summed into columns.
  */
 #ifndef DISKPROOF_REPORT_HTML_H
 #define DISKPROOF_REPORT_HTML_H
