@@ -15,22 +15,34 @@
 #   above the threshold on disk3's db_read and below it on disk1's;
 # - the CDF on a log10 axis (tick labels powers of ten) with p99, p99.9 and
 #   p99.99 marks per class, in that order, p99 at the stored p99.
-# A screenshot is kept in $DP_BINARY_DIR/artifacts/. Exit 77 when
-# /usr/bin/chromium is absent.
+# Then the same checks on field case (a), examples/five-disks-slow.ini, when
+# the tree has it (disk3 reads at about 21 ms against 20), but for the
+# heatmaps' cells and the other volumes' per-second maxima, which a disk 1 ms
+# over its threshold does not separate. Screenshots are kept in
+# $DP_BINARY_DIR/artifacts/. Exit 77 when /usr/bin/chromium is absent.
 source "$(dirname "$0")/lib.sh"
 set -e
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || { echo "skipped: no $CHROMIUM (apt-get install chromium)"; exit 77; }
-P="$DP_SOURCE_DIR/tests/integration/profiles/sim-slow-disk.ini"
-R=(--results "$WORK/r.db")
 ART="$DP_BINARY_DIR/artifacts"
 mkdir -p "$ART"
 
-expect_exit 1 "$DISKPROOF" run "$P" --quiet "${R[@]}"
-expect_exit 0 "$DISKPROOF" report 1 --format html -o vols.html "${R[@]}"
-expect_exit 0 "$DISKPROOF" report 1 --format json -o vols.json "${R[@]}"
-# the case: disk3 alone fails the database read average
-python3 - vols.json <<'EOF2' || fail "the profile's outcome is not the case it plays"
+chrome() {
+	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$(mktemp -d "$WORK/chrome.XXXXXX")" --virtual-time-budget=5000 "$@"
+}
+
+# slow_disk NAME PROFILE strict|field RUN-OPTION...: run PROFILE (only disk3
+# may fail its read average), open its page and check the charts
+slow_disk() {
+	local n=$1 p=$2 mode=$3
+	shift 3
+	rm -f "$WORK/$n.db"
+	expect_exit 1 "$DISKPROOF" run "$p" --quiet --results "$WORK/$n.db" "$@"
+	expect_exit 0 "$DISKPROOF" report 1 --format html -o "$n.html" --results "$WORK/$n.db"
+	expect_exit 0 "$DISKPROOF" report 1 --format json -o "$n.json" --results "$WORK/$n.db"
+	python3 - "$n.json" <<'EOF2' || fail "$n: the profile's outcome is not the case it plays"
 import json, sys
 d = json.load(open(sys.argv[1]))
 bad = sorted(v["name"] for v in d["verdicts"]
@@ -38,24 +50,20 @@ bad = sorted(v["name"] for v in d["verdicts"]
 if bad != ["disk3"]:
     sys.exit("volumes failing db_read_avg_ms: %s" % bad)
 EOF2
-
-chrome() {
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$(mktemp -d "$WORK/chrome.XXXXXX")" --virtual-time-budget=5000 "$@"
-}
-chrome --enable-logging=stderr --v=0 --dump-dom "file://$WORK/vols.html" >vols.dom 2>vols.log ||
-	fail "chromium could not load vols.html"
-grep -q 'data-rendered="[1-9]' vols.dom || fail "page not rendered (script did not run)"
-! grep -q 'data-js-error=' vols.dom || fail "script error: $(grep -o 'data-js-error="[^"]*"' vols.dom)"
-! grep -Ei 'Uncaught|console error' vols.log || fail "console error"
-grep -q '<section id="volume-latency"' vols.dom || fail "no section volume-latency"
-grep -q 'href="#volume-latency"' vols.dom || fail "volume-latency not in the table of contents"
-
-python3 - vols.dom vols.json <<'EOF2' || fail "per-volume charts"
+	chrome --enable-logging=stderr --v=0 --dump-dom "file://$WORK/$n.html" >"$n.dom" 2>"$n.log" ||
+		fail "$n: chromium could not load $n.html"
+	grep -q 'data-rendered="[1-9]' "$n.dom" || fail "$n: page not rendered (script did not run)"
+	! grep -q 'data-js-error=' "$n.dom" ||
+		fail "$n: script error: $(grep -o 'data-js-error="[^"]*"' "$n.dom")"
+	! grep -Ei 'Uncaught|console error' "$n.log" || fail "$n: console error"
+	grep -q '<section id="volume-latency"' "$n.dom" || fail "$n: no section volume-latency"
+	grep -q 'href="#volume-latency"' "$n.dom" || fail "$n: volume-latency not in the contents"
+	python3 - "$n.dom" "$n.json" "$mode" <<'EOF2' || fail "$n: per-volume charts"
 import json, re, statistics, sys
 dom = open(sys.argv[1]).read()
 d = json.load(open(sys.argv[2]))
+strict = sys.argv[3] == "strict"
+issued = sorted(c for c, v in d["summary"]["classes"].items() if v["ios"])
 vols = [v["name"] for v in d["volumes"]]
 avg = {(v["name"], c): v["classes"][c]["avg_ms"] for v in d["volumes"] for c in v["classes"]}
 thr = {c: min(v["threshold"] for v in d["verdicts"] if v["criterion"] == c + "_avg_ms")
@@ -109,16 +117,15 @@ for a, body in charts:
         above = mid < ty  # SVG y grows downwards
         if above != (v == "disk3"):
             sys.exit("%s db_read: line median y %.1f, threshold y %.1f" % (v, mid, ty))
-        if (float(a["data-max"]) > thr[c]) != (v == "disk3"):
+        if strict and (float(a["data-max"]) > thr[c]) != (v == "disk3"):
             sys.exit("%s db_read: data-max %s" % (v, a["data-max"]))
 
 tails = svgs("tail")
 per_vol = sorted((a["data-volume"], a["data-class"]) for a, _ in tails if "data-volume" in a)
 if per_vol != sorted((v, c) for v in vols for c in ("db_read", "log_write")):
     sys.exit("per-volume p99/max charts %s" % per_vol)
-if sorted(a["data-class"] for a, _ in tails if "data-volume" not in a) != \
-        ["bdm_read", "db_read", "db_write", "log_read", "log_write"]:
-    sys.exit("run p99/max charts")
+if sorted(a["data-class"] for a, _ in tails if "data-volume" not in a) != issued:
+    sys.exit("run p99/max charts, want one per class of %s" % issued)
 for a, body in tails:
     names = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', body)
     if [n for _, n in names] != ["max", "p99"] or min(int(p) for p, _ in names) < 100:
@@ -134,7 +141,7 @@ got = sorted((a["data-volume"], a["data-class"]) for a, _ in heat)
 if got != sorted((v, c) for v in vols for c in ("db_read", "log_write")):
     sys.exit("heatmaps %s" % got)
 for a, body in heat:
-    if int(a["data-cells"]) < 10 or int(a["data-windows"]) != 10 or \
+    if int(a["data-cells"]) < 10 or int(a["data-windows"]) < 10 or \
             'class="threshold"' not in body or '<path class="heat"' not in body:
         sys.exit("heatmap %s" % a)
 
@@ -147,10 +154,10 @@ def darkest_y(v, c):
     ty = float(re.search(r'<line class="threshold" x1="[0-9.]+" y1="([0-9.]+)"', body).group(1))
     return statistics.mean(float(y) + float(h) / 2 for y, h in cells), ty
 y, ty = darkest_y("disk3", "db_read")
-if not y < ty:
+if strict and not y < ty:
     sys.exit("disk3 db_read heatmap: darkest cells at y %.1f, threshold %.1f" % (y, ty))
 y, ty = darkest_y("disk1", "db_read")
-if not y > ty:
+if strict and not y > ty:
     sys.exit("disk1 db_read heatmap: darkest cells at y %.1f, threshold %.1f" % (y, ty))
 
 (a, body), = svgs("cdf")
@@ -161,9 +168,9 @@ if len(dec) < 2 or any(abs(dec[i + 1] / dec[i] - 10) > 1e-9 for i in range(len(d
     sys.exit("CDF x ticks %s, want powers of ten" % ticks)
 marks = re.findall(r'<path class="pctl" data-class="([a-z_]+)" data-p="([0-9.]+)" '
                    r'data-ms="([0-9.]+)" transform="translate\(([0-9.]+)', body)
-if len(marks) != 15:
-    sys.exit("%d percentile marks, want 3 per class" % len(marks))
-for c in ("db_read", "db_write", "log_write", "bdm_read", "log_read"):
+if len(marks) != 3 * len(issued):
+    sys.exit("%d percentile marks, want 3 per class of %s" % (len(marks), issued))
+for c in issued:
     m = [(p, float(ms), float(x)) for k, p, ms, x in marks if k == c]
     if [p for p, _, _ in m] != ["99", "99.9", "99.99"] or \
             not m[0][1] <= m[1][1] <= m[2][1] or not m[0][2] <= m[1][2] <= m[2][2]:
@@ -171,7 +178,17 @@ for c in ("db_read", "db_write", "log_write", "bdm_read", "log_read"):
     if abs(m[0][1] - d["summary"]["classes"][c]["p99_ms"]) > 0.01 * m[0][1]:
         sys.exit("%s p99 mark %s, summary %s" % (c, m[0][1], d["summary"]["classes"][c]["p99_ms"]))
 EOF2
-chrome --hide-scrollbars --screenshot="$ART/vols.png" --window-size=1200,2400 \
-	"file://$WORK/vols.html" >/dev/null 2>&1 || fail "screenshot"
-[ -s "$ART/vols.png" ] || fail "no screenshot"
-echo "ok ($(wc -c <vols.html) bytes of HTML, $ART/vols.png)"
+	chrome --hide-scrollbars --screenshot="$ART/$n.png" --window-size=1200,2400 \
+		"file://$WORK/$n.html" >/dev/null 2>&1 || fail "$n: screenshot"
+	[ -s "$ART/$n.png" ] || fail "$n: no screenshot"
+	echo "$n: ok ($(wc -c <"$n.html") bytes of HTML, $ART/$n.png)"
+}
+
+slow_disk vols "$DP_SOURCE_DIR/tests/integration/profiles/sim-slow-disk.ini" strict
+# field case (a), as test_field_slow_disk.sh runs it
+FIELD="$DP_SOURCE_DIR/examples/five-disks-slow.ini"
+if [ -f "$FIELD" ]; then
+	slow_disk field-a "$FIELD" field --duration 3m
+else
+	echo "field case (a): $FIELD not in this tree, not checked"
+fi
