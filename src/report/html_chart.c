@@ -1031,7 +1031,11 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 		lo = hi = 1;
 		t_end = 1;
 	}
-	html_log10_decades(band_ms(lo), band_ms(hi + 1), &d0, &d1);
+	/* the threshold inside the axis, with room for its label */
+	y = hm->threshold_ms;
+	html_log10_decades(isfinite(y) && y > 0 ? fmin(band_ms(lo), y) : band_ms(lo),
+			   isfinite(y) && y > 0 ? fmax(band_ms(hi + 1), 1.5 * y) : band_ms(hi + 1),
+			   &d0, &d1);
 	p.y0 = pow(10, d0);
 	p.y1 = pow(10, d1);
 	xstep = nice_step(t_end);
@@ -1073,7 +1077,6 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 			    "<text x=\"%.1f\" y=\"%.1f\" %s>warm-up ends</text>\n",
 			    heat_sx(&p, hm->warmup_s), CH_TOP, heat_sx(&p, hm->warmup_s),
 			    CH_H - CH_BOTTOM, heat_sx(&p, hm->warmup_s) + 3, CH_TOP - 3, HEAT_HALO);
-	y = hm->threshold_ms;
 	if (isfinite(y) && y > p.y0 && y < p.y1)
 		strbuf_addf(sb,
 			    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
