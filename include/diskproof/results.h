@@ -156,6 +156,42 @@ struct results_hist {
 };
 
 /*
+ * Latency bands of the 15 s window histograms (table interval_histogram),
+ * as the HTML heatmap draws them. Band 0 holds [0, 64 ns) (the histogram's
+ * exact buckets); then each power of two [2^m, 2^(m+1)), m = 6 .. 37, is
+ * cut into RESULTS_BANDS_PER_OCTAVE bands along the histogram's own bucket
+ * edges (16 of a group's 64 buckets each), so every bucket lies in one band
+ * and the counts move into bands exactly. A band is a quarter of its
+ * octave's width: on a log axis 0.32, 0.26, 0.22 and 0.19 of the octave.
+ * Bands rather than buckets because a 2 h run of five volumes holds about
+ * 12000 windows and 2112 buckets each would be 200 MB.
+ */
+#define RESULTS_BANDS_PER_OCTAVE 4
+#define RESULTS_BANDS (1 + (HIST_MAX_BITS - HIST_BITS) * RESULTS_BANDS_PER_OCTAVE)
+
+/* The band of histogram bucket idx (< HIST_BUCKETS). */
+unsigned results_band_of_bucket(unsigned idx);
+/* The lowest latency of band b in ns (b = RESULTS_BANDS: where the last one
+ * ends, 2^38). */
+uint64_t results_band_lower_ns(unsigned b);
+
+/*
+ * One row of table interval_histogram: a window's latency histogram of one
+ * volume and class, in bands lo .. lo + nr - 1 (the first and the last that
+ * hold an I/O; nr 0 and bands NULL for an empty one).
+ */
+struct results_window {
+	uint64_t t_ms; /* the window's end, from the run's start */
+	bool warmup;
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	enum io_class cls;
+	uint64_t count;
+	unsigned lo, nr;
+	uint64_t *bands; /* malloc'd, nr counts */
+};
+
+/*
  * The warm-up, shown apart and never judged: per class, the run-scope
  * sample rows marked warm-up, summed (results_warmup_fill).
  */
@@ -298,6 +334,8 @@ struct results {
 	struct results_param *params;
 	size_t nr_params;
 	bool params_from_text;
+	struct results_window *windows; /* in t_ms then stored order */
+	size_t nr_windows;
 
 	/* derived from samples (results_warmup_fill) and read from table
 	 * autotune_step and the env facts, by store_results_load() */

@@ -1,14 +1,18 @@
 /*
  * html_chart.c - inline SVG charts of the HTML reports (html.h): line charts
- * of interval series and latency CDFs, and per-database bars. Only scaling
- * and formatting happen here: a point is an interval's rate or average or a
- * CDF point as the results model derives them (results_scope_walk,
- * results_cdf), or an auto-tune step's streams and IOPS or latency, or a
- * stored host counter at its interval's end;
- * the axes are the data's ranges rounded up to a "nice" step (1, 2 or 5
- * times a power of ten), or powers of two on a log2 axis. A right-hand axis
- * gets as many ticks as the left one, at the same heights, so that one grid
- * serves both.
+ * of interval series and latency CDFs, per-database bars and latency
+ * heatmaps. Only scaling and formatting happen here: a point is an
+ * interval's rate or average or a CDF point as the results model derives
+ * them (results_scope_walk, results_cdf), an interval's stored p99 or
+ * maximum, an auto-tune step's streams and IOPS or latency, or a stored host
+ * counter at its interval's end; a heatmap cell is a band's share of its
+ * column's I/Os in the stored window histograms. The axes are the data's
+ * ranges rounded up to a "nice" step (1, 2 or 5 times a power of ten), or
+ * powers of two on a log2 axis, or powers of ten on a log10 one. A
+ * right-hand axis gets as many ticks as the left one, at the same heights,
+ * so that one grid serves both. A series is drawn one point per pixel
+ * column (html_decimate), so a page's size follows its charts, not the
+ * run's length.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -139,6 +143,29 @@ static bool pt_next_host(struct pt_iter *it, double *x, double *y)
 	return false;
 }
 
+/* The stored p99 or maximum of the series' class in each interval of its
+ * scope with I/O of that class, in ms at the interval's end: one row each,
+ * as written (a percentile of several classes is not theirs combined, so a
+ * tail series has one class). */
+static bool pt_next_tail(struct pt_iter *it, double *x, double *y)
+{
+	const struct html_series *s = it->s;
+	const struct results *r = s->r;
+	const struct results_sample *row;
+
+	while (it->i < r->nr_samples) {
+		row = &r->samples[it->i++];
+		if (row->scope != s->scope || row->cls != s->cls || !row->ios ||
+		    (s->measured && row->warmup) || strcmp(row->name, s->name))
+			continue;
+		*x = (double)row->t_ms / 1000.0 -
+		     (s->measured && isfinite(r->warmup_s) ? r->warmup_s : 0);
+		*y = (double)(s->src == HTML_SRC_P99_MS ? row->p99_ns : row->lat_max_ns) / 1e6;
+		return true;
+	}
+	return false;
+}
+
 /*
  * The intervals of a series are those of its scope, the series' classes
  * summed (results_scope_walk): a point is the interval's IOPS or average at
@@ -157,6 +184,8 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 		return pt_next_tune(it, x, y);
 	if (s->src == HTML_SRC_HOST)
 		return pt_next_host(it, x, y);
+	if (s->src == HTML_SRC_P99_MS || s->src == HTML_SRC_MAX_MS)
+		return pt_next_tail(it, x, y);
 	while (results_scope_walk_next(&it->walk, &iv)) {
 		if ((iv.warmup && s->measured) || !iv.len_ms)
 			continue;
@@ -176,13 +205,19 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 
 struct ranges {
 	double x_min, x_max, y_max, y2_max;
+	double data_y_max; /* the data's highest y on the left axis, thresholds aside */
 	size_t points;
 };
+
+static bool x_log(const struct html_chart *c)
+{
+	return c->x_log2 || c->x_log10;
+}
 
 /* A point a chart can place: finite, and x > 0 on a log axis. */
 static bool pt_drawable(const struct html_chart *c, double x, double y)
 {
-	return isfinite(x) && isfinite(y) && (!c->x_log2 || x > 0);
+	return isfinite(x) && isfinite(y) && (!x_log(c) || x > 0);
 }
 
 static void chart_ranges(const struct html_chart *c, struct ranges *rg)
@@ -194,6 +229,7 @@ static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 	rg->x_min = HUGE_VAL;
 	rg->x_max = -HUGE_VAL;
 	rg->y_max = rg->y2_max = 0;
+	rg->data_y_max = NAN;
 	rg->points = 0;
 	for (k = 0; k < c->nr_series; k++) {
 		pt_iter_init(&it, &c->series[k]);
@@ -206,6 +242,9 @@ static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 				rg->y2_max = fmax(rg->y2_max, y);
 			else
 				rg->y_max = fmax(rg->y_max, y);
+			if (!(c->y2_label && c->series[k].right))
+				rg->data_y_max =
+					fmax(isnan(rg->data_y_max) ? y : rg->data_y_max, y);
 			rg->points++;
 		}
 	}
@@ -213,11 +252,11 @@ static void chart_ranges(const struct html_chart *c, struct ranges *rg)
 		if (isfinite(c->hlines[k].y))
 			rg->y_max = fmax(rg->y_max, c->hlines[k].y);
 	if (!rg->points) {
-		rg->x_min = c->x_log2 ? 1 : 0;
-		rg->x_max = c->x_log2 ? 2 : 1;
+		rg->x_min = x_log(c) ? 1 : 0;
+		rg->x_max = x_log(c) ? 2 : 1;
 	}
 	/* time and latency axes start at 0; a log axis at its smallest point */
-	if (!c->x_log2)
+	if (!x_log(c))
 		rg->x_min = fmin(rg->x_min, 0);
 	if (c->warmup_s > 0)
 		rg->x_max = fmax(rg->x_max, c->warmup_s);
@@ -260,13 +299,14 @@ struct scale {
 	double right;		     /* its right margin: CH_RIGHT, or CH_RIGHT_AXIS */
 	double x0, x1, y1;	     /* axis ranges; y from 0 */
 	double y2;		     /* the right-hand axis's range from 0; 0: none */
-	double xstep, ystep, y2step; /* a log2 axis: xstep is the factor between ticks */
-	bool xlog;
+	double xstep, ystep, y2step; /* a log axis: xstep is the factor between ticks */
+	bool xlog;		     /* log2 or log10: sx() is the same for both */
+	bool xlog10;
 };
 
 static double sx(const struct scale *s, double x)
 {
-	double f = s->xlog ? log2(x / s->x0) / log2(s->x1 / s->x0) : (x - s->x0) / (s->x1 - s->x0);
+	double f = s->xlog ? log(x / s->x0) / log(s->x1 / s->x0) : (x - s->x0) / (s->x1 - s->x0);
 
 	return CH_LEFT + f * (s->w - CH_LEFT - s->right);
 }
@@ -304,18 +344,46 @@ static void scale_log2(struct scale *s, const struct ranges *rg)
 	s->xstep = exp2(s->xstep);
 }
 
-/* The x ticks of a log2 axis: powers of two, labelled as whole numbers. */
-static void chart_x_log2(struct strbuf *sb, const struct scale *s)
+void html_log10_decades(double lo, double hi, int *d0, int *d1)
+{
+	/* a hair of slack so that 10^k computed as 0.001 stays in decade -3 */
+	*d0 = (int)floor(log10(lo) + 1e-9);
+	*d1 = (int)ceil(log10(hi) - 1e-9);
+	if (*d1 <= *d0)
+		*d1 = *d0 + 1;
+}
+
+/* A log10 x axis over the decades around the data, a tick at every decade
+ * (every second one past 2 x CH_TICKS decades). */
+static void scale_log10(struct scale *s, const struct ranges *rg)
+{
+	int d0, d1;
+
+	html_log10_decades(rg->x_min, rg->x_max, &d0, &d1);
+	s->x0 = pow(10, d0);
+	s->x1 = pow(10, d1);
+	s->xstep = d1 - d0 > 2 * CH_TICKS ? 100 : 10;
+}
+
+/* The x ticks of a log axis: powers of two labelled as whole numbers, or
+ * powers of ten as %g (0.01, 1, 100) with a grid line each. */
+static void chart_x_log(struct strbuf *sb, const struct scale *s)
 {
 	double v;
 
 	for (v = s->x0; v <= s->x1 * (1 + 1e-9); v *= s->xstep) {
+		if (s->xlog10)
+			strbuf_addf(sb,
+				    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+				    "y2=\"%.1f\"/>",
+				    sx(s, v), CH_TOP, sx(s, v), CH_H - CH_BOTTOM);
 		strbuf_addf(
 			sb,
 			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
 			sx(s, v), CH_H - CH_BOTTOM, sx(s, v), CH_H - CH_BOTTOM + 4);
-		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.0f</text>\n",
-			    sx(s, v), CH_H - CH_BOTTOM + 16, v);
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", sx(s, v),
+			    CH_H - CH_BOTTOM + 16);
+		strbuf_addf(sb, s->xlog10 ? "%g</text>\n" : "%.0f</text>\n", v);
 	}
 }
 
@@ -358,7 +426,7 @@ static void chart_axes(struct strbuf *sb, const struct html_chart *c, const stru
 				    CH_LEFT - 6, sy(s, v) + 4, dy, v);
 	}
 	if (s->xlog)
-		chart_x_log2(sb, s);
+		chart_x_log(sb, s);
 	for (v = ceil(s->x0 / s->xstep) * s->xstep; !s->xlog && v <= s->x1 + s->xstep / 1e6;
 	     v += s->xstep) {
 		strbuf_addf(
@@ -417,23 +485,102 @@ static void tune_marker(struct strbuf *sb, const struct html_series *se, size_t 
 	strbuf_addstr(sb, "</title></circle>\n");
 }
 
+void html_decimate_init(struct html_decimate *d, enum html_reduce mode)
+{
+	memset(d, 0, sizeof(*d));
+	d->mode = mode;
+}
+
+/* The held column's point, and the column emptied. */
+static bool decimate_take(struct html_decimate *d, double *ox, double *oy)
+{
+	if (!(d->n > 0))
+		return false;
+	if (d->mode == HTML_REDUCE_MAX) {
+		*ox = d->mx;
+		*oy = d->my;
+	} else {
+		*ox = d->sx / d->n;
+		*oy = d->sy / d->n;
+	}
+	d->sx = d->sy = d->n = 0;
+	return true;
+}
+
+bool html_decimate_add(struct html_decimate *d, double px, double y, double *ox, double *oy)
+{
+	double col = floor(px / HTML_COL_W);
+	bool out = false;
+
+	if (d->mode == HTML_REDUCE_NONE) {
+		*ox = px;
+		*oy = y;
+		return true;
+	}
+	if (d->n > 0 && col != d->col)
+		out = decimate_take(d, ox, oy);
+	if (!(d->n > 0) || y > d->my) {
+		d->mx = px;
+		d->my = y;
+	}
+	d->col = col;
+	d->sx += px;
+	d->sy += y;
+	d->n++;
+	return out;
+}
+
+bool html_decimate_flush(struct html_decimate *d, double *ox, double *oy)
+{
+	return decimate_take(d, ox, oy);
+}
+
+/* How a series thins (html_decimate): maxima, percentiles and a CDF (which
+ * only rises) keep a column's highest point, rates and averages its mean;
+ * auto-tune levels each keep theirs, for their markers. */
+static enum html_reduce series_reduce(const struct html_series *se)
+{
+	switch (se->src) {
+	case HTML_SRC_TUNE_IOPS:
+	case HTML_SRC_TUNE_DB_READ_MS:
+		return HTML_REDUCE_NONE;
+	case HTML_SRC_CDF:
+	case HTML_SRC_P99_MS:
+	case HTML_SRC_MAX_MS:
+		return HTML_REDUCE_MAX;
+	default:
+		return HTML_REDUCE_MEAN;
+	}
+}
+
+static void series_point(struct strbuf *pts, size_t *n, const struct scale *s,
+			 const struct html_series *se, double px, double y)
+{
+	strbuf_addf(pts, "%s%.1f,%.1f", *n ? " " : "", px, series_sy(s, se, y));
+	(*n)++;
+}
+
 static void chart_series(struct strbuf *sb, const struct html_chart *c,
 			 const struct html_series *se, const struct scale *s)
 {
 	struct strbuf pts = STRBUF_INIT, marks = STRBUF_INIT;
+	struct html_decimate dec;
 	struct pt_iter it;
 	size_t n = 0;
-	double x, y;
+	double x, y, px, py;
 
+	html_decimate_init(&dec, series_reduce(se));
 	pt_iter_init(&it, se);
 	while (pt_next(&it, &x, &y)) {
 		if (!pt_drawable(c, x, y))
 			continue;
-		strbuf_addf(&pts, "%s%.1f,%.1f", n ? " " : "", sx(s, x), series_sy(s, se, y));
+		if (html_decimate_add(&dec, sx(s, x), y, &px, &py))
+			series_point(&pts, &n, s, se, px, py);
 		if (src_tune(se->src))
 			tune_marker(&marks, se, it.i, sx(s, x), series_sy(s, se, y), y);
-		n++;
 	}
+	if (html_decimate_flush(&dec, &px, &py))
+		series_point(&pts, &n, s, se, px, py);
 	strbuf_addf(sb, "<polyline class=\"series\" data-points=\"%zu\" data-name=\"", n);
 	html_esc(sb, se->label);
 	strbuf_addf(sb, "\" stroke=\"%s\"%s points=\"%s\"><title>", se->color,
@@ -456,8 +603,11 @@ static void chart_scale(struct scale *s, const struct html_chart *c, const struc
 
 	s->w = c->compact ? CH_W_COMPACT : CH_W;
 	s->right = c->y2_label ? CH_RIGHT_AXIS : CH_RIGHT;
-	s->xlog = c->x_log2;
-	if (s->xlog) {
+	s->xlog = x_log(c);
+	s->xlog10 = c->x_log10;
+	if (s->xlog10) {
+		scale_log10(s, rg);
+	} else if (s->xlog) {
 		scale_log2(s, rg);
 	} else {
 		s->xstep = nice_step(rg->x_max - rg->x_min);
@@ -475,6 +625,81 @@ static void chart_scale(struct scale *s, const struct html_chart *c, const struc
 	}
 }
 
+/* The <svg>'s class and data attributes of a chart that has them. */
+static void chart_svg_attrs(struct strbuf *sb, const struct html_chart *c, const struct ranges *rg)
+{
+	strbuf_addstr(sb, " class=\"");
+	html_esc(sb, c->svg_class);
+	strbuf_addch(sb, '"');
+	if (c->volume) {
+		strbuf_addstr(sb, " data-volume=\"");
+		html_esc(sb, c->volume);
+		strbuf_addch(sb, '"');
+	}
+	if (c->cls_name)
+		strbuf_addf(sb, " data-class=\"%s\"", c->cls_name);
+	if (isfinite(rg->data_y_max))
+		strbuf_addf(sb, " data-max=\"%.3f\"", rg->data_y_max);
+	if (c->nr_hlines && isfinite(c->hlines[0].y))
+		strbuf_addf(sb, " data-threshold=\"%.3f\"", c->hlines[0].y);
+}
+
+/* The percentiles a CDF marks, and their marker: a circle, a square, a
+ * triangle. */
+static const struct {
+	double p;
+	const char *name;
+	const char *shape; /* a path around (0, 0) */
+} pctl_marks[] = {
+	{99, "p99", "M-3.5 0a3.5 3.5 0 1 0 7 0a3.5 3.5 0 1 0 -7 0z"},
+	{99.9, "p99.9", "M-3.2 -3.2h6.4v6.4h-6.4z"},
+	{99.99, "p99.99", "M0 -4.2l4 7h-8z"},
+};
+
+/* A CDF series' p99, p99.9 and p99.99 (hist_percentile of the histogram
+ * it draws) on its curve: <path class="pctl" data-p="99.9" data-ms="..">
+ * with a title saying the figure. */
+static void chart_pctl_marks(struct strbuf *sb, const struct html_series *se, const struct scale *s)
+{
+	const struct hist *h;
+	double ms;
+	size_t i;
+
+	if (se->src != HTML_SRC_CDF)
+		return;
+	h = results_hist_get(se->r, se->scope, se->name, se->cls);
+	if (!h || !h->count)
+		return;
+	for (i = 0; i < DP_ARRAY_SIZE(pctl_marks); i++) {
+		ms = (double)hist_percentile(h, pctl_marks[i].p) / 1e6;
+		if (!(ms > 0) || ms < s->x0 || ms > s->x1)
+			continue;
+		strbuf_addf(sb,
+			    "<path class=\"pctl\" data-class=\"%s\" data-p=\"%g\" "
+			    "data-ms=\"%.3f\" transform=\"translate(%.1f %.1f)\" d=\"%s\" "
+			    "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"><title>",
+			    io_class_name(se->cls), pctl_marks[i].p, ms, sx(s, ms),
+			    sy(s, pctl_marks[i].p / 100), pctl_marks[i].shape, se->color);
+		html_esc(sb, se->label);
+		strbuf_addf(sb, " %s: %.3f ms</title></path>\n", pctl_marks[i].name, ms);
+	}
+}
+
+/* The markers' legend, on a second row under the series'. */
+static void pctl_legend(struct strbuf *sb)
+{
+	double x = CH_LEFT;
+	size_t i;
+
+	for (i = 0; i < DP_ARRAY_SIZE(pctl_marks); i++) {
+		strbuf_addf(sb,
+			    "<path transform=\"translate(%.1f 30)\" d=\"%s\" fill=\"#3e4c59\"/>"
+			    "<text x=\"%.1f\" y=\"34\">%s</text>\n",
+			    x + 4, pctl_marks[i].shape, x + 12, pctl_marks[i].name);
+		x += 70;
+	}
+}
+
 void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 {
 	struct ranges rg;
@@ -487,12 +712,17 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 
 	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", c->id);
 	html_esc(sb, c->title);
-	strbuf_addf(sb,
-		    "</figcaption>\n<svg viewBox=\"0 0 %.0f "
-		    "%.0f\" role=\"img\" aria-label=\"",
-		    s.w, CH_H);
+	strbuf_addf(sb, "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\"", s.w, CH_H);
+	if (c->svg_class)
+		chart_svg_attrs(sb, c, &rg);
+	strbuf_addstr(sb, " role=\"img\" aria-label=\"");
 	html_esc(sb, c->title);
 	strbuf_addstr(sb, "\">\n");
+	if (c->svg_class) {
+		strbuf_addstr(sb, "<title>");
+		html_esc(sb, c->title);
+		strbuf_addstr(sb, "</title>\n");
+	}
 	if (c->warmup_s > 0 && !s.xlog && s.x0 <= 0) {
 		strbuf_addf(sb,
 			    "<rect class=\"warmup\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
@@ -520,11 +750,16 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"middle\">no data in this run</text>\n",
 			    (CH_LEFT + s.w) / 2, CH_H / 2);
+	if (c->pctl_marks)
+		for (k = 0; k < c->nr_series; k++)
+			chart_pctl_marks(sb, &c->series[k], &s);
 	for (k = 0; k < c->nr_series; k++)
 		legend_entry(sb, &lx, c->series[k].label, c->series[k].color, c->series[k].dashed);
 	for (k = 0; k < c->nr_hlines; k++)
 		if (isfinite(c->hlines[k].y))
 			legend_entry(sb, &lx, c->hlines[k].label, c->hlines[k].color, true);
+	if (c->pctl_marks)
+		pctl_legend(sb);
 	strbuf_addstr(sb, "</svg></figure>\n");
 }
 
@@ -588,4 +823,274 @@ void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			    v, BAR_LEFT + v / s.x1 * w + 4, CH_TOP + BAR_ROW * (double)i + 16, v);
 	}
 	strbuf_addstr(sb, "</g></svg></figure>\n");
+}
+
+/* The heatmap's colour levels: the lowest share of each (level 0: any I/O)
+ * and its colour, pale to dark. A share's scale is logarithmic so that the
+ * tail (one I/O in ten thousand) shows beside the body of the distribution. */
+static const struct {
+	double min;
+	const char *label; /* min in %, as the legend says it */
+	const char *color;
+} heat_levels[HTML_HEAT_LEVELS] = {
+	{0, "&gt;0", "#fdf3c4"}, {1e-4, "0.01", "#fde29a"}, {1e-3, "0.1", "#fcc470"},
+	{1e-2, "1", "#f9a050"},	 {2e-2, "2", "#f27b3f"},    {5e-2, "5", "#df5638"},
+	{0.1, "10", "#c23740"},	 {0.2, "20", "#962049"},    {0.5, "50", "#5f0f48"},
+};
+
+unsigned html_heat_level(double share)
+{
+	unsigned k = HTML_HEAT_LEVELS - 1;
+
+	while (k > 0 && !(share >= heat_levels[k].min))
+		k--;
+	return k;
+}
+
+size_t html_heat_group(size_t nr)
+{
+	return nr <= HTML_HEAT_MAX_COLS ? 1 : (nr + HTML_HEAT_MAX_COLS - 1) / HTML_HEAT_MAX_COLS;
+}
+
+/* A band's lowest latency in ms, band 0's (which starts at 0) put at 32 ns
+ * so that a log axis can place it. */
+static double band_ms(unsigned b)
+{
+	return b ? (double)results_band_lower_ns(b) / 1e6 : 32e-6;
+}
+
+/* A label over the cells keeps a white halo, so that it reads on dark ones. */
+#define HEAT_HALO "stroke=\"#fff\" stroke-width=\"3\" paint-order=\"stroke\""
+
+struct heat_plot {
+	double w, x1;  /* the chart's width, its time range [0, x1] */
+	double y0, y1; /* its latency range, ms, powers of ten */
+	struct strbuf paths[HTML_HEAT_LEVELS];
+	size_t cells;
+};
+
+static double heat_sx(const struct heat_plot *p, double t)
+{
+	return CH_LEFT + t / p->x1 * (p->w - CH_LEFT - CH_RIGHT);
+}
+
+static double heat_sy(const struct heat_plot *p, double ms)
+{
+	return CH_H - CH_BOTTOM -
+	       log(ms / p->y0) / log(p->y1 / p->y0) * (CH_H - CH_TOP - CH_BOTTOM);
+}
+
+/* A window of the heatmap's volume and class. */
+static bool heat_window(const struct html_heatmap *hm, const struct results_window *w)
+{
+	return w->scope == SCOPE_VOLUME && w->cls == hm->cls && w->count && w->nr &&
+	       !strcmp(w->name, hm->volume);
+}
+
+/*
+ * One column (windows from t0 to t1 s): each band's share of the column's
+ * I/Os, bands next to each other of one level drawn as one rectangle of
+ * that level's path.
+ */
+static void heat_column(struct heat_plot *p, const uint64_t *bands, uint64_t total, double t0,
+			double t1)
+{
+	double x0 = heat_sx(p, t0), x1 = heat_sx(p, t1), ya, yb;
+	unsigned b, start = 0, level = 0, lv;
+	bool open = false;
+
+	for (b = 0; b <= RESULTS_BANDS; b++) {
+		lv = b < RESULTS_BANDS && bands[b]
+			     ? html_heat_level((double)bands[b] / (double)total)
+			     : HTML_HEAT_LEVELS;
+		if (open && lv == level)
+			continue;
+		if (open) {
+			ya = heat_sy(p, band_ms(start));
+			yb = heat_sy(p, band_ms(b));
+			strbuf_addf(&p->paths[level], "M%.1f %.1fh%.1fv%.1fh%.1fz", x0, yb, x1 - x0,
+				    ya - yb, x0 - x1);
+			p->cells++;
+		}
+		open = lv < HTML_HEAT_LEVELS;
+		start = b;
+		level = lv;
+	}
+}
+
+/* The windows' time range and bands: false when there is none. */
+static bool heat_extent(const struct html_heatmap *hm, size_t *nr, double *t_end, unsigned *lo,
+			unsigned *hi)
+{
+	const struct results *r = hm->r;
+	const struct results_window *w;
+	size_t i;
+
+	*nr = 0;
+	*t_end = 0;
+	*lo = RESULTS_BANDS;
+	*hi = 0;
+	for (i = 0; i < r->nr_windows; i++) {
+		w = &r->windows[i];
+		if (!heat_window(hm, w))
+			continue;
+		(*nr)++;
+		*t_end = fmax(*t_end, (double)w->t_ms / 1000.0);
+		*lo = w->lo < *lo ? w->lo : *lo;
+		*hi = w->lo + w->nr - 1 > *hi ? w->lo + w->nr - 1 : *hi;
+	}
+	return *nr > 0;
+}
+
+/* The columns: html_heat_group() windows each, summed exactly. */
+static void heat_cells(struct heat_plot *p, const struct html_heatmap *hm, size_t group)
+{
+	const struct results *r = hm->r;
+	const struct results_window *w;
+	uint64_t bands[RESULTS_BANDS] = {0}, total = 0;
+	double t0 = 0, t_prev = 0;
+	size_t i, in = 0;
+	unsigned b;
+
+	for (i = 0; i < r->nr_windows; i++) {
+		w = &r->windows[i];
+		if (!heat_window(hm, w))
+			continue;
+		if (!in)
+			t0 = t_prev;
+		for (b = 0; b < w->nr && w->lo + b < RESULTS_BANDS; b++)
+			bands[w->lo + b] += w->bands[b];
+		total += w->count;
+		t_prev = (double)w->t_ms / 1000.0;
+		if (++in < group)
+			continue;
+		heat_column(p, bands, total, t0, t_prev);
+		memset(bands, 0, sizeof(bands));
+		total = 0;
+		in = 0;
+	}
+	if (in)
+		heat_column(p, bands, total, t0, t_prev);
+}
+
+/* The axes: time (linear, from 0) and latency (log10, a tick per decade). */
+static void heat_axes(struct strbuf *sb, const struct heat_plot *p, double xstep)
+{
+	double v;
+
+	for (v = p->y0; v <= p->y1 * (1 + 1e-9); v *= 10)
+		strbuf_addf(sb,
+			    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
+			    CH_LEFT, heat_sy(p, v), p->w - CH_RIGHT, heat_sy(p, v), CH_LEFT - 6,
+			    heat_sy(p, v) + 4, v);
+	for (v = 0; v <= p->x1 + xstep / 1e6; v += xstep)
+		strbuf_addf(sb,
+			    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
+			    heat_sx(p, v), CH_H - CH_BOTTOM, heat_sx(p, v), CH_H - CH_BOTTOM + 4,
+			    heat_sx(p, v), CH_H - CH_BOTTOM + 16, step_decimals(xstep), v);
+	strbuf_addf(sb,
+		    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
+		    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
+		    CH_LEFT, CH_H - CH_BOTTOM, p->w - CH_RIGHT, CH_H - CH_BOTTOM, CH_LEFT, CH_TOP,
+		    CH_LEFT, CH_H - CH_BOTTOM);
+	strbuf_addf(
+		sb,
+		"<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">seconds since start</text>\n"
+		"<text transform=\"translate(14 %.1f) rotate(-90)\" text-anchor=\"middle\">"
+		"latency (ms, log scale)</text>\n",
+		(CH_LEFT + p->w) / 2, CH_H - 8, (CH_TOP + CH_H - CH_BOTTOM) / 2);
+}
+
+/* The colour scale: adjacent swatches, each labelled under its left edge
+ * with the lowest share it stands for. */
+static void heat_legend(struct strbuf *sb)
+{
+	double x = CH_LEFT + 82;
+	unsigned k;
+
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"18\">share of I/Os, %%:</text>\n", CH_LEFT);
+	for (k = 0; k < HTML_HEAT_LEVELS; k++, x += 30)
+		strbuf_addf(sb,
+			    "<rect x=\"%.1f\" y=\"8\" width=\"30\" height=\"11\" fill=\"%s\"/>"
+			    "<text x=\"%.1f\" y=\"31\" font-size=\"9\">%s</text>\n",
+			    x, heat_levels[k].color, x, heat_levels[k].label);
+}
+
+void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
+{
+	struct heat_plot p = {.w = CH_W_COMPACT};
+	double t_end, xstep, y;
+	unsigned lo, hi, k;
+	int d0, d1;
+	size_t nr;
+	bool any = heat_extent(hm, &nr, &t_end, &lo, &hi);
+
+	if (!any) {
+		lo = hi = 1;
+		t_end = 1;
+	}
+	/* the threshold inside the axis, with room for its label */
+	y = hm->threshold_ms;
+	html_log10_decades(isfinite(y) && y > 0 ? fmin(band_ms(lo), y) : band_ms(lo),
+			   isfinite(y) && y > 0 ? fmax(band_ms(hi + 1), 1.5 * y) : band_ms(hi + 1),
+			   &d0, &d1);
+	p.y0 = pow(10, d0);
+	p.y1 = pow(10, d1);
+	xstep = nice_step(t_end);
+	p.x1 = fmax(ceil(t_end / xstep) * xstep, xstep);
+	for (k = 0; k < HTML_HEAT_LEVELS; k++)
+		strbuf_init(&p.paths[k]);
+	if (any)
+		heat_cells(&p, hm, html_heat_group(nr));
+
+	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", hm->id);
+	html_esc(sb, hm->title);
+	strbuf_addf(sb,
+		    "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" class=\"heatmap\" "
+		    "data-volume=\"",
+		    p.w, CH_H);
+	html_esc(sb, hm->volume);
+	strbuf_addf(sb,
+		    "\" data-class=\"%s\" data-windows=\"%zu\" data-columns=\"%zu\" "
+		    "data-cells=\"%zu\" role=\"img\" aria-label=\"",
+		    io_class_name(hm->cls), nr,
+		    any ? (nr + html_heat_group(nr) - 1) / html_heat_group(nr) : 0, p.cells);
+	html_esc(sb, hm->title);
+	strbuf_addstr(sb, "\">\n<title>");
+	html_esc(sb, hm->title);
+	strbuf_addstr(sb, "</title>\n");
+	heat_axes(sb, &p, xstep);
+	for (k = 0; k < HTML_HEAT_LEVELS; k++) {
+		if (!p.paths[k].len)
+			continue;
+		strbuf_addf(sb,
+			    "<path class=\"heat\" data-level=\"%u\" fill=\"%s\" d=\"%s\">"
+			    "<title>share of the column's I/Os: %s %% or more</title></path>\n",
+			    k, heat_levels[k].color, p.paths[k].buf, heat_levels[k].label);
+	}
+	if (hm->warmup_s > 0 && hm->warmup_s < p.x1)
+		strbuf_addf(sb,
+			    "<line class=\"warmup-end\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#52606d\" stroke-dasharray=\"2 3\"/>"
+			    "<text x=\"%.1f\" y=\"%.1f\" %s>warm-up ends</text>\n",
+			    heat_sx(&p, hm->warmup_s), CH_TOP, heat_sx(&p, hm->warmup_s),
+			    CH_H - CH_BOTTOM, heat_sx(&p, hm->warmup_s) + 3, CH_TOP - 3, HEAT_HALO);
+	if (isfinite(y) && y > p.y0 && y < p.y1)
+		strbuf_addf(sb,
+			    "<line class=\"threshold\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+			    "y2=\"%.1f\" stroke=\"#1f2933\"/><text x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"end\" %s>threshold %g ms</text>\n",
+			    CH_LEFT, heat_sy(&p, y), p.w - CH_RIGHT, heat_sy(&p, y),
+			    p.w - CH_RIGHT - 4, heat_sy(&p, y) - 4, HEAT_HALO, y);
+	if (!any)
+		strbuf_addf(sb,
+			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "
+			    "text-anchor=\"middle\">no window histograms in this run</text>\n",
+			    (CH_LEFT + p.w) / 2, CH_H / 2);
+	heat_legend(sb);
+	strbuf_addstr(sb, "</svg></figure>\n");
+	for (k = 0; k < HTML_HEAT_LEVELS; k++)
+		strbuf_release(&p.paths[k]);
 }

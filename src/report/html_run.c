@@ -1,8 +1,9 @@
 /*
  * html_run.c - the HTML page of one run (report --format html) with
  * Jetstress's sections: summary, sizing, parameters, auto-tune, databases,
- * performance over time, warm-up, latency distribution, maintenance and
- * replication, total I/O, host performance, verdicts and the test log. Like
+ * performance over time, latency per volume (html_volume.c), warm-up,
+ * latency distribution, maintenance and replication, total I/O, host
+ * performance, verdicts and the test log. Like
  * the other renderers it computes nothing: it formats struct results
  * (docs/reports.md); the charts are html_chart.c's.
  */
@@ -45,6 +46,7 @@ static const char *const run_sections[][2] = {
 	{"pass", "Backup or recovery"},
 	{"databases", "Transactional I/O per database"},
 	{"over-time", "Performance over time"},
+	{"volume-latency", "Latency per volume"},
 	{"warmup", "Warm-up (not judged)"},
 	{"distribution", "Latency distribution"},
 	{"maintenance", "Background maintenance and replication"},
@@ -290,10 +292,7 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 					  .classes = 1u << c,
 					  .label = io_class_name(c),
 					  .color = class_colors[c]};
-		hl.y = html_class_avg_threshold(r, c);
-		snprintf(hlabel, sizeof(hlabel), "threshold %g ms", isfinite(hl.y) ? hl.y : 0);
-		hl.label = hlabel;
-		hl.color = "#b91c1c";
+		html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
 		ch = (struct html_chart){.id = id,
 					 .title = title,
 					 .x_label = "seconds since start",
@@ -306,7 +305,14 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 					 .compact = true};
 		html_chart_line(sb, &ch);
 	}
-	strbuf_addstr(sb, "</div>\n</section>\n");
+	strbuf_addstr(sb, "</div>\n<div class=\"charts2\">\n");
+	for (c = 0; c < IO_CLASS_COUNT; c++)
+		if (issued & (1u << c))
+			html_chart_tail(sb, r, SCOPE_RUN, "run", (enum io_class)c, class_colors[c]);
+	strbuf_addstr(sb, "</div>\n<p class=\"note\">The p99 and maximum charts draw each "
+			  "second's stored p99 and slowest I/O (not averages): a stall shows "
+			  "there first. Long runs are thinned to one point per pixel, keeping "
+			  "the highest value of each.</p>\n</section>\n");
 }
 
 /*
@@ -464,15 +470,20 @@ static void run_distribution(struct strbuf *sb, const struct results *r)
 						      .color = class_colors[c]};
 	ch = (struct html_chart){.id = "chart-cdf",
 				 .title = "Latency CDF per class (whole run, warm-up excluded)",
-				 .x_label = "latency (ms)",
+				 .x_label = "latency (ms, log scale)",
 				 .y_label = "share of I/Os at or below",
 				 .series = s,
 				 .nr_series = n,
-				 .y_percent = true};
+				 .y_percent = true,
+				 .x_log10 = true,
+				 .pctl_marks = true,
+				 .svg_class = "cdf"};
 	html_chart_line(sb, &ch);
 	strbuf_addstr(sb, "<p class=\"note\">From the run's latency histogram: each point is a "
-			  "bucket's value (within 1/128) and the share of I/Os up to it. One "
-			  "curve per class the run issued.</p>\n</section>\n");
+			  "bucket's value (within 1/128) and the share of I/Os up to it, on a "
+			  "logarithmic latency axis so that the tail is as wide as the body. One "
+			  "curve per class the run issued; the marks are each class's p99 "
+			  "(circle), p99.9 (square) and p99.99 (triangle).</p>\n</section>\n");
 }
 
 /* IOs, MB/s, avg ms, max ms of one class */
@@ -873,6 +884,7 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	run_pass_figures(sb, r);
 	run_databases(sb, r);
 	run_over_time(sb, r);
+	html_volume_latency(sb, r, class_colors);
 	run_warmup(sb, r);
 	run_distribution(sb, r);
 	run_maintenance(sb, r);

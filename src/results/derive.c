@@ -319,3 +319,20 @@ size_t results_events_count(const struct results *r, const char *kind)
 		n += !strcmp(r->events[i].kind, kind);
 	return n;
 }
+
+/* A group's 64 buckets split into RESULTS_BANDS_PER_OCTAVE runs of 16. */
+#define BAND_BUCKETS (HIST_GROUP_BUCKETS / RESULTS_BANDS_PER_OCTAVE)
+
+unsigned results_band_of_bucket(unsigned idx)
+{
+	if (idx < HIST_GROUP_BUCKETS)
+		return 0;
+	return 1 + (idx - HIST_GROUP_BUCKETS) / BAND_BUCKETS;
+}
+
+uint64_t results_band_lower_ns(unsigned b)
+{
+	if (!b)
+		return 0;
+	return hist_bucket_lower(HIST_GROUP_BUCKETS + (b - 1) * BAND_BUCKETS);
+}

@@ -128,6 +128,9 @@ void results_release(struct results *r)
 		free(r->autotune.steps[i].reason);
 	free(r->autotune.steps);
 	free(r->host_samples);
+	for (i = 0; r->windows && i < r->nr_windows; i++)
+		free(r->windows[i].bands);
+	free(r->windows);
 	free(r->host_perf.devices);
 	memset(r, 0, sizeof(*r));
 }

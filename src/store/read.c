@@ -1,8 +1,8 @@
 /*
  * read.c - the store's reads: the list of runs, the latest run, and a
  * run's whole results model (run row, summaries, verdicts, samples, env
- * facts, events, histograms, auto-tune steps, host counters) in one read
- * transaction.
+ * facts, events, histograms, auto-tune steps, host counters, the 15 s
+ * window histograms in bands) in one read transaction.
  *
  * Every kind of row is loaded by one loop, rows_load(), driven by a table:
  * each entry names its query, the array its rows go to and how one row is
@@ -633,6 +633,62 @@ static int host_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+/*
+ * One interval_histogram row into o, in bands (results_band_of_bucket): the
+ * buckets are decoded into a scratch histogram, then summed band by band
+ * from the first band holding an I/O to the last.
+ */
+static int window_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	const char *scope = (const char *)sqlite3_column_text(st, 2);
+	const char *cls = (const char *)sqlite3_column_text(st, 4);
+	const char *buckets = (const char *)sqlite3_column_text(st, 6);
+	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	struct results_window *o = row;
+	unsigned i, first = HIST_BUCKETS, last = 0;
+	struct hist *h;
+	int ret = 0;
+
+	(void)base;
+	if (kind < 0 || c < 0)
+		return -EIO;
+	o->t_ms = column_u64(st, 0);
+	o->warmup = sqlite3_column_int(st, 1) != 0;
+	o->scope = kind;
+	column_name(st, 3, o->name);
+	o->cls = c;
+	o->count = column_u64(st, 5);
+	h = malloc(sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	hist_init(h);
+	if (hist_decode(h, buckets ? buckets : "")) {
+		ret = -EIO;
+		goto out_free;
+	}
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		if (!h->buckets[i])
+			continue;
+		first = i < first ? i : first;
+		last = i;
+	}
+	if (first == HIST_BUCKETS)
+		goto out_free;
+	o->lo = results_band_of_bucket(first);
+	o->nr = results_band_of_bucket(last) - o->lo + 1;
+	o->bands = calloc(o->nr, sizeof(*o->bands));
+	if (!o->bands) {
+		o->nr = 0;
+		ret = -ENOMEM;
+		goto out_free;
+	}
+	for (i = first; i <= last; i++)
+		o->bands[results_band_of_bucket(i) - o->lo] += h->buckets[i];
+out_free:
+	free(h);
+	return ret;
+}
+
 #define RESULTS_ARRAY(arr_, nr_)                                                                   \
 	.arr = offsetof(struct results, arr_), .nr = offsetof(struct results, nr_),                \
 	.size = sizeof(*((struct results *)0)->arr_)
@@ -702,6 +758,16 @@ static const struct rows_spec results_rows[] = {
 	 " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
 	 " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
 	 RESULTS_ARRAY(host_samples, nr_host_samples), host_row_read, results_host_perf_fill},
+	/* The 15 s window histograms per volume and class (schema 3; a
+	 * migrated older file has the table, empty), in bands: the HTML
+	 * report's heatmaps. */
+	{"load window histograms",
+	 "interval_histogram row of unknown scope or class, or with bad"
+	 " buckets",
+	 "SELECT count(*) FROM interval_histogram WHERE run_id = ?",
+	 "SELECT t_ms, warmup, scope, name, class, count, buckets FROM interval_histogram"
+	 " WHERE run_id = ? ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(windows, nr_windows), window_row_read, NULL},
 };
 
 /* All the reads in one read transaction: one consistent snapshot. */

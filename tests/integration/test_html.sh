@@ -12,7 +12,8 @@
 # text, and reference nothing over the network. Run 1 is given host counters
 # as a real device would store them (CPU, memory, a device vdb): its host
 # section has the CPU and the device charts, and the compare page vdb's
-# figures. Screenshots are kept in
+# figures. The run page has one average latency chart per volume and judged
+# class (section volume-latency). Screenshots are kept in
 # $DP_BINARY_DIR/artifacts/. Exit 77 when /usr/bin/chromium is absent.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -99,7 +100,7 @@ check() {
 # log_write, bdm_read, log_read), not backup_read: 2 volume IOPS + 5 latency +
 # 5 CDF lines + the database bars, + the host's 3 CPU lines and vdb's util
 # and wait, each with data points
-check run 18 summary sizing parameters databases over-time warmup distribution maintenance \
+check run 18 summary sizing parameters databases over-time volume-latency warmup distribution maintenance \
 	total-io host verdicts log
 ! grep -q 'id="autotune"' run.dom || fail "run: an auto-tune section, but the run did not tune"
 for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write chart-lat-bdm_read \
@@ -107,6 +108,11 @@ for id in chart-iops chart-lat-db_read chart-lat-db_write chart-lat-log_write ch
 	grep -q "id=\"$id\"" run.dom || fail "run: no chart $id"
 done
 ! grep -q 'backup_read' run.dom || fail "run: shows backup_read, which this run did not issue"
+# one average chart per volume (v1, v2) and judged class, each its own <svg>
+for c in db_read log_write; do
+	[ "$(grep -Eo "<svg [^>]*class=\"vol-latency\" data-volume=\"v[12]\" data-class=\"$c\"" run.dom | wc -l)" = 2 ] ||
+		fail "run: not one $c chart per volume"
+done
 grep -q 'class="warmup"' run.dom || fail "run: warm-up not shaded"
 python3 - run.dom <<'EOF2' || fail "run: charts per class"
 import re, sys

@@ -1110,6 +1110,14 @@ static void test_empty_classes_skipped(void **state)
 	assert_string_equal(r.samples[5].name, "db1");
 	assert_int_equal(r.samples[5].cls, IO_LOG_READ);
 	assert_int_equal(r.samples[5].errors, 1);
+	/* the one stored window, in bands: 1 ms in the band of its bucket */
+	assert_int_equal(r.nr_windows, 1);
+	assert_string_equal(r.windows[0].name, "vol1");
+	assert_int_equal(r.windows[0].cls, IO_DB_READ);
+	assert_int_equal(r.windows[0].count, 1);
+	assert_int_equal(r.windows[0].lo, results_band_of_bucket(hist_bucket_index(1000000)));
+	assert_int_equal(r.windows[0].nr, 1);
+	assert_int_equal(r.windows[0].bands[0], 1);
 	results_release(&r);
 	store_close(s);
 
