@@ -88,12 +88,21 @@ void report_json_params(struct json *j, const struct results *r)
 
 void report_html_params(struct strbuf *sb, const struct results *r)
 {
+	size_t from_file = 0;
+
 	if (!r->nr_params)
 		return;
-	strbuf_addstr(sb, "<h3>Effective parameters</h3>\n<p class=\"note\">Every profile key "
-			  "with the value the run used. Values not set by the profile file "
-			  "are marked: <i>default</i>, <i>option</i> (the command line) or "
-			  "<i>derived</i> (computed from other keys).");
+	for (size_t i = 0; i < r->nr_params; i++)
+		from_file += !strcmp(r->params[i].source, "profile");
+	/* folded: about a hundred rows would push the figures off the page */
+	strbuf_addf(sb,
+		    "<details class=\"params\" id=\"effective-parameters\">\n<summary><b>"
+		    "Effective parameters</b>: %zu keys, %zu set by the profile file, %zu "
+		    "not</summary>\n<p class=\"note\">Every profile key with the value the run "
+		    "used. Values not set by the profile file are marked: <i>default</i>, "
+		    "<i>option</i> (the command line) or <i>derived</i> (computed from other "
+		    "keys).",
+		    r->nr_params, from_file, r->nr_params - from_file);
 	if (params_note(r)) {
 		strbuf_addstr(sb, " They were ");
 		html_esc(sb, params_note(r));
@@ -104,7 +113,7 @@ void report_html_params(struct strbuf *sb, const struct results *r)
 	for (size_t i = 0; i < r->nr_params; i++) {
 		const struct results_param *p = &r->params[i];
 		struct strbuf label = STRBUF_INIT;
-		bool from_file = !strcmp(p->source, "profile");
+		bool file = !strcmp(p->source, "profile");
 
 		param_label(&label, p);
 		strbuf_addf(sb, "<tr class=\"param-%s\"><td><code>", p->source);
@@ -114,11 +123,11 @@ void report_html_params(struct strbuf *sb, const struct results *r)
 			html_esc(sb, p->value);
 		else
 			strbuf_addstr(sb, "<i>not set</i>");
-		strbuf_addf(sb, "</td><td>%s%s%s</td></tr>\n", from_file ? "" : "<i>", p->source,
-			    from_file ? "" : "</i>");
+		strbuf_addf(sb, "</td><td>%s%s%s</td></tr>\n", file ? "" : "<i>", p->source,
+			    file ? "" : "</i>");
 		strbuf_release(&label);
 	}
-	strbuf_addstr(sb, "</table>\n");
+	strbuf_addstr(sb, "</table>\n</details>\n");
 }
 
 /* "default" after a value that did not come from the profile file */
