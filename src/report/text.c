@@ -309,7 +309,7 @@ static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const 
 	strbuf_addch(sb, ' ');
 	text_opt(sb, 7, has_lw ? lw->avg_ms : NAN, 3);
 	text_opt(sb, 7, has_lw ? lw->max_ms : NAN, 3);
-	text_size_cell(sb, d, unit, 13);
+	text_size_cell(sb, d, unit, 12);
 	strbuf_addstr(sb, "  ");
 	text_verdict_word(sb, verdict, color);
 	strbuf_addch(sb, '\n');
@@ -345,10 +345,10 @@ static void text_databases(struct strbuf *sb, const struct results *r, bool colo
 		if (d->size >= (100ULL << 30) || d->final_size >= (100ULL << 30))
 			unit = 1024.0 * 1024.0 * 1024.0;
 	}
-	strbuf_addf(sb, "\n%-*s  %-*s  %7s %9s  %-23s  %-15s  %13s\n", width, "", vwidth, "", "",
+	strbuf_addf(sb, "\n%-*s  %-*s  %7s %9s  %-23s  %-15s  %12s\n", width, "", vwidth, "", "",
 		    "transact.", "db_read ms", "log_write ms",
 		    unit > 1024.0 * 1024.0 ? "size GiB" : "size MiB");
-	strbuf_addf(sb, "%-*s  %-*s  %7s %9s  %7s %7s %7s  %7s %7s  %13s  %s\n", width, "database",
+	strbuf_addf(sb, "%-*s  %-*s  %7s %9s  %7s %7s %7s  %7s %7s  %12s  %s\n", width, "database",
 		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "max", "avg", "max",
 		    "start -> end", "verdict");
 	for (i = 0; i < r->nr_databases; i++) {
