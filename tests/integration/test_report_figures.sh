@@ -8,9 +8,10 @@
 # and at least one record of log_record_size); each database's size at the
 # start and at the end, with the volumes' and run's sums; the target IOPS
 # always (a number and PASS, or "none"); the text report's per-database
-# table; and a run that did not reach its end (its final sizes and verdicts
+# table; a run that did not reach its end (its final sizes and verdicts
 # removed, as a killed run leaves them) showing the final size and target
-# as unknown, never 0.
+# as unknown, never 0; and, where io_uring works, a real run's final size
+# being its file's.
 set -e
 . "$(dirname "$0")/lib.sh"
 
@@ -142,4 +143,24 @@ grep -q '^(size -: not known' "$WORK/out" || fail "text: no note on the unknown 
 grep -qx 'target transactional IOPS: unknown (the run was not judged)' "$WORK/out" || fail "text: target unknown"
 expect_exit 0 "$DISKPROOF" report 1 --results cut.db --format csv
 grep -q "^1,,,database,db1,transactional,.*,$MIB256,\$" "$WORK/out" || fail "csv: unknown final size not empty"
+
+# --- a real run (io_uring, where the kernel has it): the final size is the
+# file's, as fstat gives it
+set +e
+"$DISKPROOF" run "$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini" --data-dir "$WORK/data" \
+	--duration 2s --results real.db --quiet >/dev/null 2>real.err
+rc=$?
+set -e
+if [ $rc = 3 ] && grep -q "io_uring" real.err; then
+	echo "no io_uring: the real-file final size is not checked"
+elif [ $rc = 0 ]; then
+	for f in "$WORK"/data/*/*.edb; do
+		n=$(basename "$f" .edb)
+		[ "$(sqlite3 real.db "select size from database_final where name = '$n'")" = "$(stat -c %s "$f")" ] ||
+			fail "real run: final size of $n is not the file's"
+	done
+	check real.db 'assert all(x["final_size_bytes"] == x["size_bytes"] > 0 for x in d["databases"])'
+else
+	fail "real run exit $rc: $(cat real.err)"
+fi
 echo "ok"
