@@ -248,7 +248,7 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb,
 		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
 		      "<th colspan=\"5\">db_read</th><th colspan=\"5\">db_write</th>"
-		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">streams</th>"
+		      "<th colspan=\"3\">log_write</th><th rowspan=\"2\">streams</th>"
 		      "<th rowspan=\"2\">transactional IOPS</th>"
 		      "<th rowspan=\"2\">page fault stalls/s</th>"
 		      "<th colspan=\"2\">size MiB</th>"
@@ -258,6 +258,7 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
 				  "<th class=\"num\">max sample avg ms</th>");
 	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
+			  "<th class=\"num\">bytes/IO</th>"
 			  "<th class=\"num\">start</th><th class=\"num\">end</th></tr>\n");
 	for (i = 0; i < r->nr_databases; i++) {
 		db = &r->databases[i];
@@ -271,6 +272,8 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 		class_cells(sb, &db->classes[IO_DB_WRITE]);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
+		/* the log write size shows commit batching (docs/reports.md) */
+		html_td_num(sb, class_summary_avg_bytes(&db->classes[IO_LOG_WRITE]), 0);
 		html_td_num(sb, db->streams, 2);
 		html_td_num(sb, scope_transactional_iops(db), 1);
 		stalls_cell(sb, db);

@@ -105,6 +105,7 @@ grep -q "^1,,,database,db1,transactional,.*,$MIB256,$MIB256\$" "$WORK/out" || fa
 expect_exit 0 "$DISKPROOF" report 1 --results plain.db --format html
 grep -q '<th class="num">p99.9 ms</th><th class="num">p99.99 ms</th>' "$WORK/out" || fail "html: tails"
 grep -q '<th colspan="2">size MiB</th>' "$WORK/out" || fail "html: database sizes"
+grep -q '<th colspan="3">log_write</th>' "$WORK/out" || fail "html: log write bytes per I/O per database"
 grep -q '<div class="k">target transactional IOPS</div><div class="v">none</div>' "$WORK/out" ||
 	fail "html: target none"
 
