@@ -280,37 +280,50 @@ static void text_size(struct strbuf *sb, bool known, uint64_t bytes, double unit
 		strbuf_addch(sb, '-');
 }
 
-/* "256 -> 256", right-aligned in width. */
-static void text_size_cell(struct strbuf *sb, const struct scope_summary *d, double unit, int width)
+/* "256 -> 256": a database's (or the total's) sizes in the table's unit. */
+static void text_size_pair(struct strbuf *cell, const struct scope_summary *d, double unit)
+{
+	text_size(cell, d->size_known, d->size, unit);
+	strbuf_addstr(cell, " -> ");
+	text_size(cell, d->final_size_known, d->final_size, unit);
+}
+
+/* The width of the size column: its head, or its widest cell. */
+static int text_size_width(const struct results *r, double unit)
 {
 	struct strbuf cell = STRBUF_INIT;
+	int w = (int)strlen("start -> end");
 
-	text_size(&cell, d->size_known, d->size, unit);
-	strbuf_addstr(&cell, " -> ");
-	text_size(&cell, d->final_size_known, d->final_size, unit);
-	strbuf_addf(sb, "  %*s", width, cell.buf);
+	for (size_t i = 0; i <= r->nr_databases; i++) {
+		strbuf_reset(&cell);
+		text_size_pair(&cell, i < r->nr_databases ? &r->databases[i] : &r->run, unit);
+		if ((int)cell.len > w)
+			w = (int)cell.len;
+	}
 	strbuf_release(&cell);
+	return w;
 }
 
 /* One line of the per-database table: a database, or the total. */
 static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const char *volume,
-			int width, int vwidth, double unit, const char *verdict, bool color)
+			int width, int vwidth, double unit, int swidth, const char *verdict,
+			bool color)
 {
 	const struct class_summary *rd = &d->classes[IO_DB_READ], *lw = &d->classes[IO_LOG_WRITE];
 	bool has_rd = class_summary_present(rd), has_lw = class_summary_present(lw);
+	struct strbuf cell = STRBUF_INIT;
 
 	strbuf_addf(sb, "%-*s  %-*s ", width, d->name, vwidth, volume);
 	text_opt(sb, 7, d->streams, 2);
-	text_opt(sb, 9, scope_transactional_iops(d), 1);
-	strbuf_addch(sb, ' ');
+	text_opt(sb, 8, scope_transactional_iops(d), 1);
 	text_opt(sb, 7, has_rd ? rd->avg_ms : NAN, 3);
 	text_opt(sb, 7, has_rd ? rd->p99_ms : NAN, 3);
 	text_opt(sb, 7, has_rd ? rd->max_ms : NAN, 3);
-	strbuf_addch(sb, ' ');
 	text_opt(sb, 7, has_lw ? lw->avg_ms : NAN, 3);
 	text_opt(sb, 7, has_lw ? lw->max_ms : NAN, 3);
-	text_size_cell(sb, d, unit, 12);
-	strbuf_addstr(sb, "  ");
+	text_size_pair(&cell, d, unit);
+	strbuf_addf(sb, "  %*s  ", swidth, cell.buf);
+	strbuf_release(&cell);
 	text_verdict_word(sb, verdict, color);
 	strbuf_addch(sb, '\n');
 }
@@ -324,7 +337,7 @@ static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const 
  */
 static void text_databases(struct strbuf *sb, const struct results *r, bool color)
 {
-	int width = 8, vwidth = 6;
+	int width = 8, vwidth = 6, swidth;
 	double unit = 1024.0 * 1024.0;
 	bool unknown = false;
 	size_t i;
@@ -345,24 +358,25 @@ static void text_databases(struct strbuf *sb, const struct results *r, bool colo
 		if (d->size >= (100ULL << 30) || d->final_size >= (100ULL << 30))
 			unit = 1024.0 * 1024.0 * 1024.0;
 	}
-	strbuf_addf(sb, "\n%-*s  %-*s  %7s %9s  %-23s  %-15s  %12s\n", width, "", vwidth, "", "",
-		    "transact.", "db_read ms", "log_write ms",
+	swidth = text_size_width(r, unit);
+	strbuf_addf(sb, "\n%-*s  %-*s  %7s %8s %-23s %-15s  %*s\n", width, "", vwidth, "", "",
+		    "transact", "db_read ms", "log_write ms", swidth,
 		    unit > 1024.0 * 1024.0 ? "size GiB" : "size MiB");
-	strbuf_addf(sb, "%-*s  %-*s  %7s %9s  %7s %7s %7s  %7s %7s  %12s  %s\n", width, "database",
-		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "max", "avg", "max",
+	strbuf_addf(sb, "%-*s  %-*s  %7s %8s %7s %7s %7s %7s %7s  %*s  %s\n", width, "database",
+		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "max", "avg", "max", swidth,
 		    "start -> end", "verdict");
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
 
-		text_db_row(sb, d, d->volume, width, vwidth, unit,
+		text_db_row(sb, d, d->volume, width, vwidth, unit, swidth,
 			    report_scope_verdict(r, SCOPE_DATABASE, d->name, d->volume), color);
 	}
 	{
 		struct scope_summary total = r->run;
 
 		snprintf(total.name, sizeof(total.name), "total");
-		text_db_row(sb, &total, "", width, vwidth, unit, report_str_or(r->verdict, "-"),
-			    color);
+		text_db_row(sb, &total, "", width, vwidth, unit, swidth,
+			    report_str_or(r->verdict, "-"), color);
 	}
 	if (unknown)
 		strbuf_addstr(sb, "(size -: not known; a run killed before its end stored no final "

@@ -8,7 +8,7 @@
 # and at least one record of log_record_size); each database's size at the
 # start and at the end, with the volumes' and run's sums; the target IOPS
 # always (a number and PASS, or "none"); the text report's per-database
-# table; a run that did not reach its end (its final sizes and verdicts
+# table (15 databases within 100 columns); a run that did not reach its end (its final sizes and verdicts
 # removed, as a killed run leaves them) showing the final size and target
 # as unknown, never 0; and, where io_uring works, a real run's final size
 # being its file's.
@@ -144,6 +144,20 @@ grep -q '^(size -: not known' "$WORK/out" || fail "text: no note on the unknown 
 grep -qx 'target transactional IOPS: unknown (the run was not judged)' "$WORK/out" || fail "text: target unknown"
 expect_exit 0 "$DISKPROOF" report 1 --results cut.db --format csv
 grep -q "^1,,,database,db1,transactional,.*,$MIB256,\$" "$WORK/out" || fail "csv: unknown final size not empty"
+
+# --- 15 databases (examples/five-disks.ini on the sim engine): one line
+# each and the total, sizes in GiB, all within 100 columns
+set +e
+"$DISKPROOF" run "$DP_SOURCE_DIR/examples/five-disks.ini" --engine sim --duration 30s --warmup 5s \
+	--results five.db --quiet >/dev/null 2>five.err
+rc=$?
+set -e
+[ $rc = 0 ] || [ $rc = 1 ] || fail "five-disks run exit $rc: $(cat five.err)"
+expect_exit 0 "$DISKPROOF" report 1 --results five.db
+awk '/^database /,/^total /' "$WORK/out" >five.table
+[ "$(grep -c '^db' five.table)" = 15 ] || fail "five disks: not 15 database lines: $(cat five.table)"
+grep -q ' size GiB$' "$WORK/out" || fail "five disks: sizes not in GiB"
+awk 'length > 100 { exit 1 }' five.table || fail "five disks: table wider than 100 columns"
 
 # --- a real run (io_uring, where the kernel has it): the final size is the
 # file's, as fstat gives it
