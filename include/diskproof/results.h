@@ -47,6 +47,11 @@ struct class_summary {
 	 * the measured time: what max_basis = sample judges; NAN when not
 	 * recorded (a results file from before schema 5, a class without I/O) */
 	double max_sample_avg_ms;
+	/* the 99.9th and 99.99th percentiles of the scope's whole-run histogram
+	 * (within 1/128, stats.h); NAN without I/O or without a stored
+	 * histogram (results_tail_fill) */
+	double p999_ms;
+	double p9999_ms;
 };
 
 /* Fills out from accumulated stats over duration_ns of measurement
@@ -62,6 +67,9 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
  * is not present, the JSON report keeps every class (with zeros).
  */
 bool class_summary_present(const struct class_summary *cs);
+
+/* Average bytes per I/O (bytes / ios); NAN without I/O. */
+double class_summary_avg_bytes(const struct class_summary *cs);
 
 struct scope_summary {
 	char name[RESULTS_NAME_MAX];   /* "run" for the run scope */
@@ -85,6 +93,15 @@ struct scope_summary {
 	 * false elsewhere (not stored: its verdict row holds it) */
 	bool pass_judged;
 	double pass_done_pct;
+	/* database file size in bytes when the run started (table database)
+	 * and when it ended (table database_final, schema 6); a volume's and
+	 * the run's are the sums over their databases (results_sizes_fill),
+	 * known only when every one is. A run killed before its end, a file
+	 * from before schema 6 or a run without a layout: not known. */
+	bool size_known;
+	uint64_t size;
+	bool final_size_known;
+	uint64_t final_size;
 };
 
 /* Transactional IOPS: database reads + database writes per second. */
@@ -486,6 +503,36 @@ double results_warmup_ran_s(const struct results *r);
  * for a run whose summary is not written (still running, killed early), in a
  * run-scope interval. */
 unsigned results_classes_issued(const struct results *r);
+
+/* Fills every scope's and class's p999_ms and p9999_ms from r->hists
+ * (hist_percentile of the whole-run histogram); NAN where the class has
+ * no I/O or no histogram is stored. */
+void results_tail_fill(struct results *r);
+
+/* Fills each volume's and the run's size and final size from its
+ * databases': the sum, known when every database's is (a volume or run
+ * without databases: not known). */
+void results_sizes_fill(struct results *r);
+
+/*
+ * The target transactional IOPS and how it was judged: from the run's
+ * transactional_iops verdict (its threshold) when there is one; none when
+ * the run was judged without one (the profile sets no target); unknown when
+ * nothing judged the run (aborted, error, still running): no verdicts are
+ * stored then, and neither is the target.
+ */
+enum results_target {
+	RESULTS_TARGET_PASSED,
+	RESULTS_TARGET_FAILED,
+	RESULTS_TARGET_NONE,
+	RESULTS_TARGET_UNKNOWN,
+};
+
+/* Which case applies; *iops gets the target (NAN for none and unknown). */
+enum results_target results_target_iops(const struct results *r, double *iops);
+
+/* "pass", "fail", "none", "unknown" */
+const char *results_target_name(enum results_target t);
 
 /* How many of the run's verdicts failed. */
 size_t results_verdicts_failed(const struct results *r);

@@ -191,9 +191,16 @@ struct store_scope_total {
 	uint64_t sample_ms; /* the sample of max_sample_avg_ms */
 };
 
+/* A database file's size when the run ended (table database_final). */
+struct store_database_final {
+	const char *name;
+	uint64_t size;
+};
+
 /* Finishes a run in one transaction: totals (summary and histogram rows, with
- * summaries computed over duration_ns), verdicts, and the run row's status,
- * verdict, ended_at, duration_s and exit code. */
+ * summaries computed over duration_ns), verdicts, the databases' final
+ * sizes, and the run row's status, verdict, ended_at, duration_s and exit
+ * code. */
 struct store_run_end {
 	const char *status;  /* passed|failed|aborted|error */
 	const char *verdict; /* PASS|FAIL|NONE */
@@ -204,6 +211,8 @@ struct store_run_end {
 	size_t nr_totals;
 	const struct verdict *verdicts;
 	size_t nr_verdicts;
+	const struct store_database_final *finals; /* may be NULL: none known */
+	size_t nr_finals;
 };
 
 /* When that transaction fails (a full filesystem), the run row alone is

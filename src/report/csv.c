@@ -10,8 +10,11 @@
  * error in any interval) has no rows. After the series, one row per scope
  * (run, volumes, databases) of class "transactional" with no t_ms: its
  * transactional I/Os and IOPS over the measured span and, in the last
- * column, its time-averaged streams (empty when not stored). docs/reports.md
- * says so.
+ * column, its time-averaged streams (empty when not stored), and its
+ * database sizes at the start and the end (empty when not known). Then one
+ * whole-run row per scope and class present, with no t_ms: its summary, its
+ * average bytes per I/O and its p99.9 and p99.99 (from the whole-run
+ * histograms; the interval rows leave those empty). docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -21,7 +24,7 @@
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
-	"streams\n";
+	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -37,6 +40,8 @@ static void csv_field(struct strbuf *sb, const char *v)
 	strbuf_add_escaped(sb, v, &csv_escapes);
 	strbuf_addch(sb, '"');
 }
+
+static void csv_num(struct strbuf *sb, double v, int decimals);
 
 static void csv_ms(struct strbuf *sb, uint64_t ns, bool any)
 {
@@ -61,7 +66,59 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 	csv_ms(sb, s->p50_ns, s->ios);
 	csv_ms(sb, s->p99_ns, s->ios);
 	csv_ms(sb, s->lat_max_ns, s->ios);
-	strbuf_addf(sb, ",%" PRIu64 ",\n", iv->errors);
+	strbuf_addf(sb, ",%" PRIu64 ",", iv->errors);
+	csv_num(sb, iv->ios ? (double)iv->bytes / (double)iv->ios : NAN, 1);
+	strbuf_addstr(sb, ",,,,\n"); /* the tails and sizes are whole-run figures */
+}
+
+/* A whole-run figure after its comma, empty when undefined (never 0). */
+static void csv_num(struct strbuf *sb, double v, int decimals)
+{
+	strbuf_addch(sb, ',');
+	if (isfinite(v))
+		strbuf_addf(sb, "%.*f", decimals, v);
+}
+
+static void csv_size(struct strbuf *sb, bool known, uint64_t bytes)
+{
+	strbuf_addch(sb, ',');
+	if (known)
+		strbuf_addf(sb, "%" PRIu64, bytes);
+}
+
+/*
+ * A scope's whole-run row of one class (t_ms empty): its summary's figures
+ * over the measured span, with the average bytes per I/O and the p99.9 and
+ * p99.99 of its whole-run histogram.
+ */
+static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope_kind k,
+			  const struct scope_summary *sc, enum io_class c)
+{
+	const struct class_summary *cs = &sc->classes[c];
+
+	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, scope_kind_name(k));
+	csv_field(sb, sc->name);
+	strbuf_addf(sb, ",%s,%" PRIu64, io_class_name(c), cs->ios);
+	csv_num(sb, cs->iops, 3);
+	csv_num(sb, cs->mbps, 3);
+	csv_num(sb, cs->ios ? cs->avg_ms : NAN, 3);
+	csv_num(sb, cs->ios ? cs->p50_ms : NAN, 3);
+	csv_num(sb, cs->ios ? cs->p99_ms : NAN, 3);
+	csv_num(sb, cs->ios ? cs->max_ms : NAN, 3);
+	strbuf_addf(sb, ",%" PRIu64 ",", cs->errors);
+	csv_num(sb, class_summary_avg_bytes(cs), 1);
+	csv_num(sb, cs->ios ? cs->p999_ms : NAN, 3);
+	csv_num(sb, cs->ios ? cs->p9999_ms : NAN, 3);
+	strbuf_addstr(sb, ",,\n");
+}
+
+/* Every class present in the scope (class_summary_present). */
+static void csv_class_rows(struct strbuf *sb, const struct results *r, enum scope_kind k,
+			   const struct scope_summary *sc)
+{
+	for (int c = 0; c < IO_CLASS_COUNT; c++)
+		if (class_summary_present(&sc->classes[c]))
+			csv_class_row(sb, r, k, sc, (enum io_class)c);
 }
 
 /* A scope's transactional row: its I/Os, IOPS and errors of the database
@@ -78,6 +135,9 @@ static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope
 		    isfinite(tiops) ? tiops : 0, rd->errors + wr->errors);
 	if (isfinite(sc->streams))
 		strbuf_addf(sb, "%.3f", sc->streams);
+	strbuf_addstr(sb, ",,,");
+	csv_size(sb, sc->size_known, sc->size);
+	csv_size(sb, sc->final_size_known, sc->final_size);
 	strbuf_addch(sb, '\n');
 }
 
@@ -141,4 +201,9 @@ void report_csv(struct strbuf *out, const struct results *r, const struct report
 		csv_scope_row(out, r, SCOPE_VOLUME, &r->volumes[i]);
 	for (size_t i = 0; i < r->nr_databases; i++)
 		csv_scope_row(out, r, SCOPE_DATABASE, &r->databases[i]);
+	csv_class_rows(out, r, SCOPE_RUN, &r->run);
+	for (size_t i = 0; i < r->nr_volumes; i++)
+		csv_class_rows(out, r, SCOPE_VOLUME, &r->volumes[i]);
+	for (size_t i = 0; i < r->nr_databases; i++)
+		csv_class_rows(out, r, SCOPE_DATABASE, &r->databases[i]);
 }

@@ -63,9 +63,18 @@ static void card(struct strbuf *sb, const char *key, double v, int decimals, con
 	strbuf_addf(sb, "%s</div></div>\n", unit);
 }
 
+/* A card whose value is a word ("none", "unknown"). */
+static void card_text(struct strbuf *sb, const char *key, const char *word)
+{
+	strbuf_addf(sb, "<div class=\"card\"><div class=\"k\">%s</div><div class=\"v\">", key);
+	html_esc(sb, word);
+	strbuf_addstr(sb, "</div></div>\n");
+}
+
 static void run_summary(struct strbuf *sb, const struct results *r)
 {
-	double target = html_verdict_threshold(r, "transactional_iops");
+	double target;
+	enum results_target tcase = results_target_iops(r, &target);
 	size_t i, failed = results_verdicts_failed(r);
 
 	html_section_open(sb, "summary", "Test summary", true);
@@ -81,6 +90,8 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
 	if (isfinite(target))
 		card(sb, "target transactional IOPS", target, 1, "");
+	else
+		card_text(sb, "target transactional IOPS", results_target_name(tcase));
 	if (class_summary_present(&r->run.classes[IO_DB_READ]))
 		card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
 	if (class_summary_present(&r->run.classes[IO_LOG_WRITE]))
@@ -88,9 +99,15 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	if (class_summary_present(&r->run.classes[IO_BACKUP_READ]))
 		card(sb, "backup read", r->run.classes[IO_BACKUP_READ].mbps, 2, " MB/s");
 	strbuf_addstr(sb, "</div>\n");
-	if (!isfinite(target))
+	if (tcase == RESULTS_TARGET_NONE)
 		strbuf_addstr(sb, "<p class=\"note\">No target transactional IOPS was set for this "
 				  "run (no <code>transactional_iops</code> verdict).</p>\n");
+	else if (tcase == RESULTS_TARGET_UNKNOWN)
+		strbuf_addstr(sb, "<p class=\"note\">The run was not judged: its target "
+				  "transactional IOPS, if any, is not known.</p>\n");
+	else
+		strbuf_addf(sb, "<p class=\"note\">Target transactional IOPS: %s.</p>\n",
+			    tcase == RESULTS_TARGET_PASSED ? "reached (PASS)" : "missed (FAIL)");
 	if (failed) {
 		strbuf_addstr(sb, "<h3>Failing verdicts</h3>\n<ul>\n");
 		for (i = 0; i < r->nr_verdicts; i++) {
@@ -117,6 +134,41 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 		    r->exit_code);
 }
 
+/* Bytes in MiB, n/a when not known. */
+static void td_mib(struct strbuf *sb, bool known, uint64_t bytes)
+{
+	html_td_num(sb, known ? (double)bytes / (1024.0 * 1024.0) : NAN, 1);
+}
+
+/* The databases' sizes at the start and at the end: each volume's and the total. */
+static void run_db_sizes(struct strbuf *sb, const struct results *r)
+{
+	if (!r->nr_databases)
+		return;
+	strbuf_addstr(sb, "<table>\n<tr><th>volume</th><th class=\"num\">databases</th>"
+			  "<th class=\"num\">size at start MiB</th>"
+			  "<th class=\"num\">size at end MiB</th></tr>\n");
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		const struct scope_summary *v = &r->volumes[i];
+		size_t n = 0;
+
+		for (size_t k = 0; k < r->nr_databases; k++)
+			n += !strcmp(r->databases[k].volume, v->name);
+		strbuf_addstr(sb, "<tr><td>");
+		html_esc(sb, v->name);
+		strbuf_addf(sb, "</td><td class=\"num\">%zu</td>", n);
+		td_mib(sb, v->size_known, v->size);
+		td_mib(sb, v->final_size_known, v->final_size);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addf(sb, "<tr><td>total</td><td class=\"num\">%zu</td>", r->nr_databases);
+	td_mib(sb, r->run.size_known, r->run.size);
+	td_mib(sb, r->run.final_size_known, r->run.final_size);
+	strbuf_addstr(sb, "</tr>\n</table>\n<p class=\"note\">A database's size at the end is "
+			  "n/a when the run did not reach its end (killed) or the results file "
+			  "is older than schema 6.</p>\n");
+}
+
 static void run_sizing(struct strbuf *sb, const struct results *r)
 {
 	const struct class_summary *cs;
@@ -135,7 +187,7 @@ static void run_sizing(struct strbuf *sb, const struct results *r)
 	html_num(sb, scope_transactional_iops(&r->run), 1);
 	strbuf_addstr(sb, "</td></tr>\n</table>\n<table>\n<tr><th>class</th><th class=\"num\">IOs"
 			  "</th><th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
-			  "<th class=\"num\">bytes</th></tr>\n");
+			  "<th class=\"num\">bytes</th><th class=\"num\">bytes/IO</th></tr>\n");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &r->run.classes[c];
 		if (!class_summary_present(cs))
@@ -144,12 +196,17 @@ static void run_sizing(struct strbuf *sb, const struct results *r)
 			    io_class_name(c), cs->ios);
 		html_td_num(sb, cs->iops, 1);
 		html_td_num(sb, cs->mbps, 2);
-		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", cs->bytes);
+		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->bytes);
+		html_td_num(sb, class_summary_avg_bytes(cs), 0);
+		strbuf_addstr(sb, "</tr>\n");
 	}
 	strbuf_addstr(sb, "</table>\n<p class=\"note\">Database sizes and file layout are those of "
 			  "the profile under Test parameters. MB/s is 10<sup>6</sup> bytes per "
 			  "second; warm-up excluded. Classes this run did not issue are not "
-			  "listed.</p>\n</section>\n");
+			  "listed. Bytes/IO is the average size of one I/O: for log writes it "
+			  "shows how many commits a write carried (commit batching).</p>\n");
+	run_db_sizes(sb, r);
+	strbuf_addstr(sb, "</section>\n");
 }
 
 static void run_parameters(struct strbuf *sb, const struct results *r)
@@ -195,15 +252,18 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb,
 		      "<table>\n<tr><th rowspan=\"2\">database</th><th rowspan=\"2\">volume</th>"
 		      "<th colspan=\"5\">db_read</th><th colspan=\"5\">db_write</th>"
-		      "<th colspan=\"2\">log_write</th><th rowspan=\"2\">streams</th>"
+		      "<th colspan=\"3\">log_write</th><th rowspan=\"2\">streams</th>"
 		      "<th rowspan=\"2\">transactional IOPS</th>"
 		      "<th rowspan=\"2\">page fault stalls/s</th>"
+		      "<th colspan=\"2\">size MiB</th>"
 		      "<th rowspan=\"2\">verdict</th></tr>\n<tr>");
 	for (i = 0; i < 2; i++)
 		strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
 				  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
 				  "<th class=\"num\">max sample avg ms</th>");
-	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th></tr>\n");
+	strbuf_addstr(sb, "<th class=\"num\">IOPS</th><th class=\"num\">avg ms</th>"
+			  "<th class=\"num\">bytes/IO</th>"
+			  "<th class=\"num\">start</th><th class=\"num\">end</th></tr>\n");
 	for (i = 0; i < r->nr_databases; i++) {
 		db = &r->databases[i];
 		v = report_scope_verdict(r, SCOPE_DATABASE, db->name, db->volume);
@@ -216,9 +276,13 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 		class_cells(sb, &db->classes[IO_DB_WRITE]);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
+		/* the log write size shows commit batching (docs/reports.md) */
+		html_td_num(sb, class_summary_avg_bytes(&db->classes[IO_LOG_WRITE]), 0);
 		html_td_num(sb, db->streams, 2);
 		html_td_num(sb, scope_transactional_iops(db), 1);
 		stalls_cell(sb, db);
+		td_mib(sb, db->size_known, db->size);
+		td_mib(sb, db->final_size_known, db->final_size);
 		strbuf_addf(sb, "<td class=\"%s\">%s</td></tr>\n", v, v);
 	}
 	strbuf_addstr(sb, "</table>\n");
@@ -580,8 +644,11 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 		html_td_num(sb, cs->avg_ms, 3);
 		html_td_num(sb, cs->p50_ms, 3);
 		html_td_num(sb, cs->p99_ms, 3);
+		html_td_num(sb, cs->p999_ms, 3);
+		html_td_num(sb, cs->p9999_ms, 3);
 		html_td_num(sb, cs->max_ms, 3);
 		html_td_num(sb, cs->max_sample_avg_ms, 3);
+		html_td_num(sb, class_summary_avg_bytes(cs), 0);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->errors);
 		if (first_row)
 			stalls_cell(sb, sc);
@@ -594,7 +661,7 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 		return;
 	strbuf_addstr(sb, "<tr><td>");
 	html_esc(sb, label);
-	strbuf_addstr(sb, "</td><td colspan=\"11\">no I/O</td></tr>\n");
+	strbuf_addstr(sb, "</td><td colspan=\"14\">no I/O</td></tr>\n");
 }
 
 static void run_total_io(struct strbuf *sb, const struct results *r)
@@ -605,15 +672,18 @@ static void run_total_io(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "<table>\n<tr><th>volume</th><th>class</th><th class=\"num\">IOs</th>"
 			  "<th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
 			  "<th class=\"num\">avg ms</th><th class=\"num\">p50 ms</th>"
-			  "<th class=\"num\">p99 ms</th><th class=\"num\">max ms</th>"
-			  "<th class=\"num\">max sample avg ms</th>"
+			  "<th class=\"num\">p99 ms</th><th class=\"num\">p99.9 ms</th>"
+			  "<th class=\"num\">p99.99 ms</th><th class=\"num\">max ms</th>"
+			  "<th class=\"num\">max sample avg ms</th><th class=\"num\">bytes/IO</th>"
 			  "<th class=\"num\">errors</th><th class=\"num\">page fault stalls/s</th>"
 			  "</tr>\n");
 	for (i = 0; i < r->nr_volumes; i++)
 		scope_class_rows(sb, &r->volumes[i], r->volumes[i].name);
 	scope_class_rows(sb, &r->run, "total");
 	strbuf_addf(sb,
-		    "</table>\n<p class=\"note\">Integrity errors (pages that failed "
+		    "</table>\n<p class=\"note\">p99.9 and p99.99 come from the whole-run "
+		    "latency histograms (within 1/128); n/a without I/O. Bytes/IO is the "
+		    "average size of one I/O. Integrity errors (pages that failed "
 		    "verification): %" PRIu64 ".</p>\n</section>\n",
 		    r->run.integrity_errors);
 }

@@ -21,6 +21,14 @@ static void json_value(struct json *j, const char *key, double v)
 	json_fixed(j, key, v, isfinite(v) && v == floor(v) && fabs(v) < 9e15 ? 0 : 3);
 }
 
+static void json_size(struct json *j, const char *key, bool known, uint64_t bytes)
+{
+	if (known)
+		json_u64(j, key, bytes);
+	else
+		json_null(j, key);
+}
+
 static void json_classes(struct json *j, const struct scope_summary *sc)
 {
 	const struct class_summary *cs;
@@ -43,10 +51,18 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 			json_null(j, "max_sample_avg_ms");
 		json_u64(j, "errors", cs->errors);
 		json_u64(j, "bytes", cs->bytes);
+		/* added in issue 18: null where undefined (no I/O, no histogram) */
+		json_num(j, "avg_bytes", class_summary_avg_bytes(cs));
+		json_num(j, "p999_ms", cs->ios ? cs->p999_ms : NAN);
+		json_num(j, "p9999_ms", cs->ios ? cs->p9999_ms : NAN);
 		json_end(j);
 	}
 	json_end(j);
 	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	/* database file sizes (a volume's and the run's: the sum of theirs);
+	 * null when not known (the run did not reach its end) */
+	json_size(j, "size_bytes", sc->size_known, sc->size);
+	json_size(j, "final_size_bytes", sc->final_size_known, sc->final_size);
 	/* time-averaged streams on the scope; null when not stored */
 	json_num(j, "streams", sc->streams);
 	json_u64(j, "integrity_errors", sc->integrity_errors);
@@ -58,6 +74,17 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_null(j, "page_fault_stalls");
 		json_null(j, "page_fault_stalls_per_s");
 	}
+}
+
+/* The target IOPS (null when none or unknown) and its case: "pass",
+ * "fail", "none" (no IOPS criterion), "unknown" (not judged). */
+static void json_target(struct json *j, const struct results *r)
+{
+	double target;
+	enum results_target t = results_target_iops(r, &target);
+
+	json_value(j, "target_iops", target);
+	json_str(j, "target_iops_result", results_target_name(t));
 }
 
 static void json_run(struct json *j, const struct results *r)
@@ -81,6 +108,7 @@ static void json_run(struct json *j, const struct results *r)
 		json_num(j, "sample_s", r->sample_s);
 	else
 		json_null(j, "sample_s");
+	json_target(j, r);
 	json_end(j);
 }
 

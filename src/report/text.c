@@ -1,13 +1,16 @@
 /*
  * text.c - a run as the terminal summary (report --format text): the
  * overall verdict, failing verdicts first with their margin, the error
- * events, the per-volume table, the warm-up, auto-tune and host counters,
+ * events, the per-volume table (with bytes per I/O and the tail
+ * percentiles), the target IOPS, the per-database table (latencies,
+ * streams, sizes), the warm-up, auto-tune and host counters,
  * and the count of verdicts (report.h, docs/reports.md). Free text from the
  * results file is escaped so that nothing it holds reaches the terminal as
  * a control character.
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "report_internal.h"
@@ -72,6 +75,15 @@ static void text_ms(struct strbuf *sb, double ms)
 	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
 }
 
+/* A figure that may be undefined (no I/O, not stored): "-" then, never 0. */
+static void text_opt(struct strbuf *sb, int width, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", width, decimals, v);
+	else
+		strbuf_addf(sb, " %*s", width, "-");
+}
+
 /*
  * One row per class present in the scope (class_summary_present); the first
  * carries the label and the verdict. A scope with no class present (it moved
@@ -91,8 +103,11 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 		strbuf_addf(sb, "%-*s  %-11s %12" PRIu64 " %10.1f %9.2f", width, first ? label : "",
 			    io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
 			    isfinite(cs->mbps) ? cs->mbps : 0.0);
+		text_opt(sb, 7, class_summary_avg_bytes(cs), 0);
 		text_ms(sb, cs->avg_ms);
 		text_ms(sb, cs->p99_ms);
+		text_opt(sb, 9, cs->p999_ms, 3);
+		text_opt(sb, 9, cs->p9999_ms, 3);
 		text_ms(sb, cs->max_ms);
 		if (isfinite(cs->max_sample_avg_ms))
 			text_ms(sb, cs->max_sample_avg_ms);
@@ -107,8 +122,8 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 	}
 	if (!first)
 		return;
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s %9s  ", width, label, "(no I/O)", "",
-		    "", "", "", "", "", "");
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %9s %9s  ", width, label,
+		    "(no I/O)", "", "", "", "", "", "", "", "", "", "");
 	text_verdict_word(sb, verdict, color);
 	strbuf_addch(sb, '\n');
 }
@@ -178,6 +193,33 @@ static void text_stalls_line(struct strbuf *sb, const struct results *r)
 	strbuf_addch(sb, '\n');
 }
 
+/*
+ * "target transactional IOPS: 1450: PASS", always: "none" for a run judged
+ * without an IOPS criterion, "unknown" for one nothing judged.
+ */
+static void text_target_line(struct strbuf *sb, const struct results *r, bool color)
+{
+	double target;
+	enum results_target t = results_target_iops(r, &target);
+
+	strbuf_addstr(sb, "target transactional IOPS: ");
+	switch (t) {
+	case RESULTS_TARGET_PASSED:
+	case RESULTS_TARGET_FAILED:
+		report_number(sb, target, 1);
+		strbuf_addstr(sb, ": ");
+		text_verdict_word(sb, t == RESULTS_TARGET_PASSED ? "PASS" : "FAIL", color);
+		break;
+	case RESULTS_TARGET_NONE:
+		strbuf_addstr(sb, "none (no IOPS criterion: the profile sets no target)");
+		break;
+	default:
+		strbuf_addstr(sb, "unknown (the run was not judged)");
+		break;
+	}
+	strbuf_addch(sb, '\n');
+}
+
 static void text_table(struct strbuf *sb, const struct results *r, bool color)
 {
 	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
@@ -190,8 +232,9 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 		if ((int)strlen(r->volumes[i].name) > width)
 			width = (int)strlen(r->volumes[i].name);
 
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %9s %9s %9s %9s  %s\n", width, "volume", "class",
-		    "IOs", "IOPS", "MB/s", "avg ms", "p99 ms", "max ms", "smp ms", "verdict");
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %9s %9s  %s\n", width,
+		    "volume", "class", "IOs", "IOPS", "MB/s", "B/IO", "avg ms", "p99 ms",
+		    "p99.9 ms", "p99.99 ms", "max ms", "smp ms", "verdict");
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
 				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
@@ -202,15 +245,21 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 			    "(smp ms: the highest average over one %.0f s sample; max ms: the "
 			    "slowest I/O)\n",
 			    r->sample_s);
+	strbuf_addstr(sb, "(B/IO: average bytes per I/O; p99.9 and p99.99 from the whole-run "
+			  "histograms)\n");
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */
-	if (class_summary_present(&r->run.classes[IO_DB_READ]) ||
-	    class_summary_present(&r->run.classes[IO_DB_WRITE]) ||
-	    !class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+	bool transactional = class_summary_present(&r->run.classes[IO_DB_READ]) ||
+			     class_summary_present(&r->run.classes[IO_DB_WRITE]) ||
+			     !class_summary_present(&r->run.classes[IO_BACKUP_READ]);
+
+	if (transactional)
 		strbuf_addf(sb, "achieved transactional IOPS: %.1f%s", finite_or_0(tiops),
 			    r->run.integrity_errors ? "; " : "\n");
 	if (r->run.integrity_errors)
 		strbuf_addf(sb, "integrity errors: %" PRIu64 "\n", r->run.integrity_errors);
+	if (transactional)
+		text_target_line(sb, r, color);
 	text_stalls_line(sb, r);
 	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
 	if (class_summary_present(lr))
@@ -220,36 +269,118 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 }
 
 /*
- * Each database's time-averaged streams (the stream pool's share, "-" for a
- * run of a file before they were stored) and transactional IOPS, when the
- * run did transactional I/O.
+ * A database size in the table's unit (MiB, or GiB for large databases),
+ * "-" when not known; into a buffer so that the cell is right-aligned.
  */
-static void text_databases(struct strbuf *sb, const struct results *r)
+static void text_size(struct strbuf *sb, bool known, uint64_t bytes, double unit)
 {
-	int width = 8, vwidth = 6;
+	if (known)
+		report_number(sb, (double)bytes / unit, 1);
+	else
+		strbuf_addch(sb, '-');
+}
+
+/* "256 -> 256": a database's (or the total's) sizes in the table's unit. */
+static void text_size_pair(struct strbuf *cell, const struct scope_summary *d, double unit)
+{
+	text_size(cell, d->size_known, d->size, unit);
+	strbuf_addstr(cell, " -> ");
+	text_size(cell, d->final_size_known, d->final_size, unit);
+}
+
+/* The width of the size column: its head, or its widest cell. */
+static int text_size_width(const struct results *r, double unit)
+{
+	struct strbuf cell = STRBUF_INIT;
+	int w = (int)strlen("start -> end");
+
+	for (size_t i = 0; i <= r->nr_databases; i++) {
+		strbuf_reset(&cell);
+		text_size_pair(&cell, i < r->nr_databases ? &r->databases[i] : &r->run, unit);
+		if ((int)cell.len > w)
+			w = (int)cell.len;
+	}
+	strbuf_release(&cell);
+	return w;
+}
+
+/* One line of the per-database table: a database, or the total. */
+static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const char *volume,
+			int width, int vwidth, double unit, int swidth, const char *verdict,
+			bool color)
+{
+	const struct class_summary *rd = &d->classes[IO_DB_READ], *lw = &d->classes[IO_LOG_WRITE];
+	bool has_rd = class_summary_present(rd), has_lw = class_summary_present(lw);
+	struct strbuf cell = STRBUF_INIT;
+
+	strbuf_addf(sb, "%-*s  %-*s ", width, d->name, vwidth, volume);
+	text_opt(sb, 7, d->streams, 2);
+	text_opt(sb, 8, scope_transactional_iops(d), 1);
+	text_opt(sb, 7, has_rd ? rd->avg_ms : NAN, 3);
+	text_opt(sb, 7, has_rd ? rd->p99_ms : NAN, 3);
+	text_opt(sb, 7, has_rd ? rd->max_ms : NAN, 3);
+	text_opt(sb, 7, has_lw ? lw->avg_ms : NAN, 3);
+	text_opt(sb, 7, has_lw ? lw->max_ms : NAN, 3);
+	text_size_pair(&cell, d, unit);
+	strbuf_addf(sb, "  %*s  ", swidth, cell.buf);
+	strbuf_release(&cell);
+	text_verdict_word(sb, verdict, color);
+	strbuf_addch(sb, '\n');
+}
+
+/*
+ * Per database: its volume, time-averaged streams (the stream pool's share,
+ * "-" for a run of a file before they were stored), transactional IOPS,
+ * database read average, p99 and slowest, log write average and slowest,
+ * size at the start and at the end, verdict; then the total. About 100
+ * columns with short names, one line per database.
+ */
+static void text_databases(struct strbuf *sb, const struct results *r, bool color)
+{
+	int width = 8, vwidth = 6, swidth;
+	double unit = 1024.0 * 1024.0;
+	bool unknown = false;
 	size_t i;
 
+	/* a backup test's databases did no transactional I/O: its JSON and
+	 * HTML have their sizes */
 	if (!r->nr_databases || (!class_summary_present(&r->run.classes[IO_DB_READ]) &&
 				 !class_summary_present(&r->run.classes[IO_DB_WRITE])))
 		return;
 	for (i = 0; i < r->nr_databases; i++) {
-		if ((int)strlen(r->databases[i].name) > width)
-			width = (int)strlen(r->databases[i].name);
-		if ((int)strlen(r->databases[i].volume) > vwidth)
-			vwidth = (int)strlen(r->databases[i].volume);
+		const struct scope_summary *d = &r->databases[i];
+
+		if ((int)strlen(d->name) > width)
+			width = (int)strlen(d->name);
+		if ((int)strlen(d->volume) > vwidth)
+			vwidth = (int)strlen(d->volume);
+		unknown = unknown || !d->size_known || !d->final_size_known;
+		if (d->size >= (100ULL << 30) || d->final_size >= (100ULL << 30))
+			unit = 1024.0 * 1024.0 * 1024.0;
 	}
-	strbuf_addf(sb, "\n%-*s  %-*s  %8s  %18s\n", width, "database", vwidth, "volume", "streams",
-		    "transactional IOPS");
+	swidth = text_size_width(r, unit);
+	strbuf_addf(sb, "\n%-*s  %-*s  %7s %8s %-23s %-15s  %*s\n", width, "", vwidth, "", "",
+		    "transact", "db_read ms", "log_write ms", swidth,
+		    unit > 1024.0 * 1024.0 ? "size GiB" : "size MiB");
+	strbuf_addf(sb, "%-*s  %-*s  %7s %8s %7s %7s %7s %7s %7s  %*s  %s\n", width, "database",
+		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "max", "avg", "max", swidth,
+		    "start -> end", "verdict");
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
 
-		strbuf_addf(sb, "%-*s  %-*s  ", width, d->name, vwidth, d->volume);
-		if (isfinite(d->streams))
-			strbuf_addf(sb, "%8.2f", d->streams);
-		else
-			strbuf_addf(sb, "%8s", "-");
-		strbuf_addf(sb, "  %18.1f\n", finite_or_0(scope_transactional_iops(d)));
+		text_db_row(sb, d, d->volume, width, vwidth, unit, swidth,
+			    report_scope_verdict(r, SCOPE_DATABASE, d->name, d->volume), color);
 	}
+	{
+		struct scope_summary total = r->run;
+
+		snprintf(total.name, sizeof(total.name), "total");
+		text_db_row(sb, &total, "", width, vwidth, unit, swidth,
+			    report_str_or(r->verdict, "-"), color);
+	}
+	if (unknown)
+		strbuf_addstr(sb, "(size -: not known; a run killed before its end stored no final "
+				  "size)\n");
 }
 
 /* The warm-up's classes, apart from the table: measured, never judged. */
@@ -451,7 +582,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
 	text_pass_figures(sb, r);
-	text_databases(sb, r);
+	text_databases(sb, r, color);
 	text_warmup(sb, r);
 	text_autotune(sb, r);
 	text_host(sb, r);

@@ -5,7 +5,8 @@
  * give each interval of a scope its length, a histogram's CDF, the range of
  * the databases' MB/s, a failed verdict's margin, the warm-up a run went
  * through, the classes it issued, how many of its verdicts failed and how
- * many events of a kind it stored.
+ * many events of a kind it stored, the tail percentiles of every summary,
+ * the volumes' and the run's database sizes, and the target IOPS.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -335,4 +336,100 @@ uint64_t results_band_lower_ns(unsigned b)
 	if (!b)
 		return 0;
 	return hist_bucket_lower(HIST_GROUP_BUCKETS + (b - 1) * BAND_BUCKETS);
+}
+
+/*
+ * The tail percentiles come from the whole-run histogram of the scope and
+ * class, the same one the stored p50 and p99 were computed from (a volume's
+ * and the run's are exact merges of their databases', made by the run), so
+ * they are within 1/128 of the true value like every percentile (stats.h)
+ * and never below the stored p99. A class without I/O has none: NAN, which
+ * every report shows as undefined, never 0.
+ */
+static void scope_tail_fill(const struct results *r, struct scope_summary *sc, enum scope_kind kind)
+{
+	struct class_summary *cs;
+	const struct hist *h;
+
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		cs = &sc->classes[c];
+		h = results_hist_get(r, kind, sc->name, (enum io_class)c);
+		cs->p999_ms = cs->p9999_ms = NAN;
+		if (!h || !h->count || !cs->ios)
+			continue;
+		cs->p999_ms = (double)hist_percentile(h, 99.9) / (double)NSEC_PER_MSEC;
+		cs->p9999_ms = (double)hist_percentile(h, 99.99) / (double)NSEC_PER_MSEC;
+	}
+}
+
+void results_tail_fill(struct results *r)
+{
+	scope_tail_fill(r, &r->run, SCOPE_RUN);
+	for (size_t i = 0; i < r->nr_volumes; i++)
+		scope_tail_fill(r, &r->volumes[i], SCOPE_VOLUME);
+	for (size_t i = 0; i < r->nr_databases; i++)
+		scope_tail_fill(r, &r->databases[i], SCOPE_DATABASE);
+}
+
+/* The sums of the databases on volume (NULL: all of them) into sc. */
+static void scope_sizes_sum(const struct results *r, struct scope_summary *sc, const char *volume)
+{
+	bool any = false, known = true, final_known = true;
+	uint64_t size = 0, final = 0;
+
+	for (size_t i = 0; i < r->nr_databases; i++) {
+		const struct scope_summary *d = &r->databases[i];
+
+		if (volume && strcmp(d->volume, volume))
+			continue;
+		any = true;
+		known = known && d->size_known;
+		final_known = final_known && d->final_size_known;
+		size += d->size;
+		final += d->final_size;
+	}
+	sc->size_known = any && known;
+	sc->size = sc->size_known ? size : 0;
+	sc->final_size_known = any && final_known;
+	sc->final_size = sc->final_size_known ? final : 0;
+}
+
+void results_sizes_fill(struct results *r)
+{
+	scope_sizes_sum(r, &r->run, NULL);
+	for (size_t i = 0; i < r->nr_volumes; i++)
+		scope_sizes_sum(r, &r->volumes[i], r->volumes[i].name);
+}
+
+/* Only the run scope is judged on its IOPS (eval.h); a judged run (passed
+ * or failed) stores every verdict, so its absence there means no target
+ * was set. */
+enum results_target results_target_iops(const struct results *r, double *iops)
+{
+	const struct verdict *v;
+
+	*iops = NAN;
+	for (size_t i = 0; i < r->nr_verdicts; i++) {
+		v = &r->verdicts[i];
+		if (v->scope != SCOPE_RUN || strcmp(v->criterion, "transactional_iops"))
+			continue;
+		*iops = v->threshold;
+		return v->passed ? RESULTS_TARGET_PASSED : RESULTS_TARGET_FAILED;
+	}
+	if (r->nr_verdicts ||
+	    (r->status && (!strcmp(r->status, "passed") || !strcmp(r->status, "failed"))))
+		return RESULTS_TARGET_NONE;
+	return RESULTS_TARGET_UNKNOWN;
+}
+
+const char *results_target_name(enum results_target t)
+{
+	static const char *const names[] = {
+		[RESULTS_TARGET_PASSED] = "pass",
+		[RESULTS_TARGET_FAILED] = "fail",
+		[RESULTS_TARGET_NONE] = "none",
+		[RESULTS_TARGET_UNKNOWN] = "unknown",
+	};
+
+	return (unsigned)t < DP_ARRAY_SIZE(names) ? names[t] : "unknown";
 }

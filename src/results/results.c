@@ -59,6 +59,7 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
 
 	memset(out, 0, sizeof(*out));
 	out->max_sample_avg_ms = NAN;
+	out->p999_ms = out->p9999_ms = NAN;
 	out->ios = h->count;
 	out->bytes = s->bytes;
 	out->errors = s->errors;
@@ -72,11 +73,18 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
 	out->p50_ms = (double)hist_percentile(h, 50.0) / (double)NSEC_PER_MSEC;
 	out->p99_ms = (double)hist_percentile(h, 99.0) / (double)NSEC_PER_MSEC;
 	out->max_ms = (double)h->max_ns / (double)NSEC_PER_MSEC;
+	out->p999_ms = (double)hist_percentile(h, 99.9) / (double)NSEC_PER_MSEC;
+	out->p9999_ms = (double)hist_percentile(h, 99.99) / (double)NSEC_PER_MSEC;
 }
 
 bool class_summary_present(const struct class_summary *cs)
 {
 	return cs->ios || cs->errors;
+}
+
+double class_summary_avg_bytes(const struct class_summary *cs)
+{
+	return cs->ios ? (double)cs->bytes / (double)cs->ios : NAN;
 }
 
 double scope_transactional_iops(const struct scope_summary *s)

@@ -1,12 +1,15 @@
 /*
- * finish.c - the end of a run: summaries, verdicts, the exit code and the
- * finished run row, and the row of a run interrupted before it started.
+ * finish.c - the end of a run: summaries, verdicts, the databases' final
+ * sizes, the exit code and the finished run row, and the row of a run
+ * interrupted before it started.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskproof/eval.h"
@@ -34,6 +37,76 @@ static void run_store_note(struct run *r, struct strbuf *e)
 	r->store_failed = true;
 }
 
+/* The descriptor a worker has open on database d's file, or -1. */
+static int run_db_fd(const struct run *r, const struct plan_db *d)
+{
+	for (unsigned i = 0; r->workers && i < r->nworkers; i++) {
+		const struct worker *w = &r->workers[i];
+
+		for (unsigned k = 0; w->dbs && w->fds && k < w->ndb; k++)
+			if (w->dbs[k].pdb == d && w->fds[2 * k] >= 0)
+				return w->fds[2 * k];
+	}
+	return -1;
+}
+
+/*
+ * Database d's size as the run ends, in *size; false when not known. The sim
+ * engine has no files: the size it simulated, the plan's. A database on a
+ * block device is a fixed region of it, the plan's too. A file's is what
+ * fstat says of the descriptor the run wrote through (the same file, even
+ * if its name was replaced meanwhile), or, when the workers are gone (an
+ * auto-tune stopped between levels), of the path opened again without
+ * following a link (the volume is still locked).
+ */
+static bool run_db_final_size(const struct run *r, const struct plan_db *d, uint64_t *size)
+{
+	struct stat st;
+	int fd;
+	bool ok;
+
+	if (!r->plan.files || r->plan.vols[d->volume].device) {
+		*size = d->size;
+		return true;
+	}
+	fd = run_db_fd(r, d);
+	if (fd >= 0) {
+		ok = fstat(fd, &st) == 0;
+	} else {
+		fd = open(d->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+		if (fd < 0)
+			return false;
+		ok = fstat(fd, &st) == 0;
+		close(fd);
+	}
+	if (!ok || !S_ISREG(st.st_mode) || st.st_size < 0)
+		return false;
+	*size = (uint64_t)st.st_size;
+	return true;
+}
+
+/* The final sizes known, in a malloc'd array (*out, NULL when none); the
+ * count. A run left at once (a second signal) or after a hung I/O asks
+ * nothing of the filesystem. */
+static size_t run_db_finals(const struct run *r, struct store_database_final **out)
+{
+	struct store_database_final *f;
+	size_t n = 0;
+	uint64_t size;
+
+	*out = NULL;
+	if (r->abandoned || r->hung_seen || !r->plan.nr_dbs)
+		return 0;
+	f = calloc(r->plan.nr_dbs, sizeof(*f));
+	if (!f)
+		return 0; /* the sizes stay unknown: no reason to fail the run */
+	for (size_t i = 0; i < r->plan.nr_dbs; i++)
+		if (run_db_final_size(r, &r->plan.dbs[i], &size))
+			f[n++] = (struct store_database_final){r->plan.dbs[i].name, size};
+	*out = f;
+	return n;
+}
+
 /* Summaries, verdicts, the finished run row. */
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
@@ -41,6 +114,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	struct run_totals t = {0};
 	struct verdict *verdicts = NULL;
 	struct store_run_end end = {0};
+	struct store_database_final *finals = NULL;
 	struct run_exit_facts ef;
 	size_t nverd = 0, nv = r->plan.nr_vols;
 	uint64_t measured;
@@ -124,6 +198,8 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	end.nr_totals = t.nt;
 	end.verdicts = verdicts;
 	end.nr_verdicts = nverd;
+	end.nr_finals = run_db_finals(r, &finals);
+	end.finals = finals;
 	/* even after a store error, try to leave a finished row: the error may
 	 * have been passing (a full disk that has room again) */
 	if (r->msgs_dropped) {
@@ -166,6 +242,7 @@ out:
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");
 	free(verdicts);
+	free(finals);
 	run_totals_release(&t);
 	return ret;
 }

@@ -1,6 +1,7 @@
 /*
  * finish.c - the end of a run and its checkpoints: the run row's end, and
- * the summary, histogram and verdict rows of every scope total, in one
+ * the summary, histogram and verdict rows of every scope total and the
+ * databases' final sizes, in one
  * transaction (with a best-effort run row alone when the whole does not fit).
  */
 #include <errno.h>
@@ -224,6 +225,14 @@ out_sum:
 	return ret;
 }
 
+static void final_bind(struct binder *b, const void *row)
+{
+	const struct store_database_final *f = row;
+
+	bind_str(b, f->name, false);
+	bind_u64(b, f->size);
+}
+
 static void verdict_bind(struct binder *b, const void *row)
 {
 	const struct verdict *v = row;
@@ -281,6 +290,12 @@ int store_run_finish(struct store *s, int64_t run_id, const struct store_run_end
 				" threshold, measured, passed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 				"write verdicts", run_id, end->verdicts, end->nr_verdicts,
 				sizeof(*end->verdicts), verdict_bind, err);
+	if (!ret && end->nr_finals)
+		ret = store_insert_rows(s,
+					"INSERT OR REPLACE INTO database_final (run_id, name, size)"
+					" VALUES (?, ?, ?)",
+					"write final database sizes", run_id, end->finals,
+					end->nr_finals, sizeof(*end->finals), final_bind, err);
 	if (ret)
 		goto out_rollback;
 	ret = store_commit(s, err);

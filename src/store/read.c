@@ -1,8 +1,9 @@
 /*
  * read.c - the store's reads: the list of runs, the latest run, and a
- * run's whole results model (run row, summaries, verdicts, samples, env
- * facts, events, histograms, auto-tune steps, host counters, the 15 s
- * window histograms in bands) in one read transaction.
+ * run's whole results model (run row, summaries, database sizes, verdicts,
+ * samples, env facts, events, histograms, auto-tune steps, host counters,
+ * the 15 s window histograms in bands, the effective parameters, and the
+ * tail percentiles derived from the histograms) in one read transaction.
  *
  * Every kind of row is loaded by one loop, rows_load(), driven by a table:
  * each entry names its query, the array its rows go to and how one row is
@@ -442,6 +443,45 @@ static int streams_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+/* The database scope named in column 0, or NULL when the summaries have
+ * none (a run killed before its first checkpoint shows no databases). */
+static struct scope_summary *database_named(sqlite3_stmt *st, struct results *r)
+{
+	char name[RESULTS_NAME_MAX];
+
+	column_name(st, 0, name);
+	for (size_t i = 0; i < r->nr_databases; i++)
+		if (!strcmp(r->databases[i].name, name))
+			return &r->databases[i];
+	return NULL;
+}
+
+/* A database row's size: the file's size when the run started. */
+static int size_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct scope_summary *d = database_named(st, base);
+
+	(void)row;
+	if (d) {
+		d->size_known = true;
+		d->size = column_u64(st, 1);
+	}
+	return 0;
+}
+
+/* A database_final row (schema 6): the file's size when the run ended. */
+static int final_size_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct scope_summary *d = database_named(st, base);
+
+	(void)row;
+	if (d) {
+		d->final_size_known = true;
+		d->final_size = column_u64(st, 1);
+	}
+	return 0;
+}
+
 static int verdict_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
@@ -711,6 +751,14 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls"
 	 " FROM scope_extra WHERE run_id = ? ORDER BY rowid",
 	 0, 0, 0, extra_row_read, NULL},
+	/* each database's size at the start (table database) and at the end
+	 * (database_final, schema 6: a killed run has no rows there) */
+	{"load database sizes", NULL, NULL,
+	 "SELECT name, size FROM \"database\" WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
+	 size_row_read, NULL},
+	{"load final database sizes", NULL, NULL,
+	 "SELECT name, size FROM database_final WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
+	 final_size_row_read, NULL},
 	{"load verdicts", "verdict row of unknown scope or cmp", NULL,
 	 "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
 	 " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
@@ -792,6 +840,8 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 		return ret;
 	}
 	results_warmup_fill(r);
+	results_tail_fill(r);
+	results_sizes_fill(r);
 	store_rollback(s); /* read only: nothing to commit */
 	return 0;
 }

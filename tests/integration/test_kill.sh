@@ -1,7 +1,7 @@
 #!/bin/bash
 # A run killed with SIGKILL is left "running"; the next command that opens the
 # results file (here: list) finds it aborted, with the intervals and totals it
-# had stored. Two Ctrl-Cs in a row also leave an aborted run, at once.
+# had stored, and no final database size (unknown). Two Ctrl-Cs in a row also leave an aborted run, at once.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -26,6 +26,16 @@ sqlite3 r.db "select message from event where run_id=1 and kind='stop'" | grep -
 	fail "no stop event"
 expect_exit 0 "$DISKPROOF" report 1 --results "$WORK/r.db"
 grep -q "aborted" out || grep -q "NONE" out || fail "report of the killed run: $(head -3 out)"
+# a killed run never reached its end: no final database size (unknown, not
+# 0), while the size it started at is known; and no target is known
+[ "$(sqlite3 r.db "select count(*) from database_final where run_id=1")" = 0 ] ||
+	fail "killed run has final sizes"
+grep -Eq '^db1 .* [0-9.]+ -> -  -$' out || fail "text: final size of the killed run: $(cat out)"
+expect_exit 0 "$DISKPROOF" report 1 --results "$WORK/r.db" --format json
+python3 -c 'import json,sys
+d = json.load(open(sys.argv[1]))
+assert all(x["final_size_bytes"] is None and x["size_bytes"] > 0 for x in d["databases"]), d["databases"]
+assert d["run"]["target_iops_result"] == "unknown"' "$WORK/out" || fail "json: killed run sizes"
 
 # two interrupts: out within a second or two, run aborted, file consistent
 "$DISKPROOF" run "$T" --data-dir "$WORK/data" --duration 60s --results "$WORK/r.db" \

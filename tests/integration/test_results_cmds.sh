@@ -22,7 +22,7 @@ run_sim a.db
 # --- report -o
 expect_exit 0 "$DISKPROOF" report 2 --results a.db --format csv
 cp "$WORK/out" stdout.csv
-head -1 stdout.csv | grep -qx 'run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,streams' ||
+head -1 stdout.csv | grep -qx 'run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes' ||
 	fail "csv header"
 [ "$(tail -n +2 stdout.csv | cut -d, -f1 | sort -u)" = 2 ] || fail "csv rows of run 2 only"
 umask 022
@@ -72,7 +72,7 @@ grep -Eq "^ +4 .* server-b .*fw 2\.1$" "$WORK/out" || fail "list lacks server-b'
 expect_exit 0 "$DISKPROOF" report 4 --results a.db --format csv
 [ "$(tail -n +2 "$WORK/out" | wc -l)" = "$(tail -n +2 stdout.csv | wc -l)" ] || fail "imported samples"
 # the streams per scope (table stream_share) come along
-grep -qE '^4,,,database,[^,]+,transactional,.*,[0-9]+\.[0-9]{3}$' "$WORK/out" ||
+grep -qE '^4,,,database,[^,]+,transactional,[0-9]+,[0-9.]+,,,,,,[0-9]+,[0-9]+\.[0-9]{3},' "$WORK/out" ||
 	fail "imported run without its streams per database"
 expect_exit 0 "$DISKPROOF" import b.db --results a.db
 grep -q "imported 0 run(s) from b.db, 1 already here" "$WORK/err" || fail "re-import added runs"

@@ -179,29 +179,28 @@ static void test_json_valid_with_keys(void **state)
 		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
-		got,
-		"['autotune', 'databases', 'host', 'parameters', 'parameters_from', 'run', 'summary', "
-		"'verdicts', 'volumes', 'warmup']\n"
-		"['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
-		"'profile', 'sample_s', 'started', 'status', 'streams', 'test_type', "
-		"'verdict', 'warmup_s']\n"
-		"42 'cache \"90:10\"\\nafter fw'\n"
-		"exchange-2016 8\n"
-		"['classes', 'integrity_errors', 'page_fault_stalls', 'page_fault_stalls_per_s', "
-		"'streams', 'transactional_iops']\n"
-		"['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
-		"['avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', 'max_sample_avg_ms', "
-		"'mbps', 'p50_ms', 'p99_ms']\n"
-		"4000\n"
-		"81.0\n"
-		"['vol1', 'vol2']\n"
-		"[('db1', 'vol1'), ('db3', 'vol2')]\n"
-		"3\n"
-		"82.0\n"
-		"[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
-		"['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
-		"'volume']]\n"
-		"21.4 False\n");
+		got, "['autotune', 'databases', 'host', 'parameters', 'parameters_from', 'run', "
+		     "'summary', 'verdicts', 'volumes', 'warmup']\n"
+		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
+		     "'profile', 'sample_s', 'started', 'status', 'streams', 'target_iops', "
+		     "'target_iops_result', 'test_type', 'verdict', 'warmup_s']\n"
+		     "42 'cache \"90:10\"\\nafter fw'\n"
+		     "exchange-2016 8\n"
+		     "['classes', 'final_size_bytes', 'integrity_errors', 'page_fault_stalls', "
+		     "'page_fault_stalls_per_s', 'size_bytes', 'streams', 'transactional_iops']\n"
+		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
+		     "['avg_bytes', 'avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', "
+		     "'max_sample_avg_ms', 'mbps', 'p50_ms', 'p9999_ms', 'p999_ms', 'p99_ms']\n"
+		     "4000\n"
+		     "81.0\n"
+		     "['vol1', 'vol2']\n"
+		     "[('db1', 'vol1'), ('db3', 'vol2')]\n"
+		     "3\n"
+		     "82.0\n"
+		     "[['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold'], "
+		     "['cmp', 'criterion', 'measured', 'name', 'passed', 'scope', 'threshold', "
+		     "'volume']]\n"
+		     "21.4 False\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -605,24 +604,29 @@ static void test_csv(void **state)
 	assert_string_equal(
 		out.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
-		"errors,streams\n"
-		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0,\n"
+		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes\n"
+		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,,"
+		"\n"
 		"7,500,0,volume,\"a,\"\"b\"\"\",db_read,50,100.000,3.277,2.000,2.000,5.250,7.500,"
-		"0,\n"
-		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2,\n"
-		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0,\n"
-		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0,\n"
+		"0,,32768.0,,,,\n"
+		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2,,32768.0,,,"
+		",\n"
+		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0,,,,,,\n"
+		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768."
+		"0,"
+		",,,\n"
 		"7,15000,0,database,\"line\nbreak\",log_write,15,1.000,0.033,2.000,2.000,5.250,"
-		"7.500,0,\n"
-		"7,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
+		"7.500,0,,32768.0,,,,\n"
+		"7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,\n");
 	strbuf_release(&out);
 
 	/* no samples: the header alone */
 	r.nr_samples = 0;
 	report_render(&out, &r, REPORT_CSV, NULL);
 	assert_string_equal(out.buf, "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
-				     "p50_ms,p99_ms,max_ms,errors,streams\n"
-				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
+				     "p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,"
+				     "p9999_ms,size_bytes,final_size_bytes\n"
+				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,\n");
 	strbuf_release(&out);
 }
 
@@ -649,7 +653,7 @@ static void test_classes_present(void **state)
 	assert_non_null(strstr(table, "\nvol1    db_read "));
 	assert_non_null(strstr(table, "\n        db_write "));
 	assert_non_null(strstr(table, "\n        backup_read            0 "));
-	assert_null(strstr(table, "log_write"));
+	assert_null(strstr(table, "\n        log_write "));
 	assert_null(strstr(table, "bdm_read"));
 	assert_null(strstr(table, "log_read"));
 	/* a scope with no class present keeps its line and its verdict */
@@ -668,7 +672,7 @@ static void test_classes_present(void **state)
 			    "'log_write']\n"
 			    "{'ios': 0, 'iops': 0.0, 'mbps': 0.0, 'avg_ms': 0.0, 'p50_ms': 0.0, "
 			    "'p99_ms': 0.0, 'max_ms': 0.0, 'max_sample_avg_ms': None, 'errors': 0, "
-			    "'bytes': 0}\n");
+			    "'bytes': 0, 'avg_bytes': None, 'p999_ms': None, 'p9999_ms': None}\n");
 	free(got);
 	strbuf_release(&out);
 }
@@ -690,10 +694,11 @@ static void test_text_rates(void **state)
 	memset(&s.r.run.classes[IO_BACKUP_READ], 0, sizeof(s.r.run.classes[IO_BACKUP_READ]));
 	report_render(&out, &s.r, REPORT_TEXT, NULL);
 	assert_non_null(strstr(out.buf, "\nachieved transactional IOPS: 81.0\n"
+					"target transactional IOPS: 100: PASS\n"
 					"background maintenance reads: 2.10 MB/s, 1.05 MB/s per "
 					"database\n"
 					"replication log reads: 7.24 MB/s (log writes 7.20 MB/s)\n"
-					"\ndatabase "));
+					"\n    "));
 	assert_null(strstr(out.buf, "backup reads"));
 
 	/* per-database rates that differ are a range */
@@ -759,17 +764,20 @@ static void test_csv_absent_rows(void **state)
 	assert_string_equal(
 		a.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
-		"errors,streams\n"
-		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0,\n"
-		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,\n"
-		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,\n"
-		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0,\n"
-		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0,\n"
-		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,\n"
-		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0,\n"
-		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,\n"
-		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,\n"
-		"3,,,run,,transactional,0,0.000,,,,,,0,0.000\n");
+		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes\n"
+		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768.0,,,"
+		",\n"
+		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,\n"
+		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,\n"
+		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,"
+		",\n"
+		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0,,32768.0,,,,\n"
+		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,,,,,,\n"
+		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0,,32768.0,,,"
+		",\n"
+		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,\n"
+		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,\n"
+		"3,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,\n");
 	strbuf_release(&a);
 	strbuf_release(&b);
 }

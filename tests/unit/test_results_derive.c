@@ -7,7 +7,9 @@
  * scope (groups, lengths per scope, each scope's series), a histogram's CDF,
  * the range of the databases' MB/s, a failed verdict's margin, the warm-up an
  * aborted run went through, the classes a run issued, its failed verdicts
- * and its events of a kind.
+ * and its events of a kind, the tail percentiles from a known histogram,
+ * the volumes' and run's database sizes, the average bytes per I/O and the
+ * target IOPS's four cases.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -409,6 +411,143 @@ static void test_events_count(void **state)
 	assert_int_equal(results_events_count(&r, "error"), 1);
 }
 
+/*
+ * 10,000 I/Os: 9,985 at 1 ms, 10 at 50 ms (the 9,986th to 9,995th), 5 at
+ * 200 ms. p99.9 is the 9,990th smallest: 50 ms; p99.99 the 9,999th: 200 ms
+ * (the maximum, so exact after the clamp); p99 the 9,900th: 1 ms. Each
+ * within 1/128 (stats.h). A class without I/O has neither: NAN.
+ */
+static void test_tail_fill(void **state)
+{
+	struct hist *h = malloc(sizeof(*h));
+	struct results_hist rh = {.scope = SCOPE_VOLUME, .cls = IO_DB_READ, .h = h};
+	struct scope_summary vol = {.name = "v1"};
+	struct results r = {0};
+	const struct class_summary *cs;
+
+	(void)state;
+	assert_non_null(h);
+	hist_init(h);
+	for (int i = 0; i < 9985; i++)
+		hist_add(h, 1000000);
+	for (int i = 0; i < 10; i++)
+		hist_add(h, 50000000);
+	for (int i = 0; i < 5; i++)
+		hist_add(h, 200000000);
+	snprintf(rh.name, sizeof(rh.name), "v1");
+	vol.classes[IO_DB_READ].ios = 10000;
+	vol.classes[IO_LOG_WRITE].p999_ms = 7; /* no I/O, no histogram: reset */
+	r.volumes = &vol;
+	r.nr_volumes = 1;
+	r.hists = &rh;
+	r.nr_hists = 1;
+	results_tail_fill(&r);
+	cs = &vol.classes[IO_DB_READ];
+	assert_true(fabs(cs->p999_ms - 50.0) <= 50.0 / 128);
+	assert_true(fabs(cs->p9999_ms - 200.0) <= 200.0 / 128);
+	assert_true(cs->p9999_ms >= cs->p999_ms);
+	assert_true(fabs((double)hist_percentile(h, 99.0) / 1e6 - 1.0) <= 1.0 / 128);
+	assert_true(isnan(vol.classes[IO_LOG_WRITE].p999_ms));
+	assert_true(isnan(vol.classes[IO_LOG_WRITE].p9999_ms));
+	/* the run scope has no histogram here: undefined, never 0 */
+	assert_true(isnan(r.run.classes[IO_DB_READ].p999_ms));
+
+	/* class_summary_from_stats gives the same figures from the stats */
+	struct class_stats st = {0};
+	struct class_summary out;
+
+	hist_init(&st.lat);
+	hist_merge(&st.lat, h);
+	class_summary_from_stats(&out, &st, 1000000000);
+	assert_true(out.p999_ms == cs->p999_ms);
+	assert_true(out.p9999_ms == cs->p9999_ms);
+	hist_init(&st.lat);
+	class_summary_from_stats(&out, &st, 1000000000);
+	assert_true(isnan(out.p999_ms) && isnan(out.p9999_ms));
+	free(h);
+}
+
+static void test_avg_bytes(void **state)
+{
+	struct class_summary cs = {.ios = 4, .bytes = 4 * 4096 + 2};
+
+	(void)state;
+	assert_true(class_summary_avg_bytes(&cs) == 4096.5);
+	cs.ios = 0;
+	assert_true(isnan(class_summary_avg_bytes(&cs)));
+}
+
+/* A volume's size is its databases' sum, known only when each one is. */
+static void test_sizes_fill(void **state)
+{
+	struct scope_summary vols[2] = {{.name = "v1"}, {.name = "v2"}};
+	struct scope_summary dbs[3] = {
+		{.name = "db1",
+		 .volume = "v1",
+		 .size_known = true,
+		 .size = 100,
+		 .final_size_known = true,
+		 .final_size = 150},
+		{.name = "db2",
+		 .volume = "v1",
+		 .size_known = true,
+		 .size = 200,
+		 .final_size_known = true,
+		 .final_size = 200},
+		{.name = "db3", .volume = "v2", .size_known = true, .size = 300},
+	};
+	struct results r = {.volumes = vols, .nr_volumes = 2, .databases = dbs, .nr_databases = 3};
+
+	(void)state;
+	results_sizes_fill(&r);
+	assert_true(vols[0].size_known && vols[0].size == 300);
+	assert_true(vols[0].final_size_known && vols[0].final_size == 350);
+	assert_true(vols[1].size_known && vols[1].size == 300);
+	assert_false(vols[1].final_size_known);
+	assert_true(r.run.size_known && r.run.size == 600);
+	assert_false(r.run.final_size_known);
+	assert_int_equal(r.run.final_size, 0);
+	r.nr_databases = 0; /* no databases: nothing known */
+	results_sizes_fill(&r);
+	assert_false(r.run.size_known);
+	assert_false(vols[0].size_known);
+}
+
+static void test_target_iops(void **state)
+{
+	struct verdict v[2] = {
+		{.scope = SCOPE_RUN,
+		 .criterion = "db_read_avg_ms",
+		 .threshold = 20,
+		 .passed = true},
+		{.scope = SCOPE_RUN,
+		 .criterion = "transactional_iops",
+		 .cmp = VERDICT_GE,
+		 .threshold = 1450,
+		 .measured = 1400,
+		 .passed = false},
+	};
+	struct results r = {.verdicts = v, .nr_verdicts = 2, .status = "failed"};
+	double t;
+
+	(void)state;
+	assert_int_equal(results_target_iops(&r, &t), RESULTS_TARGET_FAILED);
+	assert_true(t == 1450);
+	v[1].passed = true;
+	assert_int_equal(results_target_iops(&r, &t), RESULTS_TARGET_PASSED);
+	assert_string_equal(results_target_name(RESULTS_TARGET_PASSED), "pass");
+	r.nr_verdicts = 1; /* judged, without an IOPS criterion */
+	assert_int_equal(results_target_iops(&r, &t), RESULTS_TARGET_NONE);
+	assert_true(isnan(t));
+	assert_string_equal(results_target_name(RESULTS_TARGET_NONE), "none");
+	r.nr_verdicts = 0; /* nothing judged it */
+	r.status = "aborted";
+	assert_int_equal(results_target_iops(&r, &t), RESULTS_TARGET_UNKNOWN);
+	assert_true(isnan(t));
+	r.status = "passed"; /* judged, every criterion off */
+	assert_int_equal(results_target_iops(&r, &t), RESULTS_TARGET_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +563,10 @@ int main(void)
 		cmocka_unit_test(test_classes_issued),
 		cmocka_unit_test(test_verdicts_failed),
 		cmocka_unit_test(test_events_count),
+		cmocka_unit_test(test_tail_fill),
+		cmocka_unit_test(test_avg_bytes),
+		cmocka_unit_test(test_sizes_fill),
+		cmocka_unit_test(test_target_iops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

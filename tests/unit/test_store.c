@@ -321,6 +321,8 @@ static void test_round_trip(void **state)
 		 .passed = true},
 	};
 	struct store_scope_total totals[4];
+	/* db1 grew by 1 MiB in the run */
+	static const struct store_database_final finals[] = {{"db1", (1 << 30) + (1 << 20)}};
 	struct store_run_end end = {
 		.status = "failed",
 		.verdict = "FAIL",
@@ -331,6 +333,8 @@ static void test_round_trip(void **state)
 		.nr_totals = 4,
 		.verdicts = verdicts,
 		.nr_verdicts = 2,
+		.finals = finals,
+		.nr_finals = 1,
 	};
 	struct results r;
 	struct hist decoded;
@@ -427,6 +431,19 @@ static void test_round_trip(void **state)
 	assert_close(r.databases[0].streams, 3);
 	assert_close(r.run.streams, 3);
 	assert_close(r.volumes[1].streams, 0);
+	/* sizes: the layout's at the start, database_final's at the end; vol2's
+	 * and the run's the sums of their databases' (vol1 has none: unknown) */
+	assert_true(r.databases[0].size_known && r.databases[0].size == 1 << 30);
+	assert_true(r.databases[0].final_size_known);
+	assert_int_equal(r.databases[0].final_size, (1 << 30) + (1 << 20));
+	assert_true(r.volumes[0].final_size_known);
+	assert_int_equal(r.volumes[0].final_size, (1 << 30) + (1 << 20));
+	assert_false(r.volumes[1].size_known || r.volumes[1].final_size_known);
+	assert_true(r.run.size_known && r.run.size == 1 << 30);
+	/* the tails from the whole-run histograms: 1 of 1001 reads took 30 ms */
+	assert_true(fabs(r.run.classes[IO_DB_READ].p999_ms - 5.0) <= 5.0 / 128);
+	assert_true(fabs(r.run.classes[IO_DB_READ].p9999_ms - 30.0) <= 30.0 / 128);
+	assert_true(isnan(r.run.classes[IO_BDM_READ].p999_ms));
 
 	assert_int_equal(r.nr_verdicts, 2);
 	assert_int_equal(r.verdicts[0].scope, SCOPE_DATABASE);
@@ -1311,8 +1328,25 @@ static void test_migrate_v1(void **state)
 	report_render(&out, &r, REPORT_CSV, NULL);
 	for (i = 0, lines = 0; i < out.len; i++)
 		lines += out.buf[i] == '\n';
-	/* the series, then a transactional row per scope */
-	assert_int_equal(lines, 1 + r.nr_samples + 1 + r.nr_volumes + r.nr_databases);
+	/* the series, then a transactional row per scope, then a whole-run row
+	 * per scope and class present */
+	{
+		size_t whole = 0;
+
+		for (c = 0; c < IO_CLASS_COUNT; c++) {
+			whole += class_summary_present(&r.run.classes[c]);
+			for (i = 0; i < r.nr_volumes; i++)
+				whole += class_summary_present(&r.volumes[i].classes[c]);
+			for (i = 0; i < r.nr_databases; i++)
+				whole += class_summary_present(&r.databases[i].classes[c]);
+		}
+		assert_true(whole >= 3);
+		assert_int_equal(lines,
+				 1 + r.nr_samples + 1 + r.nr_volumes + r.nr_databases + whole);
+	}
+	/* from before schema 6: no final database size */
+	for (i = 0; i < r.nr_databases; i++)
+		assert_false(r.databases[i].final_size_known);
 	/* from before the stream pool: no streams per scope */
 	assert_true(isnan(r.run.streams));
 	for (i = 0; i < r.nr_databases; i++)
