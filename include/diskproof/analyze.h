@@ -91,6 +91,8 @@
 #define ANALYZE_EXACT_MAX 40
 /* what the reports name as the test */
 #define ANALYZE_TEST_NAME "Mann-Whitney U on per-interval means"
+/* and the test of the dispersion */
+#define ANALYZE_DISPERSION_TEST_NAME "Brown-Forsythe on per-interval means"
 
 enum analyze_method {
 	ANALYZE_NONE,	/* not tested: fewer than 2 intervals on a side */

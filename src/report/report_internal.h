@@ -27,7 +27,7 @@ static inline const char *report_str_or(const char *s, const char *dflt)
  */
 typedef void (*report_run_fn)(struct strbuf *out, const struct results *r,
 			      const struct report_options *opt);
-typedef void (*report_compare_fn)(struct strbuf *out, const struct analyze_comparison *c,
+typedef void (*report_compare_fn)(struct strbuf *out, const struct report_compare_view *v,
 				  const struct report_options *opt);
 
 /* The terminal summary, free text escaped (report_text_escape). */
@@ -44,11 +44,11 @@ void report_html(struct strbuf *out, const struct results *r, const struct repor
 /* A comparison as text for the terminal and as JSON (compare.c, keys in
  * docs/compare.md), and as an HTML page of tables and A/B overlay charts
  * (html_compare.c). */
-void report_compare_text(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_text(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
-void report_compare_json(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_json(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
-void report_compare_html(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_html(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
 
 /* How a metric of a comparison reads in a table head, indexed by

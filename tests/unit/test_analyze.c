@@ -238,6 +238,15 @@ static void test_brown_forsythe(void **state)
 	assert_int_equal(analyze_brown_forsythe(bad, 2, a, 10, &t), -EINVAL);
 }
 
+/* The comparison as "compare --all" shows it (every scope's table). */
+static void render_all(struct strbuf *out, const struct analyze_comparison *c,
+		       enum report_format fmt)
+{
+	const struct report_compare_view v = {.pairs = c, .nr_pairs = 1, .all = true};
+
+	report_compare_view_render(out, &v, fmt, NULL);
+}
+
 /* ---- hand-made runs ---- */
 
 #define NI 60 /* measured 1 s intervals */
@@ -522,7 +531,7 @@ static void test_compare(void **state)
 	assert_string_equal(c.env_diffs[2].key, "dev.sdb.model");
 	assert_null(c.env_diffs[2].a);
 
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_non_null(strstr(out.buf, "Mann-Whitney U on per-interval means, alpha 0.01"));
 	assert_non_null(strstr(out.buf, "host.kernel: 6.1 \u2192 6.8"));
 	assert_non_null(strstr(out.buf, "dev.sdb.model: (absent) \u2192 X"));
@@ -595,9 +604,11 @@ static void test_compare_host(void **state)
 	assert_false(c.host.in_a || c.host.in_b);
 	assert_int_equal(c.host.nr_devices, 0);
 	report_compare_render(&out, &c, REPORT_JSON, NULL);
-	assert_non_null(strstr(out.buf, "\n  \"host\": null\n}"));
+	assert_non_null(strstr(
+		out.buf,
+		"\n  \"host\": null,\n  \"autotune\": null,\n  \"regression_gate\": null\n}"));
 	strbuf_reset(&out);
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_null(strstr(out.buf, "host performance"));
 	strbuf_reset(&out);
 	report_compare_render(&out, &c, REPORT_HTML, NULL);
@@ -654,7 +665,7 @@ static void test_compare_host(void **state)
 			for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
 				assert_false(c.scopes[i].classes[k].fig[m].significant);
 
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_non_null(strstr(out.buf, "\nhost performance (measured intervals; side by side, "
 					"not tested):\n"));
 	assert_non_null(strstr(out.buf, "\n  cpu user %                         40.0         "
