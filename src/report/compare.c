@@ -297,7 +297,7 @@ static bool text_list_run(struct strbuf *sb, const struct analyze_scope *s, int 
 
 	for (int m = 0; m < LIST_FIGS; m++) {
 		const struct analyze_figure *f = list_fig(s, cls, m);
-		int dec = m == ANALYZE_IOPS ? 1 : 3;
+		int dec = m == ANALYZE_IOPS ? 1 : m == LIST_SD ? 4 : 3;
 
 		if (!f || !f->listed)
 			continue;
