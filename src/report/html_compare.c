@@ -619,8 +619,9 @@ static void cmp_trend(struct strbuf *sb, const struct report_compare_view *v)
 
 			html_td_num(sb, f->b, dec);
 			strbuf_addstr(sb, "<td class=\"num\">");
-			if (isfinite(f->change_pct))
-				strbuf_addf(sb, "%+.1f %%%s", f->change_pct,
+			if (isfinite(f->change_pct)) /* no "-0.0 %" */
+				strbuf_addf(sb, "%+.1f %%%s",
+					    fabs(f->change_pct) < 0.05 ? 0.0 : f->change_pct,
 					    f->significant ? " <b>*</b>" : "");
 			else
 				strbuf_addstr(sb, "n/a");
