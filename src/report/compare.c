@@ -470,8 +470,9 @@ static void text_autotune(struct strbuf *sb, const struct analyze_comparison *c)
 		n = c->b->autotune.nr_steps;
 	strbuf_addstr(sb, "\nauto-tune steps (A | B; IOPS transactional, read and log averages in "
 			  "ms):\n");
-	strbuf_addf(sb, "  %4s %7s %9s %7s %7s %-4s  | %4s %7s %9s %7s %7s %s\n", "step", "streams",
-		    "IOPS", "read", "log", "", "step", "streams", "IOPS", "read", "log", "");
+	strbuf_addf(sb, "  %4s %7s %9s %7s %7s %-4s  | %4s %7s %9s %7s %7s", "step", "streams",
+		    "IOPS", "read", "log", "", "step", "streams", "IOPS", "read", "log");
+	strbuf_addch(sb, '\n');
 	for (size_t i = 0; i < n; i++) {
 		strbuf_addstr(sb, "  ");
 		text_tune_side(sb, c->a, i);
