@@ -274,7 +274,8 @@ int store_run_selector_pick(const struct store_run_selector *sel, const int64_t 
 /* The message for an unknown label (pure): "no run labelled "TEXT" ...; did
  * you mean "a" (run 3), ...?" over the labels of runs[0..n) near TEXT
  * (within a third of its length in edits, at least 2, or one holding the
- * other), newest first, at most five. */
+ * other), nearest first (edit distance), newest first among equals, at
+ * most five. */
 void store_run_label_suggest(const struct store_run_brief *runs, size_t n, const char *text,
 			     struct strbuf *err);
 /* Resolves arg to a run id in s: 0, -EINVAL (not a selector), -ENOENT (no

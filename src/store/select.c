@@ -117,25 +117,40 @@ static bool label_near(const char *label, const char *text)
 	return util_edit_distance(label, text) <= lim || strstr(label, text) || strstr(text, label);
 }
 
+/* How near label is to text, for the order of suggestions: its edit
+ * distance; one holding the other counts as the limit itself. */
+static unsigned label_rank(const char *label, const char *text)
+{
+	size_t lt = strlen(text);
+	unsigned lim = lt / 3 > 2 ? (unsigned)(lt / 3) : 2, d = util_edit_distance(label, text);
+
+	return d <= lim ? d : lim;
+}
+
 void store_run_label_suggest(const struct store_run_brief *runs, size_t n, const char *text,
 			     struct strbuf *err)
 {
 	size_t shown = 0, labelled = 0;
 
 	strbuf_addf(err, "no run labelled \"%s\" in this results file", text);
-	for (size_t i = n; i-- > 0;) { /* newest first, each label once */
-		bool again = false;
+	for (size_t i = 0; i < n; i++)
+		labelled += runs[i].label[0] != '\0';
+	/* nearest first, newest first among equals, each label once */
+	for (unsigned rank = 0; rank <= 128 && shown < 5; rank++) {
+		for (size_t i = n; i-- > 0 && shown < 5;) {
+			bool again = false;
 
-		if (!runs[i].label[0])
-			continue;
-		labelled++;
-		for (size_t k = i + 1; k < n && !again; k++)
-			again = !strcmp(runs[k].label, runs[i].label);
-		if (again || !label_near(runs[i].label, text) || shown == 5)
-			continue;
-		strbuf_addf(err, "%s\"%s\" (run %lld)", shown ? ", " : "; did you mean ",
-			    runs[i].label, (long long)runs[i].id);
-		shown++;
+			if (!label_near(runs[i].label, text) ||
+			    label_rank(runs[i].label, text) != rank)
+				continue;
+			for (size_t k = i + 1; k < n && !again; k++)
+				again = !strcmp(runs[k].label, runs[i].label);
+			if (again)
+				continue;
+			strbuf_addf(err, "%s\"%s\" (run %lld)", shown ? ", " : "; did you mean ",
+				    runs[i].label, (long long)runs[i].id);
+			shown++;
+		}
 	}
 	if (shown)
 		strbuf_addch(err, '?');
