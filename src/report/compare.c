@@ -128,9 +128,8 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addstr(sb, "  (no I/O in either run)\n");
 		return;
 	}
-	strbuf_addf(sb, "  %-11s  %-7s", "db_read+", "IOPS");
+	strbuf_addf(sb, "  %-11s  %-7s", "transaction", "IOPS"); /* db_read + db_write */
 	text_fig_tail(sb, &s->trans_iops, 1, color);
-	strbuf_addf(sb, "  %-11s\n", "db_write");
 }
 
 static void text_verdict_changes(struct strbuf *sb, const struct analyze_comparison *c)
