@@ -161,6 +161,21 @@ grep -q "^auto-tune steps (A | B; IOPS transactional, read and log averages in m
 	fail "no auto-tune side by side: $(cat out)"
 [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9.]+ .*\| +[0-9]+ ' out)" -ge 2 ] || fail "auto-tune rows"
 grep -Eq "^  A: (chose [0-9]+ streams|no level passed)" out || fail "auto-tune outcome of A"
+expect_exit 0 "$DISKPROOF" compare 5 6 --format html -o tune.html "${R[@]}"
+python3 - tune.html tune.json <<'EOF2' || fail "auto-tune steps in the HTML"
+import json, re, sys
+page = open(sys.argv[1]).read()
+c = json.load(open(sys.argv[2]))["autotune"]
+sec = page[page.index('<section id="autotune"'):]
+sec = sec[:sec.index('</section>')]
+rows = re.findall(r'<tr class="tune-pair"><td class="num">(\d+)</td><td class="num">(\d+)</td>', sec)
+want = [(str(i + 1), str(s["streams"])) for i, s in enumerate(c["a"]["steps"])]
+if rows[:len(want)] != want or len(rows) != max(len(c["a"]["steps"]), len(c["b"]["steps"])):
+    sys.exit("rows %s, want %s" % (rows, want))
+EOF2
 expect_exit 0 "$DISKPROOF" compare 1 2 --format json "${R[@]}"
 [ "$(json 'd["autotune"]')" = None ] || fail "autotune not null for untuned runs"
+expect_exit 0 "$DISKPROOF" compare 1 2 --format html -o plain.html "${R[@]}"
+! grep -q '<section id="autotune"' plain.html || fail "an auto-tune section for untuned runs"
+! grep -q '<section id="gate"' plain.html || fail "a gate section without --fail-on-regression"
 echo "ok"
