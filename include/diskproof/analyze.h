@@ -58,17 +58,23 @@
  * and "significant" as a flag rather than a ranking are the guard against
  * that; treat a p value near alpha as "not shown". The test says the
  * distribution of interval means moved, not by how much: read change_pct for
- * that. The figures tested in a scope (5 metrics x the classes compared
- * there: 25 for a normal run's five classes, at most 30) form one family:
+ * that. The figures tested in a scope (5 metrics and the dispersion test x
+ * the classes compared there, and the transactional IOPS: 31 for a normal
+ * run's five classes, at most 37) form one family:
  * "significant" is decided by Holm's step-down correction within it (sorted
  * by p, the k-th of m is significant when it and every smaller one have
  * p <= alpha / (m - k + 1)), which holds the chance of any false flag in a
  * scope at or below alpha; across many scopes a chance flag remains
  * possible. Identical data give p = 1 everywhere.
  *
+ * Transactional IOPS. db_read + db_write ios of each interval over its
+ * length, Mann-Whitney as above (struct analyze_scope.trans_iops).
+ *
  * Dispersion. Over the per-interval averages x_1..x_n of the measured series:
  * sd = sqrt(sum (x_i - mean)^2 / (n - 1)) (sample standard deviation, NAN when
  * n < 2), cv = sd / mean (the unweighted mean of the x_i; NAN when it is 0).
+ * sd is tested by Brown-Forsythe on the same series (analyze_brown_forsythe
+ * below), in the family; its change is (sd_B - sd_A) / sd_A as any figure's.
  *
  * Ownership: analyze_compare() fills a struct analyze_comparison the caller
  * releases with analyze_comparison_release() (safe on a zeroed or released

@@ -94,7 +94,7 @@ static int compare_print(const struct compare_args *ca)
 		ret = compare_load_all(st, ca, r, &err);
 	if (ret) {
 		cli_print_err(err.buf);
-		ret = (ret == -ENOENT || ret == -EINVAL) && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
 	ret = compare_analyze(ca, r, pairs, &v, &regs, &err);
