@@ -235,7 +235,6 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 #define LIST_SD ANALYZE_METRIC_COUNT
 #define LIST_FIGS (ANALYZE_METRIC_COUNT + 1)
 /* the pseudo-class of the transactional IOPS */
-#define LIST_TRANS IO_CLASS_COUNT
 
 static const struct analyze_figure *list_fig(const struct analyze_scope *s, int cls, int m)
 {
@@ -319,7 +318,7 @@ static bool text_list_run(struct strbuf *sb, const struct analyze_scope *s, int 
  * n" (n the scopes of the level that issued the class).
  */
 static bool text_list_level(struct strbuf *sb, const struct analyze_comparison *c,
-			    enum scope_kind level, int cls)
+			    enum scope_kind level, int cls, report_escape_fn esc)
 {
 	bool any = false;
 
@@ -360,7 +359,7 @@ static bool text_list_level(struct strbuf *sb, const struct analyze_comparison *
 				if (s->scope != level || !f || !f->listed)
 					continue;
 				strbuf_addf(sb, "%s", named++ ? ", " : "");
-				report_text_escape(sb, s->name);
+				esc(sb, s->name);
 			}
 			if (k < n)
 				strbuf_addf(sb, "; %zu of %zu", k, n);
@@ -374,6 +373,19 @@ static bool text_list_level(struct strbuf *sb, const struct analyze_comparison *
 static const char *level_words(enum scope_kind level)
 {
 	return level == SCOPE_RUN ? "run" : level == SCOPE_VOLUME ? "volumes" : "databases";
+}
+
+bool report_compare_list_line(struct strbuf *sb, const struct analyze_comparison *c,
+			      enum scope_kind level, int cls, report_escape_fn esc)
+{
+	if (level == SCOPE_RUN)
+		return c->nr_scopes && text_list_run(sb, &c->scopes[0], cls);
+	return text_list_level(sb, c, level, cls, esc);
+}
+
+const char *report_compare_level_words(enum scope_kind level)
+{
+	return level_words(level);
 }
 
 /* The listed figures: one line per scope level (run, volumes, databases) and
@@ -391,10 +403,8 @@ static void text_changes(struct strbuf *sb, const struct analyze_comparison *c)
 			bool any;
 
 			strbuf_reset(&line);
-			if (levels[l] == SCOPE_RUN)
-				any = c->nr_scopes && text_list_run(&line, &c->scopes[0], cls);
-			else
-				any = text_list_level(&line, c, levels[l], cls);
+			any = report_compare_list_line(&line, c, levels[l], cls,
+						       report_text_escape);
 			if (any)
 				strbuf_addf(sb, "  %-10s %-14s %s\n", level_words(levels[l]),
 					    cls == LIST_TRANS ? "transactional"

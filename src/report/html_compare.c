@@ -121,6 +121,33 @@ static void cmp_extra_row(struct strbuf *sb, const struct analyze_scope *s, cons
 	strbuf_addstr(sb, "</tr>\n");
 }
 
+/* The listed figures as the text lists them: one row per scope level and
+ * class (report_compare_list_line), names HTML-escaped. */
+static void cmp_list_lines(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	static const enum scope_kind levels[] = {SCOPE_RUN, SCOPE_VOLUME, SCOPE_DATABASE};
+	struct strbuf line = STRBUF_INIT;
+	size_t rows = 0;
+
+	for (size_t l = 0; l < DP_ARRAY_SIZE(levels); l++) {
+		for (int cls = 0; cls <= LIST_TRANS; cls++) {
+			strbuf_reset(&line);
+			if (!report_compare_list_line(&line, c, levels[l], cls, html_esc))
+				continue;
+			if (!rows++)
+				strbuf_addstr(sb, "<table class=\"changes\">\n<tr><th>level</th>"
+						  "<th>class</th><th>what changed</th></tr>\n");
+			strbuf_addf(
+				sb, "<tr class=\"change\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+				report_compare_level_words(levels[l]),
+				cls == LIST_TRANS ? "transactional" : io_class_name(cls), line.buf);
+		}
+	}
+	if (rows)
+		strbuf_addstr(sb, "</table>\n");
+	strbuf_release(&line);
+}
+
 /* The listed figures (significant and material), or with --all every
  * significant one, of every scope. */
 static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *c, bool all,
@@ -138,7 +165,11 @@ static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *
 			    "<p class=\"note\">Material: at least %g %% (--min-change); "
 			    "--all shows every significant change.</p>\n",
 			    c->min_change_pct);
-	strbuf_addf(sb, "<table>\n<tr><th>scope</th>%s", cmp_fig_head);
+	if (!all)
+		cmp_list_lines(sb, c);
+	strbuf_addf(sb, "%s<table>\n<tr><th>scope</th>%s",
+		    all ? "" : "<details><summary>each listed figure with its test</summary>\n",
+		    cmp_fig_head);
 	for (i = 0; i < c->nr_scopes; i++) {
 		const struct analyze_scope *s = &c->scopes[i];
 
@@ -162,7 +193,7 @@ static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *
 			rows++;
 		}
 	}
-	strbuf_addstr(sb, "</table>\n");
+	strbuf_addf(sb, "</table>\n%s", all ? "" : "</details>\n");
 	if (!rows)
 		strbuf_addstr(sb, "<p>No figure changed significantly.</p>\n");
 	strbuf_addstr(sb, "</section>\n");

@@ -177,5 +177,9 @@ expect_exit 0 "$DISKPROOF" compare 1 2 --format json "${R[@]}"
 [ "$(json 'd["autotune"]')" = None ] || fail "autotune not null for untuned runs"
 expect_exit 0 "$DISKPROOF" compare 1 2 --format html -o plain.html "${R[@]}"
 ! grep -q '<section id="autotune"' plain.html || fail "an auto-tune section for untuned runs"
+grep -q '<tr class="change"><td>run</td><td>db_read</td><td>[^<]*avg ms 2.000 → 2.400 (+20.0 %)' plain.html ||
+	fail "the HTML lists no grouped db_read change"
+[ "$(grep -c '<tr class="change">' plain.html)" = "$(sed -n '/^changes (/,/^$/p' list.txt | grep -c '^  [a-z]')" ] ||
+	fail "HTML and text list different lines"
 ! grep -q '<section id="gate"' plain.html || fail "a gate section without --fail-on-regression"
 echo "ok"
