@@ -58,17 +58,23 @@
  * and "significant" as a flag rather than a ranking are the guard against
  * that; treat a p value near alpha as "not shown". The test says the
  * distribution of interval means moved, not by how much: read change_pct for
- * that. The figures tested in a scope (5 metrics x the classes compared
- * there: 25 for a normal run's five classes, at most 30) form one family:
+ * that. The figures tested in a scope (5 metrics and the dispersion test x
+ * the classes compared there, and the transactional IOPS: 31 for a normal
+ * run's five classes, at most 37) form one family:
  * "significant" is decided by Holm's step-down correction within it (sorted
  * by p, the k-th of m is significant when it and every smaller one have
  * p <= alpha / (m - k + 1)), which holds the chance of any false flag in a
  * scope at or below alpha; across many scopes a chance flag remains
  * possible. Identical data give p = 1 everywhere.
  *
+ * Transactional IOPS. db_read + db_write ios of each interval over its
+ * length, Mann-Whitney as above (struct analyze_scope.trans_iops).
+ *
  * Dispersion. Over the per-interval averages x_1..x_n of the measured series:
  * sd = sqrt(sum (x_i - mean)^2 / (n - 1)) (sample standard deviation, NAN when
  * n < 2), cv = sd / mean (the unweighted mean of the x_i; NAN when it is 0).
+ * sd is tested by Brown-Forsythe on the same series (analyze_brown_forsythe
+ * below), in the family; its change is (sd_B - sd_A) / sd_A as any figure's.
  *
  * Ownership: analyze_compare() fills a struct analyze_comparison the caller
  * releases with analyze_comparison_release() (safe on a zeroed or released
@@ -91,19 +97,27 @@
 #define ANALYZE_EXACT_MAX 40
 /* what the reports name as the test */
 #define ANALYZE_TEST_NAME "Mann-Whitney U on per-interval means"
+/* and the test of the dispersion */
+#define ANALYZE_DISPERSION_TEST_NAME "Brown-Forsythe on per-interval means"
 
 enum analyze_method {
 	ANALYZE_NONE,	/* not tested: fewer than 2 intervals on a side */
 	ANALYZE_EXACT,	/* exact null distribution (no ties, small N) */
 	ANALYZE_NORMAL, /* normal approximation, tie and continuity corrected */
+	ANALYZE_F,	/* Brown-Forsythe: F(1, N - 2), p from Student's t */
 };
 
-/* "none", "exact", "normal" */
+/* "none", "exact", "normal", "f" */
 const char *analyze_method_name(enum analyze_method m);
 
+/* A test's outcome: Mann-Whitney's (u, z) or Brown-Forsythe's (f, and z the
+ * |t| of the equivalent t test). */
 struct analyze_mw {
-	double u;	/* U of sample A */
+	double u;	/* U of sample A; NAN for Brown-Forsythe */
 	double z;	/* 0 for the exact method */
+	double f;	/* Brown-Forsythe's F (inf when the deviations within
+			 * each run are all equal and differ between runs); 0
+			 * for Mann-Whitney */
 	double p_value; /* two-sided; NAN when not tested */
 	size_t n_a, n_b;
 	enum analyze_method method;
@@ -113,6 +127,32 @@ struct analyze_mw {
  * Returns 0, or -ENOMEM. NAN inputs are not allowed (-EINVAL). */
 int analyze_mann_whitney(const double *a, size_t n_a, const double *b, size_t n_b,
 			 struct analyze_mw *out) DP_MUST_CHECK;
+
+/*
+ * Brown-Forsythe test of equal dispersion (Levene's test on deviations from
+ * the median), two-sided: z_i = |x_i - median of its sample|, and the
+ * one-way analysis of variance of the z of the two samples,
+ *   F = (N - 2) sum_g n_g (zbar_g - zbar)^2 / sum_g sum_i (z_gi - zbar_g)^2,
+ * which with two groups is the square of the pooled-variance two-sample t
+ * statistic on the z (df N - 2): F(1, N - 2) = t(N - 2)^2, so
+ *   p = P(F(1, N - 2) >= F) = P(|T_{N-2}| >= sqrt F) = I_{nu/(nu+F)}(nu/2, 1/2),
+ * nu = N - 2, I the regularized incomplete beta function (analyze_ibeta).
+ * Fewer than 2 values on a side: not tested (method none, p NAN). All
+ * deviations equal within each sample: p = 1 if the two means of the
+ * deviations are equal too, else 0. Medians make the test robust to the
+ * skewed, heavy-tailed per-interval latencies (Brown and Forsythe 1974).
+ * 0, -EINVAL for a NAN input, or -ENOMEM.
+ */
+int analyze_brown_forsythe(const double *a, size_t n_a, const double *b, size_t n_b,
+			   struct analyze_mw *out) DP_MUST_CHECK;
+
+/* I_x(a, b), the regularized incomplete beta function, by its continued
+ * fraction (significance.c: the derivation); relative error about 1e-13 for
+ * b = 1/2 and a up to 5e5. NAN outside 0 <= x <= 1, a, b > 0. */
+double analyze_ibeta(double x, double a, double b);
+
+/* Two-sided tail P(|T_nu| >= |t|) of Student's t = I_{nu/(nu+t^2)}(nu/2, 1/2). */
+double analyze_t_p2(double t, double nu);
 
 /* (b - a) / a x 100; 0 when both are 0; NAN when a is 0 and b is not, or
  * either is not finite. */
@@ -145,6 +185,10 @@ struct analyze_figure {
 	double a, b;	   /* whole-run figures */
 	double change_pct; /* NAN when undefined, see above */
 	bool significant;  /* p_value < alpha */
+	/* |change_pct| >= the comparison's min_change_pct, or undefined (a
+	 * class from nothing); listed: significant and material, what the
+	 * default text and HTML list (analyze_comparison_set_min_change) */
+	bool material, listed;
 	struct analyze_mw test;
 };
 
@@ -153,6 +197,12 @@ struct analyze_class {
 	struct analyze_figure fig[ANALYZE_METRIC_COUNT];
 	double sd_ms_a, sd_ms_b; /* of the per-interval averages */
 	double cv_a, cv_b;
+	/* the dispersion as a figure: a, b = sd_ms_a, sd_ms_b, its change, and
+	 * the Brown-Forsythe test of the per-interval averages (method "f"),
+	 * in the scope's Holm family; cv's change beside it (same test: cv is
+	 * sd over a mean the Mann-Whitney test of avg_ms covers) */
+	struct analyze_figure sd;
+	double cv_change_pct;
 };
 
 struct analyze_scope {
@@ -160,6 +210,9 @@ struct analyze_scope {
 	char name[RESULTS_NAME_MAX];
 	char volume[RESULTS_NAME_MAX]; /* databases: their volume in B; else "" */
 	struct analyze_class classes[IO_CLASS_COUNT];
+	/* db_read + db_write IOPS, Mann-Whitney on the per-interval sums, in the
+	 * family when either class was issued there */
+	struct analyze_figure trans_iops;
 };
 
 /* A verdict that passed in one run and failed in the other. */
@@ -271,6 +324,8 @@ struct analyze_host {
 struct analyze_comparison {
 	const struct results *a, *b; /* borrowed */
 	double alpha;
+	double min_change_pct;	      /* the material threshold of the listed flags */
+	size_t nr_listed;	      /* figures listed (significant and material) */
 	const char *test;	      /* ANALYZE_TEST_NAME */
 	size_t family;		      /* most figures tested together in one scope (Holm) */
 	struct analyze_scope *scopes; /* run, then volumes, then databases (A's order) */
@@ -291,6 +346,79 @@ int analyze_compare(struct analyze_comparison *out, const struct results *a,
 		    const struct results *b, double alpha, struct strbuf *err) DP_MUST_CHECK;
 void analyze_comparison_release(struct analyze_comparison *c);
 
+#define ANALYZE_MIN_CHANGE_DEFAULT 2.0 /* --min-change, % */
+#define ANALYZE_REGRESSION_DEFAULT 5.0 /* --fail-on-regression, % */
+
+/*
+ * Sets every figure's material and listed flags for min_change_pct (>= 0):
+ * material when |change_pct| >= min_change_pct or change_pct is undefined
+ * while both sides are not (0 -> something); listed when also significant.
+ * analyze_compare() applies ANALYZE_MIN_CHANGE_DEFAULT; this re-applies.
+ */
+void analyze_comparison_set_min_change(struct analyze_comparison *c, double min_change_pct);
+
+/*
+ * The judged figures: those the verdict criteria judge, the figures a
+ * firmware gate (--fail-on-regression) watches in every scope compared:
+ * db_read avg_ms and max_ms, log_write avg_ms and max_ms (higher is worse),
+ * transactional IOPS (lower is worse). The maxima are the comparison's
+ * max_ms (whole-run maximum, tested on the per-interval maxima) whatever the
+ * run's max_basis.
+ */
+enum analyze_judged {
+	ANALYZE_J_DB_READ_AVG,
+	ANALYZE_J_DB_READ_MAX,
+	ANALYZE_J_LOG_WRITE_AVG,
+	ANALYZE_J_LOG_WRITE_MAX,
+	ANALYZE_J_TRANS_IOPS,
+	ANALYZE_JUDGED_COUNT,
+};
+
+struct analyze_judged_def {
+	const char *key;   /* "db_read_avg_ms", ... (JSON) */
+	const char *words; /* "db_read avg ms", ... (text, HTML) */
+	bool higher_is_worse;
+};
+
+const struct analyze_judged_def *analyze_judged_def(enum analyze_judged j);
+/* The judged figure j of scope s (never NULL for a valid j). */
+const struct analyze_figure *analyze_judged_figure(const struct analyze_scope *s,
+						   enum analyze_judged j);
+
+/* A judged figure that got worse significantly and by more than the gate's
+ * percentage. */
+struct analyze_regression {
+	size_t pair;  /* which comparison (0 for two runs) */
+	size_t scope; /* index into that comparison's scopes */
+	enum analyze_judged fig;
+	double change_pct;
+};
+
+/*
+ * The regressions of comparison c (pair index `pair`) beyond pct (>= 0):
+ * significant, in the worse direction, |change_pct| > pct; undefined changes
+ * are none (a figure A did not have cannot regress). Appends to *out
+ * (realloc'd, the caller frees) and *n. 0 or -ENOMEM.
+ */
+int analyze_regressions(const struct analyze_comparison *c, size_t pair, double pct,
+			struct analyze_regression **out, size_t *n) DP_MUST_CHECK;
+
+/*
+ * What the renderers format: one comparison (two runs) or several, each
+ * later run against the baseline (pairs[i] = runs[0] against runs[i + 1],
+ * every pair's a the same run), and the regressions found when gated. All
+ * borrowed.
+ */
+struct report_compare_view {
+	const struct analyze_comparison *pairs;
+	size_t nr_pairs;
+	bool all;	 /* --all: every figure, not only the listed ones */
+	bool gate;	 /* --fail-on-regression given */
+	double gate_pct; /* its percentage */
+	const struct analyze_regression *regressions;
+	size_t nr_regressions;
+};
+
 /*
  * Renderers of a comparison (src/report/compare.c): REPORT_JSON gives JSON,
  * any other format text (cmd_compare accepts text and json only); keys and
@@ -298,5 +426,8 @@ void analyze_comparison_release(struct analyze_comparison *c);
  */
 void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
 			   enum report_format fmt, const struct report_options *opt);
+/* The same for a view of one or more comparisons (docs/compare.md). */
+void report_compare_view_render(struct strbuf *out, const struct report_compare_view *v,
+				enum report_format fmt, const struct report_options *opt);
 
 #endif

@@ -264,6 +264,46 @@ struct store_run_brief {
 int store_run_list(struct store *s, struct store_run_brief **out, size_t *count,
 		   struct strbuf *err) DP_MUST_CHECK;
 
+/*
+ * Run selectors, what a RUN argument may be (select.c): a run id "N",
+ * "latest" (the highest id), "latest~N" (the N-th run below the latest by
+ * id, among the runs there: latest~0 is latest) or "label:TEXT" (the run with
+ * the highest id whose label is exactly TEXT).
+ */
+enum store_sel_kind {
+	STORE_SEL_ID,
+	STORE_SEL_LATEST,
+	STORE_SEL_LABEL,
+};
+
+struct store_run_selector {
+	enum store_sel_kind kind;
+	int64_t id;	   /* STORE_SEL_ID */
+	int64_t back;	   /* STORE_SEL_LATEST: the N of latest~N (0: latest) */
+	const char *label; /* STORE_SEL_LABEL: borrowed from the argument */
+};
+
+/* Parses arg (pure): 0, or -EINVAL with err saying what a run may be. */
+int store_run_selector_parse(const char *arg, struct store_run_selector *sel,
+			     struct strbuf *err) DP_MUST_CHECK;
+/* Picks an id or latest~N selector among the ids present (any order; pure):
+ * 0 with *id, or -ENOENT with err saying why (unknown id, too few runs).
+ * Labels are not picked here. */
+int store_run_selector_pick(const struct store_run_selector *sel, const int64_t *ids, size_t n,
+			    int64_t *id, struct strbuf *err) DP_MUST_CHECK;
+/* The message for an unknown label (pure): "no run labelled "TEXT" ...; did
+ * you mean "a" (run 3), ...?" over the labels of runs[0..n) near TEXT
+ * (within a third of its length in edits, at least 2, or one holding the
+ * other), nearest first (edit distance), newest first among equals, at
+ * most five. */
+void store_run_label_suggest(const struct store_run_brief *runs, size_t n, const char *text,
+			     struct strbuf *err);
+/* Resolves arg to a run id in s: 0, -EINVAL (not a selector), -ENOENT (no
+ * such run, err says why and, for a label, suggests near ones) or a store
+ * error. */
+int store_run_select(struct store *s, const char *arg, int64_t *id,
+		     struct strbuf *err) DP_MUST_CHECK;
+
 /* The id of the newest run; -ENOENT when the file holds none. */
 int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MUST_CHECK;
 

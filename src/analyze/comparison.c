@@ -167,6 +167,52 @@ static int series_extract(const struct series_index *ix, enum scope_kind scope, 
 	return 0;
 }
 
+/*
+ * Transactional IOPS of each measured interval of a scope: the db_read and
+ * db_write ios of the interval over its length (0 where neither had a row).
+ */
+static int series_extract_trans(const struct series_index *ix, enum scope_kind scope,
+				const char *name, double **out, size_t *n)
+{
+	size_t lo, hi, j, k = 0;
+	uint64_t prev = 0, t, ios;
+	bool warm, seen[IO_CLASS_COUNT];
+	double *v;
+
+	*out = NULL;
+	*n = 0;
+	series_find(ix, scope, name, &lo, &hi);
+	if (lo == hi)
+		return 0;
+	v = malloc((hi - lo) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = lo; i < hi; i = j) {
+		t = ix->p[i]->t_ms;
+		warm = ix->p[i]->warmup;
+		ios = 0;
+		memset(seen, 0, sizeof(seen));
+		for (j = i; j < hi && ix->p[j]->t_ms == t; j++) {
+			enum io_class c = ix->p[j]->cls;
+
+			if ((c == IO_DB_READ || c == IO_DB_WRITE) && !seen[c]) {
+				seen[c] = true;
+				ios += ix->p[j]->ios;
+			}
+		}
+		if (!warm && t > prev)
+			v[k++] = (double)ios * 1000.0 / (double)(t - prev);
+		prev = t;
+	}
+	if (!k) {
+		free(v);
+		v = NULL;
+	}
+	*out = v;
+	*n = k;
+	return 0;
+}
+
 int analyze_series(const struct results *r, enum scope_kind scope, const char *name,
 		   enum io_class cls, enum analyze_metric m, double **out, size_t *n)
 {
@@ -248,11 +294,42 @@ static int class_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
 		if (!ret && m == ANALYZE_AVG_MS) {
 			analyze_dispersion(xa, na, &out->sd_ms_a, &out->cv_a);
 			analyze_dispersion(xb, nb, &out->sd_ms_b, &out->cv_b);
+			out->sd.a = out->sd_ms_a;
+			out->sd.b = out->sd_ms_b;
+			out->sd.change_pct = analyze_change_pct(out->sd_ms_a, out->sd_ms_b);
+			out->cv_change_pct = analyze_change_pct(out->cv_a, out->cv_b);
+			ret = analyze_brown_forsythe(xa, na, xb, nb, &out->sd.test);
 		}
 		free(xa);
 		free(xb);
 		xa = xb = NULL;
 	}
+	return ret;
+}
+
+/* The scope's transactional IOPS (db_read + db_write), tested like a class's
+ * IOPS when either run issued either class there. */
+static int trans_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
+			 const struct scope_summary *sb, enum scope_kind scope,
+			 struct analyze_scope *s)
+{
+	struct analyze_figure *f = &s->trans_iops;
+	double *xa = NULL, *xb = NULL;
+	size_t na = 0, nb = 0;
+	int ret = 0;
+
+	f->a = sa->classes[IO_DB_READ].iops + sa->classes[IO_DB_WRITE].iops;
+	f->b = sb->classes[IO_DB_READ].iops + sb->classes[IO_DB_WRITE].iops;
+	f->change_pct = analyze_change_pct(f->a, f->b);
+	if (s->classes[IO_DB_READ].present || s->classes[IO_DB_WRITE].present) {
+		ret = series_extract_trans(&cx->ia, scope, sa->name, &xa, &na);
+		if (!ret)
+			ret = series_extract_trans(&cx->ib, scope, sb->name, &xb, &nb);
+	}
+	if (!ret)
+		ret = analyze_mann_whitney(xa, na, xb, nb, &f->test);
+	free(xa);
+	free(xb);
 	return ret;
 }
 
@@ -272,6 +349,8 @@ static int scope_add(struct cmp_ctx *cx, struct analyze_comparison *c, enum scop
 	}
 	for (int k = 0; k < IO_CLASS_COUNT && !ret; k++)
 		ret = class_compare(cx, sa, sb, scope, k, &s->classes[k]);
+	if (!ret)
+		ret = trans_compare(cx, sa, sb, scope, s);
 	return ret;
 }
 
@@ -568,8 +647,9 @@ static int cmp_p(const void *x, const void *y)
 
 /*
  * Holm's step-down correction within each scope (the run, a volume, a
- * database: 5 metrics x the classes either run issued there, at most 30; a
- * normal run issues five): tested one by one at alpha 0.01,
+ * database: 5 metrics and the dispersion test x the classes either run
+ * issued there, plus the transactional IOPS: 6 x 5 + 1 = 31 for a normal
+ * run's five classes, at most 37): tested one by one at alpha 0.01,
  * a hundred figures give a chance flag about every other comparison of two
  * identical runs. Sorted by p, the k-th smallest of the scope's m tested
  * figures is significant when it and every smaller one satisfy
@@ -580,13 +660,18 @@ static int cmp_p(const void *x, const void *y)
  */
 static void holm_scope(struct analyze_scope *sc, double alpha, size_t *family)
 {
-	struct analyze_figure *v[IO_CLASS_COUNT * ANALYZE_METRIC_COUNT];
+	struct analyze_figure *v[IO_CLASS_COUNT * (ANALYZE_METRIC_COUNT + 1) + 1];
 	size_t m = 0;
 
-	for (int k = 0; k < IO_CLASS_COUNT; k++)
+	for (int k = 0; k < IO_CLASS_COUNT; k++) {
 		for (int f = 0; f < ANALYZE_METRIC_COUNT; f++)
 			if (sc->classes[k].fig[f].test.method != ANALYZE_NONE)
 				v[m++] = &sc->classes[k].fig[f];
+		if (sc->classes[k].sd.test.method != ANALYZE_NONE)
+			v[m++] = &sc->classes[k].sd;
+	}
+	if (sc->trans_iops.test.method != ANALYZE_NONE)
+		v[m++] = &sc->trans_iops;
 	if (m > *family)
 		*family = m;
 	qsort(v, m, sizeof(v[0]), cmp_p);
@@ -642,6 +727,8 @@ int analyze_compare(struct analyze_comparison *out, const struct results *a,
 				   b->databases, b->nr_databases);
 	if (!ret)
 		ret = holm(out);
+	if (!ret)
+		analyze_comparison_set_min_change(out, ANALYZE_MIN_CHANGE_DEFAULT);
 	if (!ret)
 		ret = verdicts_compare(out, a, b);
 	if (!ret)

@@ -29,7 +29,7 @@ enum cli_command {
 };
 
 struct cli_opts {
-	const char *positional[4];
+	const char *positional[16];
 	int npos;
 	const char *results; /* DEFAULT_RESULTS unless --results */
 	const char *label;
@@ -44,6 +44,12 @@ struct cli_opts {
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
 	const char *output; /* -o/--output FILE; NULL: stdout */
+	/* compare */
+	double min_change_pct; /* --min-change PCT */
+	bool has_min_change;
+	bool all;	 /* --all */
+	bool gate;	 /* --fail-on-regression[=PCT] */
+	double gate_pct; /* its PCT (ANALYZE_REGRESSION_DEFAULT without one) */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
@@ -115,9 +121,10 @@ int cli_results_path_check(const char *results, bool may_create);
  */
 int cli_output_check(const char *output, const char *results);
 
-/* A RUN-ID argument: a positive number, or "latest" (0, resolved once the
- * store is open). 0, or the usage error printed and DP_EXIT_USAGE. */
-int cli_run_id_parse(const char *s, int64_t *id);
+/* A RUN argument: a run selector (store_run_selector_parse: N, latest,
+ * latest~N, label:TEXT), resolved once the store is open (store_run_select).
+ * 0, or the usage error printed and DP_EXIT_USAGE. */
+int cli_run_arg_check(const char *s);
 
 /* The command line as typed (shell-quoted); free() it. */
 char *join_argv(int argc, char **argv);

@@ -1,10 +1,16 @@
 /*
- * cmd_compare.c - "diskproof compare RUN_A RUN_B [--format text|json|html]
- * [--results FILE]": loads two stored runs, has analyze compare them (the
- * statistics live there, see analyze.h) and prints the comparison to stdout,
- * or writes it to FILE atomically (cli_write_output). A run is
- * a number or "latest". Exit 0 when the comparison was printed, 2 for a usage
- * error or an unknown run, 3 when the results file cannot be used.
+ * cmd_compare.c - "diskproof compare RUN_A RUN_B [RUN_C ...] [--format
+ * text|json|html] [--min-change PCT] [--all] [--fail-on-regression[=PCT]]
+ * [--results FILE] [-o FILE]": loads the stored runs, has analyze compare
+ * each later run against RUN_A, the baseline (the statistics live there, see
+ * analyze.h), and prints the comparison to stdout, or writes it to FILE
+ * atomically (cli_write_output). A run is a selector (store.h: N, latest,
+ * latest~N, label:TEXT).
+ *
+ * Exit 0 when the comparison was printed, 1 with --fail-on-regression when a
+ * judged figure regressed significantly beyond PCT (analyze_regressions; the
+ * output says which), 2 for a usage error or an unknown run, 3 when the
+ * results file cannot be used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,53 +25,114 @@
 
 #include "cli.h"
 
-static int compare_load(struct store *st, int64_t id, struct results *r, struct strbuf *err)
+struct compare_args {
+	const char *const *runs; /* the selectors, baseline first */
+	size_t nr_runs;
+	enum report_format fmt;
+	const struct cli_opts *o;
+};
+
+/* Loads every run; a run named twice is loaded twice (a self-compare). */
+static int compare_load_all(struct store *st, const struct compare_args *ca, struct results *r,
+			    struct strbuf *err)
 {
+	int64_t id;
 	int ret = 0;
 
-	if (!id)
-		ret = store_run_latest(st, &id, err);
-	if (!ret)
-		ret = store_results_load(st, id, r, err);
+	for (size_t i = 0; i < ca->nr_runs && !ret; i++) {
+		ret = store_run_select(st, ca->runs[i], &id, err);
+		if (!ret)
+			ret = store_results_load(st, id, &r[i], err);
+	}
 	return ret;
 }
 
-static int compare_print(const char *results, int64_t id_a, int64_t id_b, enum report_format fmt,
-			 const char *output)
+static int compare_analyze(const struct compare_args *ca, const struct results *r,
+			   struct analyze_comparison *pairs, struct report_compare_view *v,
+			   struct analyze_regression **regs, struct strbuf *err)
 {
+	int ret = 0;
+
+	for (size_t i = 1; i < ca->nr_runs && !ret; i++) {
+		ret = analyze_compare(&pairs[i - 1], &r[0], &r[i], ANALYZE_ALPHA_DEFAULT, err);
+		if (ret)
+			break;
+		v->nr_pairs = i;
+		if (ca->o->has_min_change)
+			analyze_comparison_set_min_change(&pairs[i - 1], ca->o->min_change_pct);
+		if (ca->o->gate)
+			ret = analyze_regressions(&pairs[i - 1], i - 1, ca->o->gate_pct, regs,
+						  &v->nr_regressions);
+		if (ret)
+			strbuf_addstr(err, "analyze: regressions: out of memory");
+	}
+	v->regressions = *regs;
+	return ret;
+}
+
+static int compare_print(const struct compare_args *ca)
+{
+	const struct cli_opts *o = ca->o;
 	struct store *st = NULL;
-	struct results a = {0}, b = {0};
-	struct analyze_comparison c = {0};
+	struct results *r = calloc(ca->nr_runs, sizeof(*r));
+	struct analyze_comparison *pairs = calloc(ca->nr_runs, sizeof(*pairs));
+	struct analyze_regression *regs = NULL;
+	struct report_compare_view v = {
+		.pairs = pairs, .all = o->all, .gate = o->gate, .gate_pct = o->gate_pct};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(stdout)};
+	struct report_options ro = {.color = ca->fmt == REPORT_TEXT && !o->output &&
+					     use_color(stdout)};
 	int ret;
 
-	ret = store_open_read(&st, results, true, &err);
+	if (!r || !pairs) {
+		fprintf(stderr, "diskproof: compare: out of memory\n");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	ret = store_open_read(&st, o->results, true, &err);
 	if (!ret)
-		ret = compare_load(st, id_a, &a, &err);
-	if (!ret)
-		ret = compare_load(st, id_b, &b, &err);
+		ret = compare_load_all(st, ca, r, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
-	ret = analyze_compare(&c, &a, &b, ANALYZE_ALPHA_DEFAULT, &err);
+	ret = compare_analyze(ca, r, pairs, &v, &regs, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
-	report_compare_render(&text, &c, fmt, &ro);
+	report_compare_view_render(&text, &v, ca->fmt, &ro);
 	/* the results file closed first: none of its descriptors can be the
 	 * output (-o /dev/fd/N) */
 	store_close(st);
 	st = NULL;
-	ret = cli_emit(output, results, &text, stdout);
+	ret = cli_emit(o->output, o->results, &text, stdout);
+	if (!ret && v.nr_regressions) {
+		const struct analyze_regression *g = &regs[0];
+		const struct analyze_comparison *c = &pairs[g->pair];
+
+		const struct analyze_scope *s = &c->scopes[g->scope];
+
+		fprintf(stderr,
+			"diskproof: regression: run %lld against run %lld: %s%s%s %s %+.1f %% "
+			"(significant, beyond %g %%)%s\n",
+			(long long)c->b->id, (long long)c->a->id,
+			s->scope == SCOPE_RUN ? "whole run" : scope_kind_name(s->scope),
+			s->scope == SCOPE_RUN ? "" : " ", s->scope == SCOPE_RUN ? "" : s->name,
+			analyze_judged_def(g->fig)->words, g->change_pct, o->gate_pct,
+			v.nr_regressions > 1 ? "; every regression is listed in the output" : "");
+		ret = DP_EXIT_FAIL;
+	}
 out:
-	analyze_comparison_release(&c);
-	results_release(&a);
-	results_release(&b);
+	for (size_t i = 0; pairs && i < ca->nr_runs; i++)
+		analyze_comparison_release(&pairs[i]);
+	for (size_t i = 0; r && i < ca->nr_runs; i++)
+		results_release(&r[i]);
+	free(regs);
+	free(pairs);
+	free(r);
 	store_close(st);
 	strbuf_release(&err);
 	strbuf_release(&text);
@@ -75,21 +142,21 @@ out:
 int cmd_compare(int argc, char **argv)
 {
 	struct cli_opts o;
-	int64_t id_a = 0, id_b = 0;
+	struct compare_args ca = {0};
 	int fmt = REPORT_TEXT, ret;
 
 	ret = parse_opts(argc, argv, CMD_COMPARE, &o);
 	if (ret)
 		return ret;
-	if (o.npos != 2)
-		return usage_error("compare takes two runs, RUN_A and RUN_B (numbers or "
-				   "\"latest\"), got %d",
+	if (o.npos < 2)
+		return usage_error("compare takes two runs or more, RUN_A RUN_B [RUN_C ...] "
+				   "(numbers, latest, latest~N or label:TEXT), got %d",
 				   o.npos);
-	ret = cli_run_id_parse(o.positional[0], &id_a);
-	if (!ret)
-		ret = cli_run_id_parse(o.positional[1], &id_b);
-	if (ret)
-		return ret;
+	for (int i = 0; i < o.npos; i++) {
+		ret = cli_run_arg_check(o.positional[i]);
+		if (ret)
+			return ret;
+	}
 	if (o.format) {
 		fmt = report_format_from_name(o.format);
 		if (fmt < 0 || !report_format_compares((enum report_format)fmt))
@@ -101,5 +168,9 @@ int cmd_compare(int argc, char **argv)
 		ret = cli_output_check(o.output, o.results);
 	if (ret)
 		return ret;
-	return compare_print(o.results, id_a, id_b, (enum report_format)fmt, o.output);
+	ca.runs = o.positional;
+	ca.nr_runs = (size_t)o.npos;
+	ca.fmt = (enum report_format)fmt;
+	ca.o = &o;
+	return compare_print(&ca);
 }

@@ -50,18 +50,24 @@ static const char usage_text[] =
 	"      OK/WARN/FAIL line each; exit 3 when any FAILs\n"
 	"  profiles                 list the built-in profiles\n"
 	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
-	"  report [RUN-ID | latest] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
+	"  report [RUN] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
 	"      print a stored run (-o FILE: write it to FILE instead)\n"
 	"  list [--results FILE]    one line per stored run\n"
-	"  compare RUN_A RUN_B [--format text|json|html] [--results FILE] [-o FILE]\n"
-	"      compare two stored runs (numbers or \"latest\"): figures side by side,\n"
-	"      change in %, significance (Mann-Whitney U), verdict and environment changes\n"
+	"  compare RUN_A RUN_B [RUN_C ...] [--format text|json|html] [--min-change PCT]\n"
+	"          [--all] [--fail-on-regression[=PCT]] [--results FILE] [-o FILE]\n"
+	"      compare stored runs, each later one against RUN_A: the changes both\n"
+	"      significant and material (--all: every figure), auto-tune steps, verdict\n"
+	"      and environment changes, a trend for three or more; with\n"
+	"      --fail-on-regression exit 1 when a judged figure got significantly worse\n"
+	"      by more than PCT (default 5)\n"
 	"  delete RUN-ID... [--results FILE]\n"
 	"      remove runs and everything stored about them\n"
 	"  import OTHER.db [--results FILE]\n"
 	"      copy in the runs of another results file (runs already here are skipped)\n"
 	"  --help, --version\n"
 	"\n"
+	"RUN is a run number, latest (the highest), latest~N (N runs before it) or\n"
+	"label:TEXT (the newest run labelled TEXT); no RUN means latest.\n"
 	"PROFILE is a file when it contains '/', ends in .ini or names an existing\n"
 	"file, otherwise a built-in profile; no PROFILE means \"quick\".\n"
 	"--data-dir DIR places every volume at DIR/<volume> (separate logs at\n"
@@ -111,7 +117,7 @@ static void on_create(void *arg, const char *volume, uint64_t done, uint64_t tot
 	create_view_update(&pr->create, volume, done, total);
 }
 
-static int print_report(const char *results, int64_t id, enum report_format fmt, FILE *out,
+static int print_report(const char *results, const char *run, enum report_format fmt, FILE *out,
 			const char *output)
 {
 	struct store *st = NULL;
@@ -120,9 +126,11 @@ static int print_report(const char *results, int64_t id, enum report_format fmt,
 	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(out)};
 	int ret;
 
+	int64_t id = 0;
+
 	ret = store_open_read(&st, results, true, &err);
-	if (!ret && id == 0)
-		ret = store_run_latest(st, &id, &err);
+	if (!ret)
+		ret = store_run_select(st, run, &id, &err);
 	if (!ret)
 		ret = store_results_load(st, id, &r, &err);
 	if (ret) {
@@ -152,7 +160,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	struct run_outcome out;
 	struct progress pr = {0};
 	struct run_options ro = {0};
-	char *cmdline = NULL;
+	char *cmdline = NULL, run_arg[24];
 	int ret, sfd = -1, late;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
@@ -204,9 +212,10 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	}
 	if (err.len)
 		cli_print_err(err.buf);
+	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out.run_id);
 	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
 		; /* the results file may be unusable: no report from it */
-	else if (out.run_id && print_report(o.results, out.run_id, REPORT_TEXT, stdout, NULL) == 0)
+	else if (out.run_id && print_report(o.results, run_arg, REPORT_TEXT, stdout, NULL) == 0)
 		fprintf(stderr,
 			"diskproof: results in %s (run %lld): diskproof report %lld "
 			"--format json\n",
@@ -414,7 +423,7 @@ static int cmd_profiles(int argc, char **argv)
 static int cmd_report(int argc, char **argv)
 {
 	struct cli_opts o;
-	int64_t id = 0;
+	const char *run = "latest";
 	int fmt = REPORT_TEXT, ret;
 
 	ret = parse_opts(argc, argv, CMD_REPORT, &o);
@@ -423,7 +432,8 @@ static int cmd_report(int argc, char **argv)
 	if (o.npos > 1)
 		return usage_error("report takes one RUN-ID, got also \"%s\"", o.positional[1]);
 	if (o.npos) {
-		ret = cli_run_id_parse(o.positional[0], &id);
+		run = o.positional[0];
+		ret = cli_run_arg_check(run);
 		if (ret)
 			return ret;
 	}
@@ -438,7 +448,7 @@ static int cmd_report(int argc, char **argv)
 		ret = cli_output_check(o.output, o.results);
 	if (ret)
 		return ret;
-	return print_report(o.results, id, (enum report_format)fmt, stdout, o.output);
+	return print_report(o.results, run, (enum report_format)fmt, stdout, o.output);
 }
 
 static int cmd_list(int argc, char **argv)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/analyze.h"
 #include "diskproof/counters.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -39,6 +40,17 @@ struct opt_def {
 	unsigned commands; /* CMD_* that take it */
 };
 
+/* Options without a value that may take one as --opt=VALUE. */
+static const char *const opt_optional_value[] = {"--fail-on-regression"};
+
+static bool opt_value_optional(const char *name)
+{
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_optional_value); k++)
+		if (!strcmp(opt_optional_value[k], name))
+			return true;
+	return false;
+}
+
 #define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
 
 static const struct opt_def opt_defs[] = {
@@ -62,7 +74,26 @@ static const struct opt_def opt_defs[] = {
 	{"--yes", false, CMD_CLEAN},
 	{"-o", true, CMD_REPORT | CMD_COMPARE},
 	{"--output", true, CMD_REPORT | CMD_COMPARE},
+	{"--min-change", true, CMD_COMPARE},
+	{"--all", false, CMD_COMPARE},
+	{"--fail-on-regression", false, CMD_COMPARE},
 };
+
+/* A percentage option's value: a number from 0 to 1000, "%" allowed. */
+static int pct_parse(const char *val, double *out, struct strbuf *err)
+{
+	char *end;
+	double v = strtod(val, &end);
+
+	if (end != val && *end == '%')
+		end++;
+	if (end == val || *end || !(v >= 0 && v <= 1000)) {
+		strbuf_addstr(err, "must be a percentage from 0 to 1000 (say 5 or 5%)");
+		return -ERANGE;
+	}
+	*out = v;
+	return 0;
+}
 
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
 {
@@ -122,9 +153,19 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->yes = true;
 	} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
 		o->output = val;
+	} else if (!strcmp(name, "--min-change")) {
+		ret = pct_parse(val, &o->min_change_pct, &err);
+		o->has_min_change = true;
+	} else if (!strcmp(name, "--all")) {
+		o->all = true;
+	} else if (!strcmp(name, "--fail-on-regression")) {
+		o->gate = true;
+		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
+		if (val)
+			ret = pct_parse(val, &o->gate_pct, &err);
 	}
 	if (ret)
-		fprintf(stderr, "diskproof: %s %s: %s\n", name, val, err.buf);
+		fprintf(stderr, "diskproof: %s %s: %s\n", name, val ? val : "", err.buf);
 	strbuf_release(&err);
 	return ret ? DP_EXIT_USAGE : 0;
 }
@@ -139,6 +180,30 @@ static bool opt_known(const char *a)
 		if (strlen(opt_defs[k].name) == n && !strncmp(opt_defs[k].name, a, n))
 			return true;
 	return false;
+}
+
+/* An unknown option (or one of another command): the usage error, with the
+ * nearest option this command takes when one is within 2 edits. */
+static int opt_unknown(const char *a, size_t nlen, unsigned command)
+{
+	char word[64];
+	const char *best = NULL;
+	unsigned bd = 3, d;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {
+		if (!(opt_defs[k].commands & command) || strlen(opt_defs[k].name) < 3)
+			continue;
+		d = util_edit_distance(word, opt_defs[k].name);
+		if (d < bd) {
+			bd = d;
+			best = opt_defs[k].name;
+		}
+	}
+	if (best)
+		return usage_error("unknown option \"%s\" for this command; did you mean %s?", a,
+				   best);
+	return usage_error("unknown option \"%s\" for this command", a);
 }
 
 /* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
@@ -164,7 +229,7 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 			if (strlen(opt_defs[k].name) == nlen && !strncmp(opt_defs[k].name, a, nlen))
 				d = &opt_defs[k];
 		if (!d || !(d->commands & command))
-			return usage_error("unknown option \"%s\" for this command", a);
+			return opt_unknown(a, nlen, command);
 		if (d->has_arg) {
 			if (eq)
 				val = eq + 1;
@@ -177,6 +242,8 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 				val = argv[++i];
 			else
 				return usage_error("option %s needs a value", d->name);
+		} else if (eq && opt_value_optional(d->name)) {
+			val = eq + 1;
 		} else if (eq) {
 			return usage_error("option %s takes no value", d->name);
 		}
@@ -450,18 +517,15 @@ int cli_results_must_exist(const char *results)
 	return DP_EXIT_ENV;
 }
 
-int cli_run_id_parse(const char *s, int64_t *id)
+int cli_run_arg_check(const char *s)
 {
-	char *end;
-	long long v;
+	struct store_run_selector sel;
+	struct strbuf err = STRBUF_INIT;
+	int ret;
 
-	if (!strcmp(s, "latest")) {
-		*id = 0;
-		return 0;
-	}
-	v = strtoll(s, &end, 10);
-	if (!*s || *end || v <= 0)
-		return usage_error("RUN-ID must be a run number or \"latest\", not \"%s\"", s);
-	*id = v;
-	return 0;
+	ret = store_run_selector_parse(s, &sel, &err);
+	if (ret)
+		usage_error("%s", err.buf);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_USAGE : 0;
 }

@@ -8,6 +8,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diskproof/analyze.h"
@@ -55,11 +56,38 @@ static void text_p(struct strbuf *sb, const struct analyze_mw *t)
 		strbuf_addf(sb, " %9.4f", t->p_value);
 	if (t->method == ANALYZE_EXACT)
 		strbuf_addstr(sb, " exact");
+	else if (t->method == ANALYZE_F)
+		strbuf_addstr(sb, " B-F");
 	else if (t->method == ANALYZE_NORMAL && t->n_a + t->n_b <= ANALYZE_EXACT_MAX)
 		strbuf_addstr(sb, " approx."); /* small sample with ties */
 }
 
-/* One table per scope: the classes either run issued there (k->present). */
+static void text_change(struct strbuf *sb, double pct)
+{
+	if (isfinite(pct))
+		strbuf_addf(sb, " %+8.1f%%", pct);
+	else
+		strbuf_addf(sb, " %9s", "n/a");
+}
+
+/* A, B, change, the significance mark and p of one figure, and the newline. */
+static void text_fig_tail(struct strbuf *sb, const struct analyze_figure *f, int dec, bool color)
+{
+	text_col(sb, 12, f->a, dec);
+	text_col(sb, 12, f->b, dec);
+	text_change(sb, f->change_pct);
+	if (f->significant)
+		strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
+			    color ? REPORT_ANSI_RESET : "");
+	else
+		strbuf_addstr(sb, "    ");
+	text_p(sb, &f->test);
+	strbuf_addch(sb, '\n');
+}
+
+/* One table per scope: the classes either run issued there (k->present);
+ * the dispersion row carries its Brown-Forsythe test, the last row the
+ * transactional IOPS. */
 static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool color)
 {
 	bool any = false;
@@ -86,30 +114,22 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 
 			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : io_class_name(c),
 				    report_metric_words[m]);
-			text_col(sb, 12, f->a, dec);
-			text_col(sb, 12, f->b, dec);
-			if (isfinite(f->change_pct))
-				strbuf_addf(sb, " %+8.1f%%", f->change_pct);
-			else
-				strbuf_addf(sb, " %9s", "n/a");
-			if (f->significant)
-				strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
-					    color ? REPORT_ANSI_RESET : "");
-			else
-				strbuf_addstr(sb, "    ");
-			text_p(sb, &f->test);
-			strbuf_addch(sb, '\n');
+			text_fig_tail(sb, f, dec, color);
 		}
 		strbuf_addf(sb, "  %-11s  %-7s", "", "sd ms");
-		text_col(sb, 12, k->sd_ms_a, 4);
-		text_col(sb, 12, k->sd_ms_b, 4);
-		strbuf_addf(sb, "  (of the per-interval averages)\n  %-11s  %-7s", "", "cv");
+		text_fig_tail(sb, &k->sd, 4, color);
+		strbuf_addf(sb, "  %-11s  %-7s", "", "cv");
 		text_col(sb, 12, k->cv_a, 4);
 		text_col(sb, 12, k->cv_b, 4);
-		strbuf_addch(sb, '\n');
+		text_change(sb, k->cv_change_pct);
+		strbuf_addstr(sb, "      (sd over mean; tested as sd)\n");
 	}
-	if (!any)
+	if (!any) {
 		strbuf_addstr(sb, "  (no I/O in either run)\n");
+		return;
+	}
+	strbuf_addf(sb, "  %-11s  %-7s", "transaction", "IOPS"); /* db_read + db_write */
+	text_fig_tail(sb, &s->trans_iops, 1, color);
 }
 
 static void text_verdict_changes(struct strbuf *sb, const struct analyze_comparison *c)
@@ -209,31 +229,425 @@ static void text_host(struct strbuf *sb, const struct analyze_comparison *c)
 	}
 }
 
-void report_compare_text(struct strbuf *sb, const struct analyze_comparison *c,
-			 const struct report_options *opt)
-{
-	bool color = opt && opt->color;
+/* ---- what changed: one line per scope level and class ---- */
 
-	strbuf_addf(sb, "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
-		    c->a->id, c->b->id);
-	text_run_line(sb, "A", c->a);
-	text_run_line(sb, "B", c->b);
-	strbuf_addf(
-		sb,
-		"test: %s, alpha %g, two-sided, Holm-corrected per scope (%zu figures); * marks a "
-		"significant change\n"
-		"(successive intervals are correlated: p values are optimistic, see "
-		"docs/compare.md)\n",
-		c->test, c->alpha, c->family);
-	for (size_t i = 0; i < c->nr_scopes; i++)
-		text_scope(sb, &c->scopes[i], color);
+/* The figures of a listing line, in order: IOPS, the latencies, sd. */
+#define LIST_SD ANALYZE_METRIC_COUNT
+#define LIST_FIGS (ANALYZE_METRIC_COUNT + 1)
+/* the pseudo-class of the transactional IOPS */
+
+static const struct analyze_figure *list_fig(const struct analyze_scope *s, int cls, int m)
+{
+	if (cls == LIST_TRANS)
+		return m == ANALYZE_IOPS ? &s->trans_iops : NULL;
+	return m == LIST_SD ? &s->classes[cls].sd : &s->classes[cls].fig[m];
+}
+
+static const char *list_fig_words(int m)
+{
+	return m == LIST_SD ? "sd ms" : report_metric_words[m];
+}
+
+static bool list_present(const struct analyze_scope *s, int cls)
+{
+	if (cls == LIST_TRANS)
+		return s->classes[IO_DB_READ].present || s->classes[IO_DB_WRITE].present;
+	return s->classes[cls].present;
+}
+
+static void text_pct(struct strbuf *sb, double pct)
+{
+	if (isfinite(pct))
+		strbuf_addf(sb, "%+.1f %%", pct);
+	else
+		strbuf_addstr(sb, "n/a");
+}
+
+/* "+19.8..+20.3 %", or one figure when both read the same at one decimal */
+static void text_range(struct strbuf *sb, double lo, double hi)
+{
+	char a[32], b[32];
+
+	snprintf(a, sizeof(a), "%+.1f", lo);
+	snprintf(b, sizeof(b), "%+.1f", hi);
+	if (!strcmp(a, b))
+		strbuf_addf(sb, "%s %%", a);
+	else
+		strbuf_addf(sb, "%s..%s %%", a, b);
+}
+
+/* a figure with its decimals, "n/a" when undefined, no padding */
+static void text_num(struct strbuf *sb, double v, int decimals)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, "%.*f", decimals, v);
+	else
+		strbuf_addstr(sb, "n/a");
+}
+
+/*
+ * The run's line of class cls: each listed figure as "avg ms 2.000 -> 2.400
+ * (+20.0 %)". false when nothing of it is listed.
+ */
+static bool text_list_run(struct strbuf *sb, const struct analyze_scope *s, int cls)
+{
+	bool any = false;
+
+	for (int m = 0; m < LIST_FIGS; m++) {
+		const struct analyze_figure *f = list_fig(s, cls, m);
+		int dec = m == ANALYZE_IOPS ? 1 : m == LIST_SD ? 4 : 3;
+
+		if (!f || !f->listed)
+			continue;
+		strbuf_addf(sb, "%s%s ", any ? ", " : "", list_fig_words(m));
+		text_num(sb, f->a, dec);
+		strbuf_addstr(sb, " \u2192 ");
+		text_num(sb, f->b, dec);
+		strbuf_addstr(sb, " (");
+		text_pct(sb, f->change_pct);
+		strbuf_addch(sb, ')');
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * The line of class cls over every scope of one level (volumes or
+ * databases): each figure listed in any of them once, with the range of its
+ * changes there and where: the scopes' names when at most three, else "k of
+ * n" (n the scopes of the level that issued the class).
+ */
+static bool text_list_level(struct strbuf *sb, const struct analyze_comparison *c,
+			    enum scope_kind level, int cls, report_escape_fn esc)
+{
+	bool any = false;
+
+	for (int m = 0; m < LIST_FIGS; m++) {
+		double lo = INFINITY, hi = -INFINITY;
+		size_t k = 0, n = 0, named = 0;
+
+		for (size_t i = 0; i < c->nr_scopes; i++) {
+			const struct analyze_scope *s = &c->scopes[i];
+			const struct analyze_figure *f = list_fig(s, cls, m);
+
+			if (s->scope != level || !f || !list_present(s, cls))
+				continue;
+			n++;
+			if (!f->listed)
+				continue;
+			k++;
+			if (isfinite(f->change_pct)) {
+				lo = fmin(lo, f->change_pct);
+				hi = fmax(hi, f->change_pct);
+			}
+		}
+		if (!k)
+			continue;
+		strbuf_addf(sb, "%s%s ", any ? ", " : "", list_fig_words(m));
+		if (lo > hi)
+			strbuf_addstr(sb, "n/a");
+		else
+			text_range(sb, lo, hi);
+		strbuf_addstr(sb, " (");
+		if (k > 3) {
+			strbuf_addf(sb, "%zu of %zu", k, n);
+		} else {
+			for (size_t i = 0; i < c->nr_scopes; i++) {
+				const struct analyze_scope *s = &c->scopes[i];
+				const struct analyze_figure *f = list_fig(s, cls, m);
+
+				if (s->scope != level || !f || !f->listed)
+					continue;
+				strbuf_addf(sb, "%s", named++ ? ", " : "");
+				esc(sb, s->name);
+			}
+			if (k < n)
+				strbuf_addf(sb, "; %zu of %zu", k, n);
+		}
+		strbuf_addch(sb, ')');
+		any = true;
+	}
+	return any;
+}
+
+static const char *level_words(enum scope_kind level)
+{
+	return level == SCOPE_RUN ? "run" : level == SCOPE_VOLUME ? "volumes" : "databases";
+}
+
+bool report_compare_list_line(struct strbuf *sb, const struct analyze_comparison *c,
+			      enum scope_kind level, int cls, report_escape_fn esc)
+{
+	if (level == SCOPE_RUN)
+		return c->nr_scopes && text_list_run(sb, &c->scopes[0], cls);
+	return text_list_level(sb, c, level, cls, esc);
+}
+
+const char *report_compare_level_words(enum scope_kind level)
+{
+	return level_words(level);
+}
+
+/* The listed figures: one line per scope level (run, volumes, databases) and
+ * class, the transactional IOPS as a class of its own. */
+static void text_changes(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	static const enum scope_kind levels[] = {SCOPE_RUN, SCOPE_VOLUME, SCOPE_DATABASE};
+	struct strbuf line = STRBUF_INIT;
+
+	strbuf_addf(sb, "\nchanges (significant and at least %g %%):\n", c->min_change_pct);
+	if (!c->nr_listed)
+		strbuf_addstr(sb, "  none\n");
+	for (size_t l = 0; l < DP_ARRAY_SIZE(levels) && c->nr_listed; l++) {
+		for (int cls = 0; cls <= LIST_TRANS; cls++) {
+			bool any;
+
+			strbuf_reset(&line);
+			any = report_compare_list_line(&line, c, levels[l], cls,
+						       report_text_escape);
+			if (any)
+				strbuf_addf(sb, "  %-10s %-14s %s\n", level_words(levels[l]),
+					    cls == LIST_TRANS ? "transactional"
+							      : io_class_name(cls),
+					    line.buf);
+		}
+	}
+	strbuf_release(&line);
+}
+
+/* ---- auto-tune side by side ---- */
+
+/* drops the blanks a line's padding left at its end */
+static void trim_end(struct strbuf *sb)
+{
+	while (sb->len && sb->buf[sb->len - 1] == ' ')
+		sb->buf[--sb->len] = '\0';
+}
+
+static void text_tune_side(struct strbuf *sb, const struct results *r, size_t i)
+{
+	const struct results_autotune_step *st;
+
+	if (i >= r->autotune.nr_steps) {
+		strbuf_addf(sb, "%-48s", "");
+		return;
+	}
+	st = &r->autotune.steps[i];
+	strbuf_addf(sb, "%4u %7u", st->step, st->streams);
+	text_col(sb, 9, st->iops, 1);
+	text_col(sb, 7, st->db_read_avg_ms, 2);
+	text_col(sb, 7, st->log_write_avg_ms, 2);
+	strbuf_addf(sb, " %-4s  ", st->passed ? "pass" : "FAIL");
+}
+
+static void text_tune_outcome(struct strbuf *sb, const char *side, const struct results *r)
+{
+	const struct results_autotune *t = &r->autotune;
+
+	strbuf_addf(sb, "  %s: ", side);
+	if (!results_autotune_ran(r)) {
+		strbuf_addstr(sb, "not auto-tuned\n");
+		return;
+	}
+	if (t->has_chosen && t->chosen)
+		strbuf_addf(sb, "chose %u streams", t->chosen);
+	else
+		strbuf_addstr(sb, "no level passed");
+	if (t->stopped_because) {
+		strbuf_addstr(sb, " (stopped because ");
+		report_text_escape(sb, t->stopped_because);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addch(sb, '\n');
+	for (size_t i = 0; i < t->nr_steps; i++) {
+		if (!t->steps[i].reason)
+			continue;
+		strbuf_addf(sb, "    step %u: ", t->steps[i].step);
+		report_text_escape(sb, t->steps[i].reason);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+/* Both runs' auto-tune steps side by side, when either was auto-tuned. */
+static void text_autotune(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	size_t n = c->a->autotune.nr_steps;
+
+	if (!results_autotune_ran(c->a) && !results_autotune_ran(c->b))
+		return;
+	if (c->b->autotune.nr_steps > n)
+		n = c->b->autotune.nr_steps;
+	strbuf_addstr(sb, "\nauto-tune steps (A | B; IOPS transactional, read and log averages in "
+			  "ms):\n");
+	strbuf_addf(sb, "  %4s %7s %9s %7s %7s %-4s  | %4s %7s %9s %7s %7s", "step", "streams",
+		    "IOPS", "read", "log", "", "step", "streams", "IOPS", "read", "log");
+	strbuf_addch(sb, '\n');
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addstr(sb, "  ");
+		text_tune_side(sb, c->a, i);
+		strbuf_addstr(sb, "| ");
+		text_tune_side(sb, c->b, i);
+		trim_end(sb);
+		strbuf_addch(sb, '\n');
+	}
+	text_tune_outcome(sb, "A", c->a);
+	text_tune_outcome(sb, "B", c->b);
+}
+
+/* ---- the regression gate ---- */
+
+static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
+{
+	if (!v->gate)
+		return;
+	strbuf_addf(sb, "\nregression gate (--fail-on-regression %g %%): ", v->gate_pct);
+	if (!v->nr_regressions) {
+		strbuf_addf(sb,
+			    "pass: no judged figure got significantly worse by more than %g %%\n",
+			    v->gate_pct);
+		return;
+	}
+	strbuf_addf(sb, "FAIL: %zu regression(s)\n", v->nr_regressions);
+	for (size_t i = 0; i < v->nr_regressions; i++) {
+		const struct analyze_regression *g = &v->regressions[i];
+		const struct analyze_comparison *c = &v->pairs[g->pair];
+		const struct analyze_scope *s = &c->scopes[g->scope];
+		const struct analyze_figure *f = analyze_judged_figure(s, g->fig);
+		int dec = g->fig == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "  run %" PRId64 ": ", c->b->id);
+		if (s->scope == SCOPE_RUN) {
+			strbuf_addstr(sb, "whole run");
+		} else {
+			strbuf_addf(sb, "%s ", scope_kind_name(s->scope));
+			report_text_escape(sb, s->name);
+		}
+		strbuf_addf(sb, " %s ", analyze_judged_def(g->fig)->words);
+		text_pct(sb, g->change_pct);
+		strbuf_addstr(sb, " (");
+		text_num(sb, f->a, dec);
+		strbuf_addstr(sb, " \u2192 ");
+		text_num(sb, f->b, dec);
+		if (f->test.p_value < 0.0001)
+			strbuf_addstr(sb, ", p < 0.0001)\n");
+		else
+			strbuf_addf(sb, ", p %.4f)\n", f->test.p_value);
+	}
+}
+
+/* ---- one pair ---- */
+
+static void text_head(struct strbuf *sb, const struct analyze_comparison *c,
+		      const struct report_compare_view *v)
+{
+	strbuf_addf(sb,
+		    "test: %s, alpha %g, two-sided, Holm-corrected per scope (%zu figures); "
+		    "dispersion: %s\n"
+		    "(successive intervals are correlated: p values are optimistic, see "
+		    "docs/compare.md)\n",
+		    c->test, c->alpha, c->family, ANALYZE_DISPERSION_TEST_NAME);
+	if (!v->all)
+		strbuf_addf(sb,
+			    "listed: changes both significant and at least %g %% (--min-change); "
+			    "--all lists every figure\n",
+			    c->min_change_pct);
+}
+
+/* What one comparison shows after the heading: the listed changes (and with
+ * --all every scope's table and the host counters), auto-tune, verdict and
+ * environment differences. */
+static void text_one_pair(struct strbuf *sb, const struct analyze_comparison *c,
+			  const struct report_compare_view *v, bool color)
+{
+	text_changes(sb, c);
+	if (v->all)
+		for (size_t i = 0; i < c->nr_scopes; i++)
+			text_scope(sb, &c->scopes[i], color);
 	for (size_t i = 0; i < c->nr_unmatched; i++)
 		strbuf_addf(sb, "%s%s %s only in %s: not compared\n", i ? "" : "\n",
 			    scope_kind_name(c->unmatched[i].scope), c->unmatched[i].name,
 			    c->unmatched[i].in_a ? "A" : "B");
-	text_host(sb, c);
+	if (v->all)
+		text_host(sb, c);
+	text_autotune(sb, c);
 	text_verdict_changes(sb, c);
+	/* parameter differences (table param: effective parameters, profile,
+	 * streams, database size, duration) go here, before the environment */
 	text_env(sb, c);
+}
+
+/* ---- several runs: the trend ---- */
+
+static void text_trend(struct strbuf *sb, const struct report_compare_view *v)
+{
+	strbuf_addf(sb,
+		    "\ntrend (whole run; change against the baseline, run %" PRId64
+		    "; * significant):\n  %-20s %12s",
+		    v->pairs[0].a->id, "figure", "baseline");
+	for (size_t i = 0; i < v->nr_pairs; i++) {
+		char run[32];
+
+		snprintf(run, sizeof(run), "run %" PRId64, v->pairs[i].b->id);
+		strbuf_addf(sb, " %12s%11s", run, "");
+	}
+	trim_end(sb);
+	strbuf_addch(sb, '\n');
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "  %-20s", analyze_judged_def(j)->words);
+		text_col(sb, 12, analyze_judged_figure(&v->pairs[0].scopes[0], j)->a, dec);
+		for (size_t i = 0; i < v->nr_pairs; i++) {
+			const struct analyze_figure *f =
+				analyze_judged_figure(&v->pairs[i].scopes[0], j);
+
+			text_col(sb, 12, f->b, dec);
+			if (isfinite(f->change_pct))
+				strbuf_addf(sb, " %+7.1f%%%s  ",
+					    fabs(f->change_pct) < 0.05 ? 0.0 : f->change_pct,
+					    f->significant ? "*" : " ");
+			else
+				strbuf_addf(sb, " %8s   ", "n/a");
+		}
+		trim_end(sb);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+void report_compare_text(struct strbuf *sb, const struct report_compare_view *v,
+			 const struct report_options *opt)
+{
+	const struct analyze_comparison *c = &v->pairs[0];
+	bool color = opt && opt->color;
+	char side[24];
+
+	if (v->nr_pairs == 1) {
+		strbuf_addf(sb,
+			    "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
+			    c->a->id, c->b->id);
+		text_run_line(sb, "A", c->a);
+		text_run_line(sb, "B", c->b);
+		text_head(sb, c, v);
+		text_one_pair(sb, c, v, color);
+		text_gate(sb, v);
+		return;
+	}
+	strbuf_addf(sb,
+		    "diskproof compare: %zu runs, each against run %" PRId64 " (A, the baseline)\n",
+		    v->nr_pairs + 1, c->a->id);
+	text_run_line(sb, "A", c->a);
+	for (size_t i = 0; i < v->nr_pairs; i++) {
+		snprintf(side, sizeof(side), "B%zu", i + 1);
+		text_run_line(sb, side, v->pairs[i].b);
+	}
+	text_head(sb, c, v);
+	text_trend(sb, v);
+	for (size_t i = 0; i < v->nr_pairs; i++) {
+		strbuf_addf(sb, "\n=== B%zu: run %" PRId64 " (B) against run %" PRId64 " (A) ===\n",
+			    i + 1, v->pairs[i].b->id, v->pairs[i].a->id);
+		text_one_pair(sb, &v->pairs[i], v, color);
+	}
+	text_gate(sb, v);
 }
 
 /* ---- JSON ---- */
@@ -257,11 +671,22 @@ static void json_run(struct json *j, const char *key, const struct results *r)
 	json_end(j);
 }
 
-static void json_pair(struct json *j, const char *key, double a, double b)
+/* One figure with its test; "f" (Brown-Forsythe's F) for the dispersion. */
+static void json_figure(struct json *j, const char *key, const struct analyze_figure *f)
 {
 	json_begin_object(j, key);
-	json_num(j, "a", a);
-	json_num(j, "b", b);
+	json_num(j, "a", f->a);
+	json_num(j, "b", f->b);
+	json_num(j, "change_pct", f->change_pct);
+	json_bool(j, "significant", f->significant);
+	json_bool(j, "material", f->material);
+	json_bool(j, "listed", f->listed);
+	json_num(j, "p_value", f->test.p_value);
+	json_str(j, "method", analyze_method_name(f->test.method));
+	if (f->test.method == ANALYZE_F)
+		json_num(j, "f", f->test.f);
+	json_u64(j, "n_a", f->test.n_a);
+	json_u64(j, "n_b", f->test.n_b);
 	json_end(j);
 }
 
@@ -280,25 +705,18 @@ static void json_scope(struct json *j, const struct analyze_scope *s)
 
 		json_begin_object(j, io_class_name(c));
 		json_bool(j, "present", k->present);
-		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++) {
-			const struct analyze_figure *f = &k->fig[m];
-
-			json_begin_object(j, analyze_metric_name(m));
-			json_num(j, "a", f->a);
-			json_num(j, "b", f->b);
-			json_num(j, "change_pct", f->change_pct);
-			json_bool(j, "significant", f->significant);
-			json_num(j, "p_value", f->test.p_value);
-			json_str(j, "method", analyze_method_name(f->test.method));
-			json_u64(j, "n_a", f->test.n_a);
-			json_u64(j, "n_b", f->test.n_b);
-			json_end(j);
-		}
-		json_pair(j, "sd_ms", k->sd_ms_a, k->sd_ms_b);
-		json_pair(j, "cv", k->cv_a, k->cv_b);
+		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
+			json_figure(j, analyze_metric_name(m), &k->fig[m]);
+		json_figure(j, "sd_ms", &k->sd);
+		json_begin_object(j, "cv");
+		json_num(j, "a", k->cv_a);
+		json_num(j, "b", k->cv_b);
+		json_num(j, "change_pct", k->cv_change_pct);
+		json_end(j);
 		json_end(j);
 	}
 	json_end(j);
+	json_figure(j, "transactional_iops", &s->trans_iops);
 	json_end(j);
 }
 
@@ -351,59 +769,200 @@ static void json_host(struct json *j, const struct analyze_comparison *c)
 	json_end(j);
 }
 
-void report_compare_json(struct strbuf *sb, const struct analyze_comparison *c,
+static void json_autotune(struct json *j, const struct analyze_comparison *c);
+
+/* The keys of one comparison (the whole document for two runs). */
+static void json_pair_body(struct json *j, const struct analyze_comparison *c)
+{
+	json_run(j, "a", c->a);
+	json_run(j, "b", c->b);
+	json_str(j, "test", c->test);
+	json_num(j, "alpha", c->alpha);
+	json_str(j, "dispersion_test", ANALYZE_DISPERSION_TEST_NAME);
+	json_str(j, "correction", "holm");
+	json_num(j, "min_change_pct", c->min_change_pct);
+	json_u64(j, "listed", c->nr_listed);
+	json_num(j, "family", (double)c->family);
+	json_begin_array(j, "scopes");
+	for (size_t i = 0; i < c->nr_scopes; i++)
+		json_scope(j, &c->scopes[i]);
+	json_end(j);
+	json_begin_array(j, "unmatched_scopes");
+	for (size_t i = 0; i < c->nr_unmatched; i++) {
+		json_begin_object(j, NULL);
+		json_str(j, "scope", scope_kind_name(c->unmatched[i].scope));
+		json_str(j, "name", c->unmatched[i].name);
+		json_str(j, "only_in", c->unmatched[i].in_a ? "a" : "b");
+		json_end(j);
+	}
+	json_end(j);
+	json_begin_array(j, "verdict_changes");
+	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
+		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
+
+		json_begin_object(j, NULL);
+		json_str(j, "scope", scope_kind_name(vc->scope));
+		json_str(j, "name", vc->name);
+		if (vc->scope == SCOPE_DATABASE)
+			json_str(j, "volume", vc->volume);
+		json_str(j, "criterion", vc->criterion);
+		if (strcmp(vc->criterion_b, vc->criterion))
+			json_str(j, "criterion_b", vc->criterion_b); /* the other basis */
+		json_str(j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
+		json_verdict_side(j, "a", vc->passed_a, vc->measured_a, vc->threshold_a);
+		json_verdict_side(j, "b", vc->passed_b, vc->measured_b, vc->threshold_b);
+		json_end(j);
+	}
+	json_end(j);
+	json_begin_array(j, "env_differences");
+	for (size_t i = 0; i < c->nr_env_diffs; i++) {
+		json_begin_object(j, NULL);
+		json_str(j, "key", c->env_diffs[i].key);
+		json_str(j, "a", c->env_diffs[i].a);
+		json_str(j, "b", c->env_diffs[i].b);
+		json_end(j);
+	}
+	json_end(j);
+	/* parameter_differences (table param) go here, beside env_differences */
+	json_host(j, c);
+	json_autotune(j, c);
+}
+
+static void json_tune_steps(struct json *j, const char *key, const struct results *r)
+{
+	if (!results_autotune_ran(r)) {
+		json_null(j, key);
+		return;
+	}
+	json_begin_object(j, key);
+	if (r->autotune.has_chosen)
+		json_u64(j, "chosen", r->autotune.chosen);
+	else
+		json_null(j, "chosen");
+	json_str(j, "stopped_because", r->autotune.stopped_because);
+	json_begin_array(j, "steps");
+	for (size_t i = 0; i < r->autotune.nr_steps; i++) {
+		const struct results_autotune_step *st = &r->autotune.steps[i];
+
+		json_begin_object(j, NULL);
+		json_u64(j, "step", st->step);
+		json_u64(j, "streams", st->streams);
+		json_num(j, "iops", st->iops);
+		json_num(j, "db_read_avg_ms", st->db_read_avg_ms);
+		json_num(j, "log_write_avg_ms", st->log_write_avg_ms);
+		json_bool(j, "passed", st->passed);
+		json_str(j, "reason", st->reason);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+/* null when neither run was auto-tuned; else each side's steps (null for a
+ * run that was not) */
+static void json_autotune(struct json *j, const struct analyze_comparison *c)
+{
+	if (!results_autotune_ran(c->a) && !results_autotune_ran(c->b)) {
+		json_null(j, "autotune");
+		return;
+	}
+	json_begin_object(j, "autotune");
+	json_tune_steps(j, "a", c->a);
+	json_tune_steps(j, "b", c->b);
+	json_end(j);
+}
+
+/* null without --fail-on-regression */
+static void json_gate(struct json *j, const struct report_compare_view *v)
+{
+	if (!v->gate) {
+		json_null(j, "regression_gate");
+		return;
+	}
+	json_begin_object(j, "regression_gate");
+	json_num(j, "pct", v->gate_pct);
+	json_bool(j, "passed", !v->nr_regressions);
+	json_begin_array(j, "regressions");
+	for (size_t i = 0; i < v->nr_regressions; i++) {
+		const struct analyze_regression *g = &v->regressions[i];
+		const struct analyze_comparison *c = &v->pairs[g->pair];
+		const struct analyze_scope *s = &c->scopes[g->scope];
+		const struct analyze_figure *f = analyze_judged_figure(s, g->fig);
+
+		json_begin_object(j, NULL);
+		json_i64(j, "run", c->b->id);
+		json_i64(j, "baseline", c->a->id);
+		json_str(j, "scope", scope_kind_name(s->scope));
+		json_str(j, "name", s->name);
+		json_str(j, "figure", analyze_judged_def(g->fig)->key);
+		json_num(j, "a", f->a);
+		json_num(j, "b", f->b);
+		json_num(j, "change_pct", g->change_pct);
+		json_num(j, "p_value", f->test.p_value);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+/* The judged figures of the whole run across the runs: the baseline's, then
+ * each later run's with its change against the baseline. */
+static void json_trend(struct json *j, const struct report_compare_view *v)
+{
+	json_begin_array(j, "trend");
+	for (int k = 0; k < ANALYZE_JUDGED_COUNT; k++) {
+		json_begin_object(j, NULL);
+		json_str(j, "figure", analyze_judged_def(k)->key);
+		json_begin_array(j, "runs");
+		json_begin_object(j, NULL);
+		json_i64(j, "id", v->pairs[0].a->id);
+		json_num(j, "value", analyze_judged_figure(&v->pairs[0].scopes[0], k)->a);
+		json_end(j);
+		for (size_t i = 0; i < v->nr_pairs; i++) {
+			const struct analyze_figure *f =
+				analyze_judged_figure(&v->pairs[i].scopes[0], k);
+
+			json_begin_object(j, NULL);
+			json_i64(j, "id", v->pairs[i].b->id);
+			json_num(j, "value", f->b);
+			json_num(j, "change_pct", f->change_pct);
+			json_bool(j, "significant", f->significant);
+			json_num(j, "p_value", f->test.p_value);
+			json_end(j);
+		}
+		json_end(j);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+void report_compare_json(struct strbuf *sb, const struct report_compare_view *v,
 			 const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
 
+	(void)opt;
 	json_begin_object(&j, NULL);
-	json_run(&j, "a", c->a);
-	json_run(&j, "b", c->b);
-	json_str(&j, "test", c->test);
-	json_num(&j, "alpha", c->alpha);
-	json_str(&j, "correction", "holm");
-	json_num(&j, "family", (double)c->family);
-	json_begin_array(&j, "scopes");
-	for (size_t i = 0; i < c->nr_scopes; i++)
-		json_scope(&j, &c->scopes[i]);
-	json_end(&j);
-	json_begin_array(&j, "unmatched_scopes");
-	for (size_t i = 0; i < c->nr_unmatched; i++) {
-		json_begin_object(&j, NULL);
-		json_str(&j, "scope", scope_kind_name(c->unmatched[i].scope));
-		json_str(&j, "name", c->unmatched[i].name);
-		json_str(&j, "only_in", c->unmatched[i].in_a ? "a" : "b");
+	if (v->nr_pairs == 1) {
+		json_pair_body(&j, &v->pairs[0]);
+	} else {
+		json_run(&j, "baseline", v->pairs[0].a);
+		json_str(&j, "against", "baseline");
+		json_begin_array(&j, "runs");
+		json_run(&j, NULL, v->pairs[0].a);
+		for (size_t i = 0; i < v->nr_pairs; i++)
+			json_run(&j, NULL, v->pairs[i].b);
+		json_end(&j);
+		json_trend(&j, v);
+		json_begin_array(&j, "comparisons");
+		for (size_t i = 0; i < v->nr_pairs; i++) {
+			json_begin_object(&j, NULL);
+			json_pair_body(&j, &v->pairs[i]);
+			json_end(&j);
+		}
 		json_end(&j);
 	}
-	json_end(&j);
-	json_begin_array(&j, "verdict_changes");
-	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
-		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
-
-		json_begin_object(&j, NULL);
-		json_str(&j, "scope", scope_kind_name(vc->scope));
-		json_str(&j, "name", vc->name);
-		if (vc->scope == SCOPE_DATABASE)
-			json_str(&j, "volume", vc->volume);
-		json_str(&j, "criterion", vc->criterion);
-		if (strcmp(vc->criterion_b, vc->criterion))
-			json_str(&j, "criterion_b", vc->criterion_b); /* the other basis */
-		json_str(&j, "cmp", vc->cmp == VERDICT_GE ? ">=" : "<=");
-		json_verdict_side(&j, "a", vc->passed_a, vc->measured_a, vc->threshold_a);
-		json_verdict_side(&j, "b", vc->passed_b, vc->measured_b, vc->threshold_b);
-		json_end(&j);
-	}
-	json_end(&j);
-	json_begin_array(&j, "env_differences");
-	for (size_t i = 0; i < c->nr_env_diffs; i++) {
-		json_begin_object(&j, NULL);
-		json_str(&j, "key", c->env_diffs[i].key);
-		json_str(&j, "a", c->env_diffs[i].a);
-		json_str(&j, "b", c->env_diffs[i].b);
-		json_end(&j);
-	}
-	json_end(&j);
-	json_host(&j, c);
+	json_gate(&j, v);
 	json_end(&j);
 	strbuf_addch(sb, '\n');
 }

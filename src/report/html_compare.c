@@ -18,7 +18,8 @@
 
 static const char *const cmp_sections[][2] = {
 	{"summary", "Summary"},	      {"significant", "Significant changes"},
-	{"charts", "Charts"},	      {"verdict-changes", "Verdict changes"},
+	{"charts", "Charts"},	      {"autotune", "Auto-tune"},
+	{"gate", "Regression gate"},  {"verdict-changes", "Verdict changes"},
 	{"env-diffs", "Environment"}, {"host", "Host performance"},
 	{"figures", "All figures"},
 };
@@ -95,21 +96,104 @@ static const char cmp_fig_head[] =
 	"<th>class</th><th>metric</th><th class=\"num\">A</th><th class=\"num\">B</th>"
 	"<th class=\"num\">change</th><th>significant</th><th class=\"num\">p</th></tr>\n";
 
-static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *c)
+/* A row of a figure that is not one of a class's five metrics: a class's
+ * dispersion (sd) or the transactional IOPS. */
+static void cmp_extra_row(struct strbuf *sb, const struct analyze_scope *s, const char *cls,
+			  const char *words, const struct analyze_figure *f, int dec,
+			  bool with_scope)
+{
+	strbuf_addf(sb, "<tr%s>", f->significant ? " class=\"sig\"" : "");
+	if (with_scope) {
+		strbuf_addstr(sb, "<td>");
+		cmp_scope_name(sb, s);
+		strbuf_addstr(sb, "</td>");
+	}
+	strbuf_addf(sb, "<td>%s</td><td>%s</td>", cls, words);
+	html_td_num(sb, f->a, dec);
+	html_td_num(sb, f->b, dec);
+	strbuf_addstr(sb, "<td class=\"num\">");
+	if (isfinite(f->change_pct))
+		strbuf_addf(sb, "%+.1f %%", f->change_pct);
+	else
+		strbuf_addstr(sb, "n/a");
+	strbuf_addf(sb, "</td><td>%s</td>", f->significant ? "<b>significant</b>" : "");
+	cmp_p(sb, &f->test);
+	strbuf_addstr(sb, "</tr>\n");
+}
+
+/* The listed figures as the text lists them: one row per scope level and
+ * class (report_compare_list_line), names HTML-escaped. */
+static void cmp_list_lines(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	static const enum scope_kind levels[] = {SCOPE_RUN, SCOPE_VOLUME, SCOPE_DATABASE};
+	struct strbuf line = STRBUF_INIT;
+	size_t rows = 0;
+
+	for (size_t l = 0; l < DP_ARRAY_SIZE(levels); l++) {
+		for (int cls = 0; cls <= LIST_TRANS; cls++) {
+			strbuf_reset(&line);
+			if (!report_compare_list_line(&line, c, levels[l], cls, html_esc))
+				continue;
+			if (!rows++)
+				strbuf_addstr(sb, "<table class=\"changes\">\n<tr><th>level</th>"
+						  "<th>class</th><th>what changed</th></tr>\n");
+			strbuf_addf(
+				sb, "<tr class=\"change\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+				report_compare_level_words(levels[l]),
+				cls == LIST_TRANS ? "transactional" : io_class_name(cls), line.buf);
+		}
+	}
+	if (rows)
+		strbuf_addstr(sb, "</table>\n");
+	strbuf_release(&line);
+}
+
+/* The listed figures (significant and material), or with --all every
+ * significant one, of every scope. */
+static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *c, bool all,
+			    const char *id)
 {
 	size_t i, rows = 0;
 	int k, m;
 
-	html_section_open(sb, "significant", "Significant changes", false);
-	strbuf_addf(sb, "<table>\n<tr><th>scope</th>%s", cmp_fig_head);
-	for (i = 0; i < c->nr_scopes; i++)
-		for (k = 0; k < IO_CLASS_COUNT; k++)
-			for (m = 0; m < ANALYZE_METRIC_COUNT; m++)
-				if (c->scopes[i].classes[k].fig[m].significant) {
-					cmp_figure_row(sb, &c->scopes[i], k, m, true);
+	html_section_open(sb, id, "Significant changes", false);
+	strbuf_addf(sb, "<p class=\"note\">%s (alpha %g, Holm per scope; dispersion: %s).</p>\n",
+		    all ? "Every significant change" : "Changes both significant and material",
+		    c->alpha, ANALYZE_DISPERSION_TEST_NAME);
+	if (!all)
+		strbuf_addf(sb,
+			    "<p class=\"note\">Material: at least %g %% (--min-change); "
+			    "--all shows every significant change.</p>\n",
+			    c->min_change_pct);
+	if (!all)
+		cmp_list_lines(sb, c);
+	strbuf_addf(sb, "%s<table>\n<tr><th>scope</th>%s",
+		    all ? "" : "<details><summary>each listed figure with its test</summary>\n",
+		    cmp_fig_head);
+	for (i = 0; i < c->nr_scopes; i++) {
+		const struct analyze_scope *s = &c->scopes[i];
+
+		for (k = 0; k < IO_CLASS_COUNT; k++) {
+			for (m = 0; m < ANALYZE_METRIC_COUNT; m++) {
+				const struct analyze_figure *f = &s->classes[k].fig[m];
+
+				if (all ? f->significant : f->listed) {
+					cmp_figure_row(sb, s, k, m, true);
 					rows++;
 				}
-	strbuf_addstr(sb, "</table>\n");
+			}
+			if (all ? s->classes[k].sd.significant : s->classes[k].sd.listed) {
+				cmp_extra_row(sb, s, io_class_name(k), "sd ms", &s->classes[k].sd,
+					      3, true);
+				rows++;
+			}
+		}
+		if (all ? s->trans_iops.significant : s->trans_iops.listed) {
+			cmp_extra_row(sb, s, "db_read+db_write", "IOPS", &s->trans_iops, 1, true);
+			rows++;
+		}
+	}
+	strbuf_addf(sb, "</table>\n%s", all ? "" : "</details>\n");
 	if (!rows)
 		strbuf_addstr(sb, "<p>No figure changed significantly.</p>\n");
 	strbuf_addstr(sb, "</section>\n");
@@ -316,7 +400,8 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 	html_section_open(sb, "figures", "All figures", false);
 	strbuf_addstr(sb, "<p class=\"note\">Run and volume series are 1 s intervals, database "
 			  "series 15 s intervals. Dispersion: standard deviation (sd) and "
-			  "coefficient of variation (cv) of the per-interval average latency. A "
+			  "coefficient of variation (cv) of the per-interval average latency, sd "
+			  "tested by Brown-Forsythe (method f). A "
 			  "class neither run issued in a scope is left out.</p>\n");
 	for (i = 0; i < c->nr_scopes; i++) {
 		s = &c->scopes[i];
@@ -326,38 +411,345 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 		for (cl = 0; cl < IO_CLASS_COUNT; cl++)
 			for (m = 0; m < ANALYZE_METRIC_COUNT && s->classes[cl].present; m++)
 				cmp_figure_row(sb, s, cl, m, false);
-		strbuf_addstr(sb, "</table>\n<table>\n<tr><th>class</th><th class=\"num\">sd ms A"
-				  "</th><th class=\"num\">sd ms B</th><th class=\"num\">cv A</th>"
-				  "<th class=\"num\">cv B</th></tr>\n");
+		for (cl = 0; cl < IO_CLASS_COUNT; cl++)
+			if (s->classes[cl].present)
+				cmp_extra_row(sb, s, io_class_name(cl), "sd ms", &s->classes[cl].sd,
+					      3, false);
+		if (s->classes[IO_DB_READ].present || s->classes[IO_DB_WRITE].present)
+			cmp_extra_row(sb, s, "db_read+db_write", "IOPS", &s->trans_iops, 1, false);
+		strbuf_addstr(sb, "</table>\n<table>\n<tr><th>class</th><th class=\"num\">cv A"
+				  "</th><th class=\"num\">cv B</th><th class=\"num\">change</th>"
+				  "</tr>\n");
 		for (cl = 0; cl < IO_CLASS_COUNT; cl++) {
 			k = &s->classes[cl];
 			if (!k->present)
 				continue;
 			strbuf_addf(sb, "<tr><td>%s</td>", io_class_name(cl));
-			html_td_num(sb, k->sd_ms_a, 3);
-			html_td_num(sb, k->sd_ms_b, 3);
 			html_td_num(sb, k->cv_a, 3);
 			html_td_num(sb, k->cv_b, 3);
-			strbuf_addstr(sb, "</tr>\n");
+			strbuf_addstr(sb, "<td class=\"num\">");
+			if (isfinite(k->cv_change_pct))
+				strbuf_addf(sb, "%+.1f %%", k->cv_change_pct);
+			else
+				strbuf_addstr(sb, "n/a");
+			strbuf_addstr(sb, "</td></tr>\n");
 		}
 		strbuf_addstr(sb, "</table>\n");
 	}
 	strbuf_addstr(sb, "</section>\n");
 }
 
-void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c,
+/* Both runs' auto-tune steps side by side, when either was auto-tuned. */
+static void cmp_tune_side(struct strbuf *sb, const struct results *r, size_t i)
+{
+	const struct results_autotune_step *st;
+
+	if (i >= r->autotune.nr_steps) {
+		strbuf_addstr(sb, "<td></td><td></td><td></td><td></td><td></td><td></td>");
+		return;
+	}
+	st = &r->autotune.steps[i];
+	strbuf_addf(sb, "<td class=\"num\">%u</td>", st->streams);
+	html_td_num(sb, st->iops, 1);
+	html_td_num(sb, st->db_read_avg_ms, 2);
+	html_td_num(sb, st->log_write_avg_ms, 2);
+	strbuf_addf(sb, "<td class=\"%s\">%s</td><td>", st->passed ? "PASS" : "FAIL",
+		    st->passed ? "PASS" : "FAIL");
+	html_esc(sb, st->reason);
+	strbuf_addstr(sb, "</td>");
+}
+
+static void cmp_tune_outcome(struct strbuf *sb, const char *side, const struct results *r)
+{
+	strbuf_addf(sb, "<p>%s: ", side);
+	if (!results_autotune_ran(r))
+		strbuf_addstr(sb, "not auto-tuned");
+	else if (r->autotune.has_chosen && r->autotune.chosen)
+		strbuf_addf(sb, "chose %u streams", r->autotune.chosen);
+	else
+		strbuf_addstr(sb, "no level passed");
+	if (r->autotune.stopped_because) {
+		strbuf_addstr(sb, " (stopped because ");
+		html_esc(sb, r->autotune.stopped_because);
+		strbuf_addch(sb, ')');
+	}
+	strbuf_addstr(sb, "</p>\n");
+}
+
+static void cmp_autotune(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	size_t n = c->a->autotune.nr_steps;
+
+	if (c->b->autotune.nr_steps > n)
+		n = c->b->autotune.nr_steps;
+	html_section_open(sb, "autotune", "Auto-tune", false);
+	strbuf_addstr(sb, "<table>\n<tr><th class=\"num\">step</th><th class=\"num\">A streams"
+			  "</th><th class=\"num\">IOPS</th><th class=\"num\">read ms</th>"
+			  "<th class=\"num\">log ms</th><th>A</th><th>reason</th>"
+			  "<th class=\"num\">B streams</th><th class=\"num\">IOPS</th>"
+			  "<th class=\"num\">read ms</th><th class=\"num\">log ms</th><th>B</th>"
+			  "<th>reason</th></tr>\n");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_addf(sb, "<tr class=\"tune-pair\"><td class=\"num\">%zu</td>", i + 1);
+		cmp_tune_side(sb, c->a, i);
+		cmp_tune_side(sb, c->b, i);
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n");
+	cmp_tune_outcome(sb, "A", c->a);
+	cmp_tune_outcome(sb, "B", c->b);
+	strbuf_addstr(sb, "</section>\n");
+}
+
+static void cmp_gate(struct strbuf *sb, const struct report_compare_view *v)
+{
+	html_section_open(sb, "gate", "Regression gate", false);
+	strbuf_addf(sb, "<p>--fail-on-regression %g %%: <b>%s</b></p>\n", v->gate_pct,
+		    v->nr_regressions ? "FAIL" : "pass");
+	if (v->nr_regressions)
+		strbuf_addstr(sb, "<table>\n<tr><th>run</th><th>scope</th><th>figure</th>"
+				  "<th class=\"num\">A</th><th class=\"num\">B</th>"
+				  "<th class=\"num\">change</th></tr>\n");
+	for (size_t i = 0; i < v->nr_regressions; i++) {
+		const struct analyze_regression *g = &v->regressions[i];
+		const struct analyze_comparison *c = &v->pairs[g->pair];
+		const struct analyze_scope *s = &c->scopes[g->scope];
+		const struct analyze_figure *f = analyze_judged_figure(s, g->fig);
+		int dec = g->fig == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "<tr class=\"fail\"><td>%" PRId64 "</td><td>", c->b->id);
+		cmp_scope_name(sb, s);
+		strbuf_addf(sb, "</td><td>%s</td>", analyze_judged_def(g->fig)->words);
+		html_td_num(sb, f->a, dec);
+		html_td_num(sb, f->b, dec);
+		strbuf_addf(sb, "<td class=\"num\">%+.1f %%</td></tr>\n", g->change_pct);
+	}
+	if (v->nr_regressions)
+		strbuf_addstr(sb, "</table>\n");
+	strbuf_addstr(sb, "</section>\n");
+}
+
+/* The run-wide judged figure j across the runs, x the run's place (baseline
+ * first), as an inline SVG line with a marker per run (filled when the
+ * change against the baseline is significant). Scaling only: the values are
+ * the comparisons'. */
+#define TR_W 420.0
+#define TR_H 220.0
+#define TR_L 64.0
+#define TR_R 16.0
+#define TR_T 16.0
+#define TR_B 40.0
+
+static double trend_value(const struct report_compare_view *v, int j, size_t i)
+{
+	const struct analyze_figure *f =
+		analyze_judged_figure(&v->pairs[i ? i - 1 : 0].scopes[0], (enum analyze_judged)j);
+
+	return i ? f->b : f->a;
+}
+
+static void cmp_trend_chart(struct strbuf *sb, const struct report_compare_view *v, int j)
+{
+	size_t n = v->nr_pairs + 1, pts = 0;
+	double lo = INFINITY, hi = -INFINITY, y, x;
+	const char *key = analyze_judged_def(j)->key;
+
+	for (size_t i = 0; i < n; i++) {
+		y = trend_value(v, j, i);
+		if (isfinite(y)) {
+			lo = fmin(lo, y);
+			hi = fmax(hi, y);
+			pts++;
+		}
+	}
+	if (pts && hi - lo < 1e-9 * fmax(1, fabs(hi))) { /* flat: give it some height */
+		lo -= fmax(1e-3, fabs(lo) * 0.05);
+		hi += fmax(1e-3, fabs(hi) * 0.05);
+	}
+	if (pts)
+		lo = fmin(lo, 0) < 0 ? lo : fmin(lo, 0.0);
+	strbuf_addf(sb,
+		    "<figure class=\"chart\" id=\"chart-trend-%s\"><figcaption>%s across the runs"
+		    "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\">\n",
+		    key, analyze_judged_def(j)->words, TR_W, TR_H);
+	strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+		    TR_L, TR_H - TR_B, TR_W - TR_R, TR_H - TR_B);
+	strbuf_addf(sb, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\"/>\n",
+		    TR_L, TR_T, TR_L, TR_H - TR_B);
+	if (pts) {
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
+			    TR_L - 6, TR_T + 4, hi);
+		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>\n",
+			    TR_L - 6, TR_H - TR_B + 4, lo);
+	}
+	strbuf_addf(sb,
+		    "<polyline class=\"series\" data-points=\"%zu\" data-name=\"%s\" "
+		    "fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"",
+		    pts, key, COLOR_B);
+	for (size_t i = 0; i < n; i++) {
+		y = trend_value(v, j, i);
+		if (!isfinite(y))
+			continue;
+		x = TR_L + (TR_W - TR_L - TR_R) * ((double)i + 0.5) / (double)n;
+		strbuf_addf(sb, "%s%.1f,%.1f", i ? " " : "", x,
+			    TR_H - TR_B - (TR_H - TR_B - TR_T) * (y - lo) / (hi - lo));
+	}
+	strbuf_addstr(sb, "\"/>\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct analyze_figure *f =
+			i ? analyze_judged_figure(&v->pairs[i - 1].scopes[0], j) : NULL;
+		const struct results *r = i ? v->pairs[i - 1].b : v->pairs[0].a;
+
+		x = TR_L + (TR_W - TR_L - TR_R) * ((double)i + 0.5) / (double)n;
+		strbuf_addf(sb,
+			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">run %" PRId64
+			    "</text>\n",
+			    x, TR_H - TR_B + 16, r->id);
+		y = trend_value(v, j, i);
+		if (!isfinite(y))
+			continue;
+		strbuf_addf(sb,
+			    "<circle class=\"point\" data-run=\"%" PRId64
+			    "\" data-significant=\"%d\" "
+			    "cx=\"%.1f\" cy=\"%.1f\" r=\"4\" stroke=\"%s\" fill=\"%s\"><title>",
+			    r->id, f && f->significant, x,
+			    TR_H - TR_B - (TR_H - TR_B - TR_T) * (y - lo) / (hi - lo), COLOR_B,
+			    f && f->significant ? COLOR_B : "#fff");
+		strbuf_addf(sb, "run %" PRId64 ": %.4g", r->id, y);
+		if (f && isfinite(f->change_pct))
+			strbuf_addf(sb, " (%+.1f %%%s)", f->change_pct,
+				    f->significant ? ", significant" : "");
+		strbuf_addstr(sb, "</title></circle>\n");
+	}
+	strbuf_addstr(sb, "</svg></figure>\n");
+}
+
+/* Several runs: the judged figures of the whole run across them, a table and
+ * a chart each. */
+static void cmp_trend(struct strbuf *sb, const struct report_compare_view *v)
+{
+	html_section_open(sb, "trend", "Trend", false);
+	strbuf_addf(sb,
+		    "<p class=\"note\">Each run against the baseline, run %" PRId64
+		    "; a filled marker is a significant change.</p>\n<table>\n<tr><th>figure"
+		    "</th><th class=\"num\">run %" PRId64 " (baseline)</th>",
+		    v->pairs[0].a->id, v->pairs[0].a->id);
+	for (size_t i = 0; i < v->nr_pairs; i++)
+		strbuf_addf(sb,
+			    "<th class=\"num\">run %" PRId64 "</th><th class=\"num\">change</th>",
+			    v->pairs[i].b->id);
+	strbuf_addstr(sb, "</tr>\n");
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "<tr class=\"trend\"><td>%s</td>", analyze_judged_def(j)->words);
+		html_td_num(sb, trend_value(v, j, 0), dec);
+		for (size_t i = 0; i < v->nr_pairs; i++) {
+			const struct analyze_figure *f =
+				analyze_judged_figure(&v->pairs[i].scopes[0], j);
+
+			html_td_num(sb, f->b, dec);
+			strbuf_addstr(sb, "<td class=\"num\">");
+			if (isfinite(f->change_pct)) /* no "-0.0 %" */
+				strbuf_addf(sb, "%+.1f %%%s",
+					    fabs(f->change_pct) < 0.05 ? 0.0 : f->change_pct,
+					    f->significant ? " <b>*</b>" : "");
+			else
+				strbuf_addstr(sb, "n/a");
+			strbuf_addstr(sb, "</td>");
+		}
+		strbuf_addstr(sb, "</tr>\n");
+	}
+	strbuf_addstr(sb, "</table>\n<div class=\"charts2\">\n");
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++)
+		cmp_trend_chart(sb, v, j);
+	strbuf_addstr(sb, "</div>\n</section>\n");
+}
+
+static void cmp_page_head(struct strbuf *sb, const struct report_compare_view *v,
+			  const char *const (*items)[2], size_t n, const char *const *skip,
+			  size_t nskip)
+{
+	const struct analyze_comparison *c = &v->pairs[0];
+
+	html_page_head(sb, "diskproof compare: run", c->a->id, NULL);
+	if (v->nr_pairs == 1)
+		strbuf_addf(sb,
+			    "<header class=\"page\"><h1>diskproof compare: run %" PRId64
+			    " (A) vs run %" PRId64 " (B)</h1>\n<div class=\"sub\">test: ",
+			    c->a->id, c->b->id);
+	else
+		strbuf_addf(sb,
+			    "<header class=\"page\"><h1>diskproof compare: %zu runs against run "
+			    "%" PRId64 " (the baseline)</h1>\n<div class=\"sub\">test: ",
+			    v->nr_pairs + 1, c->a->id);
+	html_esc(sb, c->test);
+	strbuf_addf(sb,
+		    " &middot; dispersion: %s &middot; alpha %g, Holm-corrected per scope (%zu "
+		    "figures)</div>\n",
+		    ANALYZE_DISPERSION_TEST_NAME, c->alpha, c->family);
+	html_nav(sb, items, n, skip, nskip);
+	strbuf_addstr(sb, "</header>\n");
+}
+
+/* Several runs: the runs, the trend, the gate, then each comparison's
+ * listed changes, verdict changes and environment differences. */
+static void report_compare_html_multi(struct strbuf *sb, const struct report_compare_view *v)
+{
+	static const char *const items[][2] = {{"summary", "Summary"},
+					       {"trend", "Trend"},
+					       {"gate", "Regression gate"},
+					       {"pairs", "Comparisons"}};
+	char id[32];
+
+	const char *const skip[] = {v->gate ? NULL : "gate"};
+
+	cmp_page_head(sb, v, items, DP_ARRAY_SIZE(items), skip, 1);
+	html_section_open(sb, "summary", "Summary", true);
+	strbuf_addstr(sb, "<table>\n<tr><th></th><th>run</th><th>label</th><th>host</th>"
+			  "<th>started (UTC)</th><th>profile</th><th>engine</th><th>verdict</th>"
+			  "</tr>\n");
+	cmp_run_row(sb, "A", v->pairs[0].a);
+	for (size_t i = 0; i < v->nr_pairs; i++) {
+		snprintf(id, sizeof(id), "B%zu", i + 1);
+		cmp_run_row(sb, id, v->pairs[i].b);
+	}
+	strbuf_addstr(sb, "</table>\n<p class=\"note\">Every later run is compared against the "
+			  "baseline A (docs/compare.md).</p>\n</section>\n");
+	cmp_trend(sb, v);
+	if (v->gate)
+		cmp_gate(sb, v);
+	html_section_open(sb, "pairs", "Comparisons", false);
+	strbuf_addstr(sb, "</section>\n");
+	for (size_t i = 0; i < v->nr_pairs; i++) {
+		snprintf(id, sizeof(id), "significant-%zu", i + 1);
+		cmp_significant(sb, &v->pairs[i], v->all, id);
+		strbuf_addf(sb,
+			    "<p class=\"note\">above: run %" PRId64 " against run %" PRId64
+			    "</p>\n",
+			    v->pairs[i].b->id, v->pairs[i].a->id);
+	}
+	html_page_foot(sb);
+}
+
+void report_compare_html(struct strbuf *sb, const struct report_compare_view *v,
 			 const struct report_options *opt)
 {
-	html_page_head(sb, "diskproof compare: run", c->a->id, NULL);
-	strbuf_addf(sb,
-		    "<header class=\"page\"><h1>diskproof compare: run %" PRId64 " (A) vs run "
-		    "%" PRId64 " (B)</h1>\n<div class=\"sub\">test: ",
-		    c->a->id, c->b->id);
-	html_esc(sb, c->test);
-	strbuf_addf(sb, " &middot; alpha %g, Holm-corrected per scope (%zu figures)</div>\n",
-		    c->alpha, c->family);
-	html_nav(sb, cmp_sections, DP_ARRAY_SIZE(cmp_sections), NULL, 0);
-	strbuf_addstr(sb, "</header>\n");
+	const struct analyze_comparison *c = &v->pairs[0];
+	bool tuned = results_autotune_ran(c->a) || results_autotune_ran(c->b);
+	const char *skip[2];
+	size_t nskip = 0;
+
+	(void)opt;
+	if (v->nr_pairs > 1) {
+		report_compare_html_multi(sb, v);
+		return;
+	}
+	if (!tuned)
+		skip[nskip++] = "autotune";
+	if (!v->gate)
+		skip[nskip++] = "gate";
+	cmp_page_head(sb, v, cmp_sections, DP_ARRAY_SIZE(cmp_sections), skip, nskip);
 	html_section_open(sb, "summary", "Summary", true);
 	strbuf_addstr(sb, "<table>\n<tr><th></th><th>run</th><th>label</th><th>host</th>"
 			  "<th>started (UTC)</th><th>profile</th><th>engine</th><th>verdict</th>"
@@ -368,9 +760,14 @@ void report_compare_html(struct strbuf *sb, const struct analyze_comparison *c,
 			  "significant only when the per-interval series say so; p values are "
 			  "optimistic because successive intervals are correlated "
 			  "(docs/compare.md).</p>\n</section>\n");
-	cmp_significant(sb, c);
+	cmp_significant(sb, c, v->all, "significant");
 	cmp_charts(sb, c);
+	if (tuned)
+		cmp_autotune(sb, c);
+	if (v->gate)
+		cmp_gate(sb, v);
 	cmp_verdict_changes(sb, c);
+	/* parameter differences (table param) go here, before the environment */
 	cmp_env(sb, c);
 	cmp_host(sb, c);
 	cmp_figures(sb, c);

@@ -72,13 +72,24 @@ void report_render(struct strbuf *out, const struct results *r, enum report_form
 }
 
 /* A format compare does not offer (csv) gives text, as it always has. */
-void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
-			   enum report_format fmt, const struct report_options *opt)
+void report_compare_view_render(struct strbuf *out, const struct report_compare_view *v,
+				enum report_format fmt, const struct report_options *opt)
 {
 	const struct report_format_desc *f = format_get(fmt);
 
+	if (!v->nr_pairs)
+		return;
 	if (f && f->compare)
-		f->compare(out, c, opt);
+		f->compare(out, v, opt);
 	else
-		report_compare_text(out, c, opt);
+		report_compare_text(out, v, opt);
+}
+
+/* Two runs, their listed changes, no gate. */
+void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
+			   enum report_format fmt, const struct report_options *opt)
+{
+	const struct report_compare_view v = {.pairs = c, .nr_pairs = 1};
+
+	report_compare_view_render(out, &v, fmt, opt);
 }

@@ -27,7 +27,7 @@ static inline const char *report_str_or(const char *s, const char *dflt)
  */
 typedef void (*report_run_fn)(struct strbuf *out, const struct results *r,
 			      const struct report_options *opt);
-typedef void (*report_compare_fn)(struct strbuf *out, const struct analyze_comparison *c,
+typedef void (*report_compare_fn)(struct strbuf *out, const struct report_compare_view *v,
 				  const struct report_options *opt);
 
 /* The terminal summary, free text escaped (report_text_escape). */
@@ -44,12 +44,28 @@ void report_html(struct strbuf *out, const struct results *r, const struct repor
 /* A comparison as text for the terminal and as JSON (compare.c, keys in
  * docs/compare.md), and as an HTML page of tables and A/B overlay charts
  * (html_compare.c). */
-void report_compare_text(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_text(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
-void report_compare_json(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_json(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
-void report_compare_html(struct strbuf *out, const struct analyze_comparison *c,
+void report_compare_html(struct strbuf *out, const struct report_compare_view *v,
 			 const struct report_options *opt);
+
+/* Appends a name escaped for the output at hand (report_text_escape,
+ * html_esc). */
+typedef void (*report_escape_fn)(struct strbuf *sb, const char *s);
+
+/* The pseudo-class of the transactional IOPS in a listing line. */
+#define LIST_TRANS IO_CLASS_COUNT
+
+/* One listing line of a comparison (compare.c): the listed figures of class
+ * cls (or LIST_TRANS) at scope level `level` (the run: A -> B (change);
+ * volumes or databases: the range of changes and where), names through esc.
+ * false when nothing is listed there. Shared by text and HTML. */
+bool report_compare_list_line(struct strbuf *sb, const struct analyze_comparison *c,
+			      enum scope_kind level, int cls, report_escape_fn esc);
+/* "run", "volumes", "databases" */
+const char *report_compare_level_words(enum scope_kind level);
 
 /* How a metric of a comparison reads in a table head, indexed by
  * ANALYZE_IOPS... (analyze.h); shared by the text and HTML comparisons. */

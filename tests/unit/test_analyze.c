@@ -161,6 +161,92 @@ static void test_dispersion(void **state)
 	assert_true(sd == 0 && isnan(cv));
 }
 
+/*
+ * Student t tails against values known in closed form or from tables:
+ * nu = 1 (Cauchy: P(|T| >= 1) = 1/2), nu = 2 (1 - t / sqrt(2 + t^2)), nu = 3
+ * (1 - 2/pi (atan(t/sqrt 3) + (t/sqrt 3) / (1 + t^2/3))), and the table
+ * quantiles t(0.975; 10) = 2.228139, t(0.995; 5) = 4.032143 (6 digits).
+ */
+static void test_t_tail(void **state)
+{
+	double t = 2.5, r3 = sqrt(3.0);
+	double p3 = 1 - 2 / M_PI * (atan(t / r3) + (t / r3) / (1 + t * t / 3));
+
+	assert_true(fabs(analyze_t_p2(1, 1) - 0.5) < 1e-13);
+	assert_true(fabs(analyze_t_p2(-1, 1) - 0.5) < 1e-13);
+	assert_true(fabs(analyze_t_p2(2, 2) - (1 - 2 / sqrt(6.0))) < 1e-13);
+	assert_true(fabs(analyze_t_p2(t, 3) - p3) < 1e-13);
+	assert_true(fabs(analyze_t_p2(2.228139, 10) - 0.05) < 1e-6);
+	assert_true(fabs(analyze_t_p2(4.032143, 5) - 0.01) < 1e-6);
+	/* large nu: the normal limit, 2 (1 - Phi(1.959964)) = 0.05 */
+	assert_true(fabs(analyze_t_p2(1.959964, 1e6) - 0.05) < 1e-5);
+	assert_true(analyze_t_p2(0, 7) == 1.0);
+	assert_true(analyze_t_p2(INFINITY, 7) == 0.0);
+	assert_true(analyze_t_p2(40, 200) < 1e-90 && analyze_t_p2(40, 200) > 0);
+	assert_true(isnan(analyze_t_p2(1, 0)));
+	/* I_x(a, 1) = x^a; I_x(1, b) = 1 - (1 - x)^b; symmetric branch */
+	assert_true(fabs(analyze_ibeta(0.3, 2.5, 1) - pow(0.3, 2.5)) < 1e-13);
+	assert_true(fabs(analyze_ibeta(0.9, 1, 3) - (1 - pow(0.1, 3))) < 1e-13);
+	assert_true(isnan(analyze_ibeta(1.5, 1, 1)));
+}
+
+static void bf(const double *a, size_t na, const double *b, size_t nb, struct analyze_mw *t)
+{
+	assert_int_equal(analyze_brown_forsythe(a, na, b, nb, t), 0);
+}
+
+/*
+ * Brown-Forsythe against values worked out independently (the ANOVA of the
+ * absolute deviations by hand in Python, its p by numerical integration of
+ * the t density): a steady series against a jittery one with the same
+ * median, F = 23.476023, p = 1.29936e-4 (significant at 0.01); against one a
+ * little wider, F = 1.065789, p = 0.315571 (not).
+ */
+static void test_brown_forsythe(void **state)
+{
+	const double a[] = {10.1, 9.8, 10.3, 9.9, 10.0, 10.2, 9.7, 10.1, 10.0, 9.9};
+	const double b[] = {10.9, 9.1, 11.2, 8.7, 10.0, 10.8, 9.3, 11.5, 8.6, 10.4};
+	const double c[] = {10.0, 10.4, 9.6, 10.1, 9.9, 10.3, 9.8, 10.2, 10.0, 9.7};
+	const double flat[] = {5, 5, 5, 5}, flat2[] = {7, 7, 7}, two[] = {1, 3, 1, 3};
+	const double one[] = {4}, bad[] = {1, NAN};
+	struct analyze_mw t;
+
+	bf(a, 10, b, 10, &t); /* fails "equal dispersion" */
+	assert_int_equal(t.method, ANALYZE_F);
+	assert_true(fabs(t.f - 23.47602287725476) < 1e-9);
+	assert_true(fabs(t.p_value - 1.299359e-4) < 1e-9);
+	assert_true(t.p_value < ANALYZE_ALPHA_DEFAULT);
+	bf(b, 10, a, 10, &t); /* two-sided: the order does not matter */
+	assert_true(fabs(t.p_value - 1.299359e-4) < 1e-9);
+	bf(a, 10, c, 10, &t); /* passes */
+	assert_true(fabs(t.f - 1.0657894736842124) < 1e-9);
+	assert_true(fabs(t.p_value - 0.3155710) < 1e-6);
+	bf(a, 10, a, 10, &t); /* identical: F 0, p 1 */
+	assert_true(t.f == 0 && fabs(t.p_value - 1) < 1e-12);
+	/* ties: every value equal on both sides (no dispersion at all), or
+	 * equal deviations within each side but different between them */
+	bf(flat, 4, flat2, 3, &t);
+	assert_true(t.f == 0 && t.p_value == 1);
+	bf(flat, 4, two, 4, &t);
+	assert_true(isinf(t.f) && t.p_value == 0);
+	/* n < 2 on a side: not tested */
+	bf(one, 1, a, 10, &t);
+	assert_int_equal(t.method, ANALYZE_NONE);
+	assert_true(isnan(t.p_value));
+	bf(NULL, 0, NULL, 0, &t);
+	assert_int_equal(t.method, ANALYZE_NONE);
+	assert_int_equal(analyze_brown_forsythe(bad, 2, a, 10, &t), -EINVAL);
+}
+
+/* The comparison as "compare --all" shows it (every scope's table). */
+static void render_all(struct strbuf *out, const struct analyze_comparison *c,
+		       enum report_format fmt)
+{
+	const struct report_compare_view v = {.pairs = c, .nr_pairs = 1, .all = true};
+
+	report_compare_view_render(out, &v, fmt, NULL);
+}
+
 /* ---- hand-made runs ---- */
 
 #define NI 60 /* measured 1 s intervals */
@@ -421,8 +507,13 @@ static void test_compare(void **state)
 	}
 	assert_true(c.scopes[1].classes[IO_LOG_READ].present);
 	assert_int_equal(c.scopes[1].classes[IO_LOG_READ].fig[ANALYZE_AVG_MS].test.n_a, NI / 2);
-	/* db_read 5 + db_write 5 + log_write's IOPS (no latency intervals) + log_read 5 */
-	assert_int_equal(c.family, 16);
+	/* db_read 5 + db_write 5 + log_write's IOPS (no latency intervals) +
+	 * log_read 5, a dispersion test for each class with latencies (db_read,
+	 * db_write, log_read: 3) and the transactional IOPS */
+	assert_int_equal(c.family, 20);
+	assert_int_equal(c.scopes[1].classes[IO_DB_READ].sd.test.method, ANALYZE_F);
+	assert_int_equal(c.scopes[1].classes[IO_LOG_WRITE].sd.test.method, ANALYZE_NONE);
+	assert_int_equal(c.scopes[1].trans_iops.test.method, ANALYZE_NORMAL);
 
 	/* the read verdict flipped; io_errors did not */
 	assert_int_equal(c.nr_verdict_changes, 1);
@@ -440,7 +531,7 @@ static void test_compare(void **state)
 	assert_string_equal(c.env_diffs[2].key, "dev.sdb.model");
 	assert_null(c.env_diffs[2].a);
 
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_non_null(strstr(out.buf, "Mann-Whitney U on per-interval means, alpha 0.01"));
 	assert_non_null(strstr(out.buf, "host.kernel: 6.1 \u2192 6.8"));
 	assert_non_null(strstr(out.buf, "dev.sdb.model: (absent) \u2192 X"));
@@ -513,9 +604,11 @@ static void test_compare_host(void **state)
 	assert_false(c.host.in_a || c.host.in_b);
 	assert_int_equal(c.host.nr_devices, 0);
 	report_compare_render(&out, &c, REPORT_JSON, NULL);
-	assert_non_null(strstr(out.buf, "\n  \"host\": null\n}"));
+	assert_non_null(strstr(
+		out.buf,
+		"\n  \"host\": null,\n  \"autotune\": null,\n  \"regression_gate\": null\n}"));
 	strbuf_reset(&out);
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_null(strstr(out.buf, "host performance"));
 	strbuf_reset(&out);
 	report_compare_render(&out, &c, REPORT_HTML, NULL);
@@ -572,7 +665,7 @@ static void test_compare_host(void **state)
 			for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
 				assert_false(c.scopes[i].classes[k].fig[m].significant);
 
-	report_compare_render(&out, &c, REPORT_TEXT, NULL);
+	render_all(&out, &c, REPORT_TEXT);
 	assert_non_null(strstr(out.buf, "\nhost performance (measured intervals; side by side, "
 					"not tested):\n"));
 	assert_non_null(strstr(out.buf, "\n  cpu user %                         40.0         "
@@ -614,6 +707,8 @@ int main(void)
 		cmocka_unit_test(test_mw_shifted_vs_identical),
 		cmocka_unit_test(test_change_pct),
 		cmocka_unit_test(test_dispersion),
+		cmocka_unit_test(test_t_tail),
+		cmocka_unit_test(test_brown_forsythe),
 		cmocka_unit_test(test_series),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_compare_host),

@@ -1,0 +1,223 @@
+/*
+ * test_compare_select.c - what compare decides without any run data: the run
+ * selectors (store_run_selector_parse / _pick / store_run_label_suggest: N,
+ * latest, latest~N, label:TEXT, and the errors of each), the material filter
+ * (analyze_comparison_set_min_change: significant and at least PCT, an
+ * undefined change from 0, a change exactly at the threshold) and the
+ * regressions a gate finds (analyze_regressions: direction per judged
+ * figure, significance required, strictly beyond PCT), on a comparison built
+ * by hand.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+#include "diskproof/store.h"
+
+static void test_selector_parse(void **state)
+{
+	struct store_run_selector s;
+	struct strbuf err = STRBUF_INIT;
+	static const char *const bad[] = {"",	     "0",	 "-1",	     "x",	  "12x",
+					  "latest~", "latest~x", "latest-1", "latest~-1", "latest1",
+					  "label:",  "Latest",	 "label"};
+
+	(void)state;
+	assert_int_equal(store_run_selector_parse("17", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_ID);
+	assert_int_equal(s.id, 17);
+	assert_int_equal(store_run_selector_parse("latest", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_LATEST);
+	assert_int_equal(s.back, 0);
+	assert_int_equal(store_run_selector_parse("latest~3", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_LATEST);
+	assert_int_equal(s.back, 3);
+	assert_int_equal(store_run_selector_parse("label:fw 2.1", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_LABEL);
+	assert_string_equal(s.label, "fw 2.1");
+	assert_int_equal(store_run_selector_parse("label:label:x", &s, &err), 0);
+	assert_string_equal(s.label, "label:x"); /* only the first prefix counts */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(store_run_selector_parse(bad[i], &s, &err), -EINVAL);
+		assert_non_null(strstr(err.buf, "latest~N"));
+	}
+	strbuf_release(&err);
+}
+
+/* ids 2, 5, 9, 4 (3 deleted, not in order): latest 9, latest~1 5, latest~3 2 */
+static void test_selector_pick(void **state)
+{
+	const int64_t ids[] = {2, 5, 9, 4};
+	struct store_run_selector s;
+	struct strbuf err = STRBUF_INIT;
+	int64_t id = 0;
+
+	(void)state;
+	assert_int_equal(store_run_selector_parse("latest", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), 0);
+	assert_int_equal(id, 9);
+	assert_int_equal(store_run_selector_parse("latest~1", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), 0);
+	assert_int_equal(id, 5);
+	assert_int_equal(store_run_selector_parse("latest~3", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), 0);
+	assert_int_equal(id, 2);
+	assert_int_equal(store_run_selector_parse("latest~4", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "only 4 run(s)"));
+	assert_int_equal(store_run_selector_parse("4", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), 0);
+	assert_int_equal(id, 4);
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("3", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, ids, 4, &id, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "no run 3"));
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("latest", &s, &err), 0);
+	assert_int_equal(store_run_selector_pick(&s, NULL, 0, &id, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, "no runs"));
+	strbuf_release(&err);
+}
+
+static void test_label_suggest(void **state)
+{
+	struct store_run_brief runs[4] = {{.id = 1}, {.id = 2}, {.id = 3}, {.id = 4}};
+	struct strbuf err = STRBUF_INIT;
+
+	(void)state;
+	strcpy(runs[0].label, "fw 2.0");
+	strcpy(runs[1].label, "fw 2.1");
+	strcpy(runs[2].label, "cache 75:25");
+	strcpy(runs[3].label, "fw 2.1"); /* the newer of two: named once, as run 4 */
+	store_run_label_suggest(runs, 4, "fw2.1", &err);
+	assert_string_equal(err.buf, "no run labelled \"fw2.1\" in this results file; did you "
+				     "mean \"fw 2.1\" (run 4), \"fw 2.0\" (run 1)?");
+	strbuf_reset(&err);
+	store_run_label_suggest(runs, 4, "cache", &err); /* held by a label */
+	assert_non_null(strstr(err.buf, "did you mean \"cache 75:25\" (run 3)?"));
+	strbuf_reset(&err);
+	store_run_label_suggest(runs, 4, "zzzzzzzzzz", &err);
+	assert_non_null(strstr(err.buf, "\"diskproof list\" shows the labels"));
+	strbuf_reset(&err);
+	store_run_label_suggest(runs, 0, "x", &err);
+	assert_non_null(strstr(err.buf, "no run here has a label"));
+	strbuf_release(&err);
+}
+
+static void fig(struct analyze_figure *f, double a, double b, bool sig)
+{
+	memset(f, 0, sizeof(*f));
+	f->a = a;
+	f->b = b;
+	f->change_pct = analyze_change_pct(a, b);
+	f->significant = sig;
+	f->test.method = ANALYZE_NORMAL;
+	f->test.p_value = sig ? 1e-6 : 0.5;
+}
+
+/* a run scope: db_read avg +20 % significant, p50 +1 % significant (not
+ * material), p99 +30 % not significant, IOPS 0 -> 5 significant (material:
+ * from nothing), log_write avg -2 % significant (exactly the threshold),
+ * transactional IOPS -10 % significant */
+static void comparison_build(struct analyze_comparison *c, struct analyze_scope *s)
+{
+	memset(c, 0, sizeof(*c));
+	memset(s, 0, sizeof(*s));
+	s->scope = SCOPE_RUN;
+	strcpy(s->name, "run");
+	for (int k = 0; k < IO_CLASS_COUNT; k++) {
+		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
+			fig(&s->classes[k].fig[m], 1, 1, false);
+		fig(&s->classes[k].sd, 1, 1, false);
+	}
+	fig(&s->classes[IO_DB_READ].fig[ANALYZE_AVG_MS], 2.0, 2.4, true);
+	fig(&s->classes[IO_DB_READ].fig[ANALYZE_P50_MS], 2.0, 2.02, true);
+	fig(&s->classes[IO_DB_READ].fig[ANALYZE_P99_MS], 2.0, 2.6, false);
+	fig(&s->classes[IO_BDM_READ].fig[ANALYZE_IOPS], 0, 5, true);
+	fig(&s->classes[IO_LOG_WRITE].fig[ANALYZE_AVG_MS], 1.0, 0.98, true);
+	fig(&s->trans_iops, 1000, 900, true);
+	c->scopes = s;
+	c->nr_scopes = 1;
+}
+
+static void test_material_filter(void **state)
+{
+	struct analyze_comparison c;
+	struct analyze_scope s;
+	struct analyze_class *rd = &s.classes[IO_DB_READ];
+
+	(void)state;
+	comparison_build(&c, &s);
+	analyze_comparison_set_min_change(&c, ANALYZE_MIN_CHANGE_DEFAULT);
+	assert_true(rd->fig[ANALYZE_AVG_MS].listed);
+	assert_true(rd->fig[ANALYZE_P50_MS].significant && !rd->fig[ANALYZE_P50_MS].material);
+	assert_false(rd->fig[ANALYZE_P50_MS].listed); /* +1 %: significant, not material */
+	assert_true(rd->fig[ANALYZE_P99_MS].material && !rd->fig[ANALYZE_P99_MS].listed);
+	assert_true(s.classes[IO_BDM_READ].fig[ANALYZE_IOPS].listed);	 /* 0 -> 5 */
+	assert_true(s.classes[IO_LOG_WRITE].fig[ANALYZE_AVG_MS].listed); /* -2 % at 2 % */
+	assert_false(rd->sd.material);					 /* unchanged */
+	assert_true(s.trans_iops.listed);
+	assert_int_equal(c.nr_listed, 4);
+	/* a higher bar drops the -2 % and keeps the rest; 0 lists every significant */
+	analyze_comparison_set_min_change(&c, 15);
+	assert_false(s.classes[IO_LOG_WRITE].fig[ANALYZE_AVG_MS].listed);
+	assert_int_equal(c.nr_listed, 2);
+	analyze_comparison_set_min_change(&c, 0);
+	assert_int_equal(c.nr_listed, 5); /* the four and p50 +1 % */
+}
+
+static void test_regressions(void **state)
+{
+	struct analyze_comparison c;
+	struct analyze_scope s;
+	struct analyze_regression *r = NULL;
+	size_t n = 0;
+
+	(void)state;
+	comparison_build(&c, &s);
+	/* db_read avg +20 % (worse), trans IOPS -10 % (worse); log_write avg
+	 * -2 % is better; db_read max unchanged */
+	assert_int_equal(analyze_regressions(&c, 0, 5, &r, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(r[0].fig, ANALYZE_J_DB_READ_AVG);
+	assert_true(fabs(r[0].change_pct - 20) < 1e-9);
+	assert_int_equal(r[1].fig, ANALYZE_J_TRANS_IOPS);
+	/* strictly beyond: 10 % does not regress past 10 % */
+	n = 0;
+	assert_int_equal(analyze_regressions(&c, 0, 10, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].fig, ANALYZE_J_DB_READ_AVG);
+	/* not significant: +30 % db_read max is no regression */
+	fig(&s.classes[IO_DB_READ].fig[ANALYZE_MAX_MS], 2.4, 3.12, false);
+	n = 0;
+	assert_int_equal(analyze_regressions(&c, 3, 25, &r, &n), 0);
+	assert_int_equal(n, 0);
+	s.classes[IO_DB_READ].fig[ANALYZE_MAX_MS].significant = true;
+	assert_int_equal(analyze_regressions(&c, 3, 25, &r, &n), 0);
+	assert_int_equal(n, 1);
+	assert_int_equal(r[0].pair, 3);
+	assert_int_equal(r[0].fig, ANALYZE_J_DB_READ_MAX);
+	free(r);
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++)
+		assert_non_null(analyze_judged_def(j)->key);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selector_parse), cmocka_unit_test(test_selector_pick),
+		cmocka_unit_test(test_label_suggest),  cmocka_unit_test(test_material_filter),
+		cmocka_unit_test(test_regressions),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
