@@ -240,7 +240,8 @@ struct analyze_env_diff {
 
 /*
  * A parameter that differs between two runs (params.c): the run's profile
- * name, the streams it ran at, its measured duration (when they differ by
+ * name, the streams it ran at, the databases' total size at the start, its
+ * measured duration (when they differ by
  * more than 1 s and 1 %), and every effective parameter (struct
  * results_param, [sim] keys included) whose value differs or that one run
  * lacks. what is "[sim disk3] read_latency", "streams", ...; a or b is NULL
@@ -334,6 +335,9 @@ struct analyze_comparison {
 	size_t nr_verdict_changes;
 	struct analyze_env_diff *env_diffs; /* A's key order, then B-only keys */
 	size_t nr_env_diffs;
+	/* what the runs were asked to do differently (analyze_param_diffs) */
+	struct analyze_param_diff *param_diffs;
+	size_t nr_param_diffs;
 	struct analyze_unmatched *unmatched;
 	size_t nr_unmatched;
 	struct analyze_host host;

@@ -734,6 +734,8 @@ int analyze_compare(struct analyze_comparison *out, const struct results *a,
 	if (!ret)
 		ret = env_compare(out, a, b);
 	if (!ret)
+		ret = analyze_param_diffs(a, b, &out->param_diffs, &out->nr_param_diffs);
+	if (!ret)
 		ret = host_compare(&out->host, a, b);
 out_nomem:
 	free(cx.ia.p);
@@ -753,6 +755,9 @@ void analyze_comparison_release(struct analyze_comparison *c)
 	free(c->scopes);
 	free(c->verdict_changes);
 	free(c->env_diffs);
+	analyze_param_diffs_release(c->param_diffs, c->nr_param_diffs);
+	c->param_diffs = NULL;
+	c->nr_param_diffs = 0;
 	free(c->unmatched);
 	free(c->host.devices);
 	c->host.devices = NULL;

@@ -109,6 +109,13 @@ static int run_diffs(struct diffs *d, const struct results *a, const struct resu
 		snprintf(vb, sizeof(vb), "%u", b->streams);
 		ret = diff_add(d, "streams (as run)", va, vb, "", "");
 	}
+	/* the databases' total size at the start (capacity sizing makes it
+	 * differ where database_size does not) */
+	if (!ret && a->run.size_known && b->run.size_known && a->run.size != b->run.size) {
+		snprintf(va, sizeof(va), "%.3f GiB", (double)a->run.size / (1 << 30));
+		snprintf(vb, sizeof(vb), "%.3f GiB", (double)b->run.size / (1 << 30));
+		ret = diff_add(d, "database size (all databases, at the start)", va, vb, "", "");
+	}
 	/* a measured duration differs by a few ms from run to run */
 	if (!ret && fabs(da - db) > 1.0 && fabs(da - db) > 0.01 * fmax(da, db)) {
 		snprintf(va, sizeof(va), "%.1f s", da);
@@ -134,6 +141,10 @@ int analyze_param_diffs(const struct results *a, const struct results *b,
 
 		pb = param_effective(b, pa, &inh);
 		if (pb && str_same(pa->value, pb->value))
+			continue;
+		/* the profile's name is listed above as "profile" */
+		if (!strcmp(pa->section, "test") && !strcmp(pa->key, "name") && pb &&
+		    !str_same(a->profile_name, b->profile_name))
 			continue;
 		param_what(what, sizeof(what), pa);
 		ret = diff_add(&d, what, pa->value ? pa->value : "(not set)",

@@ -571,8 +571,7 @@ static void text_one_pair(struct strbuf *sb, const struct analyze_comparison *c,
 		text_host(sb, c);
 	text_autotune(sb, c);
 	text_verdict_changes(sb, c);
-	/* parameter differences (table param: effective parameters, profile,
-	 * streams, database size, duration) go here, before the environment */
+	report_text_param_diffs(sb, c->param_diffs, c->nr_param_diffs);
 	text_env(sb, c);
 }
 
@@ -823,7 +822,7 @@ static void json_pair_body(struct json *j, const struct analyze_comparison *c)
 		json_end(j);
 	}
 	json_end(j);
-	/* parameter_differences (table param) go here, beside env_differences */
+	report_json_param_diffs(j, c->param_diffs, c->nr_param_diffs);
 	json_host(j, c);
 	json_autotune(j, c);
 }

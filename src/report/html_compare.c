@@ -767,7 +767,7 @@ void report_compare_html(struct strbuf *sb, const struct report_compare_view *v,
 	if (v->gate)
 		cmp_gate(sb, v);
 	cmp_verdict_changes(sb, c);
-	/* parameter differences (table param) go here, before the environment */
+	report_html_param_diffs(sb, c->param_diffs, c->nr_param_diffs);
 	cmp_env(sb, c);
 	cmp_host(sb, c);
 	cmp_figures(sb, c);

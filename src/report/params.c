@@ -31,6 +31,54 @@ static const char *params_note(const struct results *r)
 				   : NULL;
 }
 
+/* The defaults of one section, wrapped: "  [workload] at their defaults:
+ * model jetstress, page_size 32KiB, ..." (a hundred lines of defaults would
+ * bury the keys the profile set). */
+static void text_defaults(struct strbuf *sb, const struct results *r, const char *section,
+			  const char *name)
+{
+	size_t line_start = sb->len, n = 0;
+
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct results_param *p = &r->params[i];
+
+		if (strcmp(p->source, "default") || strcmp(p->section, section) ||
+		    strcmp(p->name, name))
+			continue;
+		if (!n++) {
+			strbuf_addstr(sb, "  ");
+			if (*name)
+				strbuf_addf(sb, "[%s %s]", section, name);
+			else
+				strbuf_addf(sb, "[%s]", section);
+			strbuf_addstr(sb, " at their defaults:");
+		} else {
+			strbuf_addch(sb, ',');
+		}
+		if (sb->len - line_start > 80) {
+			strbuf_addstr(sb, "\n   ");
+			line_start = sb->len - 3;
+		}
+		strbuf_addf(sb, " %s ", p->key);
+		if (p->value)
+			report_text_escape(sb, p->value);
+		else
+			strbuf_addstr(sb, "(not set)");
+	}
+	if (n)
+		strbuf_addch(sb, '\n');
+}
+
+/* Whether an earlier entry has this section and name (each group once). */
+static bool group_seen(const struct results *r, size_t upto, const struct results_param *p)
+{
+	for (size_t i = 0; i < upto; i++)
+		if (!strcmp(r->params[i].section, p->section) &&
+		    !strcmp(r->params[i].name, p->name))
+			return true;
+	return false;
+}
+
 void report_text_params(struct strbuf *sb, const struct results *r)
 {
 	struct strbuf label = STRBUF_INIT;
@@ -39,20 +87,23 @@ void report_text_params(struct strbuf *sb, const struct results *r)
 	if (!r->nr_params)
 		return;
 	for (i = 0; i < r->nr_params; i++) {
+		if (!strcmp(r->params[i].source, "default"))
+			continue;
 		strbuf_reset(&label);
 		param_label(&label, &r->params[i]);
 		if (label.len > width)
 			width = label.len;
 	}
-	strbuf_addstr(sb, "\nparameters (every key with the value the run used; not from the "
-			  "profile file: default, option = the command line, derived = from "
-			  "other keys)\n");
+	strbuf_addstr(sb, "\nparameters (the values the run used; not from the profile file: "
+			  "option = the command line, derived = from other keys; then the keys at "
+			  "their defaults)\n");
 	if (params_note(r))
 		strbuf_addf(sb, "  %s\n", params_note(r));
 	for (i = 0; i < r->nr_params; i++) {
 		const struct results_param *p = &r->params[i];
-		bool from_file = !strcmp(p->source, "profile");
 
+		if (!strcmp(p->source, "default"))
+			continue;
 		strbuf_reset(&label);
 		param_label(&label, p);
 		strbuf_addf(sb, "  %-*s  ", (int)width, label.buf);
@@ -60,10 +111,13 @@ void report_text_params(struct strbuf *sb, const struct results *r)
 			report_text_escape(sb, p->value);
 		else
 			strbuf_addstr(sb, "(not set)");
-		if (!from_file)
+		if (strcmp(p->source, "profile"))
 			strbuf_addf(sb, "  (%s)", p->source);
 		strbuf_addch(sb, '\n');
 	}
+	for (i = 0; i < r->nr_params; i++)
+		if (!group_seen(r, i, &r->params[i]))
+			text_defaults(sb, r, r->params[i].section, r->params[i].name);
 	strbuf_release(&label);
 }
 
