@@ -428,8 +428,8 @@ static void text_tune_side(struct strbuf *sb, const struct results *r, size_t i)
 {
 	const struct results_autotune_step *st;
 
-	if (i >= r->autotune.nr_steps) {
-		strbuf_addf(sb, "%-48s", "");
+	if (i >= r->autotune.nr_steps) { /* as wide as a step: 12 + 10 + 8 + 8 + 7 */
+		strbuf_addf(sb, "%-45s", "");
 		return;
 	}
 	st = &r->autotune.steps[i];
