@@ -519,7 +519,8 @@ void results_sizes_fill(struct results *r);
  * transactional_iops verdict (its threshold) when there is one; none when
  * the run was judged without one (the profile sets no target); unknown when
  * nothing judged the run (aborted, error, still running): no verdicts are
- * stored then, and neither is the target.
+ * stored then, and the target is the run's parameter sizing.target_iops when
+ * it has parameters (none when that is 0), else not known (NAN).
  */
 enum results_target {
 	RESULTS_TARGET_PASSED,

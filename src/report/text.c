@@ -214,6 +214,11 @@ static void text_target_line(struct strbuf *sb, const struct results *r, bool co
 		strbuf_addstr(sb, "none (no IOPS criterion: the profile sets no target)");
 		break;
 	default:
+		if (isfinite(target)) {
+			report_number(sb, target, 1);
+			strbuf_addstr(sb, " (the run was not judged)");
+			break;
+		}
 		strbuf_addstr(sb, "unknown (the run was not judged)");
 		break;
 	}

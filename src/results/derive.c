@@ -419,6 +419,22 @@ enum results_target results_target_iops(const struct results *r, double *iops)
 	if (r->nr_verdicts ||
 	    (r->status && (!strcmp(r->status, "passed") || !strcmp(r->status, "failed"))))
 		return RESULTS_TARGET_NONE;
+	/* not judged: the run's parameters still say what the target was */
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct results_param *p = &r->params[i];
+		char *end;
+		double t;
+
+		if (strcmp(p->section, "sizing") || strcmp(p->key, "target_iops") || !p->value)
+			continue;
+		t = strtod(p->value, &end);
+		if (end == p->value || *end || !(t >= 0))
+			break;
+		if (t == 0)
+			return RESULTS_TARGET_NONE;
+		*iops = t;
+		break;
+	}
 	return RESULTS_TARGET_UNKNOWN;
 }
 

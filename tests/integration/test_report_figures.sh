@@ -131,7 +131,7 @@ assert c["avg_bytes"] >= 8192 and c["bytes"] % 4096 == 0, c'
 
 # --- a run that did not reach its end: no final sizes and no verdicts
 cp plain.db cut.db
-sqlite3 cut.db "DELETE FROM database_final; DELETE FROM verdict;
+sqlite3 cut.db "DELETE FROM database_final; DELETE FROM verdict; DELETE FROM param; UPDATE run SET profile_text = NULL;
 	UPDATE run SET status = 'aborted', verdict = 'NONE' WHERE id = 1"
 check cut.db "
 for x in d['databases']:
@@ -144,6 +144,16 @@ grep -q '^(size -: not known' "$WORK/out" || fail "text: no note on the unknown 
 grep -qx 'target transactional IOPS: unknown (the run was not judged)' "$WORK/out" || fail "text: target unknown"
 expect_exit 0 "$DISKPROOF" report 1 --results cut.db --format csv
 grep -q "^1,,,database,db1,transactional,.*,$MIB256,\$" "$WORK/out" || fail "csv: unknown final size not empty"
+# with its parameters (schema 6) a run that was not judged still says its
+# target, and that it was not judged against it
+cp plain.db cutp.db
+sqlite3 cutp.db "DELETE FROM verdict; UPDATE run SET status = 'aborted', verdict = 'NONE' WHERE id = 1;
+	UPDATE param SET value = '1000', source = 'profile' WHERE section = 'sizing' AND key = 'target_iops'"
+check cutp.db "
+assert d['run']['target_iops'] == 1000 and d['run']['target_iops_result'] == 'unknown', d['run']"
+expect_exit 0 "$DISKPROOF" report 1 --results cutp.db
+grep -qx 'target transactional IOPS: 1000 (the run was not judged)' "$WORK/out" ||
+	fail "text: target of a run not judged: $(grep target "$WORK/out")"
 
 # --- 15 databases (examples/five-disks.ini on the sim engine): one line
 # each and the total, sizes in GiB, all within 100 columns
