@@ -78,9 +78,15 @@ static const struct results_param *param_effective(const struct results *r,
 	const struct results_param *q = param_find(r, p);
 	struct results_param global = {.section = "sim"};
 
+	struct results_param vol = {.section = "volume", .key = "path"};
+
 	*inherited = false;
 	if (q || !*p->name || (strcmp(p->section, "sim") && strcmp(p->section, "sim-log")))
 		return q;
+	/* a volume r does not have inherits nothing: it is absent */
+	snprintf(vol.name, sizeof(vol.name), "%s", p->name);
+	if (!param_find(r, &vol))
+		return NULL;
 	snprintf(global.key, sizeof(global.key), "%s", p->key);
 	q = param_find(r, &global);
 	*inherited = q != NULL;

@@ -244,6 +244,15 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 				return usage_error("option %s needs a value", d->name);
 		} else if (eq && opt_value_optional(d->name)) {
 			val = eq + 1;
+		} else if (opt_value_optional(d->name) && i + 1 < argc &&
+			   strspn(argv[i + 1], "0123456789.%") == strlen(argv[i + 1]) &&
+			   *argv[i + 1]) {
+			/* "--fail-on-regression 3": a percentage (the gate would
+			 * silently stay at its default) or a run (taken as one)?
+			 * Neither guess is safe for a CI gate. */
+			return usage_error("%s %s: write the percentage as %s=%s, or put the run "
+					   "before the option",
+					   d->name, argv[i + 1], d->name, argv[i + 1]);
 		} else if (eq) {
 			return usage_error("option %s takes no value", d->name);
 		}

@@ -20,6 +20,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,6 +254,24 @@ static int sim_params(struct profile_param *arr, size_t *at, const struct profil
 	return 0;
 }
 
+/* streams left unset mean 2 per database: the count the run uses, derived
+ * (listed as "not set", two runs at the same count would differ) */
+static int streams_default(const struct profile *p, struct profile_param *arr, size_t n)
+{
+	char v[32];
+
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(arr[i].section, "engine") || strcmp(arr[i].key, "streams") ||
+		    arr[i].value)
+			continue;
+		snprintf(v, sizeof(v), "%u", 2 * profile_database_count(p));
+		arr[i].value = strdup(v);
+		arr[i].source = PROFILE_PARAM_DERIVED;
+		return arr[i].value ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
 int profile_params(const struct profile *p, struct profile_param **out, size_t *n)
 {
 	size_t nk, i, v, at = 0, nvol = 0, nsim = 0;
@@ -292,6 +311,8 @@ int profile_params(const struct profile *p, struct profile_param **out, size_t *
 	for (v = 0; v < p->nr_volumes; v++)
 		if (sim_params(arr, &at, p, &p->volumes[v], keys, nk))
 			goto out_nomem;
+	if (streams_default(p, arr, at))
+		goto out_nomem;
 	*out = arr;
 	*n = at;
 	return 0;

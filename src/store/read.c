@@ -547,23 +547,63 @@ static int param_row_read(sqlite3_stmt *st, void *row, void *base)
 }
 
 /*
+ * What the run row says the command line changed in a stored profile: the
+ * engine, the warm-up, the stream count (a profile's auto excepted: the row
+ * has the tuned count) and, for a run that ran its length (passed or
+ * failed), its duration to the second. Applied as options, so they read
+ * "option" as the run's own parameters would.
+ */
+static void params_row_overrides(const struct results *r, const struct profile *p,
+				 struct profile_overrides *o)
+{
+	double dur = (double)p->duration_ns / 1e9, warm = (double)p->warmup_ns / 1e9;
+
+	memset(o, 0, sizeof(*o));
+	if (r->engine && strcmp(r->engine, p->engine))
+		o->engine = r->engine;
+	if (fabs(r->warmup_s - warm) > 0.5) {
+		o->has_warmup = true;
+		o->warmup_ns = (uint64_t)llround(r->warmup_s) * NSEC_PER_SEC;
+	}
+	if (r->streams && p->streams != PROFILE_STREAMS_AUTO && r->streams != p->streams &&
+	    !(p->streams == 0 && r->streams == 2 * profile_database_count(p)))
+		o->streams = r->streams;
+	if (r->status && (!strcmp(r->status, "passed") || !strcmp(r->status, "failed")) &&
+	    fabs(r->duration_s - dur) > 1.0 && r->duration_s >= 1.0) {
+		o->has_duration = true;
+		o->duration_ns = (uint64_t)llround(r->duration_s) * NSEC_PER_SEC;
+	}
+}
+
+/*
  * A run from before schema 6 stored no parameters: they are read back from
- * its profile text, which gives the file's keys and the defaults but not the
- * command-line options (params_from_text says so). A text this build no
+ * its profile text, parsed under the run's profile name (the name a profile
+ * without [test] name takes from its file), with what the run row says the
+ * command line changed (params_row_overrides). Other options (--db-size,
+ * --data-dir) are not known: params_from_text says so. A text this build no
  * longer accepts gives none.
  */
 static int params_from_text(struct results *r)
 {
 	struct profile p;
+	struct profile_overrides o;
 	struct profile_param *pp = NULL;
-	struct strbuf why = STRBUF_INIT;
+	struct strbuf why = STRBUF_INIT, origin = STRBUF_INIT;
 	size_t n = 0;
 	int ret = 0;
 
 	if (r->nr_params || !r->profile_text)
 		return 0;
-	if (profile_parse(&p, "stored profile", r->profile_text, strlen(r->profile_text), &why))
+	strbuf_addf(&origin, "%s.ini", r->profile_name ? r->profile_name : "stored profile");
+	if (profile_parse(&p, origin.buf, r->profile_text, strlen(r->profile_text), &why))
 		goto out;
+	params_row_overrides(r, &p, &o);
+	if (profile_apply_overrides(&p, &o, &why)) {
+		/* the row's figures break a rule: the text's own values then */
+		profile_release(&p);
+		if (profile_parse(&p, origin.buf, r->profile_text, strlen(r->profile_text), &why))
+			goto out;
+	}
 	if (profile_params(&p, &pp, &n)) {
 		ret = -ENOMEM;
 		goto out;
@@ -574,14 +614,14 @@ static int params_from_text(struct results *r)
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct results_param *o = &r->params[i];
+		struct results_param *op = &r->params[i];
 
-		snprintf(o->section, sizeof(o->section), "%s", pp[i].section);
-		snprintf(o->name, sizeof(o->name), "%s", pp[i].name);
-		snprintf(o->key, sizeof(o->key), "%s", pp[i].key);
-		snprintf(o->source, sizeof(o->source), "%s",
+		snprintf(op->section, sizeof(op->section), "%s", pp[i].section);
+		snprintf(op->name, sizeof(op->name), "%s", pp[i].name);
+		snprintf(op->key, sizeof(op->key), "%s", pp[i].key);
+		snprintf(op->source, sizeof(op->source), "%s",
 			 profile_param_source_name(pp[i].source));
-		o->value = pp[i].value; /* handed over */
+		op->value = pp[i].value; /* handed over */
 		pp[i].value = NULL;
 		r->nr_params++;
 	}
@@ -590,6 +630,7 @@ out:
 	profile_params_release(pp, n);
 	profile_release(&p);
 	strbuf_release(&why);
+	strbuf_release(&origin);
 	return ret;
 }
 

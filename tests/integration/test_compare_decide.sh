@@ -136,6 +136,11 @@ grep -q "^regression gate (--fail-on-regression 5 %): FAIL" out || fail "gate no
 grep -q "^  run 2: whole run db_read avg ms +20.0 % (2.000 → 2.400, p < 0.0001)" out ||
 	fail "gate lines: $(sed -n '/^regression gate/,$p' out)"
 expect_exit 0 "$DISKPROOF" compare 1 2 --fail-on-regression=25 "${R[@]}"
+# a bare number after the option is neither taken as the percentage nor as a
+# run: refused, nothing compared (a CI gate must not guess)
+expect_exit 2 "$DISKPROOF" compare 1 2 --fail-on-regression 25 "${R[@]}"
+grep -q "write the percentage as --fail-on-regression=25" err || fail "bare gate value: $(cat err)"
+[ ! -s out ] || fail "bare gate value: something was printed"
 expect_exit 0 "$DISKPROOF" compare 2 1 --fail-on-regression "${R[@]}" # faster: no regression
 expect_exit 1 "$DISKPROOF" compare 1 3 2 --fail-on-regression=10% --format json "${R[@]}"
 [ "$(json 'd["regression_gate"]["passed"] == False and {r["run"] for r in d["regression_gate"]["regressions"]} == {2}')" = True ] ||

@@ -8,9 +8,11 @@ source "$(dirname "$0")/lib.sh"
 set -e
 E="$DP_SOURCE_DIR/examples"
 
-expect_exit 0 "$DISKPROOF" run "$E/cache-90-10.ini" --results "$WORK/r.db" --duration 3m \
+# the profiles' own 10 minutes: at 2 minutes the dispersion test is marginal
+# for some seeds (the review measured 2 of 6 seed pairs unlisted)
+expect_exit 0 "$DISKPROOF" run "$E/cache-90-10.ini" --results "$WORK/r.db" \
 	--label "cache 90:10"
-expect_exit 0 "$DISKPROOF" run "$E/cache-75-25.ini" --results "$WORK/r.db" --duration 3m \
+expect_exit 0 "$DISKPROOF" run "$E/cache-75-25.ini" --results "$WORK/r.db" \
 	--label "cache 75:25"
 expect_exit 0 "$DISKPROOF" compare 1 2 --format json --results "$WORK/r.db"
 python3 - "$WORK/out" <<'PY' || fail "compare figures"

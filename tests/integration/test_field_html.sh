@@ -37,7 +37,7 @@ open_page() {
 	[ -s "$ART/$n.png" ] || fail "$n: no screenshot"
 }
 
-R=(--results "$WORK/r.db" --quiet --duration 3m)
+R=(--results "$WORK/r.db" --quiet)
 expect_exit 0 "$DISKPROOF" run "$E/cache-90-10.ini" "${R[@]}" --label "cache 90:10"
 expect_exit 0 "$DISKPROOF" run "$E/cache-75-25.ini" "${R[@]}" --label "cache 75:25"
 expect_verdict "$DISKPROOF" run "$E/firmware-before.ini" "${R[@]}" --label "fw before"

@@ -81,6 +81,8 @@ static void test_every_key_and_source(void **state)
 	expect(v, n, "workload", "", "page_size", "32KiB", PROFILE_PARAM_DEFAULT);
 	expect(v, n, "workload", "", "bdm", "on", PROFILE_PARAM_DEFAULT);
 	expect(v, n, "engine", "", "name", "io_uring", PROFILE_PARAM_DEFAULT);
+	/* unset streams are 2 per database, the count the run uses */
+	expect(v, n, "engine", "", "streams", "4", PROFILE_PARAM_DERIVED);
 	/* optional, not set: not judged */
 	expect(v, n, "thresholds", "", "db_read_p99", NULL, PROFILE_PARAM_DEFAULT);
 	expect(v, n, "volume", "v1", "log_path", "/l1", PROFILE_PARAM_PROFILE);
@@ -213,6 +215,18 @@ static void test_diffs(void **state)
 	assert_int_equal(analyze_param_diffs(&a, &b, &d, &n), 0);
 	assert_int_equal(n, 1);
 	assert_string_equal(d[0].what, "[sim] read_latency");
+	analyze_param_diffs_release(d, n);
+
+	/* a volume the other run does not have inherits nothing: absent */
+	results_release(&b);
+	to_results(
+		&b,
+		"[sim v2]\nread_latency = 5ms\n[volume v1]\npath = /d1\n[volume v2]\npath = /d2\n",
+		"cache-90-10", 8);
+	assert_int_equal(analyze_param_diffs(&a, &b, &d, &n), 0);
+	e = diff_find(d, n, "[sim v2] read_latency");
+	assert_null(e->a);
+	assert_string_equal(e->b, "5ms");
 	analyze_param_diffs_release(d, n);
 
 	/* a run against itself: nothing */
