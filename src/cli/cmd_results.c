@@ -158,7 +158,13 @@ int cli_write_output(const char *path, const char *results, const struct strbuf 
 			close(fd);
 			goto out_refuse;
 		}
-		ret = output_write_fd(fd, text);
+		/* opened without blocking (a FIFO nobody reads is ENXIO, not a
+		 * hang); written blocking, or a report over the pipe's 64 KiB
+		 * would fail with EAGAIN while the reader is still reading */
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) && !ret)
+			ret = -errno;
+		if (!ret)
+			ret = output_write_fd(fd, text);
 		if (close(fd) && !ret)
 			ret = -errno;
 		goto out_print;

@@ -247,21 +247,42 @@ static int check_overrides(const struct profile *p, const struct profile_overrid
 }
 
 /* Moves every volume under dir: v at DIR/v, a separate log at DIR/v-log. */
+/*
+ * --data-dir DIR: volume v at DIR/v, separate logs at DIR/v-log. Volumes
+ * whose logs shared one directory keep sharing one, the first such volume's
+ * DIR/v-log, so the layout (and the sim engine's log devices, one per
+ * distinct log path) stays the profile's. On out of memory a path is left
+ * NULL, which the path checks after the overrides refuse.
+ */
 static void relocate_volumes(struct profile *p, const char *dir)
 {
-	size_t i;
+	char **old = calloc(p->nr_volumes ? p->nr_volumes : 1, sizeof(*old));
+	size_t i, j;
 
 	for (i = 0; i < p->nr_volumes; i++) {
 		struct profile_volume *v = &p->volumes[i];
 		bool separate = v->log_path && v->path && strcmp(v->log_path, v->path);
 		char *path = path_join(dir, v->name, "");
-		char *log = path_join(dir, v->name, separate ? "-log" : "");
+		char *log = NULL;
 
+		for (j = 0; separate && old && j < i; j++)
+			if (old[j] && !strcmp(old[j], v->log_path) && p->volumes[j].log_path) {
+				log = strdup(p->volumes[j].log_path);
+				break;
+			}
+		if (!log)
+			log = path_join(dir, v->name, separate ? "-log" : "");
 		free(v->path);
-		free(v->log_path);
+		if (old && separate)
+			old[i] = v->log_path; /* kept to match later volumes */
+		else
+			free(v->log_path);
 		v->path = path;
 		v->log_path = log;
 	}
+	for (i = 0; old && i < p->nr_volumes; i++)
+		free(old[i]);
+	free(old);
 }
 
 unsigned profile_key_line(const struct profile *p, const char *section, const char *name)

@@ -117,6 +117,30 @@ static void test_options_win(void **state)
 	strbuf_release(&err);
 }
 
+/* --data-dir keeps the profile's layout: volumes whose logs shared a
+ * directory share the first one's DIR/NAME-log (one sim log device, as the
+ * profile has), a volume with its own logs gets its own, and logs on the
+ * data directory stay there. */
+static void test_data_dir_keeps_shared_logs(void **state)
+{
+	struct profile p;
+	struct strbuf err = STRBUF_INIT;
+	struct profile_overrides o = {.data_dir = "/tmp/x"};
+
+	(void)state;
+	parse_ok(&p, "[volume v1]\npath = /d1\nlog_path = /logs\n[volume v2]\npath = /d2\n"
+		     "log_path = /logs\n[volume v3]\npath = /d3\nlog_path = /l3\n"
+		     "[volume v4]\npath = /d4\n");
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	assert_string_equal(p.volumes[0].log_path, "/tmp/x/v1-log");
+	assert_string_equal(p.volumes[1].log_path, "/tmp/x/v1-log");
+	assert_string_equal(p.volumes[1].path, "/tmp/x/v2");
+	assert_string_equal(p.volumes[2].log_path, "/tmp/x/v3-log");
+	assert_string_equal(p.volumes[3].log_path, "/tmp/x/v4");
+	profile_release(&p);
+	strbuf_release(&err);
+}
+
 /* A results model holding p's parameters, as the store hands them back. */
 static void to_results(struct results *r, const char *text, const char *name, unsigned streams)
 {
@@ -274,6 +298,7 @@ int main(void)
 		cmocka_unit_test(test_options_win),
 		cmocka_unit_test(test_diffs),
 		cmocka_unit_test(test_sim_sections),
+		cmocka_unit_test(test_data_dir_keeps_shared_logs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
