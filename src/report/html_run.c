@@ -103,8 +103,9 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 		strbuf_addstr(sb, "<p class=\"note\">No target transactional IOPS was set for this "
 				  "run (no <code>transactional_iops</code> verdict).</p>\n");
 	else if (tcase == RESULTS_TARGET_UNKNOWN && isfinite(target))
-		strbuf_addstr(sb, "<p class=\"note\">The run was not judged: the target is its "
-				  "parameter <code>target_iops</code>, not reached or missed.</p>\n");
+		strbuf_addstr(sb,
+			      "<p class=\"note\">The run was not judged: the target is its "
+			      "parameter <code>target_iops</code>, not reached or missed.</p>\n");
 	else if (tcase == RESULTS_TARGET_UNKNOWN)
 		strbuf_addstr(sb, "<p class=\"note\">The run was not judged: its target "
 				  "transactional IOPS, if any, is not known.</p>\n");
