@@ -196,7 +196,7 @@ void profile_sim_sections_finish(struct parse_ctx *c)
 		sim_apply(c, &v->sim_log, s);
 		v->sim_log_line = s->line;
 		v->sim_log_key_lines = lines_dup(c, s->marks.line);
-		strncpy(v->sim_log_from, v->name, sizeof(v->sim_log_from) - 1);
+		memcpy(v->sim_log_from, v->name, sizeof(v->sim_log_from));
 		check_stall(c, &v->sim_log, s->marks.line, s->label, true);
 	}
 	/* one model per shared log device: the first volume whose own section

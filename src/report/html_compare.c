@@ -700,7 +700,7 @@ static void report_compare_html_multi(struct strbuf *sb, const struct report_com
 					       {"trend", "Trend"},
 					       {"gate", "Regression gate"},
 					       {"pairs", "Comparisons"}};
-	char id[32];
+	char id[40];
 
 	const char *const skip[] = {v->gate ? NULL : "gate"};
 
