@@ -138,7 +138,7 @@ static int pct_parse(const char *val, double *out, struct strbuf *err)
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
 {
 	struct strbuf err = STRBUF_INIT;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret = 0;
 
 	if (!strcmp(name, "--duration")) {
