@@ -290,6 +290,10 @@ static int opt_unknown(const char *a, size_t nlen, unsigned command)
 		cli_commands_describe(&cmds, d->commands);
 		ret = usage_error("unknown option \"%s\"%s: %s is an option of %s", a, where.buf,
 				  word, cmds.buf);
+	} else if (d && command != CMD_GLOBAL) { /* --version */
+		ret = usage_error("unknown option \"%s\"%s: it goes before the command "
+				  "(diskproof %s)",
+				  a, where.buf, word);
 	} else if (word[1] == '-' && (d = opt_prefix_of(word, command)) != NULL) {
 		ret = usage_error("unknown option \"%s\"%s; options are never abbreviated: "
 				  "did you mean %s?",

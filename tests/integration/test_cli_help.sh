@@ -67,6 +67,8 @@ expect_exit 2 "$DISKPROOF" report -o
 grep -q "option --output needs a value" err || fail "$(cat err)"
 expect_exit 2 "$DISKPROOF" report -o -q
 grep -q "option --output needs a value (got the option -q" err || fail "$(cat err)"
+expect_exit 2 "$DISKPROOF" run -V
+grep -q 'unknown option "-V" for run: it goes before the command (diskproof -V)' err || fail "$(cat err)"
 expect_exit 2 "$DISKPROOF" list -x
 grep -q 'unknown option "-x" for list' err || fail "$(cat err)"
 [ ! -e r.db ] || fail "a refused command line wrote a results file"
