@@ -26,7 +26,73 @@ enum cli_command {
 	CMD_COMPARE = 1u << 6,
 	CMD_PLAN = 1u << 7,
 	CMD_CHECK = 1u << 8,
+	CMD_PROFILES = 1u << 9,
+	CMD_DELETE = 1u << 10,
+	CMD_IMPORT = 1u << 11,
+	CMD_GLOBAL = 1u << 12, /* before the command: diskproof --help, --version */
 };
+
+#define CMD_ALL ((CMD_IMPORT << 1) - 1) /* every command, not CMD_GLOBAL */
+
+/* How an option takes its value. */
+enum cli_opt_arg {
+	CLI_ARG_NONE,
+	CLI_ARG_REQUIRED, /* --opt VALUE or --opt=VALUE */
+	CLI_ARG_OPTIONAL, /* --opt or --opt=VALUE only */
+};
+
+/*
+ * One option of the table (options.c): what the parser, the usage texts
+ * (usage.c), the man page and the bash completion are checked against.
+ * name is the long form with its dashes ("--duration"); short_name 0 when
+ * there is none; metavar NULL exactly when arg is CLI_ARG_NONE; help is one
+ * line, no final period.
+ */
+struct cli_opt_def {
+	const char *name;
+	char short_name;
+	enum cli_opt_arg arg;
+	const char *metavar;
+	unsigned commands; /* CMD_* that take it */
+	const char *help;
+};
+
+/* The option table, n entries; static storage. */
+const struct cli_opt_def *cli_opt_table(size_t *n);
+
+/* The option named name exactly ("--duration", or "-o" for a short one),
+ * whatever command takes it; NULL when none. */
+const struct cli_opt_def *cli_opt_find(const char *name, size_t len);
+
+/* What parse_opts returns after printing a command's usage for --help/-h:
+ * the command returns it at once and main exits 0. Never an exit code. */
+#define CLI_EXIT_HELP (-1)
+
+/* The command's usage on f: synopsis, what it does, each of its options with
+ * its metavar and help line (usage.c). command is one CMD_* bit. */
+void cli_usage_command(FILE *f, unsigned command);
+
+/* The global usage on f: every command, the global options, selectors,
+ * durations and sizes, exit codes (usage.c). */
+void cli_usage_global(FILE *f);
+
+/* The name of command (one CMD_* bit), "" for none. */
+const char *cli_command_name(unsigned command);
+
+/* The commands in mask, in the table's order, as "run, plan and check". */
+void cli_commands_describe(struct strbuf *sb, unsigned mask);
+
+/* The CMD_* bit of the command called name, 0 for none. */
+unsigned cli_command_find(const char *name);
+
+/* "unknown command" for name, with the nearest command within 2 edits:
+ * printed, DP_EXIT_USAGE returned. */
+int cli_command_unknown(const char *name);
+
+/* "diskproof help [COMMAND]" (usage.c): the exit code. "help --options"
+ * lists every option, one per line with the commands that take it, for
+ * the tests that keep the man page and the completion in step. */
+int cmd_help(int argc, char **argv);
 
 struct cli_opts {
 	const char *positional[16];
@@ -50,13 +116,23 @@ struct cli_opts {
 	bool all;	 /* --all */
 	bool gate;	 /* --fail-on-regression[=PCT] */
 	double gate_pct; /* its PCT (ANALYZE_REGRESSION_DEFAULT without one) */
+	/* run: parsed here, used by the status and metrics code */
+	uint64_t status_interval_ns; /* --status-interval D, > 0 */
+	bool has_status_interval;
+	const char *metrics;	  /* --metrics [ADDR:]PORT */
+	const char *metrics_file; /* --metrics-file PATH */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
 int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
 
-/* Options before or after positionals, "--opt VALUE" or "--opt=VALUE"; a bad
- * one is reported and DP_EXIT_USAGE returned. */
+/*
+ * getopt_long over the option table, only the options command takes: before
+ * or after positionals, "--opt VALUE" or "--opt=VALUE", short ones bundled
+ * ("-qo FILE"), "--" ends the options. Long options are matched whole, never
+ * abbreviated. A bad one is reported (with a did-you-mean) and DP_EXIT_USAGE
+ * returned; --help/-h prints the command's usage and returns CLI_EXIT_HELP.
+ */
 int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
 
 /* Parses a profile command's options and loads its PROFILE (the positional,

@@ -282,7 +282,7 @@ int cmd_delete(int argc, char **argv)
 		else
 			rest[nrest++] = argv[i];
 	}
-	ret = parse_opts(nrest, rest, CMD_LIST, &o);
+	ret = parse_opts(nrest, rest, CMD_DELETE, &o);
 	if (ret)
 		goto out;
 	if (o.npos) {
@@ -324,7 +324,7 @@ int cmd_import(int argc, char **argv)
 	struct stat sb;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_LIST, &o);
+	ret = parse_opts(argc, argv, CMD_IMPORT, &o);
 	if (ret)
 		return ret;
 	if (o.npos != 1)

@@ -21,69 +21,6 @@
 
 #include "cli.h"
 
-static const char usage_text[] =
-	"usage: diskproof <command> [options]\n"
-	"\n"
-	"commands:\n"
-	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|libaio|psync|sim] "
-	"[--streams N|auto]\n"
-	"                [--data-dir DIR] [--db-size SIZE] [--results FILE] [--label TEXT]\n"
-	"                [--destroy-data FILE] [--quiet]\n"
-	"      lay out the profile's databases and logs, drive them, judge the run\n"
-	"      against its thresholds and store everything in the results file\n"
-	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--destroy-data FILE] [--force]\n"
-	"       [--precondition] [--quiet]\n"
-	"      create (or finish creating) the profile's databases and logs\n"
-	"  verify [PROFILE] [--data-dir DIR] [--db-size SIZE] [--deep] [--rate BYTES/s]\n"
-	"      read back every page and log block and check it (exit 4 on any bad)\n"
-	"  clean [PROFILE] [--data-dir DIR] [--yes]\n"
-	"      remove the files diskproof created for the profile (only those)\n"
-	"  plan [PROFILE] [--data-dir DIR] [--db-size SIZE] [--engine NAME] [--streams N|auto]\n"
-	"       [--format text|json]\n"
-	"      print the layout (volumes, databases, files, sizes, space needed and free,\n"
-	"      target IOPS, streams, engine, workers) without touching a disk; exit 3\n"
-	"      when a volume lacks the space\n"
-	"  check [PROFILE] [--data-dir DIR] [--db-size SIZE] [--engine NAME] [--streams N]\n"
-	"      preflight: io_uring, direct I/O on every volume, filesystem and mount\n"
-	"      options, free space, each disk (model, firmware, scheduler, queue, write\n"
-	"      cache, NUMA node), CPU governor, worker placement, memory; one\n"
-	"      OK/WARN/FAIL line each; exit 3 when any FAILs\n"
-	"  profiles                 list the built-in profiles\n"
-	"  profiles show NAME       print a built-in profile's INI, to copy and edit\n"
-	"  report [RUN] [--format text|json|csv|html] [-o FILE] [--results FILE]\n"
-	"      print a stored run (-o FILE: write it to FILE instead)\n"
-	"  list [--results FILE]    one line per stored run\n"
-	"  compare RUN_A RUN_B [RUN_C ...] [--format text|json|html] [--min-change PCT]\n"
-	"          [--all] [--fail-on-regression[=PCT]] [--results FILE] [-o FILE]\n"
-	"      compare stored runs, each later one against RUN_A: the changes both\n"
-	"      significant and material (--all: every figure), auto-tune steps, verdict\n"
-	"      and environment changes, a trend for three or more; with\n"
-	"      --fail-on-regression exit 1 when a judged figure got significantly worse\n"
-	"      by more than PCT (default 5)\n"
-	"  delete RUN-ID... [--results FILE]\n"
-	"      remove runs and everything stored about them\n"
-	"  import OTHER.db [--results FILE]\n"
-	"      copy in the runs of another results file (runs already here are skipped)\n"
-	"  --help, --version\n"
-	"\n"
-	"RUN is a run number, latest (the highest), latest~N (N runs before it) or\n"
-	"label:TEXT (the newest run labelled TEXT); no RUN means latest.\n"
-	"PROFILE is a file when it contains '/', ends in .ini or names an existing\n"
-	"file, otherwise a built-in profile; no PROFILE means \"quick\".\n"
-	"--data-dir DIR places every volume at DIR/<volume> (separate logs at\n"
-	"DIR/<volume>-log); --db-size overrides every database's size. Durations:\n"
-	"500ms, 30s, 5m, 2h; sizes: 32KiB, 1MiB, 4GiB. Results go to ./diskproof.db\n"
-	"unless --results says otherwise.\n"
-	"\n"
-	"exit codes (when several apply, the first listed of 130/143, 4, 3, 1 wins):\n"
-	"  0    every verdict passed\n"
-	"  1    a verdict failed (thresholds, I/O errors)\n"
-	"  2    usage or profile error (nothing was written)\n"
-	"  3    environment or resource error: cannot open, no space, no io_uring,\n"
-	"       results file unusable\n"
-	"  4    data integrity error (a page read back wrong)\n"
-	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n";
-
 struct progress {
 	bool quiet;
 	bool tty;
@@ -391,8 +328,13 @@ static int cmd_profiles(int argc, char **argv)
 {
 	size_t n;
 	const struct profile_builtin *b = profile_builtins(&n);
+	struct cli_opts o;
+	int ret;
 
-	if (argc == 0) {
+	ret = parse_opts(argc, argv, CMD_PROFILES, &o);
+	if (ret)
+		return ret;
+	if (o.npos == 0) {
 		for (size_t i = 0; i < n; i++) {
 			struct profile p = {0};
 			struct strbuf err = STRBUF_INIT;
@@ -408,12 +350,13 @@ static int cmd_profiles(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (!strcmp(argv[0], "show") && argc == 2) {
-		const struct profile_builtin *f = profile_builtin_find(argv[1]);
+	if (!strcmp(o.positional[0], "show") && o.npos == 2) {
+		const struct profile_builtin *f = profile_builtin_find(o.positional[1]);
 
 		if (!f)
 			return usage_error(
-				"no built-in profile \"%s\" (see \"diskproof profiles\")", argv[1]);
+				"no built-in profile \"%s\" (see \"diskproof profiles\")",
+				o.positional[1]);
 		fputs(f->text, stdout);
 		return 0;
 	}
@@ -514,24 +457,50 @@ static const struct {
 	{"plan", cmd_plan},	    {"check", cmd_check},
 };
 
-int main(int argc, char **argv)
+/*
+ * Before the command only --help/-h and --version/-V; any other option is
+ * refused by the parser, with a did-you-mean over those two.
+ */
+static int main_global(int argc, char **argv)
 {
-	if (argc < 2) {
-		fputs(usage_text, stderr);
-		return DP_EXIT_USAGE;
-	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
-		fputs(usage_text, stdout);
+	struct cli_opts o;
+	int ret;
+
+	if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h")) {
+		cli_usage_global(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[0], "--version") || !strcmp(argv[0], "-V")) {
 		printf("diskproof %s\n", DISKPROOF_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 2, argv + 2, argc, argv);
-	for (size_t i = 0; i < DP_ARRAY_SIZE(commands); i++)
-		if (!strcmp(argv[1], commands[i].name))
-			return commands[i].fn(argc - 2, argv + 2);
-	return usage_error("unknown command \"%s\"", argv[1]);
+	ret = parse_opts(1, argv, CMD_GLOBAL, &o);
+	return ret ? ret : usage_error("\"%s\" comes before the command", argv[0]);
+}
+
+int main(int argc, char **argv)
+{
+	int ret = DP_EXIT_USAGE;
+
+	if (argc < 2) {
+		cli_usage_global(stderr);
+		return DP_EXIT_USAGE;
+	}
+	if (argv[1][0] == '-')
+		return main_global(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help"))
+		return cmd_help(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "run")) {
+		ret = cmd_run(argc - 2, argv + 2, argc, argv);
+	} else {
+		size_t i;
+
+		for (i = 0; i < DP_ARRAY_SIZE(commands); i++)
+			if (!strcmp(argv[1], commands[i].name))
+				break;
+		if (i == DP_ARRAY_SIZE(commands))
+			return cli_command_unknown(argv[1]);
+		ret = commands[i].fn(argc - 2, argv + 2);
+	}
+	return ret == CLI_EXIT_HELP ? 0 : ret; /* the usage was printed */
 }

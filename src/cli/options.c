@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -34,50 +35,89 @@ int usage_error(const char *fmt, ...)
 	return DP_EXIT_USAGE;
 }
 
-struct opt_def {
-	const char *name;
-	bool has_arg;
-	unsigned commands; /* CMD_* that take it */
+#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
+#define CMD_RESULTS_ANY                                                                            \
+	(CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |        \
+	 CMD_CHECK | CMD_DELETE | CMD_IMPORT)
+
+/*
+ * Every option, once: the parser builds each command's getopt_long table from
+ * it, the usage texts print it, and the tests hold docs/diskproof.1 and the
+ * bash completion to it. A new option is one line here and one branch in
+ * set_opt().
+ */
+static const struct cli_opt_def opt_defs[] = {
+	{"--duration", 0, CLI_ARG_REQUIRED, "D", CMD_RUN | CMD_PLAN | CMD_CHECK,
+	 "measure for D (overrides [test] duration)"},
+	{"--warmup", 0, CLI_ARG_REQUIRED, "D", CMD_RUN | CMD_PLAN | CMD_CHECK,
+	 "warm up for D before measuring (overrides [test] warmup)"},
+	{"--engine", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN | CMD_PLAN | CMD_CHECK,
+	 "I/O engine: io_uring, libaio, psync or sim (overrides [engine] name)"},
+	{"--streams", 0, CLI_ARG_REQUIRED, "N|auto", CMD_RUN | CMD_PLAN | CMD_CHECK,
+	 "I/O streams, 1 to 100000, or auto to let autotune find them"},
+	{"--label", 0, CLI_ARG_REQUIRED, "TEXT", CMD_RUN,
+	 "store TEXT with the run (select it later as label:TEXT)"},
+	{"--data-dir", 0, CLI_ARG_REQUIRED, "DIR", CMD_PROFILE_ANY,
+	 "place every volume at DIR/VOLUME (separate logs at DIR/VOLUME-log)"},
+	{"--db-size", 0, CLI_ARG_REQUIRED, "SIZE", CMD_PROFILE_ANY,
+	 "every database's size (wins over [sizing], capacity included)"},
+	{"--quiet", 'q', CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT | CMD_VERIFY,
+	 "no progress or notes on stderr, only errors"},
+	{"--results", 0, CLI_ARG_REQUIRED, "FILE", CMD_RESULTS_ANY,
+	 "the results file (default " DEFAULT_RESULTS ")"},
+	{"--format", 'f', CLI_ARG_REQUIRED, "FORMAT",
+	 CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY | CMD_PLAN | CMD_REPORT | CMD_COMPARE,
+	 "output format"},
+	{"--destroy-data", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN | CMD_INIT,
+	 "replace the foreign file or device at PATH (repeat for each)"},
+	{"--force", 0, CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT,
+	 "with --destroy-data, overwrite a device despite a filesystem, RAID or partition table"},
+	{"--precondition", 0, CLI_ARG_NONE, NULL, CMD_INIT,
+	 "then overwrite at random until write IOPS settle (SNIA steady state)"},
+	{"--deep", 0, CLI_ARG_NONE, NULL, CMD_VERIFY,
+	 "regenerate and compare every byte, not only headers and checksums"},
+	{"--rate", 0, CLI_ARG_REQUIRED, "BYTES/s", CMD_VERIFY,
+	 "read at most BYTES per second (200MiB, say); 0: unlimited"},
+	{"--yes", 0, CLI_ARG_NONE, NULL, CMD_CLEAN,
+	 "remove without asking (needed without a terminal)"},
+	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE,
+	 "write to FILE (atomically) instead of stdout"},
+	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
+	 "show changes of at least PCT percent (default 2)"},
+	{"--all", 0, CLI_ARG_NONE, NULL, CMD_COMPARE,
+	 "every figure, not only the significant and material changes"},
+	{"--fail-on-regression", 0, CLI_ARG_OPTIONAL, "PCT", CMD_COMPARE,
+	 "exit 1 when a judged figure got significantly worse by more than PCT (default 5)"},
+	{"--status-interval", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
+	 "when stderr is not a terminal, print a status line every D (default 60s)"},
+	{"--metrics", 0, CLI_ARG_REQUIRED, "[ADDR:]PORT", CMD_RUN,
+	 "serve Prometheus metrics at http://ADDR:PORT/metrics during the run (ADDR defaults to "
+	 "127.0.0.1)"},
+	{"--metrics-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
+	 "write the same metrics to PATH (atomic rename) every interval, for node_exporter's "
+	 "textfile collector"},
+	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
+	{"--version", 'V', CLI_ARG_NONE, NULL, CMD_GLOBAL, "print the version and exit"},
 };
 
-/* Options without a value that may take one as --opt=VALUE. */
-static const char *const opt_optional_value[] = {"--fail-on-regression"};
-
-static bool opt_value_optional(const char *name)
+const struct cli_opt_def *cli_opt_table(size_t *n)
 {
-	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_optional_value); k++)
-		if (!strcmp(opt_optional_value[k], name))
-			return true;
-	return false;
+	*n = DP_ARRAY_SIZE(opt_defs);
+	return opt_defs;
 }
 
-#define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
+const struct cli_opt_def *cli_opt_find(const char *name, size_t len)
+{
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {
+		const struct cli_opt_def *d = &opt_defs[k];
 
-static const struct opt_def opt_defs[] = {
-	{"--duration", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
-	{"--warmup", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
-	{"--engine", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
-	{"--streams", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
-	{"--label", true, CMD_RUN},
-	{"--data-dir", true, CMD_PROFILE_ANY},
-	{"--db-size", true, CMD_PROFILE_ANY},
-	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
-	{"--results", true,
-	 CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |
-		 CMD_CHECK},
-	{"--format", true, CMD_REPORT | CMD_COMPARE | CMD_PLAN},
-	{"--destroy-data", true, CMD_RUN | CMD_INIT},
-	{"--force", false, CMD_RUN | CMD_INIT},
-	{"--precondition", false, CMD_INIT},
-	{"--deep", false, CMD_VERIFY},
-	{"--rate", true, CMD_VERIFY},
-	{"--yes", false, CMD_CLEAN},
-	{"-o", true, CMD_REPORT | CMD_COMPARE},
-	{"--output", true, CMD_REPORT | CMD_COMPARE},
-	{"--min-change", true, CMD_COMPARE},
-	{"--all", false, CMD_COMPARE},
-	{"--fail-on-regression", false, CMD_COMPARE},
-};
+		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+			return d;
+		if (d->short_name && len == 2 && name[0] == '-' && name[1] == d->short_name)
+			return d;
+	}
+	return NULL;
+}
 
 /* A percentage option's value: a number from 0 to 1000, "%" allowed. */
 static int pct_parse(const char *val, double *out, struct strbuf *err)
@@ -98,7 +138,7 @@ static int pct_parse(const char *val, double *out, struct strbuf *err)
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
 {
 	struct strbuf err = STRBUF_INIT;
-	uint64_t v;
+	uint64_t v = 0;
 	int ret = 0;
 
 	if (!strcmp(name, "--duration")) {
@@ -151,7 +191,7 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		ret = unit_parse_size(val, &o->rate, &err);
 	} else if (!strcmp(name, "--yes")) {
 		o->yes = true;
-	} else if (!strcmp(name, "-o") || !strcmp(name, "--output")) {
+	} else if (!strcmp(name, "--output")) {
 		o->output = val;
 	} else if (!strcmp(name, "--min-change")) {
 		ret = pct_parse(val, &o->min_change_pct, &err);
@@ -163,6 +203,17 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
 		if (val)
 			ret = pct_parse(val, &o->gate_pct, &err);
+	} else if (!strcmp(name, "--status-interval")) {
+		ret = unit_parse_duration(val, &o->status_interval_ns, &err);
+		if (!ret && !o->status_interval_ns) {
+			strbuf_addstr(&err, "must be more than 0");
+			ret = -ERANGE;
+		}
+		o->has_status_interval = true;
+	} else if (!strcmp(name, "--metrics")) {
+		o->metrics = val;
+	} else if (!strcmp(name, "--metrics-file")) {
+		o->metrics_file = val;
 	}
 	if (ret)
 		fprintf(stderr, "diskproof: %s %s: %s\n", name, val ? val : "", err.buf);
@@ -170,97 +221,257 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	return ret ? DP_EXIT_USAGE : 0;
 }
 
-/* Is a (as given on the command line) one of the options? */
+/* Is a (an argument as given) one of the options, of any command? "--opt",
+ * "--opt=...", or a short one with anything after it ("-q", "-qo"). */
 static bool opt_known(const char *a)
 {
 	const char *eq = strchr(a, '=');
-	size_t n = eq ? (size_t)(eq - a) : strlen(a);
 
-	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
-		if (strlen(opt_defs[k].name) == n && !strncmp(opt_defs[k].name, a, n))
-			return true;
-	return false;
+	if (a[0] == '-' && a[1] == '-')
+		return cli_opt_find(a, eq ? (size_t)(eq - a) : strlen(a)) != NULL;
+	return a[0] == '-' && a[1] && cli_opt_find(a, 2) != NULL;
 }
 
-/* An unknown option (or one of another command): the usage error, with the
- * nearest option this command takes when one is within 2 edits. */
-static int opt_unknown(const char *a, size_t nlen, unsigned command)
+/* The only long option of command that word (as typed, with its dashes) is
+ * a prefix of, or NULL: getopt_long would take it; we say the whole name. */
+static const struct cli_opt_def *opt_prefix_of(const char *word, unsigned command)
 {
-	char word[64];
-	const char *best = NULL;
+	const struct cli_opt_def *found = NULL;
+	size_t n = strlen(word);
+
+	if (n < 3)
+		return NULL;
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {
+		if (!(opt_defs[k].commands & command) || strncmp(opt_defs[k].name, word, n))
+			continue;
+		if (found)
+			return NULL;
+		found = &opt_defs[k];
+	}
+	return found;
+}
+
+/* The option nearest word within 2 edits among those of the commands in
+ * mask, or NULL. */
+static const struct cli_opt_def *opt_nearest(const char *word, unsigned mask)
+{
+	const struct cli_opt_def *best = NULL;
 	unsigned bd = 3, d;
 
-	snprintf(word, sizeof(word), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
 	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {
-		if (!(opt_defs[k].commands & command) || strlen(opt_defs[k].name) < 3)
+		if (!(opt_defs[k].commands & mask))
 			continue;
 		d = util_edit_distance(word, opt_defs[k].name);
 		if (d < bd) {
 			bd = d;
-			best = opt_defs[k].name;
+			best = &opt_defs[k];
 		}
 	}
-	if (best)
-		return usage_error("unknown option \"%s\" for this command; did you mean %s?", a,
-				   best);
-	return usage_error("unknown option \"%s\" for this command", a);
+	return best;
 }
 
-/* Options may come before or after positionals, as --opt VALUE or --opt=VALUE. */
+/*
+ * An unknown option (a as typed, its name nlen long), or one of another
+ * command: the usage error, saying which commands take it, or the whole
+ * name of an abbreviation, or the nearest option within 2 edits (of this
+ * command first, then of any other, naming it).
+ */
+static int opt_unknown(const char *a, size_t nlen, unsigned command)
+{
+	struct strbuf cmds = STRBUF_INIT, where = STRBUF_INIT;
+	const struct cli_opt_def *d;
+	char word[64];
+	int ret;
+
+	snprintf(word, sizeof(word), "%.*s", (int)(nlen < 63 ? nlen : 63), a);
+	if (command != CMD_GLOBAL)
+		strbuf_addf(&where, " for %s", cli_command_name(command));
+	if ((d = cli_opt_find(word, strlen(word))) != NULL && (d->commands & CMD_ALL)) {
+		cli_commands_describe(&cmds, d->commands);
+		ret = usage_error("unknown option \"%s\"%s: %s is an option of %s", a, where.buf,
+				  word, cmds.buf);
+	} else if (d && command != CMD_GLOBAL) { /* --version */
+		ret = usage_error("unknown option \"%s\"%s: it goes before the command "
+				  "(diskproof %s)",
+				  a, where.buf, word);
+	} else if (word[1] == '-' && (d = opt_prefix_of(word, command)) != NULL) {
+		ret = usage_error("unknown option \"%s\"%s; options are never abbreviated: "
+				  "did you mean %s?",
+				  a, where.buf, d->name);
+	} else if ((d = opt_nearest(word, command)) != NULL) {
+		ret = usage_error("unknown option \"%s\"%s; did you mean %s?", a, where.buf,
+				  d->name);
+	} else if ((d = opt_nearest(word, CMD_ALL)) != NULL) {
+		cli_commands_describe(&cmds, d->commands);
+		ret = usage_error("unknown option \"%s\"%s; did you mean %s (an option of %s)?", a,
+				  where.buf, d->name, cmds.buf);
+	} else {
+		ret = usage_error("unknown option \"%s\"%s", a, where.buf);
+	}
+	strbuf_release(&cmds);
+	strbuf_release(&where);
+	return ret;
+}
+
+static int add_positional(struct cli_opts *o, const char *a)
+{
+	if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
+		return usage_error("unexpected argument \"%s\"", a);
+	o->positional[o->npos++] = a;
+	return 0;
+}
+
+/* getopt_long's val for opt_defs[k]: past every character. */
+#define OPT_VAL_BASE 256
+
+/* The table entry getopt_long returned c for. */
+static const struct cli_opt_def *opt_of_val(int c)
+{
+	if (c >= OPT_VAL_BASE && c < OPT_VAL_BASE + (int)DP_ARRAY_SIZE(opt_defs))
+		return &opt_defs[c - OPT_VAL_BASE];
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
+		if (c > 0 && opt_defs[k].short_name == c)
+			return &opt_defs[k];
+	return NULL;
+}
+
+/* getopt_long's '?' (opt is its optopt, a its argument): an unknown short
+ * option, an unknown long one, or a value given to one that takes none. */
+static int opt_refused(int opt, const char *a, unsigned command)
+{
+	const struct cli_opt_def *d = opt_of_val(opt);
+	char s[3] = {'-', (char)opt, 0};
+
+	if (opt >= OPT_VAL_BASE && d)
+		return usage_error("option %s takes no value", d->name);
+	if (opt > 0 && opt < OPT_VAL_BASE)
+		return opt_unknown(s, 2, command);
+	return opt_unknown(a, strcspn(a, "="), command);
+}
+
+/*
+ * The element av[cur] getopt_long is about to read, when a long option:
+ * getopt_long would accept an unambiguous abbreviation, which a later
+ * option could make ambiguous under a script's feet (and --destroy-data
+ * must be typed in full), so a long option must name one of this
+ * command's whole.
+ */
+static int opt_long_check(const char *a, unsigned command)
+{
+	size_t nlen = strcspn(a, "=");
+	const struct cli_opt_def *d = cli_opt_find(a, nlen);
+
+	if (d && (d->commands & command))
+		return 0;
+	return opt_unknown(a, nlen, command);
+}
+
+/* The value of option d is the next argument a: refused when a is an option
+ * itself ("--label --quiet": the value was forgotten). */
+static int opt_value_check(const struct cli_opt_def *d, const char *a)
+{
+	if (!opt_known(a))
+		return 0;
+	return usage_error("option %s needs a value (got the option %s; write %s=%s to mean it "
+			   "as the value)",
+			   d->name, a, d->name, a);
+}
+
+/*
+ * "--fail-on-regression 3": a percentage (the gate would silently stay at
+ * its default) or a run (taken as one)? Neither guess is safe for a CI gate.
+ * next is the argument after the option (NULL at the end).
+ */
+static int opt_optional_check(const struct cli_opt_def *d, const char *next)
+{
+	if (!next || !*next || strspn(next, "0123456789.%") != strlen(next))
+		return 0;
+	return usage_error("%s %s: write the percentage as %s=%s, or put the run before the option",
+			   d->name, next, d->name, next);
+}
+
 int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 {
+	struct option lo[DP_ARRAY_SIZE(opt_defs) + 1];
+	char shorts[3 + 2 * DP_ARRAY_SIZE(opt_defs)];
+	size_t nlo = 0, ns = 0;
+	int ret = 0, ac = argc + 1, c;
+	char **av;
+
 	memset(o, 0, sizeof(*o));
 	o->results = DEFAULT_RESULTS;
-	for (int i = 0; i < argc; i++) {
-		const char *a = argv[i], *eq, *val = NULL;
-		const struct opt_def *d = NULL;
-		size_t nlen;
-		int ret;
+	shorts[ns++] = '-'; /* positionals in order, whatever POSIXLY_CORRECT says */
+	shorts[ns++] = ':'; /* a missing value is ':', not '?' */
+	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {
+		const struct cli_opt_def *d = &opt_defs[k];
 
-		if (a[0] != '-' || !strcmp(a, "-")) {
-			if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
-				return usage_error("unexpected argument \"%s\"", a);
-			o->positional[o->npos++] = a;
+		if (!(d->commands & command))
+			continue;
+		lo[nlo++] = (struct option){d->name + 2,
+					    d->arg == CLI_ARG_NONE	 ? no_argument
+					    : d->arg == CLI_ARG_REQUIRED ? required_argument
+									 : optional_argument,
+					    NULL, OPT_VAL_BASE + (int)k};
+		if (d->short_name) {
+			shorts[ns++] = d->short_name;
+			if (d->arg == CLI_ARG_REQUIRED)
+				shorts[ns++] = ':';
+		}
+	}
+	lo[nlo] = (struct option){0};
+	shorts[ns] = '\0';
+	/* getopt_long reads from av[1]: the command's arguments after a name */
+	av = malloc(sizeof(*av) * ((size_t)ac + 1));
+	if (!av) {
+		fprintf(stderr, "diskproof: out of memory\n");
+		return DP_EXIT_ENV;
+	}
+	av[0] = (char *)"diskproof";
+	memcpy(av + 1, argv, sizeof(*av) * (size_t)argc);
+	av[ac] = NULL;
+	optind = 0; /* glibc: start afresh, the previous parse forgotten */
+	opterr = 0;
+	while (!ret) {
+		int cur = optind ? optind : 1; /* not inside "-qo": those start with one '-' */
+		const struct cli_opt_def *d;
+
+		if (cur < ac && av[cur][0] == '-' && av[cur][1] == '-' && av[cur][2]) {
+			ret = opt_long_check(av[cur], command);
+			if (ret)
+				break;
+		}
+		c = getopt_long(ac, av, shorts, lo, NULL);
+		if (c == -1)
+			break;
+		if (c == 1) {
+			ret = add_positional(o, optarg);
 			continue;
 		}
-		eq = strchr(a, '=');
-		nlen = eq ? (size_t)(eq - a) : strlen(a);
-		for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++)
-			if (strlen(opt_defs[k].name) == nlen && !strncmp(opt_defs[k].name, a, nlen))
-				d = &opt_defs[k];
-		if (!d || !(d->commands & command))
-			return opt_unknown(a, nlen, command);
-		if (d->has_arg) {
-			if (eq)
-				val = eq + 1;
-			else if (i + 1 < argc && opt_known(argv[i + 1]))
-				/* "--label --quiet": the value was forgotten */
-				return usage_error("option %s needs a value (got the option %s; "
-						   "write %s=%s to mean it as the value)",
-						   d->name, argv[i + 1], d->name, argv[i + 1]);
-			else if (i + 1 < argc)
-				val = argv[++i];
-			else
-				return usage_error("option %s needs a value", d->name);
-		} else if (eq && opt_value_optional(d->name)) {
-			val = eq + 1;
-		} else if (opt_value_optional(d->name) && i + 1 < argc &&
-			   strspn(argv[i + 1], "0123456789.%") == strlen(argv[i + 1]) &&
-			   *argv[i + 1]) {
-			/* "--fail-on-regression 3": a percentage (the gate would
-			 * silently stay at its default) or a run (taken as one)?
-			 * Neither guess is safe for a CI gate. */
-			return usage_error("%s %s: write the percentage as %s=%s, or put the run "
-					   "before the option",
-					   d->name, argv[i + 1], d->name, argv[i + 1]);
-		} else if (eq) {
-			return usage_error("option %s takes no value", d->name);
+		if (c == '?') {
+			ret = opt_refused(optopt, av[optind - 1], command);
+			break;
 		}
-		ret = set_opt(o, d->name, val);
-		if (ret)
-			return ret;
+		d = opt_of_val(c == ':' ? optopt : c);
+		if (c == ':' || !d) {
+			ret = usage_error("option %s needs a value", d ? d->name : av[optind - 1]);
+			break;
+		}
+		if (d->arg == CLI_ARG_REQUIRED && optarg == av[optind - 1])
+			ret = opt_value_check(d, optarg);
+		else if (d->arg == CLI_ARG_OPTIONAL && !optarg)
+			ret = opt_optional_check(d, optind < ac ? av[optind] : NULL);
+		if (!ret && d->short_name == 'h') {
+			cli_usage_command(stdout, command);
+			ret = CLI_EXIT_HELP;
+		}
+		if (!ret)
+			ret = set_opt(o, d->name, optarg);
 	}
-	return 0;
+	/* after "--" every argument is a positional, "-x.ini" too */
+	for (int i = optind; !ret && i < ac; i++)
+		ret = add_positional(o, av[i]);
+	free(av);
+	return ret;
 }
 
 /* The command line as typed, for the run row. */
