@@ -33,9 +33,13 @@ version=$(awk '{print $2}' "$WORK/out")
 depends=$(dpkg-deb -f "$DEB" Depends)
 echo "Depends: $depends"
 [ -n "$depends" ] || fail "Depends: is empty (dpkg-shlibdeps did not run?)"
-# Every library the built binary needs, by the package that holds it here
-# (by its directory too: */x86_64-linux-gnu/libm.so.6, not lib32's).
-ldd "$DISKPROOF" | awk '$2 == "=>" && $3 ~ /^\// {print $3}' >needed
+# Every library the built binary links (NEEDED; not what those libraries
+# link in turn), by the package that holds it here: found where the loader
+# finds it, by its directory too (*/x86_64-linux-gnu/libm.so.6, not lib32's).
+readelf -d "$DISKPROOF" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' >sonames
+ldd "$DISKPROOF" | awk 'NR == FNR {want[$1] = 1; next} $2 == "=>" && ($1 in want) && $3 ~ /^\// {print $3}' \
+	sonames - >needed
+[ "$(wc -l <needed)" = "$(wc -l <sonames)" ] || fail "ldd does not find every NEEDED library: $(cat sonames)"
 grep -q '/liburing' needed || fail "the binary does not link liburing? $(cat needed)"
 while read -r path; do
 	so="$(basename "$(dirname "$path")")/$(basename "$path")"
