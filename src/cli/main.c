@@ -162,8 +162,11 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	struct run_options ro = {0};
 	char *cmdline = NULL, run_arg[24];
 	int ret, sfd = -1, late;
+	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
+	if (!ret)
+		ret = cli_format_text_json(o.format, &json);
 	if (!ret) /* room for the files, before the results file or a directory is made */
 		ret = cli_space_preflight(&p, o.results);
 	if (ret)
@@ -213,13 +216,24 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	if (err.len)
 		cli_print_err(err.buf);
 	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out.run_id);
-	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
-		; /* the results file may be unusable: no report from it */
-	else if (out.run_id && print_report(o.results, run_arg, REPORT_TEXT, stdout, NULL) == 0)
-		fprintf(stderr,
-			"diskproof: results in %s (run %lld): diskproof report %lld "
-			"--format json\n",
-			o.results, (long long)out.run_id, (long long)out.run_id);
+	if (out.run_id && strcmp(out.status, "error") == 0 && ret) {
+		/* the results file may be unusable: no text report from it; a
+		 * pipeline asked for the document of the run row, so it is tried */
+		if (json)
+			(void)print_report(o.results, run_arg, REPORT_JSON, stdout, NULL);
+	} else if (out.run_id) {
+		/* --format json: the summary for the person on stderr, stdout
+		 * holds the one document, of this run by its id */
+		int tr =
+			print_report(o.results, run_arg, REPORT_TEXT, json ? stderr : stdout, NULL);
+		int jr = json ? print_report(o.results, run_arg, REPORT_JSON, stdout, NULL) : 0;
+
+		if (!tr && !jr)
+			fprintf(stderr,
+				"diskproof: results in %s (run %lld): diskproof report %lld "
+				"--format json\n",
+				o.results, (long long)out.run_id, (long long)out.run_id);
+	}
 	if (out.integrity_errors)
 		fprintf(stderr,
 			"diskproof: %llu data integrity error(s): see the report's "

@@ -65,7 +65,8 @@ static const struct opt_def opt_defs[] = {
 	{"--results", true,
 	 CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |
 		 CMD_CHECK},
-	{"--format", true, CMD_REPORT | CMD_COMPARE | CMD_PLAN},
+	{"--format", true,
+	 CMD_REPORT | CMD_COMPARE | CMD_PLAN | CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY},
 	{"--destroy-data", true, CMD_RUN | CMD_INIT},
 	{"--force", false, CMD_RUN | CMD_INIT},
 	{"--precondition", false, CMD_INIT},
