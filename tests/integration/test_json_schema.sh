@@ -5,7 +5,8 @@
 # `run --format json` is exactly one document, the stored run's (id and uuid
 # of the latest run, byte for byte what `report --format json` gives), with
 # the text summary on stderr; a run that cannot start leaves stdout empty;
-# and a schema rejects a document with a key removed, renamed or retyped.
+# a failed and an interrupted run print theirs too; and a schema rejects a
+# document with a key removed, renamed or retyped.
 set -e
 . "$(dirname "$0")/lib.sh"
 
@@ -132,7 +133,30 @@ validate verify verify-bad.json
 	"[(3, 'checksum')]" ] || fail "verify: the bad page listed"
 grep -q 'data integrity error' "$WORK/err" || fail "verify: no message on stderr"
 
-# 4. the schemas are not vacuous: a key removed, renamed or retyped fails
+# 4. a run that failed or was interrupted: its document all the same
+sed 's/^read_latency = .*/read_latency = 40ms/' "$DP_SOURCE_DIR/tests/integration/profiles/sim.ini" >slow.ini
+expect_exit 1 "$DISKPROOF" run ./slow.ini --results r.db --format json
+run_json failed
+[ "$(jq_py failed.json 'd["run"]["status"], d["run"]["verdict"]')" = "('failed', 'FAIL')" ] ||
+	fail "failed run: status and verdict"
+set +e
+"$DISKPROOF" run quick --duration 30s --warmup 0s --db-size 8MiB --data-dir "$WORK/d" --results r.db \
+	--format json >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+set -e
+at_exit "kill -9 $pid"
+wait_running
+sleep 1
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 130 ] || fail "interrupted run: exit $rc, not 130"
+run_json interrupted
+[ "$(jq_py interrupted.json 'd["run"]["status"]')" = aborted ] || fail "interrupted run: status"
+
+# 5. the schemas are not vacuous: a key removed, renamed or retyped fails
 # mutate FILE EXPR: FILE with the Python statement EXPR applied to d, as bad.json
 mutate() {
 	python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open("bad.json", "w"))' "$1" "$2"
