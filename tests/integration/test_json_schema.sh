@@ -97,6 +97,16 @@ validate list list.json
 [ "$(jq_py list.json '[r["id"] for r in d["runs"]]')" = "[1, 2, 3]" ] || fail "list: run ids"
 [ "$(jq_py list.json 'd["runs"][1]["uuid"]')" = "$(sqlite3 r.db 'select uuid from run where id = 2')" ] ||
 	fail "list: uuid"
+# a run of a schema-1 file (migrated: its uuid derived, nulls where not recorded)
+cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
+expect_exit 0 "$DISKPROOF" report 1 --results v1.db --format json
+cp "$WORK/out" v1-report.json
+validate report v1-report.json
+expect_exit 0 "$DISKPROOF" list --results v1.db --format json
+cp "$WORK/out" v1-list.json
+validate list v1-list.json
+[ "$(jq_py v1-list.json 'd["runs"][0]["uuid"]')" = "$(jq_py v1-report.json 'd["uuid"]')" ] ||
+	fail "schema-1 run: list and report disagree on the uuid"
 expect_exit 0 "$DISKPROOF" compare 1 3 --results r.db --format json
 cp "$WORK/out" compare2.json
 validate compare compare2.json
