@@ -30,6 +30,13 @@
 
 #define JSON_MAX_DEPTH 63
 
+/*
+ * The version of the JSON documents' layout (docs/json.md): raised when a key
+ * of any document changes its name, type, shape or meaning, or goes away;
+ * never for a key added. Tools check it before they read a document.
+ */
+#define JSON_FORMAT_VERSION 1
+
 struct json {
 	struct strbuf *sb;
 	unsigned depth;
@@ -66,5 +73,10 @@ void json_sig(struct json *j, const char *key, double v, int digits);
  * and the control characters below 0x20 escaped (\n, \r, \t by name, the
  * others as \u00XX); every other byte as it is. */
 void json_escape(struct strbuf *sb, const char *s);
+
+/* The members every document begins with: "format_version"
+ * (JSON_FORMAT_VERSION) and "diskproof_version" (DISKPROOF_VERSION, as
+ * --version prints it). */
+void json_doc_versions(struct json *j);
 
 #endif

@@ -321,6 +321,7 @@ struct results {
 	char *command_line;
 	char *engine;
 	char *test_type;
+	char *uuid; /* run.uuid: the run's identity across results files (store_import) */
 	unsigned streams;
 	int exit_code;
 	double sample_s; /* the sample of the max_sample_avg_ms figures; 0: none stored */

@@ -257,7 +257,12 @@ struct store_run_brief {
 	char profile[64];
 	char engine[16];
 	double transactional_iops;
-	int64_t pid; /* of the process that ran it (0 when unknown) */
+	int64_t pid;	    /* of the process that ran it (0 when unknown) */
+	char uuid[40];	    /* run.uuid, 32 hex digits */
+	char ended_at[32];  /* "" while running or killed */
+	char test_type[16]; /* "performance", "backup", ... ("" when not stored) */
+	bool has_exit_code; /* the run stored its exit code */
+	int64_t exit_code;
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */

@@ -174,6 +174,11 @@ uint64_t cli_mem_available(void);
  * DP_EXIT_ENV. */
 int cli_memory_check(const struct plan *pl, const struct profile *p);
 
+/* --format of run, list, check and verify (format.c): NULL or "text" sets
+ * *json false, "json" true, 0 returned; anything else is the usage error
+ * printed and DP_EXIT_USAGE. */
+int cli_format_text_json(const char *format, bool *json);
+
 /* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
 int cmd_plan(int argc, char **argv);
 

@@ -33,6 +33,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
+#include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -51,7 +52,32 @@ struct check {
 	unsigned warns, fails;
 	unsigned nworkers;
 	bool *drives; /* nworkers x nr_vols, as the runner assigns databases */
+	/* --format json: each line an item of the "checks" array instead */
+	struct json *json;
+	/* the facts of the next line (a disk's), consumed by report() */
+	const struct env_disk *disk;
+	const char *disk_volumes;
 };
+
+/* A disk line's facts as typed members (JSON only). */
+static void report_disk_facts(struct json *j, const struct env_disk *d, const char *volumes)
+{
+	json_begin_object_flat(j, "facts");
+	json_str(j, "disk", d->name);
+	json_str(j, "model", d->model);
+	json_str(j, "firmware", d->firmware);
+	json_str(j, "serial", d->serial);
+	json_str(j, "rotational", d->rotational);
+	json_str(j, "scheduler", d->scheduler);
+	json_str(j, "nr_requests", d->nr_requests);
+	json_str(j, "write_cache", d->write_cache);
+	if (d->numa_node >= 0)
+		json_i64(j, "numa_node", d->numa_node);
+	else
+		json_null(j, "numa_node");
+	json_str(j, "volumes", volumes);
+	json_end(j);
+}
 
 static void report(struct check *c, enum check_level lv, const char *what, const char *fmt, ...)
 	DP_PRINTF(4, 5);
@@ -65,6 +91,29 @@ static void report(struct check *c, enum check_level lv, const char *what, const
 		c->warns++;
 	else if (lv == CHECK_FAIL)
 		c->fails++;
+	if (c->json) {
+		struct strbuf msg = STRBUF_INIT;
+
+		va_start(ap, fmt);
+		strbuf_vaddf(&msg, fmt, ap);
+		va_end(ap);
+		json_begin_object_flat(c->json, NULL);
+		json_str(c->json, "name", what);
+		json_str(c->json, "state",
+			 lv == CHECK_OK	    ? "OK"
+			 : lv == CHECK_WARN ? "WARN"
+					    : "FAIL");
+		json_str(c->json, "message", msg.buf);
+		if (c->disk)
+			report_disk_facts(c->json, c->disk, c->disk_volumes);
+		else
+			json_null(c->json, "facts");
+		json_end(c->json);
+		c->disk = NULL;
+		strbuf_release(&msg);
+		return;
+	}
+	c->disk = NULL;
 	if (c->color)
 		printf("\033[%sm%s\033[0m  %s: ", sgr[lv], names[lv], what);
 	else
@@ -477,6 +526,8 @@ static void check_disks(struct check *c)
 			snprintf(node, sizeof(node), "%d", d.numa_node);
 		else
 			snprintf(node, sizeof(node), "unknown");
+		c->disk = &d;
+		c->disk_volumes = list[i].volumes;
 		report(c, CHECK_OK, what,
 		       "model %s, firmware %s, rotational %s, scheduler %s, nr_requests %s, "
 		       "write cache %s, NUMA node %s (volume%s %s)",
@@ -700,10 +751,14 @@ int cmd_check(int argc, char **argv)
 	struct plan pl = {0};
 	struct strbuf err = STRBUF_INIT;
 	struct check c = {0};
-	bool files;
+	struct strbuf doc = STRBUF_INIT;
+	struct json j = JSON_INIT(&doc);
+	bool files, json;
 	int ret;
 
 	ret = cli_profile_load(argc, argv, CMD_CHECK, "check", &o, &p);
+	if (!ret)
+		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
 	files = strcmp(p.engine, "sim") != 0;
@@ -718,8 +773,21 @@ int cmd_check(int argc, char **argv)
 	c.p = &p;
 	c.pl = &pl;
 	c.color = use_color(stdout);
-	printf("diskproof check: profile %s (%s), engine %s, %zu volume(s), %zu database(s)\n",
-	       p.name, p.origin, p.engine, pl.nr_vols, pl.nr_dbs);
+	if (json) {
+		c.json = &j;
+		json_begin_object(&j, NULL);
+		json_doc_versions(&j);
+		json_str(&j, "profile", p.name);
+		json_str(&j, "origin", p.origin);
+		json_str(&j, "engine", p.engine);
+		json_u64(&j, "volumes", pl.nr_vols);
+		json_u64(&j, "databases", pl.nr_dbs);
+		json_begin_array(&j, "checks");
+	} else {
+		printf("diskproof check: profile %s (%s), engine %s, %zu volume(s), %zu "
+		       "database(s)\n",
+		       p.name, p.origin, p.engine, pl.nr_vols, pl.nr_dbs);
+	}
 	if (workers_assign(&c)) {
 		fprintf(stderr, "diskproof: out of memory\n");
 		ret = DP_EXIT_ENV;
@@ -739,11 +807,23 @@ int cmd_check(int argc, char **argv)
 	check_memory(&c);
 	if (files)
 		check_open_files(&c);
+	ret = c.fails ? DP_EXIT_ENV : DP_EXIT_OK;
+	if (json) {
+		json_end(&j);
+		json_u64(&j, "failed", c.fails);
+		json_u64(&j, "warnings", c.warns);
+		json_str(&j, "result", c.fails ? "FAIL" : c.warns ? "WARN" : "OK");
+		json_end(&j);
+		strbuf_addch(&doc, '\n');
+		if (cli_emit(NULL, o.results, &doc, stdout))
+			ret = DP_EXIT_ENV;
+		goto out;
+	}
 	printf("%u failed, %u warning(s)\n", c.fails, c.warns);
 	fflush(stdout);
-	ret = c.fails ? DP_EXIT_ENV : DP_EXIT_OK;
 out:
 	free(c.drives);
+	strbuf_release(&doc);
 	plan_release(&pl);
 	profile_release(&p);
 	strbuf_release(&err);

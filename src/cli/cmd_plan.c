@@ -307,6 +307,7 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 	struct json j = JSON_INIT(sb);
 
 	json_begin_object_flat(&j, NULL);
+	json_doc_versions(&j);
 	json_str(&j, "profile", p->name);
 	json_str(&j, "origin", p->origin);
 	json_str(&j, "type", profile_test_type_name(p->type));

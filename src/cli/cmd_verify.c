@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -161,12 +162,149 @@ static void print_env(const struct verify_result *r)
 			(unsigned long long)r->bad[VERIFY_READ_ERROR]);
 }
 
-static int print_result(const struct verify_result *r, bool deep)
+/* ---- --format json (docs/json.md, verify.schema.json) ---- */
+
+/* The JSON name of each enum verify_problem, in its order. */
+static const char *const problem_keys[VERIFY_PROBLEM_COUNT] = {
+	"not_ours",  "checksum", "misdirected", "lost_write",
+	"unwritten", "newer",	 "payload",	"read_error",
+};
+
+static const char *const journal_keys[] = {
+	[VERIFY_JOURNAL_NONE] = "none",
+	[VERIFY_JOURNAL_CLEAN] = "clean",
+	[VERIFY_JOURNAL_LOWER_BOUND] = "lower_bound",
+	[VERIFY_JOURNAL_UNUSABLE] = "unusable",
+};
+
+/* Every problem's count, 0s included: stable keys. */
+static void json_counts(struct json *j, const char *key, const uint64_t *bad)
+{
+	json_begin_object_flat(j, key);
+	for (int k = 0; k < VERIFY_PROBLEM_COUNT; k++)
+		json_u64(j, problem_keys[k], bad[k]);
+	json_end(j);
+}
+
+static void json_file(struct json *j, const char *key, const struct verify_file *f)
+{
+	json_begin_object_flat(j, key);
+	json_str(j, "path", f->path);
+	json_u64(j, "block_size", f->block);
+	json_u64(j, "size", f->size);
+	json_u64(j, "checked", f->checked);
+	json_u64(j, "newer_accepted", f->newer);
+	json_counts(j, "bad", f->bad);
+	json_str(j, "error", f->error.len ? f->error.buf : NULL);
+	json_end(j);
+}
+
+static void json_bad(struct json *j, const struct verify_bad *b)
+{
+	bool mis = b->problem == VERIFY_MISDIRECTED;
+
+	json_begin_object_flat(j, NULL);
+	json_str(j, "kind", b->log ? "log_block" : "page");
+	json_u64(j, "index", b->index);
+	json_u64(j, "offset", b->offset);
+	json_str(j, "problem", problem_keys[b->problem]);
+	json_str(j, "message",
+		 b->problem == VERIFY_READ_ERROR ? strerror(b->error)
+						 : verify_problem_name(b->problem));
+	if (b->log || !b->expected_gen)
+		json_null(j, "expected_generation"); /* any (or a log block: none) */
+	else
+		json_u64(j, "expected_generation", b->expected_gen);
+	if (b->log || b->problem == VERIFY_NOT_OURS || b->problem == VERIFY_READ_ERROR)
+		json_null(j, "found_generation");
+	else
+		json_u64(j, "found_generation", b->found_gen);
+	if (mis) {
+		json_u64(j, "found_db", b->found_db);
+		json_str(j, "found_kind", b->found_log ? "log_block" : "page");
+		json_u64(j, "found_index", b->found_page);
+	} else {
+		json_null(j, "found_db");
+		json_null(j, "found_kind");
+		json_null(j, "found_index");
+	}
+	json_end(j);
+}
+
+static void json_db(struct json *j, const struct plan *pl, const struct verify_db *vdb)
+{
+	json_begin_object(j, NULL);
+	json_str(j, "name", vdb->pdb->name);
+	json_str(j, "volume", pl->vols[vdb->pdb->volume].name);
+	json_str(j, "journal", journal_keys[vdb->journal]);
+	if (vdb->journal == VERIFY_JOURNAL_LOWER_BOUND && vdb->journal_run_id)
+		json_u64(j, "journal_run_id", vdb->journal_run_id);
+	else
+		json_null(j, "journal_run_id");
+	json_str(j, "journal_note", vdb->journal_note.len ? vdb->journal_note.buf : NULL);
+	json_file(j, "data", &vdb->data);
+	json_file(j, "log", &vdb->log);
+	json_begin_array(j, "bad_listed");
+	for (size_t i = 0; i < vdb->nr_bad; i++)
+		json_bad(j, &vdb->bad[i]);
+	json_end(j);
+	json_u64(j, "unlisted", vdb->unlisted);
+	json_end(j);
+}
+
+/* The whole result as one document on stdout; 0 or DP_EXIT_ENV. */
+static int print_json(const struct verify_result *r, const struct profile *p, const struct plan *pl,
+		      bool deep)
+{
+	struct strbuf doc = STRBUF_INIT;
+	struct json j = JSON_INIT(&doc);
+	int ret;
+
+	json_begin_object(&j, NULL);
+	json_doc_versions(&j);
+	json_str(&j, "profile", p->name);
+	json_str(&j, "origin", p->origin);
+	json_bool(&j, "deep", deep);
+	json_begin_array(&j, "databases");
+	for (size_t i = 0; i < r->nr_dbs; i++)
+		json_db(&j, pl, &r->dbs[i]);
+	json_end(&j);
+	json_u64(&j, "pages", r->pages);
+	json_u64(&j, "log_blocks", r->log_blocks);
+	json_u64(&j, "bytes", r->bytes);
+	json_fixed(&j, "elapsed_s", (double)r->elapsed_ns / 1e9, 3);
+	json_counts(&j, "bad", r->bad);
+	json_u64(&j, "integrity_errors", r->integrity_errors);
+	json_u64(&j, "env_errors", r->env_errors);
+	json_str(&j, "interrupted_by",
+		 r->signal == SIGINT	? "SIGINT"
+		 : r->signal == SIGTERM ? "SIGTERM"
+					: NULL);
+	/* as the exit code decides it (print_result) */
+	json_str(&j, "result",
+		 r->signal	       ? "interrupted"
+		 : r->integrity_errors ? "integrity_error"
+		 : r->env_errors       ? "incomplete"
+				       : "clean");
+	json_end(&j);
+	strbuf_addch(&doc, '\n');
+	ret = cli_emit(NULL, NULL, &doc, stdout);
+	strbuf_release(&doc);
+	return ret;
+}
+
+static int print_result(const struct verify_result *r, bool deep, bool json,
+			const struct profile *p, const struct plan *pl)
 {
 	struct strbuf sb = STRBUF_INIT;
 	double s = (double)r->elapsed_ns / 1e9;
-	int code;
+	int code, emit = 0;
 
+	if (json) {
+		/* a failed write of the document only matters when nothing else does */
+		emit = print_json(r, p, pl, deep);
+		goto tail;
+	}
 	for (size_t i = 0; i < r->nr_dbs; i++)
 		print_db(&r->dbs[i]);
 	add_counts(&sb, r->bad);
@@ -177,6 +315,7 @@ static int print_result(const struct verify_result *r, bool deep)
 	       s > 0 ? (double)r->bytes / 1e6 / s : 0.0, sb.buf);
 	fflush(stdout);
 	strbuf_release(&sb);
+tail:
 	print_env(r);
 	if (r->signal) {
 		fprintf(stderr, "diskproof: interrupted: not every page was checked\n");
@@ -192,7 +331,7 @@ static int print_result(const struct verify_result *r, bool deep)
 		fprintf(stderr, "diskproof: verification incomplete: see the messages above\n");
 		code = DP_EXIT_ENV;
 	} else {
-		code = DP_EXIT_OK;
+		code = emit ? DP_EXIT_ENV : DP_EXIT_OK;
 	}
 	return code;
 }
@@ -208,8 +347,11 @@ int cmd_verify(int argc, char **argv)
 	struct verify_options vo = {0};
 	struct plan_lock *lock = NULL;
 	int ret, sfd = -1;
+	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_VERIFY, "verify", &o, &p);
+	if (!ret)
+		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
 	if (!strcmp(p.engine, "sim")) {
@@ -255,7 +397,7 @@ int cmd_verify(int argc, char **argv)
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
-	ret = print_result(&r, o.deep);
+	ret = print_result(&r, o.deep, json, &p, &pl);
 out:
 	if (sfd >= 0)
 		close(sfd);

@@ -11,6 +11,7 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/plan.h"
 #include "diskproof/precondition.h"
@@ -99,8 +100,11 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	struct run_options ro = {0};
 	char *cmdline = NULL, run_arg[24];
 	int ret, sfd = -1, late;
+	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
+	if (!ret)
+		ret = cli_format_text_json(o.format, &json);
 	if (!ret) /* room for the files, before the results file or a directory is made */
 		ret = cli_space_preflight(&p, o.results);
 	if (ret)
@@ -150,13 +154,24 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	if (err.len)
 		cli_print_err(err.buf);
 	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out.run_id);
-	if (out.run_id && strcmp(out.status, "error") == 0 && ret)
-		; /* the results file may be unusable: no report from it */
-	else if (out.run_id && print_report(o.results, run_arg, REPORT_TEXT, stdout, NULL) == 0)
-		fprintf(stderr,
-			"diskproof: results in %s (run %lld): diskproof report %lld "
-			"--format json\n",
-			o.results, (long long)out.run_id, (long long)out.run_id);
+	if (out.run_id && strcmp(out.status, "error") == 0 && ret) {
+		/* the results file may be unusable: no text report from it; a
+		 * pipeline asked for the document of the run row, so it is tried */
+		if (json)
+			(void)print_report(o.results, run_arg, REPORT_JSON, stdout, NULL);
+	} else if (out.run_id) {
+		/* --format json: the summary for the person on stderr, stdout
+		 * holds the one document, of this run by its id */
+		int tr =
+			print_report(o.results, run_arg, REPORT_TEXT, json ? stderr : stdout, NULL);
+		int jr = json ? print_report(o.results, run_arg, REPORT_JSON, stdout, NULL) : 0;
+
+		if (!tr && !jr)
+			fprintf(stderr,
+				"diskproof: results in %s (run %lld): diskproof report %lld "
+				"--format json\n",
+				o.results, (long long)out.run_id, (long long)out.run_id);
+	}
 	if (out.integrity_errors)
 		fprintf(stderr,
 			"diskproof: %llu data integrity error(s): see the report's "
@@ -394,6 +409,42 @@ static int cmd_report(int argc, char **argv)
 	return print_report(o.results, run, (enum report_format)fmt, stdout, o.output);
 }
 
+/* list --format json: every run, typed (docs/json.md, list.schema.json). */
+static void list_json(struct strbuf *sb, const struct store_run_brief *runs, size_t n)
+{
+	struct json j = JSON_INIT(sb);
+
+	json_begin_object(&j, NULL);
+	json_doc_versions(&j);
+	json_begin_array(&j, "runs");
+	for (size_t i = 0; i < n; i++) {
+		const struct store_run_brief *b = &runs[i];
+
+		json_begin_object_flat(&j, NULL);
+		json_i64(&j, "id", b->id);
+		json_str(&j, "uuid", b->uuid);
+		json_str(&j, "status", b->status);
+		json_str(&j, "verdict", b->verdict[0] ? b->verdict : NULL);
+		json_str(&j, "started", b->started_at);
+		json_str(&j, "ended", b->ended_at[0] ? b->ended_at : NULL);
+		json_str(&j, "host", b->host);
+		json_str(&j, "profile", b->profile);
+		json_str(&j, "engine", b->engine);
+		json_str(&j, "test_type", b->test_type[0] ? b->test_type : NULL);
+		json_fixed(&j, "duration_s", b->duration_s, 3);
+		json_fixed(&j, "transactional_iops", b->transactional_iops, 3);
+		json_str(&j, "label", b->label[0] ? b->label : NULL);
+		if (b->has_exit_code)
+			json_i64(&j, "exit_code", b->exit_code);
+		else
+			json_null(&j, "exit_code");
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+	strbuf_addch(sb, '\n');
+}
+
 static int cmd_list(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -401,6 +452,7 @@ static int cmd_list(int argc, char **argv)
 	struct store_run_brief *runs = NULL;
 	struct strbuf err = STRBUF_INIT;
 	size_t n = 0;
+	bool json;
 	int ret;
 
 	ret = parse_opts(argc, argv, CMD_LIST, &o);
@@ -408,6 +460,9 @@ static int cmd_list(int argc, char **argv)
 		return ret;
 	if (o.npos)
 		return usage_error("list takes no arguments, got \"%s\"", o.positional[0]);
+	ret = cli_format_text_json(o.format, &json);
+	if (ret)
+		return ret;
 	ret = cli_results_must_exist(o.results);
 	if (ret)
 		return ret;
@@ -419,6 +474,14 @@ static int cmd_list(int argc, char **argv)
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	if (json) {
+		struct strbuf doc = STRBUF_INIT;
+
+		list_json(&doc, runs, n);
+		ret = cli_emit(NULL, o.results, &doc, stdout);
+		strbuf_release(&doc);
 		goto out;
 	}
 	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %s\n", "run", "status", "verdict",

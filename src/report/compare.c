@@ -661,6 +661,7 @@ static void json_run(struct json *j, const char *key, const struct results *r)
 {
 	json_begin_object(j, key);
 	json_i64(j, "id", r->id);
+	json_str(j, "uuid", r->uuid);
 	json_str(j, "label", r->label);
 	json_str(j, "host", r->host);
 	json_str(j, "started", r->started_at);
@@ -942,6 +943,7 @@ void report_compare_json(struct strbuf *sb, const struct report_compare_view *v,
 
 	(void)opt;
 	json_begin_object(&j, NULL);
+	json_doc_versions(&j);
 	if (v->nr_pairs == 1) {
 		json_pair_body(&j, &v->pairs[0]);
 	} else {

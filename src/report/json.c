@@ -284,11 +284,90 @@ static void json_recovery(struct json *j, const struct results *r)
 	json_end(j);
 }
 
+/* The facts of the host named in docs/json.md, as recorded (null when not). */
+static const char *const env_host_keys[] = {
+	"hostname", "kernel",	    "machine",	       "cpu_model",
+	"cpus",	    "memory_total", "host.numa_nodes", "host.cpufreq_governor"};
+
+/* The facts of a volume's device (device.V.*) and filesystem (volume.V.*). */
+static const char *const env_volume_keys[][2] = {
+	{"device", "name"},
+	{"device", "model"},
+	{"device", "firmware"},
+	{"device", "serial"},
+	{"device", "rotational"},
+	{"device", "scheduler"},
+	{"device", "write_cache"},
+	{"device", "nr_requests"},
+	{"device", "logical_block_size"},
+	{"device", "physical_block_size"},
+	{"device", "size_bytes"},
+	{"device", "numa_node"},
+	{"volume", "disks"},
+	{"volume", "fstype"},
+	{"volume", "mount_point"},
+	{"volume", "mount_options"},
+};
+
+/* The member name of a volume fact: device.V.name is "device", the rest
+ * keep their own. */
+static const char *env_volume_member(const char *prefix, const char *fact)
+{
+	return !strcmp(prefix, "device") && !strcmp(fact, "name") ? "device" : fact;
+}
+
+/*
+ * The machine the run measured (the env facts, docs/environment.md): the
+ * host's main facts, each volume's device and filesystem (a volume is one
+ * with a device.V.name fact; a sim run has none), and every fact as stored.
+ */
+static void json_environment(struct json *j, const struct results *r)
+{
+	struct strbuf key = STRBUF_INIT;
+	size_t i, k, plen = strlen("device."), slen = strlen(".name");
+
+	json_begin_object(j, "environment");
+	for (k = 0; k < DP_ARRAY_SIZE(env_host_keys); k++)
+		json_str(j, env_host_keys[k], results_env_get(r, env_host_keys[k]));
+	json_begin_array(j, "volumes");
+	for (i = 0; i < r->nr_env; i++) {
+		const char *e = r->env[i].key;
+		size_t n = strlen(e);
+		int vlen;
+
+		if (n <= plen + slen || strncmp(e, "device.", plen) ||
+		    strcmp(e + n - slen, ".name"))
+			continue;
+		vlen = (int)(n - plen - slen);
+		json_begin_object_flat(j, NULL);
+		strbuf_reset(&key);
+		strbuf_addf(&key, "%.*s", vlen, e + plen);
+		json_str(j, "name", key.buf);
+		for (k = 0; k < DP_ARRAY_SIZE(env_volume_keys); k++) {
+			strbuf_reset(&key);
+			strbuf_addf(&key, "%s.%.*s.%s", env_volume_keys[k][0], vlen, e + plen,
+				    env_volume_keys[k][1]);
+			json_str(j, env_volume_member(env_volume_keys[k][0], env_volume_keys[k][1]),
+				 results_env_get(r, key.buf));
+		}
+		json_end(j);
+	}
+	json_end(j);
+	json_begin_object(j, "facts");
+	for (i = 0; i < r->nr_env; i++)
+		json_str(j, r->env[i].key, r->env[i].value);
+	json_end(j);
+	json_end(j);
+	strbuf_release(&key);
+}
+
 void report_json(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
 
 	json_begin_object(&j, NULL);
+	json_doc_versions(&j);
+	json_str(&j, "uuid", r->uuid);
 	json_run(&j, r);
 	json_begin_object(&j, "summary");
 	json_classes(&j, &r->run);
@@ -301,6 +380,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_recovery(&j, r);
 	report_json_params(&j, r);
 	json_host(&j, r);
+	json_environment(&j, r);
 	json_end(&j);
 	strbuf_addch(sb, '\n');
 }

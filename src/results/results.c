@@ -109,6 +109,7 @@ void results_release(struct results *r)
 	free(r->command_line);
 	free(r->engine);
 	free(r->test_type);
+	free(r->uuid);
 	free(r->volumes);
 	free(r->databases);
 	free(r->verdicts);

@@ -210,6 +210,11 @@ static int brief_row_read(sqlite3_stmt *st, void *row, void *base)
 	snprintf(r->engine, sizeof(r->engine), "%s", sqlite3_column_text(st, 8));
 	r->transactional_iops = sqlite3_column_double(st, 9);
 	r->pid = sqlite3_column_int64(st, 10);
+	snprintf(r->uuid, sizeof(r->uuid), "%s", sqlite3_column_text(st, 11));
+	snprintf(r->ended_at, sizeof(r->ended_at), "%s", sqlite3_column_text(st, 12));
+	snprintf(r->test_type, sizeof(r->test_type), "%s", sqlite3_column_text(st, 13));
+	r->exit_code = sqlite3_column_int64(st, 14);
+	r->has_exit_code = sqlite3_column_type(st, 14) != SQLITE_NULL;
 	return 0;
 }
 
@@ -220,7 +225,8 @@ static const struct rows_spec run_list_rows = {
 	       " coalesce(profile_name, ''), coalesce(engine, ''),"
 	       " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
 	       "  AND scope = 'run' AND class IN ('db_read', 'db_write')),"
-	       " coalesce(pid, 0)"
+	       " coalesce(pid, 0), coalesce(uuid, ''), coalesce(ended_at, ''),"
+	       " coalesce(test_type, ''), exit_code"
 	       " FROM run ORDER BY id",
 	.arr = offsetof(struct run_list, v),
 	.nr = offsetof(struct run_list, n),
@@ -270,14 +276,14 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 {
 	char **const strs[] = {&r->status,	 &r->verdict,  &r->label,	 &r->host,
 			       &r->started_at,	 &r->ended_at, &r->profile_name, &r->profile_text,
-			       &r->command_line, &r->engine,   &r->test_type};
+			       &r->command_line, &r->engine,   &r->test_type,	 &r->uuid};
 	sqlite3_stmt *st;
 	int ret, rc;
 	size_t i;
 
 	ret = store_prepare(s,
 			    "SELECT status, verdict, label, host, started_at, ended_at,"
-			    " profile_name, profile_text, command_line, engine, test_type,"
+			    " profile_name, profile_text, command_line, engine, test_type, uuid,"
 			    " duration_s, warmup_s, streams, exit_code FROM run WHERE id = ?",
 			    &st, 0, err);
 	if (ret)
@@ -300,10 +306,10 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 		strbuf_addf(err, "%s: load run: out of memory", s->path);
 		goto out_finalize;
 	}
-	r->duration_s = sqlite3_column_double(st, 11);
-	r->warmup_s = sqlite3_column_double(st, 12);
-	r->streams = (unsigned)sqlite3_column_int64(st, 13);
-	r->exit_code = sqlite3_column_int(st, 14);
+	r->duration_s = sqlite3_column_double(st, 12);
+	r->warmup_s = sqlite3_column_double(st, 13);
+	r->streams = (unsigned)sqlite3_column_int64(st, 14);
+	r->exit_code = sqlite3_column_int(st, 15);
 	snprintf(r->run.name, sizeof(r->run.name), "run");
 out_finalize:
 	sqlite3_finalize(st);

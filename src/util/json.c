@@ -157,3 +157,9 @@ void json_escape(struct strbuf *sb, const char *s)
 	strbuf_add_escaped(sb, s ? s : "", &json_escapes);
 	strbuf_addch(sb, '"');
 }
+
+void json_doc_versions(struct json *j)
+{
+	json_i64(j, "format_version", JSON_FORMAT_VERSION);
+	json_str(j, "diskproof_version", DISKPROOF_VERSION);
+}

@@ -15,12 +15,14 @@ P="$GOLDEN/profiles"
 failed=0
 
 mask_json() {
-	sed -E -e 's/^( *"(host|started|ended)": )"[^"]*"/\1"MASKED"/' \
+	sed -E -e 's/^( *"(host|started|ended|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
 		-e "s#$WORK#WORK#g" \
-		-e '/^  "host": \{$/,/^  \}$/c\  "host": null'
+		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' \
+		-e '/^  "environment": \{$/,/^  \}$/c\  "environment": "MASKED"'
 }
 mask_plan() {
 	sed -E -e "s#$WORK#WORK#g" -e "s#$DP_SOURCE_DIR#SRC#g" \
+		-e 's/"diskproof_version": "[^"]*"/"diskproof_version": "MASKED"/' \
 		-e 's/"(free|available)": [0-9]+/"\1": N/g' \
 		-e 's/[0-9.]+ [KMGTPE]iB is free/N is free/g' \
 		-e 's/"filesystems": \[\{"path": "[^"]*"/"filesystems": [{"path": "FS"/g'

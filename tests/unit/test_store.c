@@ -1672,7 +1672,7 @@ static void test_migrate_v3(void **state)
 	/* schema 5's table is back too, empty: no streams per scope */
 	assert_true(isnan(r.run.streams));
 	report_render(&out, &r, REPORT_JSON, NULL);
-	assert_non_null(strstr(out.buf, "\n  \"host\": null\n"));
+	assert_non_null(strstr(out.buf, "\n  \"host\": null,\n"));
 	strbuf_reset(&out);
 	report_render(&out, &r, REPORT_TEXT, NULL);
 	assert_null(strstr(out.buf, "host performance"));
