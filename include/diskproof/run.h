@@ -104,8 +104,10 @@ struct run_interval_view {
 	 * and 0 when it could not be built) */
 	const struct run_volume_view *vols;
 	size_t nr_vols;
-	/* the average thresholds the live view colours against */
+	/* the average thresholds the live view colours against, and the
+	 * maxima its max column is coloured against */
 	double db_read_avg_ms, log_write_avg_ms;
+	double db_read_max_ms, log_write_max_ms;
 	/* the running verdict (above): judged false when there is none this
 	 * interval (auto-tune, out of memory; verdicts NULL, nr_verdicts 0);
 	 * verdicts in eval_judge's order (databases, volumes, the run), the

@@ -192,7 +192,8 @@ void create_view_end(struct create_view *v);
  * The live view of a run (progress.c), fed by the interval callback: on a
  * terminal a frame redrawn in place at most every LIVE_VIEW_REDRAW_NS (phase,
  * time, per volume and class IOPS, average and p99 latency coloured against
- * the average thresholds, errors); elsewhere one plain line per interval;
+ * the average thresholds, the maximum so far, errors, the running verdict);
+ * elsewhere one plain line per interval;
  * nothing when quiet. Colour only with color set (use_color: NO_COLOR).
  */
 #define LIVE_VIEW_REDRAW_NS (NSEC_PER_SEC / 2)

@@ -9,17 +9,23 @@
  * twice a second: a sim run's virtual intervals come faster) with the phase,
  * elapsed and remaining time, and per volume each class's IOPS, average and
  * p99 latency, database reads and log writes coloured against their average
- * thresholds (green under 80 %, yellow under 100 %, red at or over), and the
- * errors so far. Elsewhere (CI, a pipe, nohup) one plain line per interval.
+ * thresholds (green under 80 %, yellow under 100 %, red at or over), the
+ * maximum so far (the figure the max criterion judges, coloured against the
+ * maximum thresholds), the errors so far and the running verdict ("so far":
+ * "FAIL max" where a criterion of the class would fail if the run ended
+ * now, "ok" where it would pass; run.h), in 80 columns. Elsewhere (CI, a
+ * pipe, nohup) one plain line per interval.
  * Everything is drawn from the interval callback on the coordinator; the
  * workers never wait for the terminal.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "diskproof/results.h"
 #include "diskproof/run.h"
 
 #include "cli.h"
@@ -176,6 +182,107 @@ static void frame_errors(struct frame *f, uint64_t io, uint64_t integrity)
 		frame_sgr(f, "0");
 }
 
+/*
+ * The running verdict (run.h: the final verdict's criteria on the totals so
+ * far) in a few words: a failed criterion's tag ("max" for
+ * db_read_max_sample_avg_ms or db_read_max_ms, "errors" for io_errors) and
+ * its class (-1: a criterion of no class).
+ */
+static const char *criterion_tag(const char *crit, int *cls)
+{
+	static const struct {
+		const char *suffix, *tag;
+	} lat[] = {{"_avg_ms", "avg"}, {"_max_ms", "max"}, {"_max_sample_avg_ms", "max"},
+		   {"_p99_ms", "p99"}, {"_cv_pct", "cv"},  {"_interval_avg_ms", "window"}};
+	static const struct {
+		const char *crit, *tag;
+	} other[] = {{"io_errors", "errors"},
+		     {"integrity_errors", "integrity"},
+		     {"page_fault_stalls", "stalls"},
+		     {"pass_done_pct", "pass"},
+		     {"transactional_iops", "iops"}};
+	static const unsigned classes[] = {IO_DB_READ, IO_LOG_WRITE};
+
+	*cls = -1;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(classes); i++) {
+		const char *name = io_class_name(classes[i]);
+		size_t n = strlen(name);
+
+		if (strncmp(crit, name, n))
+			continue;
+		for (size_t j = 0; j < DP_ARRAY_SIZE(lat); j++)
+			if (!strcmp(crit + n, lat[j].suffix)) {
+				*cls = (int)classes[i];
+				return lat[j].tag;
+			}
+	}
+	for (size_t j = 0; j < DP_ARRAY_SIZE(other); j++)
+		if (!strcmp(crit, other[j].crit))
+			return other[j].tag;
+	return crit;
+}
+
+static bool verdict_on_volume(const struct verdict *x, const char *vol)
+{
+	return (x->scope == SCOPE_VOLUME && !strcmp(x->name, vol)) ||
+	       (x->scope == SCOPE_DATABASE && !strcmp(x->volume, vol));
+}
+
+/* The tags of volume vol's failed so-far verdicts of class cls (-1: those
+ * of no class), its own and its databases', each once (the roll-up
+ * databases_failed left out: its databases' own say why); the count, and
+ * in *judged whether the volume has a verdict of the class at all. */
+#define TAGS_MAX 12
+static size_t failed_tags(const struct run_interval_view *v, const char *vol, int cls,
+			  const char *tags[TAGS_MAX], bool *judged)
+{
+	size_t n = 0;
+
+	*judged = false;
+	for (size_t i = 0; i < v->nr_verdicts; i++) {
+		const struct verdict *x = &v->verdicts[i];
+		int c;
+		const char *tag = criterion_tag(x->criterion, &c);
+		bool dup = false;
+
+		if (c != cls || !verdict_on_volume(x, vol) ||
+		    !strcmp(x->criterion, "databases_failed"))
+			continue;
+		*judged = true;
+		if (x->passed)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			dup = dup || tags[k] == tag;
+		if (!dup && n < TAGS_MAX)
+			tags[n++] = tag;
+	}
+	return n;
+}
+
+/* A row's "so far" cell: "FAIL max" (red) for the failed criteria of the
+ * row's class (on the volume's first row also those of no class), "ok"
+ * (green) where the row's class, or the first row, is judged and passes. */
+static void frame_verdict(struct frame *f, const struct run_interval_view *v, const char *vol,
+			  unsigned cls, bool first)
+{
+	const char *tags[TAGS_MAX];
+	bool judged, judged_none = false;
+	size_t n;
+
+	if (!v->judged)
+		return;
+	n = failed_tags(v, vol, (int)cls, tags, &judged);
+	if (first)
+		n += failed_tags(v, vol, -1, tags + n, &judged_none);
+	if (!n && !judged && !first)
+		return;
+	frame_sgr(f, n ? "1;31" : "32");
+	frame_addf(f, "%s", n ? "FAIL" : "ok");
+	for (size_t i = 0; i < n; i++)
+		frame_addf(f, " %s", tags[i]);
+	frame_sgr(f, "0");
+}
+
 static const char *phase_name(const struct run_interval_view *v)
 {
 	return v->draining	   ? "draining"
@@ -211,7 +318,31 @@ static void frame_header(struct frame *f, const struct run_interval_view *v)
 	frame_eol(f);
 }
 
-/* A volume in full: one row per class shown. */
+static double class_max_limit(const struct run_interval_view *v, unsigned c)
+{
+	return c == IO_DB_READ ? v->db_read_max_ms : c == IO_LOG_WRITE ? v->log_write_max_ms : 0;
+}
+
+/* The errors in a cell of width columns, red when there are any. */
+static void frame_errors_cell(struct frame *f, int width, uint64_t io, uint64_t integrity)
+{
+	char text[64];
+
+	if (integrity)
+		snprintf(text, sizeof(text), "%llu (%llu integrity)",
+			 (unsigned long long)(io + integrity), (unsigned long long)integrity);
+	else
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)io);
+	if (io || integrity)
+		frame_sgr(f, "1;31");
+	frame_addf(f, "%*s", width, text);
+	if (io || integrity)
+		frame_sgr(f, "0");
+}
+
+/* A volume in full: one row per class shown, with the interval's IOPS,
+ * average and p99, the maximum so far (the figure the max criterion
+ * judges) and the running verdict of the class. */
 static void frame_volume(struct frame *f, const struct run_interval_view *v,
 			 const struct run_volume_view *vol, unsigned shown)
 {
@@ -222,18 +353,57 @@ static void frame_volume(struct frame *f, const struct run_interval_view *v,
 
 		if (!(shown & (1u << c)))
 			continue;
-		frame_addf(f, "%-12.12s %-11s %9.0f ", first ? vol->name : "", io_class_name(c),
+		frame_addf(f, "%-12.12s %-11s %7.0f ", first ? vol->name : "", io_class_name(c),
 			   vol->iops[c]);
-		frame_latency(f, 9, vol->avg_ms[c], class_limit(v, c), any);
+		frame_latency(f, 8, vol->avg_ms[c], class_limit(v, c), any);
 		frame_addf(f, " ");
-		frame_latency(f, 9, vol->p99_ms[c], class_limit(v, c), any);
-		if (first) {
-			frame_addf(f, "  ");
-			frame_errors(f, vol->errors, vol->integrity_errors);
-		}
+		frame_latency(f, 8, vol->p99_ms[c], class_limit(v, c), any);
+		frame_addf(f, " ");
+		frame_latency(f, 8, vol->max_ms[c], class_max_limit(v, c),
+			      isfinite(vol->max_ms[c]));
+		frame_addf(f, " ");
+		if (first)
+			frame_errors_cell(f, 6, vol->errors, vol->integrity_errors);
+		else
+			frame_addf(f, "%6s", "");
+		frame_addf(f, "  ");
+		frame_verdict(f, v, vol->name, c, first);
 		first = false;
 		frame_eol(f);
 	}
+}
+
+/* The volume's running verdict on one line: " ok", or " FAIL" and the
+ * failed criteria, those of a class after its tag ("rd max log avg"). */
+static void frame_verdict_short(struct frame *f, const struct run_interval_view *v, const char *vol)
+{
+	static const struct {
+		int c;
+		const char *tag;
+	} cols[] = {{IO_DB_READ, "rd"}, {IO_LOG_WRITE, "log"}, {-1, NULL}};
+	const char *tags[TAGS_MAX];
+	bool judged, any = false;
+
+	if (!v->judged)
+		return;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(cols); i++) {
+		size_t n = failed_tags(v, vol, cols[i].c, tags, &judged);
+
+		if (n && !any)
+			frame_sgr(f, "1;31");
+		if (n && !any)
+			frame_addf(f, " FAIL");
+		any = any || n;
+		if (n && cols[i].tag)
+			frame_addf(f, " %s", cols[i].tag);
+		for (size_t k = 0; k < n; k++)
+			frame_addf(f, " %s", tags[k]);
+	}
+	if (!any) {
+		frame_sgr(f, "32");
+		frame_addf(f, " ok");
+	}
+	frame_sgr(f, "0");
 }
 
 /* A volume on one line, when the terminal is too short for the full frame:
@@ -258,6 +428,7 @@ static void frame_volume_short(struct frame *f, const struct run_interval_view *
 	}
 	frame_addf(f, " err ");
 	frame_errors(f, vol->errors, vol->integrity_errors);
+	frame_verdict_short(f, v, vol->name);
 	frame_eol(f);
 }
 
@@ -289,8 +460,8 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	room = rows > 4 ? rows - 4 : 1;
 	if (full + 1 <= rows) {
 		frame_sgr(f, "2");
-		frame_addf(f, "%-12s %-11s %9s %9s %9s  %s", "volume", "class", "IOPS", "avg ms",
-			   "p99 ms", "errors");
+		frame_addf(f, "%-12s %-11s %7s %8s %8s %8s %6s  %s", "volume", "class", "IOPS",
+			   "avg ms", "p99 ms", "max ms", "errors", "so far");
 		frame_sgr(f, "0");
 		frame_eol(f);
 		for (size_t i = 0; i < n; i++)
@@ -308,6 +479,12 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	frame_addf(f, "%-12s transactional %.0f IOPS, log writes %.0f IOPS, errors ", "all",
 		   v->iops[IO_DB_READ] + v->iops[IO_DB_WRITE], v->iops[IO_LOG_WRITE]);
 	frame_errors(f, v->errors, v->integrity_errors);
+	if (v->judged) {
+		frame_addf(f, "  ");
+		frame_sgr(f, v->would_pass ? "32" : "1;31");
+		frame_addf(f, "%s", v->would_pass ? "would PASS" : "would FAIL");
+		frame_sgr(f, "0");
+	}
 	frame_eol(f);
 }
 

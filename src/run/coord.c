@@ -275,6 +275,8 @@ static void coord_view(struct run *r, unsigned k)
 	view.integrity_errors = r->integrity_errors;
 	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
+	view.db_read_max_ms = (double)r->prof->thresholds.db_read_max_ns / 1e6;
+	view.log_write_max_ms = (double)r->prof->thresholds.log_write_max_ns / 1e6;
 	view.judged = r->sofar_judged && !r->tune;
 	if (view.judged) {
 		view.verdicts = r->sofar_v;
