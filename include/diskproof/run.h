@@ -137,15 +137,27 @@ struct run_callbacks {
 	void (*message)(void *arg, const char *text);
 	/* file creation progress */
 	void (*create)(void *arg, const char *file, uint64_t done, uint64_t total);
+	/* SIGHUP came through signal_fd (a terminal or SSH session hung up):
+	 * the run goes on to its normal end; called once, at the first one,
+	 * before its "hangup" event is stored (a later one does nothing) */
+	void (*hangup)(void *arg);
+	/* SIGUSR1 came through signal_fd: a status line is asked for. v is the
+	 * view of the last interval merged, as interval() had it (so far
+	 * figures included), valid during the call only; NULL before the
+	 * first interval (files being created, the run starting) */
+	void (*status)(void *arg, const struct run_interval_view *v);
 	void *arg;
 };
 
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
-	const char *label;	    /* may be NULL */
-	const char *command_line;   /* as typed, for the run row */
-	int signal_fd;		    /* signalfd for SIGINT/SIGTERM, or -1 */
+	const char *label;	  /* may be NULL */
+	const char *command_line; /* as typed, for the run row */
+	/* signalfd, or -1: SIGINT and SIGTERM stop the run (any signal but
+	 * those below stops it as SIGTERM); SIGHUP and SIGUSR1, when the set
+	 * has them, reach cb.hangup and cb.status and the run goes on */
+	int signal_fd;
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
 	bool force; /* --force: a named device may be overwritten despite a signature */

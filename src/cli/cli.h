@@ -135,11 +135,19 @@ bool use_color(FILE *f);
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */
 int signals_setup(void);
+/* The same for a run, with SIGHUP and SIGUSR1 in the set too (the run goes
+ * on through a hangup; SIGUSR1 asks for a status line), and SIGPIPE
+ * ignored from now on (a write to a pipe nobody reads fails with EPIPE,
+ * term_check). */
+int signals_setup_run(void);
 /* Prints msg on stderr, each of its lines as "diskproof: LINE". */
 void cli_print_err(const char *msg);
-/* At a command's end: the signal that came and was not read yet (0: none),
- * after which fd is closed and SIGINT and SIGTERM act as usual again, so a
- * later one ends the process instead of being lost with it. */
+/* At a command's end: the SIGINT or SIGTERM that came and was not read yet
+ * (0: none), after which fd is closed and SIGINT and SIGTERM act as usual
+ * again, so a later one ends the process instead of being lost with it. A
+ * SIGHUP read here drops the terminal (term_hangup); a SIGUSR1 is let go.
+ * SIGHUP and SIGUSR1 stay blocked: neither can end the process after its
+ * run. */
 int signals_finish(int fd);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
@@ -167,6 +175,21 @@ int cmd_delete(int argc, char **argv);
 
 /* "diskproof import OTHER.db" (cmd_results.c): the exit code. */
 int cmd_import(int argc, char **argv);
+
+/*
+ * The terminal a run writes to (progress.c), which may go away: a hung-up
+ * terminal fails writes with EIO, a pipe whose reader left with EPIPE
+ * (SIGPIPE is ignored during a run). term_init records which of stdout and
+ * stderr are terminals; term_hangup (SIGHUP) drops both where they are one,
+ * and term_check drops f after a write to it failed with EIO or EPIPE
+ * (failed: the caller saw the failure, else f's error flag says). Dropped:
+ * its buffer discarded and its descriptor /dev/null from then on, so every
+ * later write succeeds and goes nowhere. term_gone: f was dropped.
+ */
+void term_init(void);
+void term_hangup(void);
+bool term_check(FILE *f, bool failed);
+bool term_gone(FILE *f);
 
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {

@@ -18,9 +18,12 @@
  * Everything is drawn from the interval callback on the coordinator; the
  * workers never wait for the terminal.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -29,6 +32,72 @@
 #include "diskproof/run.h"
 
 #include "cli.h"
+
+/* ---- the terminal, which may go away during a run ---- */
+
+/* stdout and stderr as the run started: a terminal, and gone since */
+static struct {
+	bool tty[2];
+	bool gone[2];
+} term;
+
+static int term_slot(FILE *f)
+{
+	return f == stdout ? 0 : f == stderr ? 1 : -1;
+}
+
+void term_init(void)
+{
+	term.tty[0] = isatty(STDOUT_FILENO);
+	term.tty[1] = isatty(STDERR_FILENO);
+	term.gone[0] = term.gone[1] = false;
+}
+
+/* f's output goes nowhere from now on: what is buffered is dropped (a
+ * flush to a hung-up terminal fails, and a flush to a pipe nobody reads
+ * fails again), and the descriptor becomes /dev/null, so that nothing that
+ * writes to it later (a message, the summary, the exit's own flush) can
+ * fail, block or raise SIGPIPE. */
+static void term_drop(FILE *f)
+{
+	int slot = term_slot(f), null;
+
+	if (slot < 0 || term.gone[slot])
+		return;
+	term.gone[slot] = true;
+	__fpurge(f);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, fileno(f));
+		close(null);
+	}
+	clearerr(f);
+}
+
+void term_hangup(void)
+{
+	if (term.tty[0])
+		term_drop(stdout);
+	if (term.tty[1])
+		term_drop(stderr);
+}
+
+bool term_gone(FILE *f)
+{
+	int slot = term_slot(f);
+
+	return slot >= 0 && term.gone[slot];
+}
+
+bool term_check(FILE *f, bool failed)
+{
+	if (failed || ferror(f)) {
+		if (errno == EIO || errno == EPIPE)
+			term_drop(f);
+		clearerr(f);
+	}
+	return term_gone(f);
+}
 
 static struct create_volume *find_volume(struct create_view *v, const char *name)
 {
@@ -65,7 +134,7 @@ void create_view_update(struct create_view *v, const char *volume, uint64_t done
 	uint64_t now = time_mono_ns();
 	struct strbuf sb = STRBUF_INIT;
 
-	if (v->quiet || !(c = find_volume(v, volume)))
+	if (v->quiet || term_gone(stderr) || !(c = find_volume(v, volume)))
 		return;
 	c->done = done;
 	c->total = total;
@@ -85,13 +154,13 @@ void create_view_update(struct create_view *v, const char *volume, uint64_t done
 		format_volume(&sb, c, now);
 		fprintf(stderr, "%s\n", sb.buf);
 	}
-	fflush(stderr);
+	term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
 }
 
 void create_view_end(struct create_view *v)
 {
-	if (v->open_line)
+	if (v->open_line && !term_gone(stderr))
 		fputc('\n', stderr);
 	v->open_line = false;
 }
@@ -524,13 +593,14 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	struct strbuf out = STRBUF_INIT;
 	uint64_t now = time_mono_ns();
 
-	if (lv->quiet)
+	if (lv->quiet || term_gone(stderr))
 		return;
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		if (v->iops[c] > 0)
 			lv->seen |= 1u << c;
 	if (!lv->tty) {
 		plain_line(v);
+		term_check(stderr, fflush(stderr) == EOF);
 		return;
 	}
 	if (lv->drawn && now - lv->last_draw < LIVE_VIEW_REDRAW_NS && v->draining == lv->draining)
@@ -542,7 +612,7 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	frame_erase(lv, &out);
 	strbuf_add(&out, f.sb.buf, f.sb.len);
 	fputs(out.buf, stderr);
-	fflush(stderr);
+	term_check(stderr, fflush(stderr) == EOF);
 	lv->rows = f.rows;
 	strbuf_release(&f.sb);
 	strbuf_release(&out);
@@ -553,9 +623,9 @@ void live_view_clear(struct live_view *lv)
 	struct strbuf out = STRBUF_INIT;
 
 	frame_erase(lv, &out);
-	if (out.len) {
+	if (out.len && !term_gone(stderr)) {
 		fputs(out.buf, stderr);
-		fflush(stderr);
+		term_check(stderr, fflush(stderr) == EOF);
 	}
 	strbuf_release(&out);
 	lv->drawn = false; /* the next interval draws at once */

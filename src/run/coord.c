@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,10 +248,11 @@ const struct verdict *run_view_failure(const struct run_interval_view *v, const 
 	return rollup;
 }
 
-/* The interval just merged, for the live view: the run's figures and each
- * volume's (an array built here, on the coordinator, once an interval:
- * workers pay nothing for it; freed when the callback returns). */
-static void coord_view(struct run *r, unsigned k)
+/* Interval k's view (the last merged), for the live view: the run's
+ * figures and each volume's (an array built here, on the coordinator, once
+ * an interval: workers pay nothing for it; freed when fn returns). */
+static void coord_view_to(struct run *r, unsigned k,
+			  void (*fn)(void *arg, const struct run_interval_view *v))
 {
 	const struct grid *g = &r->grid;
 	uint64_t len = grid_end(g, k) - grid_start(g, k);
@@ -258,7 +260,7 @@ static void coord_view(struct run *r, unsigned k)
 	struct run_volume_view *vols;
 	size_t nv = r->plan.nr_vols;
 
-	if (!r->opt->cb.interval)
+	if (!fn)
 		return;
 	view.index = k;
 	view.warmup = k < g->nw;
@@ -317,8 +319,13 @@ static void coord_view(struct run *r, unsigned k)
 	}
 	view.vols = vols;
 	view.nr_vols = vols ? nv : 0;
-	r->opt->cb.interval(r->opt->cb.arg, &view);
+	fn(r->opt->cb.arg, &view);
 	free(vols);
+}
+
+static void coord_view(struct run *r, unsigned k)
+{
+	coord_view_to(r, k, r->opt->cb.interval);
 }
 
 /* Totals so far into the store, so that a killed run keeps them. */
@@ -515,6 +522,55 @@ void coord_stop(struct run *r, int signo, const char *reason)
 					 : r->stop_reason);
 }
 
+/* The "hangup" event, once there is a run row to hold it (run_execute
+ * calls it again after the row is made, for a SIGHUP that came before). */
+void coord_hangup_event(struct run *r)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	if (!r->hangup || r->hangup_stored || !r->run_id || !r->store || r->store_failed)
+		return;
+	r->hangup_stored = true;
+	strbuf_addstr(&msg, "SIGHUP at ");
+	time_format_iso8601(&msg, r->hangup_real_ns);
+	strbuf_addstr(&msg, r->grid.interval ? ": the session hung up; the run goes on to its end"
+					     : ": the session hung up while the database and log "
+					       "files were created; the run goes on to its end");
+	if (store_event_add(r->store, r->run_id, r->hangup_ms, "hangup", msg.buf, &r->store_err))
+		coord_store_error(r, -EIO);
+	strbuf_release(&msg);
+}
+
+/*
+ * SIGHUP: a dropped SSH session or a closed terminal must not cost a 24 h
+ * run its verdict, so the run goes on; the caller stops writing to the
+ * terminal (cb.hangup) and the event says when it came. Told once: a
+ * second SIGHUP changes nothing.
+ */
+static void coord_hangup(struct run *r)
+{
+	if (r->hangup)
+		return;
+	r->hangup = true;
+	r->hangup_ms = run_clock_ms(r, engine_clock_now(&r->clock));
+	r->hangup_real_ns = time_real_ns();
+	if (r->opt->cb.hangup)
+		r->opt->cb.hangup(r->opt->cb.arg);
+	coord_hangup_event(r);
+}
+
+/* SIGUSR1: the last merged interval's view to cb.status (NULL before the
+ * first: the files being created, auto-tune or the run starting). */
+static void coord_status(struct run *r)
+{
+	if (!r->opt->cb.status)
+		return;
+	if (!r->collected || !r->grid.interval)
+		r->opt->cb.status(r->opt->cb.arg, NULL);
+	else
+		coord_view_to(r, r->collected - 1, r->opt->cb.status);
+}
+
 void coord_check_signal(struct run *r, int timeout_ms)
 {
 	struct pollfd pfd = {.fd = r->opt->signal_fd, .events = POLLIN};
@@ -527,8 +583,18 @@ void coord_check_signal(struct run *r, int timeout_ms)
 	}
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return;
-	if (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		coord_stop(r, (int)si.ssi_signo, NULL);
+	/* everything queued (the fd does not block): a SIGUSR1 may come with
+	 * a SIGINT behind it */
+	while (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			coord_hangup(r);
+		else if (si.ssi_signo == SIGUSR1)
+			coord_status(r);
+		else
+			coord_stop(r, (int)si.ssi_signo, NULL);
+		if (r->abandoned)
+			return;
+	}
 }
 
 /* Instant t on the events' run clock, in ms (see ev_base_ns): the time

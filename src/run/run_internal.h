@@ -304,6 +304,10 @@ struct run {
 	struct verdict *sofar_v;
 	size_t nr_sofar_v;
 	bool sofar_judged;
+	/* SIGHUP: the first one's time (the events' run clock, and the wall
+	 * clock); its event waits for the run row when it came before it */
+	bool hangup, hangup_stored;
+	uint64_t hangup_ms, hangup_real_ns;
 };
 
 static inline bool fixed_model(const struct run *r)
@@ -358,6 +362,7 @@ bool coord_check_errors(struct run *r);
 void coord_collect(struct run *r, unsigned k);
 void coord_stop(struct run *r, int signo, const char *reason);
 void coord_check_signal(struct run *r, int timeout_ms);
+void coord_hangup_event(struct run *r);
 void run_event(struct run *r, const char *kind, const char *msg);
 uint64_t run_clock_ms(const struct run *r, uint64_t t);
 void env_fact(void *arg, const char *key, const char *value);
