@@ -90,6 +90,7 @@ struct verdict;
  */
 struct run_interval_view {
 	unsigned index;
+	bool last; /* the run's last interval (or the last before its stop) */
 	bool warmup;
 	bool draining;		 /* stopping: in-flight I/O drains, nothing new is issued */
 	uint64_t elapsed_ns;	 /* since the run started (virtual with sim) */

@@ -50,6 +50,9 @@ struct cli_opts {
 	bool all;	 /* --all */
 	bool gate;	 /* --fail-on-regression[=PCT] */
 	double gate_pct; /* its PCT (ANALYZE_REGRESSION_DEFAULT without one) */
+	/* run: --status-interval D, a status line every D off a terminal */
+	uint64_t status_interval_ns;
+	bool has_status_interval;
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
@@ -216,7 +219,7 @@ void create_view_end(struct create_view *v);
  * terminal a frame redrawn in place at most every LIVE_VIEW_REDRAW_NS (phase,
  * time, per volume and class IOPS, average and p99 latency coloured against
  * the average thresholds, the maximum so far, errors, the running verdict);
- * elsewhere one plain line per interval;
+ * elsewhere a status line every status_interval_ns of run time;
  * nothing when quiet. Colour only with color set (use_color: NO_COLOR).
  */
 #define LIVE_VIEW_REDRAW_NS (NSEC_PER_SEC / 2)
@@ -230,10 +233,29 @@ struct live_view {
 	unsigned rows;	    /* terminal rows the frame on screen takes */
 	unsigned seen;	    /* bit per io_class that had I/O so far */
 	uint64_t last_draw; /* time_mono_ns() of the last frame */
+	/* status lines (off a terminal, and SIGUSR1) */
+	uint64_t status_interval_ns; /* off a terminal: one every this much run time */
+	unsigned lines;		     /* periodic lines printed */
+	uint64_t line_elapsed;	     /* the last one's run time */
+	char phase[16];		     /* and phase */
+	/* the intervals since the last line: their time, I/Os and latency
+	 * sums (ms x I/Os) per class */
+	uint64_t prev_elapsed, acc_ns;
+	double acc_ios[IO_CLASS_COUNT], acc_lat[IO_CLASS_COUNT];
 };
+
+/* --status-interval's default: a line a minute keeps a 24 h run's log at
+ * 1,440 lines (one per interval would be 86,400); every interval is in the
+ * results file anyway */
+#define STATUS_INTERVAL_DEFAULT_NS (60 * NSEC_PER_SEC)
 
 struct run_interval_view;
 void live_view_interval(struct live_view *lv, const struct run_interval_view *v);
+/* SIGUSR1: one status line on stderr (elapsed/total, phase, per class IOPS
+ * and average latency since the last line, errors, the running verdict),
+ * even with quiet; nothing once the terminal is gone. v NULL: nothing
+ * measured yet. */
+void live_view_status(struct live_view *lv, const struct run_interval_view *v);
 /* Erases the frame before other output (a message); the next interval draws
  * a new one below it. */
 void live_view_clear(struct live_view *lv);

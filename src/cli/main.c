@@ -28,7 +28,7 @@ static const char usage_text[] =
 	"  run [PROFILE] [--duration D] [--warmup D] [--engine io_uring|libaio|psync|sim] "
 	"[--streams N|auto]\n"
 	"                [--data-dir DIR] [--db-size SIZE] [--results FILE] [--label TEXT]\n"
-	"                [--destroy-data FILE] [--quiet]\n"
+	"                [--destroy-data FILE] [--status-interval D] [--quiet]\n"
 	"      lay out the profile's databases and logs, drive them, judge the run\n"
 	"      against its thresholds and store everything in the results file\n"
 	"  init [PROFILE] [--data-dir DIR] [--db-size SIZE] [--destroy-data FILE] [--force]\n"
@@ -110,6 +110,14 @@ static void on_message(void *arg, const char *text)
 		term_check(stderr, fprintf(stderr, "diskproof: %s\n", text) < 0);
 }
 
+static void on_status(void *arg, const struct run_interval_view *v)
+{
+	struct progress *pr = arg;
+
+	create_view_end(&pr->create);
+	live_view_status(&pr->live, v);
+}
+
 /* SIGHUP: the run goes on, its terminal output goes nowhere (progress.c). */
 static void on_hangup(void *arg)
 {
@@ -182,6 +190,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	pr.live.quiet = o.quiet;
 	pr.live.tty = pr.tty;
 	pr.live.color = use_color(stderr);
+	pr.live.status_interval_ns =
+		o.has_status_interval ? o.status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
 	term_init();
 	sfd = signals_setup_run();
 	cmdline = join_argv(full_argc, full_argv);
@@ -197,6 +207,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 				       .message = on_message,
 				       .create = on_create,
 				       .hangup = on_hangup,
+				       .status = on_status,
 				       .arg = &pr};
 	if (!o.quiet) {
 		struct strbuf d = STRBUF_INIT;

@@ -59,6 +59,7 @@ static const struct opt_def opt_defs[] = {
 	{"--engine", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
 	{"--streams", true, CMD_RUN | CMD_PLAN | CMD_CHECK},
 	{"--label", true, CMD_RUN},
+	{"--status-interval", true, CMD_RUN},
 	{"--data-dir", true, CMD_PROFILE_ANY},
 	{"--db-size", true, CMD_PROFILE_ANY},
 	{"--quiet", false, CMD_RUN | CMD_INIT | CMD_VERIFY},
@@ -126,6 +127,13 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 			strbuf_addstr(&err, "must be more than 0");
 			ret = -ERANGE;
 		}
+	} else if (!strcmp(name, "--status-interval")) {
+		ret = unit_parse_duration(val, &o->status_interval_ns, &err);
+		if (!ret && !o->status_interval_ns) {
+			strbuf_addstr(&err, "must be more than 0");
+			ret = -ERANGE;
+		}
+		o->has_status_interval = true;
 	} else if (!strcmp(name, "--label")) {
 		o->label = val;
 	} else if (!strcmp(name, "--quiet")) {

@@ -14,7 +14,9 @@
  * maximum thresholds), the errors so far and the running verdict ("so far":
  * "FAIL max" where a criterion of the class would fail if the run ended
  * now, "ok" where it would pass; run.h), in 80 columns. Elsewhere (CI, a
- * pipe, nohup) one plain line per interval.
+ * pipe, nohup) a status line every --status-interval of run time (default
+ * 60 s), and at the first and last intervals and where the phase changes;
+ * the same line on SIGUSR1, on a terminal too.
  * Everything is drawn from the interval callback on the coordinator; the
  * workers never wait for the terminal.
  */
@@ -557,25 +559,155 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	frame_eol(f);
 }
 
-/* The plain line of an interval (not a terminal). */
-static void plain_line(const struct run_interval_view *v)
-{
-	char phase[48] = "";
+/* ---- the status line: SIGUSR1, and every --status-interval off a terminal ---- */
 
-	if (v->draining)
-		snprintf(phase, sizeof(phase), " draining");
-	else if (v->tuning_streams)
-		snprintf(phase, sizeof(phase), " auto-tune %u streams", v->tuning_streams);
-	else if (v->warmup)
-		snprintf(phase, sizeof(phase), " warm-up");
-	fprintf(stderr,
-		"[%4llus/%llus]%s db_read %7.0f IOPS %7.2f ms | db_write %7.0f IOPS %7.2f ms | "
-		"log_write %6.0f IOPS %6.2f ms%s\n",
-		(unsigned long long)(v->elapsed_ns / NSEC_PER_SEC),
-		(unsigned long long)(v->total_ns / NSEC_PER_SEC), phase, v->iops[IO_DB_READ],
-		v->avg_ms[IO_DB_READ], v->iops[IO_DB_WRITE], v->avg_ms[IO_DB_WRITE],
-		v->iops[IO_LOG_WRITE], v->avg_ms[IO_LOG_WRITE],
-		v->errors || v->integrity_errors ? " | ERRORS" : "");
+/* "1:02:03" or "2:03" */
+static void sb_time(struct strbuf *sb, uint64_t ns)
+{
+	unsigned long long s = ns / NSEC_PER_SEC;
+
+	if (s >= 3600)
+		strbuf_addf(sb, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		strbuf_addf(sb, "%llu:%02llu", s / 60, s % 60);
+}
+
+/* The running verdict in words: "would PASS", or "would FAIL: v1 db1
+ * db_read max" naming the first failure (run_view_failure) and how many
+ * other criteria fail. */
+static void sb_verdict(struct strbuf *sb, const struct run_interval_view *v)
+{
+	const struct verdict *x = run_view_failure(v, NULL);
+	size_t more = 0;
+	const char *tag;
+	int cls;
+
+	if (!v->judged) {
+		strbuf_addstr(sb,
+			      v->tuning_streams ? "not judged while auto-tuning" : "not judged");
+		return;
+	}
+	if (!x) {
+		strbuf_addstr(sb, "would PASS");
+		return;
+	}
+	tag = criterion_tag(x->criterion, &cls);
+	strbuf_addstr(sb, "would FAIL: ");
+	if (x->scope == SCOPE_DATABASE)
+		strbuf_addf(sb, "%s %s ", x->volume, x->name);
+	else
+		strbuf_addf(sb, "%s ", x->name);
+	if (cls >= 0)
+		strbuf_addf(sb, "%s ", io_class_name((unsigned)cls));
+	strbuf_addstr(sb, tag);
+	for (size_t i = 0; i < v->nr_verdicts; i++) {
+		const struct verdict *y = &v->verdicts[i];
+
+		more += y != x && !y->passed && strcmp(y->criterion, "databases_failed") &&
+			strcmp(y->criterion, "volumes_failed");
+	}
+	if (more)
+		strbuf_addf(sb, " (and %zu more)", more);
+}
+
+/* The intervals since the last status line, for its figures. */
+static void status_add(struct live_view *lv, const struct run_interval_view *v)
+{
+	/* a new grid (auto-tune's next level, then the main test) starts at 0 */
+	uint64_t len =
+		v->elapsed_ns > lv->prev_elapsed ? v->elapsed_ns - lv->prev_elapsed : v->elapsed_ns;
+
+	lv->prev_elapsed = v->elapsed_ns;
+	lv->acc_ns += len;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		double ios = v->iops[c] * (double)len / 1e9;
+
+		lv->acc_ios[c] += ios;
+		lv->acc_lat[c] += ios * v->avg_ms[c];
+	}
+}
+
+/*
+ * One status line on stderr: "[0:42/8:00 measuring] db_read 512 IOPS 4.20
+ * ms | ... | errors 0 | would PASS". IOPS and average latency per class
+ * seen so far, over the intervals since the previous status line (the
+ * last interval when none came since); errors and the verdict so far.
+ * v NULL: nothing measured yet.
+ */
+static void status_line(struct live_view *lv, const struct run_interval_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned shown = lv->seen;
+	bool any = false;
+
+	if (!v) {
+		strbuf_addstr(&sb, "[starting] no interval measured yet (files being checked or "
+				   "created, or the run starting)\n");
+		goto out;
+	}
+	if (!lv->acc_ns)
+		status_add(lv, v);
+	if (!shown)
+		shown = 1u << IO_DB_READ | 1u << IO_DB_WRITE | 1u << IO_LOG_WRITE;
+	strbuf_addch(&sb, '[');
+	sb_time(&sb, v->elapsed_ns);
+	strbuf_addch(&sb, '/');
+	sb_time(&sb, v->total_ns);
+	if (v->tuning_streams && !v->draining)
+		strbuf_addf(&sb, " auto-tune %u streams]", v->tuning_streams);
+	else
+		strbuf_addf(&sb, " %s]", phase_name(v));
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		double ios = lv->acc_ios[c];
+
+		if (!(shown & (1u << c)))
+			continue;
+		strbuf_addf(&sb, "%s %s %.0f IOPS ", any ? " |" : "", io_class_name(c),
+			    lv->acc_ns ? ios * 1e9 / (double)lv->acc_ns : 0);
+		if (ios > 0)
+			strbuf_addf(&sb, "%.2f ms", lv->acc_lat[c] / ios);
+		else
+			strbuf_addstr(&sb, "- ms");
+		any = true;
+	}
+	strbuf_addf(&sb, " | errors %llu", (unsigned long long)(v->errors + v->integrity_errors));
+	if (v->integrity_errors)
+		strbuf_addf(&sb, " (%llu integrity)", (unsigned long long)v->integrity_errors);
+	strbuf_addstr(&sb, " | ");
+	sb_verdict(&sb, v);
+	strbuf_addch(&sb, '\n');
+out:
+	fputs(sb.buf, stderr);
+	term_check(stderr, fflush(stderr) == EOF);
+	strbuf_release(&sb);
+	lv->acc_ns = 0;
+	memset(lv->acc_ios, 0, sizeof(lv->acc_ios));
+	memset(lv->acc_lat, 0, sizeof(lv->acc_lat));
+}
+
+/* Off a terminal: a status line at the first interval, every
+ * status_interval of run time, where the phase changes and at the last. */
+static void status_periodic(struct live_view *lv, const struct run_interval_view *v)
+{
+	const char *phase = phase_name(v);
+	bool due = !lv->lines || v->last || strcmp(phase, lv->phase) ||
+		   v->elapsed_ns < lv->line_elapsed ||
+		   v->elapsed_ns - lv->line_elapsed >= lv->status_interval_ns;
+
+	if (!due)
+		return;
+	lv->lines++;
+	lv->line_elapsed = v->elapsed_ns;
+	snprintf(lv->phase, sizeof(lv->phase), "%s", phase);
+	status_line(lv, v);
+}
+
+void live_view_status(struct live_view *lv, const struct run_interval_view *v)
+{
+	if (term_gone(stderr))
+		return;
+	live_view_clear(lv); /* the line above the next frame */
+	status_line(lv, v);
 }
 
 /* Moves back over the last frame and clears from there down. */
@@ -593,14 +725,18 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	struct strbuf out = STRBUF_INIT;
 	uint64_t now = time_mono_ns();
 
-	if (lv->quiet || term_gone(stderr))
+	if (term_gone(stderr))
 		return;
+	if (lv->quiet) { /* SIGUSR1's figures all the same */
+		status_add(lv, v);
+		return;
+	}
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		if (v->iops[c] > 0)
 			lv->seen |= 1u << c;
+	status_add(lv, v);
 	if (!lv->tty) {
-		plain_line(v);
-		term_check(stderr, fflush(stderr) == EOF);
+		status_periodic(lv, v);
 		return;
 	}
 	if (lv->drawn && now - lv->last_draw < LIVE_VIEW_REDRAW_NS && v->draining == lv->draining)

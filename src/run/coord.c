@@ -263,6 +263,7 @@ static void coord_view_to(struct run *r, unsigned k,
 	if (!fn)
 		return;
 	view.index = k;
+	view.last = k == atomic_load_explicit(&r->last, memory_order_acquire);
 	view.warmup = k < g->nw;
 	view.draining = atomic_load_explicit(&r->stop, memory_order_acquire);
 	view.elapsed_ns = grid_end(g, k) - g->t0;

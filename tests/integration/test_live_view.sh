@@ -3,7 +3,7 @@
 # server) a frame redrawn in place: read twice, two seconds apart, it names
 # the phase and both volumes, its numbers move, and latencies are coloured;
 # with NO_COLOR the pane holds no colour or attribute at all; with stderr
-# on a pipe one plain line per interval and no escape sequence; --quiet
+# on a pipe status lines (--status-interval) and no escape sequence; --quiet
 # prints only the final summary. Uses tiny.ini on real files (the sim
 # engine finishes in seconds of virtual time, too fast to read twice).
 # Exit 77 without tmux or io_uring.
@@ -82,11 +82,14 @@ grep -q "^a  *db_read" nc.e || fail "NO_COLOR: no frame: $(cat -v nc.e)"
 grep -q $'\033' nc.e && fail "NO_COLOR: escape sequences on the screen: $(cat -v nc.e)"
 wait_exit nocolor
 
-# 3. a pipe: plain lines, one per interval, nothing redrawn
+# 3. a pipe: status lines, nothing redrawn; a 4 s run is shorter than the
+# default --status-interval (60 s): a line at the start and one at the end
 "$DISKPROOF" run "$P" --duration 4s --data-dir "$WORK/d" --results "$WORK/pipe.db" \
 	2>&1 >"$WORK/pipe.out" | cat >"$WORK/pipe.err"
-n=$(grep -cE '^\[ *[0-9]+s/4s\] db_read +[0-9]+ IOPS' "$WORK/pipe.err" || true)
-[ "$n" -ge 3 ] || fail "expected a plain line per interval, got $n: $(cat "$WORK/pipe.err")"
+n=$(grep -cE '^\[0:0[0-9]/0:04 measuring\] db_read [0-9]+ IOPS [0-9.]+ ms \| db_write .* \| errors 0 \| would (PASS|FAIL)' "$WORK/pipe.err" || true)
+[ "$n" = 2 ] || fail "expected a status line at the start and at the end, got $n: $(cat "$WORK/pipe.err")"
+grep -q '^\[0:01/0:04 ' "$WORK/pipe.err" || fail "no status line at the start: $(cat "$WORK/pipe.err")"
+grep -q '^\[0:04/0:04 ' "$WORK/pipe.err" || fail "no status line at the end: $(cat "$WORK/pipe.err")"
 grep -q $'\033' "$WORK/pipe.err" && fail "escape sequences in piped progress"
 grep -q "verdicts:" "$WORK/pipe.out" || fail "no summary on stdout"
 
