@@ -113,6 +113,21 @@ grep -qE '^\[0:07/0:07 measuring\] ' err || fail "no last line: $(cat err)"
 	>out 2>err
 n=$(grep -cE "$LINE" err || true)
 [ "$n" = 7 ] || fail "--status-interval 1s on 7 s: $n lines: $(cat err)"
+# the running verdict on the lines is the final verdict's judgement so far:
+# 40 ms reads (db_read_avg 20 ms) pass through the warm-up (its latencies
+# are not judged), fail from the first measured second, and the last line
+# says what the stored verdict says
+sed 's/^read_latency = .*/read_latency = 40ms/' "$SIM" >slow.ini
+expect_exit 1 "$DISKPROOF" run ./slow.ini --warmup 3s --duration 4s --status-interval 1s \
+	--results "$WORK/r.db"
+[ "$(grep -cE '^\[0:0[1-3]/0:07 warm-up\] .* \| would PASS$' err)" = 3 ] ||
+	fail "warm-up lines not all \"would PASS\": $(cat err)"
+[ "$(grep -cE '^\[0:0[4-7]/0:07 measuring\] .* \| would FAIL: v1 db1 db_read avg \(and [0-9]+ more\)$' err)" = 4 ] ||
+	fail "measured lines not all \"would FAIL: v1 db1 db_read avg\": $(cat err)"
+id=$(sqlite3 r.db "select max(id) from run")
+[ "$(sqlite3 r.db "select verdict from run where id=$id")" = FAIL ] || fail "stored verdict"
+[ "$(sqlite3 r.db "select scope||' '||name||' '||criterion from verdict where run_id=$id and passed=0 order by rowid limit 1")" = \
+	"database db1 db_read_avg_ms" ] || fail "the first stored failure is not db1's read average"
 for bad in 0 0s abc -1s; do
 	expect_exit 2 "$DISKPROOF" run "$SIM" --status-interval "$bad" --results "$WORK/r.db"
 	grep -q -- "--status-interval" err || fail "--status-interval $bad: $(cat err)"
