@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "diskproof/profile.h"
+#include "diskproof/stats.h"
 #include "diskproof/util.h"
 
 #define DEFAULT_RESULTS "./diskproof.db"
