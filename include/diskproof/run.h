@@ -55,10 +55,42 @@ struct run_volume_view {
 	double p99_ms[IO_CLASS_COUNT];
 	uint64_t errors;	   /* I/O errors so far, all classes */
 	uint64_t integrity_errors; /* so far */
+	/* so far (the running verdict, see run_interval_view), measured time
+	 * only: per class the maximum the final verdict's max criterion judges
+	 * (with max_basis = sample the highest sample average, else, or for a
+	 * class without a sample figure, the slowest I/O), and the slowest
+	 * single I/O; NAN for a class without measured I/O yet (or when
+	 * v->judged is false) */
+	double max_ms[IO_CLASS_COUNT];
+	double max_io_ms[IO_CLASS_COUNT];
+	/* a so-far verdict of the volume or of one of its databases failed:
+	 * the volume would fail if the run ended now */
+	bool would_fail;
 };
 
+struct verdict;
+
+/*
+ * The interval just merged, for the live view (and any other observer of
+ * the coordinator). Figures are the interval's unless said "so far".
+ *
+ * The running verdict ("so far"): after every merged interval the
+ * coordinator judges the run exactly as its final verdict will be judged
+ * (the same eval_judge on inputs built the same way, run_judge in src/run),
+ * on the totals of the measured time so far. The warm-up is treated as the
+ * final verdict treats it: its latencies are never judged (during the
+ * warm-up no class has measured I/O, so only io_errors and
+ * integrity_errors, which count from the start, are judged), its I/O
+ * errors and integrity errors count. A maximum judged on samples counts the
+ * sample still open with what it has so far. One difference: a backup or
+ * recovery pass still running is not judged (pass_done_pct) until the
+ * run's end, since it is not failing, only unfinished. An interrupted run
+ * is not judged at its end (no verdict is stored) whatever it said so far.
+ * Auto-tune's levels are not judged: judged is false while tuning.
+ */
 struct run_interval_view {
 	unsigned index;
+	bool last; /* the run's last interval (or the last before its stop) */
 	bool warmup;
 	bool draining;		 /* stopping: in-flight I/O drains, nothing new is issued */
 	uint64_t elapsed_ns;	 /* since the run started (virtual with sim) */
@@ -73,9 +105,31 @@ struct run_interval_view {
 	 * and 0 when it could not be built) */
 	const struct run_volume_view *vols;
 	size_t nr_vols;
-	/* the average thresholds the live view colours against */
+	/* the average thresholds the live view colours against, and the
+	 * maxima its max column is coloured against */
 	double db_read_avg_ms, log_write_avg_ms;
+	double db_read_max_ms, log_write_max_ms;
+	/* the running verdict (above): judged false when there is none this
+	 * interval (auto-tune, out of memory; verdicts NULL, nr_verdicts 0);
+	 * verdicts in eval_judge's order (databases, volumes, the run), the
+	 * same struct verdict the final judgement stores, valid during the
+	 * callback only; would_pass: every one passed */
+	bool judged;
+	bool would_pass;
+	const struct verdict *verdicts;
+	size_t nr_verdicts;
+	double max_ms[IO_CLASS_COUNT];	  /* the run's, as run_volume_view's */
+	double max_io_ms[IO_CLASS_COUNT]; /* the run's slowest I/O so far */
 };
+
+/*
+ * The first failed so-far verdict of volume `volume` (its own, or one of
+ * its databases', before the databases_failed roll-up), or of the whole run
+ * when volume is NULL (before the volumes_failed roll-up); NULL when none
+ * failed or v->judged is false. For a line that says which criterion would
+ * fail ("vol1 db1 db_read_max_sample_avg_ms").
+ */
+const struct verdict *run_view_failure(const struct run_interval_view *v, const char *volume);
 
 struct run_callbacks {
 	/* once per interval, from the coordinator */
@@ -84,15 +138,27 @@ struct run_callbacks {
 	void (*message)(void *arg, const char *text);
 	/* file creation progress */
 	void (*create)(void *arg, const char *file, uint64_t done, uint64_t total);
+	/* SIGHUP came through signal_fd (a terminal or SSH session hung up):
+	 * the run goes on to its normal end; called once, at the first one,
+	 * before its "hangup" event is stored (a later one does nothing) */
+	void (*hangup)(void *arg);
+	/* SIGUSR1 came through signal_fd: a status line is asked for. v is the
+	 * view of the last interval merged, as interval() had it (so far
+	 * figures included), valid during the call only; NULL before the
+	 * first interval (files being created, the run starting) */
+	void (*status)(void *arg, const struct run_interval_view *v);
 	void *arg;
 };
 
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
-	const char *label;	    /* may be NULL */
-	const char *command_line;   /* as typed, for the run row */
-	int signal_fd;		    /* signalfd for SIGINT/SIGTERM, or -1 */
+	const char *label;	  /* may be NULL */
+	const char *command_line; /* as typed, for the run row */
+	/* signalfd, or -1: SIGINT and SIGTERM stop the run (any signal but
+	 * those below stops it as SIGTERM); SIGHUP and SIGUSR1, when the set
+	 * has them, reach cb.hangup and cb.status and the run goes on */
+	int signal_fd;
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
 	bool force; /* --force: a named device may be overwritten despite a signature */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "diskproof/profile.h"
+#include "diskproof/stats.h"
 #include "diskproof/util.h"
 
 #define DEFAULT_RESULTS "./diskproof.db"
@@ -216,11 +217,19 @@ bool use_color(FILE *f);
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */
 int signals_setup(void);
+/* The same for a run, with SIGHUP and SIGUSR1 in the set too (the run goes
+ * on through a hangup; SIGUSR1 asks for a status line), and SIGPIPE
+ * ignored from now on (a write to a pipe nobody reads fails with EPIPE,
+ * term_check). */
+int signals_setup_run(void);
 /* Prints msg on stderr, each of its lines as "diskproof: LINE". */
 void cli_print_err(const char *msg);
-/* At a command's end: the signal that came and was not read yet (0: none),
- * after which fd is closed and SIGINT and SIGTERM act as usual again, so a
- * later one ends the process instead of being lost with it. */
+/* At a command's end: the SIGINT or SIGTERM that came and was not read yet
+ * (0: none), after which fd is closed and SIGINT and SIGTERM act as usual
+ * again, so a later one ends the process instead of being lost with it. A
+ * SIGHUP read here drops the terminal (term_hangup); a SIGUSR1 is let go.
+ * SIGHUP and SIGUSR1 stay blocked: neither can end the process after its
+ * run. */
 int signals_finish(int fd);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
@@ -249,6 +258,21 @@ int cmd_delete(int argc, char **argv);
 /* "diskproof import OTHER.db" (cmd_results.c): the exit code. */
 int cmd_import(int argc, char **argv);
 
+/*
+ * The terminal a run writes to (progress.c), which may go away: a hung-up
+ * terminal fails writes with EIO, a pipe whose reader left with EPIPE
+ * (SIGPIPE is ignored during a run). term_init records which of stdout and
+ * stderr are terminals; term_hangup (SIGHUP) drops both where they are one,
+ * and term_check drops f after a write to it failed with EIO or EPIPE
+ * (failed: the caller saw the failure, else f's error flag says). Dropped:
+ * its buffer discarded and its descriptor /dev/null from then on, so every
+ * later write succeeds and goes nowhere. term_gone: f was dropped.
+ */
+void term_init(void);
+void term_hangup(void);
+bool term_check(FILE *f, bool failed);
+bool term_gone(FILE *f);
+
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {
 	char name[64];
@@ -273,7 +297,8 @@ void create_view_end(struct create_view *v);
  * The live view of a run (progress.c), fed by the interval callback: on a
  * terminal a frame redrawn in place at most every LIVE_VIEW_REDRAW_NS (phase,
  * time, per volume and class IOPS, average and p99 latency coloured against
- * the average thresholds, errors); elsewhere one plain line per interval;
+ * the average thresholds, the maximum so far, errors, the running verdict);
+ * elsewhere a status line every status_interval_ns of run time;
  * nothing when quiet. Colour only with color set (use_color: NO_COLOR).
  */
 #define LIVE_VIEW_REDRAW_NS (NSEC_PER_SEC / 2)
@@ -287,10 +312,29 @@ struct live_view {
 	unsigned rows;	    /* terminal rows the frame on screen takes */
 	unsigned seen;	    /* bit per io_class that had I/O so far */
 	uint64_t last_draw; /* time_mono_ns() of the last frame */
+	/* status lines (off a terminal, and SIGUSR1) */
+	uint64_t status_interval_ns; /* off a terminal: one every this much run time */
+	unsigned lines;		     /* periodic lines printed */
+	uint64_t line_elapsed;	     /* the last one's run time */
+	char phase[16];		     /* and phase */
+	/* the intervals since the last line: their time, I/Os and latency
+	 * sums (ms x I/Os) per class */
+	uint64_t prev_elapsed, acc_ns;
+	double acc_ios[IO_CLASS_COUNT], acc_lat[IO_CLASS_COUNT];
 };
+
+/* --status-interval's default: a line a minute keeps a 24 h run's log at
+ * 1,440 lines (one per interval would be 86,400); every interval is in the
+ * results file anyway */
+#define STATUS_INTERVAL_DEFAULT_NS (60 * NSEC_PER_SEC)
 
 struct run_interval_view;
 void live_view_interval(struct live_view *lv, const struct run_interval_view *v);
+/* SIGUSR1: one status line on stderr (elapsed/total, phase, per class IOPS
+ * and average latency since the last line, errors, the running verdict),
+ * even with quiet; nothing once the terminal is gone. v NULL: nothing
+ * measured yet. */
+void live_view_status(struct live_view *lv, const struct run_interval_view *v);
 /* Erases the frame before other output (a message); the next interval draws
  * a new one below it. */
 void live_view_clear(struct live_view *lv);

@@ -44,8 +44,23 @@ static void on_message(void *arg, const char *text)
 
 	create_view_end(&pr->create);
 	live_view_clear(&pr->live);
-	if (!pr->quiet)
-		fprintf(stderr, "diskproof: %s\n", text);
+	if (!pr->quiet && !term_gone(stderr))
+		term_check(stderr, fprintf(stderr, "diskproof: %s\n", text) < 0);
+}
+
+static void on_status(void *arg, const struct run_interval_view *v)
+{
+	struct progress *pr = arg;
+
+	create_view_end(&pr->create);
+	live_view_status(&pr->live, v);
+}
+
+/* SIGHUP: the run goes on, its terminal output goes nowhere (progress.c). */
+static void on_hangup(void *arg)
+{
+	(void)arg;
+	term_hangup();
 }
 
 static void on_create(void *arg, const char *volume, uint64_t done, uint64_t total)
@@ -116,7 +131,10 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	pr.live.quiet = o.quiet;
 	pr.live.tty = pr.tty;
 	pr.live.color = use_color(stderr);
-	sfd = signals_setup();
+	pr.live.status_interval_ns =
+		o.has_status_interval ? o.status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
+	term_init();
+	sfd = signals_setup_run();
 	cmdline = join_argv(full_argc, full_argv);
 	ro.profile = &p;
 	ro.results_path = o.results;
@@ -126,7 +144,12 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ro.destroy = o.destroy;
 	ro.ndestroy = o.ndestroy;
 	ro.force = o.force;
-	ro.cb = (struct run_callbacks){on_interval, on_message, on_create, &pr};
+	ro.cb = (struct run_callbacks){.interval = on_interval,
+				       .message = on_message,
+				       .create = on_create,
+				       .hangup = on_hangup,
+				       .status = on_status,
+				       .arg = &pr};
 	if (!o.quiet) {
 		struct strbuf d = STRBUF_INIT;
 

@@ -510,7 +510,7 @@ bool use_color(FILE *f)
  * default disposition is restored first: a signal ignored at exec (a
  * background job of a script) would otherwise never be queued.
  */
-int signals_setup(void)
+static int signals_block(bool run)
 {
 	sigset_t set;
 
@@ -519,6 +519,17 @@ int signals_setup(void)
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
 	sigaddset(&set, SIGTERM);
+	if (run) {
+		/* blocked before their default comes back: one that arrives now
+		 * waits for the signalfd instead of ending the process. Default,
+		 * not ignored (nohup ignores SIGHUP): only then are they queued */
+		sigaddset(&set, SIGHUP);
+		sigaddset(&set, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &set, NULL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
+		signal(SIGPIPE, SIG_IGN);
+	}
 	int fd;
 
 	if (sigprocmask(SIG_BLOCK, &set, NULL))
@@ -526,7 +537,21 @@ int signals_setup(void)
 	fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (fd < 0) /* nobody would read them: let them act as usual */
 		sigprocmask(SIG_UNBLOCK, &set, NULL);
+	if (fd < 0 && run) { /* but a hangup must not end the run */
+		signal(SIGHUP, SIG_IGN);
+		signal(SIGUSR1, SIG_IGN);
+	}
 	return fd;
+}
+
+int signals_setup(void)
+{
+	return signals_block(false);
+}
+
+int signals_setup_run(void)
+{
+	return signals_block(true);
 }
 
 void cli_print_err(const char *msg)
@@ -550,8 +575,12 @@ int signals_finish(int fd)
 
 	if (fd < 0)
 		return 0;
-	if (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		signo = (int)si.ssi_signo;
+	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			term_hangup();
+		else if (si.ssi_signo != SIGUSR1 && !signo)
+			signo = (int)si.ssi_signo;
+	}
 	close(fd);
 	/* from now on a signal acts as usual: nothing can swallow it */
 	sigemptyset(&set);

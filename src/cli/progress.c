@@ -9,20 +9,97 @@
  * twice a second: a sim run's virtual intervals come faster) with the phase,
  * elapsed and remaining time, and per volume each class's IOPS, average and
  * p99 latency, database reads and log writes coloured against their average
- * thresholds (green under 80 %, yellow under 100 %, red at or over), and the
- * errors so far. Elsewhere (CI, a pipe, nohup) one plain line per interval.
+ * thresholds (green under 80 %, yellow under 100 %, red at or over), the
+ * maximum so far (the figure the max criterion judges, coloured against the
+ * maximum thresholds), the errors so far and the running verdict ("so far":
+ * "FAIL max" where a criterion of the class would fail if the run ended
+ * now, "ok" where it would pass; run.h), in 80 columns. Elsewhere (CI, a
+ * pipe, nohup) a status line every --status-interval of run time (default
+ * 60 s), and at the first and last intervals and where the phase changes;
+ * the same line on SIGUSR1, on a terminal too.
  * Everything is drawn from the interval callback on the coordinator; the
  * workers never wait for the terminal.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "diskproof/results.h"
 #include "diskproof/run.h"
 
 #include "cli.h"
+
+/* ---- the terminal, which may go away during a run ---- */
+
+/* stdout and stderr as the run started: a terminal, and gone since */
+static struct {
+	bool tty[2];
+	bool gone[2];
+} term;
+
+static int term_slot(FILE *f)
+{
+	return f == stdout ? 0 : f == stderr ? 1 : -1;
+}
+
+void term_init(void)
+{
+	term.tty[0] = isatty(STDOUT_FILENO);
+	term.tty[1] = isatty(STDERR_FILENO);
+	term.gone[0] = term.gone[1] = false;
+}
+
+/* f's output goes nowhere from now on: what is buffered is dropped (a
+ * flush to a hung-up terminal fails, and a flush to a pipe nobody reads
+ * fails again), and the descriptor becomes /dev/null, so that nothing that
+ * writes to it later (a message, the summary, the exit's own flush) can
+ * fail, block or raise SIGPIPE. */
+static void term_drop(FILE *f)
+{
+	int slot = term_slot(f), null;
+
+	if (slot < 0 || term.gone[slot])
+		return;
+	term.gone[slot] = true;
+	__fpurge(f);
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, fileno(f));
+		close(null);
+	}
+	clearerr(f);
+}
+
+void term_hangup(void)
+{
+	if (term.tty[0])
+		term_drop(stdout);
+	if (term.tty[1])
+		term_drop(stderr);
+}
+
+bool term_gone(FILE *f)
+{
+	int slot = term_slot(f);
+
+	return slot >= 0 && term.gone[slot];
+}
+
+bool term_check(FILE *f, bool failed)
+{
+	if (failed || ferror(f)) {
+		if (errno == EIO || errno == EPIPE)
+			term_drop(f);
+		clearerr(f);
+	}
+	return term_gone(f);
+}
 
 static struct create_volume *find_volume(struct create_view *v, const char *name)
 {
@@ -59,7 +136,7 @@ void create_view_update(struct create_view *v, const char *volume, uint64_t done
 	uint64_t now = time_mono_ns();
 	struct strbuf sb = STRBUF_INIT;
 
-	if (v->quiet || !(c = find_volume(v, volume)))
+	if (v->quiet || term_gone(stderr) || !(c = find_volume(v, volume)))
 		return;
 	c->done = done;
 	c->total = total;
@@ -79,13 +156,13 @@ void create_view_update(struct create_view *v, const char *volume, uint64_t done
 		format_volume(&sb, c, now);
 		fprintf(stderr, "%s\n", sb.buf);
 	}
-	fflush(stderr);
+	term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
 }
 
 void create_view_end(struct create_view *v)
 {
-	if (v->open_line)
+	if (v->open_line && !term_gone(stderr))
 		fputc('\n', stderr);
 	v->open_line = false;
 }
@@ -176,6 +253,107 @@ static void frame_errors(struct frame *f, uint64_t io, uint64_t integrity)
 		frame_sgr(f, "0");
 }
 
+/*
+ * The running verdict (run.h: the final verdict's criteria on the totals so
+ * far) in a few words: a failed criterion's tag ("max" for
+ * db_read_max_sample_avg_ms or db_read_max_ms, "errors" for io_errors) and
+ * its class (-1: a criterion of no class).
+ */
+static const char *criterion_tag(const char *crit, int *cls)
+{
+	static const struct {
+		const char *suffix, *tag;
+	} lat[] = {{"_avg_ms", "avg"}, {"_max_ms", "max"}, {"_max_sample_avg_ms", "max"},
+		   {"_p99_ms", "p99"}, {"_cv_pct", "cv"},  {"_interval_avg_ms", "window"}};
+	static const struct {
+		const char *crit, *tag;
+	} other[] = {{"io_errors", "errors"},
+		     {"integrity_errors", "integrity"},
+		     {"page_fault_stalls", "stalls"},
+		     {"pass_done_pct", "pass"},
+		     {"transactional_iops", "iops"}};
+	static const unsigned classes[] = {IO_DB_READ, IO_LOG_WRITE};
+
+	*cls = -1;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(classes); i++) {
+		const char *name = io_class_name(classes[i]);
+		size_t n = strlen(name);
+
+		if (strncmp(crit, name, n))
+			continue;
+		for (size_t j = 0; j < DP_ARRAY_SIZE(lat); j++)
+			if (!strcmp(crit + n, lat[j].suffix)) {
+				*cls = (int)classes[i];
+				return lat[j].tag;
+			}
+	}
+	for (size_t j = 0; j < DP_ARRAY_SIZE(other); j++)
+		if (!strcmp(crit, other[j].crit))
+			return other[j].tag;
+	return crit;
+}
+
+static bool verdict_on_volume(const struct verdict *x, const char *vol)
+{
+	return (x->scope == SCOPE_VOLUME && !strcmp(x->name, vol)) ||
+	       (x->scope == SCOPE_DATABASE && !strcmp(x->volume, vol));
+}
+
+/* The tags of volume vol's failed so-far verdicts of class cls (-1: those
+ * of no class), its own and its databases', each once (the roll-up
+ * databases_failed left out: its databases' own say why); the count, and
+ * in *judged whether the volume has a verdict of the class at all. */
+#define TAGS_MAX 12
+static size_t failed_tags(const struct run_interval_view *v, const char *vol, int cls,
+			  const char *tags[TAGS_MAX], bool *judged)
+{
+	size_t n = 0;
+
+	*judged = false;
+	for (size_t i = 0; i < v->nr_verdicts; i++) {
+		const struct verdict *x = &v->verdicts[i];
+		int c;
+		const char *tag = criterion_tag(x->criterion, &c);
+		bool dup = false;
+
+		if (c != cls || !verdict_on_volume(x, vol) ||
+		    !strcmp(x->criterion, "databases_failed"))
+			continue;
+		*judged = true;
+		if (x->passed)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			dup = dup || tags[k] == tag;
+		if (!dup && n < TAGS_MAX)
+			tags[n++] = tag;
+	}
+	return n;
+}
+
+/* A row's "so far" cell: "FAIL max" (red) for the failed criteria of the
+ * row's class (on the volume's first row also those of no class), "ok"
+ * (green) where the row's class, or the first row, is judged and passes. */
+static void frame_verdict(struct frame *f, const struct run_interval_view *v, const char *vol,
+			  unsigned cls, bool first)
+{
+	const char *tags[TAGS_MAX];
+	bool judged, judged_none = false;
+	size_t n;
+
+	if (!v->judged)
+		return;
+	n = failed_tags(v, vol, (int)cls, tags, &judged);
+	if (first)
+		n += failed_tags(v, vol, -1, tags + n, &judged_none);
+	if (!n && !judged && !first)
+		return;
+	frame_sgr(f, n ? "1;31" : "32");
+	frame_addf(f, "%s", n ? "FAIL" : "ok");
+	for (size_t i = 0; i < n; i++)
+		frame_addf(f, " %s", tags[i]);
+	frame_sgr(f, "0");
+}
+
 static const char *phase_name(const struct run_interval_view *v)
 {
 	return v->draining	   ? "draining"
@@ -211,7 +389,31 @@ static void frame_header(struct frame *f, const struct run_interval_view *v)
 	frame_eol(f);
 }
 
-/* A volume in full: one row per class shown. */
+static double class_max_limit(const struct run_interval_view *v, unsigned c)
+{
+	return c == IO_DB_READ ? v->db_read_max_ms : c == IO_LOG_WRITE ? v->log_write_max_ms : 0;
+}
+
+/* The errors in a cell of width columns, red when there are any. */
+static void frame_errors_cell(struct frame *f, int width, uint64_t io, uint64_t integrity)
+{
+	char text[64];
+
+	if (integrity)
+		snprintf(text, sizeof(text), "%llu (%llu integrity)",
+			 (unsigned long long)(io + integrity), (unsigned long long)integrity);
+	else
+		snprintf(text, sizeof(text), "%llu", (unsigned long long)io);
+	if (io || integrity)
+		frame_sgr(f, "1;31");
+	frame_addf(f, "%*s", width, text);
+	if (io || integrity)
+		frame_sgr(f, "0");
+}
+
+/* A volume in full: one row per class shown, with the interval's IOPS,
+ * average and p99, the maximum so far (the figure the max criterion
+ * judges) and the running verdict of the class. */
 static void frame_volume(struct frame *f, const struct run_interval_view *v,
 			 const struct run_volume_view *vol, unsigned shown)
 {
@@ -222,18 +424,57 @@ static void frame_volume(struct frame *f, const struct run_interval_view *v,
 
 		if (!(shown & (1u << c)))
 			continue;
-		frame_addf(f, "%-12.12s %-11s %9.0f ", first ? vol->name : "", io_class_name(c),
+		frame_addf(f, "%-12.12s %-11s %7.0f ", first ? vol->name : "", io_class_name(c),
 			   vol->iops[c]);
-		frame_latency(f, 9, vol->avg_ms[c], class_limit(v, c), any);
+		frame_latency(f, 8, vol->avg_ms[c], class_limit(v, c), any);
 		frame_addf(f, " ");
-		frame_latency(f, 9, vol->p99_ms[c], class_limit(v, c), any);
-		if (first) {
-			frame_addf(f, "  ");
-			frame_errors(f, vol->errors, vol->integrity_errors);
-		}
+		frame_latency(f, 8, vol->p99_ms[c], class_limit(v, c), any);
+		frame_addf(f, " ");
+		frame_latency(f, 8, vol->max_ms[c], class_max_limit(v, c),
+			      isfinite(vol->max_ms[c]));
+		frame_addf(f, " ");
+		if (first)
+			frame_errors_cell(f, 6, vol->errors, vol->integrity_errors);
+		else
+			frame_addf(f, "%6s", "");
+		frame_addf(f, "  ");
+		frame_verdict(f, v, vol->name, c, first);
 		first = false;
 		frame_eol(f);
 	}
+}
+
+/* The volume's running verdict on one line: " ok", or " FAIL" and the
+ * failed criteria, those of a class after its tag ("rd max log avg"). */
+static void frame_verdict_short(struct frame *f, const struct run_interval_view *v, const char *vol)
+{
+	static const struct {
+		int c;
+		const char *tag;
+	} cols[] = {{IO_DB_READ, "rd"}, {IO_LOG_WRITE, "log"}, {-1, NULL}};
+	const char *tags[TAGS_MAX];
+	bool judged, any = false;
+
+	if (!v->judged)
+		return;
+	for (size_t i = 0; i < DP_ARRAY_SIZE(cols); i++) {
+		size_t n = failed_tags(v, vol, cols[i].c, tags, &judged);
+
+		if (n && !any)
+			frame_sgr(f, "1;31");
+		if (n && !any)
+			frame_addf(f, " FAIL");
+		any = any || n;
+		if (n && cols[i].tag)
+			frame_addf(f, " %s", cols[i].tag);
+		for (size_t k = 0; k < n; k++)
+			frame_addf(f, " %s", tags[k]);
+	}
+	if (!any) {
+		frame_sgr(f, "32");
+		frame_addf(f, " ok");
+	}
+	frame_sgr(f, "0");
 }
 
 /* A volume on one line, when the terminal is too short for the full frame:
@@ -258,6 +499,7 @@ static void frame_volume_short(struct frame *f, const struct run_interval_view *
 	}
 	frame_addf(f, " err ");
 	frame_errors(f, vol->errors, vol->integrity_errors);
+	frame_verdict_short(f, v, vol->name);
 	frame_eol(f);
 }
 
@@ -289,8 +531,8 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	room = rows > 4 ? rows - 4 : 1;
 	if (full + 1 <= rows) {
 		frame_sgr(f, "2");
-		frame_addf(f, "%-12s %-11s %9s %9s %9s  %s", "volume", "class", "IOPS", "avg ms",
-			   "p99 ms", "errors");
+		frame_addf(f, "%-12s %-11s %7s %8s %8s %8s %6s  %s", "volume", "class", "IOPS",
+			   "avg ms", "p99 ms", "max ms", "errors", "so far");
 		frame_sgr(f, "0");
 		frame_eol(f);
 		for (size_t i = 0; i < n; i++)
@@ -308,28 +550,164 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	frame_addf(f, "%-12s transactional %.0f IOPS, log writes %.0f IOPS, errors ", "all",
 		   v->iops[IO_DB_READ] + v->iops[IO_DB_WRITE], v->iops[IO_LOG_WRITE]);
 	frame_errors(f, v->errors, v->integrity_errors);
+	if (v->judged) {
+		frame_addf(f, "  ");
+		frame_sgr(f, v->would_pass ? "32" : "1;31");
+		frame_addf(f, "%s", v->would_pass ? "would PASS" : "would FAIL");
+		frame_sgr(f, "0");
+	}
 	frame_eol(f);
 }
 
-/* The plain line of an interval (not a terminal). */
-static void plain_line(const struct run_interval_view *v)
-{
-	char phase[48] = "";
+/* ---- the status line: SIGUSR1, and every --status-interval off a terminal ---- */
 
-	if (v->draining)
-		snprintf(phase, sizeof(phase), " draining");
-	else if (v->tuning_streams)
-		snprintf(phase, sizeof(phase), " auto-tune %u streams", v->tuning_streams);
-	else if (v->warmup)
-		snprintf(phase, sizeof(phase), " warm-up");
-	fprintf(stderr,
-		"[%4llus/%llus]%s db_read %7.0f IOPS %7.2f ms | db_write %7.0f IOPS %7.2f ms | "
-		"log_write %6.0f IOPS %6.2f ms%s\n",
-		(unsigned long long)(v->elapsed_ns / NSEC_PER_SEC),
-		(unsigned long long)(v->total_ns / NSEC_PER_SEC), phase, v->iops[IO_DB_READ],
-		v->avg_ms[IO_DB_READ], v->iops[IO_DB_WRITE], v->avg_ms[IO_DB_WRITE],
-		v->iops[IO_LOG_WRITE], v->avg_ms[IO_LOG_WRITE],
-		v->errors || v->integrity_errors ? " | ERRORS" : "");
+/* "1:02:03" or "2:03" */
+static void sb_time(struct strbuf *sb, uint64_t ns)
+{
+	unsigned long long s = ns / NSEC_PER_SEC;
+
+	if (s >= 3600)
+		strbuf_addf(sb, "%llu:%02llu:%02llu", s / 3600, s / 60 % 60, s % 60);
+	else
+		strbuf_addf(sb, "%llu:%02llu", s / 60, s % 60);
+}
+
+/* The running verdict in words: "would PASS", or "would FAIL: v1 db1
+ * db_read max" naming the first failure (run_view_failure) and how many
+ * other criteria fail. */
+static void sb_verdict(struct strbuf *sb, const struct run_interval_view *v)
+{
+	const struct verdict *x = run_view_failure(v, NULL);
+	size_t more = 0;
+	const char *tag;
+	int cls;
+
+	if (!v->judged) {
+		strbuf_addstr(sb,
+			      v->tuning_streams ? "not judged while auto-tuning" : "not judged");
+		return;
+	}
+	if (!x) {
+		strbuf_addstr(sb, "would PASS");
+		return;
+	}
+	tag = criterion_tag(x->criterion, &cls);
+	strbuf_addstr(sb, "would FAIL: ");
+	if (x->scope == SCOPE_DATABASE)
+		strbuf_addf(sb, "%s %s ", x->volume, x->name);
+	else
+		strbuf_addf(sb, "%s ", x->name);
+	if (cls >= 0)
+		strbuf_addf(sb, "%s ", io_class_name((unsigned)cls));
+	strbuf_addstr(sb, tag);
+	for (size_t i = 0; i < v->nr_verdicts; i++) {
+		const struct verdict *y = &v->verdicts[i];
+
+		more += y != x && !y->passed && strcmp(y->criterion, "databases_failed") &&
+			strcmp(y->criterion, "volumes_failed");
+	}
+	if (more)
+		strbuf_addf(sb, " (and %zu more)", more);
+}
+
+/* The intervals since the last status line, for its figures. */
+static void status_add(struct live_view *lv, const struct run_interval_view *v)
+{
+	/* a new grid (auto-tune's next level, then the main test) starts at 0 */
+	uint64_t len =
+		v->elapsed_ns > lv->prev_elapsed ? v->elapsed_ns - lv->prev_elapsed : v->elapsed_ns;
+
+	lv->prev_elapsed = v->elapsed_ns;
+	lv->acc_ns += len;
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		double ios = v->iops[c] * (double)len / 1e9;
+
+		lv->acc_ios[c] += ios;
+		lv->acc_lat[c] += ios * v->avg_ms[c];
+	}
+}
+
+/*
+ * One status line on stderr: "[0:42/8:00 measuring] db_read 512 IOPS 4.20
+ * ms | ... | errors 0 | would PASS". IOPS and average latency per class
+ * seen so far, over the intervals since the previous status line (the
+ * last interval when none came since); errors and the verdict so far.
+ * v NULL: nothing measured yet.
+ */
+static void status_line(struct live_view *lv, const struct run_interval_view *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned shown = lv->seen;
+	bool any = false;
+
+	if (!v) {
+		strbuf_addstr(&sb, "[starting] no interval measured yet (files being checked or "
+				   "created, or the run starting)\n");
+		goto out;
+	}
+	if (!lv->acc_ns)
+		status_add(lv, v);
+	if (!shown)
+		shown = 1u << IO_DB_READ | 1u << IO_DB_WRITE | 1u << IO_LOG_WRITE;
+	strbuf_addch(&sb, '[');
+	sb_time(&sb, v->elapsed_ns);
+	strbuf_addch(&sb, '/');
+	sb_time(&sb, v->total_ns);
+	if (v->tuning_streams && !v->draining)
+		strbuf_addf(&sb, " auto-tune %u streams]", v->tuning_streams);
+	else
+		strbuf_addf(&sb, " %s]", phase_name(v));
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		double ios = lv->acc_ios[c];
+
+		if (!(shown & (1u << c)))
+			continue;
+		strbuf_addf(&sb, "%s %s %.0f IOPS ", any ? " |" : "", io_class_name(c),
+			    lv->acc_ns ? ios * 1e9 / (double)lv->acc_ns : 0);
+		if (ios > 0)
+			strbuf_addf(&sb, "%.2f ms", lv->acc_lat[c] / ios);
+		else
+			strbuf_addstr(&sb, "- ms");
+		any = true;
+	}
+	strbuf_addf(&sb, " | errors %llu", (unsigned long long)(v->errors + v->integrity_errors));
+	if (v->integrity_errors)
+		strbuf_addf(&sb, " (%llu integrity)", (unsigned long long)v->integrity_errors);
+	strbuf_addstr(&sb, " | ");
+	sb_verdict(&sb, v);
+	strbuf_addch(&sb, '\n');
+out:
+	fputs(sb.buf, stderr);
+	term_check(stderr, fflush(stderr) == EOF);
+	strbuf_release(&sb);
+	lv->acc_ns = 0;
+	memset(lv->acc_ios, 0, sizeof(lv->acc_ios));
+	memset(lv->acc_lat, 0, sizeof(lv->acc_lat));
+}
+
+/* Off a terminal: a status line at the first interval, every
+ * status_interval of run time, where the phase changes and at the last. */
+static void status_periodic(struct live_view *lv, const struct run_interval_view *v)
+{
+	const char *phase = phase_name(v);
+	bool due = !lv->lines || v->last || strcmp(phase, lv->phase) ||
+		   v->elapsed_ns < lv->line_elapsed ||
+		   v->elapsed_ns - lv->line_elapsed >= lv->status_interval_ns;
+
+	if (!due)
+		return;
+	lv->lines++;
+	lv->line_elapsed = v->elapsed_ns;
+	snprintf(lv->phase, sizeof(lv->phase), "%s", phase);
+	status_line(lv, v);
+}
+
+void live_view_status(struct live_view *lv, const struct run_interval_view *v)
+{
+	if (term_gone(stderr))
+		return;
+	live_view_clear(lv); /* the line above the next frame */
+	status_line(lv, v);
 }
 
 /* Moves back over the last frame and clears from there down. */
@@ -347,13 +725,18 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	struct strbuf out = STRBUF_INIT;
 	uint64_t now = time_mono_ns();
 
-	if (lv->quiet)
+	if (term_gone(stderr))
 		return;
+	if (lv->quiet) { /* SIGUSR1's figures all the same */
+		status_add(lv, v);
+		return;
+	}
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		if (v->iops[c] > 0)
 			lv->seen |= 1u << c;
+	status_add(lv, v);
 	if (!lv->tty) {
-		plain_line(v);
+		status_periodic(lv, v);
 		return;
 	}
 	if (lv->drawn && now - lv->last_draw < LIVE_VIEW_REDRAW_NS && v->draining == lv->draining)
@@ -365,7 +748,7 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	frame_erase(lv, &out);
 	strbuf_add(&out, f.sb.buf, f.sb.len);
 	fputs(out.buf, stderr);
-	fflush(stderr);
+	term_check(stderr, fflush(stderr) == EOF);
 	lv->rows = f.rows;
 	strbuf_release(&f.sb);
 	strbuf_release(&out);
@@ -376,9 +759,9 @@ void live_view_clear(struct live_view *lv)
 	struct strbuf out = STRBUF_INIT;
 
 	frame_erase(lv, &out);
-	if (out.len) {
+	if (out.len && !term_gone(stderr)) {
 		fputs(out.buf, stderr);
-		fflush(stderr);
+		term_check(stderr, fflush(stderr) == EOF);
 	}
 	strbuf_release(&out);
 	lv->drawn = false; /* the next interval draws at once */

@@ -80,7 +80,8 @@ static const char exit_codes[] =
 	"  3    environment or resource error: cannot open, no space, no io_uring,\n"
 	"       results file unusable\n"
 	"  4    data integrity error (a page read back wrong)\n"
-	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n";
+	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n"
+	"(SIGHUP does not stop a run: it goes on to its end; SIGUSR1 prints a status line)\n";
 
 #define USAGE_WIDTH 79
 #define USAGE_COLUMN 30 /* where an option's help starts */

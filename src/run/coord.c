@@ -5,7 +5,9 @@
  * environment facts.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -182,10 +184,75 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 		class_stats_reset(&r->win_vol[i]);
 }
 
-/* The interval just merged, for the live view: the run's figures and each
- * volume's (an array built here, on the coordinator, once an interval:
- * workers pay nothing for it; freed when the callback returns). */
-static void coord_view(struct run *r, unsigned k)
+/*
+ * The running verdict after interval k: the measured totals so far judged
+ * as run_finish judges them (run_judge), kept in r->sofar* until the next
+ * interval's. The measured time ends with interval k, or with the drain
+ * for a run stopped early (as the final verdict's). A failure to judge
+ * leaves no running verdict (sofar_judged false), never a stale one.
+ */
+static void coord_judge(struct run *r, unsigned k)
+{
+	uint64_t end = grid_end(&r->grid, k);
+
+	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire))
+		end = r->stop_time;
+	free(r->sofar_v);
+	r->sofar_v = NULL;
+	r->nr_sofar_v = 0;
+	run_totals_release(&r->sofar);
+	r->sofar_judged = !run_judge(r, run_measured_ns(r, end), true, &r->sofar, &r->sofar_v,
+				     &r->nr_sofar_v);
+}
+
+/* The maximum the max criterion judges in a class summary (eval.c's
+ * choice), and the slowest I/O; NAN without I/O. */
+static void view_max(const struct profile_thresholds *t, const struct class_summary *cs,
+		     double *judged, double *io)
+{
+	*judged = *io = NAN;
+	if (!cs->ios)
+		return;
+	*io = cs->max_ms;
+	*judged = t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms)
+			  ? cs->max_sample_avg_ms
+			  : cs->max_ms;
+}
+
+/* A so-far verdict of volume vol: its own or one of its databases'. */
+static bool verdict_of_volume(const struct verdict *v, const char *vol)
+{
+	return (v->scope == SCOPE_VOLUME && !strcmp(v->name, vol)) ||
+	       (v->scope == SCOPE_DATABASE && !strcmp(v->volume, vol));
+}
+
+static bool verdict_rollup(const struct verdict *v)
+{
+	return !strcmp(v->criterion, "databases_failed") || !strcmp(v->criterion, "volumes_failed");
+}
+
+const struct verdict *run_view_failure(const struct run_interval_view *v, const char *volume)
+{
+	const struct verdict *rollup = NULL;
+
+	for (size_t i = 0; v->judged && i < v->nr_verdicts; i++) {
+		const struct verdict *x = &v->verdicts[i];
+
+		if (x->passed || (volume && !verdict_of_volume(x, volume)))
+			continue;
+		if (!verdict_rollup(x))
+			return x;
+		if (!rollup)
+			rollup = x;
+	}
+	return rollup;
+}
+
+/* Interval k's view (the last merged), for the live view: the run's
+ * figures and each volume's (an array built here, on the coordinator, once
+ * an interval: workers pay nothing for it; freed when fn returns). */
+static void coord_view_to(struct run *r, unsigned k,
+			  void (*fn)(void *arg, const struct run_interval_view *v))
 {
 	const struct grid *g = &r->grid;
 	uint64_t len = grid_end(g, k) - grid_start(g, k);
@@ -193,9 +260,10 @@ static void coord_view(struct run *r, unsigned k)
 	struct run_volume_view *vols;
 	size_t nv = r->plan.nr_vols;
 
-	if (!r->opt->cb.interval)
+	if (!fn)
 		return;
 	view.index = k;
+	view.last = k == atomic_load_explicit(&r->last, memory_order_acquire);
 	view.warmup = k < g->nw;
 	view.draining = atomic_load_explicit(&r->stop, memory_order_acquire);
 	view.elapsed_ns = grid_end(g, k) - g->t0;
@@ -210,6 +278,20 @@ static void coord_view(struct run *r, unsigned k)
 	view.integrity_errors = r->integrity_errors;
 	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
+	view.db_read_max_ms = (double)r->prof->thresholds.db_read_max_ns / 1e6;
+	view.log_write_max_ms = (double)r->prof->thresholds.log_write_max_ns / 1e6;
+	view.judged = r->sofar_judged && !r->tune;
+	if (view.judged) {
+		view.verdicts = r->sofar_v;
+		view.nr_verdicts = r->nr_sofar_v;
+		view.would_pass = eval_all_passed(r->sofar_v, r->nr_sofar_v);
+	}
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		view.max_ms[c] = view.max_io_ms[c] = NAN;
+		if (view.judged)
+			view_max(&r->prof->thresholds, &r->sofar.sums[0].classes[c],
+				 &view.max_ms[c], &view.max_io_ms[c]);
+	}
 	vols = calloc(nv ? nv : 1, sizeof(*vols));
 	for (size_t v = 0; vols && v < nv; v++) {
 		const struct plan_volume *pv = &r->plan.vols[v];
@@ -221,7 +303,15 @@ static void coord_view(struct run *r, unsigned k)
 			vols[v].iops[c] = len ? (double)h->count * 1e9 / (double)len : 0;
 			vols[v].avg_ms[c] = hist_mean(h) / 1e6;
 			vols[v].p99_ms[c] = (double)hist_percentile(h, 99) / 1e6;
+			vols[v].max_ms[c] = vols[v].max_io_ms[c] = NAN;
+			if (view.judged)
+				view_max(&r->prof->thresholds, &r->sofar.sums[1 + v].classes[c],
+					 &vols[v].max_ms[c], &vols[v].max_io_ms[c]);
 		}
+		for (size_t i = 0; i < view.nr_verdicts; i++)
+			if (!view.verdicts[i].passed &&
+			    verdict_of_volume(&view.verdicts[i], pv->name))
+				vols[v].would_fail = true;
 		for (unsigned d = pv->first_db; d < pv->first_db + pv->nr_dbs; d++) {
 			for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 				vols[v].errors += r->tot_db[d * IO_CLASS_COUNT + c].errors;
@@ -230,8 +320,13 @@ static void coord_view(struct run *r, unsigned k)
 	}
 	view.vols = vols;
 	view.nr_vols = vols ? nv : 0;
-	r->opt->cb.interval(r->opt->cb.arg, &view);
+	fn(r->opt->cb.arg, &view);
 	free(vols);
+}
+
+static void coord_view(struct run *r, unsigned k)
+{
+	coord_view_to(r, k, r->opt->cb.interval);
 }
 
 /* Totals so far into the store, so that a killed run keeps them. */
@@ -377,6 +472,7 @@ void coord_collect(struct run *r, unsigned k)
 			coord_store_error(r, ret);
 	}
 	r->collected = k + 1;
+	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
 	journal_thread_poll(r);
@@ -427,6 +523,55 @@ void coord_stop(struct run *r, int signo, const char *reason)
 					 : r->stop_reason);
 }
 
+/* The "hangup" event, once there is a run row to hold it (run_execute
+ * calls it again after the row is made, for a SIGHUP that came before). */
+void coord_hangup_event(struct run *r)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	if (!r->hangup || r->hangup_stored || !r->run_id || !r->store || r->store_failed)
+		return;
+	r->hangup_stored = true;
+	strbuf_addstr(&msg, "SIGHUP at ");
+	time_format_iso8601(&msg, r->hangup_real_ns);
+	strbuf_addstr(&msg, r->grid.interval ? ": the session hung up; the run goes on to its end"
+					     : ": the session hung up while the database and log "
+					       "files were created; the run goes on to its end");
+	if (store_event_add(r->store, r->run_id, r->hangup_ms, "hangup", msg.buf, &r->store_err))
+		coord_store_error(r, -EIO);
+	strbuf_release(&msg);
+}
+
+/*
+ * SIGHUP: a dropped SSH session or a closed terminal must not cost a 24 h
+ * run its verdict, so the run goes on; the caller stops writing to the
+ * terminal (cb.hangup) and the event says when it came. Told once: a
+ * second SIGHUP changes nothing.
+ */
+static void coord_hangup(struct run *r)
+{
+	if (r->hangup)
+		return;
+	r->hangup = true;
+	r->hangup_ms = run_clock_ms(r, engine_clock_now(&r->clock));
+	r->hangup_real_ns = time_real_ns();
+	if (r->opt->cb.hangup)
+		r->opt->cb.hangup(r->opt->cb.arg);
+	coord_hangup_event(r);
+}
+
+/* SIGUSR1: the last merged interval's view to cb.status (NULL before the
+ * first: the files being created, auto-tune or the run starting). */
+static void coord_status(struct run *r)
+{
+	if (!r->opt->cb.status)
+		return;
+	if (!r->collected || !r->grid.interval)
+		r->opt->cb.status(r->opt->cb.arg, NULL);
+	else
+		coord_view_to(r, r->collected - 1, r->opt->cb.status);
+}
+
 void coord_check_signal(struct run *r, int timeout_ms)
 {
 	struct pollfd pfd = {.fd = r->opt->signal_fd, .events = POLLIN};
@@ -439,8 +584,18 @@ void coord_check_signal(struct run *r, int timeout_ms)
 	}
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return;
-	if (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si))
-		coord_stop(r, (int)si.ssi_signo, NULL);
+	/* everything queued (the fd does not block): a SIGUSR1 may come with
+	 * a SIGINT behind it */
+	while (read(r->opt->signal_fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			coord_hangup(r);
+		else if (si.ssi_signo == SIGUSR1)
+			coord_status(r);
+		else
+			coord_stop(r, (int)si.ssi_signo, NULL);
+		if (r->abandoned)
+			return;
+	}
 }
 
 /* Instant t on the events' run clock, in ms (see ev_base_ns): the time

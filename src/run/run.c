@@ -164,6 +164,8 @@ static void run_release(struct run *r)
 	free(r->wacc_vol);
 	free(r->wacc_run);
 	run_samples_release(r);
+	free(r->sofar_v);
+	run_totals_release(&r->sofar);
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);
@@ -365,6 +367,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (!r.store_failed &&
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);
+	coord_hangup_event(&r); /* a SIGHUP while the files were created */
 	for (char *line = r.journal_notes.buf, *nl; *line && !r.store_failed; line = nl + 1) {
 		nl = strchr(line, '\n');
 		*nl = '\0';
