@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -25,16 +26,16 @@
 
 static const char store_sql_ins_sample[] =
 	"INSERT INTO sample (run_id, t_ms, warmup, scope, scope_name, class, ios, bytes,"
-	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns)"
-	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns, time_utc)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_host[] =
 	"INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct,"
 	" cpu_system_pct, cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
 	" write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps, read_wait_ms,"
-	" write_wait_ms, avg_wait_ms, util_pct, queue)"
-	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	" write_wait_ms, avg_wait_ms, util_pct, queue, time_utc)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_event[] =
-	"INSERT INTO event (run_id, t_ms, kind, message) VALUES (?, ?, ?, ?)";
+	"INSERT INTO event (run_id, t_ms, kind, message, time_utc) VALUES (?, ?, ?, ?, ?)";
 static const char store_sql_ins_env[] =
 	"INSERT INTO env (run_id, key, value) VALUES (?, ?, ?)"
 	" ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
@@ -56,6 +57,37 @@ int store_prepare_cached(struct store *s, struct strbuf *err)
 	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
 }
 
+void store_utc_ms(struct strbuf *sb, uint64_t base_ms, uint64_t t_ms)
+{
+	uint64_t ms = base_ms + t_ms;
+	time_t t = (time_t)(ms / 1000);
+	struct tm tm;
+	char buf[40];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	strbuf_addf(sb, "%s.%03uZ", buf, (unsigned)(ms % 1000));
+}
+
+/*
+ * The time_utc of an offset on one of the run's two clocks (store.h,
+ * store_run_clock): NULL for a run this store did not begin, which has no
+ * clock here (no such write happens today).
+ */
+static void bind_utc(struct binder *b, const struct store *s, int64_t run_id, bool event,
+		     uint64_t t_ms)
+{
+	struct strbuf utc = STRBUF_INIT;
+
+	if (run_id != s->clock_run_id) {
+		bind_null(b);
+		return;
+	}
+	store_utc_ms(&utc, event ? s->clock_event_ms : s->clock_sample_ms, t_ms);
+	bind_str(b, utc.buf, false);
+	strbuf_release(&utc);
+}
+
 int store_run_begin(struct store *s, const struct store_run_info *info, int64_t *run_id,
 		    struct strbuf *err)
 {
@@ -65,14 +97,17 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	int ret, rc;
 
 	time_format_iso8601(&started, info->started_real_ns);
+	/* until the run says when its clocks start (store_run_clock), both
+	 * count from its start */
+	s->clock_sample_ms = s->clock_event_ms = info->started_real_ns / NSEC_PER_MSEC;
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_started;
 	ret = store_prepare(s,
 			    "INSERT INTO run (status, label, host, started_at, profile_name,"
 			    " profile_text, command_line, pid, engine, test_type, streams,"
-			    " warmup_s, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			    " lower(hex(randomblob(16))))",
+			    " warmup_s, t0_utc, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			    " ?, ?, ?, lower(hex(randomblob(16))))",
 			    &st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -88,12 +123,16 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	bind_str(&b, info->test_type, false);
 	bind_i64(&b, info->streams);
 	bind_dbl(&b, (double)info->warmup_ns / (double)NSEC_PER_SEC);
+	strbuf_reset(&started);
+	store_utc_ms(&started, s->clock_sample_ms, 0);
+	bind_str(&b, started.buf, false);
 	rc = binder_run(&b);
 	if (rc != SQLITE_OK) {
 		ret = store_fail(s, err, rc, "insert run");
 		goto out_finalize;
 	}
 	*run_id = sqlite3_last_insert_rowid(s->db);
+	s->clock_run_id = *run_id;
 	sqlite3_finalize(st);
 	ret = store_commit(s, err);
 	if (ret)
@@ -286,6 +325,7 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 		bind_u64(&b, row->lat_max_ns);
 		bind_u64(&b, row->p50_ns);
 		bind_u64(&b, row->p99_ns);
+		bind_utc(&b, s, run_id, false, row->t_ms);
 		rc = binder_run(&b);
 		if (rc != SQLITE_OK) {
 			ret = store_fail(s, err, rc, "write interval");
@@ -343,8 +383,8 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 	ret = store_prepare(
 		s,
 		"INSERT INTO interval_histogram (run_id, t_ms, warmup, scope, name, class,"
-		" count, sum_ns, min_ns, max_ns, buckets)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" count, sum_ns, min_ns, max_ns, buckets, time_utc)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -367,6 +407,7 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		bind_u64(&b, r->h->min_ns);
 		bind_u64(&b, r->h->max_ns);
 		bind_str(&b, enc.buf, false);
+		bind_utc(&b, s, run_id, false, r->t_ms);
 		rc = binder_run(&b);
 	}
 	sqlite3_finalize(st);
@@ -429,6 +470,7 @@ static int store_host_row(struct store *s, int64_t run_id, uint64_t t_ms, bool w
 	else
 		bind_null(&b);
 	bind_nulls(&b, 13);
+	bind_utc(&b, s, run_id, false, t_ms);
 	return binder_run(&b);
 }
 
@@ -457,6 +499,7 @@ static int store_device_row(struct store *s, int64_t run_id, uint64_t t_ms, bool
 	bind_fig(&b, d->avg_wait_ms);
 	bind_fig(&b, d->util_pct);
 	bind_fig(&b, d->queue);
+	bind_utc(&b, s, run_id, false, t_ms);
 	return binder_run(&b);
 }
 
@@ -505,7 +548,33 @@ int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *
 	bind_u64(&b, t_ms);
 	bind_str(&b, kind, false);
 	bind_str(&b, message, false);
+	bind_utc(&b, s, run_id, true, t_ms);
 	return store_insert_one(s, &b, "add event", err);
+}
+
+int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64_t event_base_ns,
+		    struct strbuf *err)
+{
+	struct strbuf utc = STRBUF_INIT;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret;
+
+	s->clock_run_id = run_id;
+	s->clock_sample_ms = t0_real_ns / NSEC_PER_MSEC;
+	s->clock_event_ms =
+		(t0_real_ns > event_base_ns ? t0_real_ns - event_base_ns : 0) / NSEC_PER_MSEC;
+	ret = store_prepare(s, "UPDATE run SET t0_utc = ? WHERE id = ?", &st, 0, err);
+	if (ret)
+		return ret;
+	store_utc_ms(&utc, s->clock_sample_ms, 0);
+	binder_start(&b, st);
+	bind_str(&b, utc.buf, false);
+	bind_i64(&b, run_id);
+	ret = store_insert_one(s, &b, "set the run's clock", err);
+	sqlite3_finalize(st);
+	strbuf_release(&utc);
+	return ret;
 }
 
 /* One decided auto-tune level. */

@@ -47,6 +47,18 @@ struct fixture {
 	char path[128];
 };
 
+/* Takes a current file back to schema 6 (before the views, percentile
+ * columns and absolute times), for the tests that make older files. */
+#define SCHEMA7_UNDO                                                                               \
+	"DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW v_volume_trend;"                        \
+	" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"            \
+	" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"             \
+	" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN p999_ms;"        \
+	" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN time_utc;"      \
+	" ALTER TABLE event DROP COLUMN time_utc;"                                                 \
+	" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                                    \
+	" ALTER TABLE host_sample DROP COLUMN time_utc;"
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -1647,6 +1659,7 @@ static void test_migrate_v3(void **state)
 	db = raw_open(f->path);
 	assert_int_equal(
 		sqlite3_exec(db,
+			     SCHEMA7_UNDO
 			     "DROP TABLE host_sample; DROP TABLE stream_share;"
 			     " DROP TABLE scope_extra; DROP TABLE param; DROP TABLE database_final;"
 			     " PRAGMA user_version = 3;"
@@ -1785,6 +1798,7 @@ static void test_scope_extra(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM scope_extra"), IO_CLASS_COUNT);
 	assert_int_equal(
 		sqlite3_exec(db,
+			     SCHEMA7_UNDO
 			     "DROP TABLE scope_extra; DROP TABLE stream_share; DROP TABLE param;"
 			     " DROP TABLE database_final; PRAGMA user_version = 4;"
 			     " PRAGMA wal_checkpoint(TRUNCATE)",
@@ -1872,7 +1886,7 @@ static void test_summary_of_unknown_class(void **state)
 	make_run(f->path, &id);
 	raw_exec(f->path,
 		 "INSERT INTO summary VALUES (?1, 'run', 'run', NULL, 'warp_read',"
-		 " 1, 1, 0, 1, 1, 1, 1, 1, 1, 0)",
+		 " 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1)",
 		 id);
 	expect_refused(f->path, id, "summary row of unknown scope or class");
 }
@@ -1898,7 +1912,7 @@ static void test_sample_of_unknown_class(void **state)
 	make_run(f->path, &id);
 	raw_exec(f->path,
 		 "INSERT INTO sample VALUES (?1, 1000, 0, 'run', 'run', 'bogus',"
-		 " 1, 1, 0, 1, 1, 1, 1)",
+		 " 1, 1, 0, 1, 1, 1, 1, NULL)",
 		 id);
 	expect_refused(f->path, id, "sample row of unknown scope or class");
 }
