@@ -278,7 +278,9 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 	ret = store_prepare(s,
 			    "SELECT status, verdict, label, host, started_at, ended_at,"
 			    " profile_name, profile_text, command_line, engine, test_type,"
-			    " duration_s, warmup_s, streams, exit_code FROM run WHERE id = ?",
+			    " duration_s, warmup_s, streams, exit_code,"
+			    " CAST(round((julianday(t0_utc) - 2440587.5) * 86400000.0) AS INTEGER)"
+			    " FROM run WHERE id = ?",
 			    &st, 0, err);
 	if (ret)
 		return ret;
@@ -304,6 +306,8 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 	r->warmup_s = sqlite3_column_double(st, 12);
 	r->streams = (unsigned)sqlite3_column_int64(st, 13);
 	r->exit_code = sqlite3_column_int(st, 14);
+	r->t0_known = sqlite3_column_type(st, 15) != SQLITE_NULL;
+	r->t0_unix_ms = r->t0_known ? sqlite3_column_int64(st, 15) : 0;
 	snprintf(r->run.name, sizeof(r->run.name), "run");
 out_finalize:
 	sqlite3_finalize(st);

@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/statvfs.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -59,14 +58,7 @@ int store_prepare_cached(struct store *s, struct strbuf *err)
 
 void store_utc_ms(struct strbuf *sb, uint64_t base_ms, uint64_t t_ms)
 {
-	uint64_t ms = base_ms + t_ms;
-	time_t t = (time_t)(ms / 1000);
-	struct tm tm;
-	char buf[40];
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	strbuf_addf(sb, "%s.%03uZ", buf, (unsigned)(ms % 1000));
+	time_format_utc_ms(sb, base_ms + t_ms);
 }
 
 /*
