@@ -3,7 +3,8 @@
 # run (tests/integration/profiles/sim.ini, 20 s after 5 s of warm-up) reported
 # as text, JSON and CSV must match tests/golden/reports/ byte for byte, once
 # what legitimately varies from run to run is masked: the host name and the
-# wall-clock start and end times, and the host's counters (CPU, memory: the
+# wall-clock start and end times (in the CSV: its last two columns, host
+# and time_utc), and the host's counters (CPU, memory: the
 # host's, not the simulation's). DP_UPDATE_GOLDEN=1 rewrites the golden files
 # from this run instead (review the diff before committing it).
 set -e
@@ -21,7 +22,7 @@ mask() {
 		-e '/^host performance/,/^$/d' ;;
 	json) sed -E -e 's/^( *"(host|started|ended)": )"[^"]*"/\1"MASKED"/' \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' ;;
-	csv) cat ;;
+	csv) sed -E -e '2,$ s/,[^,]*,([^,]*)$/,HOST,\1/' -e '2,$ s/,HOST,[^,]+$/,HOST,TIME/' ;;
 	esac
 }
 
