@@ -926,6 +926,85 @@ static int64_t full_run(struct store *s, const char *host, uint64_t started_s)
 	return id;
 }
 
+/*
+ * Schema 7: the percentile columns written at the end, a file of schema 6
+ * migrated to the same figures from its histograms (and its views made),
+ * and the absolute times of the offsets from the run's clocks.
+ */
+static void test_migrate_v6(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = full_run(s, "db-host-1", 1764454328ULL);
+	char *before, *after;
+	sqlite3 *db;
+
+	store_close(s);
+	db = raw_open(f->path);
+	before = raw_text(db, "SELECT group_concat(class || ':' || coalesce(p90_ms, '-') || ','"
+			      " || coalesce(p95_ms, '-') || ',' || coalesce(p999_ms, '-') || ','"
+			      " || coalesce(p9999_ms, '-'), ' ') FROM summary");
+	/* 200 reads of 5 ms and one of 9 ms: p99.9 is the slow one, p90 not */
+	assert_true(raw_int(db, "SELECT p999_ms > 8.9 AND p999_ms <= 9 AND p90_ms < 5.1"
+				" FROM summary WHERE class = 'db_read'"));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM summary WHERE ios = 0"
+				     " AND p999_ms IS NOT NULL"),
+			 0);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA7_UNDO " PRAGMA user_version = 6;"
+						   " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	s = open_ok(f->path);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	after = raw_text(db, "SELECT group_concat(class || ':' || coalesce(p90_ms, '-') || ','"
+			     " || coalesce(p95_ms, '-') || ',' || coalesce(p999_ms, '-') || ','"
+			     " || coalesce(p9999_ms, '-'), ' ') FROM summary");
+	assert_string_equal(before, after);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
+				     " AND name LIKE 'v\\_%' ESCAPE '\\'"),
+			 6);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM v_run_class"), IO_CLASS_COUNT);
+	/* an old run's times: its started_at (whole seconds) plus the offset */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sample WHERE time_utc ="
+				     " '2025-11-29T22:12:09.000Z' AND t_ms = 1000"),
+			 raw_int(db, "SELECT count(*) FROM sample WHERE t_ms = 1000"));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM event WHERE time_utc ="
+				     " '2025-11-29T22:12:10.000Z' AND kind = 'stop'"),
+			 1);
+	sqlite3_close(db);
+	free(before);
+	free(after);
+
+	/* a run's clocks: the samples' from the grid's start, the events' that
+	 * much earlier as the run clock had run before it */
+	s = open_ok(f->path);
+	id = begin_ok(s);
+	assert_int_equal(store_run_clock(s, id, 1764454328500000000ULL, 250000000ULL, &err), 0);
+	write_interval(s, id, 1000);
+	assert_int_equal(store_event_add(s, id, 2000, "stop", "done", &err), 0);
+	store_close(s);
+	db = raw_open(f->path);
+	before = raw_text(db, "SELECT t0_utc FROM run ORDER BY id DESC LIMIT 1");
+	assert_string_equal(before, "2025-11-29T22:12:08.500Z");
+	free(before);
+	assert_int_equal(raw_int(db, "SELECT count(DISTINCT time_utc) FROM sample WHERE run_id ="
+				     " (SELECT max(id) FROM run) AND time_utc ="
+				     " '2025-11-29T22:12:09.500Z'"),
+			 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM event WHERE run_id ="
+				     " (SELECT max(id) FROM run) AND time_utc ="
+				     " '2025-11-29T22:12:10.250Z'"),
+			 1);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
 static void test_load_series(void **state)
 {
 	struct fixture *f = *state;
@@ -2013,6 +2092,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scope_extra, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
