@@ -85,7 +85,10 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
  * of the samples' t_ms 0 (the grid's start), and the events' t_ms 0 is
  * event_base_ns before it (the run clock's time before this grid: auto-tune's
  * levels). Until it is called, both count from the run's start
- * (store_run_begin). Writes the run row's t0_utc.
+ * (store_run_begin). t0_real_ns 0: virtual time, whose offsets mean nothing
+ * on the wall clock; the clocks are then nominal, the events' from the run's
+ * start and the samples' event_base_ns after it, so that the two read as one
+ * timeline. Writes the run row's t0_utc.
  */
 int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64_t event_base_ns,
 		    struct strbuf *err) DP_MUST_CHECK;

@@ -456,7 +456,8 @@ uint64_t run_clock_ms(const struct run *r, uint64_t t)
 void run_clock_record(struct run *r)
 {
 	if (r->store && !r->store_failed &&
-	    store_run_clock(r->store, r->run_id, time_real_ns(), r->ev_base_ns, &r->store_err))
+	    store_run_clock(r->store, r->run_id, r->virt ? 0 : time_real_ns(), r->ev_base_ns,
+			    &r->store_err))
 		coord_store_error(r, -EIO);
 }
 

@@ -32,6 +32,7 @@ struct store {
 	 * store_run_clock): the Unix time in ms of its samples' t_ms 0 and of
 	 * its events' t_ms 0, from which each row's time_utc is written. */
 	int64_t clock_run_id;
+	uint64_t clock_start_ms; /* the run's start (started_at, in ms) */
 	uint64_t clock_sample_ms;
 	uint64_t clock_event_ms;
 };

@@ -91,7 +91,8 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	time_format_iso8601(&started, info->started_real_ns);
 	/* until the run says when its clocks start (store_run_clock), both
 	 * count from its start */
-	s->clock_sample_ms = s->clock_event_ms = info->started_real_ns / NSEC_PER_MSEC;
+	s->clock_start_ms = info->started_real_ns / NSEC_PER_MSEC;
+	s->clock_sample_ms = s->clock_event_ms = s->clock_start_ms;
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_started;
@@ -552,10 +553,16 @@ int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64
 	struct binder b;
 	int ret;
 
+	if (!t0_real_ns && run_id == s->clock_run_id) {
+		/* virtual time: one nominal timeline from the run's start */
+		s->clock_event_ms = s->clock_start_ms;
+		s->clock_sample_ms = s->clock_start_ms + event_base_ns / NSEC_PER_MSEC;
+	} else {
+		s->clock_sample_ms = t0_real_ns / NSEC_PER_MSEC;
+		s->clock_event_ms = (t0_real_ns > event_base_ns ? t0_real_ns - event_base_ns : 0) /
+				    NSEC_PER_MSEC;
+	}
 	s->clock_run_id = run_id;
-	s->clock_sample_ms = t0_real_ns / NSEC_PER_MSEC;
-	s->clock_event_ms =
-		(t0_real_ns > event_base_ns ? t0_real_ns - event_base_ns : 0) / NSEC_PER_MSEC;
 	ret = store_prepare(s, "UPDATE run SET t0_utc = ? WHERE id = ?", &st, 0, err);
 	if (ret)
 		return ret;
