@@ -93,7 +93,7 @@ static const struct import_table import_tables[] = {
 	 0, NULL},
 	{"interval_histogram",
 	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3,
-	 ", time_utc"},
+	 ", time_utc, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms"},
 	{"host_sample",
 	 "t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct,"
 	 " mem_available, reads, writes, read_sectors, write_sectors, reads_per_s, writes_per_s,"
@@ -221,6 +221,7 @@ static int import_fill(struct store *s, int64_t id)
 		STORE_SQL_FILL_TIME("sample", " AND run_id = ?1"),
 		STORE_SQL_FILL_TIME("event", " AND run_id = ?1"),
 		STORE_SQL_FILL_TIME("interval_histogram", " AND run_id = ?1"),
+		STORE_SQL_FILL_WIN_PCT(" AND run_id = ?1"),
 		STORE_SQL_FILL_TIME("host_sample", " AND run_id = ?1"),
 	};
 	sqlite3_stmt *st;

@@ -26,28 +26,29 @@
  * db_write's iops of the run scope), and give NULL, not 0, for a latency of
  * a class without I/O (as the CSV's whole-run rows do).
  */
+/* clang-format off: the SQL reads as SQL, one clause a line */
 #define STORE_SQL_RUN_COLS                                                                         \
-	" r.id AS run_id, r.uuid, r.started_at, r.ended_at, r.label, r.profile_name AS profile,"   \
-	" r.host, r.status, r.verdict,"
+	" r.id AS run_id, r.uuid, r.started_at, r.ended_at, r.label,"                              \
+	" r.profile_name AS profile, r.host, r.status, r.verdict,"
 #define STORE_SQL_CLASS_COLS                                                                       \
 	" s.class, s.ios, s.iops, s.mbps,"                                                         \
 	" CASE WHEN s.ios > 0 THEN s.avg_ms END AS avg_ms,"                                        \
 	" CASE WHEN s.ios > 0 THEN s.p50_ms END AS p50_ms, s.p90_ms, s.p95_ms,"                    \
 	" CASE WHEN s.ios > 0 THEN s.p99_ms END AS p99_ms, s.p999_ms, s.p9999_ms,"                 \
 	" CASE WHEN s.ios > 0 THEN s.max_ms END AS max_ms, s.errors, s.bytes"
-#define STORE_SQL_TIOPS(scope_table)                                                               \
+/* a scope's transactional IOPS, as scope_transactional_iops() */
+#define STORE_SQL_TIOPS                                                                            \
 	" (SELECT rd.iops + wr.iops FROM summary rd, summary wr"                                   \
-	"  WHERE rd.run_id = " scope_table ".run_id AND rd.scope = " scope_table ".scope"          \
-	"  AND rd.name = " scope_table ".name AND rd.class = 'db_read'"                            \
-	"  AND wr.run_id = rd.run_id AND wr.scope = rd.scope AND wr.name = rd.name"                \
-	"  AND wr.class = 'db_write')"
+	"  WHERE rd.run_id = s.run_id AND rd.scope = s.scope AND rd.name = s.name"                 \
+	"  AND rd.class = 'db_read' AND wr.run_id = rd.run_id AND wr.scope = rd.scope"             \
+	"  AND wr.name = rd.name AND wr.class = 'db_write') AS transactional_iops"
 #define STORE_SQL_VIEWS                                                                            \
 	"CREATE VIEW v_run AS SELECT" STORE_SQL_RUN_COLS                                           \
 	" r.duration_s, r.engine, r.test_type, r.streams,"                                         \
 	" rd.iops + wr.iops AS transactional_iops,"                                                \
 	" CASE WHEN rd.ios > 0 THEN rd.avg_ms END AS db_read_avg_ms,"                              \
-	" CASE WHEN rd.ios > 0 THEN rd.p99_ms END AS db_read_p99_ms, rd.p999_ms AS "               \
-	"db_read_p999_ms,"                                                                         \
+	" CASE WHEN rd.ios > 0 THEN rd.p99_ms END AS db_read_p99_ms,"                              \
+	" rd.p999_ms AS db_read_p999_ms,"                                                          \
 	" CASE WHEN lw.ios > 0 THEN lw.avg_ms END AS log_write_avg_ms,"                            \
 	" CASE WHEN lw.ios > 0 THEN lw.p99_ms END AS log_write_p99_ms,"                            \
 	" lw.p999_ms AS log_write_p999_ms,"                                                        \
@@ -61,47 +62,33 @@
 	" LEFT JOIN summary lw ON lw.run_id = r.id AND lw.scope = 'run'"                           \
 	"  AND lw.class = 'log_write';"                                                            \
 	"CREATE VIEW v_run_class AS SELECT" STORE_SQL_RUN_COLS STORE_SQL_CLASS_COLS                \
-	"," STORE_SQL_TIOPS(                                                                       \
-		"s") " AS transactional_iops"                                                      \
-		     " FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'run';"          \
-		     "CREATE VIEW v_volume_trend AS SELECT" STORE_SQL_RUN_COLS                     \
-		     " s.name AS volume," STORE_SQL_CLASS_COLS "," STORE_SQL_TIOPS(                \
-			     "s") " AS transactional_iops"                                         \
-				  " FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = "   \
-				  "'volume';"                                                      \
-				  "CREATE VIEW v_database_class AS SELECT" STORE_SQL_RUN_COLS      \
-				  " s.name AS database, s.volume," STORE_SQL_CLASS_COLS            \
-				  "," STORE_SQL_TIOPS(                                             \
-					  "s") " AS transactional_iops"                            \
-					       " FROM run r JOIN summary s ON s.run_id = r.id "    \
-					       "AND s.scope = 'database';"                         \
-					       "CREATE VIEW v_failed_verdicts AS "                 \
-					       "SELECT" STORE_SQL_RUN_COLS                         \
-					       " v.scope, v.name, v.volume, v.criterion, v.cmp, "  \
-					       "v.measured, v.threshold"                           \
-					       " FROM verdict v JOIN run r ON r.id = v.run_id "    \
-					       "WHERE v.passed = 0;"                               \
-					       "CREATE VIEW v_sample AS SELECT run_id, t_ms, "     \
-					       "time_utc, warmup, scope, name, class, len_ms,"     \
-					       " ios, CASE WHEN len_ms > 0 THEN ios / (len_ms / "  \
-					       "1000.0) END AS iops,"                              \
-					       " CASE WHEN len_ms > 0 THEN bytes / 1e6 / (len_ms " \
-					       "/ 1000.0) END AS mbps, bytes, errors,"             \
-					       " CASE WHEN ios > 0 THEN lat_sum_ns / 1e6 / ios "   \
-					       "END AS avg_ms,"                                    \
-					       " CASE WHEN ios > 0 THEN p50_ns / 1e6 END AS "      \
-					       "p50_ms,"                                           \
-					       " CASE WHEN ios > 0 THEN p99_ns / 1e6 END AS "      \
-					       "p99_ms,"                                           \
-					       " CASE WHEN ios > 0 THEN lat_max_ns / 1e6 END AS "  \
-					       "max_ms"                                            \
-					       " FROM (SELECT s.*, s.scope_name AS name, s.t_ms "  \
-					       "- coalesce((SELECT p.t_ms FROM sample p"           \
-					       "  WHERE p.run_id = s.run_id AND p.t_ms < s.t_ms "  \
-					       "AND p.scope = s.scope"                             \
-					       "  AND p.scope_name = s.scope_name ORDER BY "       \
-					       "p.t_ms DESC LIMIT 1), 0) AS len_ms"                \
-					       "  FROM sample s);"
+	"," STORE_SQL_TIOPS " FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'run';"   \
+	"CREATE VIEW v_volume_trend AS SELECT" STORE_SQL_RUN_COLS                                  \
+	" s.name AS volume," STORE_SQL_CLASS_COLS "," STORE_SQL_TIOPS                              \
+	" FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'volume';"                    \
+	"CREATE VIEW v_database_class AS SELECT" STORE_SQL_RUN_COLS                                \
+	" s.name AS database, s.volume," STORE_SQL_CLASS_COLS "," STORE_SQL_TIOPS                  \
+	" FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'database';"                  \
+	"CREATE VIEW v_failed_verdicts AS SELECT" STORE_SQL_RUN_COLS                               \
+	" v.scope, v.name, v.volume, v.criterion, v.cmp, v.measured, v.threshold"                  \
+	" FROM verdict v JOIN run r ON r.id = v.run_id WHERE v.passed = 0;"                        \
+	"CREATE VIEW v_volume_window AS SELECT run_id, t_ms, time_utc, warmup,"                    \
+	" name AS volume, class, count AS ios, sum_ns / 1e6 / count AS avg_ms,"                    \
+	" p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms, max_ns / 1e6 AS max_ms"               \
+	" FROM interval_histogram WHERE scope = 'volume';"                                         \
+	"CREATE VIEW v_sample AS SELECT run_id, t_ms, time_utc, warmup, scope, name, class,"       \
+	" len_ms, ios, CASE WHEN len_ms > 0 THEN ios / (len_ms / 1000.0) END AS iops,"             \
+	" CASE WHEN len_ms > 0 THEN bytes / 1e6 / (len_ms / 1000.0) END AS mbps,"                  \
+	" bytes, errors,"                                                                          \
+	" CASE WHEN ios > 0 THEN lat_sum_ns / 1e6 / ios END AS avg_ms,"                            \
+	" CASE WHEN ios > 0 THEN p50_ns / 1e6 END AS p50_ms,"                                      \
+	" CASE WHEN ios > 0 THEN p99_ns / 1e6 END AS p99_ms,"                                      \
+	" CASE WHEN ios > 0 THEN lat_max_ns / 1e6 END AS max_ms"                                   \
+	" FROM (SELECT s.*, s.scope_name AS name, s.t_ms - coalesce((SELECT p.t_ms"                \
+	"  FROM sample p WHERE p.run_id = s.run_id AND p.t_ms < s.t_ms"                            \
+	"  AND p.scope = s.scope AND p.scope_name = s.scope_name"                                  \
+	"  ORDER BY p.t_ms DESC LIMIT 1), 0) AS len_ms FROM sample s);"
+/* clang-format on */
 
 /*
  * Migration i takes a file from version i to version i + 1; the array index
@@ -335,19 +322,31 @@ static const char *const store_migrations[] = {
 	 * same hist_percentile() the reports use (dp_hist_pct_ms); their
 	 * absolute times are the run's started_at (whole seconds) plus the
 	 * offset, which is all an older file knows of its clock. */
+	/* clang-format off */
 	"ALTER TABLE run ADD COLUMN t0_utc TEXT;"
 	"UPDATE run SET t0_utc = strftime('%Y-%m-%dT%H:%M:%fZ', started_at);"
 	"ALTER TABLE summary ADD COLUMN p90_ms REAL;"
 	"ALTER TABLE summary ADD COLUMN p95_ms REAL;"
 	"ALTER TABLE summary ADD COLUMN p999_ms REAL;"
-	"ALTER TABLE summary ADD COLUMN p9999_ms REAL;" STORE_SQL_FILL_PCT(
-		"") "ALTER TABLE sample ADD COLUMN time_utc TEXT;"
-		    "ALTER TABLE event ADD COLUMN time_utc TEXT;"
-		    "ALTER TABLE interval_histogram ADD COLUMN time_utc TEXT;"
-		    "ALTER TABLE host_sample ADD COLUMN time_utc TEXT;" STORE_SQL_FILL_TIME(
-			    "sample", "") STORE_SQL_FILL_TIME("event", "")
-			    STORE_SQL_FILL_TIME("interval_histogram", "")
-				    STORE_SQL_FILL_TIME("host_sample", "") STORE_SQL_VIEWS,
+	"ALTER TABLE summary ADD COLUMN p9999_ms REAL;"
+	STORE_SQL_FILL_PCT("")
+	"ALTER TABLE interval_histogram ADD COLUMN p50_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p90_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p95_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p99_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p999_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p9999_ms REAL;"
+	STORE_SQL_FILL_WIN_PCT("")
+	"ALTER TABLE sample ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE event ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE interval_histogram ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE host_sample ADD COLUMN time_utc TEXT;"
+	STORE_SQL_FILL_TIME("sample", "")
+	STORE_SQL_FILL_TIME("event", "")
+	STORE_SQL_FILL_TIME("interval_histogram", "")
+	STORE_SQL_FILL_TIME("host_sample", "")
+	STORE_SQL_VIEWS,
+	/* clang-format on */
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

@@ -61,6 +61,21 @@ struct store {
 	" AND h.name = summary.name AND h.class = summary.class AND summary.ios > 0"               \
 	" AND summary.p999_ms IS NULL" where ";"
 
+/* The same for the 15 s windows of interval_histogram (their geometry is
+ * the build's: HIST_BITS 6, HIST_MAX_BITS 38, as the reader assumes). */
+/* clang-format off */
+#define STORE_SQL_WIN_PCT(p) "dp_hist_pct_ms(6, 38, count, min_ns, max_ns, buckets, " p ")"
+#define STORE_SQL_FILL_WIN_PCT(where) \
+	"UPDATE interval_histogram SET" \
+	" p50_ms = " STORE_SQL_WIN_PCT("50") "," \
+	" p90_ms = " STORE_SQL_WIN_PCT("90") "," \
+	" p95_ms = " STORE_SQL_WIN_PCT("95") "," \
+	" p99_ms = " STORE_SQL_WIN_PCT("99") "," \
+	" p999_ms = " STORE_SQL_WIN_PCT("99.9") "," \
+	" p9999_ms = " STORE_SQL_WIN_PCT("99.99") \
+	" WHERE count > 0 AND p99_ms IS NULL" where ";"
+/* clang-format on */
+
 /*
  * The absolute time of an offset of a row written before schema 7: the run's
  * t0_utc (its started_at, to the second, for such a run) plus t_ms, as ISO

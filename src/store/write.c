@@ -351,6 +351,9 @@ static int store_insert_one(struct store *s, struct binder *b, const char *what,
 	return store_txn_end(s, binder_run(b), what, err);
 }
 
+/* The percentile columns of interval_histogram (schema 7), in order. */
+static const double store_pcts[] = {50.0, 90.0, 95.0, 99.0, 99.9, 99.99};
+
 /*
  * An empty window histogram gets no row: merging it would add nothing, so a
  * missing (window, volume, class) row reads as an empty histogram, and the
@@ -376,8 +379,9 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 	ret = store_prepare(
 		s,
 		"INSERT INTO interval_histogram (run_id, t_ms, warmup, scope, name, class,"
-		" count, sum_ns, min_ns, max_ns, buckets, time_utc)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" count, sum_ns, min_ns, max_ns, buckets, time_utc, p50_ms, p90_ms, p95_ms,"
+		" p99_ms, p999_ms, p9999_ms)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -401,6 +405,10 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		bind_u64(&b, r->h->max_ns);
 		bind_str(&b, enc.buf, false);
 		bind_utc(&b, s, run_id, false, r->t_ms);
+		/* the window's percentiles, as dp_hist_pct_ms() gives them */
+		for (size_t q = 0; q < DP_ARRAY_SIZE(store_pcts); q++)
+			bind_dbl(&b, (double)hist_percentile(r->h, store_pcts[q]) /
+					     (double)NSEC_PER_MSEC);
 		rc = binder_run(&b);
 	}
 	sqlite3_finalize(st);

@@ -5,7 +5,7 @@
 # v_failed_verdicts give the figures `report --format json` shows (avg, p50,
 # p99, p99.9, p99.99, max, IOPS, MB/s, transactional IOPS: the same numbers at
 # the report's three decimals), the stored p90/p95 lie between p50 and p99.9;
-# every offset has its absolute time; the CSV's host and time_utc columns are
+# every offset has its absolute time; the 15 s windows' percentiles add up; the CSV's host and time_utc columns are
 # on every row and within the real run's start..end; the version-1 golden file
 # is migrated with the views and its percentiles filled from its histograms,
 # and an import of it fills them the same way.
@@ -141,6 +141,16 @@ for rid, t0, started in db.execute("SELECT id, t0_utc, started_at FROM run"):
     assert n > 0
     assert db.execute("SELECT count(*) FROM v_sample WHERE run_id = ? AND time_utc IS NULL",
                       (rid,)).fetchone()[0] == 0
+# v_volume_window: the 15 s windows' percentiles, their I/Os adding up to the
+# volume's summary
+for rid, vol, cls, ios in db.execute("SELECT run_id, volume, class, ios FROM v_volume_trend"
+                                     " WHERE ios > 0"):
+    n, bad = db.execute("SELECT sum(ios), sum(NOT (p50_ms <= p90_ms AND p90_ms <= p95_ms"
+                        " AND p95_ms <= p99_ms AND p99_ms <= p999_ms AND p999_ms <= p9999_ms"
+                        " AND p9999_ms <= max_ms + 1e-9)) FROM v_volume_window"
+                        " WHERE run_id = ? AND volume = ? AND class = ? AND warmup = 0",
+                        (rid, vol, cls)).fetchone()
+    assert n == ios and bad == 0, (rid, vol, cls, n, ios, bad)
 # v_sample's rates over the interval's length: volume rows every second
 for len_ms, n in db.execute("SELECT len_ms, count(*) FROM v_sample WHERE run_id = 1"
                             " AND scope = 'volume' AND warmup = 0 GROUP BY len_ms"):

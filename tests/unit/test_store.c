@@ -50,13 +50,20 @@ struct fixture {
 /* Takes a current file back to schema 6 (before the views, percentile
  * columns and absolute times), for the tests that make older files. */
 #define SCHEMA7_UNDO                                                                               \
-	"DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW v_volume_trend;"                        \
+	"DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "            \
+	"v_volume_trend;"                                                                          \
 	" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"            \
 	" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"             \
 	" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN p999_ms;"        \
 	" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN time_utc;"      \
 	" ALTER TABLE event DROP COLUMN time_utc;"                                                 \
 	" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                                    \
+	" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                                     \
+	" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                                    \
 	" ALTER TABLE host_sample DROP COLUMN time_utc;"
 
 static int setup(void **state)
@@ -968,7 +975,7 @@ static void test_migrate_v6(void **state)
 	assert_string_equal(before, after);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
 				     " AND name LIKE 'v\\_%' ESCAPE '\\'"),
-			 6);
+			 7);
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM v_run_class"), IO_CLASS_COUNT);
 	/* an old run's times: its started_at (whole seconds) plus the offset */
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM sample WHERE time_utc ="
