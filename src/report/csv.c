@@ -14,7 +14,9 @@
  * database sizes at the start and the end (empty when not known). Then one
  * whole-run row per scope and class present, with no t_ms: its summary, its
  * average bytes per I/O and its p99.9 and p99.99 (from the whole-run
- * histograms; the interval rows leave those empty). docs/reports.md says so.
+ * histograms; the interval rows leave those empty). Every row ends with the
+ * run's host and, where it has a t_ms, that offset's absolute time (the last
+ * two columns, appended after the older ones). docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
