@@ -325,6 +325,11 @@ struct results {
 	unsigned streams;
 	int exit_code;
 	double sample_s; /* the sample of the max_sample_avg_ms figures; 0: none stored */
+	/* the wall-clock time of the samples' t_ms 0, Unix ms (run.t0_utc,
+	 * schema 7), so an interval's absolute time is t0_unix_ms + t_ms;
+	 * t0_known false where not stored */
+	bool t0_known;
+	int64_t t0_unix_ms;
 
 	struct scope_summary run;
 	struct scope_summary *volumes;

@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 
@@ -77,6 +77,20 @@ struct store_run_info {
 
 /* Inserts the run row with status "running". */
 int store_run_begin(struct store *s, const struct store_run_info *info, int64_t *run_id,
+		    struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * When the run's clocks start, so that each row's time_utc (schema 7) is the
+ * wall-clock time of its offset: t0_real_ns is the real time (time_real_ns)
+ * of the samples' t_ms 0 (the grid's start), and the events' t_ms 0 is
+ * event_base_ns before it (the run clock's time before this grid: auto-tune's
+ * levels). Until it is called, both count from the run's start
+ * (store_run_begin). t0_real_ns 0: virtual time, whose offsets mean nothing
+ * on the wall clock; the clocks are then nominal, the events' from the run's
+ * start and the samples' event_base_ns after it, so that the two read as one
+ * timeline. Writes the run row's t0_utc.
+ */
+int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64_t event_base_ns,
 		    struct strbuf *err) DP_MUST_CHECK;
 
 struct store_volume_row {

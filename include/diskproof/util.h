@@ -90,6 +90,9 @@ uint64_t time_mono_ns(void);
 uint64_t time_real_ns(void);
 /* "2026-11-29T22:12:08Z" (UTC, seconds precision) into sb. */
 void time_format_iso8601(struct strbuf *sb, uint64_t real_ns);
+/* "2026-11-29T22:12:08.123Z" (UTC, milliseconds) of unix_ms, ms since the
+ * Unix epoch, into sb: the results file's time_utc columns and the CSV's. */
+void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms);
 
 /*
  * Paths (path.c). Strings in, strings out; "looks" means the function stats

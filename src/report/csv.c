@@ -14,7 +14,9 @@
  * database sizes at the start and the end (empty when not known). Then one
  * whole-run row per scope and class present, with no t_ms: its summary, its
  * average bytes per I/O and its p99.9 and p99.99 (from the whole-run
- * histograms; the interval rows leave those empty). docs/reports.md says so.
+ * histograms; the interval rows leave those empty). Every row ends with the
+ * run's host and, where it has a t_ms, that offset's absolute time (the last
+ * two columns, appended after the older ones). docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -24,7 +26,7 @@
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
-	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes\n";
+	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -42,6 +44,23 @@ static void csv_field(struct strbuf *sb, const char *v)
 }
 
 static void csv_num(struct strbuf *sb, double v, int decimals);
+
+/*
+ * The last two columns (added in issue 19, after every older one so that
+ * scripts indexing columns keep working): the run's host on every row, and
+ * on a row with a t_ms its absolute time, ISO 8601 UTC with milliseconds as
+ * the store's time_utc (run.t0_utc + t_ms); empty where the run has no
+ * stored clock, and on the whole-run rows.
+ */
+static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uint64_t t_ms)
+{
+	strbuf_addch(sb, ',');
+	csv_field(sb, r->host ? r->host : "");
+	strbuf_addch(sb, ',');
+	if (has_t && r->t0_known && r->t0_unix_ms >= 0)
+		time_format_utc_ms(sb, (uint64_t)r->t0_unix_ms + t_ms);
+	strbuf_addch(sb, '\n');
+}
 
 static void csv_ms(struct strbuf *sb, uint64_t ns, bool any)
 {
@@ -68,7 +87,8 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 	csv_ms(sb, s->lat_max_ns, s->ios);
 	strbuf_addf(sb, ",%" PRIu64 ",", iv->errors);
 	csv_num(sb, iv->ios ? (double)iv->bytes / (double)iv->ios : NAN, 1);
-	strbuf_addstr(sb, ",,,,\n"); /* the tails and sizes are whole-run figures */
+	strbuf_addstr(sb, ",,,,"); /* the tails and sizes are whole-run figures */
+	csv_tail(sb, r, true, s->t_ms);
 }
 
 /* A whole-run figure after its comma, empty when undefined (never 0). */
@@ -109,7 +129,8 @@ static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope
 	csv_num(sb, class_summary_avg_bytes(cs), 1);
 	csv_num(sb, cs->ios ? cs->p999_ms : NAN, 3);
 	csv_num(sb, cs->ios ? cs->p9999_ms : NAN, 3);
-	strbuf_addstr(sb, ",,\n");
+	strbuf_addstr(sb, ",,");
+	csv_tail(sb, r, false, 0);
 }
 
 /* Every class present in the scope (class_summary_present). */
@@ -138,7 +159,7 @@ static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope
 	strbuf_addstr(sb, ",,,");
 	csv_size(sb, sc->size_known, sc->size);
 	csv_size(sb, sc->final_size_known, sc->final_size);
-	strbuf_addch(sb, '\n');
+	csv_tail(sb, r, false, 0);
 }
 
 /* The row and its figures over the interval's length. */

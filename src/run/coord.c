@@ -608,6 +608,14 @@ uint64_t run_clock_ms(const struct run *r, uint64_t t)
 	return (r->ev_base_ns + in) / NSEC_PER_MSEC;
 }
 
+void run_clock_record(struct run *r)
+{
+	if (r->store && !r->store_failed &&
+	    store_run_clock(r->store, r->run_id, r->virt ? 0 : time_real_ns(), r->ev_base_ns,
+			    &r->store_err))
+		coord_store_error(r, -EIO);
+}
+
 void run_event(struct run *r, const char *kind, const char *msg)
 {
 	uint64_t t = run_clock_ms(r, engine_clock_now(&r->clock));

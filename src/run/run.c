@@ -422,6 +422,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	}
 	run_open_host_sampler(&r);
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
+	run_clock_record(&r);
 	atomic_store(&r.last, r.grid.last);
 	if (r.virt)
 		ret = run_virtual(&r);

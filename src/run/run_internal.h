@@ -365,6 +365,11 @@ void coord_check_signal(struct run *r, int timeout_ms);
 void coord_hangup_event(struct run *r);
 void run_event(struct run *r, const char *kind, const char *msg);
 uint64_t run_clock_ms(const struct run *r, uint64_t t);
+/* Tells the store when the grid just started began on the wall clock (now;
+ * on virtual time none: a nominal clock from the run's start) and the run
+ * clock's time before it (ev_base_ns), so that the rows' time_utc are the
+ * times of their offsets (store_run_clock). */
+void run_clock_record(struct run *r);
 void env_fact(void *arg, const char *key, const char *value);
 void record_env(struct run *r);
 void run_open_host_sampler(struct run *r);

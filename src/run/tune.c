@@ -312,6 +312,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		if (ret)
 			break;
 		grid_init(&r->grid, engine_clock_now(&r->clock), 0, limit - used);
+		run_clock_record(r);
 		atomic_store(&r->last, r->grid.last);
 		atomic_store(&r->stop, false);
 		r->stop_time = 0;

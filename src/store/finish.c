@@ -72,6 +72,22 @@ static int store_insert_summary(struct store *s, sqlite3_stmt *st, int64_t run_i
 	bind_dbl(&b, cs.p99_ms);
 	bind_dbl(&b, cs.max_ms);
 	bind_u64(&b, t->integrity_errors);
+	/* schema 7: the tails from the same histogram and hist_percentile()
+	 * the reports use (results_tail_fill), so the stored figures and the
+	 * reported ones are the same numbers; NULL for a class without I/O */
+	if (t->classes[c].lat.count) {
+		const struct hist *h = &t->classes[c].lat;
+
+		bind_dbl(&b, (double)hist_percentile(h, 90.0) / (double)NSEC_PER_MSEC);
+		bind_dbl(&b, (double)hist_percentile(h, 95.0) / (double)NSEC_PER_MSEC);
+		bind_dbl(&b, cs.p999_ms);
+		bind_dbl(&b, cs.p9999_ms);
+	} else {
+		bind_null(&b);
+		bind_null(&b);
+		bind_null(&b);
+		bind_null(&b);
+	}
 	return binder_run(&b);
 }
 
@@ -169,8 +185,9 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 	ret = store_prepare(
 		s,
 		"INSERT OR REPLACE INTO summary (run_id, scope, name, volume, class, ios, bytes,"
-		" errors, iops, mbps, avg_ms, p50_ms, p99_ms, max_ms, integrity_errors)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" errors, iops, mbps, avg_ms, p50_ms, p99_ms, max_ms, integrity_errors, p90_ms,"
+		" p95_ms, p999_ms, p9999_ms)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&sum_st, 0, err);
 	if (ret)
 		return ret;

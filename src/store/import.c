@@ -63,41 +63,47 @@ struct import_table {
 	const char *name;
 	const char *columns;
 	int64_t since; /* schema version that added the table (0: the first) */
+	/* columns added to the table by schema 7, copied from files of 7 on;
+	 * for older files import_fill() derives them as the migration does */
+	const char *columns7;
 };
 
 static const char import_run_columns[] =
 	"status, verdict, label, host, started_at, ended_at, duration_s, profile_name,"
 	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
+static const char import_run_columns7[] = ", t0_utc";
 
 static const struct import_table import_tables[] = {
 	{"sample",
 	 "t_ms, warmup, scope, scope_name, class, ios, bytes, errors, lat_sum_ns,"
 	 " lat_max_ns, p50_ns, p99_ns",
-	 0},
+	 0, ", time_utc"},
 	{"summary",
 	 "scope, name, volume, class, ios, bytes, errors, iops, mbps, avg_ms, p50_ms,"
 	 " p99_ms, max_ms, integrity_errors",
-	 0},
+	 0, ", p90_ms, p95_ms, p999_ms, p9999_ms"},
 	{"histogram", "scope, name, class, bits, max_bits, count, sum_ns, min_ns, max_ns, buckets",
-	 0},
-	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed", 0},
-	{"env", "key, value", 0},
-	{"volume", "name, path, log_path, databases", 0},
-	{"\"database\"", "name, volume, path, log_path, size", 0},
-	{"event", "t_ms, kind, message", 0},
+	 0, NULL},
+	{"verdict", "scope, name, volume, criterion, cmp, threshold, measured, passed", 0, NULL},
+	{"env", "key, value", 0, NULL},
+	{"volume", "name, path, log_path, databases", 0, NULL},
+	{"\"database\"", "name, volume, path, log_path, size", 0, NULL},
+	{"event", "t_ms, kind, message", 0, ", time_utc"},
 	{"autotune_step", "step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed, reason",
-	 0},
+	 0, NULL},
 	{"interval_histogram",
-	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3},
+	 "t_ms, warmup, scope, name, class, count, sum_ns, min_ns, max_ns, buckets", 3,
+	 ", time_utc, p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms"},
 	{"host_sample",
 	 "t_ms, warmup, device, span_ms, cpu_user_pct, cpu_system_pct, cpu_iowait_pct,"
 	 " mem_available, reads, writes, read_sectors, write_sectors, reads_per_s, writes_per_s,"
 	 " read_kbps, write_kbps, read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue",
-	 4},
-	{"stream_share", "scope, name, stream_ns, streams", 5},
-	{"scope_extra", "scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls", 5},
-	{"param", "section, name, key, value, source", 6},
-	{"database_final", "name, size", 6},
+	 4, ", time_utc"},
+	{"stream_share", "scope, name, stream_ns, streams", 5, NULL},
+	{"scope_extra", "scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls", 5,
+	 NULL},
+	{"param", "section, name, key, value, source", 6, NULL},
+	{"database_final", "name, size", 6, NULL},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and
@@ -200,6 +206,38 @@ static int import_running_end(struct store *s, int64_t id)
 	return rc;
 }
 
+/*
+ * What schema 7 derives, for a run copied from an older file: its clock
+ * from its started_at, its rows' absolute times, its summary's percentiles
+ * from its histograms (the migration's statements, for this run only).
+ * SQLITE_DONE when done.
+ */
+static int import_fill(struct store *s, int64_t id)
+{
+	static const char *const sql[] = {
+		"UPDATE main.run SET t0_utc = strftime('%Y-%m-%dT%H:%M:%fZ', started_at)"
+		" WHERE id = ?1 AND t0_utc IS NULL;",
+		STORE_SQL_FILL_PCT(" AND summary.run_id = ?1"),
+		STORE_SQL_FILL_TIME("sample", " AND run_id = ?1"),
+		STORE_SQL_FILL_TIME("event", " AND run_id = ?1"),
+		STORE_SQL_FILL_TIME("interval_histogram", " AND run_id = ?1"),
+		STORE_SQL_FILL_WIN_PCT(" AND run_id = ?1"),
+		STORE_SQL_FILL_TIME("host_sample", " AND run_id = ?1"),
+	};
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
 /* Copies run src_id of "src" with all its rows, under uuid and a new id. */
 static int import_run(struct store *s, int64_t version, int64_t src_id, const char *uuid,
 		      struct strbuf *err)
@@ -210,8 +248,10 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 	int ret = 0, rc;
 	size_t i;
 
-	strbuf_addf(&sql, "INSERT INTO main.run (%s, uuid) SELECT %s, ? FROM src.run WHERE id = ?",
-		    import_run_columns, import_run_columns);
+	strbuf_addf(&sql,
+		    "INSERT INTO main.run (%s%s, uuid) SELECT %s%s, ? FROM src.run WHERE id = ?",
+		    import_run_columns, version >= 7 ? import_run_columns7 : "", import_run_columns,
+		    version >= 7 ? import_run_columns7 : "");
 	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
@@ -225,12 +265,15 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 	for (i = 0; i < DP_ARRAY_SIZE(import_tables); i++) {
 		if (import_tables[i].since > version)
 			continue; /* the other file predates the table */
+		const char *c7 =
+			version >= 7 && import_tables[i].columns7 ? import_tables[i].columns7 : "";
+
 		strbuf_reset(&sql);
 		strbuf_addf(&sql,
-			    "INSERT INTO main.%s (run_id, %s) SELECT ?, %s FROM src.%s"
+			    "INSERT INTO main.%s (run_id, %s%s) SELECT ?, %s%s FROM src.%s"
 			    " WHERE run_id = ? ORDER BY rowid",
-			    import_tables[i].name, import_tables[i].columns,
-			    import_tables[i].columns, import_tables[i].name);
+			    import_tables[i].name, import_tables[i].columns, c7,
+			    import_tables[i].columns, c7, import_tables[i].name);
 		rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 		if (rc == SQLITE_OK) {
 			sqlite3_bind_int64(st, 1, new_id);
@@ -241,7 +284,9 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 		if (rc != SQLITE_DONE)
 			goto out_fail;
 	}
-	rc = import_running_end(s, new_id);
+	rc = import_fill(s, new_id);
+	if (rc == SQLITE_DONE)
+		rc = import_running_end(s, new_id);
 	if (rc != SQLITE_DONE)
 		goto out_fail;
 	strbuf_release(&sql);

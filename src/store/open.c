@@ -98,6 +98,10 @@ static int store_open_mode(struct store **out, const char *path, enum store_mode
 	sqlite3_busy_timeout(s->db, STORE_BUSY_TIMEOUT_MS);
 	rc = sqlite3_create_function(s->db, "dp_run_uuid", 5, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
 				     NULL, store_uuid_legacy, NULL, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_create_function(s->db, "dp_hist_pct_ms", 7,
+					     SQLITE_UTF8 | SQLITE_DETERMINISTIC, NULL,
+					     store_hist_pct_ms, NULL, NULL);
 	if (rc != SQLITE_OK) {
 		ret = store_fail(s, err, rc, "register functions");
 		goto out_close;

@@ -272,6 +272,31 @@ int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err)
 	return ret;
 }
 
+/* The run's clock (schema 7): run.t0_utc as Unix ms, which julianday()
+ * gives to well under a millisecond, rounded. */
+static int store_load_clock(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	ret = store_prepare(s,
+			    "SELECT CAST(round((julianday(t0_utc) - 2440587.5) * 86400000.0)"
+			    " AS INTEGER) FROM run WHERE id = ?",
+			    &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		r->t0_known = sqlite3_column_type(st, 0) != SQLITE_NULL;
+		r->t0_unix_ms = r->t0_known ? sqlite3_column_int64(st, 0) : 0;
+	} else if (rc != SQLITE_DONE) {
+		ret = store_fail(s, err, rc, "load run clock");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
 	char **const strs[] = {&r->status,	 &r->verdict,  &r->label,	 &r->host,
@@ -879,6 +904,8 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 		return ret;
 	r->run.streams = NAN;
 	ret = store_load_run(s, run_id, r, err);
+	if (!ret)
+		ret = store_load_clock(s, run_id, r, err);
 	for (i = 0; i < DP_ARRAY_SIZE(results_rows) && !ret; i++)
 		ret = rows_load(s, &results_rows[i], r, r->id, err);
 	if (ret) {

@@ -12,10 +12,83 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include <sqlite3.h>
 
 #include "store_internal.h"
+
+/*
+ * The views of schema 7, a stable interface (docs/results-schema.md#views):
+ * their names and columns stay; a later schema may add columns at the end.
+ * They read the stored figures as the reports read them (summary's columns,
+ * transactional IOPS as scope_transactional_iops(): db_read's plus
+ * db_write's iops of the run scope), and give NULL, not 0, for a latency of
+ * a class without I/O (as the CSV's whole-run rows do).
+ */
+/* clang-format off: the SQL reads as SQL, one clause a line */
+#define STORE_SQL_RUN_COLS                                                                         \
+	" r.id AS run_id, r.uuid, r.started_at, r.ended_at, r.label,"                              \
+	" r.profile_name AS profile, r.host, r.status, r.verdict,"
+#define STORE_SQL_CLASS_COLS                                                                       \
+	" s.class, s.ios, s.iops, s.mbps,"                                                         \
+	" CASE WHEN s.ios > 0 THEN s.avg_ms END AS avg_ms,"                                        \
+	" CASE WHEN s.ios > 0 THEN s.p50_ms END AS p50_ms, s.p90_ms, s.p95_ms,"                    \
+	" CASE WHEN s.ios > 0 THEN s.p99_ms END AS p99_ms, s.p999_ms, s.p9999_ms,"                 \
+	" CASE WHEN s.ios > 0 THEN s.max_ms END AS max_ms, s.errors, s.bytes"
+/* a scope's transactional IOPS, as scope_transactional_iops() */
+#define STORE_SQL_TIOPS                                                                            \
+	" (SELECT rd.iops + wr.iops FROM summary rd, summary wr"                                   \
+	"  WHERE rd.run_id = s.run_id AND rd.scope = s.scope AND rd.name = s.name"                 \
+	"  AND rd.class = 'db_read' AND wr.run_id = rd.run_id AND wr.scope = rd.scope"             \
+	"  AND wr.name = rd.name AND wr.class = 'db_write') AS transactional_iops"
+#define STORE_SQL_VIEWS                                                                            \
+	"CREATE VIEW v_run AS SELECT" STORE_SQL_RUN_COLS                                           \
+	" r.duration_s, r.engine, r.test_type, r.streams,"                                         \
+	" rd.iops + wr.iops AS transactional_iops,"                                                \
+	" CASE WHEN rd.ios > 0 THEN rd.avg_ms END AS db_read_avg_ms,"                              \
+	" CASE WHEN rd.ios > 0 THEN rd.p99_ms END AS db_read_p99_ms,"                              \
+	" rd.p999_ms AS db_read_p999_ms,"                                                          \
+	" CASE WHEN lw.ios > 0 THEN lw.avg_ms END AS log_write_avg_ms,"                            \
+	" CASE WHEN lw.ios > 0 THEN lw.p99_ms END AS log_write_p99_ms,"                            \
+	" lw.p999_ms AS log_write_p999_ms,"                                                        \
+	" (SELECT sum(s.errors) FROM summary s WHERE s.run_id = r.id AND s.scope = 'run')"         \
+	"  AS errors,"                                                                             \
+	" (SELECT count(*) FROM verdict v WHERE v.run_id = r.id AND v.passed = 0)"                 \
+	"  AS failed_verdicts"                                                                     \
+	" FROM run r"                                                                              \
+	" LEFT JOIN summary rd ON rd.run_id = r.id AND rd.scope = 'run' AND rd.class = 'db_read'"  \
+	" LEFT JOIN summary wr ON wr.run_id = r.id AND wr.scope = 'run' AND wr.class = 'db_write'" \
+	" LEFT JOIN summary lw ON lw.run_id = r.id AND lw.scope = 'run'"                           \
+	"  AND lw.class = 'log_write';"                                                            \
+	"CREATE VIEW v_run_class AS SELECT" STORE_SQL_RUN_COLS STORE_SQL_CLASS_COLS                \
+	"," STORE_SQL_TIOPS " FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'run';"   \
+	"CREATE VIEW v_volume_trend AS SELECT" STORE_SQL_RUN_COLS                                  \
+	" s.name AS volume," STORE_SQL_CLASS_COLS "," STORE_SQL_TIOPS                              \
+	" FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'volume';"                    \
+	"CREATE VIEW v_database_class AS SELECT" STORE_SQL_RUN_COLS                                \
+	" s.name AS database, s.volume," STORE_SQL_CLASS_COLS "," STORE_SQL_TIOPS                  \
+	" FROM run r JOIN summary s ON s.run_id = r.id AND s.scope = 'database';"                  \
+	"CREATE VIEW v_failed_verdicts AS SELECT" STORE_SQL_RUN_COLS                               \
+	" v.scope, v.name, v.volume, v.criterion, v.cmp, v.measured, v.threshold"                  \
+	" FROM verdict v JOIN run r ON r.id = v.run_id WHERE v.passed = 0;"                        \
+	"CREATE VIEW v_volume_window AS SELECT run_id, t_ms, time_utc, warmup,"                    \
+	" name AS volume, class, count AS ios, sum_ns / 1e6 / count AS avg_ms,"                    \
+	" p50_ms, p90_ms, p95_ms, p99_ms, p999_ms, p9999_ms, max_ns / 1e6 AS max_ms"               \
+	" FROM interval_histogram WHERE scope = 'volume';"                                         \
+	"CREATE VIEW v_sample AS SELECT run_id, t_ms, time_utc, warmup, scope, name, class,"       \
+	" len_ms, ios, CASE WHEN len_ms > 0 THEN ios / (len_ms / 1000.0) END AS iops,"             \
+	" CASE WHEN len_ms > 0 THEN bytes / 1e6 / (len_ms / 1000.0) END AS mbps,"                  \
+	" bytes, errors,"                                                                          \
+	" CASE WHEN ios > 0 THEN lat_sum_ns / 1e6 / ios END AS avg_ms,"                            \
+	" CASE WHEN ios > 0 THEN p50_ns / 1e6 END AS p50_ms,"                                      \
+	" CASE WHEN ios > 0 THEN p99_ns / 1e6 END AS p99_ms,"                                      \
+	" CASE WHEN ios > 0 THEN lat_max_ns / 1e6 END AS max_ms"                                   \
+	" FROM (SELECT s.*, s.scope_name AS name, s.t_ms - coalesce((SELECT p.t_ms"                \
+	"  FROM sample p WHERE p.run_id = s.run_id AND p.t_ms < s.t_ms"                            \
+	"  AND p.scope = s.scope AND p.scope_name = s.scope_name"                                  \
+	"  ORDER BY p.t_ms DESC LIMIT 1), 0) AS len_ms FROM sample s);"
+/* clang-format on */
 
 /*
  * Migration i takes a file from version i to version i + 1; the array index
@@ -242,6 +315,38 @@ static const char *const store_migrations[] = {
 	" size INTEGER NOT NULL,"
 	" UNIQUE (run_id, name)"
 	");",
+	/* 6 -> 7: for people with sqlite3 and Grafana (docs/results-schema.md):
+	 * the percentiles as real columns, absolute times beside the offsets,
+	 * and views for the common questions. Percentiles of runs already in
+	 * the file come from their stored whole-run histograms, through the
+	 * same hist_percentile() the reports use (dp_hist_pct_ms); their
+	 * absolute times are the run's started_at (whole seconds) plus the
+	 * offset, which is all an older file knows of its clock. */
+	/* clang-format off */
+	"ALTER TABLE run ADD COLUMN t0_utc TEXT;"
+	"UPDATE run SET t0_utc = strftime('%Y-%m-%dT%H:%M:%fZ', started_at);"
+	"ALTER TABLE summary ADD COLUMN p90_ms REAL;"
+	"ALTER TABLE summary ADD COLUMN p95_ms REAL;"
+	"ALTER TABLE summary ADD COLUMN p999_ms REAL;"
+	"ALTER TABLE summary ADD COLUMN p9999_ms REAL;"
+	STORE_SQL_FILL_PCT("")
+	"ALTER TABLE interval_histogram ADD COLUMN p50_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p90_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p95_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p99_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p999_ms REAL;"
+	"ALTER TABLE interval_histogram ADD COLUMN p9999_ms REAL;"
+	STORE_SQL_FILL_WIN_PCT("")
+	"ALTER TABLE sample ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE event ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE interval_histogram ADD COLUMN time_utc TEXT;"
+	"ALTER TABLE host_sample ADD COLUMN time_utc TEXT;"
+	STORE_SQL_FILL_TIME("sample", "")
+	STORE_SQL_FILL_TIME("event", "")
+	STORE_SQL_FILL_TIME("interval_histogram", "")
+	STORE_SQL_FILL_TIME("host_sample", "")
+	STORE_SQL_VIEWS,
+	/* clang-format on */
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,
@@ -423,4 +528,37 @@ void store_uuid_legacy(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 	}
 	snprintf(out, sizeof(out), "%016" PRIx64 "%016" PRIx64, a, b);
 	sqlite3_result_text(ctx, out, -1, SQLITE_TRANSIENT);
+}
+
+void store_hist_pct_ms(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const char *buckets = (const char *)sqlite3_value_text(argv[5]);
+	struct hist *h;
+
+	(void)argc;
+	if (sqlite3_value_int64(argv[0]) != HIST_BITS ||
+	    sqlite3_value_int64(argv[1]) != HIST_MAX_BITS || sqlite3_value_int64(argv[2]) <= 0) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	h = malloc(sizeof(*h));
+	if (!h) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	/* as the reader builds it (read.c): buckets decoded, then the exact
+	 * count and extremes from their columns */
+	hist_init(h);
+	if (hist_decode(h, buckets ? buckets : "")) {
+		free(h);
+		sqlite3_result_error(ctx, "histogram buckets do not decode", -1);
+		return;
+	}
+	h->count = (uint64_t)sqlite3_value_int64(argv[2]);
+	if (sqlite3_value_type(argv[3]) != SQLITE_NULL)
+		h->min_ns = (uint64_t)sqlite3_value_int64(argv[3]);
+	h->max_ns = (uint64_t)sqlite3_value_int64(argv[4]);
+	sqlite3_result_double(ctx, (double)hist_percentile(h, sqlite3_value_double(argv[6])) /
+					   (double)NSEC_PER_MSEC);
+	free(h);
 }

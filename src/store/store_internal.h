@@ -28,7 +28,63 @@ struct store {
 	sqlite3_stmt *ins_event;
 	sqlite3_stmt *ins_env;
 	sqlite3_stmt *ins_host;
+	/* The clock of the run this process writes (store_run_begin,
+	 * store_run_clock): the Unix time in ms of its samples' t_ms 0 and of
+	 * its events' t_ms 0, from which each row's time_utc is written. */
+	int64_t clock_run_id;
+	uint64_t clock_start_ms; /* the run's start (started_at, in ms) */
+	uint64_t clock_sample_ms;
+	uint64_t clock_event_ms;
 };
+
+/*
+ * Schema 7's derived columns, for rows written before they existed: the
+ * migration runs them over the whole file (where = ""), an import over the
+ * runs it copied from an older file (where = " AND run_id = ?"). Both only
+ * fill what is NULL, so a row written with its figures keeps them.
+ *
+ * The percentiles of a summary row come from its whole-run histogram through
+ * dp_hist_pct_ms() (store_hist_pct_ms: hist_percentile(), as the reports),
+ * NULL for a class without I/O.
+ */
+#define STORE_SQL_FILL_PCT(where)                                                                  \
+	"UPDATE summary SET"                                                                       \
+	" p90_ms = dp_hist_pct_ms(h.bits, h.max_bits, h.count, h.min_ns, h.max_ns, h.buckets, "    \
+	"90),"                                                                                     \
+	" p95_ms = dp_hist_pct_ms(h.bits, h.max_bits, h.count, h.min_ns, h.max_ns, h.buckets, "    \
+	"95),"                                                                                     \
+	" p999_ms = dp_hist_pct_ms(h.bits, h.max_bits, h.count, h.min_ns, h.max_ns, h.buckets,"    \
+	"  99.9),"                                                                                 \
+	" p9999_ms = dp_hist_pct_ms(h.bits, h.max_bits, h.count, h.min_ns, h.max_ns, h.buckets,"   \
+	"  99.99)"                                                                                 \
+	" FROM histogram h WHERE h.run_id = summary.run_id AND h.scope = summary.scope"            \
+	" AND h.name = summary.name AND h.class = summary.class AND summary.ios > 0"               \
+	" AND summary.p999_ms IS NULL" where ";"
+
+/* The same for the 15 s windows of interval_histogram (their geometry is
+ * the build's: HIST_BITS 6, HIST_MAX_BITS 38, as the reader assumes). */
+/* clang-format off */
+#define STORE_SQL_WIN_PCT(p) "dp_hist_pct_ms(6, 38, count, min_ns, max_ns, buckets, " p ")"
+#define STORE_SQL_FILL_WIN_PCT(where) \
+	"UPDATE interval_histogram SET" \
+	" p50_ms = " STORE_SQL_WIN_PCT("50") "," \
+	" p90_ms = " STORE_SQL_WIN_PCT("90") "," \
+	" p95_ms = " STORE_SQL_WIN_PCT("95") "," \
+	" p99_ms = " STORE_SQL_WIN_PCT("99") "," \
+	" p999_ms = " STORE_SQL_WIN_PCT("99.9") "," \
+	" p9999_ms = " STORE_SQL_WIN_PCT("99.99") \
+	" WHERE count > 0 AND p99_ms IS NULL" where ";"
+/* clang-format on */
+
+/*
+ * The absolute time of an offset of a row written before schema 7: the run's
+ * t0_utc (its started_at, to the second, for such a run) plus t_ms, as ISO
+ * 8601 UTC with milliseconds, like the ones written at insert.
+ */
+#define STORE_SQL_FILL_TIME(table, where)                                                          \
+	"UPDATE " table " SET time_utc = strftime('%Y-%m-%dT%H:%M:%fZ',"                           \
+	" (SELECT t0_utc FROM run WHERE run.id = " table ".run_id),"                               \
+	" '+' || (t_ms / 1000.0) || ' seconds') WHERE time_utc IS NULL" where ";"
 
 /* sql.c */
 int store_errno_of(sqlite3 *db, int rc);
@@ -134,6 +190,10 @@ int store_insert_rows(struct store *s, const char *sql, const char *what, int64_
 int store_check_file(struct store *s, int64_t *version, struct strbuf *err);
 int store_migrate(struct store *s, struct strbuf *err);
 void store_uuid_legacy(sqlite3_context *ctx, int argc, sqlite3_value **argv);
+/* SQL function dp_hist_pct_ms(bits, max_bits, count, min_ns, max_ns, buckets,
+ * p): hist_percentile(p) of a stored histogram in ms, NULL when it is empty
+ * or of another geometry; an error when its buckets do not decode. */
+void store_hist_pct_ms(sqlite3_context *ctx, int argc, sqlite3_value **argv);
 
 /* path.c */
 void store_uri(struct strbuf *uri, const char *path, const char *query);
@@ -143,6 +203,9 @@ bool store_wal_empty(const char *path);
 
 /* write.c */
 int store_prepare_cached(struct store *s, struct strbuf *err);
+/* Appends the time t_ms after base_ms (Unix ms) as ISO 8601 UTC with
+ * milliseconds, "2026-12-03T11:34:05.123Z": the time_utc columns. */
+void store_utc_ms(struct strbuf *sb, uint64_t base_ms, uint64_t t_ms);
 
 /* killed.c */
 int store_reap_own_host(struct store *s, struct strbuf *err);

@@ -25,16 +25,16 @@
 
 static const char store_sql_ins_sample[] =
 	"INSERT INTO sample (run_id, t_ms, warmup, scope, scope_name, class, ios, bytes,"
-	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns)"
-	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns, time_utc)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_host[] =
 	"INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct,"
 	" cpu_system_pct, cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
 	" write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps, read_wait_ms,"
-	" write_wait_ms, avg_wait_ms, util_pct, queue)"
-	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	" write_wait_ms, avg_wait_ms, util_pct, queue, time_utc)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_event[] =
-	"INSERT INTO event (run_id, t_ms, kind, message) VALUES (?, ?, ?, ?)";
+	"INSERT INTO event (run_id, t_ms, kind, message, time_utc) VALUES (?, ?, ?, ?, ?)";
 static const char store_sql_ins_env[] =
 	"INSERT INTO env (run_id, key, value) VALUES (?, ?, ?)"
 	" ON CONFLICT (run_id, key) DO UPDATE SET value = excluded.value";
@@ -56,6 +56,30 @@ int store_prepare_cached(struct store *s, struct strbuf *err)
 	return store_prepare(s, store_sql_ins_env, &s->ins_env, SQLITE_PREPARE_PERSISTENT, err);
 }
 
+void store_utc_ms(struct strbuf *sb, uint64_t base_ms, uint64_t t_ms)
+{
+	time_format_utc_ms(sb, base_ms + t_ms);
+}
+
+/*
+ * The time_utc of an offset on one of the run's two clocks (store.h,
+ * store_run_clock): NULL for a run this store did not begin, which has no
+ * clock here (no such write happens today).
+ */
+static void bind_utc(struct binder *b, const struct store *s, int64_t run_id, bool event,
+		     uint64_t t_ms)
+{
+	struct strbuf utc = STRBUF_INIT;
+
+	if (run_id != s->clock_run_id) {
+		bind_null(b);
+		return;
+	}
+	store_utc_ms(&utc, event ? s->clock_event_ms : s->clock_sample_ms, t_ms);
+	bind_str(b, utc.buf, false);
+	strbuf_release(&utc);
+}
+
 int store_run_begin(struct store *s, const struct store_run_info *info, int64_t *run_id,
 		    struct strbuf *err)
 {
@@ -65,14 +89,18 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	int ret, rc;
 
 	time_format_iso8601(&started, info->started_real_ns);
+	/* until the run says when its clocks start (store_run_clock), both
+	 * count from its start */
+	s->clock_start_ms = info->started_real_ns / NSEC_PER_MSEC;
+	s->clock_sample_ms = s->clock_event_ms = s->clock_start_ms;
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_started;
 	ret = store_prepare(s,
 			    "INSERT INTO run (status, label, host, started_at, profile_name,"
 			    " profile_text, command_line, pid, engine, test_type, streams,"
-			    " warmup_s, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			    " lower(hex(randomblob(16))))",
+			    " warmup_s, t0_utc, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			    " ?, ?, ?, lower(hex(randomblob(16))))",
 			    &st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -88,12 +116,16 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	bind_str(&b, info->test_type, false);
 	bind_i64(&b, info->streams);
 	bind_dbl(&b, (double)info->warmup_ns / (double)NSEC_PER_SEC);
+	strbuf_reset(&started);
+	store_utc_ms(&started, s->clock_sample_ms, 0);
+	bind_str(&b, started.buf, false);
 	rc = binder_run(&b);
 	if (rc != SQLITE_OK) {
 		ret = store_fail(s, err, rc, "insert run");
 		goto out_finalize;
 	}
 	*run_id = sqlite3_last_insert_rowid(s->db);
+	s->clock_run_id = *run_id;
 	sqlite3_finalize(st);
 	ret = store_commit(s, err);
 	if (ret)
@@ -286,6 +318,7 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 		bind_u64(&b, row->lat_max_ns);
 		bind_u64(&b, row->p50_ns);
 		bind_u64(&b, row->p99_ns);
+		bind_utc(&b, s, run_id, false, row->t_ms);
 		rc = binder_run(&b);
 		if (rc != SQLITE_OK) {
 			ret = store_fail(s, err, rc, "write interval");
@@ -318,6 +351,9 @@ static int store_insert_one(struct store *s, struct binder *b, const char *what,
 	return store_txn_end(s, binder_run(b), what, err);
 }
 
+/* The percentile columns of interval_histogram (schema 7), in order. */
+static const double store_pcts[] = {50.0, 90.0, 95.0, 99.0, 99.9, 99.99};
+
 /*
  * An empty window histogram gets no row: merging it would add nothing, so a
  * missing (window, volume, class) row reads as an empty histogram, and the
@@ -343,8 +379,9 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 	ret = store_prepare(
 		s,
 		"INSERT INTO interval_histogram (run_id, t_ms, warmup, scope, name, class,"
-		" count, sum_ns, min_ns, max_ns, buckets)"
-		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		" count, sum_ns, min_ns, max_ns, buckets, time_utc, p50_ms, p90_ms, p95_ms,"
+		" p99_ms, p999_ms, p9999_ms)"
+		" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 		&st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -367,6 +404,11 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		bind_u64(&b, r->h->min_ns);
 		bind_u64(&b, r->h->max_ns);
 		bind_str(&b, enc.buf, false);
+		bind_utc(&b, s, run_id, false, r->t_ms);
+		/* the window's percentiles, as dp_hist_pct_ms() gives them */
+		for (size_t q = 0; q < DP_ARRAY_SIZE(store_pcts); q++)
+			bind_dbl(&b, (double)hist_percentile(r->h, store_pcts[q]) /
+					     (double)NSEC_PER_MSEC);
 		rc = binder_run(&b);
 	}
 	sqlite3_finalize(st);
@@ -429,6 +471,7 @@ static int store_host_row(struct store *s, int64_t run_id, uint64_t t_ms, bool w
 	else
 		bind_null(&b);
 	bind_nulls(&b, 13);
+	bind_utc(&b, s, run_id, false, t_ms);
 	return binder_run(&b);
 }
 
@@ -457,6 +500,7 @@ static int store_device_row(struct store *s, int64_t run_id, uint64_t t_ms, bool
 	bind_fig(&b, d->avg_wait_ms);
 	bind_fig(&b, d->util_pct);
 	bind_fig(&b, d->queue);
+	bind_utc(&b, s, run_id, false, t_ms);
 	return binder_run(&b);
 }
 
@@ -505,7 +549,39 @@ int store_event_add(struct store *s, int64_t run_id, uint64_t t_ms, const char *
 	bind_u64(&b, t_ms);
 	bind_str(&b, kind, false);
 	bind_str(&b, message, false);
+	bind_utc(&b, s, run_id, true, t_ms);
 	return store_insert_one(s, &b, "add event", err);
+}
+
+int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64_t event_base_ns,
+		    struct strbuf *err)
+{
+	struct strbuf utc = STRBUF_INIT;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret;
+
+	if (!t0_real_ns && run_id == s->clock_run_id) {
+		/* virtual time: one nominal timeline from the run's start */
+		s->clock_event_ms = s->clock_start_ms;
+		s->clock_sample_ms = s->clock_start_ms + event_base_ns / NSEC_PER_MSEC;
+	} else {
+		s->clock_sample_ms = t0_real_ns / NSEC_PER_MSEC;
+		s->clock_event_ms = (t0_real_ns > event_base_ns ? t0_real_ns - event_base_ns : 0) /
+				    NSEC_PER_MSEC;
+	}
+	s->clock_run_id = run_id;
+	ret = store_prepare(s, "UPDATE run SET t0_utc = ? WHERE id = ?", &st, 0, err);
+	if (ret)
+		return ret;
+	store_utc_ms(&utc, s->clock_sample_ms, 0);
+	binder_start(&b, st);
+	bind_str(&b, utc.buf, false);
+	bind_i64(&b, run_id);
+	ret = store_insert_one(s, &b, "set the run's clock", err);
+	sqlite3_finalize(st);
+	strbuf_release(&utc);
+	return ret;
 }
 
 /* One decided auto-tune level. */

@@ -22,6 +22,17 @@ uint64_t time_real_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms)
+{
+	time_t t = (time_t)(unix_ms / 1000);
+	struct tm tm;
+	char buf[40];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	strbuf_addf(sb, "%s.%03uZ", buf, (unsigned)(unix_ms % 1000));
+}
+
 void time_format_iso8601(struct strbuf *sb, uint64_t real_ns)
 {
 	time_t t = (time_t)(real_ns / NSEC_PER_SEC);

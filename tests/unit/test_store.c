@@ -47,6 +47,25 @@ struct fixture {
 	char path[128];
 };
 
+/* Takes a current file back to schema 6 (before the views, percentile
+ * columns and absolute times), for the tests that make older files. */
+#define SCHEMA7_UNDO                                                                               \
+	"DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "            \
+	"v_volume_trend;"                                                                          \
+	" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"            \
+	" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"             \
+	" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN p999_ms;"        \
+	" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN time_utc;"      \
+	" ALTER TABLE event DROP COLUMN time_utc;"                                                 \
+	" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                                    \
+	" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                                     \
+	" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                                    \
+	" ALTER TABLE host_sample DROP COLUMN time_utc;"
+
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
@@ -914,6 +933,85 @@ static int64_t full_run(struct store *s, const char *host, uint64_t started_s)
 	return id;
 }
 
+/*
+ * Schema 7: the percentile columns written at the end, a file of schema 6
+ * migrated to the same figures from its histograms (and its views made),
+ * and the absolute times of the offsets from the run's clocks.
+ */
+static void test_migrate_v6(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	int64_t id = full_run(s, "db-host-1", 1764454328ULL);
+	char *before, *after;
+	sqlite3 *db;
+
+	store_close(s);
+	db = raw_open(f->path);
+	before = raw_text(db, "SELECT group_concat(class || ':' || coalesce(p90_ms, '-') || ','"
+			      " || coalesce(p95_ms, '-') || ',' || coalesce(p999_ms, '-') || ','"
+			      " || coalesce(p9999_ms, '-'), ' ') FROM summary");
+	/* 200 reads of 5 ms and one of 9 ms: p99.9 is the slow one, p90 not */
+	assert_true(raw_int(db, "SELECT p999_ms > 8.9 AND p999_ms <= 9 AND p90_ms < 5.1"
+				" FROM summary WHERE class = 'db_read'"));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM summary WHERE ios = 0"
+				     " AND p999_ms IS NOT NULL"),
+			 0);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA7_UNDO " PRAGMA user_version = 6;"
+						   " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	s = open_ok(f->path);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	after = raw_text(db, "SELECT group_concat(class || ':' || coalesce(p90_ms, '-') || ','"
+			     " || coalesce(p95_ms, '-') || ',' || coalesce(p999_ms, '-') || ','"
+			     " || coalesce(p9999_ms, '-'), ' ') FROM summary");
+	assert_string_equal(before, after);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sqlite_master WHERE type = 'view'"
+				     " AND name LIKE 'v\\_%' ESCAPE '\\'"),
+			 7);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM v_run_class"), IO_CLASS_COUNT);
+	/* an old run's times: its started_at (whole seconds) plus the offset */
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM sample WHERE time_utc ="
+				     " '2025-11-29T22:12:09.000Z' AND t_ms = 1000"),
+			 raw_int(db, "SELECT count(*) FROM sample WHERE t_ms = 1000"));
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM event WHERE time_utc ="
+				     " '2025-11-29T22:12:10.000Z' AND kind = 'stop'"),
+			 1);
+	sqlite3_close(db);
+	free(before);
+	free(after);
+
+	/* a run's clocks: the samples' from the grid's start, the events' that
+	 * much earlier as the run clock had run before it */
+	s = open_ok(f->path);
+	id = begin_ok(s);
+	assert_int_equal(store_run_clock(s, id, 1764454328500000000ULL, 250000000ULL, &err), 0);
+	write_interval(s, id, 1000);
+	assert_int_equal(store_event_add(s, id, 2000, "stop", "done", &err), 0);
+	store_close(s);
+	db = raw_open(f->path);
+	before = raw_text(db, "SELECT t0_utc FROM run ORDER BY id DESC LIMIT 1");
+	assert_string_equal(before, "2025-11-29T22:12:08.500Z");
+	free(before);
+	assert_int_equal(raw_int(db, "SELECT count(DISTINCT time_utc) FROM sample WHERE run_id ="
+				     " (SELECT max(id) FROM run) AND time_utc ="
+				     " '2025-11-29T22:12:09.500Z'"),
+			 1);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM event WHERE run_id ="
+				     " (SELECT max(id) FROM run) AND time_utc ="
+				     " '2025-11-29T22:12:10.250Z'"),
+			 1);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
 static void test_load_series(void **state)
 {
 	struct fixture *f = *state;
@@ -1647,6 +1745,7 @@ static void test_migrate_v3(void **state)
 	db = raw_open(f->path);
 	assert_int_equal(
 		sqlite3_exec(db,
+			     SCHEMA7_UNDO
 			     "DROP TABLE host_sample; DROP TABLE stream_share;"
 			     " DROP TABLE scope_extra; DROP TABLE param; DROP TABLE database_final;"
 			     " PRAGMA user_version = 3;"
@@ -1785,6 +1884,7 @@ static void test_scope_extra(void **state)
 	assert_int_equal(raw_int(db, "SELECT count(*) FROM scope_extra"), IO_CLASS_COUNT);
 	assert_int_equal(
 		sqlite3_exec(db,
+			     SCHEMA7_UNDO
 			     "DROP TABLE scope_extra; DROP TABLE stream_share; DROP TABLE param;"
 			     " DROP TABLE database_final; PRAGMA user_version = 4;"
 			     " PRAGMA wal_checkpoint(TRUNCATE)",
@@ -1872,7 +1972,7 @@ static void test_summary_of_unknown_class(void **state)
 	make_run(f->path, &id);
 	raw_exec(f->path,
 		 "INSERT INTO summary VALUES (?1, 'run', 'run', NULL, 'warp_read',"
-		 " 1, 1, 0, 1, 1, 1, 1, 1, 1, 0)",
+		 " 1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1)",
 		 id);
 	expect_refused(f->path, id, "summary row of unknown scope or class");
 }
@@ -1898,7 +1998,7 @@ static void test_sample_of_unknown_class(void **state)
 	make_run(f->path, &id);
 	raw_exec(f->path,
 		 "INSERT INTO sample VALUES (?1, 1000, 0, 'run', 'run', 'bogus',"
-		 " 1, 1, 0, 1, 1, 1, 1)",
+		 " 1, 1, 0, 1, 1, 1, 1, NULL)",
 		 id);
 	expect_refused(f->path, id, "sample row of unknown scope or class");
 }
@@ -1999,6 +2099,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_import, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scope_extra, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
