@@ -43,7 +43,9 @@ struct cli_opts {
 	bool deep;
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
-	const char *output; /* -o/--output FILE; NULL: stdout */
+	const char *output;	  /* -o/--output FILE; NULL: stdout */
+	const char *metrics;	  /* run --metrics [ADDR:]PORT (checked as parsed) */
+	const char *metrics_file; /* run --metrics-file PATH */
 	/* compare */
 	double min_change_pct; /* --min-change PCT */
 	bool has_min_change;

@@ -16,6 +16,7 @@
 
 #include "diskproof/analyze.h"
 #include "diskproof/counters.h"
+#include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -77,6 +78,8 @@ static const struct opt_def opt_defs[] = {
 	{"--min-change", true, CMD_COMPARE},
 	{"--all", false, CMD_COMPARE},
 	{"--fail-on-regression", false, CMD_COMPARE},
+	{"--metrics", true, CMD_RUN},
+	{"--metrics-file", true, CMD_RUN},
 };
 
 /* A percentage option's value: a number from 0 to 1000, "%" allowed. */
@@ -158,6 +161,17 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->has_min_change = true;
 	} else if (!strcmp(name, "--all")) {
 		o->all = true;
+	} else if (!strcmp(name, "--metrics")) {
+		struct metrics_addr a;
+
+		ret = metrics_addr_parse(val, &a, &err);
+		o->metrics = val;
+	} else if (!strcmp(name, "--metrics-file")) {
+		o->metrics_file = val;
+		if (!*val) {
+			strbuf_addstr(&err, "needs a file name");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;

@@ -329,6 +329,7 @@ void coord_collect(struct run *r, unsigned k)
 		tune_interval(r, k);
 		coord_check_health(r, hung);
 		coord_view(r, k);
+		run_metrics_interval(r, k, NULL, 0);
 		return;
 	}
 	for (unsigned v = 0; v < nv; v++)
@@ -384,6 +385,7 @@ void coord_collect(struct run *r, unsigned k)
 		journal_thread_ask(r);
 	coord_check_health(r, hung);
 	coord_view(r, k);
+	run_metrics_interval(r, k, NULL, 0);
 }
 
 /*
