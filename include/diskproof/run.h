@@ -55,8 +55,39 @@ struct run_volume_view {
 	double p99_ms[IO_CLASS_COUNT];
 	uint64_t errors;	   /* I/O errors so far, all classes */
 	uint64_t integrity_errors; /* so far */
+	/* so far (the running verdict, see run_interval_view), measured time
+	 * only: per class the maximum the final verdict's max criterion judges
+	 * (with max_basis = sample the highest sample average, else, or for a
+	 * class without a sample figure, the slowest I/O), and the slowest
+	 * single I/O; NAN for a class without measured I/O yet (or when
+	 * v->judged is false) */
+	double max_ms[IO_CLASS_COUNT];
+	double max_io_ms[IO_CLASS_COUNT];
+	/* a so-far verdict of the volume or of one of its databases failed:
+	 * the volume would fail if the run ended now */
+	bool would_fail;
 };
 
+struct verdict;
+
+/*
+ * The interval just merged, for the live view (and any other observer of
+ * the coordinator). Figures are the interval's unless said "so far".
+ *
+ * The running verdict ("so far"): after every merged interval the
+ * coordinator judges the run exactly as its final verdict will be judged
+ * (the same eval_judge on inputs built the same way, run_judge in src/run),
+ * on the totals of the measured time so far. The warm-up is treated as the
+ * final verdict treats it: its latencies are never judged (during the
+ * warm-up no class has measured I/O, so only io_errors and
+ * integrity_errors, which count from the start, are judged), its I/O
+ * errors and integrity errors count. A maximum judged on samples counts the
+ * sample still open with what it has so far. One difference: a backup or
+ * recovery pass still running is not judged (pass_done_pct) until the
+ * run's end, since it is not failing, only unfinished. An interrupted run
+ * is not judged at its end (no verdict is stored) whatever it said so far.
+ * Auto-tune's levels are not judged: judged is false while tuning.
+ */
 struct run_interval_view {
 	unsigned index;
 	bool warmup;
@@ -75,7 +106,27 @@ struct run_interval_view {
 	size_t nr_vols;
 	/* the average thresholds the live view colours against */
 	double db_read_avg_ms, log_write_avg_ms;
+	/* the running verdict (above): judged false when there is none this
+	 * interval (auto-tune, out of memory; verdicts NULL, nr_verdicts 0);
+	 * verdicts in eval_judge's order (databases, volumes, the run), the
+	 * same struct verdict the final judgement stores, valid during the
+	 * callback only; would_pass: every one passed */
+	bool judged;
+	bool would_pass;
+	const struct verdict *verdicts;
+	size_t nr_verdicts;
+	double max_ms[IO_CLASS_COUNT];	  /* the run's, as run_volume_view's */
+	double max_io_ms[IO_CLASS_COUNT]; /* the run's slowest I/O so far */
 };
+
+/*
+ * The first failed so-far verdict of volume `volume` (its own, or one of
+ * its databases', before the databases_failed roll-up), or of the whole run
+ * when volume is NULL (before the volumes_failed roll-up); NULL when none
+ * failed or v->judged is false. For a line that says which criterion would
+ * fail ("vol1 db1 db_read_max_sample_avg_ms").
+ */
+const struct verdict *run_view_failure(const struct run_interval_view *v, const char *volume);
 
 struct run_callbacks {
 	/* once per interval, from the coordinator */

@@ -5,6 +5,7 @@
  * environment facts.
  */
 #include <errno.h>
+#include <math.h>
 #include <poll.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -182,6 +183,70 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 		class_stats_reset(&r->win_vol[i]);
 }
 
+/*
+ * The running verdict after interval k: the measured totals so far judged
+ * as run_finish judges them (run_judge), kept in r->sofar* until the next
+ * interval's. The measured time ends with interval k, or with the drain
+ * for a run stopped early (as the final verdict's). A failure to judge
+ * leaves no running verdict (sofar_judged false), never a stale one.
+ */
+static void coord_judge(struct run *r, unsigned k)
+{
+	uint64_t end = grid_end(&r->grid, k);
+
+	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire))
+		end = r->stop_time;
+	free(r->sofar_v);
+	r->sofar_v = NULL;
+	r->nr_sofar_v = 0;
+	run_totals_release(&r->sofar);
+	r->sofar_judged = !run_judge(r, run_measured_ns(r, end), true, &r->sofar, &r->sofar_v,
+				     &r->nr_sofar_v);
+}
+
+/* The maximum the max criterion judges in a class summary (eval.c's
+ * choice), and the slowest I/O; NAN without I/O. */
+static void view_max(const struct profile_thresholds *t, const struct class_summary *cs,
+		     double *judged, double *io)
+{
+	*judged = *io = NAN;
+	if (!cs->ios)
+		return;
+	*io = cs->max_ms;
+	*judged = t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms)
+			  ? cs->max_sample_avg_ms
+			  : cs->max_ms;
+}
+
+/* A so-far verdict of volume vol: its own or one of its databases'. */
+static bool verdict_of_volume(const struct verdict *v, const char *vol)
+{
+	return (v->scope == SCOPE_VOLUME && !strcmp(v->name, vol)) ||
+	       (v->scope == SCOPE_DATABASE && !strcmp(v->volume, vol));
+}
+
+static bool verdict_rollup(const struct verdict *v)
+{
+	return !strcmp(v->criterion, "databases_failed") || !strcmp(v->criterion, "volumes_failed");
+}
+
+const struct verdict *run_view_failure(const struct run_interval_view *v, const char *volume)
+{
+	const struct verdict *rollup = NULL;
+
+	for (size_t i = 0; v->judged && i < v->nr_verdicts; i++) {
+		const struct verdict *x = &v->verdicts[i];
+
+		if (x->passed || (volume && !verdict_of_volume(x, volume)))
+			continue;
+		if (!verdict_rollup(x))
+			return x;
+		if (!rollup)
+			rollup = x;
+	}
+	return rollup;
+}
+
 /* The interval just merged, for the live view: the run's figures and each
  * volume's (an array built here, on the coordinator, once an interval:
  * workers pay nothing for it; freed when the callback returns). */
@@ -210,6 +275,18 @@ static void coord_view(struct run *r, unsigned k)
 	view.integrity_errors = r->integrity_errors;
 	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
+	view.judged = r->sofar_judged && !r->tune;
+	if (view.judged) {
+		view.verdicts = r->sofar_v;
+		view.nr_verdicts = r->nr_sofar_v;
+		view.would_pass = eval_all_passed(r->sofar_v, r->nr_sofar_v);
+	}
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		view.max_ms[c] = view.max_io_ms[c] = NAN;
+		if (view.judged)
+			view_max(&r->prof->thresholds, &r->sofar.sums[0].classes[c],
+				 &view.max_ms[c], &view.max_io_ms[c]);
+	}
 	vols = calloc(nv ? nv : 1, sizeof(*vols));
 	for (size_t v = 0; vols && v < nv; v++) {
 		const struct plan_volume *pv = &r->plan.vols[v];
@@ -221,7 +298,15 @@ static void coord_view(struct run *r, unsigned k)
 			vols[v].iops[c] = len ? (double)h->count * 1e9 / (double)len : 0;
 			vols[v].avg_ms[c] = hist_mean(h) / 1e6;
 			vols[v].p99_ms[c] = (double)hist_percentile(h, 99) / 1e6;
+			vols[v].max_ms[c] = vols[v].max_io_ms[c] = NAN;
+			if (view.judged)
+				view_max(&r->prof->thresholds, &r->sofar.sums[1 + v].classes[c],
+					 &vols[v].max_ms[c], &vols[v].max_io_ms[c]);
 		}
+		for (size_t i = 0; i < view.nr_verdicts; i++)
+			if (!view.verdicts[i].passed &&
+			    verdict_of_volume(&view.verdicts[i], pv->name))
+				vols[v].would_fail = true;
 		for (unsigned d = pv->first_db; d < pv->first_db + pv->nr_dbs; d++) {
 			for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 				vols[v].errors += r->tot_db[d * IO_CLASS_COUNT + c].errors;
@@ -378,6 +463,7 @@ void coord_collect(struct run *r, unsigned k)
 			coord_store_error(r, ret);
 	}
 	r->collected = k + 1;
+	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
 	journal_thread_poll(r);

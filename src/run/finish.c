@@ -116,7 +116,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	struct store_run_end end = {0};
 	struct store_database_final *finals = NULL;
 	struct run_exit_facts ef;
-	size_t nverd = 0, nv = r->plan.nr_vols;
+	size_t nverd = 0;
 	uint64_t measured;
 	bool aborted = r->stop_signal != 0, fatal = r->env_failed, passed;
 	const char *stop_msg;
@@ -135,35 +135,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
 	if (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams)
 		measured = 0; /* no main test ran */
-	ret = run_totals_build(r, measured, &t);
-	if (ret)
-		goto out;
-	struct eval_input in = {
-		.run = &t.sums[0],
-		.volumes = &t.sums[1],
-		.nr_volumes = nv,
-		.databases = &t.sums[1 + nv],
-		.nr_databases = r->plan.nr_dbs,
-		.target_iops = r->prof->target_iops,
-	};
-	struct eval_window_stats *ws = NULL;
-
-	if (r->wacc_db) {
-		size_t n = (1 + nv + r->plan.nr_dbs) * IO_CLASS_COUNT;
-
-		ws = calloc(n, sizeof(*ws));
-		if (ws) {
-			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
-			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
-			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db,
-				  r->plan.nr_dbs * IO_CLASS_COUNT);
-			in.run_windows = ws;
-			in.volume_windows = ws + IO_CLASS_COUNT;
-			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
-		}
-	}
-	ret = eval_judge(&in, &r->prof->thresholds, &verdicts, &nverd);
-	free(ws);
+	ret = run_judge(r, measured, false, &t, &verdicts, &nverd);
 	if (ret)
 		goto out;
 	passed = eval_all_passed(verdicts, nverd);

@@ -165,6 +165,8 @@ static void run_release(struct run *r)
 	free(r->wacc_vol);
 	free(r->wacc_run);
 	run_samples_release(r);
+	free(r->sofar_v);
+	run_totals_release(&r->sofar);
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);

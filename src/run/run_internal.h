@@ -221,6 +221,14 @@ struct worker {
 	struct env_numa_worker numa; /* where it runs (the affinity setting) */
 };
 
+/* Whole-run totals per scope, as the store and eval take them. */
+struct run_totals {
+	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
+	struct scope_summary *sums; /* [0] run, [1..nv] volumes, then databases */
+	struct store_scope_total *totals;
+	size_t nt;
+};
+
 struct run {
 	const struct run_options *opt;
 	const struct profile *prof;
@@ -290,6 +298,13 @@ struct run {
 	struct run_samples smp; /* sample maxima and page fault stalls */
 	uint64_t io_errors, integrity_errors;
 	unsigned collected; /* intervals merged so far */
+	/* the running verdict (coord_judge, each measured or warm-up interval
+	 * but auto-tune's): the totals so far and their verdicts, judged as
+	 * the final verdict judges them (run_judge); judged false when none */
+	struct run_totals sofar;
+	struct verdict *sofar_v;
+	size_t nr_sofar_v;
+	bool sofar_judged;
 
 	/* --metrics and --metrics-file (metrics.c): the text the coordinator
 	 * builds, the server that serves it, and the run's identity in it */
@@ -326,14 +341,6 @@ static inline unsigned worker_stamp_ready(struct worker *w)
 		return w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
 	return 0;
 }
-
-/* Whole-run totals per scope, as the store and eval take them. */
-struct run_totals {
-	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
-	struct scope_summary *sums; /* [0] run, [1..nv] volumes, then databases */
-	struct store_scope_total *totals;
-	size_t nt;
-};
 
 /* worker.c */
 void snap_reset(struct snap *s, unsigned ndb);
@@ -378,6 +385,8 @@ void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
 void record_pass_figures(struct run *r);
 void run_totals_release(struct run_totals *t);
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t);
+int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
+	      struct verdict **verdicts, size_t *nverd);
 uint64_t run_measured_ns(const struct run *r, uint64_t t);
 
 /* samples.c */

@@ -131,6 +131,55 @@ static void pass_done(const struct run *r, struct scope_summary *dbs)
 	}
 }
 
+/*
+ * The one judgement of a run's measured totals, for the final verdict and
+ * the running one alike: the totals up to measured (run_totals_build), the
+ * 15 s window statistics so far, eval_judge. live: the run is still going,
+ * so a backup or recovery pass not finished yet is not judged (it is not
+ * failing: it fails only when the run ends before it does).
+ */
+int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
+	      struct verdict **verdicts, size_t *nverd)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+	struct eval_window_stats *ws = NULL;
+	int ret;
+
+	*verdicts = NULL;
+	*nverd = 0;
+	ret = run_totals_build(r, measured, t);
+	if (ret)
+		return ret;
+	for (size_t d = 0; live && d < nd; d++)
+		t->sums[1 + nv + d].pass_judged = false;
+
+	struct eval_input in = {
+		.run = &t->sums[0],
+		.volumes = &t->sums[1],
+		.nr_volumes = nv,
+		.databases = &t->sums[1 + nv],
+		.nr_databases = nd,
+		.target_iops = r->prof->target_iops,
+	};
+
+	if (r->wacc_db) {
+		ws = calloc((1 + nv + nd) * IO_CLASS_COUNT, sizeof(*ws));
+		if (ws) {
+			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
+			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
+			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db, nd * IO_CLASS_COUNT);
+			in.run_windows = ws;
+			in.volume_windows = ws + IO_CLASS_COUNT;
+			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
+		}
+	}
+	ret = eval_judge(&in, &r->prof->thresholds, verdicts, nverd);
+	free(ws);
+	if (ret)
+		run_totals_release(t);
+	return ret;
+}
+
 /* Measured time (warm-up excluded) up to the stop, or up to instant t. */
 uint64_t run_measured_ns(const struct run *r, uint64_t t)
 {
