@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "diskproof/metrics.h"
 #include "diskproof/store.h"
@@ -38,11 +39,31 @@ struct metrics_state {
 	int exit_code;
 };
 
+/* v in decimal; width digits at least, zero-padded (no printf: a large
+ * run's text has hundreds of thousands of numbers). */
+static void add_u64_w(struct strbuf *sb, uint64_t v, unsigned width)
+{
+	char d[24];
+	unsigned n = 0;
+
+	do {
+		d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < width);
+	strbuf_add(sb, d + sizeof(d) - n, n);
+}
+
+static void add_u64(struct strbuf *sb, uint64_t v)
+{
+	add_u64_w(sb, v, 1);
+}
+
 /* ns as seconds, exactly: "12.000345678". */
 static void add_secs(struct strbuf *sb, uint64_t ns)
 {
-	strbuf_addf(sb, "%llu.%09llu", (unsigned long long)(ns / NSEC_PER_SEC),
-		    (unsigned long long)(ns % NSEC_PER_SEC));
+	add_u64(sb, ns / NSEC_PER_SEC);
+	strbuf_addch(sb, '.');
+	add_u64_w(sb, ns % NSEC_PER_SEC, 9);
 }
 
 static void add_double(struct strbuf *sb, double v)
@@ -55,17 +76,25 @@ static void add_double(struct strbuf *sb, double v)
 		strbuf_addf(sb, "%.17g", v);
 }
 
-/* "NAME{volume="V",database="D",class="C"" (the brace left open). */
+/* "NAME{volume="V",database="D",class="C"" (the brace left open); no
+ * class for c = IO_CLASS_COUNT. The label sets are escaped once, in
+ * run_metrics_prepare. */
 static void db_labels(struct strbuf *sb, const char *name, const struct run *r, size_t d,
-		      const char *cls)
+		      unsigned c)
 {
-	const struct plan_db *db = &r->plan.dbs[d];
+	strbuf_addstr(sb, name);
+	strbuf_addch(sb, '{');
+	strbuf_addstr(sb, r->mlab[d * (IO_CLASS_COUNT + 1) + c]);
+}
 
-	strbuf_addf(sb, "%s{", name);
-	metrics_label(sb, true, "volume", r->plan.vols[db->volume].name);
-	metrics_label(sb, false, "database", db->name);
-	if (cls)
-		metrics_label(sb, false, "class", cls);
+/* "NAME{labels} V\n" */
+static void db_line(struct strbuf *sb, const char *name, const struct run *r, size_t d, unsigned c,
+		    uint64_t v)
+{
+	db_labels(sb, name, r, d, c);
+	strbuf_add(sb, "} ", 2);
+	add_u64(sb, v);
+	strbuf_addch(sb, '\n');
 }
 
 /* Every (database, class) that had I/O or errors so far, in plan order:
@@ -148,39 +177,29 @@ static void build_counters(struct run *r, struct strbuf *sb)
 		       "Completed I/Os per database and class, warm-up excluded.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (db_class_shown(r, d, c)) {
-				db_labels(sb, "diskproof_ios_total", r, d, io_class_name(c));
-				strbuf_addf(sb, "} %llu\n",
-					    (unsigned long long)r->tot_db[d * IO_CLASS_COUNT + c]
-						    .lat.count);
-			}
+			if (db_class_shown(r, d, c))
+				db_line(sb, "diskproof_ios_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].lat.count);
 	metrics_family(sb, "diskproof_bytes_total", "counter",
 		       "Bytes moved by the completed I/Os, warm-up excluded.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (r->mseen[d] & (1u << c)) {
-				db_labels(sb, "diskproof_bytes_total", r, d, io_class_name(c));
-				strbuf_addf(sb, "} %llu\n",
-					    (unsigned long long)r->tot_db[d * IO_CLASS_COUNT + c]
-						    .bytes);
-			}
+			if (r->mseen[d] & (1u << c))
+				db_line(sb, "diskproof_bytes_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].bytes);
 	metrics_family(sb, "diskproof_io_errors_total", "counter",
 		       "Failed I/Os per database and class, warm-up included.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (r->mseen[d] & (1u << c)) {
-				db_labels(sb, "diskproof_io_errors_total", r, d, io_class_name(c));
-				strbuf_addf(sb, "} %llu\n",
-					    (unsigned long long)r->tot_db[d * IO_CLASS_COUNT + c]
-						    .errors);
-			}
+			if (r->mseen[d] & (1u << c))
+				db_line(sb, "diskproof_io_errors_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].errors);
 	metrics_family(sb, "diskproof_integrity_errors_total", "counter",
 		       "Pages and log blocks that failed verification, per database, warm-up "
 		       "included.");
-	for (size_t d = 0; d < nd; d++) {
-		db_labels(sb, "diskproof_integrity_errors_total", r, d, NULL);
-		strbuf_addf(sb, "} %llu\n", (unsigned long long)r->integ_db[d]);
-	}
+	for (size_t d = 0; d < nd; d++)
+		db_line(sb, "diskproof_integrity_errors_total", r, d, IO_CLASS_COUNT,
+			r->integ_db[d]);
 }
 
 static void build_latency(struct run *r, struct strbuf *sb)
@@ -195,21 +214,23 @@ static void build_latency(struct run *r, struct strbuf *sb)
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 			const struct hist *h = &r->tot_db[d * IO_CLASS_COUNT + c].lat;
-			const char *cls = io_class_name(c);
 
 			if (!(r->mseen[d] & (1u << c)))
 				continue;
 			metrics_hist_cumulative(h, cum);
 			for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
-				db_labels(sb, "diskproof_io_latency_seconds_bucket", r, d, cls);
-				metrics_label(sb, false, "le", metrics_le_text(b));
-				strbuf_addf(sb, "} %llu\n", (unsigned long long)cum[b]);
+				db_labels(sb, "diskproof_io_latency_seconds_bucket", r, d, c);
+				strbuf_add(sb, ",le=\"", 5);
+				strbuf_addstr(sb, metrics_le_text(b));
+				strbuf_add(sb, "\"} ", 3);
+				add_u64(sb, cum[b]);
+				strbuf_addch(sb, '\n');
 			}
-			db_labels(sb, "diskproof_io_latency_seconds_sum", r, d, cls);
-			strbuf_addstr(sb, "} ");
+			db_labels(sb, "diskproof_io_latency_seconds_sum", r, d, c);
+			strbuf_add(sb, "} ", 2);
 			add_secs(sb, h->sum_ns);
-			db_labels(sb, "\ndiskproof_io_latency_seconds_count", r, d, cls);
-			strbuf_addf(sb, "} %llu\n", (unsigned long long)h->count);
+			strbuf_addch(sb, '\n');
+			db_line(sb, "diskproof_io_latency_seconds_count", r, d, c, h->count);
 		}
 	metrics_family(sb, "diskproof_io_latency_max_seconds", "gauge",
 		       "The slowest I/O so far per database and class (exact), warm-up "
@@ -217,9 +238,8 @@ static void build_latency(struct run *r, struct strbuf *sb)
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			if (r->mseen[d] & (1u << c)) {
-				db_labels(sb, "diskproof_io_latency_max_seconds", r, d,
-					  io_class_name(c));
-				strbuf_addstr(sb, "} ");
+				db_labels(sb, "diskproof_io_latency_max_seconds", r, d, c);
+				strbuf_add(sb, "} ", 2);
 				add_secs(sb, r->tot_db[d * IO_CLASS_COUNT + c].lat.max_ns);
 				strbuf_addch(sb, '\n');
 			}
@@ -280,7 +300,7 @@ static void metrics_build(struct run *r, const struct metrics_state *m)
 
 	strbuf_reset(sb);
 	build_run(r, sb, m);
-	if (r->plan.nr_dbs && r->tot_db && r->mseen) {
+	if (r->plan.nr_dbs && r->tot_db && r->mseen && r->mlab) {
 		build_counters(r, sb);
 		build_latency(r, sb);
 	}
@@ -322,13 +342,39 @@ int run_metrics_open(struct run *r, struct strbuf *err)
 	return ret;
 }
 
+void run_metrics_prepare(struct run *r)
+{
+	size_t nd = r->plan.nr_dbs;
+
+	if (!metrics_on(r))
+		return;
+	r->mseen = calloc(nd ? nd : 1, sizeof(*r->mseen));
+	r->mlab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->mlab));
+	for (size_t d = 0; r->mlab && d < nd; d++) {
+		const struct plan_db *db = &r->plan.dbs[d];
+
+		for (unsigned c = 0; c <= IO_CLASS_COUNT; c++) {
+			struct strbuf sb = STRBUF_INIT;
+
+			metrics_label(&sb, true, "volume", r->plan.vols[db->volume].name);
+			metrics_label(&sb, false, "database", db->name);
+			if (c < IO_CLASS_COUNT)
+				metrics_label(&sb, false, "class", io_class_name(c));
+			r->mlab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
+		}
+	}
+	if (gethostname(r->hostname, sizeof(r->hostname) - 1))
+		snprintf(r->hostname, sizeof(r->hostname), "unknown");
+	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
+	metrics_emit(r);
+}
+
 void run_metrics_begin(struct run *r)
 {
 	struct strbuf err = STRBUF_INIT;
 
 	if (!metrics_on(r))
 		return;
-	r->mseen = calloc(r->plan.nr_dbs ? r->plan.nr_dbs : 1, sizeof(*r->mseen));
 	if (store_run_uuid(r->store, r->run_id, r->run_uuid, sizeof(r->run_uuid), &err))
 		r->run_uuid[0] = '\0'; /* the label stays empty: nothing else depends on it */
 	strbuf_release(&err);
@@ -383,5 +429,9 @@ void run_metrics_close(struct run *r)
 	r->msrv = NULL;
 	free(r->mseen);
 	r->mseen = NULL;
+	for (size_t i = 0; r->mlab && i < r->plan.nr_dbs * (IO_CLASS_COUNT + 1); i++)
+		free(r->mlab[i]);
+	free(r->mlab);
+	r->mlab = NULL;
 	strbuf_release(&r->mtext);
 }

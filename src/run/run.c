@@ -314,6 +314,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r.win_vol[i]);
 	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	run_metrics_prepare(&r);
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");

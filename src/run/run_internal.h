@@ -311,6 +311,7 @@ struct run {
 	struct metrics_server *msrv; /* NULL without --metrics */
 	struct strbuf mtext;
 	uint64_t mlast_ns; /* time_mono_ns() of the last text */
+	char **mlab;	   /* nr_dbs x (classes + 1): escaped label sets */
 	uint8_t *mseen;	   /* nr_dbs: bit per class whose series is shown */
 	bool mfile_failed; /* the textfile could not be written (said once) */
 	char run_uuid[48];
@@ -407,7 +408,10 @@ void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbu
 /* Parses --metrics and binds its server (before anything is written):
  * 0, -EINVAL for a bad [ADDR:]PORT, else -errno; err says why. */
 int run_metrics_open(struct run *r, struct strbuf *err);
-/* The run row exists: the first text (phase "preparing"). */
+/* The plan is built: the first text (phase "preparing", no run_uuid yet),
+ * served while the files are created. */
+void run_metrics_prepare(struct run *r);
+/* The run row exists: the text again, with its run_uuid. */
 void run_metrics_begin(struct run *r);
 /* Interval k merged: the text from the totals so far and the verdicts
  * judged so far (v NULL: none to show). */
