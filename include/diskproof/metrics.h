@@ -28,7 +28,7 @@
 struct metrics_addr {
 	struct sockaddr_storage ss;
 	socklen_t len;
-	char text[64]; /* "127.0.0.1:9464", "[::1]:9464": for messages */
+	char text[80]; /* "127.0.0.1:9464", "[::1]:9464": for messages */
 };
 
 /*

@@ -36,7 +36,6 @@ struct metrics_server {
 	struct strbuf text; /* the latest published; under mu */
 	bool have;	    /* a text was published; under mu */
 	struct strbuf body; /* the thread's own: its copy, the answer */
-	char addr[64];
 };
 
 int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *err)
@@ -283,7 +282,6 @@ int metrics_server_start(struct metrics_server **out, const struct metrics_addr 
 	s->wake[0] = s->wake[1] = -1;
 	strbuf_init(&s->text);
 	strbuf_init(&s->body);
-	snprintf(s->addr, sizeof(s->addr), "%s", a->text);
 	s->lfd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s->lfd < 0)
 		goto out_errno;
