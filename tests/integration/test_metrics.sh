@@ -5,7 +5,8 @@
 # +Inf equal to _count, the running verdict is there, other paths are 404
 # and the server listens on loopback only; the textfile's last write passes
 # promtool too and its diskproof_ios_total per class sums to the totals the
-# results file stores; a label value is escaped. Before anything is
+# results file stores; a label value is escaped; [::1]:PORT serves over
+# IPv6 (where the host has it), HEAD too, POST is 405. Before anything is
 # written: a bad [ADDR:]PORT exits 2, a port in use exits 3, a metrics file
 # in a missing directory exits 3. Exit 77 without promtool.
 source "$(dirname "$0")/lib.sh"
@@ -122,6 +123,37 @@ diff db.tot file.tot >/dev/null || fail "file totals differ from stored: $(diff 
 s=$(sqlite3 r.db "select sum(errors) from summary where scope = 'run'")
 f=$(awk '/^diskproof_io_errors_total/ {s += $2} END {print s + 0}' m/dp.prom)
 [ "$s" = "$f" ] || fail "errors: stored $s, file $f"
+
+# IPv6 loopback, where the host has it: served there, and HEAD and POST
+if PORT6=$(python3 -c 'import socket; s=socket.socket(socket.AF_INET6); s.bind(("::1", 0)); print(s.getsockname()[1])' 2>/dev/null); then
+	"$DISKPROOF" run "$P" --engine psync --duration 4s --warmup 0s --data-dir "$WORK/d" \
+		--results "$WORK/r6.db" --metrics "[::1]:$PORT6" --quiet >/dev/null 2>run6.err &
+	PID6=$!
+	at_exit "kill $PID6"
+	python3 - "$PORT6" <<'PY' || fail "IPv6: see above"
+import http.client, sys, time
+port = int(sys.argv[1])
+for _ in range(100):
+    try:
+        c = http.client.HTTPConnection("::1", port, timeout=5)
+        c.request("GET", "/metrics")
+        r = c.getresponse(); body = r.read()
+        if r.status == 200 and b"\ndiskproof_ios_total{" in body:
+            break
+    except OSError:
+        pass
+    time.sleep(0.2)
+else:
+    sys.exit("no /metrics on [::1]:%d" % port)
+c = http.client.HTTPConnection("::1", port, timeout=5)
+c.request("HEAD", "/metrics"); r = c.getresponse()
+assert r.status == 200 and int(r.getheader("Content-Length")) > 0 and r.read() == b"", "HEAD"
+c = http.client.HTTPConnection("::1", port, timeout=5)
+c.request("POST", "/metrics", body=b"x"); r = c.getresponse()
+assert r.status == 405 and "GET" in r.getheader("Allow"), ("POST", r.status)
+PY
+	wait $PID6 || [ $? = 1 ] || fail "IPv6 run: $(cat run6.err)"
+fi
 
 # before anything is written: bad [ADDR:]PORT exits 2
 for bad in 0 70000 http host.example:80 "::1:80" "[::1]"; do
