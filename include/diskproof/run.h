@@ -162,6 +162,11 @@ struct run_options {
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
 	bool force; /* --force: a named device may be overwritten despite a signature */
+	/* --metrics [ADDR:]PORT: serve Prometheus text at /metrics (bound before
+	 * anything is written); --metrics-file PATH: the same text as a
+	 * node_exporter textfile, replaced every interval. NULL: none. */
+	const char *metrics;
+	const char *metrics_file;
 	struct run_callbacks cb;
 };
 

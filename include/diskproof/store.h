@@ -174,6 +174,10 @@ struct host_sample;
 int store_host_samples_write(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
 			     const struct host_sample *hs, struct strbuf *err) DP_MUST_CHECK;
 
+/* The run's uuid (run.uuid, 32 hex digits) into out (len bytes; "" when
+ * the row has none). 0 or -errno with err set. */
+int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len,
+		   struct strbuf *err) DP_MUST_CHECK;
 /* Appends an event ("start", "warmup_end", "io_error", "stop", ...). */
 /* Auto-tune: one decided level (table autotune_step), and the stream count
  * the run's main test used once chosen. 0 or -errno with err set. */

@@ -110,7 +110,9 @@ struct cli_opts {
 	bool deep;
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
-	const char *output; /* -o/--output FILE; NULL: stdout */
+	const char *output;	  /* -o/--output FILE; NULL: stdout */
+	const char *metrics;	  /* run --metrics [ADDR:]PORT (checked as parsed) */
+	const char *metrics_file; /* run --metrics-file PATH */
 	/* compare */
 	double min_change_pct; /* --min-change PCT */
 	bool has_min_change;
@@ -120,8 +122,6 @@ struct cli_opts {
 	/* run: parsed here, used by the status and metrics code */
 	uint64_t status_interval_ns; /* --status-interval D, > 0 */
 	bool has_status_interval;
-	const char *metrics;	  /* --metrics [ADDR:]PORT */
-	const char *metrics_file; /* --metrics-file PATH */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */

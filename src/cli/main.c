@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskproof/json.h"
@@ -105,6 +106,34 @@ out:
 	return ret;
 }
 
+/*
+ * --metrics-file PATH, before anything is written: its directory exists, and
+ * PATH is a regular file or a new name, not the results file (it is
+ * replaced every interval). 0, or the message printed and DP_EXIT_ENV.
+ */
+static int metrics_file_check(const char *path, const char *results)
+{
+	struct strbuf dir = STRBUF_INIT;
+	struct stat st, rs;
+	const char *why = NULL;
+
+	path_dirname(path, &dir);
+	if (stat(dir.buf, &st) || !S_ISDIR(st.st_mode))
+		why = "its directory does not exist";
+	else if (access(dir.buf, W_OK | X_OK))
+		why = "its directory is not writable";
+	else if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		why = "not a regular file (it is replaced every interval)";
+	else if (lstat(path, &st) == 0 && stat(results, &rs) == 0 && st.st_dev == rs.st_dev &&
+		 st.st_ino == rs.st_ino)
+		why = "is the results file";
+	strbuf_release(&dir);
+	if (!why)
+		return 0;
+	fprintf(stderr, "diskproof: --metrics-file %s: %s\n", path, why);
+	return DP_EXIT_ENV;
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 {
 	struct cli_opts o;
@@ -120,6 +149,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
 		ret = cli_format_text_json(o.format, &json);
+	if (!ret && o.metrics_file)
+		ret = metrics_file_check(o.metrics_file, o.results);
 	if (!ret) /* room for the files, before the results file or a directory is made */
 		ret = cli_space_preflight(&p, o.results);
 	if (ret)
@@ -144,6 +175,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ro.destroy = o.destroy;
 	ro.ndestroy = o.ndestroy;
 	ro.force = o.force;
+	ro.metrics = o.metrics;
+	ro.metrics_file = o.metrics_file;
 	ro.cb = (struct run_callbacks){.interval = on_interval,
 				       .message = on_message,
 				       .create = on_create,

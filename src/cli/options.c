@@ -17,6 +17,7 @@
 
 #include "diskproof/analyze.h"
 #include "diskproof/counters.h"
+#include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -198,6 +199,17 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->has_min_change = true;
 	} else if (!strcmp(name, "--all")) {
 		o->all = true;
+	} else if (!strcmp(name, "--metrics")) {
+		struct metrics_addr a;
+
+		ret = metrics_addr_parse(val, &a, &err);
+		o->metrics = val;
+	} else if (!strcmp(name, "--metrics-file")) {
+		o->metrics_file = val;
+		if (!*val) {
+			strbuf_addstr(&err, "needs a file name");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
@@ -210,10 +222,6 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 			ret = -ERANGE;
 		}
 		o->has_status_interval = true;
-	} else if (!strcmp(name, "--metrics")) {
-		o->metrics = val;
-	} else if (!strcmp(name, "--metrics-file")) {
-		o->metrics_file = val;
 	}
 	if (ret)
 		fprintf(stderr, "diskproof: %s %s: %s\n", name, val ? val : "", err.buf);

@@ -424,6 +424,7 @@ void coord_collect(struct run *r, unsigned k)
 		tune_interval(r, k);
 		coord_check_health(r, hung);
 		coord_view(r, k);
+		run_metrics_interval(r, k, NULL, 0);
 		return;
 	}
 	for (unsigned v = 0; v < nv; v++)
@@ -480,6 +481,9 @@ void coord_collect(struct run *r, unsigned k)
 		journal_thread_ask(r);
 	coord_check_health(r, hung);
 	coord_view(r, k);
+	/* the running verdict as the live view shows it (none while tuning) */
+	run_metrics_interval(r, k, r->sofar_judged ? r->sofar_v : NULL,
+			     r->sofar_judged ? r->nr_sofar_v : 0);
 }
 
 /*

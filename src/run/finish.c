@@ -210,6 +210,8 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */
 	ef.env_error = ef.env_error || r->store_failed || ret;
 	out->exit_code = run_exit_code(&ef);
+	/* the last text: the totals just stored, the verdicts as stored */
+	run_metrics_final(r, measured, verdicts, nverd, out->exit_code);
 out:
 	if (ret == -ENOMEM && !err->len)
 		strbuf_addstr(err, "out of memory");

@@ -149,6 +149,7 @@ int run_virtual(struct run *r)
 
 static void run_release(struct run *r)
 {
+	run_metrics_close(r);
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
 		worker_release(&r->workers[i]);
 	free(r->workers);
@@ -235,6 +236,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	strbuf_init(&r.store_err);
 	strbuf_init(&r.journal_notes);
 	strbuf_init(&r.journal_err);
+	strbuf_init(&r.mtext);
 	r.opt = o;
 	r.prof = p;
 	r.ops = engine_find(p->engine);
@@ -258,6 +260,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	else
 		engine_clock_init_mono(&r.clock);
 
+	/* --metrics binds first: a port in use stops the run before anything
+	 * is written */
+	ret = run_metrics_open(&r, err);
+	if (ret) {
+		out->exit_code = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		goto out;
+	}
 	/* the results file first: if it is unusable, nothing is written */
 	ret = store_open(&r.store, o->results_path, err);
 	if (!ret)
@@ -305,6 +314,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r.win_vol[i]);
 	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	run_metrics_prepare(&r);
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
@@ -334,6 +344,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (ret)
 		goto out;
 	out->run_id = r.run_id;
+	snprintf(r.hostname, sizeof(r.hostname), "%s", host);
+	r.started_real_ns = info.started_real_ns;
 	{
 		struct store_volume_row *vr = calloc(r.plan.nr_vols, sizeof(*vr));
 		struct store_database_row *dr = calloc(r.plan.nr_dbs, sizeof(*dr));
@@ -364,6 +376,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (ret)
 		goto out;
 	record_env(&r);
+	run_metrics_begin(&r);
 	if (!r.store_failed &&
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);

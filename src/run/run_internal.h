@@ -46,6 +46,7 @@
 
 struct tuner;
 struct host_sampler;
+struct metrics_server;
 struct jchan;
 
 #define RUN_INTERVAL_NS NSEC_PER_SEC
@@ -308,6 +309,18 @@ struct run {
 	 * clock); its event waits for the run row when it came before it */
 	bool hangup, hangup_stored;
 	uint64_t hangup_ms, hangup_real_ns;
+
+	/* --metrics and --metrics-file (metrics.c): the text the coordinator
+	 * builds, the server that serves it, and the run's identity in it */
+	struct metrics_server *msrv; /* NULL without --metrics */
+	struct strbuf mtext;
+	uint64_t mlast_ns; /* time_mono_ns() of the last text */
+	char **mlab;	   /* nr_dbs x (classes + 1): escaped label sets */
+	uint8_t *mseen;	   /* nr_dbs: bit per class whose series is shown */
+	bool mfile_failed; /* the textfile could not be written (said once) */
+	char run_uuid[48];
+	char hostname[256];
+	uint64_t started_real_ns;
 };
 
 static inline bool fixed_model(const struct run *r)
@@ -400,6 +413,25 @@ void run_samples_fill(const struct run *r, struct scope_summary *sums, uint64_t 
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err);
 void run_info_fill(const struct run *r, struct store_run_info *info, char *host, size_t host_len);
 void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbuf *err);
+
+/* metrics.c */
+/* Parses --metrics and binds its server (before anything is written):
+ * 0, -EINVAL for a bad [ADDR:]PORT, else -errno; err says why. */
+int run_metrics_open(struct run *r, struct strbuf *err);
+/* The plan is built: the first text (phase "preparing", no run_uuid yet),
+ * served while the files are created. */
+void run_metrics_prepare(struct run *r);
+/* The run row exists: the text again, with its run_uuid. */
+void run_metrics_begin(struct run *r);
+/* Interval k merged: the text from the totals so far and the verdicts
+ * judged so far (v NULL: none to show). */
+void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd);
+/* The run is stored: the last text, with the final verdicts (v NULL: not
+ * judged) and the exit code. */
+void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
+		       int exit_code);
+/* Stops the server and frees what metrics.c holds; safe twice. */
+void run_metrics_close(struct run *r);
 
 /* run.c */
 int run_threads(struct run *r, struct strbuf *err);

@@ -297,6 +297,25 @@ static int store_load_clock(struct store *s, int64_t run_id, struct results *r, 
 	return ret;
 }
 
+int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struct strbuf *err)
+{
+	sqlite3_stmt *st;
+	int ret, rc;
+
+	out[0] = '\0';
+	ret = store_prepare(s, "SELECT uuid FROM run WHERE id = ?", &st, 0, err);
+	if (ret)
+		return ret;
+	sqlite3_bind_int64(st, 1, run_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
+		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
+	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "read the run's uuid");
+	sqlite3_finalize(st);
+	return ret;
+}
+
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
 	char **const strs[] = {&r->status,	 &r->verdict,  &r->label,	 &r->host,

@@ -1,0 +1,437 @@
+/*
+ * metrics.c - the run's live metrics (--metrics, --metrics-file;
+ * diskproof/metrics.h, docs/metrics.md): the coordinator builds the whole
+ * Prometheus text from its cumulative totals once an interval, publishes it
+ * to the server thread and writes the textfile; once more at the end with
+ * the final verdicts, so that the last text equals what the results file
+ * stores. Workers pay nothing: everything here reads coordinator state.
+ *
+ * Counters count what the totals of the results file count: the measured
+ * I/Os (warm-up excluded), errors and integrity errors from the start (the
+ * store counts those in the warm-up too). A run that auto-tunes its streams
+ * counts its levels' I/O while tuning and starts the main test's from zero,
+ * as its stored totals do: Prometheus sees a counter reset there, which
+ * rate() and increase() handle.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/metrics.h"
+#include "diskproof/store.h"
+
+#include "run_internal.h"
+
+/* With a virtual clock (sim) intervals pass in microseconds: the text is
+ * built at most this often in wall time, and at the end. */
+#define METRICS_MIN_GAP_NS NSEC_PER_SEC
+
+struct metrics_state {
+	const char *phase;
+	uint64_t elapsed_ns, measured_ns;
+	const struct verdict *verdicts; /* judged so far (or finally) */
+	size_t nverd;
+	bool judged; /* verdicts say something (a stopped run is not judged) */
+	bool finished;
+	int exit_code;
+};
+
+/* v in decimal; width digits at least, zero-padded (no printf: a large
+ * run's text has hundreds of thousands of numbers). */
+static void add_u64_w(struct strbuf *sb, uint64_t v, unsigned width)
+{
+	char d[24];
+	unsigned n = 0;
+
+	do {
+		d[sizeof(d) - 1 - n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v || n < width);
+	strbuf_add(sb, d + sizeof(d) - n, n);
+}
+
+static void add_u64(struct strbuf *sb, uint64_t v)
+{
+	add_u64_w(sb, v, 1);
+}
+
+/* ns as seconds, exactly: "12.000345678". */
+static void add_secs(struct strbuf *sb, uint64_t ns)
+{
+	add_u64(sb, ns / NSEC_PER_SEC);
+	strbuf_addch(sb, '.');
+	add_u64_w(sb, ns % NSEC_PER_SEC, 9);
+}
+
+static void add_double(struct strbuf *sb, double v)
+{
+	if (isnan(v))
+		strbuf_addstr(sb, "NaN");
+	else if (isinf(v))
+		strbuf_addstr(sb, v > 0 ? "+Inf" : "-Inf");
+	else
+		strbuf_addf(sb, "%.17g", v);
+}
+
+/* "NAME{volume="V",database="D",class="C"" (the brace left open); no
+ * class for c = IO_CLASS_COUNT. The label sets are escaped once, in
+ * run_metrics_prepare. */
+static void db_labels(struct strbuf *sb, const char *name, const struct run *r, size_t d,
+		      unsigned c)
+{
+	strbuf_addstr(sb, name);
+	strbuf_addch(sb, '{');
+	strbuf_addstr(sb, r->mlab[d * (IO_CLASS_COUNT + 1) + c]);
+}
+
+/* "NAME{labels} V\n" */
+static void db_line(struct strbuf *sb, const char *name, const struct run *r, size_t d, unsigned c,
+		    uint64_t v)
+{
+	db_labels(sb, name, r, d, c);
+	strbuf_add(sb, "} ", 2);
+	add_u64(sb, v);
+	strbuf_addch(sb, '\n');
+}
+
+/* Every (database, class) that had I/O or errors so far, in plan order:
+ * once shown, a series stays (at 0 after auto-tune's reset). */
+static bool db_class_shown(struct run *r, size_t d, unsigned c)
+{
+	const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+
+	if (cs->lat.count || cs->errors)
+		r->mseen[d] |= (uint8_t)(1u << c);
+	return r->mseen[d] & (1u << c);
+}
+
+static void build_run(struct run *r, struct strbuf *sb, const struct metrics_state *m)
+{
+	char streams[16];
+
+	snprintf(streams, sizeof(streams), "%u", r->streams);
+	metrics_family(sb, "diskproof_run_info", "gauge",
+		       "The run (value 1): profile, label, phase (preparing, tuning, warmup, "
+		       "measuring, draining, finished), streams, run_uuid (run.uuid in the "
+		       "results file) and host.");
+	strbuf_addstr(sb, "diskproof_run_info{");
+	metrics_label(sb, true, "profile", r->prof->name);
+	metrics_label(sb, false, "label", r->opt->label);
+	metrics_label(sb, false, "phase", m->phase);
+	metrics_label(sb, false, "streams", streams);
+	metrics_label(sb, false, "run_uuid", r->run_uuid);
+	metrics_label(sb, false, "host", r->hostname);
+	strbuf_addstr(sb, "} 1\n");
+
+	metrics_family(sb, "diskproof_run_elapsed_seconds", "gauge",
+		       "Time since the run's load started, warm-up included (virtual time "
+		       "with the sim engine).");
+	strbuf_addstr(sb, "diskproof_run_elapsed_seconds ");
+	add_secs(sb, m->elapsed_ns);
+	strbuf_addch(sb, '\n');
+	metrics_family(sb, "diskproof_run_planned_seconds", "gauge",
+		       "Warm-up plus duration: how long the load is to last.");
+	strbuf_addstr(sb, "diskproof_run_planned_seconds ");
+	add_secs(sb, r->prof->warmup_ns + r->prof->duration_ns);
+	strbuf_addch(sb, '\n');
+	metrics_family(sb, "diskproof_run_measured_seconds", "gauge",
+		       "Measured time so far (warm-up excluded): what the counters cover.");
+	strbuf_addstr(sb, "diskproof_run_measured_seconds ");
+	add_secs(sb, m->measured_ns);
+	strbuf_addch(sb, '\n');
+	metrics_family(sb, "diskproof_run_start_time_seconds", "gauge",
+		       "When the run started, in seconds since the Unix epoch.");
+	strbuf_addstr(sb, "diskproof_run_start_time_seconds ");
+	add_secs(sb, r->started_real_ns);
+	strbuf_addch(sb, '\n');
+	metrics_family(sb, "diskproof_run_streams", "gauge",
+		       "Streams in use (auto-tune: the level being measured).");
+	strbuf_addf(sb, "diskproof_run_streams %u\n", r->streams);
+	metrics_family(sb, "diskproof_run_databases", "gauge", "Databases the run drives.");
+	strbuf_addf(sb, "diskproof_run_databases %zu\n", r->plan.nr_dbs);
+	metrics_family(sb, "diskproof_run_finished", "gauge",
+		       "1 once the run has ended and its results are stored, else 0.");
+	strbuf_addf(sb, "diskproof_run_finished %d\n", m->finished);
+	if (m->finished) {
+		metrics_family(sb, "diskproof_run_exit_code", "gauge",
+			       "The run's exit code (0 passed, 1 failed, 3 environment error, "
+			       "4 integrity error, 130/143 interrupted).");
+		strbuf_addf(sb, "diskproof_run_exit_code %d\n", m->exit_code);
+	}
+	metrics_family(sb, "diskproof_metrics_update_time_seconds", "gauge",
+		       "When this text was built, in seconds since the Unix epoch (a "
+		       "textfile older than a few intervals is stale).");
+	strbuf_addstr(sb, "diskproof_metrics_update_time_seconds ");
+	add_secs(sb, time_real_ns());
+	strbuf_addch(sb, '\n');
+}
+
+static void build_counters(struct run *r, struct strbuf *sb)
+{
+	size_t nd = r->plan.nr_dbs;
+
+	metrics_family(sb, "diskproof_ios_total", "counter",
+		       "Completed I/Os per database and class, warm-up excluded.");
+	for (size_t d = 0; d < nd; d++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			if (db_class_shown(r, d, c))
+				db_line(sb, "diskproof_ios_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].lat.count);
+	metrics_family(sb, "diskproof_bytes_total", "counter",
+		       "Bytes moved by the completed I/Os, warm-up excluded.");
+	for (size_t d = 0; d < nd; d++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			if (r->mseen[d] & (1u << c))
+				db_line(sb, "diskproof_bytes_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].bytes);
+	metrics_family(sb, "diskproof_io_errors_total", "counter",
+		       "Failed I/Os per database and class, warm-up included.");
+	for (size_t d = 0; d < nd; d++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			if (r->mseen[d] & (1u << c))
+				db_line(sb, "diskproof_io_errors_total", r, d, c,
+					r->tot_db[d * IO_CLASS_COUNT + c].errors);
+	metrics_family(sb, "diskproof_integrity_errors_total", "counter",
+		       "Pages and log blocks that failed verification, per database, warm-up "
+		       "included.");
+	for (size_t d = 0; d < nd; d++)
+		db_line(sb, "diskproof_integrity_errors_total", r, d, IO_CLASS_COUNT,
+			r->integ_db[d]);
+}
+
+static void build_latency(struct run *r, struct strbuf *sb)
+{
+	uint64_t cum[METRICS_LE_COUNT + 1];
+	size_t nd = r->plan.nr_dbs;
+
+	metrics_family(sb, "diskproof_io_latency_seconds", "histogram",
+		       "I/O latency per database and class, warm-up excluded. A bucket of "
+		       "diskproof's histogram that straddles a bound counts under it when its "
+		       "midpoint does (within 1/128 of the bound; docs/metrics.md).");
+	for (size_t d = 0; d < nd; d++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+			const struct hist *h = &r->tot_db[d * IO_CLASS_COUNT + c].lat;
+
+			if (!(r->mseen[d] & (1u << c)))
+				continue;
+			metrics_hist_cumulative(h, cum);
+			for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
+				db_labels(sb, "diskproof_io_latency_seconds_bucket", r, d, c);
+				strbuf_add(sb, ",le=\"", 5);
+				strbuf_addstr(sb, metrics_le_text(b));
+				strbuf_add(sb, "\"} ", 3);
+				add_u64(sb, cum[b]);
+				strbuf_addch(sb, '\n');
+			}
+			db_labels(sb, "diskproof_io_latency_seconds_sum", r, d, c);
+			strbuf_add(sb, "} ", 2);
+			add_secs(sb, h->sum_ns);
+			strbuf_addch(sb, '\n');
+			db_line(sb, "diskproof_io_latency_seconds_count", r, d, c, h->count);
+		}
+	metrics_family(sb, "diskproof_io_latency_max_seconds", "gauge",
+		       "The slowest I/O so far per database and class (exact), warm-up "
+		       "excluded.");
+	for (size_t d = 0; d < nd; d++)
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			if (r->mseen[d] & (1u << c)) {
+				db_labels(sb, "diskproof_io_latency_max_seconds", r, d, c);
+				strbuf_add(sb, "} ", 2);
+				add_secs(sb, r->tot_db[d * IO_CLASS_COUNT + c].lat.max_ns);
+				strbuf_addch(sb, '\n');
+			}
+}
+
+/* One gauge per verdict row: "NAME{scope,name,criterion} value". */
+static void build_verdict_family(struct strbuf *sb, const struct metrics_state *m, const char *name,
+				 const char *help, int what)
+{
+	metrics_family(sb, name, "gauge", help);
+	for (size_t i = 0; i < m->nverd; i++) {
+		const struct verdict *v = &m->verdicts[i];
+
+		strbuf_addf(sb, "%s{", name);
+		metrics_label(sb, true, "scope", scope_kind_name(v->scope));
+		metrics_label(sb, false, "name", v->name);
+		metrics_label(sb, false, "criterion", v->criterion);
+		strbuf_addstr(sb, "} ");
+		if (what == 0)
+			strbuf_addch(sb, v->passed ? '1' : '0');
+		else
+			add_double(sb, what == 1 ? v->measured : v->threshold);
+		strbuf_addch(sb, '\n');
+	}
+}
+
+static void build_verdicts(struct strbuf *sb, const struct metrics_state *m)
+{
+	if (!m->judged && m->finished) {
+		/* stopped (interrupted, an environment error): not judged, and
+		 * so not passed */
+		metrics_family(sb, "diskproof_run_pass", "gauge",
+			       "1 while every verdict criterion passes (finally: the run passed), "
+			       "else 0.");
+		strbuf_addstr(sb, "diskproof_run_pass 0\n");
+	}
+	if (!m->judged)
+		return;
+	build_verdict_family(sb, m, "diskproof_verdict_pass",
+			     "Each verdict criterion per scope (run, volume, database) as judged "
+			     "so far, the way the final verdict judges it: 1 passing, 0 failing.",
+			     0);
+	build_verdict_family(sb, m, "diskproof_verdict_measured",
+			     "The measured value of each verdict criterion so far (in the "
+			     "criterion's unit: ms, IOPS, a count).",
+			     1);
+	build_verdict_family(sb, m, "diskproof_verdict_threshold",
+			     "The threshold each verdict criterion is judged against.", 2);
+	metrics_family(sb, "diskproof_run_pass", "gauge",
+		       "1 while every verdict criterion passes (finally: the run passed), "
+		       "else 0.");
+	strbuf_addf(sb, "diskproof_run_pass %d\n", eval_all_passed(m->verdicts, m->nverd));
+}
+
+static void metrics_build(struct run *r, const struct metrics_state *m)
+{
+	struct strbuf *sb = &r->mtext;
+
+	strbuf_reset(sb);
+	build_run(r, sb, m);
+	if (r->plan.nr_dbs && r->tot_db && r->mseen && r->mlab) {
+		build_counters(r, sb);
+		build_latency(r, sb);
+	}
+	build_verdicts(sb, m);
+}
+
+/* Publishes the text built and writes the textfile; a textfile that cannot
+ * be written is said once (an event and a message), and the run goes on. */
+static void metrics_emit(struct run *r)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (r->opt->metrics_file && metrics_file_write(r->opt->metrics_file, &r->mtext, &err) &&
+	    !r->mfile_failed) {
+		r->mfile_failed = true;
+		run_event(r, "metrics", err.buf);
+	}
+	strbuf_release(&err);
+	metrics_server_publish(r->msrv, &r->mtext);
+	r->mlast_ns = time_mono_ns();
+}
+
+static bool metrics_on(const struct run *r)
+{
+	return r->opt->metrics || r->opt->metrics_file;
+}
+
+int run_metrics_open(struct run *r, struct strbuf *err)
+{
+	struct metrics_addr a;
+	int ret;
+
+	strbuf_init(&r->mtext);
+	if (!r->opt->metrics)
+		return 0;
+	ret = metrics_addr_parse(r->opt->metrics, &a, err);
+	if (!ret)
+		ret = metrics_server_start(&r->msrv, &a, err);
+	return ret;
+}
+
+void run_metrics_prepare(struct run *r)
+{
+	size_t nd = r->plan.nr_dbs;
+
+	if (!metrics_on(r))
+		return;
+	r->mseen = calloc(nd ? nd : 1, sizeof(*r->mseen));
+	r->mlab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->mlab));
+	for (size_t d = 0; r->mlab && d < nd; d++) {
+		const struct plan_db *db = &r->plan.dbs[d];
+
+		for (unsigned c = 0; c <= IO_CLASS_COUNT; c++) {
+			struct strbuf sb = STRBUF_INIT;
+
+			metrics_label(&sb, true, "volume", r->plan.vols[db->volume].name);
+			metrics_label(&sb, false, "database", db->name);
+			if (c < IO_CLASS_COUNT)
+				metrics_label(&sb, false, "class", io_class_name(c));
+			r->mlab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
+		}
+	}
+	if (gethostname(r->hostname, sizeof(r->hostname) - 1))
+		snprintf(r->hostname, sizeof(r->hostname), "unknown");
+	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
+	metrics_emit(r);
+}
+
+void run_metrics_begin(struct run *r)
+{
+	struct strbuf err = STRBUF_INIT;
+
+	if (!metrics_on(r))
+		return;
+	if (store_run_uuid(r->store, r->run_id, r->run_uuid, sizeof(r->run_uuid), &err))
+		r->run_uuid[0] = '\0'; /* the label stays empty: nothing else depends on it */
+	strbuf_release(&err);
+	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
+	metrics_emit(r);
+}
+
+void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd)
+{
+	const struct grid *g = &r->grid;
+	struct metrics_state m = {0};
+	unsigned last = atomic_load_explicit(&r->last, memory_order_acquire);
+
+	if (!metrics_on(r))
+		return;
+	if (r->virt && k != last && time_mono_ns() - r->mlast_ns < METRICS_MIN_GAP_NS)
+		return;
+	m.phase = r->tune		  ? "tuning"
+		  : atomic_load(&r->stop) ? "draining"
+		  : k < g->nw		  ? "warmup"
+					  : "measuring";
+	m.elapsed_ns = grid_end(g, k) - g->t0;
+	m.measured_ns = run_measured_ns(r, grid_end(g, k));
+	m.verdicts = v;
+	m.nverd = nverd;
+	m.judged = v != NULL;
+	metrics_build(r, &m);
+	metrics_emit(r);
+}
+
+void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
+		       int exit_code)
+{
+	const struct grid *g = &r->grid;
+	uint64_t end = r->stop_time ? r->stop_time : g->t0 + g->warmup + g->duration;
+	struct metrics_state m = {.phase = "finished", .finished = true, .exit_code = exit_code};
+
+	if (!metrics_on(r))
+		return;
+	m.elapsed_ns = g->interval && end > g->t0 ? end - g->t0 : 0;
+	m.measured_ns = measured;
+	m.verdicts = v;
+	m.nverd = nverd;
+	m.judged = v != NULL;
+	metrics_build(r, &m);
+	metrics_emit(r);
+}
+
+void run_metrics_close(struct run *r)
+{
+	metrics_server_stop(r->msrv);
+	r->msrv = NULL;
+	free(r->mseen);
+	r->mseen = NULL;
+	for (size_t i = 0; r->mlab && i < r->plan.nr_dbs * (IO_CLASS_COUNT + 1); i++)
+		free(r->mlab[i]);
+	free(r->mlab);
+	r->mlab = NULL;
+	strbuf_release(&r->mtext);
+}

@@ -1,0 +1,96 @@
+#!/bin/bash
+# A real Prometheus scrapes a real run: Prometheus (on a free loopback port,
+# its TSDB in $WORK) scrapes "diskproof run --metrics" every second during a
+# 12 s run; its HTTP API then says up == 1 for the target, and has
+# diskproof_ios_total with the volume, database and class labels of the
+# profile, the latency histogram, the run info and the verdict gauges; and
+# every metric name the Grafana dashboard (deploy/grafana/diskproof.json)
+# queries is in the scrape. Exit 77 without prometheus. Slow (label slow).
+source "$(dirname "$0")/lib.sh"
+set -e
+command -v prometheus >/dev/null || { echo "skipped: no prometheus (apt-get install prometheus)"; exit 77; }
+P="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
+DASH="$DP_SOURCE_DIR/deploy/grafana/diskproof.json"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+DP_PORT=$(free_port)
+PROM_PORT=$(free_port)
+cat >prom.yml <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: diskproof
+    static_configs:
+      - targets: ['127.0.0.1:$DP_PORT']
+YML
+prometheus --config.file=prom.yml --storage.tsdb.path="$WORK/tsdb" \
+	--web.listen-address="127.0.0.1:$PROM_PORT" >prom.log 2>&1 &
+PROM=$!
+at_exit "kill $PROM; wait $PROM"
+API="http://127.0.0.1:$PROM_PORT/api/v1"
+
+# query EXPR: the API's JSON answer (an instant query) on stdout
+query() {
+	python3 - "$API" "$1" <<'PY'
+import json, sys, urllib.parse, urllib.request
+api, expr = sys.argv[1:]
+u = api + "/query?" + urllib.parse.urlencode({"query": expr})
+print(json.dumps(json.load(urllib.request.urlopen(u, timeout=5))))
+PY
+}
+for _ in $(seq 100); do
+	query 'vector(1)' >/dev/null 2>&1 && break
+	kill -0 $PROM 2>/dev/null || fail "prometheus exited: $(tail -5 prom.log)"
+	sleep 0.2
+done
+query 'vector(1)' >/dev/null || fail "prometheus does not answer: $(tail -5 prom.log)"
+
+expect_verdict "$DISKPROOF" run "$P" --engine psync --duration 11s --warmup 1s --data-dir "$WORK/d" \
+	--results "$WORK/r.db" --label scraped --metrics "$DP_PORT" --quiet
+# the samples of the last scrapes are there by now (1 s interval); up is
+# checked over the run, since the port went away with it
+python3 - "$API" "$DASH" <<'PY' || fail "the scrape"
+import json, re, sys, urllib.parse, urllib.request
+api, dash = sys.argv[1:]
+def q(expr):
+    u = api + "/query?" + urllib.parse.urlencode({"query": expr})
+    r = json.load(urllib.request.urlopen(u, timeout=5))
+    assert r["status"] == "success", r
+    return r["data"]["result"]
+up = q('max_over_time(up{job="diskproof"}[1m])')
+assert up and up[0]["value"][1] == "1", ("up", up)
+ios = q('last_over_time(diskproof_ios_total[1m])')
+keys = {(s["metric"]["volume"], s["metric"]["database"], s["metric"]["class"]) for s in ios}
+for v, d in (("a", "db1"), ("b", "db2")):
+    for c in ("db_read", "db_write", "log_write"):
+        assert (v, d, c) in keys, ("missing", v, d, c, sorted(keys))
+assert sum(float(s["value"][1]) for s in ios) > 0, "no I/O counted"
+info = q('last_over_time(diskproof_run_info[1m])')
+assert any(s["metric"].get("label") == "scraped" and s["metric"].get("profile") for s in info), info
+b = q('last_over_time(diskproof_io_latency_seconds_bucket{class="db_read",le="+Inf"}[1m])')
+assert len(b) == 2, b
+vp = q('last_over_time(diskproof_verdict_pass{scope="run"}[1m])')
+assert vp, "no verdict gauges"
+rate = q('sum(rate(diskproof_ios_total[5s]) > 0)')
+assert rate, "rate() over the scrapes is empty"
+# every metric the dashboard queries is in the scrape
+d = json.load(open(dash))
+exprs = []
+def walk(x):
+    if isinstance(x, dict):
+        for k, v in x.items():
+            if k in ("expr", "definition") and isinstance(v, str):
+                exprs.append(v)
+            walk(v)
+    elif isinstance(x, list):
+        for v in x:
+            walk(v)
+walk(d)
+names = set(re.findall(r"\bdiskproof_[a-z_]+", " ".join(exprs)))
+assert len(names) >= 10, names
+scraped = {s["metric"]["__name__"] for s in q('last_over_time({__name__=~"diskproof_.+"}[1m])')}
+missing = names - scraped
+assert not missing, ("dashboard metrics not scraped", missing)
+print("dashboard metrics scraped:", len(names), "of", len(scraped))
+PY
+echo ok
