@@ -7,6 +7,12 @@
 # install() rule, so neither "cmake --install" nor the package carries them.
 include(GNUInstallDirs)
 
+# "cpack" and "make install" install what is built and never build first:
+# test_deb packages the build tree while the rest of the suite runs its
+# binary, and a rebuild then (a source edited since) would swap the binary
+# under the other tests. Build, then package.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY TRUE)
+
 # The binary. It links only libraries from the system's own directories, so
 # CMake gives it no build-tree RPATH to strip, and the installed copy carries
 # none (tests/integration/test_install.sh checks with readelf).

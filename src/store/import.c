@@ -173,6 +173,24 @@ static int import_check(struct store *s, const char *other, int64_t *version, st
 	return 0;
 }
 
+/* Runs each statement of sql in turn with ?1 bound to id, stopping at the
+ * first that does not end with SQLITE_DONE: SQLITE_DONE when all did. */
+static int import_exec_each(struct store *s, const char *const *sql, size_t n, int64_t id)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE;
+
+	for (size_t i = 0; i < n && rc == SQLITE_DONE; i++) {
+		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
+		if (rc == SQLITE_OK) {
+			sqlite3_bind_int64(st, 1, id);
+			rc = sqlite3_step(st);
+		}
+		sqlite3_finalize(st);
+	}
+	return rc;
+}
+
 /*
  * A run still "running" in the other file when it was copied: no process
  * here will ever finish this copy (a later import of the same run is
@@ -192,18 +210,8 @@ static int import_running_end(struct store *s, int64_t id)
 		"  || ' seconds')"
 		" WHERE id = ? AND status = 'running'",
 	};
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE;
 
-	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
-		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, id);
-			rc = sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-	}
-	return rc;
+	return import_exec_each(s, sql, DP_ARRAY_SIZE(sql), id);
 }
 
 /*
@@ -224,18 +232,8 @@ static int import_fill(struct store *s, int64_t id)
 		STORE_SQL_FILL_WIN_PCT(" AND run_id = ?1"),
 		STORE_SQL_FILL_TIME("host_sample", " AND run_id = ?1"),
 	};
-	sqlite3_stmt *st;
-	int rc = SQLITE_DONE;
 
-	for (size_t i = 0; i < DP_ARRAY_SIZE(sql) && rc == SQLITE_DONE; i++) {
-		rc = sqlite3_prepare_v2(s->db, sql[i], -1, &st, NULL);
-		if (rc == SQLITE_OK) {
-			sqlite3_bind_int64(st, 1, id);
-			rc = sqlite3_step(st);
-		}
-		sqlite3_finalize(st);
-	}
-	return rc;
+	return import_exec_each(s, sql, DP_ARRAY_SIZE(sql), id);
 }
 
 /* Copies run src_id of "src" with all its rows, under uuid and a new id. */
