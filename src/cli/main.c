@@ -170,6 +170,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
 		ret = cli_format_text_json(o.format, &json);
+	if (!ret)
+		ret = cli_stdio_check(o.results);
 	if (!ret && o.metrics_file)
 		ret = metrics_file_check(o.metrics_file, o.results);
 	if (!ret) /* room for the files, before the results file or a directory is made */
