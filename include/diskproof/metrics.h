@@ -68,10 +68,21 @@ void metrics_server_publish(struct metrics_server *s, struct strbuf *text);
 void metrics_server_stop(struct metrics_server *s);
 
 /*
+ * Whether path may be replaced by a metrics file: 0 when it is not there, or
+ * is a regular file that is empty or starts as every metrics text does (a
+ * metrics file diskproof wrote); -EEXIST with why in err when it is anything
+ * else (the results file, a data file, a profile, a FIFO, a link), which
+ * diskproof must not overwrite; another -errno when it cannot be read.
+ */
+int metrics_file_replaceable(const char *path, struct strbuf *why) DP_MUST_CHECK;
+
+/*
  * Writes text to path as node_exporter's textfile collector needs it: into
- * PATH.tmp in the same directory, fsync, then rename over path, so a reader
- * sees the previous file or the new one, never half of one. 0 or -errno with
- * "PATH: why" in err (the temporary file removed).
+ * PATH.tmp in the same directory (made anew, O_EXCL), fsync, then rename
+ * over path, so a reader sees the previous file or the new one, never half
+ * of one. Only over what metrics_file_replaceable() accepts, path and
+ * PATH.tmp alike. 0 or -errno with "PATH: why" in err (the temporary file
+ * removed).
  */
 int metrics_file_write(const char *path, const struct strbuf *text,
 		       struct strbuf *err) DP_MUST_CHECK;

@@ -248,6 +248,11 @@ int cmd_compare(int argc, char **argv);
  * replaced. Errors are printed. 0 or the exit code (DP_EXIT_ENV).
  * (cmd_results.c) */
 int cli_write_output(const char *path, const char *results, const struct strbuf *text);
+/* stdout or stderr is the results file or one of SQLite's files beside it
+ * (run --results r.db >r.db): said, DP_EXIT_ENV; else 0. Before anything is
+ * written: the text would overwrite the file. */
+int cli_stdio_check(const char *results);
+
 /* text to output (atomically, as above) when given, else to out with a final
  * newline; 0 or the exit code, the failure printed. */
 int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out);

@@ -355,10 +355,35 @@ int cmd_import(int argc, char **argv)
 	return ret;
 }
 
+/* fd is a regular file that is the results file or one beside it: said
+ * (as "what"), true. */
+static bool stdio_is_results(int fd, const char *what, const char *results)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !output_is_results(&st, NULL, results))
+		return false;
+	fprintf(stderr,
+		"diskproof: %s is the results file %s (or beside it): its text would "
+		"overwrite it; send %s elsewhere\n",
+		what, results, what);
+	return true;
+}
+
+int cli_stdio_check(const char *results)
+{
+	return stdio_is_results(STDOUT_FILENO, "stdout", results) ||
+			       stdio_is_results(STDERR_FILENO, "stderr", results)
+		       ? DP_EXIT_ENV
+		       : 0;
+}
+
 int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out)
 {
 	if (output)
 		return cli_write_output(output, results, text);
+	if (stdio_is_results(fileno(out), out == stderr ? "stderr" : "stdout", results))
+		return DP_EXIT_ENV;
 	fputs(text->buf, out);
 	if (text->len && text->buf[text->len - 1] != '\n')
 		fputc('\n', out);

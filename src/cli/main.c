@@ -14,6 +14,7 @@
 
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
+#include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/precondition.h"
 #include "diskproof/profile.h"
@@ -108,29 +109,49 @@ out:
 
 /*
  * --metrics-file PATH, before anything is written: its directory exists, and
- * PATH is a regular file or a new name, not the results file (it is
- * replaced every interval). 0, or the message printed and DP_EXIT_ENV.
+ * PATH is a new name or a metrics file diskproof wrote (it is replaced every
+ * interval), PATH.tmp too; not the results file or one of SQLite's files
+ * beside it, by any spelling, even before they exist. 0, or the message
+ * printed and DP_EXIT_ENV.
  */
 static int metrics_file_check(const char *path, const char *results)
 {
-	struct strbuf dir = STRBUF_INIT;
-	struct stat st, rs;
-	const char *why = NULL;
+	static const char *const side[] = {"", "-wal", "-shm", "-journal"};
+	struct strbuf dir = STRBUF_INIT, why = STRBUF_INIT, tmp = STRBUF_INIT;
+	char *mp = path_resolve(path);
+	struct stat st;
 
 	path_dirname(path, &dir);
 	if (stat(dir.buf, &st) || !S_ISDIR(st.st_mode))
-		why = "its directory does not exist";
+		strbuf_addstr(&why, "its directory does not exist");
 	else if (access(dir.buf, W_OK | X_OK))
-		why = "its directory is not writable";
-	else if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		why = "not a regular file (it is replaced every interval)";
-	else if (lstat(path, &st) == 0 && stat(results, &rs) == 0 && st.st_dev == rs.st_dev &&
-		 st.st_ino == rs.st_ino)
-		why = "is the results file";
+		strbuf_addstr(&why, "its directory is not writable");
+	for (size_t i = 0; !why.len && mp && i < DP_ARRAY_SIZE(side); i++) {
+		struct strbuf r = STRBUF_INIT;
+		char *rp;
+
+		strbuf_addf(&r, "%s%s", results, side[i]);
+		rp = path_resolve(r.buf);
+		if (rp && !strcmp(rp, mp))
+			strbuf_addf(&why, "is the results file%s%s", *side[i] ? "'s " : "",
+				    side[i] + (*side[i] != 0));
+		free(rp);
+		strbuf_release(&r);
+	}
+	strbuf_addf(&tmp, "%s.tmp", path);
+	if (!why.len && metrics_file_replaceable(path, &why) && !why.len)
+		strbuf_addstr(&why, "cannot be read");
+	if (!why.len && metrics_file_replaceable(tmp.buf, &why) && !why.len)
+		strbuf_addf(&why, "%s cannot be read", tmp.buf);
+	free(mp);
 	strbuf_release(&dir);
-	if (!why)
+	strbuf_release(&tmp);
+	if (!why.len) {
+		strbuf_release(&why);
 		return 0;
-	fprintf(stderr, "diskproof: --metrics-file %s: %s\n", path, why);
+	}
+	fprintf(stderr, "diskproof: --metrics-file %s: %s\n", path, why.buf);
+	strbuf_release(&why);
 	return DP_EXIT_ENV;
 }
 
@@ -149,6 +170,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
 		ret = cli_format_text_json(o.format, &json);
+	if (!ret)
+		ret = cli_stdio_check(o.results);
 	if (!ret && o.metrics_file)
 		ret = metrics_file_check(o.metrics_file, o.results);
 	if (!ret) /* room for the files, before the results file or a directory is made */

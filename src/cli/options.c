@@ -176,7 +176,10 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "--format")) {
 		o->format = val;
 	} else if (!strcmp(name, "--destroy-data")) {
-		if (o->ndestroy == DP_ARRAY_SIZE(o->destroy)) {
+		if (!*val) { /* --destroy-data="$DEV" with DEV unset */
+			strbuf_addstr(&err, "needs a PATH (the device or file it may overwrite)");
+			ret = -EINVAL;
+		} else if (o->ndestroy == DP_ARRAY_SIZE(o->destroy)) {
 			strbuf_addstr(&err, "given too many times");
 			ret = -E2BIG;
 		} else {

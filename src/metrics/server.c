@@ -1,9 +1,10 @@
 /*
- * server.c - the /metrics HTTP server of --metrics: one thread, one
- * connection at a time, HTTP/1.0 and 1.1 answered with "Connection: close".
- * A scrape is a few requests a minute, so one connection at a time is
- * plenty, and deadlines on reading the request and sending the answer keep
- * a stuck client from holding the thread for long. The thread serves a copy
+ * server.c - the /metrics HTTP server of --metrics: one thread, HTTP/1.0
+ * and 1.1 answered with "Connection: close". A scrape is a few requests a
+ * minute, but a client that connects and sends nothing, or never reads its
+ * answer, must not keep the scraper out: the thread polls up to MAX_CONNS
+ * connections at once, each with deadlines on reading its request and
+ * sending its answer. The thread serves a copy
  * of the latest published text, taken under the mutex, and sends it with
  * the mutex released: the coordinator's publish never waits on a client.
  */
@@ -27,6 +28,9 @@
 #define REQ_MAX 8192
 #define READ_DEADLINE_NS (5 * NSEC_PER_SEC)
 #define SEND_DEADLINE_NS (10 * NSEC_PER_SEC)
+/* Connections served at once: scrapers, a curl or two, and room for
+ * clients that hold a connection without using it. */
+#define MAX_CONNS 32
 
 struct metrics_server {
 	int lfd;
@@ -109,75 +113,19 @@ int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *
 	return 0;
 }
 
-/* Waits for events on fd, or the stop byte, until deadline (time_mono_ns):
- * 1 ready, 0 timed out or stopping. */
-static int wait_fd(struct metrics_server *s, int fd, short events, uint64_t deadline)
-{
-	struct pollfd pfd[2] = {{.fd = fd, .events = events}, {.fd = s->wake[0], .events = POLLIN}};
+/* One connection: its request read, then its answer sent, each by its
+ * deadline. */
+struct conn {
+	int fd; /* -1: a free slot */
+	bool sending;
+	size_t len, off;
+	uint64_t deadline;
+	char req[REQ_MAX];
+	struct strbuf out;
+};
 
-	for (;;) {
-		uint64_t now = time_mono_ns();
-		int n;
-
-		if (now >= deadline)
-			return 0;
-		n = poll(pfd, 2, (int)((deadline - now) / NSEC_PER_MSEC) + 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0 || pfd[1].revents)
-			return 0;
-		return 1;
-	}
-}
-
-/* Reads the request's head (up to the blank line) into req: its length, or
- * -1 when the client went away, was too slow or sent too much. */
-static ssize_t read_request(struct metrics_server *s, int fd, char *req, size_t cap)
-{
-	uint64_t deadline = time_mono_ns() + READ_DEADLINE_NS;
-	size_t len = 0;
-
-	while (len < cap - 1) {
-		ssize_t n;
-
-		if (!wait_fd(s, fd, POLLIN, deadline))
-			return -1;
-		n = recv(fd, req + len, cap - 1 - len, 0);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return -1;
-		len += (size_t)n;
-		req[len] = '\0';
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			return (ssize_t)len;
-	}
-	return (ssize_t)len; /* too long: answered 431 */
-}
-
-static void send_all(struct metrics_server *s, int fd, const char *p, size_t n)
-{
-	uint64_t deadline = time_mono_ns() + SEND_DEADLINE_NS;
-
-	while (n) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && errno == EAGAIN) {
-			if (!wait_fd(s, fd, POLLOUT, deadline))
-				return;
-			continue;
-		}
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
-}
-
-/* The answer to one request, in s->body: status line, headers, body. */
-static void answer(struct metrics_server *s, const char *req, size_t len)
+/* The answer to one request, in *out: status line, headers, body. */
+static void answer(struct metrics_server *s, const char *req, size_t len, struct strbuf *out)
 {
 	char method[16], target[256];
 	const char *status = "200 OK", *type = METRICS_CONTENT_TYPE, *msg = NULL;
@@ -226,44 +174,126 @@ static void answer(struct metrics_server *s, const char *req, size_t len)
 		    !strncmp(status, "405", 3) ? "Allow: GET, HEAD\r\n" : "");
 	if (!head)
 		strbuf_add(&hdr, s->body.buf, s->body.len);
-	/* the answer goes out from body: swap the two */
-	strbuf_release(&s->body);
-	s->body = hdr;
+	strbuf_release(out);
+	*out = hdr;
 }
 
-static void serve(struct metrics_server *s, int fd)
+static void conn_close(struct conn *c)
 {
-	char req[REQ_MAX];
-	ssize_t n = read_request(s, fd, req, sizeof(req));
-
-	if (n < 0)
-		return;
-	answer(s, req, (size_t)n);
-	send_all(s, fd, s->body.buf, s->body.len);
-	shutdown(fd, SHUT_WR);
+	close(c->fd);
+	c->fd = -1;
+	strbuf_release(&c->out);
 }
 
+/* Reads what the client sent; once the head is complete (or too long), the
+ * answer is made and the connection turns to sending it. */
+static void conn_read(struct metrics_server *s, struct conn *c)
+{
+	ssize_t n = recv(c->fd, c->req + c->len, sizeof(c->req) - 1 - c->len, 0);
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		conn_close(c);
+		return;
+	}
+	c->len += (size_t)n;
+	c->req[c->len] = '\0';
+	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") && c->len < sizeof(c->req) - 1)
+		return;
+	answer(s, c->req, c->len, &c->out);
+	c->sending = true;
+	c->off = 0;
+	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
+}
+
+static void conn_send(struct conn *c)
+{
+	ssize_t w = send(c->fd, c->out.buf + c->off, c->out.len - c->off, MSG_NOSIGNAL);
+
+	if (w < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (w > 0)
+		c->off += (size_t)w;
+	if (w <= 0 || c->off == c->out.len) {
+		shutdown(c->fd, SHUT_WR);
+		conn_close(c);
+	}
+}
+
+/*
+ * Up to MAX_CONNS connections at once, each read and answered as it is
+ * ready (poll), so a client that sends nothing or reads nothing holds only
+ * its own slot until its deadline, never the others; when every slot is
+ * taken, new connections wait in the listen queue.
+ */
 static void *server_thread(void *arg)
 {
 	struct metrics_server *s = arg;
-	struct pollfd pfd[2] = {{.fd = s->lfd, .events = POLLIN},
-				{.fd = s->wake[0], .events = POLLIN}};
+	struct conn *c = calloc(MAX_CONNS, sizeof(*c));
+	struct pollfd pfd[MAX_CONNS + 2];
 
-	for (;;) {
-		int n = poll(pfd, 2, -1), fd;
+	for (size_t i = 0; c && i < MAX_CONNS; i++)
+		c[i].fd = -1;
+	while (c) {
+		uint64_t now = time_mono_ns(), next = UINT64_MAX;
+		size_t nfd = 2, slot[MAX_CONNS], nfree = 0;
+		int n, timeout = -1;
 
+		for (size_t i = 0; i < MAX_CONNS; i++) {
+			if (c[i].fd >= 0 && now >= c[i].deadline)
+				conn_close(&c[i]); /* too slow */
+			if (c[i].fd < 0) {
+				nfree++;
+				continue;
+			}
+			if (c[i].deadline < next)
+				next = c[i].deadline;
+			pfd[nfd] = (struct pollfd){.fd = c[i].fd,
+						   .events = c[i].sending ? POLLOUT : POLLIN};
+			slot[nfd - 2] = i;
+			nfd++;
+		}
+		pfd[0] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+		/* a full table leaves new connections in the listen queue */
+		pfd[1] = (struct pollfd){.fd = nfree ? s->lfd : -1, .events = POLLIN};
+		if (next != UINT64_MAX)
+			timeout = (int)((next - now) / NSEC_PER_MSEC) + 1;
+		n = poll(pfd, nfd, timeout);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 || pfd[1].revents)
+		if (n < 0 || pfd[0].revents)
 			break;
-		if (!(pfd[0].revents & POLLIN))
-			continue;
-		fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-		if (fd < 0)
-			continue; /* ECONNABORTED, EMFILE...: the next one may do */
-		serve(s, fd);
-		close(fd);
+		for (size_t k = 2; k < nfd; k++) {
+			struct conn *cc = &c[slot[k - 2]];
+
+			if (!pfd[k].revents)
+				continue;
+			if (cc->sending)
+				conn_send(cc);
+			else
+				conn_read(s, cc);
+		}
+		if (pfd[1].revents & POLLIN) {
+			int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+			for (size_t i = 0; fd >= 0 && i < MAX_CONNS; i++) {
+				if (c[i].fd >= 0)
+					continue;
+				c[i] = (struct conn){.fd = fd,
+						     .deadline = time_mono_ns() + READ_DEADLINE_NS};
+				strbuf_init(&c[i].out);
+				fd = -1;
+			}
+			if (fd >= 0)
+				close(fd);
+			/* ECONNABORTED, EMFILE...: the next one may do */
+		}
 	}
+	for (size_t i = 0; c && i < MAX_CONNS; i++)
+		if (c[i].fd >= 0)
+			conn_close(&c[i]);
+	free(c);
 	return NULL;
 }
 

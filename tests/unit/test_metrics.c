@@ -188,6 +188,7 @@ static void test_cumulative_empty(void **state)
 static void test_file_write(void **state)
 {
 	char dir[] = "/tmp/dp_metrics_XXXXXX", path[64], tmp[80], buf[64] = {0};
+	const char *b2 = "# HELP diskproof_b b\nb 2\n";
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
 	FILE *f;
 
@@ -195,17 +196,31 @@ static void test_file_write(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/dp.prom", dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	strbuf_addstr(&text, "a 1\n");
+	strbuf_addstr(&text, "# HELP diskproof_a a\na 1\n");
 	assert_int_equal(metrics_file_write(path, &text, &err), 0);
 	strbuf_reset(&text);
-	strbuf_addstr(&text, "b 2\n");
+	strbuf_addstr(&text, b2);
 	assert_int_equal(metrics_file_write(path, &text, &err), 0);
 	f = fopen(path, "r");
 	assert_non_null(f);
-	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f), 4);
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f), strlen(b2));
 	fclose(f);
-	assert_string_equal(buf, "b 2\n");
+	assert_string_equal(buf, b2);
 	assert_int_not_equal(access(tmp, F_OK), 0); /* renamed away */
+	/* a file diskproof did not write there is kept, and said */
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("SQLite format 3", f);
+	fclose(f);
+	assert_int_equal(metrics_file_write(path, &text, &err), -EEXIST);
+	assert_non_null(strstr(err.buf, "not a diskproof metrics file"));
+	f = fopen(path, "r");
+	assert_non_null(f);
+	memset(buf, 0, sizeof(buf));
+	assert_int_equal(fread(buf, 1, sizeof(buf) - 1, f), 15);
+	fclose(f);
+	assert_int_not_equal(access(tmp, F_OK), 0);
+	strbuf_reset(&err);
 	unlink(path);
 	rmdir(dir);
 	/* a directory that is not there: said, with the path */
