@@ -34,7 +34,7 @@ print(code, ctype)
 PY
 }
 
-"$DISKPROOF" run "$P" --engine psync --duration 6s --warmup 1s --data-dir "$WORK/d" \
+"$DISKPROOF" run "$P" --engine psync --duration 10s --warmup 1s --data-dir "$WORK/d" \
 	--results "$WORK/r.db" --label 'quo"te\back' --metrics "$PORT" \
 	--metrics-file "$WORK/m/dp.prom" --quiet >run.out 2>run.err &
 PID=$!
@@ -47,6 +47,22 @@ for _ in $(seq 100); do
 	sleep 0.2
 done
 [ "$code" = 200 ] || fail "/metrics answered $code: $(cat mid.body)"
+# while the run serves: other paths 404, other addresses refuse
+read -r code _ < <(get / root)
+[ "$code" = 404 ] || fail "/ answered $code"
+read -r code _ < <(get /metricsx x)
+[ "$code" = 404 ] || fail "/metricsx answered $code"
+# loopback only: the host's other addresses refuse
+for ip in $(hostname -I 2>/dev/null); do
+	case $ip in 127.*|*:*) continue ;; esac
+	if python3 -c "import socket,sys; socket.create_connection(('$ip', $PORT), 2)" 2>/dev/null; then
+		fail "--metrics $PORT answers on $ip"
+	fi
+done
+# all of the above while the run still serves: a refusal above that came
+# from a run already gone would prove nothing
+read -r code _ < <(get /metrics again)
+[ "$code" = 200 ] || fail "the run stopped serving before the checks ended (/metrics answered $code)"
 grep -q 'phase="measuring"' mid.body || fail "never measuring: $(head -5 mid.body)"
 [ "$ctype" = "text/plain; version=0.0.4; charset=utf-8" ] || fail "Content-Type: $ctype"
 promtool check metrics <mid.body >lint 2>&1 || fail "promtool: $(cat lint)"
@@ -80,18 +96,6 @@ for k, v in b.items():
     assert counts[-1] == cnt[k], (k, counts[-1], cnt[k])
 print("histograms:", len(b))
 PY
-
-read -r code _ < <(get / root)
-[ "$code" = 404 ] || fail "/ answered $code"
-read -r code _ < <(get /metricsx x)
-[ "$code" = 404 ] || fail "/metricsx answered $code"
-# loopback only: the host's other addresses refuse
-for ip in $(hostname -I 2>/dev/null); do
-	case $ip in 127.*|*:*) continue ;; esac
-	if python3 -c "import socket,sys; socket.create_connection(('$ip', $PORT), 2)" 2>/dev/null; then
-		fail "--metrics $PORT answers on $ip"
-	fi
-done
 
 set +e
 wait $PID

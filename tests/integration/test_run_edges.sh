@@ -89,7 +89,11 @@ for t in 1.0 1.1 1.2 1.3 1.4 1.5 1.6; do
 	pid=$!
 	sleep $t
 	sent=0
-	kill -INT $pid 2>/dev/null && sent=1
+	# a run that already ended is a zombie until waited for, and kill
+	# "succeeds" on a zombie: only a live process is sent the signal
+	if ! grep -q '^State:[[:space:]]*Z' /proc/$pid/status 2>/dev/null; then
+		kill -INT $pid 2>/dev/null && sent=1
+	fi
 	set +e
 	wait $pid
 	rc=$?
