@@ -89,10 +89,22 @@ for t in 1.0 1.1 1.2 1.3 1.4 1.5 1.6; do
 	pid=$!
 	sleep $t
 	sent=0
-	# a run that already ended is a zombie until waited for, and kill
-	# "succeeds" on a zombie: only a live process is sent the signal
-	if ! grep -q '^State:[[:space:]]*Z' /proc/$pid/status 2>/dev/null; then
-		kill -INT $pid 2>/dev/null && sent=1
+	# kill "succeeds" on a process that is already exiting (tearing down
+	# its rings can take a while under load) or a zombie, and the signal is
+	# then dropped. Stop it first: a process stopped is alive and not
+	# exiting (an exiting one ignores SIGSTOP), so a SIGINT sent while it
+	# is stopped surely reaches it
+	if kill -STOP $pid 2>/dev/null; then
+		st=
+		for _ in $(seq 500); do
+			st=$(awk '{ print $3 }' /proc/$pid/stat 2>/dev/null || true)
+			[ "$st" = T ] || [ -z "$st" ] || [ "$st" = Z ] && break
+			sleep 0.01
+		done
+		if [ "$st" = T ]; then
+			kill -INT $pid 2>/dev/null && sent=1
+		fi
+		kill -CONT $pid 2>/dev/null || true
 	fi
 	set +e
 	wait $pid
