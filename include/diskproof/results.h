@@ -322,6 +322,11 @@ struct results {
 	char *engine;
 	char *test_type;
 	char *uuid; /* run.uuid: the run's identity across results files (store_import) */
+	/* schema 8 (fleet runs): the instant run --start-at asked for, and the
+	 * instant the load really began, RFC 3339 UTC to the microsecond
+	 * ("2026-12-03T15:20:00.000123Z"); NULL where not stored */
+	char *start_at;
+	char *load_started_at;
 	unsigned streams;
 	int exit_code;
 	double sample_s; /* the sample of the max_sample_avg_ms figures; 0: none stored */

@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 
 struct store;
 
@@ -92,6 +92,15 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
  */
 int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64_t event_base_ns,
 		    struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Fleet runs (schema 8): the instant the load really began, load_real_ns
+ * (time_real_ns, read as the warm-up or auto-tune's first level began), and
+ * the instant asked for with run --start-at (start_at_real_ns; 0: none).
+ * Writes run.load_started_at and run.start_at to the microsecond.
+ */
+int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_ns,
+			   uint64_t start_at_real_ns, struct strbuf *err) DP_MUST_CHECK;
 
 struct store_volume_row {
 	const char *name;

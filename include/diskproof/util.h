@@ -93,6 +93,9 @@ void time_format_iso8601(struct strbuf *sb, uint64_t real_ns);
 /* "2026-11-29T22:12:08.123Z" (UTC, milliseconds) of unix_ms, ms since the
  * Unix epoch, into sb: the results file's time_utc columns and the CSV's. */
 void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms);
+/* "2026-11-29T22:12:08.123456Z" (UTC, microseconds) of real_ns, ns since
+ * the Unix epoch, into sb: run.start_at and run.load_started_at. */
+void time_format_utc_us(struct strbuf *sb, uint64_t real_ns);
 
 /*
  * Paths (path.c). Strings in, strings out; "looks" means the function stats

@@ -103,6 +103,8 @@ void results_release(struct results *r)
 	free(r->label);
 	free(r->host);
 	free(r->started_at);
+	free(r->start_at);
+	free(r->load_started_at);
 	free(r->ended_at);
 	free(r->profile_name);
 	free(r->profile_text);

@@ -72,6 +72,7 @@ static const char import_run_columns[] =
 	"status, verdict, label, host, started_at, ended_at, duration_s, profile_name,"
 	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
 static const char import_run_columns7[] = ", t0_utc";
+static const char import_run_columns8[] = ", start_at, load_started_at";
 
 static const struct import_table import_tables[] = {
 	{"sample",
@@ -246,10 +247,12 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 	int ret = 0, rc;
 	size_t i;
 
-	strbuf_addf(&sql,
-		    "INSERT INTO main.run (%s%s, uuid) SELECT %s%s, ? FROM src.run WHERE id = ?",
-		    import_run_columns, version >= 7 ? import_run_columns7 : "", import_run_columns,
-		    version >= 7 ? import_run_columns7 : "");
+	strbuf_addf(
+		&sql,
+		"INSERT INTO main.run (%s%s%s, uuid) SELECT %s%s%s, ? FROM src.run WHERE id = ?",
+		import_run_columns, version >= 7 ? import_run_columns7 : "",
+		version >= 8 ? import_run_columns8 : "", import_run_columns,
+		version >= 7 ? import_run_columns7 : "", version >= 8 ? import_run_columns8 : "");
 	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);

@@ -318,9 +318,11 @@ int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struc
 
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
-	char **const strs[] = {&r->status,	 &r->verdict,  &r->label,	 &r->host,
-			       &r->started_at,	 &r->ended_at, &r->profile_name, &r->profile_text,
-			       &r->command_line, &r->engine,   &r->test_type,	 &r->uuid};
+	char **const strs[] = {&r->status,	 &r->verdict,	     &r->label,
+			       &r->host,	 &r->started_at,     &r->ended_at,
+			       &r->profile_name, &r->profile_text,   &r->command_line,
+			       &r->engine,	 &r->test_type,	     &r->uuid,
+			       &r->start_at,	 &r->load_started_at};
 	sqlite3_stmt *st;
 	int ret, rc;
 	size_t i;
@@ -328,7 +330,8 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 	ret = store_prepare(s,
 			    "SELECT status, verdict, label, host, started_at, ended_at,"
 			    " profile_name, profile_text, command_line, engine, test_type, uuid,"
-			    " duration_s, warmup_s, streams, exit_code FROM run WHERE id = ?",
+			    " start_at, load_started_at, duration_s, warmup_s, streams, exit_code"
+			    " FROM run WHERE id = ?",
 			    &st, 0, err);
 	if (ret)
 		return ret;
@@ -350,10 +353,10 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 		strbuf_addf(err, "%s: load run: out of memory", s->path);
 		goto out_finalize;
 	}
-	r->duration_s = sqlite3_column_double(st, 12);
-	r->warmup_s = sqlite3_column_double(st, 13);
-	r->streams = (unsigned)sqlite3_column_int64(st, 14);
-	r->exit_code = sqlite3_column_int(st, 15);
+	r->duration_s = sqlite3_column_double(st, 14);
+	r->warmup_s = sqlite3_column_double(st, 15);
+	r->streams = (unsigned)sqlite3_column_int64(st, 16);
+	r->exit_code = sqlite3_column_int(st, 17);
 	snprintf(r->run.name, sizeof(r->run.name), "run");
 out_finalize:
 	sqlite3_finalize(st);

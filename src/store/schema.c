@@ -347,6 +347,14 @@ static const char *const store_migrations[] = {
 	STORE_SQL_FILL_TIME("host_sample", "")
 	STORE_SQL_VIEWS,
 	/* clang-format on */
+	/* 7 -> 8: fleet runs (docs/fleet.md). start_at is the instant asked
+	 * for with run --start-at (NULL without it); load_started_at the
+	 * instant the load really began (warm-up, or auto-tune's first
+	 * level), RFC 3339 UTC to the microsecond, read from CLOCK_REALTIME
+	 * as it began: what fleet's start_skew_ms compares across hosts.
+	 * Older runs have neither. */
+	"ALTER TABLE run ADD COLUMN start_at TEXT;"
+	"ALTER TABLE run ADD COLUMN load_started_at TEXT;",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

@@ -584,6 +584,32 @@ int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64
 	return ret;
 }
 
+int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_ns,
+			   uint64_t start_at_real_ns, struct strbuf *err)
+{
+	struct strbuf load = STRBUF_INIT, at = STRBUF_INIT;
+	sqlite3_stmt *st;
+	struct binder b;
+	int ret;
+
+	ret = store_prepare(s, "UPDATE run SET load_started_at = ?, start_at = ? WHERE id = ?", &st,
+			    0, err);
+	if (ret)
+		return ret;
+	time_format_utc_us(&load, load_real_ns);
+	if (start_at_real_ns)
+		time_format_utc_us(&at, start_at_real_ns);
+	binder_start(&b, st);
+	bind_str(&b, load.buf, false);
+	bind_str(&b, start_at_real_ns ? at.buf : NULL, false);
+	bind_i64(&b, run_id);
+	ret = store_insert_one(s, &b, "record when the load began", err);
+	sqlite3_finalize(st);
+	strbuf_release(&load);
+	strbuf_release(&at);
+	return ret;
+}
+
 /* One decided auto-tune level. */
 int store_autotune_step_add(struct store *s, int64_t run_id, unsigned step, unsigned streams,
 			    double iops, double db_read_avg_ms, double log_write_avg_ms,

@@ -33,6 +33,17 @@ void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms)
 	strbuf_addf(sb, "%s.%03uZ", buf, (unsigned)(unix_ms % 1000));
 }
 
+void time_format_utc_us(struct strbuf *sb, uint64_t real_ns)
+{
+	time_t t = (time_t)(real_ns / NSEC_PER_SEC);
+	struct tm tm;
+	char buf[40];
+
+	gmtime_r(&t, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	strbuf_addf(sb, "%s.%06uZ", buf, (unsigned)(real_ns % NSEC_PER_SEC / 1000));
+}
+
 void time_format_iso8601(struct strbuf *sb, uint64_t real_ns)
 {
 	time_t t = (time_t)(real_ns / NSEC_PER_SEC);

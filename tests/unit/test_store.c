@@ -47,24 +47,31 @@ struct fixture {
 	char path[128];
 };
 
+/* Takes a current file back to schema 7 (before the fleet columns). */
+#define SCHEMA8_UNDO                                                                               \
+	" ALTER TABLE run DROP COLUMN start_at; ALTER TABLE run DROP COLUMN load_started_at;"
+
 /* Takes a current file back to schema 6 (before the views, percentile
  * columns and absolute times), for the tests that make older files. */
 #define SCHEMA7_UNDO                                                                               \
-	"DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "            \
-	"v_volume_trend;"                                                                          \
-	" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"            \
-	" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"             \
-	" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN p999_ms;"        \
-	" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN time_utc;"      \
-	" ALTER TABLE event DROP COLUMN time_utc;"                                                 \
-	" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                                    \
-	" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                                      \
-	" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                                      \
-	" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                                      \
-	" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                                      \
-	" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                                     \
-	" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                                    \
-	" ALTER TABLE host_sample DROP COLUMN time_utc;"
+	SCHEMA8_UNDO                                                                               \
+		" DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "   \
+		"v_volume_trend;"                                                                  \
+		" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"    \
+		" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"     \
+		" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN "        \
+		"p999_ms;"                                                                         \
+		" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN "       \
+		"time_utc;"                                                                        \
+		" ALTER TABLE event DROP COLUMN time_utc;"                                         \
+		" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                            \
+		" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                              \
+		" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                              \
+		" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                              \
+		" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                              \
+		" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                             \
+		" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                            \
+		" ALTER TABLE host_sample DROP COLUMN time_utc;"
 
 static int setup(void **state)
 {
