@@ -596,7 +596,7 @@ static const struct {
 	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
 	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
 	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
-	{"plan", cmd_plan},	    {"check", cmd_check},
+	{"plan", cmd_plan},	    {"check", cmd_check},   {"fleet", cmd_fleet},
 };
 
 /*

@@ -39,7 +39,7 @@ int usage_error(const char *fmt, ...)
 #define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
 #define CMD_RESULTS_ANY                                                                            \
 	(CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |        \
-	 CMD_CHECK | CMD_DELETE | CMD_IMPORT)
+	 CMD_CHECK | CMD_DELETE | CMD_IMPORT | CMD_FLEET)
 
 /*
  * Every option, once: the parser builds each command's getopt_long table from
@@ -67,7 +67,8 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--results", 0, CLI_ARG_REQUIRED, "FILE", CMD_RESULTS_ANY,
 	 "the results file (default " DEFAULT_RESULTS ")"},
 	{"--format", 'f', CLI_ARG_REQUIRED, "FORMAT",
-	 CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY | CMD_PLAN | CMD_REPORT | CMD_COMPARE,
+	 CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY | CMD_PLAN | CMD_REPORT | CMD_COMPARE |
+		 CMD_FLEET,
 	 "output format"},
 	{"--destroy-data", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN | CMD_INIT,
 	 "replace the foreign file or device at PATH (repeat for each)"},
@@ -81,7 +82,7 @@ static const struct cli_opt_def opt_defs[] = {
 	 "read at most BYTES per second (200MiB, say); 0: unlimited"},
 	{"--yes", 0, CLI_ARG_NONE, NULL, CMD_CLEAN,
 	 "remove without asking (needed without a terminal)"},
-	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE,
+	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
 	 "write to FILE (atomically) instead of stdout"},
 	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
 	 "show changes of at least PCT percent (default 2)"},

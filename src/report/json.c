@@ -76,6 +76,11 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	}
 }
 
+void report_json_classes(struct json *j, const struct scope_summary *sc)
+{
+	json_classes(j, sc);
+}
+
 /* The target IOPS (null when none or unknown) and its case: "pass",
  * "fail", "none" (no IOPS criterion), "unknown" (not judged). */
 static void json_target(struct json *j, const struct results *r)

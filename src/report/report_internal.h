@@ -102,4 +102,18 @@ void report_text_param_diffs(struct strbuf *sb, const struct analyze_param_diff 
 void report_json_param_diffs(struct json *j, const struct analyze_param_diff *d, size_t n);
 void report_html_param_diffs(struct strbuf *sb, const struct analyze_param_diff *d, size_t n);
 
+/* A scope's "classes" object and the figures after it, as the run JSON's
+ * "summary" holds them (json.c): the fleet totals reuse it, so their shape
+ * is the same. */
+void report_json_classes(struct json *j, const struct scope_summary *sc);
+
+/* The fleet report (report.h) as text (fleet_text.c), JSON (fleet_json.c,
+ * docs/schema/fleet.schema.json) and HTML (fleet_html.c). */
+void report_fleet_text(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+void report_fleet_json(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+void report_fleet_html(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+
 #endif
