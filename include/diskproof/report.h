@@ -104,14 +104,14 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v);
  * run's per-interval series of the run scope (analyze_series,
  * analyze_series_trans) is tested against the series of every other run
  * pooled (analyze_mann_whitney), Holm's correction within the run's figures
- * (analyze_holm) at alpha. A figure differs when it is significant, material
- * (|change_pct| >= ANALYZE_MIN_CHANGE_DEFAULT) and outside the range of the
- * other runs' own figures in its direction: with three runs of which one is
- * slow, the pool of either fast one holds the slow one, so its test alone
- * can be significant, but a fast run is no outlier beside the other fast one.
- * change_pct is against the others' figure: the mean of their IOPS, the
- * average latency over all their I/Os. With two runs, a difference flags
- * both: nothing says which one is odd.
+ * (analyze_holm) at alpha. A figure differs when it is significant and
+ * material: |change_pct| >= ANALYZE_MIN_CHANGE_DEFAULT, change_pct being
+ * the run's whole-run figure against the median of the other runs' own
+ * figures. The median, because the pool holds any outlier: with three runs
+ * of which one is slow, the test of either fast one against a pool half
+ * slow can be significant, but the fast one is no further than noise from
+ * the other fast one, the median of its others. With two runs, a material
+ * difference flags both: nothing says which one is odd.
  */
 enum report_fleet_fig {
 	REPORT_FLEET_TRANS_IOPS,
@@ -127,7 +127,7 @@ const char *report_fleet_fig_words(enum report_fleet_fig f);
 
 struct report_fleet_diff {
 	double value;	   /* the run's whole-run figure (NAN: none) */
-	double others;	   /* the other runs' (above) */
+	double others;	   /* the median of the other runs' own figures (NAN: none) */
 	double change_pct; /* analyze_change_pct(others, value) */
 	bool tested;	   /* a series of at least 2 intervals on both sides */
 	double p_value;	   /* NAN when not tested */

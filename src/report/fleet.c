@@ -244,49 +244,37 @@ static double host_fig(const struct report_fleet_host *h, enum report_fleet_fig 
 	}
 }
 
-/* The other runs' figure g: the mean of their IOPS, or the average latency
- * over all of their I/Os of the class; NAN when none has one. */
-static double others_fig(const struct report_fleet *f, size_t self, enum report_fleet_fig g)
+static int dbl_cmp(const void *a, const void *b)
 {
-	enum io_class c = g == REPORT_FLEET_DB_READ_AVG ? IO_DB_READ : IO_LOG_WRITE;
-	double sum = 0, w = 0;
+	double x = *(const double *)a, y = *(const double *)b;
 
-	for (size_t i = 0; i < f->nr_hosts; i++) {
-		const struct class_summary *cs = &f->hosts[i].r->run.classes[c];
-		double v = host_fig(&f->hosts[i], g);
-
-		if (i == self || !isfinite(v))
-			continue;
-		if (g == REPORT_FLEET_TRANS_IOPS) {
-			sum += v;
-			w += 1;
-		} else {
-			sum += v * (double)cs->ios;
-			w += (double)cs->ios;
-		}
-	}
-	return w > 0 ? sum / w : NAN;
+	return (x > y) - (x < y);
 }
 
-/* v lies beyond every other run's own figure g on the side of the change */
-static bool outside_others(const struct report_fleet *f, size_t self, enum report_fleet_fig g,
-			   double v, double change)
+/* The median of the other runs' own figures g (the mean of the middle two
+ * for an even count); NAN when none has one. A median, so that one
+ * outlier among them does not move the reference of the others. */
+static double others_fig(const struct report_fleet *f, size_t self, enum report_fleet_fig g,
+			 double *scratch)
 {
-	for (size_t i = 0; i < f->nr_hosts; i++) {
-		double o = host_fig(&f->hosts[i], g);
+	size_t n = 0;
 
-		if (i == self || !isfinite(o))
-			continue;
-		if (change > 0 ? !(v > o) : !(v < o))
-			return false;
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		double v = host_fig(&f->hosts[i], g);
+
+		if (i != self && isfinite(v))
+			scratch[n++] = v;
 	}
-	return true;
+	if (!n)
+		return NAN;
+	qsort(scratch, n, sizeof(*scratch), dbl_cmp);
+	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
 }
 
 /*
  * Run self's figures against the pooled series of every other run: the
  * Mann-Whitney test of analyze, Holm over the run's figures, then the
- * material and range conditions (report.h).
+ * material condition against the others' median (report.h).
  */
 static int host_differs(struct report_fleet *f, size_t self, double **series, size_t *lens)
 {
@@ -303,6 +291,8 @@ static int host_differs(struct report_fleet *f, size_t self, double **series, si
 		for (size_t i = 0; i < f->nr_hosts; i++)
 			if (i != self)
 				cap += lens[i * REPORT_FLEET_FIG_COUNT + g];
+		/* room for the series, and for the other runs' figures after */
+		cap = cap > f->nr_hosts ? cap : f->nr_hosts;
 		pool = malloc((cap ? cap : 1) * sizeof(*pool));
 		if (!pool)
 			return -ENOMEM;
@@ -315,9 +305,9 @@ static int host_differs(struct report_fleet *f, size_t self, double **series, si
 			np += lens[k];
 		}
 		ret = analyze_mann_whitney(x, nx, pool, np, &figs[g].test);
-		free(pool);
 		d->value = host_fig(h, g);
-		d->others = others_fig(f, self, g);
+		d->others = others_fig(f, self, g, pool);
+		free(pool);
 		d->change_pct = analyze_change_pct(d->others, d->value);
 		d->tested = !ret && figs[g].test.method != ANALYZE_NONE;
 		d->p_value = d->tested ? figs[g].test.p_value : NAN;
@@ -332,8 +322,7 @@ static int host_differs(struct report_fleet *f, size_t self, double **series, si
 
 		d->significant = figs[g].significant;
 		d->differs = d->significant && isfinite(d->change_pct) &&
-			     fabs(d->change_pct) >= ANALYZE_MIN_CHANGE_DEFAULT &&
-			     outside_others(f, self, g, d->value, d->change_pct);
+			     fabs(d->change_pct) >= ANALYZE_MIN_CHANGE_DEFAULT;
 		h->differs = h->differs || d->differs;
 	}
 	return 0;

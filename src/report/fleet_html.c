@@ -115,8 +115,8 @@ static void fleet_differs_section(struct strbuf *sb, const struct report_fleet *
 	html_section_open(sb, "differs", "Differences", false);
 	strbuf_addstr(sb, "<p class=\"note\">Each run's per-interval series against those of every "
 			  "other run pooled (" ANALYZE_TEST_NAME ", Holm-corrected over the run's "
-			  "figures); a figure differs when significant, at least 2 % away and "
-			  "beyond every other run's own figure.</p>\n");
+			  "figures); a figure differs when significant and at least 2 % away from "
+			  "the median of the other runs' own figures (others').</p>\n");
 	strbuf_addstr(sb, "<table>\n<tr><th>host</th><th>run</th><th>figure</th><th>run's</th>"
 			  "<th>others'</th><th>change %</th><th>p</th></tr>\n");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
