@@ -106,12 +106,12 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v);
  * pooled (analyze_mann_whitney), Holm's correction within the run's figures
  * (analyze_holm) at alpha. A figure differs when it is significant and
  * material: |change_pct| >= ANALYZE_MIN_CHANGE_DEFAULT, change_pct being
- * the run's whole-run figure against the median of the other runs' own
- * figures. The median, because the pool holds any outlier: with three runs
- * of which one is slow, the test of either fast one against a pool half
- * slow can be significant, but the fast one is no further than noise from
- * the other fast one, the median of its others. With two runs, a material
- * difference flags both: nothing says which one is odd.
+ * the run's whole-run figure against the median of every run's own figure
+ * (the run's included). The median, because the pool holds any outlier:
+ * with three runs of which one is slow, the test of either fast one
+ * against a pool half slow can be significant, but the fast one is the
+ * fleet's median itself. With two runs, a material difference flags both:
+ * nothing says which one is odd.
  */
 enum report_fleet_fig {
 	REPORT_FLEET_TRANS_IOPS,
@@ -127,8 +127,8 @@ const char *report_fleet_fig_words(enum report_fleet_fig f);
 
 struct report_fleet_diff {
 	double value;	   /* the run's whole-run figure (NAN: none) */
-	double others;	   /* the median of the other runs' own figures (NAN: none) */
-	double change_pct; /* analyze_change_pct(others, value) */
+	double median;	   /* of every run's own figure (NAN: none has one) */
+	double change_pct; /* analyze_change_pct(median, value) */
 	bool tested;	   /* a series of at least 2 intervals on both sides */
 	double p_value;	   /* NAN when not tested */
 	bool significant;  /* after Holm within the run */

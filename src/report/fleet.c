@@ -251,18 +251,19 @@ static int dbl_cmp(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The median of the other runs' own figures g (the mean of the middle two
- * for an even count); NAN when none has one. A median, so that one
- * outlier among them does not move the reference of the others. */
-static double others_fig(const struct report_fleet *f, size_t self, enum report_fleet_fig g,
-			 double *scratch)
+/* The median of every run's own figure g, self included (the mean of the
+ * middle two for an even count); NAN when none has one. A median, so that
+ * an outlier does not move the reference; self included, so that with
+ * three runs of which one is slow the median is a fast one's figure (the
+ * median of the two others of a fast run would be halfway). */
+static double fleet_median(const struct report_fleet *f, enum report_fleet_fig g, double *scratch)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		double v = host_fig(&f->hosts[i], g);
 
-		if (i != self && isfinite(v))
+		if (isfinite(v))
 			scratch[n++] = v;
 	}
 	if (!n)
@@ -274,7 +275,7 @@ static double others_fig(const struct report_fleet *f, size_t self, enum report_
 /*
  * Run self's figures against the pooled series of every other run: the
  * Mann-Whitney test of analyze, Holm over the run's figures, then the
- * material condition against the others' median (report.h).
+ * material condition against the fleet's median (report.h).
  */
 static int host_differs(struct report_fleet *f, size_t self, double **series, size_t *lens)
 {
@@ -306,9 +307,9 @@ static int host_differs(struct report_fleet *f, size_t self, double **series, si
 		}
 		ret = analyze_mann_whitney(x, nx, pool, np, &figs[g].test);
 		d->value = host_fig(h, g);
-		d->others = others_fig(f, self, g, pool);
+		d->median = fleet_median(f, g, pool);
 		free(pool);
-		d->change_pct = analyze_change_pct(d->others, d->value);
+		d->change_pct = analyze_change_pct(d->median, d->value);
 		d->tested = !ret && figs[g].test.method != ANALYZE_NONE;
 		d->p_value = d->tested ? figs[g].test.p_value : NAN;
 		if (d->tested)

@@ -116,9 +116,9 @@ static void fleet_differs_section(struct strbuf *sb, const struct report_fleet *
 	strbuf_addstr(sb, "<p class=\"note\">Each run's per-interval series against those of every "
 			  "other run pooled (" ANALYZE_TEST_NAME ", Holm-corrected over the run's "
 			  "figures); a figure differs when significant and at least 2 % away from "
-			  "the median of the other runs' own figures (others').</p>\n");
+			  "the median of every run's own figure.</p>\n");
 	strbuf_addstr(sb, "<table>\n<tr><th>host</th><th>run</th><th>figure</th><th>run's</th>"
-			  "<th>others'</th><th>change %</th><th>p</th></tr>\n");
+			  "<th>fleet median</th><th>change %</th><th>p</th></tr>\n");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		const struct report_fleet_host *h = &f->hosts[i];
 
@@ -134,7 +134,7 @@ static void fleet_differs_section(struct strbuf *sb, const struct report_fleet *
 			strbuf_addf(sb, "</td><td class=\"num\">%" PRId64 "</td><td>%s</td>",
 				    h->r->id, report_fleet_fig_words(g));
 			html_td_num(sb, d->value, 3);
-			html_td_num(sb, d->others, 3);
+			html_td_num(sb, d->median, 3);
 			html_td_num(sb, d->change_pct, 1);
 			strbuf_addf(sb, "<td class=\"num\">%.2g</td></tr>\n", d->p_value);
 		}

@@ -47,7 +47,7 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 		json_str(j, "figure", report_fleet_fig_key(g));
 		json_str(j, "direction", d->change_pct > 0 ? "higher" : "lower");
 		json_num(j, "value", d->value);
-		json_num(j, "others", d->others);
+		json_num(j, "median", d->median);
 		json_num(j, "change_pct", d->change_pct);
 		json_sig(j, "p_value", d->p_value, 3);
 		json_end(j);
@@ -58,7 +58,7 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 		const struct report_fleet_diff *d = &h->diff[g];
 
 		json_begin_object_flat(j, report_fleet_fig_key(g));
-		json_num(j, "others", d->others);
+		json_num(j, "median", d->median);
 		json_num(j, "change_pct", d->change_pct);
 		json_sig(j, "p_value", d->p_value, 3);
 		json_bool(j, "significant", d->significant);

@@ -61,9 +61,9 @@ static void text_differs(struct strbuf *sb, const struct report_fleet *f)
 			report_text_escape(sb, h->r->host);
 			strbuf_addf(sb, "): %s ", report_fleet_fig_words(g));
 			report_number(sb, d->value, 3);
-			strbuf_addstr(sb, d->change_pct > 0 ? " higher than the others' median "
-							    : " lower than the others' median ");
-			report_number(sb, d->others, 3);
+			strbuf_addstr(sb, d->change_pct > 0 ? " higher than the fleet's median "
+							    : " lower than the fleet's median ");
+			report_number(sb, d->median, 3);
 			strbuf_addf(sb, " (%+.1f %%, p = %.2g)\n", d->change_pct, d->p_value);
 		}
 	}
