@@ -3,7 +3,8 @@
 # with reads 20 % slower; two hosts of the same name) in headless Chromium:
 # the page renders with no script error; it has every section; the runs
 # table has a row per run, the slow one marked differs; each per-run bar
-# chart has a bar per run, the slow run's marked; the two over-time charts
+# chart has a bar per run, the slow run's marked where it differs (not on
+# its log writes); the two over-time charts
 # have a line per run; the totals table has the merged I/O count of the
 # JSON. A screenshot goes to $DP_BINARY_DIR/artifacts/fleet.png. Exit 77
 # without /usr/bin/chromium.
@@ -61,7 +62,7 @@ for cid in ["bars-trans-iops", "bars-db-read-avg", "bars-db-read-p99", "bars-log
     if fig.count("<svg") != 1 or 'data-points="3" data-name="runs"' not in fig:
         sys.exit("%s: not one chart of 3 bars" % cid)
     marks = re.findall(r'<rect class="bar"[^>]*data-marked="([01])"', fig)
-    if marks != ["0", "0", "1"]:
+    if marks != (["0", "0", "0"] if cid == "bars-log-write-avg" else ["0", "0", "1"]):
         sys.exit("%s: marks %s" % (cid, marks))
 lines = section("lines")
 for cid in ["chart-db-read-avg", "chart-trans-iops"]:
