@@ -63,7 +63,12 @@ void store_close(struct store *s);
 
 struct store_run_info {
 	const char *label; /* NULL for none */
-	const char *host;
+	const char *host;  /* run.host: gethostname(), or the name run --host gave */
+	/* gethostname() of the machine the run's process lives on (NULL: not
+	 * known): stored as the env fact "hostname" with the row, in its
+	 * transaction, so that a killed run is found by the machine it ran on
+	 * whatever run.host says (store_reap_own_host) */
+	const char *machine;
 	uint64_t started_real_ns;
 	const char *profile_name;
 	const char *profile_text;
