@@ -19,7 +19,7 @@ mask_json() {
 	sed -E -e 's/^( *"(host|started|ended|load_started_at|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
 		-e "s#$WORK#WORK#g" \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' \
-		-e '/^  "clock": \{$/,/^  \}$/c\  "clock": "MASKED"' \
+		-e '/^  "clock": \{$/,/^  \},$/c\  "clock": "MASKED",' \
 		-e '/^  "environment": \{$/,/^  \}$/c\  "environment": "MASKED"'
 }
 mask_plan() {

@@ -23,7 +23,7 @@ mask() {
 		-e '/^host performance/,/^$/d' ;;
 	json) sed -E -e 's/^( *"(host|started|ended|load_started_at|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' \
-		-e '/^  "clock": \{$/,/^  \}$/c\  "clock": "MASKED"' \
+		-e '/^  "clock": \{$/,/^  \},$/c\  "clock": "MASKED",' \
 		-e '/^  "environment": \{$/,/^  \}$/c\  "environment": "MASKED"' ;;
 	csv) cat ;;
 	esac
