@@ -103,6 +103,8 @@ int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64
  * (time_real_ns, read as the warm-up or auto-tune's first level began), and
  * the instant asked for with run --start-at (start_at_real_ns; 0: none).
  * Writes run.load_started_at and run.start_at to the microsecond.
+ * load_real_ns 0: the load has not begun (NULL), as a run waiting for
+ * start_at records it first, so that one stopped before it keeps it.
  */
 int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_ns,
 			   uint64_t start_at_real_ns, struct strbuf *err) DP_MUST_CHECK;

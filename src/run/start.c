@@ -76,6 +76,10 @@ bool run_start_wait(struct run *r)
 
 	if (r->load_started || !at)
 		return false;
+	/* the instant asked for, kept by a run that never gets to it */
+	if (r->store && !r->store_failed &&
+	    store_run_load_started(r->store, r->run_id, 0, at, &r->store_err))
+		coord_store_error(r, -EIO);
 	start_clock_check(r);
 	now = time_real_ns();
 	if (now > at + START_LATE_SLACK_NS) {

@@ -607,11 +607,12 @@ int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_n
 			    0, err);
 	if (ret)
 		return ret;
-	time_format_utc_us(&load, load_real_ns);
+	if (load_real_ns)
+		time_format_utc_us(&load, load_real_ns);
 	if (start_at_real_ns)
 		time_format_utc_us(&at, start_at_real_ns);
 	binder_start(&b, st);
-	bind_str(&b, load.buf, false);
+	bind_str(&b, load_real_ns ? load.buf : NULL, false);
 	bind_str(&b, start_at_real_ns ? at.buf : NULL, false);
 	bind_i64(&b, run_id);
 	ret = store_insert_one(s, &b, "record when the load began", err);

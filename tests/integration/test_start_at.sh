@@ -122,6 +122,8 @@ grep -q "not ready by --start-at .* s late" late.err || fail "late message: $(ca
 q late.db "select message from event where kind='stop'" | grep -q "ready [0-9.]* s late" ||
 	fail "no stop event saying how late: $(q late.db "select kind, message from event")"
 [ "$(q late.db "select count(*) from sample")" = 0 ] || fail "a late run measured"
+[ -n "$(q late.db "select start_at from run")" ] || fail "late run: no start_at"
+[ -z "$(q late.db "select load_started_at from run")" ] || fail "late run: a load start"
 
 # --- SIGINT during the wait: 130, nothing measured; a live --host run is
 # never reaped by another command, a killed one is
@@ -141,6 +143,8 @@ set -e
 [ "$(q r.db "select status from run where id=1")" = aborted ] || fail "interrupted wait: not aborted"
 [ "$(q r.db "select count(*) from sample where run_id=1")" = 0 ] || fail "interrupted wait measured"
 [ -z "$(q r.db "select load_started_at from run where id=1")" ] || fail "interrupted wait: a load start"
+[[ $(q r.db "select start_at from run where id=1") =~ \.[0-9]{6}Z$ ]] ||
+	fail "interrupted wait: the start_at asked for is not kept"
 "$DISKPROOF" run "$S" --duration 1s --warmup 0s --results "$WORK/r.db" --start-at +30s --host ghost \
 	--quiet >/dev/null 2>&1 &
 pid=$!
