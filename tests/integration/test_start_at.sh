@@ -70,6 +70,13 @@ assert c["synchronised"] == (sys.argv[5] == "yes"), c
 assert isinstance(c["max_error_ms"], (int, float)) and c["daemon"], c
 assert (c["warning"] is not None) == (sys.argv[4] == "1"), c
 PY
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	python3 - "$WORK/out" "$DP_SOURCE_DIR/docs/schema/report.schema.json" <<'PY' ||
+import json, sys, jsonschema
+jsonschema.Draft202012Validator(json.load(open(sys.argv[2]))).validate(json.load(open(sys.argv[1])))
+PY
+		fail "the report of a --start-at run does not match its schema"
+fi
 
 # --- a run without --start-at records its load's start too, and no clock warning
 expect_exit 0 "$DISKPROOF" run "$S" --duration 1s --warmup 0s --results "$WORK/a.db" \
