@@ -63,7 +63,12 @@ void store_close(struct store *s);
 
 struct store_run_info {
 	const char *label; /* NULL for none */
-	const char *host;
+	const char *host;  /* run.host: gethostname(), or the name run --host gave */
+	/* gethostname() of the machine the run's process lives on (NULL: not
+	 * known): stored as the env fact "hostname" with the row, in its
+	 * transaction, so that a killed run is found by the machine it ran on
+	 * whatever run.host says (store_reap_own_host) */
+	const char *machine;
 	uint64_t started_real_ns;
 	const char *profile_name;
 	const char *profile_text;
@@ -98,6 +103,8 @@ int store_run_clock(struct store *s, int64_t run_id, uint64_t t0_real_ns, uint64
  * (time_real_ns, read as the warm-up or auto-tune's first level began), and
  * the instant asked for with run --start-at (start_at_real_ns; 0: none).
  * Writes run.load_started_at and run.start_at to the microsecond.
+ * load_real_ns 0: the load has not begun (NULL), as a run waiting for
+ * start_at records it first, so that one stopped before it keeps it.
  */
 int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_ns,
 			   uint64_t start_at_real_ns, struct strbuf *err) DP_MUST_CHECK;
@@ -264,7 +271,10 @@ int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_sco
 			 size_t nr_totals, uint64_t duration_ns, struct strbuf *err) DP_MUST_CHECK;
 
 /* Marks "running" runs of host whose process is gone (killed) as aborted,
- * ended at their last sample. store_open() does this for its own host. */
+ * ended at their last sample. A run is host's when run.host is host or the
+ * machine name stored with its row (store_run_info.machine) is: run --host
+ * renames a run, not the machine whose pids say whether it lives.
+ * store_open() does this for its own host (gethostname()). */
 int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped,
 			  struct strbuf *err) DP_MUST_CHECK;
 

@@ -123,6 +123,13 @@ struct cli_opts {
 	/* run: parsed here, used by the status and metrics code */
 	uint64_t status_interval_ns; /* --status-interval D, > 0 */
 	bool has_status_interval;
+	/* run --start-at: an instant (ns since the epoch) or +D from the
+	 * command's start, one of the two (time_parse_start_at) */
+	uint64_t start_at_abs_ns, start_at_rel_ns;
+	bool has_start_at;
+	uint64_t max_clock_error_ns; /* --max-clock-error D */
+	bool has_max_clock_error;
+	const char *host; /* run --host NAME */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */

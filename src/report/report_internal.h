@@ -116,4 +116,21 @@ void report_fleet_json(struct strbuf *out, const struct report_fleet *f,
 void report_fleet_html(struct strbuf *out, const struct report_fleet *f,
 		       const struct report_options *opt);
 
+/*
+ * The run's clock as its env facts (host.clock.*, env.h) and its "clock"
+ * event (run --start-at with a clock worse than --max-clock-error) give
+ * it, for the renderers; every pointer into r. recorded false for a run
+ * from before the facts existed (every field then NULL or NaN).
+ */
+struct report_clock {
+	bool recorded;
+	const char *synchronised; /* "yes", "no" or "unknown" */
+	double max_error_ms;	  /* NaN: unknown */
+	double est_error_ms;
+	const char *daemon;
+	const char *warning; /* the "clock" event's message; NULL: none */
+};
+
+void report_clock_get(const struct results *r, struct report_clock *c);
+
 #endif

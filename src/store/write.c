@@ -127,6 +127,17 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	*run_id = sqlite3_last_insert_rowid(s->db);
 	s->clock_run_id = *run_id;
 	sqlite3_finalize(st);
+	if (info->machine) {
+		binder_start(&b, s->ins_env);
+		bind_i64(&b, *run_id);
+		bind_str(&b, "hostname", false);
+		bind_str(&b, info->machine, false);
+		rc = binder_run(&b);
+		if (rc != SQLITE_OK) {
+			ret = store_fail(s, err, rc, "insert run");
+			goto out_rollback;
+		}
+	}
 	ret = store_commit(s, err);
 	if (ret)
 		goto out_rollback;
@@ -596,11 +607,12 @@ int store_run_load_started(struct store *s, int64_t run_id, uint64_t load_real_n
 			    0, err);
 	if (ret)
 		return ret;
-	time_format_utc_us(&load, load_real_ns);
+	if (load_real_ns)
+		time_format_utc_us(&load, load_real_ns);
 	if (start_at_real_ns)
 		time_format_utc_us(&at, start_at_real_ns);
 	binder_start(&b, st);
-	bind_str(&b, load.buf, false);
+	bind_str(&b, load_real_ns ? load.buf : NULL, false);
 	bind_str(&b, start_at_real_ns ? at.buf : NULL, false);
 	bind_i64(&b, run_id);
 	ret = store_insert_one(s, &b, "record when the load began", err);
