@@ -106,6 +106,9 @@ void time_format_utc_us(struct strbuf *sb, uint64_t real_ns);
  * 0, or -EINVAL with the reason in err (no "TIME:" prefix). Other offsets
  * are refused: every host of a fleet must read the same instant.
  */
+/* An RFC 3339 UTC time (Z, z or +00:00; a fraction to the nanosecond) to
+ * ns since the Unix epoch: 0, or -EINVAL with the reason in err. */
+int time_parse_rfc3339(const char *s, uint64_t *abs_ns, struct strbuf *err);
 int time_parse_start_at(const char *s, uint64_t *abs_ns, uint64_t *rel_ns, struct strbuf *err);
 
 /*

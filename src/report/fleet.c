@@ -14,6 +14,7 @@
 
 #include "diskproof/analyze.h"
 #include "diskproof/report.h"
+#include "diskproof/util.h"
 #include "report_internal.h"
 
 static const char *const fig_keys[REPORT_FLEET_FIG_COUNT] = {
@@ -38,54 +39,18 @@ const char *report_fleet_fig_words(enum report_fleet_fig f)
 	return (unsigned)f < REPORT_FLEET_FIG_COUNT ? fig_words[f] : "unknown";
 }
 
-/* n digits of s as a number into *v; false when one is not a digit */
-static bool digits(const char *s, int n, int *v)
-{
-	*v = 0;
-	for (int i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return false;
-		*v = *v * 10 + (s[i] - '0');
-	}
-	return true;
-}
-
 int report_fleet_parse_time(const char *s, int64_t *us)
 {
-	struct tm tm = {0};
-	int y, mo, d, h, mi, sec, frac = 0, nd = 0;
-	const char *p;
-	time_t t;
+	struct strbuf err = STRBUF_INIT;
+	uint64_t ns;
+	int ret;
 
-	if (!s || strlen(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
-	    s[16] != ':')
+	/* the run's own parser of --start-at: one reading of RFC 3339 */
+	ret = s ? time_parse_rfc3339(s, &ns, &err) : -EINVAL;
+	strbuf_release(&err);
+	if (ret)
 		return -EINVAL;
-	if (!digits(s, 4, &y) || !digits(s + 5, 2, &mo) || !digits(s + 8, 2, &d) ||
-	    !digits(s + 11, 2, &h) || !digits(s + 14, 2, &mi) || !digits(s + 17, 2, &sec))
-		return -EINVAL;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
-		return -EINVAL;
-	p = s + 19;
-	if (*p == '.') {
-		/* microseconds: the first six digits, the rest (ns) dropped */
-		for (p++; *p >= '0' && *p <= '9'; p++, nd++)
-			if (nd < 6)
-				frac = frac * 10 + (*p - '0');
-		if (!nd || nd > 9)
-			return -EINVAL;
-		for (int k = nd; k < 6; k++)
-			frac *= 10;
-	}
-	if (strcmp(p, "Z"))
-		return -EINVAL;
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	t = timegm(&tm);
-	*us = (int64_t)t * 1000000 + frac;
+	*us = (int64_t)(ns / 1000);
 	return 0;
 }
 

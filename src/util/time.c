@@ -70,7 +70,7 @@ static bool digits(const char **p, unsigned n, int *v)
 	return true;
 }
 
-static int start_at_rfc3339(const char *s, uint64_t *abs_ns, struct strbuf *err)
+int time_parse_rfc3339(const char *s, uint64_t *abs_ns, struct strbuf *err)
 {
 	static const char form[] =
 		"an RFC 3339 UTC time (2026-12-03T16:00:00Z) or +DURATION (+30s)";
@@ -159,5 +159,5 @@ int time_parse_start_at(const char *s, uint64_t *abs_ns, uint64_t *rel_ns, struc
 		strbuf_release(&why);
 		return ret ? -EINVAL : 0;
 	}
-	return start_at_rfc3339(s, abs_ns, err);
+	return time_parse_rfc3339(s, abs_ns, err);
 }
