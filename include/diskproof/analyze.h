@@ -180,6 +180,13 @@ const char *analyze_metric_name(enum analyze_metric m);
 int analyze_series(const struct results *r, enum scope_kind scope, const char *name,
 		   enum io_class cls, enum analyze_metric m, double **out, size_t *n) DP_MUST_CHECK;
 
+/* The measured per-interval transactional IOPS (db_read + db_write ios over
+ * each interval's length) of one scope of r, in time order, as a comparison
+ * tests it. *out is the caller's to free() (NULL when *n is 0). 0 or
+ * -ENOMEM. */
+int analyze_series_trans(const struct results *r, enum scope_kind scope, const char *name,
+			 double **out, size_t *n) DP_MUST_CHECK;
+
 /* One compared figure. */
 struct analyze_figure {
 	double a, b;	   /* whole-run figures */
@@ -342,6 +349,15 @@ struct analyze_comparison {
 	size_t nr_unmatched;
 	struct analyze_host host;
 };
+
+/*
+ * Holm's step-down correction over the m tested figures v[0..m) (method not
+ * ANALYZE_NONE) at level alpha: sorts v by p value and sets significant on
+ * the k-th smallest when it and every smaller one have p <= alpha / (m - k +
+ * 1). The family is the caller's choice: a comparison's scope, or a fleet
+ * run's figures against the rest (report_fleet_build).
+ */
+void analyze_holm(struct analyze_figure **v, size_t m, double alpha);
 
 /* Compares a (before) with b (after) at significance level alpha (0 < alpha
  * < 1). Returns 0, -EINVAL (bad alpha) or -ENOMEM, with err filled with

@@ -19,6 +19,9 @@
  *     .rotational, .scheduler, .nr_requests, .write_cache,
  *     .logical_block_size, .physical_block_size, .size_bytes, .numa_node
  *   worker N (env_numa_worker_facts): worker.N.cpus, worker.N.volumes
+ *   clock (env_clock_facts, with the host's): host.clock.synchronised,
+ *     host.clock.max_error_us, host.clock.est_error_us, host.clock.state,
+ *     host.clock.daemon
  *
  * Readers that take a sysfs root ("/sys" on a live system) read the same
  * layout under any directory: the unit tests build a fixture tree.
@@ -247,5 +250,29 @@ void env_numa_worker_facts(unsigned index, const struct env_numa_worker *w, env_
 /* Whether this build applies memory policies (libnuma): else placement is
  * CPU affinity and first touch. */
 bool env_numa_have_libnuma(void);
+
+/* ---- the clock (clock.c) ---- */
+
+/*
+ * The system clock's synchronisation as the kernel sees it: adjtimex(2)
+ * with modes 0, which only reads and needs no privilege. A fleet's runs
+ * start at one instant of their hosts' clocks (run --start-at), so how far
+ * each clock may be off is what bounds their alignment.
+ */
+struct env_clock {
+	bool known;	   /* adjtimex answered; else every figure is unknown */
+	bool synchronised; /* STA_UNSYNC clear and the state not TIME_ERROR */
+	long max_error_us; /* timex.maxerror: the bound the kernel keeps */
+	long est_error_us; /* timex.esterror */
+	char state[16];	   /* the return as a word: ok, ins, del, oop, wait, error */
+	char daemon[96];   /* "chronyd", "chronyd, ptp4l", or "none found" */
+};
+
+/* Reads the clock's state and looks for a time daemon in /proc/<pid>/comm
+ * (chronyd, systemd-timesyncd, ntpd, ptp4l, openntpd). Never fails. */
+void env_clock_read(struct env_clock *c);
+
+/* The facts host.clock.* of c (see the list at the top). */
+void env_clock_facts(const struct env_clock *c, env_fact_fn fn, void *arg);
 
 #endif

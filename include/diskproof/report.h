@@ -86,4 +86,114 @@ void report_text_escape(struct strbuf *out, const char *s);
  * (docs/verdicts.md). */
 void report_verdict_margin(struct strbuf *out, const struct verdict *v);
 
+/*
+ * Fleet reports (fleet.c, "diskproof fleet"): the runs of many hosts that
+ * ran together (run --start-at, deploy/ansible) as one report.
+ *
+ * Per run (never per host name: two machines may share one), its whole-run
+ * figures as its own report gives them, and where its load began against
+ * the earliest load of the fleet. Fleet totals per class: counts, bytes,
+ * errors and latency sums added, maxima the maximum, and every percentile
+ * from the runs' whole-run histograms merged bucket by bucket (hist_merge:
+ * exact, never an average of percentiles); IOPS and MB/s are the sums of the
+ * runs' rates (what the fleet did together). A class whose histogram a run
+ * with I/O of it lacks (a run killed before its first checkpoint) has its
+ * percentiles NAN and hist_complete false.
+ *
+ * Hosts that differ: for each run and each figure of REPORT_FLEET_FIG, the
+ * run's per-interval series of the run scope (analyze_series,
+ * analyze_series_trans) is tested against the series of every other run
+ * pooled (analyze_mann_whitney), Holm's correction within the run's figures
+ * (analyze_holm) at alpha. A figure differs when it is significant and
+ * material: |change_pct| >= ANALYZE_MIN_CHANGE_DEFAULT, change_pct being
+ * the run's whole-run figure against the median of every run's own figure
+ * (the run's included). The median, because the pool holds any outlier:
+ * with three runs of which one is slow, the test of either fast one
+ * against a pool half slow can be significant, but the fast one is the
+ * fleet's median itself. With two runs, a material difference flags both:
+ * nothing says which one is odd.
+ */
+enum report_fleet_fig {
+	REPORT_FLEET_TRANS_IOPS,
+	REPORT_FLEET_DB_READ_AVG,
+	REPORT_FLEET_LOG_WRITE_AVG,
+	REPORT_FLEET_FIG_COUNT,
+};
+
+/* "trans_iops", "db_read_avg_ms", "log_write_avg_ms" (JSON) and their
+ * words ("transactional IOPS", ...). */
+const char *report_fleet_fig_key(enum report_fleet_fig f);
+const char *report_fleet_fig_words(enum report_fleet_fig f);
+
+struct report_fleet_diff {
+	double value;	   /* the run's whole-run figure (NAN: none) */
+	double median;	   /* of every run's own figure (NAN: none has one) */
+	double change_pct; /* analyze_change_pct(median, value) */
+	bool tested;	   /* a series of at least 2 intervals on both sides */
+	double p_value;	   /* NAN when not tested */
+	bool significant;  /* after Holm within the run */
+	bool differs;	   /* significant, material and outside the others' range */
+};
+
+struct report_fleet_host {
+	const struct results *r; /* borrowed */
+	double trans_iops;
+	double db_read_avg_ms, db_read_p99_ms, db_read_max_ms, log_write_avg_ms; /* NAN: no I/O */
+	uint64_t ios;		/* every class of the run's summary */
+	bool has_load;		/* load_started_at stored and readable */
+	int64_t load_us;	/* it, Unix microseconds */
+	double start_offset_ms; /* after the earliest load of the fleet; NAN without */
+	struct report_fleet_diff diff[REPORT_FLEET_FIG_COUNT];
+	bool differs; /* any diff[].differs */
+};
+
+struct report_fleet_skip {
+	int64_t id;
+	const char *why; /* static */
+};
+
+struct report_fleet {
+	const char *const *selectors; /* borrowed, as given */
+	size_t nr_selectors;
+	struct report_fleet_host *hosts; /* in run id order */
+	size_t nr_hosts;
+	size_t nr_host_names; /* distinct host names among them */
+	struct report_fleet_skip *skipped;
+	size_t nr_skipped;
+	double alpha;
+	bool has_skew;		      /* at least 2 runs with load_started_at */
+	double start_skew_ms;	      /* max - min load_started_at, ms (us resolution) */
+	size_t nr_no_load;	      /* runs without load_started_at */
+	struct scope_summary summary; /* fleet totals, name "fleet" */
+	bool hist_complete[IO_CLASS_COUNT];
+	uint64_t ios; /* summary's ios over every class */
+};
+
+/*
+ * "2026-12-03T15:20:00.000123Z" (RFC 3339 UTC, fraction of up to 9 digits,
+ * or none) to Unix microseconds: 0, or -EINVAL.
+ */
+int report_fleet_parse_time(const char *s, int64_t *us) DP_MUST_CHECK;
+
+/* Merges class c of the run summaries and whole-run histograms of runs[0..n)
+ * into out as the fleet totals do (above); *complete false when a run with
+ * I/O of c has no histogram of it (percentiles NAN then). */
+void report_fleet_merge_class(const struct results *runs, size_t n, enum io_class c,
+			      struct class_summary *out, bool *complete);
+
+/*
+ * Builds the fleet report of runs[0..n) (borrowed: they must outlive it;
+ * skipped[0..nr_skipped) copied) at alpha. 0, or -ENOMEM with err filled.
+ * report_fleet_release() frees it, safe on a zeroed or released one.
+ */
+int report_fleet_build(struct report_fleet *f, const struct results *runs, size_t n,
+		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
+		       struct strbuf *err) DP_MUST_CHECK;
+void report_fleet_release(struct report_fleet *f);
+
+/* Renders f as text, JSON (docs/schema/fleet.schema.json) or HTML; any
+ * other format as text. */
+void report_fleet_render(struct strbuf *out, const struct report_fleet *f, enum report_format fmt,
+			 const struct report_options *opt);
+
 #endif

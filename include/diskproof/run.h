@@ -147,8 +147,18 @@ struct run_callbacks {
 	 * figures included), valid during the call only; NULL before the
 	 * first interval (files being created, the run starting) */
 	void (*status)(void *arg, const struct run_interval_view *v);
+	/* run --start-at: everything is ready and the run waits for
+	 * start_at_real_ns (CLOCK_REALTIME ns); called as the wait begins and
+	 * then about 5 times a second with the time now, and once more with
+	 * now_real_ns 0 when the wait ends (the load begins or it was
+	 * interrupted), for a countdown */
+	void (*wait)(void *arg, uint64_t start_at_real_ns, uint64_t now_real_ns);
 	void *arg;
 };
+
+/* --max-clock-error's default: a fleet's runs aligned within some 50 ms are
+ * aligned well against 1 s intervals and 15 s samples */
+#define RUN_MAX_CLOCK_ERROR_DEFAULT_NS (50 * NSEC_PER_MSEC)
 
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
@@ -167,6 +177,17 @@ struct run_options {
 	 * node_exporter textfile, replaced every interval. NULL: none. */
 	const char *metrics;
 	const char *metrics_file;
+	/* --host NAME: run.host instead of gethostname() (NULL: that) */
+	const char *host;
+	/* --start-at: the load (warm-up, or auto-tune's first level) begins at
+	 * this CLOCK_REALTIME instant, ns since the epoch, once everything
+	 * else is ready; 0: at once. A run not ready by then ends as an
+	 * environment error (exit 3) with nothing measured. */
+	uint64_t start_at_real_ns;
+	/* --max-clock-error: with start_at, a clock not synchronised or with
+	 * a larger maximum error (adjtimex) is warned of and recorded as a
+	 * "clock" event */
+	uint64_t max_clock_error_ns;
 	struct run_callbacks cb;
 };
 

@@ -63,7 +63,12 @@ void store_close(struct store *s);
 
 struct store_run_info {
 	const char *label; /* NULL for none */
-	const char *host;
+	const char *host;  /* run.host: gethostname(), or the name run --host gave */
+	/* gethostname() of the machine the run's process lives on (NULL: not
+	 * known): stored as the env fact "hostname" with the row, in its
+	 * transaction, so that a killed run is found by the machine it ran on
+	 * whatever run.host says (store_reap_own_host) */
+	const char *machine;
 	uint64_t started_real_ns;
 	const char *profile_name;
 	const char *profile_text;
@@ -335,6 +340,13 @@ void store_run_label_suggest(const struct store_run_brief *runs, size_t n, const
  * error. */
 int store_run_select(struct store *s, const char *arg, int64_t *id,
 		     struct strbuf *err) DP_MUST_CHECK;
+
+/* Every run whose label is exactly label (fleet's label:TEXT, where report's
+ * takes the newest alone), by id: *ids (the caller's to free()) and *n >= 1;
+ * -ENOENT with err saying so, near labels suggested, when none has it; or a
+ * store error. */
+int store_runs_by_label(struct store *s, const char *label, int64_t **ids, size_t *n,
+			struct strbuf *err) DP_MUST_CHECK;
 
 /* The id of the newest run; -ENOENT when the file holds none. */
 int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MUST_CHECK;

@@ -98,6 +98,17 @@ void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms);
 void time_format_utc_us(struct strbuf *sb, uint64_t real_ns);
 
 /*
+ * run --start-at TIME: an RFC 3339 instant in UTC ("2026-12-03T16:00:00Z",
+ * fractional seconds to the nanosecond allowed, "+00:00" or "-00:00" for
+ * "Z", 't'/'z' in lower case too) into *abs_ns (ns since the epoch, *rel_ns
+ * 0), or "+DURATION" (unit_parse_duration's syntax, "+30s") into *rel_ns
+ * (more than 0; *abs_ns 0), counted by the caller from the command's start.
+ * 0, or -EINVAL with the reason in err (no "TIME:" prefix). Other offsets
+ * are refused: every host of a fleet must read the same instant.
+ */
+int time_parse_start_at(const char *s, uint64_t *abs_ns, uint64_t *rel_ns, struct strbuf *err);
+
+/*
  * Paths (path.c). Strings in, strings out; "looks" means the function stats
  * or resolves on the filesystem.
  *   path_join:     "DIR/NAMEEXT" (one '/' between, whatever DIR ends with;

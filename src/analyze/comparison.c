@@ -229,6 +229,22 @@ int analyze_series(const struct results *r, enum scope_kind scope, const char *n
 	return ret;
 }
 
+int analyze_series_trans(const struct results *r, enum scope_kind scope, const char *name,
+			 double **out, size_t *n)
+{
+	struct series_index ix;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = series_index_build(&ix, r);
+	if (ret)
+		return ret;
+	ret = series_extract_trans(&ix, scope, name, out, n);
+	free(ix.p);
+	return ret;
+}
+
 /* ---- figures ---- */
 
 static double summary_metric(const struct class_summary *cs, enum analyze_metric m)
@@ -658,6 +674,16 @@ static int cmp_p(const void *x, const void *y)
  * the whole comparison instead would leave a database's 15 s windows of a
  * short run - 8 against 8, exact p at least 1.6e-4 - no power at all.)
  */
+void analyze_holm(struct analyze_figure **v, size_t m, double alpha)
+{
+	qsort(v, m, sizeof(v[0]), cmp_p);
+	for (size_t k = 0; k < m; k++) {
+		if (!(v[k]->test.p_value <= alpha / (double)(m - k)))
+			break;
+		v[k]->significant = true;
+	}
+}
+
 static void holm_scope(struct analyze_scope *sc, double alpha, size_t *family)
 {
 	struct analyze_figure *v[IO_CLASS_COUNT * (ANALYZE_METRIC_COUNT + 1) + 1];
@@ -674,12 +700,7 @@ static void holm_scope(struct analyze_scope *sc, double alpha, size_t *family)
 		v[m++] = &sc->trans_iops;
 	if (m > *family)
 		*family = m;
-	qsort(v, m, sizeof(v[0]), cmp_p);
-	for (size_t k = 0; k < m; k++) {
-		if (!(v[k]->test.p_value <= alpha / (double)(m - k)))
-			break;
-		v[k]->significant = true;
-	}
+	analyze_holm(v, m, alpha);
 }
 
 static int holm(struct analyze_comparison *c)

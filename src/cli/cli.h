@@ -30,10 +30,11 @@ enum cli_command {
 	CMD_PROFILES = 1u << 9,
 	CMD_DELETE = 1u << 10,
 	CMD_IMPORT = 1u << 11,
-	CMD_GLOBAL = 1u << 12, /* before the command: diskproof --help, --version */
+	CMD_FLEET = 1u << 12,
+	CMD_GLOBAL = 1u << 13, /* before the command: diskproof --help, --version */
 };
 
-#define CMD_ALL ((CMD_IMPORT << 1) - 1) /* every command, not CMD_GLOBAL */
+#define CMD_ALL ((CMD_FLEET << 1) - 1) /* every command, not CMD_GLOBAL */
 
 /* How an option takes its value. */
 enum cli_opt_arg {
@@ -122,6 +123,13 @@ struct cli_opts {
 	/* run: parsed here, used by the status and metrics code */
 	uint64_t status_interval_ns; /* --status-interval D, > 0 */
 	bool has_status_interval;
+	/* run --start-at: an instant (ns since the epoch) or +D from the
+	 * command's start, one of the two (time_parse_start_at) */
+	uint64_t start_at_abs_ns, start_at_rel_ns;
+	bool has_start_at;
+	uint64_t max_clock_error_ns; /* --max-clock-error D */
+	bool has_max_clock_error;
+	const char *host; /* run --host NAME */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
@@ -256,6 +264,9 @@ int cli_stdio_check(const char *results);
 /* text to output (atomically, as above) when given, else to out with a final
  * newline; 0 or the exit code, the failure printed. */
 int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out);
+
+/* "diskproof fleet SELECTOR..." (cmd_fleet.c): the exit code. */
+int cmd_fleet(int argc, char **argv);
 
 /* "diskproof delete RUN..." (cmd_results.c): the exit code. */
 int cmd_delete(int argc, char **argv);

@@ -30,6 +30,7 @@ struct progress {
 	struct create_view create;
 	struct live_view live;
 	const char *last_file;
+	int64_t wait_shown; /* the countdown's last second shown; -1: none yet */
 };
 
 static void on_interval(void *arg, const struct run_interval_view *v)
@@ -63,6 +64,45 @@ static void on_hangup(void *arg)
 {
 	(void)arg;
 	term_hangup();
+}
+
+/*
+ * run --start-at: on a terminal a countdown on one line, rewritten as each
+ * second passes; elsewhere (a log, Ansible) one line saying until when the
+ * run waits. --quiet: nothing.
+ */
+static void on_wait(void *arg, uint64_t at, uint64_t now)
+{
+	struct progress *pr = arg;
+	struct strbuf t = STRBUF_INIT;
+	int64_t left;
+
+	if (pr->quiet || term_gone(stderr))
+		return;
+	if (!now) { /* the wait ended */
+		if (pr->tty && pr->wait_shown >= 0)
+			term_check(stderr, fprintf(stderr, "\r\033[K") < 0);
+		pr->wait_shown = -1;
+		return;
+	}
+	left = (int64_t)((at - now + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+	if (left == pr->wait_shown || (!pr->tty && pr->wait_shown != -1))
+		return;
+	create_view_end(&pr->create);
+	live_view_clear(&pr->live);
+	time_format_utc_us(&t, at);
+	if (pr->tty)
+		term_check(stderr,
+			   fprintf(stderr,
+				   "\rdiskproof: ready; the load starts in %llds, at %s\033[K",
+				   (long long)left, t.buf) < 0);
+	else
+		term_check(stderr, fprintf(stderr,
+					   "diskproof: ready; waiting until %s (in %llds) to start "
+					   "the load\n",
+					   t.buf, (long long)left) < 0);
+	pr->wait_shown = left;
+	strbuf_release(&t);
 }
 
 static void on_create(void *arg, const char *volume, uint64_t done, uint64_t total)
@@ -155,7 +195,31 @@ static int metrics_file_check(const char *path, const char *results)
 	return DP_EXIT_ENV;
 }
 
-static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
+/*
+ * --start-at resolved against the command's start (main_real_ns) into
+ * *at: a TIME more than a second past is refused now, before anything is
+ * created (the run checks again when it is ready: then it is late, exit 3).
+ */
+static int start_at_resolve(const struct cli_opts *o, uint64_t main_real_ns, uint64_t *at)
+{
+	uint64_t now = time_real_ns();
+	struct strbuf t = STRBUF_INIT;
+	int ret = 0;
+
+	*at = 0;
+	if (!o->has_start_at)
+		return 0;
+	*at = o->start_at_rel_ns ? main_real_ns + o->start_at_rel_ns : o->start_at_abs_ns;
+	if (now > *at + NSEC_PER_SEC) {
+		time_format_utc_us(&t, *at);
+		ret = usage_error("--start-at: %s is %.1f s in the past: give a time to come",
+				  t.buf, (double)(now - *at) / 1e9);
+	}
+	strbuf_release(&t);
+	return ret;
+}
+
+static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint64_t main_real_ns)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -168,6 +232,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
+	if (!ret)
+		ret = start_at_resolve(&o, main_real_ns, &ro.start_at_real_ns);
 	if (!ret)
 		ret = cli_format_text_json(o.format, &json);
 	if (!ret)
@@ -200,7 +266,12 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv)
 	ro.force = o.force;
 	ro.metrics = o.metrics;
 	ro.metrics_file = o.metrics_file;
+	ro.host = o.host;
+	ro.max_clock_error_ns =
+		o.has_max_clock_error ? o.max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
+	pr.wait_shown = -1;
 	ro.cb = (struct run_callbacks){.interval = on_interval,
+				       .wait = on_wait,
 				       .message = on_message,
 				       .create = on_create,
 				       .hangup = on_hangup,
@@ -596,7 +667,7 @@ static const struct {
 	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
 	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
 	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
-	{"plan", cmd_plan},	    {"check", cmd_check},
+	{"plan", cmd_plan},	    {"check", cmd_check},   {"fleet", cmd_fleet},
 };
 
 /*
@@ -622,6 +693,8 @@ static int main_global(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* run --start-at +D counts from here: the command's own start */
+	uint64_t main_real_ns = time_real_ns();
 	int ret = DP_EXIT_USAGE;
 
 	if (argc < 2) {
@@ -633,7 +706,7 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "run")) {
-		ret = cmd_run(argc - 2, argv + 2, argc, argv);
+		ret = cmd_run(argc - 2, argv + 2, argc, argv, main_real_ns);
 	} else {
 		size_t i;
 

@@ -39,7 +39,7 @@ int usage_error(const char *fmt, ...)
 #define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
 #define CMD_RESULTS_ANY                                                                            \
 	(CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |        \
-	 CMD_CHECK | CMD_DELETE | CMD_IMPORT)
+	 CMD_CHECK | CMD_DELETE | CMD_IMPORT | CMD_FLEET)
 
 /*
  * Every option, once: the parser builds each command's getopt_long table from
@@ -67,7 +67,8 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--results", 0, CLI_ARG_REQUIRED, "FILE", CMD_RESULTS_ANY,
 	 "the results file (default " DEFAULT_RESULTS ")"},
 	{"--format", 'f', CLI_ARG_REQUIRED, "FORMAT",
-	 CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY | CMD_PLAN | CMD_REPORT | CMD_COMPARE,
+	 CMD_RUN | CMD_LIST | CMD_CHECK | CMD_VERIFY | CMD_PLAN | CMD_REPORT | CMD_COMPARE |
+		 CMD_FLEET,
 	 "output format"},
 	{"--destroy-data", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN | CMD_INIT,
 	 "replace the foreign file or device at PATH (repeat for each)"},
@@ -81,7 +82,7 @@ static const struct cli_opt_def opt_defs[] = {
 	 "read at most BYTES per second (200MiB, say); 0: unlimited"},
 	{"--yes", 0, CLI_ARG_NONE, NULL, CMD_CLEAN,
 	 "remove without asking (needed without a terminal)"},
-	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE,
+	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
 	 "write to FILE (atomically) instead of stdout"},
 	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
 	 "show changes of at least PCT percent (default 2)"},
@@ -97,6 +98,14 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--metrics-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
 	 "write the same metrics to PATH (atomic rename) every interval, for node_exporter's "
 	 "textfile collector"},
+	{"--start-at", 0, CLI_ARG_REQUIRED, "TIME", CMD_RUN,
+	 "prepare, then begin the load at TIME (RFC 3339 UTC, 2026-12-03T16:00:00Z) or +D after "
+	 "the command started"},
+	{"--max-clock-error", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
+	 "with --start-at, warn when the clock is unsynchronised or its max error exceeds D "
+	 "(default 50ms)"},
+	{"--host", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN,
+	 "record the run under host NAME instead of this machine's hostname"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
 	{"--version", 'V', CLI_ARG_NONE, NULL, CMD_GLOBAL, "print the version and exit"},
 };
@@ -218,6 +227,18 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
 		if (val)
 			ret = pct_parse(val, &o->gate_pct, &err);
+	} else if (!strcmp(name, "--start-at")) {
+		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, &err);
+		o->has_start_at = !ret;
+	} else if (!strcmp(name, "--max-clock-error")) {
+		ret = unit_parse_duration(val, &o->max_clock_error_ns, &err);
+		o->has_max_clock_error = true;
+	} else if (!strcmp(name, "--host")) {
+		o->host = val;
+		if (!*val || strlen(val) > 255) {
+			strbuf_addstr(&err, "needs a name of 1 to 255 characters");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--status-interval")) {
 		ret = unit_parse_duration(val, &o->status_interval_ns, &err);
 		if (!ret && !o->status_interval_ns) {
@@ -226,7 +247,9 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		}
 		o->has_status_interval = true;
 	}
-	if (ret)
+	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */
+		fprintf(stderr, "diskproof: %s: %s\n", name, err.buf);
+	else if (ret)
 		fprintf(stderr, "diskproof: %s %s: %s\n", name, val ? val : "", err.buf);
 	strbuf_release(&err);
 	return ret ? DP_EXIT_USAGE : 0;

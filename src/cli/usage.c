@@ -57,6 +57,12 @@ static const struct usage_command {
 	 "material (--all: every figure), auto-tune steps, verdict and environment changes, a "
 	 "trend for three or more; with --fail-on-regression exit 1 when a judged figure got "
 	 "significantly worse by more than PCT (default 5)"},
+	{"fleet", CMD_FLEET, "SELECTOR...", "text|json|html", 0,
+	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
+	 "labelled, or run numbers, several mixed): a row per run with its verdict, IOPS, "
+	 "latencies and load start offset, fleet totals with percentiles from exactly merged "
+	 "histograms, the start skew, and the runs that differ significantly from the rest; "
+	 "exit 0 whenever the report was written, whatever the runs' verdicts"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

@@ -223,6 +223,12 @@ void env_collect_host(env_fact_fn fn, void *arg)
 		snprintf(buf, sizeof(buf), "%s",
 			 getrlimit(RLIMIT_MEMLOCK, &rl) ? "unknown" : "unlimited");
 	fn(arg, "host.memlock_limit", buf);
+	{
+		struct env_clock c;
+
+		env_clock_read(&c);
+		env_clock_facts(&c, fn, arg);
+	}
 	strbuf_release(&sb);
 }
 

@@ -208,6 +208,24 @@ unsigned html_heat_level(double share);
 /* How many windows go into one column of a heatmap of nr windows. */
 size_t html_heat_group(size_t nr);
 
+/* A horizontal bar chart in a <figure>: a bar per entry, names[i] (with
+ * " (notes[i])" when notes and it are non-empty) at its left, values[i]
+ * (NAN: 0) drawn and written with `decimals`, in colors[i] (NULL: blue),
+ * marks[i] as data-marked="0|1" when marks is given; one <g class="series"
+ * data-points="nr" data-name="series_name"> holding the bars. */
+struct html_bars {
+	const char *id, *title, *x_label, *series_name, *unit;
+	int decimals;
+	const char *const *names;
+	const char *const *notes;
+	const char *const *colors;
+	const bool *marks;
+	const double *values;
+	size_t nr;
+};
+
+void html_chart_bars(struct strbuf *sb, const struct html_bars *b);
+
 /* A horizontal bar chart in a <figure> of the transactional IOPS of each
  * database (scope_transactional_iops), one <g class="series"
  * data-points="nr"> holding the bars. */

@@ -17,6 +17,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "html.h"
@@ -766,15 +767,14 @@ void html_chart_line(struct strbuf *sb, const struct html_chart *c)
 #define BAR_ROW 24.0
 #define BAR_LEFT 150.0
 
-void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
-			const struct scope_summary *dbs, size_t nr)
+void html_chart_bars(struct strbuf *sb, const struct html_bars *b)
 {
-	double max = 0, v, w, h = CH_TOP + BAR_ROW * (double)nr + CH_BOTTOM, x;
+	double max = 0, v, w, h = CH_TOP + BAR_ROW * (double)b->nr + CH_BOTTOM, x;
 	struct scale s;
 	size_t i;
 
-	for (i = 0; i < nr; i++) {
-		v = scope_transactional_iops(&dbs[i]);
+	for (i = 0; i < b->nr; i++) {
+		v = b->values[i];
 		if (isfinite(v))
 			max = fmax(max, v);
 	}
@@ -782,13 +782,13 @@ void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 	s.x1 = fmax(ceil(max * 1.12 / s.xstep) * s.xstep, s.xstep);
 	w = CH_W - BAR_LEFT - CH_RIGHT;
 
-	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", id);
-	html_esc(sb, title);
+	strbuf_addf(sb, "<figure class=\"chart\" id=\"%s\"><figcaption>", b->id);
+	html_esc(sb, b->title);
 	strbuf_addf(sb,
 		    "</figcaption>\n<svg viewBox=\"0 0 %.0f "
 		    "%.0f\" role=\"img\" aria-label=\"",
 		    CH_W, h);
-	html_esc(sb, title);
+	html_esc(sb, b->title);
 	strbuf_addstr(sb, "\">\n");
 	for (x = 0; x <= s.x1 + s.xstep / 1e6; x += s.xstep) {
 		strbuf_addf(sb,
@@ -798,31 +798,69 @@ void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			    h - CH_BOTTOM, BAR_LEFT + x / s.x1 * w, h - CH_BOTTOM + 16,
 			    step_decimals(s.xstep), x);
 	}
-	strbuf_addf(sb,
-		    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">transactional IOPS "
-		    "(database reads + writes per second)</text>\n",
-		    BAR_LEFT + w / 2, h - 8);
-	strbuf_addf(sb, "<g class=\"series\" data-points=\"%zu\" data-name=\"databases\">\n", nr);
-	for (i = 0; i < nr; i++) {
-		v = scope_transactional_iops(&dbs[i]);
+	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", BAR_LEFT + w / 2,
+		    h - 8);
+	html_esc(sb, b->x_label);
+	strbuf_addstr(sb, "</text>\n");
+	strbuf_addf(sb, "<g class=\"series\" data-points=\"%zu\" data-name=\"", b->nr);
+	html_esc(sb, b->series_name);
+	strbuf_addstr(sb, "\">\n");
+	for (i = 0; i < b->nr; i++) {
+		v = b->values[i];
 		if (!isfinite(v))
 			v = 0;
 		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", BAR_LEFT - 8,
 			    CH_TOP + BAR_ROW * (double)i + 16);
-		html_esc(sb, dbs[i].name);
-		if (dbs[i].volume[0]) {
+		html_esc(sb, b->names[i]);
+		if (b->notes && b->notes[i] && b->notes[i][0]) {
 			strbuf_addstr(sb, " (");
-			html_esc(sb, dbs[i].volume);
+			html_esc(sb, b->notes[i]);
 			strbuf_addch(sb, ')');
 		}
 		strbuf_addf(sb,
 			    "</text><rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
-			    "height=\"%.1f\" fill=\"#3b82c4\"><title>%.1f IOPS</title></rect>"
-			    "<text x=\"%.1f\" y=\"%.1f\">%.1f</text>\n",
+			    "height=\"%.1f\" fill=\"%s\"",
 			    BAR_LEFT, CH_TOP + BAR_ROW * (double)i + 4, v / s.x1 * w, BAR_ROW - 8,
-			    v, BAR_LEFT + v / s.x1 * w + 4, CH_TOP + BAR_ROW * (double)i + 16, v);
+			    b->colors && b->colors[i] ? b->colors[i] : "#3b82c4");
+		if (b->marks)
+			strbuf_addf(sb, " data-marked=\"%d\"", b->marks[i] ? 1 : 0);
+		strbuf_addf(
+			sb,
+			"><title>%.*f %s</title></rect><text x=\"%.1f\" y=\"%.1f\">%.*f</text>\n",
+			b->decimals, v, b->unit, BAR_LEFT + v / s.x1 * w + 4,
+			CH_TOP + BAR_ROW * (double)i + 16, b->decimals, v);
 	}
 	strbuf_addstr(sb, "</g></svg></figure>\n");
+}
+
+void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
+			const struct scope_summary *dbs, size_t nr)
+{
+	const char **names = calloc(nr ? nr : 1, sizeof(*names));
+	const char **notes = calloc(nr ? nr : 1, sizeof(*notes));
+	double *values = calloc(nr ? nr : 1, sizeof(*values));
+	struct html_bars b = {.id = id,
+			      .title = title,
+			      .x_label = "transactional IOPS (database reads + writes per second)",
+			      .series_name = "databases",
+			      .unit = "IOPS",
+			      .decimals = 1,
+			      .names = names,
+			      .notes = notes,
+			      .values = values,
+			      .nr = nr};
+
+	if (names && notes && values) {
+		for (size_t i = 0; i < nr; i++) {
+			names[i] = dbs[i].name;
+			notes[i] = dbs[i].volume;
+			values[i] = scope_transactional_iops(&dbs[i]);
+		}
+		html_chart_bars(sb, &b);
+	}
+	free(names);
+	free(notes);
+	free(values);
 }
 
 /* The heatmap's colour levels: the lowest share of each (level 0: any I/O)

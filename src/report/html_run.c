@@ -30,6 +30,37 @@ static void kv_row(struct strbuf *sb, const char *key, const char *value)
 	strbuf_addstr(sb, "</td></tr>\n");
 }
 
+/* When the load began (asked for with run --start-at, and really) and the
+ * clock both were read on; the warning when it was worse than allowed. */
+static void run_clock_rows(struct strbuf *sb, const struct results *r)
+{
+	struct report_clock c;
+	struct strbuf v = STRBUF_INIT;
+
+	report_clock_get(r, &c);
+	if (r->start_at)
+		kv_row(sb, "Start at (UTC)", r->start_at);
+	if (r->load_started_at)
+		kv_row(sb, "Load started (UTC)", r->load_started_at);
+	if (c.recorded) {
+		strbuf_addstr(&v, !strcmp(c.synchronised, "yes")  ? "synchronised"
+				  : !strcmp(c.synchronised, "no") ? "not synchronised"
+								  : "synchronisation unknown");
+		if (isfinite(c.max_error_ms))
+			strbuf_addf(&v, ", max error %.3f ms", c.max_error_ms);
+		if (isfinite(c.est_error_ms))
+			strbuf_addf(&v, ", est. error %.3f ms", c.est_error_ms);
+		strbuf_addf(&v, ", daemon %s", report_str_or(c.daemon, "unknown"));
+		kv_row(sb, "Clock", v.buf);
+	}
+	if (c.warning) {
+		strbuf_addstr(sb, "<tr class=\"clock-warning\"><th>Clock warning</th><td>");
+		html_esc(sb, c.warning);
+		strbuf_addstr(sb, "</td></tr>\n");
+	}
+	strbuf_release(&v);
+}
+
 /* The run's whole-run histogram of class c holds latencies. */
 static bool run_hist_any(const struct results *r, enum io_class c)
 {
@@ -133,6 +164,7 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	kv_row(sb, "Host", r->host);
 	kv_row(sb, "Started (UTC)", r->started_at);
 	kv_row(sb, "Ended (UTC)", r->ended_at);
+	run_clock_rows(sb, r);
 	kv_row(sb, "Status", r->status);
 	strbuf_addf(sb, "<tr><th>Exit code</th><td>%d</td></tr>\n</table>\n</section>\n",
 		    r->exit_code);

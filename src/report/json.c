@@ -76,6 +76,11 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	}
 }
 
+void report_json_classes(struct json *j, const struct scope_summary *sc)
+{
+	json_classes(j, sc);
+}
+
 /* The target IOPS (null when none or unknown) and its case: "pass",
  * "fail", "none" (no IOPS criterion), "unknown" (not judged). */
 static void json_target(struct json *j, const struct results *r)
@@ -97,6 +102,8 @@ static void json_run(struct json *j, const struct results *r)
 	json_str(j, "host", r->host);
 	json_str(j, "started", r->started_at);
 	json_str(j, "ended", r->ended_at);
+	json_str(j, "start_at", r->start_at);
+	json_str(j, "load_started_at", r->load_started_at);
 	json_num(j, "duration_s", r->duration_s);
 	json_num(j, "warmup_s", r->warmup_s);
 	json_str(j, "engine", r->engine);
@@ -217,6 +224,28 @@ static void json_autotune(struct json *j, const struct results *r)
 
 /* null when the run has no host counters; cpu and memory null when not
  * measured in any measured interval */
+/* The clock's state (report_clock): null for a run that has none recorded. */
+static void json_clock(struct json *j, const struct results *r)
+{
+	struct report_clock c;
+
+	report_clock_get(r, &c);
+	if (!c.recorded) {
+		json_null(j, "clock");
+		return;
+	}
+	json_begin_object(j, "clock");
+	if (!strcmp(c.synchronised, "yes") || !strcmp(c.synchronised, "no"))
+		json_bool(j, "synchronised", !strcmp(c.synchronised, "yes"));
+	else
+		json_null(j, "synchronised");
+	json_num(j, "max_error_ms", c.max_error_ms);
+	json_num(j, "est_error_ms", c.est_error_ms);
+	json_str(j, "daemon", c.daemon);
+	json_str(j, "warning", c.warning);
+	json_end(j);
+}
+
 static void json_host(struct json *j, const struct results *r)
 {
 	const struct results_host_perf *h = &r->host_perf;
@@ -380,6 +409,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_recovery(&j, r);
 	report_json_params(&j, r);
 	json_host(&j, r);
+	json_clock(&j, r);
 	json_environment(&j, r);
 	json_end(&j);
 	strbuf_addch(sb, '\n');

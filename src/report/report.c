@@ -6,6 +6,8 @@
  * store loaded it; they only choose order (failures first), wording and
  * layout. docs/reports.md documents the formats.
  */
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
@@ -92,4 +94,32 @@ void report_compare_render(struct strbuf *out, const struct analyze_comparison *
 	const struct report_compare_view v = {.pairs = c, .nr_pairs = 1};
 
 	report_compare_view_render(out, &v, fmt, opt);
+}
+
+/* An env fact in µs as ms, NaN when absent or not a number. */
+static double clock_us_fact(const struct results *r, const char *key)
+{
+	const char *v = results_env_get(r, key);
+	char *end;
+	double d;
+
+	if (!v)
+		return NAN;
+	d = strtod(v, &end);
+	return end != v && !*end ? d / 1e3 : NAN;
+}
+
+void report_clock_get(const struct results *r, struct report_clock *c)
+{
+	c->synchronised = results_env_get(r, "host.clock.synchronised");
+	c->recorded = c->synchronised != NULL;
+	c->max_error_ms = clock_us_fact(r, "host.clock.max_error_us");
+	c->est_error_ms = clock_us_fact(r, "host.clock.est_error_us");
+	c->daemon = results_env_get(r, "host.clock.daemon");
+	c->warning = NULL;
+	for (size_t i = 0; r->events && i < r->nr_events; i++)
+		if (r->events[i].kind && !strcmp(r->events[i].kind, "clock")) {
+			c->warning = r->events[i].message;
+			break;
+		}
 }

@@ -102,4 +102,35 @@ void report_text_param_diffs(struct strbuf *sb, const struct analyze_param_diff 
 void report_json_param_diffs(struct json *j, const struct analyze_param_diff *d, size_t n);
 void report_html_param_diffs(struct strbuf *sb, const struct analyze_param_diff *d, size_t n);
 
+/*
+ * The run's clock as its env facts (host.clock.*, env.h) and its "clock"
+ * event (run --start-at with a clock worse than --max-clock-error) give
+ * it, for the renderers; every pointer into r. recorded false for a run
+ * from before the facts existed (every field then NULL or NaN).
+ */
+struct report_clock {
+	bool recorded;
+	const char *synchronised; /* "yes", "no" or "unknown" */
+	double max_error_ms;	  /* NaN: unknown */
+	double est_error_ms;
+	const char *daemon;
+	const char *warning; /* the "clock" event's message; NULL: none */
+};
+
+void report_clock_get(const struct results *r, struct report_clock *c);
+
+/* A scope's "classes" object and the figures after it, as the run JSON's
+ * "summary" holds them (json.c): the fleet totals reuse it, so their shape
+ * is the same. */
+void report_json_classes(struct json *j, const struct scope_summary *sc);
+
+/* The fleet report (report.h) as text (fleet_text.c), JSON (fleet_json.c,
+ * docs/schema/fleet.schema.json) and HTML (fleet_html.c). */
+void report_fleet_text(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+void report_fleet_json(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+void report_fleet_html(struct strbuf *out, const struct report_fleet *f,
+		       const struct report_options *opt);
+
 #endif

@@ -33,6 +33,36 @@ static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 		strbuf_addstr(sb, word);
 }
 
+/*
+ * A fleet run's start (run --start-at): the instant asked for, when the load
+ * really began, and the clock that both were read on. Shown only for such
+ * runs (or one whose clock was warned of): elsewhere they vary with the
+ * machine and say nothing the run's figures do not (they are in the JSON).
+ */
+static void text_start_at(struct strbuf *sb, const struct results *r)
+{
+	struct report_clock c;
+
+	report_clock_get(r, &c);
+	if (!r->start_at && !c.warning)
+		return;
+	strbuf_addf(sb, "start at %s, load started %s\n", report_str_or(r->start_at, "-"),
+		    report_str_or(r->load_started_at, "-"));
+	if (!c.recorded)
+		return;
+	strbuf_addf(sb, "Clock: %s",
+		    !strcmp(c.synchronised, "yes")  ? "synchronised"
+		    : !strcmp(c.synchronised, "no") ? "not synchronised"
+						    : "synchronisation unknown");
+	if (isfinite(c.max_error_ms))
+		strbuf_addf(sb, ", max error %.3f ms", c.max_error_ms);
+	if (isfinite(c.est_error_ms))
+		strbuf_addf(sb, ", est. error %.3f ms", c.est_error_ms);
+	strbuf_addf(sb, ", daemon %s\n", report_str_or(c.daemon, "unknown"));
+	if (c.warning)
+		strbuf_addf(sb, "warning: %s\n", c.warning);
+}
+
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = report_str_or(r->verdict, "NONE");
@@ -52,6 +82,7 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		    isfinite(r->duration_s) ? r->duration_s : 0, results_warmup_ran_s(r));
 	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
 		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
+	text_start_at(sb, r);
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)

@@ -122,6 +122,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	const char *stop_msg;
 	int ret;
 
+	run_load_record(r); /* a run stopped before its first publish */
 	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
 		if (r->workers[i].fatal && strcmp(r->workers[i].fatal_msg, r->stop_reason)) {
 			fatal = true;
@@ -227,8 +228,12 @@ void run_info_fill(const struct run *r, struct store_run_info *info, char *host,
 	const struct profile *p = r->prof;
 
 	gethostname(host, host_len - 1);
+	info->machine = host[0] ? host : NULL;
+	if (r->opt->host) /* --host: the name the fleet knows it by */
+		info->host = r->opt->host;
+	else
+		info->host = host;
 	info->label = r->opt->label;
-	info->host = host;
 	info->started_real_ns = time_real_ns();
 	info->profile_name = p->name;
 	info->profile_text = p->text;

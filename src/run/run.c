@@ -61,6 +61,7 @@ int run_threads(struct run *r, struct strbuf *err)
 		}
 		r->workers[i].thread_started = true;
 	}
+	run_load_record(r); /* the workers are under way: now the store */
 	for (unsigned k = 0; k <= atomic_load(&r->last); k++) {
 		for (;;) {
 			bool ready = true;
@@ -132,6 +133,7 @@ int run_virtual(struct run *r)
 
 	w->on_publish = virtual_publish;
 	w->on_publish_arg = r;
+	run_load_record(r);
 	while (worker_step(w)) {
 		if (++n % 4096 == 0)
 			coord_check_signal(r, 0);
@@ -344,7 +346,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (ret)
 		goto out;
 	out->run_id = r.run_id;
-	snprintf(r.hostname, sizeof(r.hostname), "%s", host);
+	snprintf(r.hostname, sizeof(r.hostname), "%s", info.host);
 	r.started_real_ns = info.started_real_ns;
 	{
 		struct store_volume_row *vr = calloc(r.plan.nr_vols, sizeof(*vr));
@@ -433,7 +435,14 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		r.stop_time = 0;
 		r.collected = 0;
 	}
+	/* --start-at: ready (the host counters too, whose event is a write
+	 * that must not delay the start); the load begins at the instant */
 	run_open_host_sampler(&r);
+	if (run_start_wait(&r)) {
+		ret = run_finish(&r, out, err);
+		goto out;
+	}
+	run_load_begin(&r);
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
 	run_clock_record(&r);
 	atomic_store(&r.last, r.grid.last);

@@ -321,6 +321,9 @@ struct run {
 	char run_uuid[48];
 	char hostname[256];
 	uint64_t started_real_ns;
+	/* the load began (start.c): when, on CLOCK_REALTIME */
+	bool load_started, load_recorded;
+	uint64_t load_real_ns;
 };
 
 static inline bool fixed_model(const struct run *r)
@@ -383,6 +386,24 @@ uint64_t run_clock_ms(const struct run *r, uint64_t t);
  * clock's time before it (ev_base_ns), so that the rows' time_utc are the
  * times of their offsets (store_run_clock). */
 void run_clock_record(struct run *r);
+
+/*
+ * run --start-at (start.c). run_start_wait, called once everything but the
+ * load is ready (the first call only counts: auto-tune's later levels go
+ * on at once): with --start-at, the clock's state is checked against
+ * --max-clock-error (a "clock" event when it is worse), then the run sleeps
+ * until the instant, signals answered. false to go on; true when the run
+ * stopped instead (a signal: r->stop_signal; not ready in time: env_failed
+ * and the stop reason saying how late): nothing is measured, run_finish
+ * next. run_load_begin, right before the load's grid starts, takes the
+ * instant, for every run; run_load_record stores it (store_run_load_started,
+ * and a "start_at" event with --start-at) once the load is under way, so
+ * that no SQLite write delays the start (the first call only counts; a
+ * no-op before run_load_begin).
+ */
+bool run_start_wait(struct run *r);
+void run_load_begin(struct run *r);
+void run_load_record(struct run *r);
 void env_fact(void *arg, const char *key, const char *value);
 void record_env(struct run *r);
 void run_open_host_sampler(struct run *r);

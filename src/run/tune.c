@@ -311,6 +311,12 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		ret = run_setup_workers(r, err);
 		if (ret)
 			break;
+		/* --start-at: the first level's workers are ready (start.c) */
+		if (run_start_wait(r)) {
+			tuner_stop(t, r->stop_signal ? "interrupted" : "the run stopped");
+			break;
+		}
+		run_load_begin(r);
 		grid_init(&r->grid, engine_clock_now(&r->clock), 0, limit - used);
 		run_clock_record(r);
 		atomic_store(&r->last, r->grid.last);

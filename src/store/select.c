@@ -224,3 +224,53 @@ out:
 	free(runs);
 	return ret;
 }
+
+int store_runs_by_label(struct store *s, const char *label, int64_t **ids, size_t *n,
+			struct strbuf *err)
+{
+	struct store_run_brief *runs = NULL;
+	sqlite3_stmt *st;
+	size_t cap = 0, nr = 0, nruns = 0;
+	int64_t *v = NULL, *nv;
+	int ret, rc;
+
+	*ids = NULL;
+	*n = 0;
+	ret = store_prepare(s, "SELECT id FROM run WHERE label = ?1 ORDER BY id", &st, 0, err);
+	if (ret)
+		return ret;
+	rc = sqlite3_bind_text(st, 1, label, -1, SQLITE_STATIC);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (nr == cap) {
+			cap = cap ? 2 * cap : 16;
+			nv = realloc(v, cap * sizeof(*v));
+			if (!nv) {
+				rc = SQLITE_NOMEM;
+				break;
+			}
+			v = nv;
+		}
+		v[nr++] = sqlite3_column_int64(st, 0);
+		rc = SQLITE_OK;
+	}
+	if (rc != SQLITE_DONE)
+		ret = store_fail(s, err, rc, "find the runs by their label");
+	sqlite3_finalize(st);
+	if (!ret && !nr) {
+		/* the same message, with its suggestions, as a label: of report */
+		ret = store_run_list(s, &runs, &nruns, err);
+		if (!ret) {
+			strbuf_addf(err, "%s: ", s->path);
+			store_run_label_suggest(runs, nruns, label, err);
+			ret = -ENOENT;
+		}
+		free(runs);
+	}
+	if (ret) {
+		free(v);
+		return ret;
+	}
+	*ids = v;
+	*n = nr;
+	return 0;
+}

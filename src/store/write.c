@@ -127,6 +127,17 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	*run_id = sqlite3_last_insert_rowid(s->db);
 	s->clock_run_id = *run_id;
 	sqlite3_finalize(st);
+	if (info->machine) {
+		binder_start(&b, s->ins_env);
+		bind_i64(&b, *run_id);
+		bind_str(&b, "hostname", false);
+		bind_str(&b, info->machine, false);
+		rc = binder_run(&b);
+		if (rc != SQLITE_OK) {
+			ret = store_fail(s, err, rc, "insert run");
+			goto out_rollback;
+		}
+	}
 	ret = store_commit(s, err);
 	if (ret)
 		goto out_rollback;

@@ -3,7 +3,8 @@
 # few simulated runs (sim-quick and exchange-2013 for 2 h, a backup test, an
 # auto-tuned run), the names of the environment facts each stores, and
 # `plan --format json` of a few profiles must match tests/golden/runs/ byte
-# for byte once what varies by nature is masked (host, start and end times,
+# for byte once what varies by nature is masked (host, start and end times
+# and the load's, the clock's state,
 # the host's counters and free space, scratch paths, version). A change of
 # behaviour on purpose regenerates them in its own commit:
 # DP_UPDATE_GOLDEN=1 rewrites the golden files from this run (review the diff).
@@ -15,9 +16,10 @@ P="$GOLDEN/profiles"
 failed=0
 
 mask_json() {
-	sed -E -e 's/^( *"(host|started|ended|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
+	sed -E -e 's/^( *"(host|started|ended|load_started_at|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
 		-e "s#$WORK#WORK#g" \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' \
+		-e '/^  "clock": \{$/,/^  \},$/c\  "clock": "MASKED",' \
 		-e '/^  "environment": \{$/,/^  \}$/c\  "environment": "MASKED"'
 }
 mask_plan() {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test_json_schema.sh - every JSON document diskproof prints (run, report,
-# compare, plan, list, check, verify --format json) validates against its
+# compare, fleet, plan, list, check, verify --format json) validates against its
 # schema in docs/schema/ (draft 2020-12, python3-jsonschema); stdout of
 # `run --format json` is exactly one document, the stored run's (id and uuid
 # of the latest run, byte for byte what `report --format json` gives), with
@@ -115,6 +115,13 @@ validate compare compare2.json
 expect_exit 0 "$DISKPROOF" compare 1 2 3 --results r.db --format json
 cp "$WORK/out" compare3.json
 validate compare compare3.json
+# fleet: the three runs (a sim, a real and a sim one) as one report
+expect_exit 0 "$DISKPROOF" fleet 1 2 3 --results r.db --format json
+cp "$WORK/out" fleet.json
+validate fleet fleet.json
+[ "$(jq_py fleet.json '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3]" ] || fail "fleet: run ids"
+[ "$(jq_py fleet.json 'd["hosts"][1]["uuid"]')" = "$(sqlite3 r.db 'select uuid from run where id = 2')" ] ||
+	fail "fleet: uuid"
 expect_exit 0 "$DISKPROOF" plan quick --db-size 8MiB --data-dir "$WORK/d" --format json
 cp "$WORK/out" plan.json
 validate plan plan.json
@@ -195,6 +202,12 @@ mutate compare2.json 'del d["a"]["uuid"]'
 rejected compare "run a without uuid"
 mutate compare3.json 'del d["comparisons"]'
 rejected compare "no comparisons"
+mutate fleet.json 'del d["hosts"][0]["differs"]'
+rejected fleet "a host row without differs"
+mutate fleet.json 'd["start_skew_ms"] = "0"'
+rejected fleet "start_skew_ms a string"
+mutate fleet.json 'del d["summary"]["classes"]["db_read"]["p99_ms"]'
+rejected fleet "a summary class without p99_ms"
 mutate check.json 'd["checks"][0]["state"] = "okay"'
 rejected check "an unknown state"
 mutate verify.json 'del d["databases"][0]["log"]'

@@ -3,8 +3,8 @@
 # run (tests/integration/profiles/sim.ini, 20 s after 5 s of warm-up) reported
 # as text, JSON and CSV must match tests/golden/reports/ byte for byte, once
 # what legitimately varies from run to run is masked: the host name and the
-# wall-clock start and end times, the host's counters (CPU, memory: the
-# host's, not the simulation's), the run's uuid, the version and the
+# wall-clock start and end times (and the load's), the host's counters (CPU, memory: the
+# host's, not the simulation's), the clock's state, the run's uuid, the version and the
 # environment facts (the host's; their names are test_golden_runs'
 # business). DP_UPDATE_GOLDEN=1 rewrites the golden files from this run
 # instead (review the diff before committing it).
@@ -21,8 +21,9 @@ mask() {
 	case $1 in
 	text) sed -E -e 's/^host .*, started .*, ended .*$/host HOST, started TIME, ended TIME/' \
 		-e '/^host performance/,/^$/d' ;;
-	json) sed -E -e 's/^( *"(host|started|ended|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
+	json) sed -E -e 's/^( *"(host|started|ended|load_started_at|uuid|diskproof_version)": )"[^"]*"/\1"MASKED"/' \
 		-e '/^  "host": \{$/,/^  \}$/c\  "host": null' \
+		-e '/^  "clock": \{$/,/^  \},$/c\  "clock": "MASKED",' \
 		-e '/^  "environment": \{$/,/^  \}$/c\  "environment": "MASKED"' ;;
 	csv) cat ;;
 	esac
@@ -49,5 +50,5 @@ done
 
 # the masks hide only what they should: every other line is compared
 grep -q '^host HOST, started TIME, ended TIME$' got.text || fail "text mask did not apply"
-[ "$(grep -c '"MASKED"' got.json)" = 6 ] || fail "json mask did not apply to exactly 6 keys"
+[ "$(grep -c '"MASKED"' got.json)" = 8 ] || fail "json mask did not apply to exactly 8 keys"
 echo "ok"

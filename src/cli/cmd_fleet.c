@@ -1,0 +1,201 @@
+/*
+ * cmd_fleet.c - "diskproof fleet SELECTOR... [--results FILE] [--format
+ * text|json|html] [-o FILE]": the runs of a fleet (label:TEXT: every run so
+ * labelled; N: run N; several, mixed) as one report (report.h: a row per
+ * run, totals from merged histograms, the start skew, the runs that differ
+ * from the rest).
+ *
+ * A run selected twice is reported once. A run still running is skipped
+ * (its totals are not written yet) and the report says so; a deleted run
+ * is not in the file, so no selector finds it. Exit 0 whenever the report
+ * was produced, whatever the runs' own verdicts (they are in it); 2 for a
+ * usage error, a selector matching no run, or only running runs; 3 when the
+ * results file cannot be used.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "diskproof/analyze.h"
+#include "diskproof/report.h"
+#include "diskproof/run.h"
+#include "diskproof/store.h"
+
+#include "cli.h"
+
+struct fleet_ids {
+	int64_t *v;
+	size_t n, cap;
+};
+
+static int ids_add(struct fleet_ids *ids, int64_t id)
+{
+	int64_t *nv;
+
+	for (size_t i = 0; i < ids->n; i++)
+		if (ids->v[i] == id)
+			return 0;
+	if (ids->n == ids->cap) {
+		ids->cap = ids->cap ? 2 * ids->cap : 16;
+		nv = realloc(ids->v, ids->cap * sizeof(*nv));
+		if (!nv)
+			return -ENOMEM;
+		ids->v = nv;
+	}
+	ids->v[ids->n++] = id;
+	return 0;
+}
+
+static int id_cmp(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Every selector's runs, each once, in id order. */
+static int fleet_select(struct store *st, const char *const *sel, size_t n, struct fleet_ids *ids,
+			struct strbuf *err)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < n && !ret; i++) {
+		struct store_run_selector s;
+		int64_t *v = NULL, id;
+		size_t nv = 0;
+
+		ret = store_run_selector_parse(sel[i], &s, err);
+		if (ret)
+			break;
+		if (s.kind == STORE_SEL_LABEL) {
+			ret = store_runs_by_label(st, s.label, &v, &nv, err);
+			for (size_t k = 0; !ret && k < nv; k++)
+				ret = ids_add(ids, v[k]);
+			free(v);
+		} else {
+			ret = store_run_select(st, sel[i], &id, err);
+			if (!ret)
+				ret = ids_add(ids, id);
+		}
+		if (ret == -ENOMEM)
+			strbuf_addstr(err, "fleet: out of memory");
+	}
+	if (!ret)
+		qsort(ids->v, ids->n, sizeof(*ids->v), id_cmp);
+	return ret;
+}
+
+static int fleet_print(const char *const *sel, size_t nsel, enum report_format fmt,
+		       const struct cli_opts *o)
+{
+	struct store *st = NULL;
+	struct fleet_ids ids = {0};
+	struct results *r = NULL;
+	struct report_fleet_skip *skip = NULL;
+	struct report_fleet f = {0};
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct report_options ro = {.color = false};
+	size_t nr = 0, ns = 0;
+	int ret;
+
+	ret = store_open_read(&st, o->results, true, &err);
+	if (!ret)
+		ret = fleet_select(st, sel, nsel, &ids, &err);
+	if (ret) {
+		cli_print_err(err.buf);
+		ret = (ret == -ENOENT || ret == -EINVAL) && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		goto out;
+	}
+	r = calloc(ids.n ? ids.n : 1, sizeof(*r));
+	skip = calloc(ids.n ? ids.n : 1, sizeof(*skip));
+	if (!r || !skip) {
+		fprintf(stderr, "diskproof: fleet: out of memory\n");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	for (size_t i = 0; i < ids.n; i++) {
+		ret = store_results_load(st, ids.v[i], &r[nr], &err);
+		if (ret) {
+			cli_print_err(err.buf);
+			ret = DP_EXIT_ENV;
+			goto out;
+		}
+		if (r[nr].status && !strcmp(r[nr].status, "running")) {
+			/* its totals are written at its end: nothing to add yet */
+			skip[ns++] =
+				(struct report_fleet_skip){.id = ids.v[i], .why = "still running"};
+			fprintf(stderr, "diskproof: note: run %lld is still running: left out\n",
+				(long long)ids.v[i]);
+			results_release(&r[nr]);
+			continue;
+		}
+		nr++;
+	}
+	if (!nr) {
+		fprintf(stderr, "diskproof: fleet: every selected run is still running\n");
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
+	ret = report_fleet_build(&f, r, nr, skip, ns, ANALYZE_ALPHA_DEFAULT, &err);
+	if (ret) {
+		cli_print_err(err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	f.selectors = sel;
+	f.nr_selectors = nsel;
+	report_fleet_render(&text, &f, fmt, &ro);
+	/* the results file closed first: none of its descriptors can be the
+	 * output (-o /dev/fd/N) */
+	store_close(st);
+	st = NULL;
+	ret = cli_emit(o->output, o->results, &text, stdout);
+out:
+	report_fleet_release(&f);
+	for (size_t i = 0; r && i < nr; i++)
+		results_release(&r[i]);
+	free(r);
+	free(skip);
+	free(ids.v);
+	store_close(st);
+	strbuf_release(&err);
+	strbuf_release(&text);
+	return ret;
+}
+
+int cmd_fleet(int argc, char **argv)
+{
+	struct cli_opts o;
+	int fmt = REPORT_TEXT, ret;
+
+	ret = parse_opts(argc, argv, CMD_FLEET, &o);
+	if (ret)
+		return ret;
+	if (o.npos < 1)
+		return usage_error("fleet takes one selector or more: label:TEXT (every run so "
+				   "labelled) or run numbers");
+	for (int i = 0; i < o.npos; i++) {
+		struct store_run_selector s;
+		struct strbuf err = STRBUF_INIT;
+
+		ret = store_run_selector_parse(o.positional[i], &s, &err);
+		if (ret)
+			ret = usage_error("%s", err.buf);
+		strbuf_release(&err);
+		if (ret)
+			return ret;
+	}
+	if (o.format) {
+		fmt = report_format_from_name(o.format);
+		if (fmt < 0 || !report_format_compares((enum report_format)fmt))
+			return usage_error("unknown format \"%s\" for fleet (text, json or html)",
+					   o.format);
+	}
+	ret = cli_results_must_exist(o.results);
+	if (!ret)
+		ret = cli_output_check(o.output, o.results);
+	if (ret)
+		return ret;
+	return fleet_print(o.positional, (size_t)o.npos, (enum report_format)fmt, &o);
+}

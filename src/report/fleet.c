@@ -1,0 +1,413 @@
+/*
+ * fleet.c - the fleet report's model (report.h): the runs of many hosts as
+ * one, their totals from exactly merged histograms, where each load began
+ * against the earliest, and which runs differ from the rest (the test is
+ * analyze's, run against the pooled other runs). The renderers are in
+ * fleet_text.c, fleet_json.c and fleet_html.c.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "diskproof/analyze.h"
+#include "diskproof/report.h"
+#include "report_internal.h"
+
+static const char *const fig_keys[REPORT_FLEET_FIG_COUNT] = {
+	[REPORT_FLEET_TRANS_IOPS] = "trans_iops",
+	[REPORT_FLEET_DB_READ_AVG] = "db_read_avg_ms",
+	[REPORT_FLEET_LOG_WRITE_AVG] = "log_write_avg_ms",
+};
+
+static const char *const fig_words[REPORT_FLEET_FIG_COUNT] = {
+	[REPORT_FLEET_TRANS_IOPS] = "transactional IOPS",
+	[REPORT_FLEET_DB_READ_AVG] = "db read avg ms",
+	[REPORT_FLEET_LOG_WRITE_AVG] = "log write avg ms",
+};
+
+const char *report_fleet_fig_key(enum report_fleet_fig f)
+{
+	return (unsigned)f < REPORT_FLEET_FIG_COUNT ? fig_keys[f] : "unknown";
+}
+
+const char *report_fleet_fig_words(enum report_fleet_fig f)
+{
+	return (unsigned)f < REPORT_FLEET_FIG_COUNT ? fig_words[f] : "unknown";
+}
+
+/* n digits of s as a number into *v; false when one is not a digit */
+static bool digits(const char *s, int n, int *v)
+{
+	*v = 0;
+	for (int i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return true;
+}
+
+int report_fleet_parse_time(const char *s, int64_t *us)
+{
+	struct tm tm = {0};
+	int y, mo, d, h, mi, sec, frac = 0, nd = 0;
+	const char *p;
+	time_t t;
+
+	if (!s || strlen(s) < 20 || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' ||
+	    s[16] != ':')
+		return -EINVAL;
+	if (!digits(s, 4, &y) || !digits(s + 5, 2, &mo) || !digits(s + 8, 2, &d) ||
+	    !digits(s + 11, 2, &h) || !digits(s + 14, 2, &mi) || !digits(s + 17, 2, &sec))
+		return -EINVAL;
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+		return -EINVAL;
+	p = s + 19;
+	if (*p == '.') {
+		/* microseconds: the first six digits, the rest (ns) dropped */
+		for (p++; *p >= '0' && *p <= '9'; p++, nd++)
+			if (nd < 6)
+				frac = frac * 10 + (*p - '0');
+		if (!nd || nd > 9)
+			return -EINVAL;
+		for (int k = nd; k < 6; k++)
+			frac *= 10;
+	}
+	if (strcmp(p, "Z"))
+		return -EINVAL;
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = sec;
+	t = timegm(&tm);
+	*us = (int64_t)t * 1000000 + frac;
+	return 0;
+}
+
+void report_fleet_merge_class(const struct results *runs, size_t n, enum io_class c,
+			      struct class_summary *out, bool *complete)
+{
+	struct class_stats *cs = malloc(sizeof(*cs));
+	double iops = 0, mbps = 0, lat_ms = 0, max_ms = NAN, msa = NAN;
+	uint64_t ios = 0, bytes = 0, errors = 0;
+
+	*complete = true;
+	for (size_t i = 0; i < n; i++) {
+		const struct class_summary *s = &runs[i].run.classes[c];
+		const struct hist *h = results_hist_get(&runs[i], SCOPE_RUN, "run", c);
+
+		ios += s->ios;
+		bytes += s->bytes;
+		errors += s->errors;
+		iops += isfinite(s->iops) ? s->iops : 0;
+		mbps += isfinite(s->mbps) ? s->mbps : 0;
+		if (s->ios) {
+			lat_ms += s->avg_ms * (double)s->ios;
+			if (!(max_ms >= s->max_ms))
+				max_ms = s->max_ms;
+			if (isfinite(s->max_sample_avg_ms) && !(msa >= s->max_sample_avg_ms))
+				msa = s->max_sample_avg_ms;
+		}
+		if (s->ios && (!h || h->count != s->ios))
+			*complete = false;
+		if (cs && i == 0)
+			class_stats_init(cs);
+		if (cs && h)
+			hist_merge(&cs->lat, h);
+	}
+	memset(out, 0, sizeof(*out));
+	if (cs && *complete && n) {
+		/* the percentiles of the merged histogram: what one histogram of
+		 * every I/O of the fleet would give */
+		class_summary_from_stats(out, cs, 0);
+	} else {
+		out->p50_ms = out->p99_ms = out->p999_ms = out->p9999_ms = NAN;
+		out->avg_ms = ios ? lat_ms / (double)ios : 0;
+		if (!cs)
+			*complete = false;
+	}
+	out->ios = ios;
+	out->bytes = bytes;
+	out->errors = errors;
+	out->iops = iops;
+	out->mbps = mbps;
+	out->max_ms = ios ? max_ms : 0;
+	out->max_sample_avg_ms = msa;
+	free(cs);
+}
+
+/* The fleet's whole-run scope: every class merged, the scope's counts summed. */
+static void fleet_summary(struct report_fleet *f, const struct results *runs, size_t n)
+{
+	struct scope_summary *sc = &f->summary;
+	bool stalls = n > 0, size = n > 0, fsize = n > 0, streams = n > 0;
+
+	memset(sc, 0, sizeof(*sc));
+	snprintf(sc->name, sizeof(sc->name), "fleet");
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		report_fleet_merge_class(runs, n, c, &sc->classes[c], &f->hist_complete[c]);
+		f->ios += sc->classes[c].ios;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct scope_summary *r = &runs[i].run;
+
+		sc->integrity_errors += r->integrity_errors;
+		stalls = stalls && r->stalls_recorded;
+		sc->page_fault_stalls += r->page_fault_stalls;
+		sc->page_fault_stalls_per_s += r->page_fault_stalls_per_s;
+		size = size && r->size_known;
+		sc->size += r->size;
+		fsize = fsize && r->final_size_known;
+		sc->final_size += r->final_size;
+		streams = streams && isfinite(r->streams);
+		sc->streams += isfinite(r->streams) ? r->streams : 0;
+	}
+	sc->stalls_recorded = stalls;
+	sc->size_known = size;
+	sc->final_size_known = fsize;
+	if (!streams)
+		sc->streams = NAN;
+}
+
+static double lat_or_nan(const struct class_summary *cs, double v)
+{
+	return cs->ios ? v : NAN;
+}
+
+static void host_figures(struct report_fleet_host *h, const struct results *r)
+{
+	const struct class_summary *rd = &r->run.classes[IO_DB_READ];
+	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
+
+	h->r = r;
+	h->trans_iops = scope_transactional_iops(&r->run);
+	h->db_read_avg_ms = lat_or_nan(rd, rd->avg_ms);
+	h->db_read_p99_ms = lat_or_nan(rd, rd->p99_ms);
+	h->db_read_max_ms = lat_or_nan(rd, rd->max_ms);
+	h->log_write_avg_ms = lat_or_nan(lw, lw->avg_ms);
+	for (int c = 0; c < IO_CLASS_COUNT; c++)
+		h->ios += r->run.classes[c].ios;
+	h->has_load =
+		r->load_started_at && !report_fleet_parse_time(r->load_started_at, &h->load_us);
+	h->start_offset_ms = NAN;
+}
+
+static void fleet_skew(struct report_fleet *f)
+{
+	int64_t lo = INT64_MAX, hi = INT64_MIN;
+	size_t with = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+
+		if (!h->has_load)
+			continue;
+		with++;
+		lo = h->load_us < lo ? h->load_us : lo;
+		hi = h->load_us > hi ? h->load_us : hi;
+	}
+	f->nr_no_load = f->nr_hosts - with;
+	f->has_skew = with >= 2;
+	f->start_skew_ms = f->has_skew ? (double)(hi - lo) / 1000.0 : NAN;
+	for (size_t i = 0; with && i < f->nr_hosts; i++)
+		if (f->hosts[i].has_load)
+			f->hosts[i].start_offset_ms = (double)(f->hosts[i].load_us - lo) / 1000.0;
+}
+
+/* Run r's per-interval series of figure g (the run scope, measured intervals). */
+static int fig_series(const struct results *r, enum report_fleet_fig g, double **x, size_t *n)
+{
+	switch (g) {
+	case REPORT_FLEET_TRANS_IOPS:
+		return analyze_series_trans(r, SCOPE_RUN, "run", x, n);
+	case REPORT_FLEET_DB_READ_AVG:
+		return analyze_series(r, SCOPE_RUN, "run", IO_DB_READ, ANALYZE_AVG_MS, x, n);
+	default:
+		return analyze_series(r, SCOPE_RUN, "run", IO_LOG_WRITE, ANALYZE_AVG_MS, x, n);
+	}
+}
+
+static double host_fig(const struct report_fleet_host *h, enum report_fleet_fig g)
+{
+	switch (g) {
+	case REPORT_FLEET_TRANS_IOPS:
+		return h->trans_iops;
+	case REPORT_FLEET_DB_READ_AVG:
+		return h->db_read_avg_ms;
+	default:
+		return h->log_write_avg_ms;
+	}
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of every run's own figure g, self included (the mean of the
+ * middle two for an even count); NAN when none has one. A median, so that
+ * an outlier does not move the reference; self included, so that with
+ * three runs of which one is slow the median is a fast one's figure (the
+ * median of the two others of a fast run would be halfway). */
+static double fleet_median(const struct report_fleet *f, enum report_fleet_fig g, double *scratch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		double v = host_fig(&f->hosts[i], g);
+
+		if (isfinite(v))
+			scratch[n++] = v;
+	}
+	if (!n)
+		return NAN;
+	qsort(scratch, n, sizeof(*scratch), dbl_cmp);
+	return n % 2 ? scratch[n / 2] : (scratch[n / 2 - 1] + scratch[n / 2]) / 2;
+}
+
+/*
+ * Run self's figures against the pooled series of every other run: the
+ * Mann-Whitney test of analyze, Holm over the run's figures, then the
+ * material condition against the fleet's median (report.h).
+ */
+static int host_differs(struct report_fleet *f, size_t self, double **series, size_t *lens)
+{
+	struct analyze_figure figs[REPORT_FLEET_FIG_COUNT] = {0}, *v[REPORT_FLEET_FIG_COUNT];
+	struct report_fleet_host *h = &f->hosts[self];
+	size_t m = 0;
+	int ret = 0;
+
+	for (int g = 0; g < REPORT_FLEET_FIG_COUNT && !ret; g++) {
+		double *pool = NULL, *x = series[self * REPORT_FLEET_FIG_COUNT + g];
+		size_t np = 0, nx = lens[self * REPORT_FLEET_FIG_COUNT + g], cap = 0;
+		struct report_fleet_diff *d = &h->diff[g];
+
+		for (size_t i = 0; i < f->nr_hosts; i++)
+			if (i != self)
+				cap += lens[i * REPORT_FLEET_FIG_COUNT + g];
+		/* room for the series, and for the other runs' figures after */
+		cap = cap > f->nr_hosts ? cap : f->nr_hosts;
+		pool = malloc((cap ? cap : 1) * sizeof(*pool));
+		if (!pool)
+			return -ENOMEM;
+		for (size_t i = 0; i < f->nr_hosts; i++) {
+			size_t k = i * REPORT_FLEET_FIG_COUNT + g;
+
+			if (i == self || !lens[k])
+				continue;
+			memcpy(pool + np, series[k], lens[k] * sizeof(*pool));
+			np += lens[k];
+		}
+		ret = analyze_mann_whitney(x, nx, pool, np, &figs[g].test);
+		d->value = host_fig(h, g);
+		d->median = fleet_median(f, g, pool);
+		free(pool);
+		d->change_pct = analyze_change_pct(d->median, d->value);
+		d->tested = !ret && figs[g].test.method != ANALYZE_NONE;
+		d->p_value = d->tested ? figs[g].test.p_value : NAN;
+		if (d->tested)
+			v[m++] = &figs[g];
+	}
+	if (ret)
+		return ret;
+	analyze_holm(v, m, f->alpha);
+	for (int g = 0; g < REPORT_FLEET_FIG_COUNT; g++) {
+		struct report_fleet_diff *d = &h->diff[g];
+
+		d->significant = figs[g].significant;
+		d->differs = d->significant && isfinite(d->change_pct) &&
+			     fabs(d->change_pct) >= ANALYZE_MIN_CHANGE_DEFAULT;
+		h->differs = h->differs || d->differs;
+	}
+	return 0;
+}
+
+static int fleet_differs(struct report_fleet *f)
+{
+	size_t n = f->nr_hosts * REPORT_FLEET_FIG_COUNT;
+	double **series = calloc(n ? n : 1, sizeof(*series));
+	size_t *lens = calloc(n ? n : 1, sizeof(*lens));
+	int ret = series && lens ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < f->nr_hosts && !ret; i++)
+		for (int g = 0; g < REPORT_FLEET_FIG_COUNT && !ret; g++)
+			ret = fig_series(f->hosts[i].r, g, &series[i * REPORT_FLEET_FIG_COUNT + g],
+					 &lens[i * REPORT_FLEET_FIG_COUNT + g]);
+	for (size_t i = 0; i < f->nr_hosts && !ret; i++)
+		ret = host_differs(f, i, series, lens);
+	for (size_t i = 0; series && i < n; i++)
+		free(series[i]);
+	free(series);
+	free(lens);
+	return ret;
+}
+
+int report_fleet_build(struct report_fleet *f, const struct results *runs, size_t n,
+		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
+		       struct strbuf *err)
+{
+	int ret = 0;
+
+	memset(f, 0, sizeof(*f));
+	f->alpha = alpha;
+	f->hosts = calloc(n ? n : 1, sizeof(*f->hosts));
+	f->skipped = calloc(nr_skipped ? nr_skipped : 1, sizeof(*f->skipped));
+	if (!f->hosts || !f->skipped) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	f->nr_hosts = n;
+	if (nr_skipped)
+		memcpy(f->skipped, skipped, nr_skipped * sizeof(*skipped));
+	f->nr_skipped = nr_skipped;
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		host_figures(&f->hosts[i], &runs[i]);
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(runs[k].host ? runs[k].host : "",
+				       runs[i].host ? runs[i].host : "");
+		f->nr_host_names += !seen;
+	}
+	fleet_summary(f, runs, n);
+	fleet_skew(f);
+	ret = fleet_differs(f);
+out:
+	if (ret) {
+		strbuf_addstr(err, "fleet: out of memory");
+		report_fleet_release(f);
+	}
+	return ret;
+}
+
+void report_fleet_release(struct report_fleet *f)
+{
+	free(f->hosts);
+	free(f->skipped);
+	f->hosts = NULL;
+	f->skipped = NULL;
+	f->nr_hosts = f->nr_skipped = 0;
+}
+
+void report_fleet_render(struct strbuf *out, const struct report_fleet *f, enum report_format fmt,
+			 const struct report_options *opt)
+{
+	switch (fmt) {
+	case REPORT_JSON:
+		report_fleet_json(out, f, opt);
+		break;
+	case REPORT_HTML:
+		report_fleet_html(out, f, opt);
+		break;
+	default:
+		report_fleet_text(out, f, opt);
+		break;
+	}
+}

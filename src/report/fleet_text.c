@@ -1,0 +1,134 @@
+/*
+ * fleet_text.c - the fleet report for the terminal (report.h): a row per
+ * run (host names escaped: report_text_escape), what differs, the start
+ * skew, and the fleet totals per class from the merged histograms.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "report_internal.h"
+
+/* v in a column of width w with d decimals, "-" when not finite */
+static void col_num(struct strbuf *sb, double v, int w, int d)
+{
+	if (isfinite(v))
+		strbuf_addf(sb, " %*.*f", w, d, v);
+	else
+		strbuf_addf(sb, " %*s", w, "-");
+}
+
+static void text_hosts(struct strbuf *sb, const struct report_fleet *f)
+{
+	strbuf_addf(sb, "%-20s %6s %-7s %10s %9s %9s %9s %9s %12s %10s  %s\n", "host", "run",
+		    "verdict", "trans IOPS", "read avg", "read p99", "read max", "log avg", "I/Os",
+		    "start ms", "differs");
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+		struct strbuf name = STRBUF_INIT;
+
+		report_text_escape(&name, h->r->host);
+		strbuf_addf(sb, "%-20s %6lld %-7s", name.buf, (long long)h->r->id,
+			    report_str_or(h->r->verdict, "-"));
+		strbuf_release(&name);
+		col_num(sb, h->trans_iops, 10, 1);
+		col_num(sb, h->db_read_avg_ms, 9, 3);
+		col_num(sb, h->db_read_p99_ms, 9, 3);
+		col_num(sb, h->db_read_max_ms, 9, 3);
+		col_num(sb, h->log_write_avg_ms, 9, 3);
+		strbuf_addf(sb, " %12llu", (unsigned long long)h->ios);
+		col_num(sb, h->start_offset_ms, 10, 3);
+		strbuf_addf(sb, "  %s\n", h->differs ? "DIFFERS" : "-");
+	}
+}
+
+static void text_differs(struct strbuf *sb, const struct report_fleet *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+
+		for (int g = 0; g < REPORT_FLEET_FIG_COUNT; g++) {
+			const struct report_fleet_diff *d = &h->diff[g];
+
+			if (!d->differs)
+				continue;
+			if (!n++)
+				strbuf_addstr(sb,
+					      "\nruns that differ from the rest (" ANALYZE_TEST_NAME
+					      ", Holm-corrected per run):\n");
+			strbuf_addf(sb, "  run %lld (", (long long)h->r->id);
+			report_text_escape(sb, h->r->host);
+			strbuf_addf(sb, "): %s ", report_fleet_fig_words(g));
+			report_number(sb, d->value, 3);
+			strbuf_addstr(sb, d->change_pct > 0 ? " higher than the fleet's median "
+							    : " lower than the fleet's median ");
+			report_number(sb, d->median, 3);
+			strbuf_addf(sb, " (%+.1f %%, p = %.2g)\n", d->change_pct, d->p_value);
+		}
+	}
+	if (!n && f->nr_hosts >= 2)
+		strbuf_addstr(sb, "\nno run differs significantly from the rest\n");
+}
+
+static void text_totals(struct strbuf *sb, const struct report_fleet *f)
+{
+	strbuf_addf(sb,
+		    "\nfleet totals (%zu run(s), %zu host name(s); percentiles from the "
+		    "merged histograms):\n",
+		    f->nr_hosts, f->nr_host_names);
+	strbuf_addf(sb, "  %-12s %12s %10s %9s %9s %9s %9s %9s %9s\n", "class", "I/Os", "IOPS",
+		    "MB/s", "avg ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms");
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		const struct class_summary *cs = &f->summary.classes[c];
+
+		if (!class_summary_present(cs))
+			continue;
+		strbuf_addf(sb, "  %-12s %12llu", io_class_name(c), (unsigned long long)cs->ios);
+		col_num(sb, cs->iops, 10, 1);
+		col_num(sb, cs->mbps, 9, 2);
+		col_num(sb, cs->ios ? cs->avg_ms : NAN, 9, 3);
+		col_num(sb, cs->ios ? cs->p50_ms : NAN, 9, 3);
+		col_num(sb, cs->ios ? cs->p99_ms : NAN, 9, 3);
+		col_num(sb, cs->ios ? cs->p999_ms : NAN, 9, 3);
+		col_num(sb, cs->ios ? cs->max_ms : NAN, 9, 3);
+		strbuf_addstr(sb, f->hist_complete[c] ? "\n" : "  (a run lacks its histogram)\n");
+	}
+	strbuf_addstr(sb, "  transactional IOPS ");
+	report_number(sb, scope_transactional_iops(&f->summary), 1);
+	strbuf_addf(sb, ", %llu I/Os in all\n", (unsigned long long)f->ios);
+}
+
+void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
+		       const struct report_options *opt)
+{
+	size_t failed = 0;
+
+	(void)opt;
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		failed += f->hosts[i].r->verdict && !strcmp(f->hosts[i].r->verdict, "FAIL");
+	strbuf_addf(sb, "fleet of %zu run(s) on %zu host name(s): %zu failed\n", f->nr_hosts,
+		    f->nr_host_names, failed);
+	if (f->nr_hosts < 2)
+		strbuf_addstr(sb, "note: fewer than 2 runs: nothing to compare them with\n");
+	for (size_t i = 0; i < f->nr_skipped; i++)
+		strbuf_addf(sb, "note: run %lld skipped: %s\n", (long long)f->skipped[i].id,
+			    f->skipped[i].why);
+	strbuf_addstr(sb, "start skew: ");
+	if (f->has_skew)
+		strbuf_addf(sb, "%.3f ms (the loads' latest start after the earliest)\n",
+			    f->start_skew_ms);
+	else
+		strbuf_addstr(sb, "n/a (fewer than 2 runs recorded when their load started)\n");
+	if (f->nr_no_load) {
+		strbuf_addstr(sb, "note: no load start recorded for run(s)");
+		for (size_t i = 0; i < f->nr_hosts; i++)
+			if (!f->hosts[i].has_load)
+				strbuf_addf(sb, " %lld", (long long)f->hosts[i].r->id);
+		strbuf_addch(sb, '\n');
+	}
+	strbuf_addch(sb, '\n');
+	text_hosts(sb, f);
+	text_differs(sb, f);
+	text_totals(sb, f);
+}

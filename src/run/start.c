@@ -1,0 +1,145 @@
+/*
+ * start.c - run --start-at: the hosts of a fleet prepare (files, workers,
+ * rings) each at its own pace, then wait for one instant of their clocks
+ * and begin their load together; every run records when its load really
+ * began, to the microsecond, so that a merged report can say how well the
+ * hosts were aligned.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "diskproof/counters.h"
+#include "diskproof/env.h"
+#include "diskproof/store.h"
+
+#include "run_internal.h"
+
+/* A run ready this little after the instant still starts: that is within
+ * what the hosts' clocks agree, and load_started_at records the truth. */
+#define START_LATE_SLACK_NS (1 * NSEC_PER_MSEC)
+
+/* The longest sleep between two looks at the signals (and the countdown). */
+#define START_WAIT_STEP_NS (200 * NSEC_PER_MSEC)
+
+/* The clock as the wait begins: worse than --max-clock-error (or not
+ * synchronised) is a "clock" event, and said on the terminal (run_event). */
+static void start_clock_check(struct run *r)
+{
+	const struct run_options *o = r->opt;
+	struct env_clock c;
+	char msg[400];
+
+	env_clock_read(&c);
+	if (!c.known)
+		snprintf(msg, sizeof(msg),
+			 "clock: its synchronisation cannot be read (adjtimex failed): runs "
+			 "started together with --start-at may not be aligned");
+	else if (!c.synchronised)
+		snprintf(msg, sizeof(msg),
+			 "clock: not synchronised (adjtimex state %s, max error %.3f ms, time "
+			 "daemon: %s): runs started together with --start-at may not be aligned",
+			 c.state, (double)c.max_error_us / 1e3, c.daemon);
+	else if ((uint64_t)c.max_error_us * NSEC_PER_USEC > o->max_clock_error_ns)
+		snprintf(msg, sizeof(msg),
+			 "clock: max error %.3f ms is over --max-clock-error %.3f ms (time "
+			 "daemon: %s): runs started together with --start-at may be that far "
+			 "apart",
+			 (double)c.max_error_us / 1e3, (double)o->max_clock_error_ns / 1e6,
+			 c.daemon);
+	else
+		return;
+	run_event(r, "clock", msg);
+}
+
+/* Not ready by the instant: the run ends as an environment error. */
+static void start_late(struct run *r, uint64_t now)
+{
+	struct strbuf at = STRBUF_INIT;
+	char why[256];
+
+	time_format_utc_us(&at, r->opt->start_at_real_ns);
+	snprintf(why, sizeof(why),
+		 "not ready by --start-at %s: the files and workers were ready %.3f s late; "
+		 "nothing was measured",
+		 at.buf, (double)(now - r->opt->start_at_real_ns) / 1e9);
+	strbuf_release(&at);
+	r->env_failed = true;
+	coord_stop(r, 0, why);
+}
+
+bool run_start_wait(struct run *r)
+{
+	const struct run_options *o = r->opt;
+	uint64_t at = o->start_at_real_ns, now;
+	bool stopped = false;
+
+	if (r->load_started || !at)
+		return false;
+	start_clock_check(r);
+	now = time_real_ns();
+	if (now > at + START_LATE_SLACK_NS) {
+		start_late(r, now);
+		return true;
+	}
+	while (now < at) {
+		uint64_t next = now + START_WAIT_STEP_NS < at ? now + START_WAIT_STEP_NS : at;
+		struct timespec ts = {(time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC)};
+
+		if (o->cb.wait)
+			o->cb.wait(o->cb.arg, at, now);
+		/* absolute on CLOCK_REALTIME: the hosts' clocks are what align,
+		 * and a step of the clock meanwhile moves the wake-up with it */
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		coord_check_signal(r, 0);
+		if (r->stop_signal || r->abandoned) {
+			stopped = true;
+			break;
+		}
+		now = time_real_ns();
+	}
+	if (o->cb.wait)
+		o->cb.wait(o->cb.arg, at, 0);
+	if (r->host && !stopped) {
+		struct host_sample hs;
+
+		/* the counters' first interval starts now, not before the wait */
+		(void)!host_sampler_read(r->host, time_mono_ns(), &hs);
+	}
+	return stopped;
+}
+
+void run_load_begin(struct run *r)
+{
+	if (r->load_started)
+		return;
+	r->load_started = true;
+	r->load_real_ns = time_real_ns();
+}
+
+void run_load_record(struct run *r)
+{
+	if (!r->load_started || r->load_recorded)
+		return;
+	r->load_recorded = true;
+	if (r->store && !r->store_failed &&
+	    store_run_load_started(r->store, r->run_id, r->load_real_ns, r->opt->start_at_real_ns,
+				   &r->store_err))
+		coord_store_error(r, -EIO);
+	if (r->opt->start_at_real_ns) {
+		struct strbuf msg = STRBUF_INIT;
+
+		strbuf_addstr(&msg, "load started at ");
+		time_format_utc_us(&msg, r->load_real_ns);
+		strbuf_addf(&msg, ", %.3f ms after --start-at ",
+			    (double)((int64_t)(r->load_real_ns - r->opt->start_at_real_ns)) / 1e6);
+		time_format_utc_us(&msg, r->opt->start_at_real_ns);
+		if (r->store && !r->store_failed &&
+		    store_event_add(r->store, r->run_id,
+				    run_clock_ms(r, engine_clock_now(&r->clock)), "start_at",
+				    msg.buf, &r->store_err))
+			coord_store_error(r, -EIO);
+		strbuf_release(&msg);
+	}
+}

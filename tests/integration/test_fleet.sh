@@ -1,0 +1,196 @@
+#!/bin/bash
+# test_fleet.sh - "diskproof fleet" over real runs: three sim runs labelled
+# alike, each in its own results file as on three hosts (two of them named
+# the same), one of them with reads 20 % slower, imported into one file with
+# a real io_uring run; their load_started_at set as h-start's run writes it
+# (RFC 3339 to the microsecond) where a run left it NULL. Checked: a row per
+# run (the two same-named hosts stay two rows); the merged I/O count equals
+# the sum of the rows' and the sum of each run's own report JSON summary;
+# each class's merged p99 and p99.9 equal the percentile of the runs'
+# stored histograms added bucket by bucket (worked out here in Python from
+# table histogram); start_skew_ms and each offset match the times set; the
+# slow run differs (db read average higher) and the identical ones do not;
+# label:TEXT takes every run so labelled and equals the id list; a run still
+# running is left out with a note; a selector matching nothing exits 2, an
+# unreadable results file 3; runs that FAILed still give exit 0; fewer than
+# two runs: a report that says so, skew null.
+source "$(dirname "$0")/lib.sh"
+set -e
+P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
+
+sed 's/^read_latency = .*/read_latency = 2.4ms/' "$P" >slow.ini
+for h in 1 2 3; do
+	prof=$P
+	[ $h = 3 ] && prof=./slow.ini
+	expect_exit 0 "$DISKPROOF" run "$prof" --duration 1m --quiet --label wave1 --results "h$h.db"
+done
+# the hosts' names as three machines would record them: two share one
+sqlite3 h1.db "UPDATE run SET host = 'db-a'"
+sqlite3 h2.db "UPDATE run SET host = 'db-a'"
+sqlite3 h3.db "UPDATE run SET host = 'db-c'"
+# a run the fleet does not select (another label), on a real device when
+# this machine has io_uring: its I/O must not be counted
+expect_verdict "$DISKPROOF" run quick --engine io_uring --duration 2s --warmup 0s --db-size 8MiB \
+	--data-dir "$WORK/d" --label other --quiet --results real.db ||
+	expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --label other --quiet \
+		--results real.db
+for f in h1 real h2 h3; do
+	expect_exit 0 "$DISKPROOF" import "$f.db" --results all.db
+done
+# ids: h1 -> 1, real -> 2, h2 -> 3, h3 -> 4
+[ "$(sqlite3 all.db "select group_concat(id || ':' || host || ':' || coalesce(label, ''), ' ') from run")" = \
+	"1:db-a:wave1 2:$(sqlite3 real.db 'select host from run'):other 3:db-a:wave1 4:db-c:wave1" ] ||
+	fail "imported runs: $(sqlite3 all.db 'select id, host, label from run')"
+# load_started_at: keep what a run recorded, else set it; run 1 first, run
+# 3 0.250123 ms... later, run 4 1.5 s later
+L1=2026-12-03T15:20:00.000100Z L3=2026-12-03T15:20:00.250223Z L4=2026-12-03T15:20:01.500100Z
+for x in "1 $L1" "3 $L3" "4 $L4"; do
+	set -- $x
+	sqlite3 all.db "UPDATE run SET load_started_at = '$2' WHERE id = $1"
+done
+
+json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --format json
+cp "$WORK/out" fleet.json
+[ "$(json fleet.json '[h["run_id"] for h in d["hosts"]]')" = "[1, 3, 4]" ] || fail "rows: $(json fleet.json '[h["run_id"] for h in d["hosts"]]')"
+[ "$(json fleet.json '[h["host"] for h in d["hosts"]]')" = "['db-a', 'db-a', 'db-c']" ] ||
+	fail "same-named hosts: $(json fleet.json '[h["host"] for h in d["hosts"]]')"
+[ "$(json fleet.json 'len(set(h["uuid"] for h in d["hosts"]))')" = 3 ] || fail "uuids not apart"
+[ "$(json fleet.json 'd["totals"]')" = "{'ios': $(json fleet.json 'd["totals"]["ios"]'), 'runs': 3, 'hosts': 2}" ] ||
+	fail "totals: $(json fleet.json 'd["totals"]')"
+[ "$(json fleet.json 'd["selector"]')" = "['label:wave1']" ] || fail "selector"
+
+# I/O counts: merged == sum of rows == sum of each run's own report summary
+sum=0
+for id in 1 3 4; do
+	"$DISKPROOF" report $id --results all.db --format json >r$id.json
+	n=$(json r$id.json 'sum(c["ios"] for c in d["summary"]["classes"].values())')
+	[ "$(json fleet.json "[h['ios'] for h in d['hosts'] if h['run_id'] == $id][0]")" = "$n" ] ||
+		fail "run $id: row ios is not its report's $n"
+	[ "$(json fleet.json "[h['trans_iops'] for h in d['hosts'] if h['run_id'] == $id][0]")" = \
+		"$(json r$id.json 'd["summary"]["transactional_iops"]')" ] || fail "run $id: trans_iops"
+	[ "$(json fleet.json "[h['db_read_p99_ms'] for h in d['hosts'] if h['run_id'] == $id][0]")" = \
+		"$(json r$id.json 'd["summary"]["classes"]["db_read"]["p99_ms"]')" ] || fail "run $id: db_read p99"
+	sum=$((sum + n))
+done
+[ "$(json fleet.json 'd["totals"]["ios"]')" = "$sum" ] || fail "merged ios $(json fleet.json 'd["totals"]["ios"]') != $sum"
+[ "$(json fleet.json 'sum(h["ios"] for h in d["hosts"])')" = "$sum" ] || fail "rows' ios do not add up"
+[ "$(json fleet.json 'sum(c["ios"] for c in d["summary"]["classes"].values())')" = "$sum" ] ||
+	fail "summary classes' ios do not add up"
+for c in db_read db_write log_write; do
+	[ "$(json fleet.json "d['summary']['classes']['$c']['ios']")" = \
+		"$(json r1.json "d['summary']['classes']['$c']['ios'] + 0")" ] && fail "$c: merged ios is one run's"
+	t=0
+	for id in 1 3 4; do t=$((t + $(json r$id.json "d['summary']['classes']['$c']['ios']"))); done
+	[ "$(json fleet.json "d['summary']['classes']['$c']['ios']")" = "$t" ] || fail "$c: merged ios"
+done
+
+# percentiles from the stored histograms added bucket by bucket (stats.h:
+# a bucket's value is its midpoint, clamped to [min, max])
+python3 - all.db fleet.json <<'EOF2' || fail "merged percentiles"
+import json, math, sqlite3, sys
+db = sqlite3.connect(sys.argv[1])
+doc = json.load(open(sys.argv[2]))
+def value(idx):
+    g, off = divmod(idx, 64)
+    if g == 0:
+        return idx
+    m = g + 5
+    return ((64 + off) << (m - 6)) + ((1 << (m - 6)) >> 1)
+for cls in ["db_read", "db_write", "log_write"]:
+    buckets, count, lo, hi = {}, 0, None, 0
+    for n, mn, mx, text in db.execute(
+            "SELECT count, min_ns, max_ns, buckets FROM histogram WHERE scope = 'run' AND class = ?"
+            " AND run_id IN (1, 3, 4)", (cls,)):
+        count += n
+        lo = mn if lo is None else min(lo, mn)
+        hi = max(hi, mx)
+        for pair in text.split():
+            i, c = map(int, pair.split(":"))
+            buckets[i] = buckets.get(i, 0) + c
+    assert sum(buckets.values()) == count == doc["summary"]["classes"][cls]["ios"], cls
+    for p, key in [(50, "p50_ms"), (99, "p99_ms"), (99.9, "p999_ms"), (99.99, "p9999_ms")]:
+        rank = max(1, math.ceil(p / 100 * count))
+        seen = 0
+        for i in sorted(buckets):
+            seen += buckets[i]
+            if seen >= rank:
+                v = min(max(value(i), lo), hi)
+                break
+        want = round(v / 1e6, 3)
+        got = doc["summary"]["classes"][cls][key]
+        if abs(got - want) > 0.0015:
+            sys.exit("%s %s: fleet %s, merged histograms %s" % (cls, key, got, want))
+print("ok")
+EOF2
+
+# start skew: run 4's load 1500 ms after run 1's; offsets per run
+[ "$(json fleet.json 'd["start_skew_ms"]')" = 1500.0 ] || fail "start_skew_ms $(json fleet.json 'd["start_skew_ms"]')"
+[ "$(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')" = "[0.0, 250.123, 1500.0]" ] ||
+	fail "offsets $(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')"
+[ "$(json fleet.json '[h["load_started_at"] for h in d["hosts"]]')" = "['$L1', '$L3', '$L4']" ] ||
+	fail "load_started_at not as stored"
+
+# the slow run differs, on its db read average (higher), the others do not
+[ "$(json fleet.json '[h["differs"] for h in d["hosts"]]')" = "[False, False, True]" ] ||
+	fail "differs flags $(json fleet.json '[h["differs"] for h in d["hosts"]]')"
+[ "$(json fleet.json '[(x["figure"], x["direction"]) for x in d["hosts"][2]["differs_on"] if x["figure"] == "db_read_avg_ms"]')" = \
+	"[('db_read_avg_ms', 'higher')]" ] || fail "differs_on: $(json fleet.json 'd["hosts"][2]["differs_on"]')"
+[ "$(json fleet.json '19 < d["hosts"][2]["tests"]["db_read_avg_ms"]["change_pct"] < 21')" = True ] ||
+	fail "change %: $(json fleet.json 'd["hosts"][2]["tests"]')"
+
+# the id list gives the same rows; text names the slow run
+expect_exit 0 "$DISKPROOF" fleet 4 1 3 1 --results all.db --format json
+[ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 3, 4]" ] || fail "id list: rows"
+[ "$(json "$WORK/out" 'd["totals"]')" = "$(json fleet.json 'd["totals"]')" ] || fail "id list: totals"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
+grep -q '^fleet of 3 run(s) on 2 host name(s): 0 failed' "$WORK/out" || fail "text: head line"
+grep -q '^start skew: 1500.000 ms' "$WORK/out" || fail "text: skew"
+grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
+[ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
+grep -q 'run 4 (db-c): db read avg ms 2.4 higher' "$WORK/out" || fail "text: what differs"
+# mixed: a label and an id of another label
+expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
+[ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3, 4]" ] || fail "mixed selectors"
+[ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
+
+# one run: a report, that says so
+expect_exit 0 "$DISKPROOF" fleet 3 --results all.db
+grep -q 'fewer than 2 runs' "$WORK/out" || fail "one run: no note"
+expect_exit 0 "$DISKPROOF" fleet 3 --results all.db --format json
+[ "$(json "$WORK/out" 'd["start_skew_ms"]')" = None ] || fail "one run: skew not null"
+[ "$(json "$WORK/out" 'd["hosts"][0]["differs"]')" = False ] || fail "one run: differs"
+
+# no match, bad selectors, unusable results file
+expect_exit 2 "$DISKPROOF" fleet label:wave9 --results all.db
+grep -q 'no run labelled "wave9"' "$WORK/err" || fail "no match: message"
+grep -q 'did you mean "wave1"' "$WORK/err" || fail "no match: suggestion"
+expect_exit 2 "$DISKPROOF" fleet 99 --results all.db
+grep -q 'no run 99' "$WORK/err" || fail "unknown id: message"
+expect_exit 2 "$DISKPROOF" fleet --results all.db
+expect_exit 2 "$DISKPROOF" fleet label: --results all.db
+expect_exit 2 "$DISKPROOF" fleet label:wave1 --format csv --results all.db
+expect_exit 3 "$DISKPROOF" fleet label:wave1 --results missing.db
+echo "not sqlite" >junk.db
+expect_exit 3 "$DISKPROOF" fleet label:wave1 --results junk.db
+
+# a run still running elsewhere (another host's, so not reaped): left out
+cp all.db live.db
+sqlite3 live.db "UPDATE run SET status = 'running', ended_at = NULL, host = 'db-x' WHERE id = 3"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results live.db --format json
+[ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 4]" ] || fail "running run not left out"
+[ "$(json "$WORK/out" 'd["skipped"]')" = "[{'run_id': 3, 'why': 'still running'}]" ] || fail "skipped"
+grep -q 'run 3 is still running' "$WORK/err" || fail "running run: no note"
+
+# runs that FAILed their thresholds: the report, exit 0, their verdicts in it
+{ cat "$P"; printf '\n[thresholds]\ndb_read_avg = 1ms\n'; } >strict.ini
+expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
+expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
+expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db --format json
+[ "$(json "$WORK/out" '[h["verdict"] for h in d["hosts"]]')" = "['FAIL', 'FAIL']" ] || fail "failed runs: verdicts"
+[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[5, 6]" ] ||
+	[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[]" ] || fail "without_load_started_at"
+expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
+grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
+echo ok
