@@ -1,0 +1,156 @@
+/*
+ * test_start_at.c - run --start-at's TIME (time_parse_start_at): RFC 3339
+ * instants in UTC, to the nanosecond, with Z, z, +00:00 or -00:00; +DURATION
+ * relative leads; and every way a TIME can be wrong (no zone, another zone,
+ * no such date, a leap second, garbage, an empty or zero lead), each with
+ * its reason. Then the option as the parser takes it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "diskproof/run.h"
+#include "diskproof/util.h"
+
+#include "../../src/cli/cli.h"
+
+#define SEC NSEC_PER_SEC
+
+/* 2026-12-03T16:00:00Z in seconds since the epoch (date -u -d ... +%s). */
+#define T0 1796313600ULL
+
+static void good_abs(const char *s, uint64_t want)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t abs_ns = 1, rel_ns = 1;
+
+	if (time_parse_start_at(s, &abs_ns, &rel_ns, &err))
+		fail_msg("\"%s\" refused: %s", s, err.buf);
+	if (abs_ns != want)
+		fail_msg("\"%s\": %llu, want %llu", s, (unsigned long long)abs_ns,
+			 (unsigned long long)want);
+	assert_int_equal(rel_ns, 0);
+	strbuf_release(&err);
+}
+
+static void bad(const char *s, const char *reason)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t abs_ns, rel_ns;
+
+	assert_int_equal(time_parse_start_at(s, &abs_ns, &rel_ns, &err), -EINVAL);
+	if (!strstr(err.buf, reason))
+		fail_msg("\"%s\": reason \"%s\", want it to say \"%s\"", s, err.buf, reason);
+	strbuf_release(&err);
+}
+
+static void test_absolute(void **state)
+{
+	(void)state;
+	good_abs("2026-12-03T16:00:00Z", T0 * SEC);
+	good_abs("2026-12-03t16:00:00z", T0 * SEC);
+	good_abs("2026-12-03T16:00:00+00:00", T0 * SEC);
+	good_abs("2026-12-03T16:00:00-00:00", T0 * SEC);
+	good_abs("2026-12-03T16:00:00.5Z", T0 * SEC + SEC / 2);
+	good_abs("2026-12-03T16:00:00.000001Z", T0 * SEC + 1000);
+	good_abs("2026-12-03T16:00:00.123456789Z", T0 * SEC + 123456789);
+	/* past the nanosecond: the further digits are cut, not rounded */
+	good_abs("2026-12-03T16:00:00.1234567899Z", T0 * SEC + 123456789);
+	good_abs("2026-12-03T16:00:01.25+00:00", (T0 + 1) * SEC + SEC / 4);
+	good_abs("1970-01-01T00:00:00Z", 0);
+	good_abs("2028-02-29T00:00:00Z", 1835395200ULL * SEC); /* a leap year's day */
+}
+
+static void test_relative(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	uint64_t abs_ns = 1, rel_ns = 0;
+
+	(void)state;
+	assert_int_equal(time_parse_start_at("+30s", &abs_ns, &rel_ns, &err), 0);
+	assert_int_equal(rel_ns, 30 * SEC);
+	assert_int_equal(abs_ns, 0);
+	assert_int_equal(time_parse_start_at("+1m30s", &abs_ns, &rel_ns, &err), 0);
+	assert_int_equal(rel_ns, 90 * SEC);
+	assert_int_equal(time_parse_start_at("+200ms", &abs_ns, &rel_ns, &err), 0);
+	assert_int_equal(rel_ns, SEC / 5);
+	strbuf_release(&err);
+}
+
+static void test_bad(void **state)
+{
+	(void)state;
+	bad("", "is not an RFC 3339 UTC time");
+	bad("now", "is not an RFC 3339 UTC time");
+	bad("16:00:00Z", "is not an RFC 3339 UTC time");
+	bad("2026-12-03 16:00:00Z", "is not an RFC 3339 UTC time");
+	bad("2026-12-03T16:00Z", "is not an RFC 3339 UTC time");
+	bad("2026-12-03T16:00:00", "needs its zone");
+	bad("2026-12-03T16:00:00+01:00", "must be in UTC");
+	bad("2026-12-03T16:00:00-05:00", "must be in UTC");
+	bad("2026-12-03T16:00:00+0000", "must be in UTC");
+	bad("2026-12-03T16:00:00.Z", "needs digits after the '.'");
+	bad("2026-12-03T16:00:00Zjunk", "is not an RFC 3339 UTC time");
+	bad("2026-12-03T16:00:00Z ", "is not an RFC 3339 UTC time");
+	bad("2026-13-03T16:00:00Z", "out of range");
+	bad("2026-12-03T24:00:00Z", "out of range");
+	bad("2026-12-03T16:60:00Z", "out of range");
+	bad("2016-12-31T23:59:60Z", "out of range"); /* a leap second */
+	bad("2026-02-30T16:00:00Z", "no such date");
+	bad("2027-02-29T16:00:00Z", "no such date");
+	bad("1969-12-31T23:59:59Z", "out of range");
+	bad("+", "+DURATION");
+	bad("+0s", "must be more than 0");
+	bad("+-5s", "+DURATION");
+	bad("+5 parsecs", "+DURATION");
+	bad("-30s", "is not an RFC 3339 UTC time");
+}
+
+/* The option: a bad TIME is a usage error naming the option, the time
+ * kept exactly as typed for the run. */
+static void test_option(void **state)
+{
+	struct cli_opts o;
+	char *ok[] = {"--start-at", "2026-12-03T16:00:00.25Z", "--max-clock-error", "1us", "--host",
+		      "node-7"};
+	char *rel[] = {"--start-at=+3s"};
+	char *badv[] = {"--start-at", "tomorrow"};
+	char *badhost[] = {"--host="};
+	char *badce[] = {"--max-clock-error", "fast"};
+
+	(void)state;
+	assert_int_equal(parse_opts(6, ok, CMD_RUN, &o), 0);
+	assert_true(o.has_start_at);
+	assert_int_equal(o.start_at_abs_ns, T0 * SEC + SEC / 4);
+	assert_int_equal(o.start_at_rel_ns, 0);
+	assert_true(o.has_max_clock_error);
+	assert_int_equal(o.max_clock_error_ns, 1000);
+	assert_string_equal(o.host, "node-7");
+	assert_int_equal(parse_opts(1, rel, CMD_RUN, &o), 0);
+	assert_int_equal(o.start_at_rel_ns, 3 * SEC);
+	assert_int_equal(o.start_at_abs_ns, 0);
+	assert_int_equal(parse_opts(2, badv, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_false(o.has_start_at);
+	assert_int_equal(parse_opts(1, badhost, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(parse_opts(2, badce, CMD_RUN, &o), DP_EXIT_USAGE);
+	/* run only: another command refuses it */
+	assert_int_equal(parse_opts(2, ok, CMD_REPORT, &o), DP_EXIT_USAGE);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_absolute),
+		cmocka_unit_test(test_relative),
+		cmocka_unit_test(test_bad),
+		cmocka_unit_test(test_option),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
