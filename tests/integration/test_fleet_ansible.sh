@@ -233,6 +233,7 @@ print("ios: totals %d, summary classes %d, host rows %d, host files %s" % (
 assert own["h1"] > 0 and own["h2"] > 0 and own["h3"] > 0, "a host measured no I/O"
 assert f["totals"]["ios"] == merged == rows == sum(own.values()), "the counts differ"
 PY
+cat "$C/fleet.txt"
 grep -q h1 "$C/fleet.txt" && grep -q h2 "$C/fleet.txt" && grep -q h3 "$C/fleet.txt" ||
 	fail "the text report does not name the three hosts: $(cat "$C/fleet.txt")"
 for n in 1 2 3; do grep -q "h$n" "$C/fleet.html" || fail "the HTML report does not name h$n"; done
