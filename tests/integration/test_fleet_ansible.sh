@@ -39,8 +39,12 @@ T0=$(date +%s)
 
 # --- three hosts: a namespace, a veth pair and an sshd each
 NS_PREFIX="dpfleet$$"
+# namespaces and veth pairs need CAP_SYS_ADMIN, CAP_NET_ADMIN and the veth
+# driver, which a container may lack
 ip netns add "${NS_PREFIX}probe" 2>netns.err || { echo "skipped: ip netns add: $(cat netns.err)"; exit 77; }
 ip netns delete "${NS_PREFIX}probe"
+ip link add "dpf$$p" type veth peer name "dpf$$q" 2>netns.err || { echo "skipped: no veth pair: $(cat netns.err)"; exit 77; }
+ip link delete "dpf$$p"
 # sshd wants its privilege separation directory; made (and removed) here
 # only when the system has none
 if [ ! -d /run/sshd ]; then
