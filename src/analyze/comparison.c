@@ -498,6 +498,14 @@ static bool str_eq(const char *x, const char *y)
 	return !strcmp(x, y);
 }
 
+/* Facts that differ from one run to the next on one unchanged machine:
+ * the clock's error bounds move every second a time daemon disciplines it.
+ * Listed as "what changed", they would bury what did (a firmware). */
+static bool env_volatile(const char *key)
+{
+	return !strcmp(key, "host.clock.max_error_us") || !strcmp(key, "host.clock.est_error_us");
+}
+
 static int env_compare(struct analyze_comparison *c, const struct results *a,
 		       const struct results *b)
 {
@@ -511,7 +519,8 @@ static int env_compare(struct analyze_comparison *c, const struct results *a,
 	for (size_t i = 0; i < a->nr_env; i++) {
 		const struct results_env *ea = &a->env[i], *eb;
 
-		if (!ea->key || env_lookup(a, ea->key) != ea) /* repeated key: first wins */
+		if (!ea->key || env_lookup(a, ea->key) != ea || /* repeated key: first wins */
+		    env_volatile(ea->key))
 			continue;
 		eb = env_lookup(b, ea->key);
 		if (eb && str_eq(ea->value, eb->value))
@@ -522,7 +531,8 @@ static int env_compare(struct analyze_comparison *c, const struct results *a,
 	for (size_t i = 0; i < b->nr_env; i++) {
 		const struct results_env *eb = &b->env[i];
 
-		if (!eb->key || env_lookup(b, eb->key) != eb || env_lookup(a, eb->key))
+		if (!eb->key || env_lookup(b, eb->key) != eb || env_lookup(a, eb->key) ||
+		    env_volatile(eb->key))
 			continue;
 		c->env_diffs[c->nr_env_diffs++] =
 			(struct analyze_env_diff){eb->key, NULL, eb->value};

@@ -26,7 +26,7 @@ static const struct {
 static void clock_daemon_find(char *out, size_t len)
 {
 	bool found[DP_ARRAY_SIZE(clock_daemons)] = {0};
-	char path[64], comm[32];
+	char path[300], comm[32]; /* path: d_name's 256, unchecked by the compiler */
 	struct dirent *e;
 	size_t o = 0;
 	DIR *d;

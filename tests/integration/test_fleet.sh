@@ -41,13 +41,15 @@ done
 [ "$(sqlite3 all.db "select group_concat(id || ':' || host || ':' || coalesce(label, ''), ' ') from run")" = \
 	"1:db-a:wave1 2:$(sqlite3 real.db 'select host from run'):other 3:db-a:wave1 4:db-c:wave1" ] ||
 	fail "imported runs: $(sqlite3 all.db 'select id, host, label from run')"
-# load_started_at: keep what a run recorded, else set it; run 1 first, run
-# 3 0.250123 ms... later, run 4 1.5 s later
+# load_started_at as run --start-at records it (set here, whatever a run
+# recorded itself, for known values): run 1 first, run 3 250.123 ms later,
+# run 4 1.5 s later; run 2 (another label) without one
 L1=2026-12-03T15:20:00.000100Z L3=2026-12-03T15:20:00.250223Z L4=2026-12-03T15:20:01.500100Z
 for x in "1 $L1" "3 $L3" "4 $L4"; do
 	set -- $x
 	sqlite3 all.db "UPDATE run SET load_started_at = '$2' WHERE id = $1"
 done
+sqlite3 all.db "UPDATE run SET load_started_at = NULL WHERE id = 2"
 
 json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 
@@ -154,6 +156,8 @@ grep -q 'run 4 (db-c): db read avg ms 2.4 higher' "$WORK/out" || fail "text: wha
 expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 [ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3, 4]" ] || fail "mixed selectors"
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
+[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
+[ "$(json "$WORK/out" 'd["hosts"][1]["start_offset_ms"]')" = None ] || fail "mixed: run 2 has an offset"
 
 # one run: a report, that says so
 expect_exit 0 "$DISKPROOF" fleet 3 --results all.db

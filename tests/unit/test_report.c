@@ -179,12 +179,13 @@ static void test_json_valid_with_keys(void **state)
 		"print([sorted(v) for v in d[\"verdicts\"][1:3]])\n"
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
-		got, "['autotune', 'databases', 'diskproof_version', 'environment', "
+		got, "['autotune', 'clock', 'databases', 'diskproof_version', 'environment', "
 		     "'format_version', 'host', 'parameters', 'parameters_from', 'run', "
 		     "'summary', 'uuid', 'verdicts', 'volumes', 'warmup']\n"
 		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
-		     "'profile', 'sample_s', 'started', 'status', 'streams', 'target_iops', "
-		     "'target_iops_result', 'test_type', 'verdict', 'warmup_s']\n"
+		     "'load_started_at', 'profile', 'sample_s', 'start_at', 'started', 'status', "
+		     "'streams', 'target_iops', 'target_iops_result', 'test_type', 'verdict', "
+		     "'warmup_s']\n"
 		     "42 'cache \"90:10\"\\nafter fw'\n"
 		     "exchange-2016 8\n"
 		     "['classes', 'final_size_bytes', 'integrity_errors', 'page_fault_stalls', "
@@ -1274,6 +1275,70 @@ static void test_host_html(void **state)
 	strbuf_release(&out);
 }
 
+/* A fleet run (run --start-at): its start and clock in the text, JSON and
+ * HTML; a run without the facts has clock null and no such lines. */
+static void test_start_at_clock(void **state)
+{
+	struct results_env env[] = {
+		{"host.clock.synchronised", "yes"}, {"host.clock.max_error_us", "1500"},
+		{"host.clock.est_error_us", "250"}, {"host.clock.state", "ok"},
+		{"host.clock.daemon", "chronyd"},
+	};
+	struct results_event ev[] = {
+		{0, "start", "run started"},
+		{0, "clock", "clock: max error 1.500 ms is over --max-clock-error 1.000 ms"},
+	};
+	struct strbuf out = STRBUF_INIT;
+	struct sample s;
+	char *got;
+
+	(void)state;
+	sample_build(&s);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_null(strstr(out.buf, "Clock:"));
+	assert_null(strstr(out.buf, "start at"));
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf, "print(d[\"clock\"], d[\"run\"][\"start_at\"], "
+				   "d[\"run\"][\"load_started_at\"])\n");
+	assert_string_equal(got, "None None None\n");
+	free(got);
+
+	s.r.start_at = "2026-12-03T16:00:00.000000Z";
+	s.r.load_started_at = "2026-12-03T16:00:00.000117Z";
+	s.r.env = env;
+	s.r.nr_env = DP_ARRAY_SIZE(env);
+	s.r.events = ev;
+	s.r.nr_events = DP_ARRAY_SIZE(ev);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "\nstart at 2026-12-03T16:00:00.000000Z, load started "
+					"2026-12-03T16:00:00.000117Z\n"
+					"Clock: synchronised, max error 1.500 ms, est. error "
+					"0.250 ms, daemon chronyd\n"
+					"warning: clock: max error 1.500 ms is over "
+					"--max-clock-error 1.000 ms\n"));
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_JSON, NULL);
+	got = python_json(out.buf,
+			  "print(d[\"clock\"])\n"
+			  "print(d[\"run\"][\"start_at\"], d[\"run\"][\"load_started_at\"])\n");
+	assert_string_equal(got,
+			    "{'synchronised': True, 'max_error_ms': 1.5, 'est_error_ms': 0.25, "
+			    "'daemon': 'chronyd', 'warning': 'clock: max error 1.500 ms is "
+			    "over --max-clock-error 1.000 ms'}\n"
+			    "2026-12-03T16:00:00.000000Z 2026-12-03T16:00:00.000117Z\n");
+	free(got);
+	strbuf_reset(&out);
+	report_render(&out, &s.r, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf, "<tr><th>Load started (UTC)</th><td>"
+					"2026-12-03T16:00:00.000117Z</td></tr>"));
+	assert_non_null(strstr(out.buf, "<tr><th>Clock</th><td>synchronised, max error 1.500 "
+					"ms, est. error 0.250 ms, daemon chronyd</td></tr>"));
+	assert_non_null(strstr(out.buf, "<th>Clock warning</th><td>clock: max error"));
+	strbuf_release(&out);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1300,6 +1365,7 @@ int main(void)
 		cmocka_unit_test(test_host_fill),
 		cmocka_unit_test(test_host_text_json),
 		cmocka_unit_test(test_host_html),
+		cmocka_unit_test(test_start_at_clock),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -55,23 +56,23 @@ struct fixture {
  * columns and absolute times), for the tests that make older files. */
 #define SCHEMA7_UNDO                                                                               \
 	SCHEMA8_UNDO                                                                               \
-		" DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "   \
-		"v_volume_trend;"                                                                  \
-		" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"    \
-		" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"     \
-		" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN "        \
-		"p999_ms;"                                                                         \
-		" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN "       \
-		"time_utc;"                                                                        \
-		" ALTER TABLE event DROP COLUMN time_utc;"                                         \
-		" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                            \
-		" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                              \
-		" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                              \
-		" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                              \
-		" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                              \
-		" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                             \
-		" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                            \
-		" ALTER TABLE host_sample DROP COLUMN time_utc;"
+	" DROP VIEW v_volume_window; DROP VIEW v_run; DROP VIEW v_run_class; DROP VIEW "           \
+	"v_volume_trend;"                                                                          \
+	" DROP VIEW v_database_class; DROP VIEW v_failed_verdicts; DROP VIEW v_sample;"            \
+	" ALTER TABLE run DROP COLUMN t0_utc; ALTER TABLE summary DROP COLUMN p90_ms;"             \
+	" ALTER TABLE summary DROP COLUMN p95_ms; ALTER TABLE summary DROP COLUMN "                \
+	"p999_ms;"                                                                                 \
+	" ALTER TABLE summary DROP COLUMN p9999_ms; ALTER TABLE sample DROP COLUMN "               \
+	"time_utc;"                                                                                \
+	" ALTER TABLE event DROP COLUMN time_utc;"                                                 \
+	" ALTER TABLE interval_histogram DROP COLUMN time_utc;"                                    \
+	" ALTER TABLE interval_histogram DROP COLUMN p50_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p90_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p95_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p99_ms;"                                      \
+	" ALTER TABLE interval_histogram DROP COLUMN p999_ms;"                                     \
+	" ALTER TABLE interval_histogram DROP COLUMN p9999_ms;"                                    \
+	" ALTER TABLE host_sample DROP COLUMN time_utc;"
 
 static int setup(void **state)
 {
@@ -582,6 +583,71 @@ static void test_unfinished_run_loads(void **state)
 	assert_int_equal(r.nr_volumes, 0);
 	assert_int_equal(r.nr_verdicts, 0);
 	results_release(&r);
+	store_close(s);
+	strbuf_release(&err);
+}
+
+/* The status of run id. */
+static char *run_status(struct store *s, int64_t id)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct results r;
+	char *st;
+
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	st = strdup(r.status);
+	results_release(&r);
+	strbuf_release(&err);
+	return st;
+}
+
+/*
+ * run --host names a run for a fleet, not for the machine: the stale-run
+ * reaper finds this machine's runs by the machine's name stored with the
+ * row too, so a killed run named "fleet-x" is reaped, a live one never,
+ * and another machine's run (whose pid means nothing here) is left alone.
+ */
+static void test_reap_by_machine(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = open_ok(f->path);
+	struct store_run_info dead = run_info, live = run_info, other = run_info;
+	int64_t id_dead, id_live, id_other;
+	unsigned n = 99;
+	pid_t child = fork();
+	char *st;
+
+	assert_true(child >= 0);
+	if (!child)
+		_exit(0);
+	assert_int_equal(waitpid(child, NULL, 0), child); /* its pid is now free */
+	dead.host = "fleet-x";
+	dead.machine = "machine-1";
+	dead.pid = (int)child;
+	live.host = "fleet-y";
+	live.machine = "machine-1";
+	live.pid = (int)getpid();
+	other.host = "fleet-z";
+	other.machine = "machine-2";
+	other.pid = (int)child;
+	assert_int_equal(store_run_begin(s, &dead, &id_dead, &err), 0);
+	assert_int_equal(store_run_begin(s, &live, &id_live, &err), 0);
+	assert_int_equal(store_run_begin(s, &other, &id_other, &err), 0);
+	assert_int_equal(store_runs_reap_stale(s, "machine-1", &n, &err), 0);
+	assert_int_equal(n, 1);
+	st = run_status(s, id_dead);
+	assert_string_equal(st, "aborted");
+	free(st);
+	st = run_status(s, id_live);
+	assert_string_equal(st, "running");
+	free(st);
+	st = run_status(s, id_other);
+	assert_string_equal(st, "running");
+	free(st);
+	/* by run.host as before: the name the run was recorded under */
+	assert_int_equal(store_runs_reap_stale(s, "fleet-z", &n, &err), 0);
+	assert_int_equal(n, 1);
 	store_close(s);
 	strbuf_release(&err);
 }
@@ -2113,6 +2179,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sample_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_histogram_of_other_geometry, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_arrays_whole, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reap_by_machine, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
