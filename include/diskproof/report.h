@@ -145,6 +145,11 @@ struct report_fleet_host {
 	double start_offset_ms; /* after the earliest load of the fleet; NAN without */
 	struct report_fleet_diff diff[REPORT_FLEET_FIG_COUNT];
 	bool differs; /* any diff[].differs */
+	/* the host's clock as the run recorded it (host.clock.* facts, its
+	 * "clock" event): borrowed from r, NULL / NAN where not recorded */
+	const char *clock_synchronised; /* "yes", "no", "unknown" */
+	double clock_max_error_ms;
+	const char *clock_warning;
 };
 
 struct report_fleet_skip {
@@ -161,8 +166,12 @@ struct report_fleet {
 	struct report_fleet_skip *skipped;
 	size_t nr_skipped;
 	double alpha;
-	bool has_skew;		      /* at least 2 runs with load_started_at */
-	double start_skew_ms;	      /* max - min load_started_at, ms (us resolution) */
+	bool has_skew;	      /* at least 2 runs with load_started_at */
+	double start_skew_ms; /* max - min load_started_at, ms (us resolution) */
+	/* the largest max error the runs' clocks reported (NAN: none did): the
+	 * skew is as each host's clock read it, so the true one may be off by
+	 * up to about twice this */
+	double clock_max_error_ms;
 	size_t nr_no_load;	      /* runs without load_started_at */
 	struct scope_summary summary; /* fleet totals, name "fleet" */
 	bool hist_complete[IO_CLASS_COUNT];

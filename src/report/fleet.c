@@ -147,6 +147,7 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 {
 	const struct class_summary *rd = &r->run.classes[IO_DB_READ];
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
+	struct report_clock clock;
 
 	h->r = r;
 	h->trans_iops = scope_transactional_iops(&r->run);
@@ -159,6 +160,10 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	h->has_load =
 		r->load_started_at && !report_fleet_parse_time(r->load_started_at, &h->load_us);
 	h->start_offset_ms = NAN;
+	report_clock_get(r, &clock);
+	h->clock_synchronised = clock.synchronised;
+	h->clock_max_error_ms = clock.max_error_ms;
+	h->clock_warning = clock.warning;
 }
 
 static void fleet_skew(struct report_fleet *f)
@@ -174,6 +179,13 @@ static void fleet_skew(struct report_fleet *f)
 		with++;
 		lo = h->load_us < lo ? h->load_us : lo;
 		hi = h->load_us > hi ? h->load_us : hi;
+	}
+	f->clock_max_error_ms = NAN;
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		double e = f->hosts[i].clock_max_error_ms;
+
+		if (isfinite(e) && !(e <= f->clock_max_error_ms))
+			f->clock_max_error_ms = e;
 	}
 	f->nr_no_load = f->nr_hosts - with;
 	f->has_skew = with >= 2;

@@ -60,6 +60,8 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 		    "<tr><th>start skew (ms)</th>",
 		    f->nr_hosts, f->nr_host_names, failed, differ);
 	html_td_num(sb, f->has_skew ? f->start_skew_ms : NAN, 3);
+	strbuf_addstr(sb, "</tr>\n<tr><th>clocks' largest max error (ms)</th>");
+	html_td_num(sb, f->clock_max_error_ms, 3);
 	strbuf_addf(sb,
 		    "</tr>\n<tr><th>I/Os in all</th><td class=\"num\">%" PRIu64
 		    "</td></tr>\n</table>\n",
@@ -85,7 +87,7 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 		      "<table>\n<tr><th>host</th><th>run</th><th>verdict</th>"
 		      "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
 		      "<th>db read max ms</th><th>log write avg ms</th><th>I/Os</th>"
-		      "<th>load start offset ms</th><th>differs</th></tr>\n");
+		      "<th>load start offset ms</th><th>clock</th><th>differs</th></tr>\n");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		const struct report_fleet_host *h = &f->hosts[i];
 
@@ -103,7 +105,18 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 		html_td_num(sb, h->log_write_avg_ms, 3);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", h->ios);
 		html_td_num(sb, h->start_offset_ms, 3);
-		strbuf_addf(sb, "<td>%s</td></tr>\n", h->differs ? "<b>differs</b>" : "&ndash;");
+		/* the offset is as this host's clock read it */
+		strbuf_addstr(sb, "<td>");
+		if (h->clock_warning)
+			html_esc(sb, h->clock_warning);
+		else if (h->clock_synchronised && !strcmp(h->clock_synchronised, "yes"))
+			strbuf_addstr(sb, "synchronised");
+		else if (h->clock_synchronised && !strcmp(h->clock_synchronised, "no"))
+			strbuf_addstr(sb, "not synchronised");
+		else
+			strbuf_addstr(sb, "&ndash;");
+		strbuf_addf(sb, "</td><td>%s</td></tr>\n",
+			    h->differs ? "<b>differs</b>" : "&ndash;");
 	}
 	strbuf_addstr(sb, "</table>\n</section>\n");
 }

@@ -36,6 +36,11 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 	json_num(j, "db_read_max_ms", h->db_read_max_ms);
 	json_num(j, "log_write_avg_ms", h->log_write_avg_ms);
 	json_u64(j, "ios", h->ios);
+	json_begin_object_flat(j, "clock");
+	json_str(j, "synchronised", h->clock_synchronised);
+	json_num(j, "max_error_ms", h->clock_max_error_ms);
+	json_str(j, "warning", h->clock_warning);
+	json_end(j);
 	json_bool(j, "differs", h->differs);
 	json_begin_array(j, "differs_on");
 	for (int g = 0; g < REPORT_FLEET_FIG_COUNT; g++) {
@@ -81,6 +86,7 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 		json_str(&j, NULL, f->selectors[i]);
 	json_end(&j);
 	json_num(&j, "start_skew_ms", f->has_skew ? f->start_skew_ms : NAN);
+	json_num(&j, "clock_max_error_ms", f->clock_max_error_ms);
 	json_begin_array_flat(&j, "without_load_started_at");
 	for (size_t i = 0; i < f->nr_hosts; i++)
 		if (!f->hosts[i].has_load)

@@ -99,6 +99,32 @@ static void text_totals(struct strbuf *sb, const struct report_fleet *f)
 	strbuf_addf(sb, ", %llu I/Os in all\n", (unsigned long long)f->ios);
 }
 
+/* The skew is as each host's clock read it: what the clocks said of their
+ * own error bounds it, and a clock that was not synchronised is named. */
+static void text_clocks(struct strbuf *sb, const struct report_fleet *f)
+{
+	if (f->has_skew && isfinite(f->clock_max_error_ms))
+		strbuf_addf(sb,
+			    "note: as each host's clock read it; the largest max error a clock "
+			    "reported was %.3f ms\n",
+			    f->clock_max_error_ms);
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+
+		if (!h->clock_warning &&
+		    !(h->clock_synchronised && !strcmp(h->clock_synchronised, "no")))
+			continue;
+		strbuf_addf(sb, "clock: run %lld (", (long long)h->r->id);
+		report_text_escape(sb, h->r->host);
+		strbuf_addstr(sb, "): ");
+		if (h->clock_warning)
+			report_text_escape(sb, h->clock_warning);
+		else
+			strbuf_addstr(sb, "not synchronised");
+		strbuf_addch(sb, '\n');
+	}
+}
+
 void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
@@ -120,6 +146,7 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 			    f->start_skew_ms);
 	else
 		strbuf_addstr(sb, "n/a (fewer than 2 runs recorded when their load started)\n");
+	text_clocks(sb, f);
 	if (f->nr_no_load) {
 		strbuf_addstr(sb, "note: no load start recorded for run(s)");
 		for (size_t i = 0; i < f->nr_hosts; i++)

@@ -129,6 +129,21 @@ EOF2
 
 # start skew: run 4's load 1500 ms after run 1's; offsets per run
 [ "$(json fleet.json 'd["start_skew_ms"]')" = 1500.0 ] || fail "start_skew_ms $(json fleet.json 'd["start_skew_ms"]')"
+# each host's clock as its run recorded it, and the largest max error of
+# them: run 4's set to 7.5 ms, the others' to 2 ms (the facts as adjtimex
+# gave them, in us), run 3's clock event a warning
+sqlite3 all.db "UPDATE env SET value = CASE run_id WHEN 4 THEN '7500' ELSE '2000' END WHERE key = 'host.clock.max_error_us'"
+sqlite3 all.db "INSERT INTO event (run_id, t_ms, kind, message) VALUES (3, 0, 'clock', 'the clock is not synchronised')"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --format json
+cp "$WORK/out" clock.json
+[ "$(json clock.json 'd["clock_max_error_ms"]')" = 7.5 ] || fail "clock_max_error_ms $(json clock.json 'd["clock_max_error_ms"]')"
+[ "$(json clock.json '[h["clock"]["max_error_ms"] for h in d["hosts"]]')" = "[2.0, 2.0, 7.5]" ] ||
+	fail "hosts' clock errors: $(json clock.json '[h["clock"] for h in d["hosts"]]')"
+[ "$(json clock.json '[h["clock"]["warning"] for h in d["hosts"]]')" = "[None, 'the clock is not synchronised', None]" ] ||
+	fail "hosts' clock warnings: $(json clock.json '[h["clock"] for h in d["hosts"]]')"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
+grep -q "largest max error a clock reported was 7.500 ms" "$WORK/out" || fail "text: clock error bound"
+grep -q "^clock: run 3 (db-a): the clock is not synchronised" "$WORK/out" || fail "text: clock warning"
 [ "$(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')" = "[0.0, 250.123, 1500.0]" ] ||
 	fail "offsets $(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')"
 [ "$(json fleet.json '[h["load_started_at"] for h in d["hosts"]]')" = "['$L1', '$L3', '$L4']" ] ||
