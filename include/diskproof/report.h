@@ -158,6 +158,9 @@ struct report_fleet {
 	struct report_fleet_host *hosts; /* in run id order */
 	size_t nr_hosts;
 	size_t nr_host_names; /* distinct host names among them */
+	/* runs whose verdict is FAIL; runs that ended in an error or were
+	 * aborted (nothing judged: no FAIL, yet no pass either) */
+	size_t nr_failed, nr_unjudged;
 	struct report_fleet_skip *skipped;
 	size_t nr_skipped;
 	double alpha;

@@ -339,6 +339,9 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 			seen = !strcmp(runs[k].host ? runs[k].host : "",
 				       runs[i].host ? runs[i].host : "");
 		f->nr_host_names += !seen;
+		f->nr_failed += runs[i].verdict && !strcmp(runs[i].verdict, "FAIL");
+		f->nr_unjudged += runs[i].status && (!strcmp(runs[i].status, "error") ||
+						     !strcmp(runs[i].status, "aborted"));
 	}
 	fleet_summary(f, runs, n);
 	fleet_skew(f);

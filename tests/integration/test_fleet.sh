@@ -197,4 +197,23 @@ expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db --format json
 	[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[]" ] || fail "without_load_started_at"
 expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
 grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
+
+# a run that never measured (aborted in its --start-at wait) beside one that
+# passed: the head line does not say the fleet merely "0 failed"
+expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label broken --results all.db
+"$DISKPROOF" run "$P" --duration 5s --warmup 0s --label broken --results all.db --start-at +30s \
+	>/dev/null 2>ab.err &
+pid=$!
+for _ in $(seq 1 200); do grep -q "waiting until" ab.err && break; sleep 0.05; done
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 130 ] || fail "the aborted run exited $rc"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db
+grep -q '^fleet of 2 run(s) on .*: 0 failed, 1 ended in an error or aborted' "$WORK/out" ||
+	fail "aborted run: head line: $(head -1 "$WORK/out")"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
+grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
 echo ok
