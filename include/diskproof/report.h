@@ -137,7 +137,7 @@ struct report_fleet_diff {
 
 struct report_fleet_host {
 	const struct results *r; /* borrowed */
-	double trans_iops;
+	double trans_iops;	 /* NAN: the run measured nothing (duration 0) */
 	double db_read_avg_ms, db_read_p99_ms, db_read_max_ms, log_write_avg_ms; /* NAN: no I/O */
 	uint64_t ios;		/* every class of the run's summary */
 	bool has_load;		/* load_started_at stored and readable */

@@ -149,7 +149,11 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
 
 	h->r = r;
-	h->trans_iops = scope_transactional_iops(&r->run);
+	/* a run that measured nothing (aborted or late in its wait, an error
+	 * before the load) has no rate: its 0 would drag the fleet's median
+	 * towards 0 and flag the healthy runs beside it. A run that measured
+	 * and did no I/O keeps its 0: that host stalled */
+	h->trans_iops = r->duration_s > 0 ? scope_transactional_iops(&r->run) : NAN;
 	h->db_read_avg_ms = lat_or_nan(rd, rd->avg_ms);
 	h->db_read_p99_ms = lat_or_nan(rd, rd->p99_ms);
 	h->db_read_max_ms = lat_or_nan(rd, rd->max_ms);

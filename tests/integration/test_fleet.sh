@@ -199,7 +199,9 @@ expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
 grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
 
 # a run that never measured (aborted in its --start-at wait) beside one that
-# passed: the head line does not say the fleet merely "0 failed"
+# passed: the head line does not say the fleet merely "0 failed", and the
+# aborted run's 0 IOPS is no figure (null), so the fleet's median is the
+# passing run's own, not halfway to 0
 expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label broken --results all.db
 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --label broken --results all.db --start-at +30s \
 	>/dev/null 2>ab.err &
@@ -214,6 +216,11 @@ set -e
 expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db
 grep -q '^fleet of 2 run(s) on .*: 0 failed, 1 ended in an error or aborted' "$WORK/out" ||
 	fail "aborted run: head line: $(head -1 "$WORK/out")"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+[ "$(json "$WORK/out" '[h["trans_iops"] is None for h in d["hosts"]]')" = "[False, True]" ] ||
+	fail "aborted run: trans_iops $(json "$WORK/out" '[h["trans_iops"] for h in d["hosts"]]')"
+[ "$(json "$WORK/out" 'd["hosts"][0]["tests"]["trans_iops"]["change_pct"]')" = 0.0 ] ||
+	fail "aborted run moved the median: $(json "$WORK/out" 'd["hosts"][0]["tests"]')"
 expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
 grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
 echo ok
