@@ -170,6 +170,10 @@ struct report_fleet {
 	struct scope_summary summary; /* fleet totals, name "fleet" */
 	bool hist_complete[IO_CLASS_COUNT];
 	uint64_t ios; /* summary's ios over every class */
+	/* "" or why the runs are not one load: of several profiles, or
+	 * measured for different durations (their totals then add unlike
+	 * loads, and the differs test compares them) */
+	struct strbuf unlike;
 };
 
 /*

@@ -317,6 +317,48 @@ static int fleet_differs(struct report_fleet *f)
 	return ret;
 }
 
+/* f->unlike: whether the runs are of one profile and one measured duration. */
+static void fleet_unlike(struct report_fleet *f, const struct results *runs, size_t n)
+{
+	size_t nprof = 0;
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = runs[i].profile_name ? runs[i].profile_name : "";
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(runs[k].profile_name ? runs[k].profile_name : "", p);
+		nprof += !seen;
+		/* a run that measured nothing has no duration to differ in */
+		if (runs[i].duration_s > 0) {
+			lo = runs[i].duration_s < lo ? runs[i].duration_s : lo;
+			hi = runs[i].duration_s > hi ? runs[i].duration_s : hi;
+		}
+	}
+	if (nprof > 1) {
+		strbuf_addf(&f->unlike, "the runs are of %zu profiles (", nprof);
+		for (size_t i = 0; i < n; i++) {
+			const char *p = runs[i].profile_name ? runs[i].profile_name : "";
+			bool seen = false;
+
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = !strcmp(runs[k].profile_name ? runs[k].profile_name : "", p);
+			if (!seen)
+				strbuf_addf(&f->unlike, "%s%s", i ? ", " : "", p);
+		}
+		strbuf_addch(&f->unlike, ')');
+	}
+	/* more than 1 % apart: not the same --duration (runs of one measure
+	 * within milliseconds of each other) */
+	if (hi > lo && hi - lo > 0.01 * hi)
+		strbuf_addf(&f->unlike, "%smeasured for %.3g s to %.3g s",
+			    f->unlike.len ? "; " : "the runs were ", lo, hi);
+	if (f->unlike.len)
+		strbuf_addstr(&f->unlike, ": the totals add unlike loads, and the runs "
+					  "compared with each other are not alike");
+}
+
 int report_fleet_build(struct report_fleet *f, const struct results *runs, size_t n,
 		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
 		       struct strbuf *err)
@@ -324,6 +366,7 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 	int ret = 0;
 
 	memset(f, 0, sizeof(*f));
+	f->unlike = (struct strbuf)STRBUF_INIT;
 	f->alpha = alpha;
 	f->hosts = calloc(n ? n : 1, sizeof(*f->hosts));
 	f->skipped = calloc(nr_skipped ? nr_skipped : 1, sizeof(*f->skipped));
@@ -348,6 +391,7 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 						     !strcmp(runs[i].status, "aborted"));
 	}
 	fleet_summary(f, runs, n);
+	fleet_unlike(f, runs, n);
 	fleet_skew(f);
 	ret = fleet_differs(f);
 out:
@@ -362,6 +406,7 @@ void report_fleet_release(struct report_fleet *f)
 {
 	free(f->hosts);
 	free(f->skipped);
+	strbuf_release(&f->unlike);
 	f->hosts = NULL;
 	f->skipped = NULL;
 	f->nr_hosts = f->nr_skipped = 0;

@@ -67,6 +67,11 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "<p class=\"note\">Fewer than 2 runs: nothing to compare them "
 				  "with.</p>\n");
+	if (f->unlike.len) { /* profile names are the user's text */
+		strbuf_addstr(sb, "<p class=\"note\" id=\"unlike\">Warning: ");
+		html_esc(sb, f->unlike.buf);
+		strbuf_addstr(sb, ".</p>\n");
+	}
 	if (f->nr_no_load)
 		strbuf_addf(sb,
 			    "<p class=\"note\">%zu run(s) recorded no load start; the skew is "

@@ -112,6 +112,8 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 	strbuf_addch(sb, '\n');
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "note: fewer than 2 runs: nothing to compare them with\n");
+	if (f->unlike.len)
+		strbuf_addf(sb, "warning: %s\n", f->unlike.buf);
 	for (size_t i = 0; i < f->nr_skipped; i++)
 		strbuf_addf(sb, "note: run %lld skipped: %s\n", (long long)f->skipped[i].id,
 			    f->skipped[i].why);

@@ -18,10 +18,13 @@ source "$(dirname "$0")/lib.sh"
 set -e
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
 
-sed 's/^read_latency = .*/read_latency = 2.4ms/' "$P" >slow.ini
+# the slow host's profile is named sim too (as on a real fleet, where one
+# profile runs everywhere and a host is slow): its file is slow/sim.ini
+mkdir -p slow
+sed 's/^read_latency = .*/read_latency = 2.4ms/' "$P" >slow/sim.ini
 for h in 1 2 3; do
 	prof=$P
-	[ $h = 3 ] && prof=./slow.ini
+	[ $h = 3 ] && prof=./slow/sim.ini
 	expect_exit 0 "$DISKPROOF" run "$prof" --duration 1m --quiet --label wave1 --results "h$h.db"
 done
 # the hosts' names as three machines would record them: two share one
@@ -148,6 +151,7 @@ expect_exit 0 "$DISKPROOF" fleet 4 1 3 1 --results all.db --format json
 [ "$(json "$WORK/out" 'd["totals"]')" = "$(json fleet.json 'd["totals"]')" ] || fail "id list: totals"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
 grep -q '^fleet of 3 run(s) on 2 host name(s): 0 failed' "$WORK/out" || fail "text: head line"
+! grep -q '^warning: ' "$WORK/out" || fail "one profile, one duration: a warning: $(cat "$WORK/out")"
 grep -q '^start skew: 1500.000 ms' "$WORK/out" || fail "text: skew"
 grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
 [ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
@@ -158,6 +162,12 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
 [ "$(json "$WORK/out" 'd["hosts"][1]["start_offset_ms"]')" = None ] || fail "mixed: run 2 has an offset"
+# ... run 2 is another profile, measured for seconds, not a minute: said so
+[[ $(json "$WORK/out" 'd["unlike"]') == *"measured for "*" s to 60 s: the totals add unlike"* ]] ||
+	fail "mixed: unlike $(json "$WORK/out" 'd["unlike"]')"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db
+grep -q '^warning: the runs are of 2 profiles (sim, sim-quick)\|^warning: .*measured for' "$WORK/out" ||
+	fail "mixed: no warning in text: $(head -3 "$WORK/out")"
 
 # one run: a report, that says so
 expect_exit 0 "$DISKPROOF" fleet 3 --results all.db
