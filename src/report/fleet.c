@@ -320,7 +320,7 @@ static int fleet_differs(struct report_fleet *f)
 /* f->unlike: whether the runs are of one profile and one measured duration. */
 static void fleet_unlike(struct report_fleet *f, const struct results *runs, size_t n)
 {
-	size_t nprof = 0;
+	size_t nprof = 0, nat = 0;
 	double lo = INFINITY, hi = 0;
 
 	for (size_t i = 0; i < n; i++) {
@@ -354,6 +354,21 @@ static void fleet_unlike(struct report_fleet *f, const struct results *runs, siz
 	if (hi > lo && hi - lo > 0.01 * hi)
 		strbuf_addf(&f->unlike, "%smeasured for %.3g s to %.3g s",
 			    f->unlike.len ? "; " : "the runs were ", lo, hi);
+	/* one fleet run gives every host one --start-at: several mean several
+	 * waves (a label used again: the playbook's results files keep every
+	 * earlier run), whose loads never overlapped */
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (!runs[i].start_at)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = runs[k].start_at && !strcmp(runs[k].start_at, runs[i].start_at);
+		nat += !seen;
+	}
+	if (nat > 1)
+		strbuf_addf(&f->unlike, "%s%zu different --start-at times (not one fleet run)",
+			    f->unlike.len ? "; " : "the runs were given ", nat);
 	if (f->unlike.len)
 		strbuf_addstr(&f->unlike, ": the totals add unlike loads, and the runs "
 					  "compared with each other are not alike");

@@ -233,4 +233,15 @@ expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
 	fail "aborted run moved the median: $(json "$WORK/out" 'd["hosts"][0]["tests"]')"
 expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
 grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
+# one label used for two fleet runs (the playbook's results files keep the
+# earlier wave): two --start-at times, said so
+for _ in 1 2; do
+	expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label waves \
+		--start-at +1s --results all.db
+done
+expect_exit 0 "$DISKPROOF" fleet label:waves --results all.db --format json
+[[ $(json "$WORK/out" 'd["unlike"]') == "the runs were given 2 different --start-at times (not one fleet run): "* ]] ||
+	fail "two waves: unlike $(json "$WORK/out" 'd["unlike"]')"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+[ "$(json "$WORK/out" 'd["unlike"]')" = None ] || fail "one wave: unlike $(json "$WORK/out" 'd["unlike"]')"
 echo ok
