@@ -244,4 +244,14 @@ expect_exit 0 "$DISKPROOF" fleet label:waves --results all.db --format json
 	fail "two waves: unlike $(json "$WORK/out" 'd["unlike"]')"
 expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
 [ "$(json "$WORK/out" 'd["unlike"]')" = None ] || fail "one wave: unlike $(json "$WORK/out" 'd["unlike"]')"
+# a --host and --label in Latin-1 (not UTF-8): the JSON still parses as
+# UTF-8, the bad byte as U+FFFD
+expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label $'caf\xe9' \
+	--host $'h\xf4te' --results all.db
+expect_exit 0 "$DISKPROOF" fleet $'label:caf\xe9' --results all.db --format json
+python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert d["hosts"][0]["host"] == "h\ufffdte", d["hosts"][0]["host"]
+assert d["hosts"][0]["label"] == "caf\ufffd", d["hosts"][0]["label"]' "$WORK/out" ||
+	fail "fleet JSON of a Latin-1 host name is not UTF-8"
 echo ok
