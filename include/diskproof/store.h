@@ -301,6 +301,9 @@ struct store_run_brief {
 	char test_type[16]; /* "performance", "backup", ... ("" when not stored) */
 	bool has_exit_code; /* the run stored its exit code */
 	int64_t exit_code;
+	/* the machine whose process ran it: the name stored with its row (env
+	 * "hostname"; run --host does not change it), else run.host */
+	char machine[72];
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */

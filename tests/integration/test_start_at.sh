@@ -151,6 +151,10 @@ wait_running
 for _ in $(seq 1 100); do grep -q "waiting until" i.err && break; sleep 0.05; done
 expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db"
 [ "$(q r.db "select status from run where id=1")" = running ] || fail "a live --host run was reaped"
+# nor deleted: it is this machine's live run whatever --host named it
+expect_exit 3 "$DISKPROOF" delete 1 --results "$WORK/r.db"
+grep -q "run 1 is still running" err || fail "delete of a live --host run: $(cat err)"
+[ "$(q r.db "select count(*) from run where id=1")" = 1 ] || fail "a live --host run was deleted"
 kill -INT $pid
 set +e
 wait $pid
