@@ -137,7 +137,7 @@ struct report_fleet_diff {
 
 struct report_fleet_host {
 	const struct results *r; /* borrowed */
-	double trans_iops;
+	double trans_iops;	 /* NAN: the run measured nothing (duration 0) */
 	double db_read_avg_ms, db_read_p99_ms, db_read_max_ms, log_write_avg_ms; /* NAN: no I/O */
 	uint64_t ios;		/* every class of the run's summary */
 	bool has_load;		/* load_started_at stored and readable */
@@ -163,6 +163,9 @@ struct report_fleet {
 	struct report_fleet_host *hosts; /* in run id order */
 	size_t nr_hosts;
 	size_t nr_host_names; /* distinct host names among them */
+	/* runs whose verdict is FAIL; runs that ended in an error or were
+	 * aborted (nothing judged: no FAIL, yet no pass either) */
+	size_t nr_failed, nr_unjudged;
 	struct report_fleet_skip *skipped;
 	size_t nr_skipped;
 	double alpha;
@@ -176,6 +179,10 @@ struct report_fleet {
 	struct scope_summary summary; /* fleet totals, name "fleet" */
 	bool hist_complete[IO_CLASS_COUNT];
 	uint64_t ios; /* summary's ios over every class */
+	/* "" or why the runs are not one load: of several profiles, or
+	 * measured for different durations (their totals then add unlike
+	 * loads, and the differs test compares them) */
+	struct strbuf unlike;
 };
 
 /*

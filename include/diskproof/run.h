@@ -159,6 +159,10 @@ struct run_callbacks {
 /* --max-clock-error's default: a fleet's runs aligned within some 50 ms are
  * aligned well against 1 s intervals and 15 s samples */
 #define RUN_MAX_CLOCK_ERROR_DEFAULT_NS (50 * NSEC_PER_MSEC)
+/* --start-at further ahead than this is refused: a fleet's lead is minutes,
+ * and a week or more is a wrong year or month typed, which would leave the
+ * run waiting, files created, for months */
+#define RUN_START_AT_MAX_AHEAD_NS (7ULL * 24 * 3600 * NSEC_PER_SEC)
 
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */

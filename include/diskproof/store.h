@@ -271,9 +271,10 @@ int store_run_checkpoint(struct store *s, int64_t run_id, const struct store_sco
 			 size_t nr_totals, uint64_t duration_ns, struct strbuf *err) DP_MUST_CHECK;
 
 /* Marks "running" runs of host whose process is gone (killed) as aborted,
- * ended at their last sample. A run is host's when run.host is host or the
- * machine name stored with its row (store_run_info.machine) is: run --host
- * renames a run, not the machine whose pids say whether it lives.
+ * ended at their last sample. A run is host's when the machine name stored
+ * with its row (store_run_info.machine) is host, or, for a row without one,
+ * run.host is: run --host renames a run, not the machine whose pids say
+ * whether it lives.
  * store_open() does this for its own host (gethostname()). */
 int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped,
 			  struct strbuf *err) DP_MUST_CHECK;
@@ -300,6 +301,9 @@ struct store_run_brief {
 	char test_type[16]; /* "performance", "backup", ... ("" when not stored) */
 	bool has_exit_code; /* the run stored its exit code */
 	int64_t exit_code;
+	/* the machine whose process ran it: the name stored with its row (env
+	 * "hostname"; run --host does not change it), else run.host */
+	char machine[72];
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */

@@ -243,8 +243,11 @@ static int delete_refuse_running(struct store *st, const char *results, const in
 
 		for (size_t k = 0; k < nids; k++)
 			named |= ids[k] == b->id;
+		/* by the machine, not run.host: a live run --host NAME is this
+		 * machine's all the same */
 		if (!named || strcmp(b->status, "running") ||
-		    strncmp(b->host, host, sizeof(b->host) - 1) || !store_run_process_alive(b->pid))
+		    strncmp(b->machine, host, sizeof(b->machine) - 1) ||
+		    !store_run_process_alive(b->pid))
 			continue;
 		strbuf_addf(err,
 			    "%s: delete: run %lld is still running (diskproof run, pid %lld, "

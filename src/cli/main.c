@@ -209,6 +209,15 @@ static int start_at_resolve(const struct cli_opts *o, uint64_t main_real_ns, uin
 	*at = 0;
 	if (!o->has_start_at)
 		return 0;
+	/* the lead checked before it is added: a huge +D would wrap round */
+	if (o->start_at_rel_ns > RUN_START_AT_MAX_AHEAD_NS ||
+	    (!o->start_at_rel_ns && o->start_at_abs_ns > now + RUN_START_AT_MAX_AHEAD_NS)) {
+		*at = 0;
+		return usage_error("--start-at: more than %llu days ahead: surely not the time "
+				   "meant (a wrong year or month?)",
+				   (unsigned long long)(RUN_START_AT_MAX_AHEAD_NS /
+							(24 * 3600 * NSEC_PER_SEC)));
+	}
 	*at = o->start_at_rel_ns ? main_real_ns + o->start_at_rel_ns : o->start_at_abs_ns;
 	if (now > *at + NSEC_PER_SEC) {
 		time_format_utc_us(&t, *at);

@@ -150,7 +150,11 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	struct report_clock clock;
 
 	h->r = r;
-	h->trans_iops = scope_transactional_iops(&r->run);
+	/* a run that measured nothing (aborted or late in its wait, an error
+	 * before the load) has no rate: its 0 would drag the fleet's median
+	 * towards 0 and flag the healthy runs beside it. A run that measured
+	 * and did no I/O keeps its 0: that host stalled */
+	h->trans_iops = r->duration_s > 0 ? scope_transactional_iops(&r->run) : NAN;
 	h->db_read_avg_ms = lat_or_nan(rd, rd->avg_ms);
 	h->db_read_p99_ms = lat_or_nan(rd, rd->p99_ms);
 	h->db_read_max_ms = lat_or_nan(rd, rd->max_ms);
@@ -325,6 +329,63 @@ static int fleet_differs(struct report_fleet *f)
 	return ret;
 }
 
+/* f->unlike: whether the runs are of one profile and one measured duration. */
+static void fleet_unlike(struct report_fleet *f, const struct results *runs, size_t n)
+{
+	size_t nprof = 0, nat = 0;
+	double lo = INFINITY, hi = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = runs[i].profile_name ? runs[i].profile_name : "";
+		bool seen = false;
+
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = !strcmp(runs[k].profile_name ? runs[k].profile_name : "", p);
+		nprof += !seen;
+		/* a run that measured nothing has no duration to differ in */
+		if (runs[i].duration_s > 0) {
+			lo = runs[i].duration_s < lo ? runs[i].duration_s : lo;
+			hi = runs[i].duration_s > hi ? runs[i].duration_s : hi;
+		}
+	}
+	if (nprof > 1) {
+		strbuf_addf(&f->unlike, "the runs are of %zu profiles (", nprof);
+		for (size_t i = 0; i < n; i++) {
+			const char *p = runs[i].profile_name ? runs[i].profile_name : "";
+			bool seen = false;
+
+			for (size_t k = 0; k < i && !seen; k++)
+				seen = !strcmp(runs[k].profile_name ? runs[k].profile_name : "", p);
+			if (!seen)
+				strbuf_addf(&f->unlike, "%s%s", i ? ", " : "", p);
+		}
+		strbuf_addch(&f->unlike, ')');
+	}
+	/* more than 1 % apart: not the same --duration (runs of one measure
+	 * within milliseconds of each other) */
+	if (hi > lo && hi - lo > 0.01 * hi)
+		strbuf_addf(&f->unlike, "%smeasured for %.3g s to %.3g s",
+			    f->unlike.len ? "; " : "the runs were ", lo, hi);
+	/* one fleet run gives every host one --start-at: several mean several
+	 * waves (a label used again: the playbook's results files keep every
+	 * earlier run), whose loads never overlapped */
+	for (size_t i = 0; i < n; i++) {
+		bool seen = false;
+
+		if (!runs[i].start_at)
+			continue;
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = runs[k].start_at && !strcmp(runs[k].start_at, runs[i].start_at);
+		nat += !seen;
+	}
+	if (nat > 1)
+		strbuf_addf(&f->unlike, "%s%zu different --start-at times (not one fleet run)",
+			    f->unlike.len ? "; " : "the runs were given ", nat);
+	if (f->unlike.len)
+		strbuf_addstr(&f->unlike, ": the totals add unlike loads, and the runs "
+					  "compared with each other are not alike");
+}
+
 int report_fleet_build(struct report_fleet *f, const struct results *runs, size_t n,
 		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
 		       struct strbuf *err)
@@ -332,6 +393,7 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 	int ret = 0;
 
 	memset(f, 0, sizeof(*f));
+	f->unlike = (struct strbuf)STRBUF_INIT;
 	f->alpha = alpha;
 	f->hosts = calloc(n ? n : 1, sizeof(*f->hosts));
 	f->skipped = calloc(nr_skipped ? nr_skipped : 1, sizeof(*f->skipped));
@@ -351,8 +413,12 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 			seen = !strcmp(runs[k].host ? runs[k].host : "",
 				       runs[i].host ? runs[i].host : "");
 		f->nr_host_names += !seen;
+		f->nr_failed += runs[i].verdict && !strcmp(runs[i].verdict, "FAIL");
+		f->nr_unjudged += runs[i].status && (!strcmp(runs[i].status, "error") ||
+						     !strcmp(runs[i].status, "aborted"));
 	}
 	fleet_summary(f, runs, n);
+	fleet_unlike(f, runs, n);
 	fleet_skew(f);
 	ret = fleet_differs(f);
 out:
@@ -367,6 +433,7 @@ void report_fleet_release(struct report_fleet *f)
 {
 	free(f->hosts);
 	free(f->skipped);
+	strbuf_release(&f->unlike);
 	f->hosts = NULL;
 	f->skipped = NULL;
 	f->nr_hosts = f->nr_skipped = 0;

@@ -39,12 +39,10 @@ static char *host_label(const struct report_fleet_host *h)
 
 static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *f)
 {
-	size_t failed = 0, differ = 0;
+	size_t differ = 0;
 
-	for (size_t i = 0; i < f->nr_hosts; i++) {
-		failed += f->hosts[i].r->verdict && !strcmp(f->hosts[i].r->verdict, "FAIL");
+	for (size_t i = 0; i < f->nr_hosts; i++)
 		differ += f->hosts[i].differs;
-	}
 	html_section_open(sb, "summary", "Summary", true);
 	strbuf_addstr(sb, "<table>\n<tr><th>selector</th><td>");
 	for (size_t i = 0; i < f->nr_selectors; i++) {
@@ -56,9 +54,11 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 		    "</td></tr>\n<tr><th>runs</th><td class=\"num\" id=\"nr-runs\">%zu</td></tr>\n"
 		    "<tr><th>host names</th><td class=\"num\">%zu</td></tr>\n"
 		    "<tr><th>failed</th><td class=\"num\">%zu</td></tr>\n"
+		    "<tr><th>error or aborted (no verdict)</th><td class=\"num\" "
+		    "id=\"nr-unjudged\">%zu</td></tr>\n"
 		    "<tr><th>differ from the rest</th><td class=\"num\">%zu</td></tr>\n"
 		    "<tr><th>start skew (ms)</th>",
-		    f->nr_hosts, f->nr_host_names, failed, differ);
+		    f->nr_hosts, f->nr_host_names, f->nr_failed, f->nr_unjudged, differ);
 	html_td_num(sb, f->has_skew ? f->start_skew_ms : NAN, 3);
 	strbuf_addstr(sb, "</tr>\n<tr><th>clocks' largest max error (ms)</th>");
 	html_td_num(sb, f->clock_max_error_ms, 3);
@@ -69,6 +69,11 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "<p class=\"note\">Fewer than 2 runs: nothing to compare them "
 				  "with.</p>\n");
+	if (f->unlike.len) { /* profile names are the user's text */
+		strbuf_addstr(sb, "<p class=\"note\" id=\"unlike\">Warning: ");
+		html_esc(sb, f->unlike.buf);
+		strbuf_addstr(sb, ".</p>\n");
+	}
 	if (f->nr_no_load)
 		strbuf_addf(sb,
 			    "<p class=\"note\">%zu run(s) recorded no load start; the skew is "

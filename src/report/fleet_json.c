@@ -92,6 +92,10 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 		if (!f->hosts[i].has_load)
 			json_i64(&j, NULL, f->hosts[i].r->id);
 	json_end(&j);
+	if (f->unlike.len)
+		json_str(&j, "unlike", f->unlike.buf);
+	else
+		json_null(&j, "unlike");
 	json_str(&j, "test", ANALYZE_TEST_NAME);
 	json_sig(&j, "alpha", f->alpha, 3);
 	json_begin_array(&j, "hosts");

@@ -128,15 +128,18 @@ static void text_clocks(struct strbuf *sb, const struct report_fleet *f)
 void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
-	size_t failed = 0;
-
 	(void)opt;
-	for (size_t i = 0; i < f->nr_hosts; i++)
-		failed += f->hosts[i].r->verdict && !strcmp(f->hosts[i].r->verdict, "FAIL");
-	strbuf_addf(sb, "fleet of %zu run(s) on %zu host name(s): %zu failed\n", f->nr_hosts,
-		    f->nr_host_names, failed);
+	strbuf_addf(sb, "fleet of %zu run(s) on %zu host name(s): %zu failed", f->nr_hosts,
+		    f->nr_host_names, f->nr_failed);
+	/* a run that errored or was aborted has no FAIL, yet did not pass:
+	 * "0 failed" alone would read as a fleet that passed */
+	if (f->nr_unjudged)
+		strbuf_addf(sb, ", %zu ended in an error or aborted (no verdict)", f->nr_unjudged);
+	strbuf_addch(sb, '\n');
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "note: fewer than 2 runs: nothing to compare them with\n");
+	if (f->unlike.len)
+		strbuf_addf(sb, "warning: %s\n", f->unlike.buf);
 	for (size_t i = 0; i < f->nr_skipped; i++)
 		strbuf_addf(sb, "note: run %lld skipped: %s\n", (long long)f->skipped[i].id,
 			    f->skipped[i].why);

@@ -76,15 +76,18 @@ int store_runs_reap_stale(struct store *s, const char *host, unsigned *reaped, s
 	int ret, rc;
 
 	*reaped = 0;
-	/* this machine's runs: by run.host, and by the machine's name stored
-	 * with the row (env "hostname"), which run --host does not change:
-	 * a run named for a fleet's test host is still this machine's, and
-	 * only a pid of this machine can say whether it lives */
-	ret = store_prepare(
-		s,
-		"SELECT id, pid FROM run WHERE status = 'running' AND (host = ?1 OR"
-		" id IN (SELECT run_id FROM env WHERE key = 'hostname' AND value = ?1))",
-		&sel, 0, err);
+	/* this machine's runs: by the machine's name stored with the row (env
+	 * "hostname", written in the run row's own transaction), which run
+	 * --host does not change: a run named for a fleet's test host is
+	 * still this machine's, and only a pid of this machine can say whether
+	 * it lives. run.host only for a row without that name (older runs):
+	 * a live run another machine recorded as --host NAME must not be
+	 * reaped by the machine called NAME, where its pid means nothing */
+	ret = store_prepare(s,
+			    "SELECT id, pid FROM run WHERE status = 'running' AND"
+			    " coalesce((SELECT value FROM env WHERE run_id = run.id AND"
+			    " key = 'hostname'), host) = ?1",
+			    &sel, 0, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_text(sel, 1, host, -1, SQLITE_TRANSIENT);

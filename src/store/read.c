@@ -215,6 +215,7 @@ static int brief_row_read(sqlite3_stmt *st, void *row, void *base)
 	snprintf(r->test_type, sizeof(r->test_type), "%s", sqlite3_column_text(st, 13));
 	r->exit_code = sqlite3_column_int64(st, 14);
 	r->has_exit_code = sqlite3_column_type(st, 14) != SQLITE_NULL;
+	snprintf(r->machine, sizeof(r->machine), "%s", sqlite3_column_text(st, 15));
 	return 0;
 }
 
@@ -226,7 +227,9 @@ static const struct rows_spec run_list_rows = {
 	       " (SELECT coalesce(sum(iops), 0) FROM summary WHERE run_id = run.id"
 	       "  AND scope = 'run' AND class IN ('db_read', 'db_write')),"
 	       " coalesce(pid, 0), coalesce(uuid, ''), coalesce(ended_at, ''),"
-	       " coalesce(test_type, ''), exit_code"
+	       " coalesce(test_type, ''), exit_code,"
+	       " coalesce((SELECT value FROM env WHERE run_id = run.id AND key = 'hostname'),"
+	       "  host, '')"
 	       " FROM run ORDER BY id",
 	.arr = offsetof(struct run_list, v),
 	.nr = offsetof(struct run_list, n),

@@ -151,10 +151,63 @@ static const char *const json_named[0x80] = {
 
 static const struct strbuf_escapes json_escapes = {.named = json_named, .hex_prefix = "\\u00"};
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no
+ * overlong forms, no surrogates, nothing past U+10FFFF), 0 when it is not
+ * one. */
+static size_t utf8_len(const unsigned char *p)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (*p < 0x80)
+		return 1;
+	if (*p >= 0xc2 && *p <= 0xdf)
+		n = 2;
+	else if (*p >= 0xe0 && *p <= 0xef)
+		n = 3;
+	else if (*p >= 0xf0 && *p <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (*p == 0xe0)
+		lo = 0xa0;
+	else if (*p == 0xed)
+		hi = 0x9f;
+	else if (*p == 0xf0)
+		lo = 0x90;
+	else if (*p == 0xf4)
+		hi = 0x8f;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void json_escape(struct strbuf *sb, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char ascii[2] = {0};
+
 	strbuf_addch(sb, '"');
-	strbuf_add_escaped(sb, s ? s : "", &json_escapes);
+	/* JSON text is UTF-8 (RFC 8259): a byte that is not part of a
+	 * well-formed sequence (a label, --host or path typed in Latin-1, say)
+	 * becomes U+FFFD, or no parser would read the document */
+	while (*p) {
+		size_t n = utf8_len(p);
+
+		if (!n) {
+			strbuf_addstr(sb, "\\ufffd");
+			p++;
+		} else if (n == 1) {
+			ascii[0] = (char)*p++;
+			strbuf_add_escaped(sb, ascii, &json_escapes);
+		} else {
+			strbuf_add(sb, (const char *)p, n);
+			p += n;
+		}
+	}
 	strbuf_addch(sb, '"');
 }
 

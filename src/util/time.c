@@ -139,6 +139,12 @@ int time_parse_rfc3339(const char *s, uint64_t *abs_ns, struct strbuf *err)
 		strbuf_addf(err, "\"%s\": no such date", s);
 		return -EINVAL;
 	}
+	/* the instant is kept in uint64_t ns: past 2554 it would wrap round
+	 * into some other, earlier time (3000 read as 2415) */
+	if ((uint64_t)t >= UINT64_MAX / NSEC_PER_SEC) {
+		strbuf_addf(err, "\"%s\": a field is out of range (the year is too far ahead)", s);
+		return -EINVAL;
+	}
 	*abs_ns = (uint64_t)t * NSEC_PER_SEC + frac;
 	return 0;
 }

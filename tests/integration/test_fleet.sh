@@ -18,10 +18,13 @@ source "$(dirname "$0")/lib.sh"
 set -e
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
 
-sed 's/^read_latency = .*/read_latency = 2.4ms/' "$P" >slow.ini
+# the slow host's profile is named sim too (as on a real fleet, where one
+# profile runs everywhere and a host is slow): its file is slow/sim.ini
+mkdir -p slow
+sed 's/^read_latency = .*/read_latency = 2.4ms/' "$P" >slow/sim.ini
 for h in 1 2 3; do
 	prof=$P
-	[ $h = 3 ] && prof=./slow.ini
+	[ $h = 3 ] && prof=./slow/sim.ini
 	expect_exit 0 "$DISKPROOF" run "$prof" --duration 1m --quiet --label wave1 --results "h$h.db"
 done
 # the hosts' names as three machines would record them: two share one
@@ -163,6 +166,7 @@ expect_exit 0 "$DISKPROOF" fleet 4 1 3 1 --results all.db --format json
 [ "$(json "$WORK/out" 'd["totals"]')" = "$(json fleet.json 'd["totals"]')" ] || fail "id list: totals"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
 grep -q '^fleet of 3 run(s) on 2 host name(s): 0 failed' "$WORK/out" || fail "text: head line"
+! grep -q '^warning: ' "$WORK/out" || fail "one profile, one duration: a warning: $(cat "$WORK/out")"
 grep -q '^start skew: 1500.000 ms' "$WORK/out" || fail "text: skew"
 grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
 [ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
@@ -173,6 +177,12 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
 [ "$(json "$WORK/out" 'd["hosts"][1]["start_offset_ms"]')" = None ] || fail "mixed: run 2 has an offset"
+# ... run 2 is another profile, measured for seconds, not a minute: said so
+[[ $(json "$WORK/out" 'd["unlike"]') == *"measured for "*" s to 60 s: the totals add unlike"* ]] ||
+	fail "mixed: unlike $(json "$WORK/out" 'd["unlike"]')"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db
+grep -q '^warning: the runs are of 2 profiles (sim, sim-quick)\|^warning: .*measured for' "$WORK/out" ||
+	fail "mixed: no warning in text: $(head -3 "$WORK/out")"
 
 # one run: a report, that says so
 expect_exit 0 "$DISKPROOF" fleet 3 --results all.db
@@ -212,4 +222,51 @@ expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db --format json
 	[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[]" ] || fail "without_load_started_at"
 expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
 grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
+
+# a run that never measured (aborted in its --start-at wait) beside one that
+# passed: the head line does not say the fleet merely "0 failed", and the
+# aborted run's 0 IOPS is no figure (null), so the fleet's median is the
+# passing run's own, not halfway to 0
+expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label broken --results all.db
+"$DISKPROOF" run "$P" --duration 5s --warmup 0s --label broken --results all.db --start-at +30s \
+	>/dev/null 2>ab.err &
+pid=$!
+for _ in $(seq 1 200); do grep -q "waiting until" ab.err && break; sleep 0.05; done
+kill -INT $pid
+set +e
+wait $pid
+rc=$?
+set -e
+[ $rc = 130 ] || fail "the aborted run exited $rc"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db
+grep -q '^fleet of 2 run(s) on .*: 0 failed, 1 ended in an error or aborted' "$WORK/out" ||
+	fail "aborted run: head line: $(head -1 "$WORK/out")"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+[ "$(json "$WORK/out" '[h["trans_iops"] is None for h in d["hosts"]]')" = "[False, True]" ] ||
+	fail "aborted run: trans_iops $(json "$WORK/out" '[h["trans_iops"] for h in d["hosts"]]')"
+[ "$(json "$WORK/out" 'd["hosts"][0]["tests"]["trans_iops"]["change_pct"]')" = 0.0 ] ||
+	fail "aborted run moved the median: $(json "$WORK/out" 'd["hosts"][0]["tests"]')"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
+grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
+# one label used for two fleet runs (the playbook's results files keep the
+# earlier wave): two --start-at times, said so
+for _ in 1 2; do
+	expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label waves \
+		--start-at +1s --results all.db
+done
+expect_exit 0 "$DISKPROOF" fleet label:waves --results all.db --format json
+[[ $(json "$WORK/out" 'd["unlike"]') == "the runs were given 2 different --start-at times (not one fleet run): "* ]] ||
+	fail "two waves: unlike $(json "$WORK/out" 'd["unlike"]')"
+expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+[ "$(json "$WORK/out" 'd["unlike"]')" = None ] || fail "one wave: unlike $(json "$WORK/out" 'd["unlike"]')"
+# a --host and --label in Latin-1 (not UTF-8): the JSON still parses as
+# UTF-8, the bad byte as U+FFFD
+expect_exit 0 "$DISKPROOF" run "$P" --duration 5s --warmup 0s --quiet --label $'caf\xe9' \
+	--host $'h\xf4te' --results all.db
+expect_exit 0 "$DISKPROOF" fleet $'label:caf\xe9' --results all.db --format json
+python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))
+assert d["hosts"][0]["host"] == "h\ufffdte", d["hosts"][0]["host"]
+assert d["hosts"][0]["label"] == "caf\ufffd", d["hosts"][0]["label"]' "$WORK/out" ||
+	fail "fleet JSON of a Latin-1 host name is not UTF-8"
 echo ok

@@ -112,6 +112,16 @@ grep -q "^diskproof: --start-at: .* in the past" err || fail "past TIME message:
 sum=$(md5sum a.db)
 expect_exit 2 "$DISKPROOF" run "$S" --duration 1s --warmup 0s --results "$WORK/a.db" --start-at "$past"
 [ "$(md5sum a.db)" = "$sum" ] || fail "a refused --start-at changed the results file"
+# far ahead: a wrong year or month, refused rather than waited for (3000
+# once wrapped round to 2415 and the run waited there)
+for far in 3000-01-01T00:00:00Z 2500-01-01T00:00:00Z "$(date -u -d '8 days' +%Y-%m-%dT%H:%M:%SZ)" \
+	+8d +5000000h; do
+	expect_exit 2 "$DISKPROOF" run "$S" --duration 1s --warmup 0s --results "$WORK/none.db" \
+		--start-at "$far"
+	grep -q -e "^diskproof: --start-at: more than 7 days ahead" -e "out of range" err ||
+		fail "--start-at $far: $(cat err)"
+	[ ! -e none.db ] || fail "--start-at $far created the results file"
+done
 expect_exit 2 "$DISKPROOF" run "$S" --results "$WORK/none.db" --start-at "16:00"
 grep -q '^diskproof: --start-at: "16:00" is not an RFC 3339 UTC time' err || fail "bad TIME: $(cat err)"
 [ ! -e none.db ] || fail "a bad --start-at created the results file"
@@ -141,6 +151,10 @@ wait_running
 for _ in $(seq 1 100); do grep -q "waiting until" i.err && break; sleep 0.05; done
 expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db"
 [ "$(q r.db "select status from run where id=1")" = running ] || fail "a live --host run was reaped"
+# nor deleted: it is this machine's live run whatever --host named it
+expect_exit 3 "$DISKPROOF" delete 1 --results "$WORK/r.db"
+grep -q "run 1 is still running" err || fail "delete of a live --host run: $(cat err)"
+[ "$(q r.db "select count(*) from run where id=1")" = 1 ] || fail "a live --host run was deleted"
 kill -INT $pid
 set +e
 wait $pid

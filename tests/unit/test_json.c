@@ -144,6 +144,15 @@ static void test_escape(void **state)
 	json_escape(&sb, NULL);
 	assert_string_equal(sb.buf, "\"\"");
 	strbuf_reset(&sb);
+	/* not UTF-8 (Latin-1, a cut sequence, overlong, a surrogate, past
+	 * U+10FFFF): U+FFFD per bad byte, so that the document still parses;
+	 * well-formed sequences of 2, 3 and 4 bytes are kept */
+	json_escape(&sb, "h\xe9\xc3|\xc0\xaf|\xed\xa0\x80|\xf4\x90\x80\x80|"
+			 "\xe2\x82\xac\xf0\x9f\x98\x80\xff");
+	assert_string_equal(sb.buf,
+			    "\"h\\ufffd\\ufffd|\\ufffd\\ufffd|\\ufffd\\ufffd\\ufffd|"
+			    "\\ufffd\\ufffd\\ufffd\\ufffd|\xe2\x82\xac\xf0\x9f\x98\x80\\ufffd\"");
+	strbuf_reset(&sb);
 	/* keys are escaped too */
 	json_begin_object_flat(&j, NULL);
 	json_str(&j, "k\"", "v\n");

@@ -64,7 +64,8 @@ static void test_absolute(void **state)
 	good_abs("2026-12-03T16:00:00.1234567899Z", T0 * SEC + 123456789);
 	good_abs("2026-12-03T16:00:01.25+00:00", (T0 + 1) * SEC + SEC / 4);
 	good_abs("1970-01-01T00:00:00Z", 0);
-	good_abs("2028-02-29T00:00:00Z", 1835395200ULL * SEC); /* a leap year's day */
+	good_abs("2028-02-29T00:00:00Z", 1835395200ULL * SEC);	/* a leap year's day */
+	good_abs("2554-07-21T23:34:32Z", 18446744072ULL * SEC); /* the last whole second */
 }
 
 static void test_relative(void **state)
@@ -105,6 +106,9 @@ static void test_bad(void **state)
 	bad("2026-02-30T16:00:00Z", "no such date");
 	bad("2027-02-29T16:00:00Z", "no such date");
 	bad("1969-12-31T23:59:59Z", "out of range");
+	/* past what uint64_t ns hold: refused, not wrapped round into 2415 */
+	bad("3000-01-01T00:00:00Z", "out of range");
+	bad("2554-07-21T23:34:33Z", "out of range");
 	bad("+", "+DURATION");
 	bad("+0s", "must be more than 0");
 	bad("+-5s", "+DURATION");

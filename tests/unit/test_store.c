@@ -645,9 +645,22 @@ static void test_reap_by_machine(void **state)
 	st = run_status(s, id_other);
 	assert_string_equal(st, "running");
 	free(st);
-	/* by run.host as before: the name the run was recorded under */
+	/* not by run.host when the row names its machine: the machine called
+	 * fleet-z cannot judge machine-2's pid (its run may well live) */
 	assert_int_equal(store_runs_reap_stale(s, "fleet-z", &n, &err), 0);
+	assert_int_equal(n, 0);
+	st = run_status(s, id_other);
+	assert_string_equal(st, "running");
+	free(st);
+	/* a row without a machine name (older runs): by run.host as before */
+	other.host = "old-host";
+	other.machine = NULL;
+	assert_int_equal(store_run_begin(s, &other, &id_other, &err), 0);
+	assert_int_equal(store_runs_reap_stale(s, "old-host", &n, &err), 0);
 	assert_int_equal(n, 1);
+	st = run_status(s, id_other);
+	assert_string_equal(st, "aborted");
+	free(st);
 	store_close(s);
 	strbuf_release(&err);
 }
