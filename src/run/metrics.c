@@ -363,7 +363,11 @@ void run_metrics_prepare(struct run *r)
 			r->mlab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
 		}
 	}
-	if (gethostname(r->hostname, sizeof(r->hostname) - 1))
+	/* the name the run will be stored under (run_info_fill): --host when
+	 * given, so the preparing text's host label is the measuring text's */
+	if (r->opt->host)
+		snprintf(r->hostname, sizeof(r->hostname), "%s", r->opt->host);
+	else if (gethostname(r->hostname, sizeof(r->hostname) - 1))
 		snprintf(r->hostname, sizeof(r->hostname), "unknown");
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
 	metrics_emit(r);

@@ -178,4 +178,20 @@ expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db"
 	fail "a killed --host run of this machine was not reaped"
 q r.db "select message from event where run_id=2 and kind='stop'" | grep -q killed ||
 	fail "reaped run: no stop event"
+
+# the metrics text while the run waits carries the --host name, the same
+# host label it will carry measuring (one diskproof_run_info series)
+"$DISKPROOF" run "$S" --duration 2s --warmup 0s --results "$WORK/m.db" --start-at +3s \
+	--host fleet-a --metrics-file "$WORK/m.prom" --quiet >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 100); do
+	grep -q 'phase="preparing"' "$WORK/m.prom" 2>/dev/null && break
+	sleep 0.05
+done
+grep -q 'phase="preparing"' "$WORK/m.prom" || fail "no metrics text while waiting"
+[ "$(grep -o 'host="[^"]*"' "$WORK/m.prom" | sort -u)" = 'host="fleet-a"' ] ||
+	fail "metrics while waiting: $(grep -o 'host="[^"]*"' "$WORK/m.prom" | sort -u)"
+wait $pid || true
+[ "$(grep -o 'host="[^"]*"' "$WORK/m.prom" | sort -u)" = 'host="fleet-a"' ] ||
+	fail "metrics at the end: $(grep -o 'host="[^"]*"' "$WORK/m.prom" | sort -u)"
 echo "ok"
