@@ -176,6 +176,7 @@ struct report_fleet {
 	 * up to about twice this */
 	double clock_max_error_ms;
 	size_t nr_no_load;	      /* runs without load_started_at */
+	size_t nr_no_start_at;	      /* runs not started with --start-at */
 	struct scope_summary summary; /* fleet totals, name "fleet" */
 	bool hist_complete[IO_CLASS_COUNT];
 	uint64_t ios; /* summary's ios over every class */

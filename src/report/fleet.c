@@ -192,6 +192,9 @@ static void fleet_skew(struct report_fleet *f)
 			f->clock_max_error_ms = e;
 	}
 	f->nr_no_load = f->nr_hosts - with;
+	f->nr_no_start_at = 0;
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		f->nr_no_start_at += !f->hosts[i].r->start_at;
 	f->has_skew = with >= 2;
 	f->start_skew_ms = f->has_skew ? (double)(hi - lo) / 1000.0 : NAN;
 	for (size_t i = 0; with && i < f->nr_hosts; i++)

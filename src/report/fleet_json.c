@@ -96,6 +96,12 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 		json_str(&j, "unlike", f->unlike.buf);
 	else
 		json_null(&j, "unlike");
+	/* their loads began when each happened to: the skew aligns nothing */
+	json_begin_array_flat(&j, "without_start_at");
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		if (!f->hosts[i].r->start_at)
+			json_i64(&j, NULL, f->hosts[i].r->id);
+	json_end(&j);
 	json_str(&j, "test", ANALYZE_TEST_NAME);
 	json_sig(&j, "alpha", f->alpha, 3);
 	json_begin_array(&j, "hosts");

@@ -149,6 +149,13 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 			    f->start_skew_ms);
 	else
 		strbuf_addstr(sb, "n/a (fewer than 2 runs recorded when their load started)\n");
+	if (f->has_skew && f->nr_no_start_at) {
+		strbuf_addstr(sb, "note: not started with --start-at, so not aligned: run(s)");
+		for (size_t i = 0; i < f->nr_hosts; i++)
+			if (!f->hosts[i].r->start_at)
+				strbuf_addf(sb, " %lld", (long long)f->hosts[i].r->id);
+		strbuf_addstr(sb, " (the skew says when each happened to begin)\n");
+	}
 	text_clocks(sb, f);
 	if (f->nr_no_load) {
 		strbuf_addstr(sb, "note: no load start recorded for run(s)");

@@ -147,6 +147,16 @@ cp "$WORK/out" clock.json
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
 grep -q "largest max error a clock reported was 7.500 ms" "$WORK/out" || fail "text: clock error bound"
 grep -q "^clock: run 3 (db-a): the clock is not synchronised" "$WORK/out" || fail "text: clock warning"
+# runs not started with --start-at: named, their skew not an alignment
+[ "$(json clock.json 'd["without_start_at"]')" = "[1, 3, 4]" ] || fail "without_start_at: $(json clock.json 'd["without_start_at"]')"
+grep -q "^note: not started with --start-at, so not aligned: run(s) 1 3 4 " "$WORK/out" ||
+	fail "text: runs not started together"
+cp all.db aligned.db
+sqlite3 aligned.db "UPDATE run SET start_at = '2026-12-03T15:20:00.000000Z' WHERE id IN (1, 3, 4)"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db --format json
+[ "$(json "$WORK/out" 'd["without_start_at"]')" = "[]" ] || fail "aligned: without_start_at"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db
+! grep -q "not started with --start-at" "$WORK/out" || fail "aligned: the note"
 [ "$(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')" = "[0.0, 250.123, 1500.0]" ] ||
 	fail "offsets $(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')"
 [ "$(json fleet.json '[h["load_started_at"] for h in d["hosts"]]')" = "['$L1', '$L3', '$L4']" ] ||
