@@ -25,37 +25,35 @@ uint64_t time_real_ns(void)
 	return (uint64_t)ts.tv_sec * NSEC_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
-void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms)
+/* "2026-11-29T22:12:08" of secs, then ".FRAC" of digits digits (none
+ * when 0) and "Z": the one UTC writer of every precision below. */
+static void format_utc(struct strbuf *sb, uint64_t secs, unsigned frac, int digits)
 {
-	time_t t = (time_t)(unix_ms / 1000);
+	time_t t = (time_t)secs;
 	struct tm tm;
 	char buf[40];
 
 	gmtime_r(&t, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	strbuf_addf(sb, "%s.%03uZ", buf, (unsigned)(unix_ms % 1000));
+	if (digits)
+		strbuf_addf(sb, "%s.%0*uZ", buf, digits, frac);
+	else
+		strbuf_addf(sb, "%sZ", buf);
+}
+
+void time_format_utc_ms(struct strbuf *sb, uint64_t unix_ms)
+{
+	format_utc(sb, unix_ms / 1000, (unsigned)(unix_ms % 1000), 3);
 }
 
 void time_format_utc_us(struct strbuf *sb, uint64_t real_ns)
 {
-	time_t t = (time_t)(real_ns / NSEC_PER_SEC);
-	struct tm tm;
-	char buf[40];
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	strbuf_addf(sb, "%s.%06uZ", buf, (unsigned)(real_ns % NSEC_PER_SEC / 1000));
+	format_utc(sb, real_ns / NSEC_PER_SEC, (unsigned)(real_ns % NSEC_PER_SEC / 1000), 6);
 }
 
 void time_format_iso8601(struct strbuf *sb, uint64_t real_ns)
 {
-	time_t t = (time_t)(real_ns / NSEC_PER_SEC);
-	struct tm tm;
-	char buf[32];
-
-	gmtime_r(&t, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	strbuf_addstr(sb, buf);
+	format_utc(sb, real_ns / NSEC_PER_SEC, 0, 0);
 }
 
 /* n decimal digits at *p into *v, advancing *p; false when fewer. */
