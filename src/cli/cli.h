@@ -211,6 +211,15 @@ int cli_results_path_check(const char *results, bool may_create);
  */
 int cli_output_check(const char *output, const char *results);
 
+/*
+ * What report, compare and fleet check before they open the store: --format
+ * (when given) into *fmt, one of every format (cmd NULL: report) or, for a
+ * command that reports several runs (cmd its name), of text, json and html;
+ * the results file there; -o not it (cli_output_check). 0, or the exit code
+ * with the message printed. (cmd_results.c)
+ */
+int cli_report_args_check(const struct cli_opts *o, const char *cmd, int *fmt);
+
 /* A RUN argument: a run selector (store_run_selector_parse: N, latest,
  * latest~N, label:TEXT), resolved once the store is open (store_run_select).
  * 0, or the usage error printed and DP_EXIT_USAGE. */

@@ -157,15 +157,7 @@ int cmd_compare(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (o.format) {
-		fmt = report_format_from_name(o.format);
-		if (fmt < 0 || !report_format_compares((enum report_format)fmt))
-			return usage_error("unknown format \"%s\" for compare (text, json or html)",
-					   o.format);
-	}
-	ret = cli_results_must_exist(o.results);
-	if (!ret)
-		ret = cli_output_check(o.output, o.results);
+	ret = cli_report_args_check(&o, "compare", &fmt);
 	if (ret)
 		return ret;
 	ca.runs = o.positional;

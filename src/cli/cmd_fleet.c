@@ -186,15 +186,7 @@ int cmd_fleet(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (o.format) {
-		fmt = report_format_from_name(o.format);
-		if (fmt < 0 || !report_format_compares((enum report_format)fmt))
-			return usage_error("unknown format \"%s\" for fleet (text, json or html)",
-					   o.format);
-	}
-	ret = cli_results_must_exist(o.results);
-	if (!ret)
-		ret = cli_output_check(o.output, o.results);
+	ret = cli_report_args_check(&o, "fleet", &fmt);
 	if (ret)
 		return ret;
 	return fleet_print(o.positional, (size_t)o.npos, (enum report_format)fmt, &o);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/report.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
 
@@ -43,6 +44,25 @@ static bool output_is_results(const struct stat *st, const char *name, const cha
 	free(real);
 	strbuf_release(&f);
 	return same;
+}
+
+int cli_report_args_check(const struct cli_opts *o, const char *cmd, int *fmt)
+{
+	int ret;
+
+	if (o->format) {
+		*fmt = report_format_from_name(o->format);
+		if (*fmt < 0 && !cmd)
+			return usage_error("unknown format \"%s\" (text, json, csv or html)",
+					   o->format);
+		if (*fmt < 0 || (cmd && !report_format_compares((enum report_format) * fmt)))
+			return usage_error("unknown format \"%s\" for %s (text, json or html)",
+					   o->format, cmd);
+	}
+	ret = cli_results_must_exist(o->results);
+	if (!ret)
+		ret = cli_output_check(o->output, o->results);
+	return ret;
 }
 
 int cli_output_check(const char *output, const char *results)

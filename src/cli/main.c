@@ -554,15 +554,7 @@ static int cmd_report(int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	if (o.format) {
-		fmt = report_format_from_name(o.format);
-		if (fmt < 0)
-			return usage_error("unknown format \"%s\" (text, json, csv or html)",
-					   o.format);
-	}
-	ret = cli_results_must_exist(o.results);
-	if (!ret)
-		ret = cli_output_check(o.output, o.results);
+	ret = cli_report_args_check(&o, NULL, &fmt);
 	if (ret)
 		return ret;
 	return print_report(o.results, run, (enum report_format)fmt, stdout, o.output);
