@@ -41,7 +41,7 @@ const char *report_fleet_fig_words(enum report_fleet_fig f)
 int report_fleet_parse_time(const char *s, int64_t *us)
 {
 	struct strbuf err = STRBUF_INIT;
-	uint64_t ns;
+	uint64_t ns = 0;
 	int ret;
 
 	/* the run's own parser of --start-at: one reading of RFC 3339 */

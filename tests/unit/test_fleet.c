@@ -324,7 +324,7 @@ static void test_skew(void **state)
 
 static void test_parse_time(void **state)
 {
-	int64_t us;
+	int64_t us = 0;
 
 	(void)state;
 	assert_int_equal(report_fleet_parse_time("1970-01-01T00:00:01.000002Z", &us), 0);
