@@ -214,6 +214,16 @@ struct profile {
 	uint32_t backup_io_size;      /* backup test's sequential read size; 256 KiB */
 	enum profile_arrival arrival; /* closed (default) or rate */
 	double rate;		      /* transactions per second over all databases */
+	/* PostgreSQL-like features, all off by default (docs/fidelity.md) */
+	uint64_t cache_size;		/* database cache per database; 0 = off */
+	uint32_t readahead_size;	/* a read-ahead miss reads this much; 0 = off */
+	double readahead_pct;		/* share of misses that read ahead */
+	uint64_t checkpoint_interval_ns; /* 0 = no checkpoints: pages flushed at once */
+	double checkpoint_target_pct;	/* share of the interval its writes take; 90 */
+	unsigned write_merge;		/* adjacent pages per checkpoint write, at most; 1 */
+	bool full_page_writes;		/* first change after a checkpoint logs the page */
+	uint32_t log_page_size;		/* whole log pages, the partial last rewritten; 0 = off */
+	uint64_t commit_delay_ns;	/* a log write waits this long for more commits */
 	/* the fixed model */
 	uint32_t block_size;	      /* I/O size = page size; default page_size */
 	double read_pct;	      /* share of I/Os that are reads; 100 */

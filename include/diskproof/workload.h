@@ -86,6 +86,12 @@ enum wl_phase {
  * next run, even when this process dies before its event is stored; its
  * expected generation stays what it was, for the journal */
 #define WL_BUSY_BAD 0x4u
+/* the cache model (cache_size): the page is in the cache; and CLOCK's
+ * reference bit, set by each hit */
+#define WL_BUSY_CACHED 0x8u
+#define WL_BUSY_REF 0x10u
+/* full_page_writes: the page was logged whole since the checkpoint began */
+#define WL_BUSY_LOGGED 0x20u
 
 /* an expected generation known only as a lower bound (unclean journal) */
 #define WL_EXPECT_LOWER JOURNAL_GEN_LOWER
@@ -192,6 +198,21 @@ struct wl_db {
 	/* page fault stalls since the worker last took them: transactions that
 	 * waited for a page (txn.c); the worker moves them into its snapshot */
 	uint64_t page_stalls;
+	/* the cache model (cache_size, txn.c): the pages held, in CLOCK order
+	 * (page - lo; NULL when every page fits: nothing is ever evicted) */
+	uint32_t *cache;
+	uint64_t cache_cap, cache_len, cache_hand;
+	uint64_t cache_hits, cache_misses;
+	/* checkpoints (checkpoint_interval, flush.c): the pages dirty when the
+	 * checkpoint began, sorted; the next to write; writes in flight */
+	struct wl_dirty_page *ckpt;
+	unsigned ckpt_len, ckpt_next, ckpt_inflight;
+	bool ckpt_active;
+	uint64_t ckpt_start, ckpt_due; /* it began; the next one begins */
+	uint64_t ckpts;		       /* checkpoints completed */
+	/* the log: commit_delay's start, and full-page images logged */
+	uint64_t log_pending_since;
+	uint64_t fpi;
 };
 
 /* The narrow context of one worker's generators. */
@@ -282,7 +303,7 @@ static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, 
  * may go now (write-ahead, or an I/O in flight on the page). */
 static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (!d->nfree || !d->dlen)
+	if (!d->nfree || (!d->dlen && !d->ckpt))
 		return NULL;
 	return wl_flush_build(c, d, now);
 }
@@ -324,8 +345,15 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 void wl_repl_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s);
 /* the scan read completed; the caller has checked the pages it held */
 void wl_scan_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok);
-/* A stream's next I/O; false when it cannot issue now (it stays idle). */
-bool wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
+/* what wl_stream_prepare did with an idle stream */
+enum wl_stream_next {
+	WL_STREAM_NONE, /* nothing now: it stays idle */
+	WL_STREAM_IO,	/* its next I/O is in the slot: queue it */
+	WL_STREAM_WAIT, /* its transaction (all from the cache) waits to commit:
+			 * no longer idle, the log or the flusher wakes it */
+};
+/* A stream's next I/O (enum wl_stream_next). */
+int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
 /*
  * A stream's I/O completed, and the caller has released or checked its page
  * (for a write: learnt its generation). The stream goes back to c->idle, or
@@ -338,6 +366,27 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s);
 static inline bool wl_slot_replaying(const struct wl_slot *s)
 {
 	return s->txn == WL_TXN_REPLAY;
+}
+
+/* The generation a write of a page expected at e stamps: the next one
+ * (anything newer than init's 1 when it was unknown or found bad). */
+static inline uint64_t wl_next_gen(uint32_t e)
+{
+	uint64_t g = e == WL_EXPECT_BAD ? 2 : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
+
+	return g == 1 ? 2 : g;
+}
+
+/* A stream slot's buffer: a page, or a read ahead's pages. */
+static inline uint32_t wl_stream_buf_len(const struct profile *p)
+{
+	return p->readahead_size > p->page_size ? p->readahead_size : p->page_size;
+}
+
+/* A flusher slot's buffer: a page, or a merged checkpoint write's pages. */
+static inline uint32_t wl_flush_buf_len(const struct profile *p)
+{
+	return p->page_size * (p->write_merge > 1 ? p->write_merge : 1);
 }
 
 /* The slot's requests go to the database's log file (else to its database

@@ -8,6 +8,7 @@
 
 #include "diskproof/plan.h"
 #include "diskproof/stats.h"
+#include "diskproof/workload.h"
 
 /*
  * The memory a run takes, an upper bound from what run.c allocates (counted
@@ -79,20 +80,27 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
 	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
 	slots = streams;
-	m->buffers = streams * p->page_size;
+	m->buffers = streams * wl_stream_buf_len(p);
 	if (p->verify && !sim && !recovery && !backup)
-		m->buffers += streams * p->page_size;
+		m->buffers += streams * wl_stream_buf_len(p);
 	if (txn) {
 		for (size_t i = 0; i < pl->nr_dbs; i++) {
 			uint64_t n = pl->dbs[i].nr_pages;
+			uint64_t dirty = p->dirty_pages ? p->dirty_pages : 4096;
 
-			m->databases += MEM_RING * 8 + (n < 4096 ? n : 4096) * 16 +
-					5ULL * p->log_segments +
+			dirty = n < dirty ? n : dirty;
+			m->databases += MEM_RING * 8 + dirty * 16 + 5ULL * p->log_segments +
 					(recovery ? MEM_RING * 8 + 4ULL * p->log_segments : 0);
+			/* checkpoints: the set, as large as the dirty list; the
+			 * cache model's CLOCK ring, 4 B per page it holds */
+			if (p->checkpoint_interval_ns)
+				m->databases += dirty * 16;
+			if (p->cache_size && p->cache_size / p->page_size < n)
+				m->databases += p->cache_size / p->page_size * 4;
 		}
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +
-				     (uint64_t)p->flush_depth * p->page_size);
+				     (uint64_t)p->flush_depth * wl_flush_buf_len(p));
 		slots += ndb * (1 + (p->copies > 1 || recovery) + p->bdm + p->flush_depth);
 	} else if (backup) {
 		m->buffers += ndb * p->backup_io_size;

@@ -192,6 +192,52 @@ static const struct profile_key keys[] = {
 	{ .section = "workload", .name = "rate", .type = PROFILE_KEY_NUMBER,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(rate), .min = 0, .max = 100000000,
 	  .help = "Transactions per second over all databases; needed by arrival = rate." },
+	/* the PostgreSQL-like model's features (docs/fidelity.md); all off by
+	 * default, so the Exchange and SQL profiles are as they were */
+	{ .section = "workload", .name = "cache_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(cache_size), .min = 0, .max = PROFILE_SIZE_MAX,
+	  .def = "0",
+	  .help = "A database cache (buffer pool and page cache) of this size per database, "
+		  "empty at the start: a transaction's page already in it is not read; 0 = off "
+		  "(every page a transaction touches is read)." },
+	{ .section = "workload", .name = "readahead_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(readahead_size), .min = 0, .max = 256 * KIB,
+	  .def = "0",
+	  .help = "With cache_size: a read that reads ahead takes this many bytes (the page "
+		  "and those after it, into the cache); whole pages, at most 64." },
+	{ .section = "workload", .name = "readahead_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(readahead_pct), .min = 0, .max = 100,
+	  .def = "0",
+	  .help = "With readahead_size: share of cache misses that read ahead." },
+	{ .section = "workload", .name = "checkpoint_interval", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(checkpoint_interval_ns), .min = 0,
+	  .max = 86400 * SEC, .def = "0s",
+	  .help = "Checkpoints: dirty pages are written only by a checkpoint, one every "
+		  "interval, sorted, spread over checkpoint_target of it; 0 = off (the flusher "
+		  "writes each dirty page as soon as its log record is durable)." },
+	{ .section = "workload", .name = "checkpoint_target", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(checkpoint_target_pct), .min = 1, .max = 100,
+	  .def = "90",
+	  .help = "Share of checkpoint_interval a checkpoint spreads its writes over "
+		  "(PostgreSQL's checkpoint_completion_target)." },
+	{ .section = "workload", .name = "write_merge", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(write_merge), .min = 1, .max = 64, .def = "1",
+	  .help = "Checkpoint writes: adjacent dirty pages written as one I/O, at most this "
+		  "many pages (the block layer merges a sorted write-back)." },
+	{ .section = "workload", .name = "full_page_writes", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(full_page_writes), .def = "off",
+	  .help = "A page's first change after a checkpoint begins (or the run starts) logs "
+		  "the whole page (PostgreSQL's full-page images)." },
+	{ .section = "workload", .name = "log_page_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(log_page_size), .min = 0, .max = MIB, .def = "0",
+	  .help = "The log is written in whole pages of this size and each write starts at "
+		  "the page the last one ended in, rewriting it (PostgreSQL's 8 KiB WAL pages); "
+		  "0 = off: each write starts a new block." },
+	{ .section = "workload", .name = "commit_delay", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(commit_delay_ns), .min = 0, .max = SEC,
+	  .def = "0s",
+	  .help = "A log write waits this long after the first commit it carries arrived, so "
+		  "that more commits share it (group commit; PostgreSQL's commit_delay)." },
 	{ .section = "workload", .name = "block_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(block_size), .min = 4 * KIB, .max = MIB,
 	  .pow2 = true,

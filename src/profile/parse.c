@@ -603,6 +603,69 @@ static void check_pages(struct parse_ctx *c, const char *name, uint64_t v)
 		 (unsigned long long)v, p->page_size);
 }
 
+/* The PostgreSQL-like features' keys: whole pages, the jetstress model only,
+ * and the keys each needs. */
+static void finish_pg_features(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+	static const char *const jet_only[] = {"cache_size",	      "readahead_size",
+					       "readahead_pct",	      "checkpoint_interval",
+					       "checkpoint_target",   "write_merge",
+					       "full_page_writes",    "log_page_size",
+					       "commit_delay"};
+
+	if (p->model == PROFILE_MODEL_FIXED) {
+		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
+			if (key_given(c, "workload", jet_only[i]))
+				perr_add(c, key_line(c, "workload", jet_only[i]), "[workload]",
+					 jet_only[i],
+					 "applies to the jetstress model only (model = fixed has no "
+					 "transactions, cache, log or checkpoints)");
+		return;
+	}
+	if (p->type == PROFILE_TEST_BACKUP || p->type == PROFILE_TEST_RECOVERY) {
+		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
+			if (key_given(c, "workload", jet_only[i]))
+				perr_add(c, key_line(c, "workload", jet_only[i]), "[workload]",
+					 jet_only[i],
+					 "applies to performance and stress tests only (a %s test "
+					 "does not use it)",
+					 p->type == PROFILE_TEST_BACKUP ? "backup" : "recovery");
+		return;
+	}
+	if (p->cache_size)
+		check_pages(c, "cache_size", p->cache_size);
+	if (p->readahead_size) {
+		check_pages(c, "readahead_size", p->readahead_size);
+		if (p->readahead_size / p->page_size > 64)
+			perr_add(c, key_line(c, "workload", "readahead_size"), "[workload]",
+				 "readahead_size", "is more than 64 pages (page_size = %u)",
+				 p->page_size);
+		if (!p->cache_size)
+			perr_add(c, key_line(c, "workload", "readahead_size"), "[workload]",
+				 "readahead_size",
+				 "needs cache_size (the pages read ahead go into the cache)");
+	}
+	if (p->readahead_pct > 0 && !p->readahead_size)
+		perr_add(c, key_line(c, "workload", "readahead_pct"), "[workload]",
+			 "readahead_pct", "needs readahead_size");
+	if (key_given(c, "workload", "checkpoint_target") && !p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", "checkpoint_target"), "[workload]",
+			 "checkpoint_target", "needs checkpoint_interval");
+	if (p->write_merge > 1 && !p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", "write_merge"), "[workload]", "write_merge",
+			 "needs checkpoint_interval (only a checkpoint's sorted writes merge)");
+	if (p->checkpoint_interval_ns && p->checkpoint_interval_ns < 100 * NSEC_PER_MSEC)
+		perr_add(c, key_line(c, "workload", "checkpoint_interval"), "[workload]",
+			 "checkpoint_interval", "is shorter than 100ms");
+	if (p->log_page_size &&
+	    (p->log_page_size % 4096 || p->log_segment_size % p->log_page_size))
+		perr_add(c, key_line(c, "workload", "log_page_size"), "[workload]",
+			 "log_page_size",
+			 "%u bytes is not a multiple of 4 KiB that divides log_segment_size (%u)",
+			 p->log_page_size, p->log_segment_size);
+}
+
 /* The workload model's keys: which go together, and the derived defaults. */
 static void finish_workload(struct parse_ctx *c)
 {
@@ -652,6 +715,7 @@ static void finish_workload(struct parse_ctx *c)
 			 "applies with arrival = rate only");
 	check_pages(c, "bdm_io_size", p->bdm_io_size);
 	check_pages(c, "backup_io_size", p->backup_io_size);
+	finish_pg_features(c);
 	if (key_given(c, "sizing", "log_size")) {
 		uint64_t seg = p->log_segment_size;
 

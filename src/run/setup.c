@@ -321,13 +321,14 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	for (unsigned i = 0; w->spare && i < nstreams; i++) {
 		void *b;
 
-		if (posix_memalign(&b, 4096, p->page_size))
+		/* it takes a stream's place: a stream's size */
+		if (posix_memalign(&b, 4096, wl_stream_buf_len(p)))
 			goto out_nomem;
-		memset(b, 0, p->page_size);
+		memset(b, 0, wl_stream_buf_len(p));
 		w->spare[w->nspare] = b;
 		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
 		w->iov[w->nslots + i].iov_base = b;
-		w->iov[w->nslots + i].iov_len = p->page_size;
+		w->iov[w->nslots + i].iov_len = wl_stream_buf_len(p);
 	}
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
 		uint64_t pages = 0;

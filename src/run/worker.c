@@ -192,11 +192,13 @@ static void worker_issue(struct worker *w, uint64_t now)
 			return;
 	}
 	for (unsigned k = c->nidle; k--;) {
+		int next;
+
 		s = &w->slots[c->idle[k]];
-		if (!wl_stream_prepare(c, s, now))
+		if ((next = wl_stream_prepare(c, s, now)) == WL_STREAM_NONE)
 			continue;
 		c->idle[k] = c->idle[--c->nidle];
-		if (!worker_queue_slot(w, s, now))
+		if (next == WL_STREAM_IO && !worker_queue_slot(w, s, now))
 			return;
 	}
 }
@@ -419,6 +421,22 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	case WL_SLOT_FLUSH:
 	case WL_SLOT_STREAM:
 		break;
+	}
+	/* a read ahead's or a merged write's pages after the first */
+	for (unsigned i = 1; i < s->npages; i++) {
+		uint64_t page = s->page + i;
+
+		if (!(s->held & (1ULL << i)))
+			continue;
+		if (req->op == ENGINE_OP_WRITE) {
+			d->expect[page - d->lo] =
+				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo]) : 0;
+		} else if (ok && verify) {
+			worker_verify(w, d, s->db, page, (char *)s->buf + (uint64_t)i * p->page_size,
+				      s->off0 + (uint64_t)i * p->page_size, sn);
+			worker_stamp_ready(w);
+		}
+		d->busy[page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 	}
 	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == WL_SLOT_STREAM && w->nspare &&
 	    !wl_slot_replaying(s)) {

@@ -50,6 +50,18 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 	d->repl_q = calloc(p->log_segments, sizeof(*d->repl_q));
 	if (!d->dirty || !d->flush_free || !d->recs || !d->seg_owed || !d->repl_q)
 		return -ENOMEM;
+	if (p->checkpoint_interval_ns && !(d->ckpt = calloc(d->dcap, sizeof(*d->ckpt))))
+		return -ENOMEM;
+	if (p->cache_size) {
+		/* this worker's share of the database's cache, as of its pages */
+		double share = (double)(p->cache_size / p->page_size) * (double)d->n /
+			       (double)(d->pdb->nr_pages ? d->pdb->nr_pages : 1);
+
+		d->cache_cap = share >= (double)d->n ? d->n : (uint64_t)share;
+		if (d->cache_cap < d->n && d->cache_cap &&
+		    !(d->cache = calloc(d->cache_cap, sizeof(*d->cache))))
+			return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -100,6 +112,8 @@ void wl_ctx_release(struct wl_ctx *c)
 		free(d->rp_ns);
 		free(d->rp_count);
 		free(d->rp_recs);
+		free(d->cache);
+		free(d->ckpt);
 	}
 	/* what it points at is the caller's: forgotten, so a second release
 	 * frees nothing twice */
@@ -158,10 +172,13 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 		d->scan_due = now + d->scan_gap * i / c->ndb;
 	}
 	for (unsigned k = 0; k < p->flush_depth; k++) {
-		c->slots[*si] =
-			(struct wl_slot){.kind = WL_SLOT_FLUSH, .db = i, .buf_len = p->page_size};
+		c->slots[*si] = (struct wl_slot){
+			.kind = WL_SLOT_FLUSH, .db = i, .buf_len = wl_flush_buf_len(p)};
 		d->flush_free[d->nfree++] = (*si)++;
 	}
+	/* the first checkpoint one interval in: the run starts as from a
+	 * checkpoint (every page's first change is logged whole) */
+	d->ckpt_due = now + p->checkpoint_interval_ns;
 }
 
 int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
@@ -178,7 +195,7 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 		s->kind = WL_SLOT_STREAM;
 		/* bound to no database: each unit of work picks one */
 		s->db = k % (c->ndb ? c->ndb : 1);
-		s->buf_len = p->page_size;
+		s->buf_len = wl_stream_buf_len(p);
 		s->duty = k + 1 == c->nstreams && last_duty > 0 && last_duty < 1 ? last_duty : 1;
 		if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
 			return -ENOMEM;

@@ -1,19 +1,31 @@
 /*
  * flush.c - the flusher: a database's dirty pages (committed by streams) are
- * written back oldest first, at most flush_depth at a time (one slot each),
- * each only once the log records that dirtied it are durable (write-ahead)
- * and while no other I/O is in flight on it. A full dirty list holds
- * committing streams back (txn.c); each write that completes wakes them.
+ * written back, at most flush_depth writes at a time (one slot each), each
+ * only once the log records that dirtied it are durable (write-ahead) and
+ * while no other I/O is in flight on it. A full dirty list holds committing
+ * streams back (txn.c); each write that completes wakes them.
+ *
+ * Without checkpoints the pages go oldest first, as soon as they may.
+ *
+ * With checkpoint_interval, as PostgreSQL does it: a page is written only by
+ * a checkpoint. One begins every interval (the first one interval into the
+ * run, or as soon as the one before is done when that took longer): the
+ * pages dirty at that instant are its set, sorted by page number, written
+ * spread evenly over checkpoint_target of the interval, runs of adjacent
+ * pages as one write of up to write_merge pages (the block layer merges a
+ * sorted write-back). A page changed again before its write goes with it;
+ * one dirtied after the set was taken waits for the next checkpoint. Its
+ * beginning also clears every page's full-page-image bit (txn.c).
  */
+#include <stdlib.h>
+
 #include "workload_internal.h"
 
-struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+static struct wl_slot *flush_oldest(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;
 
-	if (!d->nfree)
-		return NULL;
 	/* a page found bad since it was dirtied is not written: dropped */
 	while (d->dlen && (d->busy[d->dirty[d->dhead].page - d->lo] & WL_BUSY_BAD)) {
 		d->busy[d->dirty[d->dhead].page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
@@ -35,10 +47,122 @@ struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	return s;
 }
 
+static int page_cmp(const void *a, const void *b)
+{
+	uint64_t x = ((const struct wl_dirty_page *)a)->page;
+	uint64_t y = ((const struct wl_dirty_page *)b)->page;
+
+	return x < y ? -1 : x > y;
+}
+
+/* A checkpoint begins: the dirty pages now are its set, sorted. */
+static void ckpt_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	const struct profile *p = c->prof;
+
+	for (unsigned k = 0; k < d->dlen; k++)
+		d->ckpt[k] = d->dirty[(d->dhead + k) % d->dcap];
+	d->ckpt_len = d->dlen;
+	d->ckpt_next = 0;
+	d->dhead = d->dlen = 0;
+	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
+	if (p->full_page_writes)
+		for (uint64_t i = 0; i < d->n; i++)
+			d->busy[i] &= (uint8_t)~WL_BUSY_LOGGED;
+	d->ckpt_active = true;
+	d->ckpt_start = now;
+	d->ckpt_due = now + p->checkpoint_interval_ns;
+}
+
+/* Can page (of the checkpoint's set) be written now? Pages found bad are
+ * dropped from it (not written, no longer dirty): false, *skip set. */
+static bool ckpt_page_ready(const struct wl_db *d, const struct wl_dirty_page *dp, bool *skip)
+{
+	uint8_t b = d->busy[dp->page - d->lo];
+
+	*skip = !(b & WL_BUSY_DIRTY) || (b & WL_BUSY_BAD);
+	return !*skip && !(b & WL_BUSY_IO) && dp->lsn <= d->durable;
+}
+
+static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	const struct profile *p = c->prof;
+	uint64_t span, due;
+	struct wl_dirty_page *dp;
+	struct wl_slot *s;
+	unsigned np = 1;
+	bool skip;
+
+	if (!d->ckpt_active) {
+		if (now < d->ckpt_due) {
+			if (d->ckpt_due < c->next_due)
+				c->next_due = d->ckpt_due;
+			return NULL;
+		}
+		ckpt_begin(c, d, now);
+	}
+	for (;;) {
+		if (d->ckpt_next == d->ckpt_len) {
+			if (!d->ckpt_inflight) {
+				d->ckpt_active = false;
+				d->ckpts++;
+				if (d->ckpt_due < c->next_due)
+					c->next_due = d->ckpt_due;
+			}
+			return NULL;
+		}
+		dp = &d->ckpt[d->ckpt_next];
+		if (ckpt_page_ready(d, dp, &skip))
+			break;
+		if (!skip)
+			return NULL; /* write-ahead, or an I/O on it: later */
+		d->busy[dp->page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
+		d->ckpt_next++;
+	}
+	/* spread: the k-th page of the set is due k / len of the way through */
+	span = (uint64_t)((double)p->checkpoint_interval_ns * p->checkpoint_target_pct / 100.0);
+	due = d->ckpt_start + (uint64_t)((double)span * d->ckpt_next / d->ckpt_len);
+	if (now < due) {
+		if (due < c->next_due)
+			c->next_due = due;
+		return NULL;
+	}
+	s = &c->slots[d->flush_free[--d->nfree]];
+	s->page = dp->page;
+	d->busy[dp->page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
+	wl_page_io_prepare(c, s, false, now);
+	/* the adjacent pages after it in the set, in the same write */
+	while (np < p->write_merge && d->ckpt_next + np < d->ckpt_len &&
+	       d->ckpt[d->ckpt_next + np].page == s->page + np &&
+	       ckpt_page_ready(d, &d->ckpt[d->ckpt_next + np], &skip)) {
+		uint64_t page = s->page + np;
+
+		d->busy[page - d->lo] = (uint8_t)((d->busy[page - d->lo] & ~WL_BUSY_DIRTY) |
+						  WL_BUSY_IO);
+		wl_stamp_page(c, d, page, (char *)s->buf + (uint64_t)np * p->page_size);
+		s->held |= 1ULL << np;
+		np++;
+	}
+	s->npages = np;
+	s->req.len = s->len0 = np * p->page_size;
+	d->ckpt_next += np;
+	d->ckpt_inflight++;
+	return s;
+}
+
+struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	if (!d->nfree)
+		return NULL;
+	return d->ckpt ? flush_checkpoint(c, d, now) : flush_oldest(c, d, now);
+}
+
 void wl_flush_done(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
 
+	if (d->ckpt && d->ckpt_inflight)
+		d->ckpt_inflight--;
 	d->flush_free[d->nfree++] = (unsigned)(s - c->slots);
 	wl_wake_waiters(c, d);
 }

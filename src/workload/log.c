@@ -12,9 +12,12 @@
 
 #include "workload_internal.h"
 
-void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n)
+void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n,
+		   unsigned fpi)
 {
-	d->lsn += (uint64_t)n * c->prof->log_record_size;
+	if (d->lsn == d->issued)
+		d->log_pending_since = c->now; /* commit_delay counts from here */
+	d->lsn += (uint64_t)n * c->prof->log_record_size + (uint64_t)fpi * c->prof->page_size;
 	for (unsigned i = 0; i < n && d->rlen < d->rcap; i++)
 		d->recs[(d->rhead + d->rlen++) % d->rcap] = pages[i];
 }
@@ -53,15 +56,15 @@ static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
 }
 
 /* The blocks of one write, each stamped, with its share of the records. */
-static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, unsigned blocks,
-			     unsigned rec_take)
+static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t start,
+			     unsigned blocks, unsigned rec_take)
 {
 	const struct profile *p = c->prof;
 
 	for (unsigned b = 0; b < blocks; b++) {
 		char *blk = (char *)s->buf + (uint64_t)b * d->log_align;
 		uint64_t fileoff =
-			(uint64_t)d->seg * wl_seg_size(c) + d->seg_off + (uint64_t)b * d->log_align;
+			(uint64_t)d->seg * wl_seg_size(c) + start + (uint64_t)b * d->log_align;
 		unsigned take = (rec_take + blocks - 1 - b) / (blocks - b);
 
 		page_stamp(blk, d->log_align, PAGE_KIND_LOG, d->pdb->id, fileoff / d->log_align,
@@ -79,31 +82,71 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 	}
 }
 
+/*
+ * log_page_size: the log is written in whole pages, and the last one is
+ * mostly partial; the next write starts at that page again, rewriting it
+ * with the records that follow (so the device writes more than the log
+ * holds: PostgreSQL's WAL rewrites its last 8 KiB page at every flush).
+ * The bytes the write carries (take) from seg_off on; the write itself,
+ * [start, start + len), in whole log pages, within the slot's buffer.
+ */
+static uint64_t log_page_write(const struct wl_ctx *c, const struct wl_db *d, uint64_t pending,
+			       uint64_t room, uint32_t buf_len, uint64_t *start, uint64_t *len)
+{
+	uint64_t lp = c->prof->log_page_size, max, take, end;
+
+	if (lp < d->log_align)
+		lp = d->log_align;
+	max = buf_len / lp * lp;
+	*start = d->seg_off / lp * lp;
+	take = pending < room ? pending : room;
+	end = (d->seg_off + take + lp - 1) / lp * lp;
+	if (end - *start > max) {
+		end = *start + max;
+		take = end - d->seg_off;
+	}
+	*len = end - *start;
+	return take;
+}
+
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
+	const struct profile *p = c->prof;
 	struct wl_slot *s;
-	uint64_t pending = d->lsn - d->issued, len, room;
+	uint64_t pending = d->lsn - d->issued, len, room, start, take;
 	unsigned rec_take;
 
 	if (d->log_slot == WL_NO_SLOT || d->log_busy || !pending || !log_next_segment(c, d))
 		return NULL;
+	if (p->commit_delay_ns && now < d->log_pending_since + p->commit_delay_ns) {
+		/* group commit: wait for more commits to share the write */
+		if (d->log_pending_since + p->commit_delay_ns < c->next_due)
+			c->next_due = d->log_pending_since + p->commit_delay_ns;
+		return NULL;
+	}
 	s = &c->slots[d->log_slot];
 	room = wl_seg_size(c) - d->seg_off;
-	len = (pending + d->log_align - 1) / d->log_align * d->log_align;
-	if (len > room)
-		len = room;
-	if (len > s->buf_len)
-		len = s->buf_len;
+	if (p->log_page_size) {
+		take = log_page_write(c, d, pending, room, s->buf_len, &start, &len);
+	} else {
+		start = d->seg_off;
+		len = (pending + d->log_align - 1) / d->log_align * d->log_align;
+		if (len > room)
+			len = room;
+		if (len > s->buf_len)
+			len = s->buf_len;
+		take = len; /* the rest of the last block is left unused */
+	}
 	/* records this write carries: all buffered when it takes everything */
-	rec_take = len >= pending ? d->rlen
-				  : (unsigned)(((uint64_t)d->rlen * len + pending - 1) / pending);
-	log_stamp_blocks(c, d, s, (unsigned)(len / d->log_align), rec_take);
+	rec_take = take >= pending ? d->rlen
+				   : (unsigned)(((uint64_t)d->rlen * take + pending - 1) / pending);
+	log_stamp_blocks(c, d, s, start, (unsigned)(len / d->log_align), rec_take);
 	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
-			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + d->seg_off,
-			(uint32_t)len, now);
-	d->issued = len >= pending ? d->lsn : d->issued + len;
+			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + start, (uint32_t)len,
+			now);
+	d->issued = take >= pending ? d->lsn : d->issued + take;
 	d->inflight_end = d->issued;
-	d->seg_off += len;
+	d->seg_off += take;
 	d->log_closes = d->seg_off >= wl_seg_size(c);
 	d->log_busy = true;
 	return s;

@@ -63,6 +63,82 @@ static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 	return false;
 }
 
+/*
+ * The cache model (cache_size). A database cache of cache_cap pages (this
+ * worker's share), empty at the start as after a restart with the page
+ * cache dropped. A page a transaction touches that is in it costs no I/O;
+ * one that is not is read, and goes in (with the pages a read ahead took).
+ * When it is full, CLOCK picks the page to drop: the hand passes over pages
+ * hit since it last came by (clearing their bit), and over pages dirty or
+ * with I/O in flight, which a cache cannot drop; the first other page goes.
+ * With the cache as large as the database nothing is ever dropped: no ring.
+ */
+static bool cache_evict(struct wl_db *d)
+{
+	for (uint64_t k = 0; k < 2 * d->cache_cap; k++) {
+		uint64_t h = d->cache_hand;
+		uint8_t *b = &d->busy[d->cache[h]];
+
+		d->cache_hand = h + 1 < d->cache_cap ? h + 1 : 0;
+		if (*b & WL_BUSY_REF) {
+			*b &= (uint8_t)~WL_BUSY_REF;
+			continue;
+		}
+		if (*b & (WL_BUSY_IO | WL_BUSY_DIRTY))
+			continue;
+		*b &= (uint8_t)~WL_BUSY_CACHED;
+		d->cache_hand = h; /* the new page takes its place */
+		return true;
+	}
+	return false; /* every page pinned: the new one is not kept */
+}
+
+void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i)
+{
+	(void)c;
+	if (d->busy[i] & WL_BUSY_CACHED)
+		return;
+	if (d->cache) {
+		if (d->cache_len < d->cache_cap) {
+			d->cache[d->cache_len++] = (uint32_t)i;
+		} else {
+			if (!cache_evict(d))
+				return;
+			d->cache[d->cache_hand] = (uint32_t)i;
+			d->cache_hand = d->cache_hand + 1 < d->cache_cap ? d->cache_hand + 1 : 0;
+		}
+	} else if (d->cache_len < d->cache_cap) {
+		d->cache_len++;
+	} else {
+		return; /* no cache (a share of no pages) */
+	}
+	d->busy[i] |= WL_BUSY_CACHED;
+}
+
+/* A miss's read ahead (readahead_pct of them): the pages after it that are
+ * not cached, busy or bad, up to readahead_size, read with it into the
+ * cache. */
+static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
+{
+	const struct profile *p = c->prof;
+	unsigned max = p->readahead_size / p->page_size, np = 1;
+
+	if (rng_unit(&c->rng) * 100.0 >= p->readahead_pct)
+		return;
+	while (np < max && s->page + np < d->lo + d->n) {
+		uint8_t *b = &d->busy[s->page + np - d->lo];
+
+		if (*b & (WL_BUSY_IO | WL_BUSY_BAD | WL_BUSY_CACHED))
+			break;
+		*b |= WL_BUSY_IO;
+		s->held |= 1ULL << np;
+		wl_cache_insert(c, d, s->page + np - d->lo);
+		np++;
+	}
+	s->npages = np;
+	s->req.len = s->len0 = np * p->page_size;
+}
+
 static inline uint64_t pool_rel(const struct wl_ctx *c, uint64_t t)
 {
 	return t > c->t0 ? t - c->t0 : 0;
@@ -186,6 +262,26 @@ static void stream_stall(struct wl_db *d, struct wl_slot *s)
 	d->page_stalls++;
 }
 
+/* full_page_writes: the pages the transaction changes first since the
+ * checkpoint began, each logged whole (their bit cleared at the next one). */
+static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct wl_slot *s)
+{
+	unsigned n = 0;
+
+	if (!c->prof->full_page_writes)
+		return 0;
+	for (unsigned i = 0; i < s->ntouched; i++) {
+		uint8_t *b = &d->busy[s->touched[i] - d->lo];
+
+		if (*b & (WL_BUSY_LOGGED | WL_BUSY_BAD))
+			continue;
+		*b |= WL_BUSY_LOGGED;
+		n++;
+	}
+	d->fpi += n;
+	return n;
+}
+
 /* Commits a stream's transaction: dirty its pages, append its record. false
  * when it must wait (no room in the dirty list, or a non-lazy commit). */
 static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
@@ -202,7 +298,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 			s->wait = WL_WAIT_DIRTY;
 			return false;
 		}
-		wl_log_append(c, d, s->touched, s->ntouched);
+		wl_log_append(c, d, s->touched, s->ntouched, stream_fpi(c, d, s));
 		for (unsigned i = 0; i < s->ntouched; i++) {
 			uint8_t *b = &d->busy[s->touched[i] - d->lo];
 
@@ -292,45 +388,83 @@ static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 	return true;
 }
 
-bool wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
+/* transactions a stream may finish from the cache in one call, before the
+ * worker's other work gets a turn */
+#define WL_CACHED_TXNS 16
+
+int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
 	const struct profile *p = c->prof;
+	unsigned done = 0;
 	struct wl_db *d;
-	bool first;
 
 	if (wl_fixed_model(c))
-		return fixed_prepare(c, s, now);
+		return fixed_prepare(c, s, now) ? WL_STREAM_IO : WL_STREAM_NONE;
+again:
 	if (!s->left) {
 		/* a new unit of work: the pool's database */
 		int db = pool_pick(c, now);
 
 		if (db < 0 || !pool_duty_ok(c, s, now))
-			return false;
+			return WL_STREAM_NONE;
 		if (c->dbs[db].phase == WL_PHASE_REPLAY) {
 			s->db = (unsigned)db;
 			if (!wl_replay_page_prepare(c, s, now))
-				return false;
+				return WL_STREAM_NONE;
 			pool_begin(c, s, (unsigned)db, now);
-			return true;
+			return WL_STREAM_IO;
 		}
 		if (!stream_begin(c, s, (unsigned)db, now))
-			return false;
+			return WL_STREAM_NONE;
 	} else if (wl_slot_replaying(s)) {
-		return wl_replay_page_prepare(c, s, now); /* the replayed page's write */
+		/* the replayed page's write */
+		return wl_replay_page_prepare(c, s, now) ? WL_STREAM_IO : WL_STREAM_NONE;
 	}
 	d = &c->dbs[s->db];
-	if (!pick_page(c, d, &s->page)) {
-		stream_stall(d, s);
-		return false;
+	for (;;) {
+		uint8_t *b;
+
+		if (!pick_page(c, d, &s->page)) {
+			stream_stall(d, s);
+			return WL_STREAM_NONE;
+		}
+		b = &d->busy[s->page - d->lo];
+		if (!(*b & WL_BUSY_CACHED))
+			break;
+		/* a hit: the page is read from the cache, no I/O */
+		*b |= WL_BUSY_REF;
+		d->cache_hits++;
+		s->touched[s->ntouched++] = s->page;
+		if (--s->left)
+			continue;
+		/* every page read: the commit, at once */
+		c->now = now;
+		if (!stream_commit(c, s)) {
+			d->waiters[d->nwait++] = (unsigned)(s - c->slots);
+			return WL_STREAM_WAIT;
+		}
+		pool_end(c, s);
+		if (++done == WL_CACHED_TXNS) {
+			c->next_due = now; /* more to do at once: no sleep */
+			return WL_STREAM_NONE;
+		}
+		goto again;
 	}
-	first = s->ntouched == 0;
 	wl_page_io_prepare(c, s, true, now);
-	if (first && s->t_start && p->arrival == PROFILE_ARRIVAL_RATE) {
-		/* open loop: the first I/O counts from the intended start */
+	if (p->cache_size) {
+		d->cache_misses++;
+		wl_cache_insert(c, d, s->page - d->lo);
+		if (p->readahead_size)
+			stream_read_ahead(c, d, s);
+	}
+	if (s->t_start && p->arrival == PROFILE_ARRIVAL_RATE) {
+		/* open loop: the transaction's first I/O counts from its
+		 * intended start (its wait for a stream is the client's) */
 		s->t_issue = s->t_start;
 		s->keep_issue = true;
+		s->t_start = 0;
 	}
-	return true;
+	return WL_STREAM_IO;
 }
 
 void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)

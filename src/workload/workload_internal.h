@@ -51,19 +51,23 @@ static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, u
 	s->keep_issue = false;
 }
 
+/* Stamps page's write at buf with its next generation, which it returns. */
+static inline uint64_t wl_stamp_page(struct wl_ctx *c, struct wl_db *d, uint64_t page, void *buf)
+{
+	const struct profile *p = c->prof;
+	uint64_t gen = wl_next_gen(d->expect[page - d->lo]);
+
+	page_stamp(buf, p->page_size, PAGE_KIND_DB, d->pdb->id, page, gen, (uint64_t)*c->run_id,
+		   p->seed, c->full);
+	if (c->stamped)
+		c->stamped(c->stamped_arg);
+	return gen;
+}
+
 /* Stamps a page write with the page's next generation. */
 static inline void wl_slot_stamp_write(struct wl_ctx *c, struct wl_slot *s, struct wl_db *d)
 {
-	const struct profile *p = c->prof;
-	uint32_t e = d->expect[s->page - d->lo];
-
-	s->gen = e == WL_EXPECT_BAD ? 2 : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
-	if (s->gen == 1)
-		s->gen = 2; /* unknown before: anything newer than init's 1 */
-	page_stamp(s->buf, p->page_size, PAGE_KIND_DB, d->pdb->id, s->page, s->gen,
-		   (uint64_t)*c->run_id, p->seed, c->full);
-	if (c->stamped)
-		c->stamped(c->stamped_arg);
+	s->gen = wl_stamp_page(c, d, s->page, s->buf);
 }
 
 /* A page I/O of a stream or the flusher on page s->page. */
@@ -73,6 +77,8 @@ static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool 
 	const struct profile *p = c->prof;
 
 	d->busy[s->page - d->lo] |= WL_BUSY_IO;
+	s->npages = 1; /* a read ahead or a merged write adds pages after this */
+	s->held = 1;
 	wl_slot_request(s, read ? ENGINE_OP_READ : ENGINE_OP_WRITE, read ? IO_DB_READ : IO_DB_WRITE,
 			0, 2 * s->db, d->pdb->base + s->page * p->page_size, p->page_size, now);
 	if (!read)
@@ -81,8 +87,12 @@ static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool 
 
 /* txn.c: streams of d waiting for the log or the flusher that may go on */
 void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d);
-/* log.c: appends a commit record naming pages[0..n) to d's log buffer */
-void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n);
+/* log.c: appends a commit record naming pages[0..n) to d's log buffer, and
+ * fpi whole pages (full-page images) */
+void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n,
+		   unsigned fpi);
+/* txn.c: puts page (d's index i) into the cache model (a read of it issued) */
+void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i);
 /* recovery.c: a stream's replay I/O (false: none now), and its completion */
 bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
 void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s);
