@@ -120,6 +120,7 @@ struct wl_slot {
 	uint8_t wait;	 /* enum wl_wait */
 	uint8_t stalled; /* this transaction is counted as a page fault stall */
 	uint16_t left, ntouched;
+	uint16_t nchange; /* of its pages, the first nchange are changed */
 	uint64_t commit_lsn;
 	uint64_t t_start; /* open loop: the transaction's intended start */
 	uint64_t *touched;
@@ -136,6 +137,7 @@ struct wl_slot {
 struct wl_dirty_page {
 	uint64_t page;
 	uint64_t lsn; /* log bytes that must be durable before it is written */
+	uint64_t t;   /* when it was dirtied (writeback_age) */
 };
 
 struct wl_db {
@@ -200,6 +202,7 @@ struct wl_db {
 	uint64_t page_stalls;
 	/* the cache model (cache_size, txn.c): the pages held, in CLOCK order
 	 * (page - lo; NULL when every page fits: nothing is ever evicted) */
+	uint64_t hot_n; /* hot_size: the hot region's pages, [lo, lo + hot_n) */
 	uint32_t *cache;
 	uint64_t cache_cap, cache_len, cache_hand;
 	uint64_t cache_hits, cache_misses;
@@ -207,8 +210,11 @@ struct wl_db {
 	 * checkpoint began, sorted; the next to write; writes in flight */
 	struct wl_dirty_page *ckpt;
 	unsigned ckpt_len, ckpt_next, ckpt_inflight;
-	bool ckpt_active;
+	bool ckpt_active, ckpt_full; /* a set being written; a checkpoint's */
+	uint64_t wb_due;	     /* the next write-back pass */
 	uint64_t ckpt_start, ckpt_due; /* it began; the next one begins */
+	uint64_t ckpt_lsn, ckpt_span;  /* the log when it began; its writes' span */
+	uint64_t ckpt_begun;	       /* when the last checkpoint began */
 	uint64_t ckpts;		       /* checkpoints completed */
 	/* the log: commit_delay's start, and full-page images logged */
 	uint64_t log_pending_since;

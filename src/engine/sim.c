@@ -239,8 +239,12 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct pr
 	if (r->op == ENGINE_OP_WRITE) {
 		if (s && rng_splitmix_unit(&p->rng) * 100.0 < s->drop_write_rate_pct)
 			return; /* acknowledged, not kept */
-		memcpy(&h, r->buf, sizeof(h));
-		f->gens[blk] = (uint32_t)h.generation;
+		/* every page it spans (a merged write holds several) */
+		for (uint64_t o = 0; o + ef->block <= r->len && blk < f->nr_blocks;
+		     o += ef->block, blk++) {
+			memcpy(&h, (const char *)r->buf + o, sizeof(h));
+			f->gens[blk] = (uint32_t)h.generation;
+		}
 		return;
 	}
 	/* every page a read spans gets its header */

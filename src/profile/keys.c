@@ -194,6 +194,18 @@ static const struct profile_key keys[] = {
 	  .help = "Transactions per second over all databases; needed by arrival = rate." },
 	/* the PostgreSQL-like model's features (docs/fidelity.md); all off by
 	 * default, so the Exchange and SQL profiles are as they were */
+	{ .section = "workload", .name = "read_pages", .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(read_pages), .min = 0, .max = 63, .def = "0",
+	  .help = "Mean pages an insert, delete or replace reads without changing them (an "
+		  "index's pages on the way to its rows), after those it changes." },
+	{ .section = "workload", .name = "hot_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(hot_size), .min = 0, .max = PROFILE_SIZE_MAX,
+	  .def = "0",
+	  .help = "The first hot_size bytes of each database take hot_pct of the page picks "
+		  "(a small, busy table or index); 0 = every page alike." },
+	{ .section = "workload", .name = "hot_pct", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(hot_pct), .min = 0, .max = 100, .def = "0",
+	  .help = "With hot_size: share of the page picks that go to the hot region." },
 	{ .section = "workload", .name = "cache_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U64, PFIELD(cache_size), .min = 0, .max = PROFILE_SIZE_MAX,
 	  .def = "0",
@@ -215,11 +227,29 @@ static const struct profile_key keys[] = {
 	  .help = "Checkpoints: dirty pages are written only by a checkpoint, one every "
 		  "interval, sorted, spread over checkpoint_target of it; 0 = off (the flusher "
 		  "writes each dirty page as soon as its log record is durable)." },
+	{ .section = "workload", .name = "checkpoint_log_size", .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(checkpoint_log_size), .min = 0,
+	  .max = PROFILE_SIZE_MAX, .def = "0",
+	  .help = "With checkpoint_interval: a checkpoint also begins once this much log has "
+		  "been written since the last one began (PostgreSQL: max_wal_size / (1 + "
+		  "checkpoint_completion_target)); 0 = by time only." },
 	{ .section = "workload", .name = "checkpoint_target", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(checkpoint_target_pct), .min = 1, .max = 100,
 	  .def = "90",
 	  .help = "Share of checkpoint_interval a checkpoint spreads its writes over "
 		  "(PostgreSQL's checkpoint_completion_target)." },
+	{ .section = "workload", .name = "writeback_interval", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(writeback_interval_ns), .min = 0,
+	  .max = 3600 * SEC, .def = "0s",
+	  .help = "With checkpoint_interval: between checkpoints, a write-back pass every "
+		  "interval writes the pages dirty for writeback_age or longer, sorted, as fast "
+		  "as flush_depth allows (the operating system's write-back of pages the "
+		  "database evicted); 0 = off." },
+	{ .section = "workload", .name = "writeback_age", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(writeback_age_ns), .min = 0, .max = 3600 * SEC,
+	  .def = "0s",
+	  .help = "With writeback_interval: how long a page stays dirty before a write-back "
+		  "pass takes it (Linux: dirty_expire_centisecs, 30 s)." },
 	{ .section = "workload", .name = "write_merge", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(write_merge), .min = 1, .max = 64, .def = "1",
 	  .help = "Checkpoint writes: adjacent dirty pages written as one I/O, at most this "

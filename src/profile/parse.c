@@ -608,9 +608,9 @@ static void check_pages(struct parse_ctx *c, const char *name, uint64_t v)
 static void finish_pg_features(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
-	static const char *const jet_only[] = {"cache_size",	      "readahead_size",
+	static const char *const jet_only[] = {"read_pages", "hot_size", "hot_pct", "cache_size",	      "readahead_size",
 					       "readahead_pct",	      "checkpoint_interval",
-					       "checkpoint_target",   "write_merge",
+					       "checkpoint_target",   "checkpoint_log_size", "write_merge", "writeback_interval", "writeback_age",
 					       "full_page_writes",    "log_page_size",
 					       "commit_delay"};
 
@@ -635,6 +635,11 @@ static void finish_pg_features(struct parse_ctx *c)
 	}
 	if (p->cache_size)
 		check_pages(c, "cache_size", p->cache_size);
+	if (p->hot_size)
+		check_pages(c, "hot_size", p->hot_size);
+	if (key_given(c, "workload", "hot_pct") && !p->hot_size)
+		perr_add(c, key_line(c, "workload", "hot_pct"), "[workload]", "hot_pct",
+			 "needs hot_size");
 	if (p->readahead_size) {
 		check_pages(c, "readahead_size", p->readahead_size);
 		if (p->readahead_size / p->page_size > 64)
@@ -649,6 +654,17 @@ static void finish_pg_features(struct parse_ctx *c)
 	if (p->readahead_pct > 0 && !p->readahead_size)
 		perr_add(c, key_line(c, "workload", "readahead_pct"), "[workload]",
 			 "readahead_pct", "needs readahead_size");
+	if (p->writeback_interval_ns && !p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", "writeback_interval"), "[workload]",
+			 "writeback_interval",
+			 "needs checkpoint_interval (without checkpoints every page is written "
+			 "back at once)");
+	if (key_given(c, "workload", "writeback_age") && !p->writeback_interval_ns)
+		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]",
+			 "writeback_age", "needs writeback_interval");
+	if (p->checkpoint_log_size && !p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", "checkpoint_log_size"), "[workload]",
+			 "checkpoint_log_size", "needs checkpoint_interval");
 	if (key_given(c, "workload", "checkpoint_target") && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "checkpoint_target"), "[workload]",
 			 "checkpoint_target", "needs checkpoint_interval");

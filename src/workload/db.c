@@ -52,6 +52,13 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 		return -ENOMEM;
 	if (p->checkpoint_interval_ns && !(d->ckpt = calloc(d->dcap, sizeof(*d->ckpt))))
 		return -ENOMEM;
+	if (p->hot_size) {
+		/* this worker's share of the hot region, as of its pages */
+		d->hot_n = (uint64_t)((double)(p->hot_size / p->page_size) * (double)d->n /
+				      (double)(d->pdb->nr_pages ? d->pdb->nr_pages : 1));
+		if (d->hot_n >= d->n)
+			d->hot_n = 0; /* all hot: uniform */
+	}
 	if (p->cache_size) {
 		/* this worker's share of the database's cache, as of its pages */
 		double share = (double)(p->cache_size / p->page_size) * (double)d->n /
@@ -179,6 +186,8 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 	/* the first checkpoint one interval in: the run starts as from a
 	 * checkpoint (every page's first change is logged whole) */
 	d->ckpt_due = now + p->checkpoint_interval_ns;
+	d->ckpt_begun = now; /* as if one began at the start */
+	d->wb_due = now + p->writeback_interval_ns;
 }
 
 int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)

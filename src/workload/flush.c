@@ -55,23 +55,76 @@ static int page_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The oldest n dirty pages become the set being written, sorted. */
+static void set_take(struct wl_db *d, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		d->ckpt[k] = d->dirty[(d->dhead + k) % d->dcap];
+	d->ckpt_len = n;
+	d->ckpt_next = 0;
+	d->dhead = (d->dhead + n) % d->dcap;
+	d->dlen -= n;
+	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
+	d->ckpt_active = true;
+}
+
+/* A write-back pass: the pages dirty for writeback_age, at once (span 0);
+ * false when there are none. */
+static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	const struct profile *p = c->prof;
+	unsigned n = 0;
+
+	d->wb_due = now + p->writeback_interval_ns;
+	while (n < d->dlen && d->dirty[(d->dhead + n) % d->dcap].t + p->writeback_age_ns <= now)
+		n++;
+	if (!n)
+		return false;
+	set_take(d, n);
+	d->ckpt_full = false;
+	d->ckpt_span = 0;
+	d->ckpt_start = now;
+	return true;
+}
+
 /* A checkpoint begins: the dirty pages now are its set, sorted. */
 static void ckpt_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct profile *p = c->prof;
+	uint64_t span;
 
-	for (unsigned k = 0; k < d->dlen; k++)
-		d->ckpt[k] = d->dirty[(d->dhead + k) % d->dcap];
-	d->ckpt_len = d->dlen;
-	d->ckpt_next = 0;
-	d->dhead = d->dlen = 0;
-	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
+	set_take(d, d->dlen);
+	d->ckpt_full = true;
 	if (p->full_page_writes)
 		for (uint64_t i = 0; i < d->n; i++)
 			d->busy[i] &= (uint8_t)~WL_BUSY_LOGGED;
-	d->ckpt_active = true;
-	d->ckpt_start = now;
+	/* spread over the target share of the time to the next one: the
+	 * interval, or (begun by the log) as long as the last cycle took */
+	span = p->checkpoint_interval_ns;
+	if (p->checkpoint_log_size && now - d->ckpt_begun < span)
+		span = now - d->ckpt_begun;
+	if (p->writeback_interval_ns)
+		span = 0; /* write-back wrote the rest: what is left goes at once */
+	d->ckpt_span = (uint64_t)((double)span * p->checkpoint_target_pct / 100.0);
+	d->ckpt_start = d->ckpt_begun = now;
+	d->ckpt_lsn = d->lsn;
 	d->ckpt_due = now + p->checkpoint_interval_ns;
+}
+
+/* Does a checkpoint begin now: its time, or (checkpoint_log_size) enough
+ * log since the last one began? */
+static bool ckpt_begins(struct wl_ctx *c, const struct wl_db *d, uint64_t now)
+{
+	const struct profile *p = c->prof;
+
+	if (now >= d->ckpt_due ||
+	    (p->checkpoint_log_size && d->lsn - d->ckpt_lsn >= p->checkpoint_log_size))
+		return true;
+	if (d->ckpt_due < c->next_due)
+		c->next_due = d->ckpt_due;
+	if (p->writeback_interval_ns && d->wb_due < c->next_due)
+		c->next_due = d->wb_due;
+	return false;
 }
 
 /* Can page (of the checkpoint's set) be written now? Pages found bad are
@@ -87,25 +140,23 @@ static bool ckpt_page_ready(const struct wl_db *d, const struct wl_dirty_page *d
 static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct profile *p = c->prof;
-	uint64_t span, due;
+	uint64_t due;
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;
 	unsigned np = 1;
 	bool skip;
 
 	if (!d->ckpt_active) {
-		if (now < d->ckpt_due) {
-			if (d->ckpt_due < c->next_due)
-				c->next_due = d->ckpt_due;
+		if (ckpt_begins(c, d, now))
+			ckpt_begin(c, d, now);
+		else if (!p->writeback_interval_ns || now < d->wb_due || !wb_begin(c, d, now))
 			return NULL;
-		}
-		ckpt_begin(c, d, now);
 	}
 	for (;;) {
 		if (d->ckpt_next == d->ckpt_len) {
 			if (!d->ckpt_inflight) {
 				d->ckpt_active = false;
-				d->ckpts++;
+				d->ckpts += d->ckpt_full;
 				if (d->ckpt_due < c->next_due)
 					c->next_due = d->ckpt_due;
 			}
@@ -120,9 +171,8 @@ static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint6
 		d->ckpt_next++;
 	}
 	/* spread: the k-th page of the set is due k / len of the way through */
-	span = (uint64_t)((double)p->checkpoint_interval_ns * p->checkpoint_target_pct / 100.0);
-	due = d->ckpt_start + (uint64_t)((double)span * d->ckpt_next / d->ckpt_len);
-	if (now < due) {
+	due = d->ckpt_start + (uint64_t)((double)d->ckpt_span * d->ckpt_next / d->ckpt_len);
+	if (d->ckpt_span && now < due) {
 		if (due < c->next_due)
 			c->next_due = due;
 		return NULL;

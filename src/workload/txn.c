@@ -42,13 +42,26 @@ static unsigned draw_pages(uint64_t *rng, double mean)
 	return n > WL_TXN_MAX_PAGES ? WL_TXN_MAX_PAGES : n;
 }
 
+/* A random page index of [0, n): uniform, or with hot_size, hot_pct of the
+ * picks in the hot region (the first hot_n pages: an index, say) and the
+ * rest in the others. */
+static inline uint64_t draw_index(struct wl_ctx *c, const struct wl_db *d)
+{
+	if (d->hot_n) {
+		if (rng_unit(&c->rng) * 100.0 < c->prof->hot_pct)
+			return rng_next(&c->rng) % d->hot_n;
+		return d->hot_n + rng_next(&c->rng) % (d->n - d->hot_n);
+	}
+	return rng_next(&c->rng) % d->n;
+}
+
 /* Picks a page of [lo, lo + n) with no I/O in flight: random tries, then a scan. */
 static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 {
 	uint64_t n = d->n, p;
 
 	for (int i = 0; i < 16; i++) {
-		p = rng_next(&c->rng) % n;
+		p = draw_index(c, d);
 		if (!(d->busy[p] & (WL_BUSY_IO | WL_BUSY_BAD))) {
 			*page = d->lo + p;
 			return true;
@@ -306,7 +319,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 				continue;
 			*b |= WL_BUSY_DIRTY;
 			d->dirty[(d->dhead + d->dlen++) % d->dcap] =
-				(struct wl_dirty_page){s->touched[i], d->lsn};
+				(struct wl_dirty_page){s->touched[i], d->lsn, c->now};
 		}
 		s->commit_lsn = d->lsn;
 		if (rng_unit(&c->rng) * 100.0 >= p->lazy_commit_pct && d->durable < d->lsn) {
@@ -349,6 +362,17 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 				 : WL_TXN_SEEK;
 	s->left = (uint16_t)draw_pages(&c->rng,
 				       s->txn == WL_TXN_SEEK ? p->seek_pages : p->update_pages);
+	s->nchange = s->left; /* a seek's pages are kept too (not changed) */
+	if (s->txn != WL_TXN_SEEK && p->read_pages > 0) {
+		/* and the pages it only reads (read_pages), after those */
+		unsigned r = (unsigned)p->read_pages;
+
+		if (rng_unit(&c->rng) < p->read_pages - (double)r)
+			r++;
+		if (s->left + r > WL_TXN_MAX_PAGES)
+			r = WL_TXN_MAX_PAGES - s->left;
+		s->left = (uint16_t)(s->left + r);
+	}
 	s->ntouched = 0;
 	return true;
 }
@@ -386,6 +410,13 @@ static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 	pool_begin(c, s, (unsigned)db, now);
 	wl_page_io_prepare(c, s, read, now);
 	return true;
+}
+
+/* A transaction's page read: kept when it is one it changes (or a seek's). */
+static inline void stream_touched(struct wl_slot *s)
+{
+	if (s->ntouched < s->nchange)
+		s->touched[s->ntouched++] = s->page;
 }
 
 /* transactions a stream may finish from the cache in one call, before the
@@ -434,7 +465,7 @@ again:
 		/* a hit: the page is read from the cache, no I/O */
 		*b |= WL_BUSY_REF;
 		d->cache_hits++;
-		s->touched[s->ntouched++] = s->page;
+		stream_touched(s);
 		if (--s->left)
 			continue;
 		/* every page read: the commit, at once */
@@ -484,7 +515,7 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 		return;
 	}
 	/* a transaction's page read */
-	s->touched[s->ntouched++] = s->page;
+	stream_touched(s);
 	if (s->left)
 		s->left--;
 	if (s->left) {
