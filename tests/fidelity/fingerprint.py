@@ -12,6 +12,9 @@
 #       prints the table figure | PostgreSQL | diskproof | diff %, writes it
 #       as markdown to MD_OUT, and with ASSERT=1 names every asserted row off
 #       by more than its tolerance (percent) and exits 1 when any is
+#   fingerprint.py txns RUN.json
+#       prints transactions.count of diskproof's run document (at the top,
+#       or in "summary" or "run"), nothing when it has none
 #
 # /proc/diskstats fields after the device name (Documentation/admin-guide/
 # iostats.rst): 0 reads completed, 1 reads merged, 2 sectors read, 3 ms
@@ -157,7 +160,8 @@ def compare(args):
         f.write("| figure | PostgreSQL | diskproof | diff % | check |\n|---|---:|---:|---:|---|\n")
         for r in rows:
             f.write("| " + " | ".join(r) + " |\n")
-        f.write(f"\nPostgreSQL: pgbench {pg.get('tps', 0):.0f} tps over {pg.get('elapsed_s', 0):.0f} s; "
+        f.write(f"\nPostgreSQL: pgbench {pg.get('tps', 0):.0f} tps over {pg.get('elapsed_s', 0):.0f} s, "
+                f"{pg.get('checkpoints', '?')} checkpoint(s) completed in the window; "
                 f"diskproof: {dp.get('transactions', 0):.0f} transactions ({src}) over "
                 f"{dp.get('elapsed_s', 0):.0f} s. diff % = (diskproof - PostgreSQL) / PostgreSQL.\n")
     if do_assert and failed:
@@ -167,10 +171,21 @@ def compare(args):
     return 0
 
 
+def txns(path):
+    j = json.load(open(path))
+    for t in [j.get("transactions")] + [j[k].get("transactions") for k in ("summary", "run")
+                                        if isinstance(j.get(k), dict)]:
+        if isinstance(t, dict) and isinstance(t.get("count"), (int, float)):
+            print(t["count"])
+            return
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "make" and len(sys.argv) >= 9:
         make(sys.argv[2:])
     elif len(sys.argv) == 9 and sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2:]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "txns":
+        txns(sys.argv[2])
     else:
         sys.exit("usage: fingerprint.py make ... | compare ... (see its header)")

@@ -285,7 +285,7 @@ else
 	python3 "$FP" make "$WORK/pg0" "$WORK/pg1" "$WORK/pg0.t" "$WORK/pg1.t" "$DN" "$WN" "$TXNS" \
 		tool=postgresql "postgresql=$PGV" "tps=$TPS" "secs=$SECS" "scale=$SCALE" \
 		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold \
-		"checkpoints=$CKPTS" transactions_source=pgbench >"$WORK/pg.json"
+		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench >"$WORK/pg.json"
 	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
 	rm -rf "${MD:?}/pg" "${MW:?}/pg_wal"
 fi
@@ -309,22 +309,16 @@ snapshot "$WORK/dp1"
 [ $rc -le 1 ] || die "diskproof run failed (exit $rc): $(tail -5 "$WORK/run.err")"
 cp "$WORK/run.ini" "$OUT/fidelity-profile.ini"
 cp "$WORK/run.json" "$OUT/diskproof-run.json"
-DPTXNS=$(python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-for t in [j.get("transactions")] + [j[k].get("transactions") for k in ("summary", "run") if isinstance(j.get(k), dict)]:
-    if isinstance(t, dict) and isinstance(t.get("count"), (int, float)):
-        print(t["count"]); break
-' "$WORK/run.json") || die "diskproof's run JSON unreadable"
+DPTXNS=$(python3 "$FP" txns "$WORK/run.json") || die "diskproof's run JSON unreadable"
 if [ -n "$DPTXNS" ]; then
-	SRC="diskproof run JSON transactions.count"
+	SRC="the run JSON's transactions.count"
 else
 	DPTXNS=$(awk -v t="$TPS" -v s="$SECS" 'BEGIN { printf "%.0f", t * s }')
-	SRC="pgbench tps x secs (the run JSON has no transactions count)"
+	SRC="pgbench's tps x secs: the run JSON has no transactions count"
 	note "diskproof's run JSON has no transactions.count: per-transaction figures use pgbench's tps x $SECS s = $DPTXNS"
 fi
 DPTPS=$(awk -v n="$DPTXNS" -v s="$SECS" 'BEGIN { printf "%.3f", n / s }')
-echo "           $DPTXNS transactions ($SRC), verdict $(json "$WORK/run.json" 'j["run"]["verdict"]') (exit $rc)"
+echo "           $DPTXNS transactions ($SRC); verdict $(json "$WORK/run.json" 'j["run"]["verdict"]') (exit $rc)"
 python3 "$FP" make "$WORK/dp0" "$WORK/dp1" "$WORK/dp0.t" "$WORK/dp1.t" "$DN" "$WN" "$DPTXNS" \
 	tool=diskproof "diskproof=$("$DISKPROOF" --version)" "profile=$PROFILE" "rate=$RATE" \
 	"tps=$DPTPS" "secs=$SECS" "transactions_source=$SRC" >"$OUT/fingerprint-diskproof.json"
