@@ -82,7 +82,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=${2:?}; shift ;;
 	--pgbench-from) PGFROM=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
-	-h | --help) sed -n '/^# usage/,/^# exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '/^# usage/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) DIR=$1 ;;
 	esac
