@@ -189,7 +189,7 @@ cleanup() {
 	done
 	[ -z "$LD" ] || losetup -d "$LD" 2>/dev/null
 	[ -z "$LW" ] || losetup -d "$LW" 2>/dev/null
-	[ -z "$MNT" ] || { rm -rf "$MNT/sock"; rmdir "$MD" "$MW" "$MNT" 2>/dev/null; }
+	[ -z "$MNT" ] || { rm -rf "$MNT/sock" "$MNT/postgresql.log"; rmdir "$MD" "$MW" "$MNT" 2>/dev/null; }
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -206,8 +206,8 @@ if [ -z "$PGFROM" ] && ! runuser -u postgres -- test -x "$WORK"; then
 	MD=$MNT/data MW=$MNT/wal
 fi
 
-# loop_fs NAME SIZE MOUNTPOINT: a sparse file, attached with direct I/O, ext4,
-# mounted; prints the loop device
+# loop_fs NAME SIZE: a sparse file WORK/NAME.img of SIZE, attached with
+# direct I/O; prints the loop device
 loop_fs() {
 	local dev
 	truncate -s "$2" "$WORK/$1.img"
@@ -252,7 +252,9 @@ else
 	PGV=$("$PGBIN/postgres" --version)
 	pgsu "$PGBIN/initdb" -D "$MD/pg" --waldir="$MW/pg_wal" >"$WORK/initdb.log" 2>&1 ||
 		die "initdb failed: $(tail -5 "$WORK/initdb.log")"
-	PGLOG=$MD/pg/server.log
+	# the server log off the measured devices
+	PGLOG=${MNT:-$WORK}/postgresql.log
+	touch "$PGLOG" && chown postgres: "$PGLOG"
 	PGSTARTED=1
 	pgsu "$PGBIN/pg_ctl" -D "$MD/pg" -l "$PGLOG" -w \
 		-o "-p $PORT -k $SOCK -c listen_addresses= -c shared_buffers=128MB -c log_checkpoints=on" \
@@ -287,6 +289,7 @@ else
 		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold \
 		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench >"$WORK/pg.json"
 	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
+	cp "$PGLOG" "$OUT/postgresql.log"
 	rm -rf "${MD:?}/pg" "${MW:?}/pg_wal"
 fi
 
@@ -328,7 +331,9 @@ rc=0
 python3 "$FP" compare "$WORK/pg.json" "$OUT/fingerprint-diskproof.json" "$OUT/fidelity.md" \
 	"$TOL" "$TOL_QD" "$SIZE_ROWS" "$ASSERT" || rc=$?
 echo
-echo "saved: $OUT/fingerprint-pgbench.json, $OUT/fingerprint-diskproof.json, $OUT/fidelity.md, $OUT/fidelity-profile.ini, $OUT/diskproof-run.json"
+saved="fingerprint-pgbench.json, fingerprint-diskproof.json, fidelity.md, fidelity-profile.ini, diskproof-run.json"
+[ -n "$PGFROM" ] || saved="$saved, postgresql.log"
+echo "saved in $OUT: $saved"
 if [ $ASSERT = 0 ]; then
 	echo "result: not asserted (--no-assert)"
 elif [ $rc = 0 ]; then
