@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+# fingerprint.py - the I/O fingerprint of a run from two /proc/diskstats
+# snapshots, and the side-by-side of two fingerprints (pgbench.sh).
+#
+#   fingerprint.py make DS0 DS1 T0 T1 DATA_DEV WAL_DEV TXNS [KEY=VALUE...]
+#       prints the fingerprint JSON: per device (data, wal) the rates, sizes,
+#       flushes and queue depth over the window T0..T1 (files holding
+#       "date +%s.%N"), and per transaction (TXNS transactions in the window)
+#       the data reads and writes, WAL writes, bytes and flushes; KEY=VALUE
+#       pairs go in as they are (numbers as numbers)
+#   fingerprint.py compare PG.json DP.json MD_OUT TOL TOL_QD SIZE_ROWS ASSERT
+#       prints the table figure | PostgreSQL | diskproof | diff %, writes it
+#       as markdown to MD_OUT, and with ASSERT=1 names every asserted row off
+#       by more than its tolerance (percent) and exits 1 when any is
+#   fingerprint.py txns RUN.json
+#       prints transactions.count of diskproof's run document (at the top,
+#       or in "summary" or "run"), nothing when it has none
+#
+# /proc/diskstats fields after the device name (Documentation/admin-guide/
+# iostats.rst): 0 reads completed, 1 reads merged, 2 sectors read, 3 ms
+# reading, 4 writes completed, 5 writes merged, 6 sectors written, 7 ms
+# writing, 8 I/Os in flight, 9 ms doing I/O, 10 weighted ms doing I/O,
+# 11-14 discards, 15 flushes completed, 16 ms flushing. Sectors are 512
+# bytes whatever the device's block size.
+import json
+import sys
+
+KIB = 1024.0
+
+
+def snap(path):
+    rows = {}
+    for line in open(path):
+        p = line.split()
+        rows[p[2]] = [int(x) for x in p[3:]]
+    return rows
+
+
+def device(a, b, secs):
+    d = [y - x for x, y in zip(a, b)]
+    reads, rsect, writes, wsect, weighted, flushes = d[0], d[2], d[4], d[6], d[10], d[15]
+    rbytes, wbytes = rsect * 512, wsect * 512
+    return {
+        "reads": reads,
+        "writes": writes,
+        "read_bytes": rbytes,
+        "write_bytes": wbytes,
+        "flushes": flushes,
+        "reads_merged": d[1],
+        "writes_merged": d[5],
+        "reads_per_s": reads / secs,
+        "writes_per_s": writes / secs,
+        "read_size": rbytes / reads if reads else 0.0,
+        "write_size": wbytes / writes if writes else 0.0,
+        "io_size": (rbytes + wbytes) / (reads + writes) if reads + writes else 0.0,
+        "read_write_ratio": reads / writes if writes else 0.0,
+        "flushes_per_s": flushes / secs,
+        # iostat's aqu-sz: the time-weighted number of I/Os in flight
+        "queue_depth": weighted / (secs * 1000.0),
+    }
+
+
+def value(v):
+    try:
+        return int(v)
+    except ValueError:
+        pass
+    try:
+        return float(v)
+    except ValueError:
+        return v
+
+
+def make(args):
+    ds0, ds1, t0, t1, ddev, wdev, txns = args[:7]
+    a, b = snap(ds0), snap(ds1)
+    secs = float(open(t1).read()) - float(open(t0).read())
+    txns = float(txns)
+    for dev in (ddev, wdev):
+        if dev not in a or dev not in b:
+            sys.exit(f"fingerprint.py: {dev}: not in /proc/diskstats")
+    fp = {"elapsed_s": secs, "transactions": txns}
+    for kv in args[7:]:
+        k, _, v = kv.partition("=")
+        fp[k] = value(v)
+    fp["data"] = device(a[ddev], b[ddev], secs)
+    fp["wal"] = device(a[wdev], b[wdev], secs)
+    per = lambda n: n / txns if txns > 0 else 0.0
+    fp["per_transaction"] = {
+        "data_reads": per(fp["data"]["reads"]),
+        "data_writes": per(fp["data"]["writes"]),
+        "wal_writes": per(fp["wal"]["writes"]),
+        "wal_bytes": per(fp["wal"]["write_bytes"]),
+        "wal_flushes": per(fp["wal"]["flushes"]),
+    }
+    json.dump(fp, sys.stdout, indent=2)
+    print()
+
+
+# (label, path into the fingerprint, scale, format, tolerance class): the
+# class is "tol" (TOL %), "qd" (TOL_QD %), "size" (TOL %, asserted when
+# SIZE_ROWS is "split"), "mean" (TOL %, asserted when it is "mean") or None
+# (shown only)
+ROWS = [
+    ("data reads/s", ("data", "reads_per_s"), 1, "%.0f", "tol"),
+    ("data writes/s", ("data", "writes_per_s"), 1, "%.0f", "tol"),
+    ("data reads:writes", ("data", "read_write_ratio"), 1, "%.3f", "tol"),
+    ("data read size KiB", ("data", "read_size"), 1 / KIB, "%.1f", "size"),
+    ("data write size KiB", ("data", "write_size"), 1 / KIB, "%.1f", "size"),
+    ("data I/O size KiB", ("data", "io_size"), 1 / KIB, "%.1f", "mean"),
+    ("data flushes/s", ("data", "flushes_per_s"), 1, "%.1f", None),
+    ("data queue depth", ("data", "queue_depth"), 1, "%.2f", "qd"),
+    ("WAL reads/s", ("wal", "reads_per_s"), 1, "%.1f", None),
+    ("WAL writes/s", ("wal", "writes_per_s"), 1, "%.0f", "tol"),
+    ("WAL write size KiB", ("wal", "write_size"), 1 / KIB, "%.1f", "tol"),
+    ("WAL flushes/s", ("wal", "flushes_per_s"), 1, "%.0f", "tol"),
+    ("WAL queue depth", ("wal", "queue_depth"), 1, "%.2f", "qd"),
+    ("transactions/s", ("tps",), 1, "%.0f", None),
+    ("data reads/txn", ("per_transaction", "data_reads"), 1, "%.3f", None),
+    ("data writes/txn", ("per_transaction", "data_writes"), 1, "%.3f", None),
+    ("WAL writes/txn", ("per_transaction", "wal_writes"), 1, "%.3f", None),
+    ("WAL KiB/txn", ("per_transaction", "wal_bytes"), 1 / KIB, "%.2f", "tol"),
+    ("WAL flushes/txn", ("per_transaction", "wal_flushes"), 1, "%.3f", None),
+]
+
+
+def get(fp, path):
+    v = fp
+    for k in path:
+        v = v[k]
+    return float(v)
+
+
+def compare(args):
+    pg = json.load(open(args[0]))
+    dp = json.load(open(args[1]))
+    md_out, tol, tol_qd, size_rows, do_assert = args[2], float(args[3]), float(args[4]), args[5], args[6] == "1"
+    asserted = {"tol", "qd", "size" if size_rows == "split" else "mean"}
+    rows, failed = [], []
+    for label, path, scale, fmt, cls in ROWS:
+        a, b = get(pg, path), get(dp, path)
+        diff = (b - a) / a * 100.0 if a else (0.0 if b == 0 else float("inf"))
+        limit = None
+        if cls in asserted:
+            limit = tol_qd if cls == "qd" else tol
+        ok = limit is None or abs(diff) <= limit
+        mark = "" if limit is None else ("ok" if ok else "FAIL") + f" (±{limit:g} %)"
+        rows.append((label, fmt % (a * scale), fmt % (b * scale), "%+.1f" % diff, mark))
+        if not ok:
+            failed.append(f"{label}: PostgreSQL {fmt % (a * scale)}, diskproof {fmt % (b * scale)}, "
+                          f"{diff:+.1f} % (limit ±{limit:g} %)")
+    head = ("figure", "PostgreSQL", "diskproof", "diff %", "check")
+    w = [max(len(r[i]) for r in rows + [head]) for i in range(5)]
+    line = lambda r: "  ".join([r[0].ljust(w[0])] + [r[i].rjust(w[i]) for i in (1, 2, 3)] + [r[4]])
+    print(line(head).rstrip())
+    for r in rows:
+        print(line(r).rstrip())
+    src = dp.get("transactions_source", "")
+    with open(md_out, "w") as f:
+        f.write("| figure | PostgreSQL | diskproof | diff % | check |\n|---|---:|---:|---:|---|\n")
+        for r in rows:
+            f.write("| " + " | ".join(r) + " |\n")
+        f.write(f"\nPostgreSQL: pgbench {pg.get('tps', 0):.0f} tps over {pg.get('elapsed_s', 0):.0f} s, "
+                f"{pg.get('checkpoints', '?')} checkpoint(s) completed in the window; "
+                f"diskproof: {dp.get('transactions', 0):.0f} transactions ({src}) over "
+                f"{dp.get('elapsed_s', 0):.0f} s. diff % = (diskproof - PostgreSQL) / PostgreSQL.\n")
+    if do_assert and failed:
+        for m in failed:
+            print("FAIL " + m, file=sys.stderr)
+        return 1
+    return 0
+
+
+def txns(path):
+    j = json.load(open(path))
+    for t in [j.get("transactions")] + [j[k].get("transactions") for k in ("summary", "run")
+                                        if isinstance(j.get(k), dict)]:
+        if isinstance(t, dict) and isinstance(t.get("count"), (int, float)):
+            print(t["count"])
+            return
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "make" and len(sys.argv) >= 9:
+        make(sys.argv[2:])
+    elif len(sys.argv) == 9 and sys.argv[1] == "compare":
+        sys.exit(compare(sys.argv[2:]))
+    elif len(sys.argv) == 3 and sys.argv[1] == "txns":
+        txns(sys.argv[2])
+    else:
+        sys.exit("usage: fingerprint.py make ... | compare ... (see its header)")

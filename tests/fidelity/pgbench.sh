@@ -1,0 +1,344 @@
+#!/bin/bash
+# pgbench.sh - fidelity: does diskproof's PostgreSQL profile make the I/O
+# that PostgreSQL itself makes? pgbench's TPC-B-like load on a real
+# PostgreSQL and then diskproof's profile at pgbench's transaction rate, each
+# on the same two filesystems (data, WAL) on loop devices nothing else
+# touches, each measured by the kernel's own counters (/proc/diskstats):
+# per device the reads and writes a second, their sizes, flushes, queue
+# depth, and per transaction the data reads and writes and the WAL writes,
+# bytes and flushes. Printed side by side; exit 1 when a figure is off by
+# more than its tolerance (below).
+#
+# usage: tests/fidelity/pgbench.sh [OPTIONS] [DIR]          (root: losetup)
+#   DIR                 scratch directory (default ./bench-data); DIR/pgbench
+#                       must not exist: it is created and removed
+#   -o, --output DIR    where fingerprint-pgbench.json, fingerprint-diskproof.json
+#                       and fidelity.md go (default: the current directory)
+#   -s, --scale N       pgbench -i -s N (default 100: 1.5 GB of tables)
+#   -T, --secs SECS     measured length of each side (default 120)
+#   --profile NAME|FILE diskproof's profile (default the built-in pgbench-tpcb);
+#                       it must have "arrival = rate" and a "rate =" line
+#   --pgbench-from FILE skip PostgreSQL: take its tps, length and fingerprint
+#                       from a fingerprint-pgbench.json written before (for
+#                       calibrating the profile run after run; -T overrides
+#                       the length)
+#   --no-assert         print and save, exit 0 whatever the differences
+# env: DISKPROOF (default build/diskproof)
+# exit: 0 every asserted figure within its tolerance, 1 one is not (each
+#       named on stderr) or a step failed, 77 skipped (not root, no losetup)
+#
+# Layout: two sparse files in DIR/pgbench, each attached with "losetup
+# --direct-io=on" (the loop device passes I/O straight to its file, no second
+# page cache), ext4 on each, mounted: data (4 GiB) and WAL (3 GiB).
+# PostgreSQL side: initdb --waldir on the WAL filesystem, the server on a
+# private socket directory (no TCP) with shared_buffers=128MB and defaults
+# otherwise; pgbench -i -s SCALE, CHECKPOINT, sync, and the page cache
+# dropped (echo 3 > /proc/sys/vm/drop_caches): the fingerprint is of a COLD
+# start, the tables read in from the device as the run goes. Then
+# /proc/diskstats of both devices, pgbench -c 8 -j 2 -T SECS, /proc/diskstats
+# again; tps is pgbench's "without initial connection time", the
+# transactions its "actually processed". The checkpoints completed in the
+# window (the server log's "checkpoint complete" lines) are printed: each
+# writes dirty pages in a burst, so their number matters to the data writes.
+# diskproof side: PostgreSQL's files removed (the filesystems stay), the
+# profile rewritten: [workload] rate = pgbench's tps, its [volume] sections
+# replaced by one [volume data] with path = DATA/diskproof, log_path =
+# WAL/diskproof-wal and the sum of their databases (database size and the
+# rest as the profile has them); diskproof init, sync, caches dropped,
+# /proc/diskstats, diskproof run --duration SECS --warmup 0 (pgbench has no
+# warm-up either), /proc/diskstats. Its transactions are the run JSON's
+# transactions.count when it has one, pgbench's tps x SECS otherwise (said so).
+set -eu
+# shellcheck source=tests/bench/lib.sh
+source "$(dirname "$0")/../bench/lib.sh"
+FP=$REPO/tests/fidelity/fingerprint.py
+
+# Tolerances, percent of PostgreSQL's figure: rates, sizes, the read:write
+# mix and the WAL per transaction; the queue depths (more sensitive to how
+# I/O bunches up in time).
+TOL=10
+TOL_QD=25
+# Data I/O size rows asserted: "split" (read size and write size each) or
+# "mean" (the mean size of all data I/O).
+SIZE_ROWS="split"
+DATA_SIZE=4G
+WAL_SIZE=3G
+CLIENTS=8
+THREADS=2
+PORT=5433
+
+DIR=./bench-data
+OUT=.
+SCALE=100
+SECS=""
+PROFILE=pgbench-tpcb
+PGFROM=""
+ASSERT=1
+while [ $# -gt 0 ]; do
+	case "$1" in
+	-o | --output) OUT=${2:?}; shift ;;
+	-s | --scale) SCALE=${2:?}; shift ;;
+	-T | --secs) SECS=${2:?}; shift ;;
+	--profile) PROFILE=${2:?}; shift ;;
+	--pgbench-from) PGFROM=${2:?}; shift ;;
+	--no-assert) ASSERT=0 ;;
+	-h | --help) sed -n '/^# usage/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-*) die "unknown option $1 (--help)" ;;
+	*) DIR=$1 ;;
+	esac
+	shift
+done
+is_count "$SCALE" scale
+[ -z "$SECS" ] || is_count "$SECS" seconds
+
+if [ "$(id -u)" != 0 ]; then
+	note "skipped: needs root (losetup, mount, drop_caches)"
+	exit 77
+fi
+if ! command -v losetup >/dev/null; then
+	note "skipped: no losetup (util-linux)"
+	exit 77
+fi
+need_diskproof
+mkdir -p "$OUT"
+OUT=$(cd "$OUT" && pwd)
+
+# The profile's text, checked before anything slow: a built-in or a file.
+if [ -f "$PROFILE" ]; then
+	PTEXT=$(cat "$PROFILE") || die "$PROFILE: cannot read"
+else
+	PTEXT=$("$DISKPROOF" profiles show "$PROFILE" 2>&1) ||
+		die "profile $PROFILE: neither a file nor a built-in profile: $PTEXT"
+fi
+
+# rewrite_profile RATE PATH LOG_PATH: the profile's text (PTEXT) with
+# [workload] rate = RATE and its [volume] sections replaced by one [volume
+# data] on PATH and LOG_PATH holding the sum of their databases; dies when the
+# profile has no "arrival = rate", not one "rate =" line, or no volume
+rewrite_profile() {
+	local rc=0
+	awk -v rate="$1" -v path="$2" -v logp="$3" '
+		function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+		/^[ \t]*\[/ {
+			sec = $0; sub(/^[ \t]*\[/, "", sec); sub(/\].*$/, "", sec); sec = trim(sec)
+			invol = sec ~ /^volume[ \t]/
+			if (invol) { nvol++; vdb[nvol] = 1; next }
+			print; next
+		}
+		invol {
+			if ($0 ~ /^[ \t]*databases[ \t]*=/) {
+				v = $0; sub(/^[^=]*=/, "", v); sub(/[;#].*$/, "", v); vdb[nvol] = trim(v) + 0
+			}
+			next
+		}
+		sec == "workload" && /^[ \t]*arrival[ \t]*=[ \t]*rate[ \t]*([;#].*)?$/ { arrival = 1 }
+		sec == "workload" && /^[ \t]*rate[ \t]*=/ { print "rate = " rate "   ; pgbench.sh: pgbench tps"; nrate++; next }
+		{ print }
+		END {
+			for (i = 1; i <= nvol; i++) dbs += vdb[i]
+			print ""
+			print "; pgbench.sh: the profile'"'"'s " nvol " volume section(s), on the fidelity filesystems"
+			print "[volume data]"
+			print "path = " path
+			print "log_path = " logp
+			print "databases = " dbs
+			if (!arrival) exit 3
+			if (nrate != 1) exit 4
+			if (!nvol) exit 5
+		}' <<<"$PTEXT" || rc=$?
+	case $rc in
+	0) ;;
+	3) die "profile $PROFILE: its [workload] has no \"arrival = rate\" (the run is paced at pgbench's tps)" ;;
+	4) die "profile $PROFILE: its [workload] needs exactly one \"rate = \" line (replaced by pgbench's tps)" ;;
+	5) die "profile $PROFILE: no [volume ...] section" ;;
+	*) die "profile $PROFILE: rewriting failed (awk exit $rc)" ;;
+	esac
+}
+rewrite_profile 1 /nonexistent /nonexistent >/dev/null
+
+if [ -n "$PGFROM" ]; then
+	[ -f "$PGFROM" ] || die "$PGFROM: no such file"
+	TPS=$(json "$PGFROM" 'j["tps"]') || die "$PGFROM: no tps in it"
+	: "${SECS:=$(json "$PGFROM" 'j["secs"]')}"
+else
+	: "${SECS:=120}"
+	# the newest installed version's binaries
+	pg_bin() { printf '%s\n' /usr/lib/postgresql/*/bin/pgbench | sort -V | tail -1 | xargs dirname; }
+	PGBIN=$(pg_bin)
+	if [ ! -x "$PGBIN/pgbench" ]; then
+		note "installing postgresql"
+		apt_install postgresql || die "cannot install PostgreSQL (apt-get install -y postgresql)"
+		PGBIN=$(pg_bin)
+	fi
+	[ -x "$PGBIN/pgbench" ] || die "no /usr/lib/postgresql/*/bin/pgbench"
+	id postgres >/dev/null 2>&1 || die "no postgres user (the postgresql package makes it)"
+fi
+
+bench_workdir "$DIR" pgbench
+LD="" LW="" PGSTARTED="" MNT=""
+MD=$WORK/data MW=$WORK/wal
+cleanup() {
+	if [ -n "$PGSTARTED" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$MD/pg" -m fast -w stop >/dev/null 2>&1 ||
+			runuser -u postgres -- "$PGBIN/pg_ctl" -D "$MD/pg" -m immediate -w stop >/dev/null 2>&1
+	fi
+	for m in "$MD" "$MW"; do
+		if mountpoint -q "$m"; then
+			umount "$m" 2>/dev/null || { sleep 1; umount "$m" 2>/dev/null; } || umount -l "$m"
+		fi
+	done
+	[ -z "$LD" ] || losetup -d "$LD" 2>/dev/null
+	[ -z "$LW" ] || losetup -d "$LW" 2>/dev/null
+	[ -z "$MNT" ] || { rm -rf "$MNT/sock" "$MNT/postgresql.log"; rmdir "$MD" "$MW" "$MNT" 2>/dev/null; }
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# PostgreSQL runs as postgres, which must reach its directories: when a
+# parent of DIR is closed to other users (/root/...), the mount points and
+# the socket directory go in a directory of their own under /tmp (the
+# backing files stay in DIR).
+if [ -z "$PGFROM" ] && ! runuser -u postgres -- test -x "$WORK"; then
+	MNT=$(mktemp -d /tmp/pgbench-fidelity.XXXXXX) || die "mktemp failed"
+	chmod 755 "$MNT"
+	MD=$MNT/data MW=$MNT/wal
+fi
+
+# loop_fs NAME SIZE: a sparse file WORK/NAME.img of SIZE, attached with
+# direct I/O; prints the loop device
+loop_fs() {
+	local dev
+	truncate -s "$2" "$WORK/$1.img"
+	dev=$(losetup --find --show --direct-io=on "$WORK/$1.img") || die "losetup $1 failed"
+	echo "$dev"
+}
+LD=$(loop_fs data "$DATA_SIZE")
+LW=$(loop_fs wal "$WAL_SIZE")
+for d in "$LD:$MD" "$LW:$MW"; do
+	mkfs.ext4 -q -F "${d%%:*}" || die "mkfs.ext4 ${d%%:*} failed"
+	mkdir -p "${d#*:}"
+	mount "${d%%:*}" "${d#*:}" || die "mount ${d%%:*} failed"
+done
+DN=$(basename "$LD") WN=$(basename "$LW")
+
+# snapshot FILE: both devices' /proc/diskstats lines, and the time in FILE.t
+snapshot() {
+	date +%s.%N >"$1.t"
+	awk -v d="$DN" -v w="$WN" '$3 == d || $3 == w' /proc/diskstats >"$1"
+}
+
+cold() {
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+}
+
+echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
+echo "devices:   data $LD ($DATA_SIZE) on $MD, WAL $LW ($WAL_SIZE) on $MW; loop, direct I/O, ext4; backing files in $WORK"
+echo "machine:   $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+
+if [ -n "$PGFROM" ]; then
+	cp "$PGFROM" "$WORK/pg.json"
+	[ "$(realpath "$PGFROM")" = "$(realpath -m "$OUT/fingerprint-pgbench.json")" ] ||
+		cp "$PGFROM" "$OUT/fingerprint-pgbench.json"
+	echo "PostgreSQL: from $PGFROM: $(json "$PGFROM" 'j.get("postgresql", "?")'), tps $TPS over $(json "$PGFROM" 'j["secs"]') s"
+else
+	pgsu() { runuser -u postgres -- "$@"; }
+	chown postgres: "$MD" "$MW"
+	pgsu test -x "$MD" -a -w "$MD" -a -w "$MW" || die "the postgres user cannot write $MD and $MW"
+	SOCK=${MNT:-$WORK}/sock
+	mkdir -p "$SOCK" && chown postgres: "$SOCK"
+	PGV=$("$PGBIN/postgres" --version)
+	pgsu "$PGBIN/initdb" -D "$MD/pg" --waldir="$MW/pg_wal" >"$WORK/initdb.log" 2>&1 ||
+		die "initdb failed: $(tail -5 "$WORK/initdb.log")"
+	# the server log off the measured devices
+	PGLOG=${MNT:-$WORK}/postgresql.log
+	touch "$PGLOG" && chown postgres: "$PGLOG"
+	PGSTARTED=1
+	pgsu "$PGBIN/pg_ctl" -D "$MD/pg" -l "$PGLOG" -w \
+		-o "-p $PORT -k $SOCK -c listen_addresses= -c shared_buffers=128MB -c log_checkpoints=on" \
+		start >/dev/null || die "PostgreSQL did not start: $(tail -5 "$PGLOG")"
+	PGARGS=(-h "$SOCK" -p "$PORT")
+	echo "PostgreSQL: $PGV; pgbench -i -s $SCALE"
+	t0=$SECONDS
+	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -i -q -s "$SCALE" postgres >"$WORK/init.log" 2>&1 ||
+		die "pgbench -i failed: $(tail -5 "$WORK/init.log")"
+	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qc CHECKPOINT postgres || die "CHECKPOINT failed"
+	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS -T $SECS"
+	cold
+	log0=$(stat -c %s "$PGLOG")
+	snapshot "$WORK/pg0"
+	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" -T "$SECS" postgres >"$WORK/bench.log" 2>&1 ||
+		die "pgbench failed: $(tail -5 "$WORK/bench.log")"
+	snapshot "$WORK/pg1"
+	log1=$(stat -c %s "$PGLOG")
+	TPS=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$WORK/bench.log")
+	TXNS=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/bench.log")
+	[ -n "$TPS" ] && [ -n "$TXNS" ] ||
+		die "no tps or transaction count in pgbench's output: $(cat "$WORK/bench.log")"
+	pgsu "$PGBIN/pg_ctl" -D "$MD/pg" -m fast -w stop >/dev/null || die "PostgreSQL did not stop"
+	PGSTARTED=""
+	window=$(tail -c +"$((log0 + 1))" "$PGLOG" | head -c "$((log1 - log0))")
+	CKPTS=$(grep -c 'checkpoint complete' <<<"$window" || true)
+	CKSTART=$(grep -c 'checkpoint starting' <<<"$window" || true)
+	echo "            tps $TPS, $TXNS transactions; checkpoints in the window: $CKPTS completed, $CKSTART started"
+	grep 'checkpoint complete' <<<"$window" | sed 's/^/              /' | cut -c1-160 || true
+	python3 "$FP" make "$WORK/pg0" "$WORK/pg1" "$WORK/pg0.t" "$WORK/pg1.t" "$DN" "$WN" "$TXNS" \
+		tool=postgresql "postgresql=$PGV" "tps=$TPS" "secs=$SECS" "scale=$SCALE" \
+		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold \
+		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench >"$WORK/pg.json"
+	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
+	cp "$PGLOG" "$OUT/postgresql.log"
+	rm -rf "${MD:?}/pg" "${MW:?}/pg_wal"
+fi
+
+# The profile for this run: the rate, one volume on the two filesystems.
+RUNP=$WORK/run.ini
+RATE=$(awk -v t="$TPS" 'BEGIN { printf "%.1f", t }')
+rewrite_profile "$RATE" "$MD/diskproof" "$MW/diskproof-wal" >"$RUNP"
+
+RES=$WORK/results.db
+echo "diskproof: profile $PROFILE at rate $RATE/s, $(awk '/^databases = /{print $3}' "$RUNP") database(s); init"
+"$DISKPROOF" init "$RUNP" --results "$RES" >"$WORK/dpinit.out" 2>&1 ||
+	die "diskproof init failed: $(tail -5 "$WORK/dpinit.out")"
+cold
+snapshot "$WORK/dp0"
+rc=0
+"$DISKPROOF" run "$RUNP" --duration "${SECS}s" --warmup 0s --results "$RES" --format json \
+	>"$WORK/run.json" 2>"$WORK/run.err" || rc=$?
+snapshot "$WORK/dp1"
+# 0 passed, 1 a verdict failed: measured either way
+[ $rc -le 1 ] || die "diskproof run failed (exit $rc): $(tail -5 "$WORK/run.err")"
+cp "$WORK/run.ini" "$OUT/fidelity-profile.ini"
+cp "$WORK/run.json" "$OUT/diskproof-run.json"
+DPTXNS=$(python3 "$FP" txns "$WORK/run.json") || die "diskproof's run JSON unreadable"
+if [ -n "$DPTXNS" ]; then
+	SRC="the run JSON's transactions.count"
+else
+	DPTXNS=$(awk -v t="$TPS" -v s="$SECS" 'BEGIN { printf "%.0f", t * s }')
+	SRC="pgbench's tps x secs: the run JSON has no transactions count"
+	note "diskproof's run JSON has no transactions.count: per-transaction figures use pgbench's tps x $SECS s = $DPTXNS"
+fi
+DPTPS=$(awk -v n="$DPTXNS" -v s="$SECS" 'BEGIN { printf "%.3f", n / s }')
+echo "           $DPTXNS transactions ($SRC); verdict $(json "$WORK/run.json" 'j["run"]["verdict"]') (exit $rc)"
+python3 "$FP" make "$WORK/dp0" "$WORK/dp1" "$WORK/dp0.t" "$WORK/dp1.t" "$DN" "$WN" "$DPTXNS" \
+	tool=diskproof "diskproof=$("$DISKPROOF" --version)" "profile=$PROFILE" "rate=$RATE" \
+	"tps=$DPTPS" "secs=$SECS" "transactions_source=$SRC" >"$OUT/fingerprint-diskproof.json"
+
+echo
+rc=0
+python3 "$FP" compare "$WORK/pg.json" "$OUT/fingerprint-diskproof.json" "$OUT/fidelity.md" \
+	"$TOL" "$TOL_QD" "$SIZE_ROWS" "$ASSERT" || rc=$?
+echo
+saved="fingerprint-pgbench.json, fingerprint-diskproof.json, fidelity.md, fidelity-profile.ini, diskproof-run.json"
+[ -n "$PGFROM" ] || saved="$saved, postgresql.log"
+echo "saved in $OUT: $saved"
+if [ $ASSERT = 0 ]; then
+	echo "result: not asserted (--no-assert)"
+elif [ $rc = 0 ]; then
+	echo "result: every asserted figure within its tolerance (±$TOL %, queue depths ±$TOL_QD %)"
+else
+	echo "result: FAIL: the figures named above are off by more than their tolerance"
+	exit 1
+fi
