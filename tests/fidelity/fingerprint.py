@@ -93,6 +93,8 @@ def make(args):
         "wal_bytes": per(fp["wal"]["write_bytes"]),
         "wal_flushes": per(fp["wal"]["flushes"]),
     }
+    if fp.get("wal_sync"):
+        fp["commits_per_flush"] = txns / float(fp["wal_sync"])
     json.dump(fp, sys.stdout, indent=2)
     print()
 
@@ -121,12 +123,15 @@ ROWS = [
     ("WAL writes/txn", ("per_transaction", "wal_writes"), 1, "%.3f", None),
     ("WAL KiB/txn", ("per_transaction", "wal_bytes"), 1 / KIB, "%.2f", "tol"),
     ("WAL flushes/txn", ("per_transaction", "wal_flushes"), 1, "%.3f", None),
+    ("commits per WAL flush", ("commits_per_flush",), 1, "%.2f", None),
 ]
 
 
 def get(fp, path):
     v = fp
     for k in path:
+        if not isinstance(v, dict) or k not in v:
+            return float("nan")  # not known on this side
         v = v[k]
     return float(v)
 
@@ -139,6 +144,10 @@ def compare(args):
     rows, failed = [], []
     for label, path, scale, fmt, cls in ROWS:
         a, b = get(pg, path), get(dp, path)
+        if a != a or b != b:  # NaN: shown as "-", never asserted
+            rows.append((label, "-" if a != a else fmt % (a * scale),
+                         "-" if b != b else fmt % (b * scale), "", ""))
+            continue
         diff = (b - a) / a * 100.0 if a else (0.0 if b == 0 else float("inf"))
         limit = None
         if cls in asserted:
@@ -180,6 +189,14 @@ def txns(path):
             return
 
 
+def cpf(path):
+    """diskproof's commits per log write, from the run JSON (empty if absent)"""
+    j = json.load(open(path))
+    t = j.get("summary", {}).get("transactions")
+    if isinstance(t, dict) and isinstance(t.get("commits_per_log_write"), (int, float)):
+        print(t["commits_per_log_write"])
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "make" and len(sys.argv) >= 9:
         make(sys.argv[2:])
@@ -187,5 +204,7 @@ if __name__ == "__main__":
         sys.exit(compare(sys.argv[2:]))
     elif len(sys.argv) == 3 and sys.argv[1] == "txns":
         txns(sys.argv[2])
+    elif len(sys.argv) == 3 and sys.argv[1] == "cpf":
+        cpf(sys.argv[2])
     else:
         sys.exit("usage: fingerprint.py make ... | compare ... (see its header)")

@@ -32,7 +32,8 @@
 # page cache), ext4 on each, mounted: data (4 GiB) and WAL (3 GiB).
 # PostgreSQL side: initdb --waldir on the WAL filesystem, the server on a
 # private socket directory (no TCP) with shared_buffers=128MB and defaults
-# otherwise; pgbench -i -s SCALE, CHECKPOINT, sync, and the page cache
+# otherwise, in a memory cgroup of PG_MEM (512 MiB: its cache is bounded the
+# same way on every machine); pgbench -i -s SCALE, CHECKPOINT, sync, and the page cache
 # dropped (echo 3 > /proc/sys/vm/drop_caches): the fingerprint is of a COLD
 # start, the tables read in from the device as the run goes. Then
 # /proc/diskstats of both devices, pgbench -c 8 -j 2 -T SECS, /proc/diskstats
@@ -66,6 +67,11 @@ WAL_SIZE=3G
 CLIENTS=8
 THREADS=2
 PORT=5433
+# PostgreSQL runs in a memory cgroup of this size (shared_buffers, the page
+# cache of its files, its processes): its cache is the same on every machine,
+# whatever RAM it has and whatever else reclaims page cache (a virtual
+# machine's host may), so the fingerprint does not move with the machine
+PG_MEM=512M
 
 DIR=./bench-data
 OUT=.
@@ -187,6 +193,7 @@ cleanup() {
 			umount "$m" 2>/dev/null || { sleep 1; umount "$m" 2>/dev/null; } || umount -l "$m"
 		fi
 	done
+	[ -z "$CG" ] || rmdir "$CG" 2>/dev/null || true
 	[ -z "$LD" ] || losetup -d "$LD" 2>/dev/null
 	[ -z "$LW" ] || losetup -d "$LW" 2>/dev/null
 	[ -z "$MNT" ] || { rm -rf "$MNT/sock" "$MNT/postgresql.log"; rmdir "$MD" "$MW" "$MNT" 2>/dev/null; }
@@ -205,6 +212,34 @@ if [ -z "$PGFROM" ] && ! runuser -u postgres -- test -x "$WORK"; then
 	chmod 755 "$MNT"
 	MD=$MNT/data MW=$MNT/wal
 fi
+
+# mem_cgroup: CG, a memory cgroup of PG_MEM (cgroup v2 or v1's memory
+# controller) under this shell's own, removed at exit
+CG=""
+mem_cgroup() {
+	local base
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		base=/sys/fs/cgroup$(awk -F: '$1 == "0" { print $3 }' /proc/self/cgroup)
+		CG=$base/diskproof-fidelity-$$
+		mkdir "$CG" || die "cannot make cgroup $CG"
+		echo "$(to_bytes "$PG_MEM")" >"$CG/memory.max" ||
+			die "cannot limit $CG (is the memory controller enabled in $base/cgroup.subtree_control?)"
+	else
+		base=/sys/fs/cgroup/memory$(awk -F: '$2 == "memory" { print $3 }' /proc/self/cgroup)
+		[ -d "$base" ] || die "no memory cgroup (neither cgroup v2 nor v1's memory controller)"
+		CG=$base/diskproof-fidelity-$$
+		mkdir "$CG" || die "cannot make cgroup $CG"
+		echo "$(to_bytes "$PG_MEM")" >"$CG/memory.limit_in_bytes" || die "cannot limit $CG"
+	fi
+}
+# cg_peak: the cgroup's highest use so far, in MiB
+cg_peak() {
+	local f
+	for f in memory.peak memory.max_usage_in_bytes memory.current memory.usage_in_bytes; do
+		[ -r "$CG/$f" ] && { echo "$(($(cat "$CG/$f") >> 20))M"; return; }
+	done
+	echo "?"
+}
 
 # loop_fs NAME SIZE: a sparse file WORK/NAME.img of SIZE, attached with
 # direct I/O; prints the loop device
@@ -256,7 +291,10 @@ else
 	PGLOG=${MNT:-$WORK}/postgresql.log
 	touch "$PGLOG" && chown postgres: "$PGLOG"
 	PGSTARTED=1
-	pgsu "$PGBIN/pg_ctl" -D "$MD/pg" -l "$PGLOG" -w \
+	mem_cgroup
+	# started from a shell in the cgroup: the server and its children are in it
+	bash -c 'echo $$ >"$1/cgroup.procs" && shift && exec runuser -u postgres -- "$@"' _ "$CG" \
+		"$PGBIN/pg_ctl" -D "$MD/pg" -l "$PGLOG" -w \
 		-o "-p $PORT -k $SOCK -c listen_addresses= -c shared_buffers=128MB -c log_checkpoints=on" \
 		start >/dev/null || die "PostgreSQL did not start: $(tail -5 "$PGLOG")"
 	PGARGS=(-h "$SOCK" -p "$PORT")
@@ -267,6 +305,8 @@ else
 	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qc CHECKPOINT postgres || die "CHECKPOINT failed"
 	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS -T $SECS"
 	cold
+	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtc "select pg_stat_reset_shared('wal')" postgres >/dev/null ||
+		die "pg_stat_reset_shared failed"
 	log0=$(stat -c %s "$PGLOG")
 	snapshot "$WORK/pg0"
 	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" -T "$SECS" postgres >"$WORK/bench.log" 2>&1 ||
@@ -277,8 +317,16 @@ else
 	TXNS=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/bench.log")
 	[ -n "$TPS" ] && [ -n "$TXNS" ] ||
 		die "no tps or transaction count in pgbench's output: $(cat "$WORK/bench.log")"
+	# the WAL as PostgreSQL counts it: records, full-page images, bytes, flushes
+	WALSTAT=$(pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtF ' ' -c \
+		"select wal_records, wal_fpi, wal_bytes, wal_sync from pg_stat_wal" postgres) ||
+		die "pg_stat_wal unreadable"
+	read -r W_REC W_FPI W_BYTES W_SYNC <<<"$WALSTAT"
+	CGMAX=$(cg_peak)
 	pgsu "$PGBIN/pg_ctl" -D "$MD/pg" -m fast -w stop >/dev/null || die "PostgreSQL did not stop"
 	PGSTARTED=""
+	echo "            pg_stat_wal: $(awk -v r="$W_REC" -v f="$W_FPI" -v b="$W_BYTES" -v y="$W_SYNC" -v n="$TXNS" \
+		'BEGIN { printf "per transaction %.2f records, %.3f full-page images, %.0f bytes; %.2f commits per flush", r / n, f / n, b / n, n / (y ? y : 1) }'); memory cgroup peak $CGMAX of $PG_MEM"
 	window=$(tail -c +"$((log0 + 1))" "$PGLOG" | head -c "$((log1 - log0))")
 	CKPTS=$(grep -c 'checkpoint complete' <<<"$window" || true)
 	CKSTART=$(grep -c 'checkpoint starting' <<<"$window" || true)
@@ -286,7 +334,8 @@ else
 	grep 'checkpoint complete' <<<"$window" | sed 's/^/              /' | cut -c1-160 || true
 	python3 "$FP" make "$WORK/pg0" "$WORK/pg1" "$WORK/pg0.t" "$WORK/pg1.t" "$DN" "$WN" "$TXNS" \
 		tool=postgresql "postgresql=$PGV" "tps=$TPS" "secs=$SECS" "scale=$SCALE" \
-		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold \
+		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold "memory_cgroup=$PG_MEM" \
+		"wal_records=$W_REC" "wal_fpi=$W_FPI" "wal_bytes=$W_BYTES" "wal_sync=$W_SYNC" \
 		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench >"$WORK/pg.json"
 	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
 	cp "$PGLOG" "$OUT/postgresql.log"
@@ -320,11 +369,13 @@ else
 	SRC="pgbench's tps x secs: the run JSON has no transactions count"
 	note "diskproof's run JSON has no transactions.count: per-transaction figures use pgbench's tps x $SECS s = $DPTXNS"
 fi
+CPF=$(python3 "$FP" cpf "$WORK/run.json") || CPF=""
 DPTPS=$(awk -v n="$DPTXNS" -v s="$SECS" 'BEGIN { printf "%.3f", n / s }')
 echo "           $DPTXNS transactions ($SRC); verdict $(json "$WORK/run.json" 'j["run"]["verdict"]') (exit $rc)"
 python3 "$FP" make "$WORK/dp0" "$WORK/dp1" "$WORK/dp0.t" "$WORK/dp1.t" "$DN" "$WN" "$DPTXNS" \
 	tool=diskproof "diskproof=$("$DISKPROOF" --version)" "profile=$PROFILE" "rate=$RATE" \
-	"tps=$DPTPS" "secs=$SECS" "transactions_source=$SRC" >"$OUT/fingerprint-diskproof.json"
+	"tps=$DPTPS" "secs=$SECS" "transactions_source=$SRC" \
+	${CPF:+"commits_per_flush=$CPF"} >"$OUT/fingerprint-diskproof.json"
 
 echo
 rc=0

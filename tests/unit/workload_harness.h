@@ -160,10 +160,13 @@ static inline void h_issue(struct harness *h)
 	for (unsigned k = c->nidle; k-- && !h->no_streams;) {
 		struct wl_slot *s = &c->slots[c->idle[k]];
 
-		if (!wl_stream_prepare(c, s, h->now))
+		int next = wl_stream_prepare(c, s, h->now);
+
+		if (next == WL_STREAM_NONE)
 			continue;
 		c->idle[k] = c->idle[--c->nidle];
-		h_submit(h, s);
+		if (next == WL_STREAM_IO)
+			h_submit(h, s);
 	}
 }
 
@@ -205,6 +208,15 @@ static inline void h_complete(struct harness *h, struct wl_slot *s)
 	case WL_SLOT_STREAM:
 		break;
 	}
+	for (unsigned i = 1; i < s->npages; i++) {
+		/* a read ahead's or a merged write's further pages */
+		if (!(s->held & (1ULL << i)))
+			continue;
+		if (s->req.op == ENGINE_OP_WRITE)
+			d->expect[s->page + i - d->lo] =
+				(uint32_t)wl_next_gen(d->expect[s->page + i - d->lo]);
+		d->busy[s->page + i - d->lo] &= (uint8_t)~WL_BUSY_IO;
+	}
 	d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 	if (s->req.op == ENGINE_OP_WRITE)
 		d->expect[s->page - d->lo] = (uint32_t)s->gen;
@@ -224,8 +236,14 @@ static inline bool h_step(struct harness *h)
 	for (unsigned i = 0; i < h->nslots; i++)
 		if (h->slots[i].inflight && h->due[i] < t)
 			t = h->due[i];
-	if (t == UINT64_MAX)
-		return false;
+	if (t == UINT64_MAX) {
+		/* nothing in flight: on to the next timed event, if any (as
+		 * the worker sleeps until it) */
+		if (h->c.next_due == UINT64_MAX || h->c.next_due <= h->now)
+			return false;
+		h->now = h->c.next_due;
+		return true;
+	}
 	h->now = t;
 	for (unsigned i = 0; i < h->nslots; i++)
 		if (h->slots[i].inflight && h->due[i] == t)
