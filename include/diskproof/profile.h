@@ -215,21 +215,21 @@ struct profile {
 	enum profile_arrival arrival; /* closed (default) or rate */
 	double rate;		      /* transactions per second over all databases */
 	/* PostgreSQL-like features, all off by default (docs/fidelity.md) */
-	double read_pages;		/* pages a change transaction only reads; 0 */
-	uint64_t hot_size;		/* a hot region at each database's start; 0 = off */
-	double hot_pct;			/* share of page picks that go to it */
-	uint64_t cache_size;		/* database cache per database; 0 = off */
-	uint32_t readahead_size;	/* a read-ahead miss reads this much; 0 = off */
-	double readahead_pct;		/* share of misses that read ahead */
+	double read_pages;		 /* pages a change transaction only reads; 0 */
+	uint64_t hot_size;		 /* a hot region at each database's start; 0 = off */
+	double hot_pct;			 /* share of page picks that go to it */
+	uint64_t cache_size;		 /* database cache per database; 0 = off */
+	uint32_t readahead_size;	 /* a read-ahead miss reads this much; 0 = off */
+	double readahead_pct;		 /* share of misses that read ahead */
 	uint64_t checkpoint_interval_ns; /* 0 = no checkpoints: pages flushed at once */
-	uint64_t checkpoint_log_size;	/* or after this much log; 0 = by time only */
-	double checkpoint_target_pct;	/* share of the interval its writes take; 90 */
-	unsigned write_merge;		/* adjacent pages per checkpoint write, at most; 1 */
-	uint64_t writeback_interval_ns;	/* write-back passes between checkpoints; 0 = off */
-	uint64_t writeback_age_ns;	/* the age a page is written back at */
-	bool full_page_writes;		/* first change after a checkpoint logs the page */
-	uint32_t log_page_size;		/* whole log pages, the partial last rewritten; 0 = off */
-	uint64_t commit_delay_ns;	/* a log write waits this long for more commits */
+	uint64_t checkpoint_log_size;	 /* or after this much log; 0 = by time only */
+	double checkpoint_target_pct;	 /* share of the interval its writes take; 90 */
+	unsigned write_merge;		 /* adjacent pages per checkpoint write, at most; 1 */
+	uint64_t writeback_interval_ns;	 /* write-back passes between checkpoints; 0 = off */
+	uint64_t writeback_age_ns;	 /* the age a page is written back at */
+	bool full_page_writes;		 /* first change after a checkpoint logs the page */
+	uint32_t log_page_size;		 /* whole log pages, the partial last rewritten; 0 = off */
+	uint64_t commit_delay_ns;	 /* a log write waits this long for more commits */
 	/* the fixed model */
 	uint32_t block_size;	      /* I/O size = page size; default page_size */
 	double read_pct;	      /* share of I/Os that are reads; 100 */

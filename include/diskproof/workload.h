@@ -210,8 +210,8 @@ struct wl_db {
 	 * checkpoint began, sorted; the next to write; writes in flight */
 	struct wl_dirty_page *ckpt;
 	unsigned ckpt_len, ckpt_next, ckpt_inflight;
-	bool ckpt_active, ckpt_full; /* a set being written; a checkpoint's */
-	uint64_t wb_due;	     /* the next write-back pass */
+	bool ckpt_active, ckpt_full;   /* a set being written; a checkpoint's */
+	uint64_t wb_due;	       /* the next write-back pass */
 	uint64_t ckpt_start, ckpt_due; /* it began; the next one begins */
 	uint64_t ckpt_lsn, ckpt_span;  /* the log when it began; its writes' span */
 	uint64_t ckpt_begun;	       /* when the last checkpoint began */

@@ -608,19 +608,21 @@ static void check_pages(struct parse_ctx *c, const char *name, uint64_t v)
 static void finish_pg_features(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
-	static const char *const jet_only[] = {"read_pages", "hot_size", "hot_pct", "cache_size",	      "readahead_size",
-					       "readahead_pct",	      "checkpoint_interval",
-					       "checkpoint_target",   "checkpoint_log_size", "write_merge", "writeback_interval", "writeback_age",
-					       "full_page_writes",    "log_page_size",
-					       "commit_delay"};
+	static const char *const jet_only[] = {
+		"read_pages",	       "hot_size",	     "hot_pct",
+		"cache_size",	       "readahead_size",     "readahead_pct",
+		"checkpoint_interval", "checkpoint_target",  "checkpoint_log_size",
+		"write_merge",	       "writeback_interval", "writeback_age",
+		"full_page_writes",    "log_page_size",	     "commit_delay"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
 			if (key_given(c, "workload", jet_only[i]))
-				perr_add(c, key_line(c, "workload", jet_only[i]), "[workload]",
-					 jet_only[i],
-					 "applies to the jetstress model only (model = fixed has no "
-					 "transactions, cache, log or checkpoints)");
+				perr_add(
+					c, key_line(c, "workload", jet_only[i]), "[workload]",
+					jet_only[i],
+					"applies to the jetstress model only (model = fixed has no "
+					"transactions, cache, log or checkpoints)");
 		return;
 	}
 	if (p->type == PROFILE_TEST_BACKUP || p->type == PROFILE_TEST_RECOVERY) {
@@ -652,16 +654,16 @@ static void finish_pg_features(struct parse_ctx *c)
 				 "needs cache_size (the pages read ahead go into the cache)");
 	}
 	if (p->readahead_pct > 0 && !p->readahead_size)
-		perr_add(c, key_line(c, "workload", "readahead_pct"), "[workload]",
-			 "readahead_pct", "needs readahead_size");
+		perr_add(c, key_line(c, "workload", "readahead_pct"), "[workload]", "readahead_pct",
+			 "needs readahead_size");
 	if (p->writeback_interval_ns && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "writeback_interval"), "[workload]",
 			 "writeback_interval",
 			 "needs checkpoint_interval (without checkpoints every page is written "
 			 "back at once)");
 	if (key_given(c, "workload", "writeback_age") && !p->writeback_interval_ns)
-		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]",
-			 "writeback_age", "needs writeback_interval");
+		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]", "writeback_age",
+			 "needs writeback_interval");
 	if (p->checkpoint_log_size && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "checkpoint_log_size"), "[workload]",
 			 "checkpoint_log_size", "needs checkpoint_interval");
@@ -674,10 +676,8 @@ static void finish_pg_features(struct parse_ctx *c)
 	if (p->checkpoint_interval_ns && p->checkpoint_interval_ns < 100 * NSEC_PER_MSEC)
 		perr_add(c, key_line(c, "workload", "checkpoint_interval"), "[workload]",
 			 "checkpoint_interval", "is shorter than 100ms");
-	if (p->log_page_size &&
-	    (p->log_page_size % 4096 || p->log_segment_size % p->log_page_size))
-		perr_add(c, key_line(c, "workload", "log_page_size"), "[workload]",
-			 "log_page_size",
+	if (p->log_page_size && (p->log_page_size % 4096 || p->log_segment_size % p->log_page_size))
+		perr_add(c, key_line(c, "workload", "log_page_size"), "[workload]", "log_page_size",
 			 "%u bytes is not a multiple of 4 KiB that divides log_segment_size (%u)",
 			 p->log_page_size, p->log_segment_size);
 }

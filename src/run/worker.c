@@ -432,7 +432,8 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 			d->expect[page - d->lo] =
 				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo]) : 0;
 		} else if (ok && verify) {
-			worker_verify(w, d, s->db, page, (char *)s->buf + (uint64_t)i * p->page_size,
+			worker_verify(w, d, s->db, page,
+				      (char *)s->buf + (uint64_t)i * p->page_size,
 				      s->off0 + (uint64_t)i * p->page_size, sn);
 			worker_stamp_ready(w);
 		}

@@ -187,8 +187,8 @@ static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint6
 	       ckpt_page_ready(d, &d->ckpt[d->ckpt_next + np], &skip)) {
 		uint64_t page = s->page + np;
 
-		d->busy[page - d->lo] = (uint8_t)((d->busy[page - d->lo] & ~WL_BUSY_DIRTY) |
-						  WL_BUSY_IO);
+		d->busy[page - d->lo] =
+			(uint8_t)((d->busy[page - d->lo] & ~WL_BUSY_DIRTY) | WL_BUSY_IO);
 		wl_stamp_page(c, d, page, (char *)s->buf + (uint64_t)np * p->page_size);
 		s->held |= 1ULL << np;
 		np++;
