@@ -82,6 +82,16 @@ struct scope_summary {
 	bool stalls_recorded;
 	uint64_t page_fault_stalls;
 	double page_fault_stalls_per_s; /* over the measured time; 0 without it */
+	/* transactions of the jetstress model's streams that ended in the
+	 * measured time (a seek's included), and the commit records log writes
+	 * made durable then (group commit: log_commits / log writes).
+	 * txns_recorded is false where nothing counted them (a results file
+	 * from before schema 9; fixed-model and backup runs): reports omit
+	 * them rather than show 0. */
+	bool txns_recorded;
+	uint64_t txns;
+	uint64_t log_commits;
+	double tps; /* txns over the measured time; 0 without it */
 	struct class_summary classes[IO_CLASS_COUNT];
 	/* time-averaged streams working on the scope over the measured span
 	 * (stream time / measured time); NAN when not stored (a run of a file

@@ -192,6 +192,16 @@ struct wl_db {
 	/* page fault stalls since the worker last took them: transactions that
 	 * waited for a page (txn.c); the worker moves them into its snapshot */
 	uint64_t page_stalls;
+	/* transactions (txn.c) and group commit (log.c), counted since the
+	 * worker last took txns and log_commits into its snapshot. txns: units
+	 * of work of a transaction stream that ended (its commit returned, a
+	 * seek's included). Commits move buffered -> inflight when a log write
+	 * is issued carrying their records, then into log_commits when it is
+	 * done; commits per log write = log_commits / log writes. */
+	uint64_t txns;
+	uint64_t log_commits;
+	uint64_t commits_buffered; /* records appended, no write issued for them yet */
+	uint64_t commits_inflight; /* carried by the log write in flight */
 };
 
 /* The narrow context of one worker's generators. */

@@ -394,8 +394,11 @@ void coord_collect(struct run *r, unsigned k)
 				run_samples_stalls(r, gdb, sn->stalls[i]);
 			r->integ_db[gdb] += sn->integrity[i];
 			r->integrity_errors += sn->integrity[i];
-			if (!warm)
+			if (!warm) {
 				r->stream_db[gdb] += sn->stream_ns[i];
+				r->txn_db[gdb].txns += sn->txn[i].txns;
+				r->txn_db[gdb].log_commits += sn->txn[i].log_commits;
+			}
 		}
 		hung += sn->hung;
 		if (sn->hung) {

@@ -457,6 +457,24 @@ static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+/* A txn_total row (schema 9) into the scope its summary rows made. */
+static int txn_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct results *r = base;
+	struct scope_summary *sc;
+	int ret;
+
+	(void)row;
+	ret = row_scope(st, r, &sc);
+	if (ret)
+		return ret;
+	sc->txns_recorded = true;
+	sc->txns = column_u64(st, 2);
+	sc->log_commits = column_u64(st, 3);
+	sc->tps = r->duration_s > 0 ? (double)sc->txns / r->duration_s : 0;
+	return 0;
+}
+
 /* A summary row into the scope it names: the run's, or a volume's or a
  * database's, appended on first sight. */
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
@@ -848,6 +866,11 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls"
 	 " FROM scope_extra WHERE run_id = ? ORDER BY rowid",
 	 0, 0, 0, extra_row_read, NULL},
+	/* transactions per scope (schema 9; a migrated older file has the
+	 * table, empty: not counted) */
+	{"load transactions", "txn_total row of unknown scope", NULL,
+	 "SELECT scope, name, txns, log_commits FROM txn_total WHERE run_id = ? ORDER BY rowid", 0,
+	 0, 0, txn_row_read, NULL},
 	/* each database's size at the start (table database) and at the end
 	 * (database_final, schema 6: a killed run has no rows there) */
 	{"load database sizes", NULL, NULL,

@@ -48,8 +48,12 @@ struct fixture {
 	char path[128];
 };
 
+/* Takes a current file back to schema 8 (before the transactions). */
+#define SCHEMA9_UNDO " DROP INDEX txn_sample_run; DROP TABLE txn_sample; DROP TABLE txn_total;"
+
 /* Takes a current file back to schema 7 (before the fleet columns). */
 #define SCHEMA8_UNDO                                                                               \
+	SCHEMA9_UNDO                                                                               \
 	" ALTER TABLE run DROP COLUMN start_at; ALTER TABLE run DROP COLUMN load_started_at;"
 
 /* Takes a current file back to schema 6 (before the views, percentile
