@@ -117,6 +117,22 @@ struct scope_summary {
 /* Transactional IOPS: database reads + database writes per second. */
 double scope_transactional_iops(const struct scope_summary *s);
 
+/*
+ * A scope's transactions as the reports show them (docs/reports.md): per
+ * second, the I/Os and log bytes per transaction (the scope's db_read,
+ * db_write and log_write I/Os and log_write bytes over its transactions;
+ * NAN without a transaction) and the commits per log write (log_commits
+ * over log_write I/Os; NAN without a log write). false, out untouched,
+ * where the run did not count transactions (txns_recorded).
+ */
+struct scope_txn_figures {
+	uint64_t count;
+	double per_second;
+	double db_reads, db_writes, log_writes, log_bytes; /* per transaction */
+	double commits_per_log_write;
+};
+bool scope_txn_figures(const struct scope_summary *s, struct scope_txn_figures *out);
+
 enum verdict_cmp {
 	VERDICT_LE, /* passes when measured <= threshold */
 	VERDICT_GE, /* passes when measured >= threshold */
