@@ -293,6 +293,8 @@ struct run {
 	uint64_t *integ_db;	     /* integrity errors per database */
 	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
 	struct txn_count *txn_db;    /* measured transactions per database */
+	struct txn_count *txn_win;   /* per database, the current sample window */
+	struct txn_count *txn_iv;    /* this interval: the run's, then each volume's */
 	struct class_stats *win_db;  /* the current database sample window */
 	struct class_stats *win_vol; /* the same window per volume, for its histograms */
 	unsigned win_len;
@@ -342,6 +344,14 @@ static inline bool fixed_model(const struct run *r)
 static inline bool backup_test(const struct run *r)
 {
 	return r->prof->type == PROFILE_TEST_BACKUP;
+}
+
+/* Transactions are ended by the jetstress model's transaction streams only:
+ * the fixed model has none, nor the backup test (recovery's first phase
+ * runs transactions; its replay does not count). */
+static inline bool txns_counted(const struct run *r)
+{
+	return !fixed_model(r) && !backup_test(r);
 }
 
 static inline bool recovery_test(const struct run *r)

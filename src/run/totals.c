@@ -24,14 +24,6 @@ void run_totals_release(struct run_totals *t)
 /* Merges the databases' measured totals into volumes and the run. */
 static void pass_done(const struct run *r, struct scope_summary *dbs);
 
-/* Transactions are ended by the jetstress model's transaction streams only:
- * the fixed model has none, nor the backup test (recovery's first phase
- * runs transactions; its replay does not count). */
-static bool txns_counted(const struct run *r)
-{
-	return !fixed_model(r) && !backup_test(r);
-}
-
 /* Each database's measured transactions and durable commits, summed into
  * its volume and the run (run_totals.sums order). */
 static void txn_fill(const struct run *r, struct scope_summary *sums, uint64_t measured)
