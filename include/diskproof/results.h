@@ -167,6 +167,15 @@ struct results_sample {
 	uint64_t lat_sum_ns, lat_max_ns, p50_ns, p99_ns;
 };
 
+/* One row of table txn_sample (schema 9): a scope's transactions and
+ * durable commits over one interval (a database's: over its window). */
+struct results_txn_sample {
+	uint64_t t_ms;
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	uint64_t txns, log_commits;
+};
+
 struct results_env {
 	char *key;
 	char *value;
@@ -374,6 +383,8 @@ struct results {
 	 * by store_results_load() (empty arrays for a run that has none) */
 	struct results_sample *samples;
 	size_t nr_samples;
+	struct results_txn_sample *txn_samples; /* none where not counted */
+	size_t nr_txn_samples;
 	struct results_env *env;
 	size_t nr_env;
 	struct results_event *events;

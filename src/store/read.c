@@ -599,6 +599,22 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+static int txn_sample_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 1));
+	struct results_txn_sample *o = row;
+
+	(void)base;
+	if (kind < 0)
+		return -EIO;
+	o->t_ms = column_u64(st, 0);
+	o->scope = kind;
+	column_name(st, 2, o->name);
+	o->txns = column_u64(st, 3);
+	o->log_commits = column_u64(st, 4);
+	return 0;
+}
+
 static int env_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	struct results_env *n = row;
@@ -892,6 +908,12 @@ static const struct rows_spec results_rows[] = {
 	 " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
 	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL},
+	/* transactions per interval (schema 9), in the samples' order */
+	{"load transaction samples", "txn_sample row of unknown scope",
+	 "SELECT count(*) FROM txn_sample WHERE run_id = ?",
+	 "SELECT t_ms, scope, name, txns, log_commits FROM txn_sample WHERE run_id = ?"
+	 " ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(txn_samples, nr_txn_samples), txn_sample_row_read, NULL},
 	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
 	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL},
 	/* the effective parameters (schema 6; a migrated older file has the

@@ -4,7 +4,8 @@
 # reports 200/s within 3 % in text and JSON, per database figures that sum
 # to the run's, I/Os per transaction that agree with the class totals,
 # commits per log write = commit records / log writes, and interval rows
-# (txn_sample) that sum to the totals; the report schema holds the fields.
+# (txn_sample) that sum to the totals, as the CSV's txns column does; the
+# report schema holds the fields.
 # A fixed-model run has no transactions: JSON null, no text line.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -49,6 +50,25 @@ PY
 # 10 measured intervals of the run
 [ "$(sqlite3 r.db "SELECT count(*) FROM txn_sample WHERE run_id = 1 AND scope = 'run' AND warmup = 0")" = 10 ] ||
 	fail "txn_sample: not one run row per interval"
+# the CSV's txns column: the interval's on its rows (the same on each class
+# row of a scope's interval), the span's on the transactional rows
+expect_exit 0 "$DISKPROOF" report 1 --results r.db --format csv
+python3 - "$WORK/out" r.json <<'PY' || fail "csv txns column"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+want = d["summary"]["transactions"]["count"]
+per = {}
+for r in rows:
+    if r["t_ms"] and r["warmup"] == "0" and r["scope"] == "run":
+        assert r["txns"] != "", r
+        per.setdefault(r["t_ms"], set()).add(r["txns"])
+assert len(per) == 10 and all(len(v) == 1 for v in per.values()), per
+assert sum(int(next(iter(v))) for v in per.values()) == want, (per, want)
+tr = [r for r in rows if r["class"] == "transactional" and r["scope"] == "run"]
+assert len(tr) == 1 and int(tr[0]["txns"]) == want, tr
+assert all(r["txns"] == "" for r in rows if not r["t_ms"] and r["class"] != "transactional")
+PY
 if python3 -c 'import jsonschema' 2>/dev/null; then
 	python3 - "$DP_SOURCE_DIR/docs/schema/report.schema.json" r.json <<'PY' || fail "report schema"
 import json, sys, jsonschema
@@ -70,4 +90,6 @@ assert all(x["transactions"] is None for x in d["databases"] + d["volumes"])
 ' "$WORK/out" || fail "fixed model: transactions not null"
 [ "$(sqlite3 f.db "SELECT count(*) FROM txn_total") $(sqlite3 f.db "SELECT count(*) FROM txn_sample")" = "0 0" ] ||
 	fail "fixed model: transaction rows stored"
+expect_exit 0 "$DISKPROOF" report 1 --results f.db --format csv
+[ "$(tail -n +2 "$WORK/out" | grep -vc ',$')" = 0 ] || fail "fixed model: a txns figure in the CSV"
 echo ok
