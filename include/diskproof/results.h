@@ -82,6 +82,16 @@ struct scope_summary {
 	bool stalls_recorded;
 	uint64_t page_fault_stalls;
 	double page_fault_stalls_per_s; /* over the measured time; 0 without it */
+	/* transactions of the jetstress model's streams that ended in the
+	 * measured time (a seek's included), and the commit records log writes
+	 * made durable then (group commit: log_commits / log writes).
+	 * txns_recorded is false where nothing counted them (a results file
+	 * from before schema 9; fixed-model and backup runs): reports omit
+	 * them rather than show 0. */
+	bool txns_recorded;
+	uint64_t txns;
+	uint64_t log_commits;
+	double tps; /* txns over the measured time; 0 without it */
 	struct class_summary classes[IO_CLASS_COUNT];
 	/* time-averaged streams working on the scope over the measured span
 	 * (stream time / measured time); NAN when not stored (a run of a file
@@ -106,6 +116,22 @@ struct scope_summary {
 
 /* Transactional IOPS: database reads + database writes per second. */
 double scope_transactional_iops(const struct scope_summary *s);
+
+/*
+ * A scope's transactions as the reports show them (docs/reports.md): per
+ * second, the I/Os and log bytes per transaction (the scope's db_read,
+ * db_write and log_write I/Os and log_write bytes over its transactions;
+ * NAN without a transaction) and the commits per log write (log_commits
+ * over log_write I/Os; NAN without a log write). false, out untouched,
+ * where the run did not count transactions (txns_recorded).
+ */
+struct scope_txn_figures {
+	uint64_t count;
+	double per_second;
+	double db_reads, db_writes, log_writes, log_bytes; /* per transaction */
+	double commits_per_log_write;
+};
+bool scope_txn_figures(const struct scope_summary *s, struct scope_txn_figures *out);
 
 enum verdict_cmp {
 	VERDICT_LE, /* passes when measured <= threshold */
@@ -139,6 +165,15 @@ struct results_sample {
 	enum io_class cls;
 	uint64_t ios, bytes, errors;
 	uint64_t lat_sum_ns, lat_max_ns, p50_ns, p99_ns;
+};
+
+/* One row of table txn_sample (schema 9): a scope's transactions and
+ * durable commits over one interval (a database's: over its window). */
+struct results_txn_sample {
+	uint64_t t_ms;
+	enum scope_kind scope;
+	char name[RESULTS_NAME_MAX];
+	uint64_t txns, log_commits;
 };
 
 struct results_env {
@@ -348,6 +383,8 @@ struct results {
 	 * by store_results_load() (empty arrays for a run that has none) */
 	struct results_sample *samples;
 	size_t nr_samples;
+	struct results_txn_sample *txn_samples; /* none where not counted */
+	size_t nr_txn_samples;
 	struct results_env *env;
 	size_t nr_env;
 	struct results_event *events;

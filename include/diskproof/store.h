@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 8
+#define STORE_SCHEMA_VERSION 9
 
 struct store;
 
@@ -153,6 +153,11 @@ struct store_sample {
 	uint64_t lat_max_ns;
 	uint64_t p50_ns;
 	uint64_t p99_ns;
+	/* the scope's transactions and durable commits in the interval (table
+	 * txn_sample, schema 9): given on one row of the scope's interval,
+	 * has_txn false on the others and where nothing counted them */
+	bool has_txn;
+	uint64_t txns, log_commits;
 };
 
 /* Writes one interval's rows in one transaction. A row whose class had no

@@ -219,6 +219,16 @@ struct wl_db {
 	/* the log: commit_delay's start, and full-page images logged */
 	uint64_t log_pending_since;
 	uint64_t fpi;
+	/* transactions (txn.c) and group commit (log.c), counted since the
+	 * worker last took txns and log_commits into its snapshot. txns: units
+	 * of work of a transaction stream that ended (its commit returned, a
+	 * seek's included). Commits move buffered -> inflight when a log write
+	 * is issued carrying their records, then into log_commits when it is
+	 * done; commits per log write = log_commits / log writes. */
+	uint64_t txns;
+	uint64_t log_commits;
+	uint64_t commits_buffered; /* records appended, no write issued for them yet */
+	uint64_t commits_inflight; /* carried by the log write in flight */
 };
 
 /* The narrow context of one worker's generators. */

@@ -14,9 +14,11 @@
  * database sizes at the start and the end (empty when not known). Then one
  * whole-run row per scope and class present, with no t_ms: its summary, its
  * average bytes per I/O and its p99.9 and p99.99 (from the whole-run
- * histograms; the interval rows leave those empty). Every row ends with the
- * run's host and, where it has a t_ms, that offset's absolute time (the last
- * two columns, appended after the older ones). docs/reports.md says so.
+ * histograms; the interval rows leave those empty). Every row then has the
+ * run's host and, where it has a t_ms, that offset's absolute time, then
+ * (schema 9) the scope's transactions (txn_sample's on an interval row,
+ * the span's on a transactional row, empty where not counted): columns
+ * appended after the older ones. docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -26,7 +28,7 @@
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
-	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc\n";
+	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -52,13 +54,19 @@ static void csv_num(struct strbuf *sb, double v, int decimals);
  * the store's time_utc (run.t0_utc + t_ms); empty where the run has no
  * stored clock, and on the whole-run rows.
  */
-static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uint64_t t_ms)
+static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uint64_t t_ms,
+		     const uint64_t *txns)
 {
 	strbuf_addch(sb, ',');
 	csv_field(sb, r->host ? r->host : "");
 	strbuf_addch(sb, ',');
 	if (has_t && r->t0_known && r->t0_unix_ms >= 0)
 		time_format_utc_ms(sb, (uint64_t)r->t0_unix_ms + t_ms);
+	/* then (schema 9) the scope's transactions: of the interval, or of the
+	 * measured span on its transactional row; empty where not counted */
+	strbuf_addch(sb, ',');
+	if (txns)
+		strbuf_addf(sb, "%" PRIu64, *txns);
 	strbuf_addch(sb, '\n');
 }
 
@@ -71,7 +79,7 @@ static void csv_ms(struct strbuf *sb, uint64_t ns, bool any)
 
 /* A stored row (or a row of zeros) with its interval's figures (iv). */
 static void csv_row(struct strbuf *sb, const struct results *r, const struct results_sample *s,
-		    const struct results_interval *iv)
+		    const struct results_interval *iv, const uint64_t *txns)
 {
 	strbuf_addf(sb, "%" PRId64 ",%" PRIu64 ",%d,%s,", r->id, s->t_ms, s->warmup ? 1 : 0,
 		    scope_kind_name(s->scope));
@@ -88,7 +96,7 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 	strbuf_addf(sb, ",%" PRIu64 ",", iv->errors);
 	csv_num(sb, iv->ios ? (double)iv->bytes / (double)iv->ios : NAN, 1);
 	strbuf_addstr(sb, ",,,,"); /* the tails and sizes are whole-run figures */
-	csv_tail(sb, r, true, s->t_ms);
+	csv_tail(sb, r, true, s->t_ms, txns);
 }
 
 /* A whole-run figure after its comma, empty when undefined (never 0). */
@@ -130,7 +138,7 @@ static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope
 	csv_num(sb, cs->ios ? cs->p999_ms : NAN, 3);
 	csv_num(sb, cs->ios ? cs->p9999_ms : NAN, 3);
 	strbuf_addstr(sb, ",,");
-	csv_tail(sb, r, false, 0);
+	csv_tail(sb, r, false, 0, NULL);
 }
 
 /* Every class present in the scope (class_summary_present). */
@@ -159,18 +167,33 @@ static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope
 	strbuf_addstr(sb, ",,,");
 	csv_size(sb, sc->size_known, sc->size);
 	csv_size(sb, sc->final_size_known, sc->final_size);
-	csv_tail(sb, r, false, 0);
+	csv_tail(sb, r, false, 0, sc->txns_recorded ? &sc->txns : NULL);
 }
 
 /* The row and its figures over the interval's length. */
 static void csv_row_of(struct strbuf *sb, const struct results *r, const struct results_sample *s,
-		       uint64_t len_ms)
+		       uint64_t len_ms, const uint64_t *txns)
 {
 	struct results_interval iv = {.t_ms = s->t_ms, .len_ms = len_ms};
 
 	results_interval_add(&iv, s, 1u << s->cls);
 	results_interval_finish(&iv);
-	csv_row(sb, r, s, &iv);
+	csv_row(sb, r, s, &iv, txns);
+}
+
+/* The transactions of the group's interval and scope (txn_sample), NULL
+ * where none are stored. Both are in t_ms order: *at only moves forward,
+ * and only the rows of one t_ms are searched. */
+static const uint64_t *csv_txns(const struct results *r, size_t *at, const struct results_group *g)
+{
+	const struct results_sample *s = &g->rows[0];
+
+	while (*at < r->nr_txn_samples && r->txn_samples[*at].t_ms < s->t_ms)
+		(*at)++;
+	for (size_t i = *at; i < r->nr_txn_samples && r->txn_samples[i].t_ms == s->t_ms; i++)
+		if (r->txn_samples[i].scope == s->scope && !strcmp(r->txn_samples[i].name, s->name))
+			return &r->txn_samples[i].txns;
+	return NULL;
 }
 
 /*
@@ -178,8 +201,10 @@ static void csv_row_of(struct strbuf *sb, const struct results *r, const struct 
  * class of the scope's series, as stored, or as a row of zeros where the
  * store kept none (it writes no row for a class without I/O in an interval).
  */
-static void csv_group(struct strbuf *sb, const struct results *r, const struct results_group *g)
+static void csv_group(struct strbuf *sb, const struct results *r, const struct results_group *g,
+		      size_t *txn_at)
 {
+	const uint64_t *txns = csv_txns(r, txn_at, g);
 	struct results_sample zero;
 	bool found;
 	size_t i;
@@ -192,7 +217,7 @@ static void csv_group(struct strbuf *sb, const struct results *r, const struct r
 		for (i = 0; i < g->n; i++) {
 			if (g->rows[i].cls != (enum io_class)c)
 				continue;
-			csv_row_of(sb, r, &g->rows[i], g->len_ms);
+			csv_row_of(sb, r, &g->rows[i], g->len_ms, txns);
 			found = true;
 		}
 		if (found)
@@ -201,7 +226,7 @@ static void csv_group(struct strbuf *sb, const struct results *r, const struct r
 		zero.cls = (enum io_class)c;
 		zero.ios = zero.bytes = zero.errors = 0;
 		zero.lat_sum_ns = zero.lat_max_ns = zero.p50_ns = zero.p99_ns = 0;
-		csv_row_of(sb, r, &zero, g->len_ms);
+		csv_row_of(sb, r, &zero, g->len_ms, txns);
 	}
 }
 
@@ -211,11 +236,12 @@ void report_csv(struct strbuf *out, const struct results *r, const struct report
 {
 	struct results_walk w;
 	struct results_group g;
+	size_t txn_at = 0;
 
 	strbuf_addstr(out, csv_header);
 	results_walk_init(&w, r);
 	while (results_walk_next(&w, &g))
-		csv_group(out, r, &g);
+		csv_group(out, r, &g, &txn_at);
 	results_walk_release(&w);
 	csv_scope_row(out, r, SCOPE_RUN, &r->run);
 	for (size_t i = 0; i < r->nr_volumes; i++)

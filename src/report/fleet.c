@@ -109,7 +109,7 @@ void report_fleet_merge_class(const struct results *runs, size_t n, enum io_clas
 static void fleet_summary(struct report_fleet *f, const struct results *runs, size_t n)
 {
 	struct scope_summary *sc = &f->summary;
-	bool stalls = n > 0, size = n > 0, fsize = n > 0, streams = n > 0;
+	bool stalls = n > 0, size = n > 0, fsize = n > 0, streams = n > 0, txns = n > 0;
 
 	memset(sc, 0, sizeof(*sc));
 	snprintf(sc->name, sizeof(sc->name), "fleet");
@@ -130,8 +130,15 @@ static void fleet_summary(struct report_fleet *f, const struct results *runs, si
 		sc->final_size += r->final_size;
 		streams = streams && isfinite(r->streams);
 		sc->streams += isfinite(r->streams) ? r->streams : 0;
+		/* the fleet's transactions per second: the runs' rates summed,
+		 * as their IOPS are (they ran at the same time) */
+		txns = txns && r->txns_recorded;
+		sc->txns += r->txns;
+		sc->log_commits += r->log_commits;
+		sc->tps += r->tps;
 	}
 	sc->stalls_recorded = stalls;
+	sc->txns_recorded = txns;
 	sc->size_known = size;
 	sc->final_size_known = fsize;
 	if (!streams)

@@ -134,6 +134,10 @@ bool html_class_hline(const struct results *r, enum io_class c, struct html_hlin
 void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind scope,
 		     const char *name, enum io_class c, const char *color);
 
+/* The run page's table of transactions per scope (html_txn.c), in the
+ * databases' section; nothing for a run that did not count them. */
+void html_txn_table(struct strbuf *sb, const struct results *r);
+
 /* The run page's section "Latency per volume" (html_volume.c), its lines in
  * the page's class colours. */
 void html_volume_latency(struct strbuf *sb, const struct results *r,

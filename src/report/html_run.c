@@ -119,6 +119,8 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	strbuf_addf(sb, " &nbsp; %zu of %zu verdicts passed</p>\n<div class=\"cards\">\n",
 		    r->nr_verdicts - failed, r->nr_verdicts);
 	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
+	if (r->run.txns_recorded)
+		card(sb, "transactions per second", r->run.tps, 1, "");
 	if (isfinite(target))
 		card(sb, "target transactional IOPS", target, 1, "");
 	else
@@ -324,6 +326,7 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, "</table>\n");
 	html_chart_db_bars(sb, "chart-db-iops", "Transactional IOPS per database", r->databases,
 			   r->nr_databases);
+	html_txn_table(sb, r);
 	strbuf_addstr(sb, "</section>\n");
 }
 

@@ -29,6 +29,29 @@ static void json_size(struct json *j, const char *key, bool known, uint64_t byte
 		json_null(j, key);
 }
 
+/* A scope's transactions (scope_txn_figures); null where the run did not
+ * count them (the fixed model, backup, a file before schema 9). */
+static void json_txns(struct json *j, const struct scope_summary *sc)
+{
+	struct scope_txn_figures t;
+
+	if (!scope_txn_figures(sc, &t)) {
+		json_null(j, "transactions");
+		return;
+	}
+	json_begin_object(j, "transactions");
+	json_u64(j, "count", t.count);
+	json_num(j, "per_second", t.per_second);
+	json_begin_object(j, "per_transaction");
+	json_num(j, "db_reads", t.db_reads);
+	json_num(j, "db_writes", t.db_writes);
+	json_num(j, "log_writes", t.log_writes);
+	json_num(j, "log_bytes", t.log_bytes);
+	json_end(j);
+	json_num(j, "commits_per_log_write", t.commits_per_log_write);
+	json_end(j);
+}
+
 static void json_classes(struct json *j, const struct scope_summary *sc)
 {
 	const struct class_summary *cs;
@@ -74,6 +97,7 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_null(j, "page_fault_stalls");
 		json_null(j, "page_fault_stalls_per_s");
 	}
+	json_txns(j, sc);
 }
 
 void report_json_classes(struct json *j, const struct scope_summary *sc)

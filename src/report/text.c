@@ -224,6 +224,68 @@ static void text_stalls_line(struct strbuf *sb, const struct results *r)
 	strbuf_addch(sb, '\n');
 }
 
+/* "a to b" (or "a" when they print alike) with decimals. */
+static void text_range(struct strbuf *sb, double lo, double hi, int decimals)
+{
+	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT;
+
+	strbuf_addf(&a, "%.*f", decimals, lo);
+	strbuf_addf(&b, "%.*f", decimals, hi);
+	strbuf_addstr(sb, a.buf);
+	if (strcmp(a.buf, b.buf))
+		strbuf_addf(sb, " to %s", b.buf);
+	strbuf_release(&a);
+	strbuf_release(&b);
+}
+
+/*
+ * "transactions: 123456 (1028.8/s); per transaction: 1.24 db reads, 1.31 db
+ * writes, 0.61 log writes, 14.0 KB log; 2.2 commits per log write", for a
+ * run that counted them (never "0 transactions" for one that did not: the
+ * fixed model, backup, a file before schema 9), KB of 1000 bytes; then the
+ * databases' ranges, "transactions per database: 676.3 to 679.3/s; 1.0 to
+ * 1.1 commits per log write" (the per-database table has no room left in
+ * its 100 columns; JSON and HTML have each database's figures).
+ */
+static void text_txn_lines(struct strbuf *sb, const struct results *r)
+{
+	double lo = INFINITY, hi = -INFINITY, clo = INFINITY, chi = -INFINITY;
+	struct scope_txn_figures t;
+
+	if (!scope_txn_figures(&r->run, &t))
+		return;
+	strbuf_addf(sb, "transactions: %" PRIu64 " (%.1f/s)", t.count, t.per_second);
+	if (t.count)
+		strbuf_addf(sb,
+			    "; per transaction: %.2f db reads, %.2f db writes, %.2f log writes, "
+			    "%.1f KB log",
+			    t.db_reads, t.db_writes, t.log_writes, t.log_bytes / 1e3);
+	if (isfinite(t.commits_per_log_write))
+		strbuf_addf(sb, "; %.1f commits per log write", t.commits_per_log_write);
+	strbuf_addch(sb, '\n');
+	for (size_t i = 0; i < r->nr_databases; i++) {
+		if (!scope_txn_figures(&r->databases[i], &t))
+			continue;
+		lo = fmin(lo, t.per_second);
+		hi = fmax(hi, t.per_second);
+		if (isfinite(t.commits_per_log_write)) {
+			clo = fmin(clo, t.commits_per_log_write);
+			chi = fmax(chi, t.commits_per_log_write);
+		}
+	}
+	if (r->nr_databases < 2 || lo > hi)
+		return;
+	strbuf_addstr(sb, "transactions per database: ");
+	text_range(sb, lo, hi, 1);
+	strbuf_addstr(sb, "/s");
+	if (clo <= chi) {
+		strbuf_addstr(sb, "; ");
+		text_range(sb, clo, chi, 1);
+		strbuf_addstr(sb, " commits per log write");
+	}
+	strbuf_addch(sb, '\n');
+}
+
 /*
  * "target transactional IOPS: 1450: PASS", always: "none" for a run judged
  * without an IOPS criterion, "unknown" for one nothing judged.
@@ -296,6 +358,7 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 		strbuf_addf(sb, "integrity errors: %" PRIu64 "\n", r->run.integrity_errors);
 	if (transactional)
 		text_target_line(sb, r, color);
+	text_txn_lines(sb, r);
 	text_stalls_line(sb, r);
 	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
 	if (class_summary_present(lr))

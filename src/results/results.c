@@ -92,6 +92,22 @@ double scope_transactional_iops(const struct scope_summary *s)
 	return s->classes[IO_DB_READ].iops + s->classes[IO_DB_WRITE].iops;
 }
 
+bool scope_txn_figures(const struct scope_summary *s, struct scope_txn_figures *out)
+{
+	double n = (double)s->txns, lw = (double)s->classes[IO_LOG_WRITE].ios;
+
+	if (!s->txns_recorded)
+		return false;
+	out->count = s->txns;
+	out->per_second = s->tps;
+	out->db_reads = n > 0 ? (double)s->classes[IO_DB_READ].ios / n : NAN;
+	out->db_writes = n > 0 ? (double)s->classes[IO_DB_WRITE].ios / n : NAN;
+	out->log_writes = n > 0 ? lw / n : NAN;
+	out->log_bytes = n > 0 ? (double)s->classes[IO_LOG_WRITE].bytes / n : NAN;
+	out->commits_per_log_write = lw > 0 ? (double)s->log_commits / lw : NAN;
+	return true;
+}
+
 void results_release(struct results *r)
 {
 	size_t i;
@@ -116,6 +132,7 @@ void results_release(struct results *r)
 	free(r->databases);
 	free(r->verdicts);
 	free(r->samples);
+	free(r->txn_samples);
 	for (i = 0; r->env && i < r->nr_env; i++) {
 		free(r->env[i].key);
 		free(r->env[i].value);

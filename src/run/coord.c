@@ -48,6 +48,24 @@ static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum sco
 	row->lat_max_ns = cs->lat.max_ns;
 	row->p50_ns = hist_percentile(&cs->lat, 50);
 	row->p99_ns = hist_percentile(&cs->lat, 99);
+	row->has_txn = false;
+}
+
+/* The scope's transactions in the interval, on the first of its rows from
+ * row `first` on (txn_sample); nothing where the run does not count them. */
+static void add_txn(struct run *r, size_t first, const struct txn_count *tc)
+{
+	if (!txns_counted(r))
+		return;
+	r->rows[first].has_txn = true;
+	r->rows[first].txns = tc->txns;
+	r->rows[first].log_commits = tc->log_commits;
+}
+
+static void txn_add(struct txn_count *to, const struct txn_count *tc)
+{
+	to->txns += tc->txns;
+	to->log_commits += tc->log_commits;
 }
 
 void coord_store_error(struct run *r, int ret)
@@ -366,6 +384,7 @@ void coord_collect(struct run *r, unsigned k)
 		class_stats_reset(&r->iv_vol[i]);
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 		class_stats_reset(&r->iv_run[c]);
+	memset(r->txn_iv, 0, (1 + nv) * sizeof(*r->txn_iv));
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
 		struct snap *sn = &w->snaps[k % RUN_SLOTS];
@@ -394,8 +413,14 @@ void coord_collect(struct run *r, unsigned k)
 				run_samples_stalls(r, gdb, sn->stalls[i]);
 			r->integ_db[gdb] += sn->integrity[i];
 			r->integrity_errors += sn->integrity[i];
-			if (!warm)
+			if (!warm) {
 				r->stream_db[gdb] += sn->stream_ns[i];
+				txn_add(&r->txn_db[gdb], &sn->txn[i]);
+			}
+			/* the interval rows' (warm-up's too) */
+			txn_add(&r->txn_iv[0], &sn->txn[i]);
+			txn_add(&r->txn_iv[1 + v], &sn->txn[i]);
+			txn_add(&r->txn_win[gdb], &sn->txn[i]);
 		}
 		hung += sn->hung;
 		if (sn->hung) {
@@ -427,12 +452,21 @@ void coord_collect(struct run *r, unsigned k)
 		run_metrics_interval(r, k, NULL, 0);
 		return;
 	}
-	for (unsigned v = 0; v < nv; v++)
+	for (unsigned v = 0; v < nv; v++) {
+		size_t first = nrows;
+
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
 				&r->iv_vol[v * IO_CLASS_COUNT + c]);
-	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->iv_run[c]);
+		add_txn(r, first, &r->txn_iv[1 + v]);
+	}
+	{
+		size_t first = nrows;
+
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->iv_run[c]);
+		add_txn(r, first, &r->txn_iv[0]);
+	}
 	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
 	 * warm-up and at the last interval */
 	last = atomic_load_explicit(&r->last, memory_order_acquire);
@@ -440,11 +474,16 @@ void coord_collect(struct run *r, unsigned k)
 		run_samples_interval(r, k == last);
 	r->win_len++;
 	if (r->win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
-		for (size_t d = 0; d < r->plan.nr_dbs; d++)
+		for (size_t d = 0; d < r->plan.nr_dbs; d++) {
+			size_t first = nrows;
+
 			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
 					c, &r->win_db[d * IO_CLASS_COUNT + c]);
 			}
+			add_txn(r, first, &r->txn_win[d]);
+		}
+		memset(r->txn_win, 0, r->plan.nr_dbs * sizeof(*r->txn_win));
 		if (!warm)
 			coord_window_stats(r);
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)

@@ -200,6 +200,20 @@ static void build_counters(struct run *r, struct strbuf *sb)
 	for (size_t d = 0; d < nd; d++)
 		db_line(sb, "diskproof_integrity_errors_total", r, d, IO_CLASS_COUNT,
 			r->integ_db[d]);
+	if (!txns_counted(r))
+		return; /* no transactions: no series, rather than 0 */
+	metrics_family(sb, "diskproof_transactions_total", "counter",
+		       "Transactions completed per database (seeks included), warm-up "
+		       "excluded.");
+	for (size_t d = 0; d < nd; d++)
+		db_line(sb, "diskproof_transactions_total", r, d, IO_CLASS_COUNT,
+			r->txn_db[d].txns);
+	metrics_family(sb, "diskproof_log_commits_total", "counter",
+		       "Commit records made durable by log writes per database, warm-up "
+		       "excluded (per log write: group commit).");
+	for (size_t d = 0; d < nd; d++)
+		db_line(sb, "diskproof_log_commits_total", r, d, IO_CLASS_COUNT,
+			r->txn_db[d].log_commits);
 }
 
 static void build_latency(struct run *r, struct strbuf *sb)

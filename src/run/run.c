@@ -158,6 +158,9 @@ static void run_release(struct run *r)
 	free(r->tot_db);
 	free(r->integ_db);
 	free(r->stream_db);
+	free(r->txn_db);
+	free(r->txn_win);
+	free(r->txn_iv);
 	free(r->win_db);
 	free(r->win_vol);
 	free(r->iv_vol);
@@ -296,15 +299,18 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
 	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
 	r.stream_db = calloc(r.plan.nr_dbs, sizeof(*r.stream_db));
+	r.txn_db = calloc(r.plan.nr_dbs, sizeof(*r.txn_db));
+	r.txn_win = calloc(r.plan.nr_dbs, sizeof(*r.txn_win));
+	r.txn_iv = calloc(1 + r.plan.nr_vols, sizeof(*r.txn_iv));
 	r.journal_noted = calloc(r.plan.nr_dbs, sizeof(*r.journal_noted));
 	r.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.iv_vol));
 	r.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.win_vol));
 	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
 	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
 	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.stream_db ||
-	    !r.journal_noted || !r.iv_vol || !r.win_vol || !r.wacc_db || !r.wacc_vol ||
-	    !r.wacc_run || run_samples_init(&r)) {
+	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.stream_db || !r.txn_db ||
+	    !r.txn_win || !r.txn_iv || !r.journal_noted || !r.iv_vol || !r.win_vol || !r.wacc_db ||
+	    !r.wacc_vol || !r.wacc_run || run_samples_init(&r)) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
@@ -414,6 +420,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		}
 		free(errs);
 		memset(r.stream_db, 0, r.plan.nr_dbs * sizeof(*r.stream_db));
+		memset(r.txn_db, 0, r.plan.nr_dbs * sizeof(*r.txn_db));
+		memset(r.txn_win, 0, r.plan.nr_dbs * sizeof(*r.txn_win));
 		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 			class_stats_reset(&r.win_vol[i]);
 		r.win_len = 0;

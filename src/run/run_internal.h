@@ -123,12 +123,19 @@ struct pending_verify {
 	uint64_t page, off, t_done;
 };
 
+/* One database's transactions and durable commits (wl_db.txns,
+ * wl_db.log_commits) over an interval, or measured in all. */
+struct txn_count {
+	uint64_t txns, log_commits;
+};
+
 struct snap {
 	struct class_stats32 *cs; /* ndb * IO_CLASS_COUNT */
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
 	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
 	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.page_stalls) */
+	struct txn_count *txn;	  /* ndb: transactions and durable commits */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
 	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
@@ -285,6 +292,9 @@ struct run {
 	struct class_stats *tot_db;  /* measured totals, ndb * classes */
 	uint64_t *integ_db;	     /* integrity errors per database */
 	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
+	struct txn_count *txn_db;    /* measured transactions per database */
+	struct txn_count *txn_win;   /* per database, the current sample window */
+	struct txn_count *txn_iv;    /* this interval: the run's, then each volume's */
 	struct class_stats *win_db;  /* the current database sample window */
 	struct class_stats *win_vol; /* the same window per volume, for its histograms */
 	unsigned win_len;
@@ -334,6 +344,14 @@ static inline bool fixed_model(const struct run *r)
 static inline bool backup_test(const struct run *r)
 {
 	return r->prof->type == PROFILE_TEST_BACKUP;
+}
+
+/* Transactions are ended by the jetstress model's transaction streams only:
+ * the fixed model has none, nor the backup test (recovery's first phase
+ * runs transactions; its replay does not count). */
+static inline bool txns_counted(const struct run *r)
+{
+	return !fixed_model(r) && !backup_test(r);
 }
 
 static inline bool recovery_test(const struct run *r)

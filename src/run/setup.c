@@ -54,6 +54,7 @@ void worker_release(struct worker *w)
 		free(w->snaps[i].integrity);
 		free(w->snaps[i].stream_ns);
 		free(w->snaps[i].stalls);
+		free(w->snaps[i].txn);
 		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
@@ -278,8 +279,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
 		w->snaps[i].stream_ns = calloc(ndb, sizeof(uint64_t));
 		w->snaps[i].stalls = calloc(ndb, sizeof(uint64_t));
+		w->snaps[i].txn = calloc(ndb, sizeof(*w->snaps[i].txn));
 		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stream_ns ||
-		    !w->snaps[i].stalls ||
+		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
 		w->snaps[i].kept = &r->msgs_kept;

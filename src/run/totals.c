@@ -24,6 +24,29 @@ void run_totals_release(struct run_totals *t)
 /* Merges the databases' measured totals into volumes and the run. */
 static void pass_done(const struct run *r, struct scope_summary *dbs);
 
+/* Each database's measured transactions and durable commits, summed into
+ * its volume and the run (run_totals.sums order). */
+static void txn_fill(const struct run *r, struct scope_summary *sums, uint64_t measured)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+	double secs = (double)measured / (double)NSEC_PER_SEC;
+
+	for (size_t i = 0; i < 1 + nv + nd; i++) {
+		sums[i].txns_recorded = txns_counted(r);
+		sums[i].txns = sums[i].log_commits = 0;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		size_t scopes[3] = {0, 1 + r->plan.dbs[d].volume, 1 + nv + d};
+
+		for (unsigned k = 0; k < 3; k++) {
+			sums[scopes[k]].txns += r->txn_db[d].txns;
+			sums[scopes[k]].log_commits += r->txn_db[d].log_commits;
+		}
+	}
+	for (size_t i = 0; i < 1 + nv + nd; i++)
+		sums[i].tps = secs > 0 ? (double)sums[i].txns / secs : 0;
+}
+
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 {
 	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
@@ -94,6 +117,7 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		t->totals[0].stream_ns += r->stream_db[d];
 	}
 	run_samples_fill(r, t->sums, measured);
+	txn_fill(r, t->sums, measured);
 	pass_done(r, &t->sums[1 + nv]);
 	return 0;
 }

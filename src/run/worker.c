@@ -23,6 +23,7 @@ void snap_reset(struct snap *s, unsigned ndb)
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
 	memset(s->stalls, 0, ndb * sizeof(*s->stalls));
+	memset(s->txn, 0, ndb * sizeof(*s->txn));
 	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
@@ -70,6 +71,10 @@ static void worker_publish(struct worker *w)
 		/* the stalls the streams counted in this interval */
 		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].page_stalls;
 		w->dbs[i].page_stalls = 0;
+		/* and the transactions ended, commits made durable */
+		w->snaps[k % RUN_SLOTS].txn[i] =
+			(struct txn_count){w->dbs[i].txns, w->dbs[i].log_commits};
+		w->dbs[i].txns = w->dbs[i].log_commits = 0;
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;

@@ -165,6 +165,24 @@ static int store_insert_extra(sqlite3_stmt *st, int64_t run_id, const struct sto
 	return binder_run(&b);
 }
 
+/* The txn_total row of a scope total (schema 9), where its transactions
+ * were counted; SQLITE_OK and nothing written where not. */
+static int store_insert_txns(sqlite3_stmt *st, int64_t run_id, const struct store_scope_total *t)
+{
+	const struct scope_summary *sum = t->summary;
+	struct binder b;
+
+	if (!sum || !sum->txns_recorded)
+		return SQLITE_OK;
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_u64(&b, sum->txns);
+	bind_u64(&b, sum->log_commits);
+	return binder_run(&b);
+}
+
 /*
  * Summary and histogram rows of every scope total and class, present or not
  * (unlike the interval rows): a handful per scope and run, and so every scope
@@ -176,7 +194,7 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			       struct strbuf *err)
 {
 	struct strbuf enc = STRBUF_INIT;
-	sqlite3_stmt *sum_st, *hist_st, *str_st = NULL, *extra_st = NULL;
+	sqlite3_stmt *sum_st, *hist_st, *str_st = NULL, *extra_st = NULL, *txn_st = NULL;
 	const struct store_scope_total *t;
 	int ret, rc = SQLITE_OK;
 	size_t i;
@@ -210,6 +228,11 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 			" sample_ms, max_sample_avg_ms, page_fault_stalls)"
 			" VALUES (?, ?, ?, ?, ?, ?, ?)",
 			&extra_st, 0, err);
+	if (!ret)
+		ret = store_prepare(s,
+				    "INSERT OR REPLACE INTO txn_total (run_id, scope, name, txns,"
+				    " log_commits) VALUES (?, ?, ?, ?, ?)",
+				    &txn_st, 0, err);
 	if (ret)
 		goto out_hist;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
@@ -229,12 +252,15 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 		}
 		if (rc == SQLITE_OK)
 			rc = store_insert_streams(str_st, run_id, t, end->duration_ns);
+		if (rc == SQLITE_OK)
+			rc = store_insert_txns(txn_st, run_id, t);
 	}
 	if (rc != SQLITE_OK)
 		ret = store_fail(s, err, rc, "write totals");
 out_hist:
 	sqlite3_finalize(str_st);
 	sqlite3_finalize(extra_st);
+	sqlite3_finalize(txn_st);
 	sqlite3_finalize(hist_st);
 out_sum:
 	sqlite3_finalize(sum_st);

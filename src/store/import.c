@@ -105,6 +105,8 @@ static const struct import_table import_tables[] = {
 	 NULL},
 	{"param", "section, name, key, value, source", 6, NULL},
 	{"database_final", "name, size", 6, NULL},
+	{"txn_total", "scope, name, txns, log_commits", 9, NULL},
+	{"txn_sample", "t_ms, warmup, scope, name, txns, log_commits", 9, NULL},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and

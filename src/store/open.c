@@ -206,6 +206,7 @@ void store_close(struct store *s)
 	if (!s)
 		return;
 	sqlite3_finalize(s->ins_sample);
+	sqlite3_finalize(s->ins_txn_sample);
 	sqlite3_finalize(s->ins_event);
 	sqlite3_finalize(s->ins_env);
 	sqlite3_finalize(s->ins_host);

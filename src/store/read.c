@@ -457,6 +457,24 @@ static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+/* A txn_total row (schema 9) into the scope its summary rows made. */
+static int txn_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct results *r = base;
+	struct scope_summary *sc;
+	int ret;
+
+	(void)row;
+	ret = row_scope(st, r, &sc);
+	if (ret)
+		return ret;
+	sc->txns_recorded = true;
+	sc->txns = column_u64(st, 2);
+	sc->log_commits = column_u64(st, 3);
+	sc->tps = r->duration_s > 0 ? (double)sc->txns / r->duration_s : 0;
+	return 0;
+}
+
 /* A summary row into the scope it names: the run's, or a volume's or a
  * database's, appended on first sight. */
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
@@ -578,6 +596,22 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 	o->cls = c;
 	for (i = 0; i < DP_ARRAY_SIZE(counts); i++)
 		*counts[i] = column_u64(st, 5 + (int)i);
+	return 0;
+}
+
+static int txn_sample_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 1));
+	struct results_txn_sample *o = row;
+
+	(void)base;
+	if (kind < 0)
+		return -EIO;
+	o->t_ms = column_u64(st, 0);
+	o->scope = kind;
+	column_name(st, 2, o->name);
+	o->txns = column_u64(st, 3);
+	o->log_commits = column_u64(st, 4);
 	return 0;
 }
 
@@ -848,6 +882,11 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls"
 	 " FROM scope_extra WHERE run_id = ? ORDER BY rowid",
 	 0, 0, 0, extra_row_read, NULL},
+	/* transactions per scope (schema 9; a migrated older file has the
+	 * table, empty: not counted) */
+	{"load transactions", "txn_total row of unknown scope", NULL,
+	 "SELECT scope, name, txns, log_commits FROM txn_total WHERE run_id = ? ORDER BY rowid", 0,
+	 0, 0, txn_row_read, NULL},
 	/* each database's size at the start (table database) and at the end
 	 * (database_final, schema 6: a killed run has no rows there) */
 	{"load database sizes", NULL, NULL,
@@ -869,6 +908,12 @@ static const struct rows_spec results_rows[] = {
 	 " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
 	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL},
+	/* transactions per interval (schema 9), in the samples' order */
+	{"load transaction samples", "txn_sample row of unknown scope",
+	 "SELECT count(*) FROM txn_sample WHERE run_id = ?",
+	 "SELECT t_ms, scope, name, txns, log_commits FROM txn_sample WHERE run_id = ?"
+	 " ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(txn_samples, nr_txn_samples), txn_sample_row_read, NULL},
 	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
 	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL},
 	/* the effective parameters (schema 6; a migrated older file has the

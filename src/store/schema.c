@@ -355,6 +355,31 @@ static const char *const store_migrations[] = {
 	 * Older runs have neither. */
 	"ALTER TABLE run ADD COLUMN start_at TEXT;"
 	"ALTER TABLE run ADD COLUMN load_started_at TEXT;",
+	/* 8 -> 9, two tables: transactions (docs/results-schema.md). Per
+	 * scope, those the jetstress model's streams ended in the measured
+	 * time and the commit records log writes made durable then (group
+	 * commit: log_commits / the log_write ios of its summary); per
+	 * interval and scope, the same, at the t_ms of its sample rows
+	 * (databases every few intervals, as their sample rows). A run with no
+	 * rows did not count them: older runs, the fixed model, backup. */
+	"CREATE TABLE txn_total ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" txns INTEGER NOT NULL,"
+	" log_commits INTEGER NOT NULL,"
+	" UNIQUE (run_id, scope, name)"
+	");"
+	"CREATE TABLE txn_sample ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" warmup INTEGER NOT NULL,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" txns INTEGER NOT NULL,"
+	" log_commits INTEGER NOT NULL"
+	");"
+	"CREATE INDEX txn_sample_run ON txn_sample (run_id, t_ms);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

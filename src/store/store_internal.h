@@ -25,6 +25,7 @@ struct store {
 	char *path;
 	bool readonly; /* opened mode=ro: nothing may be written */
 	sqlite3_stmt *ins_sample;
+	sqlite3_stmt *ins_txn_sample;
 	sqlite3_stmt *ins_event;
 	sqlite3_stmt *ins_env;
 	sqlite3_stmt *ins_host;

@@ -27,6 +27,9 @@ static const char store_sql_ins_sample[] =
 	"INSERT INTO sample (run_id, t_ms, warmup, scope, scope_name, class, ios, bytes,"
 	" errors, lat_sum_ns, lat_max_ns, p50_ns, p99_ns, time_utc)"
 	" VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char store_sql_ins_txn_sample[] =
+	"INSERT INTO txn_sample (run_id, t_ms, warmup, scope, name, txns, log_commits)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_host[] =
 	"INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct,"
 	" cpu_system_pct, cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
@@ -45,6 +48,10 @@ int store_prepare_cached(struct store *s, struct strbuf *err)
 
 	ret = store_prepare(s, store_sql_ins_sample, &s->ins_sample, SQLITE_PREPARE_PERSISTENT,
 			    err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, store_sql_ins_txn_sample, &s->ins_txn_sample,
+			    SQLITE_PREPARE_PERSISTENT, err);
 	if (ret)
 		return ret;
 	ret = store_prepare(s, store_sql_ins_event, &s->ins_event, SQLITE_PREPARE_PERSISTENT, err);
@@ -313,6 +320,22 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 		goto out_keep;
 	for (i = 0; i < nr_rows; i++) {
 		row = &rows[i];
+		if (row->has_txn) {
+			/* the scope's transactions, whether its row is kept or not */
+			binder_start(&b, s->ins_txn_sample);
+			bind_i64(&b, run_id);
+			bind_u64(&b, row->t_ms);
+			bind_i64(&b, row->warmup);
+			bind_str(&b, scope_kind_name(row->scope), false);
+			bind_str(&b, row->scope_name, false);
+			bind_u64(&b, row->txns);
+			bind_u64(&b, row->log_commits);
+			rc = binder_run(&b);
+			if (rc != SQLITE_OK) {
+				ret = store_fail(s, err, rc, "write interval");
+				goto out_rollback;
+			}
+		}
 		if (!keep[i])
 			continue;
 		binder_start(&b, s->ins_sample);

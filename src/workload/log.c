@@ -18,6 +18,7 @@ void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, uns
 	if (d->lsn == d->issued)
 		d->log_pending_since = c->now; /* commit_delay counts from here */
 	d->lsn += (uint64_t)n * c->prof->log_record_size + (uint64_t)fpi * c->prof->page_size;
+	d->commits_buffered += n > 0; /* one commit record: group commit's count */
 	for (unsigned i = 0; i < n && d->rlen < d->rcap; i++)
 		d->recs[(d->rhead + d->rlen++) % d->rcap] = pages[i];
 }
@@ -109,6 +110,21 @@ static uint64_t log_page_write(const struct wl_ctx *c, const struct wl_db *d, ui
 	return take;
 }
 
+/*
+ * The commits a write of len of the pending buffered bytes carries, for
+ * commits per log write: all of them when it takes everything; else the
+ * share of its bytes, rounded down. With records of equal size that is
+ * the commits whose record ends within the write; one that straddles its
+ * end counts with the write that completes it.
+ */
+static void log_commits_issue(struct wl_db *d, uint64_t len, uint64_t pending)
+{
+	uint64_t n = len >= pending ? d->commits_buffered : d->commits_buffered * len / pending;
+
+	d->commits_buffered -= n;
+	d->commits_inflight = n;
+}
+
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct profile *p = c->prof;
@@ -141,6 +157,7 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	rec_take = take >= pending ? d->rlen
 				   : (unsigned)(((uint64_t)d->rlen * take + pending - 1) / pending);
 	log_stamp_blocks(c, d, s, start, (unsigned)(len / d->log_align), rec_take);
+	log_commits_issue(d, take, pending);
 	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
 			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + start, (uint32_t)len,
 			now);
@@ -173,5 +190,7 @@ void wl_log_done(struct wl_ctx *c, struct wl_db *d)
 	}
 	/* a failed write is counted as an error; streams go on */
 	d->durable = d->inflight_end;
+	d->log_commits += d->commits_inflight; /* made durable by this write */
+	d->commits_inflight = 0;
 	wl_wake_waiters(c, d);
 }

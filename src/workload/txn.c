@@ -474,6 +474,7 @@ again:
 			d->waiters[d->nwait++] = (unsigned)(s - c->slots);
 			return WL_STREAM_WAIT;
 		}
+		d->txns++; /* a transaction ended, from the cache */
 		pool_end(c, s);
 		if (++done == WL_CACHED_TXNS) {
 			c->next_due = now; /* more to do at once: no sleep */
@@ -523,6 +524,7 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 		return;
 	}
 	if (stream_commit(c, s)) {
+		d->txns++; /* a transaction ended (diskproof/workload.h) */
 		pool_end(c, s);
 		c->idle[c->nidle++] = si;
 	} else {
@@ -536,6 +538,7 @@ void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
 		struct wl_slot *s = &c->slots[d->waiters[i]];
 
 		if (stream_commit(c, s)) {
+			c->dbs[s->db].txns++; /* a transaction ended */
 			pool_end(c, s);
 			c->idle[c->nidle++] = d->waiters[i];
 			d->waiters[i] = d->waiters[--d->nwait];

@@ -25,7 +25,7 @@ rc=$?
 set -e
 [ $rc = 0 ] || [ $rc = 1 ] || { cat run.err; fail "real run exited $rc"; }
 
-[ "$(sqlite3 r.db 'PRAGMA user_version')" = 8 ] || fail "schema version"
+[ "$(sqlite3 r.db 'PRAGMA user_version')" = 9 ] || fail "schema version"
 for id in 1 2 3; do
 	expect_exit 0 "$DISKPROOF" report $id --results r.db --format json
 	cp "$WORK/out" "r$id.json"
@@ -157,7 +157,7 @@ for len_ms, n in db.execute("SELECT len_ms, count(*) FROM v_sample WHERE run_id 
     assert len_ms == 1000, (len_ms, n)
 PY
 
-# the CSV: host and time_utc last on every row, the times within the real run
+# the CSV: host and time_utc on every row (then txns), the times within the real run
 python3 - r.db r3.csv 3 <<'PY' || fail "csv host and time_utc"
 import csv, sqlite3, sys
 from datetime import datetime, timedelta
@@ -171,10 +171,10 @@ head = rows[0]
 assert head[:20] == ("run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,"
                      "max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,"
                      "final_size_bytes").split(","), head
-assert head[20:] == ["host", "time_utc"], head
+assert head[20:] == ["host", "time_utc", "txns"], head
 timed = 0
 for row in rows[1:]:
-    assert len(row) == 22, row
+    assert len(row) == 23, row
     assert row[20] == host, row
     if row[1]:
         t = datetime.strptime(row[21], "%Y-%m-%dT%H:%M:%S.%fZ")
@@ -189,7 +189,7 @@ PY
 cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
 expect_exit 0 "$DISKPROOF" report 1 --results v1.db --format json
 cp "$WORK/out" v1.json
-[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 8 ] || fail "v1 file not migrated"
+[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 9 ] || fail "v1 file not migrated"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM summary WHERE ios > 0 AND p999_ms IS NULL")" = 0 ] ||
 	fail "migration left percentiles empty"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM sample WHERE time_utc IS NULL")" = 0 ] ||

@@ -189,7 +189,8 @@ static void test_json_valid_with_keys(void **state)
 		     "42 'cache \"90:10\"\\nafter fw'\n"
 		     "exchange-2016 8\n"
 		     "['classes', 'final_size_bytes', 'integrity_errors', 'page_fault_stalls', "
-		     "'page_fault_stalls_per_s', 'size_bytes', 'streams', 'transactional_iops']\n"
+		     "'page_fault_stalls_per_s', 'size_bytes', 'streams', 'transactional_iops', "
+		     "'transactions']\n"
 		     "['backup_read', 'bdm_read', 'db_read', 'db_write', 'log_read', 'log_write']\n"
 		     "['avg_bytes', 'avg_ms', 'bytes', 'errors', 'iops', 'ios', 'max_ms', "
 		     "'max_sample_avg_ms', 'mbps', 'p50_ms', 'p9999_ms', 'p999_ms', 'p99_ms']\n"
@@ -613,21 +614,21 @@ static void test_csv(void **state)
 		out.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
 		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,"
-		"time_utc\n"
+		"time_utc,txns\n"
 		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,,"
 		","
-		"\"db,host\",2025-11-29T22:12:08.750Z\n"
+		"\"db,host\",2025-11-29T22:12:08.750Z,\n"
 		"7,500,0,volume,\"a,\"\"b\"\"\",db_read,50,100.000,3.277,2.000,2.000,5.250,7.500,"
-		"0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:08.750Z\n"
+		"0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:08.750Z,\n"
 		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2,,32768.0,,,"
-		",,\"db,host\",2025-11-29T22:12:09.750Z\n"
+		",,\"db,host\",2025-11-29T22:12:09.750Z,\n"
 		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0,,,,,,,\"db,host\","
-		"2025-11-29T22:12:09.750Z\n"
+		"2025-11-29T22:12:09.750Z,\n"
 		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768."
-		"0,,,,,\"db,host\",2025-11-29T22:12:23.250Z\n"
+		"0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,\n"
 		"7,15000,0,database,\"line\nbreak\",log_write,15,1.000,0.033,2.000,2.000,5.250,"
-		"7.500,0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:23.250Z\n"
-		"7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,\"db,host\",\n");
+		"7.500,0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,\n"
+		"7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,\"db,host\",,\n");
 	strbuf_release(&out);
 
 	/* no samples: the header alone; no host, no clock: empty */
@@ -637,8 +638,8 @@ static void test_csv(void **state)
 	report_render(&out, &r, REPORT_CSV, NULL);
 	assert_string_equal(out.buf, "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
 				     "p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,"
-				     "p9999_ms,size_bytes,final_size_bytes,host,time_utc\n"
-				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,\n");
+				     "p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns\n"
+				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,\n");
 	strbuf_release(&out);
 }
 
@@ -777,23 +778,23 @@ static void test_csv_absent_rows(void **state)
 		a.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
 		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,"
-		"time_utc\n"
+		"time_utc,txns\n"
 		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,\n"
-		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,\n"
+		",,,,\n"
+		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,\n"
 		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		"\n"
+		",\n"
 		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,\n"
+		",,,,\n"
 		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		"\n"
-		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,,,,,,,,\n"
+		",\n"
+		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,,,,,,,,,\n"
 		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,\n"
-		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,\n"
+		",,,,\n"
+		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,\n"
 		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		"\n"
-		"3,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,\n");
+		",\n"
+		"3,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,\n");
 	strbuf_release(&a);
 	strbuf_release(&b);
 }

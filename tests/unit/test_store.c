@@ -48,8 +48,12 @@ struct fixture {
 	char path[128];
 };
 
+/* Takes a current file back to schema 8 (before the transactions). */
+#define SCHEMA9_UNDO " DROP INDEX txn_sample_run; DROP TABLE txn_sample; DROP TABLE txn_total;"
+
 /* Takes a current file back to schema 7 (before the fleet columns). */
 #define SCHEMA8_UNDO                                                                               \
+	SCHEMA9_UNDO                                                                               \
 	" ALTER TABLE run DROP COLUMN start_at; ALTER TABLE run DROP COLUMN load_started_at;"
 
 /* Takes a current file back to schema 6 (before the views, percentile
@@ -2153,6 +2157,132 @@ static void test_long_arrays_whole(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * Schema 9's transactions: a scope's count and durable commits are stored
+ * with its totals (txn_total) and loaded into its summary (per second over
+ * the measured time; a scope that counted none not recorded), an interval
+ * row's into txn_sample; the JSON report shows them (null where unknown);
+ * an import copies both. A version-8 file (the tables dropped, the version
+ * set back) migrates to the tables, empty: its run loads with the
+ * transactions unknown, reported as null, never as 0.
+ */
+static void test_txn_totals(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct store_run_info info = run_info;
+	struct class_stats cls[IO_CLASS_COUNT];
+	struct scope_summary sum = {0}, dbsum = {0};
+	struct store_scope_total tot[2] = {
+		{.scope = SCOPE_RUN, .name = "run", .classes = cls, .summary = &sum},
+		{.scope = SCOPE_DATABASE,
+		 .name = "db1",
+		 .volume = "v1",
+		 .classes = cls,
+		 .summary = &dbsum},
+	};
+	struct store_run_end end = {.status = "passed",
+				    .verdict = "PASS",
+				    .ended_real_ns = 1764454400ULL * NSEC_PER_SEC,
+				    .duration_ns = 4 * NSEC_PER_SEC,
+				    .totals = tot,
+				    .nr_totals = 2};
+	struct store_sample row = {.t_ms = 1000,
+				   .scope = SCOPE_RUN,
+				   .scope_name = "run",
+				   .cls = IO_DB_READ,
+				   .ios = 10,
+				   .has_txn = true,
+				   .txns = 7,
+				   .log_commits = 5};
+	char copy[192];
+	struct store *s = open_ok(f->path);
+	struct results r;
+	int64_t id;
+	sqlite3 *db;
+
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		class_stats_init(&cls[c]);
+		sum.classes[c].max_sample_avg_ms = dbsum.classes[c].max_sample_avg_ms = NAN;
+	}
+	stats_fill(&cls[IO_DB_READ], 1000, 5000000, 32768);
+	stats_fill(&cls[IO_LOG_WRITE], 200, 1000000, 4096);
+	sum.txns_recorded = true;
+	sum.txns = 800;
+	sum.log_commits = 300;
+	if (store_run_begin(s, &info, &id, &err))
+		fail_msg("store_run_begin: %s", err.buf);
+	if (store_interval_write(s, id, &row, 1, &err))
+		fail_msg("store_interval_write: %s", err.buf);
+	if (store_run_finish(s, id, &end, &err))
+		fail_msg("store_run_finish: %s", err.buf);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_true(r.run.txns_recorded);
+	assert_int_equal(r.run.txns, 800);
+	assert_int_equal(r.run.log_commits, 300);
+	assert_true(r.run.tps == 200); /* 800 over 4 s */
+	assert_int_equal(r.nr_databases, 1);
+	assert_false(r.databases[0].txns_recorded);
+	report_render(&out, &r, REPORT_JSON, NULL);
+	/* 1000 reads, 200 log writes of 4096 bytes, 300 commits over 800 */
+	assert_non_null(strstr(out.buf, "\"transactions\": {\n"));
+	assert_non_null(strstr(out.buf, "\"count\": 800,"));
+	assert_non_null(strstr(out.buf, "\"per_second\": 200.000,"));
+	assert_non_null(strstr(out.buf, "\"db_reads\": 1.250,"));
+	assert_non_null(strstr(out.buf, "\"log_writes\": 0.250,"));
+	assert_non_null(strstr(out.buf, "\"log_bytes\": 1024.000"));
+	assert_non_null(strstr(out.buf, "\"commits_per_log_write\": 1.500"));
+	assert_non_null(strstr(out.buf, "\"transactions\": null"));
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "transactions: 800 (200.0/s); per transaction: 1.25 db "
+					"reads, 0.00 db writes, 0.25 log writes, 1.0 KB log; 1.5 "
+					"commits per log write\n"));
+	results_release(&r);
+	store_close(s);
+
+	/* an import copies them */
+	snprintf(copy, sizeof(copy), "%s/copy.db", f->dir);
+	s = open_ok(copy);
+	import_ok(s, f->path, 1, 0);
+	assert_int_equal(store_results_load(s, 1, &r, &err), 0);
+	assert_int_equal(r.run.txns, 800);
+	assert_int_equal(r.run.log_commits, 300);
+	results_release(&r);
+	store_close(s);
+	db = raw_open(copy);
+	assert_int_equal(raw_int(db, "SELECT txns * 10 + log_commits FROM txn_sample"), 75);
+	sqlite3_close(db);
+
+	/* a version-8 file: migrated, the run's transactions unknown */
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_total"), 1);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA9_UNDO " PRAGMA user_version = 8;"
+						   " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	s = open_ok(f->path);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM txn_total"), 0);
+	sqlite3_close(db);
+	assert_int_equal(store_results_load(s, id, &r, &err), 0);
+	assert_false(r.run.txns_recorded);
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_JSON, NULL);
+	assert_null(strstr(out.buf, "\"transactions\": {"));
+	assert_non_null(strstr(out.buf, "\"transactions\": null"));
+	strbuf_reset(&out);
+	report_render(&out, &r, REPORT_TEXT, NULL);
+	assert_null(strstr(out.buf, "transactions:"));
+	results_release(&r);
+	store_close(s);
+	strbuf_release(&out);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2187,6 +2317,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_v3, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v6, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scope_extra, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_txn_totals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_summary_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_of_unknown_class, setup, teardown),

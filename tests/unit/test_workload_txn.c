@@ -2,7 +2,9 @@
  * test_workload_txn.c - the transaction streams driven alone (txn.c): over
  * many transactions the mix of inserts, deletes, replaces and seeks, and the
  * mean pages each reads, are the profile's; the fixed model's read share is
- * its read_pct; no page ever has two I/Os in flight.
+ * its read_pct; no page ever has two I/Os in flight; every transaction that
+ * ends is counted once (wl_db.txns) and every commit record once a log
+ * write made it durable (wl_db.log_commits), the fixed model counting none.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +20,8 @@ struct counts {
 	double pages[4];
 	unsigned reads, writes;
 	unsigned overlap;
+	unsigned log_writes, log_done;
+	unsigned log_partial; /* log writes that left buffered bytes behind */
 };
 
 static void on_issue(struct harness *h, struct wl_slot *s)
@@ -25,6 +29,10 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 	struct counts *k = h->arg;
 	struct wl_db *d = &h->dbs[s->db];
 
+	if (s->kind == WL_SLOT_LOG) {
+		k->log_writes++;
+		k->log_partial += d->issued < d->lsn;
+	}
 	if (s->kind != WL_SLOT_STREAM && s->kind != WL_SLOT_FLUSH)
 		return;
 	/* one I/O per page: no other slot in flight on it */
@@ -81,6 +89,104 @@ static void test_mix_ratios(void **state)
 	h_release(&h);
 }
 
+static void on_log_done(struct harness *h, struct wl_slot *s)
+{
+	struct counts *k = h->arg;
+
+	if (s->kind == WL_SLOT_LOG)
+		k->log_done++;
+}
+
+/*
+ * What the counters must hold at any instant: the transactions begun less
+ * those under way have ended; the commit records appended (updates ended,
+ * and those waiting for the log, which appended theirs) are buffered, in
+ * the write in flight, or durable. Returns the updates ended.
+ */
+static uint64_t check_txn_counts(const struct harness *h, const struct counts *k)
+{
+	const struct wl_db *d = &h->dbs[0];
+	uint64_t begun = 0, working = 0, upd_begun = 0, upd_working = 0, log_wait = 0;
+
+	for (unsigned t = 0; t < 4; t++) {
+		begun += k->txn[t];
+		upd_begun += t == WL_TXN_SEEK ? 0 : k->txn[t];
+	}
+	for (unsigned i = 0; i < h->nslots; i++) {
+		const struct wl_slot *s = &h->slots[i];
+
+		if (s->kind != WL_SLOT_STREAM || !s->working)
+			continue;
+		working++;
+		upd_working += s->txn != WL_TXN_SEEK;
+	}
+	for (unsigned i = 0; i < d->nwait; i++)
+		log_wait += h->slots[d->waiters[i]].wait == WL_WAIT_LOG;
+	assert_int_equal(d->txns, begun - working);
+	assert_int_equal(d->log_commits + d->commits_buffered + d->commits_inflight,
+			 upd_begun - upd_working + log_wait);
+	/* nothing in flight carried once the log is idle */
+	if (!d->log_busy)
+		assert_int_equal(d->commits_inflight, 0);
+	return upd_begun - upd_working;
+}
+
+static void test_txns_counted(void **state)
+{
+	struct harness h;
+	struct counts k = {0};
+	uint64_t updates = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.streams[0] = 16;
+	h.on_issue = on_issue;
+	h.on_done = on_log_done;
+	h.arg = &k;
+	h_start(&h, 4096);
+	for (unsigned n = 0; k.txn[0] + k.txn[1] + k.txn[2] + k.txn[3] < 20000; n++) {
+		assert_true(h_step(&h));
+		if (n % 97 == 0)
+			updates = check_txn_counts(&h, &k);
+	}
+	updates = check_txn_counts(&h, &k);
+	assert_true(h.dbs[0].txns > 19000);
+	assert_true(k.log_done > 0);
+	/* group commit: 16 streams, 70% lazy commits, one log write at a time:
+	 * writes carry several commits, and no more than were made */
+	assert_true(h.dbs[0].log_commits <= updates);
+	assert_true((double)h.dbs[0].log_commits / k.log_done > 1.5);
+	h_release(&h);
+}
+
+/* A log write too short for what is buffered (segments of 8 KiB, records
+ * of 3 KiB a page: a write often stops at the segment's end) carries its
+ * share of the commits; the rest follow with the next. */
+static void test_log_commits_partial_writes(void **state)
+{
+	struct harness h;
+	struct counts k = {0};
+
+	(void)state;
+	h_profile(&h);
+	h.p.log_record_size = 3072;
+	h.p.log_segment_size = 8192;
+	h.streams[0] = 8;
+	h.on_issue = on_issue;
+	h.on_done = on_log_done;
+	h.arg = &k;
+	h_start(&h, 4096);
+	for (unsigned n = 0; k.txn[0] + k.txn[1] + k.txn[2] + k.txn[3] < 5000; n++) {
+		assert_true(h_step(&h));
+		if (n % 31 == 0)
+			check_txn_counts(&h, &k);
+	}
+	check_txn_counts(&h, &k);
+	assert_true(k.log_partial > 0);
+	assert_true(h.dbs[0].log_commits > 0);
+	h_release(&h);
+}
+
 static void test_fixed_read_share(void **state)
 {
 	struct harness h;
@@ -98,6 +204,9 @@ static void test_fixed_read_share(void **state)
 		assert_true(h_step(&h));
 	assert_true(fabs((double)k.reads / (k.reads + k.writes) - 0.70) < 0.01);
 	assert_int_equal(k.overlap, 0);
+	/* the fixed model has no transactions */
+	assert_int_equal(h.dbs[0].txns, 0);
+	assert_int_equal(h.dbs[0].log_commits, 0);
 	h_release(&h);
 }
 
@@ -106,6 +215,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_ratios),
 		cmocka_unit_test(test_fixed_read_share),
+		cmocka_unit_test(test_txns_counted),
+		cmocka_unit_test(test_log_commits_partial_writes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
