@@ -227,6 +227,7 @@ struct profile {
 	unsigned write_merge;		 /* adjacent pages per checkpoint write, at most; 1 */
 	uint64_t writeback_interval_ns;	 /* write-back passes between checkpoints; 0 = off */
 	uint64_t writeback_age_ns;	 /* the age a page is written back at */
+	bool writeback_hot;		 /* off: the hot region waits for checkpoints */
 	bool full_page_writes;		 /* first change after a checkpoint logs the page */
 	uint32_t log_page_size;		 /* whole log pages, the partial last rewritten; 0 = off */
 	uint64_t commit_delay_ns;	 /* a log write waits this long for more commits */

@@ -250,6 +250,11 @@ static const struct profile_key keys[] = {
 	  .def = "0s",
 	  .help = "With writeback_interval: how long a page stays dirty before a write-back "
 		  "pass takes it (Linux: dirty_expire_centisecs, 30 s)." },
+	{ .section = "workload", .name = "writeback_hot", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(writeback_hot), .def = "on",
+	  .help = "With writeback_interval and hot_size: off = the hot region's pages are not "
+		  "written back between checkpoints (the buffer pool keeps its busiest pages, "
+		  "so only a checkpoint writes them)." },
 	{ .section = "workload", .name = "write_merge", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(write_merge), .min = 1, .max = 64, .def = "1",
 	  .help = "Checkpoint writes: adjacent dirty pages written as one I/O, at most this "

@@ -613,7 +613,8 @@ static void finish_pg_features(struct parse_ctx *c)
 		"cache_size",	       "readahead_size",     "readahead_pct",
 		"checkpoint_interval", "checkpoint_target",  "checkpoint_log_size",
 		"write_merge",	       "writeback_interval", "writeback_age",
-		"full_page_writes",    "log_page_size",	     "commit_delay"};
+		"writeback_hot",       "full_page_writes",   "log_page_size",
+		"commit_delay"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
@@ -661,6 +662,10 @@ static void finish_pg_features(struct parse_ctx *c)
 			 "writeback_interval",
 			 "needs checkpoint_interval (without checkpoints every page is written "
 			 "back at once)");
+	if (key_given(c, "workload", "writeback_hot") &&
+	    (!p->writeback_interval_ns || !p->hot_size))
+		perr_add(c, key_line(c, "workload", "writeback_hot"), "[workload]", "writeback_hot",
+			 "needs writeback_interval and hot_size");
 	if (key_given(c, "workload", "writeback_age") && !p->writeback_interval_ns)
 		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]", "writeback_age",
 			 "needs writeback_interval");

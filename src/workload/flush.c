@@ -15,7 +15,10 @@
  * pages as one write of up to write_merge pages (the block layer merges a
  * sorted write-back). A page changed again before its write goes with it;
  * one dirtied after the set was taken waits for the next checkpoint. Its
- * beginning also clears every page's full-page-image bit (txn.c).
+ * beginning also clears every page's full-page-image bit (txn.c). Between
+ * checkpoints, write-back passes (writeback_interval) write the pages dirty
+ * for writeback_age, at once; with writeback_hot off, not those of the hot
+ * region, which the buffer pool keeps until the checkpoint.
  */
 #include <stdlib.h>
 
@@ -55,17 +58,47 @@ static int page_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The set ckpt[0, n) is sorted and is being written. */
+static void set_begin(struct wl_db *d, unsigned n)
+{
+	d->ckpt_len = n;
+	d->ckpt_next = 0;
+	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
+	d->ckpt_active = true;
+}
+
 /* The oldest n dirty pages become the set being written, sorted. */
 static void set_take(struct wl_db *d, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++)
 		d->ckpt[k] = d->dirty[(d->dhead + k) % d->dcap];
-	d->ckpt_len = n;
-	d->ckpt_next = 0;
 	d->dhead = (d->dhead + n) % d->dcap;
 	d->dlen -= n;
-	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
-	d->ckpt_active = true;
+	set_begin(d, n);
+}
+
+/* writeback_hot = off: of the oldest n dirty pages, those outside the hot
+ * region become the set; the hot ones go to the ring's end, kept for the
+ * next checkpoint (the buffer pool keeps its busiest pages). In place: the
+ * k-th entry is read before the slot an entry is kept in is written (that
+ * slot is at most the k-th when the ring is full). The count taken. */
+static unsigned set_take_cold(struct wl_db *d, unsigned n)
+{
+	unsigned m = 0, keep = 0;
+
+	for (unsigned k = 0; k < n; k++) {
+		struct wl_dirty_page e = d->dirty[(d->dhead + k) % d->dcap];
+
+		if (e.page - d->lo < d->hot_n)
+			d->dirty[(d->dhead + d->dlen + keep++) % d->dcap] = e;
+		else
+			d->ckpt[m++] = e;
+	}
+	d->dhead = (d->dhead + n) % d->dcap;
+	d->dlen = d->dlen - n + keep;
+	if (m)
+		set_begin(d, m);
+	return m;
 }
 
 /* A write-back pass: the pages dirty for writeback_age, at once (span 0);
@@ -80,7 +113,12 @@ static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 		n++;
 	if (!n)
 		return false;
-	set_take(d, n);
+	if (!p->writeback_hot && d->hot_n) {
+		if (!set_take_cold(d, n))
+			return false;
+	} else {
+		set_take(d, n);
+	}
 	d->ckpt_full = false;
 	d->ckpt_span = 0;
 	d->ckpt_start = now;

@@ -98,6 +98,7 @@ static void pg_profile(struct harness *h)
 	h->p.log_segment_size = 256 * 1024;
 	h->p.checkpoint_target_pct = 90;
 	h->p.write_merge = 1;
+	h->p.writeback_hot = true;
 	h->streams[0] = 8;
 }
 
@@ -214,6 +215,60 @@ static void test_checkpoints(void **state)
 	h_release(&h);
 }
 
+struct hot_watch {
+	uint64_t hot_between, cold_between, at_ckpt;
+	uint64_t hot_n;
+};
+
+static void on_issue_hot(struct harness *h, struct wl_slot *s)
+{
+	struct hot_watch *w = h->arg;
+	const struct wl_db *d = &h->dbs[s->db];
+
+	if (s->kind != WL_SLOT_FLUSH)
+		return;
+	if (d->ckpt_full)
+		w->at_ckpt++;
+	else if (s->page < w->hot_n)
+		w->hot_between++;
+	else
+		w->cold_between++;
+}
+
+/* Write-back passes between checkpoints: with writeback_hot off, the hot
+ * region's pages are written by checkpoints only; the others by the passes
+ * (and with it on, hot pages by the passes too). */
+static void test_writeback_hot(void **state)
+{
+	for (int on = 0; on < 2; on++) {
+		struct harness h;
+		struct hot_watch w = {0};
+
+		(void)state;
+		pg_profile(&h);
+		h.p.checkpoint_interval_ns = 1000 * MS;
+		h.p.writeback_interval_ns = 100 * MS;
+		h.p.writeback_age_ns = 50 * MS;
+		h.p.writeback_hot = on;
+		h.p.hot_size = 512 * h.p.page_size;
+		h.p.hot_pct = 50;
+		h.on_issue = on_issue_hot;
+		h.arg = &w;
+		h_start(&h, 4096);
+		w.hot_n = h.dbs[0].hot_n;
+		assert_int_equal(w.hot_n, 512);
+		while (h.now < 3500 * MS)
+			assert_true(h_step(&h));
+		assert_true(w.cold_between > 0);
+		assert_true(w.at_ckpt > 0);
+		if (on)
+			assert_true(w.hot_between > 0);
+		else
+			assert_int_equal(w.hot_between, 0);
+		h_release(&h);
+	}
+}
+
 /* Full-page images: the log grows by a page for each page's first change
  * after a checkpoint began, and by the records. */
 static void test_full_page_images(void **state)
@@ -271,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_cache_whole),	 cmocka_unit_test(test_cache_quarter),
 		cmocka_unit_test(test_read_ahead),	 cmocka_unit_test(test_checkpoints),
 		cmocka_unit_test(test_full_page_images), cmocka_unit_test(test_log_page_rewrite),
+		cmocka_unit_test(test_writeback_hot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
