@@ -116,9 +116,7 @@ ROWS = [
     ("WAL writes/s", ("wal", "writes_per_s"), 1, "%.0f", "tol"),
     ("WAL write size KiB", ("wal", "write_size"), 1 / KIB, "%.1f", "tol"),
     ("WAL flushes/s", ("wal", "flushes_per_s"), 1, "%.0f", "tol"),
-    # shown, not asserted: docs/fidelity.md, "Limits" (the WAL device's
-    # latency under PostgreSQL's CPU load, which diskproof does not make)
-    ("WAL queue depth", ("wal", "queue_depth"), 1, "%.2f", None),
+    ("WAL queue depth", ("wal", "queue_depth"), 1, "%.2f", "qd"),
     ("transactions/s", ("tps",), 1, "%.0f", None),
     ("data reads/txn", ("per_transaction", "data_reads"), 1, "%.3f", None),
     ("data writes/txn", ("per_transaction", "data_writes"), 1, "%.3f", None),
