@@ -54,6 +54,10 @@ struct jchan;
 #define RUN_DB_SAMPLE_EVERY 15
 #define RUN_REAP_WAIT_NS (100 * NSEC_PER_MSEC)
 #define RUN_DRAIN_NS (5 * NSEC_PER_SEC)
+/* sim: the virtual time a worker's turn of transactions from the cache model
+ * (no I/O; WL_CACHED_TXNS = 16 per stream) takes, a CPU's cost: 16,000 per
+ * second per stream, about a database's pace for a cached read-only one */
+#define RUN_VIRT_BUSY_NS (1 * NSEC_PER_MSEC)
 /* the drain once an I/O has hung: what is not done by then waits on the same
  * device, and the verdict is due within io_timeout plus a few seconds */
 #define RUN_DRAIN_HUNG_NS (1 * NSEC_PER_SEC)

@@ -559,6 +559,7 @@ bool worker_step(struct worker *w)
 	struct run *r = w->run;
 	uint64_t now = engine_clock_now(&r->clock), wait, next;
 	unsigned last;
+	bool busy;
 	int n, ret;
 
 	worker_check_stop(w, now);
@@ -583,13 +584,19 @@ bool worker_step(struct worker *w)
 	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
 	if (!w->stopping && w->wl.next_due < next)
 		next = w->wl.next_due; /* maintenance or an arrival is due first */
+	/* work left to do at once: streams that finished their turn's share of
+	 * transactions from the cache model, with no I/O (txn.c) */
+	busy = !w->stopping && w->wl.next_due <= now;
 	wait = next > now ? next - now : 0;
 	if (w->stopping && r->virt)
 		wait = NSEC_PER_SEC;
-	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight)))
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight && !busy)))
 		wait = RUN_REAP_WAIT_NS;
-	if (r->virt && wait == 0 && !w->inflight)
-		wait = 1; /* virtual time must move */
+	if (r->virt && wait == 0 && (!w->inflight || busy))
+		/* virtual time must move; and a turn of transactions that
+		 * needed no I/O takes a CPU's time, else a cache that holds
+		 * every page runs them all at one instant, for ever */
+		wait = busy ? RUN_VIRT_BUSY_NS : 1;
 	if (w->npv)
 		wait = 0; /* pages wait for their check: no sleeping */
 	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
