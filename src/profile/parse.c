@@ -640,7 +640,9 @@ static void finish_pg_features(struct parse_ctx *c)
 		check_pages(c, "cache_size", p->cache_size);
 	if (p->hot_size)
 		check_pages(c, "hot_size", p->hot_size);
-	if (key_given(c, "workload", "hot_pct") && !p->hot_size)
+	/* each key alone at its default is valid (the corpus test holds the
+	 * table to that): a key that needs another is refused from its value */
+	if (p->hot_pct > 0 && !p->hot_size)
 		perr_add(c, key_line(c, "workload", "hot_pct"), "[workload]", "hot_pct",
 			 "needs hot_size");
 	if (p->readahead_size) {
@@ -662,17 +664,17 @@ static void finish_pg_features(struct parse_ctx *c)
 			 "writeback_interval",
 			 "needs checkpoint_interval (without checkpoints every page is written "
 			 "back at once)");
-	if (key_given(c, "workload", "writeback_hot") &&
-	    (!p->writeback_interval_ns || !p->hot_size))
+	if (!p->writeback_hot && (!p->writeback_interval_ns || !p->hot_size))
 		perr_add(c, key_line(c, "workload", "writeback_hot"), "[workload]", "writeback_hot",
 			 "needs writeback_interval and hot_size");
-	if (key_given(c, "workload", "writeback_age") && !p->writeback_interval_ns)
+	if (p->writeback_age_ns && !p->writeback_interval_ns)
 		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]", "writeback_age",
 			 "needs writeback_interval");
 	if (p->checkpoint_log_size && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "checkpoint_log_size"), "[workload]",
 			 "checkpoint_log_size", "needs checkpoint_interval");
-	if (key_given(c, "workload", "checkpoint_target") && !p->checkpoint_interval_ns)
+	if (key_given(c, "workload", "checkpoint_target") &&
+	    p->checkpoint_target_pct != 90 /* its default */ && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "checkpoint_target"), "[workload]",
 			 "checkpoint_target", "needs checkpoint_interval");
 	if (p->write_merge > 1 && !p->checkpoint_interval_ns)

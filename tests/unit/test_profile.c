@@ -386,7 +386,11 @@ static void test_unknown_key(void **state)
 		"model, page_size, log_record_size, insert_pct, delete_pct, replace_pct, "
 		"seek_pct, lazy_commit_pct, seek_pages, update_pages, flush_depth, dirty_pages, "
 		"log_segments, log_segment_size, bdm, bdm_rate, bdm_io_size, copies, "
-		"backup_io_size, arrival, rate, block_size, read_pct, pattern, seed, verify");
+		"backup_io_size, arrival, rate, read_pages, hot_size, hot_pct, cache_size, "
+		"readahead_size, readahead_pct, checkpoint_interval, checkpoint_log_size, "
+		"checkpoint_target, writeback_interval, writeback_age, writeback_hot, write_merge, "
+		"full_page_writes, log_page_size, commit_delay, block_size, read_pct, pattern, "
+		"seed, verify");
 	expect_errors("[sizing]\npage_size = 4KiB\n" VOL,
 		      "t.ini:2: [sizing] page_size: unknown key here; page_size belongs in "
 		      "[workload]");
