@@ -117,8 +117,9 @@ struct wl_slot {
 	unsigned npages;
 	/* a stream's transaction */
 	uint8_t txn;
-	uint8_t wait;	 /* enum wl_wait */
-	uint8_t stalled; /* this transaction is counted as a page fault stall */
+	uint8_t wait;	    /* enum wl_wait */
+	uint8_t stalled;    /* this transaction is counted as a page fault stall */
+	uint8_t ckpt_write; /* a flusher's write of a checkpoint's (or write-back's) set */
 	uint16_t left, ntouched;
 	uint16_t nchange; /* of its pages, the first nchange are changed */
 	uint64_t commit_lsn;
@@ -216,6 +217,7 @@ struct wl_db {
 	uint64_t ckpt_lsn, ckpt_span;  /* the log when it began; its writes' span */
 	uint64_t ckpt_begun;	       /* when the last checkpoint began */
 	uint64_t ckpts;		       /* checkpoints completed */
+	uint64_t evictions;	       /* checkpoints on: dirty pages written to make room */
 	/* the log: commit_delay's start, and full-page images logged */
 	uint64_t log_pending_since;
 	uint64_t fpi;

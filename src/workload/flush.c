@@ -233,23 +233,47 @@ static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint6
 	}
 	s->npages = np;
 	s->req.len = s->len0 = np * p->page_size;
+	s->ckpt_write = 1;
 	d->ckpt_next += np;
 	d->ckpt_inflight++;
 	return s;
 }
 
+/* Does a stream wait for room in the dirty list? */
+static bool dirty_waited(const struct wl_ctx *c, const struct wl_db *d)
+{
+	for (unsigned i = 0; i < d->nwait; i++)
+		if (c->slots[d->waiters[i]].wait == WL_WAIT_DIRTY)
+			return true;
+	return false;
+}
+
 struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
+	struct wl_slot *s;
+
 	if (!d->nfree)
 		return NULL;
-	return d->ckpt ? flush_checkpoint(c, d, now) : flush_oldest(c, d, now);
+	if (!d->ckpt)
+		return flush_oldest(c, d, now);
+	if ((s = flush_checkpoint(c, d, now)))
+		return s;
+	/* the dirty list full and a commit waiting for room: the oldest dirty
+	 * page is written now, not at the next checkpoint (as a PostgreSQL
+	 * backend that finds no clean buffer writes a dirty one itself); else
+	 * every commit would stop until then, for up to a whole interval */
+	if (!dirty_waited(c, d) || !(s = flush_oldest(c, d, now)))
+		return NULL;
+	s->ckpt_write = 0;
+	d->evictions++;
+	return s;
 }
 
 void wl_flush_done(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
 
-	if (d->ckpt && d->ckpt_inflight)
+	if (s->ckpt_write && d->ckpt_inflight)
 		d->ckpt_inflight--;
 	d->flush_free[d->nfree++] = (unsigned)(s - c->slots);
 	wl_wake_waiters(c, d);

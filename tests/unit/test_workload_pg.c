@@ -269,6 +269,35 @@ static void test_writeback_hot(void **state)
 	}
 }
 
+/* Checkpoints with a dirty list that fills long before the next one: the
+ * commits waiting for room get it from writes of the oldest dirty pages, so
+ * transactions go on between checkpoints (they used to stop until the next
+ * checkpoint began, a whole interval), write-ahead still held. */
+static void test_dirty_full_between_checkpoints(void **state)
+{
+	struct harness h;
+	struct watch w = {0};
+	uint64_t at;
+
+	(void)state;
+	pg_profile(&h);
+	h.p.dirty_pages = 16;
+	h.p.checkpoint_interval_ns = 2000 * MS;
+	h.on_issue = on_issue;
+	h.arg = &w;
+	h_start(&h, 4096);
+	run_for(&h, &w, 500 * MS);
+	at = h.dbs[0].txns;
+	run_for(&h, &w, 1900 * MS); /* before the first checkpoint */
+	assert_true(h.dbs[0].txns - at > 1000);
+	assert_true(h.dbs[0].evictions > 0);
+	assert_int_equal(h.dbs[0].ckpts, 0);
+	assert_int_equal(w.early, 0);
+	run_for(&h, &w, 4500 * MS); /* and the checkpoints still end */
+	assert_true(h.dbs[0].ckpts >= 1);
+	h_release(&h);
+}
+
 /* Full-page images: the log grows by a page for each page's first change
  * after a checkpoint began, and by the records. */
 static void test_full_page_images(void **state)
@@ -323,9 +352,13 @@ static void test_log_page_rewrite(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_cache_whole),	 cmocka_unit_test(test_cache_quarter),
-		cmocka_unit_test(test_read_ahead),	 cmocka_unit_test(test_checkpoints),
-		cmocka_unit_test(test_full_page_images), cmocka_unit_test(test_log_page_rewrite),
+		cmocka_unit_test(test_cache_whole),
+		cmocka_unit_test(test_cache_quarter),
+		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_checkpoints),
+		cmocka_unit_test(test_dirty_full_between_checkpoints),
+		cmocka_unit_test(test_full_page_images),
+		cmocka_unit_test(test_log_page_rewrite),
 		cmocka_unit_test(test_writeback_hot),
 	};
 
