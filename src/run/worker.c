@@ -206,6 +206,14 @@ static void worker_issue(struct worker *w, uint64_t now)
 		if (next == WL_STREAM_IO && !worker_queue_slot(w, s, now))
 			return;
 	}
+	/* transactions finished from the cache model just now committed with
+	 * no I/O of their own, after the log's turn above: their log write
+	 * goes in this turn too, not at whatever completes next (up to a
+	 * RUN_REAP_WAIT_NS sleep, or the interval's end on sim, when nothing
+	 * else is in flight) */
+	for (unsigned i = 0; w->run->prof->cache_size && i < w->ndb; i++)
+		if ((s = wl_log_prepare(c, &w->dbs[i], now)) && !worker_queue_slot(w, s, now))
+			return;
 }
 
 /*
