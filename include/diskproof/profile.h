@@ -231,6 +231,7 @@ struct profile {
 	bool full_page_writes;		 /* first change after a checkpoint logs the page */
 	uint32_t log_page_size;		 /* whole log pages, the partial last rewritten; 0 = off */
 	uint64_t commit_delay_ns;	 /* a log write waits this long for more commits */
+	unsigned commit_group;		 /* or as soon as this many commits wait; 0 = off */
 	/* the fixed model */
 	uint32_t block_size;	      /* I/O size = page size; default page_size */
 	double read_pct;	      /* share of I/Os that are reads; 100 */

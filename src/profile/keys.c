@@ -268,6 +268,11 @@ static const struct profile_key keys[] = {
 	  .help = "The log is written in whole pages of this size and each write starts at "
 		  "the page the last one ended in, rewriting it (PostgreSQL's 8 KiB WAL pages); "
 		  "0 = off: each write starts a new block." },
+	{ .section = "workload", .name = "commit_group", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(commit_group), .min = 0, .max = 1024,
+	  .def = "0",
+	  .help = "With commit_delay: a log write goes as soon as this many commits wait for "
+		  "it, at most commit_delay after the first; 0 = it always waits commit_delay." },
 	{ .section = "workload", .name = "commit_delay", .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(commit_delay_ns), .min = 0, .max = SEC,
 	  .def = "0s",

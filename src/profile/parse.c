@@ -614,7 +614,7 @@ static void finish_pg_features(struct parse_ctx *c)
 		"checkpoint_interval", "checkpoint_target",  "checkpoint_log_size",
 		"write_merge",	       "writeback_interval", "writeback_age",
 		"writeback_hot",       "full_page_writes",   "log_page_size",
-		"commit_delay"};
+		"commit_delay",	       "commit_group"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
@@ -670,6 +670,9 @@ static void finish_pg_features(struct parse_ctx *c)
 	if (p->writeback_age_ns && !p->writeback_interval_ns)
 		perr_add(c, key_line(c, "workload", "writeback_age"), "[workload]", "writeback_age",
 			 "needs writeback_interval");
+	if (p->commit_group && !p->commit_delay_ns)
+		perr_add(c, key_line(c, "workload", "commit_group"), "[workload]", "commit_group",
+			 "needs commit_delay (the longest a log write waits for its commits)");
 	if (p->checkpoint_log_size && !p->checkpoint_interval_ns)
 		perr_add(c, key_line(c, "workload", "checkpoint_log_size"), "[workload]",
 			 "checkpoint_log_size", "needs checkpoint_interval");

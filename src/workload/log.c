@@ -134,7 +134,8 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 
 	if (d->log_slot == WL_NO_SLOT || d->log_busy || !pending || !log_next_segment(c, d))
 		return NULL;
-	if (p->commit_delay_ns && now < d->log_pending_since + p->commit_delay_ns) {
+	if (p->commit_delay_ns && now < d->log_pending_since + p->commit_delay_ns &&
+	    (!p->commit_group || d->commits_buffered < p->commit_group)) {
 		/* group commit: wait for more commits to share the write */
 		if (d->log_pending_since + p->commit_delay_ns < c->next_due)
 			c->next_due = d->log_pending_since + p->commit_delay_ns;

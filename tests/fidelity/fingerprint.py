@@ -116,7 +116,9 @@ ROWS = [
     ("WAL writes/s", ("wal", "writes_per_s"), 1, "%.0f", "tol"),
     ("WAL write size KiB", ("wal", "write_size"), 1 / KIB, "%.1f", "tol"),
     ("WAL flushes/s", ("wal", "flushes_per_s"), 1, "%.0f", "tol"),
-    ("WAL queue depth", ("wal", "queue_depth"), 1, "%.2f", "qd"),
+    # shown, not asserted: docs/fidelity.md, "Limits" (the WAL device's
+    # requests are slower under PostgreSQL's CPU load on a loop device)
+    ("WAL queue depth", ("wal", "queue_depth"), 1, "%.2f", None),
     ("transactions/s", ("tps",), 1, "%.0f", None),
     ("data reads/txn", ("per_transaction", "data_reads"), 1, "%.3f", None),
     ("data writes/txn", ("per_transaction", "data_writes"), 1, "%.3f", None),

@@ -25,7 +25,7 @@ struct watch {
 	uint64_t first_write_at, early, unsorted, bad_merge, bad_log, delay_short;
 	uint64_t last_page, last_ckpt, log_end;
 	uint8_t *read_once; /* per page: read before (cache as large as the db) */
-	uint64_t reread;
+	uint64_t reread, grouped;
 };
 
 static void on_issue(struct harness *h, struct wl_slot *s)
@@ -43,8 +43,12 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 		if (lp && (off % lp || s->req.len % lp || off > w->log_end))
 			w->bad_log++;
 		w->log_end = off + s->req.len;
-		if (h->p.commit_delay_ns && h->now < d->log_pending_since + h->p.commit_delay_ns)
+		/* (the write just issued carries commits_inflight) */
+		if (h->p.commit_delay_ns && h->now < d->log_pending_since + h->p.commit_delay_ns &&
+		    (!h->p.commit_group || d->commits_inflight < h->p.commit_group))
 			w->delay_short++;
+		if (h->p.commit_group && d->commits_inflight >= h->p.commit_group)
+			w->grouped++;
 		return;
 	}
 	if (s->kind == WL_SLOT_STREAM && s->req.op == ENGINE_OP_READ) {
@@ -186,6 +190,28 @@ static void test_read_ahead(void **state)
 	assert_true(w.read_pages > w.reads * 3 / 2); /* ~half read up to 8 pages */
 	assert_int_equal(w.reread, 0);
 	free(w.read_once);
+	h_release(&h);
+}
+
+/* commit_group: a log write goes once that many commits wait, before its
+ * delay is out; never with fewer before it is. */
+static void test_commit_group(void **state)
+{
+	struct harness h;
+	struct watch w = {0};
+
+	(void)state;
+	pg_profile(&h);
+	h.p.commit_delay_ns = 50 * MS; /* long: only the group lets writes go early */
+	h.p.commit_group = 3;
+	h.streams[0] = 16;
+	h.on_issue = on_issue;
+	h.arg = &w;
+	h_start(&h, 4096);
+	run_for(&h, &w, 1000 * MS);
+	assert_true(w.log_writes > 100); /* far more than one per 50 ms */
+	assert_int_equal(w.delay_short, 0);
+	assert_true(w.grouped > w.log_writes / 2);
 	h_release(&h);
 }
 
@@ -360,6 +386,7 @@ int main(void)
 		cmocka_unit_test(test_full_page_images),
 		cmocka_unit_test(test_log_page_rewrite),
 		cmocka_unit_test(test_writeback_hot),
+		cmocka_unit_test(test_commit_group),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
