@@ -389,7 +389,8 @@ static void test_unknown_key(void **state)
 		"backup_io_size, arrival, rate, read_pages, hot_size, hot_pct, cache_size, "
 		"readahead_size, readahead_pct, checkpoint_interval, checkpoint_log_size, "
 		"checkpoint_target, writeback_interval, writeback_age, writeback_hot, write_merge, "
-		"full_page_writes, log_page_size, commit_group, commit_delay, block_size, read_pct, pattern, "
+		"full_page_writes, log_page_size, commit_group, commit_delay, block_size, "
+		"read_pct, pattern, "
 		"seed, verify");
 	expect_errors("[sizing]\npage_size = 4KiB\n" VOL,
 		      "t.ini:2: [sizing] page_size: unknown key here; page_size belongs in "
