@@ -177,3 +177,28 @@ fio_tx() {
 		--name=db --filename="$edb" --rw=randrw --rwmixread=60 --bs=32k --iodepth="$qd" --norandommap \
 		"${logs[@]}" >"$out.out" 2>&1 || die "fio failed: $(tail -5 "$out.out")"
 }
+
+# machine_load SECS: "LOADED: why" or "quiet: why" for the machine as it is
+# now, from the kernel's own counters over SECS seconds (default 3) while
+# the caller runs nothing: the CPU time others use (/proc/stat, every state
+# but idle and iowait) and the share of time some task waited for I/O
+# (/proc/pressure/io "some", where the kernel has PSI). Loaded means others
+# used more than 25 % of the CPUs or stalled on I/O more than 20 % of the
+# time: figures measured then are the machine's, not the tools'.
+machine_load() {
+	local secs=${1:-3} c0 c1 i0 i1
+	c0=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat)
+	i0=$(awk '/^some/{sub("total=","",$5); print $5}' /proc/pressure/io 2>/dev/null || echo 0)
+	sleep "$secs"
+	c1=$(awk '/^cpu /{print $2+$3+$4+$7+$8+$9, $5+$6}' /proc/stat)
+	i1=$(awk '/^some/{sub("total=","",$5); print $5}' /proc/pressure/io 2>/dev/null || echo 0)
+	awk -v c0="$c0" -v c1="$c1" -v i0="${i0:-0}" -v i1="${i1:-0}" -v s="$secs" 'BEGIN {
+		split(c0, a, " "); split(c1, b, " ")
+		busy = b[1] - a[1]; idle = b[2] - a[2]
+		cpu = busy + idle > 0 ? 100 * busy / (busy + idle) : 0
+		io = 100 * (i1 - i0) / (s * 1e6)
+		st = cpu > 25 || io > 20 ? "LOADED" : "quiet"
+		printf "%s: others used %.0f %% of the CPUs, some task waited for I/O %.0f %% of %s s\n",
+			st, cpu, io, s
+	}'
+}
