@@ -3,16 +3,21 @@
 # whose image lives in RAM (/dev/shm), 8 databases, 9 streams, 2 workers
 # (databases round robin, 4 each; each worker carries 9 x 4/8 = 4.5 streams:
 # 4 full-time and one part-time stream working half the time). Every database
-# gets the same time-averaged streams within 5 % and the same transactional
-# IOPS within 10 % (report --format json), and the files verify clean
-# (deep): a transaction's pages, dirty list and log record stayed with the
-# database it began on. Round robin binding gave the first three databases
-# twice the streams and twice the IOPS of the others (here: one database
-# two streams, the rest one). Root (loop mounts) and io_uring, else skipped.
-# IOPS on a RAM device are bound by each worker's CPU, so the two workers
-# carry the same load, and a host busy elsewhere can still tilt one worker's
-# databases: the run is repeated once when only the IOPS bound is missed.
-# The verdict is not asserted (a busy host may pass a 100 ms maximum).
+# gets the same time-averaged streams within 5 %, the databases of one
+# worker the same transactional IOPS within 10 % (report --format json), and
+# the files verify clean (deep): a transaction's pages, dirty list and log
+# record stayed with the database it began on. Round robin binding gave the
+# first three databases twice the streams and twice the IOPS of the others
+# (here: one database two streams, the rest one), which both checks catch.
+# Root (loop mounts) and io_uring, else skipped.
+# IOPS on a RAM device are bound by each worker's CPU: on a machine busy
+# elsewhere one worker gets less of it than the other (seen: worker 0's
+# databases 3,452-3,533 IOPS, worker 1's 4,624-4,711), which says nothing of
+# the stream pool, so IOPS are compared within a worker (databases round
+# robin: database i on worker i mod 2, plan/workers.c) and the spread across
+# workers is printed only. The run is repeated once when only the IOPS bound
+# is missed. The verdict is not asserted (a busy host may pass a 100 ms
+# maximum).
 source "$(dirname "$0")/lib.sh"
 set -e
 need_root "loop mounts"
@@ -51,16 +56,18 @@ for attempt in 1 2; do
 	[ "$(json 'len(d["databases"])')" = 8 ] || fail "8 databases"
 	[ "$(json 'sum(x["classes"][c]["errors"] for x in d["databases"] for c in x["classes"])')" = 0 ] ||
 		fail "I/O errors"
-	iops=$(json 'max(x["transactional_iops"] for x in d["databases"]) / min(x["transactional_iops"] for x in d["databases"])')
+	# the largest max/min of transactional IOPS among one worker's databases
+	iops=$(json 'max(max(t) / min(t) for t in ([x["transactional_iops"] for x in d["databases"][w::2]] for w in (0, 1)))')
+	across=$(json 'max(x["transactional_iops"] for x in d["databases"]) / min(x["transactional_iops"] for x in d["databases"])')
 	streams=$(json 'max(x["streams"] for x in d["databases"]) / min(x["streams"] for x in d["databases"])')
 	total=$(json 'sum(x["streams"] for x in d["databases"])')
 	echo "run $attempt: transactional IOPS $(json '[round(x["transactional_iops"]) for x in d["databases"]]')," \
-		"max/min $iops; streams $(json '[x["streams"] for x in d["databases"]]'), max/min $streams, in all $total"
+		"max/min within a worker $iops (across workers $across, not judged); streams $(json '[x["streams"] for x in d["databases"]]'), max/min $streams, in all $total"
 	within "$streams" 1.05 || fail "per-database streams differ by more than 5 % ($streams)"
 	python3 -c "import sys; sys.exit(0 if 8 <= float(sys.argv[1]) <= 9.05 else 1)" "$total" ||
 		fail "the databases' streams add up to $total, not 9"
 	within "$iops" 1.10 && break
-	[ $attempt = 1 ] || fail "per-database transactional IOPS differ by more than 10 % ($iops)"
+	[ $attempt = 1 ] || fail "one worker's databases' transactional IOPS differ by more than 10 % ($iops)"
 	echo "IOPS spread $iops over 10 %: once more"
 done
 expect_exit 0 "$DISKPROOF" verify ./rp.ini --results "$WORK/r.db" --deep
