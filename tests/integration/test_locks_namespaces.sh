@@ -15,7 +15,9 @@
 #     own empty /run/lock: the second run (and verify, init) is refused,
 #     naming the first run's pid, by the lock on the image file itself; and
 #     from a namespace where /sys's path of the image is another file, the
-#     loop device is still named by the image (LOOP_GET_STATUS64).
+#     loop device is still named by the image (LOOP_GET_STATUS64). An image
+#     that is another file there, or deleted, cannot be locked: refused,
+#     and --no-lock goes on.
 # No machine-wide lock: the loop devices are free ones, the lock files under
 # the real /run/lock are named by this test's own image.
 source "$(dirname "$0")/lib.sh"
@@ -176,4 +178,13 @@ quick 3 in_ns "$DECOY" "$DISKPROOF" verify ./dev2.ini --quiet
 grep -qF "volume d ($DEV2): cannot lock the file behind the loop device" err ||
 	fail "decoy image, alone: $(cat err)"
 expect_exit 0 in_ns "$DECOY" "$DISKPROOF" verify ./dev2.ini --quiet --no-lock
+# the image deleted under its loop devices: nothing can open it to lock it
+rm img/disk.img
+quick 3 "$DISKPROOF" verify ./dev.ini --quiet
+grep -qF "volume d ($DEV): cannot lock the file behind the loop device ($WORK/img/disk.img (deleted)): it was deleted" err ||
+	fail "deleted image: $(cat err)"
+expect_exit 3 "$DISKPROOF" check ./dev.ini
+grep -q "^FAIL  locks: volume d ($DEV): cannot lock the file behind the loop device" out ||
+	fail "check, deleted image: $(cat out)"
+expect_exit 0 "$DISKPROOF" verify ./dev.ini --quiet --no-lock
 echo "ok"
