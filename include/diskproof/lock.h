@@ -15,7 +15,17 @@
  *     holder a flock()ed file PLAN_LOCK_DEVICE_DIR/dev-MAJOR:MINOR.lock,
  *     taken first. Every check of the device reuses the held descriptor
  *     (plan_lock_device_fd): a second O_EXCL open fails even from the same
- *     process.
+ *     process;
+ *   - a loop device: as a block device, its lock file named by the file
+ *     behind it ("loop-DEV-INO.lock", from LOOP_GET_STATUS64), and a flock()
+ *     on that file itself, opened read-only: two loop devices over one
+ *     image are one storage, and that file is seen from every mount
+ *     namespace that can open it, where /run/lock may be private to each.
+ * A lock that cannot be taken (PLAN_LOCK_DEVICE_DIR missing and not
+ * makeable, read-only, a file or a link, not root's; a lock file that
+ * cannot be created, as on a read-only mount, or is a link; a loop device's
+ * file deleted or not visible here) refuses the command as surely as a
+ * holder does, unless the caller says PLAN_LOCK_BEST_EFFORT (--no-lock).
  * flock() is dropped by the kernel when its holder dies, even by kill -9, so
  * a lock is never stale and never needs clearing by hand. Each directory and
  * device is locked once per command, keyed by device and inode (or device
@@ -46,6 +56,9 @@ enum plan_lock_flags {
 	PLAN_LOCK_CREATE = 1u << 0,
 	/* lock directories only (clean: it never touches a device) */
 	PLAN_LOCK_NO_DEVICES = 1u << 1,
+	/* --no-lock: a lock that cannot be taken is gone without, and said in
+	 * plan_lock_skipped(); a lock another command holds still refuses */
+	PLAN_LOCK_BEST_EFFORT = 1u << 2,
 };
 
 /*
@@ -58,10 +71,19 @@ enum plan_lock_flags {
  *     /data/a/.diskproof.lock): wait for it to end or stop it", or a block
  *     device in use by something else (mounted, swap, RAID/LVM member);
  *   -EMEDIUMTYPE: a lock file, or a volume path, that is not what it must be;
- *   others: the directory or lock file cannot be made or locked.
+ *   others: the directory or lock file cannot be made or locked ("volume d
+ *     (/dev/loop3): cannot make the device lock directory /run/lock/diskproof:
+ *     Read-only file system; a command that cannot take its lock does not
+ *     start (... or pass --no-lock ...)").
+ * Never -EINVAL (a usage error to the callers).
  */
 int plan_lock_take(struct plan_lock **out, const struct plan *pl, const char *command,
 		   unsigned flags, struct strbuf *err) DP_MUST_CHECK;
+
+/* With PLAN_LOCK_BEST_EFFORT: one line per lock that could not be taken,
+ * "--no-lock: volume d (/dev/loop3) is not locked (why); a second command on
+ * it would not be refused\n"; "" when none (or l is NULL). Owned by l. */
+const char *plan_lock_skipped(const struct plan_lock *l);
 
 /* The O_EXCL descriptor held for the block device at path (compared by
  * device number), or -1 when l holds none for it. Not the caller's to close. */
@@ -78,6 +100,15 @@ void plan_lock_remove_files(struct plan_lock *l);
  * nothing (reads /proc/locks and the lock files). Returns how many.
  */
 unsigned plan_lock_probe(const struct plan *pl, struct strbuf *out);
+
+/*
+ * For check: one line per lock of the plan that a command could not take
+ * even were nobody holding it, with why, as plan_lock_take() would refuse
+ * ("volume d (/dev/loop3): /run/lock/diskproof is a regular file, not a
+ * directory (remove it)"), into out. Takes and makes nothing. Returns how
+ * many.
+ */
+unsigned plan_lock_check(const struct plan *pl, struct strbuf *out);
 
 void plan_lock_release(struct plan_lock *l);
 

@@ -136,6 +136,9 @@ struct run_callbacks {
 	void (*interval)(void *arg, const struct run_interval_view *v);
 	/* a line of progress ("creating db1.edb ...", "stopping ...") */
 	void (*message)(void *arg, const char *text);
+	/* what must be said even with no progress shown, one or more lines
+	 * (the locks --no-lock went without) */
+	void (*warning)(void *arg, const char *text);
 	/* file creation progress */
 	void (*create)(void *arg, const char *file, uint64_t done, uint64_t total);
 	/* SIGHUP came through signal_fd (a terminal or SSH session hung up):
@@ -176,6 +179,10 @@ struct run_options {
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
 	bool force; /* --force: a named device may be overwritten despite a signature */
+	/* --no-lock: a volume lock that cannot be taken is gone without
+	 * (PLAN_LOCK_BEST_EFFORT): said through cb.warning and stored as a
+	 * "lock" event of the run */
+	bool no_lock;
 	/* --metrics [ADDR:]PORT: serve Prometheus text at /metrics (bound before
 	 * anything is written); --metrics-file PATH: the same text as a
 	 * node_exporter textfile, replaced every interval. NULL: none. */

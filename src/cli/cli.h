@@ -107,6 +107,7 @@ struct cli_opts {
 	const char *destroy[16]; /* --destroy-data PATH, each */
 	size_t ndestroy;
 	bool force;
+	bool no_lock; /* --no-lock: go on without a lock that cannot be taken */
 	bool precondition;
 	bool deep;
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
@@ -241,6 +242,9 @@ int signals_setup(void);
 int signals_setup_run(void);
 /* Prints msg on stderr, each of its lines as "diskproof: LINE". */
 void cli_print_err(const char *msg);
+/* The same as "diskproof: warning: LINE", --quiet or not (the locks
+ * --no-lock went without). */
+void cli_print_warnings(const char *msg);
 /* At a command's end: the SIGINT or SIGTERM that came and was not read yet
  * (0: none), after which fd is closed and SIGINT and SIGTERM act as usual
  * again, so a later one ends the process instead of being lost with it. A

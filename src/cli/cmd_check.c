@@ -13,9 +13,10 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * run needs (plan_memory_estimate), the open-file limit, and whether another
- * diskproof command holds a volume now (a WARN: a run would be refused until
- * it ends; check itself takes no lock). It writes nothing that
+ * run needs (plan_memory_estimate), the open-file limit, whether every
+ * volume's lock can be taken (a FAIL when not: the commands would refuse)
+ * and whether another diskproof command holds a volume now (a WARN: a run
+ * would be refused until it ends; check itself takes no lock). It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
  * 2 for a usage or profile error. The rules are in docs/environment.md.
  */
@@ -294,20 +295,29 @@ static void check_direct(struct check *c)
 	}
 }
 
-/* A volume another command holds now (lock.h): a run would be refused
- * until it ends. Looked at only: check takes no lock. */
+/* A lock a command could not take at all (FAIL: run, init, verify and
+ * clean would refuse, --no-lock going on unlocked), and a volume another
+ * command holds now (WARN: a run would be refused until it ends). Looked at
+ * only (lock.h): check takes and makes nothing. */
 static void check_locks(struct check *c)
 {
-	struct strbuf held = STRBUF_INIT;
+	struct strbuf bad = STRBUF_INIT, held = STRBUF_INIT;
 	char *line, *save = NULL;
+	unsigned nbad = plan_lock_check(c->pl, &bad), nheld = plan_lock_probe(c->pl, &held);
 
-	if (!plan_lock_probe(c->pl, &held)) {
-		report(c, CHECK_OK, "locks", "no other diskproof command holds these volumes");
-		goto out;
-	}
+	for (line = strtok_r(bad.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		report(c, CHECK_FAIL, "locks",
+		       "%s: run, init, verify and clean refuse to start without the lock "
+		       "(--no-lock goes on unlocked)",
+		       line);
+	save = NULL;
 	for (line = strtok_r(held.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		report(c, CHECK_WARN, "locks", "%s: a run now would be refused", line);
-out:
+	if (!nbad && !nheld)
+		report(c, CHECK_OK, "locks",
+		       "every lock can be taken, and no other diskproof command holds these "
+		       "volumes");
+	strbuf_release(&bad);
 	strbuf_release(&held);
 }
 

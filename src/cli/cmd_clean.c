@@ -327,12 +327,14 @@ int cmd_clean(int argc, char **argv)
 	}
 	/* a running command's files are not clean's to remove: one command at
 	 * a time (clean never touches a device: directories only) */
-	ret = plan_lock_take(&lock, &pl, "clean", PLAN_LOCK_NO_DEVICES, &err);
+	ret = plan_lock_take(&lock, &pl, "clean",
+			     PLAN_LOCK_NO_DEVICES | (o.no_lock ? PLAN_LOCK_BEST_EFFORT : 0), &err);
 	if (ret) {
 		fprintf(stderr, "diskproof: clean: %s; nothing removed\n", err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
+	cli_print_warnings(plan_lock_skipped(lock));
 	files = calloc(3 * pl.nr_dbs + 1, sizeof(*files));
 	if (!files) {
 		fprintf(stderr, "diskproof: clean: out of memory\n");

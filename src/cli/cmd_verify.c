@@ -370,12 +370,13 @@ int cmd_verify(int argc, char **argv)
 	}
 	/* nobody may write while pages are read back: a run's writes in flight
 	 * would read as corruption */
-	ret = plan_lock_take(&lock, &pl, "verify", 0, &err);
+	ret = plan_lock_take(&lock, &pl, "verify", o.no_lock ? PLAN_LOCK_BEST_EFFORT : 0, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
+	cli_print_warnings(plan_lock_skipped(lock));
 	pr.tty = isatty(STDERR_FILENO);
 	sfd = signals_setup();
 	vo.plan = &pl;

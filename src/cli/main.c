@@ -51,6 +51,16 @@ static void on_message(void *arg, const char *text)
 		term_check(stderr, fprintf(stderr, "diskproof: %s\n", text) < 0);
 }
 
+static void on_warning(void *arg, const char *text)
+{
+	struct progress *pr = arg;
+
+	create_view_end(&pr->create);
+	live_view_clear(&pr->live);
+	if (!term_gone(stderr))
+		cli_print_warnings(text);
+}
+
 static void on_status(void *arg, const struct run_interval_view *v)
 {
 	struct progress *pr = arg;
@@ -273,6 +283,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.destroy = o.destroy;
 	ro.ndestroy = o.ndestroy;
 	ro.force = o.force;
+	ro.no_lock = o.no_lock;
 	ro.metrics = o.metrics;
 	ro.metrics_file = o.metrics_file;
 	ro.host = o.host;
@@ -282,6 +293,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.cb = (struct run_callbacks){.interval = on_interval,
 				       .wait = on_wait,
 				       .message = on_message,
+				       .warning = on_warning,
 				       .create = on_create,
 				       .hangup = on_hangup,
 				       .status = on_status,
@@ -461,8 +473,11 @@ static int cmd_init(int argc, char **argv)
 	}
 	/* one command at a time on a volume: from here to the end */
 	if (!ret)
-		ret = plan_lock_take(&lock, &pl, "init", PLAN_LOCK_CREATE, &err);
+		ret = plan_lock_take(&lock, &pl, "init",
+				     PLAN_LOCK_CREATE | (o.no_lock ? PLAN_LOCK_BEST_EFFORT : 0),
+				     &err);
 	pl.lock = lock;
+	cli_print_warnings(plan_lock_skipped(lock));
 	if (!ret) {
 		t0 = time_mono_ns();
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);

@@ -74,6 +74,9 @@ static const struct cli_opt_def opt_defs[] = {
 	 "replace the foreign file or device at PATH (repeat for each)"},
 	{"--force", 0, CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT,
 	 "with --destroy-data, overwrite a device despite a filesystem, RAID or partition table"},
+	{"--no-lock", 0, CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN,
+	 "go on when a volume's lock cannot be taken (its lock directory unusable), with a "
+	 "warning; a volume another command holds is still refused"},
 	{"--precondition", 0, CLI_ARG_NONE, NULL, CMD_INIT,
 	 "then overwrite at random until write IOPS settle (SNIA steady state)"},
 	{"--deep", 0, CLI_ARG_NONE, NULL, CMD_VERIFY,
@@ -196,6 +199,8 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		}
 	} else if (!strcmp(name, "--force")) {
 		o->force = true;
+	} else if (!strcmp(name, "--no-lock")) {
+		o->no_lock = true;
 	} else if (!strcmp(name, "--precondition")) {
 		o->precondition = true;
 	} else if (!strcmp(name, "--deep")) {
@@ -588,7 +593,8 @@ int signals_setup_run(void)
 	return signals_block(true);
 }
 
-void cli_print_err(const char *msg)
+/* msg on stderr, each of its lines after "diskproof: " and prefix */
+static void print_lines(const char *prefix, const char *msg)
 {
 	/* one "diskproof: " per line: several errors never read as one */
 	do {
@@ -596,9 +602,19 @@ void cli_print_err(const char *msg)
 		int len = nl ? (int)(nl - msg) : (int)strlen(msg);
 
 		if (len)
-			fprintf(stderr, "diskproof: %.*s\n", len, msg);
+			fprintf(stderr, "diskproof: %s%.*s\n", prefix, len, msg);
 		msg += len + (nl != NULL);
 	} while (*msg);
+}
+
+void cli_print_err(const char *msg)
+{
+	print_lines("", msg);
+}
+
+void cli_print_warnings(const char *msg)
+{
+	print_lines("warning: ", msg);
 }
 
 int signals_finish(int fd)

@@ -84,7 +84,7 @@ static const char exit_codes[] =
 	"  1    a verdict failed (thresholds, I/O errors)\n"
 	"  2    usage or profile error (nothing was written)\n"
 	"  3    environment or resource error: cannot open, no space, no io_uring,\n"
-	"       results file unusable\n"
+	"       results file unusable, a volume's lock held or not to be had\n"
 	"  4    data integrity error (a page read back wrong)\n"
 	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n"
 	"(SIGHUP does not stop a run: it goes on to its end; SIGUSR1 prints a status line)\n";

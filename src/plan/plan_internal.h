@@ -3,14 +3,16 @@
  * file-creation jobs that plan_prepare_files() (prepare.c) hands to the
  * creator in create.c (which writes through the profile's engine), the directory maker that lock.c
  * shares with prepare.c, the [sizing] capacity steps (sizing.c) that plan_build() (layout.c) takes,
- * the free-space check before writing (space.c), and the 1 MiB alignment of a block device's
- * regions.
+ * the free-space check before writing (space.c), the 1 MiB alignment of a block device's
+ * regions, and the file behind a loop device (loop.c) that lock.c locks.
  */
 #ifndef DISKPROOF_PLAN_INTERNAL_H
 #define DISKPROOF_PLAN_INTERNAL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "diskproof/page.h"
 #include "diskproof/plan.h"
@@ -59,5 +61,25 @@ int plan_capacity_files(struct plan *pl, const struct profile *p, struct strbuf 
  * plan_space_check()'s message in err, or -ENOMEM. */
 int plan_check_space(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
 		     struct strbuf *err);
+
+/* The file behind a loop device: its identity (LOOP_GET_STATUS64) and its
+ * path as /sys gives it ("" when it gives none). */
+struct plan_loop_backing {
+	dev_t dev; /* the filesystem's device the file is on */
+	ino_t ino;
+	char path[PATH_MAX];
+};
+
+/* 1 with *b filled when rdev (the block device at path) is a loop device
+ * with a file behind it; 0 when it is no loop device, or one with no file;
+ * -errno with why ("cannot find the file behind ...: why"). */
+int plan_loop_backing(const char *path, dev_t rdev, struct plan_loop_backing *b,
+		      struct strbuf *why) DP_MUST_CHECK;
+
+/* That file opened O_RDONLY|O_CLOEXEC by its path and checked to be it (the
+ * path may name nothing, or another file, in this mount namespace). The
+ * descriptor is the caller's to close; -errno with why ("cannot lock the
+ * file behind the loop device: ...") when it cannot be had. */
+int plan_loop_backing_open(const struct plan_loop_backing *b, struct strbuf *why) DP_MUST_CHECK;
 
 #endif

@@ -224,6 +224,23 @@ static int run_record_params(struct store *st, int64_t run_id, const struct prof
 	return ret;
 }
 
+/* Each line of text ("a\nb\n") as an event of kind at the run's start. */
+static void record_lines(struct run *r, const char *kind, const char *text)
+{
+	struct strbuf line = STRBUF_INIT;
+
+	for (const char *s = text, *nl; *s && !r->store_failed; s = nl + 1) {
+		nl = strchrnul(s, '\n');
+		strbuf_reset(&line);
+		strbuf_add(&line, s, (size_t)(nl - s));
+		if (store_event_add(r->store, r->run_id, 0, kind, line.buf, &r->store_err))
+			coord_store_error(r, -EIO);
+		if (!*nl)
+			break;
+	}
+	strbuf_release(&line);
+}
+
 int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err)
 {
 	struct run r = {0};
@@ -289,10 +306,14 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	r.plan.results_reserve = STORE_MIN_FREE;
 	/* one command at a time on a volume (lock.h); sim touches no files */
 	if (r.plan.files) {
-		ret = plan_lock_take(&lock, &r.plan, "run", PLAN_LOCK_CREATE, err);
+		ret = plan_lock_take(&lock, &r.plan, "run",
+				     PLAN_LOCK_CREATE | (o->no_lock ? PLAN_LOCK_BEST_EFFORT : 0),
+				     err);
 		if (ret)
 			goto out;
 		r.plan.lock = lock;
+		if (*plan_lock_skipped(lock) && o->cb.warning)
+			o->cb.warning(o->cb.arg, plan_lock_skipped(lock));
 	}
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
 	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
@@ -389,13 +410,8 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);
 	coord_hangup_event(&r); /* a SIGHUP while the files were created */
-	for (char *line = r.journal_notes.buf, *nl; *line && !r.store_failed; line = nl + 1) {
-		nl = strchr(line, '\n');
-		*nl = '\0';
-		if (store_event_add(r.store, r.run_id, 0, "journal", line, &r.store_err))
-			coord_store_error(&r, -EIO);
-		*nl = '\n';
-	}
+	record_lines(&r, "lock", plan_lock_skipped(lock)); /* --no-lock */
+	record_lines(&r, "journal", r.journal_notes.buf);
 
 	if (p->streams == PROFILE_STREAMS_AUTO) {
 		struct tuner t;

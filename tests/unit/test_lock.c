@@ -5,8 +5,11 @@
  * (flock is per open file); directories shared between volumes are locked
  * once; missing directories are made only when asked; a lock file that is a
  * link or a FIFO is refused; probe sees a held lock; a FIFO is refused by
- * file_open_checked at once. Devices are covered by
- * tests/integration/test_locks_blockdev.sh.
+ * file_open_checked at once. With PLAN_LOCK_BEST_EFFORT (--no-lock) a lock
+ * file that cannot be had is gone without and said, one another command
+ * holds still refuses; plan_lock_check names a lock that cannot be taken.
+ * Devices are covered by tests/integration/test_locks_blockdev.sh, and
+ * unusable lock directories by test_locks_namespaces.sh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -150,6 +153,55 @@ static void test_unsafe_lock_file(void **state)
 	strbuf_release(&err);
 }
 
+static void test_no_lock(void **state)
+{
+	struct fixture *f = *state;
+	struct plan_lock *l1 = NULL, *l2 = NULL;
+	struct strbuf err = STRBUF_INIT, bad = STRBUF_INIT, want = STRBUF_INIT;
+	char lf[400], target[400];
+	struct stat st;
+
+	assert_int_equal(plan_lock_take(&l1, &f->pl, "unit", PLAN_LOCK_CREATE, &err), 0);
+	assert_string_equal(plan_lock_skipped(l1), "");
+	assert_int_equal(plan_lock_check(&f->pl, &bad), 0); /* held is not unusable */
+	/* a held lock refuses even with --no-lock */
+	assert_int_equal(plan_lock_take(&l2, &f->pl, "verify", PLAN_LOCK_BEST_EFFORT, &err),
+			 -EBUSY);
+	assert_non_null(strstr(err.buf, "in use by diskproof unit"));
+	plan_lock_remove_files(l1);
+	plan_lock_release(l1);
+
+	/* a lock file that is a link: refused, naming --no-lock ... */
+	snprintf(lf, sizeof(lf), "%s/%s", f->paths[0], PLAN_LOCK_FILE);
+	snprintf(target, sizeof(target), "%s/nowhere", f->dir);
+	assert_int_equal(symlink(target, lf), 0);
+	strbuf_reset(&err);
+	assert_int_equal(plan_lock_take(&l2, &f->pl, "unit", 0, &err), -EMEDIUMTYPE);
+	assert_non_null(strstr(err.buf, "pass --no-lock"));
+	assert_int_equal(plan_lock_check(&f->pl, &bad), 1);
+	strbuf_addf(&want, "volume a (%s): lock file %s is a symbolic link", f->paths[0], lf);
+	assert_non_null(strstr(bad.buf, want.buf));
+	/* ... gone without, and said, with it; the other volumes locked */
+	strbuf_reset(&err);
+	assert_int_equal(plan_lock_take(&l2, &f->pl, "unit", PLAN_LOCK_BEST_EFFORT, &err), 0);
+	strbuf_reset(&want);
+	strbuf_addf(&want,
+		    "--no-lock: volume a (%s) is not locked (lock file %s is a symbolic link",
+		    f->paths[0], lf);
+	assert_non_null(strstr(plan_lock_skipped(l2), want.buf));
+	assert_non_null(
+		strstr(plan_lock_skipped(l2), "a second command on it would not be refused\n"));
+	assert_int_equal(lstat(target, &st), -1); /* nothing made through the link */
+	strbuf_reset(&err);
+	assert_int_equal(plan_lock_take(&l1, &f->pl, "verify", 0, &err), -EMEDIUMTYPE);
+	plan_lock_release(l2);
+	assert_string_equal(plan_lock_skipped(NULL), "");
+	unlink(lf);
+	strbuf_release(&err);
+	strbuf_release(&bad);
+	strbuf_release(&want);
+}
+
 static void test_open_checked(void **state)
 {
 	struct fixture *f = *state;
@@ -188,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_second_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsafe_lock_file, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_lock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_checked, setup, teardown),
 	};
 
