@@ -176,6 +176,9 @@ struct run_options {
 	const char *const *destroy; /* --destroy-data: files that may be overwritten */
 	size_t ndestroy;
 	bool force; /* --force: a named device may be overwritten despite a signature */
+	/* may be NULL: receives what --destroy-data re-created ("PATH, PATH,
+	 * DEV (the whole device)"), appended; owned by the caller */
+	struct strbuf *remade;
 	/* --metrics [ADDR:]PORT: serve Prometheus text at /metrics (bound before
 	 * anything is written); --metrics-file PATH: the same text as a
 	 * node_exporter textfile, replaced every interval. NULL: none. */

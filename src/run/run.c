@@ -175,6 +175,7 @@ static void run_release(struct run *r)
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);
+	strbuf_release(&r->remade);
 	plan_release(&r->plan);
 	host_sampler_close(r->host);
 	store_close(r->store);
@@ -241,6 +242,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	strbuf_init(&r.store_err);
 	strbuf_init(&r.journal_notes);
 	strbuf_init(&r.journal_err);
+	strbuf_init(&r.remade);
 	strbuf_init(&r.mtext);
 	r.opt = o;
 	r.prof = p;
@@ -326,7 +328,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
-		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
+		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, &r.remade, err);
+		if (!ret && r.remade.len && o->remade)
+			strbuf_addstr(o->remade, r.remade.buf);
 		if (ret == -EINTR) {
 			out->exit_code = run_exit_code(&(struct run_exit_facts){
 				.signal = r.stop_signal == SIGINT ? SIGINT : SIGTERM});
@@ -389,6 +393,14 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
 		coord_store_error(&r, -EIO);
 	coord_hangup_event(&r); /* a SIGHUP while the files were created */
+	if (r.remade.len && !r.store_failed) {
+		struct strbuf m = STRBUF_INIT;
+
+		strbuf_addf(&m, "re-created as --destroy-data asked: %s", r.remade.buf);
+		if (store_event_add(r.store, r.run_id, 0, "destroy_data", m.buf, &r.store_err))
+			coord_store_error(&r, -EIO);
+		strbuf_release(&m);
+	}
 	for (char *line = r.journal_notes.buf, *nl; *line && !r.store_failed; line = nl + 1) {
 		nl = strchr(line, '\n');
 		*nl = '\0';
