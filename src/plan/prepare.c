@@ -80,19 +80,54 @@ static bool header_zero(const struct page_header *h)
 	return true;
 }
 
-/* Does the journal at loc belong to database db_id of nr_pages pages? */
-static bool journal_matches(const struct journal_loc *loc, uint32_t db_id, uint32_t page_size,
-			    uint64_t nr_pages)
+/*
+ * Does the journal at loc belong to database db_id of nr_pages pages? 1 or
+ * 0 (none there, or one read whole that is not this database's); -errno
+ * with "WHERE: cannot read the journal: why" in err when it cannot be read:
+ * an I/O error is never taken for "not this database's".
+ */
+static int journal_matches(const struct journal_loc *loc, uint32_t db_id, uint32_t page_size,
+			   uint64_t nr_pages, struct strbuf *err)
 {
 	struct strbuf jerr = STRBUF_INIT;
 	struct journal_info ji;
 	uint32_t *gens = NULL;
-	bool yes = journal_read(loc, &ji, &gens, &jerr) == 0 && ji.db_id == db_id &&
-		   ji.page_size == page_size && ji.nr_pages == nr_pages;
+	int ret = journal_read(loc, &ji, &gens, &jerr);
 
+	if (!ret)
+		ret = ji.db_id == db_id && ji.page_size == page_size && ji.nr_pages == nr_pages;
+	else if (ret == -ENOENT || ret == -EINVAL)
+		ret = 0;
+	else
+		strbuf_addstr(err, jerr.buf);
 	free(gens);
 	strbuf_release(&jerr);
-	return yes;
+	return ret;
+}
+
+/*
+ * The header at the start of path: 1 when read whole, 0 when the file is
+ * shorter; -errno with "PATH: cannot read: why" in err when it cannot be
+ * read (an I/O error is never taken for somebody else's file).
+ */
+static int first_header(const char *path, struct page_header *h, struct strbuf *err)
+{
+	ssize_t n;
+	int fd, ret;
+
+	/* O_NONBLOCK: something swapped in since the lstat must not block */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	n = pread(fd, h, sizeof(*h), 0);
+	ret = n < 0 ? -errno : n == (ssize_t)sizeof(*h);
+	close(fd);
+	if (ret < 0)
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(-ret));
+	return ret;
 }
 
 /*
@@ -112,8 +147,7 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 	struct strbuf why = STRBUF_INIT;
 	struct page_header h;
 	struct stat st;
-	ssize_t n;
-	int fd, ret = 0;
+	int whole, lost = 0, ret = 0;
 
 	*size = 0;
 	*destroy = false;
@@ -155,22 +189,17 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 	}
 	if (st.st_size == 0)
 		return 0;
-	/* O_NONBLOCK: something swapped in since the lstat must not block */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
-		return ret;
-	}
-	n = pread(fd, &h, sizeof(h), 0);
-	close(fd);
-	if (n == (ssize_t)sizeof(h) && jloc && header_zero(&h) && (uint64_t)st.st_size == want &&
-	    journal_matches(jloc, db_id, block, want / block))
+	whole = first_header(path, &h, err);
+	if (whole == 1 && jloc && header_zero(&h) && (uint64_t)st.st_size == want)
+		lost = journal_matches(jloc, db_id, block, want / block, err);
+	if (whole < 0 || lost < 0)
+		return whole < 0 ? whole : lost;
+	if (lost)
 		/* its first page is zeroed, but its own journal says it is this
 		 * database: data the device lost, which the run's reads report as
 		 * integrity errors (never "not ours") */
 		;
-	else if (n != (ssize_t)sizeof(h) || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind)
+	else if (!whole || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind)
 		strbuf_addf(&why,
 			    "exists and is not a diskproof %s file; diskproof never "
 			    "overwrites data it did not write (move it away, pick another "
@@ -216,12 +245,17 @@ static int check_shrunk(const struct plan *pl, const struct plan_db *db, uint64_
 	struct journal_info ji;
 	uint32_t *gens = NULL;
 	uint64_t known;
-	int ret = 0;
+	int ret;
 
 	if (!have || have >= db->size)
 		return 0;
-	if (journal_read(&db->jloc, &ji, &gens, &jerr) == 0 && ji.db_id == db->id &&
-	    ji.page_size == pl->page_size) {
+	ret = journal_read(&db->jloc, &ji, &gens, &jerr);
+	if (ret && ret != -ENOENT && ret != -EINVAL)
+		/* what it knows cannot be told: never regrown blind */
+		strbuf_addstr(err, jerr.buf);
+	else if (ret)
+		ret = 0; /* none, or not a usable journal: nothing known */
+	else if (ji.db_id == db->id && ji.page_size == pl->page_size) {
 		known = ji.nr_pages < db->nr_pages ? ji.nr_pages : db->nr_pages;
 		if (have / pl->page_size < known) {
 			strbuf_addf(err,
@@ -351,6 +385,7 @@ static int inspect_journal(const struct plan *pl, const struct plan_db *db, bool
 			   struct strbuf *err)
 {
 	struct stat st;
+	int ret;
 
 	*remove = false;
 	if (db->jloc.size)
@@ -359,8 +394,9 @@ static int inspect_journal(const struct plan *pl, const struct plan_db *db, bool
 		*remove = lstat(db->journal, &st) == 0;
 		return 0;
 	}
-	if (journal_file_replaceable(db->journal))
-		return 0;
+	ret = journal_file_check(db->journal, err);
+	if (ret != -EEXIST)
+		return ret; /* a journal, none, or one that cannot be read */
 	strbuf_addf(err,
 		    "%s: exists and is not a diskproof generation journal; diskproof never "
 		    "overwrites data it did not write (move it away, or name it with "
