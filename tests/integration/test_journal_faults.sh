@@ -51,6 +51,31 @@ fd = os.open(sys.argv[1], os.O_RDONLY)
 fcntl.ioctl(fd, EXT4_IOC_SHUTDOWN, struct.pack("I", 2))  # EXT4_GOING_FLAGS_NOLOGFLUSH
 EOF
 }
+# remount: the image mounted afresh after a shutdown, on a loop device of
+# its own (mount -o loop may take the device it used before while that one
+# is still being let go of in the background, whose I/O then fails), and
+# checked to answer: a file made, the journals read. A mount that does not
+# answer (the shut-down superblock back, or the device going) is made again.
+remount() {
+	local old dev t
+	old=$(findmnt -n -o SOURCE --mountpoint "$MNT")
+	umount "$MNT"
+	losetup -d "$old" 2>/dev/null || true # cleared by itself already, or now
+	for t in $(seq 1 100); do
+		dev=$(losetup --find --show "$MNT.img")
+		mount "$dev" "$MNT"
+		if touch "$MNT/.alive" 2>/dev/null && cat "$D"/*/db*.gen >/dev/null 2>&1; then
+			rm -f "$MNT/.alive"
+			at_exit "losetup -d $dev"
+			return 0
+		fi
+		echo "remount $t: $dev does not answer yet; again"
+		umount "$MNT"
+		losetup -d "$dev"
+		sleep 0.1
+	done
+	fail "the filesystem does not answer after 100 remounts"
+}
 last_status() { sqlite3 "$WORK/r.db" "select status from run order by id desc limit 1"; }
 no_integrity_errors() { # the latest run's integrity errors are 0
 	local id ie
@@ -90,8 +115,9 @@ marked() {
 # final journal writes; 1 when PID got past that first (it is left going).
 frozen() {
 	local pid=$1 id=$2
-	[ "$(cat /proc/$pid/comm 2>/dev/null)" = diskproof ] || fail "pid $pid is not the run"
 	while kill -0 "$pid" 2>/dev/null; do
+		# the forked shell until it has exec'd the binary: not frozen then
+		[ "$(cat /proc/$pid/comm 2>/dev/null)" = diskproof ] || { sleep 0.01; continue; }
 		if marked "$id"; then
 			kill -STOP "$pid"
 			while ! all_stopped "$pid"; do sleep 0.01; done
@@ -192,8 +218,7 @@ for cmd in verify init run; do
 	! grep -q "not a diskproof" "$WORK/err.$cmd" ||
 		fail "$cmd calls a file not diskproof's: $(cat "$WORK/err.$cmd")"
 done
-umount "$MNT"
-mount -o loop "$MNT.img" "$MNT"
+remount
 after "shut down mid-run"
 
 # through the page cache (direct = off): a passing run, then the filesystem
@@ -207,7 +232,6 @@ sync
 expect_verdict "$DISKPROOF" run ./buffered.ini --data-dir "$D" --duration 2s --results "$WORK/r.db" \
 	--quiet
 shutdown_fs
-umount "$MNT"
-mount -o loop "$MNT.img" "$MNT"
+remount
 expect_exit 0 "$DISKPROOF" verify ./buffered.ini --data-dir "$D" --results "$WORK/r.db"
 echo ok
