@@ -9,7 +9,8 @@
 # and clean removes the file as diskproof's. A complete, valid database
 # named by --destroy-data is re-created too (its journal back to generation
 # 1 on every page); a log named alone is re-created and leaves the
-# database's journal as it was. On the build tree's own filesystem.
+# database's journal as it was; a journal named alone is replaced by a lower
+# bound. On the build tree's own filesystem.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -115,6 +116,16 @@ grep -q "re-created as --destroy-data asked: $D/a/db2.log" "$WORK/out" ||
 [ "$("$PT" journal "$D/a/db2.gen" 2>/dev/null | sha256sum)" = "$j" ] ||
 	fail "re-creating the log changed the database's journal"
 expect_exit 0 r verify
+
+# a journal named alone: a new one in its place, a lower bound (the pages
+# are newer than generation 1 after the runs), so verify still exits 0
+expect_exit 0 r init --destroy-data "$D/a/db1.gen"
+grep -q "re-created as --destroy-data asked: $D/a/db1.gen (a new journal)" "$WORK/out" ||
+	fail "journal: $(cat "$WORK/out")"
+"$PT" journal "$D/a/db1.gen" 2>&1 >/dev/null | grep -q " run_id 0 flags 0$" ||
+	fail "db1's new journal is not a lower bound"
+expect_exit 0 r verify
+grep -q "^db1: .*no problems; journal a lower bound" "$WORK/out" || fail "verify: $(cat "$WORK/out")"
 
 # clean removes the re-created files as diskproof's
 expect_exit 0 "$DISKPROOF" clean ./p.ini --yes
