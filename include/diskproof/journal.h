@@ -90,8 +90,10 @@ int journal_write(const struct journal_loc *loc, const struct journal_info *info
 /*
  * Reads a journal. -ENOENT when there is none (not an error for callers that
  * can do without); -EINVAL for a damaged or foreign file (bad magic, version,
- * size or CRC) with the reason in err. On success *gens is malloc'd
- * (info->nr_pages entries) and the caller frees it.
+ * size or CRC: read whole, and not a usable journal) with the reason in err;
+ * another -errno (-EIO, ...) when it could not be read, with "WHERE: cannot
+ * read the journal: why" in err: never to be called damaged or foreign. On
+ * success *gens is malloc'd (info->nr_pages entries) and the caller frees it.
  */
 int journal_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		 struct strbuf *err) DP_MUST_CHECK;
@@ -107,8 +109,14 @@ int journal_read(const struct journal_loc *loc, struct journal_info *info, uint3
 int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
 			 struct strbuf *err) DP_MUST_CHECK;
 
-/* Whether the file at path is one that journal_write() may replace: missing,
- * or a regular file starting with the journal magic. */
-bool journal_file_replaceable(const char *path);
+/*
+ * Whether journal_write() may replace the file at path: 0 when it is missing
+ * or a regular file starting with the journal magic; -EEXIST when something
+ * else is there (not a regular file, or a file read whole that does not start
+ * with the magic: only then is it "not a journal"; err untouched); another
+ * -errno when it cannot be looked at (an I/O error, permissions), with
+ * "PATH: cannot read the journal: why" in err.
+ */
+int journal_file_check(const char *path, struct strbuf *err) DP_MUST_CHECK;
 
 #endif

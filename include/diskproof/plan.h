@@ -61,9 +61,9 @@ struct plan {
 	size_t nr_dbs;
 	uint32_t page_size;
 	bool files; /* false for engines that touch no files (sim) */
-	/* set by the caller before plan_prepare_files(): files that are not
-	 * diskproof's (or have another geometry) that may be overwritten, as
-	 * named with --destroy-data; not owned */
+	/* set by the caller before plan_prepare_files(): the files and block
+	 * devices --destroy-data names, to be created anew whatever they hold
+	 * (somebody else's data, or diskproof's own); not owned */
 	const char *const *destroy;
 	size_t ndestroy;
 	bool force; /* --force: a device with a filesystem, RAID or partition
@@ -107,18 +107,24 @@ struct plan_progress {
 /*
  * Makes every directory and file the plan needs. Existing diskproof files of
  * the right page size are kept; a shorter one is extended; a file that is not
- * a diskproof file is never touched (-EEXIST). Free space is checked before
+ * a diskproof file is never touched (-EEXIST). A file (database, log or
+ * journal) or block device that pl->destroy names is created anew whatever
+ * it holds: a file cut to nothing and written from its first page, a device
+ * rewritten whole, and the database's journal written anew (generation 1 on
+ * every page). Free space is checked before
  * anything is written (-ENOSPC). New pages are written with generation 1 and
  * new logs in full (the run never extends a file). fresh_from (nr_dbs
  * entries, may be NULL) receives for each database the first page this call
  * wrote: pages from there on are known to hold generation 1; pages before it
- * were there already. *created receives the bytes written. 0 or -errno with
- * "PATH: what: why" in err; -EUCLEAN for a database file shorter than its
- * journal knows (it lost pages: a data integrity error).
+ * were there already. *created receives the bytes written; remade (may be
+ * NULL) what --destroy-data re-created, "PATH, PATH, DEV (the whole
+ * device)", appended. 0 or -errno with "PATH: what: why" in err; -EUCLEAN
+ * for a database file shorter than its journal knows (it lost pages: a data
+ * integrity error) that --destroy-data does not name.
  */
 int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
-		       struct strbuf *err) DP_MUST_CHECK;
+		       struct strbuf *remade, struct strbuf *err) DP_MUST_CHECK;
 
 /* One filesystem (or block device) that the plan's files go to. */
 struct plan_fs {

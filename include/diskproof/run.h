@@ -183,6 +183,9 @@ struct run_options {
 	 * (PLAN_LOCK_BEST_EFFORT): said through cb.warning and stored as a
 	 * "lock" event of the run */
 	bool no_lock;
+	/* may be NULL: receives what --destroy-data re-created ("PATH, PATH,
+	 * DEV (the whole device)"), appended; owned by the caller */
+	struct strbuf *remade;
 	/* --metrics [ADDR:]PORT: serve Prometheus text at /metrics (bound before
 	 * anything is written); --metrics-file PATH: the same text as a
 	 * node_exporter textfile, replaced every interval. NULL: none. */

@@ -242,7 +242,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 {
 	struct cli_opts o;
 	struct profile p = {0};
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, remade = STRBUF_INIT;
 	struct run_outcome out;
 	struct progress pr = {0};
 	struct run_options ro = {0};
@@ -284,6 +284,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.ndestroy = o.ndestroy;
 	ro.force = o.force;
 	ro.no_lock = o.no_lock;
+	ro.remade = &remade;
 	ro.metrics = o.metrics;
 	ro.metrics_file = o.metrics_file;
 	ro.host = o.host;
@@ -348,6 +349,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 			"diskproof: %llu data integrity error(s): see the report's "
 			"events\n",
 			(unsigned long long)out.integrity_errors);
+	if (remade.len && !o.quiet)
+		fprintf(stderr, "diskproof: re-created as --destroy-data asked: %s\n", remade.buf);
 	/* after the workers stopped, nobody was reading the signals: an
 	 * interrupt in the end phase is said, and its exit code kept */
 	late = signals_finish(sfd);
@@ -374,6 +377,7 @@ out:
 	free(cmdline);
 	profile_release(&p);
 	strbuf_release(&err);
+	strbuf_release(&remade);
 	return ret;
 }
 
@@ -441,7 +445,7 @@ static int cmd_init(int argc, char **argv)
 	struct cli_opts o;
 	struct profile p = {0};
 	struct plan pl = {0};
-	struct strbuf err = STRBUF_INIT, sz = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, sz = STRBUF_INIT, remade = STRBUF_INIT;
 	struct init_ctx c = {.sfd = -1};
 	struct plan_progress prog = {init_progress, &c};
 	struct plan_lock *lock = NULL;
@@ -480,7 +484,7 @@ static int cmd_init(int argc, char **argv)
 	cli_print_warnings(plan_lock_skipped(lock));
 	if (!ret) {
 		t0 = time_mono_ns();
-		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &err);
+		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &remade, &err);
 		secs = (double)(time_mono_ns() - t0) / 1e9;
 	}
 	create_view_end(&c.view);
@@ -501,6 +505,8 @@ static int cmd_init(int argc, char **argv)
 		       pl.nr_dbs, pl.nr_vols, sz.buf, (unsigned long long)created, secs,
 		       secs > 0 ? (double)created / secs / 1e6 : 0,
 		       created ? "" : ": every file was there already");
+	if (!o.quiet && remade.len)
+		printf("diskproof: re-created as --destroy-data asked: %s\n", remade.buf);
 	ret = o.precondition ? init_precondition(&pl, &p, &o, c.sfd) : 0;
 out:
 	if (c.sfd >= 0)
@@ -510,6 +516,7 @@ out:
 	profile_release(&p);
 	strbuf_release(&err);
 	strbuf_release(&sz);
+	strbuf_release(&remade);
 	return ret;
 }
 

@@ -71,7 +71,7 @@ static const struct cli_opt_def opt_defs[] = {
 		 CMD_FLEET,
 	 "output format"},
 	{"--destroy-data", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN | CMD_INIT,
-	 "replace the foreign file or device at PATH (repeat for each)"},
+	 "create the file or device at PATH anew, whatever it holds (repeat for each)"},
 	{"--force", 0, CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT,
 	 "with --destroy-data, overwrite a device despite a filesystem, RAID or partition table"},
 	{"--no-lock", 0, CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN,

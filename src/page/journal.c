@@ -332,7 +332,7 @@ static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint3
 	}
 	ret = pread_all(fd, g, (size_t)nr * 4, off, &got);
 	if (ret) {
-		strbuf_addf(err, "%s: cannot read: %s", where, strerror(-ret));
+		strbuf_addf(err, "%s: cannot read the journal: %s", where, strerror(-ret));
 		goto out_free;
 	}
 	ret = -EINVAL;
@@ -372,24 +372,41 @@ static int sync_parent_dir(const char *path)
 	return ret;
 }
 
-bool journal_file_replaceable(const char *path)
+/*
+ * An I/O error (a failing disk, a filesystem shut down) is said as what it
+ * is: a journal that cannot be read is never called "not a journal", which
+ * would invite the user to destroy it.
+ */
+int journal_file_check(const char *path, struct strbuf *err)
 {
 	char magic[8];
 	struct stat st;
-	bool ok;
-	int fd;
+	size_t got = 0;
+	int fd, ret;
 
-	if (lstat(path, &st) != 0)
-		return errno == ENOENT;
+	if (lstat(path, &st) != 0) {
+		if (errno == ENOENT)
+			return 0;
+		ret = -errno;
+		goto out_err;
+	}
 	if (!S_ISREG(st.st_mode))
-		return false;
+		return -EEXIST;
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ok = pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
-	     !memcmp(magic, JOURNAL_MAGIC, sizeof(magic));
+	if (fd < 0) {
+		ret = errno == ELOOP ? -EEXIST : -errno; /* a link swapped in */
+		if (ret == -EEXIST)
+			return ret;
+		goto out_err;
+	}
+	ret = pread_all(fd, magic, sizeof(magic), 0, &got);
 	close(fd);
-	return ok;
+	if (ret)
+		goto out_err;
+	return got == sizeof(magic) && !memcmp(magic, JOURNAL_MAGIC, sizeof(magic)) ? 0 : -EEXIST;
+out_err:
+	strbuf_addf(err, "%s: cannot read the journal: %s", path, strerror(-ret));
+	return ret;
 }
 
 /* Creates a temporary file of our own beside path: never an existing one. */
@@ -417,13 +434,14 @@ static int file_write(const struct journal_loc *loc, const struct journal_info *
 	const char *what;
 	int fd, ret;
 
-	if (!journal_file_replaceable(path)) {
+	ret = journal_file_check(path, err);
+	if (ret == -EEXIST)
 		strbuf_addf(err,
 			    "%s: exists and is not a diskproof generation journal; diskproof "
 			    "will not replace it (move it away, or name it with --destroy-data)",
 			    path);
-		return -EEXIST;
-	}
+	if (ret)
+		return ret;
 	fd = create_tmp(path, &tmp);
 	if (fd < 0) {
 		ret = fd;
@@ -479,12 +497,15 @@ static int file_read(const struct journal_loc *loc, struct journal_info *info, u
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		if (ret == -ENOENT)
+			strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		else
+			strbuf_addf(err, "%s: cannot read the journal: %s", path, strerror(-ret));
 		return ret;
 	}
 	if (fstat(fd, &st) != 0) {
 		ret = -errno;
-		strbuf_addf(err, "%s: cannot stat: %s", path, strerror(-ret));
+		strbuf_addf(err, "%s: cannot read the journal: %s", path, strerror(-ret));
 		goto out_close;
 	}
 	if (!S_ISREG(st.st_mode)) {
@@ -495,7 +516,7 @@ static int file_read(const struct journal_loc *loc, struct journal_info *info, u
 	}
 	ret = pread_all(fd, h, sizeof(h), 0, &got);
 	if (ret) {
-		strbuf_addf(err, "%s: cannot read: %s", path, strerror(-ret));
+		strbuf_addf(err, "%s: cannot read the journal: %s", path, strerror(-ret));
 		goto out_close;
 	}
 	ret = header_decode(path, h, got, &d, err);
@@ -521,7 +542,8 @@ out_close:
 /* One slot of a device region as found: its header, whether valid. */
 struct slot {
 	struct hdr h;
-	int state; /* 0 valid header, -ENODATA nothing there, -EINVAL damaged */
+	int state; /* 0 valid header, -ENODATA nothing there, -EINVAL damaged,
+		    * another -errno: it could not be read */
 };
 
 static void slots_read(int fd, const struct journal_loc *loc, const char *where, struct slot s[2],
@@ -538,9 +560,9 @@ static void slots_read(int fd, const struct journal_loc *loc, const char *where,
 		strbuf_addf(&w, "%s slot %d", where, k);
 		ret = pread_all(fd, h, sizeof(h), loc->offset + k * ss, &got);
 		if (ret) {
-			strbuf_addf(why, "%s%s: cannot read: %s", why->len ? "; " : "", w.buf,
-				    strerror(-ret));
-			s[k].state = -EINVAL;
+			strbuf_addf(why, "%s%s: cannot read the journal: %s", why->len ? "; " : "",
+				    w.buf, strerror(-ret));
+			s[k].state = ret;
 		} else {
 			struct strbuf e = STRBUF_INIT;
 
@@ -567,16 +589,19 @@ static int device_read(const struct journal_loc *loc, struct journal_info *info,
 {
 	struct strbuf where = STRBUF_INIT, why = STRBUF_INIT;
 	struct slot s[2] = {0};
-	int fd, order[2], n = 0, ret = -ENOENT;
+	int fd, order[2], n = 0, ret = -ENOENT, ioerr = 0;
 
 	journal_loc_describe(loc, &where);
 	fd = open(loc->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		strbuf_addf(err, "%s: cannot open: %s", where.buf, strerror(-ret));
+		strbuf_addf(err, "%s: cannot read the journal: %s", where.buf, strerror(-ret));
 		goto out;
 	}
 	slots_read(fd, loc, where.buf, s, &why);
+	for (int k = 0; k < 2; k++)
+		if (s[k].state && s[k].state != -ENODATA && s[k].state != -EINVAL)
+			ioerr = ioerr ? ioerr : s[k].state;
 	/* the newest valid slot first, the other if its generations are bad */
 	if (!s[0].state && !s[1].state)
 		order[n++] = s[1].h.seq > s[0].h.seq;
@@ -595,9 +620,17 @@ static int device_read(const struct journal_loc *loc, struct journal_info *info,
 		}
 		if (ret == -ENOMEM)
 			break;
+		if (ret != -EINVAL)
+			ioerr = ioerr ? ioerr : ret;
 	}
 	if (ret == -ENOENT && s[0].state == -ENODATA && s[1].state == -ENODATA) {
 		strbuf_addf(err, "%s: no generation journal: %s", where.buf, strerror(ENOENT));
+	} else if (ret != -ENOMEM && ioerr) {
+		/* a slot that could not be read may be the good one: never
+		 * "unusable" for what an I/O error hid */
+		ret = ioerr;
+		strbuf_addf(err, "%s: cannot read the journal: %s (%s)", where.buf,
+			    strerror(-ioerr), why.buf);
 	} else {
 		if (ret != -ENOMEM)
 			ret = -EINVAL;
@@ -706,7 +739,7 @@ static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, str
 	}
 	ret = pread_all(fd, h, sizeof(h), 0, &got);
 	if (ret) {
-		strbuf_addf(err, "%s: cannot read: %s", loc->path, strerror(-ret));
+		strbuf_addf(err, "%s: cannot read the journal: %s", loc->path, strerror(-ret));
 		goto out_close;
 	}
 	ret = header_decode(loc->path, h, got, &d, err);

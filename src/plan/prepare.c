@@ -69,14 +69,7 @@ static bool destroy_allowed(const struct plan *pl, const char *path)
 	return false;
 }
 
-/*
- * What is at path: *size of a diskproof file there with the expected
- * geometry (page 0 checked), 0 when missing. A file that is someone else's,
- * or diskproof's with another geometry or a larger size, is -EEXIST with what
- * differs, unless --destroy-data named it: then *destroy is set and *size is
- * 0 (it is rewritten from the start and cut to size). Links are never
- * followed: diskproof's files are regular files where the plan says.
- */
+/* Whether a page header is all zeros. */
 static bool header_zero(const struct page_header *h)
 {
 	const unsigned char *p = (const unsigned char *)h;
@@ -87,21 +80,65 @@ static bool header_zero(const struct page_header *h)
 	return true;
 }
 
-/* Does the journal at loc belong to database db_id of nr_pages pages? */
-static bool journal_matches(const struct journal_loc *loc, uint32_t db_id, uint32_t page_size,
-			    uint64_t nr_pages)
+/*
+ * Does the journal at loc belong to database db_id of nr_pages pages? 1 or
+ * 0 (none there, or one read whole that is not this database's); -errno
+ * with "WHERE: cannot read the journal: why" in err when it cannot be read:
+ * an I/O error is never taken for "not this database's".
+ */
+static int journal_matches(const struct journal_loc *loc, uint32_t db_id, uint32_t page_size,
+			   uint64_t nr_pages, struct strbuf *err)
 {
 	struct strbuf jerr = STRBUF_INIT;
 	struct journal_info ji;
 	uint32_t *gens = NULL;
-	bool yes = journal_read(loc, &ji, &gens, &jerr) == 0 && ji.db_id == db_id &&
-		   ji.page_size == page_size && ji.nr_pages == nr_pages;
+	int ret = journal_read(loc, &ji, &gens, &jerr);
 
+	if (!ret)
+		ret = ji.db_id == db_id && ji.page_size == page_size && ji.nr_pages == nr_pages;
+	else if (ret == -ENOENT || ret == -EINVAL)
+		ret = 0;
+	else
+		strbuf_addstr(err, jerr.buf);
 	free(gens);
 	strbuf_release(&jerr);
-	return yes;
+	return ret;
 }
 
+/*
+ * The header at the start of path: 1 when read whole, 0 when the file is
+ * shorter; -errno with "PATH: cannot read: why" in err when it cannot be
+ * read (an I/O error is never taken for somebody else's file).
+ */
+static int first_header(const char *path, struct page_header *h, struct strbuf *err)
+{
+	ssize_t n;
+	int fd, ret;
+
+	/* O_NONBLOCK: something swapped in since the lstat must not block */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
+		return ret;
+	}
+	n = pread(fd, h, sizeof(*h), 0);
+	ret = n < 0 ? -errno : n == (ssize_t)sizeof(*h);
+	close(fd);
+	if (ret < 0)
+		strbuf_addf(err, "%s: cannot read: %s", path, strerror(-ret));
+	return ret;
+}
+
+/*
+ * What is at path: *size of a diskproof file there with the expected
+ * geometry (page 0 checked), 0 when missing. A file that is someone else's,
+ * or diskproof's with another geometry or a larger size, is -EEXIST with what
+ * differs. A regular file that --destroy-data names is never looked into:
+ * *destroy is set and *size is 0 (it is cut to nothing and written from its
+ * first page). Links are never followed (diskproof's files are regular files
+ * where the plan says), nor is a file with other names written.
+ */
 static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 			enum page_kind kind, uint32_t db_id, uint64_t want, uint64_t *size,
 			bool *destroy, const struct journal_loc *jloc, struct strbuf *err)
@@ -110,8 +147,7 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 	struct strbuf why = STRBUF_INIT;
 	struct page_header h;
 	struct stat st;
-	ssize_t n;
-	int fd, ret = 0;
+	int whole, lost = 0, ret = 0;
 
 	*size = 0;
 	*destroy = false;
@@ -145,24 +181,25 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 			    path, (unsigned long)st.st_nlink);
 		return -EEXIST;
 	}
+	if (destroy_allowed(pl, path)) {
+		/* named to be destroyed: created anew from its first page, whatever
+		 * it holds (a complete diskproof file too), never resumed */
+		*destroy = true;
+		return 0;
+	}
 	if (st.st_size == 0)
 		return 0;
-	/* O_NONBLOCK: something swapped in since the lstat must not block */
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: cannot open: %s", path, strerror(-ret));
-		return ret;
-	}
-	n = pread(fd, &h, sizeof(h), 0);
-	close(fd);
-	if (n == (ssize_t)sizeof(h) && jloc && header_zero(&h) && (uint64_t)st.st_size == want &&
-	    journal_matches(jloc, db_id, block, want / block))
+	whole = first_header(path, &h, err);
+	if (whole == 1 && jloc && header_zero(&h) && (uint64_t)st.st_size == want)
+		lost = journal_matches(jloc, db_id, block, want / block, err);
+	if (whole < 0 || lost < 0)
+		return whole < 0 ? whole : lost;
+	if (lost)
 		/* its first page is zeroed, but its own journal says it is this
 		 * database: data the device lost, which the run's reads report as
 		 * integrity errors (never "not ours") */
 		;
-	else if (n != (ssize_t)sizeof(h) || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind)
+	else if (!whole || h.magic != PAGE_MAGIC || h.kind != (uint32_t)kind)
 		strbuf_addf(&why,
 			    "exists and is not a diskproof %s file; diskproof never "
 			    "overwrites data it did not write (move it away, pick another "
@@ -183,9 +220,7 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
 			    "is %llu bytes, the profile asks for %llu (set the size it was "
 			    "made with, delete it, or name it with --destroy-data)",
 			    (unsigned long long)st.st_size, (unsigned long long)want);
-	if (why.len && destroy_allowed(pl, path)) {
-		*destroy = true;
-	} else if (why.len) {
+	if (why.len) {
 		strbuf_addf(err, "%s: %s", path, why.buf);
 		ret = -EEXIST;
 	} else {
@@ -199,26 +234,30 @@ static int inspect_file(const struct plan *pl, const char *path, uint32_t block,
  * A database file shorter than its journal knows was complete once and lost
  * its end (truncated by someone or something): regrowing it would hide lost
  * data behind fresh pages, so it is refused (-EUCLEAN: a data integrity
- * error) unless --destroy-data names it. An interrupted creation has no
- * journal for its file yet, so resuming one is not refused.
+ * error). One that --destroy-data names never gets here (have is 0: it is
+ * created anew). An interrupted creation has no journal for its file yet,
+ * so resuming one is not refused.
  */
 static int check_shrunk(const struct plan *pl, const struct plan_db *db, uint64_t have,
-			bool *destroy, struct strbuf *err)
+			struct strbuf *err)
 {
 	struct strbuf jerr = STRBUF_INIT;
 	struct journal_info ji;
 	uint32_t *gens = NULL;
 	uint64_t known;
-	int ret = 0;
+	int ret;
 
-	if (!have || have >= db->size || *destroy)
+	if (!have || have >= db->size)
 		return 0;
-	if (journal_read(&db->jloc, &ji, &gens, &jerr) == 0 && ji.db_id == db->id &&
-	    ji.page_size == pl->page_size) {
+	ret = journal_read(&db->jloc, &ji, &gens, &jerr);
+	if (ret && ret != -ENOENT && ret != -EINVAL)
+		/* what it knows cannot be told: never regrown blind */
+		strbuf_addstr(err, jerr.buf);
+	else if (ret)
+		ret = 0; /* none, or not a usable journal: nothing known */
+	else if (ji.db_id == db->id && ji.page_size == pl->page_size) {
 		known = ji.nr_pages < db->nr_pages ? ji.nr_pages : db->nr_pages;
-		if (have / pl->page_size < known && destroy_allowed(pl, db->path)) {
-			*destroy = true; /* created anew, as --destroy-data asks */
-		} else if (have / pl->page_size < known) {
+		if (have / pl->page_size < known) {
 			strbuf_addf(err,
 				    "%s: is %llu bytes, but its journal %s knows %llu pages "
 				    "(%llu bytes): the file lost pages diskproof wrote (data "
@@ -338,19 +377,26 @@ static int write_fresh_journals(const struct plan *pl, const struct profile *p,
 
 /*
  * A file at a database's journal path that is not a journal (a user's file
- * named db1.gen, a directory, a link) is never replaced: -EEXIST, unless
- * --destroy-data names it; then *remove is set.
+ * named db1.gen, a directory, a link) is never replaced: -EEXIST. Whatever
+ * is there (a journal too) goes when --destroy-data names it: *remove is
+ * set, and a journal written anew takes its place (write_fresh_journals).
  */
 static int inspect_journal(const struct plan *pl, const struct plan_db *db, bool *remove,
 			   struct strbuf *err)
 {
+	struct stat st;
+	int ret;
+
 	*remove = false;
-	if (db->jloc.size || journal_file_replaceable(db->journal))
+	if (db->jloc.size)
 		return 0;
 	if (destroy_allowed(pl, db->journal)) {
-		*remove = true;
+		*remove = lstat(db->journal, &st) == 0;
 		return 0;
 	}
+	ret = journal_file_check(db->journal, err);
+	if (ret != -EEXIST)
+		return ret; /* a journal, none, or one that cannot be read */
 	strbuf_addf(err,
 		    "%s: exists and is not a diskproof generation journal; diskproof never "
 		    "overwrites data it did not write (move it away, or name it with "
@@ -385,8 +431,11 @@ static uint64_t region_have(int fd, uint64_t base, uint64_t size, uint32_t block
  * in use (mounted, swap, RAID/LVM member: an exclusive open fails); one that
  * does not already hold this layout only when --destroy-data names it, and
  * one with a filesystem, RAID or partition-table signature only with --force
- * as well. Fills have_db/have_log for its regions. The O_EXCL descriptor
- * the caller's lock holds (lock.h) is reused: a second O_EXCL open would fail.
+ * as well. A device that --destroy-data names is rewritten whole (every
+ * region, its journals anew), even when it holds this layout already: have_db
+ * and have_log stay 0 for its regions. Otherwise they are filled for the
+ * regions it holds. The O_EXCL descriptor the caller's lock holds (lock.h) is
+ * reused: a second O_EXCL open would fail.
  */
 static int check_device(const struct plan *pl, const struct plan_volume *vol, uint64_t *have_db,
 			uint64_t *have_log, struct strbuf *err)
@@ -394,7 +443,7 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	const struct plan_db *first = &pl->dbs[vol->first_db];
 	struct strbuf sig = STRBUF_INIT;
 	struct page_header h;
-	bool ours;
+	bool ours, named = destroy_allowed(pl, vol->path);
 	int held = plan_lock_device_fd(pl->lock, vol->path);
 	int fd = held, ret = 0;
 
@@ -418,7 +467,7 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	 * table made since may have left those bytes alone */
 	env_device_signature(vol->path, &sig);
 	if (ours && sig.len) {
-		if (!destroy_allowed(pl, vol->path) || !pl->force) {
+		if (!named || !pl->force) {
 			strbuf_addf(err,
 				    "%s: the block device holds diskproof's databases but also "
 				    "carries %s (written there since?); name it with "
@@ -426,9 +475,8 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 				    vol->path, sig.buf, vol->path);
 			ret = -EEXIST;
 		}
-		ours = false; /* with both, rewritten whole */
 	} else if (!ours) {
-		if (!destroy_allowed(pl, vol->path)) {
+		if (!named) {
 			strbuf_addf(
 				err,
 				"%s: the block device does not hold diskproof's databases%s%s%s; "
@@ -444,7 +492,8 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 			ret = -EEXIST;
 		}
 	}
-	for (unsigned k = 0; ours && !ret && k < vol->nr_dbs; k++) {
+	/* named: rewritten whole, every region from its start */
+	for (unsigned k = 0; ours && !named && !ret && k < vol->nr_dbs; k++) {
 		const struct plan_db *db = &pl->dbs[vol->first_db + k];
 		size_t i = vol->first_db + k;
 
@@ -460,9 +509,105 @@ static int check_device(const struct plan *pl, const struct plan_volume *vol, ui
 	return ret;
 }
 
+/* The bytes path's blocks take, at most want: what cutting it to nothing
+ * gives back to its filesystem (a sparse file gives little or nothing). */
+static uint64_t held_bytes(const char *path, uint64_t want)
+{
+	struct stat st;
+	uint64_t held;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	held = (uint64_t)st.st_blocks * 512;
+	return held < want ? held : want;
+}
+
+/*
+ * The free-space check just before writing: what is at the paths need not
+ * be written, and a file --destroy-data names gives its blocks back when it
+ * is cut to nothing, before it is written whole.
+ */
+static int check_space_now(const struct plan *pl, const uint64_t *have_db, const uint64_t *have_log,
+			   const bool *destroy, struct strbuf *err)
+{
+	uint64_t *room = calloc(2 * pl->nr_dbs + 1, sizeof(*room));
+	int ret;
+
+	if (!room) {
+		strbuf_addstr(err, "out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+
+		room[i] = destroy[2 * i] ? held_bytes(db->path, db->size) : have_db[i];
+		room[pl->nr_dbs + i] =
+			destroy[2 * i + 1] ? held_bytes(db->log_file, db->log_size) : have_log[i];
+	}
+	ret = plan_check_space(pl, room, room + pl->nr_dbs, err);
+	free(room);
+	return ret;
+}
+
+/*
+ * What --destroy-data named goes before anything is written: a database or
+ * log is cut to nothing (then written from its first page), a file or link
+ * at a journal's path is removed (a link itself, never what it points to).
+ */
+static int destroy_named(const struct plan *pl, const bool *destroy, const bool *jremove,
+			 struct strbuf *err)
+{
+	for (size_t i = 0; i < 2 * pl->nr_dbs; i++) {
+		const char *path = i % 2 ? pl->dbs[i / 2].log_file : pl->dbs[i / 2].path;
+
+		if (destroy[i] && truncate(path, 0) != 0) {
+			int ret = -errno;
+
+			strbuf_addf(err, "%s: cannot truncate: %s", path, strerror(-ret));
+			return ret;
+		}
+	}
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const char *path = pl->dbs[i].journal;
+
+		if (jremove[i] && unlink(path) != 0 && (errno != EISDIR || rmdir(path) != 0)) {
+			int ret = -errno;
+
+			strbuf_addf(err, "%s: cannot remove: %s", path, strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+/* "PATH, PATH, DEV (the whole device)": what --destroy-data re-created, in
+ * plan order. */
+static void note_remade(const struct plan *pl, const bool *destroy, const bool *jremove,
+			struct strbuf *remade)
+{
+	for (size_t v = 0; remade && v < pl->nr_vols; v++) {
+		const struct plan_volume *vol = &pl->vols[v];
+
+		if (vol->device && destroy_allowed(pl, vol->path))
+			strbuf_addf(remade, "%s%s (the whole device)", remade->len ? ", " : "",
+				    vol->path);
+		for (size_t i = vol->first_db; i < vol->first_db + vol->nr_dbs; i++) {
+			if (destroy[2 * i])
+				strbuf_addf(remade, "%s%s", remade->len ? ", " : "",
+					    pl->dbs[i].path);
+			if (destroy[2 * i + 1])
+				strbuf_addf(remade, "%s%s", remade->len ? ", " : "",
+					    pl->dbs[i].log_file);
+			if (jremove[i])
+				strbuf_addf(remade, "%s%s (a new journal)", remade->len ? ", " : "",
+					    pl->dbs[i].journal);
+		}
+	}
+}
+
 int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
-		       struct strbuf *err)
+		       struct strbuf *remade, struct strbuf *err)
 {
 	uint64_t *have_db = NULL, *have_log = NULL;
 	bool *destroy = NULL, *jremove = NULL;
@@ -505,7 +650,7 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 					   db->log_size, &have_log[i], &destroy[2 * i + 1], NULL,
 					   err);
 		if (!ret && !vol->device)
-			ret = check_shrunk(pl, db, have_db[i], &destroy[2 * i], err);
+			ret = check_shrunk(pl, db, have_db[i], err);
 		if (!ret)
 			ret = inspect_journal(pl, db, &jremove[i], err);
 		if (ret)
@@ -514,30 +659,11 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	}
 	/* Free space, per filesystem: volumes and log paths may share one, or
 	 * the logs may live on a disk of their own. */
-	ret = plan_check_space(pl, have_db, have_log, err);
+	ret = check_space_now(pl, have_db, have_log, destroy, err);
+	if (!ret)
+		ret = destroy_named(pl, destroy, jremove, err);
 	if (ret)
 		goto out_free;
-	/* what --destroy-data allowed is cut to nothing before it is rewritten */
-	for (size_t i = 0; i < 2 * pl->nr_dbs; i++) {
-		const char *path = i % 2 ? pl->dbs[i / 2].log_file : pl->dbs[i / 2].path;
-
-		if (destroy[i] && truncate(path, 0) != 0) {
-			ret = -errno;
-			strbuf_addf(err, "%s: cannot truncate: %s", path, strerror(-ret));
-			goto out_free;
-		}
-	}
-	/* a link or file at a journal's path that --destroy-data named goes
-	 * (a link itself, never what it points to) */
-	for (size_t i = 0; i < pl->nr_dbs; i++) {
-		const char *path = pl->dbs[i].journal;
-
-		if (jremove[i] && unlink(path) != 0 && (errno != EISDIR || rmdir(path) != 0)) {
-			ret = -errno;
-			strbuf_addf(err, "%s: cannot remove: %s", path, strerror(-ret));
-			goto out_free;
-		}
-	}
 	/* A resumed file's last pages may not have reached the disk before the
 	 * stop: check them and rewrite from the first that is not right. */
 	for (size_t i = 0; i < pl->nr_dbs; i++) {
@@ -586,6 +712,8 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 	ret = plan_create_files(pl, p, jobs, njobs, prog, created, err);
 	if (!ret)
 		ret = write_fresh_journals(pl, p, have_db, destroy, err);
+	if (!ret)
+		note_remade(pl, destroy, jremove, remade);
 out_free:
 	free(destroy);
 	free(jremove);

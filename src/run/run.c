@@ -175,6 +175,7 @@ static void run_release(struct run *r)
 	free(r->journal_noted);
 	strbuf_release(&r->journal_notes);
 	strbuf_release(&r->journal_err);
+	strbuf_release(&r->remade);
 	plan_release(&r->plan);
 	host_sampler_close(r->host);
 	store_close(r->store);
@@ -258,6 +259,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	strbuf_init(&r.store_err);
 	strbuf_init(&r.journal_notes);
 	strbuf_init(&r.journal_err);
+	strbuf_init(&r.remade);
 	strbuf_init(&r.mtext);
 	r.opt = o;
 	r.prof = p;
@@ -347,7 +349,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	if (r.plan.files) {
 		if (o->cb.message)
 			o->cb.message(o->cb.arg, "checking and creating database and log files");
-		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, err);
+		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, &r.remade, err);
+		if (!ret && r.remade.len && o->remade)
+			strbuf_addstr(o->remade, r.remade.buf);
 		if (ret == -EINTR) {
 			out->exit_code = run_exit_code(&(struct run_exit_facts){
 				.signal = r.stop_signal == SIGINT ? SIGINT : SIGTERM});
@@ -411,6 +415,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		coord_store_error(&r, -EIO);
 	coord_hangup_event(&r); /* a SIGHUP while the files were created */
 	record_lines(&r, "lock", plan_lock_skipped(lock)); /* --no-lock */
+	if (r.remade.len && !r.store_failed) {
+		struct strbuf m = STRBUF_INIT;
+
+		strbuf_addf(&m, "re-created as --destroy-data asked: %s", r.remade.buf);
+		record_lines(&r, "destroy_data", m.buf);
+		strbuf_release(&m);
+	}
 	record_lines(&r, "journal", r.journal_notes.buf);
 
 	if (p->streams == PROFILE_STREAMS_AUTO) {

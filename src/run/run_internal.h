@@ -261,6 +261,7 @@ struct run {
 	struct strbuf journal_notes; /* per database, once each: a journal not used
 				      * as it is (damaged, foreign, from an unclean end) */
 	bool *journal_noted;	     /* nr_dbs: the database has its note */
+	struct strbuf remade;	     /* what --destroy-data re-created (prepare.c) */
 	struct strbuf journal_err;   /* the first journal that could not be written */
 	bool journal_failed;	     /* a journal write failed: exit 3 */
 	bool hung_seen;		     /* an I/O hung: nothing more goes to the volumes */

@@ -555,6 +555,30 @@ out_free:
 	return ret;
 }
 
+/*
+ * A database file shorter than the plan whose own journal knows every
+ * page: the pages past its end were written and are gone (data loss, as
+ * run and init say of it), each a lost write; those still there are
+ * verified.
+ */
+static void lost_end(struct vctx *c, struct vfile *f, uint64_t planned)
+{
+	const uint32_t *gens = c->st[f->vdb - c->r->dbs].gens;
+	struct verify_file *vf = f->vf;
+	uint64_t n = 0;
+
+	for (uint64_t pg = f->extent / vf->block; pg < planned / vf->block; pg++)
+		n += (gens[pg] & ~JOURNAL_GEN_LOWER) != 0;
+	vf->bad[VERIFY_LOST_WRITE] += n;
+	strbuf_addf(&vf->error,
+		    "%s: is %llu bytes, but its journal %s knows %llu pages (%llu bytes): the "
+		    "file lost %llu pages diskproof wrote (data loss, each a lost write); "
+		    "those there verified",
+		    vf->path, (unsigned long long)vf->size, f->vdb->pdb->journal,
+		    (unsigned long long)(planned / vf->block), (unsigned long long)planned,
+		    (unsigned long long)n);
+}
+
 /* Opens a database or log file and works out what to read. Problems go to
  * vf->error (counted in env_errors); -ENOMEM only stops the run. */
 static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t block)
@@ -620,7 +644,9 @@ static int file_open(struct vctx *c, struct vfile *f, uint64_t planned, uint32_t
 	}
 	f->extent = vf->size < planned ? vf->size : planned;
 	f->extent -= f->extent % block;
-	if (vf->size < planned) {
+	if (vf->size < planned && f->known && !f->log) {
+		lost_end(c, f, planned);
+	} else if (vf->size < planned) {
 		strbuf_addf(&vf->error,
 			    "%s: %llu bytes, the profile expects %llu (truncated, or "
 			    "created with another --db-size); only those verified",

@@ -2,8 +2,9 @@
 # Rough edges of a run, each once broken: a run aborted in its warm-up shows
 # no PASS anywhere and counts only the warm-up that ran; an interrupt while
 # the files are created still stores the run, aborted; a database file that
-# shrank between runs is lost data (exit 4), never silently regrown; an
-# interrupt in a run's end phase is never swallowed (exit 130, and said).
+# shrank between runs is lost data (exit 4 from run, init and verify), never
+# silently regrown; an interrupt in a run's end phase is never swallowed
+# (exit 130, and said).
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -60,6 +61,11 @@ expect_exit 4 "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 1s --results
 grep -q "db1.edb: is 4194304 bytes, but its journal" "$WORK/err" || fail "shrunk: $(cat "$WORK/err")"
 [ "$(stat -c %s "$WORK/d/a/db1.edb")" = 4194304 ] || fail "the shrunk file was regrown"
 expect_exit 4 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --quiet
+# verify says the same: each page past the end a lost write
+expect_exit 4 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db"
+grep -q "db1.edb: is 4194304 bytes, but its journal .* the file lost 128 pages" "$WORK/err" ||
+	fail "verify of the shrunk file: $(cat "$WORK/err")"
+grep -q "^db1: 128 pages, .* 128 lost write" "$WORK/out" || fail "verify: $(cat "$WORK/out")"
 expect_exit 0 "$DISKPROOF" init "$T" --data-dir "$WORK/d" --destroy-data "$WORK/d/a/db1.edb" \
 	--quiet
 expect_exit 0 "$DISKPROOF" verify "$T" --data-dir "$WORK/d" --results "$WORK/r.db"

@@ -524,6 +524,37 @@ static void test_not_ours(void **state)
 	strbuf_release(&err);
 }
 
+/* journal_file_check: only what was read whole and is not a journal is
+ * -EEXIST ("not a journal"); what cannot be looked at is its errno, said as
+ * "cannot read the journal" */
+static void test_file_check(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char under[400];
+
+	assert_int_equal(journal_file_check(f->path, &err), 0); /* missing */
+	write_ok(f);
+	assert_int_equal(journal_file_check(f->path, &err), 0);
+	assert_int_equal(unlink(f->path), 0);
+	write_file(f->path, "DPG"); /* shorter than the magic */
+	assert_int_equal(journal_file_check(f->path, &err), -EEXIST);
+	write_file(f->path, "my notes\n");
+	assert_int_equal(journal_file_check(f->path, &err), -EEXIST);
+	assert_int_equal(err.len, 0);
+	/* a path under a regular file cannot be looked at: its errno */
+	snprintf(under, sizeof(under), "%s/db2.gen", f->path);
+	assert_int_equal(journal_file_check(under, &err), -ENOTDIR);
+	assert_non_null(strstr(err.buf, "db2.gen: cannot read the journal: Not a directory"));
+	assert_null(strstr(err.buf, "not a diskproof"));
+	strbuf_reset(&err);
+	assert_int_equal(unlink(f->path), 0);
+	assert_int_equal(mkdir(f->path, 0755), 0);
+	assert_int_equal(journal_file_check(f->path, &err), -EEXIST);
+	assert_int_equal(rmdir(f->path), 0);
+	strbuf_release(&err);
+}
+
 #define DEV_SIZE (1u << 20)
 #define DEV_OFF (3u * 4096)
 
@@ -733,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_atomic_failed_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_atomic_readonly_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_file_check, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_device_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running_device, setup, teardown),

@@ -158,7 +158,7 @@ static int setup_files(void **state)
 		    f->dir, f->dir);
 	if (profile_parse(&f->p, "test", text.buf, text.len, &err) ||
 	    plan_build(&f->pl, &f->p, true, &err) ||
-	    plan_prepare_files(&f->pl, &f->p, NULL, NULL, &created, &err)) {
+	    plan_prepare_files(&f->pl, &f->p, NULL, NULL, &created, NULL, &err)) {
 		print_message("setup: %s\n", err.buf);
 		goto out;
 	}
