@@ -44,8 +44,8 @@
 #define JH_HCRC 52
 #define JH_SEQ 56
 
-/* generations converted per block on the way to and from the file */
-#define JOURNAL_IO_GENS 16384u
+/* bytes written at a time (a multiple of every filesystem block size) */
+#define JOURNAL_IO_BYTES (64u * 1024u)
 
 /* more pages than this cannot be a real database's (16 EiB of 4 KiB pages
  * would not fit in 64 bits of bytes anyway) */
@@ -201,11 +201,11 @@ static uint32_t header_crc(const unsigned char *h)
 }
 
 static void header_encode(unsigned char *h, const struct journal_info *info, uint32_t crc,
-			  uint64_t seq)
+			  uint64_t seq, uint32_t version)
 {
 	memset(h, 0, JOURNAL_HEADER_SIZE);
 	memcpy(h + JH_MAGIC, JOURNAL_MAGIC, 8);
-	put_le32(h + JH_VERSION, JOURNAL_VERSION);
+	put_le32(h + JH_VERSION, version);
 	put_le32(h + JH_FLAGS, info->flags);
 	put_le32(h + JH_DB_ID, info->db_id);
 	put_le32(h + JH_PAGE_SIZE, info->page_size);
@@ -215,6 +215,15 @@ static void header_encode(unsigned char *h, const struct journal_info *info, uin
 	put_le32(h + JH_CRC, crc);
 	put_le64(h + JH_SEQ, seq);
 	put_le32(h + JH_HCRC, header_crc(h));
+}
+
+/* The version gens are written as: 3 only when they need it. */
+static uint32_t gens_version(const uint32_t *gens, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (journal_gen_failed(gens[i]))
+			return JOURNAL_VERSION;
+	return JOURNAL_VERSION_PLAIN;
 }
 
 /* A header as read: its fields, format version, sequence and gens CRC. */
@@ -247,10 +256,10 @@ static int header_decode(const char *where, const unsigned char *h, size_t got, 
 		return -EINVAL;
 	}
 	version = get_le32(h + JH_VERSION);
-	if (version != 1 && version != JOURNAL_VERSION) {
+	if (version < 1 || version > JOURNAL_VERSION) {
 		strbuf_addf(err,
 			    "%s: unsupported generation journal version %u (this diskproof "
-			    "reads versions 1 and %u)",
+			    "reads versions 1 to %u)",
 			    where, version, JOURNAL_VERSION);
 		return -EINVAL;
 	}
@@ -287,34 +296,62 @@ static int header_decode(const char *where, const unsigned char *h, size_t got, 
 	return 0;
 }
 
-/* Header at off, then the generations in blocks after it. */
+/*
+ * The header at off, then the generations after it, in pieces of
+ * JOURNAL_IO_BYTES from off, each written once and in order: a spare's
+ * preallocated blocks can be filled once without new space on a
+ * copy-on-write filesystem, but a block written twice before it reaches the
+ * disk needs new space again (btrfs).
+ */
 static int write_contents(int fd, uint64_t off, const struct journal_info *info,
 			  const uint32_t *gens, uint64_t seq)
 {
-	unsigned char h[JOURNAL_HEADER_SIZE];
+	uint64_t n = info->nr_pages, i = 0, at = off;
+	size_t fill = JOURNAL_HEADER_SIZE;
 	unsigned char *buf;
 	int ret = 0;
 
-	buf = malloc(4 * JOURNAL_IO_GENS);
+	buf = malloc(JOURNAL_IO_BYTES);
 	if (!buf)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < info->nr_pages && !ret; i += JOURNAL_IO_GENS) {
-		size_t k = info->nr_pages - i < JOURNAL_IO_GENS ? (size_t)(info->nr_pages - i)
-								: JOURNAL_IO_GENS;
+	header_encode(buf, info, gens_crc(gens, n), seq, gens_version(gens, n));
+	do {
+		size_t k = (JOURNAL_IO_BYTES - fill) / 4;
 
-		gens_to_le(buf, gens + i, k);
-		ret = pwrite_all(fd, buf, k * 4, off + JOURNAL_HEADER_SIZE + 4 * i);
-	}
+		if (k > n - i)
+			k = (size_t)(n - i);
+		gens_to_le(buf + fill, gens + i, k);
+		i += k;
+		fill += 4 * k;
+		ret = pwrite_all(fd, buf, fill, at);
+		at += fill;
+		fill = 0;
+	} while (!ret && i < n);
 	free(buf);
-	if (ret)
-		return ret;
-	header_encode(h, info, gens_crc(gens, info->nr_pages), seq);
-	return pwrite_all(fd, h, sizeof(h), off);
+	return ret;
 }
 
-/* Reads and checks nr generations at off against crc; *gens malloc'd. */
-static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint32_t crc,
-		     uint32_t **gens, struct strbuf *err)
+/* Every entry a generation, a lower bound or (version 3) a failed-write
+ * mark: -EINVAL with the first one that is none of these. */
+static int gens_check(const char *where, uint32_t version, const uint32_t *g, uint64_t nr,
+		      struct strbuf *err)
+{
+	uint32_t bad = version >= 3 ? JOURNAL_GEN_LOWER | JOURNAL_GEN_FAILED : JOURNAL_GEN_FAILED;
+
+	for (uint64_t i = 0; i < nr; i++)
+		if ((g[i] & bad) == bad) {
+			strbuf_addf(err,
+				    "%s: damaged (entry 0x%08x of page %llu: not a generation)",
+				    where, g[i], (unsigned long long)i);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Reads and checks nr generations of a version's journal at off against
+ * crc; *gens malloc'd. */
+static int read_gens(int fd, const char *where, uint32_t version, uint64_t off, uint64_t nr,
+		     uint32_t crc, uint32_t **gens, struct strbuf *err)
 {
 	uint32_t *g;
 	size_t got;
@@ -347,6 +384,8 @@ static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint3
 		goto out_free;
 	}
 	gens_from_le(g, (size_t)nr);
+	if (gens_check(where, version, g, nr, err))
+		goto out_free;
 	*gens = g;
 	return 0;
 out_free:
@@ -409,10 +448,10 @@ static int create_tmp(const char *path, struct strbuf *tmp)
 	return -EEXIST;
 }
 
-static int file_write(const struct journal_loc *loc, const struct journal_info *info,
-		      const uint32_t *gens, struct strbuf *err)
+/* The usual write: a new temporary file, renamed over path. */
+static int file_write_new(const char *path, const struct journal_info *info, const uint32_t *gens,
+			  struct strbuf *err)
 {
-	const char *path = loc->path;
 	struct strbuf tmp = STRBUF_INIT;
 	const char *what;
 	int fd, ret;
@@ -465,6 +504,12 @@ out_report:
 	return ret;
 }
 
+static int file_write(const struct journal_loc *loc, const struct journal_info *info,
+		      const uint32_t *gens, struct strbuf *err)
+{
+	return file_write_new(loc->path, info, gens, err);
+}
+
 static int file_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		     struct strbuf *err)
 {
@@ -512,7 +557,7 @@ static int file_read(const struct journal_loc *loc, struct journal_info *info, u
 			    (unsigned long long)st.st_size, (unsigned long long)want);
 		goto out_close;
 	}
-	ret = read_gens(fd, path, JOURNAL_HEADER_SIZE, info->nr_pages, d.crc, gens, err);
+	ret = read_gens(fd, path, d.version, JOURNAL_HEADER_SIZE, info->nr_pages, d.crc, gens, err);
 out_close:
 	close(fd);
 	return ret;
@@ -545,7 +590,7 @@ static void slots_read(int fd, const struct journal_loc *loc, const char *where,
 			struct strbuf e = STRBUF_INIT;
 
 			s[k].state = header_decode(w.buf, h, got, &s[k].h, &e);
-			if (!s[k].state && (s[k].h.version != JOURNAL_VERSION ||
+			if (!s[k].state && (s[k].h.version < JOURNAL_VERSION_PLAIN ||
 					    slot_size(s[k].h.info.nr_pages) > ss)) {
 				strbuf_addf(&e,
 					    "%s: damaged (version %u, %llu pages: not a slot "
@@ -586,7 +631,7 @@ static int device_read(const struct journal_loc *loc, struct journal_info *info,
 	for (int i = 0; i < n; i++) {
 		int k = order[i];
 
-		ret = read_gens(fd, where.buf,
+		ret = read_gens(fd, where.buf, s[k].h.version,
 				loc->offset + k * (loc->size / 2) + JOURNAL_HEADER_SIZE,
 				s[k].h.info.nr_pages, s[k].h.crc, gens, &why);
 		if (!ret) {
@@ -644,7 +689,7 @@ static int device_write(const struct journal_loc *loc, const struct journal_info
 		uint32_t *g = NULL;
 		int newest = !k;
 
-		if (read_gens(fd, where.buf,
+		if (read_gens(fd, where.buf, s[newest].h.version,
 			      loc->offset + newest * (loc->size / 2) + JOURNAL_HEADER_SIZE,
 			      s[newest].h.info.nr_pages, s[newest].h.crc, &g, &why) == -EINVAL)
 			k = newest;
@@ -690,7 +735,7 @@ int journal_read(const struct journal_loc *loc, struct journal_info *info, uint3
 	return ret;
 }
 
-/* A version 2 file: the header rewritten in place (one sector). */
+/* A version 2 or 3 file: the header rewritten in place (one sector). */
 static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
 {
 	unsigned char h[JOURNAL_HEADER_SIZE];
@@ -714,13 +759,13 @@ static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, str
 		ret = -EINVAL;
 		goto out_close;
 	}
-	if (d.version != JOURNAL_VERSION) {
+	if (d.version < JOURNAL_VERSION_PLAIN) {
 		ret = 1; /* the caller rewrites it whole */
 		goto out_close;
 	}
 	d.info.flags &= ~JOURNAL_CLEAN;
 	d.info.run_id = run_id;
-	header_encode(h, &d.info, d.crc, d.seq);
+	header_encode(h, &d.info, d.crc, d.seq, d.version);
 	ret = pwrite_all(fd, h, sizeof(h), 0);
 	if (ret)
 		strbuf_addf(err, "%s: cannot write the header: %s", loc->path, strerror(-ret));
