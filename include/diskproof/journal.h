@@ -47,6 +47,20 @@
  * Safety: a journal write never replaces a file that is not a journal (no
  * magic, or not a regular file): -EEXIST; the caller removes it first when
  * the user named it with --destroy-data.
+ *
+ * Spares: on a filesystem where overwrites copy on write (env_fs_cow():
+ * btrfs, XFS with reflink, ...), a data write can fail for lack of space,
+ * and so can the journal write that must record it. So every file journal
+ * written there keeps up to JOURNAL_SPARES spares beside it, "PATH.spare.K":
+ * empty files with the journal's size preallocated past their end
+ * (FALLOC_FL_KEEP_SIZE), which such a filesystem lets us fill once without
+ * new space. A journal write that finds no space and records failed writes
+ * of the run that writes it (journal_failed_mark(info->run_id)) goes into a
+ * spare instead (written once, fsync, rename over PATH). Nothing else uses
+ * them, so a full filesystem still fails a run's other journal writes, as
+ * before. A spare is only ever a file of ours: a regular file with one link,
+ * owned by us, empty, never followed; anything else at its name is left
+ * alone.
  */
 #ifndef DISKPROOF_JOURNAL_H
 #define DISKPROOF_JOURNAL_H
@@ -71,6 +85,8 @@
 /* the largest generation a journal keeps */
 #define JOURNAL_GEN_MAX 0x3fffffffu
 #define JOURNAL_SLOT_ALIGN 4096u
+/* spare files kept beside a journal on a copy-on-write filesystem */
+#define JOURNAL_SPARES 2
 
 /* Whether entry g is a failed-write mark (not a generation). */
 static inline bool journal_gen_failed(uint32_t g)
@@ -119,9 +135,11 @@ uint64_t journal_region_size(uint64_t nr_pages);
 /* "PATH" for a file, "PATH (journal region at byte N)" for a device. */
 void journal_loc_describe(const struct journal_loc *loc, struct strbuf *out);
 
-/* Writes gens (info->nr_pages entries) atomically. 0 or -errno with "WHERE: what: why" in err;
- * -EEXIST when a file that is not a journal is in the way; -ENOSPC when gens do not fit a device
- * slot. */
+/* Writes gens (info->nr_pages entries) atomically, into a spare when the
+ * filesystem is full and gens mark failed writes of run info->run_id (see
+ * Spares above). 0 or -errno with "WHERE: what: why" in err; -EEXIST when a
+ * file that is not a journal is in the way; -ENOSPC when gens do not fit a
+ * device slot. */
 int journal_write(const struct journal_loc *loc, const struct journal_info *info,
 		  const uint32_t *gens, struct strbuf *err) DP_MUST_CHECK;
 
@@ -148,5 +166,12 @@ int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
 /* Whether the file at path is one that journal_write() may replace: missing,
  * or a regular file starting with the journal magic. */
 bool journal_file_replaceable(const char *path);
+
+/* "PATH.spare.K" (k from 1 to JOURNAL_SPARES), into out. */
+void journal_spare_name(const char *path, int k, struct strbuf *out);
+
+/* Whether the file at name may be used or removed as a journal's spare:
+ * a regular file with one link, owned by us, empty (never followed). */
+bool journal_spare_ours(const char *name);
 
 #endif

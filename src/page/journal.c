@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/env.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -217,13 +218,31 @@ static void header_encode(unsigned char *h, const struct journal_info *info, uin
 	put_le32(h + JH_HCRC, header_crc(h));
 }
 
+/* What gens hold: a failed-write mark at all, one of run run_id's. */
+struct gens_marks {
+	bool failed, own;
+};
+
+static struct gens_marks gens_marks(const uint32_t *gens, uint64_t n, uint64_t run_id)
+{
+	uint32_t own = journal_failed_mark(run_id);
+	struct gens_marks m = {false, false};
+
+	for (uint64_t i = 0; i < n; i++)
+		if (journal_gen_failed(gens[i])) {
+			m.failed = true;
+			if (gens[i] == own) {
+				m.own = true;
+				break;
+			}
+		}
+	return m;
+}
+
 /* The version gens are written as: 3 only when they need it. */
 static uint32_t gens_version(const uint32_t *gens, uint64_t n)
 {
-	for (uint64_t i = 0; i < n; i++)
-		if (journal_gen_failed(gens[i]))
-			return JOURNAL_VERSION;
-	return JOURNAL_VERSION_PLAIN;
+	return gens_marks(gens, n, 0).failed ? JOURNAL_VERSION : JOURNAL_VERSION_PLAIN;
 }
 
 /* A header as read: its fields, format version, sequence and gens CRC. */
@@ -504,10 +523,144 @@ out_report:
 	return ret;
 }
 
+/* ---- spares (journal.h): room kept for a journal on a full filesystem ---- */
+
+void journal_spare_name(const char *path, int k, struct strbuf *out)
+{
+	strbuf_reset(out);
+	strbuf_addf(out, "%s.spare.%d", path, k);
+}
+
+static bool spare_stat_ours(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 && st->st_uid == geteuid() &&
+	       st->st_size == 0;
+}
+
+bool journal_spare_ours(const char *name)
+{
+	struct stat st;
+
+	return lstat(name, &st) == 0 && spare_stat_ours(&st);
+}
+
+/* The spare at name opened for writing, when it is ours and holds at least
+ * bytes preallocated; else -1 (nothing there, or not one to use). */
+static int spare_open(const char *name, uint64_t bytes)
+{
+	struct stat before, st;
+	int fd;
+
+	if (lstat(name, &before) != 0 || !spare_stat_ours(&before))
+		return -1;
+	fd = open(name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_ino != before.st_ino || st.st_dev != before.st_dev ||
+	    !spare_stat_ours(&st) || (uint64_t)st.st_blocks * 512 < bytes) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The journal written into a spare and renamed over path. 0; -ENOSPC when
+ * no spare could take it; or the directory's fsync failure (the journal is
+ * in place then), said in err. */
+static int spare_write(const char *path, const struct journal_info *info, const uint32_t *gens,
+		       struct strbuf *err)
+{
+	uint64_t bytes = JOURNAL_HEADER_SIZE + 4 * info->nr_pages;
+	struct strbuf name = STRBUF_INIT;
+	int ret = -ENOSPC;
+
+	for (int k = 1; k <= JOURNAL_SPARES && ret; k++) {
+		int fd;
+
+		journal_spare_name(path, k, &name);
+		fd = spare_open(name.buf, bytes);
+		if (fd < 0)
+			continue;
+		ret = write_contents(fd, 0, info, gens, 0);
+		if (!ret && fsync(fd) != 0)
+			ret = -errno;
+		if (close(fd) != 0 && !ret)
+			ret = -errno;
+		if (!ret && rename(name.buf, path) != 0)
+			ret = -errno;
+		if (ret) {
+			unlink(name.buf); /* ours (spare_open), and no longer empty */
+			ret = -ENOSPC;
+		}
+	}
+	if (!ret) {
+		ret = sync_parent_dir(path);
+		if (ret)
+			strbuf_addf(err,
+				    "%s: journal written but its directory could not be synced: %s",
+				    path, strerror(-ret));
+	}
+	strbuf_release(&name);
+	return ret;
+}
+
+/*
+ * On a copy-on-write filesystem, up to JOURNAL_SPARES spares beside path,
+ * each with bytes preallocated past its end; one of ours too small is made
+ * anew. Best effort: a full filesystem keeps fewer.
+ */
+static void spares_keep(const char *path, uint64_t bytes)
+{
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+
+	path_dirname(path, &dir);
+	if (!env_fs_cow(dir.buf, NULL))
+		goto out;
+	for (int k = 1; k <= JOURNAL_SPARES; k++) {
+		int fd;
+
+		journal_spare_name(path, k, &name);
+		fd = spare_open(name.buf, bytes);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (journal_spare_ours(name.buf))
+			unlink(name.buf);
+		fd = open(name.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			continue; /* something else is there, or no room */
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) != 0)
+			unlink(name.buf); /* ours: created O_EXCL above */
+		close(fd);
+	}
+out:
+	strbuf_release(&dir);
+	strbuf_release(&name);
+}
+
+/*
+ * A file journal: the usual way; when the filesystem is full and gens mark
+ * failed writes of the run writing it, into a spare (journal.h); then the
+ * spares kept for the next time.
+ */
 static int file_write(const struct journal_loc *loc, const struct journal_info *info,
 		      const uint32_t *gens, struct strbuf *err)
 {
-	return file_write_new(loc->path, info, gens, err);
+	struct strbuf first = STRBUF_INIT;
+	int ret = file_write_new(loc->path, info, gens, &first), sp = -ENOSPC;
+
+	if ((ret == -ENOSPC || ret == -EDQUOT) &&
+	    gens_marks(gens, info->nr_pages, info->run_id).own)
+		sp = spare_write(loc->path, info, gens, err);
+	if (sp != -ENOSPC)
+		ret = sp; /* in a spare: 0, or its directory's fsync failure (said) */
+	else
+		strbuf_addstr(err, first.buf);
+	if (ret != -EEXIST)
+		spares_keep(loc->path, JOURNAL_HEADER_SIZE + 4 * info->nr_pages);
+	strbuf_release(&first);
+	return ret;
 }
 
 static int file_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,

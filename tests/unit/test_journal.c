@@ -8,7 +8,7 @@
  * file's name), device regions (two slots, a torn write falls back to the
  * other), journal_mark_running(), failed-write marks (version 3: their
  * round trip, version 2 written without them, entries out of range), a
- * journal larger than one write.
+ * journal larger than one write, and what is taken for a spare.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -784,6 +784,42 @@ static void test_large(void **state)
 	strbuf_release(&err);
 }
 
+/* What journal_spare_ours() takes for a spare of ours: an empty regular
+ * file with one link; never a link to one, a file with data, a file with
+ * another name for it. */
+static void test_spare_ours(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf name = STRBUF_INIT;
+	char other[400], link2[400];
+	int fd;
+
+	journal_spare_name(f->path, 1, &name);
+	assert_non_null(strstr(name.buf, "db1.gen.spare.1"));
+	assert_false(journal_spare_ours(name.buf)); /* nothing there */
+	fd = open(name.buf, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(journal_spare_ours(name.buf));
+	snprintf(link2, sizeof(link2), "%s/hard", f->dir);
+	assert_int_equal(link(name.buf, link2), 0);
+	assert_false(journal_spare_ours(name.buf)); /* two names */
+	unlink(link2);
+	assert_true(journal_spare_ours(name.buf));
+	write_file(name.buf, "data");
+	assert_false(journal_spare_ours(name.buf)); /* not empty */
+	unlink(name.buf);
+	snprintf(other, sizeof(other), "%s/empty", f->dir);
+	write_file(other, "");
+	assert_int_equal(symlink(other, name.buf), 0);
+	assert_false(journal_spare_ours(name.buf)); /* a link, never followed */
+	unlink(name.buf);
+	assert_int_equal(mkdir(name.buf, 0755), 0);
+	assert_false(journal_spare_ours(name.buf));
+	rmdir(name.buf);
+	strbuf_release(&name);
+}
+
 static void test_mark_running_device(void **state)
 {
 	struct fixture *f = *state;
@@ -828,6 +864,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_failed_marks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_marks_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spare_ours, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
