@@ -119,6 +119,16 @@ struct env_mount {
  * -ENOENT when none matches, or -errno. */
 int env_mount_find(const char *mountinfo, const char *path, struct env_mount *m);
 
+/*
+ * Whether overwrites of the file at path (a directory: of the files made in
+ * it; a path not there yet: at its nearest existing ancestor) copy on write,
+ * so that writing over a preallocated file needs free space (fs.c): btrfs
+ * unless NOCOW (chattr +C, or mounted nodatacow), XFS with reflink (shared
+ * blocks only), ZFS, bcachefs. When true, what (may be NULL) gets the
+ * filesystem: "btrfs", "XFS with reflink", ... False when it cannot tell.
+ */
+bool env_fs_cow(const char *path, struct strbuf *what);
+
 /* "none [mq-deadline] kyber" -> "mq-deadline", in place. */
 const char *env_active_choice(char *val);
 

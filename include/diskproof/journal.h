@@ -13,8 +13,8 @@
  *   sequence. A torn write leaves the other slot, which is never newer than
  *   the journal it replaced would have said (see journal_mark_running()).
  *
- * Format (little-endian), version 2: a 64-byte header
- *   magic "DPGENJ01" (8 bytes), version u32 (2), flags u32 (JOURNAL_CLEAN),
+ * Format (little-endian), versions 2 and 3: a 64-byte header
+ *   magic "DPGENJ01" (8 bytes), version u32 (2 or 3), flags u32 (JOURNAL_CLEAN),
  *   db_id u32, page_size u32, nr_pages u64, run_id u64, seed u64,
  *   crc32c u32 of the gens array, crc32c u32 of the header (these 64 bytes
  *   with this field zero), sequence u64 (device slots; 0 in a file)
@@ -22,7 +22,16 @@
  * and its generations, JOURNAL_SLOT_ALIGN-aligned; slot 1 follows slot 0.
  * Version 1 (no header CRC: bytes 52-63 reserved) is still read, and
  * rewritten as version 2 on the next write. Generation 0 means "unknown"
- * (never verified since the file was found, or a write that failed).
+ * (never verified since the file was found).
+ *
+ * Version 3 is version 2 whose entries may also be failed-write marks: the
+ * page's last write completed with an error (or short), so what it holds is
+ * undefined; JOURNAL_GEN_FAILED with the id of the run that wrote it in the
+ * low 30 bits (journal_failed_mark()). Nothing checks such a page until a
+ * write of it succeeds. A journal is written as version 3 only when it holds
+ * such a mark, else as version 2 (which diskproof before marks reads).
+ * Generations stay at most JOURNAL_GEN_MAX; a version 1 or 2 entry with bit
+ * 30 set, or any entry with bits 30 and 31 both set, is damage.
  *
  * A generation with JOURNAL_GEN_LOWER (bit 31) set is known only as a lower
  * bound for that page (the run that wrote the journal never touched it, and
@@ -38,6 +47,20 @@
  * Safety: a journal write never replaces a file that is not a journal (no
  * magic, or not a regular file): -EEXIST; the caller removes it first when
  * the user named it with --destroy-data.
+ *
+ * Spares: on a filesystem where overwrites copy on write (env_fs_cow():
+ * btrfs, XFS with reflink, ...), a data write can fail for lack of space,
+ * and so can the journal write that must record it. So every file journal
+ * written there keeps up to JOURNAL_SPARES spares beside it, "PATH.spare.K":
+ * empty files with the journal's size preallocated past their end
+ * (FALLOC_FL_KEEP_SIZE), which such a filesystem lets us fill once without
+ * new space. A journal write that finds no space and records failed writes
+ * of the run that writes it (journal_failed_mark(info->run_id)) goes into a
+ * spare instead (written once, fsync, rename over PATH). Nothing else uses
+ * them, so a full filesystem still fails a run's other journal writes, as
+ * before. A spare is only ever a file of ours: a regular file with one link,
+ * owned by us, empty, never followed; anything else at its name is left
+ * alone.
  */
 #ifndef DISKPROOF_JOURNAL_H
 #define DISKPROOF_JOURNAL_H
@@ -48,12 +71,43 @@
 #include "diskproof/util.h"
 
 #define JOURNAL_MAGIC "DPGENJ01"
-#define JOURNAL_VERSION 2u
+/* the newest version, written when an entry is a failed-write mark */
+#define JOURNAL_VERSION 3u
+/* written otherwise: the format without failed-write marks */
+#define JOURNAL_VERSION_PLAIN 2u
 #define JOURNAL_HEADER_SIZE 64u
 #define JOURNAL_CLEAN 0x1u
 /* a generation known only as a lower bound, in a clean journal too */
 #define JOURNAL_GEN_LOWER 0x80000000u
+/* version 3: the page's last write failed; the run's id in the low bits */
+#define JOURNAL_GEN_FAILED 0x40000000u
+#define JOURNAL_FAILED_RUN_MASK 0x3fffffffu
+/* the largest generation a journal keeps */
+#define JOURNAL_GEN_MAX 0x3fffffffu
 #define JOURNAL_SLOT_ALIGN 4096u
+/* spare files kept beside a journal on a copy-on-write filesystem */
+#define JOURNAL_SPARES 2
+
+/* Whether entry g is a failed-write mark (not a generation). */
+static inline bool journal_gen_failed(uint32_t g)
+{
+	return (g & (JOURNAL_GEN_LOWER | JOURNAL_GEN_FAILED)) == JOURNAL_GEN_FAILED;
+}
+
+/* The mark of a page whose write failed in run run_id (0: init
+ * --precondition); an id too large to keep is kept as
+ * JOURNAL_FAILED_RUN_MASK, "unknown". */
+static inline uint32_t journal_failed_mark(uint64_t run_id)
+{
+	return JOURNAL_GEN_FAILED |
+	       (run_id < JOURNAL_FAILED_RUN_MASK ? (uint32_t)run_id : JOURNAL_FAILED_RUN_MASK);
+}
+
+/* The run a failed-write mark names. */
+static inline uint64_t journal_failed_run(uint32_t g)
+{
+	return g & JOURNAL_FAILED_RUN_MASK;
+}
 
 /*
  * Where a journal is. size 0: a file at path. size > 0: the region
@@ -81,19 +135,22 @@ uint64_t journal_region_size(uint64_t nr_pages);
 /* "PATH" for a file, "PATH (journal region at byte N)" for a device. */
 void journal_loc_describe(const struct journal_loc *loc, struct strbuf *out);
 
-/* Writes gens (info->nr_pages entries) atomically. 0 or -errno with
- * "WHERE: what: why" in err; -EEXIST when a file that is not a journal is in
- * the way; -ENOSPC when gens do not fit a device slot. */
+/* Writes gens (info->nr_pages entries) atomically, into a spare when the
+ * filesystem is full and gens mark failed writes of run info->run_id (see
+ * Spares above). 0 or -errno with "WHERE: what: why" in err; -EEXIST when a
+ * file that is not a journal is in the way; -ENOSPC when gens do not fit a
+ * device slot. */
 int journal_write(const struct journal_loc *loc, const struct journal_info *info,
 		  const uint32_t *gens, struct strbuf *err) DP_MUST_CHECK;
 
 /*
  * Reads a journal. -ENOENT when there is none (not an error for callers that
  * can do without); -EINVAL for a damaged or foreign file (bad magic, version,
- * size or CRC: read whole, and not a usable journal) with the reason in err;
- * another -errno (-EIO, ...) when it could not be read, with "WHERE: cannot
- * read the journal: why" in err: never to be called damaged or foreign. On
- * success *gens is malloc'd (info->nr_pages entries) and the caller frees it.
+ * size, CRC or an entry out of range: read whole, and not a usable journal)
+ * with the reason in err; another -errno (-EIO, ...) when it could not be
+ * read, with "WHERE: cannot read the journal: why" in err: never to be called
+ * damaged or foreign. On success *gens is malloc'd (info->nr_pages entries)
+ * and the caller frees it.
  */
 int journal_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		 struct strbuf *err) DP_MUST_CHECK;
@@ -101,10 +158,10 @@ int journal_read(const struct journal_loc *loc, struct journal_info *info, uint3
 /*
  * Marks a journal as belonging to run run_id in progress: JOURNAL_CLEAN
  * cleared (its generations become lower bounds), run_id set, generations
- * unchanged, durably before it returns. A version 2 file has its header
- * rewritten in place (pwrite of 64 bytes in the first sector, fdatasync); a
- * version 1 file is rewritten whole as version 2; a device gets the next
- * slot. 0, -ENOENT when there is no journal, else -errno with err filled.
+ * unchanged, durably before it returns. A version 2 or 3 file has its
+ * header rewritten in place (pwrite of 64 bytes in the first sector,
+ * fdatasync); a version 1 file is rewritten whole as version 2 (or 3); a
+ * device gets the next slot. 0, -ENOENT when there is no journal, else -errno with err filled.
  */
 int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
 			 struct strbuf *err) DP_MUST_CHECK;
@@ -118,5 +175,12 @@ int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
  * "PATH: cannot read the journal: why" in err.
  */
 int journal_file_check(const char *path, struct strbuf *err) DP_MUST_CHECK;
+
+/* "PATH.spare.K" (k from 1 to JOURNAL_SPARES), into out. */
+void journal_spare_name(const char *path, int k, struct strbuf *out);
+
+/* Whether the file at name may be used or removed as a journal's spare:
+ * a regular file with one link, owned by us, empty (never followed). */
+bool journal_spare_ours(const char *name);
 
 #endif

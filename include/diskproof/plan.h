@@ -136,6 +136,11 @@ struct plan_fs {
 	bool free_known;  /* false when the free space could not be read */
 	bool device;	  /* a block device: its regions are laid out already */
 	uint64_t reserve; /* of need: what the results file keeps free here (0: not here) */
+	/* a copy-on-write filesystem for some of the plan's files here
+	 * (env_fs_cow(): "btrfs", ...; "" when none): every overwrite needs
+	 * free space, up to keep_free, the size of those files, again */
+	char cow[32];
+	uint64_t keep_free;
 };
 
 /* Per volume: where its databases and its logs go, and what they need. */
@@ -168,6 +173,11 @@ int plan_space_measure(const struct plan *pl, struct plan_space *s,
  * need X more, Y is free", and when the results file's reserve is counted
  * "(the need includes the 8 MiB the results file keeps free)". */
 int plan_space_check(const struct plan_space *s, struct strbuf *err) DP_MUST_CHECK;
+
+/* f's warning when it is copy-on-write (f->cow set), appended to out:
+ * "copy-on-write (btrfs): overwrites need free space; keep 3 MiB free (the
+ * files' size again), or make the directory NOCOW before init (chattr +C)". */
+void plan_fs_cow_warning(const struct plan_fs *f, struct strbuf *out);
 
 void plan_space_release(struct plan_space *s);
 

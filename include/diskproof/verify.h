@@ -8,8 +8,10 @@
  * Generations: a clean journal gives each page's exact generation (older is
  * a lost write, newer is an error too); a journal without JOURNAL_CLEAN is a
  * lower bound (older is a lost write, newer is fine); a journal entry of 0,
- * or no journal at all, accepts any generation from 1 up. Log blocks carry
- * no expected generation.
+ * or no journal at all, accepts any generation from 1 up. A page the journal
+ * marks as one whose last write failed (journal.h) holds something undefined:
+ * it is not checked, only reported (VERIFY_WRITE_FAILED, never an integrity
+ * error). Log blocks carry no expected generation.
  *
  * All volumes are read at once, one thread and one context of the
  * profile's engine (verify_options.engine) per volume,
@@ -35,14 +37,15 @@
 
 /* What is wrong with a page or log block. */
 enum verify_problem {
-	VERIFY_NOT_OURS,    /* no diskproof header: never written by diskproof, or overwritten */
-	VERIFY_CHECKSUM,    /* CRC32C mismatch: corrupt or torn */
-	VERIFY_MISDIRECTED, /* another page's (or database's, or the log's) content */
-	VERIFY_LOST_WRITE,  /* older generation than the journal's */
-	VERIFY_UNWRITTEN,   /* generation 0 */
-	VERIFY_NEWER,	    /* newer than a clean journal */
-	VERIFY_PAYLOAD,	    /* deep: CRC fine, bytes differ from the regenerated page */
-	VERIFY_READ_ERROR,  /* the read failed: an environment error, not integrity */
+	VERIFY_NOT_OURS,     /* no diskproof header: never written by diskproof, or overwritten */
+	VERIFY_CHECKSUM,     /* CRC32C mismatch: corrupt or torn */
+	VERIFY_MISDIRECTED,  /* another page's (or database's, or the log's) content */
+	VERIFY_LOST_WRITE,   /* older generation than the journal's */
+	VERIFY_UNWRITTEN,    /* generation 0 */
+	VERIFY_NEWER,	     /* newer than a clean journal */
+	VERIFY_PAYLOAD,	     /* deep: CRC fine, bytes differ from the regenerated page */
+	VERIFY_READ_ERROR,   /* the read failed: an environment error, not integrity */
+	VERIFY_WRITE_FAILED, /* its last write failed (journal): not checked, not an error */
 	VERIFY_PROBLEM_COUNT,
 };
 
@@ -51,7 +54,8 @@ enum verify_problem {
 const char *verify_problem_name(enum verify_problem p);
 /* Two or three words, for counts: "checksum mismatch", "lost write", ... */
 const char *verify_problem_short(enum verify_problem p);
-/* Everything but VERIFY_READ_ERROR is a data integrity error. */
+/* Everything but VERIFY_READ_ERROR and VERIFY_WRITE_FAILED is a data
+ * integrity error. */
 bool verify_problem_is_integrity(enum verify_problem p);
 
 enum verify_journal_state {
@@ -68,6 +72,7 @@ struct verify_bad {
 	uint64_t expected_gen; /* 0 = any generation from 1 up */
 	uint64_t found_gen;    /* from the header read back (0 when there is none) */
 	uint64_t found_page;   /* VERIFY_MISDIRECTED: the page the header names */
+	uint64_t failed_run;   /* VERIFY_WRITE_FAILED: the run (journal_failed_run()) */
 	uint32_t found_db;     /* VERIFY_MISDIRECTED: the database the header names */
 	int error;	       /* VERIFY_READ_ERROR: the errno */
 	uint8_t problem;       /* enum verify_problem */
@@ -106,6 +111,7 @@ struct verify_result {
 	uint64_t elapsed_ns;
 	uint64_t bad[VERIFY_PROBLEM_COUNT]; /* over every file */
 	uint64_t integrity_errors;	    /* bad pages and blocks, read errors excluded */
+	uint64_t write_failed;		    /* pages not checked: their last write failed */
 	/* files that could not be verified (missing, not diskproof's, short),
 	 * unusable journals, and read errors */
 	uint64_t env_errors;

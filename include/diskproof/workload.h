@@ -98,6 +98,14 @@ enum wl_phase {
 /* a page already reported bad: not reported again until rewritten */
 #define WL_EXPECT_BAD 0xffffffffu
 
+/* A page whose last write failed (a journal's failed-write mark, this run's
+ * or an earlier one's: journal_failed_mark()): what it holds is undefined,
+ * so no read of it is judged until a write of it succeeds. */
+static inline bool wl_expect_failed(uint32_t e)
+{
+	return journal_gen_failed(e);
+}
+
 struct wl_slot {
 	struct engine_req req;
 	enum wl_slot_kind kind;
@@ -145,7 +153,8 @@ struct wl_db {
 	const struct plan_db *pdb;
 	unsigned global;
 	uint64_t lo, n;	  /* the pages this worker drives: [lo, lo + n) */
-	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown */
+	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown;
+			   * or a mark: WL_EXPECT_LOWER, WL_EXPECT_BAD, failed */
 	uint8_t *busy;	  /* WL_BUSY_* per page (index page - lo) */
 	/* the flusher */
 	struct wl_dirty_page *dirty; /* FIFO ring */
@@ -387,10 +396,13 @@ static inline bool wl_slot_replaying(const struct wl_slot *s)
 }
 
 /* The generation a write of a page expected at e stamps: the next one
- * (anything newer than init's 1 when it was unknown or found bad). */
+ * (anything newer than init's 1 when it was unknown, found bad or its last
+ * write failed). */
 static inline uint64_t wl_next_gen(uint32_t e)
 {
-	uint64_t g = e == WL_EXPECT_BAD ? 2 : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
+	uint64_t g = e == WL_EXPECT_BAD || wl_expect_failed(e)
+			     ? 2
+			     : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
 
 	return g == 1 ? 2 : g;
 }

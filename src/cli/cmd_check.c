@@ -451,6 +451,12 @@ static void check_space(struct check *c)
 			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, r.buf, b.buf,
 			       f->device ? "in the device" : "free",
 			       f->need <= f->free ? "" : ": not enough");
+		if (f->cow[0]) {
+			strbuf_reset(&r);
+			plan_fs_cow_warning(f, &r);
+			report(c, CHECK_WARN, "copy-on-write", "%s (volume%s %s): %s", f->path,
+			       strchr(f->volumes, ',') ? "s" : "", f->volumes, r.buf);
+		}
 	}
 out:
 	plan_space_release(&sp);

@@ -9,8 +9,9 @@
  *   - a file is removed only when it carries diskproof's own header for what
  *     it should be: a page header (PAGE_MAGIC, kind, this database's id) at
  *     offset 0 of a .edb or .log, a journal header ("DPGENJ01", this
- *     database's id) at offset 0 of a .gen; anything else is "not diskproof's"
- *     and left alone;
+ *     database's id) at offset 0 of a .gen; a journal's spare (.gen.spare.K,
+ *     journal.h) only when it is an empty regular file with one link;
+ *     anything else is "not diskproof's" and left alone;
  *   - everything is listed (with sizes) before anything is removed, and the
  *     user says yes on a terminal, or --yes was given; without a terminal and
  *     without --yes nothing is removed (exit 2);
@@ -50,6 +51,7 @@ enum clean_kind {
 	CLEAN_KIND_DB,
 	CLEAN_KIND_LOG,
 	CLEAN_KIND_JOURNAL,
+	CLEAN_KIND_SPARE,
 };
 
 enum clean_state {
@@ -59,7 +61,8 @@ enum clean_state {
 };
 
 struct clean_file {
-	const char *path; /* owned by the plan */
+	const char *path; /* owned by the plan, or by owned */
+	char *owned;
 	enum clean_kind kind;
 	uint32_t db_id;
 	enum clean_state state;
@@ -69,7 +72,7 @@ struct clean_file {
 	char why[160];
 };
 
-static const char *const kind_names[] = {"database", "log", "journal"};
+static const char *const kind_names[] = {"database", "log", "journal", "journal spare"};
 
 static void keep(struct clean_file *f, const char *why)
 {
@@ -149,6 +152,15 @@ static void clean_inspect(struct clean_file *f)
 	f->size = (uint64_t)st.st_size;
 	f->dev = st.st_dev;
 	f->ino = st.st_ino;
+	if (f->kind == CLEAN_KIND_SPARE) {
+		/* empty: its room is preallocated past its end */
+		f->size = (uint64_t)st.st_blocks * 512;
+		if (journal_spare_ours(f->path))
+			f->state = CLEAN_OURS;
+		else
+			keep(f, "not an empty file, as diskproof's spares are: left alone");
+		return;
+	}
 	/* O_NONBLOCK: a FIFO swapped in since the lstat must not block */
 	fd = open(f->path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -172,6 +184,23 @@ static void clean_inspect(struct clean_file *f)
 	}
 	if (header_is_ours(f, head, (size_t)n))
 		f->state = CLEAN_OURS;
+}
+
+/* The spares of the journal at path (journal.h) after files[n]; the new n.
+ * A name that cannot be made is left out. */
+static size_t clean_add_spares(struct clean_file *files, size_t n, const char *journal)
+{
+	for (int k = 1; k <= JOURNAL_SPARES; k++) {
+		struct strbuf name = STRBUF_INIT;
+
+		journal_spare_name(journal, k, &name);
+		files[n] = (struct clean_file){.kind = CLEAN_KIND_SPARE};
+		files[n].owned = strbuf_detach(&name, NULL);
+		files[n].path = files[n].owned;
+		if (files[n].path)
+			n++;
+	}
+	return n;
 }
 
 /* Removes f if it is still the file that was checked; 0 or -errno. */
@@ -335,7 +364,7 @@ int cmd_clean(int argc, char **argv)
 		goto out;
 	}
 	cli_print_warnings(plan_lock_skipped(lock));
-	files = calloc(3 * pl.nr_dbs + 1, sizeof(*files));
+	files = calloc((3 + JOURNAL_SPARES) * pl.nr_dbs + 1, sizeof(*files));
 	if (!files) {
 		fprintf(stderr, "diskproof: clean: out of memory\n");
 		ret = DP_EXIT_ENV;
@@ -352,6 +381,7 @@ int cmd_clean(int argc, char **argv)
 			files[n++] = (struct clean_file){.path = db->path, .kind = CLEAN_KIND_DB};
 			files[n++] = (struct clean_file){.path = db->journal,
 							 .kind = CLEAN_KIND_JOURNAL};
+			n = clean_add_spares(files, n, db->journal);
 		} else if (vol->first_db == i) {
 			printf("  keep    %s: volume %s is a block device: clean removes files "
 			       "only\n",
@@ -391,6 +421,8 @@ int cmd_clean(int argc, char **argv)
 	}
 	ret = clean_apply(&pl, lock, files, n);
 out:
+	for (size_t i = 0; i < n; i++)
+		free(files[i].owned);
 	free(files);
 	plan_lock_release(lock);
 	plan_release(&pl);

@@ -234,6 +234,11 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 			    : f->need <= f->free ? ": ok"
 						 : ": NOT ENOUGH",
 			    strchr(f->volumes, ',') ? "volumes" : "volume", f->volumes);
+		if (f->cow[0]) {
+			strbuf_addstr(sb, "    warning: ");
+			plan_fs_cow_warning(f, sb);
+			strbuf_addch(sb, '\n');
+		}
 	}
 }
 
@@ -297,6 +302,8 @@ static void json_filesystem(struct json *j, const struct plan_fs *f)
 		json_null(j, "free");
 	json_bool(j, "enough", !f->free_known || f->need <= f->free);
 	json_u64(j, "results_reserve", f->reserve);
+	json_str(j, "copy_on_write", f->cow[0] ? f->cow : NULL);
+	json_u64(j, "keep_free", f->keep_free);
 	json_end(j);
 }
 

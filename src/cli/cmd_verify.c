@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/journal.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/plan.h"
@@ -58,6 +59,17 @@ static void on_progress(void *arg, const struct verify_progress *v, size_t n, ui
 	fflush(stderr);
 }
 
+/* "run 12", or what run 0 and a run too large to keep (journal.h) mean */
+static void failed_run_name(uint64_t run, struct strbuf *out)
+{
+	if (run == JOURNAL_FAILED_RUN_MASK)
+		strbuf_addstr(out, "an earlier run");
+	else if (!run)
+		strbuf_addstr(out, "init --precondition");
+	else
+		strbuf_addf(out, "run %llu", (unsigned long long)run);
+}
+
 static void print_bad(const struct verify_db *vdb, const struct verify_bad *b)
 {
 	const char *path = b->log ? vdb->log.path : vdb->data.path;
@@ -66,6 +78,14 @@ static void print_bad(const struct verify_db *vdb, const struct verify_bad *b)
 	       (unsigned long long)b->index, path, (unsigned long long)b->offset);
 	if (b->problem == VERIFY_READ_ERROR) {
 		printf("read failed: %s\n", strerror(b->error));
+		return;
+	}
+	if (b->problem == VERIFY_WRITE_FAILED) {
+		struct strbuf run = STRBUF_INIT;
+
+		failed_run_name(b->failed_run, &run);
+		printf("write failed in %s: what it holds is undefined; not checked\n", run.buf);
+		strbuf_release(&run);
 		return;
 	}
 	if (b->problem == VERIFY_MISDIRECTED)
@@ -160,14 +180,21 @@ static void print_env(const struct verify_result *r)
 	if (r->bad[VERIFY_READ_ERROR])
 		fprintf(stderr, "diskproof: %llu page(s) or log block(s) could not be read\n",
 			(unsigned long long)r->bad[VERIFY_READ_ERROR]);
+	if (r->write_failed)
+		fprintf(stderr,
+			"diskproof: %llu page(s) not checked: their last write failed (the "
+			"run said so), so what they hold is undefined; not an integrity error. "
+			"The next run writes them anew (or init --destroy-data makes the "
+			"database again)\n",
+			(unsigned long long)r->write_failed);
 }
 
 /* ---- --format json (docs/json.md, verify.schema.json) ---- */
 
 /* The JSON name of each enum verify_problem, in its order. */
 static const char *const problem_keys[VERIFY_PROBLEM_COUNT] = {
-	"not_ours",  "checksum", "misdirected", "lost_write",
-	"unwritten", "newer",	 "payload",	"read_error",
+	"not_ours", "checksum", "misdirected", "lost_write",   "unwritten",
+	"newer",    "payload",	"read_error",  "write_failed",
 };
 
 static const char *const journal_keys[] = {
@@ -215,7 +242,8 @@ static void json_bad(struct json *j, const struct verify_bad *b)
 		json_null(j, "expected_generation"); /* any (or a log block: none) */
 	else
 		json_u64(j, "expected_generation", b->expected_gen);
-	if (b->log || b->problem == VERIFY_NOT_OURS || b->problem == VERIFY_READ_ERROR)
+	if (b->log || b->problem == VERIFY_NOT_OURS || b->problem == VERIFY_READ_ERROR ||
+	    b->problem == VERIFY_WRITE_FAILED)
 		json_null(j, "found_generation");
 	else
 		json_u64(j, "found_generation", b->found_gen);
@@ -228,6 +256,10 @@ static void json_bad(struct json *j, const struct verify_bad *b)
 		json_null(j, "found_kind");
 		json_null(j, "found_index");
 	}
+	if (b->problem == VERIFY_WRITE_FAILED)
+		json_u64(j, "failed_in_run", b->failed_run);
+	else
+		json_null(j, "failed_in_run");
 	json_end(j);
 }
 
@@ -276,6 +308,7 @@ static int print_json(const struct verify_result *r, const struct profile *p, co
 	json_counts(&j, "bad", r->bad);
 	json_u64(&j, "integrity_errors", r->integrity_errors);
 	json_u64(&j, "env_errors", r->env_errors);
+	json_u64(&j, "write_failed", r->write_failed);
 	json_str(&j, "interrupted_by",
 		 r->signal == SIGINT	? "SIGINT"
 		 : r->signal == SIGTERM ? "SIGTERM"

@@ -34,7 +34,8 @@ static const struct usage_command {
 	{"init", CMD_INIT, "[PROFILE]", NULL, NOTE_PROFILE | NOTE_UNITS,
 	 "create (or finish creating) the profile's databases and logs"},
 	{"verify", CMD_VERIFY, "[PROFILE]", "text|json", NOTE_PROFILE | NOTE_UNITS,
-	 "read back every page and log block and check it (exit 4 on any bad)"},
+	 "read back every page and log block and check it (exit 4 on any bad; a page whose "
+	 "last write failed is named, not judged)"},
 	{"clean", CMD_CLEAN, "[PROFILE]", NULL, NOTE_PROFILE,
 	 "remove the files diskproof created for the profile (only those)"},
 	{"plan", CMD_PLAN, "[PROFILE]", "text|json", NOTE_PROFILE | NOTE_UNITS,

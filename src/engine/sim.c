@@ -32,7 +32,9 @@
  * stamped into the write buffer; a dropped write keeps the old generation, and
  * a read stamps a header with the kept generation into the buffer, so the
  * run's page checks work here as on real pages. Never-written blocks read as
- * generation 1 (what init writes).
+ * generation 1 (what init writes). A page write that fails (error_rate)
+ * leaves its pages undefined, as a real one may (partly written, torn):
+ * until written again they read back with no header at all (zeros).
  *
  * Time: completions sit in a min-heap by completion time; reap pops the
  * earliest and moves the virtual clock to it. Same seed, same sequence.
@@ -223,6 +225,23 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, const st
 	return (uint64_t)((double)base * (1.0 + j));
 }
 
+/* a block whose last write failed: what it holds is undefined (read back
+ * as zeros); generations stay below it */
+#define SIM_GEN_TORN 0x80000000u
+
+/* A failed write of a database file: every page it spans undefined. */
+static void sim_torn(struct engine_ctx *ctx, struct sim_priv *p, const struct engine_req *r)
+{
+	struct sim_file *f = &p->files[r->file];
+	uint32_t bs = ctx->files[r->file].block;
+
+	if (r->op != ENGINE_OP_WRITE || !f->gens || r->len < PAGE_HEADER_SIZE)
+		return;
+	for (uint64_t blk = r->offset / bs, o = 0; o + bs <= r->len && blk < f->nr_blocks;
+	     o += bs, blk++)
+		f->gens[blk] |= SIM_GEN_TORN;
+}
+
 static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct profile_sim *s,
 		     struct engine_req *r)
 {
@@ -247,10 +266,13 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct pr
 		}
 		return;
 	}
-	/* every page a read spans gets its header */
+	/* every page a read spans gets its header (none where a write failed) */
 	for (uint64_t o = 0; o + ef->block <= r->len && blk < f->nr_blocks; o += ef->block, blk++)
-		page_stamp((char *)r->buf + o, ef->block, PAGE_KIND_DB, ef->tag, blk,
-			   f->gens[blk] ? f->gens[blk] : 1, 0, 0, false);
+		if (f->gens[blk] & SIM_GEN_TORN)
+			memset((char *)r->buf + o, 0, PAGE_HEADER_SIZE);
+		else
+			page_stamp((char *)r->buf + o, ef->block, PAGE_KIND_DB, ef->tag, blk,
+				   f->gens[blk] ? f->gens[blk] : 1, 0, 0, false);
 }
 
 /* len / transfer_rate in ns; 0 without a rate. */
@@ -297,6 +319,7 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		r->t_done_ns += m->spike_latency_ns; /* a single slow I/O */
 	if (m && m->error_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->error_rate_pct) {
 		r->result = -EIO;
+		sim_torn(ctx, p, r);
 	} else {
 		r->result = r->len;
 		sim_data(ctx, p, m, r);

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/env.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -44,8 +45,8 @@
 #define JH_HCRC 52
 #define JH_SEQ 56
 
-/* generations converted per block on the way to and from the file */
-#define JOURNAL_IO_GENS 16384u
+/* bytes written at a time (a multiple of every filesystem block size) */
+#define JOURNAL_IO_BYTES (64u * 1024u)
 
 /* more pages than this cannot be a real database's (16 EiB of 4 KiB pages
  * would not fit in 64 bits of bytes anyway) */
@@ -201,11 +202,11 @@ static uint32_t header_crc(const unsigned char *h)
 }
 
 static void header_encode(unsigned char *h, const struct journal_info *info, uint32_t crc,
-			  uint64_t seq)
+			  uint64_t seq, uint32_t version)
 {
 	memset(h, 0, JOURNAL_HEADER_SIZE);
 	memcpy(h + JH_MAGIC, JOURNAL_MAGIC, 8);
-	put_le32(h + JH_VERSION, JOURNAL_VERSION);
+	put_le32(h + JH_VERSION, version);
 	put_le32(h + JH_FLAGS, info->flags);
 	put_le32(h + JH_DB_ID, info->db_id);
 	put_le32(h + JH_PAGE_SIZE, info->page_size);
@@ -215,6 +216,33 @@ static void header_encode(unsigned char *h, const struct journal_info *info, uin
 	put_le32(h + JH_CRC, crc);
 	put_le64(h + JH_SEQ, seq);
 	put_le32(h + JH_HCRC, header_crc(h));
+}
+
+/* What gens hold: a failed-write mark at all, one of run run_id's. */
+struct gens_marks {
+	bool failed, own;
+};
+
+static struct gens_marks gens_marks(const uint32_t *gens, uint64_t n, uint64_t run_id)
+{
+	uint32_t own = journal_failed_mark(run_id);
+	struct gens_marks m = {false, false};
+
+	for (uint64_t i = 0; i < n; i++)
+		if (journal_gen_failed(gens[i])) {
+			m.failed = true;
+			if (gens[i] == own) {
+				m.own = true;
+				break;
+			}
+		}
+	return m;
+}
+
+/* The version gens are written as: 3 only when they need it. */
+static uint32_t gens_version(const uint32_t *gens, uint64_t n)
+{
+	return gens_marks(gens, n, 0).failed ? JOURNAL_VERSION : JOURNAL_VERSION_PLAIN;
 }
 
 /* A header as read: its fields, format version, sequence and gens CRC. */
@@ -247,10 +275,10 @@ static int header_decode(const char *where, const unsigned char *h, size_t got, 
 		return -EINVAL;
 	}
 	version = get_le32(h + JH_VERSION);
-	if (version != 1 && version != JOURNAL_VERSION) {
+	if (version < 1 || version > JOURNAL_VERSION) {
 		strbuf_addf(err,
 			    "%s: unsupported generation journal version %u (this diskproof "
-			    "reads versions 1 and %u)",
+			    "reads versions 1 to %u)",
 			    where, version, JOURNAL_VERSION);
 		return -EINVAL;
 	}
@@ -287,34 +315,62 @@ static int header_decode(const char *where, const unsigned char *h, size_t got, 
 	return 0;
 }
 
-/* Header at off, then the generations in blocks after it. */
+/*
+ * The header at off, then the generations after it, in pieces of
+ * JOURNAL_IO_BYTES from off, each written once and in order: a spare's
+ * preallocated blocks can be filled once without new space on a
+ * copy-on-write filesystem, but a block written twice before it reaches the
+ * disk needs new space again (btrfs).
+ */
 static int write_contents(int fd, uint64_t off, const struct journal_info *info,
 			  const uint32_t *gens, uint64_t seq)
 {
-	unsigned char h[JOURNAL_HEADER_SIZE];
+	uint64_t n = info->nr_pages, i = 0, at = off;
+	size_t fill = JOURNAL_HEADER_SIZE;
 	unsigned char *buf;
 	int ret = 0;
 
-	buf = malloc(4 * JOURNAL_IO_GENS);
+	buf = malloc(JOURNAL_IO_BYTES);
 	if (!buf)
 		return -ENOMEM;
-	for (uint64_t i = 0; i < info->nr_pages && !ret; i += JOURNAL_IO_GENS) {
-		size_t k = info->nr_pages - i < JOURNAL_IO_GENS ? (size_t)(info->nr_pages - i)
-								: JOURNAL_IO_GENS;
+	header_encode(buf, info, gens_crc(gens, n), seq, gens_version(gens, n));
+	do {
+		size_t k = (JOURNAL_IO_BYTES - fill) / 4;
 
-		gens_to_le(buf, gens + i, k);
-		ret = pwrite_all(fd, buf, k * 4, off + JOURNAL_HEADER_SIZE + 4 * i);
-	}
+		if (k > n - i)
+			k = (size_t)(n - i);
+		gens_to_le(buf + fill, gens + i, k);
+		i += k;
+		fill += 4 * k;
+		ret = pwrite_all(fd, buf, fill, at);
+		at += fill;
+		fill = 0;
+	} while (!ret && i < n);
 	free(buf);
-	if (ret)
-		return ret;
-	header_encode(h, info, gens_crc(gens, info->nr_pages), seq);
-	return pwrite_all(fd, h, sizeof(h), off);
+	return ret;
 }
 
-/* Reads and checks nr generations at off against crc; *gens malloc'd. */
-static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint32_t crc,
-		     uint32_t **gens, struct strbuf *err)
+/* Every entry a generation, a lower bound or (version 3) a failed-write
+ * mark: -EINVAL with the first one that is none of these. */
+static int gens_check(const char *where, uint32_t version, const uint32_t *g, uint64_t nr,
+		      struct strbuf *err)
+{
+	uint32_t bad = version >= 3 ? JOURNAL_GEN_LOWER | JOURNAL_GEN_FAILED : JOURNAL_GEN_FAILED;
+
+	for (uint64_t i = 0; i < nr; i++)
+		if ((g[i] & bad) == bad) {
+			strbuf_addf(err,
+				    "%s: damaged (entry 0x%08x of page %llu: not a generation)",
+				    where, g[i], (unsigned long long)i);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Reads and checks nr generations of a version's journal at off against
+ * crc; *gens malloc'd. */
+static int read_gens(int fd, const char *where, uint32_t version, uint64_t off, uint64_t nr,
+		     uint32_t crc, uint32_t **gens, struct strbuf *err)
 {
 	uint32_t *g;
 	size_t got;
@@ -347,6 +403,8 @@ static int read_gens(int fd, const char *where, uint64_t off, uint64_t nr, uint3
 		goto out_free;
 	}
 	gens_from_le(g, (size_t)nr);
+	if (gens_check(where, version, g, nr, err))
+		goto out_free;
 	*gens = g;
 	return 0;
 out_free:
@@ -426,10 +484,10 @@ static int create_tmp(const char *path, struct strbuf *tmp)
 	return -EEXIST;
 }
 
-static int file_write(const struct journal_loc *loc, const struct journal_info *info,
-		      const uint32_t *gens, struct strbuf *err)
+/* The usual write: a new temporary file, renamed over path. */
+static int file_write_new(const char *path, const struct journal_info *info, const uint32_t *gens,
+			  struct strbuf *err)
 {
-	const char *path = loc->path;
 	struct strbuf tmp = STRBUF_INIT;
 	const char *what;
 	int fd, ret;
@@ -483,6 +541,146 @@ out_report:
 	return ret;
 }
 
+/* ---- spares (journal.h): room kept for a journal on a full filesystem ---- */
+
+void journal_spare_name(const char *path, int k, struct strbuf *out)
+{
+	strbuf_reset(out);
+	strbuf_addf(out, "%s.spare.%d", path, k);
+}
+
+static bool spare_stat_ours(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_nlink == 1 && st->st_uid == geteuid() &&
+	       st->st_size == 0;
+}
+
+bool journal_spare_ours(const char *name)
+{
+	struct stat st;
+
+	return lstat(name, &st) == 0 && spare_stat_ours(&st);
+}
+
+/* The spare at name opened for writing, when it is ours and holds at least
+ * bytes preallocated; else -1 (nothing there, or not one to use). */
+static int spare_open(const char *name, uint64_t bytes)
+{
+	struct stat before, st;
+	int fd;
+
+	if (lstat(name, &before) != 0 || !spare_stat_ours(&before))
+		return -1;
+	fd = open(name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || st.st_ino != before.st_ino || st.st_dev != before.st_dev ||
+	    !spare_stat_ours(&st) || (uint64_t)st.st_blocks * 512 < bytes) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The journal written into a spare and renamed over path. 0; -ENOSPC when
+ * no spare could take it; or the directory's fsync failure (the journal is
+ * in place then), said in err. */
+static int spare_write(const char *path, const struct journal_info *info, const uint32_t *gens,
+		       struct strbuf *err)
+{
+	uint64_t bytes = JOURNAL_HEADER_SIZE + 4 * info->nr_pages;
+	struct strbuf name = STRBUF_INIT;
+	int ret = -ENOSPC;
+
+	for (int k = 1; k <= JOURNAL_SPARES && ret; k++) {
+		int fd;
+
+		journal_spare_name(path, k, &name);
+		fd = spare_open(name.buf, bytes);
+		if (fd < 0)
+			continue;
+		ret = write_contents(fd, 0, info, gens, 0);
+		if (!ret && fsync(fd) != 0)
+			ret = -errno;
+		if (close(fd) != 0 && !ret)
+			ret = -errno;
+		if (!ret && rename(name.buf, path) != 0)
+			ret = -errno;
+		if (ret) {
+			unlink(name.buf); /* ours (spare_open), and no longer empty */
+			ret = -ENOSPC;
+		}
+	}
+	if (!ret) {
+		ret = sync_parent_dir(path);
+		if (ret)
+			strbuf_addf(err,
+				    "%s: journal written but its directory could not be synced: %s",
+				    path, strerror(-ret));
+	}
+	strbuf_release(&name);
+	return ret;
+}
+
+/*
+ * On a copy-on-write filesystem, up to JOURNAL_SPARES spares beside path,
+ * each with bytes preallocated past its end; one of ours too small is made
+ * anew. Best effort: a full filesystem keeps fewer.
+ */
+static void spares_keep(const char *path, uint64_t bytes)
+{
+	struct strbuf dir = STRBUF_INIT, name = STRBUF_INIT;
+
+	path_dirname(path, &dir);
+	if (!env_fs_cow(dir.buf, NULL))
+		goto out;
+	for (int k = 1; k <= JOURNAL_SPARES; k++) {
+		int fd;
+
+		journal_spare_name(path, k, &name);
+		fd = spare_open(name.buf, bytes);
+		if (fd >= 0) {
+			close(fd);
+			continue;
+		}
+		if (journal_spare_ours(name.buf))
+			unlink(name.buf);
+		fd = open(name.buf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd < 0)
+			continue; /* something else is there, or no room */
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, 0, (off_t)bytes) != 0)
+			unlink(name.buf); /* ours: created O_EXCL above */
+		close(fd);
+	}
+out:
+	strbuf_release(&dir);
+	strbuf_release(&name);
+}
+
+/*
+ * A file journal: the usual way; when the filesystem is full and gens mark
+ * failed writes of the run writing it, into a spare (journal.h); then the
+ * spares kept for the next time.
+ */
+static int file_write(const struct journal_loc *loc, const struct journal_info *info,
+		      const uint32_t *gens, struct strbuf *err)
+{
+	struct strbuf first = STRBUF_INIT;
+	int ret = file_write_new(loc->path, info, gens, &first), sp = -ENOSPC;
+
+	if ((ret == -ENOSPC || ret == -EDQUOT) &&
+	    gens_marks(gens, info->nr_pages, info->run_id).own)
+		sp = spare_write(loc->path, info, gens, err);
+	if (sp != -ENOSPC)
+		ret = sp; /* in a spare: 0, or its directory's fsync failure (said) */
+	else
+		strbuf_addstr(err, first.buf);
+	if (ret != -EEXIST)
+		spares_keep(loc->path, JOURNAL_HEADER_SIZE + 4 * info->nr_pages);
+	strbuf_release(&first);
+	return ret;
+}
+
 static int file_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		     struct strbuf *err)
 {
@@ -533,7 +731,7 @@ static int file_read(const struct journal_loc *loc, struct journal_info *info, u
 			    (unsigned long long)st.st_size, (unsigned long long)want);
 		goto out_close;
 	}
-	ret = read_gens(fd, path, JOURNAL_HEADER_SIZE, info->nr_pages, d.crc, gens, err);
+	ret = read_gens(fd, path, d.version, JOURNAL_HEADER_SIZE, info->nr_pages, d.crc, gens, err);
 out_close:
 	close(fd);
 	return ret;
@@ -567,7 +765,7 @@ static void slots_read(int fd, const struct journal_loc *loc, const char *where,
 			struct strbuf e = STRBUF_INIT;
 
 			s[k].state = header_decode(w.buf, h, got, &s[k].h, &e);
-			if (!s[k].state && (s[k].h.version != JOURNAL_VERSION ||
+			if (!s[k].state && (s[k].h.version < JOURNAL_VERSION_PLAIN ||
 					    slot_size(s[k].h.info.nr_pages) > ss)) {
 				strbuf_addf(&e,
 					    "%s: damaged (version %u, %llu pages: not a slot "
@@ -611,7 +809,7 @@ static int device_read(const struct journal_loc *loc, struct journal_info *info,
 	for (int i = 0; i < n; i++) {
 		int k = order[i];
 
-		ret = read_gens(fd, where.buf,
+		ret = read_gens(fd, where.buf, s[k].h.version,
 				loc->offset + k * (loc->size / 2) + JOURNAL_HEADER_SIZE,
 				s[k].h.info.nr_pages, s[k].h.crc, gens, &why);
 		if (!ret) {
@@ -677,7 +875,7 @@ static int device_write(const struct journal_loc *loc, const struct journal_info
 		uint32_t *g = NULL;
 		int newest = !k;
 
-		if (read_gens(fd, where.buf,
+		if (read_gens(fd, where.buf, s[newest].h.version,
 			      loc->offset + newest * (loc->size / 2) + JOURNAL_HEADER_SIZE,
 			      s[newest].h.info.nr_pages, s[newest].h.crc, &g, &why) == -EINVAL)
 			k = newest;
@@ -723,7 +921,7 @@ int journal_read(const struct journal_loc *loc, struct journal_info *info, uint3
 	return ret;
 }
 
-/* A version 2 file: the header rewritten in place (one sector). */
+/* A version 2 or 3 file: the header rewritten in place (one sector). */
 static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
 {
 	unsigned char h[JOURNAL_HEADER_SIZE];
@@ -747,13 +945,13 @@ static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, str
 		ret = -EINVAL;
 		goto out_close;
 	}
-	if (d.version != JOURNAL_VERSION) {
+	if (d.version < JOURNAL_VERSION_PLAIN) {
 		ret = 1; /* the caller rewrites it whole */
 		goto out_close;
 	}
 	d.info.flags &= ~JOURNAL_CLEAN;
 	d.info.run_id = run_id;
-	header_encode(h, &d.info, d.crc, d.seq);
+	header_encode(h, &d.info, d.crc, d.seq, d.version);
 	ret = pwrite_all(fd, h, sizeof(h), 0);
 	if (ret)
 		strbuf_addf(err, "%s: cannot write the header: %s", loc->path, strerror(-ret));

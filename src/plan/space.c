@@ -2,10 +2,11 @@
  * space.c - the one free-space model: what the plan's files take and still
  * need on each filesystem (or block device) they live on, the results
  * file's reserve included where it shares one, against what is free there,
- * and the one message when it is short. plan and check show it; init and
- * run check it before anything is made (plan_space_measure/_check), and
- * plan_prepare_files() checks it again, with what it found at the paths,
- * just before the first byte is written (plan_check_space).
+ * and the one message when it is short; and where it is a copy-on-write
+ * filesystem, what overwrites need kept free (plan and check warn). plan and check show it; init
+ * and run check it before anything is made (plan_space_measure/_check), and plan_prepare_files()
+ * checks it again, with what it found at the paths, just before the first byte is written
+ * (plan_check_space).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "diskproof/env.h"
 #include "diskproof/plan.h"
 #include "plan_internal.h"
 
@@ -112,6 +114,20 @@ static int space_fs(struct plan_space *s, dev_t *devs, struct strbuf *vols,
 	return s->fs[*idx].path ? 0 : -ENOMEM;
 }
 
+/* A file of size bytes at path on s->fs[fs]: on a copy-on-write filesystem
+ * (the file's own, or the one it will get in its directory), its size is
+ * kept free for overwrites. */
+static void space_cow(struct plan_space *s, size_t fs, const char *path, uint64_t size, bool device)
+{
+	struct strbuf what = STRBUF_INIT;
+
+	if (!device && env_fs_cow(path, &what)) {
+		snprintf(s->fs[fs].cow, sizeof(s->fs[fs].cow), "%s", what.buf);
+		s->fs[fs].keep_free += size;
+	}
+	strbuf_release(&what);
+}
+
 /*
  * The one free-space model: per filesystem (or block device) of the plan's
  * files, what they take (total), what is still to write (need: the files'
@@ -164,6 +180,8 @@ static int space_measure(const struct plan *pl, const uint64_t *have_db, const u
 						? plan_round_region(db->log_size)
 						: db->log_size - have(have_log, vol->first_db + k,
 								      db->log_file, db->log_size);
+			space_cow(s, vs->fs, db->path, db->size, vol->device);
+			space_cow(s, vs->log_fs, db->log_file, db->log_size, vol->log_device);
 		}
 		if (ret)
 			break;
@@ -233,6 +251,18 @@ int plan_space_check(const struct plan_space *s, struct strbuf *err)
 		ret = -ENOSPC;
 	}
 	return ret;
+}
+
+void plan_fs_cow_warning(const struct plan_fs *f, struct strbuf *out)
+{
+	bool btrfs = !strcmp(f->cow, "btrfs"), xfs = !strncmp(f->cow, "XFS", 3);
+
+	strbuf_addf(out, "copy-on-write (%s): overwrites %sneed free space; keep ", f->cow,
+		    xfs ? "of shared blocks (after a reflink copy or a snapshot) " : "");
+	unit_format_size(out, f->keep_free);
+	strbuf_addstr(out, " free (the files' size again)");
+	if (btrfs)
+		strbuf_addstr(out, ", or make the directory NOCOW before init (chattr +C)");
 }
 
 void plan_space_release(struct plan_space *s)

@@ -91,14 +91,27 @@ void coord_check_fatal(struct run *r)
 	}
 }
 
-/* Stops the run once the workers have seen max_errors I/O errors; checked
- * between intervals too, so the stop comes soon after the last one allowed. */
+/* Stops the run once the workers have seen max_errors I/O errors, or at
+ * once when a write found no space (an environment error: a full volume,
+ * on a copy-on-write filesystem even for files made whole beforehand);
+ * checked between intervals too, so the stop comes soon after. */
 bool coord_check_errors(struct run *r)
 {
 	uint64_t n = atomic_load_explicit(&r->errors_seen, memory_order_relaxed);
 	char why[128];
 
-	if (!r->prof->max_errors || n < r->prof->max_errors || atomic_load(&r->stop))
+	if (atomic_load(&r->stop))
+		return false;
+	/* pairs with the store in worker_complete() */
+	if (atomic_load_explicit(&r->nospace, memory_order_acquire)) {
+		r->env_failed = true;
+		coord_stop(r, 0,
+			   "stopped: a write failed: No space left on device (a copy-on-write "
+			   "filesystem needs free space for every overwrite: diskproof plan "
+			   "says how much); the pages whose writes failed are marked as such");
+		return true;
+	}
+	if (!r->prof->max_errors || n < r->prof->max_errors)
 		return false;
 	snprintf(why, sizeof(why), "stopped after %llu I/O errors ([test] max_errors = %llu)",
 		 (unsigned long long)n, (unsigned long long)r->prof->max_errors);

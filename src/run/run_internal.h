@@ -252,10 +252,13 @@ struct run {
 	atomic_bool stop;
 	atomic_bool hung;		  /* the coordinator saw a hung I/O: drain briefly */
 	atomic_uint_fast64_t errors_seen; /* I/O errors so far, bumped by workers */
-	atomic_uint_fast64_t msgs_kept;	  /* error messages kept (RUN_EVENTS_MAX) */
-	uint64_t msgs_dropped;		  /* and those past it, counted by the coordinator */
-	atomic_uint workers_done;	  /* backup: workers that read all they had */
-	bool completed;			  /* backup: ended when everything was read */
+	/* a write failed for lack of space: set by workers (release), read by
+	 * coord_check_errors() (acquire), which ends the run */
+	atomic_bool nospace;
+	atomic_uint_fast64_t msgs_kept; /* error messages kept (RUN_EVENTS_MAX) */
+	uint64_t msgs_dropped;		/* and those past it, counted by the coordinator */
+	atomic_uint workers_done;	/* backup: workers that read all they had */
+	bool completed;			/* backup: ended when everything was read */
 	int stop_signal;
 	char stop_reason[256];	     /* why the run stopped early, when not a signal */
 	struct strbuf journal_notes; /* per database, once each: a journal not used

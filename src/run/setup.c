@@ -93,11 +93,35 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 	return 0;
 }
 
+/* Notes the pages of a journal whose last write failed, once per
+ * database: the run keeps their marks until it writes them anew. */
+static void note_failed(struct run *r, const struct plan_db *pdb, const uint32_t *gens, uint64_t n)
+{
+	uint64_t count = 0, run = 0;
+	bool others = false;
+
+	for (uint64_t i = 0; i < n; i++) {
+		if (!journal_gen_failed(gens[i]))
+			continue;
+		if (count++ == 0)
+			run = journal_failed_run(gens[i]);
+		else if (journal_failed_run(gens[i]) != run)
+			others = true;
+	}
+	if (count)
+		strbuf_addf(&r->journal_notes,
+			    "%s: %llu page(s) whose last write failed (run %llu%s): what they "
+			    "hold is undefined, so it is accepted as it is until each is written "
+			    "anew\n",
+			    pdb->name, (unsigned long long)count, (unsigned long long)run,
+			    others ? " and others" : "");
+}
+
 /*
  * The expected generations of the pages [lo, lo + n) of a database:
  * generation 1 from fresh on (written by init just now), the journal's below
- * (exact when it was written clean, else lower bounds), 0 (unknown) where
- * there is none.
+ * (exact when it was written clean, else lower bounds; a failed-write mark
+ * as it is), 0 (unknown) where there is none.
  */
 static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 {
@@ -131,12 +155,16 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 				    "(run %llu): its generations are lower bounds; pages found "
 				    "newer are accepted and learnt\n",
 				    pdb->name, pdb->journal, (unsigned long long)ji.run_id);
+		if (!noted && use)
+			note_failed(r, pdb, gens, ji.nr_pages);
 	}
 	for (uint64_t i = 0; i < d->n; i++) {
 		uint64_t pg = d->lo + i;
 
 		if (pg >= fresh)
 			d->expect[i] = 1;
+		else if (use && journal_gen_failed(gens[pg]))
+			d->expect[i] = gens[pg];
 		else if (use && (gens[pg] & ~JOURNAL_GEN_LOWER))
 			d->expect[i] =
 				gens[pg] | ((ji.flags & JOURNAL_CLEAN) ? 0 : WL_EXPECT_LOWER);

@@ -255,6 +255,9 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
 
 	if (d->busy[page - d->lo] & WL_BUSY_BAD)
 		return; /* reported once; left as it was found */
+	if (wl_expect_failed(*e))
+		return; /* its last write failed: anything may be there until the
+			 * next write of it succeeds */
 	if (*e == WL_EXPECT_BAD) {
 		/* reported already; learn the page again if it reads right */
 		st = page_verify(buf, w->run->prof->page_size, d->pdb->id, page, 0, full, &found);
@@ -285,6 +288,13 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
 	 * writes it again nor reads it for a transaction, and its journal entry
 	 * stays the generation expected, so verify and the next run find it too */
 	d->busy[page - d->lo] |= WL_BUSY_BAD;
+}
+
+/* What a page whose write failed is marked with in its map (and journal):
+ * this run's failed-write mark (journal.h). */
+static uint32_t worker_failed_mark(const struct worker *w)
+{
+	return journal_failed_mark(w->run->run_id > 0 ? (uint64_t)w->run->run_id : 0);
 }
 
 static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
@@ -396,6 +406,9 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	if (!ok) {
 		cs->errors++;
 		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
+			/* pairs with the load in coord_check_errors() */
+			atomic_store_explicit(&w->run->nospace, true, memory_order_release);
 		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
 			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
 			 (unsigned long long)s->off0,
@@ -443,7 +456,8 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 			continue;
 		if (req->op == ENGINE_OP_WRITE) {
 			d->expect[page - d->lo] =
-				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo]) : 0;
+				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo])
+				   : worker_failed_mark(w);
 		} else if (ok && verify) {
 			worker_verify(w, d, s->db, page,
 				      (char *)s->buf + (uint64_t)i * p->page_size,
@@ -460,8 +474,8 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	} else {
 		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 		if (req->op == ENGINE_OP_WRITE)
-			/* a failed write may or may not have landed */
-			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : 0;
+			/* a failed write may have landed, or not, or in part */
+			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : worker_failed_mark(w);
 		else if (ok && verify) {
 			worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
 			worker_stamp_ready(w);

@@ -130,6 +130,7 @@ const char *verify_problem_name(enum verify_problem p)
 		[VERIFY_NEWER] = "newer than the clean journal: a write diskproof did not make",
 		[VERIFY_PAYLOAD] = "payload mismatch: checksum fine, bytes differ",
 		[VERIFY_READ_ERROR] = "read failed",
+		[VERIFY_WRITE_FAILED] = "write failed: what it holds is undefined; not checked",
 	};
 	return (unsigned)p < DP_ARRAY_SIZE(names) ? names[p] : "unknown";
 }
@@ -145,13 +146,14 @@ const char *verify_problem_short(enum verify_problem p)
 		[VERIFY_NEWER] = "newer than the journal",
 		[VERIFY_PAYLOAD] = "payload mismatch",
 		[VERIFY_READ_ERROR] = "read error",
+		[VERIFY_WRITE_FAILED] = "write failed",
 	};
 	return (unsigned)p < DP_ARRAY_SIZE(names) ? names[p] : "unknown";
 }
 
 bool verify_problem_is_integrity(enum verify_problem p)
 {
-	return p != VERIFY_READ_ERROR;
+	return p != VERIFY_READ_ERROR && p != VERIFY_WRITE_FAILED;
 }
 
 /* deep: regenerate the page its header describes and compare every byte */
@@ -290,6 +292,17 @@ static void check_range(struct vvol *v, struct vfile *f, const unsigned char *bu
 		bool exact = st->exact;
 		struct verify_bad b;
 
+		if (!f->log && st->gens && idx < f->vdb->pdb->nr_pages &&
+		    journal_gen_failed(st->gens[idx])) {
+			/* its last write failed: anything may be there */
+			f->vf->checked++;
+			b = (struct verify_bad){.index = idx,
+						.offset = f->base + off + o,
+						.failed_run = journal_failed_run(st->gens[idx]),
+						.problem = VERIFY_WRITE_FAILED};
+			record_bad(c, f, &b);
+			continue;
+		}
 		if (!f->log && st->gens && idx < f->vdb->pdb->nr_pages) {
 			expected = st->gens[idx] & ~JOURNAL_GEN_LOWER;
 			/* a page the journal knows only as a lower bound */
@@ -932,6 +945,8 @@ static void totals(struct vctx *c)
 			r->bad[k] += n;
 			if (verify_problem_is_integrity((enum verify_problem)k))
 				r->integrity_errors += n;
+			else if (k == VERIFY_WRITE_FAILED)
+				r->write_failed += n;
 			else
 				r->env_errors += n;
 		}

@@ -16,8 +16,9 @@
  * new generation only when its write is acknowledged, so a journal written
  * while writes are in flight is a lower bound (written without JOURNAL_CLEAN,
  * every PC_JOURNAL_ROUNDS rounds) and the final one, written once nothing is
- * in flight, is exact (JOURNAL_CLEAN, unless a journal was not clean when read
- * or a write failed: a failed write leaves generation 0, "unknown"). Before
+ * in flight, is exact (JOURNAL_CLEAN, unless a journal was not clean when read;
+ * a failed write leaves the page a failed-write mark of run 0, journal.h, that
+ * nothing checks until the page is written anew). Before
  * the first write every journal is marked in progress (journal_mark_running),
  * so that a kill at any instant leaves lower bounds behind.
  *
@@ -65,7 +66,7 @@
 #define PC_MAX_BUFFER_BYTES (256ull << 20)
 #define PC_MAX_SLOTS 16384u
 /* a run keeps the top bit of an expected generation as a flag */
-#define PC_MAX_GEN 0x7fffffffu
+#define PC_MAX_GEN JOURNAL_GEN_MAX
 
 struct pc_db {
 	const struct plan_db *pdb;
@@ -251,7 +252,7 @@ static void pc_issue_volume(struct pc *c, struct pc_vol *v)
 		uint64_t page;
 
 		pc_pick(c, v, &d, &page);
-		if (d->gens[page] >= PC_MAX_GEN) {
+		if (!journal_gen_failed(d->gens[page]) && d->gens[page] >= PC_MAX_GEN) {
 			pc_sep(c->err);
 			strbuf_addf(c->err,
 				    "%s: page %llu: generation %u is the largest a journal keeps",
@@ -265,7 +266,8 @@ static void pc_issue_volume(struct pc *c, struct pc_vol *v)
 		s = &v->slots[v->idle[--v->nidle]];
 		s->db = d;
 		s->page = page;
-		s->gen = d->gens[page] + 1;
+		/* after a failed write: newer than init's 1, as a run does */
+		s->gen = journal_gen_failed(d->gens[page]) ? 2 : d->gens[page] + 1;
 		page_stamp(s->buf, size, PAGE_KIND_DB, d->pdb->id, page, s->gen, 0, c->p->seed,
 			   true);
 		io_uring_prep_write(sqe, d->fd, s->buf, size, d->pdb->base + page * size);
@@ -291,8 +293,7 @@ static void pc_complete(struct pc *c, struct pc_slot *s, int res, bool count)
 		return;
 	}
 	/* the page may hold the old generation, the new one or a torn mix */
-	d->gens[s->page] = 0;
-	d->inexact = true;
+	d->gens[s->page] = journal_failed_mark(0);
 	if (c->ret)
 		return; /* the first error is the one reported */
 	pc_sep(c->err);

@@ -11,18 +11,25 @@
  *                                  so that a changed payload byte passes the
  *                                  checksum and only "verify --deep" sees it
  *   pagetool gen FILE PAGE         prints the generation in page PAGE's header
+ *   pagetool crc FILE PAGE         prints "ok" when page PAGE's CRC32C is
+ *                                  right, "bad" when not (torn, corrupt)
  *   pagetool journal FILE.gen      prints "PAGE GEN" per page of a journal,
- *                                  "PAGE GEN lower" where it is a lower bound
- *                                  (the header on stderr)
+ *                                  "PAGE GEN lower" where it is a lower bound,
+ *                                  "PAGE failed RUN" where the page's last
+ *                                  write failed (the header on stderr)
  *   pagetool journal DEV OFF SIZE  the same for a device's journal region
  *                                  (offset and size from "plan --format json")
  *   pagetool mark FILE.gen RUN     marks a journal as run RUN's in progress
  *                                  (journal_mark_running), as a run does
  *                                  before its first write
+ *   pagetool fail FILE.gen PAGE RUN  marks page PAGE in a journal as one whose
+ *                                  last write failed in run RUN, as a run
+ *                                  does when a write fails
  *
  * Exits 0, or 1 with a message on stderr.
  */
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,7 +63,8 @@ static int cmd_page(const char *op, const char *path, uint64_t page, uint64_t ge
 {
 	struct page_header h0, h;
 	unsigned char *buf = NULL;
-	int fd = open(path, strcmp(op, "gen") ? O_RDWR : O_RDONLY);
+	bool ro = !strcmp(op, "gen") || !strcmp(op, "crc");
+	int fd = open(path, ro ? O_RDONLY : O_RDWR);
 	int ret;
 
 	if (fd < 0)
@@ -67,6 +75,13 @@ static int cmd_page(const char *op, const char *path, uint64_t page, uint64_t ge
 	memcpy(&h, buf, sizeof(h));
 	if (!strcmp(op, "gen")) {
 		printf("%llu\n", (unsigned long long)h.generation);
+		goto out;
+	}
+	if (!strcmp(op, "crc")) {
+		uint32_t crc = 0, want = h.crc;
+
+		memcpy(buf + offsetof(struct page_header, crc), &crc, sizeof(crc));
+		printf("%s\n", page_crc32c(0, buf, h0.page_size) == want ? "ok" : "bad");
 		goto out;
 	}
 	if (!strcmp(op, "stamp")) {
@@ -102,8 +117,12 @@ static int cmd_journal(const struct journal_loc *loc)
 		ji.page_size, (unsigned long long)ji.nr_pages, (unsigned long long)ji.run_id,
 		ji.flags);
 	for (uint64_t i = 0; i < ji.nr_pages; i++)
-		printf("%llu %u%s\n", (unsigned long long)i, gens[i] & ~JOURNAL_GEN_LOWER,
-		       gens[i] & JOURNAL_GEN_LOWER ? " lower" : "");
+		if (journal_gen_failed(gens[i]))
+			printf("%llu failed %llu\n", (unsigned long long)i,
+			       (unsigned long long)journal_failed_run(gens[i]));
+		else
+			printf("%llu %u%s\n", (unsigned long long)i, gens[i] & ~JOURNAL_GEN_LOWER,
+			       gens[i] & JOURNAL_GEN_LOWER ? " lower" : "");
 	free(gens);
 	return 0;
 }
@@ -119,12 +138,34 @@ static int cmd_mark(const char *path, uint64_t run_id)
 	return ret ? 1 : 0;
 }
 
+static int cmd_fail(const char *path, uint64_t page, uint64_t run_id)
+{
+	struct journal_loc loc = {.path = path};
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info ji;
+	uint32_t *gens = NULL;
+	int ret = journal_read(&loc, &ji, &gens, &err);
+
+	if (!ret && page >= ji.nr_pages)
+		ret = fail("no such page", path);
+	else if (!ret) {
+		gens[page] = journal_failed_mark(run_id);
+		ret = journal_write(&loc, &ji, gens, &err);
+	}
+	if (ret && err.len)
+		fprintf(stderr, "pagetool: %s\n", err.buf);
+	free(gens);
+	strbuf_release(&err);
+	return ret ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 5 && !strcmp(argv[1], "stamp"))
 		return cmd_page("stamp", argv[2], strtoull(argv[3], NULL, 10),
 				strtoull(argv[4], NULL, 10));
-	if (argc == 4 && (!strcmp(argv[1], "recrc") || !strcmp(argv[1], "gen")))
+	if (argc == 4 &&
+	    (!strcmp(argv[1], "recrc") || !strcmp(argv[1], "gen") || !strcmp(argv[1], "crc")))
 		return cmd_page(argv[1], argv[2], strtoull(argv[3], NULL, 10), 0);
 	if (argc == 3 && !strcmp(argv[1], "journal"))
 		return cmd_journal(&(struct journal_loc){.path = argv[2]});
@@ -133,7 +174,11 @@ int main(int argc, char **argv)
 							 strtoull(argv[4], NULL, 10)});
 	if (argc == 4 && !strcmp(argv[1], "mark"))
 		return cmd_mark(argv[2], strtoull(argv[3], NULL, 10));
+	if (argc == 5 && !strcmp(argv[1], "fail"))
+		return cmd_fail(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10));
 	fprintf(stderr, "usage: pagetool stamp FILE PAGE GEN | recrc FILE PAGE | gen FILE PAGE | "
-			"journal FILE.gen | journal DEV OFFSET SIZE | mark FILE.gen RUN\n");
+			"crc FILE PAGE | "
+			"journal FILE.gen | journal DEV OFFSET SIZE | mark FILE.gen RUN | "
+			"fail FILE.gen PAGE RUN\n");
 	return 2;
 }

@@ -5,7 +5,8 @@
 # `plan --format json` of a few profiles must match tests/golden/runs/ byte
 # for byte once what varies by nature is masked (host, start and end times
 # and the load's, the clock's state,
-# the host's counters and free space, scratch paths, version). A change of
+# the host's counters, free space and copy-on-write (the build's filesystem),
+# scratch paths, version). A change of
 # behaviour on purpose regenerates them in its own commit:
 # DP_UPDATE_GOLDEN=1 rewrites the golden files from this run (review the diff).
 set -e
@@ -26,6 +27,7 @@ mask_plan() {
 	sed -E -e "s#$WORK#WORK#g" -e "s#$DP_SOURCE_DIR#SRC#g" \
 		-e 's/"diskproof_version": "[^"]*"/"diskproof_version": "MASKED"/' \
 		-e 's/"(free|available)": [0-9]+/"\1": N/g' \
+		-e 's/"copy_on_write": (null|"[^"]*"), "keep_free": [0-9]+/"copy_on_write": M, "keep_free": N/g' \
 		-e 's/[0-9.]+ [KMGTPE]iB is free/N is free/g' \
 		-e 's/"filesystems": \[\{"path": "[^"]*"/"filesystems": [{"path": "FS"/g'
 }

@@ -6,7 +6,9 @@
  * temporary file behind), nothing that is not ours replaced or followed (a
  * foreign file at the journal's path, a link planted at the temporary
  * file's name), device regions (two slots, a torn write falls back to the
- * other), and journal_mark_running().
+ * other), journal_mark_running(), failed-write marks (version 3: their
+ * round trip, version 2 written without them, entries out of range), a
+ * journal larger than one write, and what is taken for a spare.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -233,11 +235,12 @@ static void fix_header_crc(struct fixture *f)
 static void test_bad_version(void **state)
 {
 	struct fixture *f = *state;
-	unsigned char v = 3;
+	unsigned char v = JOURNAL_VERSION + 1;
 
 	write_ok(f);
 	poke(f, 8, &v, 1);
-	read_expect(f, -EINVAL, "unsupported generation journal version 3");
+	fix_header_crc(f);
+	read_expect(f, -EINVAL, "unsupported generation journal version 4");
 }
 
 static void test_bad_header(void **state)
@@ -713,7 +716,7 @@ static void test_mark_running(void **state)
 	write_v1(f);
 	assert_int_equal(journal_mark_running(&f->loc, 9, &err), 0);
 	raw_header(f->path, h);
-	assert_int_equal(h[8], JOURNAL_VERSION);
+	assert_int_equal(h[8], JOURNAL_VERSION_PLAIN);
 	f->info.flags = 0;
 	f->info.run_id = 9;
 	round_trip_read(f);
@@ -724,6 +727,128 @@ static void test_mark_running(void **state)
 	assert_int_equal(journal_mark_running(&f->loc, 10, &err), -EINVAL);
 	assert_non_null(strstr(err.buf, "header checksum mismatch"));
 	strbuf_release(&err);
+}
+
+/* Failed-write marks (version 3): they round-trip with the run they name,
+ * in a file and in a device slot; a journal without one is written as
+ * version 2, one with one as version 3; marking a version 3 file in
+ * progress keeps it version 3 and its marks. */
+static void test_failed_marks(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	unsigned char h[JOURNAL_HEADER_SIZE];
+	struct journal_loc loc;
+	char dev[300];
+
+	write_ok(f);
+	raw_header(f->path, h);
+	assert_int_equal(h[8], JOURNAL_VERSION_PLAIN);
+	f->gens[3] = journal_failed_mark(42);
+	f->gens[999] = journal_failed_mark(7);
+	f->gens[500] = journal_failed_mark(0);		/* init --precondition */
+	f->gens[501] = journal_failed_mark(1ULL << 40); /* too large to keep */
+	f->gens[502] = 12345 | JOURNAL_GEN_LOWER;	/* a lower bound still */
+	round_trip(f);
+	raw_header(f->path, h);
+	assert_int_equal(h[8], JOURNAL_VERSION);
+	assert_true(journal_gen_failed(f->gens[3]));
+	assert_false(journal_gen_failed(f->gens[502]));
+	assert_false(journal_gen_failed(0xffffffffu));
+	assert_int_equal(journal_failed_run(f->gens[3]), 42);
+	assert_int_equal(journal_failed_run(f->gens[500]), 0);
+	assert_int_equal(journal_failed_run(f->gens[501]), JOURNAL_FAILED_RUN_MASK);
+	/* in progress: header in place, still version 3, marks kept */
+	assert_int_equal(journal_mark_running(&f->loc, 43, &err), 0);
+	raw_header(f->path, h);
+	assert_int_equal(h[8], JOURNAL_VERSION);
+	f->info.flags = 0;
+	f->info.run_id = 43;
+	round_trip_read(f);
+	/* a device slot */
+	dev_setup(f, dev, sizeof(dev), &loc);
+	assert_int_equal(journal_write(&loc, &f->info, f->gens, &err), 0);
+	dev_read_expect(&loc, 43, 0, f->gens);
+	assert_int_equal(err.len, 0);
+	strbuf_release(&err);
+}
+
+/* An entry that is none of generation, lower bound or (version 3) mark is
+ * damage: bit 30 in a version 2 journal, bits 30 and 31 together in any. */
+static void test_failed_marks_damage(void **state)
+{
+	struct fixture *f = *state;
+	unsigned char v = JOURNAL_VERSION_PLAIN;
+
+	f->gens[10] = JOURNAL_GEN_LOWER | JOURNAL_GEN_FAILED | 5;
+	write_ok(f); /* no mark: written as version 2 */
+	read_expect(f, -EINVAL, ": damaged (entry 0xc0000005 of page 10: not a generation)");
+	f->gens[10] = journal_failed_mark(5);
+	write_ok(f); /* version 3 */
+	poke(f, 8, &v, 1);
+	fix_header_crc(f);
+	read_expect(f, -EINVAL, ": damaged (entry 0x40000005 of page 10: not a generation)");
+}
+
+/* A journal larger than one write's buffer: every piece lands in place. */
+static void test_large(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct journal_info info = f->info;
+	uint32_t *gens, *back = NULL;
+	struct stat st;
+
+	info.nr_pages = 100003;
+	gens = malloc(info.nr_pages * 4);
+	assert_non_null(gens);
+	for (uint64_t i = 0; i < info.nr_pages; i++)
+		gens[i] = i % 1001 ? (uint32_t)(i * 7 + 1) : journal_failed_mark(i);
+	assert_int_equal(journal_write(&f->loc, &info, gens, &err), 0);
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_int_equal(st.st_size, JOURNAL_HEADER_SIZE + 4 * info.nr_pages);
+	assert_int_equal(journal_read(&f->loc, &info, &back, &err), 0);
+	assert_int_equal(info.nr_pages, 100003);
+	assert_memory_equal(back, gens, info.nr_pages * 4);
+	free(back);
+	free(gens);
+	strbuf_release(&err);
+}
+
+/* What journal_spare_ours() takes for a spare of ours: an empty regular
+ * file with one link; never a link to one, a file with data, a file with
+ * another name for it. */
+static void test_spare_ours(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf name = STRBUF_INIT;
+	char other[400], link2[400];
+	int fd;
+
+	journal_spare_name(f->path, 1, &name);
+	assert_non_null(strstr(name.buf, "db1.gen.spare.1"));
+	assert_false(journal_spare_ours(name.buf)); /* nothing there */
+	fd = open(name.buf, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_true(journal_spare_ours(name.buf));
+	snprintf(link2, sizeof(link2), "%s/hard", f->dir);
+	assert_int_equal(link(name.buf, link2), 0);
+	assert_false(journal_spare_ours(name.buf)); /* two names */
+	unlink(link2);
+	assert_true(journal_spare_ours(name.buf));
+	write_file(name.buf, "data");
+	assert_false(journal_spare_ours(name.buf)); /* not empty */
+	unlink(name.buf);
+	snprintf(other, sizeof(other), "%s/empty", f->dir);
+	write_file(other, "");
+	assert_int_equal(symlink(other, name.buf), 0);
+	assert_false(journal_spare_ours(name.buf)); /* a link, never followed */
+	unlink(name.buf);
+	assert_int_equal(mkdir(name.buf, 0755), 0);
+	assert_false(journal_spare_ours(name.buf));
+	rmdir(name.buf);
+	strbuf_release(&name);
 }
 
 static void test_mark_running_device(void **state)
@@ -768,6 +893,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running_device, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_marks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_failed_marks_damage, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_spare_ours, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

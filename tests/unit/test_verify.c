@@ -107,8 +107,9 @@ static void test_names(void **state)
 		assert_string_not_equal(verify_problem_name((enum verify_problem)k), "unknown");
 		assert_string_not_equal(verify_problem_short((enum verify_problem)k), "unknown");
 		assert_int_equal(verify_problem_is_integrity((enum verify_problem)k),
-				 k != VERIFY_READ_ERROR);
+				 k != VERIFY_READ_ERROR && k != VERIFY_WRITE_FAILED);
 	}
+	assert_non_null(strstr(verify_problem_name(VERIFY_WRITE_FAILED), "write failed"));
 	assert_non_null(strstr(verify_problem_name(VERIFY_CHECKSUM), "checksum mismatch"));
 	assert_non_null(strstr(verify_problem_name(VERIFY_LOST_WRITE), "lost write"));
 	assert_non_null(strstr(verify_problem_name(VERIFY_MISDIRECTED), "misdirected write"));
