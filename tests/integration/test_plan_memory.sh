@@ -4,6 +4,9 @@
 # I/O buffers) and, with 100,000 tiny databases, refuses within seconds with
 # exit 3 and both figures, as run does before it creates the results file or
 # any directory; so do init and run of one database with 100,000 streams.
+# "Within seconds" is the CPU time plan spends (user + system, under 5 s),
+# not the wall clock: a machine loaded by others stretches the one, not the
+# other, and what the test guards against is work per database.
 # A small layout shows its estimate in plan --format json.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -21,18 +24,18 @@ print("[workload]\nlog_segment_size = 64KiB\nbdm_io_size = 32KiB")
 for i in range(100):
     print(f"[volume v{i}]\npath = ./data/v{i}\ndatabases = 1000")
 PY
-t0=$(date +%s%N)
 set +e
-"$DISKPROOF" plan ./big.ini --results "$WORK/r.db" --format json >out 2>err
+TIMEFORMAT='%3U %3S'
+{ time "$DISKPROOF" plan ./big.ini --results "$WORK/r.db" --format json >out 2>err; } 2>cpu
 rc=$?
 set -e
-t1=$(date +%s%N)
+cpu_ms=$(awk '{printf "%d", ($1 + $2) * 1000}' cpu)
 if [ $rc = 0 ] && [ "$(json 'd["memory"]["enough"]')" = True ]; then
 	echo "skipped: this host has the memory for 100000 databases ($(json 'd["memory"]'))"
 	exit 77
 fi
 [ $rc = 3 ] || fail "plan of 100000 databases: exit $rc, wanted 3: $(cat err)"
-[ $(((t1 - t0) / 1000000)) -lt 5000 ] || fail "plan took $(((t1 - t0) / 1000000)) ms"
+[ "$cpu_ms" -lt 5000 ] || fail "plan took $cpu_ms ms of CPU time"
 grep -q "the run needs about [0-9.]* GiB of memory, this host has [0-9.]* [GM]iB available" err ||
 	fail "no memory figures: $(cat err)"
 [ "$(json 'd["memory"]["enough"]')" = False ] || fail "json says enough"
