@@ -226,7 +226,8 @@ static void coord_judge(struct run *r, unsigned k)
 {
 	uint64_t end = grid_end(&r->grid, k);
 
-	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire))
+	if (r->stop_time &&
+	    (end > r->stop_time || k == atomic_load_explicit(&r->last, memory_order_acquire)))
 		end = r->stop_time;
 	free(r->sofar_v);
 	r->sofar_v = NULL;
@@ -383,8 +384,9 @@ void coord_collect(struct run *r, unsigned k)
 	uint64_t hung = 0;
 	int ret;
 
-	if (r->stop_time && k == atomic_load_explicit(&r->last, memory_order_acquire)) {
-		/* a run stopped early: its last interval ends when the drain did,
+	if (r->stop_time) {
+		/* a run stopped early: the interval holding the stop (and the
+		 * interval of slack after it, coord_stop) end when the drain did,
 		 * so that rates over the warm-up count only time that ran */
 		uint64_t now = engine_clock_now(&r->clock);
 
