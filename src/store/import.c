@@ -1,10 +1,12 @@
 /*
  * import.c - runs in and out of a results file: deleting runs, and
  * importing every run of another results file that this one lacks (by its
- * uuid), in one transaction.
+ * uuid), in one transaction; a run holding a value no run writes
+ * (limits.c) is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -303,45 +305,79 @@ out_fail:
 	return ret;
 }
 
-/* Every run of "src" whose uuid this file lacks, in src's id order. */
-static int import_runs(struct store *s, int64_t version, unsigned *imported, unsigned *skipped,
-		       struct strbuf *err)
+/* The copy of uuid here: *here its id, 0 when there is none. SQLite's
+ * code: SQLITE_DONE when known. */
+static int import_here(struct store *s, const char *uuid, int64_t *here)
 {
-	sqlite3_stmt *sel = NULL, *seen = NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	*here = 0;
+	rc = sqlite3_prepare_v2(s->db, "SELECT id FROM main.run WHERE uuid = ?", -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*here = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? SQLITE_DONE : rc;
+}
+
+/*
+ * Run src_id of "src" (uuid): skipped when here already, else checked
+ * (store_run_check) and copied. A run with a value no run writes is not
+ * copied: refusals says why, one line each.
+ */
+static int import_one(struct store *s, const char *other, int64_t version, int64_t src_id,
+		      const char *uuid, struct store_import_counts *n, struct strbuf *refusals,
+		      struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int64_t here = 0;
+	int ret, rc;
+
+	rc = import_here(s, uuid, &here);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err, rc, "import runs");
+	if (here) {
+		n->skipped++;
+		return 0;
+	}
+	ret = store_run_check(s, "src", src_id, true, &why, err);
+	if (ret == -ERANGE) {
+		strbuf_addf(refusals, "%s: run %" PRId64 " not imported: %s (no run writes that)\n",
+			    other, src_id, why.buf);
+		n->refused++;
+		ret = 0;
+	} else if (!ret) {
+		ret = import_run(s, version, src_id, uuid, err);
+		if (!ret)
+			n->imported++;
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Every run of "src", in src's id order (import_one). */
+static int import_runs(struct store *s, const char *other, int64_t version,
+		       struct store_import_counts *n, struct strbuf *refusals, struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL;
 	const char *uuid_sql = version >= 2 ? "coalesce(uuid, dp_run_uuid(host, started_at, pid,"
 					      " profile_name, command_line))"
 					    : "dp_run_uuid(host, started_at, pid, profile_name,"
 					      " command_line)";
 	struct strbuf sql = STRBUF_INIT;
-	int ret, rc;
+	int ret, rc = SQLITE_DONE;
 
 	strbuf_addf(&sql, "SELECT id, %s FROM src.run ORDER BY id", uuid_sql);
 	ret = store_prepare(s, sql.buf, &sel, 0, err);
-	if (!ret)
-		ret = store_prepare(s, "SELECT 1 FROM main.run WHERE uuid = ?", &seen, 0, err);
-	if (ret)
-		goto out;
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *uuid = (const char *)sqlite3_column_text(sel, 1);
-
-		sqlite3_bind_text(seen, 1, uuid, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(seen);
-		sqlite3_reset(seen);
-		if (rc == SQLITE_ROW) {
-			(*skipped)++;
-			continue;
-		}
-		if (rc != SQLITE_DONE)
-			break;
-		ret = import_run(s, version, sqlite3_column_int64(sel, 0), uuid, err);
-		if (ret)
-			goto out;
-		(*imported)++;
-	}
-	if (rc != SQLITE_DONE)
+	while (!ret && (rc = sqlite3_step(sel)) == SQLITE_ROW)
+		ret = import_one(s, other, version, sqlite3_column_int64(sel, 0),
+				 (const char *)sqlite3_column_text(sel, 1), n, refusals, err);
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_fail(s, err, rc, "import runs");
-out:
-	sqlite3_finalize(seen);
 	sqlite3_finalize(sel);
 	strbuf_release(&sql);
 	return ret;
@@ -353,15 +389,14 @@ out:
  * would identify them). All runs are copied in one transaction, so an import
  * that fails adds nothing.
  */
-int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
-		 struct strbuf *err)
+int store_import(struct store *s, const char *other, struct store_import_counts *n,
+		 struct strbuf *refusals, struct strbuf *err)
 {
 	struct strbuf real = STRBUF_INIT, why = STRBUF_INIT;
 	int64_t version;
 	int ret;
 
-	*imported = 0;
-	*skipped = 0;
+	memset(n, 0, sizeof(*n));
 	/* the same rules as for the results file itself: a device or FIFO
 	 * named as the other file is never opened */
 	ret = store_path_check(other, false, &real, NULL, err);
@@ -381,12 +416,12 @@ int store_import(struct store *s, const char *other, unsigned *imported, unsigne
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_detach;
-	ret = import_runs(s, version, imported, skipped, err);
+	ret = import_runs(s, other, version, n, refusals, err);
 	if (!ret)
 		ret = store_commit(s, err);
 	if (ret) {
 		store_rollback(s);
-		*imported = 0;
+		memset(n, 0, sizeof(*n));
 	}
 out_detach:
 	sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);
