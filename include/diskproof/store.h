@@ -384,14 +384,18 @@ int store_run_delete(struct store *s, const int64_t *ids, size_t nr,
  * Copies every run of the results file at other (opened read-only, never
  * changed; any schema version up to this one) with all its rows into s, under
  * new ids, keeping host, label and times. A run is known by run.uuid: one
- * already in s is skipped, so importing a file twice adds nothing. A run holding a value no run
- * writes (docs/results-schema.md) is not copied: refusals gets a line "OTHER: run N not imported:
- * why", and the other runs are copied all the same. One transaction: on failure (an error, not a
- * refusal) nothing is added.
+ * already in s is skipped, so importing a file twice adds nothing, unless
+ * the copy in s was taken while the run was still going (marked aborted,
+ * with an event saying so) and other has the run ended, or gone further:
+ * that copy is replaced, under its id. A run holding a value no run writes
+ * (docs/results-schema.md) is not copied: refusals gets a line "OTHER: run
+ * N not imported: why", and the other runs are copied all the same. One
+ * transaction: on failure (an error, not a refusal) nothing is added.
  */
 struct store_import_counts {
 	unsigned imported; /* new here */
 	unsigned skipped;  /* here already */
+	unsigned replaced; /* here as a copy taken before it ended: replaced */
 	unsigned refused;  /* holding a value no run writes: not copied */
 };
 int store_import(struct store *s, const char *other, struct store_import_counts *n,

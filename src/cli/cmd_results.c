@@ -353,6 +353,8 @@ static void import_say(const char *results, const char *other, const struct stor
 	}
 	fprintf(stderr, "diskproof: %s: imported %u run(s) from %s, %u already here", results,
 		n->imported, other, n->skipped);
+	if (n->replaced)
+		fprintf(stderr, ", %u replaced (copied before the run ended)", n->replaced);
 	if (n->refused)
 		fprintf(stderr, ", %u refused (a value no run writes)", n->refused);
 	fputc('\n', stderr);

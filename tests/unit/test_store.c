@@ -1379,13 +1379,14 @@ static void import_ok(struct store *s, const char *other, unsigned want_imported
 		      unsigned want_skipped)
 {
 	struct strbuf err = STRBUF_INIT, refusals = STRBUF_INIT;
-	struct store_import_counts n = {99, 99, 99};
+	struct store_import_counts n = {99, 99, 99, 99};
 	int ret = store_import(s, other, &n, &refusals, &err);
 
 	if (ret)
 		fail_msg("store_import: %d: %s", ret, err.buf);
 	assert_int_equal(n.imported, want_imported);
 	assert_int_equal(n.skipped, want_skipped);
+	assert_int_equal(n.replaced, 0);
 	assert_int_equal(n.refused, 0);
 	assert_int_equal(refusals.len, 0);
 	strbuf_release(&err);
