@@ -310,14 +310,19 @@ static void buckets_check(struct store_row_limits *rl, sqlite3_stmt *st, int i, 
 			    sqlite3_column_name(st, i));
 		return;
 	}
-	for (unsigned b = 0; b < HIST_BUCKETS; b++) {
-		big |= rl->scratch->buckets[b] > (uint64_t)COUNT_MAX;
-		sum += rl->scratch->buckets[b] > (uint64_t)COUNT_MAX ? 0 : rl->scratch->buckets[b];
+	/* each at most 2^53, and so their sum until it passes 2^53: no wrap */
+	for (unsigned b = 0; b < HIST_BUCKETS && !big; b++) {
+		big = rl->scratch->buckets[b] > (uint64_t)COUNT_MAX;
+		sum += big ? 0 : rl->scratch->buckets[b];
+		big |= sum > (uint64_t)COUNT_MAX;
 	}
 	count = rl->count_col < 0 ? sum : (uint64_t)sqlite3_column_int64(st, rl->count_col);
-	if (big || sum != count)
-		strbuf_addf(why, "%s.count = %" PRIu64 ": its buckets hold %s%" PRIu64 " I/Os",
-			    rl->table, count, big ? "a count over 2^53 and " : "", sum);
+	if (big)
+		strbuf_addf(why, "%s.count = %" PRIu64 ": its buckets hold more than 2^53 I/Os",
+			    rl->table, count);
+	else if (sum != count)
+		strbuf_addf(why, "%s.count = %" PRIu64 ": its buckets hold %" PRIu64 " I/Os",
+			    rl->table, count, sum);
 }
 
 int store_row_check(struct store_row_limits *rl, sqlite3_stmt *st, struct strbuf *why)
