@@ -366,6 +366,20 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 /* Total databases over all volumes. */
 unsigned profile_database_count(const struct profile *p);
 
+/*
+ * Auto-tune's time, from the keys or their defaults (docs/autotune.md), in
+ * samples of 1 s (the run's interval): its bound (autotune_limit, else 20 %
+ * of the duration, at most 30 min), one window (autotune_window rounded up,
+ * else the bound / 24 within 2 s to 30 s) and the slope window
+ * (autotune_slope_window, else the window's, 5 to 30). A level takes at
+ * least a slope window and a window (profile_tune_level_min_ns): a bound
+ * shorter than that holds none, a rule refuses it (rules.c).
+ */
+uint64_t profile_tune_limit_ns(const struct profile *p);
+unsigned profile_tune_window_samples(const struct profile *p);
+unsigned profile_tune_slope_window(const struct profile *p);
+uint64_t profile_tune_level_min_ns(const struct profile *p);
+
 void profile_release(struct profile *p);
 
 const char *profile_test_type_name(enum profile_test_type t);

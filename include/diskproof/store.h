@@ -309,6 +309,10 @@ struct store_run_brief {
 	/* the machine whose process ran it: the name stored with its row (env
 	 * "hostname"; run --host does not change it), else run.host */
 	char machine[72];
+	/* "" or, for a run whose run row or summaries hold a value no run
+	 * writes, the first such ("run.warmup_s = inf: not a finite number"):
+	 * report, compare and fleet refuse it (docs/results-schema.md) */
+	char unusable[200];
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */
@@ -380,10 +384,21 @@ int store_run_delete(struct store *s, const int64_t *ids, size_t nr,
  * Copies every run of the results file at other (opened read-only, never
  * changed; any schema version up to this one) with all its rows into s, under
  * new ids, keeping host, label and times. A run is known by run.uuid: one
- * already in s is skipped, so importing a file twice adds nothing. One
- * transaction: on failure nothing is added. *imported and *skipped count runs.
+ * already in s is skipped, so importing a file twice adds nothing, unless
+ * the copy in s was taken while the run was still going (marked aborted,
+ * with an event saying so) and other has the run ended, or gone further:
+ * that copy is replaced, under its id. A run holding a value no run writes
+ * (docs/results-schema.md) is not copied: refusals gets a line "OTHER: run
+ * N not imported: why", and the other runs are copied all the same. One
+ * transaction: on failure (an error, not a refusal) nothing is added.
  */
-int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
-		 struct strbuf *err) DP_MUST_CHECK;
+struct store_import_counts {
+	unsigned imported; /* new here */
+	unsigned skipped;  /* here already */
+	unsigned replaced; /* here as a copy taken before it ended: replaced */
+	unsigned refused;  /* holding a value no run writes: not copied */
+};
+int store_import(struct store *s, const char *other, struct store_import_counts *n,
+		 struct strbuf *refusals, struct strbuf *err) DP_MUST_CHECK;
 
 #endif

@@ -7,7 +7,8 @@
  * "list", the one command whose only option is --results.
  *
  * Exit codes: 0 done, 2 usage error or unknown run id (nothing deleted),
- * 3 the results file (or the other file of import) cannot be used.
+ * 3 the results file (or the other file of import) cannot be used, or
+ * import refused a run holding a value no run writes (the others imported).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -338,11 +339,32 @@ out:
 	return ret;
 }
 
+/* What import did: the runs refused (each on its line), then the counts. */
+static void import_say(const char *results, const char *other, const struct store_import_counts *n,
+		       const struct strbuf *refusals)
+{
+	const char *line = refusals->buf, *nl;
+
+	for (; *line; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (!nl)
+			nl = line + strlen(line) - 1;
+		fprintf(stderr, "diskproof: %.*s\n", (int)(nl - line), line);
+	}
+	fprintf(stderr, "diskproof: %s: imported %u run(s) from %s, %u already here", results,
+		n->imported, other, n->skipped);
+	if (n->replaced)
+		fprintf(stderr, ", %u replaced (copied before the run ended)", n->replaced);
+	if (n->refused)
+		fprintf(stderr, ", %u refused (a value no run writes)", n->refused);
+	fputc('\n', stderr);
+}
+
 int cmd_import(int argc, char **argv)
 {
-	struct strbuf err = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, refusals = STRBUF_INIT;
+	struct store_import_counts n;
 	struct store *st = NULL;
-	unsigned imported, skipped;
 	struct cli_opts o;
 	struct stat sb;
 	int ret;
@@ -365,16 +387,19 @@ int cmd_import(int argc, char **argv)
 	}
 	ret = store_open(&st, o.results, &err);
 	if (!ret)
-		ret = store_import(st, o.positional[0], &imported, &skipped, &err);
+		ret = store_import(st, o.positional[0], &n, &refusals, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
 	} else {
-		fprintf(stderr, "diskproof: %s: imported %u run(s) from %s, %u already here\n",
-			o.results, imported, o.positional[0], skipped);
+		/* the sound runs are imported all the same; a refused one is a
+		 * results file unusable in part: exit 3 */
+		import_say(o.results, o.positional[0], &n, &refusals);
+		ret = n.refused ? DP_EXIT_ENV : 0;
 	}
 	store_close(st);
 	strbuf_release(&err);
+	strbuf_release(&refusals);
 	return ret;
 }
 

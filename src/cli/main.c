@@ -3,6 +3,7 @@
  * prints final status and picks the exit code (see run.h for the codes).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
@@ -604,18 +605,50 @@ static void list_json(struct strbuf *sb, const struct store_run_brief *runs, siz
 		json_str(&j, "profile", b->profile);
 		json_str(&j, "engine", b->engine);
 		json_str(&j, "test_type", b->test_type[0] ? b->test_type : NULL);
-		json_fixed(&j, "duration_s", b->duration_s, 3);
-		json_fixed(&j, "transactional_iops", b->transactional_iops, 3);
+		/* an unusable run's figures are none (null) */
+		json_fixed(&j, "duration_s", b->unusable[0] ? NAN : b->duration_s, 3);
+		json_fixed(&j, "transactional_iops", b->unusable[0] ? NAN : b->transactional_iops,
+			   3);
 		json_str(&j, "label", b->label[0] ? b->label : NULL);
 		if (b->has_exit_code)
 			json_i64(&j, "exit_code", b->exit_code);
 		else
 			json_null(&j, "exit_code");
+		json_str(&j, "unusable", b->unusable[0] ? b->unusable : NULL);
 		json_end(&j);
 	}
 	json_end(&j);
 	json_end(&j);
 	strbuf_addch(sb, '\n');
+}
+
+/* One run of list's table; an unusable run without figures, marked. */
+static void list_text_row(const struct store_run_brief *b)
+{
+	struct strbuf host = STRBUF_INIT, prof = STRBUF_INIT, label = STRBUF_INIT;
+	struct strbuf figs = STRBUF_INIT;
+
+	/* control characters shown escaped, never sent to the terminal */
+	report_text_escape(&host, b->host);
+	report_text_escape(&prof, b->profile);
+	if (b->label[0])
+		report_text_escape(&label, b->label);
+	if (b->unusable[0]) {
+		strbuf_addf(&figs, "%9s %12s", "-", "-");
+		strbuf_addstr(&label, label.len ? "  " : "");
+		strbuf_addstr(&label, "[unusable: ");
+		report_text_escape(&label, b->unusable);
+		strbuf_addch(&label, ']');
+	} else {
+		strbuf_addf(&figs, "%8.0fs %12.1f", b->duration_s, b->transactional_iops);
+	}
+	printf("%5lld  %-8s %-7s %-20s %-16s %-14s %s  %s\n", (long long)b->id, b->status,
+	       b->verdict[0] ? b->verdict : "-", b->started_at, host.buf, prof.buf, figs.buf,
+	       label.buf);
+	strbuf_release(&host);
+	strbuf_release(&prof);
+	strbuf_release(&label);
+	strbuf_release(&figs);
 }
 
 static int cmd_list(int argc, char **argv)
@@ -659,22 +692,8 @@ static int cmd_list(int argc, char **argv)
 	}
 	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %s\n", "run", "status", "verdict",
 	       "started", "host", "profile", "measured", "trans. IOPS", "label");
-	for (size_t i = 0; i < n; i++) {
-		const struct store_run_brief *b = &runs[i];
-		struct strbuf host = STRBUF_INIT, prof = STRBUF_INIT, label = STRBUF_INIT;
-
-		/* control characters shown escaped, never sent to the terminal */
-		report_text_escape(&host, b->host);
-		report_text_escape(&prof, b->profile);
-		if (b->label[0])
-			report_text_escape(&label, b->label);
-		printf("%5lld  %-8s %-7s %-20s %-16s %-14s %8.0fs %12.1f  %s\n", (long long)b->id,
-		       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, host.buf,
-		       prof.buf, b->duration_s, b->transactional_iops, label.len ? label.buf : "");
-		strbuf_release(&host);
-		strbuf_release(&prof);
-		strbuf_release(&label);
-	}
+	for (size_t i = 0; i < n; i++)
+		list_text_row(&runs[i]);
 out:
 	free(runs);
 	store_close(st);

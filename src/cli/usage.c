@@ -67,7 +67,10 @@ static const struct usage_command {
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,
-	 "copy in the runs of another results file (runs already here are skipped)"},
+	 "copy in the runs of another results file (runs already here are skipped, but a copy "
+	 "taken before its run ended is replaced once it has); a run "
+	 "holding a value no run writes (not finite, negative, beyond a year) is refused and "
+	 "named, the others copied, exit 3"},
 };
 
 static const char note_profile[] =

@@ -4,7 +4,9 @@
  * minute, but a client that connects and sends nothing, or never reads its
  * answer, must not keep the scraper out: the thread polls up to MAX_CONNS
  * connections at once, each with deadlines on reading its request and
- * sending its answer. The thread serves a copy
+ * sending its answer, and takes every connection waiting as soon as it
+ * polls (a burst of scrapes waits in a listen queue of the system's size,
+ * never dropped by a short one). The thread serves a copy
  * of the latest published text, taken under the mutex, and sends it with
  * the mutex released: the coordinator's publish never waits on a client.
  */
@@ -222,6 +224,32 @@ static void conn_send(struct conn *c)
 }
 
 /*
+ * Every connection waiting in the listen queue, into the free slots, until
+ * accept says there is none (EAGAIN) or the slots are full: one accept per
+ * poll would leave a burst of scrapes waiting a round each, and a queue that
+ * overflows drops the newest, whose clients retry only a second later.
+ */
+static void accept_all(struct metrics_server *s, struct conn *c)
+{
+	size_t i = 0;
+
+	for (;;) {
+		while (i < MAX_CONNS && c[i].fd >= 0)
+			i++;
+		if (i == MAX_CONNS)
+			return; /* the rest wait in the queue for a slot */
+		int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0 && (errno == EINTR || errno == ECONNABORTED))
+			continue; /* a client gone before it was accepted */
+		if (fd < 0)
+			return; /* EAGAIN: none left; EMFILE...: the next poll may do */
+		c[i] = (struct conn){.fd = fd, .deadline = time_mono_ns() + READ_DEADLINE_NS};
+		strbuf_init(&c[i].out);
+	}
+}
+
+/*
  * Up to MAX_CONNS connections at once, each read and answered as it is
  * ready (poll), so a client that sends nothing or reads nothing holds only
  * its own slot until its deadline, never the others; when every slot is
@@ -274,21 +302,8 @@ static void *server_thread(void *arg)
 			else
 				conn_read(s, cc);
 		}
-		if (pfd[1].revents & POLLIN) {
-			int fd = accept4(s->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-			for (size_t i = 0; fd >= 0 && i < MAX_CONNS; i++) {
-				if (c[i].fd >= 0)
-					continue;
-				c[i] = (struct conn){.fd = fd,
-						     .deadline = time_mono_ns() + READ_DEADLINE_NS};
-				strbuf_init(&c[i].out);
-				fd = -1;
-			}
-			if (fd >= 0)
-				close(fd);
-			/* ECONNABORTED, EMFILE...: the next one may do */
-		}
+		if (pfd[1].revents & POLLIN)
+			accept_all(s, c);
 	}
 	for (size_t i = 0; c && i < MAX_CONNS; i++)
 		if (c[i].fd >= 0)
@@ -316,7 +331,9 @@ int metrics_server_start(struct metrics_server **out, const struct metrics_addr 
 	if (s->lfd < 0)
 		goto out_errno;
 	setsockopt(s->lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (bind(s->lfd, (const struct sockaddr *)&a->ss, a->len) || listen(s->lfd, 16))
+	/* the system's backlog (net.core.somaxconn caps it): a burst of scrapes
+	 * waits in the queue rather than being dropped */
+	if (bind(s->lfd, (const struct sockaddr *)&a->ss, a->len) || listen(s->lfd, SOMAXCONN))
 		goto out_errno;
 	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK))
 		goto out_errno;

@@ -866,7 +866,8 @@ static bool line_has_error(struct parse_ctx *c, unsigned line)
 
 /*
  * The rules over several keys (rules.c), each reported at the first of its
- * keys that the file sets. A rule one of whose keys is bad, or already has an
+ * keys that the file sets (a rule checked after the options,
+ * profile_apply_overrides, waits for them). A rule one of whose keys is bad, or already has an
  * error (log_size that is not whole segments leaves log_segments unknown), is
  * not checked: it would only repeat that error.
  */
@@ -891,7 +892,7 @@ static void finish_rules(struct parse_ctx *c)
 				at = &r->keys[k];
 		}
 		strbuf_reset(&c->why);
-		if (skip || !r->broken(c->p, &c->why))
+		if (skip || r->after_options || !r->broken(c->p, &c->why))
 			continue;
 		if (!at)
 			at = &r->keys[0];

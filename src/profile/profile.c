@@ -303,6 +303,8 @@ static bool option_value(const struct profile_overrides *o, const char *option, 
 	strbuf_reset(v);
 	if (!strcmp(option, "--warmup") && o->has_warmup)
 		profile_format_duration_exact(v, o->warmup_ns);
+	else if (!strcmp(option, "--duration") && o->has_duration)
+		profile_format_duration_exact(v, o->duration_ns);
 	else if (!strcmp(option, "--streams") && o->streams == PROFILE_STREAMS_AUTO)
 		strbuf_addstr(v, "auto");
 	else if (!strcmp(option, "--streams") && o->streams)
@@ -319,7 +321,9 @@ static bool option_value(const struct profile_overrides *o, const char *option, 
 /*
  * The rules over several keys, after the options: the profile kept them all
  * (it validated), so a rule broken now was broken by an option, which the
- * message names, with the first of the rule's other keys that the file sets.
+ * message names, with the first of the rule's other keys that the file sets;
+ * but for a rule checked only now (after_options), which the file alone may
+ * break: that is said at the first of its keys the file sets, as parse does.
  */
 static int check_rules_after(const struct profile *p, const struct profile_overrides *o,
 			     struct strbuf *err)
@@ -348,6 +352,12 @@ static int check_rules_after(const struct profile *p, const struct profile_overr
 		if (by) {
 			option_value(o, by->option, &v);
 			strbuf_addf(err, "%s %s: %s", by->option, v.buf, why.buf);
+		} else if (r->after_options && other) {
+			/* the file broke it, as parse would say */
+			strbuf_addf(err, "%s:%u: [%s] %s: %s",
+				    p->origin ? p->origin : "the profile", line, other->section,
+				    other->name, why.buf);
+			continue;
 		} else {
 			strbuf_addf(err, "with the options given: %s", why.buf);
 		}
@@ -441,6 +451,41 @@ unsigned profile_database_count(const struct profile *p)
 	for (i = 0; i < p->nr_volumes; i++)
 		n += p->volumes[i].databases;
 	return n;
+}
+
+uint64_t profile_tune_limit_ns(const struct profile *p)
+{
+	uint64_t l = p->tune_limit_ns ? p->tune_limit_ns : p->duration_ns / 5;
+
+	if (!p->tune_limit_ns && l > 30ULL * 60 * NSEC_PER_SEC)
+		l = 30ULL * 60 * NSEC_PER_SEC;
+	return l;
+}
+
+unsigned profile_tune_window_samples(const struct profile *p)
+{
+	uint64_t w = p->tune_window_ns ? p->tune_window_ns : profile_tune_limit_ns(p) / 24;
+
+	if (!p->tune_window_ns && w < 2 * NSEC_PER_SEC)
+		w = 2 * NSEC_PER_SEC;
+	if (!p->tune_window_ns && w > 30 * NSEC_PER_SEC)
+		w = 30 * NSEC_PER_SEC;
+	return (unsigned)((w + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
+}
+
+unsigned profile_tune_slope_window(const struct profile *p)
+{
+	unsigned win = profile_tune_window_samples(p);
+
+	if (p->tune_slope_window)
+		return p->tune_slope_window;
+	return win < 5 ? 5 : win > 30 ? 30 : win;
+}
+
+uint64_t profile_tune_level_min_ns(const struct profile *p)
+{
+	return (uint64_t)(profile_tune_slope_window(p) + profile_tune_window_samples(p)) *
+	       NSEC_PER_SEC;
 }
 
 void profile_release(struct profile *p)

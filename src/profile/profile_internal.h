@@ -50,6 +50,10 @@ struct profile_rule {
 	const char *name;
 	struct profile_rule_key keys[PROFILE_RULE_KEYS]; /* unused entries: NULL section */
 	bool (*broken)(const struct profile *p, struct strbuf *why);
+	/* checked once the options are applied (profile_apply_overrides), not
+	 * at parse: an option often sets one of its keys (--duration), and a
+	 * file it breaks may be mended by one */
+	bool after_options;
 };
 
 const struct profile_rule *profile_rules(size_t *count);

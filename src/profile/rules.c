@@ -98,34 +98,97 @@ static bool tune_cap_fits_step(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* The shortest duration (with the default bound: a fifth of it) or
+ * autotune_limit (by_limit) whose bound holds one level; 0 past a day. */
+static uint64_t tune_least(const struct profile *p, bool by_limit)
+{
+	struct profile q = *p;
+
+	for (uint64_t s = 1; s <= 86400; s++) {
+		if (by_limit)
+			q.tune_limit_ns = s * NSEC_PER_SEC;
+		else
+			q.duration_ns = 5 * s * NSEC_PER_SEC;
+		if (profile_tune_level_min_ns(&q) <= profile_tune_limit_ns(&q))
+			return by_limit ? q.tune_limit_ns : q.duration_ns;
+	}
+	return 0;
+}
+
+/* Auto-tune's time bound must hold one level (a slope window and a
+ * window), or it would choose the first level untried, in 0 s. */
+static bool tune_bound_holds_level(const struct profile *p, struct strbuf *why)
+{
+	uint64_t limit = profile_tune_limit_ns(p), need = profile_tune_level_min_ns(p);
+	uint64_t least_d = tune_least(p, false), least_l = tune_least(p, true);
+
+	if (p->streams != PROFILE_STREAMS_AUTO || need <= limit)
+		return false;
+	strbuf_addstr(why, "auto-tune's time bound, ");
+	profile_format_duration_exact(why, limit);
+	strbuf_addf(why, " (%s), cannot hold one level, which takes ",
+		    p->tune_limit_ns ? "autotune_limit" : "a fifth of the duration");
+	profile_format_duration_exact(why, need);
+	strbuf_addf(why, " (a %u-sample latency slope window and a %u s window): ",
+		    profile_tune_slope_window(p), profile_tune_window_samples(p));
+	if (!p->tune_limit_ns && least_d) {
+		strbuf_addstr(why, "a duration of ");
+		profile_format_duration_exact(why, least_d);
+		strbuf_addstr(why, " or more holds one, or set ");
+	} else {
+		strbuf_addstr(why, "set ");
+	}
+	strbuf_addstr(why, "autotune_limit = ");
+	profile_format_duration_exact(why, least_l ? least_l : need);
+	strbuf_addstr(why, " or more");
+	if (p->tune_window_ns || p->tune_slope_window)
+		strbuf_addstr(why, " (or shorten autotune_window or autotune_slope_window)");
+	return true;
+}
+
+/* {name, keys, broken, after_options}, as in struct profile_rule */
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
 	 {{"test", "warmup", "--warmup"}, {"test", "type", NULL}},
-	 no_warmup},
+	 no_warmup,
+	 false},
 	{"recovery replays fewer segments than the log holds",
 	 {{"test", "recovery_segments", NULL},
 	  {"test", "type", NULL},
 	  {"workload", "log_segments", NULL},
 	  {"sizing", "log_size", NULL},
 	  {"workload", "log_segment_size", NULL}},
-	 replay_fits_log},
+	 replay_fits_log,
+	 false},
 	{"auto-tune tunes the jetstress model's performance and stress tests",
 	 {{"engine", "streams", "--streams"}, {"workload", "model", NULL}, {"test", "type", NULL}},
-	 auto_tunable},
+	 auto_tunable,
+	 false},
 	{"the fixed model is for performance and stress tests",
 	 {{"workload", "model", NULL}, {"test", "type", NULL}},
-	 fixed_transactional},
+	 fixed_transactional,
+	 false},
 	{"autotune_goal = target needs a target",
 	 {{"engine", "autotune_goal", NULL},
 	  {"engine", "streams", "--streams"},
 	  {"sizing", "target_iops", NULL},
 	  {"sizing", "mailboxes", NULL}},
-	 goal_has_target},
+	 goal_has_target,
+	 false},
 	{"auto-tune's cap holds one stream per database",
 	 {{"engine", "autotune_max_streams", NULL},
 	  {"engine", "autotune_step", NULL},
 	  {"engine", "streams", "--streams"}},
-	 tune_cap_fits_step},
+	 tune_cap_fits_step,
+	 false},
+	{"auto-tune's time bound holds one level",
+	 {{"engine", "autotune_limit", NULL},
+	  {"test", "duration", "--duration"},
+	  {"engine", "streams", "--streams"},
+	  {"engine", "autotune_window", NULL},
+	  {"engine", "autotune_slope_window", NULL}},
+	 tune_bound_holds_level,
+	 true},
 };
 
 const struct profile_rule *profile_rules(size_t *count)

@@ -8,11 +8,11 @@
  * counter at its interval's end; a heatmap cell is a band's share of its
  * column's I/Os in the stored window histograms. The axes are the data's
  * ranges rounded up to a "nice" step (1, 2 or 5 times a power of ten), or
- * powers of two on a log2 axis, or powers of ten on a log10 one. A
- * right-hand axis gets as many ticks as the left one, at the same heights,
- * so that one grid serves both. A series is drawn one point per pixel
- * column (html_decimate), so a page's size follows its charts, not the
- * run's length.
+ * powers of two on a log2 axis, or powers of ten on a log10 one; an axis has
+ * at most CH_TICKS_MAX ticks, whatever its range (every loop is bounded by a
+ * count, never by a value alone). A right-hand axis gets as many ticks as the left one, at the same
+ * heights, so that one grid serves both. A series is drawn one point per pixel column
+ * (html_decimate), so a page's size follows its charts, not the run's length.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -32,6 +32,12 @@
 #define CH_TOP 40.0
 #define CH_BOTTOM 46.0
 #define CH_TICKS 6
+/* The most ticks (or grid lines) an axis draws. Every loop over an axis is
+ * bounded by this count as well as by its range: a range that is not finite
+ * or so wide that a step adds nothing to it (a value no run writes, which
+ * the store refuses anyway) ends the loop at the count, never runs away. A
+ * sane axis has about CH_TICKS, and at most 2 x CH_TICKS + 2. */
+#define CH_TICKS_MAX 64
 
 /* Walks the points of one series; no allocation. */
 struct pt_iter {
@@ -371,8 +377,9 @@ static void scale_log10(struct scale *s, const struct ranges *rg)
 static void chart_x_log(struct strbuf *sb, const struct scale *s)
 {
 	double v;
+	int k;
 
-	for (v = s->x0; v <= s->x1 * (1 + 1e-9); v *= s->xstep) {
+	for (k = 0, v = s->x0; k < CH_TICKS_MAX && v <= s->x1 * (1 + 1e-9); k++, v *= s->xstep) {
 		if (s->xlog10)
 			strbuf_addf(sb,
 				    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
@@ -391,10 +398,10 @@ static void chart_x_log(struct strbuf *sb, const struct scale *s)
 /* The right-hand axis: its labels at the left axis's grid lines, its title. */
 static void chart_y_right(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
 {
-	int d = step_decimals(s->y2step);
+	int d = step_decimals(s->y2step), k;
 	double v;
 
-	for (v = 0; v <= s->y2 + s->y2step / 1e6; v += s->y2step)
+	for (k = 0, v = 0; k < CH_TICKS_MAX && v <= s->y2 + s->y2step / 1e6; k++, v += s->y2step)
 		strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"start\">%.*f</text>\n",
 			    s->w - s->right + 6, sy_right(s, v) + 4, d, v);
 	strbuf_addf(sb, "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
@@ -408,10 +415,10 @@ static void chart_y_right(struct strbuf *sb, const struct html_chart *c, const s
 
 static void chart_axes(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
 {
-	int dx = s->xlog ? 0 : step_decimals(s->xstep), dy = step_decimals(s->ystep);
+	int dx = s->xlog ? 0 : step_decimals(s->xstep), dy = step_decimals(s->ystep), k;
 	double v;
 
-	for (v = 0; v <= s->y1 + s->ystep / 1e6; v += s->ystep) {
+	for (k = 0, v = 0; k < CH_TICKS_MAX && v <= s->y1 + s->ystep / 1e6; k++, v += s->ystep) {
 		strbuf_addf(
 			sb,
 			"<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
@@ -428,8 +435,8 @@ static void chart_axes(struct strbuf *sb, const struct html_chart *c, const stru
 	}
 	if (s->xlog)
 		chart_x_log(sb, s);
-	for (v = ceil(s->x0 / s->xstep) * s->xstep; !s->xlog && v <= s->x1 + s->xstep / 1e6;
-	     v += s->xstep) {
+	for (k = 0, v = ceil(s->x0 / s->xstep) * s->xstep;
+	     !s->xlog && k < CH_TICKS_MAX && v <= s->x1 + s->xstep / 1e6; k++, v += s->xstep) {
 		strbuf_addf(
 			sb,
 			"<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>",
@@ -772,6 +779,7 @@ void html_chart_bars(struct strbuf *sb, const struct html_bars *b)
 	double max = 0, v, w, h = CH_TOP + BAR_ROW * (double)b->nr + CH_BOTTOM, x;
 	struct scale s;
 	size_t i;
+	int k;
 
 	for (i = 0; i < b->nr; i++) {
 		v = b->values[i];
@@ -790,7 +798,7 @@ void html_chart_bars(struct strbuf *sb, const struct html_bars *b)
 		    CH_W, h);
 	html_esc(sb, b->title);
 	strbuf_addstr(sb, "\">\n");
-	for (x = 0; x <= s.x1 + s.xstep / 1e6; x += s.xstep) {
+	for (k = 0, x = 0; k < CH_TICKS_MAX && x <= s.x1 + s.xstep / 1e6; k++, x += s.xstep) {
 		strbuf_addf(sb,
 			    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
@@ -1015,14 +1023,15 @@ static void heat_cells(struct heat_plot *p, const struct html_heatmap *hm, size_
 static void heat_axes(struct strbuf *sb, const struct heat_plot *p, double xstep)
 {
 	double v;
+	int k;
 
-	for (v = p->y0; v <= p->y1 * (1 + 1e-9); v *= 10)
+	for (k = 0, v = p->y0; k < CH_TICKS_MAX && v <= p->y1 * (1 + 1e-9); k++, v *= 10)
 		strbuf_addf(sb,
 			    "<line class=\"grid\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%g</text>\n",
 			    CH_LEFT, heat_sy(p, v), p->w - CH_RIGHT, heat_sy(p, v), CH_LEFT - 6,
 			    heat_sy(p, v) + 4, v);
-	for (v = 0; v <= p->x1 + xstep / 1e6; v += xstep)
+	for (k = 0, v = 0; k < CH_TICKS_MAX && v <= p->x1 + xstep / 1e6; k++, v += xstep)
 		strbuf_addf(sb,
 			    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",

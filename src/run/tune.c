@@ -125,34 +125,9 @@ void tune_interval(struct run *r, unsigned k)
 		tune_end_level(r, k);
 }
 
-/* Auto-tune's time bound, window length and slope settings (in intervals). */
-static uint64_t tune_limit_ns(const struct profile *p)
-{
-	uint64_t l = p->tune_limit_ns ? p->tune_limit_ns : p->duration_ns / 5;
-
-	if (!p->tune_limit_ns && l > 30ULL * 60 * NSEC_PER_SEC)
-		l = 30ULL * 60 * NSEC_PER_SEC;
-	return l;
-}
-
-static unsigned tune_window_intervals(const struct profile *p)
-{
-	uint64_t w = p->tune_window_ns ? p->tune_window_ns : tune_limit_ns(p) / 24;
-
-	if (!p->tune_window_ns && w < 2 * NSEC_PER_SEC)
-		w = 2 * NSEC_PER_SEC;
-	if (!p->tune_window_ns && w > 30 * NSEC_PER_SEC)
-		w = 30 * NSEC_PER_SEC;
-	return (unsigned)((w + RUN_INTERVAL_NS - 1) / RUN_INTERVAL_NS);
-}
-
-/* default: the window's length in samples, 5 to 30 */
-static unsigned tune_slope_window(const struct profile *p, unsigned win)
-{
-	if (p->tune_slope_window)
-		return p->tune_slope_window;
-	return win < 5 ? 5 : win > 30 ? 30 : win;
-}
+/* profile_tune_*() count auto-tune's time in samples of 1 s: the run's
+ * intervals. */
+_Static_assert(RUN_INTERVAL_NS == NSEC_PER_SEC, "auto-tune's samples are the run's intervals");
 
 /* default: 4 x the slope window; never shorter than it */
 static unsigned tune_transient_max(const struct profile *p, unsigned slope_window)
@@ -194,7 +169,7 @@ static void tune_settings_fill(const struct run *r, struct tune_settings *s)
 		.read_max_ms = (double)th->db_read_max_ns / 1e6,
 		.log_avg_ms = (double)th->log_write_avg_ns / 1e6,
 		.log_max_ms = (double)th->log_write_max_ns / 1e6,
-		.slope_window = tune_slope_window(p, r->tune_win),
+		.slope_window = profile_tune_slope_window(p),
 		.slope_max_ms = (double)p->tune_slope_max_ns / 1e6,
 	};
 	s->transient_max = tune_transient_max(p, s->slope_window);
@@ -277,14 +252,14 @@ static void tune_report_outcome(struct run *r, const struct tuner *t, uint64_t u
 int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	uint64_t limit = tune_limit_ns(p), used = 0;
+	uint64_t limit = profile_tune_limit_ns(p), used = 0;
 	struct tune_settings set;
 	unsigned reported = 0;
 	char msg[400];
 	int ret = 0;
 
 	r->ev_base_ns = 0;
-	r->tune_win = tune_window_intervals(p);
+	r->tune_win = profile_tune_window_samples(p);
 	tune_settings_fill(r, &set);
 	tuner_init(t, &set);
 	r->tune = t;
@@ -302,8 +277,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	while (!t->done) {
 		bool drained;
 
-		if (used + (uint64_t)(t->set.slope_window + r->tune_win) * RUN_INTERVAL_NS >
-		    limit) {
+		if (used + profile_tune_level_min_ns(p) > limit) {
 			tuner_stop(t, "the time bound is spent");
 			break;
 		}

@@ -1,10 +1,12 @@
 /*
  * import.c - runs in and out of a results file: deleting runs, and
  * importing every run of another results file that this one lacks (by its
- * uuid), in one transaction.
+ * uuid), or holds only as a copy taken before the run ended, in one
+ * transaction; a run holding a value no run writes (limits.c) is refused.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -194,19 +196,24 @@ static int import_exec_each(struct store *s, const char *const *sql, size_t n, i
 	return rc;
 }
 
+/* The note of a copy taken while its run was still going: such a copy is
+ * replaced by a later import of the run (import_decide). */
+#define IMPORT_UNFINISHED "still running in the imported file when it was copied"
+
 /*
  * A run still "running" in the other file when it was copied: no process
- * here will ever finish this copy (a later import of the same run is
- * skipped by its uuid), so it is marked aborted at its last sample, as a
- * killed run is, and an event says why. SQLITE_DONE when done.
+ * here will finish this copy, so it is marked aborted at its last sample, as
+ * a killed run is, and an event says why; a later import of the run, once
+ * finished (or gone further), replaces it. SQLITE_DONE when done.
  */
 static int import_running_end(struct store *s, int64_t id)
 {
 	static const char *const sql[] = {
 		"INSERT INTO main.event (run_id, t_ms, kind, message) SELECT id,"
 		" (SELECT coalesce(max(t_ms), 0) FROM main.sample WHERE run_id = run.id), 'stop',"
-		" 'still running in the imported file when it was copied; this copy ends at its"
-		" last sample: marked aborted' FROM main.run WHERE id = ? AND status = 'running'",
+		" '" IMPORT_UNFINISHED "; this copy ends at its last sample: marked aborted"
+		" (importing the run again once it has ended replaces this copy)'"
+		" FROM main.run WHERE id = ? AND status = 'running'",
 		"UPDATE main.run SET status = 'aborted', verdict = 'NONE',"
 		" ended_at = strftime('%Y-%m-%dT%H:%M:%SZ', started_at, '+' ||"
 		"  (SELECT coalesce(max(t_ms), 0) / 1000.0 FROM main.sample WHERE run_id = run.id)"
@@ -239,9 +246,10 @@ static int import_fill(struct store *s, int64_t id)
 	return import_exec_each(s, sql, DP_ARRAY_SIZE(sql), id);
 }
 
-/* Copies run src_id of "src" with all its rows, under uuid and a new id. */
-static int import_run(struct store *s, int64_t version, int64_t src_id, const char *uuid,
-		      struct strbuf *err)
+/* Copies run src_id of "src" with all its rows, under uuid and id here (0:
+ * a new id). */
+static int import_run(struct store *s, int64_t version, int64_t src_id, int64_t id,
+		      const char *uuid, struct strbuf *err)
 {
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
@@ -249,16 +257,19 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, const ch
 	int ret = 0, rc;
 	size_t i;
 
-	strbuf_addf(
-		&sql,
-		"INSERT INTO main.run (%s%s%s, uuid) SELECT %s%s%s, ? FROM src.run WHERE id = ?",
-		import_run_columns, version >= 7 ? import_run_columns7 : "",
-		version >= 8 ? import_run_columns8 : "", import_run_columns,
-		version >= 7 ? import_run_columns7 : "", version >= 8 ? import_run_columns8 : "");
+	strbuf_addf(&sql,
+		    "INSERT INTO main.run (id, %s%s%s, uuid) SELECT ?, %s%s%s, ? FROM src.run"
+		    " WHERE id = ?",
+		    import_run_columns, version >= 7 ? import_run_columns7 : "",
+		    version >= 8 ? import_run_columns8 : "", import_run_columns,
+		    version >= 7 ? import_run_columns7 : "",
+		    version >= 8 ? import_run_columns8 : "");
 	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
-		sqlite3_bind_text(st, 1, uuid, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 2, src_id);
+		if (id)
+			sqlite3_bind_int64(st, 1, id);
+		sqlite3_bind_text(st, 2, uuid, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, src_id);
 		rc = sqlite3_step(st);
 	}
 	sqlite3_finalize(st);
@@ -303,45 +314,128 @@ out_fail:
 	return ret;
 }
 
-/* Every run of "src" whose uuid this file lacks, in src's id order. */
-static int import_runs(struct store *s, int64_t version, unsigned *imported, unsigned *skipped,
-		       struct strbuf *err)
+/* One integer from sql with ?1 bound to a and ?2 to text b (NULL: unbound);
+ * def when it yields no row or NULL. SQLite's code: SQLITE_ROW or DONE. */
+static int import_int(struct store *s, const char *sql, int64_t a, const char *b, int64_t def,
+		      int64_t *v)
 {
-	sqlite3_stmt *sel = NULL, *seen = NULL;
+	sqlite3_stmt *st;
+	int rc;
+
+	*v = def;
+	rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	if (rc != SQLITE_OK)
+		return rc;
+	sqlite3_bind_int64(st, 1, a);
+	if (b)
+		sqlite3_bind_text(st, 2, b, -1, SQLITE_TRANSIENT);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		*v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/*
+ * What to do with run src_id of "src", known here by uuid: a new run is
+ * copied (*here 0); a copy here taken while the run was still going (its
+ * IMPORT_UNFINISHED event) is replaced (*here its id) when the other file
+ * has the run ended, or gone further (a later last sample); any other copy
+ * stays (*skip). SQLite's code: SQLITE_DONE when decided.
+ */
+static int import_decide(struct store *s, int64_t src_id, const char *uuid, int64_t *here,
+			 bool *skip)
+{
+	int64_t unfinished = 0, running = 0, t_src = -1, t_here = -1;
+	int rc;
+
+	*skip = false;
+	rc = import_int(s, "SELECT id FROM main.run WHERE uuid = ?2", 0, uuid, 0, here);
+	if ((rc != SQLITE_ROW && rc != SQLITE_DONE) || !*here)
+		return rc == SQLITE_ROW || rc == SQLITE_DONE ? SQLITE_DONE : rc;
+	rc = import_int(s,
+			"SELECT 1 FROM main.run r JOIN main.event e ON e.run_id = r.id"
+			" WHERE r.id = ?1 AND r.status = 'aborted' AND e.kind = 'stop'"
+			" AND substr(e.message, 1, length(?2)) = ?2",
+			*here, IMPORT_UNFINISHED, 0, &unfinished);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = import_int(s, "SELECT status = 'running' FROM src.run WHERE id = ?1", src_id,
+				NULL, 0, &running);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = import_int(s, "SELECT max(t_ms) FROM src.sample WHERE run_id = ?1", src_id,
+				NULL, -1, &t_src);
+	if (rc == SQLITE_ROW || rc == SQLITE_DONE)
+		rc = import_int(s, "SELECT max(t_ms) FROM main.sample WHERE run_id = ?1", *here,
+				NULL, -1, &t_here);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return rc;
+	*skip = !unfinished || (running && t_src <= t_here);
+	return SQLITE_DONE;
+}
+
+/*
+ * Run src_id of "src" (uuid), as import_decide says: skipped, or checked
+ * (store_run_check) and copied, in place of the copy here it replaces. A
+ * run with a value no run writes is not copied (the copy here, if any,
+ * stays): refusals says why, one line each.
+ */
+static int import_one(struct store *s, const char *other, int64_t version, int64_t src_id,
+		      const char *uuid, struct store_import_counts *n, struct strbuf *refusals,
+		      struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int64_t here = 0;
+	bool skip;
+	int ret, rc;
+
+	rc = import_decide(s, src_id, uuid, &here, &skip);
+	if (rc != SQLITE_DONE)
+		return store_fail(s, err, rc, "import runs");
+	if (skip) {
+		n->skipped++;
+		return 0;
+	}
+	ret = store_run_check(s, "src", src_id, true, &why, err);
+	if (ret == -ERANGE) {
+		strbuf_addf(refusals, "%s: run %" PRId64 " not imported: %s (no run writes that)\n",
+			    other, src_id, why.buf);
+		n->refused++;
+		ret = 0;
+	} else if (!ret) {
+		static const char *const del[] = {"DELETE FROM main.run WHERE id = ?"};
+
+		/* the old copy's rows go with it (ON DELETE CASCADE) */
+		rc = here ? import_exec_each(s, del, 1, here) : SQLITE_DONE;
+		if (rc != SQLITE_DONE)
+			ret = store_fail(s, err, rc, "replace an unfinished copy");
+		if (!ret)
+			ret = import_run(s, version, src_id, here, uuid, err);
+		if (!ret)
+			(*(here ? &n->replaced : &n->imported))++;
+	}
+	strbuf_release(&why);
+	return ret;
+}
+
+/* Every run of "src", in src's id order (import_one). */
+static int import_runs(struct store *s, const char *other, int64_t version,
+		       struct store_import_counts *n, struct strbuf *refusals, struct strbuf *err)
+{
+	sqlite3_stmt *sel = NULL;
 	const char *uuid_sql = version >= 2 ? "coalesce(uuid, dp_run_uuid(host, started_at, pid,"
 					      " profile_name, command_line))"
 					    : "dp_run_uuid(host, started_at, pid, profile_name,"
 					      " command_line)";
 	struct strbuf sql = STRBUF_INIT;
-	int ret, rc;
+	int ret, rc = SQLITE_DONE;
 
 	strbuf_addf(&sql, "SELECT id, %s FROM src.run ORDER BY id", uuid_sql);
 	ret = store_prepare(s, sql.buf, &sel, 0, err);
-	if (!ret)
-		ret = store_prepare(s, "SELECT 1 FROM main.run WHERE uuid = ?", &seen, 0, err);
-	if (ret)
-		goto out;
-	while ((rc = sqlite3_step(sel)) == SQLITE_ROW) {
-		const char *uuid = (const char *)sqlite3_column_text(sel, 1);
-
-		sqlite3_bind_text(seen, 1, uuid, -1, SQLITE_TRANSIENT);
-		rc = sqlite3_step(seen);
-		sqlite3_reset(seen);
-		if (rc == SQLITE_ROW) {
-			(*skipped)++;
-			continue;
-		}
-		if (rc != SQLITE_DONE)
-			break;
-		ret = import_run(s, version, sqlite3_column_int64(sel, 0), uuid, err);
-		if (ret)
-			goto out;
-		(*imported)++;
-	}
-	if (rc != SQLITE_DONE)
+	while (!ret && (rc = sqlite3_step(sel)) == SQLITE_ROW)
+		ret = import_one(s, other, version, sqlite3_column_int64(sel, 0),
+				 (const char *)sqlite3_column_text(sel, 1), n, refusals, err);
+	if (!ret && rc != SQLITE_DONE)
 		ret = store_fail(s, err, rc, "import runs");
-out:
-	sqlite3_finalize(seen);
 	sqlite3_finalize(sel);
 	strbuf_release(&sql);
 	return ret;
@@ -353,15 +447,14 @@ out:
  * would identify them). All runs are copied in one transaction, so an import
  * that fails adds nothing.
  */
-int store_import(struct store *s, const char *other, unsigned *imported, unsigned *skipped,
-		 struct strbuf *err)
+int store_import(struct store *s, const char *other, struct store_import_counts *n,
+		 struct strbuf *refusals, struct strbuf *err)
 {
 	struct strbuf real = STRBUF_INIT, why = STRBUF_INIT;
 	int64_t version;
 	int ret;
 
-	*imported = 0;
-	*skipped = 0;
+	memset(n, 0, sizeof(*n));
 	/* the same rules as for the results file itself: a device or FIFO
 	 * named as the other file is never opened */
 	ret = store_path_check(other, false, &real, NULL, err);
@@ -381,12 +474,12 @@ int store_import(struct store *s, const char *other, unsigned *imported, unsigne
 	ret = store_begin(s, err);
 	if (ret)
 		goto out_detach;
-	ret = import_runs(s, version, imported, skipped, err);
+	ret = import_runs(s, other, version, n, refusals, err);
 	if (!ret)
 		ret = store_commit(s, err);
 	if (ret) {
 		store_rollback(s);
-		*imported = 0;
+		memset(n, 0, sizeof(*n));
 	}
 out_detach:
 	sqlite3_exec(s->db, "DETACH DATABASE src", NULL, NULL, NULL);

@@ -88,6 +88,7 @@ struct rows_spec {
 	size_t arr, nr, size;  /* offsets in base of the array and its count; element size */
 	int (*read)(sqlite3_stmt *st, void *row, void *base); /* 0, -ENOMEM or -EIO */
 	int (*done)(struct results *r); /* after the last row (0 or -ENOMEM), or NULL */
+	const char *table;		/* whose limits (limits.c) each row is checked against */
 };
 
 /* The array pointer at off in base, by memcpy: its type is not void *. */
@@ -151,10 +152,25 @@ static void *rows_next(const struct rows_spec *t, void *base, size_t *cap)
 	return row;
 }
 
-/* Every row of t (of run run_id, when its query takes one) into base. */
+/* A run with a value out of its range (limits.c): refused before anything
+ * is derived from it, the value named. */
+static void unusable_say(const struct store *s, int64_t run_id, const struct strbuf *why,
+			 struct strbuf *err)
+{
+	strbuf_addf(err,
+		    "%s: run %" PRId64
+		    " is unusable: %s (no run writes that; diskproof delete %" PRId64
+		    " removes the run)",
+		    s->path, run_id, why->buf, run_id);
+}
+
+/* Every row of t (of run run_id, when its query takes one) into base, each
+ * checked against its table's limits first. */
 static int rows_load(struct store *s, const struct rows_spec *t, void *base, int64_t run_id,
 		     struct strbuf *err)
 {
+	struct strbuf why = STRBUF_INIT;
+	struct store_row_limits rl;
 	sqlite3_stmt *st;
 	size_t cap = 0;
 	void *row = NULL;
@@ -169,14 +185,20 @@ static int rows_load(struct store *s, const struct rows_spec *t, void *base, int
 		return ret;
 	if (sqlite3_bind_parameter_count(st))
 		sqlite3_bind_int64(st, 1, run_id);
+	ret = store_row_limits_init(&rl, t->table ? t->table : "", st);
 	while (!ret && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((ret = store_row_check(&rl, st, &why)))
+			break;
 		/* rows may arrive after the count (a run still writing) */
 		if (t->size && !(row = rows_next(t, base, &cap)))
 			ret = -ENOMEM;
 		else
 			ret = t->read(st, row, base);
 	}
-	if (ret == -ENOMEM)
+	store_row_limits_release(&rl);
+	if (ret == -ERANGE)
+		unusable_say(s, run_id, &why, err);
+	else if (ret == -ENOMEM)
 		strbuf_addf(err, "%s: %s: out of memory", s->path, t->what);
 	else if (ret)
 		strbuf_addf(err, "%s: run %" PRId64 ": %s", s->path, run_id,
@@ -186,6 +208,7 @@ static int rows_load(struct store *s, const struct rows_spec *t, void *base, int
 	else if (t->done && (ret = t->done(base)) == -ENOMEM)
 		strbuf_addf(err, "%s: %s: out of memory", s->path, t->what);
 	sqlite3_finalize(st);
+	strbuf_release(&why);
 	return ret;
 }
 
@@ -237,6 +260,20 @@ static const struct rows_spec run_list_rows = {
 	.read = brief_row_read,
 };
 
+/* Marks b unusable when its run row or its summaries hold a value out of
+ * its range (limits.c): the list shows such a run, so that it can be
+ * deleted; its other rows are checked when it is loaded. */
+static int brief_check(struct store *s, struct store_run_brief *b, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret = store_run_check(s, "main", b->id, false, &why, err);
+
+	if (ret == -ERANGE)
+		snprintf(b->unusable, sizeof(b->unusable), "%s", why.buf);
+	strbuf_release(&why);
+	return ret == -ERANGE ? 0 : ret;
+}
+
 int store_run_list(struct store *s, struct store_run_brief **out, size_t *count, struct strbuf *err)
 {
 	struct run_list l = {NULL, 0};
@@ -245,6 +282,8 @@ int store_run_list(struct store *s, struct store_run_brief **out, size_t *count,
 	*out = NULL;
 	*count = 0;
 	ret = rows_load(s, &run_list_rows, &l, 0, err);
+	for (size_t i = 0; i < l.n && !ret; i++)
+		ret = brief_check(s, &l.v[i], err);
 	if (ret) {
 		free(l.v);
 		return ret;
@@ -319,6 +358,26 @@ int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struc
 	return ret;
 }
 
+/* The run row st holds, against the limits of table run. */
+static int run_row_check(const struct store *s, int64_t run_id, sqlite3_stmt *st,
+			 struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	struct store_row_limits rl;
+	int ret;
+
+	ret = store_row_limits_init(&rl, "run", st);
+	if (!ret)
+		ret = store_row_check(&rl, st, &why);
+	store_row_limits_release(&rl);
+	if (ret == -ERANGE)
+		unusable_say(s, run_id, &why, err);
+	else if (ret)
+		strbuf_addf(err, "%s: load run: out of memory", s->path);
+	strbuf_release(&why);
+	return ret;
+}
+
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
 	char **const strs[] = {&r->status,	 &r->verdict,	     &r->label,
@@ -349,6 +408,9 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 		ret = store_fail(s, err, rc, "load run");
 		goto out_finalize;
 	}
+	ret = run_row_check(s, run_id, st, err);
+	if (ret)
+		goto out_finalize;
 	r->id = run_id;
 	for (i = 0; i < DP_ARRAY_SIZE(strs) && !ret; i++)
 		ret = column_dup(st, (int)i, strs[i]);
@@ -865,40 +927,40 @@ out_free:
 	.size = sizeof(*((struct results *)0)->arr_)
 
 /* A run's rows after its run row, in this order (auto-tune reads env facts):
- * {what, bad, count_sql, sql, array, read, done}, as in struct rows_spec. */
+ * {what, bad, count_sql, sql, array, read, done, table}, as in struct rows_spec. */
 static const struct rows_spec results_rows[] = {
 	{"load summaries", "summary row of unknown scope or class", NULL,
 	 "SELECT scope, name, volume, class, ios, bytes, errors, iops, mbps,"
 	 " avg_ms, p50_ms, p99_ms, max_ms, integrity_errors"
 	 " FROM summary WHERE run_id = ? ORDER BY rowid",
-	 0, 0, 0, summary_row_read, NULL},
+	 0, 0, 0, summary_row_read, NULL, "summary"},
 	/* time-averaged streams per scope (schema 5; older runs have none) */
 	{"load stream shares", "stream_share row of unknown scope", NULL,
 	 "SELECT scope, name, streams FROM stream_share WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
-	 streams_row_read, NULL},
+	 streams_row_read, NULL, "stream_share"},
 	/* what schema 5 adds to the summaries (a migrated older file has the
 	 * table, empty: its figures stay unknown) */
 	{"load sample maxima and stalls", "scope_extra row of unknown scope or class", NULL,
 	 "SELECT scope, name, class, sample_ms, max_sample_avg_ms, page_fault_stalls"
 	 " FROM scope_extra WHERE run_id = ? ORDER BY rowid",
-	 0, 0, 0, extra_row_read, NULL},
+	 0, 0, 0, extra_row_read, NULL, "scope_extra"},
 	/* transactions per scope (schema 9; a migrated older file has the
 	 * table, empty: not counted) */
 	{"load transactions", "txn_total row of unknown scope", NULL,
 	 "SELECT scope, name, txns, log_commits FROM txn_total WHERE run_id = ? ORDER BY rowid", 0,
-	 0, 0, txn_row_read, NULL},
+	 0, 0, txn_row_read, NULL, "txn_total"},
 	/* each database's size at the start (table database) and at the end
 	 * (database_final, schema 6: a killed run has no rows there) */
 	{"load database sizes", NULL, NULL,
 	 "SELECT name, size FROM \"database\" WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
-	 size_row_read, NULL},
+	 size_row_read, NULL, "database"},
 	{"load final database sizes", NULL, NULL,
 	 "SELECT name, size FROM database_final WHERE run_id = ? ORDER BY rowid", 0, 0, 0,
-	 final_size_row_read, NULL},
+	 final_size_row_read, NULL, "database_final"},
 	{"load verdicts", "verdict row of unknown scope or cmp", NULL,
 	 "SELECT scope, name, volume, criterion, cmp, threshold, measured,"
 	 " passed FROM verdict WHERE run_id = ? ORDER BY rowid",
-	 RESULTS_ARRAY(verdicts, nr_verdicts), verdict_row_read, NULL},
+	 RESULTS_ARRAY(verdicts, nr_verdicts), verdict_row_read, NULL, "verdict"},
 	/* The time series. Index sample_run (run_id, t_ms) hands the rows over
 	 * already in (t_ms, rowid) order, so the query sorts nothing; the array
 	 * is sized once from a count over the same index. */
@@ -907,29 +969,29 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT t_ms, warmup, scope, scope_name, class, ios, bytes, errors,"
 	 " lat_sum_ns, lat_max_ns, p50_ns, p99_ns FROM sample WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
-	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL},
+	 RESULTS_ARRAY(samples, nr_samples), sample_row_read, NULL, "sample"},
 	/* transactions per interval (schema 9), in the samples' order */
 	{"load transaction samples", "txn_sample row of unknown scope",
 	 "SELECT count(*) FROM txn_sample WHERE run_id = ?",
 	 "SELECT t_ms, scope, name, txns, log_commits FROM txn_sample WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
-	 RESULTS_ARRAY(txn_samples, nr_txn_samples), txn_sample_row_read, NULL},
+	 RESULTS_ARRAY(txn_samples, nr_txn_samples), txn_sample_row_read, NULL, "txn_sample"},
 	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
-	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL},
+	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL, "env"},
 	/* the effective parameters (schema 6; a migrated older file has the
 	 * table, empty) */
 	{"load parameters", NULL, NULL,
 	 "SELECT section, name, key, value, source FROM param WHERE run_id = ? ORDER BY rowid",
-	 RESULTS_ARRAY(params, nr_params), param_row_read, params_from_text},
+	 RESULTS_ARRAY(params, nr_params), param_row_read, params_from_text, "param"},
 	{"load events", NULL, NULL,
 	 "SELECT t_ms, kind, message FROM event WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
-	 RESULTS_ARRAY(events, nr_events), event_row_read, NULL},
+	 RESULTS_ARRAY(events, nr_events), event_row_read, NULL, "event"},
 	{"load histograms",
 	 "histogram row of unknown scope, class or geometry, or with bad buckets", NULL,
 	 "SELECT scope, name, class, bits, max_bits, count, sum_ns, min_ns,"
 	 " max_ns, buckets FROM histogram WHERE run_id = ? ORDER BY rowid",
-	 RESULTS_ARRAY(hists, nr_hists), hist_row_read, NULL},
+	 RESULTS_ARRAY(hists, nr_hists), hist_row_read, NULL, "histogram"},
 	/* Auto-tune's steps (table autotune_step, in every schema version; a run
 	 * that did not tune has no rows) and, from the env facts loaded before,
 	 * its goal, choice and why it stopped. */
@@ -937,7 +999,7 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT step, streams, iops, db_read_avg_ms, log_write_avg_ms, passed,"
 	 " reason FROM autotune_step WHERE run_id = ? ORDER BY step",
 	 RESULTS_ARRAY(autotune.steps, autotune.nr_steps), autotune_row_read,
-	 results_autotune_from_env},
+	 results_autotune_from_env, "autotune_step"},
 	/* The host counters (schema 4; a migrated older file has the table,
 	 * empty), in time order, the host row of an interval before its
 	 * devices', and their figures over the measured intervals. */
@@ -947,7 +1009,8 @@ static const struct rows_spec results_rows[] = {
 	 " write_sectors, reads_per_s, writes_per_s, read_kbps, write_kbps,"
 	 " read_wait_ms, write_wait_ms, avg_wait_ms, util_pct, queue"
 	 " FROM host_sample WHERE run_id = ? ORDER BY t_ms, rowid",
-	 RESULTS_ARRAY(host_samples, nr_host_samples), host_row_read, results_host_perf_fill},
+	 RESULTS_ARRAY(host_samples, nr_host_samples), host_row_read, results_host_perf_fill,
+	 "host_sample"},
 	/* The 15 s window histograms per volume and class (schema 3; a
 	 * migrated older file has the table, empty), in bands: the HTML
 	 * report's heatmaps. */
@@ -957,7 +1020,7 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT count(*) FROM interval_histogram WHERE run_id = ?",
 	 "SELECT t_ms, warmup, scope, name, class, count, buckets FROM interval_histogram"
 	 " WHERE run_id = ? ORDER BY t_ms, rowid",
-	 RESULTS_ARRAY(windows, nr_windows), window_row_read, NULL},
+	 RESULTS_ARRAY(windows, nr_windows), window_row_read, NULL, "interval_histogram"},
 };
 
 /* All the reads in one read transaction: one consistent snapshot. */

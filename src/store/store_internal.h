@@ -208,6 +208,37 @@ int store_prepare_cached(struct store *s, struct strbuf *err);
  * milliseconds, "2026-12-03T11:34:05.123Z": the time_utc columns. */
 void store_utc_ms(struct strbuf *sb, uint64_t base_ms, uint64_t t_ms);
 
+/*
+ * limits.c: the range of every numeric column (docs/results-schema.md). A
+ * row is checked against the limits of its columns, found by name once per
+ * statement (store_row_limits_init; a column without one is not checked).
+ */
+#define STORE_ROW_COLS_MAX 48
+struct store_limit;
+struct store_row_limits {
+	const char *table;
+	int ncols;
+	const struct store_limit *lim[STORE_ROW_COLS_MAX];
+	int count_col;	      /* the column "count", which a "buckets" one adds up to */
+	struct hist *scratch; /* decodes a buckets column */
+};
+/* 0 or -ENOMEM; store_row_limits_release() after either. */
+int store_row_limits_init(struct store_row_limits *rl, const char *table, sqlite3_stmt *st);
+void store_row_limits_release(struct store_row_limits *rl);
+/* The current row of st: 0, or -ERANGE with why += "TABLE.COLUMN = VALUE:
+ * what is wrong". */
+int store_row_check(struct store_row_limits *rl, sqlite3_stmt *st, struct strbuf *why);
+/* Does a limit cover table.column? (a test proves every number has one) */
+bool store_limit_known(const char *table, const char *column);
+/*
+ * Run run_id of schema ("main", or "src" for import) against the limits:
+ * its run row and its summaries, or (deep) every row of it in every table.
+ * 0; -ERANGE with why saying the first value out of its range; or a store
+ * error in err.
+ */
+int store_run_check(struct store *s, const char *schema, int64_t run_id, bool deep,
+		    struct strbuf *why, struct strbuf *err);
+
 /* killed.c */
 int store_reap_own_host(struct store *s, struct strbuf *err);
 

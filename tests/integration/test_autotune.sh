@@ -25,6 +25,9 @@
 #   steps stamped at increasing times, the choice after every step;
 # - goal target: the fewest streams reaching the target (3 streams give about
 #   1,900 IOPS, 4 about 2,200: a 2,100 IOPS target needs 4);
+# - a time bound too short for one level (--duration 30s, autotune_limit =
+#   5s) is refused up front (exit 2, nothing written) with the least that
+#   holds one; that least (35s) measures a level;
 # - real files (io_uring): tuning stays within its time bound and the main test
 #   runs at its answer.
 source "$(dirname "$0")/lib.sh"
@@ -266,6 +269,26 @@ grep -q "auto-tune chose 4 streams .*(goal target): 4 streams are the fewest tha
 sed 's/^streams = auto/streams = auto\nautotune_goal = target/' sat.ini >notarget.ini
 expect_exit 2 "$DISKPROOF" run ./notarget.ini --results "$WORK/r.db"
 grep -q "autotune_goal = target needs a target" err || fail "no target: $(cat err)"
+
+# a time bound that cannot hold one level (sim, the default bound: a fifth of
+# --duration 30s is 6 s; a level takes a 5-sample slope window and a 2 s
+# window, 7 s) is refused before anything is written, naming the least
+# duration (35s) and bound (7s); at 35s one level is measured and stored;
+# an autotune_limit too short is named the same way
+S="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
+for cmd in run plan; do
+	expect_exit 2 "$DISKPROOF" $cmd "$S" --streams auto --duration 30s --results "$WORK/short.db"
+	grep -q "^--duration 30s: auto-tune's time bound, 6s (a fifth of the duration), cannot hold one level, which takes 7s .*a duration of 35s or more holds one, or set autotune_limit = 7s or more" err ||
+		fail "$cmd --duration 30s: $(cat err)"
+	[ ! -e short.db ] || fail "$cmd --duration 30s: a results file was written"
+done
+expect_exit 0 "$DISKPROOF" run "$S" --streams auto --duration 35s --results "$WORK/short.db" --quiet
+[ "$(sqlite3 short.db "select count(*) from autotune_step")" -ge 1 ] || fail "35s: no level measured"
+sed 's/^streams = .*/streams = auto\nautotune_limit = 5s/' "$S" >limit.ini
+expect_exit 2 "$DISKPROOF" run ./limit.ini --results "$WORK/short2.db"
+grep -q "^./limit.ini:[0-9]*: \[engine\] autotune_limit: auto-tune's time bound, 5s (autotune_limit), cannot hold one level, which takes 7s .*set autotune_limit = 7s or more" err ||
+	fail "autotune_limit = 5s: $(cat err)"
+[ ! -e short2.db ] || fail "autotune_limit = 5s: a results file was written"
 
 # real files: a 20 s bound, 2 s windows, a 3-sample slope
 skip_without_uring

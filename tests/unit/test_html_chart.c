@@ -3,7 +3,10 @@
  * decades of a log10 axis, the thinning of a series to one point per pixel
  * column (its mean, or its highest point so that spikes stay), the
  * heatmap's colour levels and window grouping, the latency bands of the
- * window histograms (results.h), and a heatmap drawn from two windows.
+ * window histograms (results.h), a heatmap drawn from two windows, and
+ * charts of values no run writes (an infinite warm-up, latencies of 1e308,
+ * windows at the end of time) drawn in bounded time and size: every axis
+ * loop ends at a count (an alarm fails the test where one would not).
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../../src/report/html.h"
 
@@ -233,12 +237,119 @@ static void test_heatmap(void **state)
 	strbuf_release(&sb);
 }
 
+/* An axis draws at most this many ticks (html_chart.c's CH_TICKS_MAX). */
+#define TICKS_MAX 64
+
+/* A chart of the values that the store refuses (limits.c), had they got
+ * through: it ends, small, with a bounded number of ticks per axis. */
+static void chart_bounded(const struct html_chart *c, size_t max_text)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	html_chart_line(&sb, c);
+	assert_true(sb.len < 256 * 1024);
+	assert_true((size_t)count_of(sb.buf, "<text ") <= max_text);
+	strbuf_release(&sb);
+}
+
+static void test_hostile_values_bounded(void **state)
+{
+	struct results_host_sample hs[3];
+	struct results_window w[2];
+	uint64_t band[1] = {5};
+	struct results r;
+	struct html_series se = {.src = HTML_SRC_HOST,
+				 .name = "",
+				 .host_field = HTML_HOST_CPU_USER,
+				 .label = "cpu",
+				 .color = "#000"};
+	struct html_chart c = {.id = "c",
+			       .title = "t",
+			       .x_label = "s",
+			       .y_label = "%",
+			       .series = &se,
+			       .nr_series = 1};
+	double huge[] = {1e308, 1.7e308, 5};
+	const char *names[] = {"a", "b", "c"};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	alarm(20); /* a loop that runs away fails the test, it does not hang it */
+	memset(&r, 0, sizeof(r));
+	memset(hs, 0, sizeof(hs));
+	for (int i = 0; i < 3; i++) {
+		hs[i].t_ms = 1000 * (uint64_t)(i + 1);
+		hs[i].cpu_user_pct = huge[i];
+	}
+	r.host_samples = hs;
+	r.nr_host_samples = 3;
+	se.r = &r;
+	/* y up to 1.7e308: 1.05 times that is +Inf */
+	chart_bounded(&c, 4 * TICKS_MAX);
+	/* an infinite warm-up shaded on the x axis */
+	c.warmup_s = INFINITY;
+	chart_bounded(&c, 4 * TICKS_MAX);
+	/* times at the end of 64-bit milliseconds: a step too small for them */
+	hs[0].t_ms = UINT64_MAX - 2;
+	hs[1].t_ms = UINT64_MAX - 1;
+	hs[2].t_ms = UINT64_MAX;
+	c.warmup_s = 0;
+	chart_bounded(&c, 4 * TICKS_MAX);
+	/* the same on a right-hand axis */
+	c.y2_label = "right";
+	se.right = true;
+	chart_bounded(&c, 4 * TICKS_MAX);
+
+	/* bars of 1.7e308: 1.12 times that is +Inf */
+	html_chart_bars(&sb, &(struct html_bars){.id = "b",
+						 .title = "bars",
+						 .x_label = "IOPS",
+						 .series_name = "dbs",
+						 .unit = "IOPS",
+						 .names = names,
+						 .values = huge,
+						 .nr = 3});
+	assert_true(sb.len < 256 * 1024);
+	assert_true((size_t)count_of(sb.buf, "<text ") <= TICKS_MAX + 2 * 3 + 2);
+	strbuf_reset(&sb);
+
+	/* heatmap windows at the end of time, an infinite warm-up */
+	memset(w, 0, sizeof(w));
+	for (int i = 0; i < 2; i++) {
+		w[i] = (struct results_window){.t_ms = UINT64_MAX - (uint64_t)i,
+					       .scope = SCOPE_VOLUME,
+					       .cls = IO_DB_READ,
+					       .count = 5,
+					       .lo = 40,
+					       .nr = 1,
+					       .bands = band};
+		strcpy(w[i].name, "v1");
+	}
+	r.windows = w;
+	r.nr_windows = 2;
+	html_chart_heatmap(&sb, &(struct html_heatmap){.id = "h",
+						       .title = "v1",
+						       .r = &r,
+						       .volume = "v1",
+						       .cls = IO_DB_READ,
+						       .threshold_ms = 1e300,
+						       .warmup_s = INFINITY});
+	assert_true(sb.len < 256 * 1024);
+	assert_true((size_t)count_of(sb.buf, "<text ") <= 2 * TICKS_MAX + 4 + 20);
+	strbuf_release(&sb);
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_log10_decades), cmocka_unit_test(test_decimate),
-		cmocka_unit_test(test_decimate_long), cmocka_unit_test(test_heat_levels),
-		cmocka_unit_test(test_bands),	      cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_log10_decades),
+		cmocka_unit_test(test_decimate),
+		cmocka_unit_test(test_decimate_long),
+		cmocka_unit_test(test_heat_levels),
+		cmocka_unit_test(test_bands),
+		cmocka_unit_test(test_heatmap),
+		cmocka_unit_test(test_hostile_values_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

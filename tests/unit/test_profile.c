@@ -1069,6 +1069,70 @@ static void test_golden_bad_profiles(void **state)
  * option and the profile's key (the profile's own breaks are in
  * tests/golden/bad-profiles/rule-*.ini).
  */
+/*
+ * Auto-tune's time: the bound, window and slope window from the keys or
+ * their defaults, and the rule that the bound holds one level, checked once
+ * the options are applied (a file's short duration may be mended by
+ * --duration), said at the file's key, or at the option that broke it.
+ */
+static void test_tune_bound(void **state)
+{
+	struct profile_overrides o = {0};
+	struct strbuf err = STRBUF_INIT;
+	struct profile p;
+
+	(void)state;
+	expect_ok(&p, "[test]\nduration = 2h\n[engine]\nstreams = auto\n" VOL);
+	assert_int_equal(profile_tune_limit_ns(&p), 24 * 60 * SEC); /* a fifth */
+	assert_int_equal(profile_tune_window_samples(&p), 30);	    /* 24 min / 24 = 60 s: 30 */
+	assert_int_equal(profile_tune_slope_window(&p), 30);
+	assert_int_equal(profile_tune_level_min_ns(&p), 60 * SEC);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	profile_release(&p);
+
+	/* 30 s: a 6 s bound, a 2 s window and 5 samples: 7 s; the file is
+	 * taken at parse, refused once the options are known */
+	expect_ok(&p, "[test]\nduration = 30s\n[engine]\nstreams = auto\n" VOL);
+	assert_int_equal(profile_tune_limit_ns(&p), 6 * SEC);
+	assert_int_equal(profile_tune_level_min_ns(&p), 7 * SEC);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
+	assert_string_equal(err.buf,
+			    "t.ini:2: [test] duration: auto-tune's time bound, 6s (a fifth of the "
+			    "duration), cannot hold one level, which takes 7s (a 5-sample latency "
+			    "slope window and a 2 s window): a duration of 35s or more holds one, "
+			    "or set autotune_limit = 7s or more");
+	/* mended by --duration 35s */
+	strbuf_reset(&err);
+	o = (struct profile_overrides){.duration_ns = 35 * SEC, .has_duration = true};
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	/* broken by --duration 20s: the option is named */
+	o.duration_ns = 20 * SEC;
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "--duration 20s: auto-tune's time bound, 4s"));
+	assert_non_null(strstr(err.buf, "([engine] streams at t.ini:4)"));
+	profile_release(&p);
+
+	/* a fixed stream count tunes nothing */
+	strbuf_reset(&err);
+	expect_ok(&p, "[test]\nduration = 5s\n[engine]\nstreams = 4\n" VOL);
+	o = (struct profile_overrides){0};
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), 0);
+	profile_release(&p);
+
+	/* autotune_limit and a long window set: named, and how to shorten it */
+	expect_ok(&p,
+		  "[engine]\nstreams = auto\nautotune_limit = 15s\nautotune_window = 10s\n" VOL);
+	assert_int_equal(profile_tune_level_min_ns(&p), 20 * SEC);
+	assert_int_equal(profile_apply_overrides(&p, &o, &err), -EINVAL);
+	assert_string_equal(err.buf,
+			    "t.ini:3: [engine] autotune_limit: auto-tune's time bound, 15s "
+			    "(autotune_limit), cannot hold one level, which takes 20s (a 10-sample "
+			    "latency slope window and a 10 s window): set autotune_limit = 20s or "
+			    "more (or shorten autotune_window or autotune_slope_window)");
+	profile_release(&p);
+	strbuf_release(&err);
+}
+
 static void test_rules_table(void **state)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -1183,6 +1247,7 @@ int main(void)
 		cmocka_unit_test(test_sim_section_errors),
 		cmocka_unit_test(test_golden_bad_profiles),
 		cmocka_unit_test(test_rules_table),
+		cmocka_unit_test(test_tune_bound),
 		cmocka_unit_test(test_misc),
 	};
 

@@ -17,7 +17,10 @@
  * regular files refused, and a read-only open that reads and never writes;
  * the row loader refusing a summary, sample or histogram it cannot read and a
  * verdict of an unknown cmp (naming file, run and row), and env facts, events
- * and the run list longer than a first allocation loaded whole and in order.
+ * and the run list longer than a first allocation loaded whole and in order;
+ * every numeric column given a range (limits.c), and values out of theirs
+ * (+-Inf, 1e300, negative, text, buckets not adding up) refused by the
+ * loader, naming the run and the value, marked by the run list.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -42,6 +45,8 @@
 #include "diskproof/counters.h"
 #include "diskproof/report.h"
 #include "diskproof/store.h"
+
+#include "../../src/store/store_internal.h" /* store_limit_known */
 
 struct fixture {
 	char dir[64];
@@ -1373,15 +1378,19 @@ static void test_run_delete(void **state)
 static void import_ok(struct store *s, const char *other, unsigned want_imported,
 		      unsigned want_skipped)
 {
-	struct strbuf err = STRBUF_INIT;
-	unsigned imported = 99, skipped = 99;
-	int ret = store_import(s, other, &imported, &skipped, &err);
+	struct strbuf err = STRBUF_INIT, refusals = STRBUF_INIT;
+	struct store_import_counts n = {99, 99, 99, 99};
+	int ret = store_import(s, other, &n, &refusals, &err);
 
 	if (ret)
 		fail_msg("store_import: %d: %s", ret, err.buf);
-	assert_int_equal(imported, want_imported);
-	assert_int_equal(skipped, want_skipped);
+	assert_int_equal(n.imported, want_imported);
+	assert_int_equal(n.skipped, want_skipped);
+	assert_int_equal(n.replaced, 0);
+	assert_int_equal(n.refused, 0);
+	assert_int_equal(refusals.len, 0);
 	strbuf_release(&err);
+	strbuf_release(&refusals);
 }
 
 /* Runs of another file come in with new ids and their host; twice adds nothing. */
@@ -1442,18 +1451,18 @@ static void test_import_refuses(void **state)
 	struct strbuf err = STRBUF_INIT;
 	struct store *s = open_ok(f->path);
 	char other[192];
-	unsigned imported, skipped;
+	struct store_import_counts n;
 	sqlite3 *db;
 
 	snprintf(other, sizeof(other), "%s/foreign.db", f->dir);
 	db = raw_open(other);
 	assert_int_equal(sqlite3_exec(db, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
 	sqlite3_close(db);
-	assert_int_equal(store_import(s, other, &imported, &skipped, &err), -EINVAL);
+	assert_int_equal(store_import(s, other, &n, &err, &err), -EINVAL);
 	assert_non_null(strstr(err.buf, "not a diskproof results file"));
 	strbuf_reset(&err);
 	snprintf(other, sizeof(other), "%s/missing.db", f->dir);
-	assert_true(store_import(s, other, &imported, &skipped, &err) < 0);
+	assert_true(store_import(s, other, &n, &err, &err) < 0);
 	assert_int_equal(access(other, F_OK), -1); /* not created */
 	store_close(s);
 	strbuf_release(&err);
@@ -2054,6 +2063,25 @@ static void expect_refused(const char *path, int64_t id, const char *what)
 	strbuf_release(&err);
 }
 
+/* Loading the run is refused with -ERANGE (a value out of its range,
+ * limits.c): the message names the file, the run and the value. */
+static void expect_unusable(const char *path, int64_t id, const char *what)
+{
+	struct strbuf err = STRBUF_INIT, want = STRBUF_INIT;
+	struct store *s = NULL;
+	struct results r;
+
+	if (store_open_read(&s, path, false, &err))
+		fail_msg("store_open_read: %s", err.buf);
+	assert_int_equal(store_results_load(s, id, &r, &err), -ERANGE);
+	strbuf_addf(&want, "%s: run %" PRId64 " is unusable: %s (", path, id, what);
+	if (strncmp(err.buf, want.buf, want.len))
+		fail_msg("got \"%s\", want it to begin \"%s\"", err.buf, want.buf);
+	store_close(s);
+	strbuf_release(&want);
+	strbuf_release(&err);
+}
+
 static void test_summary_of_unknown_class(void **state)
 {
 	struct fixture *f = *state;
@@ -2103,8 +2131,119 @@ static void test_histogram_of_other_geometry(void **state)
 		 "INSERT INTO histogram VALUES (?1, 'run', 'run', 'db_read', 99, 99,"
 		 " 0, 0, NULL, 0, '')",
 		 id);
-	expect_refused(f->path, id,
-		       "histogram row of unknown scope, class or geometry, or with bad buckets");
+	expect_unusable(f->path, id, "histogram.bits = 99: over 6 (this build's geometry)");
+}
+
+/* Every number a results file holds has a range (limits.c): a column added
+ * without one would be loaded and imported unchecked. */
+static void test_limits_cover_schema(void **state)
+{
+	struct fixture *f = *state;
+	sqlite3_stmt *tab, *col;
+	struct store *s = open_ok(f->path);
+	sqlite3 *db;
+	char sql[256];
+	int checked = 0;
+
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT name FROM sqlite_master WHERE type = 'table'"
+					    " AND name NOT LIKE 'sqlite_%'",
+					    -1, &tab, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(tab) == SQLITE_ROW) {
+		const char *t = (const char *)sqlite3_column_text(tab, 0);
+		int ncols = 0;
+
+		snprintf(sql, sizeof(sql), "PRAGMA table_info(\"%s\")", t);
+		assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &col, NULL), SQLITE_OK);
+		while (sqlite3_step(col) == SQLITE_ROW) {
+			const char *c = (const char *)sqlite3_column_text(col, 1);
+			const char *type = (const char *)sqlite3_column_text(col, 2);
+
+			ncols++;
+			if (!strcmp(c, "id") || !strcmp(c, "run_id") ||
+			    (strcmp(type, "INTEGER") && strcmp(type, "REAL")))
+				continue;
+			if (!store_limit_known(t, c))
+				fail_msg("%s.%s (%s) has no range in limits.c", t, c, type);
+			checked++;
+		}
+		sqlite3_finalize(col);
+		assert_true(ncols <= STORE_ROW_COLS_MAX);
+	}
+	sqlite3_finalize(tab);
+	sqlite3_close(db);
+	assert_true(checked > 80);
+}
+
+/*
+ * Values no run writes, each in a run of its own: loading the run is
+ * refused with -ERANGE naming the run and the value; the run list still
+ * lists it, marked where its run row or summaries hold the value; deleting
+ * it works.
+ */
+static void test_hostile_values(void **state)
+{
+	static const struct {
+		const char *sql, *says;
+		bool listed; /* the list marks it */
+	} cases[] = {
+		{"UPDATE run SET warmup_s = 1e400 WHERE id = ?1",
+		 "run.warmup_s = inf: not a finite number", true},
+		{"UPDATE run SET warmup_s = -1e400 WHERE id = ?1",
+		 "run.warmup_s = -inf: not a finite number", true},
+		{"UPDATE run SET duration_s = -1 WHERE id = ?1", "run.duration_s = -1: negative",
+		 true},
+		{"UPDATE run SET duration_s = 1e300 WHERE id = ?1",
+		 "run.duration_s = 1.0000000000000001e+300: over 31622400 (a year, in s)", true},
+		{"UPDATE run SET streams = -3 WHERE id = ?1", "run.streams = -3: negative", true},
+		{"UPDATE run SET streams = 2.5 WHERE id = ?1",
+		 "run.streams = 2.5: not a whole number", true},
+		{"INSERT INTO summary VALUES (?1, 'run', 'run', NULL, 'db_read',"
+		 " 1, 1, 0, 1e300, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1)",
+		 "summary.iops = 1.0000000000000001e+300: over 9007199254740992 (2^53)", true},
+		{"INSERT INTO sample VALUES (?1, 9000000000000000, 0, 'run', 'run', 'db_read',"
+		 " 1, 1, 0, 1, 1, 1, 1, NULL)",
+		 "sample.t_ms = 9000000000000000: over 31622400000 (a year, in ms)", false},
+		{"INSERT INTO sample VALUES (?1, 1000, 0, 'run', 'run', 'db_read',"
+		 " 'many', 1, 0, 1, 1, 1, 1, NULL)",
+		 "sample.ios = 'many': not a number", false},
+		{"INSERT INTO stream_share VALUES (?1, 'run', 'run', 5, -2)",
+		 "stream_share.streams = -2: negative", false},
+		{"INSERT INTO histogram VALUES (?1, 'run', 'run', 'db_read', 6, 38,"
+		 " 3, 300, 100, 100, '100:1 101:1')",
+		 "histogram.count = 3: its buckets hold 2 I/Os", false},
+		{"INSERT INTO histogram VALUES (?1, 'run', 'run', 'db_read', 6, 38,"
+		 " 1, 300, 100, 100, '100:18446744073709551615 101:1')",
+		 "histogram.count = 1: its buckets hold more than 2^53 I/Os", false},
+		{"INSERT INTO event (run_id, t_ms, kind) VALUES (?1, -5, 'stop')",
+		 "event.t_ms = -5: negative", false},
+	};
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store_run_brief *runs;
+	struct store *s;
+	size_t n;
+	int64_t id;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		make_run(f->path, &id);
+		raw_exec(f->path, cases[i].sql, id);
+		expect_unusable(f->path, id, cases[i].says);
+		s = open_ok(f->path);
+		assert_int_equal(store_run_list(s, &runs, &n, &err), 0);
+		assert_true(n == 1 && runs[0].id == id);
+		if (cases[i].listed)
+			assert_string_equal(runs[0].unusable, cases[i].says);
+		else
+			assert_string_equal(runs[0].unusable, "");
+		free(runs);
+		assert_int_equal(store_run_delete(s, &id, 1, &err), 0);
+		store_close(s);
+	}
+	strbuf_release(&err);
 }
 
 /* More rows than a first allocation holds (64) come back, all, in order. */
@@ -2322,6 +2461,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_verdict_of_unknown_cmp, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sample_of_unknown_class, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_histogram_of_other_geometry, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_limits_cover_schema, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_arrays_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reap_by_machine, setup, teardown),
 	};
