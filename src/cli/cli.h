@@ -127,6 +127,10 @@ struct cli_opts {
 	 * command's start, one of the two (time_parse_start_at) */
 	uint64_t start_at_abs_ns, start_at_rel_ns;
 	bool has_start_at;
+	/* run --ready-file PATH, --start-file PATH, --start-timeout D (> 0) */
+	const char *ready_file, *start_file;
+	uint64_t start_timeout_ns;
+	bool has_start_timeout;
 	uint64_t max_clock_error_ns; /* --max-clock-error D */
 	bool has_max_clock_error;
 	const char *host; /* run --host NAME */

@@ -101,6 +101,14 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--start-at", 0, CLI_ARG_REQUIRED, "TIME", CMD_RUN,
 	 "prepare, then begin the load at TIME (RFC 3339 UTC, 2026-12-03T16:00:00Z) or +D after "
 	 "the command started"},
+	{"--ready-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
+	 "once prepared, write a ready record (host, time, clock) to PATH, atomically"},
+	{"--start-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
+	 "once prepared, wait for a start TIME (as --start-at's) to be written to PATH, then begin "
+	 "the load at it"},
+	{"--start-timeout", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
+	 "with --start-file, give up (exit 3) when no TIME came within D of being ready "
+	 "(default 1h)"},
 	{"--max-clock-error", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
 	 "with --start-at, warn when the clock is unsynchronised or its max error exceeds D "
 	 "(default 50ms)"},
@@ -230,6 +238,19 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "--start-at")) {
 		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, &err);
 		o->has_start_at = !ret;
+	} else if (!strcmp(name, "--ready-file") || !strcmp(name, "--start-file")) {
+		*(name[2] == 'r' ? &o->ready_file : &o->start_file) = val;
+		if (!*val) {
+			strbuf_addstr(&err, "needs a file name");
+			ret = -EINVAL;
+		}
+	} else if (!strcmp(name, "--start-timeout")) {
+		ret = unit_parse_duration(val, &o->start_timeout_ns, &err);
+		if (!ret && !o->start_timeout_ns) {
+			strbuf_addstr(&err, "must be more than 0");
+			ret = -ERANGE;
+		}
+		o->has_start_timeout = true;
 	} else if (!strcmp(name, "--max-clock-error")) {
 		ret = unit_parse_duration(val, &o->max_clock_error_ns, &err);
 		o->has_max_clock_error = true;
