@@ -112,6 +112,7 @@ struct cli_opts {
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
 	const char *output;	  /* -o/--output FILE; NULL: stdout */
+	const char *expect_hosts; /* fleet --expect-hosts H1,H2 (no empty name) */
 	const char *metrics;	  /* run --metrics [ADDR:]PORT (checked as parsed) */
 	const char *metrics_file; /* run --metrics-file PATH */
 	/* compare */

@@ -84,6 +84,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "remove without asking (needed without a terminal)"},
 	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
 	 "write to FILE (atomically) instead of stdout"},
+	{"--expect-hosts", 0, CLI_ARG_REQUIRED, "H1,H2,...", CMD_FLEET,
+	 "the hosts that should have a run: each with none is listed missing and fails the fleet"},
 	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
 	 "show changes of at least PCT percent (default 2)"},
 	{"--all", 0, CLI_ARG_NONE, NULL, CMD_COMPARE,
@@ -214,6 +216,12 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->yes = true;
 	} else if (!strcmp(name, "--output")) {
 		o->output = val;
+	} else if (!strcmp(name, "--expect-hosts")) {
+		o->expect_hosts = val;
+		if (!*val || strstr(val, ",,") || val[0] == ',' || val[strlen(val) - 1] == ',') {
+			strbuf_addstr(&err, "needs host names separated by commas (h1,h2,h3)");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--min-change")) {
 		ret = pct_parse(val, &o->min_change_pct, &err);
 		o->has_min_change = true;

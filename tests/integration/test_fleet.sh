@@ -12,8 +12,12 @@
 # slow run differs (db read average higher) and the identical ones do not;
 # label:TEXT takes every run so labelled and equals the id list; a run still
 # running is left out with a note; a selector matching nothing exits 2, an
-# unreadable results file 3; runs that FAILed still give exit 0; fewer than
-# two runs: a report that says so, skew null.
+# unreadable results file 3; fewer than two runs: a report that says so,
+# skew null. The fleet's verdict is its exit code: 0 when every run passed,
+# 1 with runs that FAILed or were aborted (their verdicts in the report);
+# --expect-hosts lists each expected host with no run as missing (text,
+# JSON, a row) and fails the fleet; a run whose load began 100 ms or more
+# after its start_at is named late with how late.
 source "$(dirname "$0")/lib.sh"
 set -e
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
@@ -155,8 +159,35 @@ cp all.db aligned.db
 sqlite3 aligned.db "UPDATE run SET start_at = '2026-12-03T15:20:00.000000Z' WHERE id IN (1, 3, 4)"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db --format json
 [ "$(json "$WORK/out" 'd["without_start_at"]')" = "[]" ] || fail "aligned: without_start_at"
+# late: load_started_at - start_at, runs 3 (250.223 ms) and 4 (1.5001 s) over 100 ms
+[ "$(json "$WORK/out" '([h["late_ms"] for h in d["hosts"]], [h["late"] for h in d["hosts"]], d["late"], d["verdict"])')" = \
+	"([0.1, 250.223, 1500.1], [False, True, True], [3, 4], 'PASS')" ] ||
+	fail "late: $(json "$WORK/out" '([h["late_ms"] for h in d["hosts"]], d["late"], d["verdict"])')"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db
 ! grep -q "not started with --start-at" "$WORK/out" || fail "aligned: the note"
+grep -q "^late: run 4 (db-c) began its load 1500.100 ms after its start time 2026-12-03T15:20:00.000000Z$" "$WORK/out" ||
+	fail "text: late run 4: $(grep late "$WORK/out")"
+grep -q "^late: run 3 " "$WORK/out" && ! grep -q "^late: run 1 " "$WORK/out" || fail "text: late runs"
+grep -q "^fleet verdict: PASS (every run passed)$" "$WORK/out" || fail "text: verdict: $(head -3 "$WORK/out")"
+
+# --expect-hosts: a host with no run is missing, and fails the fleet
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c --format json
+[ "$(json "$WORK/out" '(d["missing"], d["expected_hosts"], d["verdict"])')" = "(['db-x'], ['db-a', 'db-x', 'db-c'], 'FAIL')" ] ||
+	fail "missing: $(json "$WORK/out" '(d["missing"], d["expected_hosts"], d["verdict"])')"
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c,db-x
+grep -q "^fleet verdict: FAIL (1 expected host(s) missing)$" "$WORK/out" || fail "text: missing verdict: $(head -3 "$WORK/out")"
+grep -q "^missing (expected, no run): db-x$" "$WORK/out" || fail "text: missing line"
+grep -q "^db-x  *- MISSING  (expected, no run)$" "$WORK/out" || fail "text: missing row: $(cat "$WORK/out")"
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c --format html
+grep -q '<tr class="missing" data-host="db-x"><td>db-x</td>' "$WORK/out" || fail "html: no missing row"
+grep -q '<td class="num" id="nr-missing">1</td>' "$WORK/out" || fail "html: missing count"
+grep -q '<td id="fleet-verdict"><span class="badge FAIL">' "$WORK/out" || fail "html: fleet verdict"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-c,db-a --format json
+[ "$(json "$WORK/out" '(d["missing"], d["verdict"])')" = "([], 'PASS')" ] ||
+	fail "every expected host ran: $(json "$WORK/out" '(d["missing"], d["verdict"])')"
+for bad in "" "db-a,,db-c" ",db-a" "db-a,"; do
+	expect_exit 2 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts "$bad"
+done
 [ "$(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')" = "[0.0, 250.123, 1500.0]" ] ||
 	fail "offsets $(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')"
 [ "$(json fleet.json '[h["load_started_at"] for h in d["hosts"]]')" = "['$L1', '$L3', '$L4']" ] ||
@@ -182,7 +213,7 @@ grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
 [ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
 grep -q 'run 4 (db-c): db read avg ms 2.4 higher' "$WORK/out" || fail "text: what differs"
 # mixed: a label and an id of another label
-expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 [ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3, 4]" ] || fail "mixed selectors"
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
@@ -190,7 +221,7 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 # ... run 2 is another profile, measured for seconds, not a minute: said so
 [[ $(json "$WORK/out" 'd["unlike"]') == *"measured for "*" s to 60 s: the totals add unlike"* ]] ||
 	fail "mixed: unlike $(json "$WORK/out" 'd["unlike"]')"
-expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db
 grep -q '^warning: the runs are of 2 profiles (sim, sim-quick)\|^warning: .*measured for' "$WORK/out" ||
 	fail "mixed: no warning in text: $(head -3 "$WORK/out")"
 
@@ -222,16 +253,18 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 --results live.db --format json
 [ "$(json "$WORK/out" 'd["skipped"]')" = "[{'run_id': 3, 'why': 'still running'}]" ] || fail "skipped"
 grep -q 'run 3 is still running' "$WORK/err" || fail "running run: no note"
 
-# runs that FAILed their thresholds: the report, exit 0, their verdicts in it
+# runs that FAILed their thresholds: the report, exit 1, their verdicts in it
 { cat "$P"; printf '\n[thresholds]\ndb_read_avg = 1ms\n'; } >strict.ini
 expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
 expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
-expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db --format json
+expect_exit 1 "$DISKPROOF" fleet label:failing --results all.db --format json
 [ "$(json "$WORK/out" '[h["verdict"] for h in d["hosts"]]')" = "['FAIL', 'FAIL']" ] || fail "failed runs: verdicts"
+[ "$(json "$WORK/out" 'd["verdict"]')" = FAIL ] || fail "failed runs: the fleet's verdict"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[5, 6]" ] ||
 	[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[]" ] || fail "without_load_started_at"
-expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
+expect_exit 1 "$DISKPROOF" fleet label:failing --results all.db
 grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
+grep -q '^fleet verdict: FAIL (2 run(s) failed)$' "$WORK/out" || fail "failed runs: text verdict"
 
 # a run that never measured (aborted in its --start-at wait) beside one that
 # passed: the head line does not say the fleet merely "0 failed", and the
@@ -248,15 +281,16 @@ wait $pid
 rc=$?
 set -e
 [ $rc = 130 ] || fail "the aborted run exited $rc"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db
 grep -q '^fleet of 2 run(s) on .*: 0 failed, 1 ended in an error or aborted' "$WORK/out" ||
 	fail "aborted run: head line: $(head -1 "$WORK/out")"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+grep -q '^fleet verdict: FAIL (1 ended in an error or aborted)$' "$WORK/out" || fail "aborted run: verdict"
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format json
 [ "$(json "$WORK/out" '[h["trans_iops"] is None for h in d["hosts"]]')" = "[False, True]" ] ||
 	fail "aborted run: trans_iops $(json "$WORK/out" '[h["trans_iops"] for h in d["hosts"]]')"
 [ "$(json "$WORK/out" 'd["hosts"][0]["tests"]["trans_iops"]["change_pct"]')" = 0.0 ] ||
 	fail "aborted run moved the median: $(json "$WORK/out" 'd["hosts"][0]["tests"]')"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format html
 grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
 # one label used for two fleet runs (the playbook's results files keep the
 # earlier wave): two --start-at times, said so
@@ -267,7 +301,7 @@ done
 expect_exit 0 "$DISKPROOF" fleet label:waves --results all.db --format json
 [[ $(json "$WORK/out" 'd["unlike"]') == "the runs were given 2 different --start-at times (not one fleet run): "* ]] ||
 	fail "two waves: unlike $(json "$WORK/out" 'd["unlike"]')"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format json
 [ "$(json "$WORK/out" 'd["unlike"]')" = None ] || fail "one wave: unlike $(json "$WORK/out" 'd["unlike"]')"
 # a --host and --label in Latin-1 (not UTF-8): the JSON still parses as
 # UTF-8, the bad byte as U+FFFD
