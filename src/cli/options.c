@@ -112,8 +112,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "with --start-file, give up (exit 3) when no TIME came within D of being ready "
 	 "(default 1h)"},
 	{"--max-clock-error", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
-	 "with --start-at, warn when the clock is unsynchronised or its max error exceeds D "
-	 "(default 50ms)"},
+	 "with --start-at or --start-file, warn when the clock is unsynchronised or its max error "
+	 "exceeds D (default 50ms)"},
 	{"--host", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN,
 	 "record the run under host NAME instead of this machine's hostname"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
