@@ -155,6 +155,18 @@ static int pct_parse(const char *val, double *out, struct strbuf *err)
 	return 0;
 }
 
+/* A duration option that must be more than 0. */
+static int duration_pos_parse(const char *val, uint64_t *out, struct strbuf *err)
+{
+	int ret = unit_parse_duration(val, out, err);
+
+	if (!ret && !*out) {
+		strbuf_addstr(err, "must be more than 0");
+		ret = -ERANGE;
+	}
+	return ret;
+}
+
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
 {
 	struct strbuf err = STRBUF_INIT;
@@ -247,17 +259,16 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, &err);
 		o->has_start_at = !ret;
 	} else if (!strcmp(name, "--ready-file") || !strcmp(name, "--start-file")) {
-		*(name[2] == 'r' ? &o->ready_file : &o->start_file) = val;
+		if (!strcmp(name, "--ready-file"))
+			o->ready_file = val;
+		else
+			o->start_file = val;
 		if (!*val) {
 			strbuf_addstr(&err, "needs a file name");
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--start-timeout")) {
-		ret = unit_parse_duration(val, &o->start_timeout_ns, &err);
-		if (!ret && !o->start_timeout_ns) {
-			strbuf_addstr(&err, "must be more than 0");
-			ret = -ERANGE;
-		}
+		ret = duration_pos_parse(val, &o->start_timeout_ns, &err);
 		o->has_start_timeout = true;
 	} else if (!strcmp(name, "--max-clock-error")) {
 		ret = unit_parse_duration(val, &o->max_clock_error_ns, &err);
@@ -269,11 +280,7 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--status-interval")) {
-		ret = unit_parse_duration(val, &o->status_interval_ns, &err);
-		if (!ret && !o->status_interval_ns) {
-			strbuf_addstr(&err, "must be more than 0");
-			ret = -ERANGE;
-		}
+		ret = duration_pos_parse(val, &o->status_interval_ns, &err);
 		o->has_status_interval = true;
 	}
 	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */
