@@ -112,6 +112,13 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v);
  * against a pool half slow can be significant, but the fast one is the
  * fleet's median itself. With two runs, a material difference flags both:
  * nothing says which one is odd.
+ *
+ * The fleet's verdict: it passes when every run's verdict is PASS and
+ * every host expected (report_fleet_expect) has a run among them; a run
+ * that failed, ended in an error or was aborted, and a host with no run,
+ * fail it: a host whose storage failed is never merely absent. A run whose
+ * load began REPORT_FLEET_LATE_MS or more after its start instant is late
+ * (named, with how late; the verdict is its own run's).
  */
 enum report_fleet_fig {
 	REPORT_FLEET_TRANS_IOPS,
@@ -124,6 +131,10 @@ enum report_fleet_fig {
  * words ("transactional IOPS", ...). */
 const char *report_fleet_fig_key(enum report_fleet_fig f);
 const char *report_fleet_fig_words(enum report_fleet_fig f);
+
+/* A tenth of the 1 s interval: a load begun this much after its instant
+ * still overlaps the others' intervals; later is named as late. */
+#define REPORT_FLEET_LATE_MS 100.0
 
 struct report_fleet_diff {
 	double value;	   /* the run's whole-run figure (NAN: none) */
@@ -143,6 +154,10 @@ struct report_fleet_host {
 	bool has_load;		/* load_started_at stored and readable */
 	int64_t load_us;	/* it, Unix microseconds */
 	double start_offset_ms; /* after the earliest load of the fleet; NAN without */
+	/* load_started_at - start_at (the instant it was given), ms; NAN
+	 * without both; late: at least REPORT_FLEET_LATE_MS */
+	double late_ms;
+	bool late;
 	struct report_fleet_diff diff[REPORT_FLEET_FIG_COUNT];
 	bool differs; /* any diff[].differs */
 	/* the host's clock as the run recorded it (host.clock.* facts, its
@@ -166,6 +181,15 @@ struct report_fleet {
 	/* runs whose verdict is FAIL; runs that ended in an error or were
 	 * aborted (nothing judged: no FAIL, yet no pass either) */
 	size_t nr_failed, nr_unjudged;
+	size_t nr_passed; /* runs whose verdict is PASS */
+	size_t nr_late;	  /* hosts[].late */
+	/* the hosts expected (report_fleet_expect; borrowed) and those of them
+	 * with no run among hosts[] (pointers into expected) */
+	const char *const *expected;
+	size_t nr_expected;
+	const char **missing;
+	size_t nr_missing;
+	bool passed; /* the fleet's verdict (above) */
 	struct report_fleet_skip *skipped;
 	size_t nr_skipped;
 	double alpha;
@@ -207,6 +231,16 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
 		       struct strbuf *err) DP_MUST_CHECK;
 void report_fleet_release(struct report_fleet *f);
+
+/*
+ * The hosts a fleet run was given (names as run.host holds them,
+ * hosts[0..n) borrowed: they must outlive f), after report_fleet_build:
+ * each with no run among f's rows is missing (f->missing, in the order
+ * given, a name given twice once) and fails the fleet. 0, or -ENOMEM with
+ * err filled.
+ */
+int report_fleet_expect(struct report_fleet *f, const char *const *hosts, size_t n,
+			struct strbuf *err) DP_MUST_CHECK;
 
 /* Renders f as text, JSON (docs/schema/fleet.schema.json) or HTML; any
  * other format as text. */

@@ -167,6 +167,25 @@ struct run_callbacks {
  * run waiting, files created, for months */
 #define RUN_START_AT_MAX_AHEAD_NS (7ULL * 24 * 3600 * NSEC_PER_SEC)
 
+/* --start-timeout's default: long enough for the slowest host of a fleet
+ * to lay out its files the first time, short enough that a run whose
+ * start instant never comes does not hold its volumes for a day */
+#define RUN_START_TIMEOUT_DEFAULT_NS (3600ULL * NSEC_PER_SEC)
+
+/*
+ * What a start file (--start-file) holds, text as read: surrounding white
+ * space ignored; empty: not written yet (-EAGAIN); "cancel": 1, the run is
+ * to stop; a TIME as --start-at takes it (time_parse_start_at: RFC 3339
+ * UTC, or +D counted from now_real_ns): 0 and *at the instant, refused
+ * (-EINVAL, why filled) when more than RUN_START_AT_MAX_AHEAD_NS ahead;
+ * anything else -EINVAL with why filled.
+ */
+int run_start_text_parse(const char *text, uint64_t now_real_ns, uint64_t *at, struct strbuf *why);
+
+/* The first bytes of every ready record (--ready-file): a file that starts
+ * otherwise is not one, and is never replaced or removed. */
+#define RUN_READY_MAGIC "{\"diskproof_ready\": 1"
+
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
@@ -198,6 +217,18 @@ struct run_options {
 	 * else is ready; 0: at once. A run not ready by then ends as an
 	 * environment error (exit 3) with nothing measured. */
 	uint64_t start_at_real_ns;
+	/* --ready-file PATH: once everything but the load is ready, a ready
+	 * record (run_ready_record) replaces PATH atomically. NULL: none. */
+	const char *ready_file;
+	/* --start-file PATH: once ready, the run polls PATH until it holds a
+	 * start TIME (run_start_text_parse), then waits for it as for
+	 * start_at_real_ns (0 then); an instant already past starts the load
+	 * at once, recorded late. No TIME within start_timeout_ns of being
+	 * ready, or "cancel" in PATH: an environment error (exit 3), nothing
+	 * measured. Leftovers at both paths are removed as the run begins
+	 * (a file that is not one is refused, exit 3). NULL: none. */
+	const char *start_file;
+	uint64_t start_timeout_ns; /* 0: RUN_START_TIMEOUT_DEFAULT_NS */
 	/* --max-clock-error: with start_at, a clock not synchronised or with
 	 * a larger maximum error (adjtimex) is warned of and recorded as a
 	 * "clock" event */

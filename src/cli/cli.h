@@ -113,6 +113,7 @@ struct cli_opts {
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
 	const char *output;	  /* -o/--output FILE; NULL: stdout */
+	const char *expect_hosts; /* fleet --expect-hosts H1,H2 (no empty name) */
 	const char *metrics;	  /* run --metrics [ADDR:]PORT (checked as parsed) */
 	const char *metrics_file; /* run --metrics-file PATH */
 	/* compare */
@@ -128,6 +129,10 @@ struct cli_opts {
 	 * command's start, one of the two (time_parse_start_at) */
 	uint64_t start_at_abs_ns, start_at_rel_ns;
 	bool has_start_at;
+	/* run --ready-file PATH, --start-file PATH, --start-timeout D (> 0) */
+	const char *ready_file, *start_file;
+	uint64_t start_timeout_ns;
+	bool has_start_timeout;
 	uint64_t max_clock_error_ns; /* --max-clock-error D */
 	bool has_max_clock_error;
 	const char *host; /* run --host NAME */

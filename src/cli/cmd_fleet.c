@@ -7,9 +7,12 @@
  *
  * A run selected twice is reported once. A run still running is skipped
  * (its totals are not written yet) and the report says so; a deleted run
- * is not in the file, so no selector finds it. Exit 0 whenever the report
- * was produced, whatever the runs' own verdicts (they are in it); 2 for a
- * usage error, a selector matching no run, or only running runs; 3 when the
+ * is not in the file, so no selector finds it. --expect-hosts H1,H2,...
+ * names the hosts that should have a run: each with none is listed missing.
+ * Once the report is written, the exit code is the fleet's verdict: 0 when
+ * every run passed and no expected host is missing, 1 otherwise (a run that
+ * failed, ended in an error or was aborted, a host missing); 2 for a usage
+ * error, a selector matching no run, or only running runs; 3 when the
  * results file cannot be used.
  */
 #include <errno.h>
@@ -86,6 +89,29 @@ static int fleet_select(struct store *st, const char *const *sel, size_t n, stru
 	return ret;
 }
 
+/* --expect-hosts "h1,h2" split at its commas into *hosts (pointing into
+ * *buf; both the caller's to free). 0 or DP_EXIT_ENV. */
+static int expect_split(const char *list, char **buf, const char ***hosts, size_t *n)
+{
+	size_t cap = 1;
+
+	*n = 0;
+	*hosts = NULL;
+	*buf = list ? strdup(list) : NULL;
+	if (!list)
+		return 0;
+	for (const char *c = list; *c; c++)
+		cap += *c == ',';
+	*hosts = calloc(cap, sizeof(**hosts));
+	if (!*buf || !*hosts) {
+		fprintf(stderr, "diskproof: fleet: out of memory\n");
+		return DP_EXIT_ENV;
+	}
+	for (char *save = NULL, *t = strtok_r(*buf, ",", &save); t; t = strtok_r(NULL, ",", &save))
+		(*hosts)[(*n)++] = t;
+	return 0;
+}
+
 static int fleet_print(const char *const *sel, size_t nsel, enum report_format fmt,
 		       const struct cli_opts *o)
 {
@@ -96,9 +122,14 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 	struct report_fleet f = {0};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct report_options ro = {.color = false};
-	size_t nr = 0, ns = 0;
+	size_t nr = 0, ns = 0, nexp = 0;
+	const char **expected = NULL;
+	char *expect_buf = NULL;
 	int ret;
 
+	ret = expect_split(o->expect_hosts, &expect_buf, &expected, &nexp);
+	if (ret)
+		goto out;
 	ret = store_open_read(&st, o->results, true, &err);
 	if (!ret)
 		ret = fleet_select(st, sel, nsel, &ids, &err);
@@ -138,6 +169,8 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 		goto out;
 	}
 	ret = report_fleet_build(&f, r, nr, skip, ns, ANALYZE_ALPHA_DEFAULT, &err);
+	if (!ret && o->expect_hosts)
+		ret = report_fleet_expect(&f, expected, nexp, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
@@ -151,6 +184,8 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 	store_close(st);
 	st = NULL;
 	ret = cli_emit(o->output, o->results, &text, stdout);
+	if (!ret && !f.passed)
+		ret = DP_EXIT_FAIL; /* a run failed or a host is missing: the report says which */
 out:
 	report_fleet_release(&f);
 	for (size_t i = 0; r && i < nr; i++)
@@ -158,6 +193,8 @@ out:
 	free(r);
 	free(skip);
 	free(ids.v);
+	free(expected);
+	free(expect_buf);
 	store_close(st);
 	strbuf_release(&err);
 	strbuf_release(&text);

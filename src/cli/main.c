@@ -239,6 +239,29 @@ static int start_at_resolve(const struct cli_opts *o, uint64_t main_real_ns, uin
 	return ret;
 }
 
+/* --ready-file, --start-file and --start-timeout together: one way to
+ * learn the start instant, two files apart. 0 or the usage error printed. */
+static int start_file_args_check(const struct cli_opts *o)
+{
+	char *a, *b;
+	bool same;
+
+	if (o->start_file && o->has_start_at)
+		return usage_error("--start-at and --start-file: give one (a fixed TIME, or one "
+				   "written to the start file once ready)");
+	if (o->has_start_timeout && !o->start_file)
+		return usage_error("--start-timeout is for --start-file: how long to wait for a "
+				   "start time once ready");
+	if (!o->start_file || !o->ready_file)
+		return 0;
+	a = path_resolve(o->start_file);
+	b = path_resolve(o->ready_file);
+	same = !strcmp(o->start_file, o->ready_file) || (a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+	return same ? usage_error("--ready-file and --start-file name one file: give two") : 0;
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint64_t main_real_ns)
 {
 	struct cli_opts o;
@@ -252,6 +275,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
+	if (!ret)
+		ret = start_file_args_check(&o);
 	if (!ret)
 		ret = start_at_resolve(&o, main_real_ns, &ro.start_at_real_ns);
 	if (!ret)
@@ -289,6 +314,9 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.metrics = o.metrics;
 	ro.metrics_file = o.metrics_file;
 	ro.host = o.host;
+	ro.ready_file = o.ready_file;
+	ro.start_file = o.start_file;
+	ro.start_timeout_ns = o.start_timeout_ns;
 	ro.max_clock_error_ns =
 		o.has_max_clock_error ? o.max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
 	pr.wait_shown = -1;

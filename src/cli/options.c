@@ -87,6 +87,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "remove without asking (needed without a terminal)"},
 	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
 	 "write to FILE (atomically) instead of stdout"},
+	{"--expect-hosts", 0, CLI_ARG_REQUIRED, "H1,H2,...", CMD_FLEET,
+	 "the hosts that should have a run: each with none is listed missing and fails the fleet"},
 	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
 	 "show changes of at least PCT percent (default 2)"},
 	{"--all", 0, CLI_ARG_NONE, NULL, CMD_COMPARE,
@@ -104,9 +106,17 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--start-at", 0, CLI_ARG_REQUIRED, "TIME", CMD_RUN,
 	 "prepare, then begin the load at TIME (RFC 3339 UTC, 2026-12-03T16:00:00Z) or +D after "
 	 "the command started"},
+	{"--ready-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
+	 "once prepared, write a ready record (host, time, clock) to PATH, atomically"},
+	{"--start-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
+	 "once prepared, wait for a start TIME (as --start-at's) to be written to PATH, then begin "
+	 "the load at it"},
+	{"--start-timeout", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
+	 "with --start-file, give up (exit 3) when no TIME came within D of being ready "
+	 "(default 1h)"},
 	{"--max-clock-error", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
-	 "with --start-at, warn when the clock is unsynchronised or its max error exceeds D "
-	 "(default 50ms)"},
+	 "with --start-at or --start-file, warn when the clock is unsynchronised or its max error "
+	 "exceeds D (default 50ms)"},
 	{"--host", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN,
 	 "record the run under host NAME instead of this machine's hostname"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
@@ -146,6 +156,18 @@ static int pct_parse(const char *val, double *out, struct strbuf *err)
 	}
 	*out = v;
 	return 0;
+}
+
+/* A duration option that must be more than 0. */
+static int duration_pos_parse(const char *val, uint64_t *out, struct strbuf *err)
+{
+	int ret = unit_parse_duration(val, out, err);
+
+	if (!ret && !*out) {
+		strbuf_addstr(err, "must be more than 0");
+		ret = -ERANGE;
+	}
+	return ret;
 }
 
 static int set_opt(struct cli_opts *o, const char *name, const char *val)
@@ -211,6 +233,12 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->yes = true;
 	} else if (!strcmp(name, "--output")) {
 		o->output = val;
+	} else if (!strcmp(name, "--expect-hosts")) {
+		o->expect_hosts = val;
+		if (!*val || strstr(val, ",,") || val[0] == ',' || val[strlen(val) - 1] == ',') {
+			strbuf_addstr(&err, "needs host names separated by commas (h1,h2,h3)");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--min-change")) {
 		ret = pct_parse(val, &o->min_change_pct, &err);
 		o->has_min_change = true;
@@ -235,6 +263,18 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "--start-at")) {
 		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, &err);
 		o->has_start_at = !ret;
+	} else if (!strcmp(name, "--ready-file") || !strcmp(name, "--start-file")) {
+		if (!strcmp(name, "--ready-file"))
+			o->ready_file = val;
+		else
+			o->start_file = val;
+		if (!*val) {
+			strbuf_addstr(&err, "needs a file name");
+			ret = -EINVAL;
+		}
+	} else if (!strcmp(name, "--start-timeout")) {
+		ret = duration_pos_parse(val, &o->start_timeout_ns, &err);
+		o->has_start_timeout = true;
 	} else if (!strcmp(name, "--max-clock-error")) {
 		ret = unit_parse_duration(val, &o->max_clock_error_ns, &err);
 		o->has_max_clock_error = true;
@@ -245,11 +285,7 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--status-interval")) {
-		ret = unit_parse_duration(val, &o->status_interval_ns, &err);
-		if (!ret && !o->status_interval_ns) {
-			strbuf_addstr(&err, "must be more than 0");
-			ret = -ERANGE;
-		}
+		ret = duration_pos_parse(val, &o->status_interval_ns, &err);
 		o->has_status_interval = true;
 	}
 	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */

@@ -62,8 +62,10 @@ static const struct usage_command {
 	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
 	 "labelled, or run numbers, several mixed): a row per run with its verdict, IOPS, "
 	 "latencies and load start offset, fleet totals with percentiles from exactly merged "
-	 "histograms, the start skew, and the runs that differ significantly from the rest; "
-	 "exit 0 whenever the report was written, whatever the runs' verdicts"},
+	 "histograms, the start skew, the runs that began late, and the runs that differ "
+	 "significantly from the rest; --expect-hosts lists each expected host without a run as "
+	 "missing; exit 0 when every run passed and no host is missing, 1 otherwise (the "
+	 "fleet's verdict)"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

@@ -155,6 +155,7 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	const struct class_summary *rd = &r->run.classes[IO_DB_READ];
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
 	struct report_clock clock;
+	int64_t at_us;
 
 	h->r = r;
 	/* a run that measured nothing (aborted or late in its wait, an error
@@ -171,6 +172,10 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	h->has_load =
 		r->load_started_at && !report_fleet_parse_time(r->load_started_at, &h->load_us);
 	h->start_offset_ms = NAN;
+	h->late_ms = NAN;
+	if (h->has_load && r->start_at && !report_fleet_parse_time(r->start_at, &at_us))
+		h->late_ms = (double)(h->load_us - at_us) / 1000.0;
+	h->late = h->late_ms >= REPORT_FLEET_LATE_MS;
 	report_clock_get(r, &clock);
 	h->clock_synchronised = clock.synchronised;
 	h->clock_max_error_ms = clock.max_error_ms;
@@ -400,6 +405,7 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 		       const struct report_fleet_skip *skipped, size_t nr_skipped, double alpha,
 		       struct strbuf *err)
 {
+	size_t pass = 0;
 	int ret = 0;
 
 	memset(f, 0, sizeof(*f));
@@ -426,7 +432,11 @@ int report_fleet_build(struct report_fleet *f, const struct results *runs, size_
 		f->nr_failed += runs[i].verdict && !strcmp(runs[i].verdict, "FAIL");
 		f->nr_unjudged += runs[i].status && (!strcmp(runs[i].status, "error") ||
 						     !strcmp(runs[i].status, "aborted"));
+		f->nr_late += f->hosts[i].late;
+		pass += runs[i].verdict && !strcmp(runs[i].verdict, "PASS");
 	}
+	f->nr_passed = pass;
+	f->passed = n && pass == n;
 	fleet_summary(f, runs, n);
 	fleet_unlike(f, runs, n);
 	fleet_skew(f);
@@ -443,10 +453,46 @@ void report_fleet_release(struct report_fleet *f)
 {
 	free(f->hosts);
 	free(f->skipped);
+	free(f->missing);
 	strbuf_release(&f->unlike);
 	f->hosts = NULL;
 	f->skipped = NULL;
-	f->nr_hosts = f->nr_skipped = 0;
+	f->missing = NULL;
+	f->nr_hosts = f->nr_skipped = f->nr_missing = 0;
+}
+
+/* Has f a row of host name (run.host)? */
+static bool fleet_has_host(const struct report_fleet *f, const char *name)
+{
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		if (f->hosts[i].r->host && !strcmp(f->hosts[i].r->host, name))
+			return true;
+	return false;
+}
+
+int report_fleet_expect(struct report_fleet *f, const char *const *hosts, size_t n,
+			struct strbuf *err)
+{
+	f->expected = hosts;
+	f->nr_expected = n;
+	free(f->missing);
+	f->nr_missing = 0;
+	f->missing = calloc(n ? n : 1, sizeof(*f->missing));
+	if (!f->missing) {
+		strbuf_addstr(err, "fleet: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		bool twice = false;
+
+		for (size_t k = 0; k < i && !twice; k++)
+			twice = !strcmp(hosts[k], hosts[i]);
+		if (!twice && !fleet_has_host(f, hosts[i]))
+			f->missing[f->nr_missing++] = hosts[i];
+	}
+	if (f->nr_missing)
+		f->passed = false;
+	return 0;
 }
 
 void report_fleet_render(struct strbuf *out, const struct report_fleet *f, enum report_format fmt,

@@ -44,21 +44,29 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 	for (size_t i = 0; i < f->nr_hosts; i++)
 		differ += f->hosts[i].differs;
 	html_section_open(sb, "summary", "Summary", true);
-	strbuf_addstr(sb, "<table>\n<tr><th>selector</th><td>");
+	strbuf_addstr(sb, "<table>\n<tr><th>fleet verdict</th><td id=\"fleet-verdict\">");
+	html_verdict_badge(sb, f->passed ? "PASS" : "FAIL", false);
+	strbuf_addstr(sb, "</td></tr>\n<tr><th>selector</th><td>");
 	for (size_t i = 0; i < f->nr_selectors; i++) {
 		if (i)
 			strbuf_addch(sb, ' ');
 		html_esc(sb, f->selectors[i]);
 	}
-	strbuf_addf(sb,
-		    "</td></tr>\n<tr><th>runs</th><td class=\"num\" id=\"nr-runs\">%zu</td></tr>\n"
-		    "<tr><th>host names</th><td class=\"num\">%zu</td></tr>\n"
-		    "<tr><th>failed</th><td class=\"num\">%zu</td></tr>\n"
-		    "<tr><th>error or aborted (no verdict)</th><td class=\"num\" "
-		    "id=\"nr-unjudged\">%zu</td></tr>\n"
-		    "<tr><th>differ from the rest</th><td class=\"num\">%zu</td></tr>\n"
-		    "<tr><th>start skew (ms)</th>",
-		    f->nr_hosts, f->nr_host_names, f->nr_failed, f->nr_unjudged, differ);
+	strbuf_addf(
+		sb,
+		"</td></tr>\n<tr><th>runs</th><td class=\"num\" id=\"nr-runs\">%zu</td></tr>\n"
+		"<tr><th>host names</th><td class=\"num\">%zu</td></tr>\n"
+		"<tr><th>failed</th><td class=\"num\">%zu</td></tr>\n"
+		"<tr><th>error or aborted (no verdict)</th><td class=\"num\" "
+		"id=\"nr-unjudged\">%zu</td></tr>\n"
+		"<tr><th>expected hosts missing</th><td class=\"num\" "
+		"id=\"nr-missing\">%zu</td></tr>\n"
+		"<tr><th>late (load %.0f ms or more after its start time)</th><td class=\"num\" "
+		"id=\"nr-late\">%zu</td></tr>\n"
+		"<tr><th>differ from the rest</th><td class=\"num\">%zu</td></tr>\n"
+		"<tr><th>start skew (ms)</th>",
+		f->nr_hosts, f->nr_host_names, f->nr_failed, f->nr_unjudged, f->nr_missing,
+		REPORT_FLEET_LATE_MS, f->nr_late, differ);
 	html_td_num(sb, f->has_skew ? f->start_skew_ms : NAN, 3);
 	strbuf_addstr(sb, "</tr>\n<tr><th>clocks' largest max error (ms)</th>");
 	html_td_num(sb, f->clock_max_error_ms, 3);
@@ -92,7 +100,8 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 		      "<table>\n<tr><th>host</th><th>run</th><th>verdict</th>"
 		      "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
 		      "<th>db read max ms</th><th>log write avg ms</th><th>I/Os</th>"
-		      "<th>load start offset ms</th><th>clock</th><th>differs</th></tr>\n");
+		      "<th>load start offset ms</th><th>late ms</th><th>clock</th><th>differs</th>"
+		      "</tr>\n");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		const struct report_fleet_host *h = &f->hosts[i];
 
@@ -110,6 +119,10 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 		html_td_num(sb, h->log_write_avg_ms, 3);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", h->ios);
 		html_td_num(sb, h->start_offset_ms, 3);
+		if (h->late)
+			strbuf_addf(sb, "<td class=\"num late\"><b>%.3f</b></td>", h->late_ms);
+		else
+			html_td_num(sb, h->late_ms, 3);
 		/* the offset is as this host's clock read it */
 		strbuf_addstr(sb, "<td>");
 		if (h->clock_warning)
@@ -122,6 +135,15 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 			strbuf_addstr(sb, "&ndash;");
 		strbuf_addf(sb, "</td><td>%s</td></tr>\n",
 			    h->differs ? "<b>differs</b>" : "&ndash;");
+	}
+	for (size_t i = 0; i < f->nr_missing; i++) {
+		strbuf_addstr(sb, "<tr class=\"missing\" data-host=\"");
+		html_esc(sb, f->missing[i]);
+		strbuf_addstr(sb, "\"><td>");
+		html_esc(sb, f->missing[i]);
+		strbuf_addstr(sb,
+			      "</td><td>&ndash;</td><td><span class=\"badge FAIL\">MISSING</span>"
+			      "</td><td colspan=\"10\">expected, no run</td></tr>\n");
 	}
 	strbuf_addstr(sb, "</table>\n</section>\n");
 }

@@ -29,6 +29,8 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 	json_str(j, "start_at", r->start_at);
 	json_str(j, "load_started_at", r->load_started_at);
 	json_num(j, "start_offset_ms", h->start_offset_ms);
+	json_num(j, "late_ms", h->late_ms);
+	json_bool(j, "late", h->late);
 	json_num(j, "duration_s", r->duration_s);
 	json_num(j, "trans_iops", h->trans_iops);
 	json_num(j, "db_read_avg_ms", h->db_read_avg_ms);
@@ -84,6 +86,20 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 	json_begin_array_flat(&j, "selector");
 	for (size_t i = 0; i < f->nr_selectors; i++)
 		json_str(&j, NULL, f->selectors[i]);
+	json_end(&j);
+	json_str(&j, "verdict", f->passed ? "PASS" : "FAIL");
+	json_begin_array_flat(&j, "expected_hosts");
+	for (size_t i = 0; i < f->nr_expected; i++)
+		json_str(&j, NULL, f->expected[i]);
+	json_end(&j);
+	json_begin_array_flat(&j, "missing");
+	for (size_t i = 0; i < f->nr_missing; i++)
+		json_str(&j, NULL, f->missing[i]);
+	json_end(&j);
+	json_begin_array_flat(&j, "late");
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		if (f->hosts[i].late)
+			json_i64(&j, NULL, f->hosts[i].r->id);
 	json_end(&j);
 	json_num(&j, "start_skew_ms", f->has_skew ? f->start_skew_ms : NAN);
 	json_num(&j, "clock_max_error_ms", f->clock_max_error_ms);

@@ -39,6 +39,13 @@ static void text_hosts(struct strbuf *sb, const struct report_fleet *f)
 		col_num(sb, h->start_offset_ms, 10, 3);
 		strbuf_addf(sb, "  %s\n", h->differs ? "DIFFERS" : "-");
 	}
+	for (size_t i = 0; i < f->nr_missing; i++) {
+		struct strbuf name = STRBUF_INIT;
+
+		report_text_escape(&name, f->missing[i]);
+		strbuf_addf(sb, "%-20s %6s %-7s  (expected, no run)\n", name.buf, "-", "MISSING");
+		strbuf_release(&name);
+	}
 }
 
 static void text_differs(struct strbuf *sb, const struct report_fleet *f)
@@ -125,6 +132,48 @@ static void text_clocks(struct strbuf *sb, const struct report_fleet *f)
 	}
 }
 
+/* The fleet's verdict and why; the expected hosts with no run; the runs
+ * whose load began late, by how much. */
+static void text_verdict(struct strbuf *sb, const struct report_fleet *f)
+{
+	size_t other = f->nr_hosts - f->nr_passed - f->nr_failed - f->nr_unjudged;
+	struct strbuf why = STRBUF_INIT;
+
+	if (f->nr_failed)
+		strbuf_addf(&why, "%zu run(s) failed", f->nr_failed);
+	if (f->nr_unjudged)
+		strbuf_addf(&why, "%s%zu ended in an error or aborted", why.len ? ", " : "",
+			    f->nr_unjudged);
+	if (other)
+		strbuf_addf(&why, "%s%zu without a verdict", why.len ? ", " : "", other);
+	if (f->nr_missing)
+		strbuf_addf(&why, "%s%zu expected host(s) missing", why.len ? ", " : "",
+			    f->nr_missing);
+	if (f->passed)
+		strbuf_addstr(&why, f->nr_expected ? "every run passed, every expected host has one"
+						   : "every run passed");
+	strbuf_addf(sb, "fleet verdict: %s (%s)\n", f->passed ? "PASS" : "FAIL", why.buf);
+	strbuf_release(&why);
+	if (f->nr_missing) {
+		strbuf_addstr(sb, "missing (expected, no run):");
+		for (size_t i = 0; i < f->nr_missing; i++) {
+			strbuf_addstr(sb, i ? ", " : " ");
+			report_text_escape(sb, f->missing[i]);
+		}
+		strbuf_addch(sb, '\n');
+	}
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+
+		if (!h->late)
+			continue;
+		strbuf_addf(sb, "late: run %lld (", (long long)h->r->id);
+		report_text_escape(sb, h->r->host);
+		strbuf_addf(sb, ") began its load %.3f ms after its start time %s\n", h->late_ms,
+			    h->r->start_at);
+	}
+}
+
 void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
@@ -136,6 +185,7 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 	if (f->nr_unjudged)
 		strbuf_addf(sb, ", %zu ended in an error or aborted (no verdict)", f->nr_unjudged);
 	strbuf_addch(sb, '\n');
+	text_verdict(sb, f);
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "note: fewer than 2 runs: nothing to compare them with\n");
 	if (f->unlike.len)

@@ -291,6 +291,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		out->exit_code = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
+	/* --ready-file, --start-file: an earlier run's leftovers go, a
+	 * foreign file there stops the run before anything is written */
+	r.start_timeout_ns =
+		o->start_timeout_ns ? o->start_timeout_ns : RUN_START_TIMEOUT_DEFAULT_NS;
+	ret = run_handshake_open(o, err);
+	if (ret)
+		goto out;
 	/* the results file first: if it is unusable, nothing is written */
 	ret = store_open(&r.store, o->results_path, err);
 	if (!ret)

@@ -342,6 +342,11 @@ struct run {
 	/* the load began (start.c): when, on CLOCK_REALTIME */
 	bool load_started, load_recorded;
 	uint64_t load_real_ns;
+	/* the instant the load was to begin (--start-at, or the TIME read
+	 * from --start-file: handshake.c), CLOCK_REALTIME; 0: at once */
+	uint64_t start_at_ns;
+	uint64_t start_timeout_ns; /* --start-timeout, its default applied */
+	bool start_waited;	   /* run_start_wait's first call was made */
 };
 
 static inline bool fixed_model(const struct run *r)
@@ -428,6 +433,22 @@ void run_clock_record(struct run *r);
  * no-op before run_load_begin).
  */
 bool run_start_wait(struct run *r);
+/*
+ * run --ready-file and --start-file (handshake.c). run_handshake_open, before
+ * anything is written: the paths' directories exist, and what an earlier
+ * run left there is removed (a ready record; a start file's TIME or cancel);
+ * anything else at either path is refused (-EEXIST, err filled), as is a
+ * directory missing (-ENOENT) or not writable (-EACCES).
+ * run_handshake_ready, once ready (now, CLOCK_REALTIME): the ready record
+ * replaces the ready file, a "ready" event and message say so; false to go
+ * on, true when it could not be written (the run stopped, env_failed).
+ * run_handshake_wait: polls the start file until it holds a TIME
+ * (r->start_at_ns), signals answered; true when the run stopped instead
+ * (a signal, "cancel", a bad TIME, no TIME within r->start_timeout_ns).
+ */
+int run_handshake_open(const struct run_options *o, struct strbuf *err);
+bool run_handshake_ready(struct run *r, uint64_t now);
+bool run_handshake_wait(struct run *r);
 void run_load_begin(struct run *r);
 void run_load_record(struct run *r);
 void env_fact(void *arg, const char *key, const char *value);

@@ -1,9 +1,9 @@
 /*
- * start.c - run --start-at: the hosts of a fleet prepare (files, workers,
- * rings) each at its own pace, then wait for one instant of their clocks
- * and begin their load together; every run records when its load really
- * began, to the microsecond, so that a merged report can say how well the
- * hosts were aligned.
+ * start.c - run --start-at (and --start-file, handshake.c): the hosts of a
+ * fleet prepare (files, workers, rings) each at its own pace, then wait for
+ * one instant of their clocks and begin their load together; every run
+ * records when its load really began, to the microsecond, so that a merged
+ * report can say how well the hosts were aligned.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -58,34 +58,39 @@ static void start_late(struct run *r, uint64_t now)
 	struct strbuf at = STRBUF_INIT;
 	char why[256];
 
-	time_format_utc_us(&at, r->opt->start_at_real_ns);
+	time_format_utc_us(&at, r->start_at_ns);
 	snprintf(why, sizeof(why),
 		 "not ready by --start-at %s: the files and workers were ready %.3f s late; "
 		 "nothing was measured",
-		 at.buf, (double)(now - r->opt->start_at_real_ns) / 1e9);
+		 at.buf, (double)(now - r->start_at_ns) / 1e9);
 	strbuf_release(&at);
 	r->env_failed = true;
 	coord_stop(r, 0, why);
 }
 
-bool run_start_wait(struct run *r)
+/* The instant came from a start file already past: the run was ready in
+ * time, whoever picked the instant was not; the load begins at once and
+ * its start records how late (a fleet report names it). */
+static void start_given_late(struct run *r, uint64_t now)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_addstr(&msg, "the start time ");
+	time_format_utc_us(&msg, r->start_at_ns);
+	strbuf_addf(&msg, " read from %s was %.3f s past: the load begins at once, late",
+		    r->opt->start_file, (double)(now - r->start_at_ns) / 1e9);
+	run_event(r, "late", msg.buf);
+	strbuf_release(&msg);
+}
+
+/* Sleeps until r->start_at_ns on CLOCK_REALTIME, signals answered: true
+ * when a signal stopped the wait. */
+static bool start_sleep(struct run *r, uint64_t now)
 {
 	const struct run_options *o = r->opt;
-	uint64_t at = o->start_at_real_ns, now;
+	uint64_t at = r->start_at_ns;
 	bool stopped = false;
 
-	if (r->load_started || !at)
-		return false;
-	/* the instant asked for, kept by a run that never gets to it */
-	if (r->store && !r->store_failed &&
-	    store_run_load_started(r->store, r->run_id, 0, at, &r->store_err))
-		coord_store_error(r, -EIO);
-	start_clock_check(r);
-	now = time_real_ns();
-	if (now > at + START_LATE_SLACK_NS) {
-		start_late(r, now);
-		return true;
-	}
 	while (now < at) {
 		uint64_t next = now + START_WAIT_STEP_NS < at ? now + START_WAIT_STEP_NS : at;
 		struct timespec ts = {(time_t)(next / NSEC_PER_SEC), (long)(next % NSEC_PER_SEC)};
@@ -105,6 +110,38 @@ bool run_start_wait(struct run *r)
 	}
 	if (o->cb.wait)
 		o->cb.wait(o->cb.arg, at, 0);
+	return stopped;
+}
+
+bool run_start_wait(struct run *r)
+{
+	const struct run_options *o = r->opt;
+	uint64_t now;
+	bool stopped;
+
+	if (r->load_started || r->start_waited)
+		return false;
+	r->start_waited = true;
+	r->start_at_ns = o->start_at_real_ns;
+	if ((o->ready_file || o->start_file) && run_handshake_ready(r, time_real_ns()))
+		return true;
+	if (o->start_file && run_handshake_wait(r))
+		return true;
+	if (!r->start_at_ns)
+		return false;
+	/* the instant asked for, kept by a run that never gets to it */
+	if (r->store && !r->store_failed &&
+	    store_run_load_started(r->store, r->run_id, 0, r->start_at_ns, &r->store_err))
+		coord_store_error(r, -EIO);
+	start_clock_check(r);
+	now = time_real_ns();
+	if (now > r->start_at_ns + START_LATE_SLACK_NS && !o->start_file) {
+		start_late(r, now);
+		return true;
+	}
+	if (now > r->start_at_ns + START_LATE_SLACK_NS)
+		start_given_late(r, now);
+	stopped = start_sleep(r, now);
 	if (r->host && !stopped) {
 		struct host_sample hs;
 
@@ -128,17 +165,18 @@ void run_load_record(struct run *r)
 		return;
 	r->load_recorded = true;
 	if (r->store && !r->store_failed &&
-	    store_run_load_started(r->store, r->run_id, r->load_real_ns, r->opt->start_at_real_ns,
+	    store_run_load_started(r->store, r->run_id, r->load_real_ns, r->start_at_ns,
 				   &r->store_err))
 		coord_store_error(r, -EIO);
-	if (r->opt->start_at_real_ns) {
+	if (r->start_at_ns) {
 		struct strbuf msg = STRBUF_INIT;
 
 		strbuf_addstr(&msg, "load started at ");
 		time_format_utc_us(&msg, r->load_real_ns);
-		strbuf_addf(&msg, ", %.3f ms after --start-at ",
-			    (double)((int64_t)(r->load_real_ns - r->opt->start_at_real_ns)) / 1e6);
-		time_format_utc_us(&msg, r->opt->start_at_real_ns);
+		strbuf_addf(&msg, ", %.3f ms after %s ",
+			    (double)((int64_t)(r->load_real_ns - r->start_at_ns)) / 1e6,
+			    r->opt->start_file ? "the start time" : "--start-at");
+		time_format_utc_us(&msg, r->start_at_ns);
 		if (r->store && !r->store_failed &&
 		    store_event_add(r->store, r->run_id,
 				    run_clock_ms(r, engine_clock_now(&r->clock)), "start_at",

@@ -7,6 +7,9 @@ set -u
 : "${DP_SOURCE_DIR:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 mkdir -p "$DP_BINARY_DIR/scratch"
 WORK=$(mktemp -d "$DP_BINARY_DIR/scratch/$(basename "$0" .sh).XXXXXX")
+# whose scratch directory this is: leftovers_remove tells a live test's
+# from one a killed test left
+echo $$ >"$WORK/.owner"
 # at_exit CMD: CMD (a string, evaluated) runs when the test ends, whatever
 # the end, the last registered first, before $WORK goes; failures there are
 # ignored (what it undoes may be undone already).
@@ -21,7 +24,46 @@ lib_cleanup() {
 	true
 }
 trap lib_cleanup EXIT
+# a signal ends the test through its EXIT trap, so that its cleanup runs
+# (ctest's timeout sends SIGKILL, which no trap sees: leftovers_remove)
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 cd "$WORK"
+
+# leftovers_remove: what earlier runs of this test left when they were
+# killed (SIGKILL, as ctest's timeout sends, runs no cleanup): every
+# scratch directory of this test's name whose owner (.owner) is dead, and
+# every process whose command line names one (sshd, diskproof, Ansible's
+# async jobs), ended with SIGKILL. A live run's directory is left alone.
+leftovers_remove() {
+	local d owner p
+	for d in "$DP_BINARY_DIR/scratch/$(basename "$0" .sh)".*; do
+		[ -d "$d" ] && [ "$d" != "$WORK" ] || continue
+		owner=$(cat "$d/.owner" 2>/dev/null) || owner=
+		[ -n "$owner" ] && kill -0 "$owner" 2>/dev/null && continue
+		for p in /proc/[0-9]*; do
+			[ "${p#/proc/}" != $$ ] || continue
+			tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF -- "$d/" && kill -9 "${p#/proc/}" 2>/dev/null
+		done
+		echo "removing $d, left by a run of this test that was killed"
+		rm -rf "$d"
+	done
+	true
+}
+
+# machine_lock NAME WHAT: holds the machine-wide lock
+# /run/lock/diskproof-test-NAME.lock (flock, until the test ends) on a
+# resource every build's tests share (WHAT: a subnet, the dpkg database),
+# waiting for another holder up to 240 s, then failing with its pid.
+machine_lock() {
+	local f="/run/lock/diskproof-test-$1.lock" fd
+	exec {fd}>>"$f" || fail "cannot open the machine lock $f"
+	if ! flock -w 240 "$fd"; then
+		fail "the machine lock $f ($2) is held by pid $(cat "$f" 2>/dev/null) for over 240 s"
+	fi
+	echo $$ >"$f"
+}
 
 # need_root WHY: exit 77 ("skipped") unless root.
 need_root() {

@@ -33,7 +33,7 @@ d = json.load(open(sys.argv[1]))
 hosts = d["diskproof"]["hosts"]
 assert len(hosts) == 3, hosts
 v = d["_meta"]["hostvars"][hosts[0]]
-for k in ("diskproof_profile", "diskproof_data_dir", "diskproof_results", "diskproof_start_lead", "diskproof_deb"):
+for k in ("diskproof_profile", "diskproof_data_dir", "diskproof_results", "diskproof_start_margin", "diskproof_deb"):
     assert k in v, "the example inventory sets no " + k
 ' "$WORK/out" || fail "the example inventory (above)"
 
@@ -66,7 +66,8 @@ for play in yaml.safe_load(open(a + "/site.yml")):
     assert play.get("roles") or play.get("tasks"), "a play with nothing to do"
     for part in ("pre_tasks", "tasks", "post_tasks"):
         tasks(play.get(part), "site.yml")
-for m in ("ansible.builtin.async_status", "ansible.builtin.fetch", "ansible.builtin.command"):
+for m in ("ansible.builtin.async_status", "ansible.builtin.fetch", "ansible.builtin.command",
+          "ansible.builtin.slurp", "ansible.builtin.copy"):
     assert m in seen, "no task uses " + m
 print("modules:", " ".join(sorted(seen)))
 PY

@@ -12,8 +12,12 @@
 # slow run differs (db read average higher) and the identical ones do not;
 # label:TEXT takes every run so labelled and equals the id list; a run still
 # running is left out with a note; a selector matching nothing exits 2, an
-# unreadable results file 3; runs that FAILed still give exit 0; fewer than
-# two runs: a report that says so, skew null.
+# unreadable results file 3; fewer than two runs: a report that says so,
+# skew null. The fleet's verdict is its exit code: 0 when every run passed,
+# 1 with runs that FAILed or were aborted (their verdicts in the report);
+# --expect-hosts lists each expected host with no run as missing (text,
+# JSON, a row) and fails the fleet; a run whose load began 100 ms or more
+# after its start_at is named late with how late.
 source "$(dirname "$0")/lib.sh"
 set -e
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
@@ -58,38 +62,36 @@ json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(e
 
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --format json
 cp "$WORK/out" fleet.json
-[ "$(json fleet.json '[h["run_id"] for h in d["hosts"]]')" = "[1, 3, 4]" ] || fail "rows: $(json fleet.json '[h["run_id"] for h in d["hosts"]]')"
-[ "$(json fleet.json '[h["host"] for h in d["hosts"]]')" = "['db-a', 'db-a', 'db-c']" ] ||
-	fail "same-named hosts: $(json fleet.json '[h["host"] for h in d["hosts"]]')"
-[ "$(json fleet.json 'len(set(h["uuid"] for h in d["hosts"]))')" = 3 ] || fail "uuids not apart"
-[ "$(json fleet.json 'd["totals"]')" = "{'ios': $(json fleet.json 'd["totals"]["ios"]'), 'runs': 3, 'hosts': 2}" ] ||
-	fail "totals: $(json fleet.json 'd["totals"]')"
-[ "$(json fleet.json 'd["selector"]')" = "['label:wave1']" ] || fail "selector"
-
-# I/O counts: merged == sum of rows == sum of each run's own report summary
-sum=0
+# rows, totals and I/O counts: merged == sum of rows == sum of each run's
+# own report summary (one Python for them all: on a loaded machine each
+# interpreter takes seconds to start)
 for id in 1 3 4; do
 	"$DISKPROOF" report $id --results all.db --format json >r$id.json
-	n=$(json r$id.json 'sum(c["ios"] for c in d["summary"]["classes"].values())')
-	[ "$(json fleet.json "[h['ios'] for h in d['hosts'] if h['run_id'] == $id][0]")" = "$n" ] ||
-		fail "run $id: row ios is not its report's $n"
-	[ "$(json fleet.json "[h['trans_iops'] for h in d['hosts'] if h['run_id'] == $id][0]")" = \
-		"$(json r$id.json 'd["summary"]["transactional_iops"]')" ] || fail "run $id: trans_iops"
-	[ "$(json fleet.json "[h['db_read_p99_ms'] for h in d['hosts'] if h['run_id'] == $id][0]")" = \
-		"$(json r$id.json 'd["summary"]["classes"]["db_read"]["p99_ms"]')" ] || fail "run $id: db_read p99"
-	sum=$((sum + n))
 done
-[ "$(json fleet.json 'd["totals"]["ios"]')" = "$sum" ] || fail "merged ios $(json fleet.json 'd["totals"]["ios"]') != $sum"
-[ "$(json fleet.json 'sum(h["ios"] for h in d["hosts"])')" = "$sum" ] || fail "rows' ios do not add up"
-[ "$(json fleet.json 'sum(c["ios"] for c in d["summary"]["classes"].values())')" = "$sum" ] ||
-	fail "summary classes' ios do not add up"
-for c in db_read db_write log_write; do
-	[ "$(json fleet.json "d['summary']['classes']['$c']['ios']")" = \
-		"$(json r1.json "d['summary']['classes']['$c']['ios'] + 0")" ] && fail "$c: merged ios is one run's"
-	t=0
-	for id in 1 3 4; do t=$((t + $(json r$id.json "d['summary']['classes']['$c']['ios']"))); done
-	[ "$(json fleet.json "d['summary']['classes']['$c']['ios']")" = "$t" ] || fail "$c: merged ios"
-done
+python3 - fleet.json r1.json r3.json r4.json <<'PY' || fail "rows, totals and I/O counts (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs = {i: json.load(open(f)) for i, f in zip((1, 3, 4), sys.argv[2:])}
+rows = {h["run_id"]: h for h in d["hosts"]}
+assert [h["run_id"] for h in d["hosts"]] == [1, 3, 4], "rows %s" % list(rows)
+assert [h["host"] for h in d["hosts"]] == ["db-a", "db-a", "db-c"], "same-named hosts"
+assert len(set(h["uuid"] for h in d["hosts"])) == 3, "uuids not apart"
+assert d["selector"] == ["label:wave1"], d["selector"]
+total = 0
+for i, r in runs.items():
+    n = sum(c["ios"] for c in r["summary"]["classes"].values())
+    assert rows[i]["ios"] == n, "run %d: row ios %d, its report's %d" % (i, rows[i]["ios"], n)
+    assert rows[i]["trans_iops"] == r["summary"]["transactional_iops"], "run %d: trans_iops" % i
+    assert rows[i]["db_read_p99_ms"] == r["summary"]["classes"]["db_read"]["p99_ms"], "run %d: p99" % i
+    total += n
+assert d["totals"] == {"ios": total, "runs": 3, "hosts": 2}, "totals %s, want ios %d" % (d["totals"], total)
+assert sum(h["ios"] for h in d["hosts"]) == total, "rows' ios do not add up"
+assert sum(c["ios"] for c in d["summary"]["classes"].values()) == total, "summary classes' ios"
+for c in ("db_read", "db_write", "log_write"):
+    merged = d["summary"]["classes"][c]["ios"]
+    assert merged != runs[1]["summary"]["classes"][c]["ios"], "%s: merged ios is one run's" % c
+    assert merged == sum(r["summary"]["classes"][c]["ios"] for r in runs.values()), "%s: merged ios" % c
+PY
 
 # percentiles from the stored histograms added bucket by bucket (stats.h:
 # a bucket's value is its midpoint, clamped to [min, max])
@@ -139,36 +141,68 @@ sqlite3 all.db "UPDATE env SET value = CASE run_id WHEN 4 THEN '7500' ELSE '2000
 sqlite3 all.db "INSERT INTO event (run_id, t_ms, kind, message) VALUES (3, 0, 'clock', 'the clock is not synchronised')"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --format json
 cp "$WORK/out" clock.json
-[ "$(json clock.json 'd["clock_max_error_ms"]')" = 7.5 ] || fail "clock_max_error_ms $(json clock.json 'd["clock_max_error_ms"]')"
-[ "$(json clock.json '[h["clock"]["max_error_ms"] for h in d["hosts"]]')" = "[2.0, 2.0, 7.5]" ] ||
-	fail "hosts' clock errors: $(json clock.json '[h["clock"] for h in d["hosts"]]')"
-[ "$(json clock.json '[h["clock"]["warning"] for h in d["hosts"]]')" = "[None, 'the clock is not synchronised', None]" ] ||
-	fail "hosts' clock warnings: $(json clock.json '[h["clock"] for h in d["hosts"]]')"
+python3 - clock.json <<'PY' || fail "clocks (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["clock_max_error_ms"] == 7.5, d["clock_max_error_ms"]
+assert [h["clock"]["max_error_ms"] for h in d["hosts"]] == [2.0, 2.0, 7.5], [h["clock"] for h in d["hosts"]]
+assert [h["clock"]["warning"] for h in d["hosts"]] == [None, "the clock is not synchronised", None], \
+    [h["clock"] for h in d["hosts"]]
+assert d["without_start_at"] == [1, 3, 4], d["without_start_at"]
+PY
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db
 grep -q "largest max error a clock reported was 7.500 ms" "$WORK/out" || fail "text: clock error bound"
 grep -q "^clock: run 3 (db-a): the clock is not synchronised" "$WORK/out" || fail "text: clock warning"
-# runs not started with --start-at: named, their skew not an alignment
-[ "$(json clock.json 'd["without_start_at"]')" = "[1, 3, 4]" ] || fail "without_start_at: $(json clock.json 'd["without_start_at"]')"
+# runs not started with --start-at: named (without_start_at, above), their
+# skew not an alignment
 grep -q "^note: not started with --start-at, so not aligned: run(s) 1 3 4 " "$WORK/out" ||
 	fail "text: runs not started together"
 cp all.db aligned.db
 sqlite3 aligned.db "UPDATE run SET start_at = '2026-12-03T15:20:00.000000Z' WHERE id IN (1, 3, 4)"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db --format json
 [ "$(json "$WORK/out" 'd["without_start_at"]')" = "[]" ] || fail "aligned: without_start_at"
+# late: load_started_at - start_at, runs 3 (250.223 ms) and 4 (1.5001 s) over 100 ms
+[ "$(json "$WORK/out" '([h["late_ms"] for h in d["hosts"]], [h["late"] for h in d["hosts"]], d["late"], d["verdict"])')" = \
+	"([0.1, 250.223, 1500.1], [False, True, True], [3, 4], 'PASS')" ] ||
+	fail "late: $(json "$WORK/out" '([h["late_ms"] for h in d["hosts"]], d["late"], d["verdict"])')"
 expect_exit 0 "$DISKPROOF" fleet label:wave1 --results aligned.db
 ! grep -q "not started with --start-at" "$WORK/out" || fail "aligned: the note"
-[ "$(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')" = "[0.0, 250.123, 1500.0]" ] ||
-	fail "offsets $(json fleet.json '[h["start_offset_ms"] for h in d["hosts"]]')"
-[ "$(json fleet.json '[h["load_started_at"] for h in d["hosts"]]')" = "['$L1', '$L3', '$L4']" ] ||
-	fail "load_started_at not as stored"
+grep -q "^late: run 4 (db-c) began its load 1500.100 ms after its start time 2026-12-03T15:20:00.000000Z$" "$WORK/out" ||
+	fail "text: late run 4: $(grep late "$WORK/out")"
+grep -q "^late: run 3 " "$WORK/out" && ! grep -q "^late: run 1 " "$WORK/out" || fail "text: late runs"
+grep -q "^fleet verdict: PASS (every run passed)$" "$WORK/out" || fail "text: verdict: $(head -3 "$WORK/out")"
 
-# the slow run differs, on its db read average (higher), the others do not
-[ "$(json fleet.json '[h["differs"] for h in d["hosts"]]')" = "[False, False, True]" ] ||
-	fail "differs flags $(json fleet.json '[h["differs"] for h in d["hosts"]]')"
-[ "$(json fleet.json '[(x["figure"], x["direction"]) for x in d["hosts"][2]["differs_on"] if x["figure"] == "db_read_avg_ms"]')" = \
-	"[('db_read_avg_ms', 'higher')]" ] || fail "differs_on: $(json fleet.json 'd["hosts"][2]["differs_on"]')"
-[ "$(json fleet.json '19 < d["hosts"][2]["tests"]["db_read_avg_ms"]["change_pct"] < 21')" = True ] ||
-	fail "change %: $(json fleet.json 'd["hosts"][2]["tests"]')"
+# --expect-hosts: a host with no run is missing, and fails the fleet
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c --format json
+[ "$(json "$WORK/out" '(d["missing"], d["expected_hosts"], d["verdict"])')" = "(['db-x'], ['db-a', 'db-x', 'db-c'], 'FAIL')" ] ||
+	fail "missing: $(json "$WORK/out" '(d["missing"], d["expected_hosts"], d["verdict"])')"
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c,db-x
+grep -q "^fleet verdict: FAIL (1 expected host(s) missing)$" "$WORK/out" || fail "text: missing verdict: $(head -3 "$WORK/out")"
+grep -q "^missing (expected, no run): db-x$" "$WORK/out" || fail "text: missing line"
+grep -q "^db-x  *- MISSING  (expected, no run)$" "$WORK/out" || fail "text: missing row: $(cat "$WORK/out")"
+expect_exit 1 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-a,db-x,db-c --format html
+grep -q '<tr class="missing" data-host="db-x"><td>db-x</td>' "$WORK/out" || fail "html: no missing row"
+grep -q '<td class="num" id="nr-missing">1</td>' "$WORK/out" || fail "html: missing count"
+grep -q '<td id="fleet-verdict"><span class="badge FAIL">' "$WORK/out" || fail "html: fleet verdict"
+expect_exit 0 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts db-c,db-a --format json
+[ "$(json "$WORK/out" '(d["missing"], d["verdict"])')" = "([], 'PASS')" ] ||
+	fail "every expected host ran: $(json "$WORK/out" '(d["missing"], d["verdict"])')"
+for bad in "" "db-a,,db-c" ",db-a" "db-a,"; do
+	expect_exit 2 "$DISKPROOF" fleet label:wave1 --results all.db --expect-hosts "$bad"
+done
+# offsets and load starts as stored; the slow run differs, on its db read
+# average (higher), the others do not
+python3 - fleet.json "$L1" "$L3" "$L4" <<'PY' || fail "offsets and differences (above)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+h = d["hosts"]
+assert [x["start_offset_ms"] for x in h] == [0.0, 250.123, 1500.0], [x["start_offset_ms"] for x in h]
+assert [x["load_started_at"] for x in h] == sys.argv[2:5], "load_started_at not as stored"
+assert [x["differs"] for x in h] == [False, False, True], [x["differs"] for x in h]
+assert [(x["figure"], x["direction"]) for x in h[2]["differs_on"] if x["figure"] == "db_read_avg_ms"] == \
+    [("db_read_avg_ms", "higher")], h[2]["differs_on"]
+assert 19 < h[2]["tests"]["db_read_avg_ms"]["change_pct"] < 21, h[2]["tests"]
+PY
 
 # the id list gives the same rows; text names the slow run
 expect_exit 0 "$DISKPROOF" fleet 4 1 3 1 --results all.db --format json
@@ -182,7 +216,7 @@ grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
 [ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
 grep -q 'run 4 (db-c): db read avg ms 2.4 higher' "$WORK/out" || fail "text: what differs"
 # mixed: a label and an id of another label
-expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 [ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3, 4]" ] || fail "mixed selectors"
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
@@ -190,7 +224,7 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 # ... run 2 is another profile, measured for seconds, not a minute: said so
 [[ $(json "$WORK/out" 'd["unlike"]') == *"measured for "*" s to 60 s: the totals add unlike"* ]] ||
 	fail "mixed: unlike $(json "$WORK/out" 'd["unlike"]')"
-expect_exit 0 "$DISKPROOF" fleet label:wave1 2 --results all.db
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db
 grep -q '^warning: the runs are of 2 profiles (sim, sim-quick)\|^warning: .*measured for' "$WORK/out" ||
 	fail "mixed: no warning in text: $(head -3 "$WORK/out")"
 
@@ -222,16 +256,18 @@ expect_exit 0 "$DISKPROOF" fleet label:wave1 --results live.db --format json
 [ "$(json "$WORK/out" 'd["skipped"]')" = "[{'run_id': 3, 'why': 'still running'}]" ] || fail "skipped"
 grep -q 'run 3 is still running' "$WORK/err" || fail "running run: no note"
 
-# runs that FAILed their thresholds: the report, exit 0, their verdicts in it
+# runs that FAILed their thresholds: the report, exit 1, their verdicts in it
 { cat "$P"; printf '\n[thresholds]\ndb_read_avg = 1ms\n'; } >strict.ini
 expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
 expect_exit 1 "$DISKPROOF" run ./strict.ini --duration 30s --quiet --label failing --results all.db
-expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db --format json
+expect_exit 1 "$DISKPROOF" fleet label:failing --results all.db --format json
 [ "$(json "$WORK/out" '[h["verdict"] for h in d["hosts"]]')" = "['FAIL', 'FAIL']" ] || fail "failed runs: verdicts"
+[ "$(json "$WORK/out" 'd["verdict"]')" = FAIL ] || fail "failed runs: the fleet's verdict"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[5, 6]" ] ||
 	[ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[]" ] || fail "without_load_started_at"
-expect_exit 0 "$DISKPROOF" fleet label:failing --results all.db
+expect_exit 1 "$DISKPROOF" fleet label:failing --results all.db
 grep -q '2 failed' "$WORK/out" || fail "failed runs: text"
+grep -q '^fleet verdict: FAIL (2 run(s) failed)$' "$WORK/out" || fail "failed runs: text verdict"
 
 # a run that never measured (aborted in its --start-at wait) beside one that
 # passed: the head line does not say the fleet merely "0 failed", and the
@@ -248,15 +284,16 @@ wait $pid
 rc=$?
 set -e
 [ $rc = 130 ] || fail "the aborted run exited $rc"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db
 grep -q '^fleet of 2 run(s) on .*: 0 failed, 1 ended in an error or aborted' "$WORK/out" ||
 	fail "aborted run: head line: $(head -1 "$WORK/out")"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+grep -q '^fleet verdict: FAIL (1 ended in an error or aborted)$' "$WORK/out" || fail "aborted run: verdict"
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format json
 [ "$(json "$WORK/out" '[h["trans_iops"] is None for h in d["hosts"]]')" = "[False, True]" ] ||
 	fail "aborted run: trans_iops $(json "$WORK/out" '[h["trans_iops"] for h in d["hosts"]]')"
 [ "$(json "$WORK/out" 'd["hosts"][0]["tests"]["trans_iops"]["change_pct"]')" = 0.0 ] ||
 	fail "aborted run moved the median: $(json "$WORK/out" 'd["hosts"][0]["tests"]')"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format html
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format html
 grep -q '<td class="num" id="nr-unjudged">1</td>' "$WORK/out" || fail "html: no error/aborted count"
 # one label used for two fleet runs (the playbook's results files keep the
 # earlier wave): two --start-at times, said so
@@ -267,7 +304,7 @@ done
 expect_exit 0 "$DISKPROOF" fleet label:waves --results all.db --format json
 [[ $(json "$WORK/out" 'd["unlike"]') == "the runs were given 2 different --start-at times (not one fleet run): "* ]] ||
 	fail "two waves: unlike $(json "$WORK/out" 'd["unlike"]')"
-expect_exit 0 "$DISKPROOF" fleet label:broken --results all.db --format json
+expect_exit 1 "$DISKPROOF" fleet label:broken --results all.db --format json
 [ "$(json "$WORK/out" 'd["unlike"]')" = None ] || fail "one wave: unlike $(json "$WORK/out" 'd["unlike"]')"
 # a --host and --label in Latin-1 (not UTF-8): the JSON still parses as
 # UTF-8, the bad byte as U+FFFD

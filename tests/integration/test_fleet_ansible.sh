@@ -5,24 +5,35 @@
 # and pid file; root logs in with a key made here). ansible-playbook installs
 # diskproof on them from the .deb that cpack makes of this build (one host
 # at a time: the three share this machine's dpkg database), runs "diskproof
-# check", picks one start time a lead ahead, starts the three runs at once
-# (--start-at, a short io_uring profile on small files, a data directory
-# and results file per host), waits, fetches the three results files,
+# check", starts the three runs at once (a short io_uring profile on small
+# files, a data directory and results file per host), waits until all three
+# are ready, writes one start time (the latest ready time plus the margin)
+# to every host's start file, waits, fetches the three results files,
 # imports them into one and writes the fleet report. Then:
 #   - the fleet report (JSON) lists the three hosts, by the names the play
-#     gave them (--host), and the text and HTML reports are written;
+#     gave them (--host), none missing or late, verdict from the runs';
+#     the text and HTML reports are written;
 #   - its merged I/O count (totals.ios, and the sum of its summary classes)
 #     is the sum of the hosts' rows and the sum over each host's own results
 #     file (diskproof report --results HOSTFILE, its summary's classes);
 #   - the three runs' recorded starts (load_started_at in the imported file)
 #     lie within 100 ms of each other, each after the one chosen start time
-#     (start_at, the same for all three) by less than 100 ms;
+#     (start_at, the same for all three, after every host's ready time) by
+#     less than 100 ms;
 #   - the hosts ran the packaged /usr/bin/diskproof.
 # DP_FLEET_INSTALL=none runs the build's binary on the hosts instead of the
 # .deb (also what happens when a diskproof package is installed already: the
 # test never replaces it, and removes only the package it installed).
+# Machine-wide resources, each under a lock (lib.sh machine_lock) held to
+# the end: the subnets 10.231.1-3.0/24 with the namespace and link names
+# dpft-* (/run/lock/diskproof-test-net-10.231.lock), and, when it installs
+# the .deb, the dpkg database (/run/lock/diskproof-test-dpkg.lock). Under
+# those locks it first removes what a killed run of its own left: its
+# namespaces, links and their processes, the package it had installed
+# (marked in /var/tmp/diskproof-test-fleet_ansible.installed), and its
+# scratch directories and processes (leftovers_remove).
 # Needs root, ip netns, sshd and ansible-playbook (exit 77 otherwise).
-# Slow (label slow): about a minute, most of it the start lead and the run.
+# Slow (label slow): about a minute, most of it Ansible and the run.
 source "$(dirname "$0")/lib.sh"
 set -e
 need_root "network namespaces, sshd, installing the .deb"
@@ -36,15 +47,26 @@ SSHD=/usr/sbin/sshd
 skip_without_uring
 SITE="$DP_SOURCE_DIR/deploy/ansible/site.yml"
 T0=$(date +%s)
+leftovers_remove
 
-# --- three hosts: a namespace, a veth pair and an sshd each
-NS_PREFIX="dpfleet$$"
+# --- three hosts: a namespace, a veth pair and an sshd each; the names and
+# the subnets are this test's alone while it holds the lock
+machine_lock net-10.231 "the subnets 10.231.1-3.0/24, namespaces and links dpft-*"
+# what a killed run left (and the names an older version of this test
+# used: dpfleetPID-N, dpfPIDNh): its processes, namespaces and links
+for ns in $(ip netns list | awk '{print $1}' | grep -E '^(dpft-|dpfleet[0-9]+)'); do
+	ip netns pids "$ns" | xargs -r kill -9
+	ip netns delete "$ns" && echo "removed the namespace $ns, left by a killed run"
+done
+for l in $(ip -o link show | awk -F': ' '{print $2}' | sed 's/@.*//' | grep -E '^(dpft|dpf[0-9]+[pqhn]$)'); do
+	ip link delete "$l" 2>/dev/null && echo "removed the link $l, left by a killed run"
+done
 # namespaces and veth pairs need CAP_SYS_ADMIN, CAP_NET_ADMIN and the veth
 # driver, which a container may lack
-ip netns add "${NS_PREFIX}probe" 2>netns.err || { echo "skipped: ip netns add: $(cat netns.err)"; exit 77; }
-ip netns delete "${NS_PREFIX}probe"
-ip link add "dpf$$p" type veth peer name "dpf$$q" 2>netns.err || { echo "skipped: no veth pair: $(cat netns.err)"; exit 77; }
-ip link delete "dpf$$p"
+ip netns add dpft-probe 2>netns.err || { echo "skipped: ip netns add: $(cat netns.err)"; exit 77; }
+ip netns delete dpft-probe
+ip link add dpftp type veth peer name dpftq 2>netns.err || { echo "skipped: no veth pair: $(cat netns.err)"; exit 77; }
+ip link delete dpftp
 # sshd wants its privilege separation directory; made (and removed) here
 # only when the system has none
 if [ ! -d /run/sshd ]; then
@@ -57,8 +79,9 @@ ssh-keygen -q -t ed25519 -N '' -f ssh/hostkey
 cp ssh/id.pub ssh/authorized_keys
 chmod 600 ssh/authorized_keys
 for n in 1 2 3; do
-	ns="$NS_PREFIX-$n" hv="dpf$$${n}h" nv="dpf$$${n}n"
-	! ip -o addr show | grep -q "10\.231\.$n\.[12]/" || fail "10.231.$n.0/24 is in use on this machine already"
+	ns="dpft-h$n" hv="dpft${n}h" nv="dpft${n}n"
+	! ip -o addr show | grep -q "10\.231\.$n\.[12]/" ||
+		fail "10.231.$n.0/24 is in use on this machine, not by this test: $(ip -o addr show | grep "10\.231\.$n\.")"
 	ip netns add "$ns"
 	# what runs in the namespace (sshd and what it started) goes first,
 	# then the namespace and the veth pair (its other end goes with it)
@@ -92,10 +115,11 @@ CFG
 done
 SSH_OPTS="-F /dev/null -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o IdentitiesOnly=yes -o LogLevel=ERROR"
 for n in 1 2 3; do
-	for _ in $(seq 50); do
+	# sshd may take a while to listen on a loaded machine: 60 s at most
+	for _ in $(seq 300); do
 		# shellcheck disable=SC2086
 		ssh $SSH_OPTS -o ConnectTimeout=2 -i ssh/id root@10.231.$n.2 true 2>/dev/null && break
-		sleep 0.1
+		sleep 0.2
 	done
 	# shellcheck disable=SC2086
 	ssh $SSH_OPTS -o ConnectTimeout=2 -i ssh/id root@10.231.$n.2 \
@@ -108,10 +132,19 @@ echo "three sshds up in $(($(date +%s) - T0)) s"
 # DP_FLEET_INSTALL=none or a diskproof package is installed already (never
 # replaced)
 INSTALL=${DP_FLEET_INSTALL:-deb}
+MARK=/var/tmp/diskproof-test-fleet_ansible.installed
 if [ "$INSTALL" = deb ]; then
 	for t in cpack dpkg-shlibdeps apt-get; do
 		command -v $t >/dev/null || { echo "no $t: the hosts run the build's binary"; INSTALL=none; }
 	done
+fi
+if [ "$INSTALL" = deb ]; then
+	machine_lock dpkg "the dpkg database"
+	# the package a killed run of this test installed (its mark) is ours
+	if [ -e $MARK ] && dpkg-query -W -f '${Status}' diskproof 2>/dev/null | grep -q 'ok installed'; then
+		dpkg -r diskproof >/dev/null && echo "removed the diskproof package a killed run of this test installed"
+	fi
+	rm -f $MARK
 	if dpkg-query -W -f '${Status}' diskproof 2>/dev/null | grep -q 'ok installed'; then
 		echo "a diskproof package is installed already: the hosts run the build's binary"
 		INSTALL=none
@@ -122,7 +155,9 @@ if [ "$INSTALL" = deb ]; then
 	debs=("$WORK"/pkg/diskproof_*.deb)
 	[ ${#debs[@]} = 1 ] && [ -f "${debs[0]}" ] || fail "cpack wrote no single diskproof_*.deb"
 	# removed at exit whatever happens, and only if it was not there before
-	at_exit "dpkg -r diskproof"
+	# (the mark tells the next run a package left by a kill is this test's)
+	touch $MARK
+	at_exit "dpkg -r diskproof; rm -f $MARK"
 	INSTALL_VARS="diskproof_install=deb
 diskproof_deb=${debs[0]}"
 	HOST_BIN=/usr/bin/diskproof
@@ -185,7 +220,9 @@ CFG
 at_exit "for s in $WORK/ansible/cp/*; do ssh -o ControlPath=\$s -O exit x; done"
 export ANSIBLE_CONFIG="$WORK/ansible.cfg" ANSIBLE_ASYNC_DIR="$WORK/ansible/async"
 export ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0
-LEAD=${DP_FLEET_LEAD:-15s}
+# the margin covers writing the three start files: one module run each,
+# seconds on a loaded machine
+MARGIN=${DP_FLEET_MARGIN:-30s}
 
 # --- the play
 t_play=$(date +%s)
@@ -193,7 +230,8 @@ set +e
 # shellcheck disable=SC2086
 ansible-playbook -i inventory.ini "$SITE" \
 	-e "diskproof_profile=$WORK/fleet.ini" -e "diskproof_controller_bin=$DISKPROOF" \
-	-e "diskproof_start_lead=$LEAD" -e "diskproof_label=fleet-test" -e "diskproof_poll_interval=2" \
+	-e "diskproof_start_margin=$MARGIN" -e "diskproof_ready_timeout=240" -e "diskproof_run_timeout=600" \
+	-e "diskproof_label=fleet-test" -e "diskproof_poll_interval=2" \
 	-e "diskproof_fetch_dir=$WORK/collected" 2>&1 |
 	python3 -uc 'import sys, time
 t0 = time.time()
@@ -203,7 +241,7 @@ set -e
 [ $rc = 0 ] || { cat play.log >&2; fail "ansible-playbook exited $rc"; }
 echo "the play took $(($(date +%s) - t_play)) s"
 # when each step ended, seconds into the play
-grep -E '^ *[0-9.]+ (TASK|PLAY RECAP)|every host starts' play.log || true
+grep -E '^ *[0-9.]+ (TASK|PLAY RECAP)|the load starts at' play.log || true
 
 C="$WORK/collected"
 for f in fleet.db fleet.txt fleet.json fleet.html h1.db h2.db h3.db; do
@@ -221,6 +259,9 @@ def classes(summary):
 hosts = sorted(h["host"] for h in f["hosts"])
 assert hosts == ["h1", "h2", "h3"], "hosts %s" % hosts
 assert f["totals"]["hosts"] == 3 and f["totals"]["runs"] == 3, "totals %s" % f["totals"]
+assert f["expected_hosts"] == ["h1", "h2", "h3"] and f["missing"] == [], (f["expected_hosts"], f["missing"])
+assert f["late"] == [], "late runs %s" % f["late"]
+assert f["verdict"] == ("PASS" if all(h["verdict"] == "PASS" for h in f["hosts"]) else "FAIL"), f["verdict"]
 rows = sum(h["ios"] for h in f["hosts"])
 merged = sum(v["ios"] for v in classes(f["summary"]).values())
 own = {}
@@ -246,16 +287,21 @@ for n in 1 2 3; do grep -q "h$n" "$C/fleet.html" || fail "the HTML report does n
 # each other
 sqlite3 -separator ' ' "$C/fleet.db" \
 	"select host, start_at, load_started_at from run where label = 'fleet-test' order by host" >starts
-cat starts
-python3 - starts <<'PY' || fail "the recorded starts (above)"
+sqlite3 -separator ' ' "$C/fleet.db" "select r.host, e.message from event e join run r on r.id = e.run_id
+	where e.kind = 'ready' and r.label = 'fleet-test' order by r.host" >ready
+cat starts ready
+python3 - starts ready <<'PY' || fail "the recorded starts (above)"
 import datetime, sys
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+ready = [l.split()[3] for l in open(sys.argv[2]) if l.strip()]
+assert len(ready) == 3, "ready events %s" % ready
 assert [r[0] for r in rows] == ["h1", "h2", "h3"], "runs %s" % rows
 def t(s):
     return datetime.datetime.fromisoformat(s.replace("Z", "+00:00")).timestamp()
 start_at = {r[1] for r in rows}
 assert len(start_at) == 1, "the runs were given different start times: %s" % start_at
 at = t(start_at.pop())
+assert all(t(r) < at for r in ready), "the start time is not after every host's ready time %s" % ready
 loads = [t(r[2]) for r in rows]
 skew = (max(loads) - min(loads)) * 1000
 late = [(l - at) * 1000 for l in loads]
@@ -274,4 +320,4 @@ for n in 1 2 3; do
 done
 [ "$INSTALL" != deb ] || [ "$(dpkg-query -W -f '${Version}' diskproof)" = "$("$DISKPROOF" --version | awk '{print $2}')" ] ||
 	fail "the installed package is not this build's version"
-echo "ok: three hosts over SSH, install $INSTALL, lead $LEAD, $(($(date +%s) - T0)) s in all"
+echo "ok: three hosts over SSH, install $INSTALL, margin $MARGIN, $(($(date +%s) - T0)) s in all"

@@ -115,10 +115,16 @@ validate compare compare2.json
 expect_exit 0 "$DISKPROOF" compare 1 2 3 --results r.db --format json
 cp "$WORK/out" compare3.json
 validate compare compare3.json
-# fleet: the three runs (a sim, a real and a sim one) as one report
-expect_exit 0 "$DISKPROOF" fleet 1 2 3 --results r.db --format json
+# fleet: the three runs (a sim, a real and a sim one) as one report (exit 1
+# when the real run FAILed on this disk: the fleet's verdict), then with a
+# host expected that has no run (missing, exit 1)
+expect_verdict "$DISKPROOF" fleet 1 2 3 --results r.db --format json
 cp "$WORK/out" fleet.json
 validate fleet fleet.json
+expect_exit 1 "$DISKPROOF" fleet 1 2 3 --results r.db --format json --expect-hosts nowhere,"$(hostname)"
+cp "$WORK/out" fleet_missing.json
+validate fleet fleet_missing.json
+[ "$(jq_py fleet_missing.json 'd["missing"]')" = "['nowhere']" ] || fail "fleet: missing"
 [ "$(jq_py fleet.json '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3]" ] || fail "fleet: run ids"
 [ "$(jq_py fleet.json 'd["hosts"][1]["uuid"]')" = "$(sqlite3 r.db 'select uuid from run where id = 2')" ] ||
 	fail "fleet: uuid"
@@ -206,6 +212,10 @@ mutate fleet.json 'del d["hosts"][0]["differs"]'
 rejected fleet "a host row without differs"
 mutate fleet.json 'd["start_skew_ms"] = "0"'
 rejected fleet "start_skew_ms a string"
+mutate fleet_missing.json 'd["verdict"] = "MISSING"'
+rejected fleet "an unknown fleet verdict"
+mutate fleet_missing.json 'del d["hosts"][0]["late_ms"]'
+rejected fleet "a host row without late_ms"
 mutate fleet.json 'del d["summary"]["classes"]["db_read"]["p99_ms"]'
 rejected fleet "a summary class without p99_ms"
 mutate check.json 'd["checks"][0]["state"] = "okay"'

@@ -1,7 +1,9 @@
 #!/bin/bash
 # run --start-at TIME and --host NAME (fleet runs): a run prepares, waits and
 # begins its load at TIME, recording when it really did to the microsecond
-# (+3s: 3 to 3.2 s after the command started); two runs given one absolute
+# (+3s: 3 s after the command started, and within 20 ms of its start_at;
+# from the shell's clock, 3 to 4 s: a loaded machine, or ASan, can take
+# hundreds of ms to start the process); two runs given one absolute
 # TIME begin within 20 ms of each other; a TIME 5 s past is a usage error
 # that writes nothing; a run not ready by TIME (its files take longer to
 # create than the lead) exits 3, recorded as an error with nothing
@@ -33,8 +35,8 @@ at=$(q a.db "select start_at from run where id=1")
 	fail "load_started_at '$load': not RFC 3339 UTC with 6 fractional digits"
 [[ $at =~ \.[0-9]{6}Z$ ]] || fail "start_at '$at'"
 lead=$(( $(utc_ns "$load") - t0 ))
-[ $lead -ge 3000000000 ] && [ $lead -le 3200000000 ] ||
-	fail "the load began $lead ns after the command, want 3 to 3.2 s"
+[ $lead -ge 3000000000 ] && [ $lead -le 4000000000 ] ||
+	fail "the load began $lead ns after the command, want 3 to 4 s"
 late=$(( $(utc_ns "$load") - $(utc_ns "$at") ))
 [ $late -ge 0 ] && [ $late -le 20000000 ] || fail "the load began $late ns after start_at"
 grep -q "waiting until $at" err || fail "no line saying until when it waits: $(cat err)"

@@ -10,7 +10,10 @@
  * outlier); two identical runs differ in nothing; the start skew and each
  * run's offset come from load_started_at to the microsecond, null with
  * fewer than two; RFC 3339 times parse, bad ones are refused; and the JSON
- * document is valid JSON with the documented keys.
+ * document is valid JSON with the documented keys. The fleet's verdict
+ * passes only when every run passed and every expected host has a run (a
+ * run that failed or ended in an error, a host missing: FAIL); a load
+ * begun 100 ms or more after its start_at is late, by how much.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -322,6 +325,76 @@ static void test_skew(void **state)
 	strbuf_release(&out);
 }
 
+static void test_verdict(void **state)
+{
+	struct fake_run *f = calloc(3, sizeof(*f));
+	const char *const want[] = {"a", "d", "b", "c", "d"};
+	struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+	struct report_fleet fl;
+	struct results *r;
+
+	(void)state;
+	assert_non_null(f);
+	fake_run(&f[0], 1, "a", 2.0, 1000, 1);
+	fake_run(&f[1], 2, "b", 2.0, 1000, 2);
+	fake_run(&f[2], 3, "c", 2.0, 1000, 3);
+	/* a: 50 us after its instant; b: 150 ms (late); c: no start_at */
+	f[0].r.start_at = f[1].r.start_at = (char *)"2026-12-03T15:20:00.000000Z";
+	f[0].r.load_started_at = (char *)"2026-12-03T15:20:00.000050Z";
+	f[1].r.load_started_at = (char *)"2026-12-03T15:20:00.150000Z";
+	f[2].r.load_started_at = (char *)"2026-12-03T15:20:00.000100Z";
+	r = runs_of(f, 3);
+	assert_int_equal(report_fleet_build(&fl, r, 3, NULL, 0, 0.01, &err), 0);
+	assert_true(fl.passed);
+	assert_int_equal(fl.nr_passed, 3);
+	assert_float_equal(fl.hosts[0].late_ms, 0.05, 1e-9);
+	assert_false(fl.hosts[0].late);
+	assert_float_equal(fl.hosts[1].late_ms, 150.0, 1e-9);
+	assert_true(fl.hosts[1].late);
+	assert_true(isnan(fl.hosts[2].late_ms));
+	assert_false(fl.hosts[2].late);
+	assert_int_equal(fl.nr_late, 1);
+	/* every expected host has a run: still a pass */
+	assert_int_equal(report_fleet_expect(&fl, want + 2, 2, &err), 0);
+	assert_true(fl.passed);
+	assert_int_equal(fl.nr_missing, 0);
+	/* d, expected twice, has none: missing once, and the fleet fails */
+	assert_int_equal(report_fleet_expect(&fl, want, 5, &err), 0);
+	assert_false(fl.passed);
+	assert_int_equal(fl.nr_missing, 1);
+	assert_string_equal(fl.missing[0], "d");
+	report_fleet_render(&out, &fl, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf, "\"verdict\": \"FAIL\""));
+	assert_non_null(strstr(out.buf, "\"missing\": [\"d\"]"));
+	assert_non_null(strstr(out.buf, "\"late\": [2]"));
+	strbuf_reset(&out);
+	report_fleet_render(&out, &fl, REPORT_TEXT, NULL);
+	assert_non_null(strstr(out.buf, "fleet verdict: FAIL (1 expected host(s) missing)\n"));
+	assert_non_null(strstr(out.buf, "missing (expected, no run): d\n"));
+	assert_non_null(strstr(out.buf, "late: run 2 (b) began its load 150.000 ms after"));
+	report_fleet_release(&fl);
+	/* a run that failed, or ended in an error, fails the fleet */
+	f[2].r.verdict = (char *)"FAIL";
+	f[2].r.status = (char *)"failed";
+	free(r);
+	r = runs_of(f, 3);
+	assert_int_equal(report_fleet_build(&fl, r, 3, NULL, 0, 0.01, &err), 0);
+	assert_false(fl.passed);
+	report_fleet_release(&fl);
+	f[2].r.verdict = (char *)"NONE";
+	f[2].r.status = (char *)"error";
+	free(r);
+	r = runs_of(f, 3);
+	assert_int_equal(report_fleet_build(&fl, r, 3, NULL, 0, 0.01, &err), 0);
+	assert_false(fl.passed);
+	assert_int_equal(fl.nr_unjudged, 1);
+	report_fleet_release(&fl);
+	free(r);
+	free(f);
+	strbuf_release(&err);
+	strbuf_release(&out);
+}
+
 static void test_parse_time(void **state)
 {
 	int64_t us = 0;
@@ -345,9 +418,8 @@ static void test_parse_time(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_merge_exact),
-		cmocka_unit_test(test_outlier),
-		cmocka_unit_test(test_skew),
+		cmocka_unit_test(test_merge_exact), cmocka_unit_test(test_outlier),
+		cmocka_unit_test(test_skew),	    cmocka_unit_test(test_verdict),
 		cmocka_unit_test(test_parse_time),
 	};
 

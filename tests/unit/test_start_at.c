@@ -3,7 +3,8 @@
  * instants in UTC, to the nanosecond, with Z, z, +00:00 or -00:00; +DURATION
  * relative leads; and every way a TIME can be wrong (no zone, another zone,
  * no such date, a leap second, garbage, an empty or zero lead), each with
- * its reason. Then the option as the parser takes it.
+ * its reason. Then the option as the parser takes it; what a start file
+ * (run --start-file) may hold, and the options of the readiness start.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -147,13 +148,72 @@ static void test_option(void **state)
 	assert_int_equal(parse_opts(2, ok, CMD_REPORT, &o), DP_EXIT_USAGE);
 }
 
+/* What a start file (--start-file) may hold: a TIME as --start-at takes
+ * it (+D from the time the file was read), "cancel", nothing yet; white
+ * space around it ignored; anything else refused with its reason. */
+static void test_start_text(void **state)
+{
+	struct strbuf why = STRBUF_INIT;
+	uint64_t now = T0 * SEC, at = 1;
+
+	(void)state;
+	assert_int_equal(run_start_text_parse("2026-12-03T16:00:05Z\n", now, &at, &why), 0);
+	assert_int_equal(at, (T0 + 5) * SEC);
+	assert_int_equal(run_start_text_parse("  2026-12-03T16:00:05.25Z \r\n", now, &at, &why), 0);
+	assert_int_equal(at, (T0 + 5) * SEC + SEC / 4);
+	assert_int_equal(run_start_text_parse("+5s", now, &at, &why), 0);
+	assert_int_equal(at, now + 5 * SEC);
+	assert_int_equal(run_start_text_parse("cancel\n", now, &at, &why), 1);
+	at = 7;
+	assert_int_equal(run_start_text_parse("", now, &at, &why), -EAGAIN);
+	assert_int_equal(run_start_text_parse(" \n\t", now, &at, &why), -EAGAIN);
+	assert_int_equal(at, 7);
+	/* a write caught halfway, or garbage: refused, with the reason */
+	assert_int_equal(run_start_text_parse("2026-12-0", now, &at, &why), -EINVAL);
+	assert_non_null(strstr(why.buf, "is not an RFC 3339 UTC time"));
+	strbuf_reset(&why);
+	assert_int_equal(
+		run_start_text_parse("2026-12-03T16:00:05Z\n2026-12-03T16:00:06Z", now, &at, &why),
+		-EINVAL);
+	strbuf_reset(&why);
+	assert_int_equal(run_start_text_parse("Cancel", now, &at, &why), -EINVAL);
+	strbuf_reset(&why);
+	/* a wrong year is refused, not waited for */
+	assert_int_equal(run_start_text_parse("2027-12-03T16:00:05Z", now, &at, &why), -EINVAL);
+	assert_non_null(strstr(why.buf, "more than 7 days ahead"));
+	strbuf_reset(&why);
+	assert_int_equal(run_start_text_parse("+8d", now, &at, &why), -EINVAL);
+	strbuf_release(&why);
+}
+
+/* --ready-file, --start-file and --start-timeout as the parser takes them. */
+static void test_start_file_options(void **state)
+{
+	struct cli_opts o;
+	char *ok[] = {"--ready-file", "/tmp/r", "--start-file=/tmp/s", "--start-timeout", "90s"};
+	char *empty[] = {"--start-file="};
+	char *zero[] = {"--start-timeout", "0s"};
+	char *bad[] = {"--start-timeout", "soon"};
+
+	(void)state;
+	assert_int_equal(parse_opts(5, ok, CMD_RUN, &o), 0);
+	assert_string_equal(o.ready_file, "/tmp/r");
+	assert_string_equal(o.start_file, "/tmp/s");
+	assert_true(o.has_start_timeout);
+	assert_int_equal(o.start_timeout_ns, 90 * SEC);
+	assert_int_equal(parse_opts(1, empty, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(parse_opts(2, zero, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(parse_opts(2, bad, CMD_RUN, &o), DP_EXIT_USAGE);
+	/* run only */
+	assert_int_equal(parse_opts(2, ok, CMD_INIT, &o), DP_EXIT_USAGE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_absolute),
-		cmocka_unit_test(test_relative),
-		cmocka_unit_test(test_bad),
-		cmocka_unit_test(test_option),
+		cmocka_unit_test(test_absolute),   cmocka_unit_test(test_relative),
+		cmocka_unit_test(test_bad),	   cmocka_unit_test(test_option),
+		cmocka_unit_test(test_start_text), cmocka_unit_test(test_start_file_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
