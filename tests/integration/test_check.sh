@@ -31,7 +31,7 @@ grep -q "^OK    direct I/O on volume a: .* written and read back with O_DIRECT" 
 	fail "direct I/O not exercised"
 grep -q "^0 failed" "$WORK/out" || fail "tally"
 [ ! -e "$WORK/d" ] || fail "check created $WORK/d"
-[ -z "$(ls -A "$WORK" | grep -vxE 'out|err|probe.err|tty')" ] || fail "check left files: $(ls -A "$WORK")"
+[ -z "$(ls -A "$WORK" | grep -vxE 'out|err|probe.err|tty|\.owner')" ] || fail "check left files: $(ls -A "$WORK")"
 # a disk line when the volume has a block device beneath it
 dev=$(findmnt -no SOURCE -T "$WORK" 2>/dev/null || true)
 if [ -b "$dev" ]; then
