@@ -33,7 +33,7 @@ after_crash() { # after_crash WHAT
 	true
 }
 
-expect_exit 0 "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 2s --results "$WORK/r.db" \
+expect_verdict "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 2s --results "$WORK/r.db" \
 	--quiet
 
 # killed at 1 s
