@@ -12,9 +12,23 @@ T="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
 PT="$DP_BINARY_DIR/tests/pagetool"
 
 run_bg() { # run_bg DURATION: a run in the background, its pid in $pid
+	next_id=$(($(sqlite3 "$WORK/r.db" "select coalesce(max(id), 0) from run" 2>/dev/null || echo 0) + 1))
 	"$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration "$1" --results "$WORK/r.db" \
 		--quiet >/dev/null 2>&1 &
 	pid=$!
+}
+
+# wait_load DB: until run $next_id in DB has stored its first interval (its
+# load began a second ago, its journals marked before its first write),
+# however long a loaded machine took to get there
+wait_load() {
+	for _ in $(seq 1 600); do
+		[ "$(sqlite3 "$1" "select count(*) from sample where run_id=$next_id" 2>/dev/null)" -gt 0 ] \
+			2>/dev/null && return 0
+		kill -0 $pid 2>/dev/null || fail "run $next_id ended before its first interval"
+		sleep 0.1
+	done
+	fail "run $next_id stored no interval in 60 s"
 }
 
 # after a crash: verify exits 0 and a short run finds no integrity error
@@ -36,9 +50,9 @@ after_crash() { # after_crash WHAT
 expect_verdict "$DISKPROOF" run "$T" --data-dir "$WORK/d" --duration 2s --results "$WORK/r.db" \
 	--quiet
 
-# killed at 1 s
+# killed at 1 s (of load)
 run_bg 10s
-sleep 1
+wait_load "$WORK/r.db"
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 after_crash "killed at 1 s"
@@ -54,9 +68,10 @@ n=$(sqlite3 r.db "select count(*) from event where run_id=$id and kind='journal'
 # diskproof's back is found newer than the clean journal
 B=(--data-dir "$WORK/big" --db-size 128MiB --results "$WORK/big.db")
 expect_exit 0 "$DISKPROOF" init "$T" "${B[@]:0:4}" --quiet
+next_id=1
 "$DISKPROOF" run "$T" "${B[@]}" --duration 10s --quiet >/dev/null 2>&1 &
 pid=$!
-sleep 1
+wait_load "$WORK/big.db"
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 expect_verdict "$DISKPROOF" run "$T" "${B[@]}" --duration 1s --quiet
@@ -74,7 +89,8 @@ rm -rf big big.db*
 
 # killed mid-run
 run_bg 8s
-sleep 4
+wait_load "$WORK/r.db"
+sleep 3
 kill -KILL $pid
 wait $pid 2>/dev/null || true
 after_crash "killed mid-run"
