@@ -71,7 +71,10 @@ b = q('last_over_time(diskproof_io_latency_seconds_bucket{class="db_read",le="+I
 assert len(b) == 2, b
 vp = q('last_over_time(diskproof_verdict_pass{scope="run"}[1m])')
 assert vp, "no verdict gauges"
-rate = q('sum(rate(diskproof_ios_total[5s]) > 0)')
+# rate() at some instant of the run (a subquery over the last 5 min): at
+# the query's own instant the run may be over by more than the 5 s window
+# (a loaded machine's Python starts alone take seconds)
+rate = q('max_over_time(sum(rate(diskproof_ios_total[5s]))[5m:1s]) > 0')
 assert rate, "rate() over the scrapes is empty"
 # every metric the dashboard queries is in the scrape
 d = json.load(open(dash))
