@@ -35,7 +35,11 @@ if [ $rc = 0 ] && [ "$(json 'd["memory"]["enough"]')" = True ]; then
 	exit 77
 fi
 [ $rc = 3 ] || fail "plan of 100000 databases: exit $rc, wanted 3: $(cat err)"
-[ "$cpu_ms" -lt 5000 ] || fail "plan took $cpu_ms ms of CPU time"
+# ASan's checks make every allocation and access dearer: 4.2 s of CPU there
+# alone, 5.4 s beside another test (ctest -j2); 2.9 s without ASan
+limit=5000
+ldd "$DISKPROOF" 2>/dev/null | grep -q libasan && limit=15000
+[ "$cpu_ms" -lt $limit ] || fail "plan took $cpu_ms ms of CPU time (limit $limit)"
 grep -q "the run needs about [0-9.]* GiB of memory, this host has [0-9.]* [GM]iB available" err ||
 	fail "no memory figures: $(cat err)"
 [ "$(json 'd["memory"]["enough"]')" = False ] || fail "json says enough"
