@@ -240,4 +240,10 @@ int plan_workers_layout(const struct profile *p, const struct plan *pl, unsigned
 			unsigned cpus, struct plan_workers *lw);
 void plan_workers_release(struct plan_workers *lw);
 
+struct env_numa_map;
+/* env_numa_map_build() for the plan's volumes on this machine (/sys): each
+ * volume's path and log path resolved to their block devices. 0 (release
+ * m with env_numa_map_release()) or -ENOMEM (nothing to release). */
+int plan_numa_map(struct env_numa_map *m, const struct plan *pl) DP_MUST_CHECK;
+
 #endif

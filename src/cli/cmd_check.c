@@ -608,7 +608,7 @@ static void check_numa(struct check *c)
 	size_t nv = c->pl->nr_vols;
 	int *res = NULL;
 
-	if (env_numa_map_build_plan(&m, c->pl)) {
+	if (plan_numa_map(&m, c->pl)) {
 		report(c, CHECK_WARN, "NUMA", "out of memory");
 		return;
 	}

@@ -427,7 +427,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	if (ret)
 		goto out;
 	nw = lw.nworkers;
-	ret = env_numa_map_build_plan(&nm, &r->plan);
+	ret = plan_numa_map(&nm, &r->plan);
 	if (ret)
 		goto out;
 	nm_built = true;
