@@ -181,23 +181,6 @@ void plan_fs_cow_warning(const struct plan_fs *f, struct strbuf *out);
 
 void plan_space_release(struct plan_space *s);
 
-/*
- * What a run of the plan keeps in memory, as an upper bound (the formula is
- * at plan_memory_estimate() in memory.c): per page of every database, per
- * database, the I/O buffers, and the rest. cpus is the number of online
- * CPUs (the default worker count).
- */
-struct plan_memory {
-	uint64_t pages;	    /* per-page maps */
-	uint64_t databases; /* per-database state: statistics, log and dirty rings */
-	uint64_t buffers;   /* I/O buffers of every stream, flusher, log and scan */
-	uint64_t other;	    /* once per run: program, SQLite, journal copies */
-	uint64_t total;
-};
-
-void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
-			  struct plan_memory *m);
-
 void plan_release(struct plan *pl);
 
 /*

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diskproof/plan.h"
+#include "diskproof/run.h"
 #include "diskproof/stats.h"
 #include "diskproof/workload.h"
 
@@ -50,8 +51,8 @@
 #define MEM_RING 65536ULL
 #define MEM_SLOT 320ULL
 
-void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
-			  struct plan_memory *m)
+void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			 struct run_memory *m)
 {
 	bool sim = !pl->files, fixed = p->model == PROFILE_MODEL_FIXED;
 	bool backup = p->type == PROFILE_TEST_BACKUP, recovery = p->type == PROFILE_TEST_RECOVERY;
