@@ -24,10 +24,9 @@
  *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
  *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
  *     every worker holds every database, so snapshots count once per worker;
- *     1 KiB of bookkeeping and store rows; and in the jetstress model the log
- *     record ring (65536 x 8 B), the dirty list (up to 4096 x 16 B), 5 B per
- *     log segment, and for recovery the replay ring (65536 x 8 B) and 4 B
- *     more per log segment (its record count, for an engine without pages);
+ *     1 KiB of bookkeeping and store rows; and in the jetstress model the
+ *     generators' state (wl_db_memory, workload/db.c: the log record ring,
+ *     the dirty list, per log segment, for recovery the replay ring);
  *   I/O buffers (written at set-up, so resident): a page per stream, and a
  *     spare one when reads are verified on an engine with files; per
  *     database of the jetstress model a log and a replication buffer (a
@@ -48,7 +47,6 @@
 	 HIST_GROUPS * HIST_GROUP_BUCKETS * sizeof(uint32_t))
 #define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
 #define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
-#define MEM_RING 65536ULL
 #define MEM_SLOT 320ULL
 
 void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
@@ -85,20 +83,8 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	if (p->verify && !sim && !recovery && !backup)
 		m->buffers += streams * wl_stream_buf_len(p);
 	if (txn) {
-		for (size_t i = 0; i < pl->nr_dbs; i++) {
-			uint64_t n = pl->dbs[i].nr_pages;
-			uint64_t dirty = p->dirty_pages ? p->dirty_pages : 4096;
-
-			dirty = n < dirty ? n : dirty;
-			m->databases += MEM_RING * 8 + dirty * 16 + 5ULL * p->log_segments +
-					(recovery ? MEM_RING * 8 + 4ULL * p->log_segments : 0);
-			/* checkpoints: the set, as large as the dirty list; the
-			 * cache model's CLOCK ring, 4 B per page it holds */
-			if (p->checkpoint_interval_ns)
-				m->databases += dirty * 16;
-			if (p->cache_size && p->cache_size / p->page_size < n)
-				m->databases += p->cache_size / p->page_size * 4;
-		}
+		for (size_t i = 0; i < pl->nr_dbs; i++)
+			m->databases += wl_db_memory(p, pl->dbs[i].nr_pages, (unsigned)streams);
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +
 				     (uint64_t)p->flush_depth * wl_flush_buf_len(p));

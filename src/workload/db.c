@@ -72,6 +72,26 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 	return 0;
 }
 
+uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams)
+{
+	uint64_t dirty = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
+	uint64_t m;
+
+	if (p->model == PROFILE_MODEL_FIXED || p->type == PROFILE_TEST_BACKUP)
+		return 0;
+	dirty = nr_pages < dirty ? nr_pages : dirty;
+	m = WL_RECS_CAP * 8ULL + dirty * 16 + 5ULL * p->log_segments;
+	if (p->type == PROFILE_TEST_RECOVERY)
+		m += WL_REPLAY_CAP * 8ULL + 4ULL * p->log_segments;
+	/* checkpoints: the set, as large as the dirty list; the cache model's
+	 * CLOCK ring, 4 B per page it holds */
+	if (p->checkpoint_interval_ns)
+		m += dirty * 16;
+	if (p->cache_size && p->cache_size / p->page_size < nr_pages)
+		m += p->cache_size / p->page_size * 4;
+	return m;
+}
+
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
 		unsigned ndb, unsigned nstreams, struct wl_slot *slots, unsigned nslots,
 		unsigned *idle)
