@@ -24,9 +24,11 @@
  *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
  *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
  *     every worker holds every database, so snapshots count once per worker;
- *     1 KiB of bookkeeping and store rows; and in the jetstress model the
- *     generators' state (wl_db_memory, workload/db.c: the log record ring,
- *     the dirty list, per log segment, for recovery the replay ring);
+ *     1 KiB of bookkeeping and store rows; and the generators' state,
+ *     counted by workload/db.c beside what allocates it (wl_db_memory: the
+ *     struct wl_db, its waiting streams and in the jetstress model the log
+ *     record ring, the dirty list and the checkpoint set, per log segment,
+ *     for recovery the replay ring), once per worker in the fixed model;
  *   I/O buffers (written at set-up, so resident): a page per stream, and a
  *     spare one when reads are verified on an engine with files; per
  *     database of the jetstress model a log and a replication buffer (a
@@ -48,6 +50,25 @@
 #define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
 #define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
 #define MEM_SLOT 320ULL
+
+/*
+ * The generators' state of every database (wl_db_memory) on workers of at
+ * most ws streams each: a worker with d of the D databases carries
+ * S x d / D streams, the fraction as one more (plan/workers.c), and d is at
+ * most D / W + 1; in the fixed model every worker holds every database.
+ */
+static uint64_t generators_memory(const struct plan *pl, const struct profile *p, uint64_t streams,
+				  uint64_t workers)
+{
+	uint64_t w = workers ? workers : 1, ndb = pl->nr_dbs ? pl->nr_dbs : 1;
+	uint64_t ws = streams / w + streams / ndb + 2, m = 0;
+
+	if (ws > streams)
+		ws = streams;
+	for (size_t i = 0; i < pl->nr_dbs; i++)
+		m += wl_db_memory(p, pl->dbs[i].nr_pages, (unsigned)ws);
+	return p->model == PROFILE_MODEL_FIXED ? m * w : m;
+}
 
 void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
 			 struct run_memory *m)
@@ -77,14 +98,13 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
 	m->databases = ndb * per_db +
 		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	m->databases += generators_memory(pl, p, streams, workers);
 	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
 	slots = streams;
 	m->buffers = streams * wl_stream_buf_len(p);
 	if (p->verify && !sim && !recovery && !backup)
 		m->buffers += streams * wl_stream_buf_len(p);
 	if (txn) {
-		for (size_t i = 0; i < pl->nr_dbs; i++)
-			m->databases += wl_db_memory(p, pl->dbs[i].nr_pages, (unsigned)streams);
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +
 				     (uint64_t)p->flush_depth * wl_flush_buf_len(p));
