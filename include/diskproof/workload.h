@@ -32,6 +32,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/journal.h"
+#include "diskproof/profile.h"
 
 struct plan_db;
 struct profile;
