@@ -91,7 +91,29 @@ struct engine_file {
 	uint32_t tag;	 /* stamped into headers the engine writes (database id) */
 };
 
-struct profile_sim;
+/* The sim engine's model of one device (docs/engines.md): latencies per
+ * class, their spread, saturation, drift, faults, spikes, transfer rate and
+ * stalls. The engine's own: a run fills it from the profile's [sim] keys
+ * (struct profile_sim, field for field). */
+struct engine_sim_model {
+	uint64_t read_latency_ns;      /* default 2 ms */
+	uint64_t write_latency_ns;     /* default 3 ms */
+	uint64_t log_write_latency_ns; /* default 1 ms */
+	double jitter_pct;	       /* spread of latencies, default 20 (%) */
+	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
+	uint64_t drift_ns;	       /* latency added per second the device is open; 0 */
+	uint64_t drift_time_ns;	       /* ... for this long (then flat); 0 = forever */
+	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
+	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
+	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
+	uint64_t spike_every;	       /* every this many-th I/O is slow; 0 = none */
+	uint64_t spike_latency_ns;     /* added to it; default 0 */
+	uint64_t transfer_rate;	       /* bytes per second; 0 = size costs nothing; default 0 */
+	uint64_t stall_period_ns;      /* a stall starts every this long; 0 = none */
+	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
+	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
+	uint64_t seed;		       /* default 1 */
+};
 
 struct engine_ctx {
 	unsigned depth; /* most requests in flight at once */
@@ -102,10 +124,10 @@ struct engine_ctx {
 	const struct iovec *bufs; /* buffers to register; req->buf_index indexes them */
 	unsigned nr_bufs;
 	struct engine_clock *clock;
-	const struct profile_sim *sim; /* sim engine's device model; its seed is the run's */
+	const struct engine_sim_model *sim; /* sim engine's device model; its seed is the run's */
 	/* sim: one model per device (nr_devices of them); NULL = *sim for every
 	 * device */
-	const struct profile_sim *dev_sims;
+	const struct engine_sim_model *dev_sims;
 	uint64_t seed;
 	void *priv;
 	/* engine's report of what it could use, e.g. "fixed buffers: off (memlock)" */

@@ -217,11 +217,6 @@ int env_numa_plan(const char *sysfs, const struct env_numa_volume *vols, size_t 
 		  const bool *drives, unsigned nworkers, enum profile_affinity policy,
 		  struct env_numa_worker *out, struct strbuf *err) DP_MUST_CHECK;
 
-struct plan;
-/* env_numa_map_build() for a plan's volumes on this machine (/sys): each
- * volume's path and log path resolved to their block devices. */
-int env_numa_map_build_plan(struct env_numa_map *m, const struct plan *pl) DP_MUST_CHECK;
-
 /*
  * Applies a placement to the calling thread (call it first thing in the
  * worker's thread): CPU affinity, and with libnuma the memory policy

@@ -32,6 +32,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/journal.h"
+#include "diskproof/profile.h"
 
 struct plan_db;
 struct profile;
@@ -286,6 +287,11 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 void wl_ctx_release(struct wl_ctx *c);
 /* Slots a worker needs for nstreams streams over ndb databases. */
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams);
+/* What one database of nr_pages pages takes on a worker of streams streams,
+ * an upper bound in bytes: its struct wl_db and what wl_ctx_init allocates
+ * for it, with the allocator's overhead (run_memory_estimate's part for the
+ * generators, measured by test_workload_memory). */
+uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams);
 /* Lays out the slots (kinds, databases, buffer sizes; the nstreams streams
  * ready to issue in slot order, the last working only last_duty of the time
  * when that is below 1), starting maintenance at now staggered over the

@@ -183,7 +183,7 @@ int cli_plan_space_check(const struct plan *pl);
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
 uint64_t cli_mem_available(void);
 
-/* The memory a run of the plan needs (plan_memory_estimate) against what the
+/* The memory a run of the plan needs (run_memory_estimate) against what the
  * host has available: 0 (also when that is unknown), or the message printed
  * ("the run needs about X of memory, this host has Y available") and
  * DP_EXIT_ENV. */

@@ -13,7 +13,7 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * run needs (plan_memory_estimate), the open-file limit, whether every
+ * run needs (run_memory_estimate), the open-file limit, whether every
  * volume's lock can be taken (a FAIL when not: the commands would refuse)
  * and whether another diskproof command holds a volume now (a WARN: a run
  * would be refused until it ends; check itself takes no lock). It writes nothing that
@@ -608,7 +608,7 @@ static void check_numa(struct check *c)
 	size_t nv = c->pl->nr_vols;
 	int *res = NULL;
 
-	if (env_numa_map_build_plan(&m, c->pl)) {
+	if (plan_numa_map(&m, c->pl)) {
 		report(c, CHECK_WARN, "NUMA", "out of memory");
 		return;
 	}
@@ -710,10 +710,10 @@ static void check_memory(struct check *c)
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, d = STRBUF_INIT;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t avail = cli_mem_available();
-	struct plan_memory m;
+	struct run_memory m;
 
-	/* the estimate plan, init and run refuse by (plan_memory_estimate) */
-	plan_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	/* the estimate plan, init and run refuse by (run_memory_estimate) */
+	run_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
 	unit_format_size(&a, m.total);
 	unit_format_size(&b, avail);
 	unit_format_size(&d, m.pages);

@@ -30,8 +30,8 @@ struct plan_view {
 	const struct plan_space *sp; /* NULL: no files (sim) */
 	unsigned streams, workers;
 	bool enough;
-	struct plan_memory mem; /* what the run would keep in memory, at most */
-	uint64_t mem_avail;	/* MemAvailable; 0 = unknown */
+	struct run_memory mem; /* what the run would keep in memory, at most */
+	uint64_t mem_avail;    /* MemAvailable; 0 = unknown */
 };
 
 static void view_init(struct plan_view *v, const struct profile *p, const struct plan *pl,
@@ -45,7 +45,7 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	/* 2 streams per database unless set; the workers as the run makes them */
 	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
 	v->workers = plan_worker_count(p, pl, plan_streams(p, pl), plan_online_cpus());
-	plan_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
+	run_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
 	v->mem_avail = cli_mem_available();
 	v->enough = true;
 	for (size_t i = 0; sp && i < sp->nr_fs; i++)

@@ -778,10 +778,10 @@ int cli_memory_check(const struct plan *pl, const struct profile *p)
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT, d = STRBUF_INIT,
 		      e = STRBUF_INIT;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	struct plan_memory m;
+	struct run_memory m;
 	uint64_t avail = cli_mem_available();
 
-	plan_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	run_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &m);
 	if (!avail || m.total <= avail)
 		return 0;
 	unit_format_size(&a, m.total);

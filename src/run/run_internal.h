@@ -196,7 +196,8 @@ struct worker {
 	bool ctx_init, ctx_open;
 	int *fds;
 	struct engine_file *files;
-	struct profile_sim *sim_devs; /* ctx.nr_devices models (sim engine), owned */
+	/* sim engine: ctx.nr_devices models, then [sim]'s (ctx.sim); owned */
+	struct engine_sim_model *sim_devs;
 	struct iovec *iov;
 	/* verify after re-issue: spare page buffers (registered after the
 	 * slots' own) and the reads waiting for their check */

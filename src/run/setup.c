@@ -211,6 +211,30 @@ static uint32_t log_device(const struct run *r, unsigned v)
 	return n;
 }
 
+/* The sim engine's model of a device from the profile's (field for field) */
+static struct engine_sim_model sim_model(const struct profile_sim *s)
+{
+	_Static_assert(sizeof(struct engine_sim_model) == sizeof(struct profile_sim),
+		       "struct engine_sim_model and struct profile_sim have the same fields");
+	return (struct engine_sim_model){.read_latency_ns = s->read_latency_ns,
+					 .write_latency_ns = s->write_latency_ns,
+					 .log_write_latency_ns = s->log_write_latency_ns,
+					 .jitter_pct = s->jitter_pct,
+					 .saturation_iops = s->saturation_iops,
+					 .drift_ns = s->drift_ns,
+					 .drift_time_ns = s->drift_time_ns,
+					 .error_rate_pct = s->error_rate_pct,
+					 .drop_write_rate_pct = s->drop_write_rate_pct,
+					 .hang_rate_pct = s->hang_rate_pct,
+					 .spike_every = s->spike_every,
+					 .spike_latency_ns = s->spike_latency_ns,
+					 .transfer_rate = s->transfer_rate,
+					 .stall_period_ns = s->stall_period_ns,
+					 .stall_length_ns = s->stall_length_ns,
+					 .stall_latency_ns = s->stall_latency_ns,
+					 .seed = s->seed};
+}
+
 /*
  * Worker w's simulated devices and their models (profile.h, struct
  * profile_volume): volume v's data device is v, with the volume's model;
@@ -226,19 +250,21 @@ static int sim_devices(struct run *r, struct worker *w)
 	for (unsigned v = 0; v < nv; v++)
 		if (log_device(r, v) >= n)
 			n = log_device(r, v) + 1;
-	w->sim_devs = calloc(n, sizeof(*w->sim_devs));
+	w->sim_devs = calloc(n + 1, sizeof(*w->sim_devs));
 	if (!w->sim_devs)
 		return -ENOMEM;
 	for (unsigned v = nv; v-- > 0;) {
 		/* backwards, so that the first volume of a log device sets it */
 		const struct profile_volume *pv = v < p->nr_volumes ? &p->volumes[v] : NULL;
 
-		w->sim_devs[v] = pv ? pv->sim : p->sim;
+		w->sim_devs[v] = sim_model(pv ? &pv->sim : &p->sim);
 		if (log_device(r, v) != v)
-			w->sim_devs[log_device(r, v)] = pv ? pv->sim_log : p->sim;
+			w->sim_devs[log_device(r, v)] = sim_model(pv ? &pv->sim_log : &p->sim);
 	}
+	w->sim_devs[n] = sim_model(&p->sim);
 	w->ctx.nr_devices = n;
 	w->ctx.dev_sims = w->sim_devs;
+	w->ctx.sim = &w->sim_devs[n];
 	return 0;
 }
 
@@ -386,7 +412,6 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->ctx.bufs = w->iov;
 	w->ctx.nr_bufs = w->nslots + w->nspare;
 	w->ctx.clock = &r->clock;
-	w->ctx.sim = &p->sim;
 	w->ctx.seed = w->index;
 	ret = w->ops->init(&w->ctx, err);
 	if (ret)
@@ -427,7 +452,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	if (ret)
 		goto out;
 	nw = lw.nworkers;
-	ret = env_numa_map_build_plan(&nm, &r->plan);
+	ret = plan_numa_map(&nm, &r->plan);
 	if (ret)
 		goto out;
 	nm_built = true;

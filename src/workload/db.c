@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/rng.h"
 #include "workload_internal.h"
@@ -70,6 +71,51 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* What the allocator takes for n bytes at most (glibc): a 16-byte header in
+ * 16-byte granules, at least 32 B, or from its mmap threshold (128 KiB) on
+ * the whole pages of a mapping of its own */
+static uint64_t alloc_bound(uint64_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t g = n + 16 >= (128u << 10) ? (page > 0 ? (uint64_t)page : 65536) : 16;
+	uint64_t b = (n + 16 + g - 1) / g * g;
+
+	return b < 32 ? 32 : b;
+}
+
+/* the size of one element of a table of struct wl_db */
+#define WL_ELEM(field) ((uint64_t)sizeof(((struct wl_db *)0)->field[0]))
+
+uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams)
+{
+	uint64_t m = sizeof(struct wl_db), dcap;
+
+	if (streams)
+		m += alloc_bound(streams * WL_ELEM(waiters));
+	if (p->model == PROFILE_MODEL_FIXED || p->type == PROFILE_TEST_BACKUP)
+		return m;
+	if (p->type == PROFILE_TEST_RECOVERY)
+		m += alloc_bound(WL_REPLAY_CAP * WL_ELEM(rp_pages)) +
+		     alloc_bound(p->recovery_segments * WL_ELEM(rp_ns)) +
+		     alloc_bound(p->recovery_segments * WL_ELEM(rp_count)) +
+		     alloc_bound(p->log_segments * WL_ELEM(rp_recs));
+	dcap = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
+	dcap = nr_pages < dcap ? nr_pages : dcap;
+	m += alloc_bound(dcap * WL_ELEM(dirty)) +
+	     alloc_bound(p->flush_depth * WL_ELEM(flush_free)) +
+	     alloc_bound(WL_RECS_CAP * WL_ELEM(recs)) +
+	     alloc_bound(p->log_segments * WL_ELEM(seg_owed)) +
+	     alloc_bound(p->log_segments * WL_ELEM(repl_q));
+	if (p->checkpoint_interval_ns)
+		m += alloc_bound(dcap * WL_ELEM(ckpt));
+	/* the cache model's CLOCK ring: the pages the cache holds (all of
+	 * them on a worker that drives the whole database) */
+	if (p->cache_size && p->cache_size / p->page_size < nr_pages &&
+	    p->cache_size >= p->page_size)
+		m += alloc_bound(p->cache_size / p->page_size * WL_ELEM(cache));
+	return m;
 }
 
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
