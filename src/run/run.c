@@ -113,7 +113,7 @@ out_abandon:
 bool run_workers_drained(const struct run *r)
 {
 	for (unsigned i = 0; i < r->nworkers; i++)
-		if (r->workers[i].inflight || r->workers[i].fatal)
+		if (engine_drv_inflight(&r->workers[i].drv) || r->workers[i].fatal)
 			return false;
 	return true;
 }
