@@ -32,4 +32,9 @@ grep -qF "$MSG" err || fail "run does not say the engine failed: $(cat err)"
 expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" init "$T" --data-dir "$WORK/e" \
 	--results "$WORK/e.db" --quiet
 grep -qF "$MSG" err || fail "init does not say the engine failed: $(cat err)"
+
+# preconditioning the files psync made: its writes go through the driver too
+expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" init "$WORK/psync.ini" \
+	--data-dir "$WORK/d" --results "$WORK/r.db" --precondition --quiet
+grep -qF "precondition: $MSG" err || fail "precondition does not say the engine failed: $(cat err)"
 echo "ok"
