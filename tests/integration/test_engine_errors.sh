@@ -25,8 +25,10 @@ for f in a/db1.edb a/db1.log b/db2.edb b/db2.log; do
 done
 grep -q "verification incomplete" err || fail "verify does not say it is incomplete: $(cat err)"
 
-expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" run "$T" --data-dir "$WORK/d" \
-	--results "$WORK/r.db" --duration 2s --quiet
+# the I/O never submitted counts as in flight: the worker leaves its buffers to
+# the process exit, as after a hung device (no leak check, as test_hung_freeze)
+expect_exit 3 env ASAN_OPTIONS=detect_leaks=0 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" \
+	run "$T" --data-dir "$WORK/d" --results "$WORK/r.db" --duration 2s --quiet
 grep -qF "$MSG" err || fail "run does not say the engine failed: $(cat err)"
 
 expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" init "$T" --data-dir "$WORK/e" \
