@@ -15,6 +15,7 @@
  *                (0 = do not wait). Returns the count or -errno.
  *   close(ctx)   release files and buffers from the engine
  *   cleanup(ctx) free ctx->priv
+ * Only the driver (driver.h) calls these hooks: clients go through it.
  * Every hook returns 0 (or a count) or -errno; a request's own outcome travels
  * in req->result (bytes moved or -errno). The runner stamps submit and
  * completion times, except with ENGINE_F_OWN_CLOCK engines (sim's virtual
@@ -57,6 +58,9 @@ struct engine_req {
 	uint64_t t_submit_ns;
 	uint64_t t_done_ns;
 	uint64_t engine_seq; /* engine-private */
+	/* set by the driver (driver.h): bytes moved by the earlier parts of a
+	 * short transfer being resubmitted; 0 whenever a client sees it */
+	uint32_t done_bytes;
 	/* owned by the runner: who issued it */
 	void *owner;
 	uint64_t tag;
@@ -154,6 +158,12 @@ struct engine_ops {
 	 * completions are waiting to be reaped (the runner stops checking
 	 * pages to reap and re-issue them first). */
 	unsigned (*stamp_ready)(struct engine_ctx *ctx, uint64_t now_ns);
+	/* Optional. What the kernel offers this engine, outside any context:
+	 * a description for the host's facts into desc ("available: ..." or
+	 * "unavailable: WHY"; may be NULL), and 0 when the engine can run here,
+	 * else -ENOSYS / -EPERM / -EOPNOTSUPP with the reason in err (may be
+	 * NULL). */
+	int (*probe)(struct strbuf *desc, struct strbuf *err);
 };
 
 extern const struct engine_ops engine_io_uring;

@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/driver.h"
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/json.h"
@@ -145,8 +146,8 @@ static void check_engine(struct check *c)
 	else
 		report(c, CHECK_OK, "engine", "%s, %s I/O", ops->name,
 		       c->p->direct ? "direct" : "buffered");
-	env_io_uring_describe(&desc);
-	if (engine_io_uring_probe(&err) == 0)
+	/* one ring: what the kernel offers io_uring, and whether it can run */
+	if (engine_drv_probe(&engine_io_uring, &desc, &err) == 0)
 		report(c, CHECK_OK, "io_uring", "%s", desc.buf);
 	else
 		report(c, uring ? CHECK_FAIL : CHECK_OK, "io_uring", "%s%s", err.buf,

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "diskproof/driver.h"
 #include "diskproof/env.h"
 #include "env_internal.h"
 
@@ -110,57 +110,11 @@ void env_cpufreq_governor(const char *sysfs, char *out, size_t len, bool *powers
 		snprintf(out + o, len - o, ", other %u", other);
 }
 
+/* What the kernel offers io_uring, asked of the engine's own probe
+ * (engine.h): one ring set up in one place. */
 void env_io_uring_describe(struct strbuf *sb)
 {
-	static const struct {
-		unsigned flag;
-		const char *name;
-	} feats[] = {
-		{IORING_FEAT_SINGLE_MMAP, "single_mmap"},
-		{IORING_FEAT_NODROP, "nodrop"},
-		{IORING_FEAT_SUBMIT_STABLE, "submit_stable"},
-		{IORING_FEAT_RW_CUR_POS, "rw_cur_pos"},
-		{IORING_FEAT_FAST_POLL, "fast_poll"},
-		{IORING_FEAT_EXT_ARG, "ext_arg"},
-		{IORING_FEAT_NATIVE_WORKERS, "native_workers"},
-		{IORING_FEAT_RSRC_TAGS, "rsrc_tags"},
-	};
-	static const struct {
-		int op;
-		const char *name;
-	} ops[] = {
-		{IORING_OP_READ, "read"},
-		{IORING_OP_WRITE, "write"},
-		{IORING_OP_READ_FIXED, "read_fixed"},
-		{IORING_OP_WRITE_FIXED, "write_fixed"},
-		{IORING_OP_FSYNC, "fsync"},
-	};
-	struct io_uring ring;
-	struct io_uring_probe *probe;
-	int ret = io_uring_queue_init(2, &ring, 0);
-	bool first = true;
-
-	if (ret < 0) {
-		strbuf_addf(sb, "unavailable: %s", strerror(-ret));
-		return;
-	}
-	strbuf_addstr(sb, "available: features");
-	for (size_t i = 0; i < DP_ARRAY_SIZE(feats); i++)
-		if (ring.features & feats[i].flag)
-			strbuf_addf(sb, " %s", feats[i].name);
-	probe = io_uring_get_probe_ring(&ring);
-	strbuf_addstr(sb, "; opcodes");
-	for (size_t i = 0; probe && i < DP_ARRAY_SIZE(ops); i++) {
-		if (io_uring_opcode_supported(probe, ops[i].op)) {
-			strbuf_addf(sb, " %s", ops[i].name);
-			first = false;
-		}
-	}
-	if (first)
-		strbuf_addstr(sb, " unknown (no probe)");
-	if (probe)
-		io_uring_free_probe(probe);
-	io_uring_queue_exit(&ring);
+	(void)engine_drv_probe(&engine_io_uring, sb, NULL);
 }
 
 static void numa_facts(env_fact_fn fn, void *arg)

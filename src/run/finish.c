@@ -152,7 +152,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	out->integrity_errors = r->integrity_errors;
 	out->io_errors = r->io_errors;
 	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
-		out->pending_ios += r->workers[i].inflight;
+		out->pending_ios += engine_drv_inflight(&r->workers[i].drv);
 	ef = (struct run_exit_facts){.signal = r->stop_signal,
 				     .integrity = r->integrity_errors != 0,
 				     .env_error = fatal || r->store_failed,

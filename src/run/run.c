@@ -113,7 +113,7 @@ out_abandon:
 bool run_workers_drained(const struct run *r)
 {
 	for (unsigned i = 0; i < r->nworkers; i++)
-		if (r->workers[i].inflight || r->workers[i].fatal)
+		if (engine_drv_inflight(&r->workers[i].drv) || r->workers[i].fatal)
 			return false;
 	return true;
 }
@@ -273,11 +273,10 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		strbuf_addf(err, "engine %s is not available: %s", r.ops->name, r.ops->unavailable);
 		return -ENOTSUP;
 	}
-	if (r.ops == &engine_io_uring) {
-		ret = engine_io_uring_probe(err);
-		if (ret)
-			return ret;
-	}
+	/* what the kernel lacks for the engine (io_uring's probe) */
+	ret = engine_drv_probe(r.ops, NULL, err);
+	if (ret)
+		return ret;
 	r.virt = (r.ops->flags & ENGINE_F_OWN_CLOCK) != 0;
 	if (r.virt)
 		engine_clock_init_virtual(&r.clock);

@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diskproof/driver.h"
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/eval.h"
@@ -185,15 +186,9 @@ struct worker {
 	struct wl_slot *slots;
 	unsigned nslots;
 	struct wl_ctx wl; /* its generators' narrow context (over dbs and slots) */
-	unsigned *retry;  /* slots to queue again (EAGAIN, short I/O, BUSY) */
-	unsigned *fresh;  /* slots first queued in this step: issue time at commit */
-	unsigned nfresh;
-	unsigned nretry;
-	unsigned inflight;
-	struct engine_req **reaped;
 	const struct engine_ops *ops;
 	struct engine_ctx ctx;
-	bool ctx_init, ctx_open;
+	struct engine_drv drv; /* the one driver of ops over ctx (driver.h) */
 	int *fds;
 	struct engine_file *files;
 	/* sim engine: ctx.nr_devices models, then [sim]'s (ctx.sim); owned */
@@ -377,8 +372,8 @@ static inline bool recovery_test(const struct run *r)
  * or stamping a page), where the engine can see them without reaping. */
 static inline unsigned worker_stamp_ready(struct worker *w)
 {
-	if (w->ops->stamp_ready)
-		return w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+	if (engine_drv_can_stamp_ready(&w->drv))
+		return engine_drv_stamp_ready(&w->drv, engine_clock_now(&w->run->clock));
 	return 0;
 }
 
@@ -389,6 +384,7 @@ bool worker_step(struct worker *w);
 void worker_finish(struct worker *w);
 void *worker_thread(void *arg);
 void worker_stamped(void *arg);
+void worker_done(void *arg, struct engine_req *req);
 
 /* setup.c */
 void worker_release(struct worker *w);

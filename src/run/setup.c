@@ -19,15 +19,12 @@
 
 void worker_release(struct worker *w)
 {
-	if (w->inflight && !w->run->virt) {
+	if (engine_drv_inflight(&w->drv) && !w->run->virt) {
 		/* I/O the device never completed may still land in these buffers:
 		 * leave ring, files and buffers to the process exit */
 		return;
 	}
-	if (w->ctx_open)
-		w->ops->close(&w->ctx);
-	if (w->ctx_init)
-		w->ops->cleanup(&w->ctx);
+	engine_drv_release(&w->drv);
 	if (w->fds)
 		for (unsigned i = 0; i < 2 * w->ndb; i++)
 			if (w->fds[i] >= 0)
@@ -62,9 +59,6 @@ void worker_release(struct worker *w)
 	free(w->dbs);
 	free(w->slots);
 	free(w->wl.idle);
-	free(w->retry);
-	free(w->fresh);
-	free(w->reaped);
 	free(w->fds);
 	free(w->files);
 	free(w->sim_devs);
@@ -306,9 +300,6 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
 	w->wl.idle = calloc(w->nslots, sizeof(*w->wl.idle));
-	w->retry = calloc(w->nslots, sizeof(*w->retry));
-	w->fresh = calloc(w->nslots, sizeof(*w->fresh));
-	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
 	w->fds = malloc(2 * ndb * sizeof(*w->fds));
 	for (unsigned i = 0; w->fds && i < 2 * ndb; i++)
 		w->fds[i] = -1;
@@ -325,8 +316,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			goto out_nomem;
 	}
 	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
-	if (!w->dbs || !w->slots || !w->wl.idle || !w->retry || !w->fresh || !w->reaped ||
-	    !w->fds || !w->files || !w->iov)
+	if (!w->dbs || !w->slots || !w->wl.idle || !w->fds || !w->files || !w->iov)
 		goto out_nomem;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
@@ -413,10 +403,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->ctx.nr_bufs = w->nslots + w->nspare;
 	w->ctx.clock = &r->clock;
 	w->ctx.seed = w->index;
-	ret = w->ops->init(&w->ctx, err);
+	ret = engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
 	if (ret)
 		return ret;
-	w->ctx_init = true;
 	return 0; /* opened by setup_workers once every ring is set up */
 out_nomem:
 	strbuf_addstr(err, "out of memory setting up a worker");
@@ -514,10 +503,9 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	for (unsigned i = 0; i < r->nworkers; i++) {
 		struct worker *w = &r->workers[i];
 
-		ret = w->ops->open(&w->ctx, err);
+		ret = engine_drv_open(&w->drv, err);
 		if (ret)
 			goto out;
-		w->ctx_open = true;
 	}
 	ret = 0;
 out:

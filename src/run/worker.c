@@ -129,42 +129,14 @@ void snap_msg(struct snap *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int worker_submit(struct worker *w, struct wl_slot *s, uint64_t now)
-{
-	int ret;
-
-	s->req.t_submit_ns = now;
-	s->req.t_done_ns = 0; /* not completed yet (stamp_ready) */
-	ret = w->ops->queue(&w->ctx, &s->req);
-	if (ret == ENGINE_Q_BUSY)
-		return ret;
-	w->inflight++;
-	s->inflight = true;
-	if (ret == ENGINE_Q_COMPLETED) {
-		/* handed back at once: treat like a reaped completion */
-		if (!(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS))
-			s->req.t_done_ns = engine_clock_now(&w->run->clock);
-		return ENGINE_Q_COMPLETED;
-	}
-	return ENGINE_Q_QUEUED;
-}
-
-static void worker_complete(struct worker *w, struct engine_req *req);
-
-/* Queues a prepared slot: false when the engine is full (it goes to retry). */
+/* Queues a prepared slot through the driver: false when the engine is full
+ * (the driver keeps it and queues it again first). From here until its
+ * completion reaches worker_complete the slot is in flight, kept or not. */
 static bool worker_queue_slot(struct worker *w, struct wl_slot *s, uint64_t now)
 {
-	int ret = worker_submit(w, s, now);
-
-	if (ret == ENGINE_Q_BUSY) {
-		w->retry[w->nretry++] = (unsigned)(s - w->slots);
-		return false;
-	}
-	if (ret == ENGINE_Q_QUEUED)
-		w->fresh[w->nfresh++] = (unsigned)(s - w->slots);
-	else
-		worker_complete(w, &s->req);
-	return true;
+	s->req.t_submit_ns = now; /* the commit's time once the engine has it */
+	s->inflight = true;
+	return engine_drv_queue(&w->drv, &s->req) != ENGINE_Q_BUSY;
 }
 
 static void worker_issue(struct worker *w, uint64_t now)
@@ -173,11 +145,8 @@ static void worker_issue(struct worker *w, uint64_t now)
 	struct wl_slot *s;
 
 	/* retries first: they are older */
-	for (unsigned n = w->nretry; n--;) {
-		s = &w->slots[w->retry[--w->nretry]];
-		if (!worker_queue_slot(w, s, now))
-			return;
-	}
+	if (engine_drv_resubmit(&w->drv) == ENGINE_Q_BUSY)
+		return;
 	if (w->stopping)
 		return;
 	c->next_due = UINT64_MAX;
@@ -214,32 +183,6 @@ static void worker_issue(struct worker *w, uint64_t now)
 	for (unsigned i = 0; w->run->prof->cache_size && i < w->ndb; i++)
 		if ((s = wl_log_prepare(c, &w->dbs[i], now)) && !worker_queue_slot(w, s, now))
 			return;
-}
-
-/*
- * A request's latency runs from just before the commit that hands it to the
- * kernel, not from when it was prepared: stamping a 32 KiB page is the
- * tool's time, not the device's. (A request that completed inside queue()
- * is already accounted and is skipped; an open-loop transaction's first I/O
- * keeps its intended start.)
- */
-static void worker_stamp_fresh(struct worker *w)
-{
-	uint64_t t;
-
-	if (!w->nfresh)
-		return;
-	t = engine_clock_now(&w->run->clock);
-	for (unsigned i = 0; i < w->nfresh; i++) {
-		struct wl_slot *s = &w->slots[w->fresh[i]];
-
-		if (!s->inflight)
-			continue;
-		s->req.t_submit_ns = t;
-		if (!s->keep_issue)
-			s->t_issue = t;
-	}
-	w->nfresh = 0;
 }
 
 /* Checks one page read at buf against what this run expects of it. */
@@ -376,6 +319,8 @@ void worker_stamped(void *arg)
 	worker_stamp_ready(arg);
 }
 
+/* What the driver hands back: a request done (its remainders resubmitted,
+ * EAGAIN retried), result the bytes moved in all or -errno. */
 static void worker_complete(struct worker *w, struct engine_req *req)
 {
 	struct wl_slot *s = req->owner;
@@ -386,20 +331,15 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	struct snap *sn;
 	struct class_stats32 *cs;
 
-	w->inflight--;
 	s->inflight = false;
 	w->wl.now = req->t_done_ns; /* a unit of work that ends here ends then */
-	if (res == -EAGAIN || res == -EINTR ||
-	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
-		/* again, or the remainder of a short transfer, same issue time */
-		if (res > 0) {
-			req->offset += (uint64_t)res;
-			req->buf = (char *)req->buf + res;
-			req->len -= (uint32_t)res;
-		}
-		w->retry[w->nretry++] = (unsigned)(s - w->slots);
-		return;
-	}
+	/* the driver stamped the commit that handed it to the kernel (or its
+	 * last part, after EAGAIN or a short transfer), not when it was
+	 * prepared: stamping a 32 KiB page is the tool's time, not the
+	 * device's; an open-loop transaction's first I/O keeps its intended
+	 * start */
+	if (!s->keep_issue)
+		s->t_issue = req->t_submit_ns;
 	sn = worker_snap_at(w, req->t_done_ns);
 	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
 	ok = res >= 0 && (uint64_t)res == req->len;
@@ -487,6 +427,12 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 		wl_stream_done(&w->wl, s);
 }
 
+/* The driver's callback (driver.h): every completion it is done with. */
+void worker_done(void *arg, struct engine_req *req)
+{
+	worker_complete(arg, req);
+}
+
 /*
  * Reports requests pending for at least min_age as hung, once each: an
  * I/O error of its database and class, with a message naming file, offset
@@ -567,43 +513,24 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 	}
 }
 
-static void worker_commit_failed(struct worker *w, int ret)
+/* An engine error ends this worker: the driver's "ENGINE engine: submit
+ * failed: WHY" or "... reap failed: WHY". */
+static void worker_engine_failed(struct worker *w, int ret, struct strbuf *err)
 {
 	w->fatal = ret;
-	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s", w->ops->name,
-		 strerror(-ret));
+	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s", err->buf);
+	strbuf_release(err);
 }
 
-/* One turn of the worker loop: issue, commit, reap, account. false when the
- * worker is done. */
-bool worker_step(struct worker *w)
+/* How long this turn's reap may wait for the first completion. */
+static uint64_t worker_wait(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
-	uint64_t now = engine_clock_now(&r->clock), wait, next;
-	unsigned last;
+	unsigned last = atomic_load_explicit(&r->last, memory_order_acquire);
+	uint64_t next = grid_end(&r->grid, grid_index(&r->grid, now, last)), wait;
+	unsigned inflight = engine_drv_inflight(&w->drv);
 	bool busy;
-	int n, ret;
 
-	worker_check_stop(w, now);
-	worker_issue(w, now);
-	worker_stamp_fresh(w);
-	ret = w->ops->commit(&w->ctx);
-	if (ret < 0) {
-		worker_commit_failed(w, ret);
-		return false;
-	}
-	if (w->stopping && !w->inflight && !w->nretry)
-		return false;
-	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
-						       ? RUN_DRAIN_HUNG_NS
-						       : RUN_DRAIN_NS)) {
-		/* bounded drain: what has not completed by now is hung */
-		worker_snap_at(w, now);
-		worker_report_hung(w, now, 0);
-		return false;
-	}
-	last = atomic_load_explicit(&r->last, memory_order_acquire);
-	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
 	if (!w->stopping && w->wl.next_due < next)
 		next = w->wl.next_due; /* maintenance or an arrival is due first */
 	/* work left to do at once: streams that finished their turn's share of
@@ -612,39 +539,57 @@ bool worker_step(struct worker *w)
 	wait = next > now ? next - now : 0;
 	if (w->stopping && r->virt)
 		wait = NSEC_PER_SEC;
-	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight && !busy)))
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !inflight && !busy)))
 		wait = RUN_REAP_WAIT_NS;
-	if (r->virt && wait == 0 && (!w->inflight || busy))
+	if (r->virt && wait == 0 && (!inflight || busy))
 		/* virtual time must move; and a turn of transactions that
 		 * needed no I/O takes a CPU's time, else a cache that holds
 		 * every page runs them all at one instant, for ever */
 		wait = busy ? RUN_VIRT_BUSY_NS : 1;
 	if (w->npv)
 		wait = 0; /* pages wait for their check: no sleeping */
-	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
-	if (n < 0) {
-		w->fatal = n;
-		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: reap failed: %s",
-			 w->ops->name, strerror(-n));
+	return wait;
+}
+
+/* One turn of the worker loop: issue, then the driver's turn (commit, reap,
+ * each completion stamped before any is accounted: accounting may wait for
+ * the coordinator in worker_publish), then the pages set aside. false when
+ * the worker is done. */
+bool worker_step(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t now = engine_clock_now(&r->clock), wait;
+	struct strbuf err = STRBUF_INIT;
+	unsigned last;
+	int ret;
+
+	worker_check_stop(w, now);
+	worker_issue(w, now);
+	if (w->stopping && !engine_drv_inflight(&w->drv) && !engine_drv_kept(&w->drv))
+		return false; /* nothing was queued: nothing to commit */
+	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
+						       ? RUN_DRAIN_HUNG_NS
+						       : RUN_DRAIN_NS)) {
+		/* bounded drain: what has not completed by now is hung */
+		worker_snap_at(w, now);
+		worker_report_hung(w, now, 0);
 		return false;
 	}
-	now = engine_clock_now(&r->clock);
-	/* stamp every completion before accounting any: accounting may wait
-	 * for the coordinator (worker_publish) */
-	for (int i = 0; i < n && !(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
-		if (!w->reaped[i]->t_done_ns) /* else stamped when it was seen ready */
-			w->reaped[i]->t_done_ns = now;
-	for (int i = 0; i < n; i++)
-		worker_complete(w, w->reaped[i]);
+	wait = worker_wait(w, now);
+	ret = engine_drv_turn(&w->drv, wait ? 1 : 0, wait, &err);
+	if (ret < 0) {
+		worker_engine_failed(w, ret, &err);
+		return false;
+	}
+	now = engine_drv_now(&w->drv);
 	if (w->npv) {
 		/* the streams whose pages wait for their check go first */
 		worker_check_stop(w, now);
 		worker_issue(w, now);
-		worker_stamp_fresh(w);
-		ret = w->ops->commit(&w->ctx);
+		ret = engine_drv_commit(&w->drv, &err);
 		worker_verify_pending(w, false);
 		if (ret < 0) {
-			worker_commit_failed(w, ret);
+			worker_engine_failed(w, ret, &err);
 			return false;
 		}
 		now = engine_clock_now(&r->clock);
@@ -692,7 +637,7 @@ void *worker_thread(void *arg)
 			usleep(1000);
 	}
 	worker_finish(w);
-	if (w->inflight) {
+	if (engine_drv_inflight(&w->drv)) {
 		atomic_store_explicit(&w->exit_state, 2, memory_order_release);
 		for (;;)
 			pause(); /* every signal is blocked: until the process exits */

@@ -4,7 +4,10 @@
 # src/run/ over 1,000; every source file opens with a comment naming its job;
 # src/workload/ includes no header of src/run/ (generators see only their
 # narrow context); engines include nothing of the run, plan or workload;
-# workers and generators never touch SQLite or the terminal. Then
+# workers and generators never touch SQLite or the terminal; one driver
+# drives every engine: outside src/engine/ no io_uring call (io_uring_*(),
+# IORING_*, liburing) and no call of an engine's queue, commit, reap,
+# stamp_ready or probe hook (the clients go through src/engine/driver.c). Then
 # tests/tree_shape.py: folders include only what docs/architecture.md's
 # Layers table allows and form no circle; no function over 120 lines but
 # those tests/long_functions.txt lists (a list that only shrinks); every file
@@ -38,6 +41,9 @@ if [ -d src/workload ]; then
 fi
 grep -nE '#include *"diskproof/(run|plan|workload|store|report)\.h"' src/engine/* &&
 	complain "an engine includes the run, plan, workload, store or report"
+grep -rnE '\bio_uring_[a-z_]+[[:space:]]*\(|\bIORING_|liburing|(->|\.)(queue|commit|reap|stamp_ready|probe)[[:space:]]*\(' \
+	src include --include='*.c' --include='*.h' | grep -v '^src/engine/' &&
+	complain "io_uring or an engine's hook called outside src/engine/ (use driver.h)"
 for f in src/run/worker.c; do
 	[ -f "$f" ] || continue
 	grep -nE 'sqlite3|\bstore_|fprintf|printf *\(' "$f" | grep -v snprintf &&
