@@ -39,7 +39,10 @@
 
 typedef void (*env_fact_fn)(void *arg, const char *key, const char *value);
 
-void env_collect_host(env_fact_fn fn, void *arg);
+/* The host's facts; io_uring is what the io_uring engine's probe says of
+ * this kernel (engine_drv_probe: "available: ..." or "unavailable: why"),
+ * asked by the caller, since env is below the engines. */
+void env_collect_host(const char *io_uring, env_fact_fn fn, void *arg);
 
 /* The facts of the volume named volume whose files are at path (a
  * directory, a file or a block device; the nearest existing directory when
@@ -143,10 +146,6 @@ void env_cpufreq_governor(const char *sysfs, char *out, size_t len, bool *powers
 int env_cpulist_parse(const char *s, cpu_set_t *set);
 /* set as "0-3,8-11" ("" when empty). */
 void env_cpulist_format(struct strbuf *sb, const cpu_set_t *set);
-
-/* io_uring of this kernel: "available: features ..., opcodes ..." or
- * "unavailable: why". Sets up and tears down one small ring. */
-void env_io_uring_describe(struct strbuf *sb);
 
 /* ---- NUMA placement ---- */
 

@@ -14,7 +14,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "diskproof/driver.h"
 #include "diskproof/env.h"
 #include "env_internal.h"
 
@@ -110,13 +109,6 @@ void env_cpufreq_governor(const char *sysfs, char *out, size_t len, bool *powers
 		snprintf(out + o, len - o, ", other %u", other);
 }
 
-/* What the kernel offers io_uring, asked of the engine's own probe
- * (engine.h): one ring set up in one place. */
-void env_io_uring_describe(struct strbuf *sb)
-{
-	(void)engine_drv_probe(&engine_io_uring, sb, NULL);
-}
-
 static void numa_facts(env_fact_fn fn, void *arg)
 {
 	struct env_numa_topology *t = malloc(sizeof(*t));
@@ -142,9 +134,8 @@ static void numa_facts(env_fact_fn fn, void *arg)
 	free(t);
 }
 
-void env_collect_host(env_fact_fn fn, void *arg)
+void env_collect_host(const char *io_uring, env_fact_fn fn, void *arg)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct utsname u;
 	struct rlimit rl;
 	char buf[256];
@@ -169,8 +160,7 @@ void env_collect_host(env_fact_fn fn, void *arg)
 	env_read_line(SYSFS "/devices/system/cpu/cpu0/cpufreq/scaling_driver", buf, sizeof(buf));
 	fn(arg, "host.cpufreq_driver", buf);
 	numa_facts(fn, arg);
-	env_io_uring_describe(&sb);
-	fn(arg, "host.io_uring", sb.buf);
+	fn(arg, "host.io_uring", io_uring);
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rl.rlim_cur);
 	else
@@ -183,7 +173,6 @@ void env_collect_host(env_fact_fn fn, void *arg)
 		env_clock_read(&c);
 		env_clock_facts(&c, fn, arg);
 	}
-	strbuf_release(&sb);
 }
 
 /* One fact under "PREFIX.NAME.FACT". */

@@ -696,7 +696,11 @@ void env_fact(void *arg, const char *key, const char *value)
 /* Host and device facts, and what the engine could use (env.h). */
 void record_env(struct run *r)
 {
-	env_collect_host(env_fact, r);
+	struct strbuf uring = STRBUF_INIT;
+
+	(void)engine_drv_probe(&engine_io_uring, &uring, NULL);
+	env_collect_host(uring.buf, env_fact, r);
+	strbuf_release(&uring);
 	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
 	env_fact(r, "engine", r->ops->name);
 	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
