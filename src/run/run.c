@@ -28,17 +28,17 @@ int run_threads(struct run *r, struct strbuf *err)
 
 	if (r->plan.files && run_mark_journals(r)) {
 		/* nothing written yet: the journals on disk still hold */
-		r->env_failed = true;
-		coord_stop(r, 0, r->journal_err.buf);
+		r->ctl.env_failed = true;
+		coord_stop(r, 0, r->jnl.err.buf);
 		return 0;
 	}
-	r->journals_marked = r->plan.files;
+	r->jnl.marked = r->plan.files;
 	ret = journal_thread_start(r);
 	if (ret) {
 		char why[128];
 
 		snprintf(why, sizeof(why), "cannot start the journal thread: %s", strerror(-ret));
-		r->env_failed = true;
+		r->ctl.env_failed = true;
 		coord_stop(r, 0, why);
 		return 0;
 	}
@@ -55,14 +55,14 @@ int run_threads(struct run *r, struct strbuf *err)
 
 			snprintf(why, sizeof(why), "cannot start a worker thread: %s",
 				 strerror(ret));
-			r->env_failed = true;
+			r->ctl.env_failed = true;
 			coord_stop(r, 0, why);
 			break;
 		}
 		r->workers[i].thread_started = true;
 	}
 	run_load_record(r); /* the workers are under way: now the store */
-	for (unsigned k = 0; k <= atomic_load(&r->last); k++) {
+	for (unsigned k = 0; k <= atomic_load(&r->ctl.last); k++) {
 		for (;;) {
 			bool ready = true;
 
@@ -76,12 +76,12 @@ int run_threads(struct run *r, struct strbuf *err)
 			coord_check_signal(r, 20);
 			coord_check_errors(r);
 			coord_check_fatal(r);
-			if (r->abandoned)
+			if (r->ctl.abandoned)
 				goto out_abandon;
 		}
 		coord_collect(r, k);
 		coord_check_signal(r, 0);
-		if (r->abandoned)
+		if (r->ctl.abandoned)
 			goto out_abandon;
 	}
 	for (unsigned i = 0; i < r->nworkers; i++) {
@@ -138,11 +138,11 @@ int run_virtual(struct run *r)
 		if (++n % 4096 == 0)
 			coord_check_signal(r, 0);
 		coord_check_errors(r);
-		if (r->abandoned)
+		if (r->ctl.abandoned)
 			return 0;
 	}
 	if (w->fatal) {
-		r->env_failed = true;
+		r->ctl.env_failed = true;
 		coord_stop(r, 0, w->fatal_msg);
 	}
 	worker_finish(w);
@@ -155,31 +155,31 @@ static void run_release(struct run *r)
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
 		worker_release(&r->workers[i]);
 	free(r->workers);
-	free(r->tot_db);
-	free(r->integ_db);
-	free(r->stream_db);
-	free(r->txn_db);
-	free(r->txn_win);
-	free(r->txn_iv);
-	free(r->win_db);
-	free(r->win_vol);
-	free(r->iv_vol);
-	free(r->rows);
+	free(r->coord.tot_db);
+	free(r->coord.integ_db);
+	free(r->coord.stream_db);
+	free(r->coord.txn_db);
+	free(r->coord.txn_win);
+	free(r->coord.txn_iv);
+	free(r->coord.win_db);
+	free(r->coord.win_vol);
+	free(r->coord.iv_vol);
+	free(r->coord.rows);
 	free(r->fresh_from);
-	free(r->wacc_db);
-	free(r->wacc_vol);
-	free(r->wacc_run);
+	free(r->coord.wacc_db);
+	free(r->coord.wacc_vol);
+	free(r->coord.wacc_run);
 	run_samples_release(r);
-	free(r->sofar_v);
-	run_totals_release(&r->sofar);
-	free(r->journal_noted);
-	strbuf_release(&r->journal_notes);
-	strbuf_release(&r->journal_err);
+	free(r->coord.sofar_v);
+	run_totals_release(&r->coord.sofar);
+	free(r->jnl.noted);
+	strbuf_release(&r->jnl.notes);
+	strbuf_release(&r->jnl.err);
 	strbuf_release(&r->remade);
 	plan_release(&r->plan);
-	host_sampler_close(r->host);
-	store_close(r->store);
-	strbuf_release(&r->store_err);
+	host_sampler_close(r->store.host);
+	store_close(r->store.st);
+	strbuf_release(&r->store.err);
 }
 
 /* File creation progress; a SIGINT/SIGTERM stops it (the files resume on
@@ -192,7 +192,7 @@ static int create_progress(void *arg, const char *file, uint64_t done, uint64_t 
 	if (o->cb.create)
 		o->cb.create(o->cb.arg, file, done, total);
 	coord_check_signal(r, 0);
-	return r->stop_signal ? -EINTR : 0;
+	return r->ctl.signal ? -EINTR : 0;
 }
 
 /* The run's effective parameters (table param): what a report lists and
@@ -230,11 +230,11 @@ static void record_lines(struct run *r, const char *kind, const char *text)
 {
 	struct strbuf line = STRBUF_INIT;
 
-	for (const char *s = text, *nl; *s && !r->store_failed; s = nl + 1) {
+	for (const char *s = text, *nl; *s && !r->store.failed; s = nl + 1) {
 		nl = strchrnul(s, '\n');
 		strbuf_reset(&line);
 		strbuf_add(&line, s, (size_t)(nl - s));
-		if (store_event_add(r->store, r->run_id, 0, kind, line.buf, &r->store_err))
+		if (store_event_add(r->store.st, r->store.run_id, 0, kind, line.buf, &r->store.err))
 			coord_store_error(r, -EIO);
 		if (!*nl)
 			break;
@@ -256,11 +256,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	memset(out, 0, sizeof(*out));
 	out->exit_code = DP_EXIT_ENV;
 	out->status = "error";
-	strbuf_init(&r.store_err);
-	strbuf_init(&r.journal_notes);
-	strbuf_init(&r.journal_err);
+	strbuf_init(&r.store.err);
+	strbuf_init(&r.jnl.notes);
+	strbuf_init(&r.jnl.err);
 	strbuf_init(&r.remade);
-	strbuf_init(&r.mtext);
+	strbuf_init(&r.metrics.text);
 	r.opt = o;
 	r.prof = p;
 	r.ops = engine_find(p->engine);
@@ -292,15 +292,15 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	}
 	/* --ready-file, --start-file: an earlier run's leftovers go, a
 	 * foreign file there stops the run before anything is written */
-	r.start_timeout_ns =
+	r.start.timeout_ns =
 		o->start_timeout_ns ? o->start_timeout_ns : RUN_START_TIMEOUT_DEFAULT_NS;
 	ret = run_handshake_open(o, err);
 	if (ret)
 		goto out;
 	/* the results file first: if it is unusable, nothing is written */
-	ret = store_open(&r.store, o->results_path, err);
+	ret = store_open(&r.store.st, o->results_path, err);
 	if (!ret)
-		ret = store_space_check(r.store, STORE_MIN_FREE, err);
+		ret = store_space_check(r.store.st, STORE_MIN_FREE, err);
 	if (ret)
 		goto out;
 	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
@@ -324,32 +324,33 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			o->cb.warning(o->cb.arg, plan_lock_skipped(lock));
 	}
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
-	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
-	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
-	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
-	r.stream_db = calloc(r.plan.nr_dbs, sizeof(*r.stream_db));
-	r.txn_db = calloc(r.plan.nr_dbs, sizeof(*r.txn_db));
-	r.txn_win = calloc(r.plan.nr_dbs, sizeof(*r.txn_win));
-	r.txn_iv = calloc(1 + r.plan.nr_vols, sizeof(*r.txn_iv));
-	r.journal_noted = calloc(r.plan.nr_dbs, sizeof(*r.journal_noted));
-	r.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.iv_vol));
-	r.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.win_vol));
-	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
-	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
-	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.stream_db || !r.txn_db ||
-	    !r.txn_win || !r.txn_iv || !r.journal_noted || !r.iv_vol || !r.win_vol || !r.wacc_db ||
-	    !r.wacc_vol || !r.wacc_run || run_samples_init(&r)) {
+	r.coord.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.tot_db));
+	r.coord.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.win_db));
+	r.coord.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.integ_db));
+	r.coord.stream_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.stream_db));
+	r.coord.txn_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.txn_db));
+	r.coord.txn_win = calloc(r.plan.nr_dbs, sizeof(*r.coord.txn_win));
+	r.coord.txn_iv = calloc(1 + r.plan.nr_vols, sizeof(*r.coord.txn_iv));
+	r.jnl.noted = calloc(r.plan.nr_dbs, sizeof(*r.jnl.noted));
+	r.coord.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.iv_vol));
+	r.coord.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.win_vol));
+	r.coord.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.wacc_db));
+	r.coord.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.wacc_vol));
+	r.coord.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.coord.wacc_run));
+	if (!r.fresh_from || !r.coord.tot_db || !r.coord.win_db || !r.coord.integ_db ||
+	    !r.coord.stream_db || !r.coord.txn_db || !r.coord.txn_win || !r.coord.txn_iv ||
+	    !r.jnl.noted || !r.coord.iv_vol || !r.coord.win_vol || !r.coord.wacc_db ||
+	    !r.coord.wacc_vol || !r.coord.wacc_run || run_samples_init(&r)) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (size_t i = 0; i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-		class_stats_reset(&r.tot_db[i]);
-		class_stats_reset(&r.win_db[i]);
+		class_stats_reset(&r.coord.tot_db[i]);
+		class_stats_reset(&r.coord.win_db[i]);
 	}
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r.win_vol[i]);
+		class_stats_reset(&r.coord.win_vol[i]);
 	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
 	run_metrics_prepare(&r);
 	if (r.plan.files) {
@@ -360,7 +361,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			strbuf_addstr(o->remade, r.remade.buf);
 		if (ret == -EINTR) {
 			out->exit_code = run_exit_code(&(struct run_exit_facts){
-				.signal = r.stop_signal == SIGINT ? SIGINT : SIGTERM});
+				.signal = r.ctl.signal == SIGINT ? SIGINT : SIGTERM});
 			run_record_interrupted(&r, out, err);
 		} else if (ret == -EUCLEAN) {
 			/* a database lost pages */
@@ -379,12 +380,12 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	}
 
 	run_info_fill(&r, &info, host, sizeof(host));
-	ret = store_run_begin(r.store, &info, &r.run_id, err);
+	ret = store_run_begin(r.store.st, &info, &r.store.run_id, err);
 	if (ret)
 		goto out;
-	out->run_id = r.run_id;
-	snprintf(r.hostname, sizeof(r.hostname), "%s", info.host);
-	r.started_real_ns = info.started_real_ns;
+	out->run_id = r.store.run_id;
+	snprintf(r.metrics.hostname, sizeof(r.metrics.hostname), "%s", info.host);
+	r.metrics.started_real_ns = info.started_real_ns;
 	{
 		struct store_volume_row *vr = calloc(r.plan.nr_vols, sizeof(*vr));
 		struct store_database_row *dr = calloc(r.plan.nr_dbs, sizeof(*dr));
@@ -404,31 +405,31 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			dr[d] = (struct store_database_row){
 				r.plan.dbs[d].name, r.plan.vols[r.plan.dbs[d].volume].name,
 				r.plan.dbs[d].path, r.plan.dbs[d].log_file, r.plan.dbs[d].size};
-		ret = store_run_layout(r.store, r.run_id, vr, r.plan.nr_vols, dr, r.plan.nr_dbs,
-				       err);
+		ret = store_run_layout(r.store.st, r.store.run_id, vr, r.plan.nr_vols, dr,
+				       r.plan.nr_dbs, err);
 		free(vr);
 		free(dr);
 		if (ret)
 			goto out;
 	}
-	ret = run_record_params(r.store, r.run_id, p, err);
+	ret = run_record_params(r.store.st, r.store.run_id, p, err);
 	if (ret)
 		goto out;
 	record_env(&r);
 	run_metrics_begin(&r);
-	if (!r.store_failed &&
-	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
+	if (!r.store.failed &&
+	    store_event_add(r.store.st, r.store.run_id, 0, "start", "run started", &r.store.err))
 		coord_store_error(&r, -EIO);
 	coord_hangup_event(&r); /* a SIGHUP while the files were created */
 	record_lines(&r, "lock", plan_lock_skipped(lock)); /* --no-lock */
-	if (r.remade.len && !r.store_failed) {
+	if (r.remade.len && !r.store.failed) {
 		struct strbuf m = STRBUF_INIT;
 
 		strbuf_addf(&m, "re-created as --destroy-data asked: %s", r.remade.buf);
 		record_lines(&r, "destroy_data", m.buf);
 		strbuf_release(&m);
 	}
-	record_lines(&r, "journal", r.journal_notes.buf);
+	record_lines(&r, "journal", r.jnl.notes.buf);
 
 	if (p->streams == PROFILE_STREAMS_AUTO) {
 		struct tuner t;
@@ -437,7 +438,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		run_release_workers(&r);
 		ret = errs ? run_autotune(&r, &t, err) : -ENOMEM;
 		tuner_release(&t);
-		if (r.abandoned) {
+		if (r.ctl.abandoned) {
 			free(errs);
 			ret = run_finish(&r, out, err);
 			out->abandoned = true;
@@ -446,35 +447,35 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 		/* the main test's figures start afresh; errors seen while tuning
 		 * stay counted */
 		for (size_t i = 0; errs && i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-			errs[i] = r.tot_db[i].errors;
-			class_stats_reset(&r.tot_db[i]);
-			class_stats_reset(&r.win_db[i]);
-			r.tot_db[i].errors = errs[i];
+			errs[i] = r.coord.tot_db[i].errors;
+			class_stats_reset(&r.coord.tot_db[i]);
+			class_stats_reset(&r.coord.win_db[i]);
+			r.coord.tot_db[i].errors = errs[i];
 		}
 		free(errs);
-		memset(r.stream_db, 0, r.plan.nr_dbs * sizeof(*r.stream_db));
-		memset(r.txn_db, 0, r.plan.nr_dbs * sizeof(*r.txn_db));
-		memset(r.txn_win, 0, r.plan.nr_dbs * sizeof(*r.txn_win));
+		memset(r.coord.stream_db, 0, r.plan.nr_dbs * sizeof(*r.coord.stream_db));
+		memset(r.coord.txn_db, 0, r.plan.nr_dbs * sizeof(*r.coord.txn_db));
+		memset(r.coord.txn_win, 0, r.plan.nr_dbs * sizeof(*r.coord.txn_win));
 		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r.win_vol[i]);
-		r.win_len = 0;
+			class_stats_reset(&r.coord.win_vol[i]);
+		r.coord.win_len = 0;
 		run_samples_reset(&r);
-		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
+		if (ret || !r.streams || r.ctl.signal || r.ctl.reason[0] || r.ctl.env_failed) {
 			/* no main test: the run was stopped (auto-tune always chooses a
 			 * level, the fewest streams tried when none passed) */
 			ret = run_finish(&r, out, err);
 			goto out;
 		}
-		if (!r.store_failed &&
-		    store_run_set_streams(r.store, r.run_id, r.streams, &r.store_err))
+		if (!r.store.failed &&
+		    store_run_set_streams(r.store.st, r.store.run_id, r.streams, &r.store.err))
 			coord_store_error(&r, -EIO);
 		run_release_workers(&r); /* the last level's */
 		ret = run_setup_workers(&r, err);
 		if (ret)
 			goto out;
-		atomic_store(&r.stop, false);
-		r.stop_time = 0;
-		r.collected = 0;
+		atomic_store(&r.ctl.stop, false);
+		r.ctl.time = 0;
+		r.coord.collected = 0;
 	}
 	/* --start-at: ready (the host counters too, whose event is a write
 	 * that must not delay the start); the load begins at the instant */
@@ -486,12 +487,12 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	run_load_begin(&r);
 	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
 	run_clock_record(&r);
-	atomic_store(&r.last, r.grid.last);
+	atomic_store(&r.ctl.last, r.grid.last);
 	if (r.virt)
 		ret = run_virtual(&r);
 	else
 		ret = run_threads(&r, err);
-	if (r.abandoned) {
+	if (r.ctl.abandoned) {
 		/* a second signal: record what was measured and leave the workers
 		 * (and their memory) to the process exit that follows */
 		ret = run_finish(&r, out, err);
@@ -501,9 +502,9 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	record_pass_figures(&r);
 	/* after a hang the journals stay as marked (lower bounds): a write
 	 * would block on the hung filesystem before the verdict */
-	if (r.journals_marked && !r.hung_seen &&
+	if (r.jnl.marked && !r.ctl.hung_seen &&
 	    run_write_journals(&r, false, run_workers_drained(&r)))
-		r.env_failed = true;
+		r.ctl.env_failed = true;
 	ret = run_finish(&r, out, err);
 out:
 	run_release(&r);

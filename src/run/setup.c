@@ -103,7 +103,7 @@ static void note_failed(struct run *r, const struct plan_db *pdb, const uint32_t
 			others = true;
 	}
 	if (count)
-		strbuf_addf(&r->journal_notes,
+		strbuf_addf(&r->jnl.notes,
 			    "%s: %llu page(s) whose last write failed (run %llu%s): what they "
 			    "hold is undefined, so it is accepted as it is until each is written "
 			    "anew\n",
@@ -123,7 +123,7 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 	struct journal_info ji;
 	struct strbuf err = STRBUF_INIT;
 	uint32_t *gens = NULL;
-	bool use = false, noted = r->journal_noted[d->global];
+	bool use = false, noted = r->jnl.noted[d->global];
 	int ret;
 
 	if (r->plan.files && fresh > d->lo) {
@@ -131,20 +131,20 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
 		      ji.nr_pages == pdb->nr_pages;
 		/* a database shared by several workers is noted once */
-		r->journal_noted[d->global] = true;
+		r->jnl.noted[d->global] = true;
 		if (noted)
 			;
 		else if (!ret && !use)
-			strbuf_addf(&r->journal_notes,
+			strbuf_addf(&r->jnl.notes,
 				    "%s: journal %s does not match the file (database %u, %llu "
 				    "pages of %u bytes); generations are learnt on first read\n",
 				    pdb->name, pdb->journal, ji.db_id,
 				    (unsigned long long)ji.nr_pages, ji.page_size);
 		else if (ret && ret != -ENOENT)
-			strbuf_addf(&r->journal_notes, "%s; generations are learnt on first read\n",
+			strbuf_addf(&r->jnl.notes, "%s; generations are learnt on first read\n",
 				    err.buf);
 		else if (use && !(ji.flags & JOURNAL_CLEAN))
-			strbuf_addf(&r->journal_notes,
+			strbuf_addf(&r->jnl.notes,
 				    "%s: journal %s is from a run that did not end cleanly "
 				    "(run %llu): its generations are lower bounds; pages found "
 				    "newer are accepted and learnt\n",
@@ -328,7 +328,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			goto out_nomem;
-		w->snaps[i].kept = &r->msgs_kept;
+		w->snaps[i].kept = &r->ctl.msgs_kept;
 		snap_reset(&w->snaps[i], ndb);
 	}
 	for (unsigned i = 0; i < ndb; i++) {
@@ -348,7 +348,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			w->wl.idle) ||
 	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
 		goto out_nomem;
-	w->wl.run_id = &r->run_id;
+	w->wl.run_id = &r->store.run_id;
 	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
 	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
 	w->wl.stamped_arg = w;
@@ -529,5 +529,5 @@ void run_release_workers(struct run *r)
 	free(r->workers);
 	r->workers = NULL;
 	r->nworkers = 0;
-	atomic_store(&r->workers_done, 0);
+	atomic_store(&r->ctl.workers_done, 0);
 }

@@ -39,8 +39,8 @@ static void txn_fill(const struct run *r, struct scope_summary *sums, uint64_t m
 		size_t scopes[3] = {0, 1 + r->plan.dbs[d].volume, 1 + nv + d};
 
 		for (unsigned k = 0; k < 3; k++) {
-			sums[scopes[k]].txns += r->txn_db[d].txns;
-			sums[scopes[k]].log_commits += r->txn_db[d].log_commits;
+			sums[scopes[k]].txns += r->coord.txn_db[d].txns;
+			sums[scopes[k]].log_commits += r->coord.txn_db[d].log_commits;
 		}
 	}
 	for (size_t i = 0; i < 1 + nv + nd; i++)
@@ -69,7 +69,7 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		struct scope_summary *s = &t->sums[1 + nv + d];
 
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+			const struct class_stats *cs = &r->coord.tot_db[d * IO_CLASS_COUNT + c];
 
 			class_stats_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
 			class_stats_merge(&run_cs[c], cs);
@@ -77,17 +77,18 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		}
 		snprintf(s->name, sizeof(s->name), "%s", db->name);
 		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
-		s->integrity_errors = r->integ_db[d];
-		t->sums[1 + db->volume].integrity_errors += r->integ_db[d];
-		t->sums[0].integrity_errors += r->integ_db[d];
-		t->totals[1 + nv + d] = (struct store_scope_total){SCOPE_DATABASE,
-								   db->name,
-								   r->plan.vols[db->volume].name,
-								   r->integ_db[d],
-								   &r->tot_db[d * IO_CLASS_COUNT],
-								   r->stream_db[d],
-								   s,
-								   sample_ms};
+		s->integrity_errors = r->coord.integ_db[d];
+		t->sums[1 + db->volume].integrity_errors += r->coord.integ_db[d];
+		t->sums[0].integrity_errors += r->coord.integ_db[d];
+		t->totals[1 + nv + d] =
+			(struct store_scope_total){SCOPE_DATABASE,
+						   db->name,
+						   r->plan.vols[db->volume].name,
+						   r->coord.integ_db[d],
+						   &r->coord.tot_db[d * IO_CLASS_COUNT],
+						   r->coord.stream_db[d],
+						   s,
+						   sample_ms};
 	}
 	for (size_t v = 0; v < nv; v++) {
 		struct scope_summary *s = &t->sums[1 + v];
@@ -113,8 +114,8 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		run_cs,	   0,	  &t->sums[0], sample_ms};
 	/* the streams of a volume and of the run: their databases' */
 	for (size_t d = 0; d < nd; d++) {
-		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->stream_db[d];
-		t->totals[0].stream_ns += r->stream_db[d];
+		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->coord.stream_db[d];
+		t->totals[0].stream_ns += r->coord.stream_db[d];
 	}
 	run_samples_fill(r, t->sums, measured);
 	txn_fill(r, t->sums, measured);
@@ -186,12 +187,13 @@ int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
 		.target_iops = r->prof->target_iops,
 	};
 
-	if (r->wacc_db) {
+	if (r->coord.wacc_db) {
 		ws = calloc((1 + nv + nd) * IO_CLASS_COUNT, sizeof(*ws));
 		if (ws) {
-			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
-			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
-			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db, nd * IO_CLASS_COUNT);
+			win_stats(ws, r->coord.wacc_run, IO_CLASS_COUNT);
+			win_stats(ws + IO_CLASS_COUNT, r->coord.wacc_vol, nv * IO_CLASS_COUNT);
+			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->coord.wacc_db,
+				  nd * IO_CLASS_COUNT);
 			in.run_windows = ws;
 			in.volume_windows = ws + IO_CLASS_COUNT;
 			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;

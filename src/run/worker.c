@@ -97,7 +97,7 @@ static void worker_publish(struct worker *w)
 
 static struct snap *worker_snap_at(struct worker *w, uint64_t t)
 {
-	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+	unsigned last = atomic_load_explicit(&w->run->ctl.last, memory_order_acquire);
 	unsigned k = grid_index(&w->run->grid, t, last);
 
 	while (w->cur < k)
@@ -237,7 +237,7 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
  * this run's failed-write mark (journal.h). */
 static uint32_t worker_failed_mark(const struct worker *w)
 {
-	return journal_failed_mark(w->run->run_id > 0 ? (uint64_t)w->run->run_id : 0);
+	return journal_failed_mark(w->run->store.run_id > 0 ? (uint64_t)w->run->store.run_id : 0);
 }
 
 static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
@@ -345,10 +345,10 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	ok = res >= 0 && (uint64_t)res == req->len;
 	if (!ok) {
 		cs->errors++;
-		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
 		if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
 			/* pairs with the load in coord_check_errors() */
-			atomic_store_explicit(&w->run->nospace, true, memory_order_release);
+			atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
 		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
 			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
 			 (unsigned long long)s->off0,
@@ -454,7 +454,7 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 			continue;
 		s->hung_reported = true;
 		sn->hung++;
-		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
 		sn->cs[s->db * IO_CLASS_COUNT + s->req.cls].errors++;
 		snap_msg(sn,
 			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
@@ -484,14 +484,14 @@ static void worker_mark_done(struct worker *w, uint64_t now)
 	unsigned n;
 
 	w->done = true;
-	n = atomic_fetch_add(&r->workers_done, 1) + 1;
-	if (n == r->nworkers && !atomic_load(&r->stop)) {
-		unsigned last = atomic_load(&r->last);
+	n = atomic_fetch_add(&r->ctl.workers_done, 1) + 1;
+	if (n == r->nworkers && !atomic_load(&r->ctl.stop)) {
+		unsigned last = atomic_load(&r->ctl.last);
 		unsigned k = grid_index(&r->grid, now, last);
 
-		r->completed = true;
-		r->stop_time = now;
-		atomic_store_explicit(&r->last, k, memory_order_release);
+		r->ctl.completed = true;
+		r->ctl.time = now;
+		atomic_store_explicit(&r->ctl.last, k, memory_order_release);
 	}
 }
 
@@ -501,7 +501,7 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
 
-	if (!w->stopping && (atomic_load_explicit(&r->stop, memory_order_acquire) ||
+	if (!w->stopping && (atomic_load_explicit(&r->ctl.stop, memory_order_acquire) ||
 			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
 		w->stopping = true;
 		w->stop_at = now;
@@ -526,7 +526,7 @@ static void worker_engine_failed(struct worker *w, int ret, struct strbuf *err)
 static uint64_t worker_wait(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
-	unsigned last = atomic_load_explicit(&r->last, memory_order_acquire);
+	unsigned last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 	uint64_t next = grid_end(&r->grid, grid_index(&r->grid, now, last)), wait;
 	unsigned inflight = engine_drv_inflight(&w->drv);
 	bool busy;
@@ -567,9 +567,10 @@ bool worker_step(struct worker *w)
 	worker_issue(w, now);
 	if (w->stopping && !engine_drv_inflight(&w->drv) && !engine_drv_kept(&w->drv))
 		return false; /* nothing was queued: nothing to commit */
-	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
-						       ? RUN_DRAIN_HUNG_NS
-						       : RUN_DRAIN_NS)) {
+	if (w->stopping &&
+	    now - w->stop_at > (atomic_load_explicit(&r->ctl.hung, memory_order_relaxed)
+					? RUN_DRAIN_HUNG_NS
+					: RUN_DRAIN_NS)) {
 		/* bounded drain: what has not completed by now is hung */
 		worker_snap_at(w, now);
 		worker_report_hung(w, now, 0);
@@ -609,9 +610,10 @@ void worker_finish(struct worker *w)
 	worker_verify_pending(w, true); /* pages read and not checked yet */
 	if (w->done && !r->virt)
 		/* backup: the last worker to finish says where the run ends */
-		while (atomic_load(&r->workers_done) < r->nworkers && !atomic_load(&r->stop))
+		while (atomic_load(&r->ctl.workers_done) < r->nworkers &&
+		       !atomic_load(&r->ctl.stop))
 			usleep(1000);
-	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 	while (w->cur <= last)
 		worker_publish(w);
 }
@@ -633,7 +635,7 @@ void *worker_thread(void *arg)
 		/* the coordinator stops the run (lowering the last interval);
 		 * publish only up to that */
 		atomic_store_explicit(&w->fatal_seen, true, memory_order_release);
-		while (!atomic_load_explicit(&w->run->stop, memory_order_acquire))
+		while (!atomic_load_explicit(&w->run->ctl.stop, memory_order_acquire))
 			usleep(1000);
 	}
 	worker_finish(w);
