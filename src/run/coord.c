@@ -21,6 +21,70 @@
 
 #include "run_internal.h"
 
+int coord_init(struct run_coord *c, size_t ndb, size_t nv)
+{
+	c->tot_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->tot_db));
+	c->win_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->win_db));
+	c->integ_db = calloc(ndb, sizeof(*c->integ_db));
+	c->stream_db = calloc(ndb, sizeof(*c->stream_db));
+	c->txn_db = calloc(ndb, sizeof(*c->txn_db));
+	c->txn_win = calloc(ndb, sizeof(*c->txn_win));
+	c->txn_iv = calloc(1 + nv, sizeof(*c->txn_iv));
+	c->iv_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->iv_vol));
+	c->win_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->win_vol));
+	c->wacc_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->wacc_db));
+	c->wacc_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->wacc_vol));
+	c->wacc_run = calloc(IO_CLASS_COUNT, sizeof(*c->wacc_run));
+	if (!c->tot_db || !c->win_db || !c->integ_db || !c->stream_db || !c->txn_db ||
+	    !c->txn_win || !c->txn_iv || !c->iv_vol || !c->win_vol || !c->wacc_db || !c->wacc_vol ||
+	    !c->wacc_run)
+		return -ENOMEM;
+	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
+		class_stats_reset(&c->tot_db[i]);
+		class_stats_reset(&c->win_db[i]);
+	}
+	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
+		class_stats_reset(&c->win_vol[i]);
+	return 0;
+}
+
+void coord_reset(struct run_coord *c, size_t ndb, size_t nv)
+{
+	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
+		uint64_t errors = c->tot_db[i].errors;
+
+		class_stats_reset(&c->tot_db[i]);
+		class_stats_reset(&c->win_db[i]);
+		c->tot_db[i].errors = errors;
+	}
+	memset(c->stream_db, 0, ndb * sizeof(*c->stream_db));
+	memset(c->txn_db, 0, ndb * sizeof(*c->txn_db));
+	memset(c->txn_win, 0, ndb * sizeof(*c->txn_win));
+	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
+		class_stats_reset(&c->win_vol[i]);
+	c->win_len = 0;
+}
+
+void coord_release(struct run_coord *c)
+{
+	free(c->tot_db);
+	free(c->integ_db);
+	free(c->stream_db);
+	free(c->txn_db);
+	free(c->txn_win);
+	free(c->txn_iv);
+	free(c->win_db);
+	free(c->win_vol);
+	free(c->iv_vol);
+	free(c->rows);
+	free(c->wacc_db);
+	free(c->wacc_vol);
+	free(c->wacc_run);
+	free(c->sofar_v);
+	run_totals_release(&c->sofar);
+	*c = (struct run_coord){0};
+}
+
 static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum scope_kind scope,
 		    const char *name, unsigned c, const struct class_stats *cs)
 {

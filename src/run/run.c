@@ -155,23 +155,9 @@ static void run_release(struct run *r)
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
 		worker_release(&r->workers[i]);
 	free(r->workers);
-	free(r->coord.tot_db);
-	free(r->coord.integ_db);
-	free(r->coord.stream_db);
-	free(r->coord.txn_db);
-	free(r->coord.txn_win);
-	free(r->coord.txn_iv);
-	free(r->coord.win_db);
-	free(r->coord.win_vol);
-	free(r->coord.iv_vol);
-	free(r->coord.rows);
+	coord_release(&r->coord);
 	free(r->fresh_from);
-	free(r->coord.wacc_db);
-	free(r->coord.wacc_vol);
-	free(r->coord.wacc_run);
 	run_samples_release(r);
-	free(r->coord.sofar_v);
-	run_totals_release(&r->coord.sofar);
 	free(r->jnl.noted);
 	strbuf_release(&r->jnl.notes);
 	strbuf_release(&r->jnl.err);
@@ -324,33 +310,13 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			o->cb.warning(o->cb.arg, plan_lock_skipped(lock));
 	}
 	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
-	r.coord.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.tot_db));
-	r.coord.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.win_db));
-	r.coord.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.integ_db));
-	r.coord.stream_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.stream_db));
-	r.coord.txn_db = calloc(r.plan.nr_dbs, sizeof(*r.coord.txn_db));
-	r.coord.txn_win = calloc(r.plan.nr_dbs, sizeof(*r.coord.txn_win));
-	r.coord.txn_iv = calloc(1 + r.plan.nr_vols, sizeof(*r.coord.txn_iv));
 	r.jnl.noted = calloc(r.plan.nr_dbs, sizeof(*r.jnl.noted));
-	r.coord.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.iv_vol));
-	r.coord.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.win_vol));
-	r.coord.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.coord.wacc_db));
-	r.coord.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.coord.wacc_vol));
-	r.coord.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.coord.wacc_run));
-	if (!r.fresh_from || !r.coord.tot_db || !r.coord.win_db || !r.coord.integ_db ||
-	    !r.coord.stream_db || !r.coord.txn_db || !r.coord.txn_win || !r.coord.txn_iv ||
-	    !r.jnl.noted || !r.coord.iv_vol || !r.coord.win_vol || !r.coord.wacc_db ||
-	    !r.coord.wacc_vol || !r.coord.wacc_run || run_samples_init(&r)) {
+	if (!r.fresh_from || !r.jnl.noted || coord_init(&r.coord, r.plan.nr_dbs, r.plan.nr_vols) ||
+	    run_samples_init(&r)) {
 		strbuf_addstr(err, "out of memory");
 		ret = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-		class_stats_reset(&r.coord.tot_db[i]);
-		class_stats_reset(&r.coord.win_db[i]);
-	}
-	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r.coord.win_vol[i]);
 	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
 	run_metrics_prepare(&r);
 	if (r.plan.files) {
@@ -433,32 +399,16 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 
 	if (p->streams == PROFILE_STREAMS_AUTO) {
 		struct tuner t;
-		uint64_t *errs = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*errs));
 
 		run_release_workers(&r);
-		ret = errs ? run_autotune(&r, &t, err) : -ENOMEM;
+		ret = run_autotune(&r, &t, err);
 		tuner_release(&t);
 		if (r.ctl.abandoned) {
-			free(errs);
 			ret = run_finish(&r, out, err);
 			out->abandoned = true;
 			return ret;
 		}
-		/* the main test's figures start afresh; errors seen while tuning
-		 * stay counted */
-		for (size_t i = 0; errs && i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-			errs[i] = r.coord.tot_db[i].errors;
-			class_stats_reset(&r.coord.tot_db[i]);
-			class_stats_reset(&r.coord.win_db[i]);
-			r.coord.tot_db[i].errors = errs[i];
-		}
-		free(errs);
-		memset(r.coord.stream_db, 0, r.plan.nr_dbs * sizeof(*r.coord.stream_db));
-		memset(r.coord.txn_db, 0, r.plan.nr_dbs * sizeof(*r.coord.txn_db));
-		memset(r.coord.txn_win, 0, r.plan.nr_dbs * sizeof(*r.coord.txn_win));
-		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r.coord.win_vol[i]);
-		r.coord.win_len = 0;
+		coord_reset(&r.coord, r.plan.nr_dbs, r.plan.nr_vols);
 		run_samples_reset(&r);
 		if (ret || !r.streams || r.ctl.signal || r.ctl.reason[0] || r.ctl.env_failed) {
 			/* no main test: the run was stopped (auto-tune always chooses a

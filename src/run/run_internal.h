@@ -314,6 +314,14 @@ struct run_coord {
 };
 
 /* coord.c */
+/* coord_init: the merge state for ndb databases on nv volumes, zeroed;
+ * -ENOMEM when an allocation failed (coord_release frees what was made).
+ * coord_reset: the main test's figures start afresh after auto-tune's
+ * levels; the I/O errors seen while tuning stay counted. coord_release:
+ * frees it all; safe twice. */
+int coord_init(struct run_coord *c, size_t ndb, size_t nv) DP_MUST_CHECK;
+void coord_reset(struct run_coord *c, size_t ndb, size_t nv);
+void coord_release(struct run_coord *c);
 void coord_store_error(struct run *r, int ret);
 void coord_check_fatal(struct run *r);
 bool coord_check_errors(struct run *r);
