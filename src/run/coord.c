@@ -440,70 +440,83 @@ static void coord_checkpoint(struct run *r, unsigned k)
 	run_totals_release(&t);
 }
 
-void coord_collect(struct run *r, unsigned k)
+/* Interval k's end in ms from the grid's start; for a run stopped early,
+ * the interval holding the stop (and the interval of slack after it,
+ * coord_stop) end when the drain did, so that rates over the warm-up count
+ * only time that ran. */
+static uint64_t coord_interval_ms(struct run *r, unsigned k)
 {
 	const struct grid *g = &r->grid;
-	unsigned nv = (unsigned)r->plan.nr_vols, last;
-	bool warm = k < g->nw;
-	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC, ev_ms;
-	size_t nrows = 0;
-	uint64_t hung = 0;
-	int ret;
+	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
 
 	if (r->ctl.time) {
-		/* a run stopped early: the interval holding the stop (and the
-		 * interval of slack after it, coord_stop) end when the drain did,
-		 * so that rates over the warm-up count only time that ran */
 		uint64_t now = engine_clock_now(&r->clock);
 
 		if (now < grid_end(g, k) && now > g->t0)
 			t_ms = (now - g->t0) / NSEC_PER_MSEC;
 	}
-	ev_ms = run_clock_ms(r, g->t0 + t_ms * NSEC_PER_MSEC); /* t_ms but when tuned */
+	return t_ms;
+}
+
+/* Database i of worker w's snapshot sn, merged into its volume's interval,
+ * its window and (measured) its totals. */
+static void coord_merge_db(struct run *r, const struct worker *w, const struct snap *sn, unsigned i,
+			   bool warm)
+{
+	struct run_coord *c = &r->coord;
+	unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
+
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++) {
+		const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + cl];
+		struct class_stats *tot = &c->tot_db[gdb * IO_CLASS_COUNT + cl];
+
+		/* per database here; per volume window and per run
+		 * from iv_vol below (the same sums, 20 times fewer
+		 * merges with 20 databases a volume) */
+		class_stats_merge32(&c->iv_vol[v * IO_CLASS_COUNT + cl], cs);
+		class_stats_merge32(&c->win_db[gdb * IO_CLASS_COUNT + cl], cs);
+		if (!warm)
+			class_stats_merge32(tot, cs);
+		else
+			tot->errors += cs->errors; /* errors always count */
+		if (!warm)			   /* auto-tune's levels too (tune.c) */
+			run_samples_db(r, gdb, cl, cs);
+		c->io_errors += cs->errors;
+	}
+	if (!warm && !r->tune.tuner)
+		run_samples_stalls(r, gdb, sn->stalls[i]);
+	c->integ_db[gdb] += sn->integrity[i];
+	c->integrity_errors += sn->integrity[i];
+	if (!warm) {
+		c->stream_db[gdb] += sn->stream_ns[i];
+		txn_add(&c->txn_db[gdb], &sn->txn[i]);
+	}
+	/* the interval rows' (warm-up's too) */
+	txn_add(&c->txn_iv[0], &sn->txn[i]);
+	txn_add(&c->txn_iv[1 + v], &sn->txn[i]);
+	txn_add(&c->txn_win[gdb], &sn->txn[i]);
+}
+
+/* Every worker's snapshot of interval k merged (its error messages stored
+ * as events at ev_ms) and handed back; the I/Os found hung, returned. */
+static uint64_t coord_merge(struct run *r, unsigned k, bool warm, uint64_t ev_ms)
+{
+	struct run_coord *c = &r->coord;
+	unsigned nv = (unsigned)r->plan.nr_vols;
+	uint64_t hung = 0;
+	int ret;
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r->coord.iv_vol[i]);
-	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_stats_reset(&r->coord.iv_run[c]);
-	memset(r->coord.txn_iv, 0, (1 + nv) * sizeof(*r->coord.txn_iv));
+		class_stats_reset(&c->iv_vol[i]);
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+		class_stats_reset(&c->iv_run[cl]);
+	memset(c->txn_iv, 0, (1 + nv) * sizeof(*c->txn_iv));
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
 		struct snap *sn = &w->snaps[k % RUN_SLOTS];
 
-		for (unsigned i = 0; i < w->ndb; i++) {
-			unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
-
-			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-				const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + c];
-				struct class_stats *tot =
-					&r->coord.tot_db[gdb * IO_CLASS_COUNT + c];
-
-				/* per database here; per volume window and per run
-				 * from iv_vol below (the same sums, 20 times fewer
-				 * merges with 20 databases a volume) */
-				class_stats_merge32(&r->coord.iv_vol[v * IO_CLASS_COUNT + c], cs);
-				class_stats_merge32(&r->coord.win_db[gdb * IO_CLASS_COUNT + c], cs);
-				if (!warm)
-					class_stats_merge32(tot, cs);
-				else
-					tot->errors += cs->errors; /* errors always count */
-				if (!warm) /* auto-tune's levels too (tune.c) */
-					run_samples_db(r, gdb, c, cs);
-				r->coord.io_errors += cs->errors;
-			}
-			if (!warm && !r->tune.tuner)
-				run_samples_stalls(r, gdb, sn->stalls[i]);
-			r->coord.integ_db[gdb] += sn->integrity[i];
-			r->coord.integrity_errors += sn->integrity[i];
-			if (!warm) {
-				r->coord.stream_db[gdb] += sn->stream_ns[i];
-				txn_add(&r->coord.txn_db[gdb], &sn->txn[i]);
-			}
-			/* the interval rows' (warm-up's too) */
-			txn_add(&r->coord.txn_iv[0], &sn->txn[i]);
-			txn_add(&r->coord.txn_iv[1 + v], &sn->txn[i]);
-			txn_add(&r->coord.txn_win[gdb], &sn->txn[i]);
-		}
+		for (unsigned i = 0; i < w->ndb; i++)
+			coord_merge_db(r, w, sn, i, warm);
 		hung += sn->hung;
 		if (sn->hung) {
 			r->ctl.hung_seen = true;
@@ -515,16 +528,106 @@ void coord_collect(struct run *r, unsigned k)
 			if (ret)
 				coord_store_error(r, ret);
 		}
-		r->coord.msgs_dropped += sn->dropped_msgs;
+		c->msgs_dropped += sn->dropped_msgs;
 		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
 	}
 	for (unsigned v = 0; v < nv; v++)
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct class_stats *iv = &r->coord.iv_vol[v * IO_CLASS_COUNT + c];
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++) {
+			const struct class_stats *iv = &c->iv_vol[v * IO_CLASS_COUNT + cl];
 
-			class_stats_merge(&r->coord.win_vol[v * IO_CLASS_COUNT + c], iv);
-			class_stats_merge(&r->coord.iv_run[c], iv);
+			class_stats_merge(&c->win_vol[v * IO_CLASS_COUNT + cl], iv);
+			class_stats_merge(&c->iv_run[cl], iv);
 		}
+	return hung;
+}
+
+/* Interval k's rows: each volume's and the run's; the databases' every
+ * RUN_DB_SAMPLE_EVERY intervals, at the end of warm-up and at the last
+ * interval, which also close the sample window. Returns the row count. */
+static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms, bool warm)
+{
+	struct run_coord *c = &r->coord;
+	const struct grid *g = &r->grid;
+	size_t nrows = 0, first;
+
+	for (unsigned v = 0; v < r->plan.nr_vols; v++) {
+		first = nrows;
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, cl,
+				&c->iv_vol[v * IO_CLASS_COUNT + cl]);
+		add_txn(r, first, &c->txn_iv[1 + v]);
+	}
+	first = nrows;
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", cl, &c->iv_run[cl]);
+	add_txn(r, first, &c->txn_iv[0]);
+	if (!warm)
+		run_samples_interval(r, k == last);
+	c->win_len++;
+	if (c->win_len != RUN_DB_SAMPLE_EVERY && k != last && k + 1 != g->nw)
+		return nrows;
+	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
+		first = nrows;
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name, cl,
+				&c->win_db[d * IO_CLASS_COUNT + cl]);
+		add_txn(r, first, &c->txn_win[d]);
+	}
+	memset(c->txn_win, 0, r->plan.nr_dbs * sizeof(*c->txn_win));
+	if (!warm)
+		coord_window_stats(r);
+	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+		class_stats_reset(&c->win_db[i]);
+	coord_window_hists(r, t_ms, warm);
+	c->win_len = 0;
+	return nrows;
+}
+
+/* Interval k's nrows rows into the store, with the host's counters and the
+ * end of warm-up; a failure is the store's error (coord_store_error). */
+static void coord_store_interval(struct run *r, unsigned k, size_t nrows, uint64_t t_ms, bool warm,
+				 uint64_t ev_ms)
+{
+	const struct grid *g = &r->grid;
+	int ret;
+
+	if (!r->store.st || r->store.failed)
+		return;
+	ret = store_space_check(r->store.st, STORE_MIN_FREE, &r->store.err);
+	if (!ret)
+		ret = store_interval_write(r->store.st, r->store.run_id, r->coord.rows, nrows,
+					   &r->store.err);
+	if (!ret && r->store.host && !r->tune.tuner) {
+		struct host_sample hs;
+
+		/* counters that cannot be read this once cost their rows,
+		 * not the run */
+		if (!host_sampler_read(r->store.host, time_mono_ns(), &hs))
+			ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms, warm,
+						       &hs, &r->store.err);
+	}
+	if (!ret && k + 1 == g->nw && g->nw)
+		ret = store_event_add(r->store.st, r->store.run_id, ev_ms, "warmup_end",
+				      "warm-up ended; measurement starts", &r->store.err);
+	if (ret)
+		coord_store_error(r, ret);
+}
+
+/*
+ * Interval k, published by every worker: merged, stored (one transaction),
+ * judged so far, checkpointed, journalled, checked, shown and served. While
+ * auto-tune measures a level nothing is stored: the search decides.
+ */
+void coord_collect(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	bool warm = k < g->nw;
+	uint64_t t_ms = coord_interval_ms(r, k);
+	uint64_t ev_ms = run_clock_ms(r, g->t0 + t_ms * NSEC_PER_MSEC); /* t_ms but when tuned */
+	uint64_t hung = coord_merge(r, k, warm, ev_ms);
+	unsigned last;
+	size_t nrows;
+
 	if (r->tune.tuner) {
 		/* auto-tune: nothing is stored per interval; the search decides */
 		r->coord.collected = k + 1;
@@ -534,65 +637,9 @@ void coord_collect(struct run *r, unsigned k)
 		run_metrics_interval(r, k, NULL, 0);
 		return;
 	}
-	for (unsigned v = 0; v < nv; v++) {
-		size_t first = nrows;
-
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
-				&r->coord.iv_vol[v * IO_CLASS_COUNT + c]);
-		add_txn(r, first, &r->coord.txn_iv[1 + v]);
-	}
-	{
-		size_t first = nrows;
-
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->coord.iv_run[c]);
-		add_txn(r, first, &r->coord.txn_iv[0]);
-	}
-	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
-	 * warm-up and at the last interval */
 	last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
-	if (!warm)
-		run_samples_interval(r, k == last);
-	r->coord.win_len++;
-	if (r->coord.win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
-		for (size_t d = 0; d < r->plan.nr_dbs; d++) {
-			size_t first = nrows;
-
-			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
-					c, &r->coord.win_db[d * IO_CLASS_COUNT + c]);
-			}
-			add_txn(r, first, &r->coord.txn_win[d]);
-		}
-		memset(r->coord.txn_win, 0, r->plan.nr_dbs * sizeof(*r->coord.txn_win));
-		if (!warm)
-			coord_window_stats(r);
-		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r->coord.win_db[i]);
-		coord_window_hists(r, t_ms, warm);
-		r->coord.win_len = 0;
-	}
-	if (r->store.st && !r->store.failed) {
-		ret = store_space_check(r->store.st, STORE_MIN_FREE, &r->store.err);
-		if (!ret)
-			ret = store_interval_write(r->store.st, r->store.run_id, r->coord.rows,
-						   nrows, &r->store.err);
-		if (!ret && r->store.host && !r->tune.tuner) {
-			struct host_sample hs;
-
-			/* counters that cannot be read this once cost their rows,
-			 * not the run */
-			if (!host_sampler_read(r->store.host, time_mono_ns(), &hs))
-				ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms,
-							       warm, &hs, &r->store.err);
-		}
-		if (!ret && k + 1 == g->nw && g->nw)
-			ret = store_event_add(r->store.st, r->store.run_id, ev_ms, "warmup_end",
-					      "warm-up ended; measurement starts", &r->store.err);
-		if (ret)
-			coord_store_error(r, ret);
-	}
+	nrows = coord_rows(r, k, last, t_ms, warm);
+	coord_store_interval(r, k, nrows, t_ms, warm, ev_ms);
 	r->coord.collected = k + 1;
 	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
