@@ -286,15 +286,15 @@ static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t l
 /* Sets up worker w: databases dbs[] (global indices) with their page ranges,
  * and nstreams streams shared by them, the last working last_duty of the
  * time. */
-static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
-			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
-			struct strbuf *err)
+static const char worker_nomem[] = "out of memory setting up a worker";
+
+/* The worker's arrays: databases, slots, files, the spares' and every
+ * buffer's iovecs, the interval snapshots. 0 or -ENOMEM (worker_release
+ * frees what was made). */
+static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned nstreams)
 {
 	const struct profile *p = r->prof;
-	int ret = -ENOMEM;
 
-	w->run = r;
-	w->ndb = ndb;
 	/* per database: log, replication and maintenance, and the flusher */
 	w->nslots = wl_slot_count(p, ndb, nstreams);
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
@@ -313,11 +313,11 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->spare_index = calloc(nstreams, sizeof(*w->spare_index));
 		w->pv = calloc(nstreams, sizeof(*w->pv));
 		if (!w->spare || !w->spare_index || !w->pv)
-			goto out_nomem;
+			return -ENOMEM;
 	}
 	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
 	if (!w->dbs || !w->slots || !w->wl.idle || !w->fds || !w->files || !w->iov)
-		goto out_nomem;
+		return -ENOMEM;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
@@ -327,10 +327,77 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stream_ns ||
 		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
-			goto out_nomem;
+			return -ENOMEM;
 		w->snaps[i].kept = &r->ctl.msgs_kept;
 		snap_reset(&w->snaps[i], ndb);
 	}
+	return 0;
+}
+
+/* Each slot's page buffer, then each spare's (a stream's size), aligned
+ * and zeroed, with their iovecs: 0 or -ENOMEM. */
+static int worker_buffers(struct worker *w, const struct profile *p, unsigned nstreams)
+{
+	for (unsigned i = 0; i < w->nslots; i++) {
+		struct wl_slot *s = &w->slots[i];
+
+		if (posix_memalign(&s->buf, 4096, s->buf_len))
+			return -ENOMEM;
+		memset(s->buf, 0, s->buf_len);
+		s->req.owner = s;
+		s->req.buf_index = (int32_t)i;
+		s->req.buf = s->buf;
+		w->iov[i].iov_base = s->buf;
+		w->iov[i].iov_len = s->buf_len;
+	}
+	for (unsigned i = 0; w->spare && i < nstreams; i++) {
+		void *b;
+
+		/* it takes a stream's place: a stream's size */
+		if (posix_memalign(&b, 4096, wl_stream_buf_len(p)))
+			return -ENOMEM;
+		memset(b, 0, wl_stream_buf_len(p));
+		w->spare[w->nspare] = b;
+		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
+		w->iov[w->nslots + i].iov_base = b;
+		w->iov[w->nslots + i].iov_len = wl_stream_buf_len(p);
+	}
+	return 0;
+}
+
+/* The engine context over the worker's files and buffers (the sim
+ * engine's devices too) and its driver: 0 or -errno, err says why. The
+ * ring is opened by setup_workers once every worker is set up. */
+static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
+{
+	w->ops = r->ops;
+	w->ctx.depth = w->nslots;
+	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
+	w->ctx.files = w->files;
+	w->ctx.nr_files = 2 * w->ndb;
+	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
+	if (r->ops == &engine_sim && sim_devices(r, w)) {
+		strbuf_addstr(err, worker_nomem);
+		return -ENOMEM;
+	}
+	w->ctx.bufs = w->iov;
+	w->ctx.nr_bufs = w->nslots + w->nspare;
+	w->ctx.clock = &r->clock;
+	w->ctx.seed = w->index;
+	return engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
+}
+
+static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
+			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
+			struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	int ret;
+
+	w->run = r;
+	w->ndb = ndb;
+	if (worker_alloc(r, w, ndb, nstreams))
+		goto out_nomem;
 	for (unsigned i = 0; i < ndb; i++) {
 		struct wl_db *d = &w->dbs[i];
 		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
@@ -352,30 +419,8 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
 	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
 	w->wl.stamped_arg = w;
-	for (unsigned i = 0; i < w->nslots; i++) {
-		struct wl_slot *s = &w->slots[i];
-
-		if (posix_memalign(&s->buf, 4096, s->buf_len))
-			goto out_nomem;
-		memset(s->buf, 0, s->buf_len);
-		s->req.owner = s;
-		s->req.buf_index = (int32_t)i;
-		s->req.buf = s->buf;
-		w->iov[i].iov_base = s->buf;
-		w->iov[i].iov_len = s->buf_len;
-	}
-	for (unsigned i = 0; w->spare && i < nstreams; i++) {
-		void *b;
-
-		/* it takes a stream's place: a stream's size */
-		if (posix_memalign(&b, 4096, wl_stream_buf_len(p)))
-			goto out_nomem;
-		memset(b, 0, wl_stream_buf_len(p));
-		w->spare[w->nspare] = b;
-		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
-		w->iov[w->nslots + i].iov_base = b;
-		w->iov[w->nslots + i].iov_len = wl_stream_buf_len(p);
-	}
+	if (worker_buffers(w, p, nstreams))
+		goto out_nomem;
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
 		uint64_t pages = 0;
 
@@ -388,27 +433,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		if (ret)
 			return ret;
 	}
-	w->ops = r->ops;
-	w->ctx.depth = w->nslots;
-	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
-	w->ctx.files = w->files;
-	w->ctx.nr_files = 2 * ndb;
-	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
-	if (r->ops == &engine_sim) {
-		ret = sim_devices(r, w);
-		if (ret)
-			goto out_nomem;
-	}
-	w->ctx.bufs = w->iov;
-	w->ctx.nr_bufs = w->nslots + w->nspare;
-	w->ctx.clock = &r->clock;
-	w->ctx.seed = w->index;
-	ret = engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
-	if (ret)
-		return ret;
-	return 0; /* opened by setup_workers once every ring is set up */
+	return worker_engine(r, w, err);
 out_nomem:
-	strbuf_addstr(err, "out of memory setting up a worker");
+	strbuf_addstr(err, worker_nomem);
 	return -ENOMEM;
 }
 
