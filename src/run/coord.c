@@ -85,20 +85,35 @@ void coord_release(struct run_coord *c)
 	*c = (struct run_coord){0};
 }
 
+/* Room for one more interval row: the store's error when there is none
+ * (the run ends as when the results file cannot be written: exit 3, the
+ * message saying why). 0 or -ENOMEM. */
+static int rows_grow(struct run *r)
+{
+	struct run_coord *c = &r->coord;
+	size_t cap = c->rows_cap ? c->rows_cap * 2 : 64;
+	struct store_sample *nr = realloc(c->rows, cap * sizeof(*nr));
+
+	if (!nr) {
+		if (!r->store.failed)
+			strbuf_addf(&r->store.err, "interval rows: out of memory (%zu rows)", cap);
+		coord_store_error(r, -ENOMEM);
+		return -ENOMEM;
+	}
+	c->rows = nr;
+	c->rows_cap = cap;
+	return 0;
+}
+
+/* Row *n of the interval (n counts it); none once the store has failed,
+ * whose rows are never written. */
 static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum scope_kind scope,
 		    const char *name, unsigned c, const struct class_stats *cs)
 {
 	struct store_sample *row;
 
-	if (*n == r->coord.rows_cap) {
-		size_t cap = r->coord.rows_cap ? r->coord.rows_cap * 2 : 64;
-		struct store_sample *nr = realloc(r->coord.rows, cap * sizeof(*nr));
-
-		if (!nr)
-			abort();
-		r->coord.rows = nr;
-		r->coord.rows_cap = cap;
-	}
+	if (r->store.failed || (*n == r->coord.rows_cap && rows_grow(r)))
+		return;
 	row = &r->coord.rows[(*n)++];
 	row->t_ms = t_ms;
 	row->warmup = warm;
@@ -116,10 +131,11 @@ static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum sco
 }
 
 /* The scope's transactions in the interval, on the first of its rows from
- * row `first` on (txn_sample); nothing where the run does not count them. */
-static void add_txn(struct run *r, size_t first, const struct txn_count *tc)
+ * row `first` on (txn_sample); nothing where the run does not count them,
+ * nor where the scope has no row (the store failed). */
+static void add_txn(struct run *r, size_t first, size_t nrows, const struct txn_count *tc)
 {
-	if (!txns_counted(r))
+	if (!txns_counted(r) || first >= nrows)
 		return;
 	r->coord.rows[first].has_txn = true;
 	r->coord.rows[first].txns = tc->txns;
@@ -555,12 +571,12 @@ static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms
 		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
 			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, cl,
 				&c->iv_vol[v * IO_CLASS_COUNT + cl]);
-		add_txn(r, first, &c->txn_iv[1 + v]);
+		add_txn(r, first, nrows, &c->txn_iv[1 + v]);
 	}
 	first = nrows;
 	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
 		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", cl, &c->iv_run[cl]);
-	add_txn(r, first, &c->txn_iv[0]);
+	add_txn(r, first, nrows, &c->txn_iv[0]);
 	if (!warm)
 		run_samples_interval(r, k == last);
 	c->win_len++;
@@ -571,7 +587,7 @@ static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms
 		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
 			add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name, cl,
 				&c->win_db[d * IO_CLASS_COUNT + cl]);
-		add_txn(r, first, &c->txn_win[d]);
+		add_txn(r, first, nrows, &c->txn_win[d]);
 	}
 	memset(c->txn_win, 0, r->plan.nr_dbs * sizeof(*c->txn_win));
 	if (!warm)
