@@ -425,6 +425,18 @@ static inline uint32_t wl_flush_buf_len(const struct profile *p)
 	return p->page_size * (p->write_merge > 1 ? p->write_merge : 1);
 }
 
+/* The worker's engine files, two per database: local database db's
+ * database file and its log (what a slot's request names in req.file). */
+static inline uint32_t wl_file_db(unsigned db)
+{
+	return 2 * db;
+}
+
+static inline uint32_t wl_file_log(unsigned db)
+{
+	return 2 * db + 1;
+}
+
 /* The slot's requests go to the database's log file (else to its database
  * file). */
 static inline bool wl_slot_on_log(const struct wl_slot *s)

@@ -159,7 +159,7 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 				   : (unsigned)(((uint64_t)d->rlen * take + pending - 1) / pending);
 	log_stamp_blocks(c, d, s, start, (unsigned)(len / d->log_align), rec_take);
 	log_commits_issue(d, take, pending);
-	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
+	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, wl_file_log(s->db),
 			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + start, (uint32_t)len,
 			now);
 	d->issued = take >= pending ? d->lsn : d->issued + take;

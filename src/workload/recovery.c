@@ -54,7 +54,7 @@ bool wl_replay_read_prepare(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s
 	if (len > s->buf_len)
 		len = s->buf_len;
 	s->page = d->rp_seg;
-	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
+	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, wl_file_log(s->db),
 			d->pdb->log_base + (uint64_t)d->rp_seg * wl_seg_size(c) + d->rp_off,
 			(uint32_t)len, now);
 	d->repl_busy = true;

@@ -28,7 +28,7 @@ struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	if (len > s->buf_len)
 		len = s->buf_len;
 	s->page = seg;
-	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
+	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, wl_file_log(s->db),
 			d->pdb->log_base + (uint64_t)seg * wl_seg_size(c) + d->repl_off,
 			(uint32_t)len, now);
 	d->repl_busy = true;

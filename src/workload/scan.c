@@ -42,8 +42,9 @@ struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	}
 	if (!d->scan_t0)
 		d->scan_t0 = now;
-	wl_slot_request(s, ENGINE_OP_READ, backup ? IO_BACKUP_READ : IO_BDM_READ, 0, 2 * s->db,
-			d->pdb->base + s->page * p->page_size, np * p->page_size, now);
+	wl_slot_request(s, ENGINE_OP_READ, backup ? IO_BACKUP_READ : IO_BDM_READ, 0,
+			wl_file_db(s->db), d->pdb->base + s->page * p->page_size, np * p->page_size,
+			now);
 	d->scan_next += np;
 	if (!backup) {
 		d->scan_due += d->scan_gap;
