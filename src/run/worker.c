@@ -69,12 +69,12 @@ static void worker_publish(struct worker *w)
 	}
 	for (unsigned i = 0; i < w->ndb; i++) {
 		/* the stalls the streams counted in this interval */
-		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].page_stalls;
-		w->dbs[i].page_stalls = 0;
+		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].txn.stalls;
+		w->dbs[i].txn.stalls = 0;
 		/* and the transactions ended, commits made durable */
 		w->snaps[k % RUN_SLOTS].txn[i] =
-			(struct txn_count){w->dbs[i].txns, w->dbs[i].log_commits};
-		w->dbs[i].txns = w->dbs[i].log_commits = 0;
+			(struct txn_count){w->dbs[i].txn.ended, w->dbs[i].log.commits};
+		w->dbs[i].txn.ended = w->dbs[i].log.commits = 0;
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;

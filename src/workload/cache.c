@@ -16,11 +16,11 @@
  */
 static bool cache_evict(struct wl_db *d)
 {
-	for (uint64_t k = 0; k < 2 * d->cache_cap; k++) {
-		uint64_t h = d->cache_hand;
-		uint8_t *b = &d->busy[d->cache[h]];
+	for (uint64_t k = 0; k < 2 * d->cache.cap; k++) {
+		uint64_t h = d->cache.hand;
+		uint8_t *b = &d->busy[d->cache.ring[h]];
 
-		d->cache_hand = h + 1 < d->cache_cap ? h + 1 : 0;
+		d->cache.hand = h + 1 < d->cache.cap ? h + 1 : 0;
 		if (*b & WL_BUSY_REF) {
 			*b &= (uint8_t)~WL_BUSY_REF;
 			continue;
@@ -28,7 +28,7 @@ static bool cache_evict(struct wl_db *d)
 		if (*b & (WL_BUSY_IO | WL_BUSY_DIRTY))
 			continue;
 		*b &= (uint8_t)~WL_BUSY_CACHED;
-		d->cache_hand = h; /* the new page takes its place */
+		d->cache.hand = h; /* the new page takes its place */
 		return true;
 	}
 	return false; /* every page pinned: the new one is not kept */
@@ -39,17 +39,17 @@ void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i)
 	(void)c;
 	if (d->busy[i] & WL_BUSY_CACHED)
 		return;
-	if (d->cache) {
-		if (d->cache_len < d->cache_cap) {
-			d->cache[d->cache_len++] = (uint32_t)i;
+	if (d->cache.ring) {
+		if (d->cache.len < d->cache.cap) {
+			d->cache.ring[d->cache.len++] = (uint32_t)i;
 		} else {
 			if (!cache_evict(d))
 				return;
-			d->cache[d->cache_hand] = (uint32_t)i;
-			d->cache_hand = d->cache_hand + 1 < d->cache_cap ? d->cache_hand + 1 : 0;
+			d->cache.ring[d->cache.hand] = (uint32_t)i;
+			d->cache.hand = d->cache.hand + 1 < d->cache.cap ? d->cache.hand + 1 : 0;
 		}
-	} else if (d->cache_len < d->cache_cap) {
-		d->cache_len++;
+	} else if (d->cache.len < d->cache.cap) {
+		d->cache.len++;
 	} else {
 		return; /* no cache (a share of no pages) */
 	}

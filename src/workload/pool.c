@@ -28,18 +28,18 @@ static inline uint64_t pool_rel(const struct wl_ctx *c, uint64_t t)
 
 uint64_t wl_db_stream_ns(const struct wl_ctx *c, const struct wl_db *d, uint64_t t)
 {
-	uint64_t run = (uint64_t)d->st_act * pool_rel(c, t);
+	uint64_t run = (uint64_t)d->pool.act * pool_rel(c, t);
 
 	/* units begun after t (a snapshot taken late) count from t: nothing */
-	return d->st_done + (run > d->st_starts ? run - d->st_starts : 0);
+	return d->pool.done + (run > d->pool.starts ? run - d->pool.starts : 0);
 }
 
 /* May database d take a new unit of work now? */
 static bool pool_open(const struct wl_db *d)
 {
-	if (d->phase == WL_PHASE_RUN)
+	if (d->replay.phase == WL_PHASE_RUN)
 		return true;
-	return d->phase == WL_PHASE_REPLAY && d->rp_len;
+	return d->replay.phase == WL_PHASE_REPLAY && d->replay.len;
 }
 
 /* The worker's database with the fewest streams at work on it now, and of
@@ -60,10 +60,10 @@ int pool_pick(struct wl_ctx *c, uint64_t now)
 		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
 		const struct wl_db *d = &c->dbs[i];
 
-		if (!pool_open(d) || d->st_act > best_act)
+		if (!pool_open(d) || d->pool.act > best_act)
 			continue;
-		if (d->st_act < best_act) {
-			best_act = d->st_act;
+		if (d->pool.act < best_act) {
+			best_act = d->pool.act;
 			best = (int)i;
 			nbest = 1;
 		} else {
@@ -77,7 +77,7 @@ int pool_pick(struct wl_ctx *c, uint64_t now)
 		const struct wl_db *d = &c->dbs[i];
 		uint64_t ns;
 
-		if (d->st_act != best_act || !pool_open(d))
+		if (d->pool.act != best_act || !pool_open(d))
 			continue;
 		ns = wl_db_stream_ns(c, d, now);
 		if (ns < best_ns) {
@@ -110,8 +110,8 @@ void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 	s->db = db;
 	s->working = true;
 	s->t_begin = pool_rel(c, now);
-	d->st_act++;
-	d->st_starts += s->t_begin;
+	d->pool.act++;
+	d->pool.starts += s->t_begin;
 	c->rr = db + 1 < c->ndb ? db + 1 : 0;
 }
 
@@ -124,8 +124,8 @@ void pool_end(struct wl_ctx *c, struct wl_slot *s)
 	if (!s->working)
 		return;
 	s->working = false;
-	d->st_act--;
-	d->st_starts -= s->t_begin;
-	d->st_done += ns;
+	d->pool.act--;
+	d->pool.starts -= s->t_begin;
+	d->pool.done += ns;
 	s->busy_ns += ns;
 }

@@ -96,7 +96,7 @@ static void stream_stall(struct wl_db *d, struct wl_slot *s)
 	if (s->stalled)
 		return;
 	s->stalled = 1;
-	d->page_stalls++;
+	d->txn.stalls++;
 }
 
 /* full_page_writes: the pages the transaction changes first since the
@@ -115,7 +115,7 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 		*b |= WL_BUSY_LOGGED;
 		n++;
 	}
-	d->fpi += n;
+	d->log.fpi += n;
 	return n;
 }
 
@@ -130,7 +130,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 	if (s->txn != WL_TXN_SEEK && s->wait != WL_WAIT_LOG) {
 		for (unsigned i = 0; i < s->ntouched; i++)
 			fresh += !(d->busy[s->touched[i] - d->lo] & WL_BUSY_DIRTY);
-		if (d->dlen + fresh > d->dcap) {
+		if (d->flush.len + fresh > d->flush.cap) {
 			stream_stall(d, s);
 			s->wait = WL_WAIT_DIRTY;
 			return false;
@@ -142,16 +142,17 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 			if (*b & (WL_BUSY_DIRTY | WL_BUSY_BAD))
 				continue;
 			*b |= WL_BUSY_DIRTY;
-			d->dirty[(d->dhead + d->dlen++) % d->dcap] =
-				(struct wl_dirty_page){s->touched[i], d->lsn, c->now};
+			d->flush.dirty[(d->flush.head + d->flush.len++) % d->flush.cap] =
+				(struct wl_dirty_page){s->touched[i], d->log.lsn, c->now};
 		}
-		s->commit_lsn = d->lsn;
-		if (rng_unit(&c->rng) * 100.0 >= p->lazy_commit_pct && d->durable < d->lsn) {
+		s->commit_lsn = d->log.lsn;
+		if (rng_unit(&c->rng) * 100.0 >= p->lazy_commit_pct &&
+		    d->log.durable < d->log.lsn) {
 			s->wait = WL_WAIT_LOG;
 			return false;
 		}
 	}
-	if (s->wait == WL_WAIT_LOG && d->durable < s->commit_lsn)
+	if (s->wait == WL_WAIT_LOG && d->log.durable < s->commit_lsn)
 		return false;
 	s->wait = WL_WAIT_NONE;
 	s->ntouched = 0;
@@ -219,15 +220,15 @@ static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 		uint64_t i;
 
 		for (i = 0; i < d->n; i++) {
-			if (d->seq_next >= d->lo + d->n)
-				d->seq_next = d->lo;
-			if (!(d->busy[d->seq_next - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
+			if (d->txn.seq_next >= d->lo + d->n)
+				d->txn.seq_next = d->lo;
+			if (!(d->busy[d->txn.seq_next - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
 				break;
-			d->seq_next++;
+			d->txn.seq_next++;
 		}
 		if (i == d->n)
 			return false;
-		s->page = d->seq_next++;
+		s->page = d->txn.seq_next++;
 	} else if (!pick_page(c, d, &s->page)) {
 		return false;
 	}
@@ -262,7 +263,7 @@ again:
 
 		if (db < 0 || !pool_duty_ok(c, s, now))
 			return WL_STREAM_NONE;
-		if (c->dbs[db].phase == WL_PHASE_REPLAY) {
+		if (c->dbs[db].replay.phase == WL_PHASE_REPLAY) {
 			s->db = (unsigned)db;
 			if (!wl_replay_page_prepare(c, s, now))
 				return WL_STREAM_NONE;
@@ -288,17 +289,17 @@ again:
 			break;
 		/* a hit: the page is read from the cache, no I/O */
 		*b |= WL_BUSY_REF;
-		d->cache_hits++;
+		d->cache.hits++;
 		stream_touched(s);
 		if (--s->left)
 			continue;
 		/* every page read: the commit, at once */
 		c->now = now;
 		if (!stream_commit(c, s)) {
-			d->waiters[d->nwait++] = (unsigned)(s - c->slots);
+			d->txn.waiters[d->txn.nwait++] = (unsigned)(s - c->slots);
 			return WL_STREAM_WAIT;
 		}
-		d->txns++; /* a transaction ended, from the cache */
+		d->txn.ended++; /* a transaction ended, from the cache */
 		pool_end(c, s);
 		if (++done == WL_CACHED_TXNS) {
 			c->next_due = now; /* more to do at once: no sleep */
@@ -308,7 +309,7 @@ again:
 	}
 	wl_page_io_prepare(c, s, true, now);
 	if (p->cache_size) {
-		d->cache_misses++;
+		d->cache.misses++;
 		wl_cache_insert(c, d, s->page - d->lo);
 		if (p->readahead_size)
 			stream_read_ahead(c, d, s);
@@ -348,24 +349,24 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 		return;
 	}
 	if (stream_commit(c, s)) {
-		d->txns++; /* a transaction ended (diskproof/workload.h) */
+		d->txn.ended++; /* a transaction ended (diskproof/workload.h) */
 		pool_end(c, s);
 		c->idle[c->nidle++] = si;
 	} else {
-		d->waiters[d->nwait++] = si;
+		d->txn.waiters[d->txn.nwait++] = si;
 	}
 }
 
 void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
 {
-	for (unsigned i = 0; i < d->nwait;) {
-		struct wl_slot *s = &c->slots[d->waiters[i]];
+	for (unsigned i = 0; i < d->txn.nwait;) {
+		struct wl_slot *s = &c->slots[d->txn.waiters[i]];
 
 		if (stream_commit(c, s)) {
-			c->dbs[s->db].txns++; /* a transaction ended */
+			c->dbs[s->db].txn.ended++; /* a transaction ended */
 			pool_end(c, s);
-			c->idle[c->nidle++] = d->waiters[i];
-			d->waiters[i] = d->waiters[--d->nwait];
+			c->idle[c->nidle++] = d->txn.waiters[i];
+			d->txn.waiters[i] = d->txn.waiters[--d->txn.nwait];
 		} else {
 			i++;
 		}
