@@ -48,7 +48,7 @@ static bool pool_open(const struct wl_db *d)
  * concurrency within one stream of every other's at every instant (as
  * streams bound evenly would, so commits batch into log writes as they do
  * there); the least time then evens out the remainder over time. */
-int pool_pick(struct wl_ctx *c, uint64_t now)
+int wl_pool_pick(struct wl_ctx *c, uint64_t now)
 {
 	uint64_t best_ns = UINT64_MAX;
 	unsigned best_act = UINT_MAX, nbest = 0;
@@ -90,7 +90,7 @@ int pool_pick(struct wl_ctx *c, uint64_t now)
 
 /* A part-time stream that has had its share so far waits (false), and
  * asks to be woken when it may go again. */
-bool pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
+bool wl_pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
 	uint64_t due;
 
@@ -103,7 +103,7 @@ bool pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 }
 
 /* Stream s starts a unit of work on database db. */
-void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
+void wl_pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 {
 	struct wl_db *d = &c->dbs[db];
 
@@ -116,7 +116,7 @@ void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 }
 
 /* Stream s's unit of work ended at c->now. */
-void pool_end(struct wl_ctx *c, struct wl_slot *s)
+void wl_pool_end(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
 	uint64_t t = pool_rel(c, c->now), ns = t > s->t_begin ? t - s->t_begin : 0;

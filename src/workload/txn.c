@@ -178,7 +178,7 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 		c->next_arrival +=
 			(uint64_t)(-log(1.0 - rng_unit(&c->rng)) * c->arrival_gap_ns) + 1;
 	}
-	pool_begin(c, s, db, now);
+	wl_pool_begin(c, s, db, now);
 	s->wait = WL_WAIT_NONE;
 	s->stalled = 0;
 	s->txn = u < c->mix[0]	 ? WL_TXN_INSERT
@@ -207,11 +207,11 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
 	const struct profile *p = c->prof;
-	int db = pool_pick(c, now);
+	int db = wl_pool_pick(c, now);
 	struct wl_db *d;
 	bool read;
 
-	if (db < 0 || !pool_duty_ok(c, s, now))
+	if (db < 0 || !wl_pool_duty_ok(c, s, now))
 		return false;
 	d = &c->dbs[db];
 	s->db = (unsigned)db;
@@ -232,7 +232,7 @@ static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 	} else if (!pick_page(c, d, &s->page)) {
 		return false;
 	}
-	pool_begin(c, s, (unsigned)db, now);
+	wl_pool_begin(c, s, (unsigned)db, now);
 	wl_page_io_prepare(c, s, read, now);
 	return true;
 }
@@ -259,15 +259,15 @@ int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 again:
 	if (!s->left) {
 		/* a new unit of work: the pool's database */
-		int db = pool_pick(c, now);
+		int db = wl_pool_pick(c, now);
 
-		if (db < 0 || !pool_duty_ok(c, s, now))
+		if (db < 0 || !wl_pool_duty_ok(c, s, now))
 			return WL_STREAM_NONE;
 		if (c->dbs[db].replay.phase == WL_PHASE_REPLAY) {
 			s->db = (unsigned)db;
 			if (!wl_replay_page_prepare(c, s, now))
 				return WL_STREAM_NONE;
-			pool_begin(c, s, (unsigned)db, now);
+			wl_pool_begin(c, s, (unsigned)db, now);
 			return WL_STREAM_IO;
 		}
 		if (!stream_begin(c, s, (unsigned)db, now))
@@ -300,7 +300,7 @@ again:
 			return WL_STREAM_WAIT;
 		}
 		d->txn.ended++; /* a transaction ended, from the cache */
-		pool_end(c, s);
+		wl_pool_end(c, s);
 		if (++done == WL_CACHED_TXNS) {
 			c->next_due = now; /* more to do at once: no sleep */
 			return WL_STREAM_NONE;
@@ -330,14 +330,14 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 	unsigned si = (unsigned)(s - c->slots);
 
 	if (wl_fixed_model(c)) {
-		pool_end(c, s);
+		wl_pool_end(c, s);
 		c->idle[c->nidle++] = si;
 		return;
 	}
 	if (wl_slot_replaying(s)) {
 		wl_replay_page_done(c, s);
 		if (!wl_slot_replaying(s))
-			pool_end(c, s); /* its write done */
+			wl_pool_end(c, s); /* its write done */
 		return;
 	}
 	/* a transaction's page read */
@@ -350,7 +350,7 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 	}
 	if (stream_commit(c, s)) {
 		d->txn.ended++; /* a transaction ended (diskproof/workload.h) */
-		pool_end(c, s);
+		wl_pool_end(c, s);
 		c->idle[c->nidle++] = si;
 	} else {
 		d->txn.waiters[d->txn.nwait++] = si;
@@ -364,7 +364,7 @@ void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
 
 		if (stream_commit(c, s)) {
 			c->dbs[s->db].txn.ended++; /* a transaction ended */
-			pool_end(c, s);
+			wl_pool_end(c, s);
 			c->idle[c->nidle++] = d->txn.waiters[i];
 			d->txn.waiters[i] = d->txn.waiters[--d->txn.nwait];
 		} else {

@@ -96,10 +96,10 @@ void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, uns
 void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i);
 /* pool.c: the database a stream's next unit of work goes to (-1: none),
  * whether a part-time stream may start one now, and a unit's start and end */
-int pool_pick(struct wl_ctx *c, uint64_t now);
-bool pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
-void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now);
-void pool_end(struct wl_ctx *c, struct wl_slot *s);
+int wl_pool_pick(struct wl_ctx *c, uint64_t now);
+bool wl_pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
+void wl_pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now);
+void wl_pool_end(struct wl_ctx *c, struct wl_slot *s);
 /* recovery.c: a stream's replay I/O (false: none now), and its completion */
 bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
 void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s);
