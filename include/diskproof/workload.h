@@ -448,6 +448,52 @@ int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
  */
 void wl_stream_done(struct wl_ctx *c, struct wl_slot *s);
 
+/* ---- the turn and the completion: the order, for every caller ---- */
+
+/*
+ * The caller's part of a turn: queue a slot the generators prepared (it is
+ * in flight, s->inflight, until wl_complete). false when the caller takes
+ * no more this turn (an engine full: it keeps the slot all the same), which
+ * ends the turn.
+ */
+typedef bool (*wl_queue_fn)(void *arg, struct wl_slot *s, uint64_t now);
+
+/*
+ * One turn of the generators at now, in their order: per database the
+ * recovery step, the log writer, the flusher (every write it has), the
+ * replication read and the scan read; then each idle stream; then, with the
+ * cache model, each log writer again (transactions finished from the cache
+ * just now committed after the log's turn: their write goes in this turn).
+ * Each prepared slot goes to queue, until it refuses one. Resets and then
+ * lowers c->next_due (the earliest timed event).
+ */
+void wl_turn(struct wl_ctx *c, uint64_t now, wl_queue_fn queue, void *arg);
+
+/* The caller's checks of what a completed read returned (wl_complete);
+ * each may be NULL (nothing checked). Pages are handed over only with
+ * verify on and the read whole. */
+struct wl_check {
+	/* a database page read at buf, from file offset off */
+	void (*page)(void *arg, struct wl_db *d, unsigned db, uint64_t page, const void *buf,
+		     uint64_t off);
+	/* the log blocks a replication read returned (wl_repl_check) */
+	void (*log)(void *arg, struct wl_db *d, struct wl_slot *s);
+	/* a stream's page read, set aside to check later: true when the caller
+	 * took it (the page stays WL_BUSY_IO; the caller clears that once it
+	 * has checked it) */
+	bool (*set_aside)(void *arg, struct wl_slot *s);
+	void *arg;
+};
+
+/*
+ * Slot s's request completed at s->req.t_done_ns (ok: every byte moved; the
+ * caller has accounted it): the pages it held released, a write's
+ * generations learnt (a failed write's pages marked failed: anything may be
+ * there until the next write of them succeeds), the pages a read returned
+ * handed to k, then the generator that issued it told (wl_*_done).
+ */
+void wl_complete(struct wl_ctx *c, struct wl_slot *s, bool ok, const struct wl_check *k);
+
 /* A replayed page's read: written back from its buffer, so checked at once
  * (never set aside for a later check). */
 static inline bool wl_slot_replaying(const struct wl_slot *s)
