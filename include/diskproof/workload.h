@@ -3,8 +3,9 @@
  * transaction streams (and the fixed model's), the flusher, the log writer,
  * replication, maintenance and backup scans, and recovery's replay.
  *
- * The contract. A worker owns one struct wl_ctx: the profile (generators
- * read its [workload] keys and its test type), the databases it drives
+ * The contract. A worker owns one struct wl_ctx: the workload part of the
+ * profile (struct wl_config: its [workload] keys and test type, copied from
+ * the profile by wl_ctx_init), the databases it drives
  * (struct wl_db), its request slots (struct wl_slot), the streams ready to
  * issue, one RNG and the time it passes in. Generators see nothing else: not
  * the worker, not the run, not the store. Per database and turn the worker
@@ -296,9 +297,54 @@ struct wl_db {
 	struct wl_db_replay replay;
 };
 
+/*
+ * The workload part of the profile: what the generators read (the test type,
+ * recovery's segments and the [workload] keys; profile.h says what each
+ * means). wl_ctx_init copies it from the profile, as setup copies the sim
+ * model (struct engine_sim_model): a generator never sees the rest of the
+ * profile, and reads each key one load from its context.
+ */
+struct wl_config {
+	enum profile_test_type type;
+	uint64_t recovery_segments;
+	enum profile_model model;
+	uint32_t page_size, log_record_size;
+	uint64_t seed;
+	bool verify;
+	/* the jetstress model */
+	double insert_pct, delete_pct, replace_pct, seek_pct;
+	double lazy_commit_pct, seek_pages, update_pages;
+	unsigned flush_depth, dirty_pages, log_segments;
+	uint32_t log_segment_size;
+	bool bdm;
+	uint64_t bdm_rate;
+	uint32_t bdm_io_size;
+	unsigned copies;
+	uint32_t backup_io_size;
+	enum profile_arrival arrival;
+	/* PostgreSQL-like features */
+	double read_pages;
+	uint64_t hot_size;
+	double hot_pct;
+	uint64_t cache_size;
+	uint32_t readahead_size;
+	double readahead_pct;
+	uint64_t checkpoint_interval_ns, checkpoint_log_size;
+	double checkpoint_target_pct;
+	unsigned write_merge;
+	uint64_t writeback_interval_ns, writeback_age_ns;
+	bool writeback_hot, full_page_writes;
+	uint32_t log_page_size;
+	uint64_t commit_delay_ns;
+	unsigned commit_group;
+	/* the fixed model */
+	double read_pct;
+	enum profile_pattern pattern;
+};
+
 /* The narrow context of one worker's generators. */
 struct wl_ctx {
-	const struct profile *prof;
+	struct wl_config cfg;
 	struct wl_db *dbs;
 	unsigned ndb;
 	struct wl_slot *slots;
@@ -310,7 +356,8 @@ struct wl_ctx {
 	uint64_t next_arrival; /* open loop: the next transaction's intended start */
 	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
 	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
-	const int64_t *run_id; /* stamped in pages; known once the run is stored */
+	int64_t run_id;	       /* stamped in pages: the caller sets it once the run is
+				* stored, before the first turn */
 	bool full;	       /* pages carry their payload (an engine with files) */
 	/* called after each page stamped (a few microseconds of CPU): lets the
 	 * caller time completions that landed meanwhile; may be NULL */
@@ -514,15 +561,25 @@ static inline uint64_t wl_next_gen(uint32_t e)
 }
 
 /* A stream slot's buffer: a page, or a read ahead's pages. */
+static inline uint32_t wl_buf_len_stream(uint32_t page_size, uint32_t readahead_size)
+{
+	return readahead_size > page_size ? readahead_size : page_size;
+}
+
 static inline uint32_t wl_stream_buf_len(const struct profile *p)
 {
-	return p->readahead_size > p->page_size ? p->readahead_size : p->page_size;
+	return wl_buf_len_stream(p->page_size, p->readahead_size);
 }
 
 /* A flusher slot's buffer: a page, or a merged checkpoint write's pages. */
+static inline uint32_t wl_buf_len_flush(uint32_t page_size, unsigned write_merge)
+{
+	return page_size * (write_merge > 1 ? write_merge : 1);
+}
+
 static inline uint32_t wl_flush_buf_len(const struct profile *p)
 {
-	return p->page_size * (p->write_merge > 1 ? p->write_merge : 1);
+	return wl_buf_len_flush(p->page_size, p->write_merge);
 }
 
 /* The worker's engine files, two per database: local database db's

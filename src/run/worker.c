@@ -565,6 +565,7 @@ void *worker_thread(void *arg)
 	struct worker *w = arg;
 	struct strbuf err = STRBUF_INIT;
 
+	w->wl.run_id = w->run->run_id; /* the run is stored by now */
 	if (env_numa_bind_thread(&w->numa, &err)) {
 		/* affinity = hard, and the nodes' CPUs refused */
 		w->fatal = -EINVAL;

@@ -22,7 +22,7 @@
 
 static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	d->repl.slot = d->scan.slot = d->log.slot = WL_NO_SLOT;
 	d->txn.seq_next = d->lo;
@@ -120,13 +120,63 @@ uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned strea
 	return m;
 }
 
+/* The workload part of profile p (struct wl_config). */
+static void config_from_profile(struct wl_config *f, const struct profile *p)
+{
+	*f = (struct wl_config){
+		.type = p->type,
+		.recovery_segments = p->recovery_segments,
+		.model = p->model,
+		.page_size = p->page_size,
+		.log_record_size = p->log_record_size,
+		.seed = p->seed,
+		.verify = p->verify,
+		.insert_pct = p->insert_pct,
+		.delete_pct = p->delete_pct,
+		.replace_pct = p->replace_pct,
+		.seek_pct = p->seek_pct,
+		.lazy_commit_pct = p->lazy_commit_pct,
+		.seek_pages = p->seek_pages,
+		.update_pages = p->update_pages,
+		.flush_depth = p->flush_depth,
+		.dirty_pages = p->dirty_pages,
+		.log_segments = p->log_segments,
+		.log_segment_size = p->log_segment_size,
+		.bdm = p->bdm,
+		.bdm_rate = p->bdm_rate,
+		.bdm_io_size = p->bdm_io_size,
+		.copies = p->copies,
+		.backup_io_size = p->backup_io_size,
+		.arrival = p->arrival,
+		.read_pages = p->read_pages,
+		.hot_size = p->hot_size,
+		.hot_pct = p->hot_pct,
+		.cache_size = p->cache_size,
+		.readahead_size = p->readahead_size,
+		.readahead_pct = p->readahead_pct,
+		.checkpoint_interval_ns = p->checkpoint_interval_ns,
+		.checkpoint_log_size = p->checkpoint_log_size,
+		.checkpoint_target_pct = p->checkpoint_target_pct,
+		.write_merge = p->write_merge,
+		.writeback_interval_ns = p->writeback_interval_ns,
+		.writeback_age_ns = p->writeback_age_ns,
+		.writeback_hot = p->writeback_hot,
+		.full_page_writes = p->full_page_writes,
+		.log_page_size = p->log_page_size,
+		.commit_delay_ns = p->commit_delay_ns,
+		.commit_group = p->commit_group,
+		.read_pct = p->read_pct,
+		.pattern = p->pattern,
+	};
+}
+
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
 		unsigned ndb, unsigned nstreams, struct wl_slot *slots, unsigned nslots,
 		unsigned *idle)
 {
 	double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
 
-	c->prof = p;
+	config_from_profile(&c->cfg, p);
 	c->dbs = dbs;
 	c->ndb = ndb;
 	c->slots = slots;
@@ -178,7 +228,7 @@ void wl_ctx_release(struct wl_ctx *c)
 
 /* Generator slots per database: log, replication (or recovery), maintenance
  * and the flusher; backup: its scan. */
-static unsigned slots_per_db(const struct profile *p)
+static unsigned slots_per_db(const struct wl_config *p)
 {
 	if (p->type == PROFILE_TEST_BACKUP)
 		return 1;
@@ -189,13 +239,16 @@ static unsigned slots_per_db(const struct profile *p)
 
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams)
 {
-	return nstreams + ndb * slots_per_db(p);
+	struct wl_config f;
+
+	config_from_profile(&f, p);
+	return nstreams + ndb * slots_per_db(&f);
 }
 
 /* The generator slots of database i from slot *si on. */
 static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_db *d = &c->dbs[i];
 	uint64_t seg = wl_seg_size(c);
 	uint64_t lmax = seg < WL_LOG_MAX ? seg : WL_LOG_MAX;
@@ -227,8 +280,10 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 		d->scan.due = now + d->scan.gap * i / c->ndb;
 	}
 	for (unsigned k = 0; k < p->flush_depth; k++) {
-		c->slots[*si] = (struct wl_slot){
-			.kind = WL_SLOT_FLUSH, .db = i, .buf_len = wl_flush_buf_len(p)};
+		c->slots[*si] =
+			(struct wl_slot){.kind = WL_SLOT_FLUSH,
+					 .db = i,
+					 .buf_len = wl_buf_len_flush(p->page_size, p->write_merge)};
 		d->flush.free_slots[d->flush.nfree++] = (*si)++;
 	}
 	/* the first checkpoint one interval in: the run starts as from a
@@ -240,7 +295,7 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 
 int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	bool txn = !wl_fixed_model(c) && !wl_backup_test(c);
 	unsigned si = 0;
 
@@ -252,7 +307,7 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 		s->kind = WL_SLOT_STREAM;
 		/* bound to no database: each unit of work picks one */
 		s->db = k % (c->ndb ? c->ndb : 1);
-		s->buf_len = wl_stream_buf_len(p);
+		s->buf_len = wl_buf_len_stream(p->page_size, p->readahead_size);
 		s->duty = k + 1 == c->nstreams && last_duty > 0 && last_duty < 1 ? last_duty : 1;
 		if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
 			return -ENOMEM;

@@ -106,7 +106,7 @@ static unsigned set_take_cold(struct wl_db *d, unsigned n)
  * false when there are none. */
 static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned n = 0;
 
 	d->ckpt.wb_due = now + p->writeback_interval_ns;
@@ -130,7 +130,7 @@ static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 /* A checkpoint begins: the dirty pages now are its set, sorted. */
 static void ckpt_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t span;
 
 	set_take(d, d->flush.len);
@@ -155,7 +155,7 @@ static void ckpt_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
  * log since the last one began? */
 static bool ckpt_begins(struct wl_ctx *c, const struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	if (now >= d->ckpt.due ||
 	    (p->checkpoint_log_size && d->log.lsn - d->ckpt.lsn >= p->checkpoint_log_size))
@@ -179,7 +179,7 @@ static bool ckpt_page_ready(const struct wl_db *d, const struct wl_dirty_page *d
 
 static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t due;
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;

@@ -17,7 +17,7 @@ void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, uns
 {
 	if (d->log.lsn == d->log.issued)
 		d->log.pending_since = c->now; /* commit_delay counts from here */
-	d->log.lsn += (uint64_t)n * c->prof->log_record_size + (uint64_t)fpi * c->prof->page_size;
+	d->log.lsn += (uint64_t)n * c->cfg.log_record_size + (uint64_t)fpi * c->cfg.page_size;
 	d->log.commits_buffered += n > 0; /* one commit record: group commit's count */
 	for (unsigned i = 0; i < n && d->log.rlen < d->log.rcap; i++)
 		d->log.recs[(d->log.rhead + d->log.rlen++) % d->log.rcap] = pages[i];
@@ -46,7 +46,7 @@ static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
 
 	if (d->log.seg_off < wl_seg_size(c))
 		return true;
-	next = (d->log.seg + 1) % c->prof->log_segments;
+	next = (d->log.seg + 1) % c->cfg.log_segments;
 	if (d->repl.seg_owed[next]) {
 		d->log.blocked = true;
 		return false;
@@ -61,7 +61,7 @@ static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
 static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t start,
 			     unsigned blocks, unsigned rec_take)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	for (unsigned b = 0; b < blocks; b++) {
 		char *blk = (char *)s->buf + (uint64_t)b * d->log_align;
@@ -70,7 +70,7 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 		unsigned take = (rec_take + blocks - 1 - b) / (blocks - b);
 
 		page_stamp(blk, d->log_align, PAGE_KIND_LOG, d->pdb->id, fileoff / d->log_align,
-			   ++d->log.seq, (uint64_t)*c->run_id, p->seed, c->full);
+			   ++d->log.seq, (uint64_t)c->run_id, p->seed, c->full);
 		if (c->full) {
 			log_block_records(d, blk, d->log_align, take);
 		} else {
@@ -95,7 +95,7 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 static uint64_t log_page_write(const struct wl_ctx *c, const struct wl_db *d, uint64_t pending,
 			       uint64_t room, uint32_t buf_len, uint64_t *start, uint64_t *len)
 {
-	uint64_t lp = c->prof->log_page_size, max, take, end;
+	uint64_t lp = c->cfg.log_page_size, max, take, end;
 
 	if (lp < d->log_align)
 		lp = d->log_align;
@@ -129,7 +129,7 @@ static void log_commits_issue(struct wl_db *d, uint64_t len, uint64_t pending)
 
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_slot *s;
 	uint64_t pending = d->log.lsn - d->log.issued, len, room, start, take;
 	unsigned rec_take;
@@ -175,7 +175,7 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 
 void wl_log_done(struct wl_ctx *c, struct wl_db *d)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	d->log.busy = false;
 	if (d->log.closes) {

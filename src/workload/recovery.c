@@ -21,7 +21,7 @@
 
 void wl_recovery_step(struct wl_ctx *c, unsigned db)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_db *d = &c->dbs[db];
 
 	if (d->replay.phase == WL_PHASE_RUN && d->replay.segs_closed >= p->recovery_segments)
@@ -106,7 +106,7 @@ static void replay_check_segment(struct wl_ctx *c, struct wl_db *d, uint64_t now
 	d->replay.ns[d->replay.seg] = now - d->replay.t0;
 	d->replay.seg++;
 	d->replay.off = 0;
-	if (d->replay.seg >= c->prof->recovery_segments)
+	if (d->replay.seg >= c->cfg.recovery_segments)
 		d->replay.phase = WL_PHASE_DONE;
 }
 

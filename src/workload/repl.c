@@ -40,7 +40,7 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 {
 	const uint32_t bs = d->log_align;
 
-	if (!c->full || !c->prof->verify)
+	if (!c->full || !c->cfg.verify)
 		return NULL;
 	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
 		static const char *const what[] = {
@@ -62,7 +62,7 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 
 void wl_repl_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned seg = (unsigned)s->page;
 
 	d->repl.busy = false;

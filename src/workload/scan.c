@@ -12,7 +12,7 @@
 struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	bool backup = wl_backup_test(c);
 	uint64_t end = d->lo + d->n;
 	unsigned np;

@@ -51,7 +51,7 @@ void wl_turn(struct wl_ctx *c, uint64_t now, wl_queue_fn queue, void *arg)
 	 * goes in this turn too, not at whatever completes next (up to the
 	 * worker's reap wait, or the interval's end on sim, when nothing else
 	 * is in flight) */
-	for (unsigned i = 0; c->prof->cache_size && i < c->ndb; i++)
+	for (unsigned i = 0; c->cfg.cache_size && i < c->ndb; i++)
 		if ((s = wl_log_prepare(c, &c->dbs[i], now)) && !turn_queue(s, now, queue, arg))
 			return;
 }
@@ -60,7 +60,7 @@ void wl_turn(struct wl_ctx *c, uint64_t now, wl_queue_fn queue, void *arg)
  * this run's failed-write mark (journal.h). */
 static inline uint32_t failed_mark(const struct wl_ctx *c)
 {
-	int64_t id = *c->run_id;
+	int64_t id = c->run_id;
 
 	return journal_failed_mark(id > 0 ? (uint64_t)id : 0);
 }
@@ -78,9 +78,9 @@ static inline void check_page(const struct wl_check *k, struct wl_db *d, struct 
 static void complete_scan(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok,
 			  const struct wl_check *k)
 {
-	for (unsigned i = 0; ok && c->prof->verify && i < s->npages; i++)
+	for (unsigned i = 0; ok && c->cfg.verify && i < s->npages; i++)
 		if (s->held & (1ULL << i))
-			check_page(k, d, s, i, c->prof->page_size);
+			check_page(k, d, s, i, c->cfg.page_size);
 	wl_scan_done(c, d, s, ok);
 }
 
@@ -90,7 +90,7 @@ static void complete_scan(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, 
 static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok,
 			   const struct wl_check *k)
 {
-	bool write = s->req.op == ENGINE_OP_WRITE, verify = ok && c->prof->verify;
+	bool write = s->req.op == ENGINE_OP_WRITE, verify = ok && c->cfg.verify;
 
 	for (unsigned i = 1; i < s->npages; i++) {
 		uint64_t page = s->page + i;
@@ -102,7 +102,7 @@ static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s,
 				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo])
 				   : failed_mark(c);
 		else if (verify)
-			check_page(k, d, s, i, c->prof->page_size);
+			check_page(k, d, s, i, c->cfg.page_size);
 		d->busy[page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 	}
 	if (verify && !write && s->kind == WL_SLOT_STREAM && !wl_slot_replaying(s) &&
@@ -114,7 +114,7 @@ static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s,
 			/* a failed write may have landed, or not, or in part */
 			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : failed_mark(c);
 		else if (verify)
-			check_page(k, d, s, 0, c->prof->page_size);
+			check_page(k, d, s, 0, c->cfg.page_size);
 	}
 	if (s->kind == WL_SLOT_FLUSH)
 		wl_flush_done(c, s);

@@ -33,7 +33,7 @@ static unsigned draw_pages(uint64_t *rng, double mean)
 static inline uint64_t draw_index(struct wl_ctx *c, const struct wl_db *d)
 {
 	if (d->hot_n) {
-		if (rng_unit(&c->rng) * 100.0 < c->prof->hot_pct)
+		if (rng_unit(&c->rng) * 100.0 < c->cfg.hot_pct)
 			return rng_next(&c->rng) % d->hot_n;
 		return d->hot_n + rng_next(&c->rng) % (d->n - d->hot_n);
 	}
@@ -66,7 +66,7 @@ static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
  * cache. */
 static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned max = p->readahead_size / p->page_size, np = 1;
 
 	if (rng_unit(&c->rng) * 100.0 >= p->readahead_pct)
@@ -105,7 +105,7 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 {
 	unsigned n = 0;
 
-	if (!c->prof->full_page_writes)
+	if (!c->cfg.full_page_writes)
 		return 0;
 	for (unsigned i = 0; i < s->ntouched; i++) {
 		uint8_t *b = &d->busy[s->touched[i] - d->lo];
@@ -124,7 +124,7 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned fresh = 0;
 
 	if (s->txn != WL_TXN_SEEK && s->wait != WL_WAIT_LOG) {
@@ -163,7 +163,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
  * has none due. */
 static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	double u = rng_unit(&c->rng);
 
 	if (p->arrival == PROFILE_ARRIVAL_RATE) {
@@ -206,7 +206,7 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
  * database, read or written by the read share. */
 static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	int db = wl_pool_pick(c, now);
 	struct wl_db *d;
 	bool read;
@@ -250,7 +250,7 @@ static inline void stream_touched(struct wl_slot *s)
 
 int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned done = 0;
 	struct wl_db *d;
 

@@ -17,22 +17,22 @@
 
 static inline bool wl_fixed_model(const struct wl_ctx *c)
 {
-	return c->prof->model == PROFILE_MODEL_FIXED;
+	return c->cfg.model == PROFILE_MODEL_FIXED;
 }
 
 static inline bool wl_backup_test(const struct wl_ctx *c)
 {
-	return c->prof->type == PROFILE_TEST_BACKUP;
+	return c->cfg.type == PROFILE_TEST_BACKUP;
 }
 
 static inline bool wl_recovery_test(const struct wl_ctx *c)
 {
-	return c->prof->type == PROFILE_TEST_RECOVERY;
+	return c->cfg.type == PROFILE_TEST_RECOVERY;
 }
 
 static inline uint64_t wl_seg_size(const struct wl_ctx *c)
 {
-	return c->prof->log_segment_size;
+	return c->cfg.log_segment_size;
 }
 
 static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, uint16_t flags,
@@ -54,10 +54,10 @@ static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, u
 /* Stamps page's write at buf with its next generation, which it returns. */
 static inline uint64_t wl_stamp_page(struct wl_ctx *c, struct wl_db *d, uint64_t page, void *buf)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t gen = wl_next_gen(d->expect[page - d->lo]);
 
-	page_stamp(buf, p->page_size, PAGE_KIND_DB, d->pdb->id, page, gen, (uint64_t)*c->run_id,
+	page_stamp(buf, p->page_size, PAGE_KIND_DB, d->pdb->id, page, gen, (uint64_t)c->run_id,
 		   p->seed, c->full);
 	if (c->stamped)
 		c->stamped(c->stamped_arg);
@@ -74,7 +74,7 @@ static inline void wl_slot_stamp_write(struct wl_ctx *c, struct wl_slot *s, stru
 static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool read, uint64_t now)
 {
 	struct wl_db *d = &c->dbs[s->db];
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	d->busy[s->page - d->lo] |= WL_BUSY_IO;
 	s->npages = 1; /* a read ahead or a merged write adds pages after this */

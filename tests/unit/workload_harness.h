@@ -104,7 +104,7 @@ static inline void h_start(struct harness *h, uint64_t pages)
 	if (wl_ctx_init(&h->c, &h->p, 0, h->dbs, h->ndb, nstreams, h->slots, h->nslots, h->idle) ||
 	    wl_slots_place(&h->c, 1, h->now))
 		abort();
-	h->c.run_id = &h->run_id;
+	h->c.run_id = h->run_id;
 	h->c.full = true;
 	for (unsigned i = 0; i < h->nslots; i++) {
 		h->slots[i].buf = aligned_alloc(4096, (h->slots[i].buf_len + 4095) / 4096 * 4096);
