@@ -133,6 +133,7 @@ int run_virtual(struct run *r)
 
 	w->on_publish = virtual_publish;
 	w->on_publish_arg = r;
+	w->wl.run_id = r->store.run_id; /* the run is stored by now */
 	run_load_record(r);
 	while (worker_step(w)) {
 		if (++n % 4096 == 0)

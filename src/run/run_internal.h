@@ -128,8 +128,8 @@ struct pending_verify {
 	uint64_t page, off, t_done;
 };
 
-/* One database's transactions and durable commits (wl_db.txns,
- * wl_db.log_commits) over an interval, or measured in all. */
+/* One database's transactions and durable commits (wl_db.txn.ended,
+ * wl_db.log.commits) over an interval, or measured in all. */
 struct txn_count {
 	uint64_t txns, log_commits;
 };
@@ -139,7 +139,7 @@ struct snap {
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
 	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
-	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.page_stalls) */
+	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.txn.stalls) */
 	struct txn_count *txn;	  /* ndb: transactions and durable commits */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on

@@ -415,7 +415,7 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 			w->wl.idle) ||
 	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
 		goto out_nomem;
-	w->wl.run_id = &r->store.run_id;
+	w->wl.run_id = r->store.run_id; /* 0 until the run is stored: set again then */
 	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
 	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
 	w->wl.stamped_arg = w;

@@ -145,10 +145,10 @@ static void pass_done(const struct run *r, struct scope_summary *dbs)
 			struct scope_summary *s = &dbs[d->pdb - r->plan.dbs];
 			double all =
 				backup ? (double)d->n * p->page_size : (double)p->recovery_segments;
-			double done = backup ? (double)d->scan_bytes : (double)d->rp_seg;
+			double done = backup ? (double)d->scan.bytes : (double)d->replay.seg;
 
 			s->pass_judged = true;
-			if (backup ? d->scan_done : d->rp_seg >= p->recovery_segments)
+			if (backup ? d->scan.done : d->replay.seg >= p->recovery_segments)
 				s->pass_done_pct = 100;
 			else
 				s->pass_done_pct = all > 0 && done < all ? 100 * done / all : 0;
@@ -246,29 +246,29 @@ void record_pass_figures(struct run *r)
 			struct wl_db *d = &w->dbs[i];
 
 			if (backup) {
-				double secs = d->scan_t1 > d->scan_t0
-						      ? (double)(d->scan_t1 - d->scan_t0) / 1e9
+				double secs = d->scan.t1 > d->scan.t0
+						      ? (double)(d->scan.t1 - d->scan.t0) / 1e9
 						      : 0;
 
 				snprintf(msg, sizeof(msg),
 					 "%s: %s%.1f MB read in %.2f s: %.1f MB/s", d->pdb->name,
-					 d->scan_done ? "" : "(not finished) ",
-					 (double)d->scan_bytes / 1e6, secs,
-					 secs > 0 ? (double)d->scan_bytes / 1e6 / secs : 0);
+					 d->scan.done ? "" : "(not finished) ",
+					 (double)d->scan.bytes / 1e6, secs,
+					 secs > 0 ? (double)d->scan.bytes / 1e6 / secs : 0);
 				run_event(r, "backup", msg);
-				bytes += d->scan_bytes;
-				if (d->scan_t0 && d->scan_t0 < t0)
-					t0 = d->scan_t0;
-				if (d->scan_t1 > t1)
-					t1 = d->scan_t1;
+				bytes += d->scan.bytes;
+				if (d->scan.t0 && d->scan.t0 < t0)
+					t0 = d->scan.t0;
+				if (d->scan.t1 > t1)
+					t1 = d->scan.t1;
 				continue;
 			}
 			uint64_t dns = 0, dpages = 0;
-			unsigned n = d->rp_seg;
+			unsigned n = d->replay.seg;
 
 			for (unsigned k = 0; k < n; k++) {
-				dns += d->rp_ns[k];
-				dpages += d->rp_count[k];
+				dns += d->replay.ns[k];
+				dpages += d->replay.count[k];
 			}
 			snprintf(msg, sizeof(msg),
 				 "%s: %s%u of %llu log segments replayed (%llu pages read and "

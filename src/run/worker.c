@@ -69,12 +69,12 @@ static void worker_publish(struct worker *w)
 	}
 	for (unsigned i = 0; i < w->ndb; i++) {
 		/* the stalls the streams counted in this interval */
-		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].page_stalls;
-		w->dbs[i].page_stalls = 0;
+		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].txn.stalls;
+		w->dbs[i].txn.stalls = 0;
 		/* and the transactions ended, commits made durable */
 		w->snaps[k % RUN_SLOTS].txn[i] =
-			(struct txn_count){w->dbs[i].txns, w->dbs[i].log_commits};
-		w->dbs[i].txns = w->dbs[i].log_commits = 0;
+			(struct txn_count){w->dbs[i].txn.ended, w->dbs[i].log.commits};
+		w->dbs[i].txn.ended = w->dbs[i].log.commits = 0;
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;
@@ -129,60 +129,26 @@ void snap_msg(struct snap *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* Queues a prepared slot through the driver: false when the engine is full
- * (the driver keeps it and queues it again first). From here until its
- * completion reaches worker_complete the slot is in flight, kept or not. */
-static bool worker_queue_slot(struct worker *w, struct wl_slot *s, uint64_t now)
+/* wl_turn's queue: a prepared slot through the driver; false when the
+ * engine is full (the driver keeps it and queues it again first). From here
+ * until its completion reaches worker_complete the slot is in flight, kept
+ * or not. */
+static bool worker_queue_slot(void *arg, struct wl_slot *s, uint64_t now)
 {
+	struct worker *w = arg;
+
 	s->req.t_submit_ns = now; /* the commit's time once the engine has it */
-	s->inflight = true;
 	return engine_drv_queue(&w->drv, &s->req) != ENGINE_Q_BUSY;
 }
 
 static void worker_issue(struct worker *w, uint64_t now)
 {
-	struct wl_ctx *c = &w->wl;
-	struct wl_slot *s;
-
 	/* retries first: they are older */
 	if (engine_drv_resubmit(&w->drv) == ENGINE_Q_BUSY)
 		return;
 	if (w->stopping)
 		return;
-	c->next_due = UINT64_MAX;
-	for (unsigned i = 0; i < w->ndb; i++) {
-		struct wl_db *d = &w->dbs[i];
-
-		if (recovery_test(w->run))
-			wl_recovery_step(c, i);
-		if ((s = wl_log_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-		while ((s = wl_flush_prepare(c, d, now)))
-			if (!worker_queue_slot(w, s, now))
-				return;
-		if ((s = wl_repl_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-		if ((s = wl_scan_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-	}
-	for (unsigned k = c->nidle; k--;) {
-		int next;
-
-		s = &w->slots[c->idle[k]];
-		if ((next = wl_stream_prepare(c, s, now)) == WL_STREAM_NONE)
-			continue;
-		c->idle[k] = c->idle[--c->nidle];
-		if (next == WL_STREAM_IO && !worker_queue_slot(w, s, now))
-			return;
-	}
-	/* transactions finished from the cache model just now committed with
-	 * no I/O of their own, after the log's turn above: their log write
-	 * goes in this turn too, not at whatever completes next (up to a
-	 * RUN_REAP_WAIT_NS sleep, or the interval's end on sim, when nothing
-	 * else is in flight) */
-	for (unsigned i = 0; w->run->prof->cache_size && i < w->ndb; i++)
-		if ((s = wl_log_prepare(c, &w->dbs[i], now)) && !worker_queue_slot(w, s, now))
-			return;
+	wl_turn(&w->wl, now, worker_queue_slot, w);
 }
 
 /* Checks one page read at buf against what this run expects of it. */
@@ -231,13 +197,6 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
 	 * writes it again nor reads it for a transaction, and its journal entry
 	 * stays the generation expected, so verify and the next run find it too */
 	d->busy[page - d->lo] |= WL_BUSY_BAD;
-}
-
-/* What a page whose write failed is marked with in its map (and journal):
- * this run's failed-write mark (journal.h). */
-static uint32_t worker_failed_mark(const struct worker *w)
-{
-	return journal_failed_mark(w->run->store.run_id > 0 ? (uint64_t)w->run->store.run_id : 0);
 }
 
 static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
@@ -319,20 +278,81 @@ void worker_stamped(void *arg)
 	worker_stamp_ready(arg);
 }
 
+/* A completion's checks (wl_check's arg): the worker, the snapshot the
+ * completion is counted in, and when it completed. */
+struct worker_check {
+	struct worker *w;
+	struct snap *sn;
+	uint64_t t_done;
+};
+
+/* wl_check.page: one page a read returned, checked at once */
+static void worker_check_page(void *arg, struct wl_db *d, unsigned db, uint64_t page,
+			      const void *buf, uint64_t off)
+{
+	struct worker_check *k = arg;
+
+	worker_verify(k->w, d, db, page, buf, off, k->sn);
+	worker_stamp_ready(k->w);
+}
+
+/* wl_check.log: a replication read's log blocks */
+static void worker_check_log(void *arg, struct wl_db *d, struct wl_slot *s)
+{
+	struct worker_check *k = arg;
+
+	worker_repl_verify(k->w, s, d, k->sn);
+}
+
+/* wl_check.set_aside: a stream's page read checked after the next commit,
+ * while a spare buffer is left */
+static bool worker_check_later(void *arg, struct wl_slot *s)
+{
+	struct worker_check *k = arg;
+
+	if (!k->w->nspare)
+		return false;
+	worker_defer_verify(k->w, s, k->t_done);
+	return true;
+}
+
+/* Counts a completion into snapshot sn: its latency, or its error with a
+ * message. true when it moved every byte. */
+static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_req *req,
+			   struct snap *sn)
+{
+	const struct wl_db *d = &w->dbs[s->db];
+	struct class_stats32 *cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
+	int64_t res = req->result;
+
+	if (res >= 0 && (uint64_t)res == req->len) {
+		if (class_stats32_add(cs,
+				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
+				      s->len0))
+			snap_msg(sn, "out of memory: an I/O of %s was not counted",
+				 slot_file(s, d));
+		return true;
+	}
+	cs->errors++;
+	atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
+	if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
+		/* pairs with the load in coord_check_errors() */
+		atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
+	snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
+		 req->op == ENGINE_OP_READ ? "read" : "write", s->len0, (unsigned long long)s->off0,
+		 res < 0 ? strerror((int)-res) : "short transfer");
+	return false;
+}
+
 /* What the driver hands back: a request done (its remainders resubmitted,
- * EAGAIN retried), result the bytes moved in all or -errno. */
+ * EAGAIN retried), result the bytes moved in all or -errno. Accounted here,
+ * then the generators' bookkeeping and the page checks (wl_complete). */
 static void worker_complete(struct worker *w, struct engine_req *req)
 {
 	struct wl_slot *s = req->owner;
-	struct wl_db *d = &w->dbs[s->db];
-	const struct profile *p = w->run->prof;
-	int64_t res = req->result;
-	bool ok, verify = p->verify;
-	struct snap *sn;
-	struct class_stats32 *cs;
+	struct worker_check k = {w, NULL, req->t_done_ns};
+	bool ok;
 
-	s->inflight = false;
-	w->wl.now = req->t_done_ns; /* a unit of work that ends here ends then */
 	/* the driver stamped the commit that handed it to the kernel (or its
 	 * last part, after EAGAIN or a short transfer), not when it was
 	 * prepared: stamping a 32 KiB page is the tool's time, not the
@@ -340,91 +360,15 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	 * start */
 	if (!s->keep_issue)
 		s->t_issue = req->t_submit_ns;
-	sn = worker_snap_at(w, req->t_done_ns);
-	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
-	ok = res >= 0 && (uint64_t)res == req->len;
-	if (!ok) {
-		cs->errors++;
-		atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
-		if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
-			/* pairs with the load in coord_check_errors() */
-			atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
-		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
-			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0,
-			 res < 0 ? strerror((int)-res) : "short transfer");
-	} else {
-		if (class_stats32_add(cs,
-				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
-				      s->len0))
-			snap_msg(sn, "out of memory: an I/O of %s was not counted",
-				 slot_file(s, d));
-	}
+	k.sn = worker_snap_at(w, req->t_done_ns);
+	ok = worker_account(w, s, req, k.sn);
 	/* restore the request as issued */
 	req->buf = s->buf;
 	s->hung_reported = false;
 	s->keep_issue = false;
-	switch (s->kind) {
-	case WL_SLOT_LOG:
-		wl_log_done(&w->wl, d);
-		return;
-	case WL_SLOT_REPL:
-		if (ok)
-			worker_repl_verify(w, s, d, sn);
-		wl_repl_done(&w->wl, d, s);
-		return;
-	case WL_SLOT_SCAN:
-		for (unsigned i = 0; ok && verify && i < s->npages; i++) {
-			if (!(s->held & (1ULL << i)))
-				continue;
-			worker_verify(w, d, s->db, s->page + i,
-				      (char *)s->buf + (uint64_t)i * p->page_size,
-				      s->off0 + (uint64_t)i * p->page_size, sn);
-			worker_stamp_ready(w);
-		}
-		wl_scan_done(&w->wl, d, s, ok);
-		return;
-	case WL_SLOT_FLUSH:
-	case WL_SLOT_STREAM:
-		break;
-	}
-	/* a read ahead's or a merged write's pages after the first */
-	for (unsigned i = 1; i < s->npages; i++) {
-		uint64_t page = s->page + i;
-
-		if (!(s->held & (1ULL << i)))
-			continue;
-		if (req->op == ENGINE_OP_WRITE) {
-			d->expect[page - d->lo] =
-				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo])
-				   : worker_failed_mark(w);
-		} else if (ok && verify) {
-			worker_verify(w, d, s->db, page,
-				      (char *)s->buf + (uint64_t)i * p->page_size,
-				      s->off0 + (uint64_t)i * p->page_size, sn);
-			worker_stamp_ready(w);
-		}
-		d->busy[page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-	}
-	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == WL_SLOT_STREAM && w->nspare &&
-	    !wl_slot_replaying(s)) {
-		/* checked once the stream is on its way again; the page stays
-		 * busy until then */
-		worker_defer_verify(w, s, req->t_done_ns);
-	} else {
-		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-		if (req->op == ENGINE_OP_WRITE)
-			/* a failed write may have landed, or not, or in part */
-			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : worker_failed_mark(w);
-		else if (ok && verify) {
-			worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
-			worker_stamp_ready(w);
-		}
-	}
-	if (s->kind == WL_SLOT_FLUSH)
-		wl_flush_done(&w->wl, s);
-	else
-		wl_stream_done(&w->wl, s);
+	wl_complete(&w->wl, s, ok,
+		    &(const struct wl_check){worker_check_page, worker_check_log,
+					     worker_check_later, &k});
 }
 
 /* The driver's callback (driver.h): every completion it is done with. */
@@ -623,6 +567,7 @@ void *worker_thread(void *arg)
 	struct worker *w = arg;
 	struct strbuf err = STRBUF_INIT;
 
+	w->wl.run_id = w->run->store.run_id; /* the run is stored by now */
 	if (env_numa_bind_thread(&w->numa, &err)) {
 		/* affinity = hard, and the nodes' CPUs refused */
 		w->fatal = -EINVAL;
