@@ -139,7 +139,7 @@ static void check_engine(struct check *c)
 	else if (ops->unavailable)
 		report(c, CHECK_FAIL, "engine", "%s: not built in: %s", ops->name,
 		       ops->unavailable);
-	else if (!strcmp(ops->name, "sim"))
+	else if (engine_simulated(ops->name))
 		report(c, CHECK_OK, "engine",
 		       "sim: simulated devices on a virtual clock; no file or device is touched, "
 		       "so the volume checks are skipped");
@@ -152,7 +152,7 @@ static void check_engine(struct check *c)
 	else
 		report(c, uring ? CHECK_FAIL : CHECK_OK, "io_uring", "%s%s", err.buf,
 		       uring ? "" : " (this profile does not use it)");
-	if (ops && !ops->unavailable && strcmp(ops->name, "sim") && !c->p->direct)
+	if (ops && !ops->unavailable && !engine_simulated(ops->name) && !c->p->direct)
 		report(c, CHECK_WARN, "direct I/O",
 		       "off ([engine] direct = off): reads may come from the page cache and "
 		       "the latencies flatter the storage");
@@ -778,7 +778,7 @@ int cmd_check(int argc, char **argv)
 		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
-	files = strcmp(p.engine, "sim") != 0;
+	files = !engine_simulated(p.engine);
 	ret = plan_build(&pl, &p, files, &err);
 	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
 	pl.results_reserve = STORE_MIN_FREE;

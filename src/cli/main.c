@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/metrics.h"
@@ -539,7 +540,7 @@ static int cmd_init(int argc, char **argv)
 	ret = cli_profile_load(argc, argv, CMD_INIT, "init", &o, &p);
 	if (ret)
 		goto out;
-	if (!strcmp(p.engine, "sim")) {
+	if (engine_simulated(p.engine)) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which has no files "
 			"to create\n",

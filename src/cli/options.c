@@ -17,6 +17,7 @@
 
 #include "diskproof/analyze.h"
 #include "diskproof/counters.h"
+#include "diskproof/engine.h"
 #include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -737,7 +738,7 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	/* --results names a regular file or a new path, before anything else */
 	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)))
 		ret = cli_results_path_check(o->results, true);
-	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && strcmp(p->engine, "sim"))
+	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && !engine_simulated(p->engine))
 		ret = cli_nofile_raise(profile_database_count(p));
 	return ret;
 }
@@ -844,7 +845,7 @@ int cli_space_preflight(const struct profile *p, const char *results)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
-	bool files = strcmp(p->engine, "sim") != 0;
+	bool files = !engine_simulated(p->engine);
 	int ret;
 
 	ret = plan_build(&pl, p, files, &err);
