@@ -44,7 +44,9 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	v->pl = pl;
 	v->sp = sp;
 	/* 2 streams per database unless set; the workers as the run makes them */
-	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
+	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO
+			     ? p->streams
+			     : profile_streams_default(ndb);
 	v->workers = plan_worker_count(p, pl, plan_streams(p, pl), plan_online_cpus());
 	run_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
 	v->mem_avail = cli_mem_available();
