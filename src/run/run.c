@@ -350,7 +350,7 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 	}
 	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
 		class_stats_reset(&r.win_vol[i]);
-	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
+	r.streams = p->streams ? p->streams : profile_streams_default((unsigned)r.plan.nr_dbs);
 	run_metrics_prepare(&r);
 	if (r.plan.files) {
 		if (o->cb.message)
