@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/check.h"
 #include "diskproof/counters.h"
 #include "diskproof/engine.h"
 #include "diskproof/metrics.h"
@@ -745,7 +746,7 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 
 int cli_nofile_raise(unsigned databases)
 {
-	rlim_t want = 2 * (rlim_t)databases + 64;
+	rlim_t want = env_nofile_need(databases);
 	struct rlimit rl, up;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
