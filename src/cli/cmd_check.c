@@ -18,7 +18,9 @@
  * and whether another diskproof command holds a volume now (a WARN: a run
  * would be refused until it ends; check itself takes no lock). It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
- * 2 for a usage or profile error. The rules are in docs/environment.md.
+ * 2 for a usage or profile error. The rules are in docs/environment.md; the
+ * probes and rules themselves in env/check.c (check.h): this file gathers the
+ * facts and prints the findings.
  */
 #include <errno.h>
 #include <fcntl.h>
