@@ -22,23 +22,6 @@
 
 #include "html.h"
 
-/* chart geometry in SVG user units (the SVG scales to the page's width) */
-#define CH_W 760.0
-#define CH_W_COMPACT 500.0
-#define CH_H 300.0
-#define CH_LEFT 64.0
-#define CH_RIGHT 18.0
-#define CH_RIGHT_AXIS 64.0 /* the right margin of a chart with a right-hand axis */
-#define CH_TOP 40.0
-#define CH_BOTTOM 46.0
-#define CH_TICKS 6
-/* The most ticks (or grid lines) an axis draws. Every loop over an axis is
- * bounded by this count as well as by its range: a range that is not finite
- * or so wide that a step adds nothing to it (a value no run writes, which
- * the store refuses anyway) ends the loop at the count, never runs away. A
- * sane axis has about CH_TICKS, and at most 2 x CH_TICKS + 2. */
-#define CH_TICKS_MAX 64
-
 /* Walks the points of one series; no allocation. */
 struct pt_iter {
 	const struct html_series *s;
@@ -283,16 +266,14 @@ static double nice_ceil(double v)
 	return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * mag;
 }
 
-/* The tick step for [0, max]: 1, 2 or 5 x 10^k, about CH_TICKS ticks. */
-static double nice_step(double max)
+double html_nice_step(double max)
 {
 	if (!(max > 0) || !isfinite(max))
 		return 1;
 	return nice_ceil(max / CH_TICKS);
 }
 
-/* Decimals that show a tick step exactly (0.25 -> 2, 5 -> 0). */
-static int step_decimals(double step)
+int html_step_decimals(double step)
 {
 	int d = 0;
 
@@ -398,7 +379,7 @@ static void chart_x_log(struct strbuf *sb, const struct scale *s)
 /* The right-hand axis: its labels at the left axis's grid lines, its title. */
 static void chart_y_right(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
 {
-	int d = step_decimals(s->y2step), k;
+	int d = html_step_decimals(s->y2step), k;
 	double v;
 
 	for (k = 0, v = 0; k < CH_TICKS_MAX && v <= s->y2 + s->y2step / 1e6; k++, v += s->y2step)
@@ -415,7 +396,7 @@ static void chart_y_right(struct strbuf *sb, const struct html_chart *c, const s
 
 static void chart_axes(struct strbuf *sb, const struct html_chart *c, const struct scale *s)
 {
-	int dx = s->xlog ? 0 : step_decimals(s->xstep), dy = step_decimals(s->ystep), k;
+	int dx = s->xlog ? 0 : html_step_decimals(s->xstep), dy = html_step_decimals(s->ystep), k;
 	double v;
 
 	for (k = 0, v = 0; k < CH_TICKS_MAX && v <= s->y1 + s->ystep / 1e6; k++, v += s->ystep) {
@@ -618,12 +599,12 @@ static void chart_scale(struct scale *s, const struct html_chart *c, const struc
 	} else if (s->xlog) {
 		scale_log2(s, rg);
 	} else {
-		s->xstep = nice_step(rg->x_max - rg->x_min);
+		s->xstep = html_nice_step(rg->x_max - rg->x_min);
 		s->x0 = floor(rg->x_min / s->xstep) * s->xstep;
 		s->x1 = fmax(ceil(rg->x_max / s->xstep) * s->xstep, s->x0 + s->xstep);
-		s->xstep = nice_step(s->x1 - s->x0);
+		s->xstep = html_nice_step(s->x1 - s->x0);
 	}
-	s->ystep = c->y_percent ? 0.2 : nice_step(rg->y_max * 1.05);
+	s->ystep = c->y_percent ? 0.2 : html_nice_step(rg->y_max * 1.05);
 	s->y1 = c->y_percent ? 1 : fmax(ceil(rg->y_max * 1.05 / s->ystep) * s->ystep, s->ystep);
 	s->y2 = s->y2step = 0;
 	if (c->y2_label) {
@@ -786,7 +767,7 @@ void html_chart_bars(struct strbuf *sb, const struct html_bars *b)
 		if (isfinite(v))
 			max = fmax(max, v);
 	}
-	s.xstep = nice_step(max * 1.12);
+	s.xstep = html_nice_step(max * 1.12);
 	s.x1 = fmax(ceil(max * 1.12 / s.xstep) * s.xstep, s.xstep);
 	w = CH_W - BAR_LEFT - CH_RIGHT;
 
@@ -804,7 +785,7 @@ void html_chart_bars(struct strbuf *sb, const struct html_bars *b)
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
 			    BAR_LEFT + x / s.x1 * w, CH_TOP - 6, BAR_LEFT + x / s.x1 * w,
 			    h - CH_BOTTOM, BAR_LEFT + x / s.x1 * w, h - CH_BOTTOM + 16,
-			    step_decimals(s.xstep), x);
+			    html_step_decimals(s.xstep), x);
 	}
 	strbuf_addf(sb, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">", BAR_LEFT + w / 2,
 		    h - 8);
@@ -1036,7 +1017,7 @@ static void heat_axes(struct strbuf *sb, const struct heat_plot *p, double xstep
 			    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 			    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">%.*f</text>\n",
 			    heat_sx(p, v), CH_H - CH_BOTTOM, heat_sx(p, v), CH_H - CH_BOTTOM + 4,
-			    heat_sx(p, v), CH_H - CH_BOTTOM + 16, step_decimals(xstep), v);
+			    heat_sx(p, v), CH_H - CH_BOTTOM + 16, html_step_decimals(xstep), v);
 	strbuf_addf(sb,
 		    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>"
 		    "<line class=\"axis\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>\n",
@@ -1085,7 +1066,7 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 			   &d0, &d1);
 	p.y0 = pow(10, d0);
 	p.y1 = pow(10, d1);
-	xstep = nice_step(t_end);
+	xstep = html_nice_step(t_end);
 	p.x1 = fmax(ceil(t_end / xstep) * xstep, xstep);
 	for (k = 0; k < HTML_HEAT_LEVELS; k++)
 		strbuf_init(&p.paths[k]);
