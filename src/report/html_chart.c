@@ -1,12 +1,11 @@
 /*
  * html_chart.c - inline SVG charts of the HTML reports (html.h): line charts
- * of interval series and latency CDFs, per-database bars and latency
- * heatmaps. Only scaling and formatting happen here: a point is an
- * interval's rate or average or a CDF point as the results model derives
- * them (results_scope_walk, results_cdf), an interval's stored p99 or
+ * of interval series and latency CDFs, and per-database bars (the latency
+ * heatmap is html_heatmap.c's). Only scaling and formatting happen here: a
+ * point is an interval's rate or average or a CDF point as the results model
+ * derives them (results_scope_walk, results_cdf), an interval's stored p99 or
  * maximum, an auto-tune step's streams and IOPS or latency, or a stored host
- * counter at its interval's end; a heatmap cell is a band's share of its
- * column's I/Os in the stored window histograms. The axes are the data's
+ * counter at its interval's end. The axes are the data's
  * ranges rounded up to a "nice" step (1, 2 or 5 times a power of ten), or
  * powers of two on a log2 axis, or powers of ten on a log10 one; an axis has
  * at most CH_TICKS_MAX ticks, whatever its range (every loop is bounded by a
