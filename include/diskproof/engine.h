@@ -80,6 +80,8 @@ enum engine_queue_status {
 #define ENGINE_F_STAMPS_DONE 0x4u
 /* the flags under which the engine, not the runner, fills req->t_done_ns */
 #define ENGINE_STAMPS_DONE_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_STAMPS_DONE)
+/* the flags of a simulated engine (sim): virtual time, no file or device */
+#define ENGINE_SIMULATED_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_NO_FILES)
 
 /* A clock the runner reads; the sim engine drives a virtual one. */
 struct engine_clock {
@@ -175,6 +177,10 @@ extern const struct engine_ops engine_sim;
 const struct engine_ops *const *engine_registry(size_t *count);
 /* NULL when no engine has that name. */
 const struct engine_ops *engine_find(const char *name);
+/* Whether the engine called name is simulated (its flags hold
+ * ENGINE_SIMULATED_FLAGS): it touches no file or device. false for a name
+ * the registry does not hold. */
+bool engine_simulated(const char *name);
 /* Checks an ops table: name set, and every hook set when available. 0/-EINVAL */
 int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/json.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -43,7 +44,9 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	v->pl = pl;
 	v->sp = sp;
 	/* 2 streams per database unless set; the workers as the run makes them */
-	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
+	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO
+			     ? p->streams
+			     : profile_streams_default(ndb);
 	v->workers = plan_worker_count(p, pl, plan_streams(p, pl), plan_online_cpus());
 	run_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
 	v->mem_avail = cli_mem_available();
@@ -124,8 +127,8 @@ static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_si
 		strbuf_addstr(sb, " of warm-up");
 	}
 	strbuf_addf(sb, "\nengine     %s%s, ", p->engine,
-		    strcmp(p->engine, "sim") ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
-					     : " (simulated: no disk is touched)");
+		    !engine_simulated(p->engine) ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
+						 : " (simulated: no disk is touched)");
 	if (p->streams == PROFILE_STREAMS_AUTO)
 		strbuf_addf(sb, "streams found by auto-tune (goal %s), %u worker(s)\n",
 			    p->tune_goal == PROFILE_TUNE_TARGET ? "target"
@@ -387,7 +390,7 @@ int cmd_plan(int argc, char **argv)
 		ret = usage_error("unknown format \"%s\" (text or json)", o.format);
 		goto out;
 	}
-	ret = plan_build(&pl, &p, strcmp(p.engine, "sim") != 0, &err);
+	ret = plan_build(&pl, &p, !engine_simulated(p.engine), &err);
 	pl.results = o.results;
 	pl.results_reserve = STORE_MIN_FREE;
 	if (!ret && pl.files)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/journal.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
@@ -387,7 +388,7 @@ int cmd_verify(int argc, char **argv)
 		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
-	if (!strcmp(p.engine, "sim")) {
+	if (engine_simulated(p.engine)) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which keeps no files: "
 			"nothing to verify\n",

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/metrics.h"
@@ -262,6 +263,149 @@ static int start_file_args_check(const struct cli_opts *o)
 	return same ? usage_error("--ready-file and --start-file name one file: give two") : 0;
 }
 
+/* run's arguments checked beyond the parser, before anything is written:
+ * the start options, --format, the results path, --metrics-file and room
+ * for the files. 0 or the exit code, the message printed. */
+static int run_args_check(const struct cli_opts *o, const struct profile *p, uint64_t main_real_ns,
+			  struct run_options *ro, bool *json)
+{
+	int ret = start_file_args_check(o);
+
+	if (!ret)
+		ret = start_at_resolve(o, main_real_ns, &ro->start_at_real_ns);
+	if (!ret)
+		ret = cli_format_text_json(o->format, json);
+	if (!ret)
+		ret = cli_stdio_check(o->results);
+	if (!ret && o->metrics_file)
+		ret = metrics_file_check(o->metrics_file, o->results);
+	if (!ret) /* room for the files, before the results file or a directory is made */
+		ret = cli_space_preflight(p, o->results);
+	return ret;
+}
+
+/* What run shows while it works, as --quiet, stderr and
+ * --status-interval ask. */
+static void run_progress_init(struct progress *pr, const struct cli_opts *o)
+{
+	pr->quiet = o->quiet;
+	pr->tty = isatty(STDERR_FILENO);
+	pr->create.quiet = o->quiet;
+	pr->create.tty = pr->tty;
+	pr->live.quiet = o->quiet;
+	pr->live.tty = pr->tty;
+	pr->live.color = use_color(stderr);
+	pr->live.status_interval_ns =
+		o->has_status_interval ? o->status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
+}
+
+/* The run's options from the command line's; the callbacks report to pr. */
+static void run_options_fill(struct run_options *ro, const struct cli_opts *o,
+			     const struct profile *p, struct progress *pr)
+{
+	ro->profile = p;
+	ro->results_path = o->results;
+	ro->label = o->label;
+	ro->destroy = o->destroy;
+	ro->ndestroy = o->ndestroy;
+	ro->force = o->force;
+	ro->no_lock = o->no_lock;
+	ro->metrics = o->metrics;
+	ro->metrics_file = o->metrics_file;
+	ro->host = o->host;
+	ro->ready_file = o->ready_file;
+	ro->start_file = o->start_file;
+	ro->start_timeout_ns = o->start_timeout_ns;
+	ro->max_clock_error_ns =
+		o->has_max_clock_error ? o->max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
+	pr->wait_shown = -1;
+	ro->cb = (struct run_callbacks){.interval = on_interval,
+					.wait = on_wait,
+					.message = on_message,
+					.warning = on_warning,
+					.create = on_create,
+					.hangup = on_hangup,
+					.status = on_status,
+					.arg = pr};
+}
+
+/* The line that opens a run: profile, engine, volumes, databases, duration. */
+static void run_announce(const struct cli_opts *o, const struct profile *p)
+{
+	struct strbuf d = STRBUF_INIT;
+
+	if (o->quiet)
+		return;
+	unit_format_duration(&d, p->duration_ns);
+	fprintf(stderr,
+		"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
+		"%s\n",
+		p->name, p->origin, p->engine, p->nr_volumes, profile_database_count(p), d.buf);
+	strbuf_release(&d);
+}
+
+/* A stored run's report: text (on stderr with --format json, whose one
+ * document goes to stdout), or only the JSON when the run ended in error. */
+static void run_print_reports(const struct cli_opts *o, const struct run_outcome *out, int ret,
+			      bool json)
+{
+	char run_arg[24];
+
+	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out->run_id);
+	if (out->run_id && strcmp(out->status, "error") == 0 && ret) {
+		/* the results file may be unusable: no text report from it; a
+		 * pipeline asked for the document of the run row, so it is tried */
+		if (json)
+			(void)print_report(o->results, run_arg, REPORT_JSON, stdout, NULL);
+	} else if (out->run_id) {
+		/* --format json: the summary for the person on stderr, stdout
+		 * holds the one document, of this run by its id */
+		int tr = print_report(o->results, run_arg, REPORT_TEXT, json ? stderr : stdout,
+				      NULL);
+		int jr = json ? print_report(o->results, run_arg, REPORT_JSON, stdout, NULL) : 0;
+
+		if (!tr && !jr)
+			fprintf(stderr,
+				"diskproof: results in %s (run %lld): diskproof report %lld "
+				"--format json\n",
+				o->results, (long long)out->run_id, (long long)out->run_id);
+	}
+}
+
+/* The notes after the report: integrity errors, what was re-created. */
+static void run_print_notes(const struct cli_opts *o, const struct run_outcome *out,
+			    const struct strbuf *remade)
+{
+	if (out->integrity_errors)
+		fprintf(stderr,
+			"diskproof: %llu data integrity error(s): see the report's "
+			"events\n",
+			(unsigned long long)out->integrity_errors);
+	if (remade->len && !o->quiet)
+		fprintf(stderr, "diskproof: re-created as --destroy-data asked: %s\n", remade->buf);
+}
+
+/* The notes once the signals are read again: a signal after the measuring
+ * (late; its exit code then), I/Os never completed. */
+static void run_print_late(struct run_outcome *out, int late)
+{
+	if (late && out->exit_code != DP_EXIT_SIGINT && out->exit_code != DP_EXIT_SIGTERM) {
+		fprintf(stderr,
+			"diskproof: %s came after run %lld had finished measuring: the run is "
+			"complete and stored with its verdict\n",
+			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out->run_id);
+		out->exit_code = run_exit_code(&(struct run_exit_facts){.signal = late});
+	}
+	if (out->pending_ios) {
+		fflush(stdout);
+		fprintf(stderr,
+			"diskproof: %llu I/O(s) never completed (a hung device); the verdict "
+			"is stored, but the kernel may keep diskproof from exiting until the "
+			"device answers (docs/troubleshooting.md)\n",
+			(unsigned long long)out->pending_ios);
+	}
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint64_t main_real_ns)
 {
 	struct cli_opts o;
@@ -270,75 +414,24 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	struct run_outcome out;
 	struct progress pr = {0};
 	struct run_options ro = {0};
-	char *cmdline = NULL, run_arg[24];
+	char *cmdline = NULL;
 	int ret, sfd = -1, late;
 	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
-		ret = start_file_args_check(&o);
-	if (!ret)
-		ret = start_at_resolve(&o, main_real_ns, &ro.start_at_real_ns);
-	if (!ret)
-		ret = cli_format_text_json(o.format, &json);
-	if (!ret)
-		ret = cli_stdio_check(o.results);
-	if (!ret && o.metrics_file)
-		ret = metrics_file_check(o.metrics_file, o.results);
-	if (!ret) /* room for the files, before the results file or a directory is made */
-		ret = cli_space_preflight(&p, o.results);
+		ret = run_args_check(&o, &p, main_real_ns, &ro, &json);
 	if (ret)
 		goto out;
-	pr.quiet = o.quiet;
-	pr.tty = isatty(STDERR_FILENO);
-	pr.create.quiet = o.quiet;
-	pr.create.tty = pr.tty;
-	pr.live.quiet = o.quiet;
-	pr.live.tty = pr.tty;
-	pr.live.color = use_color(stderr);
-	pr.live.status_interval_ns =
-		o.has_status_interval ? o.status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
+	run_progress_init(&pr, &o);
 	term_init();
 	sfd = signals_setup_run();
 	cmdline = join_argv(full_argc, full_argv);
-	ro.profile = &p;
-	ro.results_path = o.results;
-	ro.label = o.label;
+	run_options_fill(&ro, &o, &p, &pr);
 	ro.command_line = cmdline;
 	ro.signal_fd = sfd;
-	ro.destroy = o.destroy;
-	ro.ndestroy = o.ndestroy;
-	ro.force = o.force;
-	ro.no_lock = o.no_lock;
 	ro.remade = &remade;
-	ro.metrics = o.metrics;
-	ro.metrics_file = o.metrics_file;
-	ro.host = o.host;
-	ro.ready_file = o.ready_file;
-	ro.start_file = o.start_file;
-	ro.start_timeout_ns = o.start_timeout_ns;
-	ro.max_clock_error_ns =
-		o.has_max_clock_error ? o.max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
-	pr.wait_shown = -1;
-	ro.cb = (struct run_callbacks){.interval = on_interval,
-				       .wait = on_wait,
-				       .message = on_message,
-				       .warning = on_warning,
-				       .create = on_create,
-				       .hangup = on_hangup,
-				       .status = on_status,
-				       .arg = &pr};
-	if (!o.quiet) {
-		struct strbuf d = STRBUF_INIT;
-
-		unit_format_duration(&d, p.duration_ns);
-		fprintf(stderr,
-			"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
-			"%s\n",
-			p.name, p.origin, p.engine, p.nr_volumes, profile_database_count(&p),
-			d.buf);
-		strbuf_release(&d);
-	}
+	run_announce(&o, &p);
 	ret = run_execute(&ro, &out, &err);
 	live_view_end(&pr.live);
 	if (out.abandoned) {
@@ -354,51 +447,13 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	}
 	if (err.len)
 		cli_print_err(err.buf);
-	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out.run_id);
-	if (out.run_id && strcmp(out.status, "error") == 0 && ret) {
-		/* the results file may be unusable: no text report from it; a
-		 * pipeline asked for the document of the run row, so it is tried */
-		if (json)
-			(void)print_report(o.results, run_arg, REPORT_JSON, stdout, NULL);
-	} else if (out.run_id) {
-		/* --format json: the summary for the person on stderr, stdout
-		 * holds the one document, of this run by its id */
-		int tr =
-			print_report(o.results, run_arg, REPORT_TEXT, json ? stderr : stdout, NULL);
-		int jr = json ? print_report(o.results, run_arg, REPORT_JSON, stdout, NULL) : 0;
-
-		if (!tr && !jr)
-			fprintf(stderr,
-				"diskproof: results in %s (run %lld): diskproof report %lld "
-				"--format json\n",
-				o.results, (long long)out.run_id, (long long)out.run_id);
-	}
-	if (out.integrity_errors)
-		fprintf(stderr,
-			"diskproof: %llu data integrity error(s): see the report's "
-			"events\n",
-			(unsigned long long)out.integrity_errors);
-	if (remade.len && !o.quiet)
-		fprintf(stderr, "diskproof: re-created as --destroy-data asked: %s\n", remade.buf);
+	run_print_reports(&o, &out, ret, json);
+	run_print_notes(&o, &out, &remade);
 	/* after the workers stopped, nobody was reading the signals: an
 	 * interrupt in the end phase is said, and its exit code kept */
 	late = signals_finish(sfd);
 	sfd = -1;
-	if (late && out.exit_code != DP_EXIT_SIGINT && out.exit_code != DP_EXIT_SIGTERM) {
-		fprintf(stderr,
-			"diskproof: %s came after run %lld had finished measuring: the run is "
-			"complete and stored with its verdict\n",
-			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out.run_id);
-		out.exit_code = run_exit_code(&(struct run_exit_facts){.signal = late});
-	}
-	if (out.pending_ios) {
-		fflush(stdout);
-		fprintf(stderr,
-			"diskproof: %llu I/O(s) never completed (a hung device); the verdict "
-			"is stored, but the kernel may keep diskproof from exiting until the "
-			"device answers (docs/troubleshooting.md)\n",
-			(unsigned long long)out.pending_ios);
-	}
+	run_print_late(&out, late);
 	ret = out.exit_code;
 out:
 	if (sfd >= 0)
@@ -485,7 +540,7 @@ static int cmd_init(int argc, char **argv)
 	ret = cli_profile_load(argc, argv, CMD_INIT, "init", &o, &p);
 	if (ret)
 		goto out;
-	if (!strcmp(p.engine, "sim")) {
+	if (engine_simulated(p.engine)) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which has no files "
 			"to create\n",

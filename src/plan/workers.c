@@ -52,7 +52,7 @@ unsigned plan_streams(const struct profile *p, const struct plan *pl)
 		return 0;
 	if (p->streams && p->streams != PROFILE_STREAMS_AUTO)
 		return p->streams;
-	return 2 * (unsigned)pl->nr_dbs;
+	return profile_streams_default((unsigned)pl->nr_dbs);
 }
 
 unsigned plan_worker_count(const struct profile *p, const struct plan *pl, unsigned streams,

@@ -1,12 +1,15 @@
 /*
  * autotune.c - the auto-tune search (see autotune.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "diskproof/eval.h"
 
 #include "autotune.h"
 
@@ -122,38 +125,56 @@ int tuner_sample(struct tuner *t, double read_ms, double log_ms)
 	return TUNE_MORE;
 }
 
+/* A window's worst figure of class c: its average, or its maximum. */
+static double window_figure(const struct tune_window *w, enum io_class c, bool max)
+{
+	if (c == IO_DB_READ)
+		return max ? w->read_max_ms : w->read_avg_ms;
+	assert(c == IO_LOG_WRITE); /* the classes eval judges */
+	return max ? w->log_max_ms : w->log_avg_ms;
+}
+
+/* Why a window missed class c's average or maximum threshold thr_ms (ms,
+ * the margin k applied to it). */
+static void window_missed(const struct tune_window *w, enum io_class c, bool max, double k,
+			  double thr_ms, char *why, size_t len)
+{
+	const char *what = c == IO_DB_READ ? "database read" : "log write";
+	double m = window_figure(w, c, max);
+
+	if (!max)
+		snprintf(why, len, "%s average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)", what,
+			 m, c == IO_DB_READ ? w->read_db : w->log_db, k * thr_ms, k * 100, thr_ms);
+	else
+		snprintf(why, len, "%s maximum%s %.1f ms > %.1f ms", what,
+			 w->max_sampled ? " sample average" : "", m, k * thr_ms);
+}
+
 /* Whether one window passes every latency and error criterion with the
- * margin; why not in why (the first criterion missed, with its margin). */
+ * margin; why not in why (the first criterion missed, with its margin).
+ * The latency criteria are eval's (eval_class_criteria, eval_class_limits,
+ * eval_passes): the averages of every class first, then the maxima. */
 static bool window_passes(const struct tuner *t, const struct tune_window *w, char *why, size_t len)
 {
 	const struct tune_settings *s = &t->set;
 	double k = 1.0 - s->margin;
+	size_t n;
+	const struct eval_class_criteria *crit = eval_class_criteria(&n);
 
 	if (w->errors) {
 		snprintf(why, len, "%llu I/O error(s)", (unsigned long long)w->errors);
 		return false;
 	}
-	if (w->read_avg_ms > k * s->read_avg_ms) {
-		snprintf(why, len,
-			 "database read average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->read_avg_ms, w->read_db, k * s->read_avg_ms, k * 100, s->read_avg_ms);
-		return false;
-	}
-	if (w->log_avg_ms > k * s->log_avg_ms) {
-		snprintf(why, len, "log write average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->log_avg_ms, w->log_db, k * s->log_avg_ms, k * 100, s->log_avg_ms);
-		return false;
-	}
-	if (w->read_max_ms > k * s->read_max_ms) {
-		snprintf(why, len, "database read maximum%s %.1f ms > %.1f ms",
-			 w->max_sampled ? " sample average" : "", w->read_max_ms,
-			 k * s->read_max_ms);
-		return false;
-	}
-	if (w->log_max_ms > k * s->log_max_ms) {
-		snprintf(why, len, "log write maximum%s %.1f ms > %.1f ms",
-			 w->max_sampled ? " sample average" : "", w->log_max_ms, k * s->log_max_ms);
-		return false;
+	for (int max = 0; max < 2; max++) {
+		for (size_t i = 0; i < n; i++) {
+			struct eval_class_limits l = eval_class_limits(&s->thresholds, crit[i].cls);
+			double thr_ms = (double)(max ? l.max_ns : l.avg_ns) / 1e6;
+
+			if (eval_passes(VERDICT_LE, k * thr_ms, window_figure(w, crit[i].cls, max)))
+				continue;
+			window_missed(w, crit[i].cls, max, k, thr_ms, why, len);
+			return false;
+		}
 	}
 	snprintf(why, len,
 		 "database read average %.1f ms, log write average %.1f ms: within %.0f %% "

@@ -47,6 +47,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diskproof/profile.h"
+
 /* goal iops: IOPS this close to the most count as as many */
 #define TUNE_IOPS_TIE 0.03
 /* the longest slope window, in samples */
@@ -115,7 +117,9 @@ struct tune_settings {
 	double plateau;	    /* 0.05; 0: no plateau stop */
 	double target_iops;
 	unsigned min_streams, max_streams;
-	double read_avg_ms, read_max_ms, log_avg_ms, log_max_ms; /* thresholds */
+	/* the profile's thresholds: the averages and maxima of eval's latency
+	 * criteria are judged with the margin */
+	struct profile_thresholds thresholds;
 	unsigned slope_window;	/* samples (2 .. TUNE_SLOPE_WINDOW_MAX) */
 	double slope_max_ms;	/* per sample */
 	unsigned transient_max; /* samples; at least slope_window */

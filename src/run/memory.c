@@ -88,7 +88,7 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	streams = p->streams == PROFILE_STREAMS_AUTO
 			  ? (p->tune_max_streams ? p->tune_max_streams : 128 * ndb)
 		  : p->streams ? p->streams
-			       : 2 * ndb;
+			       : profile_streams_default((unsigned)ndb);
 	if (p->streams == PROFILE_STREAMS_AUTO && streams > PROFILE_STREAMS_MAX)
 		streams = PROFILE_STREAMS_MAX;
 	if (backup)

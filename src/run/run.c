@@ -322,7 +322,7 @@ static int run_plan(struct run *r, struct plan_lock **lock, struct strbuf *err)
 		strbuf_addstr(err, "out of memory");
 		return -ENOMEM;
 	}
-	r->streams = p->streams ? p->streams : 2 * (unsigned)r->plan.nr_dbs;
+	r->streams = p->streams ? p->streams : profile_streams_default((unsigned)r->plan.nr_dbs);
 	run_metrics_prepare(r);
 	return 0;
 }

@@ -128,8 +128,7 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 
 	if (r->plan.files && fresh > d->lo) {
 		ret = journal_read(&pdb->jloc, &ji, &gens, &err);
-		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
-		      ji.nr_pages == pdb->nr_pages;
+		use = !ret && journal_info_matches(&ji, pdb->id, r->prof->page_size, pdb->nr_pages);
 		/* a database shared by several workers is noted once */
 		r->jnl.noted[d->global] = true;
 		if (noted)

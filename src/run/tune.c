@@ -165,10 +165,7 @@ static void tune_settings_fill(const struct run *r, struct tune_settings *s)
 		.target_iops = (double)p->target_iops,
 		.min_streams = ndb,
 		.max_streams = maxs,
-		.read_avg_ms = (double)th->db_read_avg_ns / 1e6,
-		.read_max_ms = (double)th->db_read_max_ns / 1e6,
-		.log_avg_ms = (double)th->log_write_avg_ns / 1e6,
-		.log_max_ms = (double)th->log_write_max_ns / 1e6,
+		.thresholds = *th,
 		.slope_window = profile_tune_slope_window(p),
 		.slope_max_ms = (double)p->tune_slope_max_ns / 1e6,
 	};

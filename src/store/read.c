@@ -718,7 +718,7 @@ static void params_row_overrides(const struct results *r, const struct profile *
 		o->warmup_ns = (uint64_t)llround(r->warmup_s) * NSEC_PER_SEC;
 	}
 	if (r->streams && p->streams != PROFILE_STREAMS_AUTO && r->streams != p->streams &&
-	    !(p->streams == 0 && r->streams == 2 * profile_database_count(p)))
+	    !(p->streams == 0 && r->streams == profile_streams_default(profile_database_count(p))))
 		o->streams = r->streams;
 	if (r->status && (!strcmp(r->status, "passed") || !strcmp(r->status, "failed")) &&
 	    fabs(r->duration_s - dur) > 1.0 && r->duration_s >= 1.0) {

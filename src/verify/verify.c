@@ -701,8 +701,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 		strbuf_addf(&vdb->journal_note, "%s; generations not checked", err.buf);
 		goto out_unusable;
 	}
-	if (ji.db_id != pdb->id || ji.page_size != c->o->plan->page_size ||
-	    ji.nr_pages != pdb->nr_pages) {
+	if (!journal_info_matches(&ji, pdb->id, c->o->plan->page_size, pdb->nr_pages)) {
 		strbuf_addf(&vdb->journal_note,
 			    "%s: journal of database %u with %llu pages of %u bytes, the "
 			    "database is %u with %llu pages of %u bytes; generations not "

@@ -505,8 +505,7 @@ static int pc_open_db(struct pc *c, struct pc_db *d, struct strbuf *err)
 		strbuf_addf(err, "%s; preconditioning must know every page's generation", jerr.buf);
 		goto out;
 	}
-	if (ji.db_id != pdb->id || ji.page_size != c->p->page_size ||
-	    ji.nr_pages != pdb->nr_pages) {
+	if (!journal_info_matches(&ji, pdb->id, c->p->page_size, pdb->nr_pages)) {
 		strbuf_addf(err,
 			    "%s: journal of database %u with %llu pages of %u bytes, but %s is "
 			    "database %u with %llu pages of %u bytes",

@@ -44,6 +44,12 @@ static void test_registry(void **state)
 	}
 	assert_null(engine_find("nosuch"));
 	assert_ptr_equal(engine_find("sim"), &engine_sim);
+	/* only sim is simulated: the commands that touch no file ask this */
+	assert_true(engine_simulated("sim"));
+	assert_false(engine_simulated("io_uring"));
+	assert_false(engine_simulated("libaio"));
+	assert_false(engine_simulated("psync"));
+	assert_false(engine_simulated("nosuch"));
 	/* a fixed order: the real engines, best first, then sim */
 	assert_int_equal(n, 4);
 	assert_ptr_equal(r[0], &engine_io_uring);
