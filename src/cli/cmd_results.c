@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "diskproof/report.h"
@@ -138,6 +139,32 @@ static int output_fd_of(const char *path)
 	return *end || v < 0 || v > INT32_MAX ? -1 : (int)v;
 }
 
+/* How long -o FIFO waits for a reader (one started just before diskproof,
+ * as in `cat FIFO & diskproof report -o FIFO`, may open it a moment later). */
+#define OUTPUT_FIFO_WAIT_S 10
+
+/*
+ * A terminal, a pipe or a FIFO opened for writing without blocking (a FIFO
+ * nobody reads is ENXIO, not a hang). A FIFO without a reader yet is tried
+ * again every 10 ms for OUTPUT_FIFO_WAIT_S: its reader may be starting.
+ * The descriptor or -errno.
+ */
+static int output_open_special(const char *path, bool fifo)
+{
+	const struct timespec tick = {.tv_nsec = 10 * 1000 * 1000};
+	uint64_t until = time_mono_ns() + (uint64_t)OUTPUT_FIFO_WAIT_S * 1000000000ULL;
+
+	for (;;) {
+		int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+
+		if (fd >= 0)
+			return fd;
+		if (errno != ENXIO || !fifo || time_mono_ns() >= until)
+			return -errno;
+		nanosleep(&tick, NULL);
+	}
+}
+
 /*
  * A regular file (or a new one) is replaced atomically: the temporary file
  * sits beside its resolved path (same filesystem, so rename is atomic; a
@@ -170,9 +197,16 @@ int cli_write_output(const char *path, const char *results, const struct strbuf 
 		goto out_print;
 	}
 	if (stat(path, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		fd = output_open_special(path, S_ISFIFO(st.st_mode));
 		if (fd < 0) {
-			ret = -errno;
+			ret = fd;
+			if (ret == -ENXIO && S_ISFIFO(st.st_mode)) {
+				fprintf(stderr,
+					"diskproof: %s: cannot write the report: no process "
+					"opened the FIFO for reading within %d s\n",
+					path, OUTPUT_FIFO_WAIT_S);
+				return DP_EXIT_ENV;
+			}
 			goto out_print;
 		}
 		if (fstat(fd, &st) == 0 && output_is_results(&st, NULL, results)) {

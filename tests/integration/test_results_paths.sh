@@ -8,7 +8,9 @@
 # -wal/-shm/-journal siblings that are not regular files are refused too.
 # report -o / compare -o naming the results file (any spelling, a hard link,
 # its -wal or -shm) are refused and the file keeps its runs; -o to a block
-# device is refused, -o to /dev/stdout, /dev/null or a FIFO writes to it.
+# device is refused, -o to /dev/stdout, /dev/null or a FIFO writes to it (a
+# FIFO whose reader opens it after diskproof is waited for, up to 10 s; one
+# without a reader is exit 3, said so).
 # Root only (loop device); exit 77 otherwise.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -154,12 +156,19 @@ json 'd["run"]["id"]' | grep -qx 1 || fail "-o /dev/stdout"
 ls /dev/stdout.tmp.* 2>/dev/null && fail "a temporary file was left in /dev"
 expect_exit 0 "$DISKPROOF" report 1 --results good.db -o /dev/null
 [ -c /dev/null ] || fail "/dev/null was replaced"
-cat fifo >fifo.out &
+# a reader that opens the FIFO a moment after diskproof does (as `cat fifo &`
+# may, on a busy machine) is waited for; one that never comes is named
+bash -c 'sleep 1; exec cat fifo' >fifo.out &
 CATPID=$!
-expect_exit 0 timeout 10 "$DISKPROOF" compare 1 2 --results good.db --format json -o fifo
+at_exit "kill $CATPID 2>/dev/null"
+expect_exit 0 timeout 60 "$DISKPROOF" compare 1 2 --results good.db --format json -o fifo
 wait $CATPID
 [ -p fifo ] || fail "the FIFO was replaced"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' fifo.out || fail "-o FIFO content"
+expect_exit 3 timeout 60 "$DISKPROOF" report 1 --results good.db -o fifo
+grep -q "no process opened the FIFO for reading within 10 s" "$WORK/err" ||
+	fail "-o FIFO without a reader: $(cat "$WORK/err")"
+[ -p fifo ] || fail "the FIFO was replaced"
 expect_exit 3 "$DISKPROOF" report 1 --results good.db -o sock
 expect_exit 3 "$DISKPROOF" report 1 --results good.db -o dir
 [ -z "$(ls -A dir)" ] || fail "-o dir created something in it"
