@@ -5,7 +5,7 @@
  *
  * What is compared. For each scope present in both runs (the run, each volume
  * and each database, matched by name) and each I/O class either run issued
- * there (class_summary_present() in A or in B; the others keep their figures,
+ * there (results_class_present() in A or in B; the others keep their figures,
  * untested, and the text and HTML renderers leave them out): IOPS, average,
  * p50, p99 and maximum latency, A and B side by side with the change in percent;
  * the dispersion of the per-interval average latency (standard deviation and

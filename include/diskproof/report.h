@@ -5,7 +5,7 @@
  * text: the terminal summary: overall verdict first, failing verdicts on top
  *       with their margin ("db3 on vol2: database read average 21.4 ms > 20 ms
  *       (+7 %)"), then a per-volume table (a row per class present,
- *       class_summary_present(): IOPS, MB/s, avg, p99, max, verdict),
+ *       results_class_present(): IOPS, MB/s, avg, p99, max, verdict),
  *       transactional IOPS and the background maintenance, replication and
  *       backup read rates when present, the warm-up (not judged), the
  *       auto-tune steps and the host counters (CPU, memory, a row per block
@@ -92,7 +92,7 @@ struct report_compare_view {
 
 /*
  * Renderers of a comparison (src/report/compare.c): REPORT_JSON gives JSON,
- * any other format text (cmd_compare accepts text and json only); keys and
+ * any other format text (cli_cmd_compare accepts text and json only); keys and
  * layout in docs/compare.md. They format c and compute nothing.
  */
 void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,

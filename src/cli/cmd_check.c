@@ -613,7 +613,7 @@ static void check_open_files(struct check *c)
 									 : rl.rlim_max));
 }
 
-int cmd_check(int argc, char **argv)
+int cli_cmd_check(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -641,7 +641,7 @@ int cmd_check(int argc, char **argv)
 	}
 	c.p = &p;
 	c.pl = &pl;
-	c.color = use_color(stdout);
+	c.color = cli_use_color(stdout);
 	if (json) {
 		c.json = &j;
 		json_begin_object(&j, NULL);

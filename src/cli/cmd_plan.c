@@ -370,7 +370,7 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 	json_end(&j);
 }
 
-int cmd_plan(int argc, char **argv)
+int cli_cmd_plan(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -387,7 +387,7 @@ int cmd_plan(int argc, char **argv)
 	if (o.format && !strcmp(o.format, "json")) {
 		json = true;
 	} else if (o.format && strcmp(o.format, "text")) {
-		ret = usage_error("unknown format \"%s\" (text or json)", o.format);
+		ret = cli_usage_error("unknown format \"%s\" (text or json)", o.format);
 		goto out;
 	}
 	ret = plan_build(&pl, &p, !engine_simulated(p.engine), &err);

@@ -370,7 +370,7 @@ tail:
 	return code;
 }
 
-int cmd_verify(int argc, char **argv)
+int cli_cmd_verify(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -412,7 +412,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	cli_print_warnings(plan_lock_skipped(lock));
 	pr.tty = isatty(STDERR_FILENO);
-	sfd = signals_setup();
+	sfd = cli_signals_setup();
 	vo.plan = &pl;
 	vo.engine = p.engine;
 	vo.direct = p.direct;

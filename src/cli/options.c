@@ -26,7 +26,7 @@
 
 #include "cli.h"
 
-int usage_error(const char *fmt, ...)
+int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -402,25 +402,25 @@ static int opt_unknown(const char *a, size_t nlen, unsigned command)
 		strbuf_addf(&where, " for %s", cli_command_name(command));
 	if ((d = cli_opt_find(word, strlen(word))) != NULL && (d->commands & CMD_ALL)) {
 		cli_commands_describe(&cmds, d->commands);
-		ret = usage_error("unknown option \"%s\"%s: %s is an option of %s", a, where.buf,
-				  word, cmds.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s: %s is an option of %s", a,
+				      where.buf, word, cmds.buf);
 	} else if (d && command != CMD_GLOBAL) { /* --version */
-		ret = usage_error("unknown option \"%s\"%s: it goes before the command "
-				  "(diskproof %s)",
-				  a, where.buf, word);
+		ret = cli_usage_error("unknown option \"%s\"%s: it goes before the command "
+				      "(diskproof %s)",
+				      a, where.buf, word);
 	} else if (word[1] == '-' && (d = opt_prefix_of(word, command)) != NULL) {
-		ret = usage_error("unknown option \"%s\"%s; options are never abbreviated: "
-				  "did you mean %s?",
-				  a, where.buf, d->name);
+		ret = cli_usage_error("unknown option \"%s\"%s; options are never abbreviated: "
+				      "did you mean %s?",
+				      a, where.buf, d->name);
 	} else if ((d = opt_nearest(word, command)) != NULL) {
-		ret = usage_error("unknown option \"%s\"%s; did you mean %s?", a, where.buf,
-				  d->name);
+		ret = cli_usage_error("unknown option \"%s\"%s; did you mean %s?", a, where.buf,
+				      d->name);
 	} else if ((d = opt_nearest(word, CMD_ALL)) != NULL) {
 		cli_commands_describe(&cmds, d->commands);
-		ret = usage_error("unknown option \"%s\"%s; did you mean %s (an option of %s)?", a,
-				  where.buf, d->name, cmds.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s; did you mean %s (an option of %s)?",
+				      a, where.buf, d->name, cmds.buf);
 	} else {
-		ret = usage_error("unknown option \"%s\"%s", a, where.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s", a, where.buf);
 	}
 	strbuf_release(&cmds);
 	strbuf_release(&where);
@@ -430,7 +430,7 @@ static int opt_unknown(const char *a, size_t nlen, unsigned command)
 static int add_positional(struct cli_opts *o, const char *a)
 {
 	if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
-		return usage_error("unexpected argument \"%s\"", a);
+		return cli_usage_error("unexpected argument \"%s\"", a);
 	o->positional[o->npos++] = a;
 	return 0;
 }
@@ -457,7 +457,7 @@ static int opt_refused(int opt, const char *a, unsigned command)
 	char s[3] = {'-', (char)opt, 0};
 
 	if (opt >= OPT_VAL_BASE && d)
-		return usage_error("option %s takes no value", d->name);
+		return cli_usage_error("option %s takes no value", d->name);
 	if (opt > 0 && opt < OPT_VAL_BASE)
 		return opt_unknown(s, 2, command);
 	return opt_unknown(a, strcspn(a, "="), command);
@@ -486,9 +486,9 @@ static int opt_value_check(const struct cli_opt_def *d, const char *a)
 {
 	if (!opt_known(a))
 		return 0;
-	return usage_error("option %s needs a value (got the option %s; write %s=%s to mean it "
-			   "as the value)",
-			   d->name, a, d->name, a);
+	return cli_usage_error("option %s needs a value (got the option %s; write %s=%s to mean it "
+			       "as the value)",
+			       d->name, a, d->name, a);
 }
 
 /*
@@ -500,11 +500,12 @@ static int opt_optional_check(const struct cli_opt_def *d, const char *next)
 {
 	if (!next || !*next || strspn(next, "0123456789.%") != strlen(next))
 		return 0;
-	return usage_error("%s %s: write the percentage as %s=%s, or put the run before the option",
-			   d->name, next, d->name, next);
+	return cli_usage_error(
+		"%s %s: write the percentage as %s=%s, or put the run before the option", d->name,
+		next, d->name, next);
 }
 
-int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
+int cli_opts_parse(int argc, char **argv, unsigned command, struct cli_opts *o)
 {
 	struct option lo[DP_ARRAY_SIZE(opt_defs) + 1];
 	char shorts[3 + 2 * DP_ARRAY_SIZE(opt_defs)];
@@ -567,7 +568,8 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 		}
 		d = opt_of_val(c == ':' ? optopt : c);
 		if (c == ':' || !d) {
-			ret = usage_error("option %s needs a value", d ? d->name : av[optind - 1]);
+			ret = cli_usage_error("option %s needs a value",
+					      d ? d->name : av[optind - 1]);
 			break;
 		}
 		if (d->arg == CLI_ARG_REQUIRED && optarg == av[optind - 1])
@@ -589,7 +591,7 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 }
 
 /* The command line as typed, for the run row. */
-char *join_argv(int argc, char **argv)
+char *cli_argv_join(int argc, char **argv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -612,7 +614,7 @@ char *join_argv(int argc, char **argv)
 	return strbuf_detach(&sb, NULL);
 }
 
-bool use_color(FILE *f)
+bool cli_use_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
 
@@ -658,12 +660,12 @@ static int signals_block(bool run)
 	return fd;
 }
 
-int signals_setup(void)
+int cli_signals_setup(void)
 {
 	return signals_block(false);
 }
 
-int signals_setup_run(void)
+int cli_signals_setup_run(void)
 {
 	return signals_block(true);
 }
@@ -692,7 +694,7 @@ void cli_print_warnings(const char *msg)
 	print_lines("warning: ", msg);
 }
 
-int signals_finish(int fd)
+int cli_signals_finish(int fd)
 {
 	struct signalfd_siginfo si;
 	sigset_t set;
@@ -702,7 +704,7 @@ int signals_finish(int fd)
 		return 0;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
-			term_hangup();
+			progress_term_hangup();
 		else if (si.ssi_signo != SIGUSR1 && !signo)
 			signo = (int)si.ssi_signo;
 	}
@@ -721,11 +723,12 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	ret = parse_opts(argc, argv, command, o);
+	ret = cli_opts_parse(argc, argv, command, o);
 	if (ret)
 		return ret;
 	if (o->npos > 1)
-		return usage_error("%s takes one PROFILE, got also \"%s\"", name, o->positional[1]);
+		return cli_usage_error("%s takes one PROFILE, got also \"%s\"", name,
+				       o->positional[1]);
 	ret = profile_resolve(p, o->npos ? o->positional[0] : NULL, &err);
 	if (!ret)
 		ret = profile_apply_overrides(p, &o->ov, &err);
@@ -809,7 +812,7 @@ uint64_t cli_mem_available(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	return host_parse_meminfo(buf, &avail) ? 0 : avail;
+	return counters_parse_meminfo(buf, &avail) ? 0 : avail;
 }
 
 int cli_memory_check(const struct plan *pl, const struct profile *p)
@@ -899,7 +902,7 @@ int cli_run_arg_check(const char *s)
 
 	ret = store_run_selector_parse(s, &sel, &err);
 	if (ret)
-		usage_error("%s", err.buf);
+		cli_usage_error("%s", err.buf);
 	strbuf_release(&err);
 	return ret ? DP_EXIT_USAGE : 0;
 }

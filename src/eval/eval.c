@@ -205,7 +205,7 @@ static int judge_run(struct judge *j, const struct eval_input *in,
 			  (double)failed_scopes(j, SCOPE_VOLUME, NULL));
 	if (!ret && in->target_iops)
 		ret = add(j, in->run, SCOPE_RUN, "transactional_iops", VERDICT_GE,
-			  (double)in->target_iops, scope_transactional_iops(in->run));
+			  (double)in->target_iops, results_scope_transactional_iops(in->run));
 	return ret;
 }
 

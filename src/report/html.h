@@ -255,7 +255,7 @@ struct html_bars {
 void html_chart_bars(struct strbuf *sb, const struct html_bars *b);
 
 /* A horizontal bar chart in a <figure> of the transactional IOPS of each
- * database (scope_transactional_iops), one <g class="series"
+ * database (results_scope_transactional_iops), one <g class="series"
  * data-points="nr"> holding the bars. */
 void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			const struct scope_summary *dbs, size_t nr);

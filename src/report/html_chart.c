@@ -666,7 +666,7 @@ static void chart_pctl_marks(struct strbuf *sb, const struct html_series *se, co
 			    "<path class=\"pctl\" data-class=\"%s\" data-p=\"%g\" "
 			    "data-ms=\"%.3f\" transform=\"translate(%.1f %.1f)\" d=\"%s\" "
 			    "fill=\"%s\" stroke=\"#fff\" stroke-width=\"0.8\"><title>",
-			    io_class_name(se->cls), pctl_marks[i].p, ms, sx(s, ms),
+			    stats_io_class_name(se->cls), pctl_marks[i].p, ms, sx(s, ms),
 			    sy(s, pctl_marks[i].p / 100), pctl_marks[i].shape, se->color);
 		html_esc(sb, se->label);
 		strbuf_addf(sb, " %s: %.3f ms</title></path>\n", pctl_marks[i].name, ms);
@@ -842,7 +842,7 @@ void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 		for (size_t i = 0; i < nr; i++) {
 			names[i] = dbs[i].name;
 			notes[i] = dbs[i].volume;
-			values[i] = scope_transactional_iops(&dbs[i]);
+			values[i] = results_scope_transactional_iops(&dbs[i]);
 		}
 		html_chart_bars(sb, &b);
 	}

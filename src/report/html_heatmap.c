@@ -245,7 +245,7 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 	strbuf_addf(sb,
 		    "\" data-class=\"%s\" data-windows=\"%zu\" data-columns=\"%zu\" "
 		    "data-cells=\"%zu\" role=\"img\" aria-label=\"",
-		    io_class_name(hm->cls), nr,
+		    stats_io_class_name(hm->cls), nr,
 		    any ? (nr + html_heat_group(nr) - 1) / html_heat_group(nr) : 0, p.cells);
 	html_esc(sb, hm->title);
 	strbuf_addstr(sb, "\">\n<title>");

@@ -13,12 +13,12 @@
 
 #include "autotune.h"
 
-void tune_slope_reset(struct tune_slope *s)
+void autotune_slope_reset(struct tune_slope *s)
 {
 	s->n = s->next = 0;
 }
 
-void tune_slope_push(struct tune_slope *s, unsigned window, double y)
+void autotune_slope_push(struct tune_slope *s, unsigned window, double y)
 {
 	if (window > TUNE_SLOPE_WINDOW_MAX)
 		window = TUNE_SLOPE_WINDOW_MAX;
@@ -35,7 +35,7 @@ void tune_slope_push(struct tune_slope *s, unsigned window, double y)
  * sum((x - xm)^2), with sum((x - xm)^2) = n (n^2 - 1) / 12. The ring holds
  * the oldest sample at next once full, at 0 before.
  */
-double tune_slope_get(const struct tune_slope *s, unsigned window)
+double autotune_slope_get(const struct tune_slope *s, unsigned window)
 {
 	double xm, num = 0, den;
 	unsigned start;
@@ -59,7 +59,7 @@ static unsigned round_down(unsigned n, unsigned unit)
 	return n / unit * unit;
 }
 
-void tuner_init(struct tuner *t, const struct tune_settings *set)
+void autotune_init(struct tuner *t, const struct tune_settings *set)
 {
 	struct tune_settings *s = &t->set;
 
@@ -81,12 +81,12 @@ void tuner_init(struct tuner *t, const struct tune_settings *set)
 	t->cur = s->min_streams;
 }
 
-unsigned tuner_up(const struct tuner *t, unsigned n)
+unsigned autotune_up(const struct tuner *t, unsigned n)
 {
 	return n * 2 > t->set.max_streams ? t->set.max_streams : n * 2;
 }
 
-unsigned tuner_mid(const struct tuner *t, unsigned lo, unsigned hi)
+unsigned autotune_mid(const struct tuner *t, unsigned lo, unsigned hi)
 {
 	return lo + (hi - lo) / t->unit / 2 * t->unit;
 }
@@ -95,11 +95,11 @@ static void level_reset(struct tuner *t)
 {
 	t->measuring = false;
 	t->nsamp = 0;
-	tune_slope_reset(&t->slope[0]);
-	tune_slope_reset(&t->slope[1]);
+	autotune_slope_reset(&t->slope[0]);
+	autotune_slope_reset(&t->slope[1]);
 }
 
-int tuner_sample(struct tuner *t, double read_ms, double log_ms)
+int autotune_sample(struct tuner *t, double read_ms, double log_ms)
 {
 	const struct tune_settings *s = &t->set;
 
@@ -110,11 +110,11 @@ int tuner_sample(struct tuner *t, double read_ms, double log_ms)
 	if (t->unsettled)
 		return TUNE_UNSETTLED;
 	t->nsamp++;
-	tune_slope_push(&t->slope[0], s->slope_window, read_ms);
-	tune_slope_push(&t->slope[1], s->slope_window, log_ms);
+	autotune_slope_push(&t->slope[0], s->slope_window, read_ms);
+	autotune_slope_push(&t->slope[1], s->slope_window, log_ms);
 	if (t->slope[0].n >= s->slope_window &&
-	    fabs(tune_slope_get(&t->slope[0], s->slope_window)) <= s->slope_max_ms &&
-	    fabs(tune_slope_get(&t->slope[1], s->slope_window)) <= s->slope_max_ms) {
+	    fabs(autotune_slope_get(&t->slope[0], s->slope_window)) <= s->slope_max_ms &&
+	    fabs(autotune_slope_get(&t->slope[1], s->slope_window)) <= s->slope_max_ms) {
 		t->measuring = true;
 		return TUNE_SETTLED;
 	}
@@ -336,7 +336,7 @@ static int next_target(struct tuner *t, const struct tune_step *s)
 			       set->target_iops, n, s->w.iops);
 			return TUNE_DONE;
 		}
-		t->cur = tuner_up(t, n);
+		t->cur = autotune_up(t, n);
 		return TUNE_NEXT;
 	}
 	base = t->lo ? t->lo : set->min_streams - t->unit;
@@ -346,7 +346,7 @@ static int next_target(struct tuner *t, const struct tune_step *s)
 		       t->hi, set->target_iops);
 		return TUNE_DONE;
 	}
-	t->cur = tuner_mid(t, base, t->hi);
+	t->cur = autotune_mid(t, base, t->hi);
 	return TUNE_NEXT;
 }
 
@@ -381,7 +381,7 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 			choose_iops(t);
 			return TUNE_DONE;
 		}
-		t->cur = tuner_up(t, n);
+		t->cur = autotune_up(t, n);
 		return TUNE_NEXT;
 	}
 	if (t->hi - t->lo <= t->unit) {
@@ -392,11 +392,11 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 		choose_iops(t);
 		return TUNE_DONE;
 	}
-	t->cur = tuner_mid(t, t->lo, t->hi);
+	t->cur = autotune_mid(t, t->lo, t->hi);
 	return TUNE_NEXT;
 }
 
-int tuner_window(struct tuner *t, const struct tune_window *w)
+int autotune_window_feed(struct tuner *t, const struct tune_window *w)
 {
 	const struct tune_settings *set = &t->set;
 	struct tune_step s = {0};
@@ -408,8 +408,8 @@ int tuner_window(struct tuner *t, const struct tune_window *w)
 	s.samples = t->nsamp;
 	s.w = *w;
 	s.settled = !t->unsettled;
-	s.slope_ms[0] = tune_slope_get(&t->slope[0], set->slope_window);
-	s.slope_ms[1] = tune_slope_get(&t->slope[1], set->slope_window);
+	s.slope_ms[0] = autotune_slope_get(&t->slope[0], set->slope_window);
+	s.slope_ms[1] = autotune_slope_get(&t->slope[1], set->slope_window);
 	if (!s.settled) {
 		bool rd = fabs(s.slope_ms[0]) > set->slope_max_ms;
 
@@ -429,7 +429,7 @@ int tuner_window(struct tuner *t, const struct tune_window *w)
 	return next_level(t, &t->steps[t->nsteps - 1]);
 }
 
-void tuner_stop(struct tuner *t, const char *why)
+void autotune_stop(struct tuner *t, const char *why)
 {
 	unsigned best = 0;
 
@@ -465,7 +465,7 @@ void tuner_stop(struct tuner *t, const char *why)
 	choose_iops(t);
 }
 
-void tuner_release(struct tuner *t)
+void autotune_release(struct tuner *t)
 {
 	free(t->steps);
 	t->steps = NULL;

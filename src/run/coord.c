@@ -40,11 +40,11 @@ int coord_init(struct run_coord *c, size_t ndb, size_t nv)
 	    !c->wacc_run)
 		return -ENOMEM;
 	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
-		class_stats_reset(&c->tot_db[i]);
-		class_stats_reset(&c->win_db[i]);
+		stats_class_reset(&c->tot_db[i]);
+		stats_class_reset(&c->win_db[i]);
 	}
 	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_reset(&c->win_vol[i]);
+		stats_class_reset(&c->win_vol[i]);
 	return 0;
 }
 
@@ -53,15 +53,15 @@ void coord_reset(struct run_coord *c, size_t ndb, size_t nv)
 	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
 		uint64_t errors = c->tot_db[i].errors;
 
-		class_stats_reset(&c->tot_db[i]);
-		class_stats_reset(&c->win_db[i]);
+		stats_class_reset(&c->tot_db[i]);
+		stats_class_reset(&c->win_db[i]);
 		c->tot_db[i].errors = errors;
 	}
 	memset(c->stream_db, 0, ndb * sizeof(*c->stream_db));
 	memset(c->txn_db, 0, ndb * sizeof(*c->txn_db));
 	memset(c->txn_win, 0, ndb * sizeof(*c->txn_win));
 	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_reset(&c->win_vol[i]);
+		stats_class_reset(&c->win_vol[i]);
 	c->win_len = 0;
 }
 
@@ -292,7 +292,7 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 		coord_store_error(r, -EIO);
 	free(rows);
 	for (size_t i = 0; i < n; i++)
-		class_stats_reset(&r->coord.win_vol[i]);
+		stats_class_reset(&r->coord.win_vol[i]);
 }
 
 /*
@@ -489,10 +489,10 @@ static void coord_merge_db(struct run *r, const struct worker *w, const struct s
 		/* per database here; per volume window and per run
 		 * from iv_vol below (the same sums, 20 times fewer
 		 * merges with 20 databases a volume) */
-		class_stats_merge32(&c->iv_vol[v * IO_CLASS_COUNT + cl], cs);
-		class_stats_merge32(&c->win_db[gdb * IO_CLASS_COUNT + cl], cs);
+		stats_class_merge32(&c->iv_vol[v * IO_CLASS_COUNT + cl], cs);
+		stats_class_merge32(&c->win_db[gdb * IO_CLASS_COUNT + cl], cs);
 		if (!warm)
-			class_stats_merge32(tot, cs);
+			stats_class_merge32(tot, cs);
 		else
 			tot->errors += cs->errors; /* errors always count */
 		if (!warm)			   /* auto-tune's levels too (tune.c) */
@@ -523,9 +523,9 @@ static uint64_t coord_merge(struct run *r, unsigned k, bool warm, uint64_t ev_ms
 	int ret;
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_reset(&c->iv_vol[i]);
+		stats_class_reset(&c->iv_vol[i]);
 	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
-		class_stats_reset(&c->iv_run[cl]);
+		stats_class_reset(&c->iv_run[cl]);
 	memset(c->txn_iv, 0, (1 + nv) * sizeof(*c->txn_iv));
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
@@ -551,8 +551,8 @@ static uint64_t coord_merge(struct run *r, unsigned k, bool warm, uint64_t ev_ms
 		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++) {
 			const struct class_stats *iv = &c->iv_vol[v * IO_CLASS_COUNT + cl];
 
-			class_stats_merge(&c->win_vol[v * IO_CLASS_COUNT + cl], iv);
-			class_stats_merge(&c->iv_run[cl], iv);
+			stats_class_merge(&c->win_vol[v * IO_CLASS_COUNT + cl], iv);
+			stats_class_merge(&c->iv_run[cl], iv);
 		}
 	return hung;
 }
@@ -593,7 +593,7 @@ static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms
 	if (!warm)
 		coord_window_stats(r);
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-		class_stats_reset(&c->win_db[i]);
+		stats_class_reset(&c->win_db[i]);
 	coord_window_hists(r, t_ms, warm);
 	c->win_len = 0;
 	return nrows;
@@ -618,7 +618,7 @@ static void coord_store_interval(struct run *r, unsigned k, size_t nrows, uint64
 
 		/* counters that cannot be read this once cost their rows,
 		 * not the run */
-		if (!host_sampler_read(r->store.host, time_mono_ns(), &hs))
+		if (!counters_sampler_read(r->store.host, time_mono_ns(), &hs))
 			ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms, warm,
 						       &hs, &r->store.err);
 	}
@@ -660,9 +660,9 @@ void coord_collect(struct run *r, unsigned k)
 	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
-	journal_thread_poll(r);
+	journals_thread_poll(r);
 	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->ctl.hung_seen)
-		journal_thread_ask(r);
+		journals_thread_ask(r);
 	coord_check_health(r, hung);
 	coord_view(r, k);
 	/* the running verdict as the live view shows it (none while tuning) */
@@ -817,7 +817,7 @@ void run_event(struct run *r, const char *kind, const char *msg)
 		r->opt->cb.message(r->opt->cb.arg, msg);
 }
 
-void env_fact(void *arg, const char *key, const char *value)
+void run_env_fact(void *arg, const char *key, const char *value)
 {
 	struct run *r = arg;
 
@@ -827,25 +827,25 @@ void env_fact(void *arg, const char *key, const char *value)
 }
 
 /* Host and device facts, and what the engine could use (env.h). */
-void record_env(struct run *r)
+void run_env_record(struct run *r)
 {
 	struct strbuf uring = STRBUF_INIT;
 
 	(void)engine_drv_probe(&engine_io_uring, &uring, NULL);
-	env_collect_host(uring.buf, env_fact, r);
+	env_collect_host(uring.buf, run_env_fact, r);
 	strbuf_release(&uring);
-	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
-	env_fact(r, "engine", r->ops->name);
-	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	run_env_fact(r, "diskproof_version", DISKPROOF_VERSION);
+	run_env_fact(r, "engine", r->ops->name);
+	run_env_fact(r, "engine_notes", r->workers[0].ctx.notes);
 	for (unsigned i = 0; i < r->nworkers; i++) {
-		env_numa_worker_facts(i, &r->workers[i].numa, env_fact, r);
+		env_numa_worker_facts(i, &r->workers[i].numa, run_env_fact, r);
 		/* workers share the memlock limit, so a later one may have got
 		 * fewer fixed buffers than worker 0, whose notes are above */
 		if (strcmp(r->workers[i].ctx.notes, r->workers[0].ctx.notes)) {
 			char key[48];
 
 			snprintf(key, sizeof(key), "worker.%u.engine_notes", i);
-			env_fact(r, key, r->workers[i].ctx.notes);
+			run_env_fact(r, key, r->workers[i].ctx.notes);
 		}
 	}
 	{
@@ -854,11 +854,11 @@ void record_env(struct run *r)
 		snprintf(v, sizeof(v), "%u (%s)", r->nworkers,
 			 fixed_model(r) ? "fixed model: each drives a page range of every database"
 					: "databases round robin, one worker per database at most");
-		env_fact(r, "workers", v);
-		env_fact(r, "workload_model", profile_model_name(r->prof->model));
+		run_env_fact(r, "workers", v);
+		run_env_fact(r, "workload_model", profile_model_name(r->prof->model));
 	}
 	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++)
-		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
+		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, run_env_fact, r);
 }
 
 /*
@@ -896,9 +896,9 @@ void run_open_host_sampler(struct run *r)
 		paths[2 * v + 1] = r->plan.vols[v].log_path;
 	}
 	if (paths)
-		ret = host_sampler_open(&r->store.host, paths, 2 * nv, time_mono_ns(), &msg);
+		ret = counters_sampler_open(&r->store.host, paths, 2 * nv, time_mono_ns(), &msg);
 	if (!ret)
-		host_sampler_describe(r->store.host, &msg); /* "CPU, memory; devices ..." */
+		counters_sampler_describe(r->store.host, &msg); /* "CPU, memory; devices ..." */
 	else if (!msg.len)
 		strbuf_addstr(&msg, "host counters: out of memory");
 out_event:

@@ -343,7 +343,7 @@ out_free:
 }
 
 /* What the journal thread did last, once: a failure fails the run. */
-void journal_thread_poll(struct run *r)
+void journals_thread_poll(struct run *r)
 {
 	struct jchan *c = r->jnl.chan;
 	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT;
@@ -369,7 +369,7 @@ void journal_thread_poll(struct run *r)
 }
 
 /* Asks for a periodic journal write; skipped while the last is not done. */
-void journal_thread_ask(struct run *r)
+void journals_thread_ask(struct run *r)
 {
 	struct jchan *c = r->jnl.chan;
 	struct jjob *j;
@@ -389,7 +389,7 @@ void journal_thread_ask(struct run *r)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int journal_thread_start(struct run *r)
+int journals_thread_start(struct run *r)
 {
 	struct jchan *c;
 	sigset_t all, old;
@@ -425,7 +425,7 @@ int journal_thread_start(struct run *r)
  * a hung I/O (the write waits on the hung filesystem then: it is left to
  * finish, or to the process exit, on its own).
  */
-void journal_thread_stop(struct run *r)
+void journals_thread_stop(struct run *r)
 {
 	struct jchan *c = r->jnl.chan;
 
@@ -440,7 +440,7 @@ void journal_thread_stop(struct run *r)
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);
-	journal_thread_poll(r);
+	journals_thread_poll(r);
 	r->jnl.chan = NULL;
 	jchan_put(c);
 }

@@ -268,7 +268,7 @@ static void build_verdict_family(struct strbuf *sb, const struct metrics_state *
 		const struct verdict *v = &m->verdicts[i];
 
 		strbuf_addf(sb, "%s{", name);
-		metrics_label(sb, true, "scope", scope_kind_name(v->scope));
+		metrics_label(sb, true, "scope", results_scope_kind_name(v->scope));
 		metrics_label(sb, false, "name", v->name);
 		metrics_label(sb, false, "criterion", v->criterion);
 		strbuf_addstr(sb, "} ");
@@ -374,7 +374,7 @@ void run_metrics_prepare(struct run *r)
 			metrics_label(&sb, true, "volume", r->plan.vols[db->volume].name);
 			metrics_label(&sb, false, "database", db->name);
 			if (c < IO_CLASS_COUNT)
-				metrics_label(&sb, false, "class", io_class_name(c));
+				metrics_label(&sb, false, "class", stats_io_class_name(c));
 			r->metrics.lab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
 		}
 	}

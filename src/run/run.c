@@ -33,7 +33,7 @@ int run_threads(struct run *r, struct strbuf *err)
 		return 0;
 	}
 	r->jnl.marked = r->plan.files;
-	ret = journal_thread_start(r);
+	ret = journals_thread_start(r);
 	if (ret) {
 		char why[128];
 
@@ -97,7 +97,7 @@ int run_threads(struct run *r, struct strbuf *err)
 		else
 			pthread_detach(w->thread); /* parked on a hung device */
 	}
-	journal_thread_stop(r);
+	journals_thread_stop(r);
 	return 0;
 out_abandon:
 	/* the workers are left to the process exit that follows: detached,
@@ -154,7 +154,7 @@ static void run_release(struct run *r)
 {
 	run_metrics_close(r);
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
-		worker_release(&r->workers[i]);
+		run_worker_release(&r->workers[i]);
 	free(r->workers);
 	coord_release(&r->coord);
 	free(r->fresh_from);
@@ -164,7 +164,7 @@ static void run_release(struct run *r)
 	strbuf_release(&r->jnl.err);
 	strbuf_release(&r->remade);
 	plan_release(&r->plan);
-	host_sampler_close(r->store.host);
+	counters_sampler_close(r->store.host);
 	store_close(r->store.st);
 	strbuf_release(&r->store.err);
 }
@@ -402,7 +402,7 @@ static int run_row(struct run *r, struct run_outcome *out, const struct plan_loc
 		ret = run_record_params(r->store.st, r->store.run_id, r->prof, err);
 	if (ret)
 		return ret;
-	record_env(r);
+	run_env_record(r);
 	run_metrics_begin(r);
 	if (!r->store.failed &&
 	    store_event_add(r->store.st, r->store.run_id, 0, "start", "run started", &r->store.err))
@@ -435,7 +435,7 @@ static int run_tune_levels(struct run *r, struct run_outcome *out, struct strbuf
 	*done = false;
 	run_release_workers(r);
 	ret = run_autotune(r, &t, err);
-	tuner_release(&t);
+	autotune_release(&t);
 	if (r->ctl.abandoned) {
 		*done = true;
 		ret = run_finish(r, out, err);
@@ -490,7 +490,7 @@ static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *er
 		out->abandoned = true;
 		return ret;
 	}
-	record_pass_figures(r);
+	totals_pass_figures_record(r);
 	/* after a hang the journals stay as marked (lower bounds): a write
 	 * would block on the hung filesystem before the verdict */
 	if (r->jnl.marked && !r->ctl.hung_seen &&

@@ -336,8 +336,8 @@ uint64_t run_clock_ms(const struct run *r, uint64_t t);
  * clock's time before it (ev_base_ns), so that the rows' time_utc are the
  * times of their offsets (store_run_clock). */
 void run_clock_record(struct run *r);
-void env_fact(void *arg, const char *key, const char *value);
-void record_env(struct run *r);
+void run_env_fact(void *arg, const char *key, const char *value);
+void run_env_record(struct run *r);
 void run_open_host_sampler(struct run *r);
 
 /*
@@ -360,10 +360,10 @@ struct run_journals {
 
 /* journals.c */
 int run_write_journals(struct run *r, bool from_copies, bool clean);
-void journal_thread_poll(struct run *r);
-void journal_thread_ask(struct run *r);
-int journal_thread_start(struct run *r);
-void journal_thread_stop(struct run *r);
+void journals_thread_poll(struct run *r);
+void journals_thread_ask(struct run *r);
+int journals_thread_start(struct run *r);
+void journals_thread_stop(struct run *r);
 int run_mark_journals(struct run *r);
 
 /*
@@ -542,8 +542,8 @@ static inline unsigned worker_stamp_ready(struct worker *w)
 }
 
 /* worker.c */
-void snap_reset(struct snap *s, unsigned ndb);
-void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
+void worker_snap_reset(struct snap *s, unsigned ndb);
+void worker_snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 bool worker_step(struct worker *w);
 void worker_finish(struct worker *w);
 void *worker_thread(void *arg);
@@ -551,13 +551,13 @@ void worker_stamped(void *arg);
 void worker_done(void *arg, struct engine_req *req);
 
 /* setup.c */
-void worker_release(struct worker *w);
+void run_worker_release(struct worker *w);
 int run_setup_workers(struct run *r, struct strbuf *err);
 void run_release_workers(struct run *r);
 
 /* totals.c */
-void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n);
-void record_pass_figures(struct run *r);
+void totals_window_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n);
+void totals_pass_figures_record(struct run *r);
 void run_totals_release(struct run_totals *t);
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t);
 int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,

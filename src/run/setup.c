@@ -17,7 +17,7 @@
 
 #include "run_internal.h"
 
-void worker_release(struct worker *w)
+void run_worker_release(struct worker *w)
 {
 	if (engine_drv_inflight(&w->drv) && !w->run->virt) {
 		/* I/O the device never completed may still land in these buffers:
@@ -45,7 +45,7 @@ void worker_release(struct worker *w)
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		for (unsigned j = 0; w->snaps[i].cs && j < w->ndb * IO_CLASS_COUNT; j++)
-			class_stats32_release(&w->snaps[i].cs[j]);
+			stats_class32_release(&w->snaps[i].cs[j]);
 		free(w->snaps[i].cs);
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
@@ -288,7 +288,7 @@ static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t l
 static const char worker_nomem[] = "out of memory setting up a worker";
 
 /* The worker's arrays: databases, slots, files, the spares' and every
- * buffer's iovecs, the interval snapshots. 0 or -ENOMEM (worker_release
+ * buffer's iovecs, the interval snapshots. 0 or -ENOMEM (run_worker_release
  * frees what was made). */
 static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned nstreams)
 {
@@ -328,7 +328,7 @@ static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned 
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			return -ENOMEM;
 		w->snaps[i].kept = &r->ctl.msgs_kept;
-		snap_reset(&w->snaps[i], ndb);
+		worker_snap_reset(&w->snaps[i], ndb);
 	}
 	return 0;
 }
@@ -551,7 +551,7 @@ out:
 void run_release_workers(struct run *r)
 {
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
-		worker_release(&r->workers[i]);
+		run_worker_release(&r->workers[i]);
 	free(r->workers);
 	r->workers = NULL;
 	r->nworkers = 0;

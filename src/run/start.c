@@ -146,7 +146,7 @@ bool run_start_wait(struct run *r)
 		struct host_sample hs;
 
 		/* the counters' first interval starts now, not before the wait */
-		(void)!host_sampler_read(r->store.host, time_mono_ns(), &hs);
+		(void)!counters_sampler_read(r->store.host, time_mono_ns(), &hs);
 	}
 	return stopped;
 }

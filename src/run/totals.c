@@ -63,7 +63,7 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 	}
 	run_cs = &t->vol_cs[nv * IO_CLASS_COUNT];
 	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
-		class_stats_reset(&t->vol_cs[i]);
+		stats_class_reset(&t->vol_cs[i]);
 	for (size_t d = 0; d < nd; d++) {
 		const struct plan_db *db = &r->plan.dbs[d];
 		struct scope_summary *s = &t->sums[1 + nv + d];
@@ -71,9 +71,9 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 			const struct class_stats *cs = &r->coord.tot_db[d * IO_CLASS_COUNT + c];
 
-			class_stats_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
-			class_stats_merge(&run_cs[c], cs);
-			class_summary_from_stats(&s->classes[c], cs, measured);
+			stats_class_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
+			stats_class_merge(&run_cs[c], cs);
+			results_class_from_stats(&s->classes[c], cs, measured);
 		}
 		snprintf(s->name, sizeof(s->name), "%s", db->name);
 		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
@@ -95,7 +95,7 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 
 		snprintf(s->name, sizeof(s->name), "%s", r->plan.vols[v].name);
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
+			results_class_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
 		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME,
 							      r->plan.vols[v].name,
@@ -108,7 +108,7 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 	}
 	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
+		results_class_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
 	t->totals[0] = (struct store_scope_total){
 		SCOPE_RUN, "run", NULL,	       t->sums[0].integrity_errors,
 		run_cs,	   0,	  &t->sums[0], sample_ms};
@@ -190,10 +190,11 @@ int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
 	if (r->coord.wacc_db) {
 		ws = calloc((1 + nv + nd) * IO_CLASS_COUNT, sizeof(*ws));
 		if (ws) {
-			win_stats(ws, r->coord.wacc_run, IO_CLASS_COUNT);
-			win_stats(ws + IO_CLASS_COUNT, r->coord.wacc_vol, nv * IO_CLASS_COUNT);
-			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->coord.wacc_db,
-				  nd * IO_CLASS_COUNT);
+			totals_window_stats(ws, r->coord.wacc_run, IO_CLASS_COUNT);
+			totals_window_stats(ws + IO_CLASS_COUNT, r->coord.wacc_vol,
+					    nv * IO_CLASS_COUNT);
+			totals_window_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->coord.wacc_db,
+					    nd * IO_CLASS_COUNT);
 			in.run_windows = ws;
 			in.volume_windows = ws + IO_CLASS_COUNT;
 			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
@@ -215,7 +216,7 @@ uint64_t run_measured_ns(const struct run *r, uint64_t t)
 	return m > r->grid.duration ? r->grid.duration : m;
 }
 
-void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
+void totals_window_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		double mean = a[i].n ? a[i].sum / a[i].n : 0, var;
@@ -230,7 +231,7 @@ void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
 
 /* The figures of a backup or recovery test, per database and in all, as
  * events of the run (kind "backup" or "recovery"). */
-void record_pass_figures(struct run *r)
+void totals_pass_figures_record(struct run *r)
 {
 	char msg[300];
 	uint64_t bytes = 0, t0 = UINT64_MAX, t1 = 0, segs = 0, ns = 0, slow = 0, pages = 0;

@@ -74,7 +74,7 @@ static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 			w->errors += cs[c].errors;
 	}
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r->coord.win_db[i]);
+		stats_class_reset(&r->coord.win_db[i]);
 	run_samples_reset(r);
 	w->iops = secs > 0 ? (double)(rd + wr) / secs : 0;
 }
@@ -101,11 +101,11 @@ void tune_interval(struct run *r, unsigned k)
 
 		if (!rd->lat.count || !lg->lat.count)
 			return; /* no sample */
-		ret = tuner_sample(t, hist_mean(&rd->lat) / 1e6, hist_mean(&lg->lat) / 1e6);
+		ret = autotune_sample(t, hist_mean(&rd->lat) / 1e6, hist_mean(&lg->lat) / 1e6);
 		if (ret == TUNE_SETTLED) {
 			/* the window starts now */
 			for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-				class_stats_reset(&r->coord.win_db[i]);
+				stats_class_reset(&r->coord.win_db[i]);
 			run_samples_reset(r);
 			r->tune.nint = 0;
 			return;
@@ -117,10 +117,10 @@ void tune_interval(struct run *r, unsigned k)
 	}
 	tune_window_build(r, (double)r->tune.nint * (double)RUN_INTERVAL_NS / 1e9, &w);
 	r->tune.nint = 0;
-	ret = tuner_window(t, &w);
+	ret = autotune_window_feed(t, &w);
 	r->tune.state = ret < 0 ? TUNE_DONE : ret;
 	if (ret < 0)
-		tuner_stop(t, "out of memory");
+		autotune_stop(t, "out of memory");
 	if (r->tune.state != TUNE_MORE)
 		tune_end_level(r, k);
 }
@@ -232,11 +232,11 @@ static void tune_report_outcome(struct run *r, const struct tuner *t, uint64_t u
 	}
 	run_event(r, "autotune", msg);
 	snprintf(n, sizeof(n), "%u", t->chosen);
-	env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));
-	env_fact(r, "autotune_chosen", n);
-	env_fact(r, "autotune_stopped_because", t->stopped_because);
+	run_env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));
+	run_env_fact(r, "autotune_chosen", n);
+	run_env_fact(r, "autotune_stopped_because", t->stopped_because);
 	if (note[0])
-		env_fact(r, "autotune_note", note);
+		run_env_fact(r, "autotune_note", note);
 }
 
 /*
@@ -259,7 +259,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	r->tune.ev_base_ns = 0;
 	r->tune.win = profile_tune_window_samples(p);
 	tune_settings_fill(r, &set);
-	tuner_init(t, &set);
+	autotune_init(t, &set);
 	r->tune.tuner = t;
 	snprintf(msg, sizeof(msg),
 		 "auto-tune (goal %s, %s): levels of %u stream%s, transient until the latency "
@@ -276,7 +276,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		bool drained;
 
 		if (used + profile_tune_level_min_ns(p) > limit) {
-			tuner_stop(t, "the time bound is spent");
+			autotune_stop(t, "the time bound is spent");
 			break;
 		}
 		r->streams = t->cur;
@@ -285,7 +285,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 			break;
 		/* --start-at: the first level's workers are ready (start.c) */
 		if (run_start_wait(r)) {
-			tuner_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
+			autotune_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
 			break;
 		}
 		run_load_begin(r);
@@ -298,7 +298,7 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		r->tune.nint = 0;
 		r->tune.state = TUNE_MORE;
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r->coord.win_db[i]);
+			stats_class_reset(&r->coord.win_db[i]);
 		run_samples_reset(r);
 		if (r->opt->cb.message) {
 			snprintf(msg, sizeof(msg), "auto-tune: measuring %u streams", t->cur);
@@ -319,11 +319,11 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		tune_report_steps(r, t, &reported);
 		tune_clock_advance(r);
 		if (r->ctl.signal || r->ctl.reason[0] || r->ctl.env_failed || !drained) {
-			tuner_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
+			autotune_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
 			break;
 		}
 		if (!t->done && r->tune.state == TUNE_MORE)
-			tuner_stop(t, "the time bound is spent");
+			autotune_stop(t, "the time bound is spent");
 		if (!t->done)
 			run_release_workers(r);
 	}

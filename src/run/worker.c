@@ -17,9 +17,9 @@
 
 #include "run_internal.h"
 
-void snap_reset(struct snap *s, unsigned ndb)
+void worker_snap_reset(struct snap *s, unsigned ndb)
 {
-	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
+	stats_class32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
 	memset(s->stalls, 0, ndb * sizeof(*s->stalls));
@@ -87,12 +87,13 @@ static void worker_publish(struct worker *w)
 		usleep(1000);
 		waited++;
 	}
-	snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
+	worker_snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
 	if (waited)
-		snap_msg(&w->snaps[w->cur % RUN_SLOTS],
-			 "worker %u waited %llu ms for the coordinator (slow results file?); "
-			 "completions meanwhile were stamped late",
-			 w->index, (unsigned long long)waited);
+		worker_snap_msg(
+			&w->snaps[w->cur % RUN_SLOTS],
+			"worker %u waited %llu ms for the coordinator (slow results file?); "
+			"completions meanwhile were stamped late",
+			w->index, (unsigned long long)waited);
 }
 
 static struct snap *worker_snap_at(struct worker *w, uint64_t t)
@@ -105,7 +106,7 @@ static struct snap *worker_snap_at(struct worker *w, uint64_t t)
 	return &w->snaps[w->cur % RUN_SLOTS];
 }
 
-void snap_msg(struct snap *s, const char *fmt, ...)
+void worker_snap_msg(struct snap *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -190,9 +191,10 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
 		return;
 	}
 	sn->integrity[db]++;
-	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
-		 d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
-		 page_status_name(st), expect, (unsigned long long)found);
+	worker_snap_msg(
+		sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
+		d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
+		page_status_name(st), expect, (unsigned long long)found);
 	/* report each bad page once, and keep it as found: this run neither
 	 * writes it again nor reads it for a transaction, and its journal entry
 	 * stays the generation expected, so verify and the next run find it too */
@@ -268,8 +270,8 @@ static void worker_repl_verify(struct worker *w, struct wl_slot *s, struct wl_db
 	if (!what)
 		return;
 	sn->integrity[s->db]++;
-	snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
-		 (unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
+	worker_snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
+			(unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
 }
 
 /* wl_ctx.stamped: a page was stamped; time what completed meanwhile */
@@ -329,8 +331,8 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 		if (class_stats32_add(cs,
 				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
 				      s->len0))
-			snap_msg(sn, "out of memory: an I/O of %s was not counted",
-				 slot_file(s, d));
+			worker_snap_msg(sn, "out of memory: an I/O of %s was not counted",
+					slot_file(s, d));
 		return true;
 	}
 	cs->errors++;
@@ -338,9 +340,10 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 	if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
 		/* pairs with the load in coord_check_errors() */
 		atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
-	snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
-		 req->op == ENGINE_OP_READ ? "read" : "write", s->len0, (unsigned long long)s->off0,
-		 res < 0 ? strerror((int)-res) : "short transfer");
+	worker_snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
+			req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			(unsigned long long)s->off0,
+			res < 0 ? strerror((int)-res) : "short transfer");
 	return false;
 }
 
@@ -400,11 +403,11 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		sn->hung++;
 		atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
 		sn->cs[s->db * IO_CLASS_COUNT + s->req.cls].errors++;
-		snap_msg(sn,
-			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
-			 "(hung I/O)",
-			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0, (double)age / 1e9);
+		worker_snap_msg(sn,
+				"%s: %s of %u bytes at offset %llu: no completion after %.1f s "
+				"(hung I/O)",
+				slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write",
+				s->len0, (unsigned long long)s->off0, (double)age / 1e9);
 	}
 }
 
