@@ -57,6 +57,21 @@ shape --source "$DP_SOURCE_DIR" || rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || fail "the tree's shape rules are broken (docs/architecture.md, tests/tree_shape.py)"
 
+# every global symbol of the core library carries its module's (or its file's) prefix
+rc=0
+python3 "$DP_SOURCE_DIR/tests/symbol_prefixes.py" --build "$DP_BINARY_DIR" >"$WORK/sym" 2>&1 || rc=$?
+[ $rc = 2 ] && { echo "skip: the build has no library objects to read"; exit 77; }
+[ $rc = 0 ] || fail "global symbols without their module's prefix (tests/symbol_prefixes.py): $(cat "$WORK/sym")"
+# ... and fails when one has none: an object of util defining a function named like run's
+mkdir -p "$WORK/symbuild/CMakeFiles/diskproof_core.dir/src/util"
+echo 'int tuner_init(void); int tuner_init(void) { return 0; }' >"$WORK/planted.c"
+cc -c -o "$WORK/symbuild/CMakeFiles/diskproof_core.dir/src/util/planted.c.o" "$WORK/planted.c" ||
+	fail "cannot compile the planted object"
+rc=0
+python3 "$DP_SOURCE_DIR/tests/symbol_prefixes.py" --build "$WORK/symbuild" >"$WORK/sym" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q 'util/planted.c tuner_init' "$WORK/sym" ||
+	fail "symbol_prefixes.py passed a planted util symbol tuner_init (rc $rc): $(cat "$WORK/sym")"
+
 # each check fails when it should: a copy of the tree, one fault at a time
 T="$WORK/tree"
 fresh() {
