@@ -44,8 +44,8 @@ static int run_db_fd(const struct run *r, const struct plan_db *d)
 		const struct worker *w = &r->workers[i];
 
 		for (unsigned k = 0; w->dbs && w->fds && k < w->ndb; k++)
-			if (w->dbs[k].pdb == d && w->fds[2 * k] >= 0)
-				return w->fds[2 * k];
+			if (w->dbs[k].pdb == d && w->fds[wl_file_db(k)] >= 0)
+				return w->fds[wl_file_db(k)];
 	}
 	return -1;
 }

@@ -77,7 +77,7 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 			int fd = file_open_checked(paths[j], flags, 0,
 						   FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, NULL, err);
 
-			w->fds[2 * i + j] = fd >= 0 ? fd : -1;
+			w->fds[j ? wl_file_log(i) : wl_file_db(i)] = fd >= 0 ? fd : -1;
 			if (fd < 0 && fd != -EMEDIUMTYPE)
 				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(-fd));
 			if (fd < 0)
@@ -403,9 +403,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 
 		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
 			goto out_nomem;
-		w->files[2 * i] =
+		w->files[wl_file_db(i)] =
 			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
-		w->files[2 * i + 1] =
+		w->files[wl_file_log(i)] =
 			(struct engine_file){pdb->log_size, log_device(r, pdb->volume), 0, pdb->id};
 	}
 	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
