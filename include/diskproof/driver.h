@@ -51,8 +51,17 @@ struct engine_drv {
 	unsigned nretry, nfresh;
 	unsigned inflight; /* handed to the engine, not completed */
 	uint64_t now;	   /* the clock as read after the last reap */
+	/* a request completed with EAGAIN or EINTR this many times in a row
+	 * (no byte moved in between) goes back to the client with that error;
+	 * 0: queued again for ever. Set by the client after engine_drv_init:
+	 * file creation, verify and preconditioning take ENGINE_DRV_AGAIN_MAX
+	 * (their loops end only when every request ends), the run's workers 0
+	 * (their drain is bounded by io_timeout) */
+	unsigned max_again;
 	bool init, open;
 };
+
+#define ENGINE_DRV_AGAIN_MAX 1000u
 
 /* ---- life cycle ---- */
 

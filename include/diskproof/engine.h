@@ -61,6 +61,9 @@ struct engine_req {
 	/* set by the driver (driver.h): bytes moved by the earlier parts of a
 	 * short transfer being resubmitted; 0 whenever a client sees it */
 	uint32_t done_bytes;
+	/* set by the driver: EAGAIN or EINTR completions in a row without a byte
+	 * moved (struct engine_drv.max_again); 0 whenever a client sees it */
+	uint16_t again;
 	/* owned by the runner: who issued it */
 	void *owner;
 	uint64_t tag;

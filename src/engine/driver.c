@@ -60,7 +60,8 @@ static bool drv_again(const struct engine_req *r)
 	       (res > 0 && (uint64_t)res < r->len && res % 512 == 0);
 }
 
-/* The policy for one completion: kept to resubmit, or handed back restored. */
+/* The policy for one completion: kept to resubmit, or handed back restored
+ * (an EAGAIN or EINTR past max_again in a row is handed back as it is). */
 static void drv_finish(struct engine_drv *d, struct engine_req *r)
 {
 	d->inflight--;
@@ -72,10 +73,16 @@ static void drv_finish(struct engine_drv *d, struct engine_req *r)
 			r->buf = (char *)r->buf + n;
 			r->len -= n;
 			r->done_bytes += n;
+			r->again = 0;
+			d->retry[d->nretry++] = r;
+			return;
 		}
-		d->retry[d->nretry++] = r;
-		return;
+		if (!d->max_again || ++r->again <= d->max_again) {
+			d->retry[d->nretry++] = r;
+			return;
+		}
 	}
+	r->again = 0;
 	if (r->done_bytes) {
 		uint32_t n = r->done_bytes;
 

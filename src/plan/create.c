@@ -347,6 +347,7 @@ static int creator_engine(struct creator *c, struct cfile *files, size_t njobs, 
 	c->ctx = (struct engine_ctx){
 		.depth = c->nbufs, .nr_devices = (unsigned)c->nvols, .clock = &c->clock};
 	ret = engine_drv_init(&c->drv, ops, &c->ctx, c->nbufs, creator_write_done, c, &why);
+	c->drv.max_again = ENGINE_DRV_AGAIN_MAX; /* then the write fails, naming EAGAIN */
 	if (ret)
 		strbuf_addf(err, "creating files: %s", why.buf);
 	strbuf_release(&why);

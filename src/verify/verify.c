@@ -763,6 +763,9 @@ static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
 				     .nr_devices = 1,
 				     .clock = &v->clock};
 	ret = engine_drv_init(&v->drv, v->ops, &v->ctx, VERIFY_DEPTH, read_done, v, &why);
+	/* a read that keeps coming back EAGAIN is read block by block
+	 * (complete: reread_blocks) rather than queued again for ever */
+	v->drv.max_again = ENGINE_DRV_AGAIN_MAX;
 	if (!ret)
 		ret = engine_drv_open(&v->drv, &why);
 	if (ret) /* "volume NAME: io_uring: cannot set up a ring ...": the engine's why */
@@ -776,6 +779,13 @@ out_nomem:
 
 static void vol_release(struct vvol *v)
 {
+	if (engine_drv_inflight(&v->drv)) {
+		/* reads the device never completed may still land in these
+		 * buffers, and closing the engine may wait for them (a hung
+		 * device): leave engine, files and buffers to the process exit,
+		 * as a run's worker does */
+		return;
+	}
 	engine_drv_release(&v->drv);
 	strbuf_release(&v->engine_err);
 	free(v->fds);

@@ -18,7 +18,10 @@ sed 's/^name = io_uring$/name = psync/' "$T" >"$WORK/psync.ini"
 expect_exit 0 "$DISKPROOF" init "$WORK/psync.ini" --data-dir "$WORK/d" --results "$WORK/r.db" \
 	--quiet
 
-expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" verify "$T" --data-dir "$WORK/d"
+# reads the engine took but never completed are left to the process exit, as
+# after a hung device (closing a ring may wait for them): no leak check
+expect_exit 3 env ASAN_OPTIONS=detect_leaks=0 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" \
+	verify "$T" --data-dir "$WORK/d"
 for f in a/db1.edb a/db1.log b/db2.edb b/db2.log; do
 	grep -qF "$WORK/d/$f: not verified in full: volume ${f%%/*}: $MSG" err ||
 		fail "verify does not name $f and the engine's error: $(cat err)"
@@ -36,7 +39,7 @@ expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" init "$T" --data
 grep -qF "$MSG" err || fail "init does not say the engine failed: $(cat err)"
 
 # preconditioning the files psync made: its writes go through the driver too
-expect_exit 3 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" init "$WORK/psync.ini" \
-	--data-dir "$WORK/d" --results "$WORK/r.db" --precondition --quiet
+expect_exit 3 env ASAN_OPTIONS=detect_leaks=0 timeout -k 5 120 "$NO_URING" --enter "$DISKPROOF" \
+	init "$WORK/psync.ini" --data-dir "$WORK/d" --results "$WORK/r.db" --precondition --quiet
 grep -qF "precondition: $MSG" err || fail "precondition does not say the engine failed: $(cat err)"
 echo "ok"

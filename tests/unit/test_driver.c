@@ -6,7 +6,8 @@
  * reaps return (-EAGAIN, a short transfer, -EIO, a failed commit or reap).
  * It checks the policy every client gets: BUSY kept and queued again, EAGAIN
  * and a short transfer's remainder resubmitted (the data landing where it
- * belongs) and reported once as the whole request, every other error handed
+ * belongs) and reported once as the whole request, EAGAIN handed back after
+ * max_again in a row (never, with 0), every other error handed
  * to the callback or returned with "ENGINE engine: ...: WHY", a persistent
  * error never spinning, a turn reaping until its minimum, and the submit and
  * completion times it stamps.
@@ -277,6 +278,61 @@ static void test_eagain_resubmitted(void **state)
 	strbuf_release(&err);
 }
 
+/* max_again: a request that keeps coming back EAGAIN or EINTR is handed back
+ * with that error once it has done so max_again times in a row; a short
+ * transfer between (bytes moved) starts the count again; 0 keeps it for ever */
+static void test_again_capped(void **state)
+{
+	struct client *c = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct engine_req *r;
+
+	c->drv.max_again = 3;
+	te_the->s = (struct te_script){.res = {-EAGAIN, -EINTR, -EAGAIN, -EAGAIN}, .nres = 4};
+	r = req_at(c, 0, ENGINE_OP_WRITE, 0, 4096);
+	assert_int_equal(engine_drv_queue(&c->drv, r), ENGINE_Q_QUEUED);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(engine_drv_turn(&c->drv, 1, 1000, &err), 1);
+		assert_int_equal(c->ndone, 0);
+	}
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 1000, &err), 1);
+	assert_int_equal(c->ndone, 1);
+	assert_int_equal(c->done_res[0], -EAGAIN);
+	assert_int_equal(r->again, 0);
+	assert_int_equal(engine_drv_kept(&c->drv), 0);
+	assert_int_equal(engine_drv_inflight(&c->drv), 0);
+
+	/* three in a row, 512 bytes moved, three more: still not given up */
+	c->ndone = 0;
+	te_the->s = (struct te_script){
+		.res = {-EAGAIN, -EAGAIN, -EAGAIN, 512, -EAGAIN, -EAGAIN, -EAGAIN}, .nres = 7};
+	r = req_at(c, 1, ENGINE_OP_WRITE, 8192, 8192);
+	assert_int_equal(engine_drv_queue(&c->drv, r), ENGINE_Q_QUEUED);
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(engine_drv_turn(&c->drv, 1, 1000, &err), 1);
+	assert_int_equal(c->ndone, 1);
+	assert_int_equal(c->done_res[0], 8192);
+	assert_dev(te_the->dev, 8192, 8192, 2);
+
+	/* 0: for ever (the run's workers) */
+	c->ndone = 0;
+	c->drv.max_again = 0;
+	te_the->s = (struct te_script){.nres = SCRIPT_LEN};
+	for (unsigned i = 0; i < SCRIPT_LEN; i++)
+		te_the->s.res[i] = -EAGAIN;
+	r = req_at(c, 2, ENGINE_OP_READ, 0, 4096);
+	assert_int_equal(engine_drv_queue(&c->drv, r), ENGINE_Q_QUEUED);
+	for (unsigned i = 0; i < SCRIPT_LEN; i++) {
+		assert_int_equal(engine_drv_turn(&c->drv, 1, 1000, &err), 1);
+		assert_int_equal(c->ndone, 0);
+	}
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 1000, &err), 1);
+	assert_int_equal(c->ndone, 1);
+	assert_int_equal(c->done_res[0], 4096);
+	assert_int_equal(err.len, 0);
+	strbuf_release(&err);
+}
+
 static void test_short_transfer_remainder(void **state)
 {
 	struct client *c = *state;
@@ -451,6 +507,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_busy_kept_and_resubmitted, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_eagain_resubmitted, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_again_capped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_transfer_remainder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_short_then_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_persistent_errors, setup, teardown),
