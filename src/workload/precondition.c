@@ -596,6 +596,7 @@ static int pc_engine(struct pc *c, unsigned nslots, struct strbuf *err)
 				     .nr_devices = (unsigned)c->pl->nr_vols,
 				     .clock = &c->clock};
 	ret = engine_drv_init(&c->drv, &engine_io_uring, &c->ctx, nslots, pc_write_done, c, &why);
+	c->drv.max_again = ENGINE_DRV_AGAIN_MAX; /* then the write fails, naming EAGAIN */
 	if (!ret)
 		ret = engine_drv_open(&c->drv, &why);
 	if (ret)
@@ -688,7 +689,13 @@ static int pc_mark_running(struct pc *c, struct strbuf *err)
 /* Frees what pc_setup() made; safe on a partial setup. */
 static void pc_release(struct pc *c)
 {
-	/* the engine first: it waits for (or cancels) what is in flight */
+	if (engine_drv_inflight(&c->drv)) {
+		/* writes the device never completed (io_timeout): closing the
+		 * ring may wait for them, and they may still land in the
+		 * buffers: leave engine, files and buffers to the process exit,
+		 * as a run's worker does, so that the error is said now */
+		return;
+	}
 	engine_drv_release(&c->drv);
 	free(c->fds);
 	for (size_t i = 0; c->dbs && i < c->pl->nr_dbs; i++) {
@@ -725,10 +732,15 @@ int precondition_run(const struct plan *pl, const struct profile *p,
 	if (ret)
 		goto out_release;
 	pc_loop(&c);
-	/* writes still in flight (ring failure, hung device) leave it unclean */
-	ret = pc_write_journals(&c, true);
-	if (!c.ret)
-		c.ret = ret;
+	/* writes still in flight (ring failure) leave it unclean; after a hung
+	 * device (io_timeout) nothing more is written: the journals stay marked
+	 * running, as a run's after a hang, and the error is said now rather
+	 * than after a journal write that may hang on the same device */
+	if (c.ret != -ETIMEDOUT) {
+		ret = pc_write_journals(&c, true);
+		if (!c.ret)
+			c.ret = ret;
+	}
 	res->elapsed_ns = time_mono_ns() - c.t0;
 	for (unsigned i = 0; i < c.nwin; i++)
 		sum += c.win[i];
