@@ -5,7 +5,7 @@
  *
  * What is compared. For each scope present in both runs (the run, each volume
  * and each database, matched by name) and each I/O class either run issued
- * there (class_summary_present() in A or in B; the others keep their figures,
+ * there (results_class_present() in A or in B; the others keep their figures,
  * untested, and the text and HTML renderers leave them out): IOPS, average,
  * p50, p99 and maximum latency, A and B side by side with the change in percent;
  * the dispersion of the per-interval average latency (standard deviation and
@@ -87,7 +87,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "diskproof/report.h"
 #include "diskproof/results.h"
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
@@ -422,32 +421,5 @@ struct analyze_regression {
  */
 int analyze_regressions(const struct analyze_comparison *c, size_t pair, double pct,
 			struct analyze_regression **out, size_t *n) DP_MUST_CHECK;
-
-/*
- * What the renderers format: one comparison (two runs) or several, each
- * later run against the baseline (pairs[i] = runs[0] against runs[i + 1],
- * every pair's a the same run), and the regressions found when gated. All
- * borrowed.
- */
-struct report_compare_view {
-	const struct analyze_comparison *pairs;
-	size_t nr_pairs;
-	bool all;	 /* --all: every figure, not only the listed ones */
-	bool gate;	 /* --fail-on-regression given */
-	double gate_pct; /* its percentage */
-	const struct analyze_regression *regressions;
-	size_t nr_regressions;
-};
-
-/*
- * Renderers of a comparison (src/report/compare.c): REPORT_JSON gives JSON,
- * any other format text (cmd_compare accepts text and json only); keys and
- * layout in docs/compare.md. They format c and compute nothing.
- */
-void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
-			   enum report_format fmt, const struct report_options *opt);
-/* The same for a view of one or more comparisons (docs/compare.md). */
-void report_compare_view_render(struct strbuf *out, const struct report_compare_view *v,
-				enum report_format fmt, const struct report_options *opt);
 
 #endif

@@ -49,8 +49,8 @@
  * (btrfs), else the path is skipped (no block device beneath). Paths on one
  * device give one row.
  *
- * Ownership: host_sampler_open() gives the caller a sampler to
- * host_sampler_close() (safe on NULL). The device rows of a struct
+ * Ownership: counters_sampler_open() gives the caller a sampler to
+ * counters_sampler_close() (safe on NULL). The device rows of a struct
  * host_sample belong to the sampler and stay valid until its next read or
  * its close. Functions return 0 or -errno and fill err with
  * "host counters: what: why"; the parsers only return.
@@ -112,10 +112,10 @@ struct host_sample {
 /* ---- parsers (pure: the text of the /proc file in, counters out) ---- */
 
 /* The "cpu " line of /proc/stat. 0, or -EINVAL when there is none. */
-int host_parse_stat(const char *text, struct host_cpu_counters *out) DP_MUST_CHECK;
+int counters_parse_stat(const char *text, struct host_cpu_counters *out) DP_MUST_CHECK;
 
 /* MemAvailable of /proc/meminfo, in bytes. 0, or -ENOENT when absent. */
-int host_parse_meminfo(const char *text, uint64_t *available) DP_MUST_CHECK;
+int counters_parse_meminfo(const char *text, uint64_t *available) DP_MUST_CHECK;
 
 /*
  * For each of devs[0..n) (major and minor set by the caller), the line of
@@ -123,23 +123,24 @@ int host_parse_meminfo(const char *text, uint64_t *available) DP_MUST_CHECK;
  * set. Lines that are not 3 + 11 or more fields are skipped. Returns the
  * number of devices found.
  */
-size_t host_parse_diskstats(const char *text, struct host_disk_counters *devs, size_t n,
-			    bool *found);
+size_t counters_parse_diskstats(const char *text, struct host_disk_counters *devs, size_t n,
+				bool *found);
 
 /* ---- figures (pure) ---- */
 
 /* CPU shares between two readings; false (out untouched) when fewer than
  * HOST_CPU_MIN_TICKS ticks passed. */
-bool host_cpu_shares(const struct host_cpu_counters *prev, const struct host_cpu_counters *cur,
-		     double *user_pct, double *system_pct, double *iowait_pct);
+bool counters_cpu_shares(const struct host_cpu_counters *prev, const struct host_cpu_counters *cur,
+			 double *user_pct, double *system_pct, double *iowait_pct);
 
 /* A device's figures between two readings elapsed_ns apart (> 0); out's name
  * and valid are left to the caller. */
-void host_disk_figures(const struct host_disk_counters *prev, const struct host_disk_counters *cur,
-		       uint64_t elapsed_ns, struct host_dev_sample *out);
+void counters_disk_figures(const struct host_disk_counters *prev,
+			   const struct host_disk_counters *cur, uint64_t elapsed_ns,
+			   struct host_dev_sample *out);
 
 /* cur - prev of a cumulative counter, with the wrap rule above. */
-uint64_t host_counter_delta(uint64_t prev, uint64_t cur);
+uint64_t counters_delta(uint64_t prev, uint64_t cur);
 
 /* ---- the sampler ---- */
 
@@ -151,13 +152,13 @@ struct host_sampler;
  * must use the same clock). A path with no block device beneath is skipped,
  * not an error; -errno when /proc/stat or /proc/diskstats cannot be read.
  */
-int host_sampler_open(struct host_sampler **out, const char *const *paths, size_t n,
-		      uint64_t now_ns, struct strbuf *err) DP_MUST_CHECK;
+int counters_sampler_open(struct host_sampler **out, const char *const *paths, size_t n,
+			  uint64_t now_ns, struct strbuf *err) DP_MUST_CHECK;
 
 /* The same with another root than "/proc" (tests: a fixture tree holding
  * stat, meminfo, diskstats and self/mountinfo). */
-int host_sampler_open_at(struct host_sampler **out, const char *proc, const char *const *paths,
-			 size_t n, uint64_t now_ns, struct strbuf *err) DP_MUST_CHECK;
+int counters_sampler_open_at(struct host_sampler **out, const char *proc, const char *const *paths,
+			     size_t n, uint64_t now_ns, struct strbuf *err) DP_MUST_CHECK;
 
 /*
  * The figures since the previous read (or the open), as rates over the
@@ -165,13 +166,13 @@ int host_sampler_open_at(struct host_sampler **out, const char *proc, const char
  * now_ns as the last gives no device rows (valid false) and keeps the
  * baseline. -errno when the /proc files cannot be read (out then empty).
  */
-int host_sampler_read(struct host_sampler *s, uint64_t now_ns,
-		      struct host_sample *out) DP_MUST_CHECK;
+int counters_sampler_read(struct host_sampler *s, uint64_t now_ns,
+			  struct host_sample *out) DP_MUST_CHECK;
 
 /* What is sampled, for the run's event log: "CPU, memory; devices vda (/srv/db,
  * /srv/log); no block device under /dev/shm/x". */
-void host_sampler_describe(const struct host_sampler *s, struct strbuf *out);
+void counters_sampler_describe(const struct host_sampler *s, struct strbuf *out);
 
-void host_sampler_close(struct host_sampler *s);
+void counters_sampler_close(struct host_sampler *s);
 
 #endif

@@ -15,6 +15,7 @@
  *                (0 = do not wait). Returns the count or -errno.
  *   close(ctx)   release files and buffers from the engine
  *   cleanup(ctx) free ctx->priv
+ * Only the driver (driver.h) calls these hooks: clients go through it.
  * Every hook returns 0 (or a count) or -errno; a request's own outcome travels
  * in req->result (bytes moved or -errno). The runner stamps submit and
  * completion times, except with ENGINE_F_OWN_CLOCK engines (sim's virtual
@@ -57,6 +58,12 @@ struct engine_req {
 	uint64_t t_submit_ns;
 	uint64_t t_done_ns;
 	uint64_t engine_seq; /* engine-private */
+	/* set by the driver (driver.h): bytes moved by the earlier parts of a
+	 * short transfer being resubmitted; 0 whenever a client sees it */
+	uint32_t done_bytes;
+	/* set by the driver: EAGAIN or EINTR completions in a row without a byte
+	 * moved (struct engine_drv.max_again); 0 whenever a client sees it */
+	uint16_t again;
 	/* owned by the runner: who issued it */
 	void *owner;
 	uint64_t tag;
@@ -76,6 +83,8 @@ enum engine_queue_status {
 #define ENGINE_F_STAMPS_DONE 0x4u
 /* the flags under which the engine, not the runner, fills req->t_done_ns */
 #define ENGINE_STAMPS_DONE_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_STAMPS_DONE)
+/* the flags of a simulated engine (sim): virtual time, no file or device */
+#define ENGINE_SIMULATED_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_NO_FILES)
 
 /* A clock the runner reads; the sim engine drives a virtual one. */
 struct engine_clock {
@@ -91,7 +100,29 @@ struct engine_file {
 	uint32_t tag;	 /* stamped into headers the engine writes (database id) */
 };
 
-struct profile_sim;
+/* The sim engine's model of one device (docs/engines.md): latencies per
+ * class, their spread, saturation, drift, faults, spikes, transfer rate and
+ * stalls. The engine's own: a run fills it from the profile's [sim] keys
+ * (struct profile_sim, field for field). */
+struct engine_sim_model {
+	uint64_t read_latency_ns;      /* default 2 ms */
+	uint64_t write_latency_ns;     /* default 3 ms */
+	uint64_t log_write_latency_ns; /* default 1 ms */
+	double jitter_pct;	       /* spread of latencies, default 20 (%) */
+	uint64_t saturation_iops;      /* per volume; 0 = never saturates; default 0 */
+	uint64_t drift_ns;	       /* latency added per second the device is open; 0 */
+	uint64_t drift_time_ns;	       /* ... for this long (then flat); 0 = forever */
+	double error_rate_pct;	       /* share of I/Os failing with EIO; default 0 */
+	double drop_write_rate_pct;    /* share of writes acknowledged but lost; 0 */
+	double hang_rate_pct;	       /* share of I/Os that never complete; 0 */
+	uint64_t spike_every;	       /* every this many-th I/O is slow; 0 = none */
+	uint64_t spike_latency_ns;     /* added to it; default 0 */
+	uint64_t transfer_rate;	       /* bytes per second; 0 = size costs nothing; default 0 */
+	uint64_t stall_period_ns;      /* a stall starts every this long; 0 = none */
+	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
+	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
+	uint64_t seed;		       /* default 1 */
+};
 
 struct engine_ctx {
 	unsigned depth; /* most requests in flight at once */
@@ -102,10 +133,10 @@ struct engine_ctx {
 	const struct iovec *bufs; /* buffers to register; req->buf_index indexes them */
 	unsigned nr_bufs;
 	struct engine_clock *clock;
-	const struct profile_sim *sim; /* sim engine's device model; its seed is the run's */
+	const struct engine_sim_model *sim; /* sim engine's device model; its seed is the run's */
 	/* sim: one model per device (nr_devices of them); NULL = *sim for every
 	 * device */
-	const struct profile_sim *dev_sims;
+	const struct engine_sim_model *dev_sims;
 	uint64_t seed;
 	void *priv;
 	/* engine's report of what it could use, e.g. "fixed buffers: off (memlock)" */
@@ -132,6 +163,12 @@ struct engine_ops {
 	 * completions are waiting to be reaped (the runner stops checking
 	 * pages to reap and re-issue them first). */
 	unsigned (*stamp_ready)(struct engine_ctx *ctx, uint64_t now_ns);
+	/* Optional. What the kernel offers this engine, outside any context:
+	 * a description for the host's facts into desc ("available: ..." or
+	 * "unavailable: WHY"; may be NULL), and 0 when the engine can run here,
+	 * else -ENOSYS / -EPERM / -EOPNOTSUPP with the reason in err (may be
+	 * NULL). */
+	int (*probe)(struct strbuf *desc, struct strbuf *err);
 };
 
 extern const struct engine_ops engine_io_uring;
@@ -143,6 +180,10 @@ extern const struct engine_ops engine_sim;
 const struct engine_ops *const *engine_registry(size_t *count);
 /* NULL when no engine has that name. */
 const struct engine_ops *engine_find(const char *name);
+/* Whether the engine called name is simulated (its flags hold
+ * ENGINE_SIMULATED_FLAGS): it touches no file or device. false for a name
+ * the registry does not hold. */
+bool engine_simulated(const char *name);
 /* Checks an ops table: name set, and every hook set when available. 0/-EINVAL */
 int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err);
 

@@ -39,7 +39,10 @@
 
 typedef void (*env_fact_fn)(void *arg, const char *key, const char *value);
 
-void env_collect_host(env_fact_fn fn, void *arg);
+/* The host's facts; io_uring is what the io_uring engine's probe says of
+ * this kernel (engine_drv_probe: "available: ..." or "unavailable: why"),
+ * asked by the caller, since env is below the engines. */
+void env_collect_host(const char *io_uring, env_fact_fn fn, void *arg);
 
 /* The facts of the volume named volume whose files are at path (a
  * directory, a file or a block device; the nearest existing directory when
@@ -144,10 +147,6 @@ int env_cpulist_parse(const char *s, cpu_set_t *set);
 /* set as "0-3,8-11" ("" when empty). */
 void env_cpulist_format(struct strbuf *sb, const cpu_set_t *set);
 
-/* io_uring of this kernel: "available: features ..., opcodes ..." or
- * "unavailable: why". Sets up and tears down one small ring. */
-void env_io_uring_describe(struct strbuf *sb);
-
 /* ---- NUMA placement ---- */
 
 #define ENV_NODES_MAX 64
@@ -216,11 +215,6 @@ int env_numa_place(const struct env_numa_map *m, const bool *drives, enum profil
 int env_numa_plan(const char *sysfs, const struct env_numa_volume *vols, size_t nvols,
 		  const bool *drives, unsigned nworkers, enum profile_affinity policy,
 		  struct env_numa_worker *out, struct strbuf *err) DP_MUST_CHECK;
-
-struct plan;
-/* env_numa_map_build() for a plan's volumes on this machine (/sys): each
- * volume's path and log path resolved to their block devices. */
-int env_numa_map_build_plan(struct env_numa_map *m, const struct plan *pl) DP_MUST_CHECK;
 
 /*
  * Applies a placement to the calling thread (call it first thing in the

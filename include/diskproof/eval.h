@@ -90,4 +90,29 @@ int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 /* true when every verdict passed */
 bool eval_all_passed(const struct verdict *v, size_t count);
 
+/* ---- the criteria table, for the judges that apply it elsewhere ---- */
+
+/* The criteria of one judged latency class, by name (the list above). */
+struct eval_class_criteria {
+	enum io_class cls;
+	const char *avg, *max, *max_sample, *p99, *interval_avg, *cv;
+};
+
+/* The judged latency classes in the order eval judges them (database
+ * reads, then log writes), n entries, static storage. Auto-tune's window
+ * judge (run/autotune.c) walks it too. */
+const struct eval_class_criteria *eval_class_criteria(size_t *n);
+
+/* A class's thresholds under t; 0 for an optional one that is off. */
+struct eval_class_limits {
+	uint64_t avg_ns, max_ns, p99_ns;
+	double cv_pct;
+};
+
+struct eval_class_limits eval_class_limits(const struct profile_thresholds *t, enum io_class c);
+
+/* Whether measured meets threshold under cmp: the one comparison of every
+ * verdict (and of auto-tune's window judge). */
+bool eval_passes(enum verdict_cmp cmp, double threshold, double measured);
+
 #endif

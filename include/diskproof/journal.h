@@ -155,6 +155,12 @@ int journal_write(const struct journal_loc *loc, const struct journal_info *info
 int journal_read(const struct journal_loc *loc, struct journal_info *info, uint32_t **gens,
 		 struct strbuf *err) DP_MUST_CHECK;
 
+/* Whether the journal info describes database db_id of nr_pages pages of
+ * page_size bytes: the one geometry check before its generations are used.
+ * (Pass info->nr_pages as nr_pages to accept any page count.) */
+bool journal_info_matches(const struct journal_info *info, uint32_t db_id, uint32_t page_size,
+			  uint64_t nr_pages);
+
 /*
  * Marks a journal as belonging to run run_id in progress: JOURNAL_CLEAN
  * cleared (its generations become lower bounds), run_id set, generations

@@ -181,23 +181,6 @@ void plan_fs_cow_warning(const struct plan_fs *f, struct strbuf *out);
 
 void plan_space_release(struct plan_space *s);
 
-/*
- * What a run of the plan keeps in memory, as an upper bound (the formula is
- * at plan_memory_estimate() in memory.c): per page of every database, per
- * database, the I/O buffers, and the rest. cpus is the number of online
- * CPUs (the default worker count).
- */
-struct plan_memory {
-	uint64_t pages;	    /* per-page maps */
-	uint64_t databases; /* per-database state: statistics, log and dirty rings */
-	uint64_t buffers;   /* I/O buffers of every stream, flusher, log and scan */
-	uint64_t other;	    /* once per run: program, SQLite, journal copies */
-	uint64_t total;
-};
-
-void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
-			  struct plan_memory *m);
-
 void plan_release(struct plan *pl);
 
 /*
@@ -239,5 +222,11 @@ unsigned plan_worker_count(const struct profile *p, const struct plan *pl, unsig
 int plan_workers_layout(const struct profile *p, const struct plan *pl, unsigned streams,
 			unsigned cpus, struct plan_workers *lw);
 void plan_workers_release(struct plan_workers *lw);
+
+struct env_numa_map;
+/* env_numa_map_build() for the plan's volumes on this machine (/sys): each
+ * volume's path and log path resolved to their block devices. 0 (release
+ * m with env_numa_map_release()) or -ENOMEM (nothing to release). */
+int plan_numa_map(struct env_numa_map *m, const struct plan *pl) DP_MUST_CHECK;
 
 #endif

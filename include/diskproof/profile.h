@@ -366,6 +366,10 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 /* Total databases over all volumes. */
 unsigned profile_database_count(const struct profile *p);
 
+/* The stream count of a profile that sets none ([engine] streams unset,
+ * streams 0) over that many databases: 2 per database. */
+unsigned profile_streams_default(unsigned databases);
+
 /*
  * Auto-tune's time, from the keys or their defaults (docs/autotune.md), in
  * samples of 1 s (the run's interval): its bound (autotune_limit, else 20 %

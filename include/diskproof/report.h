@@ -5,7 +5,7 @@
  * text: the terminal summary: overall verdict first, failing verdicts on top
  *       with their margin ("db3 on vol2: database read average 21.4 ms > 20 ms
  *       (+7 %)"), then a per-volume table (a row per class present,
- *       class_summary_present(): IOPS, MB/s, avg, p99, max, verdict),
+ *       results_class_present(): IOPS, MB/s, avg, p99, max, verdict),
  *       transactional IOPS and the background maintenance, replication and
  *       backup read rates when present, the warm-up (not judged), the
  *       auto-tune steps and the host counters (CPU, memory, a row per block
@@ -46,13 +46,14 @@
  *
  * The formats are one const table (report.c): a name, the renderer of a run
  * and, for text, json and html, the renderer of a comparison
- * (report_compare_render, analyze.h).
+ * (report_compare_render, below).
  */
 #ifndef DISKPROOF_REPORT_H
 #define DISKPROOF_REPORT_H
 
 #include <stdbool.h>
 
+#include "diskproof/analyze.h"
 #include "diskproof/results.h"
 #include "diskproof/util.h"
 
@@ -72,6 +73,33 @@ struct report_options {
 /* r in format fmt, appended to out; opt may be NULL. Nothing for an unknown fmt. */
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,
 		   const struct report_options *opt);
+
+/*
+ * What the renderers format: one comparison (two runs) or several, each
+ * later run against the baseline (pairs[i] = runs[0] against runs[i + 1],
+ * every pair's a the same run), and the regressions found when gated. All
+ * borrowed.
+ */
+struct report_compare_view {
+	const struct analyze_comparison *pairs;
+	size_t nr_pairs;
+	bool all;	 /* --all: every figure, not only the listed ones */
+	bool gate;	 /* --fail-on-regression given */
+	double gate_pct; /* its percentage */
+	const struct analyze_regression *regressions;
+	size_t nr_regressions;
+};
+
+/*
+ * Renderers of a comparison (src/report/compare.c): REPORT_JSON gives JSON,
+ * any other format text (cli_cmd_compare accepts text and json only); keys and
+ * layout in docs/compare.md. They format c and compute nothing.
+ */
+void report_compare_render(struct strbuf *out, const struct analyze_comparison *c,
+			   enum report_format fmt, const struct report_options *opt);
+/* The same for a view of one or more comparisons (docs/compare.md). */
+void report_compare_view_render(struct strbuf *out, const struct report_compare_view *v,
+				enum report_format fmt, const struct report_options *opt);
 
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);

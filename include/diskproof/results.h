@@ -29,9 +29,9 @@ enum scope_kind {
 	SCOPE_DATABASE,
 };
 
-/* "run", "volume", "database"; scope_kind_from_name returns -1 if unknown */
-const char *scope_kind_name(enum scope_kind k);
-int scope_kind_from_name(const char *name);
+/* "run", "volume", "database"; results_scope_kind_from_name returns -1 if unknown */
+const char *results_scope_kind_name(enum scope_kind k);
+int results_scope_kind_from_name(const char *name);
 
 struct class_summary {
 	uint64_t ios;	 /* completed I/Os, warm-up excluded */
@@ -56,7 +56,7 @@ struct class_summary {
 
 /* Fills out from accumulated stats over duration_ns of measurement
  * (max_sample_avg_ms NAN: the stats do not hold it). */
-void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
+void results_class_from_stats(struct class_summary *out, const struct class_stats *s,
 			      uint64_t duration_ns);
 
 /*
@@ -66,10 +66,10 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
  * only backup_read); the text, CSV, HTML and compare reports leave out what
  * is not present, the JSON report keeps every class (with zeros).
  */
-bool class_summary_present(const struct class_summary *cs);
+bool results_class_present(const struct class_summary *cs);
 
 /* Average bytes per I/O (bytes / ios); NAN without I/O. */
-double class_summary_avg_bytes(const struct class_summary *cs);
+double results_class_avg_bytes(const struct class_summary *cs);
 
 struct scope_summary {
 	char name[RESULTS_NAME_MAX];   /* "run" for the run scope */
@@ -115,7 +115,7 @@ struct scope_summary {
 };
 
 /* Transactional IOPS: database reads + database writes per second. */
-double scope_transactional_iops(const struct scope_summary *s);
+double results_scope_transactional_iops(const struct scope_summary *s);
 
 /*
  * A scope's transactions as the reports show them (docs/reports.md): per
@@ -125,13 +125,14 @@ double scope_transactional_iops(const struct scope_summary *s);
  * over log_write I/Os; NAN without a log write). false, out untouched,
  * where the run did not count transactions (txns_recorded).
  */
-struct scope_txn_figures {
+struct results_scope_txn_figures {
 	uint64_t count;
 	double per_second;
 	double db_reads, db_writes, log_writes, log_bytes; /* per transaction */
 	double commits_per_log_write;
 };
-bool scope_txn_figures(const struct scope_summary *s, struct scope_txn_figures *out);
+bool results_scope_txn_figures(const struct scope_summary *s,
+			       struct results_scope_txn_figures *out);
 
 enum verdict_cmp {
 	VERDICT_LE, /* passes when measured <= threshold */
@@ -541,7 +542,7 @@ bool results_db_stalls_range(const struct results *r, double *min, double *max);
 /* How far a failed verdict is past its threshold, in % of the threshold
  * (+ over a "<=" one, - under a ">=" one); NAN for a pass, a threshold of 0
  * or a figure not finite. */
-double verdict_margin_pct(const struct verdict *v);
+double results_verdict_margin_pct(const struct verdict *v);
 
 /* The warm-up the run went through, in s: the configured one, or, for a run
  * stopped in it (aborted, error), the part it stored. */

@@ -258,4 +258,22 @@ struct run_outcome {
  */
 int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err);
 
+struct plan;
+/*
+ * What a run of the plan keeps in memory, as an upper bound (the formula is
+ * at run_memory_estimate() in run/memory.c): per page of every database, per
+ * database, the I/O buffers, and the rest. cpus is the number of online
+ * CPUs (the default worker count).
+ */
+struct run_memory {
+	uint64_t pages;	    /* per-page maps */
+	uint64_t databases; /* per-database state: statistics, log and dirty rings */
+	uint64_t buffers;   /* I/O buffers of every stream, flusher, log and scan */
+	uint64_t other;	    /* once per run: program, SQLite, journal copies */
+	uint64_t total;
+};
+
+void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			 struct run_memory *m);
+
 #endif

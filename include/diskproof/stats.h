@@ -36,9 +36,9 @@ enum io_class {
 
 /* "db_read", "db_write", "log_write", "bdm_read", "log_read", "backup_read"
  * (the keys of reports and the store). */
-const char *io_class_name(enum io_class c);
+const char *stats_io_class_name(enum io_class c);
 /* -1 when unknown. */
-int io_class_from_name(const char *name);
+int stats_io_class_from_name(const char *name);
 
 #define HIST_BITS 6
 #define HIST_GROUP_BUCKETS (1u << HIST_BITS)
@@ -100,10 +100,10 @@ struct class_stats {
 	uint64_t errors; /* I/O errors (failed I/Os are not in lat) */
 };
 
-void class_stats_init(struct class_stats *s);
-/* class_stats_init() for zeroed memory or a valid class_stats: hist_reset(). */
-void class_stats_reset(struct class_stats *s);
-void class_stats_merge(struct class_stats *dst, const struct class_stats *src);
+void stats_class_init(struct class_stats *s);
+/* stats_class_init() for zeroed memory or a valid class_stats: hist_reset(). */
+void stats_class_reset(struct class_stats *s);
+void stats_class_merge(struct class_stats *dst, const struct class_stats *src);
 
 /*
  * One interval of one (database, class), as a worker accumulates it. The
@@ -150,11 +150,11 @@ void stats_arena_release(struct stats_arena *a);
 /* Empties the n class_stats32 on arena a (zeroed memory or valid ones) and
  * the arena: every class_stats32 on an arena is reset at once. A spill is
  * kept, emptied. */
-void class_stats32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a);
+void stats_class32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a);
 /* Frees the spill (the struct itself is the caller's). */
-void class_stats32_release(struct class_stats32 *s);
+void stats_class32_release(struct class_stats32 *s);
 /* Moves every count into s->spill (allocating it); -ENOMEM leaves s as it was. */
-int class_stats32_spill(struct class_stats32 *s) DP_MUST_CHECK;
+int stats_class32_spill(struct class_stats32 *s) DP_MUST_CHECK;
 
 static inline uint32_t *class_stats32_group(struct class_stats32 *s, unsigned g)
 {
@@ -180,7 +180,7 @@ static inline int class_stats32_add(struct class_stats32 *s, uint64_t ns, uint64
 {
 	unsigned idx;
 
-	if (__builtin_expect(s->count == HIST32_COUNT_MAX, 0) && class_stats32_spill(s))
+	if (__builtin_expect(s->count == HIST32_COUNT_MAX, 0) && stats_class32_spill(s))
 		return -ENOMEM;
 	idx = hist_bucket_index(ns);
 	class_stats32_group(s, idx / HIST_GROUP_BUCKETS)[idx % HIST_GROUP_BUCKETS]++;
@@ -195,6 +195,6 @@ static inline int class_stats32_add(struct class_stats32 *s, uint64_t ns, uint64
 }
 
 /* dst += src, exactly (spill included). */
-void class_stats_merge32(struct class_stats *dst, const struct class_stats32 *src);
+void stats_class_merge32(struct class_stats *dst, const struct class_stats32 *src);
 
 #endif

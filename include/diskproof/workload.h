@@ -3,8 +3,9 @@
  * transaction streams (and the fixed model's), the flusher, the log writer,
  * replication, maintenance and backup scans, and recovery's replay.
  *
- * The contract. A worker owns one struct wl_ctx: the profile (generators
- * read its [workload] keys and its test type), the databases it drives
+ * The contract. A worker owns one struct wl_ctx: the workload part of the
+ * profile (struct wl_config: its [workload] keys and test type, copied from
+ * the profile by wl_ctx_init), the databases it drives
  * (struct wl_db), its request slots (struct wl_slot), the streams ready to
  * issue, one RNG and the time it passes in. Generators see nothing else: not
  * the worker, not the run, not the store. Per database and turn the worker
@@ -32,6 +33,7 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/journal.h"
+#include "diskproof/profile.h"
 
 struct plan_db;
 struct profile;
@@ -135,7 +137,7 @@ struct wl_slot {
 	uint64_t *touched;
 	/* the stream pool: a stream is bound to no database; each unit of work
 	 * (a transaction, a replayed page, a fixed-model I/O) goes to the
-	 * worker's database with the least stream time so far (wl_db.st_*) */
+	 * worker's database with the least stream time so far (wl_db.pool) */
 	bool working;	  /* a unit of work under way on db, counted in its st_act */
 	double duty;	  /* share of the time it works: 1, or less for the worker's
 			   * part-time stream (a fraction of a stream) */
@@ -149,6 +151,132 @@ struct wl_dirty_page {
 	uint64_t t;   /* when it was dirtied (writeback_age) */
 };
 
+/*
+ * A database's state, in parts owned by the file whose job each is. A
+ * generator keeps its own part; it reads another's where its job depends on
+ * it (the flusher's write-ahead reads the log's durable point) and feeds
+ * another's inputs where its job produces them (a commit adds to the dirty
+ * list, the log counts the segments recovery waits for); each part's comment
+ * names them. The worker reads the counters it takes into its snapshots
+ * (txn.stalls, txn.ended, log.commits) and a backup's or replay's figures.
+ * The parts are declared here, not in workload_internal.h, because struct
+ * wl_db is the caller's array and holds them by value (no pointer to follow
+ * per I/O).
+ */
+
+/* flush.c: the dirty pages and the flusher's slots (txn.c adds the pages a
+ * commit dirties) */
+struct wl_db_flush {
+	struct wl_dirty_page *dirty; /* FIFO ring */
+	unsigned cap, head, len;
+	unsigned *free_slots; /* flusher slots not in use */
+	unsigned nfree;
+};
+
+/* flush.c: checkpoints (checkpoint_interval): the pages dirty when the
+ * checkpoint began, sorted; the next to write; writes in flight; and the
+ * write-back passes between them */
+struct wl_db_ckpt {
+	struct wl_dirty_page *set;
+	unsigned len, next, inflight;
+	bool active, full;   /* a set being written; a checkpoint's */
+	uint64_t wb_due;     /* the next write-back pass */
+	uint64_t start, due; /* it began; the next one begins */
+	uint64_t lsn, span;  /* the log when it began; its writes' span */
+	uint64_t begun;	     /* when the last checkpoint began */
+	uint64_t done;	     /* checkpoints completed */
+	uint64_t evictions;  /* checkpoints on: dirty pages written to make room */
+};
+
+/* log.c: the log writer. Byte counters since the run started (log sequence
+ * numbers), the segment written, the records not yet written, and group
+ * commit's counts. Commits move buffered -> inflight when a log write is
+ * issued carrying their records, then into commits when it is done (the
+ * worker takes those into its snapshot; commits per log write = commits /
+ * log writes). */
+struct wl_db_log {
+	uint64_t lsn, issued, durable, inflight_end;
+	uint64_t seg_off; /* where the next write goes in the current segment */
+	unsigned seg;
+	uint64_t seq; /* generation stamped in log blocks */
+	bool busy, blocked;
+	bool closes; /* the write in flight fills its segment */
+	unsigned slot;
+	uint64_t *recs; /* pages named by records not yet written: a ring */
+	unsigned rcap, rhead, rlen;
+	uint64_t pending_since;	   /* commit_delay's start */
+	uint64_t fpi;		   /* full-page images logged */
+	uint64_t commits;	   /* made durable, since the worker last took them */
+	uint64_t commits_buffered; /* records appended, no write issued for them yet */
+	uint64_t commits_inflight; /* carried by the log write in flight */
+};
+
+/* repl.c: replication reads of closed segments (log.c waits for a segment
+ * that still owes some) */
+struct wl_db_repl {
+	uint8_t *seg_owed; /* replication reads each segment still owes */
+	unsigned *q;	   /* closed segments waiting for their reads */
+	unsigned qhead, qlen;
+	unsigned slot;
+	bool busy;
+	uint64_t off; /* progress through the segment at the queue's head */
+};
+
+/* scan.c: maintenance (BDM) or backup */
+struct wl_db_scan {
+	unsigned slot;
+	bool busy, done;
+	uint64_t next;		/* next page */
+	uint64_t due;		/* maintenance: when the next read is due */
+	uint64_t gap;		/* maintenance: ns between reads */
+	uint64_t bytes, t0, t1; /* backup: bytes read, first issue, last completion */
+};
+
+/* recovery.c: the recovery test's phases: write segments (log.c counts
+ * them, and without page content the records in each), then replay them */
+struct wl_db_replay {
+	uint8_t phase;	      /* enum wl_phase */
+	unsigned segs_closed; /* segments the log filled since the run started */
+	unsigned seg;	      /* the segment being replayed */
+	uint64_t off;	      /* how far it has been read */
+	uint64_t *pages;      /* pages its records name, still to apply: a ring */
+	unsigned cap, head, len, active;
+	uint64_t t0;	 /* when the segment's replay started */
+	uint64_t *ns;	 /* replay time per segment */
+	uint64_t *count; /* pages applied per segment */
+	uint32_t *recs;	 /* no page content (sim): records written per segment */
+};
+
+/* cache.c: the cache model (cache_size): the pages held, in CLOCK order
+ * (page - lo; ring NULL when every page fits: nothing is ever evicted) */
+struct wl_db_cache {
+	uint32_t *ring;
+	uint64_t cap, len, hand;
+	uint64_t hits, misses;
+};
+
+/* pool.c: stream time: units of work finished (ns), those under way and the
+ * sum of their starts (ns since wl_ctx.t0); wl_db_stream_ns() */
+struct wl_db_pool {
+	uint64_t done, starts;
+	unsigned act;
+};
+
+/* txn.c: the transaction streams' part */
+struct wl_db_txn {
+	/* streams waiting for the log or the flusher (room for every stream
+	 * of the worker: any may commit on any database) */
+	unsigned *waiters;
+	unsigned nwait;
+	uint64_t seq_next; /* fixed model, sequential: the next page */
+	/* since the worker last took them into its snapshot: page fault
+	 * stalls (transactions that waited for a page), and units of work
+	 * of a transaction stream that ended (its commit returned, a seek's
+	 * included) */
+	uint64_t stalls;
+	uint64_t ended;
+};
+
 struct wl_db {
 	const struct plan_db *pdb;
 	unsigned global;
@@ -156,95 +284,67 @@ struct wl_db {
 	uint32_t *expect; /* expected generation per page (index page - lo); 0 = unknown;
 			   * or a mark: WL_EXPECT_LOWER, WL_EXPECT_BAD, failed */
 	uint8_t *busy;	  /* WL_BUSY_* per page (index page - lo) */
-	/* the flusher */
-	struct wl_dirty_page *dirty; /* FIFO ring */
-	unsigned dcap, dhead, dlen;
-	unsigned *flush_free; /* flusher slots not in use */
-	unsigned nfree;
-	/* the log: byte counters since the run started (log sequence numbers) */
-	uint64_t lsn, issued, durable, inflight_end;
-	uint64_t seg_off; /* where the next write goes in the current segment */
-	unsigned seg;
-	uint64_t log_seq; /* generation stamped in log blocks */
 	uint32_t log_align;
-	bool log_busy, log_blocked;
-	bool log_closes; /* the write in flight fills its segment */
-	unsigned log_slot;
-	uint64_t *recs; /* pages named by records not yet written: a ring */
-	unsigned rcap, rhead, rlen;
-	/* replication */
-	uint8_t *seg_owed; /* replication reads each segment still owes */
-	unsigned *repl_q;  /* closed segments waiting for their reads */
-	unsigned qhead, qlen;
-	unsigned repl_slot;
-	bool repl_busy;
-	uint64_t repl_off; /* progress through the segment at the queue's head */
-	/* maintenance / backup */
-	unsigned scan_slot;
-	bool scan_busy, scan_done;
-	uint64_t scan_next; /* next page */
-	uint64_t scan_due;  /* maintenance: when the next read is due */
-	uint64_t scan_gap;  /* maintenance: ns between reads */
-	uint64_t scan_bytes, scan_t0,
-		scan_t1; /* backup: bytes read, first issue, last completion */
-	/* recovery: write segments, then replay them */
-	uint8_t phase;	      /* enum wl_phase */
-	unsigned segs_closed; /* segments filled since the run started */
-	unsigned rp_seg;      /* the segment being replayed */
-	uint64_t rp_off;      /* how far it has been read */
-	uint64_t *rp_pages;   /* pages its records name, still to apply: a ring */
-	unsigned rp_cap, rp_head, rp_len, rp_active;
-	uint64_t rp_t0;	    /* when the segment's replay started */
-	uint64_t *rp_ns;    /* replay time per segment */
-	uint64_t *rp_count; /* pages applied per segment */
-	uint32_t *rp_recs;  /* no page content (sim): records written per segment */
-	/* streams waiting for the log or the flusher (room for every stream
-	 * of the worker: any may commit on any database) */
-	unsigned *waiters;
-	unsigned nwait;
-	/* stream time: units of work finished (ns), those under way and the sum
-	 * of their starts (ns since wl_ctx.t0); wl_db_stream_ns() */
-	uint64_t st_done, st_starts;
-	unsigned st_act;
-	uint64_t seq_next; /* fixed model, sequential: the next page */
-	/* page fault stalls since the worker last took them: transactions that
-	 * waited for a page (txn.c); the worker moves them into its snapshot */
-	uint64_t page_stalls;
-	/* the cache model (cache_size, txn.c): the pages held, in CLOCK order
-	 * (page - lo; NULL when every page fits: nothing is ever evicted) */
 	uint64_t hot_n; /* hot_size: the hot region's pages, [lo, lo + hot_n) */
-	uint32_t *cache;
-	uint64_t cache_cap, cache_len, cache_hand;
-	uint64_t cache_hits, cache_misses;
-	/* checkpoints (checkpoint_interval, flush.c): the pages dirty when the
-	 * checkpoint began, sorted; the next to write; writes in flight */
-	struct wl_dirty_page *ckpt;
-	unsigned ckpt_len, ckpt_next, ckpt_inflight;
-	bool ckpt_active, ckpt_full;   /* a set being written; a checkpoint's */
-	uint64_t wb_due;	       /* the next write-back pass */
-	uint64_t ckpt_start, ckpt_due; /* it began; the next one begins */
-	uint64_t ckpt_lsn, ckpt_span;  /* the log when it began; its writes' span */
-	uint64_t ckpt_begun;	       /* when the last checkpoint began */
-	uint64_t ckpts;		       /* checkpoints completed */
-	uint64_t evictions;	       /* checkpoints on: dirty pages written to make room */
-	/* the log: commit_delay's start, and full-page images logged */
-	uint64_t log_pending_since;
-	uint64_t fpi;
-	/* transactions (txn.c) and group commit (log.c), counted since the
-	 * worker last took txns and log_commits into its snapshot. txns: units
-	 * of work of a transaction stream that ended (its commit returned, a
-	 * seek's included). Commits move buffered -> inflight when a log write
-	 * is issued carrying their records, then into log_commits when it is
-	 * done; commits per log write = log_commits / log writes. */
-	uint64_t txns;
-	uint64_t log_commits;
-	uint64_t commits_buffered; /* records appended, no write issued for them yet */
-	uint64_t commits_inflight; /* carried by the log write in flight */
+	struct wl_db_txn txn;
+	struct wl_db_pool pool;
+	struct wl_db_cache cache;
+	struct wl_db_flush flush;
+	struct wl_db_ckpt ckpt;
+	struct wl_db_log log;
+	struct wl_db_repl repl;
+	struct wl_db_scan scan;
+	struct wl_db_replay replay;
+};
+
+/*
+ * The workload part of the profile: what the generators read (the test type,
+ * recovery's segments and the [workload] keys; profile.h says what each
+ * means). wl_ctx_init copies it from the profile, as setup copies the sim
+ * model (struct engine_sim_model): a generator never sees the rest of the
+ * profile, and reads each key one load from its context.
+ */
+struct wl_config {
+	enum profile_test_type type;
+	uint64_t recovery_segments;
+	enum profile_model model;
+	uint32_t page_size, log_record_size;
+	uint64_t seed;
+	bool verify;
+	/* the jetstress model */
+	double insert_pct, delete_pct, replace_pct, seek_pct;
+	double lazy_commit_pct, seek_pages, update_pages;
+	unsigned flush_depth, dirty_pages, log_segments;
+	uint32_t log_segment_size;
+	bool bdm;
+	uint64_t bdm_rate;
+	uint32_t bdm_io_size;
+	unsigned copies;
+	uint32_t backup_io_size;
+	enum profile_arrival arrival;
+	/* PostgreSQL-like features */
+	double read_pages;
+	uint64_t hot_size;
+	double hot_pct;
+	uint64_t cache_size;
+	uint32_t readahead_size;
+	double readahead_pct;
+	uint64_t checkpoint_interval_ns, checkpoint_log_size;
+	double checkpoint_target_pct;
+	unsigned write_merge;
+	uint64_t writeback_interval_ns, writeback_age_ns;
+	bool writeback_hot, full_page_writes;
+	uint32_t log_page_size;
+	uint64_t commit_delay_ns;
+	unsigned commit_group;
+	/* the fixed model */
+	double read_pct;
+	enum profile_pattern pattern;
 };
 
 /* The narrow context of one worker's generators. */
 struct wl_ctx {
-	const struct profile *prof;
+	struct wl_config cfg;
 	struct wl_db *dbs;
 	unsigned ndb;
 	struct wl_slot *slots;
@@ -256,7 +356,8 @@ struct wl_ctx {
 	uint64_t next_arrival; /* open loop: the next transaction's intended start */
 	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
 	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
-	const int64_t *run_id; /* stamped in pages; known once the run is stored */
+	int64_t run_id;	       /* stamped in pages: the caller sets it once the run is
+				* stored, before the first turn */
 	bool full;	       /* pages carry their payload (an engine with files) */
 	/* called after each page stamped (a few microseconds of CPU): lets the
 	 * caller time completions that landed meanwhile; may be NULL */
@@ -286,6 +387,11 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 void wl_ctx_release(struct wl_ctx *c);
 /* Slots a worker needs for nstreams streams over ndb databases. */
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams);
+/* What one database of nr_pages pages takes on a worker of streams streams,
+ * an upper bound in bytes: its struct wl_db and what wl_ctx_init allocates
+ * for it, with the allocator's overhead (run_memory_estimate's part for the
+ * generators, measured by test_workload_memory). */
+uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams);
 /* Lays out the slots (kinds, databases, buffer sizes; the nstreams streams
  * ready to issue in slot order, the last working only last_duty of the time
  * when that is below 1), starting maintenance at now staggered over the
@@ -321,7 +427,7 @@ struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
  * flight, or the next segment still owes replication reads. */
 static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->log_busy || d->lsn == d->issued)
+	if (d->log.busy || d->log.lsn == d->log.issued)
 		return NULL;
 	return wl_log_build(c, d, now);
 }
@@ -330,7 +436,7 @@ static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, 
  * may go now (write-ahead, or an I/O in flight on the page). */
 static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (!d->nfree || (!d->dlen && !d->ckpt))
+	if (!d->flush.nfree || (!d->flush.len && !d->ckpt.set))
 		return NULL;
 	return wl_flush_build(c, d, now);
 }
@@ -339,7 +445,8 @@ static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d
  * next piece of the segment to replay). */
 static inline struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->repl_slot == WL_NO_SLOT || d->repl_busy || (!d->qlen && d->phase != WL_PHASE_REPLAY))
+	if (d->repl.slot == WL_NO_SLOT || d->repl.busy ||
+	    (!d->repl.qlen && d->replay.phase != WL_PHASE_REPLAY))
 		return NULL;
 	return wl_repl_build(c, d, now);
 }
@@ -347,12 +454,12 @@ static inline struct wl_slot *wl_repl_prepare(struct wl_ctx *c, struct wl_db *d,
 /* The next maintenance read once it is due, or backup read. */
 static inline struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->scan_slot == WL_NO_SLOT || d->scan_busy || d->scan_done)
+	if (d->scan.slot == WL_NO_SLOT || d->scan.busy || d->scan.done)
 		return NULL;
-	if (now < d->scan_due) {
+	if (now < d->scan.due) {
 		/* maintenance, not due yet (a backup's scan_due stays 0) */
-		if (d->scan_due < c->next_due)
-			c->next_due = d->scan_due;
+		if (d->scan.due < c->next_due)
+			c->next_due = d->scan.due;
 		return NULL;
 	}
 	return wl_scan_build(c, d, now);
@@ -388,6 +495,52 @@ int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
  */
 void wl_stream_done(struct wl_ctx *c, struct wl_slot *s);
 
+/* ---- the turn and the completion: the order, for every caller ---- */
+
+/*
+ * The caller's part of a turn: queue a slot the generators prepared (it is
+ * in flight, s->inflight, until wl_complete). false when the caller takes
+ * no more this turn (an engine full: it keeps the slot all the same), which
+ * ends the turn.
+ */
+typedef bool (*wl_queue_fn)(void *arg, struct wl_slot *s, uint64_t now);
+
+/*
+ * One turn of the generators at now, in their order: per database the
+ * recovery step, the log writer, the flusher (every write it has), the
+ * replication read and the scan read; then each idle stream; then, with the
+ * cache model, each log writer again (transactions finished from the cache
+ * just now committed after the log's turn: their write goes in this turn).
+ * Each prepared slot goes to queue, until it refuses one. Resets and then
+ * lowers c->next_due (the earliest timed event).
+ */
+void wl_turn(struct wl_ctx *c, uint64_t now, wl_queue_fn queue, void *arg);
+
+/* The caller's checks of what a completed read returned (wl_complete);
+ * each may be NULL (nothing checked). Pages are handed over only with
+ * verify on and the read whole. */
+struct wl_check {
+	/* a database page read at buf, from file offset off */
+	void (*page)(void *arg, struct wl_db *d, unsigned db, uint64_t page, const void *buf,
+		     uint64_t off);
+	/* the log blocks a replication read returned (wl_repl_check) */
+	void (*log)(void *arg, struct wl_db *d, struct wl_slot *s);
+	/* a stream's page read, set aside to check later: true when the caller
+	 * took it (the page stays WL_BUSY_IO; the caller clears that once it
+	 * has checked it) */
+	bool (*set_aside)(void *arg, struct wl_slot *s);
+	void *arg;
+};
+
+/*
+ * Slot s's request completed at s->req.t_done_ns (ok: every byte moved; the
+ * caller has accounted it): the pages it held released, a write's
+ * generations learnt (a failed write's pages marked failed: anything may be
+ * there until the next write of them succeeds), the pages a read returned
+ * handed to k, then the generator that issued it told (wl_*_done).
+ */
+void wl_complete(struct wl_ctx *c, struct wl_slot *s, bool ok, const struct wl_check *k);
+
 /* A replayed page's read: written back from its buffer, so checked at once
  * (never set aside for a later check). */
 static inline bool wl_slot_replaying(const struct wl_slot *s)
@@ -408,15 +561,37 @@ static inline uint64_t wl_next_gen(uint32_t e)
 }
 
 /* A stream slot's buffer: a page, or a read ahead's pages. */
+static inline uint32_t wl_buf_len_stream(uint32_t page_size, uint32_t readahead_size)
+{
+	return readahead_size > page_size ? readahead_size : page_size;
+}
+
 static inline uint32_t wl_stream_buf_len(const struct profile *p)
 {
-	return p->readahead_size > p->page_size ? p->readahead_size : p->page_size;
+	return wl_buf_len_stream(p->page_size, p->readahead_size);
 }
 
 /* A flusher slot's buffer: a page, or a merged checkpoint write's pages. */
+static inline uint32_t wl_buf_len_flush(uint32_t page_size, unsigned write_merge)
+{
+	return page_size * (write_merge > 1 ? write_merge : 1);
+}
+
 static inline uint32_t wl_flush_buf_len(const struct profile *p)
 {
-	return p->page_size * (p->write_merge > 1 ? p->write_merge : 1);
+	return wl_buf_len_flush(p->page_size, p->write_merge);
+}
+
+/* The worker's engine files, two per database: local database db's
+ * database file and its log (what a slot's request names in req.file). */
+static inline uint32_t wl_file_db(unsigned db)
+{
+	return 2 * db;
+}
+
+static inline uint32_t wl_file_log(unsigned db)
+{
+	return 2 * db + 1;
 }
 
 /* The slot's requests go to the database's log file (else to its database

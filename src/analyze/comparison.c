@@ -279,7 +279,7 @@ struct cmp_ctx {
 };
 
 /*
- * A class neither run issued in the scope (class_summary_present) keeps its
+ * A class neither run issued in the scope (results_class_present) keeps its
  * figures (IOPS 0, latencies NAN) but is not tested: a series of zero IOPS on both sides
  * says nothing, and counting it in the scope's family would only weaken
  * Holm's correction for the classes that ran.
@@ -292,8 +292,8 @@ static int class_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
 	size_t na = 0, nb = 0;
 	int ret = 0;
 
-	out->present = class_summary_present(&sa->classes[cls]) ||
-		       class_summary_present(&sb->classes[cls]);
+	out->present = results_class_present(&sa->classes[cls]) ||
+		       results_class_present(&sb->classes[cls]);
 	for (int m = 0; m < ANALYZE_METRIC_COUNT && !ret; m++) {
 		struct analyze_figure *f = &out->fig[m];
 

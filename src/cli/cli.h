@@ -66,7 +66,7 @@ const struct cli_opt_def *cli_opt_table(size_t *n);
  * whatever command takes it; NULL when none. */
 const struct cli_opt_def *cli_opt_find(const char *name, size_t len);
 
-/* What parse_opts returns after printing a command's usage for --help/-h:
+/* What cli_opts_parse returns after printing a command's usage for --help/-h:
  * the command returns it at once and main exits 0. Never an exit code. */
 #define CLI_EXIT_HELP (-1)
 
@@ -94,7 +94,7 @@ int cli_command_unknown(const char *name);
 /* "diskproof help [COMMAND]" (usage.c): the exit code. "help --options"
  * lists every option, one per line with the commands that take it, for
  * the tests that keep the man page and the completion in step. */
-int cmd_help(int argc, char **argv);
+int cli_cmd_help(int argc, char **argv);
 
 struct cli_opts {
 	const char *positional[16];
@@ -139,7 +139,7 @@ struct cli_opts {
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
-int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
+int cli_usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
 
 /*
  * getopt_long over the option table, only the options command takes: before
@@ -148,7 +148,7 @@ int usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
  * abbreviated. A bad one is reported (with a did-you-mean) and DP_EXIT_USAGE
  * returned; --help/-h prints the command's usage and returns CLI_EXIT_HELP.
  */
-int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o);
+int cli_opts_parse(int argc, char **argv, unsigned command, struct cli_opts *o);
 
 /* Parses a profile command's options and loads its PROFILE (the positional,
  * or "quick") with the overrides applied; profile errors are printed.
@@ -183,7 +183,7 @@ int cli_plan_space_check(const struct plan *pl);
 /* MemAvailable of /proc/meminfo in bytes; 0 when unknown. */
 uint64_t cli_mem_available(void);
 
-/* The memory a run of the plan needs (plan_memory_estimate) against what the
+/* The memory a run of the plan needs (run_memory_estimate) against what the
  * host has available: 0 (also when that is unknown), or the message printed
  * ("the run needs about X of memory, this host has Y available") and
  * DP_EXIT_ENV. */
@@ -195,10 +195,10 @@ int cli_memory_check(const struct plan *pl, const struct profile *p);
 int cli_format_text_json(const char *format, bool *json);
 
 /* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
-int cmd_plan(int argc, char **argv);
+int cli_cmd_plan(int argc, char **argv);
 
 /* "diskproof check [PROFILE]" (cmd_check.c): the exit code. */
-int cmd_check(int argc, char **argv);
+int cli_cmd_check(int argc, char **argv);
 
 /* 0 when the results file exists and is a regular file (store_path_check),
  * else the message printed and DP_EXIT_ENV: reading commands never create
@@ -232,19 +232,19 @@ int cli_report_args_check(const struct cli_opts *o, const char *cmd, int *fmt);
 int cli_run_arg_check(const char *s);
 
 /* The command line as typed (shell-quoted); free() it. */
-char *join_argv(int argc, char **argv);
+char *cli_argv_join(int argc, char **argv);
 
 /* Colour on f: a terminal, and NO_COLOR unset or empty. */
-bool use_color(FILE *f);
+bool cli_use_color(FILE *f);
 
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */
-int signals_setup(void);
+int cli_signals_setup(void);
 /* The same for a run, with SIGHUP and SIGUSR1 in the set too (the run goes
  * on through a hangup; SIGUSR1 asks for a status line), and SIGPIPE
  * ignored from now on (a write to a pipe nobody reads fails with EPIPE,
- * term_check). */
-int signals_setup_run(void);
+ * progress_term_check). */
+int cli_signals_setup_run(void);
 /* Prints msg on stderr, each of its lines as "diskproof: LINE". */
 void cli_print_err(const char *msg);
 /* The same as "diskproof: warning: LINE", --quiet or not (the locks
@@ -253,19 +253,19 @@ void cli_print_warnings(const char *msg);
 /* At a command's end: the SIGINT or SIGTERM that came and was not read yet
  * (0: none), after which fd is closed and SIGINT and SIGTERM act as usual
  * again, so a later one ends the process instead of being lost with it. A
- * SIGHUP read here drops the terminal (term_hangup); a SIGUSR1 is let go.
+ * SIGHUP read here drops the terminal (progress_term_hangup); a SIGUSR1 is let go.
  * SIGHUP and SIGUSR1 stay blocked: neither can end the process after its
  * run. */
-int signals_finish(int fd);
+int cli_signals_finish(int fd);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
-int cmd_verify(int argc, char **argv);
+int cli_cmd_verify(int argc, char **argv);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
-int cmd_clean(int argc, char **argv);
+int cli_cmd_clean(int argc, char **argv);
 
 /* "diskproof compare RUN_A RUN_B" (cmd_compare.c): the exit code. */
-int cmd_compare(int argc, char **argv);
+int cli_cmd_compare(int argc, char **argv);
 
 /* Writes text to path atomically (a temporary file beside the resolved path,
  * then rename: a symbolic link stays one), so a reader never sees half a
@@ -284,28 +284,28 @@ int cli_stdio_check(const char *results);
 int cli_emit(const char *output, const char *results, const struct strbuf *text, FILE *out);
 
 /* "diskproof fleet SELECTOR..." (cmd_fleet.c): the exit code. */
-int cmd_fleet(int argc, char **argv);
+int cli_cmd_fleet(int argc, char **argv);
 
 /* "diskproof delete RUN..." (cmd_results.c): the exit code. */
-int cmd_delete(int argc, char **argv);
+int cli_cmd_delete(int argc, char **argv);
 
 /* "diskproof import OTHER.db" (cmd_results.c): the exit code. */
-int cmd_import(int argc, char **argv);
+int cli_cmd_import(int argc, char **argv);
 
 /*
  * The terminal a run writes to (progress.c), which may go away: a hung-up
  * terminal fails writes with EIO, a pipe whose reader left with EPIPE
- * (SIGPIPE is ignored during a run). term_init records which of stdout and
- * stderr are terminals; term_hangup (SIGHUP) drops both where they are one,
- * and term_check drops f after a write to it failed with EIO or EPIPE
+ * (SIGPIPE is ignored during a run). progress_term_init records which of stdout and
+ * stderr are terminals; progress_term_hangup (SIGHUP) drops both where they are one,
+ * and progress_term_check drops f after a write to it failed with EIO or EPIPE
  * (failed: the caller saw the failure, else f's error flag says). Dropped:
  * its buffer discarded and its descriptor /dev/null from then on, so every
- * later write succeeds and goes nowhere. term_gone: f was dropped.
+ * later write succeeds and goes nowhere. progress_term_gone: f was dropped.
  */
-void term_init(void);
-void term_hangup(void);
-bool term_check(FILE *f, bool failed);
-bool term_gone(FILE *f);
+void progress_term_init(void);
+void progress_term_hangup(void);
+bool progress_term_check(FILE *f, bool failed);
+bool progress_term_gone(FILE *f);
 
 /* File-creation progress (init, and run creating what is missing). */
 struct create_volume {
@@ -323,9 +323,10 @@ struct create_view {
 	size_t nvols;
 };
 
-void create_view_update(struct create_view *v, const char *volume, uint64_t done, uint64_t total);
+void progress_create_update(struct create_view *v, const char *volume, uint64_t done,
+			    uint64_t total);
 /* Ends the redrawn line, if any. */
-void create_view_end(struct create_view *v);
+void progress_create_end(struct create_view *v);
 
 /*
  * The live view of a run (progress.c), fed by the interval callback: on a
@@ -333,7 +334,7 @@ void create_view_end(struct create_view *v);
  * time, per volume and class IOPS, average and p99 latency coloured against
  * the average thresholds, the maximum so far, errors, the running verdict);
  * elsewhere a status line every status_interval_ns of run time;
- * nothing when quiet. Colour only with color set (use_color: NO_COLOR).
+ * nothing when quiet. Colour only with color set (cli_use_color: NO_COLOR).
  */
 #define LIVE_VIEW_REDRAW_NS (NSEC_PER_SEC / 2)
 
@@ -363,16 +364,16 @@ struct live_view {
 #define STATUS_INTERVAL_DEFAULT_NS (60 * NSEC_PER_SEC)
 
 struct run_interval_view;
-void live_view_interval(struct live_view *lv, const struct run_interval_view *v);
+void progress_live_interval(struct live_view *lv, const struct run_interval_view *v);
 /* SIGUSR1: one status line on stderr (elapsed/total, phase, per class IOPS
  * and average latency since the last line, errors, the running verdict),
  * even with quiet; nothing once the terminal is gone. v NULL: nothing
  * measured yet. */
-void live_view_status(struct live_view *lv, const struct run_interval_view *v);
+void progress_live_status(struct live_view *lv, const struct run_interval_view *v);
 /* Erases the frame before other output (a message); the next interval draws
  * a new one below it. */
-void live_view_clear(struct live_view *lv);
+void progress_live_clear(struct live_view *lv);
 /* The run is over: the last frame stays where it is. */
-void live_view_end(struct live_view *lv);
+void progress_live_end(struct live_view *lv);
 
 #endif

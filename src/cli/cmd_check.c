@@ -13,12 +13,14 @@
  * the free space the profile needs, every disk beneath the volumes (model,
  * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
  * CPU frequency governor, the NUMA placement of the workers, the memory the
- * run needs (plan_memory_estimate), the open-file limit, whether every
+ * run needs (run_memory_estimate), the open-file limit, whether every
  * volume's lock can be taken (a FAIL when not: the commands would refuse)
  * and whether another diskproof command holds a volume now (a WARN: a run
  * would be refused until it ends; check itself takes no lock). It writes nothing that
  * outlives it. Exit 0 when nothing FAILed (WARNs allowed), 3 with any FAIL,
- * 2 for a usage or profile error. The rules are in docs/environment.md.
+ * 2 for a usage or profile error. The rules are in docs/environment.md; the
+ * probes and rules themselves in env/check.c (check.h): this file gathers the
+ * facts and prints the findings.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +34,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/check.h"
+#include "diskproof/driver.h"
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/json.h"
@@ -43,8 +47,6 @@
 #include "cli.h"
 
 #define SYSFS "/sys"
-
-enum check_level { CHECK_OK, CHECK_WARN, CHECK_FAIL };
 
 struct check {
 	const struct profile *p;
@@ -80,17 +82,17 @@ static void report_disk_facts(struct json *j, const struct env_disk *d, const ch
 	json_end(j);
 }
 
-static void report(struct check *c, enum check_level lv, const char *what, const char *fmt, ...)
+static void report(struct check *c, enum env_check_level lv, const char *what, const char *fmt, ...)
 	DP_PRINTF(4, 5);
-static void report(struct check *c, enum check_level lv, const char *what, const char *fmt, ...)
+static void report(struct check *c, enum env_check_level lv, const char *what, const char *fmt, ...)
 {
 	static const char *const names[] = {"OK  ", "WARN", "FAIL"};
 	static const char *const sgr[] = {"32", "33", "1;31"};
 	va_list ap;
 
-	if (lv == CHECK_WARN)
+	if (lv == ENV_CHECK_WARN)
 		c->warns++;
-	else if (lv == CHECK_FAIL)
+	else if (lv == ENV_CHECK_FAIL)
 		c->fails++;
 	if (c->json) {
 		struct strbuf msg = STRBUF_INIT;
@@ -101,9 +103,9 @@ static void report(struct check *c, enum check_level lv, const char *what, const
 		json_begin_object_flat(c->json, NULL);
 		json_str(c->json, "name", what);
 		json_str(c->json, "state",
-			 lv == CHECK_OK	    ? "OK"
-			 : lv == CHECK_WARN ? "WARN"
-					    : "FAIL");
+			 lv == ENV_CHECK_OK	? "OK"
+			 : lv == ENV_CHECK_WARN ? "WARN"
+						: "FAIL");
 		json_str(c->json, "message", msg.buf);
 		if (c->disk)
 			report_disk_facts(c->json, c->disk, c->disk_volumes);
@@ -134,25 +136,25 @@ static void check_engine(struct check *c)
 	bool uring = !strcmp(c->p->engine, "io_uring");
 
 	if (!ops)
-		report(c, CHECK_FAIL, "engine", "%s: no such engine", c->p->engine);
+		report(c, ENV_CHECK_FAIL, "engine", "%s: no such engine", c->p->engine);
 	else if (ops->unavailable)
-		report(c, CHECK_FAIL, "engine", "%s: not built in: %s", ops->name,
+		report(c, ENV_CHECK_FAIL, "engine", "%s: not built in: %s", ops->name,
 		       ops->unavailable);
-	else if (!strcmp(ops->name, "sim"))
-		report(c, CHECK_OK, "engine",
+	else if (engine_simulated(ops->name))
+		report(c, ENV_CHECK_OK, "engine",
 		       "sim: simulated devices on a virtual clock; no file or device is touched, "
 		       "so the volume checks are skipped");
 	else
-		report(c, CHECK_OK, "engine", "%s, %s I/O", ops->name,
+		report(c, ENV_CHECK_OK, "engine", "%s, %s I/O", ops->name,
 		       c->p->direct ? "direct" : "buffered");
-	env_io_uring_describe(&desc);
-	if (engine_io_uring_probe(&err) == 0)
-		report(c, CHECK_OK, "io_uring", "%s", desc.buf);
+	/* one ring: what the kernel offers io_uring, and whether it can run */
+	if (engine_drv_probe(&engine_io_uring, &desc, &err) == 0)
+		report(c, ENV_CHECK_OK, "io_uring", "%s", desc.buf);
 	else
-		report(c, uring ? CHECK_FAIL : CHECK_OK, "io_uring", "%s%s", err.buf,
+		report(c, uring ? ENV_CHECK_FAIL : ENV_CHECK_OK, "io_uring", "%s%s", err.buf,
 		       uring ? "" : " (this profile does not use it)");
-	if (ops && !ops->unavailable && strcmp(ops->name, "sim") && !c->p->direct)
-		report(c, CHECK_WARN, "direct I/O",
+	if (ops && !ops->unavailable && !engine_simulated(ops->name) && !c->p->direct)
+		report(c, ENV_CHECK_WARN, "direct I/O",
 		       "off ([engine] direct = off): reads may come from the page cache and "
 		       "the latencies flatter the storage");
 	strbuf_release(&err);
@@ -161,124 +163,30 @@ static void check_engine(struct check *c)
 
 /* ---- direct I/O ---- */
 
-/*
- * An unnamed temporary file in dir (O_TMPFILE); where the filesystem has no
- * O_TMPFILE, a named one removed at once. -errno; *direct_refused when the
- * file could be made without O_DIRECT but not with it.
- */
-static int temp_open(const char *dir, int flags, bool *direct_refused)
-{
-	char name[PATH_MAX];
-	int fd;
-
-	*direct_refused = false;
-	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC | flags, 0600);
-	if (fd >= 0)
-		return fd;
-	if (errno == EOPNOTSUPP || errno == EISDIR || errno == ENOENT) {
-		snprintf(name, sizeof(name), "%s/.diskproof-check.%ld", dir, (long)getpid());
-		fd = open(name, O_CREAT | O_EXCL | O_RDWR | O_CLOEXEC | flags, 0600);
-		if (fd >= 0) {
-			unlink(name);
-			return fd;
-		}
-	}
-	if (errno == EINVAL && (flags & O_DIRECT)) {
-		int e = errno, t = temp_open(dir, flags & ~O_DIRECT, direct_refused);
-
-		if (t >= 0) {
-			close(t);
-			*direct_refused = true;
-		}
-		return -e;
-	}
-	return -errno;
-}
-
-/* Writes (unless read_only) and reads back one block of len bytes at 0. */
-static int block_roundtrip(int fd, size_t len, bool read_only, const char **what)
-{
-	void *w = NULL, *r = NULL;
-	ssize_t n;
-	int ret = -ENOMEM;
-
-	if (posix_memalign(&w, 4096, len) || posix_memalign(&r, 4096, len))
-		goto out;
-	for (size_t i = 0; i < len; i++)
-		((unsigned char *)w)[i] = (unsigned char)(i * 131 + 7);
-	if (!read_only) {
-		*what = "write";
-		n = pwrite(fd, w, len, 0);
-		if (n != (ssize_t)len) {
-			ret = n < 0 ? -errno : -EIO;
-			goto out;
-		}
-	}
-	*what = "read";
-	n = pread(fd, r, len, 0);
-	if (n != (ssize_t)len) {
-		ret = n < 0 ? -errno : -EIO;
-		goto out;
-	}
-	*what = "compare";
-	ret = read_only || !memcmp(w, r, len) ? 0 : -EIO;
-out:
-	free(w);
-	free(r);
-	return ret;
-}
-
 static void check_direct_at(struct check *c, const char *volume, const char *kind, const char *path,
 			    uint32_t align)
 {
-	char where[PATH_MAX], what[PROFILE_MAX_NAME + 48];
-	size_t len = align > 4096 ? align : 4096;
-	const char *step = "open";
-	bool refused = false, device;
-	struct stat st;
-	int fd, ret;
+	char what[PROFILE_MAX_NAME + 48];
+	struct env_direct_result r;
+	int ret;
 
 	snprintf(what, sizeof(what), "direct I/O %s %s", kind, volume);
-	ret = path_nearest_existing(path, where, sizeof(where));
+	ret = env_direct_probe(path, align, &r);
+	if (ret && !r.step) { /* the path itself: not found, or not stat'ed */
+		report(c, ENV_CHECK_FAIL, what, "%s: %s", r.where[0] ? r.where : path,
+		       strerror(-ret));
+		return;
+	}
 	if (ret) {
-		report(c, CHECK_FAIL, what, "%s: %s", path, strerror(-ret));
+		report(c, ENV_CHECK_FAIL, what, "%s: %s%s: %s", r.where,
+		       r.refused ? "the filesystem refuses O_DIRECT" : r.step,
+		       r.refused ? "" : " with O_DIRECT", strerror(-ret));
 		return;
 	}
-	if (stat(where, &st) != 0) {
-		report(c, CHECK_FAIL, what, "%s: %s", where, strerror(errno));
-		return;
-	}
-	device = S_ISBLK(st.st_mode);
-	if (!device && !S_ISDIR(st.st_mode)) { /* a file: its directory */
-		char *slash = strrchr(where, '/');
-
-		if (slash && slash != where)
-			*slash = '\0';
-		else
-			snprintf(where, sizeof(where), "%s", slash ? "/" : ".");
-	}
-	if (device)
-		fd = open(where, O_RDONLY | O_DIRECT | O_CLOEXEC);
-	else
-		fd = temp_open(where, O_DIRECT, &refused);
-	step = device ? "open" : "create a file";
-	if (fd < 0 && !device)
-		ret = fd;
-	else if (fd < 0)
-		ret = -errno;
-	else
-		ret = block_roundtrip(fd, len, device, &step);
-	if (fd >= 0)
-		close(fd);
-	if (ret) {
-		report(c, CHECK_FAIL, what, "%s: %s%s: %s", where,
-		       refused ? "the filesystem refuses O_DIRECT" : step,
-		       refused ? "" : " with O_DIRECT", strerror(-ret));
-		return;
-	}
-	report(c, CHECK_OK, what, "%s: %zu-byte block %s with O_DIRECT%s", where, len,
-	       device ? "read (a device is only written by init and run)" : "written and read back",
-	       strcmp(where, path) ? " (nearest existing directory)" : "");
+	report(c, ENV_CHECK_OK, what, "%s: %zu-byte block %s with O_DIRECT%s", r.where, r.len,
+	       r.device ? "read (a device is only written by init and run)"
+			: "written and read back",
+	       strcmp(r.where, path) ? " (nearest existing directory)" : "");
 }
 
 static void check_direct(struct check *c)
@@ -306,15 +214,15 @@ static void check_locks(struct check *c)
 	unsigned nbad = plan_lock_check(c->pl, &bad), nheld = plan_lock_probe(c->pl, &held);
 
 	for (line = strtok_r(bad.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		report(c, CHECK_FAIL, "locks",
+		report(c, ENV_CHECK_FAIL, "locks",
 		       "%s: run, init, verify and clean refuse to start without the lock "
 		       "(--no-lock goes on unlocked)",
 		       line);
 	save = NULL;
 	for (line = strtok_r(held.buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		report(c, CHECK_WARN, "locks", "%s: a run now would be refused", line);
+		report(c, ENV_CHECK_WARN, "locks", "%s: a run now would be refused", line);
 	if (!nbad && !nheld)
-		report(c, CHECK_OK, "locks",
+		report(c, ENV_CHECK_OK, "locks",
 		       "every lock can be taken, and no other diskproof command holds these "
 		       "volumes");
 	strbuf_release(&bad);
@@ -323,80 +231,31 @@ static void check_locks(struct check *c)
 
 /* ---- filesystems and space ---- */
 
-static bool opt_has(const char *opts, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	for (const char *p = opts; (p = strstr(p, opt)); p += n)
-		if ((p == opts || p[-1] == ',') && (p[n] == ',' || p[n] == '\0'))
-			return true;
-	return false;
-}
-
-/* What a filesystem's type and mount options say about a run on it; the
- * worst finding wins (read-only over barriers over the type). */
-static enum check_level fs_verdict(const struct env_mount *m, const char **why)
-{
-	static const char *const not_disk[] = {"tmpfs", "ramfs", "proc", "sysfs", "devtmpfs"};
-	static const char *const remote[] = {"nfs",	 "cifs", "smb3",      "9p",
-					     "virtiofs", "ceph", "glusterfs", "fuse"};
-	enum check_level lv = CHECK_OK;
-
-	*why = "";
-	for (size_t i = 0; i < DP_ARRAY_SIZE(not_disk); i++)
-		if (!strcmp(m->fstype, not_disk[i])) {
-			lv = CHECK_WARN;
-			*why = ": not a disk (memory, or the kernel's): the figures say nothing "
-			       "about storage";
-		}
-	for (size_t i = 0; i < DP_ARRAY_SIZE(remote); i++)
-		if (!strncmp(m->fstype, remote[i], strlen(remote[i]))) {
-			lv = CHECK_WARN;
-			*why = ": a network or host-shared filesystem: its latencies include the "
-			       "path to the server";
-		}
-	if (!strcmp(m->fstype, "overlay")) {
-		lv = CHECK_WARN;
-		*why = ": an overlay (a container's writable layer), not the volume a database "
-		       "would use";
-	}
-	if (opt_has(m->super_opts, "nobarrier") || opt_has(m->super_opts, "barrier=0")) {
-		lv = CHECK_WARN;
-		*why = ": write barriers are off: log writes are acknowledged before they are "
-		       "safe, and look faster than they are";
-	}
-	if (opt_has(m->options, "ro") || opt_has(m->super_opts, "ro")) {
-		lv = CHECK_FAIL;
-		*why = ": mounted read-only";
-	}
-	return lv;
-}
-
 static void check_fs_at(struct check *c, const char *volume, const char *path)
 {
 	char what[PROFILE_MAX_NAME + 48];
 	struct env_mount *m = malloc(sizeof(*m));
 	struct stat st;
-	enum check_level lv;
+	enum env_check_level lv;
 	const char *why;
 	int ret;
 
 	snprintf(what, sizeof(what), "filesystem of %s", volume);
 	if (!m) {
-		report(c, CHECK_WARN, what, "out of memory");
+		report(c, ENV_CHECK_WARN, what, "out of memory");
 		return;
 	}
 	if (stat(path, &st) == 0 && S_ISBLK(st.st_mode)) {
-		report(c, CHECK_OK, what, "none: %s is a block device (raw regions)", path);
+		report(c, ENV_CHECK_OK, what, "none: %s is a block device (raw regions)", path);
 		goto out;
 	}
 	ret = env_mount_find("/proc/self/mountinfo", path, m);
 	if (ret) {
-		report(c, CHECK_OK, what, "unknown (%s: not in /proc/self/mountinfo: %s)", path,
+		report(c, ENV_CHECK_OK, what, "unknown (%s: not in /proc/self/mountinfo: %s)", path,
 		       strerror(-ret));
 		goto out;
 	}
-	lv = fs_verdict(m, &why);
+	lv = env_check_fs(m, &why);
 	report(c, lv, what, "%s on %s, mounted at %s (%s; %s)%s", m->fstype, m->source, m->point,
 	       m->options, m->super_opts, why);
 out:
@@ -424,12 +283,13 @@ static void check_space(struct check *c)
 	struct strbuf err = STRBUF_INIT, a = STRBUF_INIT, b = STRBUF_INIT, r = STRBUF_INIT;
 
 	if (plan_space_measure(c->pl, &sp, &err)) {
-		report(c, CHECK_FAIL, "free space", "%s", err.buf);
+		report(c, ENV_CHECK_FAIL, "free space", "%s", err.buf);
 		goto out;
 	}
 	for (size_t i = 0; i < sp.nr_fs; i++) {
 		const struct plan_fs *f = &sp.fs[i];
 		const char *what = "free space";
+		enum env_check_level lv;
 
 		strbuf_reset(&a);
 		strbuf_reset(&b);
@@ -441,20 +301,20 @@ static void check_space(struct check *c)
 			unit_format_size(&r, f->reserve);
 			strbuf_addstr(&r, " of it kept free for the results file)");
 		}
+		lv = env_check_space(f->need, f->free, f->free_known);
 		if (!f->free_known)
-			report(c, CHECK_WARN, what,
+			report(c, lv, what,
 			       "%s (volume%s %s): %s still to write, free space unknown", f->path,
 			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf);
 		else
-			report(c, f->need <= f->free ? CHECK_OK : CHECK_FAIL, what,
-			       "%s (volume%s %s): %s still to write%s, %s %s%s", f->path,
-			       strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf, r.buf, b.buf,
-			       f->device ? "in the device" : "free",
-			       f->need <= f->free ? "" : ": not enough");
+			report(c, lv, what, "%s (volume%s %s): %s still to write%s, %s %s%s",
+			       f->path, strchr(f->volumes, ',') ? "s" : "", f->volumes, a.buf,
+			       r.buf, b.buf, f->device ? "in the device" : "free",
+			       lv == ENV_CHECK_OK ? "" : ": not enough");
 		if (f->cow[0]) {
 			strbuf_reset(&r);
 			plan_fs_cow_warning(f, &r);
-			report(c, CHECK_WARN, "copy-on-write", "%s (volume%s %s): %s", f->path,
+			report(c, ENV_CHECK_WARN, "copy-on-write", "%s (volume%s %s): %s", f->path,
 			       strchr(f->volumes, ',') ? "s" : "", f->volumes, r.buf);
 		}
 	}
@@ -514,7 +374,7 @@ static void check_disks(struct check *c)
 	struct env_disk d;
 
 	if (!list) {
-		report(c, CHECK_WARN, "disks", "out of memory");
+		report(c, ENV_CHECK_WARN, "disks", "out of memory");
 		return;
 	}
 	for (size_t v = 0; v < c->pl->nr_vols; v++) {
@@ -527,7 +387,7 @@ static void check_disks(struct check *c)
 			char what[PROFILE_MAX_NAME + 24];
 
 			snprintf(what, sizeof(what), "disks of volume %s", vol->name);
-			report(c, CHECK_OK, what,
+			report(c, ENV_CHECK_OK, what,
 			       "unknown: no block device beneath %s in /sys (tmpfs, NFS, a "
 			       "container?)",
 			       vol->path);
@@ -544,7 +404,7 @@ static void check_disks(struct check *c)
 			snprintf(node, sizeof(node), "unknown");
 		c->disk = &d;
 		c->disk_volumes = list[i].volumes;
-		report(c, CHECK_OK, what,
+		report(c, ENV_CHECK_OK, what,
 		       "model %s, firmware %s, rotational %s, scheduler %s, nr_requests %s, "
 		       "write cache %s, NUMA node %s (volume%s %s)",
 		       d.model, d.firmware, d.rotational, d.scheduler, d.nr_requests, d.write_cache,
@@ -561,17 +421,17 @@ static void check_governor(struct check *c)
 	bool powersave;
 
 	env_cpufreq_governor(SYSFS, gov, sizeof(gov), &powersave);
-	if (powersave)
-		report(c, CHECK_WARN, "CPU frequency governor",
+	if (env_check_governor(powersave) != ENV_CHECK_OK)
+		report(c, env_check_governor(powersave), "CPU frequency governor",
 		       "%s: CPUs clock down between I/Os and every completion waits for them "
 		       "(like Windows' \"Balanced\" power plan); set \"performance\" "
 		       "(cpupower frequency-set -g performance)",
 		       gov);
 	else if (!strcmp(gov, "unknown"))
-		report(c, CHECK_OK, "CPU frequency governor",
+		report(c, ENV_CHECK_OK, "CPU frequency governor",
 		       "unknown (no cpufreq in /sys: a VM, or fixed clocks)");
 	else
-		report(c, CHECK_OK, "CPU frequency governor", "%s", gov);
+		report(c, ENV_CHECK_OK, "CPU frequency governor", "%s", gov);
 }
 
 /* The workers as the run makes them (plan_workers_layout, the one rule):
@@ -608,14 +468,14 @@ static void check_numa(struct check *c)
 	size_t nv = c->pl->nr_vols;
 	int *res = NULL;
 
-	if (env_numa_map_build_plan(&m, c->pl)) {
-		report(c, CHECK_WARN, "NUMA", "out of memory");
+	if (plan_numa_map(&m, c->pl)) {
+		report(c, ENV_CHECK_WARN, "NUMA", "out of memory");
 		return;
 	}
 	w = calloc(c->nworkers, sizeof(*w));
 	res = calloc(c->nworkers, sizeof(*res));
 	if (!w || !res) {
-		report(c, CHECK_WARN, "NUMA", "out of memory");
+		report(c, ENV_CHECK_WARN, "NUMA", "out of memory");
 		goto out;
 	}
 	for (unsigned n = 0; n < ENV_NODES_MAX; n++) {
@@ -625,11 +485,12 @@ static void check_numa(struct check *c)
 		env_cpulist_format(&sb, &m.topo.cpus[n]);
 	}
 	if (!m.topo.nr_nodes)
-		report(c, CHECK_OK, "NUMA",
+		report(c, ENV_CHECK_OK, "NUMA",
 		       "not exposed (no /sys/devices/system/node): no placement");
 	else
-		report(c, CHECK_OK, "NUMA", "%u node%s (%s); affinity = %s, %s", m.topo.nr_nodes,
-		       m.topo.nr_nodes == 1 ? "" : "s", sb.buf, affinity_names[c->p->affinity],
+		report(c, ENV_CHECK_OK, "NUMA", "%u node%s (%s); affinity = %s, %s",
+		       m.topo.nr_nodes, m.topo.nr_nodes == 1 ? "" : "s", sb.buf,
+		       affinity_names[c->p->affinity],
 		       env_numa_have_libnuma() ? "memory policy with libnuma"
 					       : "memory by first touch (built without libnuma)");
 	for (unsigned i = 0; i < c->nworkers; i++)
@@ -638,7 +499,7 @@ static void check_numa(struct check *c)
 	 * drive it, workers with the same placement together */
 	for (size_t v = 0; v < nv; v++) {
 		char what[PROFILE_MAX_NAME + 24];
-		enum check_level lv = CHECK_OK;
+		enum env_check_level lv;
 		bool done_any = false;
 
 		strbuf_reset(&sb);
@@ -659,8 +520,7 @@ static void check_numa(struct check *c)
 		} else {
 			strbuf_addstr(&sb, "disks' node unknown");
 		}
-		if (m.vol_nodes[v] & (m.vol_nodes[v] - 1))
-			lv = CHECK_WARN; /* one volume over disks on several nodes */
+		lv = env_check_numa_volume(m.vol_nodes[v]); /* disks on several nodes */
 		for (unsigned i = 0; i < c->nworkers; i++) {
 			bool first = true;
 
@@ -687,12 +547,8 @@ static void check_numa(struct check *c)
 			} else {
 				strbuf_addf(&sb, " on any CPU (%s)", w[i].note);
 			}
-			if (res[i])
-				lv = CHECK_FAIL;
-			else if (c->p->affinity == PROFILE_AFFINITY_SOFT && m.topo.nr_nodes > 1 &&
-				 !w[i].placed && lv == CHECK_OK)
-				lv = CHECK_WARN; /* a node to prefer, and the workers are not on it
-						  */
+			lv = env_check_numa_worker(lv, res[i], w[i].placed, c->p->affinity,
+						   m.topo.nr_nodes);
 			done_any = true;
 		}
 		snprintf(what, sizeof(what), "NUMA volume %s", m.vol_names[v]);
@@ -710,57 +566,54 @@ static void check_memory(struct check *c)
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, d = STRBUF_INIT;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t avail = cli_mem_available();
-	struct plan_memory m;
+	struct run_memory m;
+	enum env_check_level lv;
+	const char *why;
 
-	/* the estimate plan, init and run refuse by (plan_memory_estimate) */
-	plan_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	/* the estimate plan, init and run refuse by (run_memory_estimate) */
+	run_memory_estimate(c->pl, c->p, cpus > 0 ? (unsigned)cpus : 1, &m);
 	unit_format_size(&a, m.total);
 	unit_format_size(&b, avail);
 	unit_format_size(&d, m.pages);
+	lv = env_check_memory(m.total, avail, &why);
 	if (!avail)
-		report(c, CHECK_OK, "memory",
+		report(c, ENV_CHECK_OK, "memory",
 		       "the run needs about %s (per-page maps %s); MemAvailable unknown", a.buf,
 		       d.buf);
 	else
-		report(c,
-		       m.total > avail	     ? CHECK_FAIL
-		       : m.total > avail / 2 ? CHECK_WARN
-					     : CHECK_OK,
-		       "memory", "the run needs about %s (per-page maps %s), %s available%s", a.buf,
-		       d.buf, b.buf,
-		       m.total > avail	     ? ": not enough"
-		       : m.total > avail / 2 ? ": more than half of it (the page cache and the "
-					       "rest of the machine need room too)"
-					     : "");
+		report(c, lv, "memory", "the run needs about %s (per-page maps %s), %s available%s",
+		       a.buf, d.buf, b.buf, why);
 	strbuf_release(&a);
 	strbuf_release(&b);
 	strbuf_release(&d);
 }
 
-/* As cli_nofile_raise() will need: 2 per database and 64 more. */
+/* As cli_nofile_raise() will need (env_nofile_need). */
 static void check_open_files(struct check *c)
 {
-	rlim_t want = 2 * (rlim_t)c->pl->nr_dbs + 64;
+	rlim_t want = env_nofile_need(c->pl->nr_dbs);
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0) {
-		report(c, CHECK_OK, "open files", "limit unknown");
+		report(c, ENV_CHECK_OK, "open files", "limit unknown");
 		return;
 	}
-	if (rl.rlim_max != RLIM_INFINITY && rl.rlim_max < want)
-		report(c, CHECK_FAIL, "open files",
+	if (env_check_nofile(want, rl.rlim_max == RLIM_INFINITY ? UINT64_MAX : rl.rlim_max) ==
+	    ENV_CHECK_FAIL)
+		report(c, ENV_CHECK_FAIL, "open files",
 		       "%zu database(s) need about %llu, the hard limit is %llu (raise it: "
 		       "ulimit -n, or LimitNOFILE= for a service)",
 		       c->pl->nr_dbs, (unsigned long long)want, (unsigned long long)rl.rlim_max);
 	else
-		report(c, CHECK_OK, "open files", "%zu database(s) need about %llu, limit %s%llu",
-		       c->pl->nr_dbs, (unsigned long long)want,
+		report(c, ENV_CHECK_OK, "open files",
+		       "%zu database(s) need about %llu, limit %s%llu", c->pl->nr_dbs,
+		       (unsigned long long)want,
 		       rl.rlim_max == RLIM_INFINITY ? "unlimited, soft " : "",
 		       (unsigned long long)(rl.rlim_max == RLIM_INFINITY ? rl.rlim_cur
 									 : rl.rlim_max));
 }
 
-int cmd_check(int argc, char **argv)
+int cli_cmd_check(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -777,7 +630,7 @@ int cmd_check(int argc, char **argv)
 		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
-	files = strcmp(p.engine, "sim") != 0;
+	files = !engine_simulated(p.engine);
 	ret = plan_build(&pl, &p, files, &err);
 	pl.results = o.results; /* its 8 MiB reserve counts where it shares a volume's filesystem */
 	pl.results_reserve = STORE_MIN_FREE;
@@ -788,7 +641,7 @@ int cmd_check(int argc, char **argv)
 	}
 	c.p = &p;
 	c.pl = &pl;
-	c.color = use_color(stdout);
+	c.color = cli_use_color(stdout);
 	if (json) {
 		c.json = &j;
 		json_begin_object(&j, NULL);

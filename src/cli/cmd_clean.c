@@ -332,7 +332,7 @@ static int clean_apply(const struct plan *pl, struct plan_lock *lock,
 	return ret;
 }
 
-int cmd_clean(int argc, char **argv)
+int cli_cmd_clean(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};

@@ -81,7 +81,7 @@ static int compare_print(const struct compare_args *ca)
 		.pairs = pairs, .all = o->all, .gate = o->gate, .gate_pct = o->gate_pct};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	struct report_options ro = {.color = ca->fmt == REPORT_TEXT && !o->output &&
-					     use_color(stdout)};
+					     cli_use_color(stdout)};
 	int ret;
 
 	if (!r || !pairs) {
@@ -119,7 +119,7 @@ static int compare_print(const struct compare_args *ca)
 			"diskproof: regression: run %lld against run %lld: %s%s%s %s %+.1f %% "
 			"(significant, beyond %g %%)%s\n",
 			(long long)c->b->id, (long long)c->a->id,
-			s->scope == SCOPE_RUN ? "whole run" : scope_kind_name(s->scope),
+			s->scope == SCOPE_RUN ? "whole run" : results_scope_kind_name(s->scope),
 			s->scope == SCOPE_RUN ? "" : " ", s->scope == SCOPE_RUN ? "" : s->name,
 			analyze_judged_def(g->fig)->words, g->change_pct, o->gate_pct,
 			v.nr_regressions > 1 ? "; every regression is listed in the output" : "");
@@ -139,19 +139,19 @@ out:
 	return ret;
 }
 
-int cmd_compare(int argc, char **argv)
+int cli_cmd_compare(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct compare_args ca = {0};
 	int fmt = REPORT_TEXT, ret;
 
-	ret = parse_opts(argc, argv, CMD_COMPARE, &o);
+	ret = cli_opts_parse(argc, argv, CMD_COMPARE, &o);
 	if (ret)
 		return ret;
 	if (o.npos < 2)
-		return usage_error("compare takes two runs or more, RUN_A RUN_B [RUN_C ...] "
-				   "(numbers, latest, latest~N or label:TEXT), got %d",
-				   o.npos);
+		return cli_usage_error("compare takes two runs or more, RUN_A RUN_B [RUN_C ...] "
+				       "(numbers, latest, latest~N or label:TEXT), got %d",
+				       o.npos);
 	for (int i = 0; i < o.npos; i++) {
 		ret = cli_run_arg_check(o.positional[i]);
 		if (ret)

@@ -201,24 +201,24 @@ out:
 	return ret;
 }
 
-int cmd_fleet(int argc, char **argv)
+int cli_cmd_fleet(int argc, char **argv)
 {
 	struct cli_opts o;
 	int fmt = REPORT_TEXT, ret;
 
-	ret = parse_opts(argc, argv, CMD_FLEET, &o);
+	ret = cli_opts_parse(argc, argv, CMD_FLEET, &o);
 	if (ret)
 		return ret;
 	if (o.npos < 1)
-		return usage_error("fleet takes one selector or more: label:TEXT (every run so "
-				   "labelled) or run numbers");
+		return cli_usage_error("fleet takes one selector or more: label:TEXT (every run so "
+				       "labelled) or run numbers");
 	for (int i = 0; i < o.npos; i++) {
 		struct store_run_selector s;
 		struct strbuf err = STRBUF_INIT;
 
 		ret = store_run_selector_parse(o.positional[i], &s, &err);
 		if (ret)
-			ret = usage_error("%s", err.buf);
+			ret = cli_usage_error("%s", err.buf);
 		strbuf_release(&err);
 		if (ret)
 			return ret;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/json.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -30,8 +31,8 @@ struct plan_view {
 	const struct plan_space *sp; /* NULL: no files (sim) */
 	unsigned streams, workers;
 	bool enough;
-	struct plan_memory mem; /* what the run would keep in memory, at most */
-	uint64_t mem_avail;	/* MemAvailable; 0 = unknown */
+	struct run_memory mem; /* what the run would keep in memory, at most */
+	uint64_t mem_avail;    /* MemAvailable; 0 = unknown */
 };
 
 static void view_init(struct plan_view *v, const struct profile *p, const struct plan *pl,
@@ -43,9 +44,11 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	v->pl = pl;
 	v->sp = sp;
 	/* 2 streams per database unless set; the workers as the run makes them */
-	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO ? p->streams : 2 * ndb;
+	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO
+			     ? p->streams
+			     : profile_streams_default(ndb);
 	v->workers = plan_worker_count(p, pl, plan_streams(p, pl), plan_online_cpus());
-	plan_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
+	run_memory_estimate(pl, p, plan_online_cpus(), &v->mem);
 	v->mem_avail = cli_mem_available();
 	v->enough = true;
 	for (size_t i = 0; sp && i < sp->nr_fs; i++)
@@ -124,8 +127,8 @@ static void text_header(struct strbuf *sb, const struct plan_view *v, bool db_si
 		strbuf_addstr(sb, " of warm-up");
 	}
 	strbuf_addf(sb, "\nengine     %s%s, ", p->engine,
-		    strcmp(p->engine, "sim") ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
-					     : " (simulated: no disk is touched)");
+		    !engine_simulated(p->engine) ? (p->direct ? " (direct I/O)" : " (buffered I/O)")
+						 : " (simulated: no disk is touched)");
 	if (p->streams == PROFILE_STREAMS_AUTO)
 		strbuf_addf(sb, "streams found by auto-tune (goal %s), %u worker(s)\n",
 			    p->tune_goal == PROFILE_TUNE_TARGET ? "target"
@@ -367,7 +370,7 @@ static void render_json(struct strbuf *sb, const struct plan_view *v)
 	json_end(&j);
 }
 
-int cmd_plan(int argc, char **argv)
+int cli_cmd_plan(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -384,10 +387,10 @@ int cmd_plan(int argc, char **argv)
 	if (o.format && !strcmp(o.format, "json")) {
 		json = true;
 	} else if (o.format && strcmp(o.format, "text")) {
-		ret = usage_error("unknown format \"%s\" (text or json)", o.format);
+		ret = cli_usage_error("unknown format \"%s\" (text or json)", o.format);
 		goto out;
 	}
-	ret = plan_build(&pl, &p, strcmp(p.engine, "sim") != 0, &err);
+	ret = plan_build(&pl, &p, !engine_simulated(p.engine), &err);
 	pl.results = o.results;
 	pl.results_reserve = STORE_MIN_FREE;
 	if (!ret && pl.files)

@@ -55,11 +55,11 @@ int cli_report_args_check(const struct cli_opts *o, const char *cmd, int *fmt)
 	if (o->format) {
 		*fmt = report_format_from_name(o->format);
 		if (*fmt < 0 && !cmd)
-			return usage_error("unknown format \"%s\" (text, json, csv or html)",
-					   o->format);
+			return cli_usage_error("unknown format \"%s\" (text, json, csv or html)",
+					       o->format);
 		if (*fmt < 0 || (cmd && !report_format_compares((enum report_format) * fmt)))
-			return usage_error("unknown format \"%s\" for %s (text, json or html)",
-					   o->format, cmd);
+			return cli_usage_error("unknown format \"%s\" for %s (text, json or html)",
+					       o->format, cmd);
 	}
 	ret = cli_results_must_exist(o->results);
 	if (!ret)
@@ -318,7 +318,7 @@ static int delete_refuse_running(struct store *st, const char *results, const in
  * Run ids are taken out of argv before the options are parsed, so that any
  * number of them can be given (cli_opts keeps only a few positionals).
  */
-int cmd_delete(int argc, char **argv)
+int cli_cmd_delete(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct store *st = NULL;
@@ -340,15 +340,15 @@ int cmd_delete(int argc, char **argv)
 		else
 			rest[nrest++] = argv[i];
 	}
-	ret = parse_opts(nrest, rest, CMD_DELETE, &o);
+	ret = cli_opts_parse(nrest, rest, CMD_DELETE, &o);
 	if (ret)
 		goto out;
 	if (o.npos) {
-		ret = usage_error("RUN-ID must be a run number, not \"%s\"", o.positional[0]);
+		ret = cli_usage_error("RUN-ID must be a run number, not \"%s\"", o.positional[0]);
 		goto out;
 	}
 	if (!nids) {
-		ret = usage_error("delete takes one or more RUN-IDs");
+		ret = cli_usage_error("delete takes one or more RUN-IDs");
 		goto out;
 	}
 	ret = cli_results_must_exist(o.results);
@@ -394,7 +394,7 @@ static void import_say(const char *results, const char *other, const struct stor
 	fputc('\n', stderr);
 }
 
-int cmd_import(int argc, char **argv)
+int cli_cmd_import(int argc, char **argv)
 {
 	struct strbuf err = STRBUF_INIT, refusals = STRBUF_INIT;
 	struct store_import_counts n;
@@ -403,11 +403,12 @@ int cmd_import(int argc, char **argv)
 	struct stat sb;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_IMPORT, &o);
+	ret = cli_opts_parse(argc, argv, CMD_IMPORT, &o);
 	if (ret)
 		return ret;
 	if (o.npos != 1)
-		return usage_error("import takes one OTHER.db, the results file to copy runs from");
+		return cli_usage_error(
+			"import takes one OTHER.db, the results file to copy runs from");
 	/* both files: a regular file (or a new results path), before any open */
 	ret = lstat(o.positional[0], &sb) == 0 ? cli_results_path_check(o.positional[0], false) : 0;
 	if (!ret)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/journal.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
@@ -369,7 +370,7 @@ tail:
 	return code;
 }
 
-int cmd_verify(int argc, char **argv)
+int cli_cmd_verify(int argc, char **argv)
 {
 	struct cli_opts o;
 	struct profile p = {0};
@@ -387,7 +388,7 @@ int cmd_verify(int argc, char **argv)
 		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
-	if (!strcmp(p.engine, "sim")) {
+	if (engine_simulated(p.engine)) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which keeps no files: "
 			"nothing to verify\n",
@@ -411,7 +412,7 @@ int cmd_verify(int argc, char **argv)
 	}
 	cli_print_warnings(plan_lock_skipped(lock));
 	pr.tty = isatty(STDERR_FILENO);
-	sfd = signals_setup();
+	sfd = cli_signals_setup();
 	vo.plan = &pl;
 	vo.engine = p.engine;
 	vo.direct = p.direct;

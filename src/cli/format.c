@@ -15,5 +15,5 @@ int cli_format_text_json(const char *format, bool *json)
 		*json = true;
 		return 0;
 	}
-	return usage_error("unknown format \"%s\" (text or json)", format);
+	return cli_usage_error("unknown format \"%s\" (text or json)", format);
 }

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/engine.h"
 #include "diskproof/json.h"
 #include "diskproof/lock.h"
 #include "diskproof/metrics.h"
@@ -38,27 +39,27 @@ static void on_interval(void *arg, const struct run_interval_view *v)
 {
 	struct progress *pr = arg;
 
-	create_view_end(&pr->create);
-	live_view_interval(&pr->live, v);
+	progress_create_end(&pr->create);
+	progress_live_interval(&pr->live, v);
 }
 
 static void on_message(void *arg, const char *text)
 {
 	struct progress *pr = arg;
 
-	create_view_end(&pr->create);
-	live_view_clear(&pr->live);
-	if (!pr->quiet && !term_gone(stderr))
-		term_check(stderr, fprintf(stderr, "diskproof: %s\n", text) < 0);
+	progress_create_end(&pr->create);
+	progress_live_clear(&pr->live);
+	if (!pr->quiet && !progress_term_gone(stderr))
+		progress_term_check(stderr, fprintf(stderr, "diskproof: %s\n", text) < 0);
 }
 
 static void on_warning(void *arg, const char *text)
 {
 	struct progress *pr = arg;
 
-	create_view_end(&pr->create);
-	live_view_clear(&pr->live);
-	if (!term_gone(stderr))
+	progress_create_end(&pr->create);
+	progress_live_clear(&pr->live);
+	if (!progress_term_gone(stderr))
 		cli_print_warnings(text);
 }
 
@@ -66,15 +67,15 @@ static void on_status(void *arg, const struct run_interval_view *v)
 {
 	struct progress *pr = arg;
 
-	create_view_end(&pr->create);
-	live_view_status(&pr->live, v);
+	progress_create_end(&pr->create);
+	progress_live_status(&pr->live, v);
 }
 
 /* SIGHUP: the run goes on, its terminal output goes nowhere (progress.c). */
 static void on_hangup(void *arg)
 {
 	(void)arg;
-	term_hangup();
+	progress_term_hangup();
 }
 
 /*
@@ -88,30 +89,31 @@ static void on_wait(void *arg, uint64_t at, uint64_t now)
 	struct strbuf t = STRBUF_INIT;
 	int64_t left;
 
-	if (pr->quiet || term_gone(stderr))
+	if (pr->quiet || progress_term_gone(stderr))
 		return;
 	if (!now) { /* the wait ended */
 		if (pr->tty && pr->wait_shown >= 0)
-			term_check(stderr, fprintf(stderr, "\r\033[K") < 0);
+			progress_term_check(stderr, fprintf(stderr, "\r\033[K") < 0);
 		pr->wait_shown = -1;
 		return;
 	}
 	left = (int64_t)((at - now + NSEC_PER_SEC - 1) / NSEC_PER_SEC);
 	if (left == pr->wait_shown || (!pr->tty && pr->wait_shown != -1))
 		return;
-	create_view_end(&pr->create);
-	live_view_clear(&pr->live);
+	progress_create_end(&pr->create);
+	progress_live_clear(&pr->live);
 	time_format_utc_us(&t, at);
 	if (pr->tty)
-		term_check(stderr,
-			   fprintf(stderr,
-				   "\rdiskproof: ready; the load starts in %llds, at %s\033[K",
-				   (long long)left, t.buf) < 0);
+		progress_term_check(
+			stderr,
+			fprintf(stderr, "\rdiskproof: ready; the load starts in %llds, at %s\033[K",
+				(long long)left, t.buf) < 0);
 	else
-		term_check(stderr, fprintf(stderr,
-					   "diskproof: ready; waiting until %s (in %llds) to start "
-					   "the load\n",
-					   t.buf, (long long)left) < 0);
+		progress_term_check(
+			stderr, fprintf(stderr,
+					"diskproof: ready; waiting until %s (in %llds) to start "
+					"the load\n",
+					t.buf, (long long)left) < 0);
 	pr->wait_shown = left;
 	strbuf_release(&t);
 }
@@ -120,7 +122,7 @@ static void on_create(void *arg, const char *volume, uint64_t done, uint64_t tot
 {
 	struct progress *pr = arg;
 
-	create_view_update(&pr->create, volume, done, total);
+	progress_create_update(&pr->create, volume, done, total);
 }
 
 static int print_report(const char *results, const char *run, enum report_format fmt, FILE *out,
@@ -129,7 +131,7 @@ static int print_report(const char *results, const char *run, enum report_format
 	struct store *st = NULL;
 	struct results r = {0};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && use_color(out)};
+	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && cli_use_color(out)};
 	int ret;
 
 	int64_t id = 0;
@@ -224,16 +226,16 @@ static int start_at_resolve(const struct cli_opts *o, uint64_t main_real_ns, uin
 	if (o->start_at_rel_ns > RUN_START_AT_MAX_AHEAD_NS ||
 	    (!o->start_at_rel_ns && o->start_at_abs_ns > now + RUN_START_AT_MAX_AHEAD_NS)) {
 		*at = 0;
-		return usage_error("--start-at: more than %llu days ahead: surely not the time "
-				   "meant (a wrong year or month?)",
-				   (unsigned long long)(RUN_START_AT_MAX_AHEAD_NS /
-							(24 * 3600 * NSEC_PER_SEC)));
+		return cli_usage_error("--start-at: more than %llu days ahead: surely not the time "
+				       "meant (a wrong year or month?)",
+				       (unsigned long long)(RUN_START_AT_MAX_AHEAD_NS /
+							    (24 * 3600 * NSEC_PER_SEC)));
 	}
 	*at = o->start_at_rel_ns ? main_real_ns + o->start_at_rel_ns : o->start_at_abs_ns;
 	if (now > *at + NSEC_PER_SEC) {
 		time_format_utc_us(&t, *at);
-		ret = usage_error("--start-at: %s is %.1f s in the past: give a time to come",
-				  t.buf, (double)(now - *at) / 1e9);
+		ret = cli_usage_error("--start-at: %s is %.1f s in the past: give a time to come",
+				      t.buf, (double)(now - *at) / 1e9);
 	}
 	strbuf_release(&t);
 	return ret;
@@ -247,11 +249,13 @@ static int start_file_args_check(const struct cli_opts *o)
 	bool same;
 
 	if (o->start_file && o->has_start_at)
-		return usage_error("--start-at and --start-file: give one (a fixed TIME, or one "
-				   "written to the start file once ready)");
+		return cli_usage_error(
+			"--start-at and --start-file: give one (a fixed TIME, or one "
+			"written to the start file once ready)");
 	if (o->has_start_timeout && !o->start_file)
-		return usage_error("--start-timeout is for --start-file: how long to wait for a "
-				   "start time once ready");
+		return cli_usage_error(
+			"--start-timeout is for --start-file: how long to wait for a "
+			"start time once ready");
 	if (!o->start_file || !o->ready_file)
 		return 0;
 	a = path_resolve(o->start_file);
@@ -259,7 +263,150 @@ static int start_file_args_check(const struct cli_opts *o)
 	same = !strcmp(o->start_file, o->ready_file) || (a && b && !strcmp(a, b));
 	free(a);
 	free(b);
-	return same ? usage_error("--ready-file and --start-file name one file: give two") : 0;
+	return same ? cli_usage_error("--ready-file and --start-file name one file: give two") : 0;
+}
+
+/* run's arguments checked beyond the parser, before anything is written:
+ * the start options, --format, the results path, --metrics-file and room
+ * for the files. 0 or the exit code, the message printed. */
+static int run_args_check(const struct cli_opts *o, const struct profile *p, uint64_t main_real_ns,
+			  struct run_options *ro, bool *json)
+{
+	int ret = start_file_args_check(o);
+
+	if (!ret)
+		ret = start_at_resolve(o, main_real_ns, &ro->start_at_real_ns);
+	if (!ret)
+		ret = cli_format_text_json(o->format, json);
+	if (!ret)
+		ret = cli_stdio_check(o->results);
+	if (!ret && o->metrics_file)
+		ret = metrics_file_check(o->metrics_file, o->results);
+	if (!ret) /* room for the files, before the results file or a directory is made */
+		ret = cli_space_preflight(p, o->results);
+	return ret;
+}
+
+/* What run shows while it works, as --quiet, stderr and
+ * --status-interval ask. */
+static void run_progress_init(struct progress *pr, const struct cli_opts *o)
+{
+	pr->quiet = o->quiet;
+	pr->tty = isatty(STDERR_FILENO);
+	pr->create.quiet = o->quiet;
+	pr->create.tty = pr->tty;
+	pr->live.quiet = o->quiet;
+	pr->live.tty = pr->tty;
+	pr->live.color = cli_use_color(stderr);
+	pr->live.status_interval_ns =
+		o->has_status_interval ? o->status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
+}
+
+/* The run's options from the command line's; the callbacks report to pr. */
+static void run_options_fill(struct run_options *ro, const struct cli_opts *o,
+			     const struct profile *p, struct progress *pr)
+{
+	ro->profile = p;
+	ro->results_path = o->results;
+	ro->label = o->label;
+	ro->destroy = o->destroy;
+	ro->ndestroy = o->ndestroy;
+	ro->force = o->force;
+	ro->no_lock = o->no_lock;
+	ro->metrics = o->metrics;
+	ro->metrics_file = o->metrics_file;
+	ro->host = o->host;
+	ro->ready_file = o->ready_file;
+	ro->start_file = o->start_file;
+	ro->start_timeout_ns = o->start_timeout_ns;
+	ro->max_clock_error_ns =
+		o->has_max_clock_error ? o->max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
+	pr->wait_shown = -1;
+	ro->cb = (struct run_callbacks){.interval = on_interval,
+					.wait = on_wait,
+					.message = on_message,
+					.warning = on_warning,
+					.create = on_create,
+					.hangup = on_hangup,
+					.status = on_status,
+					.arg = pr};
+}
+
+/* The line that opens a run: profile, engine, volumes, databases, duration. */
+static void run_announce(const struct cli_opts *o, const struct profile *p)
+{
+	struct strbuf d = STRBUF_INIT;
+
+	if (o->quiet)
+		return;
+	unit_format_duration(&d, p->duration_ns);
+	fprintf(stderr,
+		"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
+		"%s\n",
+		p->name, p->origin, p->engine, p->nr_volumes, profile_database_count(p), d.buf);
+	strbuf_release(&d);
+}
+
+/* A stored run's report: text (on stderr with --format json, whose one
+ * document goes to stdout), or only the JSON when the run ended in error. */
+static void run_print_reports(const struct cli_opts *o, const struct run_outcome *out, int ret,
+			      bool json)
+{
+	char run_arg[24];
+
+	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out->run_id);
+	if (out->run_id && strcmp(out->status, "error") == 0 && ret) {
+		/* the results file may be unusable: no text report from it; a
+		 * pipeline asked for the document of the run row, so it is tried */
+		if (json)
+			(void)print_report(o->results, run_arg, REPORT_JSON, stdout, NULL);
+	} else if (out->run_id) {
+		/* --format json: the summary for the person on stderr, stdout
+		 * holds the one document, of this run by its id */
+		int tr = print_report(o->results, run_arg, REPORT_TEXT, json ? stderr : stdout,
+				      NULL);
+		int jr = json ? print_report(o->results, run_arg, REPORT_JSON, stdout, NULL) : 0;
+
+		if (!tr && !jr)
+			fprintf(stderr,
+				"diskproof: results in %s (run %lld): diskproof report %lld "
+				"--format json\n",
+				o->results, (long long)out->run_id, (long long)out->run_id);
+	}
+}
+
+/* The notes after the report: integrity errors, what was re-created. */
+static void run_print_notes(const struct cli_opts *o, const struct run_outcome *out,
+			    const struct strbuf *remade)
+{
+	if (out->integrity_errors)
+		fprintf(stderr,
+			"diskproof: %llu data integrity error(s): see the report's "
+			"events\n",
+			(unsigned long long)out->integrity_errors);
+	if (remade->len && !o->quiet)
+		fprintf(stderr, "diskproof: re-created as --destroy-data asked: %s\n", remade->buf);
+}
+
+/* The notes once the signals are read again: a signal after the measuring
+ * (late; its exit code then), I/Os never completed. */
+static void run_print_late(struct run_outcome *out, int late)
+{
+	if (late && out->exit_code != DP_EXIT_SIGINT && out->exit_code != DP_EXIT_SIGTERM) {
+		fprintf(stderr,
+			"diskproof: %s came after run %lld had finished measuring: the run is "
+			"complete and stored with its verdict\n",
+			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out->run_id);
+		out->exit_code = run_exit_code(&(struct run_exit_facts){.signal = late});
+	}
+	if (out->pending_ios) {
+		fflush(stdout);
+		fprintf(stderr,
+			"diskproof: %llu I/O(s) never completed (a hung device); the verdict "
+			"is stored, but the kernel may keep diskproof from exiting until the "
+			"device answers (docs/troubleshooting.md)\n",
+			(unsigned long long)out->pending_ios);
+	}
 }
 
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint64_t main_real_ns)
@@ -270,77 +417,26 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	struct run_outcome out;
 	struct progress pr = {0};
 	struct run_options ro = {0};
-	char *cmdline = NULL, run_arg[24];
+	char *cmdline = NULL;
 	int ret, sfd = -1, late;
 	bool json;
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
-		ret = start_file_args_check(&o);
-	if (!ret)
-		ret = start_at_resolve(&o, main_real_ns, &ro.start_at_real_ns);
-	if (!ret)
-		ret = cli_format_text_json(o.format, &json);
-	if (!ret)
-		ret = cli_stdio_check(o.results);
-	if (!ret && o.metrics_file)
-		ret = metrics_file_check(o.metrics_file, o.results);
-	if (!ret) /* room for the files, before the results file or a directory is made */
-		ret = cli_space_preflight(&p, o.results);
+		ret = run_args_check(&o, &p, main_real_ns, &ro, &json);
 	if (ret)
 		goto out;
-	pr.quiet = o.quiet;
-	pr.tty = isatty(STDERR_FILENO);
-	pr.create.quiet = o.quiet;
-	pr.create.tty = pr.tty;
-	pr.live.quiet = o.quiet;
-	pr.live.tty = pr.tty;
-	pr.live.color = use_color(stderr);
-	pr.live.status_interval_ns =
-		o.has_status_interval ? o.status_interval_ns : STATUS_INTERVAL_DEFAULT_NS;
-	term_init();
-	sfd = signals_setup_run();
-	cmdline = join_argv(full_argc, full_argv);
-	ro.profile = &p;
-	ro.results_path = o.results;
-	ro.label = o.label;
+	run_progress_init(&pr, &o);
+	progress_term_init();
+	sfd = cli_signals_setup_run();
+	cmdline = cli_argv_join(full_argc, full_argv);
+	run_options_fill(&ro, &o, &p, &pr);
 	ro.command_line = cmdline;
 	ro.signal_fd = sfd;
-	ro.destroy = o.destroy;
-	ro.ndestroy = o.ndestroy;
-	ro.force = o.force;
-	ro.no_lock = o.no_lock;
 	ro.remade = &remade;
-	ro.metrics = o.metrics;
-	ro.metrics_file = o.metrics_file;
-	ro.host = o.host;
-	ro.ready_file = o.ready_file;
-	ro.start_file = o.start_file;
-	ro.start_timeout_ns = o.start_timeout_ns;
-	ro.max_clock_error_ns =
-		o.has_max_clock_error ? o.max_clock_error_ns : RUN_MAX_CLOCK_ERROR_DEFAULT_NS;
-	pr.wait_shown = -1;
-	ro.cb = (struct run_callbacks){.interval = on_interval,
-				       .wait = on_wait,
-				       .message = on_message,
-				       .warning = on_warning,
-				       .create = on_create,
-				       .hangup = on_hangup,
-				       .status = on_status,
-				       .arg = &pr};
-	if (!o.quiet) {
-		struct strbuf d = STRBUF_INIT;
-
-		unit_format_duration(&d, p.duration_ns);
-		fprintf(stderr,
-			"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
-			"%s\n",
-			p.name, p.origin, p.engine, p.nr_volumes, profile_database_count(&p),
-			d.buf);
-		strbuf_release(&d);
-	}
+	run_announce(&o, &p);
 	ret = run_execute(&ro, &out, &err);
-	live_view_end(&pr.live);
+	progress_live_end(&pr.live);
 	if (out.abandoned) {
 		fprintf(stderr,
 			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
@@ -354,51 +450,13 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	}
 	if (err.len)
 		cli_print_err(err.buf);
-	snprintf(run_arg, sizeof(run_arg), "%lld", (long long)out.run_id);
-	if (out.run_id && strcmp(out.status, "error") == 0 && ret) {
-		/* the results file may be unusable: no text report from it; a
-		 * pipeline asked for the document of the run row, so it is tried */
-		if (json)
-			(void)print_report(o.results, run_arg, REPORT_JSON, stdout, NULL);
-	} else if (out.run_id) {
-		/* --format json: the summary for the person on stderr, stdout
-		 * holds the one document, of this run by its id */
-		int tr =
-			print_report(o.results, run_arg, REPORT_TEXT, json ? stderr : stdout, NULL);
-		int jr = json ? print_report(o.results, run_arg, REPORT_JSON, stdout, NULL) : 0;
-
-		if (!tr && !jr)
-			fprintf(stderr,
-				"diskproof: results in %s (run %lld): diskproof report %lld "
-				"--format json\n",
-				o.results, (long long)out.run_id, (long long)out.run_id);
-	}
-	if (out.integrity_errors)
-		fprintf(stderr,
-			"diskproof: %llu data integrity error(s): see the report's "
-			"events\n",
-			(unsigned long long)out.integrity_errors);
-	if (remade.len && !o.quiet)
-		fprintf(stderr, "diskproof: re-created as --destroy-data asked: %s\n", remade.buf);
+	run_print_reports(&o, &out, ret, json);
+	run_print_notes(&o, &out, &remade);
 	/* after the workers stopped, nobody was reading the signals: an
 	 * interrupt in the end phase is said, and its exit code kept */
-	late = signals_finish(sfd);
+	late = cli_signals_finish(sfd);
 	sfd = -1;
-	if (late && out.exit_code != DP_EXIT_SIGINT && out.exit_code != DP_EXIT_SIGTERM) {
-		fprintf(stderr,
-			"diskproof: %s came after run %lld had finished measuring: the run is "
-			"complete and stored with its verdict\n",
-			late == SIGINT ? "SIGINT" : "SIGTERM", (long long)out.run_id);
-		out.exit_code = run_exit_code(&(struct run_exit_facts){.signal = late});
-	}
-	if (out.pending_ios) {
-		fflush(stdout);
-		fprintf(stderr,
-			"diskproof: %llu I/O(s) never completed (a hung device); the verdict "
-			"is stored, but the kernel may keep diskproof from exiting until the "
-			"device answers (docs/troubleshooting.md)\n",
-			(unsigned long long)out.pending_ios);
-	}
+	run_print_late(&out, late);
 	ret = out.exit_code;
 out:
 	if (sfd >= 0)
@@ -422,7 +480,7 @@ static int init_progress(void *arg, const char *volume, uint64_t done, uint64_t 
 	struct init_ctx *c = arg;
 	struct signalfd_siginfo si;
 
-	create_view_update(&c->view, volume, done, total);
+	progress_create_update(&c->view, volume, done, total);
 	if (c->sfd >= 0 && read(c->sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
 		c->signo = (int)si.ssi_signo;
 	return c->signo ? -EINTR : 0;
@@ -485,7 +543,7 @@ static int cmd_init(int argc, char **argv)
 	ret = cli_profile_load(argc, argv, CMD_INIT, "init", &o, &p);
 	if (ret)
 		goto out;
-	if (!strcmp(p.engine, "sim")) {
+	if (engine_simulated(p.engine)) {
 		fprintf(stderr,
 			"diskproof: profile %s uses the sim engine, which has no files "
 			"to create\n",
@@ -495,7 +553,7 @@ static int cmd_init(int argc, char **argv)
 	}
 	c.view.quiet = o.quiet;
 	c.view.tty = isatty(STDERR_FILENO);
-	c.sfd = signals_setup();
+	c.sfd = cli_signals_setup();
 	ret = plan_build(&pl, &p, true, &err);
 	pl.destroy = o.destroy;
 	pl.ndestroy = o.ndestroy;
@@ -516,7 +574,7 @@ static int cmd_init(int argc, char **argv)
 		ret = plan_prepare_files(&pl, &p, &prog, NULL, &created, &remade, &err);
 		secs = (double)(time_mono_ns() - t0) / 1e9;
 	}
-	create_view_end(&c.view);
+	progress_create_end(&c.view);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = c.signo == SIGINT	   ? DP_EXIT_SIGINT
@@ -556,7 +614,7 @@ static int cmd_profiles(int argc, char **argv)
 	struct cli_opts o;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_PROFILES, &o);
+	ret = cli_opts_parse(argc, argv, CMD_PROFILES, &o);
 	if (ret)
 		return ret;
 	if (o.npos == 0) {
@@ -579,13 +637,13 @@ static int cmd_profiles(int argc, char **argv)
 		const struct profile_builtin *f = profile_builtin_find(o.positional[1]);
 
 		if (!f)
-			return usage_error(
+			return cli_usage_error(
 				"no built-in profile \"%s\" (see \"diskproof profiles\")",
 				o.positional[1]);
 		fputs(f->text, stdout);
 		return 0;
 	}
-	return usage_error("usage: diskproof profiles [show NAME]");
+	return cli_usage_error("usage: diskproof profiles [show NAME]");
 }
 
 static int cmd_report(int argc, char **argv)
@@ -594,11 +652,11 @@ static int cmd_report(int argc, char **argv)
 	const char *run = "latest";
 	int fmt = REPORT_TEXT, ret;
 
-	ret = parse_opts(argc, argv, CMD_REPORT, &o);
+	ret = cli_opts_parse(argc, argv, CMD_REPORT, &o);
 	if (ret)
 		return ret;
 	if (o.npos > 1)
-		return usage_error("report takes one RUN-ID, got also \"%s\"", o.positional[1]);
+		return cli_usage_error("report takes one RUN-ID, got also \"%s\"", o.positional[1]);
 	if (o.npos) {
 		run = o.positional[0];
 		ret = cli_run_arg_check(run);
@@ -689,11 +747,11 @@ static int cmd_list(int argc, char **argv)
 	bool json;
 	int ret;
 
-	ret = parse_opts(argc, argv, CMD_LIST, &o);
+	ret = cli_opts_parse(argc, argv, CMD_LIST, &o);
 	if (ret)
 		return ret;
 	if (o.npos)
-		return usage_error("list takes no arguments, got \"%s\"", o.positional[0]);
+		return cli_usage_error("list takes no arguments, got \"%s\"", o.positional[0]);
 	ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		return ret;
@@ -734,10 +792,10 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
-	{"init", cmd_init},	    {"verify", cmd_verify}, {"clean", cmd_clean},
-	{"profiles", cmd_profiles}, {"report", cmd_report}, {"list", cmd_list},
-	{"compare", cmd_compare},   {"delete", cmd_delete}, {"import", cmd_import},
-	{"plan", cmd_plan},	    {"check", cmd_check},   {"fleet", cmd_fleet},
+	{"init", cmd_init},	      {"verify", cli_cmd_verify}, {"clean", cli_cmd_clean},
+	{"profiles", cmd_profiles},   {"report", cmd_report},	  {"list", cmd_list},
+	{"compare", cli_cmd_compare}, {"delete", cli_cmd_delete}, {"import", cli_cmd_import},
+	{"plan", cli_cmd_plan},	      {"check", cli_cmd_check},	  {"fleet", cli_cmd_fleet},
 };
 
 /*
@@ -757,8 +815,8 @@ static int main_global(int argc, char **argv)
 		printf("diskproof %s\n", DISKPROOF_VERSION);
 		return 0;
 	}
-	ret = parse_opts(1, argv, CMD_GLOBAL, &o);
-	return ret ? ret : usage_error("\"%s\" comes before the command", argv[0]);
+	ret = cli_opts_parse(1, argv, CMD_GLOBAL, &o);
+	return ret ? ret : cli_usage_error("\"%s\" comes before the command", argv[0]);
 }
 
 int main(int argc, char **argv)
@@ -774,7 +832,7 @@ int main(int argc, char **argv)
 	if (argv[1][0] == '-')
 		return main_global(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help"))
-		return cmd_help(argc - 2, argv + 2);
+		return cli_cmd_help(argc - 2, argv + 2);
 	if (!strcmp(argv[1], "run")) {
 		ret = cmd_run(argc - 2, argv + 2, argc, argv, main_real_ns);
 	} else {

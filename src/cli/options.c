@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/check.h"
 #include "diskproof/counters.h"
+#include "diskproof/engine.h"
 #include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
@@ -24,7 +26,7 @@
 
 #include "cli.h"
 
-int usage_error(const char *fmt, ...)
+int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -45,7 +47,7 @@ int usage_error(const char *fmt, ...)
  * Every option, once: the parser builds each command's getopt_long table from
  * it, the usage texts print it, and the tests hold docs/diskproof.1 and the
  * bash completion to it. A new option is one line here and one branch in
- * set_opt().
+ * one of the set_opt_*() functions.
  */
 static const struct cli_opt_def opt_defs[] = {
 	{"--duration", 0, CLI_ARG_REQUIRED, "D", CMD_RUN | CMD_PLAN | CMD_CHECK,
@@ -170,38 +172,50 @@ static int duration_pos_parse(const char *val, uint64_t *out, struct strbuf *err
 	return ret;
 }
 
-static int set_opt(struct cli_opts *o, const char *name, const char *val)
+/* The options that override the profile (struct profile_overrides); 0 for
+ * any other name. */
+static int set_opt_override(struct cli_opts *o, const char *name, const char *val,
+			    struct strbuf *err)
 {
-	struct strbuf err = STRBUF_INIT;
 	uint64_t v = 0;
 	int ret = 0;
 
 	if (!strcmp(name, "--duration")) {
-		ret = unit_parse_duration(val, &o->ov.duration_ns, &err);
+		ret = unit_parse_duration(val, &o->ov.duration_ns, err);
 		o->ov.has_duration = true;
 	} else if (!strcmp(name, "--warmup")) {
-		ret = unit_parse_duration(val, &o->ov.warmup_ns, &err);
+		ret = unit_parse_duration(val, &o->ov.warmup_ns, err);
 		o->ov.has_warmup = true;
 	} else if (!strcmp(name, "--engine")) {
 		o->ov.engine = val;
 	} else if (!strcmp(name, "--streams") && !strcmp(val, "auto")) {
 		o->ov.streams = PROFILE_STREAMS_AUTO;
 	} else if (!strcmp(name, "--streams")) {
-		ret = unit_parse_u64(val, &v, &err);
+		ret = unit_parse_u64(val, &v, err);
 		if (!ret && (v < 1 || v > 100000)) {
-			strbuf_addstr(&err, "must be between 1 and 100000");
+			strbuf_addstr(err, "must be between 1 and 100000");
 			ret = -ERANGE;
 		}
 		o->ov.streams = (unsigned)v;
 	} else if (!strcmp(name, "--data-dir")) {
 		o->ov.data_dir = val;
 	} else if (!strcmp(name, "--db-size")) {
-		ret = unit_parse_size(val, &o->ov.db_size, &err);
+		ret = unit_parse_size(val, &o->ov.db_size, err);
 		if (!ret && !o->ov.db_size) {
-			strbuf_addstr(&err, "must be more than 0");
+			strbuf_addstr(err, "must be more than 0");
 			ret = -ERANGE;
 		}
-	} else if (!strcmp(name, "--label")) {
+	}
+	return ret;
+}
+
+/* The options the commands share, and those of init, verify, clean,
+ * report, compare and fleet; 0 for any other name. */
+static int set_opt_common(struct cli_opts *o, const char *name, const char *val, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "--label")) {
 		o->label = val;
 	} else if (!strcmp(name, "--quiet")) {
 		o->quiet = true;
@@ -211,10 +225,10 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		o->format = val;
 	} else if (!strcmp(name, "--destroy-data")) {
 		if (!*val) { /* --destroy-data="$DEV" with DEV unset */
-			strbuf_addstr(&err, "needs a PATH (the device or file it may overwrite)");
+			strbuf_addstr(err, "needs a PATH (the device or file it may overwrite)");
 			ret = -EINVAL;
 		} else if (o->ndestroy == DP_ARRAY_SIZE(o->destroy)) {
-			strbuf_addstr(&err, "given too many times");
+			strbuf_addstr(err, "given too many times");
 			ret = -E2BIG;
 		} else {
 			o->destroy[o->ndestroy++] = val;
@@ -228,7 +242,7 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "--deep")) {
 		o->deep = true;
 	} else if (!strcmp(name, "--rate")) {
-		ret = unit_parse_size(val, &o->rate, &err);
+		ret = unit_parse_size(val, &o->rate, err);
 	} else if (!strcmp(name, "--yes")) {
 		o->yes = true;
 	} else if (!strcmp(name, "--output")) {
@@ -236,32 +250,42 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 	} else if (!strcmp(name, "--expect-hosts")) {
 		o->expect_hosts = val;
 		if (!*val || strstr(val, ",,") || val[0] == ',' || val[strlen(val) - 1] == ',') {
-			strbuf_addstr(&err, "needs host names separated by commas (h1,h2,h3)");
+			strbuf_addstr(err, "needs host names separated by commas (h1,h2,h3)");
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--min-change")) {
-		ret = pct_parse(val, &o->min_change_pct, &err);
+		ret = pct_parse(val, &o->min_change_pct, err);
 		o->has_min_change = true;
 	} else if (!strcmp(name, "--all")) {
 		o->all = true;
-	} else if (!strcmp(name, "--metrics")) {
-		struct metrics_addr a;
-
-		ret = metrics_addr_parse(val, &a, &err);
-		o->metrics = val;
-	} else if (!strcmp(name, "--metrics-file")) {
-		o->metrics_file = val;
-		if (!*val) {
-			strbuf_addstr(&err, "needs a file name");
-			ret = -EINVAL;
-		}
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
 		if (val)
-			ret = pct_parse(val, &o->gate_pct, &err);
+			ret = pct_parse(val, &o->gate_pct, err);
+	}
+	return ret;
+}
+
+/* run's own options: metrics, the fleet start, the host, the status
+ * interval; 0 for any other name. */
+static int set_opt_run(struct cli_opts *o, const char *name, const char *val, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "--metrics")) {
+		struct metrics_addr a;
+
+		ret = metrics_addr_parse(val, &a, err);
+		o->metrics = val;
+	} else if (!strcmp(name, "--metrics-file")) {
+		o->metrics_file = val;
+		if (!*val) {
+			strbuf_addstr(err, "needs a file name");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--start-at")) {
-		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, &err);
+		ret = time_parse_start_at(val, &o->start_at_abs_ns, &o->start_at_rel_ns, err);
 		o->has_start_at = !ret;
 	} else if (!strcmp(name, "--ready-file") || !strcmp(name, "--start-file")) {
 		if (!strcmp(name, "--ready-file"))
@@ -269,25 +293,40 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		else
 			o->start_file = val;
 		if (!*val) {
-			strbuf_addstr(&err, "needs a file name");
+			strbuf_addstr(err, "needs a file name");
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--start-timeout")) {
-		ret = duration_pos_parse(val, &o->start_timeout_ns, &err);
+		ret = duration_pos_parse(val, &o->start_timeout_ns, err);
 		o->has_start_timeout = true;
 	} else if (!strcmp(name, "--max-clock-error")) {
-		ret = unit_parse_duration(val, &o->max_clock_error_ns, &err);
+		ret = unit_parse_duration(val, &o->max_clock_error_ns, err);
 		o->has_max_clock_error = true;
 	} else if (!strcmp(name, "--host")) {
 		o->host = val;
 		if (!*val || strlen(val) > 255) {
-			strbuf_addstr(&err, "needs a name of 1 to 255 characters");
+			strbuf_addstr(err, "needs a name of 1 to 255 characters");
 			ret = -EINVAL;
 		}
 	} else if (!strcmp(name, "--status-interval")) {
-		ret = duration_pos_parse(val, &o->status_interval_ns, &err);
+		ret = duration_pos_parse(val, &o->status_interval_ns, err);
 		o->has_status_interval = true;
 	}
+	return ret;
+}
+
+/* One option of the table into o: each name is handled by exactly one of
+ * the three. 0, or the message printed and DP_EXIT_USAGE. */
+static int set_opt(struct cli_opts *o, const char *name, const char *val)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	ret = set_opt_override(o, name, val, &err);
+	if (!ret)
+		ret = set_opt_common(o, name, val, &err);
+	if (!ret)
+		ret = set_opt_run(o, name, val, &err);
 	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */
 		fprintf(stderr, "diskproof: %s: %s\n", name, err.buf);
 	else if (ret)
@@ -363,25 +402,25 @@ static int opt_unknown(const char *a, size_t nlen, unsigned command)
 		strbuf_addf(&where, " for %s", cli_command_name(command));
 	if ((d = cli_opt_find(word, strlen(word))) != NULL && (d->commands & CMD_ALL)) {
 		cli_commands_describe(&cmds, d->commands);
-		ret = usage_error("unknown option \"%s\"%s: %s is an option of %s", a, where.buf,
-				  word, cmds.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s: %s is an option of %s", a,
+				      where.buf, word, cmds.buf);
 	} else if (d && command != CMD_GLOBAL) { /* --version */
-		ret = usage_error("unknown option \"%s\"%s: it goes before the command "
-				  "(diskproof %s)",
-				  a, where.buf, word);
+		ret = cli_usage_error("unknown option \"%s\"%s: it goes before the command "
+				      "(diskproof %s)",
+				      a, where.buf, word);
 	} else if (word[1] == '-' && (d = opt_prefix_of(word, command)) != NULL) {
-		ret = usage_error("unknown option \"%s\"%s; options are never abbreviated: "
-				  "did you mean %s?",
-				  a, where.buf, d->name);
+		ret = cli_usage_error("unknown option \"%s\"%s; options are never abbreviated: "
+				      "did you mean %s?",
+				      a, where.buf, d->name);
 	} else if ((d = opt_nearest(word, command)) != NULL) {
-		ret = usage_error("unknown option \"%s\"%s; did you mean %s?", a, where.buf,
-				  d->name);
+		ret = cli_usage_error("unknown option \"%s\"%s; did you mean %s?", a, where.buf,
+				      d->name);
 	} else if ((d = opt_nearest(word, CMD_ALL)) != NULL) {
 		cli_commands_describe(&cmds, d->commands);
-		ret = usage_error("unknown option \"%s\"%s; did you mean %s (an option of %s)?", a,
-				  where.buf, d->name, cmds.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s; did you mean %s (an option of %s)?",
+				      a, where.buf, d->name, cmds.buf);
 	} else {
-		ret = usage_error("unknown option \"%s\"%s", a, where.buf);
+		ret = cli_usage_error("unknown option \"%s\"%s", a, where.buf);
 	}
 	strbuf_release(&cmds);
 	strbuf_release(&where);
@@ -391,7 +430,7 @@ static int opt_unknown(const char *a, size_t nlen, unsigned command)
 static int add_positional(struct cli_opts *o, const char *a)
 {
 	if (o->npos == (int)DP_ARRAY_SIZE(o->positional))
-		return usage_error("unexpected argument \"%s\"", a);
+		return cli_usage_error("unexpected argument \"%s\"", a);
 	o->positional[o->npos++] = a;
 	return 0;
 }
@@ -418,7 +457,7 @@ static int opt_refused(int opt, const char *a, unsigned command)
 	char s[3] = {'-', (char)opt, 0};
 
 	if (opt >= OPT_VAL_BASE && d)
-		return usage_error("option %s takes no value", d->name);
+		return cli_usage_error("option %s takes no value", d->name);
 	if (opt > 0 && opt < OPT_VAL_BASE)
 		return opt_unknown(s, 2, command);
 	return opt_unknown(a, strcspn(a, "="), command);
@@ -447,9 +486,9 @@ static int opt_value_check(const struct cli_opt_def *d, const char *a)
 {
 	if (!opt_known(a))
 		return 0;
-	return usage_error("option %s needs a value (got the option %s; write %s=%s to mean it "
-			   "as the value)",
-			   d->name, a, d->name, a);
+	return cli_usage_error("option %s needs a value (got the option %s; write %s=%s to mean it "
+			       "as the value)",
+			       d->name, a, d->name, a);
 }
 
 /*
@@ -461,11 +500,12 @@ static int opt_optional_check(const struct cli_opt_def *d, const char *next)
 {
 	if (!next || !*next || strspn(next, "0123456789.%") != strlen(next))
 		return 0;
-	return usage_error("%s %s: write the percentage as %s=%s, or put the run before the option",
-			   d->name, next, d->name, next);
+	return cli_usage_error(
+		"%s %s: write the percentage as %s=%s, or put the run before the option", d->name,
+		next, d->name, next);
 }
 
-int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
+int cli_opts_parse(int argc, char **argv, unsigned command, struct cli_opts *o)
 {
 	struct option lo[DP_ARRAY_SIZE(opt_defs) + 1];
 	char shorts[3 + 2 * DP_ARRAY_SIZE(opt_defs)];
@@ -528,7 +568,8 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 		}
 		d = opt_of_val(c == ':' ? optopt : c);
 		if (c == ':' || !d) {
-			ret = usage_error("option %s needs a value", d ? d->name : av[optind - 1]);
+			ret = cli_usage_error("option %s needs a value",
+					      d ? d->name : av[optind - 1]);
 			break;
 		}
 		if (d->arg == CLI_ARG_REQUIRED && optarg == av[optind - 1])
@@ -550,7 +591,7 @@ int parse_opts(int argc, char **argv, unsigned command, struct cli_opts *o)
 }
 
 /* The command line as typed, for the run row. */
-char *join_argv(int argc, char **argv)
+char *cli_argv_join(int argc, char **argv)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -573,7 +614,7 @@ char *join_argv(int argc, char **argv)
 	return strbuf_detach(&sb, NULL);
 }
 
-bool use_color(FILE *f)
+bool cli_use_color(FILE *f)
 {
 	const char *nc = getenv("NO_COLOR");
 
@@ -619,12 +660,12 @@ static int signals_block(bool run)
 	return fd;
 }
 
-int signals_setup(void)
+int cli_signals_setup(void)
 {
 	return signals_block(false);
 }
 
-int signals_setup_run(void)
+int cli_signals_setup_run(void)
 {
 	return signals_block(true);
 }
@@ -653,7 +694,7 @@ void cli_print_warnings(const char *msg)
 	print_lines("warning: ", msg);
 }
 
-int signals_finish(int fd)
+int cli_signals_finish(int fd)
 {
 	struct signalfd_siginfo si;
 	sigset_t set;
@@ -663,7 +704,7 @@ int signals_finish(int fd)
 		return 0;
 	while (read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
-			term_hangup();
+			progress_term_hangup();
 		else if (si.ssi_signo != SIGUSR1 && !signo)
 			signo = (int)si.ssi_signo;
 	}
@@ -682,11 +723,12 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	struct strbuf err = STRBUF_INIT;
 	int ret;
 
-	ret = parse_opts(argc, argv, command, o);
+	ret = cli_opts_parse(argc, argv, command, o);
 	if (ret)
 		return ret;
 	if (o->npos > 1)
-		return usage_error("%s takes one PROFILE, got also \"%s\"", name, o->positional[1]);
+		return cli_usage_error("%s takes one PROFILE, got also \"%s\"", name,
+				       o->positional[1]);
 	ret = profile_resolve(p, o->npos ? o->positional[0] : NULL, &err);
 	if (!ret)
 		ret = profile_apply_overrides(p, &o->ov, &err);
@@ -700,14 +742,14 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	/* --results names a regular file or a new path, before anything else */
 	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)))
 		ret = cli_results_path_check(o->results, true);
-	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && strcmp(p->engine, "sim"))
+	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)) && !engine_simulated(p->engine))
 		ret = cli_nofile_raise(profile_database_count(p));
 	return ret;
 }
 
 int cli_nofile_raise(unsigned databases)
 {
-	rlim_t want = 2 * (rlim_t)databases + 64;
+	rlim_t want = env_nofile_need(databases);
 	struct rlimit rl, up;
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
@@ -770,7 +812,7 @@ uint64_t cli_mem_available(void)
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
-	return host_parse_meminfo(buf, &avail) ? 0 : avail;
+	return counters_parse_meminfo(buf, &avail) ? 0 : avail;
 }
 
 int cli_memory_check(const struct plan *pl, const struct profile *p)
@@ -778,10 +820,10 @@ int cli_memory_check(const struct plan *pl, const struct profile *p)
 	struct strbuf a = STRBUF_INIT, b = STRBUF_INIT, c = STRBUF_INIT, d = STRBUF_INIT,
 		      e = STRBUF_INIT;
 	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	struct plan_memory m;
+	struct run_memory m;
 	uint64_t avail = cli_mem_available();
 
-	plan_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &m);
+	run_memory_estimate(pl, p, cpus > 0 ? (unsigned)cpus : 1, &m);
 	if (!avail || m.total <= avail)
 		return 0;
 	unit_format_size(&a, m.total);
@@ -807,7 +849,7 @@ int cli_space_preflight(const struct profile *p, const char *results)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct plan pl = {0};
-	bool files = strcmp(p->engine, "sim") != 0;
+	bool files = !engine_simulated(p->engine);
 	int ret;
 
 	ret = plan_build(&pl, p, files, &err);
@@ -860,7 +902,7 @@ int cli_run_arg_check(const char *s)
 
 	ret = store_run_selector_parse(s, &sel, &err);
 	if (ret)
-		usage_error("%s", err.buf);
+		cli_usage_error("%s", err.buf);
 	strbuf_release(&err);
 	return ret ? DP_EXIT_USAGE : 0;
 }

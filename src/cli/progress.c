@@ -48,7 +48,7 @@ static int term_slot(FILE *f)
 	return f == stdout ? 0 : f == stderr ? 1 : -1;
 }
 
-void term_init(void)
+void progress_term_init(void)
 {
 	term.tty[0] = isatty(STDOUT_FILENO);
 	term.tty[1] = isatty(STDERR_FILENO);
@@ -76,7 +76,7 @@ static void term_drop(FILE *f)
 	clearerr(f);
 }
 
-void term_hangup(void)
+void progress_term_hangup(void)
 {
 	if (term.tty[0])
 		term_drop(stdout);
@@ -84,21 +84,21 @@ void term_hangup(void)
 		term_drop(stderr);
 }
 
-bool term_gone(FILE *f)
+bool progress_term_gone(FILE *f)
 {
 	int slot = term_slot(f);
 
 	return slot >= 0 && term.gone[slot];
 }
 
-bool term_check(FILE *f, bool failed)
+bool progress_term_check(FILE *f, bool failed)
 {
 	if (failed || ferror(f)) {
 		if (errno == EIO || errno == EPIPE)
 			term_drop(f);
 		clearerr(f);
 	}
-	return term_gone(f);
+	return progress_term_gone(f);
 }
 
 static struct create_volume *find_volume(struct create_view *v, const char *name)
@@ -130,13 +130,14 @@ static void format_volume(struct strbuf *sb, const struct create_volume *c, uint
 			    (double)(c->total - c->done) / rate);
 }
 
-void create_view_update(struct create_view *v, const char *volume, uint64_t done, uint64_t total)
+void progress_create_update(struct create_view *v, const char *volume, uint64_t done,
+			    uint64_t total)
 {
 	struct create_volume *c;
 	uint64_t now = time_mono_ns();
 	struct strbuf sb = STRBUF_INIT;
 
-	if (v->quiet || term_gone(stderr) || !(c = find_volume(v, volume)))
+	if (v->quiet || progress_term_gone(stderr) || !(c = find_volume(v, volume)))
 		return;
 	c->done = done;
 	c->total = total;
@@ -156,13 +157,13 @@ void create_view_update(struct create_view *v, const char *volume, uint64_t done
 		format_volume(&sb, c, now);
 		fprintf(stderr, "%s\n", sb.buf);
 	}
-	term_check(stderr, fflush(stderr) == EOF);
+	progress_term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
 }
 
-void create_view_end(struct create_view *v)
+void progress_create_end(struct create_view *v)
 {
-	if (v->open_line && !term_gone(stderr))
+	if (v->open_line && !progress_term_gone(stderr))
 		fputc('\n', stderr);
 	v->open_line = false;
 }
@@ -276,7 +277,7 @@ static const char *criterion_tag(const char *crit, int *cls)
 
 	*cls = -1;
 	for (size_t i = 0; i < DP_ARRAY_SIZE(classes); i++) {
-		const char *name = io_class_name(classes[i]);
+		const char *name = stats_io_class_name(classes[i]);
 		size_t n = strlen(name);
 
 		if (strncmp(crit, name, n))
@@ -424,8 +425,8 @@ static void frame_volume(struct frame *f, const struct run_interval_view *v,
 
 		if (!(shown & (1u << c)))
 			continue;
-		frame_addf(f, "%-12.12s %-11s %7.0f ", first ? vol->name : "", io_class_name(c),
-			   vol->iops[c]);
+		frame_addf(f, "%-12.12s %-11s %7.0f ", first ? vol->name : "",
+			   stats_io_class_name(c), vol->iops[c]);
 		frame_latency(f, 8, vol->avg_ms[c], class_limit(v, c), any);
 		frame_addf(f, " ");
 		frame_latency(f, 8, vol->p99_ms[c], class_limit(v, c), any);
@@ -598,7 +599,7 @@ static void sb_verdict(struct strbuf *sb, const struct run_interval_view *v)
 	else
 		strbuf_addf(sb, "%s ", x->name);
 	if (cls >= 0)
-		strbuf_addf(sb, "%s ", io_class_name((unsigned)cls));
+		strbuf_addf(sb, "%s ", stats_io_class_name((unsigned)cls));
 	strbuf_addstr(sb, tag);
 	for (size_t i = 0; i < v->nr_verdicts; i++) {
 		const struct verdict *y = &v->verdicts[i];
@@ -662,7 +663,7 @@ static void status_line(struct live_view *lv, const struct run_interval_view *v)
 
 		if (!(shown & (1u << c)))
 			continue;
-		strbuf_addf(&sb, "%s %s %.0f IOPS ", any ? " |" : "", io_class_name(c),
+		strbuf_addf(&sb, "%s %s %.0f IOPS ", any ? " |" : "", stats_io_class_name(c),
 			    lv->acc_ns ? ios * 1e9 / (double)lv->acc_ns : 0);
 		if (ios > 0)
 			strbuf_addf(&sb, "%.2f ms", lv->acc_lat[c] / ios);
@@ -678,7 +679,7 @@ static void status_line(struct live_view *lv, const struct run_interval_view *v)
 	strbuf_addch(&sb, '\n');
 out:
 	fputs(sb.buf, stderr);
-	term_check(stderr, fflush(stderr) == EOF);
+	progress_term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
 	lv->acc_ns = 0;
 	memset(lv->acc_ios, 0, sizeof(lv->acc_ios));
@@ -702,11 +703,11 @@ static void status_periodic(struct live_view *lv, const struct run_interval_view
 	status_line(lv, v);
 }
 
-void live_view_status(struct live_view *lv, const struct run_interval_view *v)
+void progress_live_status(struct live_view *lv, const struct run_interval_view *v)
 {
-	if (term_gone(stderr))
+	if (progress_term_gone(stderr))
 		return;
-	live_view_clear(lv); /* the line above the next frame */
+	progress_live_clear(lv); /* the line above the next frame */
 	status_line(lv, v);
 }
 
@@ -719,13 +720,13 @@ static void frame_erase(struct live_view *lv, struct strbuf *sb)
 	lv->rows = 0;
 }
 
-void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
+void progress_live_interval(struct live_view *lv, const struct run_interval_view *v)
 {
 	struct frame f = {.sb = STRBUF_INIT, .color = lv->color};
 	struct strbuf out = STRBUF_INIT;
 	uint64_t now = time_mono_ns();
 
-	if (term_gone(stderr))
+	if (progress_term_gone(stderr))
 		return;
 	if (lv->quiet) { /* SIGUSR1's figures all the same */
 		status_add(lv, v);
@@ -748,26 +749,26 @@ void live_view_interval(struct live_view *lv, const struct run_interval_view *v)
 	frame_erase(lv, &out);
 	strbuf_add(&out, f.sb.buf, f.sb.len);
 	fputs(out.buf, stderr);
-	term_check(stderr, fflush(stderr) == EOF);
+	progress_term_check(stderr, fflush(stderr) == EOF);
 	lv->rows = f.rows;
 	strbuf_release(&f.sb);
 	strbuf_release(&out);
 }
 
-void live_view_clear(struct live_view *lv)
+void progress_live_clear(struct live_view *lv)
 {
 	struct strbuf out = STRBUF_INIT;
 
 	frame_erase(lv, &out);
-	if (out.len && !term_gone(stderr)) {
+	if (out.len && !progress_term_gone(stderr)) {
 		fputs(out.buf, stderr);
-		term_check(stderr, fflush(stderr) == EOF);
+		progress_term_check(stderr, fflush(stderr) == EOF);
 	}
 	strbuf_release(&out);
 	lv->drawn = false; /* the next interval draws at once */
 }
 
-void live_view_end(struct live_view *lv)
+void progress_live_end(struct live_view *lv)
 {
 	lv->rows = 0; /* the last frame stays on the screen, above the summary */
 }

@@ -177,8 +177,8 @@ int cli_command_unknown(const char *name)
 		}
 	}
 	if (best)
-		return usage_error("unknown command \"%s\"; did you mean \"%s\"?", name, best);
-	return usage_error("unknown command \"%s\"", name);
+		return cli_usage_error("unknown command \"%s\"; did you mean \"%s\"?", name, best);
+	return cli_usage_error("unknown command \"%s\"", name);
 }
 
 /* One option line: "  -f, --format FORMAT" and its help. */
@@ -286,7 +286,7 @@ static void usage_list_options(FILE *f)
 	}
 }
 
-int cmd_help(int argc, char **argv)
+int cli_cmd_help(int argc, char **argv)
 {
 	unsigned bit;
 
@@ -299,7 +299,7 @@ int cmd_help(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1)
-		return usage_error("help takes one COMMAND, got also \"%s\"", argv[1]);
+		return cli_usage_error("help takes one COMMAND, got also \"%s\"", argv[1]);
 	if (!strcmp(argv[0], "help")) {
 		cli_usage_global(stdout);
 		return 0;

@@ -30,7 +30,55 @@ struct uring_priv {
 	unsigned queued;   /* prepared, not yet submitted */
 };
 
-int engine_io_uring_probe(struct strbuf *err)
+/* The ring's features and opcodes, as the host's facts say them
+ * ("features single_mmap ...; opcodes read write ..."). */
+static void uring_describe(const struct io_uring *ring, const struct io_uring_probe *probe,
+			   struct strbuf *desc)
+{
+	static const struct {
+		unsigned flag;
+		const char *name;
+	} feats[] = {
+		{IORING_FEAT_SINGLE_MMAP, "single_mmap"},
+		{IORING_FEAT_NODROP, "nodrop"},
+		{IORING_FEAT_SUBMIT_STABLE, "submit_stable"},
+		{IORING_FEAT_RW_CUR_POS, "rw_cur_pos"},
+		{IORING_FEAT_FAST_POLL, "fast_poll"},
+		{IORING_FEAT_EXT_ARG, "ext_arg"},
+		{IORING_FEAT_NATIVE_WORKERS, "native_workers"},
+		{IORING_FEAT_RSRC_TAGS, "rsrc_tags"},
+	};
+	static const struct {
+		int op;
+		const char *name;
+	} ops[] = {
+		{IORING_OP_READ, "read"},
+		{IORING_OP_WRITE, "write"},
+		{IORING_OP_READ_FIXED, "read_fixed"},
+		{IORING_OP_WRITE_FIXED, "write_fixed"},
+		{IORING_OP_FSYNC, "fsync"},
+	};
+	bool first = true;
+
+	strbuf_addstr(desc, "available: features");
+	for (size_t i = 0; i < DP_ARRAY_SIZE(feats); i++)
+		if (ring->features & feats[i].flag)
+			strbuf_addf(desc, " %s", feats[i].name);
+	strbuf_addstr(desc, "; opcodes");
+	for (size_t i = 0; probe && i < DP_ARRAY_SIZE(ops); i++) {
+		if (io_uring_opcode_supported(probe, ops[i].op)) {
+			strbuf_addf(desc, " %s", ops[i].name);
+			first = false;
+		}
+	}
+	if (first)
+		strbuf_addstr(desc, " unknown (no probe)");
+}
+
+/* Whether the engine can run with this ring: timed waits and the opcodes it
+ * issues. 0 or -EOPNOTSUPP with the reason in err. */
+static int uring_check(const struct io_uring *ring, const struct io_uring_probe *probe,
+		       struct strbuf *err)
 {
 	static const struct {
 		int op;
@@ -41,35 +89,20 @@ int engine_io_uring_probe(struct strbuf *err)
 		{IORING_OP_READ_FIXED, "IORING_OP_READ_FIXED"},
 		{IORING_OP_WRITE_FIXED, "IORING_OP_WRITE_FIXED"},
 	};
-	struct io_uring ring;
-	struct io_uring_probe *probe;
-	int ret = io_uring_queue_init(2, &ring, 0);
+	int ret = 0;
 
-	if (ret < 0) {
-		strbuf_addf(err, "io_uring: cannot set up a ring: %s%s", strerror(-ret),
-			    ret == -ENOSYS   ? " (kernel built without io_uring)"
-			    : ret == -EPERM  ? " (disabled: see sysctl kernel.io_uring_disabled, "
-					       "or a seccomp filter)"
-			    : ret == -ENOMEM ? " (is the memlock limit, ulimit -l, too small?)"
-					     : "");
-		return ret;
-	}
-	if (!(ring.features & IORING_FEAT_EXT_ARG)) {
+	if (!(ring->features & IORING_FEAT_EXT_ARG)) {
 		/* without it a timed wait queues a timeout request of liburing's
 		 * own, whose completion our reap loop would mistake for ours */
-		io_uring_queue_exit(&ring);
 		strbuf_addstr(err, "io_uring: the kernel lacks IORING_FEAT_EXT_ARG (timed waits; "
 				   "Linux 5.11 or newer is needed)");
 		return -EOPNOTSUPP;
 	}
-	probe = io_uring_get_probe_ring(&ring);
 	if (!probe) {
-		io_uring_queue_exit(&ring);
 		strbuf_addstr(err, "io_uring: the kernel cannot be probed for opcodes (older "
 				   "than 5.6?)");
 		return -EOPNOTSUPP;
 	}
-	ret = 0;
 	for (size_t i = 0; i < DP_ARRAY_SIZE(needed); i++) {
 		if (!io_uring_opcode_supported(probe, needed[i].op)) {
 			strbuf_addf(err, "%sio_uring: the kernel lacks %s", ret ? "; " : "",
@@ -77,9 +110,45 @@ int engine_io_uring_probe(struct strbuf *err)
 			ret = -EOPNOTSUPP;
 		}
 	}
-	io_uring_free_probe(probe);
-	io_uring_queue_exit(&ring);
 	return ret;
+}
+
+/* The ops' probe (engine.h): one small ring, described and checked. */
+static int uring_probe(struct strbuf *desc, struct strbuf *err)
+{
+	struct strbuf scratch = STRBUF_INIT;
+	struct io_uring ring;
+	struct io_uring_probe *probe;
+	int ret = io_uring_queue_init(2, &ring, 0);
+
+	if (!err)
+		err = &scratch;
+	if (ret < 0) {
+		if (desc)
+			strbuf_addf(desc, "unavailable: %s", strerror(-ret));
+		strbuf_addf(err, "io_uring: cannot set up a ring: %s%s", strerror(-ret),
+			    ret == -ENOSYS   ? " (kernel built without io_uring)"
+			    : ret == -EPERM  ? " (disabled: see sysctl kernel.io_uring_disabled, "
+					       "or a seccomp filter)"
+			    : ret == -ENOMEM ? " (is the memlock limit, ulimit -l, too small?)"
+					     : "");
+		goto out;
+	}
+	probe = io_uring_get_probe_ring(&ring);
+	if (desc)
+		uring_describe(&ring, probe, desc);
+	ret = uring_check(&ring, probe, err);
+	if (probe)
+		io_uring_free_probe(probe);
+	io_uring_queue_exit(&ring);
+out:
+	strbuf_release(&scratch);
+	return ret;
+}
+
+int engine_io_uring_probe(struct strbuf *err)
+{
+	return uring_probe(NULL, err);
 }
 
 static void uring_cleanup(struct engine_ctx *ctx)
@@ -336,6 +405,7 @@ const struct engine_ops engine_io_uring = {
 	.commit = uring_commit,
 	.reap = uring_reap,
 	.stamp_ready = uring_stamp_ready,
+	.probe = uring_probe,
 	.close = uring_close,
 	.cleanup = uring_cleanup,
 };

@@ -29,6 +29,13 @@ const struct engine_ops *engine_find(const char *name)
 	return NULL;
 }
 
+bool engine_simulated(const char *name)
+{
+	const struct engine_ops *ops = engine_find(name);
+
+	return ops && (ops->flags & ENGINE_SIMULATED_FLAGS) == ENGINE_SIMULATED_FLAGS;
+}
+
 int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err)
 {
 	if (!ops->name || !ops->name[0]) {

@@ -3,7 +3,8 @@
  * volume's data device, and a log device per distinct log path apart from
  * the data) on a virtual clock. It moves no data and touches no files.
  *
- * Device model (the [sim] section, [sim NAME] and [sim-log NAME] over it:
+ * Device model (struct engine_sim_model, which a run fills from the [sim]
+ * section with [sim NAME] and [sim-log NAME] over it:
  * ctx->dev_sims): each I/O class has a base latency spread uniformly by
  * +-jitter %. A device serves at most saturation_iops I/Os per second: every
  * I/O holds the device for 1/saturation_iops s, so when requests arrive
@@ -46,15 +47,14 @@
 
 #include "diskproof/engine.h"
 #include "diskproof/page.h"
-#include "diskproof/profile.h"
 #include "diskproof/stats.h"
 
 #include "../util/rng.h"
 
 struct sim_device {
 	uint64_t free_at_ns;
-	uint64_t service_ns;	     /* device time per I/O; 0 = unlimited */
-	const struct profile_sim *m; /* NULL without a model (latency 0) */
+	uint64_t service_ns;		  /* device time per I/O; 0 = unlimited */
+	const struct engine_sim_model *m; /* NULL without a model (latency 0) */
 };
 
 struct sim_file {
@@ -190,8 +190,8 @@ static struct engine_req *heap_pop(struct sim_priv *p)
 	return top;
 }
 
-static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, const struct profile_sim *s,
-			    unsigned cls)
+static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p,
+			    const struct engine_sim_model *s, unsigned cls)
 {
 	uint64_t base;
 	double j;
@@ -242,7 +242,7 @@ static void sim_torn(struct engine_ctx *ctx, struct sim_priv *p, const struct en
 		f->gens[blk] |= SIM_GEN_TORN;
 }
 
-static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct profile_sim *s,
+static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct engine_sim_model *s,
 		     struct engine_req *r)
 {
 	struct sim_file *f = &p->files[r->file];
@@ -276,7 +276,7 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct pr
 }
 
 /* len / transfer_rate in ns; 0 without a rate. */
-static uint64_t sim_transfer_ns(const struct profile_sim *m, uint32_t len)
+static uint64_t sim_transfer_ns(const struct engine_sim_model *m, uint32_t len)
 {
 	if (!m || !m->transfer_rate)
 		return 0;
@@ -284,7 +284,7 @@ static uint64_t sim_transfer_ns(const struct profile_sim *m, uint32_t len)
 }
 
 /* stall_latency when start falls in a stall window, else 0. */
-static uint64_t sim_stall_ns(const struct profile_sim *m, uint64_t start)
+static uint64_t sim_stall_ns(const struct engine_sim_model *m, uint64_t start)
 {
 	if (!m || !m->stall_period_ns || !m->stall_latency_ns)
 		return 0;
@@ -295,7 +295,7 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 {
 	struct sim_priv *p = ctx->priv;
 	uint64_t now = ctx->clock->virtual_ns, start = now, xfer;
-	const struct profile_sim *m;
+	const struct engine_sim_model *m;
 	struct sim_device *d;
 
 	if (p->nr == p->cap)

@@ -17,7 +17,7 @@
  *     once a second on the coordinator.
  *   - CPU ticks are taken as they come (saturating: the kernel's iowait
  *     count is known to step backwards on tickless CPUs), the diskstats
- *     fields by host_counter_delta's wrap rule (counters.h).
+ *     fields by counters_delta's wrap rule (counters.h).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,7 +71,7 @@ static bool next_u64(const char **p, uint64_t *v)
 	return true;
 }
 
-int host_parse_stat(const char *text, struct host_cpu_counters *out)
+int counters_parse_stat(const char *text, struct host_cpu_counters *out)
 {
 	uint64_t *f[] = {&out->user,   &out->nice, &out->system,  &out->idle,
 			 &out->iowait, &out->irq,  &out->softirq, &out->steal};
@@ -87,7 +87,7 @@ int host_parse_stat(const char *text, struct host_cpu_counters *out)
 	return i >= 4 ? 0 : -EINVAL; /* user nice system idle: every kernel has them */
 }
 
-int host_parse_meminfo(const char *text, uint64_t *available)
+int counters_parse_meminfo(const char *text, uint64_t *available)
 {
 	const char *p = line_find(text, "MemAvailable:");
 	uint64_t kb;
@@ -131,8 +131,8 @@ static bool diskstats_line(const char *p, struct host_disk_counters *d)
 	return true;
 }
 
-size_t host_parse_diskstats(const char *text, struct host_disk_counters *devs, size_t n,
-			    bool *found)
+size_t counters_parse_diskstats(const char *text, struct host_disk_counters *devs, size_t n,
+				bool *found)
 {
 	struct host_disk_counters d;
 	const char *p = text;
@@ -161,7 +161,7 @@ size_t host_parse_diskstats(const char *text, struct host_disk_counters *devs, s
 
 /* ---- figures ---- */
 
-uint64_t host_counter_delta(uint64_t prev, uint64_t cur)
+uint64_t counters_delta(uint64_t prev, uint64_t cur)
 {
 	if (cur >= prev)
 		return cur - prev;
@@ -175,8 +175,8 @@ static uint64_t tick_delta(uint64_t prev, uint64_t cur)
 	return cur > prev ? cur - prev : 0;
 }
 
-bool host_cpu_shares(const struct host_cpu_counters *prev, const struct host_cpu_counters *cur,
-		     double *user_pct, double *system_pct, double *iowait_pct)
+bool counters_cpu_shares(const struct host_cpu_counters *prev, const struct host_cpu_counters *cur,
+			 double *user_pct, double *system_pct, double *iowait_pct)
 {
 	uint64_t user = tick_delta(prev->user, cur->user) + tick_delta(prev->nice, cur->nice);
 	uint64_t sys = tick_delta(prev->system, cur->system) + tick_delta(prev->irq, cur->irq) +
@@ -193,20 +193,21 @@ bool host_cpu_shares(const struct host_cpu_counters *prev, const struct host_cpu
 	return true;
 }
 
-void host_disk_figures(const struct host_disk_counters *prev, const struct host_disk_counters *cur,
-		       uint64_t elapsed_ns, struct host_dev_sample *out)
+void counters_disk_figures(const struct host_disk_counters *prev,
+			   const struct host_disk_counters *cur, uint64_t elapsed_ns,
+			   struct host_dev_sample *out)
 {
 	double secs = (double)elapsed_ns / 1e9, ms = (double)elapsed_ns / 1e6;
-	uint64_t rd_ms = host_counter_delta(prev->read_ms, cur->read_ms);
-	uint64_t wr_ms = host_counter_delta(prev->write_ms, cur->write_ms);
-	uint64_t io_ms = host_counter_delta(prev->io_ms, cur->io_ms);
-	uint64_t q_ms = host_counter_delta(prev->queue_ms, cur->queue_ms);
+	uint64_t rd_ms = counters_delta(prev->read_ms, cur->read_ms);
+	uint64_t wr_ms = counters_delta(prev->write_ms, cur->write_ms);
+	uint64_t io_ms = counters_delta(prev->io_ms, cur->io_ms);
+	uint64_t q_ms = counters_delta(prev->queue_ms, cur->queue_ms);
 
 	out->elapsed_ns = elapsed_ns;
-	out->reads = host_counter_delta(prev->reads, cur->reads);
-	out->writes = host_counter_delta(prev->writes, cur->writes);
-	out->read_sectors = host_counter_delta(prev->read_sectors, cur->read_sectors);
-	out->write_sectors = host_counter_delta(prev->write_sectors, cur->write_sectors);
+	out->reads = counters_delta(prev->reads, cur->reads);
+	out->writes = counters_delta(prev->writes, cur->writes);
+	out->read_sectors = counters_delta(prev->read_sectors, cur->read_sectors);
+	out->write_sectors = counters_delta(prev->write_sectors, cur->write_sectors);
 	out->reads_per_s = (double)out->reads / secs;
 	out->writes_per_s = (double)out->writes / secs;
 	out->read_kbps = (double)out->read_sectors / 2.0 / secs;
@@ -229,7 +230,7 @@ struct host_dev {
 	struct host_disk_counters prev;
 	bool have_prev;
 	uint64_t prev_ns;
-	struct strbuf paths; /* the volume paths on it, for host_sampler_describe */
+	struct strbuf paths; /* the volume paths on it, for counters_sampler_describe */
 };
 
 struct host_sampler {
@@ -449,11 +450,11 @@ static int sampler_read_cpu(struct host_sampler *s, struct host_cpu_counters *cp
 {
 	int ret = sampler_slurp(s, s->stat_path, true);
 
-	return ret ? ret : host_parse_stat(s->buf, cpu);
+	return ret ? ret : counters_parse_stat(s->buf, cpu);
 }
 
-int host_sampler_open_at(struct host_sampler **out, const char *proc, const char *const *paths,
-			 size_t n, uint64_t now_ns, struct strbuf *err)
+int counters_sampler_open_at(struct host_sampler **out, const char *proc, const char *const *paths,
+			     size_t n, uint64_t now_ns, struct strbuf *err)
 {
 	struct host_sampler *s;
 	size_t i;
@@ -488,7 +489,7 @@ int host_sampler_open_at(struct host_sampler **out, const char *proc, const char
 			sampler_fail(err, ret, "read", s->diskstats_path);
 			goto out_close;
 		}
-		host_parse_diskstats(s->buf, s->cur, s->nr_devs, s->found);
+		counters_parse_diskstats(s->buf, s->cur, s->nr_devs, s->found);
 		sampler_keep_listed(s);
 	}
 	for (i = 0; i < s->nr_devs; i++) {
@@ -504,14 +505,14 @@ out_nomem:
 	strbuf_addstr(err, "host counters: out of memory");
 	ret = -ENOMEM;
 out_close:
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	return ret;
 }
 
-int host_sampler_open(struct host_sampler **out, const char *const *paths, size_t n,
-		      uint64_t now_ns, struct strbuf *err)
+int counters_sampler_open(struct host_sampler **out, const char *const *paths, size_t n,
+			  uint64_t now_ns, struct strbuf *err)
 {
-	return host_sampler_open_at(out, "/proc", paths, n, now_ns, err);
+	return counters_sampler_open_at(out, "/proc", paths, n, now_ns, err);
 }
 
 /* CPU shares since the CPU baseline, when enough ticks have passed. */
@@ -522,8 +523,8 @@ static int sampler_cpu(struct host_sampler *s, uint64_t now_ns, struct host_samp
 
 	if (ret)
 		return ret;
-	if (!host_cpu_shares(&s->cpu, &cpu, &out->cpu_user_pct, &out->cpu_system_pct,
-			     &out->cpu_iowait_pct))
+	if (!counters_cpu_shares(&s->cpu, &cpu, &out->cpu_user_pct, &out->cpu_system_pct,
+				 &out->cpu_iowait_pct))
 		return 0;
 	out->has_cpu = true;
 	out->cpu_elapsed_ns = now_ns - s->cpu_ns;
@@ -553,7 +554,7 @@ static int sampler_devices(struct host_sampler *s, uint64_t now_ns)
 	ret = sampler_slurp(s, s->diskstats_path, false);
 	if (ret)
 		return ret;
-	host_parse_diskstats(s->buf, s->cur, s->nr_devs, s->found);
+	counters_parse_diskstats(s->buf, s->cur, s->nr_devs, s->found);
 	for (i = 0; i < s->nr_devs; i++) {
 		d = &s->devs[i];
 		if (!s->found[i]) {
@@ -563,7 +564,8 @@ static int sampler_devices(struct host_sampler *s, uint64_t now_ns)
 		if (d->have_prev && now_ns <= d->prev_ns)
 			continue; /* no time has passed: keep the baseline */
 		if (d->have_prev) {
-			host_disk_figures(&d->prev, &s->cur[i], now_ns - d->prev_ns, &s->rows[i]);
+			counters_disk_figures(&d->prev, &s->cur[i], now_ns - d->prev_ns,
+					      &s->rows[i]);
 			s->rows[i].valid = true;
 		}
 		d->prev = s->cur[i];
@@ -573,7 +575,7 @@ static int sampler_devices(struct host_sampler *s, uint64_t now_ns)
 	return 0;
 }
 
-int host_sampler_read(struct host_sampler *s, uint64_t now_ns, struct host_sample *out)
+int counters_sampler_read(struct host_sampler *s, uint64_t now_ns, struct host_sample *out)
 {
 	int ret;
 
@@ -582,7 +584,7 @@ int host_sampler_read(struct host_sampler *s, uint64_t now_ns, struct host_sampl
 	if (ret)
 		return ret;
 	if (!sampler_slurp(s, s->meminfo_path, false) &&
-	    !host_parse_meminfo(s->buf, &out->mem_available))
+	    !counters_parse_meminfo(s->buf, &out->mem_available))
 		out->has_mem = true;
 	ret = sampler_devices(s, now_ns);
 	if (ret) {
@@ -597,7 +599,7 @@ int host_sampler_read(struct host_sampler *s, uint64_t now_ns, struct host_sampl
 	return 0;
 }
 
-void host_sampler_describe(const struct host_sampler *s, struct strbuf *out)
+void counters_sampler_describe(const struct host_sampler *s, struct strbuf *out)
 {
 	size_t i;
 
@@ -609,7 +611,7 @@ void host_sampler_describe(const struct host_sampler *s, struct strbuf *out)
 		strbuf_addf(out, "; %s", s->skipped.buf);
 }
 
-void host_sampler_close(struct host_sampler *s)
+void counters_sampler_close(struct host_sampler *s)
 {
 	size_t i;
 

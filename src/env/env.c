@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
-#include <liburing.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,59 +109,6 @@ void env_cpufreq_governor(const char *sysfs, char *out, size_t len, bool *powers
 		snprintf(out + o, len - o, ", other %u", other);
 }
 
-void env_io_uring_describe(struct strbuf *sb)
-{
-	static const struct {
-		unsigned flag;
-		const char *name;
-	} feats[] = {
-		{IORING_FEAT_SINGLE_MMAP, "single_mmap"},
-		{IORING_FEAT_NODROP, "nodrop"},
-		{IORING_FEAT_SUBMIT_STABLE, "submit_stable"},
-		{IORING_FEAT_RW_CUR_POS, "rw_cur_pos"},
-		{IORING_FEAT_FAST_POLL, "fast_poll"},
-		{IORING_FEAT_EXT_ARG, "ext_arg"},
-		{IORING_FEAT_NATIVE_WORKERS, "native_workers"},
-		{IORING_FEAT_RSRC_TAGS, "rsrc_tags"},
-	};
-	static const struct {
-		int op;
-		const char *name;
-	} ops[] = {
-		{IORING_OP_READ, "read"},
-		{IORING_OP_WRITE, "write"},
-		{IORING_OP_READ_FIXED, "read_fixed"},
-		{IORING_OP_WRITE_FIXED, "write_fixed"},
-		{IORING_OP_FSYNC, "fsync"},
-	};
-	struct io_uring ring;
-	struct io_uring_probe *probe;
-	int ret = io_uring_queue_init(2, &ring, 0);
-	bool first = true;
-
-	if (ret < 0) {
-		strbuf_addf(sb, "unavailable: %s", strerror(-ret));
-		return;
-	}
-	strbuf_addstr(sb, "available: features");
-	for (size_t i = 0; i < DP_ARRAY_SIZE(feats); i++)
-		if (ring.features & feats[i].flag)
-			strbuf_addf(sb, " %s", feats[i].name);
-	probe = io_uring_get_probe_ring(&ring);
-	strbuf_addstr(sb, "; opcodes");
-	for (size_t i = 0; probe && i < DP_ARRAY_SIZE(ops); i++) {
-		if (io_uring_opcode_supported(probe, ops[i].op)) {
-			strbuf_addf(sb, " %s", ops[i].name);
-			first = false;
-		}
-	}
-	if (first)
-		strbuf_addstr(sb, " unknown (no probe)");
-	if (probe)
-		io_uring_free_probe(probe);
-	io_uring_queue_exit(&ring);
-}
-
 static void numa_facts(env_fact_fn fn, void *arg)
 {
 	struct env_numa_topology *t = malloc(sizeof(*t));
@@ -188,9 +134,8 @@ static void numa_facts(env_fact_fn fn, void *arg)
 	free(t);
 }
 
-void env_collect_host(env_fact_fn fn, void *arg)
+void env_collect_host(const char *io_uring, env_fact_fn fn, void *arg)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct utsname u;
 	struct rlimit rl;
 	char buf[256];
@@ -215,8 +160,7 @@ void env_collect_host(env_fact_fn fn, void *arg)
 	env_read_line(SYSFS "/devices/system/cpu/cpu0/cpufreq/scaling_driver", buf, sizeof(buf));
 	fn(arg, "host.cpufreq_driver", buf);
 	numa_facts(fn, arg);
-	env_io_uring_describe(&sb);
-	fn(arg, "host.io_uring", sb.buf);
+	fn(arg, "host.io_uring", io_uring);
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)rl.rlim_cur);
 	else
@@ -229,7 +173,6 @@ void env_collect_host(env_fact_fn fn, void *arg)
 		env_clock_read(&c);
 		env_clock_facts(&c, fn, arg);
 	}
-	strbuf_release(&sb);
 }
 
 /* One fact under "PREFIX.NAME.FACT". */

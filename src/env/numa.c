@@ -29,7 +29,6 @@
 #endif
 
 #include "diskproof/env.h"
-#include "diskproof/plan.h"
 #include "env_internal.h"
 
 int env_cpulist_parse(const char *s, cpu_set_t *set)
@@ -168,28 +167,6 @@ int env_numa_map_build(struct env_numa_map *m, const char *sysfs,
 			m->vol_nodes[v] |= device_nodes(sysfs, log, &m->vol_unknown[v]);
 	}
 	return 0;
-}
-
-int env_numa_map_build_plan(struct env_numa_map *m, const struct plan *pl)
-{
-	struct env_numa_volume *vols = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*vols));
-	char(*names)[2][ENV_NAME_MAX] = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*names));
-	int ret = -ENOMEM;
-
-	if (!vols || !names)
-		goto out;
-	for (size_t v = 0; v < pl->nr_vols; v++) {
-		vols[v].name = pl->vols[v].name;
-		if (env_path_device("/sys", pl->vols[v].path, names[v][0], ENV_NAME_MAX) == 0)
-			vols[v].device = names[v][0];
-		if (env_path_device("/sys", pl->vols[v].log_path, names[v][1], ENV_NAME_MAX) == 0)
-			vols[v].log_device = names[v][1];
-	}
-	ret = env_numa_map_build(m, "/sys", vols, pl->nr_vols);
-out:
-	free(vols);
-	free(names);
-	return ret;
 }
 
 static void nodes_format(char *out, size_t len, uint64_t nodes)

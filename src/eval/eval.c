@@ -23,32 +23,31 @@ struct judge {
 	size_t n, cap;
 };
 
-/* The criteria of one judged latency class, by name (eval.h). */
-struct latency_criteria {
-	enum io_class cls;
-	const char *avg, *max, *max_sample, *p99, *interval_avg, *cv;
-};
-
-static const struct latency_criteria latency_criteria[] = {
+static const struct eval_class_criteria latency_criteria[] = {
 	{IO_DB_READ, "db_read_avg_ms", "db_read_max_ms", "db_read_max_sample_avg_ms",
 	 "db_read_p99_ms", "db_read_interval_avg_ms", "db_read_cv_pct"},
 	{IO_LOG_WRITE, "log_write_avg_ms", "log_write_max_ms", "log_write_max_sample_avg_ms",
 	 "log_write_p99_ms", "log_write_interval_avg_ms", "log_write_cv_pct"},
 };
 
-/* A class's thresholds; 0 for an optional one that is off. */
-struct class_limits {
-	uint64_t avg_ns, max_ns, p99_ns;
-	double cv_pct;
-};
+const struct eval_class_criteria *eval_class_criteria(size_t *n)
+{
+	*n = DP_ARRAY_SIZE(latency_criteria);
+	return latency_criteria;
+}
 
-static struct class_limits class_limits_of(const struct profile_thresholds *t, enum io_class c)
+struct eval_class_limits eval_class_limits(const struct profile_thresholds *t, enum io_class c)
 {
 	if (c == IO_DB_READ)
-		return (struct class_limits){t->db_read_avg_ns, t->db_read_max_ns,
-					     t->db_read_p99_ns, t->db_read_cv_pct};
-	return (struct class_limits){t->log_write_avg_ns, t->log_write_max_ns, t->log_write_p99_ns,
-				     t->log_write_cv_pct};
+		return (struct eval_class_limits){t->db_read_avg_ns, t->db_read_max_ns,
+						  t->db_read_p99_ns, t->db_read_cv_pct};
+	return (struct eval_class_limits){t->log_write_avg_ns, t->log_write_max_ns,
+					  t->log_write_p99_ns, t->log_write_cv_pct};
+}
+
+bool eval_passes(enum verdict_cmp cmp, double threshold, double measured)
+{
+	return cmp == VERDICT_LE ? measured <= threshold : measured >= threshold;
 }
 
 static int add(struct judge *j, const struct scope_summary *s, enum scope_kind k,
@@ -74,7 +73,7 @@ static int add(struct judge *j, const struct scope_summary *s, enum scope_kind k
 	v->cmp = cmp;
 	v->threshold = threshold;
 	v->measured = measured;
-	v->passed = cmp == VERDICT_LE ? measured <= threshold : measured >= threshold;
+	v->passed = eval_passes(cmp, threshold, measured);
 	return 0;
 }
 
@@ -89,11 +88,11 @@ static double ns_to_ms(uint64_t ns)
  * (a single window has no spread to judge).
  */
 static int judge_class(struct judge *j, const struct scope_summary *s, enum scope_kind k,
-		       const struct latency_criteria *lc, const struct profile_thresholds *t,
+		       const struct eval_class_criteria *lc, const struct profile_thresholds *t,
 		       const struct eval_window_stats *w)
 {
 	const struct class_summary *cs = &s->classes[lc->cls];
-	struct class_limits l = class_limits_of(t, lc->cls);
+	struct eval_class_limits l = eval_class_limits(t, lc->cls);
 	int ret = 0;
 
 	if (!cs->ios)
@@ -206,7 +205,7 @@ static int judge_run(struct judge *j, const struct eval_input *in,
 			  (double)failed_scopes(j, SCOPE_VOLUME, NULL));
 	if (!ret && in->target_iops)
 		ret = add(j, in->run, SCOPE_RUN, "transactional_iops", VERDICT_GE,
-			  (double)in->target_iops, scope_transactional_iops(in->run));
+			  (double)in->target_iops, results_scope_transactional_iops(in->run));
 	return ret;
 }
 

@@ -134,6 +134,12 @@ static uint64_t slot_size(uint64_t nr_pages)
 	return (b + JOURNAL_SLOT_ALIGN - 1) / JOURNAL_SLOT_ALIGN * JOURNAL_SLOT_ALIGN;
 }
 
+bool journal_info_matches(const struct journal_info *info, uint32_t db_id, uint32_t page_size,
+			  uint64_t nr_pages)
+{
+	return info->db_id == db_id && info->page_size == page_size && info->nr_pages == nr_pages;
+}
+
 uint64_t journal_region_size(uint64_t nr_pages)
 {
 	return 2 * slot_size(nr_pages);

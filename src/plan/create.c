@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diskproof/engine.h"
+#include "diskproof/driver.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/page.h"
 #include "plan_internal.h"
@@ -63,9 +63,8 @@ struct creator {
 	const struct engine_ops *ops;
 	struct engine_ctx ctx;
 	struct engine_clock clock;
-	int *fds; /* of every job, by job index: the engine's ctx.fds */
-	struct engine_req **reaped;
-	bool ctx_init;
+	struct engine_drv drv; /* the one driver of ops over ctx (driver.h) */
+	int *fds;	       /* of every job, by job index: the engine's ctx.fds */
 	struct cbuf *bufs;
 	unsigned nbufs, qd;
 	struct cvol *vols;
@@ -76,6 +75,7 @@ struct creator {
 	const struct create_job *jobs;
 	uint64_t *created;
 	uint64_t last_progress;
+	struct strbuf *err; /* the caller's: what failed */
 	bool stopping;
 	int ret;
 };
@@ -209,15 +209,24 @@ static void creator_complete(struct creator *c, struct cbuf *b, int64_t res, str
 	}
 }
 
-/* Issues what the volume's queue depth allows. */
-static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbuf *err)
+/* The driver's callback (driver.h): a write it is done with, its remainders
+ * written and EAGAIN retried; result the bytes written in all or -errno. */
+static void creator_write_done(void *arg, struct engine_req *req)
+{
+	struct creator *c = arg;
+
+	creator_complete(c, req->owner, req->result, c->err);
+}
+
+/* Issues what the volume's queue depth allows; a write the engine has no
+ * room for is kept by the driver, and the volume waits for the next turn. */
+static void creator_issue_volume(struct creator *c, struct cvol *v)
 {
 	while (!c->stopping && v->inflight < c->qd && v->cur < v->nfiles) {
 		struct cfile *f = &v->files[v->cur];
 		const struct create_job *j = f->job;
 		struct cbuf *b = NULL;
 		uint64_t len;
-		int q;
 
 		if (f->next >= j->to) {
 			v->cur++;
@@ -246,16 +255,12 @@ static void creator_issue_volume(struct creator *c, struct cvol *v, struct strbu
 					     .buf_index = -1,
 					     .buf = b->mem,
 					     .owner = b};
-		q = c->ops->queue(&c->ctx, &b->req);
-		if (q == ENGINE_Q_BUSY) {
-			b->busy = false; /* committed and reaped below, then retried */
-			return;
-		}
+		/* counted first: the driver may hand it back at once */
 		f->next += len;
 		f->inflight++;
 		v->inflight++;
-		if (q == ENGINE_Q_COMPLETED)
-			creator_complete(c, b, b->req.result, err);
+		if (engine_drv_queue(&c->drv, &b->req) == ENGINE_Q_BUSY)
+			return;
 	}
 }
 
@@ -298,30 +303,21 @@ static bool creator_done(const struct creator *c)
 
 static int creator_loop(struct creator *c, struct strbuf *err)
 {
-	int ret, n;
+	int n;
 
 	for (;;) {
 		for (size_t i = 0; i < c->nvols; i++)
-			creator_issue_volume(c, &c->vols[i], err);
+			creator_issue_volume(c, &c->vols[i]);
 		if (!creator_inflight(c) && (c->stopping || creator_done(c)))
 			break;
-		ret = c->ops->commit(&c->ctx);
-		if (ret < 0) {
-			strbuf_addf(err, "%s engine: submit failed: %s", c->ops->name,
-				    strerror(-ret));
-			creator_fail(c, ret);
-			/* what is in flight cannot be waited for: give up on it */
-			return c->ret;
-		}
-		n = c->ops->reap(&c->ctx, c->reaped, c->nbufs, CREATE_WAIT_NS);
-		if (n < 0 && n != -EINTR) {
-			strbuf_addf(err, "%s engine: waiting for writes failed: %s", c->ops->name,
-				    strerror(-n));
+		n = engine_drv_turn(&c->drv, 1, CREATE_WAIT_NS, err);
+		if (n < 0) {
+			/* the driver said which: "ENGINE engine: submit failed:
+			 * WHY" or "... reap failed: WHY"; what is in flight
+			 * cannot be waited for: give up on it */
 			creator_fail(c, n);
 			return c->ret;
 		}
-		for (int i = 0; i < n; i++)
-			creator_complete(c, c->reaped[i]->owner, c->reaped[i]->result, err);
 		creator_progress(c, false);
 	}
 	creator_progress(c, true);
@@ -350,13 +346,13 @@ static int creator_engine(struct creator *c, struct cfile *files, size_t njobs, 
 	engine_clock_init_mono(&c->clock);
 	c->ctx = (struct engine_ctx){
 		.depth = c->nbufs, .nr_devices = (unsigned)c->nvols, .clock = &c->clock};
-	ret = ops->init(&c->ctx, &why);
+	ret = engine_drv_init(&c->drv, ops, &c->ctx, c->nbufs, creator_write_done, c, &why);
+	c->drv.max_again = ENGINE_DRV_AGAIN_MAX; /* then the write fails, naming EAGAIN */
 	if (ret)
 		strbuf_addf(err, "creating files: %s", why.buf);
 	strbuf_release(&why);
 	if (ret)
 		return ret;
-	c->ctx_init = true;
 	for (size_t i = 0; i < njobs; i++) {
 		ret = cfile_open(c, &files[i], err);
 		if (ret)
@@ -365,14 +361,15 @@ static int creator_engine(struct creator *c, struct cfile *files, size_t njobs, 
 	}
 	c->ctx.fds = c->fds;
 	c->ctx.nr_files = (unsigned)njobs;
-	return ops->open(&c->ctx, err);
+	return engine_drv_open(&c->drv, err);
 }
 
 int plan_create_files(const struct plan *pl, const struct profile *p, const struct create_job *jobs,
 		      size_t njobs, const struct plan_progress *prog, uint64_t *created,
 		      struct strbuf *err)
 {
-	struct creator c = {.pl = pl, .p = p, .prog = prog, .created = created, .jobs = jobs};
+	struct creator c = {
+		.pl = pl, .p = p, .prog = prog, .created = created, .jobs = jobs, .err = err};
 	struct cfile *files = NULL;
 	int ret;
 
@@ -404,9 +401,8 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 	if (c.nbufs > CREATE_MAX_INFLIGHT)
 		c.nbufs = CREATE_MAX_INFLIGHT;
 	c.bufs = calloc(c.nbufs, sizeof(*c.bufs));
-	c.reaped = calloc(c.nbufs, sizeof(*c.reaped));
 	c.fds = calloc(njobs, sizeof(*c.fds));
-	if (!c.bufs || !c.reaped || !c.fds) {
+	if (!c.bufs || !c.fds) {
 		ret = -ENOMEM;
 		goto out_free;
 	}
@@ -421,17 +417,13 @@ int plan_create_files(const struct plan *pl, const struct profile *p, const stru
 	if (ret == -EINTR && !err->len)
 		strbuf_addstr(err, "creating files: interrupted; run again to resume");
 	/* the engine first: it waits for (or cancels) what is in flight */
-	if (c.ctx_init) {
-		c.ops->close(&c.ctx);
-		c.ops->cleanup(&c.ctx);
-	}
+	engine_drv_release(&c.drv);
 	for (size_t i = 0; i < njobs; i++)
 		cfile_forget(&files[i], err);
 out_bufs:
 	for (unsigned i = 0; i < c.nbufs; i++)
 		free(c.bufs[i].mem);
 	free(c.bufs);
-	free(c.reaped);
 	free(c.fds);
 out_free:
 	if (ret == -ENOMEM)

@@ -95,7 +95,7 @@ static int journal_matches(const struct journal_loc *loc, uint32_t db_id, uint32
 	int ret = journal_read(loc, &ji, &gens, &jerr);
 
 	if (!ret)
-		ret = ji.db_id == db_id && ji.page_size == page_size && ji.nr_pages == nr_pages;
+		ret = journal_info_matches(&ji, db_id, page_size, nr_pages);
 	else if (ret == -ENOENT || ret == -EINVAL)
 		ret = 0;
 	else
@@ -255,7 +255,8 @@ static int check_shrunk(const struct plan *pl, const struct plan_db *db, uint64_
 		strbuf_addstr(err, jerr.buf);
 	else if (ret)
 		ret = 0; /* none, or not a usable journal: nothing known */
-	else if (ji.db_id == db->id && ji.page_size == pl->page_size) {
+	else if (journal_info_matches(&ji, db->id, pl->page_size, ji.nr_pages)) {
+		/* any page count (its own): it may know fewer pages than planned */
 		known = ji.nr_pages < db->nr_pages ? ji.nr_pages : db->nr_pages;
 		if (have / pl->page_size < known) {
 			strbuf_addf(err,

@@ -19,6 +19,9 @@
  * on average and the workers never talk to each other per I/O. The fixed
  * model's workers each drive every database: S / W streams each, the first
  * taking one more when they do not divide.
+ *
+ * Where the workers may run: the NUMA map of the plan's volumes
+ * (plan_numa_map), which env/numa.c's placement reads.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@
 #include <unistd.h>
 
 #include "diskproof/engine.h"
+#include "diskproof/env.h"
 #include "diskproof/plan.h"
 
 unsigned plan_online_cpus(void)
@@ -48,7 +52,7 @@ unsigned plan_streams(const struct profile *p, const struct plan *pl)
 		return 0;
 	if (p->streams && p->streams != PROFILE_STREAMS_AUTO)
 		return p->streams;
-	return 2 * (unsigned)pl->nr_dbs;
+	return profile_streams_default((unsigned)pl->nr_dbs);
 }
 
 unsigned plan_worker_count(const struct profile *p, const struct plan *pl, unsigned streams,
@@ -128,4 +132,26 @@ int plan_workers_layout(const struct profile *p, const struct plan *pl, unsigned
 	}
 	lw->first[nw] = (unsigned)n;
 	return 0;
+}
+
+int plan_numa_map(struct env_numa_map *m, const struct plan *pl)
+{
+	struct env_numa_volume *vols = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*vols));
+	char(*names)[2][ENV_NAME_MAX] = calloc(pl->nr_vols ? pl->nr_vols : 1, sizeof(*names));
+	int ret = -ENOMEM;
+
+	if (!vols || !names)
+		goto out;
+	for (size_t v = 0; v < pl->nr_vols; v++) {
+		vols[v].name = pl->vols[v].name;
+		if (env_path_device("/sys", pl->vols[v].path, names[v][0], ENV_NAME_MAX) == 0)
+			vols[v].device = names[v][0];
+		if (env_path_device("/sys", pl->vols[v].log_path, names[v][1], ENV_NAME_MAX) == 0)
+			vols[v].log_device = names[v][1];
+	}
+	ret = env_numa_map_build(m, "/sys", vols, pl->nr_vols);
+out:
+	free(vols);
+	free(names);
+	return ret;
 }

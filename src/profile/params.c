@@ -264,7 +264,7 @@ static int streams_default(const struct profile *p, struct profile_param *arr, s
 		if (strcmp(arr[i].section, "engine") || strcmp(arr[i].key, "streams") ||
 		    arr[i].value)
 			continue;
-		snprintf(v, sizeof(v), "%u", 2 * profile_database_count(p));
+		snprintf(v, sizeof(v), "%u", profile_streams_default(profile_database_count(p)));
 		arr[i].value = strdup(v);
 		arr[i].source = PROFILE_PARAM_DERIVED;
 		return arr[i].value ? 0 : -ENOMEM;

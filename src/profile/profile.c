@@ -453,6 +453,11 @@ unsigned profile_database_count(const struct profile *p)
 	return n;
 }
 
+unsigned profile_streams_default(unsigned databases)
+{
+	return 2 * databases;
+}
+
 uint64_t profile_tune_limit_ns(const struct profile *p)
 {
 	uint64_t l = p->tune_limit_ns ? p->tune_limit_ns : p->duration_ns / 5;

@@ -112,7 +112,7 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			const struct analyze_figure *f = &k->fig[m];
 			int dec = m == ANALYZE_IOPS ? 1 : 3;
 
-			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : io_class_name(c),
+			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : stats_io_class_name(c),
 				    report_metric_words[m]);
 			text_fig_tail(sb, f, dec, color);
 		}
@@ -408,7 +408,7 @@ static void text_changes(struct strbuf *sb, const struct analyze_comparison *c)
 			if (any)
 				strbuf_addf(sb, "  %-10s %-14s %s\n", level_words(levels[l]),
 					    cls == LIST_TRANS ? "transactional"
-							      : io_class_name(cls),
+							      : stats_io_class_name(cls),
 					    line.buf);
 		}
 	}
@@ -519,7 +519,7 @@ static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
 		if (s->scope == SCOPE_RUN) {
 			strbuf_addstr(sb, "whole run");
 		} else {
-			strbuf_addf(sb, "%s ", scope_kind_name(s->scope));
+			strbuf_addf(sb, "%s ", results_scope_kind_name(s->scope));
 			report_text_escape(sb, s->name);
 		}
 		strbuf_addf(sb, " %s ", analyze_judged_def(g->fig)->words);
@@ -565,7 +565,7 @@ static void text_one_pair(struct strbuf *sb, const struct analyze_comparison *c,
 			text_scope(sb, &c->scopes[i], color);
 	for (size_t i = 0; i < c->nr_unmatched; i++)
 		strbuf_addf(sb, "%s%s %s only in %s: not compared\n", i ? "" : "\n",
-			    scope_kind_name(c->unmatched[i].scope), c->unmatched[i].name,
+			    results_scope_kind_name(c->unmatched[i].scope), c->unmatched[i].name,
 			    c->unmatched[i].in_a ? "A" : "B");
 	if (v->all)
 		text_host(sb, c);
@@ -695,7 +695,7 @@ static void json_figure(struct json *j, const char *key, const struct analyze_fi
 static void json_scope(struct json *j, const struct analyze_scope *s)
 {
 	json_begin_object(j, NULL);
-	json_str(j, "scope", scope_kind_name(s->scope));
+	json_str(j, "scope", results_scope_kind_name(s->scope));
 	json_str(j, "name", s->name);
 	if (s->scope == SCOPE_DATABASE)
 		json_str(j, "volume", s->volume);
@@ -703,7 +703,7 @@ static void json_scope(struct json *j, const struct analyze_scope *s)
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct analyze_class *k = &s->classes[c];
 
-		json_begin_object(j, io_class_name(c));
+		json_begin_object(j, stats_io_class_name(c));
 		json_bool(j, "present", k->present);
 		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)
 			json_figure(j, analyze_metric_name(m), &k->fig[m]);
@@ -790,7 +790,7 @@ static void json_pair_body(struct json *j, const struct analyze_comparison *c)
 	json_begin_array(j, "unmatched_scopes");
 	for (size_t i = 0; i < c->nr_unmatched; i++) {
 		json_begin_object(j, NULL);
-		json_str(j, "scope", scope_kind_name(c->unmatched[i].scope));
+		json_str(j, "scope", results_scope_kind_name(c->unmatched[i].scope));
 		json_str(j, "name", c->unmatched[i].name);
 		json_str(j, "only_in", c->unmatched[i].in_a ? "a" : "b");
 		json_end(j);
@@ -801,7 +801,7 @@ static void json_pair_body(struct json *j, const struct analyze_comparison *c)
 		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
 
 		json_begin_object(j, NULL);
-		json_str(j, "scope", scope_kind_name(vc->scope));
+		json_str(j, "scope", results_scope_kind_name(vc->scope));
 		json_str(j, "name", vc->name);
 		if (vc->scope == SCOPE_DATABASE)
 			json_str(j, "volume", vc->volume);
@@ -892,7 +892,7 @@ static void json_gate(struct json *j, const struct report_compare_view *v)
 		json_begin_object(j, NULL);
 		json_i64(j, "run", c->b->id);
 		json_i64(j, "baseline", c->a->id);
-		json_str(j, "scope", scope_kind_name(s->scope));
+		json_str(j, "scope", results_scope_kind_name(s->scope));
 		json_str(j, "name", s->name);
 		json_str(j, "figure", analyze_judged_def(g->fig)->key);
 		json_num(j, "a", f->a);

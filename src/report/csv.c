@@ -82,9 +82,9 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 		    const struct results_interval *iv, const uint64_t *txns)
 {
 	strbuf_addf(sb, "%" PRId64 ",%" PRIu64 ",%d,%s,", r->id, s->t_ms, s->warmup ? 1 : 0,
-		    scope_kind_name(s->scope));
+		    results_scope_kind_name(s->scope));
 	csv_field(sb, s->name);
-	strbuf_addf(sb, ",%s,%" PRIu64 ",", io_class_name(s->cls), iv->ios);
+	strbuf_addf(sb, ",%s,%" PRIu64 ",", stats_io_class_name(s->cls), iv->ios);
 	if (iv->len_ms)
 		strbuf_addf(sb, "%.3f,%.3f", iv->iops, iv->mbps);
 	else
@@ -124,9 +124,9 @@ static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope
 {
 	const struct class_summary *cs = &sc->classes[c];
 
-	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, scope_kind_name(k));
+	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, results_scope_kind_name(k));
 	csv_field(sb, sc->name);
-	strbuf_addf(sb, ",%s,%" PRIu64, io_class_name(c), cs->ios);
+	strbuf_addf(sb, ",%s,%" PRIu64, stats_io_class_name(c), cs->ios);
 	csv_num(sb, cs->iops, 3);
 	csv_num(sb, cs->mbps, 3);
 	csv_num(sb, cs->ios ? cs->avg_ms : NAN, 3);
@@ -134,19 +134,19 @@ static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope
 	csv_num(sb, cs->ios ? cs->p99_ms : NAN, 3);
 	csv_num(sb, cs->ios ? cs->max_ms : NAN, 3);
 	strbuf_addf(sb, ",%" PRIu64 ",", cs->errors);
-	csv_num(sb, class_summary_avg_bytes(cs), 1);
+	csv_num(sb, results_class_avg_bytes(cs), 1);
 	csv_num(sb, cs->ios ? cs->p999_ms : NAN, 3);
 	csv_num(sb, cs->ios ? cs->p9999_ms : NAN, 3);
 	strbuf_addstr(sb, ",,");
 	csv_tail(sb, r, false, 0, NULL);
 }
 
-/* Every class present in the scope (class_summary_present). */
+/* Every class present in the scope (results_class_present). */
 static void csv_class_rows(struct strbuf *sb, const struct results *r, enum scope_kind k,
 			   const struct scope_summary *sc)
 {
 	for (int c = 0; c < IO_CLASS_COUNT; c++)
-		if (class_summary_present(&sc->classes[c]))
+		if (results_class_present(&sc->classes[c]))
 			csv_class_row(sb, r, k, sc, (enum io_class)c);
 }
 
@@ -156,9 +156,9 @@ static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope
 			  const struct scope_summary *sc)
 {
 	const struct class_summary *rd = &sc->classes[IO_DB_READ], *wr = &sc->classes[IO_DB_WRITE];
-	double tiops = scope_transactional_iops(sc);
+	double tiops = results_scope_transactional_iops(sc);
 
-	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, scope_kind_name(k));
+	strbuf_addf(sb, "%" PRId64 ",,,%s,", r->id, results_scope_kind_name(k));
 	csv_field(sb, sc->name);
 	strbuf_addf(sb, ",transactional,%" PRIu64 ",%.3f,,,,,,%" PRIu64 ",", rd->ios + wr->ios,
 		    isfinite(tiops) ? tiops : 0, rd->errors + wr->errors);

@@ -80,7 +80,7 @@ void report_fleet_merge_class(const struct results *runs, size_t n, enum io_clas
 		if (s->ios && (!h || h->count != s->ios))
 			*complete = false;
 		if (cs && i == 0)
-			class_stats_init(cs);
+			stats_class_init(cs);
 		if (cs && h)
 			hist_merge(&cs->lat, h);
 	}
@@ -88,7 +88,7 @@ void report_fleet_merge_class(const struct results *runs, size_t n, enum io_clas
 	if (cs && *complete && n) {
 		/* the percentiles of the merged histogram: what one histogram of
 		 * every I/O of the fleet would give */
-		class_summary_from_stats(out, cs, 0);
+		results_class_from_stats(out, cs, 0);
 	} else {
 		out->p50_ms = out->p99_ms = out->p999_ms = out->p9999_ms = NAN;
 		out->avg_ms = ios ? lat_ms / (double)ios : 0;
@@ -162,7 +162,7 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	 * before the load) has no rate: its 0 would drag the fleet's median
 	 * towards 0 and flag the healthy runs beside it. A run that measured
 	 * and did no I/O keeps its 0: that host stalled */
-	h->trans_iops = r->duration_s > 0 ? scope_transactional_iops(&r->run) : NAN;
+	h->trans_iops = r->duration_s > 0 ? results_scope_transactional_iops(&r->run) : NAN;
 	h->db_read_avg_ms = lat_or_nan(rd, rd->avg_ms);
 	h->db_read_p99_ms = lat_or_nan(rd, rd->p99_ms);
 	h->db_read_max_ms = lat_or_nan(rd, rd->max_ms);

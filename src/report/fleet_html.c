@@ -294,12 +294,12 @@ static void fleet_totals_section(struct strbuf *sb, const struct report_fleet *f
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct class_summary *cs = &f->summary.classes[c];
 
-		if (!class_summary_present(cs))
+		if (!results_class_present(cs))
 			continue;
 		strbuf_addf(sb,
 			    "<tr class=\"total\" data-class=\"%s\"><td>%s</td>"
 			    "<td class=\"num\">%" PRIu64 "</td>",
-			    io_class_name(c), io_class_name(c), cs->ios);
+			    stats_io_class_name(c), stats_io_class_name(c), cs->ios);
 		html_td_num(sb, cs->iops, 1);
 		html_td_num(sb, cs->mbps, 2);
 		html_td_num(sb, cs->ios ? cs->avg_ms : NAN, 3);

@@ -89,9 +89,10 @@ static void text_totals(struct strbuf *sb, const struct report_fleet *f)
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct class_summary *cs = &f->summary.classes[c];
 
-		if (!class_summary_present(cs))
+		if (!results_class_present(cs))
 			continue;
-		strbuf_addf(sb, "  %-12s %12llu", io_class_name(c), (unsigned long long)cs->ios);
+		strbuf_addf(sb, "  %-12s %12llu", stats_io_class_name(c),
+			    (unsigned long long)cs->ios);
 		col_num(sb, cs->iops, 10, 1);
 		col_num(sb, cs->mbps, 9, 2);
 		col_num(sb, cs->ios ? cs->avg_ms : NAN, 9, 3);
@@ -102,7 +103,7 @@ static void text_totals(struct strbuf *sb, const struct report_fleet *f)
 		strbuf_addstr(sb, f->hist_complete[c] ? "\n" : "  (a run lacks its histogram)\n");
 	}
 	strbuf_addstr(sb, "  transactional IOPS ");
-	report_number(sb, scope_transactional_iops(&f->summary), 1);
+	report_number(sb, results_scope_transactional_iops(&f->summary), 1);
 	strbuf_addf(sb, ", %llu I/Os in all\n", (unsigned long long)f->ios);
 }
 

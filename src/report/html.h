@@ -169,6 +169,30 @@ struct html_heatmap {
 
 void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm);
 
+/* chart geometry in SVG user units (the SVG scales to the page's width),
+ * shared by the line charts and bars (html_chart.c) and the heatmap */
+#define CH_W 760.0
+#define CH_W_COMPACT 500.0
+#define CH_H 300.0
+#define CH_LEFT 64.0
+#define CH_RIGHT 18.0
+#define CH_RIGHT_AXIS 64.0 /* the right margin of a chart with a right-hand axis */
+#define CH_TOP 40.0
+#define CH_BOTTOM 46.0
+#define CH_TICKS 6
+/* The most ticks (or grid lines) an axis draws. Every loop over an axis is
+ * bounded by this count as well as by its range: a range that is not finite
+ * or so wide that a step adds nothing to it (a value no run writes, which
+ * the store refuses anyway) ends the loop at the count, never runs away. A
+ * sane axis has about CH_TICKS, and at most 2 x CH_TICKS + 2. */
+#define CH_TICKS_MAX 64
+
+/* The tick step for [0, max]: 1, 2 or 5 x 10^k, about CH_TICKS ticks. */
+double html_nice_step(double max);
+
+/* Decimals that show a tick step exactly (0.25 -> 2, 5 -> 0). */
+int html_step_decimals(double step);
+
 /* What the charts compute to draw, pure, apart so that a unit test checks
  * them (tests/unit/test_html_chart.c). */
 
@@ -231,7 +255,7 @@ struct html_bars {
 void html_chart_bars(struct strbuf *sb, const struct html_bars *b);
 
 /* A horizontal bar chart in a <figure> of the transactional IOPS of each
- * database (scope_transactional_iops), one <g class="series"
+ * database (results_scope_transactional_iops), one <g class="series"
  * data-points="nr"> holding the bars. */
 void html_chart_db_bars(struct strbuf *sb, const char *id, const char *title,
 			const struct scope_summary *dbs, size_t nr);

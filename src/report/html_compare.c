@@ -47,7 +47,7 @@ static void cmp_scope_name(struct strbuf *sb, const struct analyze_scope *s)
 		strbuf_addstr(sb, "whole run");
 		return;
 	}
-	strbuf_addf(sb, "%s ", scope_kind_name(s->scope));
+	strbuf_addf(sb, "%s ", results_scope_kind_name(s->scope));
 	html_esc(sb, s->name);
 	if (s->volume[0]) {
 		strbuf_addstr(sb, " on ");
@@ -79,7 +79,7 @@ static void cmp_figure_row(struct strbuf *sb, const struct analyze_scope *s, int
 		cmp_scope_name(sb, s);
 		strbuf_addstr(sb, "</td>");
 	}
-	strbuf_addf(sb, "<td>%s</td><td>%s</td>", io_class_name(c), report_metric_words[m]);
+	strbuf_addf(sb, "<td>%s</td><td>%s</td>", stats_io_class_name(c), report_metric_words[m]);
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
@@ -137,10 +137,11 @@ static void cmp_list_lines(struct strbuf *sb, const struct analyze_comparison *c
 			if (!rows++)
 				strbuf_addstr(sb, "<table class=\"changes\">\n<tr><th>level</th>"
 						  "<th>class</th><th>what changed</th></tr>\n");
-			strbuf_addf(
-				sb, "<tr class=\"change\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-				report_compare_level_words(levels[l]),
-				cls == LIST_TRANS ? "transactional" : io_class_name(cls), line.buf);
+			strbuf_addf(sb,
+				    "<tr class=\"change\"><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+				    report_compare_level_words(levels[l]),
+				    cls == LIST_TRANS ? "transactional" : stats_io_class_name(cls),
+				    line.buf);
 		}
 	}
 	if (rows)
@@ -183,8 +184,8 @@ static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *
 				}
 			}
 			if (all ? s->classes[k].sd.significant : s->classes[k].sd.listed) {
-				cmp_extra_row(sb, s, io_class_name(k), "sd ms", &s->classes[k].sd,
-					      3, true);
+				cmp_extra_row(sb, s, stats_io_class_name(k), "sd ms",
+					      &s->classes[k].sd, 3, true);
 				rows++;
 			}
 		}
@@ -235,8 +236,9 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 	for (k = 0; k < IO_CLASS_COUNT; k++) {
 		if (!c->scopes[0].classes[k].present) /* neither run issued it */
 			continue;
-		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(k));
-		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(k));
+		snprintf(id, sizeof(id), "chart-lat-%s", stats_io_class_name(k));
+		snprintf(title, sizeof(title), "%s average latency over time",
+			 stats_io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_AVG_MS;
 		s[0].classes = s[1].classes = 1u << k;
 		hl.y = html_class_avg_threshold(c->a, k);
@@ -257,8 +259,8 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 	for (k = 0; k < IO_CLASS_COUNT; k++) {
 		if (!c->scopes[0].classes[k].present)
 			continue;
-		snprintf(id, sizeof(id), "chart-cdf-%s", io_class_name(k));
-		snprintf(title, sizeof(title), "%s latency CDF", io_class_name(k));
+		snprintf(id, sizeof(id), "chart-cdf-%s", stats_io_class_name(k));
+		snprintf(title, sizeof(title), "%s latency CDF", stats_io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_CDF;
 		s[0].cls = s[1].cls = (enum io_class)k;
 		ch = (struct html_chart){.id = id,
@@ -291,7 +293,7 @@ static void cmp_verdict_changes(struct strbuf *sb, const struct analyze_comparis
 	for (i = 0; i < c->nr_verdict_changes; i++) {
 		v = &c->verdict_changes[i];
 		strbuf_addf(sb, "<tr%s><td>%s</td><td>", v->passed_b ? "" : " class=\"fail\"",
-			    scope_kind_name(v->scope));
+			    results_scope_kind_name(v->scope));
 		html_esc(sb, v->name);
 		strbuf_addstr(sb, "</td><td>");
 		html_esc(sb, v->criterion);
@@ -334,7 +336,8 @@ static void cmp_env(struct strbuf *sb, const struct analyze_comparison *c)
 	if (c->nr_env_diffs)
 		strbuf_addstr(sb, "</table>\n");
 	for (i = 0; i < c->nr_unmatched; i++) {
-		strbuf_addf(sb, "<p class=\"note\">%s ", scope_kind_name(c->unmatched[i].scope));
+		strbuf_addf(sb, "<p class=\"note\">%s ",
+			    results_scope_kind_name(c->unmatched[i].scope));
 		html_esc(sb, c->unmatched[i].name);
 		strbuf_addf(sb, " is only in %s: not compared.</p>\n",
 			    c->unmatched[i].in_a ? "A" : "B");
@@ -413,8 +416,8 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 				cmp_figure_row(sb, s, cl, m, false);
 		for (cl = 0; cl < IO_CLASS_COUNT; cl++)
 			if (s->classes[cl].present)
-				cmp_extra_row(sb, s, io_class_name(cl), "sd ms", &s->classes[cl].sd,
-					      3, false);
+				cmp_extra_row(sb, s, stats_io_class_name(cl), "sd ms",
+					      &s->classes[cl].sd, 3, false);
 		if (s->classes[IO_DB_READ].present || s->classes[IO_DB_WRITE].present)
 			cmp_extra_row(sb, s, "db_read+db_write", "IOPS", &s->trans_iops, 1, false);
 		strbuf_addstr(sb, "</table>\n<table>\n<tr><th>class</th><th class=\"num\">cv A"
@@ -424,7 +427,7 @@ static void cmp_figures(struct strbuf *sb, const struct analyze_comparison *c)
 			k = &s->classes[cl];
 			if (!k->present)
 				continue;
-			strbuf_addf(sb, "<tr><td>%s</td>", io_class_name(cl));
+			strbuf_addf(sb, "<tr><td>%s</td>", stats_io_class_name(cl));
 			html_td_num(sb, k->cv_a, 3);
 			html_td_num(sb, k->cv_b, 3);
 			strbuf_addstr(sb, "<td class=\"num\">");

@@ -118,18 +118,18 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	}
 	strbuf_addf(sb, " &nbsp; %zu of %zu verdicts passed</p>\n<div class=\"cards\">\n",
 		    r->nr_verdicts - failed, r->nr_verdicts);
-	card(sb, "achieved transactional IOPS", scope_transactional_iops(&r->run), 1, "");
+	card(sb, "achieved transactional IOPS", results_scope_transactional_iops(&r->run), 1, "");
 	if (r->run.txns_recorded)
 		card(sb, "transactions per second", r->run.tps, 1, "");
 	if (isfinite(target))
 		card(sb, "target transactional IOPS", target, 1, "");
 	else
 		card_text(sb, "target transactional IOPS", results_target_name(tcase));
-	if (class_summary_present(&r->run.classes[IO_DB_READ]))
+	if (results_class_present(&r->run.classes[IO_DB_READ]))
 		card(sb, "db read avg", r->run.classes[IO_DB_READ].avg_ms, 3, " ms");
-	if (class_summary_present(&r->run.classes[IO_LOG_WRITE]))
+	if (results_class_present(&r->run.classes[IO_LOG_WRITE]))
 		card(sb, "log write avg", r->run.classes[IO_LOG_WRITE].avg_ms, 3, " ms");
-	if (class_summary_present(&r->run.classes[IO_BACKUP_READ]))
+	if (results_class_present(&r->run.classes[IO_BACKUP_READ]))
 		card(sb, "backup read", r->run.classes[IO_BACKUP_READ].mbps, 2, " MB/s");
 	strbuf_addstr(sb, "</div>\n");
 	if (tcase == RESULTS_TARGET_NONE)
@@ -222,20 +222,20 @@ static void run_sizing(struct strbuf *sb, const struct results *r)
 	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Warm-up</th><td>");
 	html_num(sb, r->warmup_s, 0);
 	strbuf_addstr(sb, " s</td></tr>\n<tr><th>Achieved transactional IOPS</th><td>");
-	html_num(sb, scope_transactional_iops(&r->run), 1);
+	html_num(sb, results_scope_transactional_iops(&r->run), 1);
 	strbuf_addstr(sb, "</td></tr>\n</table>\n<table>\n<tr><th>class</th><th class=\"num\">IOs"
 			  "</th><th class=\"num\">IOPS</th><th class=\"num\">MB/s</th>"
 			  "<th class=\"num\">bytes</th><th class=\"num\">bytes/IO</th></tr>\n");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &r->run.classes[c];
-		if (!class_summary_present(cs))
+		if (!results_class_present(cs))
 			continue;
 		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
-			    io_class_name(c), cs->ios);
+			    stats_io_class_name(c), cs->ios);
 		html_td_num(sb, cs->iops, 1);
 		html_td_num(sb, cs->mbps, 2);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->bytes);
-		html_td_num(sb, class_summary_avg_bytes(cs), 0);
+		html_td_num(sb, results_class_avg_bytes(cs), 0);
 		strbuf_addstr(sb, "</tr>\n");
 	}
 	strbuf_addstr(sb, "</table>\n<p class=\"note\">Database sizes and file layout are those of "
@@ -315,9 +315,9 @@ static void run_databases(struct strbuf *sb, const struct results *r)
 		html_td_num(sb, db->classes[IO_LOG_WRITE].iops, 1);
 		html_td_num(sb, db->classes[IO_LOG_WRITE].avg_ms, 3);
 		/* the log write size shows commit batching (docs/reports.md) */
-		html_td_num(sb, class_summary_avg_bytes(&db->classes[IO_LOG_WRITE]), 0);
+		html_td_num(sb, results_class_avg_bytes(&db->classes[IO_LOG_WRITE]), 0);
 		html_td_num(sb, db->streams, 2);
-		html_td_num(sb, scope_transactional_iops(db), 1);
+		html_td_num(sb, results_scope_transactional_iops(db), 1);
 		stalls_cell(sb, db);
 		td_mib(sb, db->size_known, db->size);
 		td_mib(sb, db->final_size_known, db->final_size);
@@ -386,14 +386,15 @@ static void run_over_time(struct strbuf *sb, const struct results *r)
 
 		if (!(issued & (1u << c)))
 			continue;
-		snprintf(id, sizeof(id), "chart-lat-%s", io_class_name(c));
-		snprintf(title, sizeof(title), "%s average latency over time", io_class_name(c));
+		snprintf(id, sizeof(id), "chart-lat-%s", stats_io_class_name(c));
+		snprintf(title, sizeof(title), "%s average latency over time",
+			 stats_io_class_name(c));
 		ls = (struct html_series){.r = r,
 					  .src = HTML_SRC_AVG_MS,
 					  .scope = SCOPE_RUN,
 					  .name = "run",
 					  .classes = 1u << c,
-					  .label = io_class_name(c),
+					  .label = stats_io_class_name(c),
 					  .color = class_colors[c]};
 		html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
 		ch = (struct html_chart){.id = id,
@@ -442,7 +443,7 @@ static void run_warmup(struct strbuf *sb, const struct results *r)
 		if (!wc->ios && !wc->errors)
 			continue;
 		strbuf_addf(sb, "<tr><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
-			    io_class_name(c), wc->ios);
+			    stats_io_class_name(c), wc->ios);
 		html_td_num(sb, wc->iops, 1);
 		html_td_num(sb, wc->avg_ms, 3);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td></tr>\n", wc->errors);
@@ -569,7 +570,7 @@ static void run_distribution(struct strbuf *sb, const struct results *r)
 						      .scope = SCOPE_RUN,
 						      .name = "run",
 						      .cls = (enum io_class)c,
-						      .label = io_class_name(c),
+						      .label = stats_io_class_name(c),
 						      .color = class_colors[c]};
 	ch = (struct html_chart){.id = "chart-cdf",
 				 .title = "Latency CDF per class (whole run, warm-up excluded)",
@@ -623,8 +624,8 @@ static void maintenance_row(struct strbuf *sb, const struct scope_summary *sc, c
  */
 static void run_maintenance(struct strbuf *sb, const struct results *r)
 {
-	bool bdm = class_summary_present(&r->run.classes[IO_BDM_READ]);
-	bool repl = class_summary_present(&r->run.classes[IO_LOG_READ]);
+	bool bdm = results_class_present(&r->run.classes[IO_BDM_READ]);
+	bool repl = results_class_present(&r->run.classes[IO_LOG_READ]);
 	size_t i;
 
 	html_section_open(sb, "maintenance", "Background maintenance and replication", false);
@@ -670,14 +671,14 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
-		if (!class_summary_present(cs))
+		if (!results_class_present(cs))
 			continue;
 		strbuf_addstr(sb, "<tr><td>");
 		if (first)
 			html_esc(sb, label);
 		first = false;
 		strbuf_addf(sb, "</td><td>%s</td><td class=\"num\">%" PRIu64 "</td>",
-			    io_class_name(c), cs->ios);
+			    stats_io_class_name(c), cs->ios);
 		html_td_num(sb, cs->iops, 1);
 		html_td_num(sb, cs->mbps, 2);
 		html_td_num(sb, cs->avg_ms, 3);
@@ -687,7 +688,7 @@ static void scope_class_rows(struct strbuf *sb, const struct scope_summary *sc, 
 		html_td_num(sb, cs->p9999_ms, 3);
 		html_td_num(sb, cs->max_ms, 3);
 		html_td_num(sb, cs->max_sample_avg_ms, 3);
-		html_td_num(sb, class_summary_avg_bytes(cs), 0);
+		html_td_num(sb, results_class_avg_bytes(cs), 0);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", cs->errors);
 		if (first_row)
 			stalls_cell(sb, sc);
@@ -914,7 +915,7 @@ static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed
 		report_verdict_margin(&line, v);
 		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
 			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
-			    passed ? "PASS" : "FAIL", scope_kind_name(v->scope));
+			    passed ? "PASS" : "FAIL", results_scope_kind_name(v->scope));
 		html_esc(sb, v->name);
 		strbuf_addstr(sb, "</td><td>");
 		html_esc(sb, v->criterion);

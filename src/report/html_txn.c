@@ -3,7 +3,7 @@
  * a table of the run, each volume and each database, with the
  * transactions that ended in the measured time, their rate, the I/Os and
  * log bytes per transaction and the commits per log write (group commit),
- * as scope_txn_figures() derives them. Left out for a run that did not
+ * as results_scope_txn_figures() derives them. Left out for a run that did not
  * count transactions (the fixed model, backup, a file before schema 9).
  */
 #include <inttypes.h>
@@ -13,9 +13,9 @@
 
 static void txn_row(struct strbuf *sb, const char *name, const struct scope_summary *sc)
 {
-	struct scope_txn_figures t;
+	struct results_scope_txn_figures t;
 
-	if (!scope_txn_figures(sc, &t))
+	if (!results_scope_txn_figures(sc, &t))
 		return;
 	strbuf_addstr(sb, "<tr><td>");
 	html_esc(sb, name);

@@ -42,15 +42,16 @@ void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind
 	bool has_hl = html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
 
 	if (scope == SCOPE_RUN)
-		snprintf(id, sizeof(id), "chart-tail-%s", io_class_name(c));
+		snprintf(id, sizeof(id), "chart-tail-%s", stats_io_class_name(c));
 	else
-		snprintf(id, sizeof(id), "chart-tail-%s-%zu", io_class_name(c),
+		snprintf(id, sizeof(id), "chart-tail-%s-%zu", stats_io_class_name(c),
 			 volume_place(r, name));
 	if (scope == SCOPE_RUN)
-		snprintf(title, sizeof(title), "%s p99 and maximum per second", io_class_name(c));
+		snprintf(title, sizeof(title), "%s p99 and maximum per second",
+			 stats_io_class_name(c));
 	else
 		snprintf(title, sizeof(title), "%s: %s p99 and maximum per second", name,
-			 io_class_name(c));
+			 stats_io_class_name(c));
 	s[0] = (struct html_series){.r = r,
 				    .src = HTML_SRC_MAX_MS,
 				    .scope = scope,
@@ -74,7 +75,7 @@ void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind
 				 .compact = true,
 				 .svg_class = "tail",
 				 .volume = scope == SCOPE_VOLUME ? name : NULL,
-				 .cls_name = io_class_name(c)};
+				 .cls_name = stats_io_class_name(c)};
 	html_chart_line(sb, &ch);
 }
 
@@ -93,14 +94,15 @@ static void volume_latency_chart(struct strbuf *sb, const struct results *r, siz
 	struct html_chart ch;
 	bool has_hl = html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
 
-	snprintf(id, sizeof(id), "chart-vol-%s-%zu", io_class_name(c), v + 1);
-	snprintf(title, sizeof(title), "%s: %s average latency per second", vol, io_class_name(c));
+	snprintf(id, sizeof(id), "chart-vol-%s-%zu", stats_io_class_name(c), v + 1);
+	snprintf(title, sizeof(title), "%s: %s average latency per second", vol,
+		 stats_io_class_name(c));
 	ls = (struct html_series){.r = r,
 				  .src = HTML_SRC_AVG_MS,
 				  .scope = SCOPE_VOLUME,
 				  .name = vol,
 				  .classes = 1u << c,
-				  .label = io_class_name(c),
+				  .label = stats_io_class_name(c),
 				  .color = color};
 	ch = (struct html_chart){.id = id,
 				 .title = title,
@@ -114,7 +116,7 @@ static void volume_latency_chart(struct strbuf *sb, const struct results *r, siz
 				 .compact = true,
 				 .svg_class = "vol-latency",
 				 .volume = vol,
-				 .cls_name = io_class_name(c)};
+				 .cls_name = stats_io_class_name(c)};
 	html_chart_line(sb, &ch);
 }
 
@@ -161,9 +163,10 @@ void html_volume_latency(struct strbuf *sb, const struct results *r,
 			c = volume_classes[k];
 			if (!(issued & (1u << c)))
 				continue;
-			snprintf(id, sizeof(id), "chart-heat-%s-%zu", io_class_name(c), v + 1);
+			snprintf(id, sizeof(id), "chart-heat-%s-%zu", stats_io_class_name(c),
+				 v + 1);
 			snprintf(title, sizeof(title), "%s: %s latency heatmap (15 s windows)",
-				 r->volumes[v].name, io_class_name(c));
+				 r->volumes[v].name, stats_io_class_name(c));
 			hm = (struct html_heatmap){.id = id,
 						   .title = title,
 						   .r = r,

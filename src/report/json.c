@@ -29,13 +29,13 @@ static void json_size(struct json *j, const char *key, bool known, uint64_t byte
 		json_null(j, key);
 }
 
-/* A scope's transactions (scope_txn_figures); null where the run did not
+/* A scope's transactions (results_scope_txn_figures); null where the run did not
  * count them (the fixed model, backup, a file before schema 9). */
 static void json_txns(struct json *j, const struct scope_summary *sc)
 {
-	struct scope_txn_figures t;
+	struct results_scope_txn_figures t;
 
-	if (!scope_txn_figures(sc, &t)) {
+	if (!results_scope_txn_figures(sc, &t)) {
 		json_null(j, "transactions");
 		return;
 	}
@@ -60,7 +60,7 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
-		json_begin_object_flat(j, io_class_name(c));
+		json_begin_object_flat(j, stats_io_class_name(c));
 		json_u64(j, "ios", cs->ios);
 		json_num(j, "iops", cs->iops);
 		json_num(j, "mbps", cs->mbps);
@@ -75,13 +75,13 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_u64(j, "errors", cs->errors);
 		json_u64(j, "bytes", cs->bytes);
 		/* added in issue 18: null where undefined (no I/O, no histogram) */
-		json_num(j, "avg_bytes", class_summary_avg_bytes(cs));
+		json_num(j, "avg_bytes", results_class_avg_bytes(cs));
 		json_num(j, "p999_ms", cs->ios ? cs->p999_ms : NAN);
 		json_num(j, "p9999_ms", cs->ios ? cs->p9999_ms : NAN);
 		json_end(j);
 	}
 	json_end(j);
-	json_num(j, "transactional_iops", scope_transactional_iops(sc));
+	json_num(j, "transactional_iops", results_scope_transactional_iops(sc));
 	/* database file sizes (a volume's and the run's: the sum of theirs);
 	 * null when not known (the run did not reach its end) */
 	json_size(j, "size_bytes", sc->size_known, sc->size);
@@ -169,7 +169,7 @@ static void json_verdicts(struct json *j, const struct results *r)
 	for (i = 0; i < r->nr_verdicts; i++) {
 		v = &r->verdicts[i];
 		json_begin_object_flat(j, NULL);
-		json_str(j, "scope", scope_kind_name(v->scope));
+		json_str(j, "scope", results_scope_kind_name(v->scope));
 		json_str(j, "name", v->name);
 		if (v->scope == SCOPE_DATABASE)
 			json_str(j, "volume", v->volume);
@@ -198,7 +198,7 @@ static void json_warmup(struct json *j, const struct results *r)
 	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		wc = &r->warmup.classes[c];
-		json_begin_object_flat(j, io_class_name(c));
+		json_begin_object_flat(j, stats_io_class_name(c));
 		json_u64(j, "ios", wc->ios);
 		json_num(j, "iops", wc->iops);
 		json_num(j, "avg_ms", wc->avg_ms);

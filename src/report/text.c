@@ -116,7 +116,7 @@ static void text_opt(struct strbuf *sb, int width, double v, int decimals)
 }
 
 /*
- * One row per class present in the scope (class_summary_present); the first
+ * One row per class present in the scope (results_class_present); the first
  * carries the label and the verdict. A scope with no class present (it moved
  * nothing, or a run that has not measured yet) still gets its line.
  */
@@ -129,12 +129,12 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
-		if (!class_summary_present(cs))
+		if (!results_class_present(cs))
 			continue;
 		strbuf_addf(sb, "%-*s  %-11s %12" PRIu64 " %10.1f %9.2f", width, first ? label : "",
-			    io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
+			    stats_io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
 			    isfinite(cs->mbps) ? cs->mbps : 0.0);
-		text_opt(sb, 7, class_summary_avg_bytes(cs), 0);
+		text_opt(sb, 7, results_class_avg_bytes(cs), 0);
 		text_ms(sb, cs->avg_ms);
 		text_ms(sb, cs->p99_ms);
 		text_opt(sb, 9, cs->p999_ms, 3);
@@ -176,7 +176,7 @@ static void text_rate_line(struct strbuf *sb, const struct results *r, enum io_c
 	struct strbuf lo = STRBUF_INIT, hi = STRBUF_INIT;
 	double min, max;
 
-	if (!class_summary_present(&r->run.classes[c]))
+	if (!results_class_present(&r->run.classes[c]))
 		return;
 	strbuf_addf(sb, "%s: %.2f MB/s", words, finite_or_0(r->run.classes[c].mbps));
 	if (results_db_mbps_range(r, c, &min, &max)) {
@@ -250,9 +250,9 @@ static void text_range(struct strbuf *sb, double lo, double hi, int decimals)
 static void text_txn_lines(struct strbuf *sb, const struct results *r)
 {
 	double lo = INFINITY, hi = -INFINITY, clo = INFINITY, chi = -INFINITY;
-	struct scope_txn_figures t;
+	struct results_scope_txn_figures t;
 
-	if (!scope_txn_figures(&r->run, &t))
+	if (!results_scope_txn_figures(&r->run, &t))
 		return;
 	strbuf_addf(sb, "transactions: %" PRIu64 " (%.1f/s)", t.count, t.per_second);
 	if (t.count)
@@ -264,7 +264,7 @@ static void text_txn_lines(struct strbuf *sb, const struct results *r)
 		strbuf_addf(sb, "; %.1f commits per log write", t.commits_per_log_write);
 	strbuf_addch(sb, '\n');
 	for (size_t i = 0; i < r->nr_databases; i++) {
-		if (!scope_txn_figures(&r->databases[i], &t))
+		if (!results_scope_txn_figures(&r->databases[i], &t))
 			continue;
 		lo = fmin(lo, t.per_second);
 		hi = fmax(hi, t.per_second);
@@ -322,7 +322,7 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 {
 	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
-	double tiops = scope_transactional_iops(&r->run);
+	double tiops = results_scope_transactional_iops(&r->run);
 	int width = 6;
 	size_t i;
 
@@ -347,9 +347,9 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 			  "histograms)\n");
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */
-	bool transactional = class_summary_present(&r->run.classes[IO_DB_READ]) ||
-			     class_summary_present(&r->run.classes[IO_DB_WRITE]) ||
-			     !class_summary_present(&r->run.classes[IO_BACKUP_READ]);
+	bool transactional = results_class_present(&r->run.classes[IO_DB_READ]) ||
+			     results_class_present(&r->run.classes[IO_DB_WRITE]) ||
+			     !results_class_present(&r->run.classes[IO_BACKUP_READ]);
 
 	if (transactional)
 		strbuf_addf(sb, "achieved transactional IOPS: %.1f%s", finite_or_0(tiops),
@@ -361,7 +361,7 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	text_txn_lines(sb, r);
 	text_stalls_line(sb, r);
 	text_rate_line(sb, r, IO_BDM_READ, "background maintenance reads");
-	if (class_summary_present(lr))
+	if (results_class_present(lr))
 		strbuf_addf(sb, "replication log reads: %.2f MB/s (log writes %.2f MB/s)\n",
 			    finite_or_0(lr->mbps), finite_or_0(lw->mbps));
 	text_rate_line(sb, r, IO_BACKUP_READ, "backup reads");
@@ -409,12 +409,12 @@ static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const 
 			bool color)
 {
 	const struct class_summary *rd = &d->classes[IO_DB_READ], *lw = &d->classes[IO_LOG_WRITE];
-	bool has_rd = class_summary_present(rd), has_lw = class_summary_present(lw);
+	bool has_rd = results_class_present(rd), has_lw = results_class_present(lw);
 	struct strbuf cell = STRBUF_INIT;
 
 	strbuf_addf(sb, "%-*s  %-*s ", width, d->name, vwidth, volume);
 	text_opt(sb, 7, d->streams, 2);
-	text_opt(sb, 8, scope_transactional_iops(d), 1);
+	text_opt(sb, 8, results_scope_transactional_iops(d), 1);
 	text_opt(sb, 7, has_rd ? rd->avg_ms : NAN, 3);
 	text_opt(sb, 7, has_rd ? rd->p99_ms : NAN, 3);
 	text_opt(sb, 7, has_rd ? rd->max_ms : NAN, 3);
@@ -443,8 +443,8 @@ static void text_databases(struct strbuf *sb, const struct results *r, bool colo
 
 	/* a backup test's databases did no transactional I/O: its JSON and
 	 * HTML have their sizes */
-	if (!r->nr_databases || (!class_summary_present(&r->run.classes[IO_DB_READ]) &&
-				 !class_summary_present(&r->run.classes[IO_DB_WRITE])))
+	if (!r->nr_databases || (!results_class_present(&r->run.classes[IO_DB_READ]) &&
+				 !results_class_present(&r->run.classes[IO_DB_WRITE])))
 		return;
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
@@ -497,7 +497,7 @@ static void text_warmup(struct strbuf *sb, const struct results *r)
 		wc = &r->warmup.classes[c];
 		if (!wc->ios && !wc->errors)
 			continue;
-		strbuf_addf(sb, "  %-11s %12" PRIu64 " %10.1f", io_class_name(c), wc->ios,
+		strbuf_addf(sb, "  %-11s %12" PRIu64 " %10.1f", stats_io_class_name(c), wc->ios,
 			    finite_or_0(wc->iops));
 		text_ms(sb, wc->avg_ms);
 		if (wc->errors)

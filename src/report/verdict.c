@@ -116,7 +116,7 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 
 /*
  * " (+7 %)": how far a failed verdict is past its threshold, relative to it
- * (verdict_margin_pct). One decimal at first, more while that would print 0
+ * (results_verdict_margin_pct). One decimal at first, more while that would print 0
  * (a failure just over the line); nothing for a pass, a threshold of 0 or a
  * criterion without a margin (criterion_descs).
  */
@@ -124,7 +124,7 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v)
 {
 	struct criterion_desc d = criterion_find(v->criterion);
 	struct strbuf m = STRBUF_INIT;
-	double pct = verdict_margin_pct(v);
+	double pct = results_verdict_margin_pct(v);
 	int decimals = 1;
 
 	if (!d.margin || !isfinite(pct))

@@ -263,7 +263,7 @@ bool results_db_stalls_range(const struct results *r, double *min, double *max)
 	return true;
 }
 
-double verdict_margin_pct(const struct verdict *v)
+double results_verdict_margin_pct(const struct verdict *v)
 {
 	double pct;
 
@@ -293,7 +293,7 @@ unsigned results_classes_issued(const struct results *r)
 	int c;
 
 	for (c = 0; c < IO_CLASS_COUNT; c++)
-		if (class_summary_present(&r->run.classes[c]))
+		if (results_class_present(&r->run.classes[c]))
 			issued |= 1u << c;
 	for (i = 0; i < r->nr_samples; i++) {
 		x = &r->samples[i];

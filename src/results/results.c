@@ -4,7 +4,7 @@
  * and freeing a loaded struct results (its summaries and its time series).
  *
  * These are the only computations between the histograms and the reports:
- * the store calls class_summary_from_stats() once per scope and class when a
+ * the store calls results_class_from_stats() once per scope and class when a
  * run ends and keeps the outcome in table summary, so every renderer and every
  * later reader sees the same numbers. The one figure a loaded run derives
  * from its samples, the warm-up's (never judged, shown apart), is summed here
@@ -26,14 +26,14 @@ static const char *const scope_kind_names[] = {
 	[SCOPE_DATABASE] = "database",
 };
 
-const char *scope_kind_name(enum scope_kind k)
+const char *results_scope_kind_name(enum scope_kind k)
 {
 	if ((unsigned)k >= DP_ARRAY_SIZE(scope_kind_names))
 		return "unknown";
 	return scope_kind_names[k];
 }
 
-int scope_kind_from_name(const char *name)
+int results_scope_kind_from_name(const char *name)
 {
 	size_t i;
 
@@ -51,7 +51,7 @@ int scope_kind_from_name(const char *name)
  * percentiles come from the histogram (percentiles within 1/128, see stats.h);
  * the maximum is the exact one the histogram keeps apart.
  */
-void class_summary_from_stats(struct class_summary *out, const struct class_stats *s,
+void results_class_from_stats(struct class_summary *out, const struct class_stats *s,
 			      uint64_t duration_ns)
 {
 	double secs = (double)duration_ns / (double)NSEC_PER_SEC;
@@ -77,22 +77,22 @@ void class_summary_from_stats(struct class_summary *out, const struct class_stat
 	out->p9999_ms = (double)hist_percentile(h, 99.99) / (double)NSEC_PER_MSEC;
 }
 
-bool class_summary_present(const struct class_summary *cs)
+bool results_class_present(const struct class_summary *cs)
 {
 	return cs->ios || cs->errors;
 }
 
-double class_summary_avg_bytes(const struct class_summary *cs)
+double results_class_avg_bytes(const struct class_summary *cs)
 {
 	return cs->ios ? (double)cs->bytes / (double)cs->ios : NAN;
 }
 
-double scope_transactional_iops(const struct scope_summary *s)
+double results_scope_transactional_iops(const struct scope_summary *s)
 {
 	return s->classes[IO_DB_READ].iops + s->classes[IO_DB_WRITE].iops;
 }
 
-bool scope_txn_figures(const struct scope_summary *s, struct scope_txn_figures *out)
+bool results_scope_txn_figures(const struct scope_summary *s, struct results_scope_txn_figures *out)
 {
 	double n = (double)s->txns, lw = (double)s->classes[IO_LOG_WRITE].ios;
 

@@ -1,6 +1,7 @@
 /*
  * autotune.c - the auto-tune search (see autotune.h).
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <math.h>
@@ -8,14 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "diskproof/eval.h"
+
 #include "autotune.h"
 
-void tune_slope_reset(struct tune_slope *s)
+void autotune_slope_reset(struct tune_slope *s)
 {
 	s->n = s->next = 0;
 }
 
-void tune_slope_push(struct tune_slope *s, unsigned window, double y)
+void autotune_slope_push(struct tune_slope *s, unsigned window, double y)
 {
 	if (window > TUNE_SLOPE_WINDOW_MAX)
 		window = TUNE_SLOPE_WINDOW_MAX;
@@ -32,7 +35,7 @@ void tune_slope_push(struct tune_slope *s, unsigned window, double y)
  * sum((x - xm)^2), with sum((x - xm)^2) = n (n^2 - 1) / 12. The ring holds
  * the oldest sample at next once full, at 0 before.
  */
-double tune_slope_get(const struct tune_slope *s, unsigned window)
+double autotune_slope_get(const struct tune_slope *s, unsigned window)
 {
 	double xm, num = 0, den;
 	unsigned start;
@@ -56,7 +59,7 @@ static unsigned round_down(unsigned n, unsigned unit)
 	return n / unit * unit;
 }
 
-void tuner_init(struct tuner *t, const struct tune_settings *set)
+void autotune_init(struct tuner *t, const struct tune_settings *set)
 {
 	struct tune_settings *s = &t->set;
 
@@ -78,12 +81,12 @@ void tuner_init(struct tuner *t, const struct tune_settings *set)
 	t->cur = s->min_streams;
 }
 
-unsigned tuner_up(const struct tuner *t, unsigned n)
+unsigned autotune_up(const struct tuner *t, unsigned n)
 {
 	return n * 2 > t->set.max_streams ? t->set.max_streams : n * 2;
 }
 
-unsigned tuner_mid(const struct tuner *t, unsigned lo, unsigned hi)
+unsigned autotune_mid(const struct tuner *t, unsigned lo, unsigned hi)
 {
 	return lo + (hi - lo) / t->unit / 2 * t->unit;
 }
@@ -92,11 +95,11 @@ static void level_reset(struct tuner *t)
 {
 	t->measuring = false;
 	t->nsamp = 0;
-	tune_slope_reset(&t->slope[0]);
-	tune_slope_reset(&t->slope[1]);
+	autotune_slope_reset(&t->slope[0]);
+	autotune_slope_reset(&t->slope[1]);
 }
 
-int tuner_sample(struct tuner *t, double read_ms, double log_ms)
+int autotune_sample(struct tuner *t, double read_ms, double log_ms)
 {
 	const struct tune_settings *s = &t->set;
 
@@ -107,11 +110,11 @@ int tuner_sample(struct tuner *t, double read_ms, double log_ms)
 	if (t->unsettled)
 		return TUNE_UNSETTLED;
 	t->nsamp++;
-	tune_slope_push(&t->slope[0], s->slope_window, read_ms);
-	tune_slope_push(&t->slope[1], s->slope_window, log_ms);
+	autotune_slope_push(&t->slope[0], s->slope_window, read_ms);
+	autotune_slope_push(&t->slope[1], s->slope_window, log_ms);
 	if (t->slope[0].n >= s->slope_window &&
-	    fabs(tune_slope_get(&t->slope[0], s->slope_window)) <= s->slope_max_ms &&
-	    fabs(tune_slope_get(&t->slope[1], s->slope_window)) <= s->slope_max_ms) {
+	    fabs(autotune_slope_get(&t->slope[0], s->slope_window)) <= s->slope_max_ms &&
+	    fabs(autotune_slope_get(&t->slope[1], s->slope_window)) <= s->slope_max_ms) {
 		t->measuring = true;
 		return TUNE_SETTLED;
 	}
@@ -122,38 +125,56 @@ int tuner_sample(struct tuner *t, double read_ms, double log_ms)
 	return TUNE_MORE;
 }
 
+/* A window's worst figure of class c: its average, or its maximum. */
+static double window_figure(const struct tune_window *w, enum io_class c, bool max)
+{
+	if (c == IO_DB_READ)
+		return max ? w->read_max_ms : w->read_avg_ms;
+	assert(c == IO_LOG_WRITE); /* the classes eval judges */
+	return max ? w->log_max_ms : w->log_avg_ms;
+}
+
+/* Why a window missed class c's average or maximum threshold thr_ms (ms,
+ * the margin k applied to it). */
+static void window_missed(const struct tune_window *w, enum io_class c, bool max, double k,
+			  double thr_ms, char *why, size_t len)
+{
+	const char *what = c == IO_DB_READ ? "database read" : "log write";
+	double m = window_figure(w, c, max);
+
+	if (!max)
+		snprintf(why, len, "%s average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)", what,
+			 m, c == IO_DB_READ ? w->read_db : w->log_db, k * thr_ms, k * 100, thr_ms);
+	else
+		snprintf(why, len, "%s maximum%s %.1f ms > %.1f ms", what,
+			 w->max_sampled ? " sample average" : "", m, k * thr_ms);
+}
+
 /* Whether one window passes every latency and error criterion with the
- * margin; why not in why (the first criterion missed, with its margin). */
+ * margin; why not in why (the first criterion missed, with its margin).
+ * The latency criteria are eval's (eval_class_criteria, eval_class_limits,
+ * eval_passes): the averages of every class first, then the maxima. */
 static bool window_passes(const struct tuner *t, const struct tune_window *w, char *why, size_t len)
 {
 	const struct tune_settings *s = &t->set;
 	double k = 1.0 - s->margin;
+	size_t n;
+	const struct eval_class_criteria *crit = eval_class_criteria(&n);
 
 	if (w->errors) {
 		snprintf(why, len, "%llu I/O error(s)", (unsigned long long)w->errors);
 		return false;
 	}
-	if (w->read_avg_ms > k * s->read_avg_ms) {
-		snprintf(why, len,
-			 "database read average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->read_avg_ms, w->read_db, k * s->read_avg_ms, k * 100, s->read_avg_ms);
-		return false;
-	}
-	if (w->log_avg_ms > k * s->log_avg_ms) {
-		snprintf(why, len, "log write average %.1f ms (%s) > %.1f ms (%.0f %% of %.0f ms)",
-			 w->log_avg_ms, w->log_db, k * s->log_avg_ms, k * 100, s->log_avg_ms);
-		return false;
-	}
-	if (w->read_max_ms > k * s->read_max_ms) {
-		snprintf(why, len, "database read maximum%s %.1f ms > %.1f ms",
-			 w->max_sampled ? " sample average" : "", w->read_max_ms,
-			 k * s->read_max_ms);
-		return false;
-	}
-	if (w->log_max_ms > k * s->log_max_ms) {
-		snprintf(why, len, "log write maximum%s %.1f ms > %.1f ms",
-			 w->max_sampled ? " sample average" : "", w->log_max_ms, k * s->log_max_ms);
-		return false;
+	for (int max = 0; max < 2; max++) {
+		for (size_t i = 0; i < n; i++) {
+			struct eval_class_limits l = eval_class_limits(&s->thresholds, crit[i].cls);
+			double thr_ms = (double)(max ? l.max_ns : l.avg_ns) / 1e6;
+
+			if (eval_passes(VERDICT_LE, k * thr_ms, window_figure(w, crit[i].cls, max)))
+				continue;
+			window_missed(w, crit[i].cls, max, k, thr_ms, why, len);
+			return false;
+		}
 	}
 	snprintf(why, len,
 		 "database read average %.1f ms, log write average %.1f ms: within %.0f %% "
@@ -315,7 +336,7 @@ static int next_target(struct tuner *t, const struct tune_step *s)
 			       set->target_iops, n, s->w.iops);
 			return TUNE_DONE;
 		}
-		t->cur = tuner_up(t, n);
+		t->cur = autotune_up(t, n);
 		return TUNE_NEXT;
 	}
 	base = t->lo ? t->lo : set->min_streams - t->unit;
@@ -325,7 +346,7 @@ static int next_target(struct tuner *t, const struct tune_step *s)
 		       t->hi, set->target_iops);
 		return TUNE_DONE;
 	}
-	t->cur = tuner_mid(t, base, t->hi);
+	t->cur = autotune_mid(t, base, t->hi);
 	return TUNE_NEXT;
 }
 
@@ -360,7 +381,7 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 			choose_iops(t);
 			return TUNE_DONE;
 		}
-		t->cur = tuner_up(t, n);
+		t->cur = autotune_up(t, n);
 		return TUNE_NEXT;
 	}
 	if (t->hi - t->lo <= t->unit) {
@@ -371,11 +392,11 @@ static int next_level(struct tuner *t, const struct tune_step *s)
 		choose_iops(t);
 		return TUNE_DONE;
 	}
-	t->cur = tuner_mid(t, t->lo, t->hi);
+	t->cur = autotune_mid(t, t->lo, t->hi);
 	return TUNE_NEXT;
 }
 
-int tuner_window(struct tuner *t, const struct tune_window *w)
+int autotune_window_feed(struct tuner *t, const struct tune_window *w)
 {
 	const struct tune_settings *set = &t->set;
 	struct tune_step s = {0};
@@ -387,8 +408,8 @@ int tuner_window(struct tuner *t, const struct tune_window *w)
 	s.samples = t->nsamp;
 	s.w = *w;
 	s.settled = !t->unsettled;
-	s.slope_ms[0] = tune_slope_get(&t->slope[0], set->slope_window);
-	s.slope_ms[1] = tune_slope_get(&t->slope[1], set->slope_window);
+	s.slope_ms[0] = autotune_slope_get(&t->slope[0], set->slope_window);
+	s.slope_ms[1] = autotune_slope_get(&t->slope[1], set->slope_window);
 	if (!s.settled) {
 		bool rd = fabs(s.slope_ms[0]) > set->slope_max_ms;
 
@@ -408,7 +429,7 @@ int tuner_window(struct tuner *t, const struct tune_window *w)
 	return next_level(t, &t->steps[t->nsteps - 1]);
 }
 
-void tuner_stop(struct tuner *t, const char *why)
+void autotune_stop(struct tuner *t, const char *why)
 {
 	unsigned best = 0;
 
@@ -444,7 +465,7 @@ void tuner_stop(struct tuner *t, const char *why)
 	choose_iops(t);
 }
 
-void tuner_release(struct tuner *t)
+void autotune_release(struct tuner *t)
 {
 	free(t->steps);
 	t->steps = NULL;

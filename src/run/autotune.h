@@ -47,6 +47,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diskproof/profile.h"
+
 /* goal iops: IOPS this close to the most count as as many */
 #define TUNE_IOPS_TIE 0.03
 /* the longest slope window, in samples */
@@ -89,9 +91,9 @@ enum tune_next {
 	TUNE_MORE,	/* measure on at the same count */
 	TUNE_NEXT,	/* level decided: go on with tuner.cur */
 	TUNE_DONE,	/* finished: tuner.chosen */
-	TUNE_SETTLED,	/* (tuner_sample) the transient is over: measure the window */
-	TUNE_UNSETTLED, /* (tuner_sample) it never ended: feed the level's figures so
-			 * far to tuner_window, which fails it */
+	TUNE_SETTLED,	/* (autotune_sample) the transient is over: measure the window */
+	TUNE_UNSETTLED, /* (autotune_sample) it never ended: feed the level's figures so
+			 * far to autotune_window_feed, which fails it */
 };
 
 /* The least-squares slope of the last n samples of a series, per sample. */
@@ -101,11 +103,11 @@ struct tune_slope {
 	unsigned next; /* ring position of the next sample */
 };
 
-void tune_slope_reset(struct tune_slope *s);
-void tune_slope_push(struct tune_slope *s, unsigned window, double y);
+void autotune_slope_reset(struct tune_slope *s);
+void autotune_slope_push(struct tune_slope *s, unsigned window, double y);
 /* The slope of the samples kept (oldest to newest), in y per sample; 0 with
  * fewer than 2. */
-double tune_slope_get(const struct tune_slope *s, unsigned window);
+double autotune_slope_get(const struct tune_slope *s, unsigned window);
 
 struct tune_settings {
 	enum tune_goal goal;
@@ -115,7 +117,9 @@ struct tune_settings {
 	double plateau;	    /* 0.05; 0: no plateau stop */
 	double target_iops;
 	unsigned min_streams, max_streams;
-	double read_avg_ms, read_max_ms, log_avg_ms, log_max_ms; /* thresholds */
+	/* the profile's thresholds: the averages and maxima of eval's latency
+	 * criteria are judged with the margin */
+	struct profile_thresholds thresholds;
 	unsigned slope_window;	/* samples (2 .. TUNE_SLOPE_WINDOW_MAX) */
 	double slope_max_ms;	/* per sample */
 	unsigned transient_max; /* samples; at least slope_window */
@@ -143,23 +147,23 @@ struct tuner {
 };
 
 /* Copies the settings (min and max streams rounded to the unit). */
-void tuner_init(struct tuner *t, const struct tune_settings *set);
+void autotune_init(struct tuner *t, const struct tune_settings *set);
 /* Feeds one sample of level t->cur's transient (its database read and log
  * write averages over one interval; a sample without I/O is not fed).
  * TUNE_MORE, TUNE_SETTLED, or TUNE_UNSETTLED once transient_max samples
  * passed without a flat slope. */
-int tuner_sample(struct tuner *t, double read_ms, double log_ms);
+int autotune_sample(struct tuner *t, double read_ms, double log_ms);
 /* Feeds the measurement window of level t->cur, once settled (or after
  * TUNE_UNSETTLED, its figures since it started: the level fails). -ENOMEM,
  * or TUNE_NEXT / TUNE_DONE. */
-int tuner_window(struct tuner *t, const struct tune_window *w);
+int autotune_window_feed(struct tuner *t, const struct tune_window *w);
 /* Ends the search early (time bound, interrupted): chooses the best level
  * decided so far (the fallback when none passed) and records why. */
-void tuner_stop(struct tuner *t, const char *why);
+void autotune_stop(struct tuner *t, const char *why);
 /* The count after n going up (doubled, at most max) and the middle of two
  * counts, on the unit's grid. */
-unsigned tuner_up(const struct tuner *t, unsigned n);
-unsigned tuner_mid(const struct tuner *t, unsigned lo, unsigned hi);
-void tuner_release(struct tuner *t);
+unsigned autotune_up(const struct tuner *t, unsigned n);
+unsigned autotune_mid(const struct tuner *t, unsigned lo, unsigned hi);
+void autotune_release(struct tuner *t);
 
 #endif

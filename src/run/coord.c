@@ -21,21 +21,100 @@
 
 #include "run_internal.h"
 
+int coord_init(struct run_coord *c, size_t ndb, size_t nv)
+{
+	c->tot_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->tot_db));
+	c->win_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->win_db));
+	c->integ_db = calloc(ndb, sizeof(*c->integ_db));
+	c->stream_db = calloc(ndb, sizeof(*c->stream_db));
+	c->txn_db = calloc(ndb, sizeof(*c->txn_db));
+	c->txn_win = calloc(ndb, sizeof(*c->txn_win));
+	c->txn_iv = calloc(1 + nv, sizeof(*c->txn_iv));
+	c->iv_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->iv_vol));
+	c->win_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->win_vol));
+	c->wacc_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->wacc_db));
+	c->wacc_vol = calloc(nv * IO_CLASS_COUNT, sizeof(*c->wacc_vol));
+	c->wacc_run = calloc(IO_CLASS_COUNT, sizeof(*c->wacc_run));
+	if (!c->tot_db || !c->win_db || !c->integ_db || !c->stream_db || !c->txn_db ||
+	    !c->txn_win || !c->txn_iv || !c->iv_vol || !c->win_vol || !c->wacc_db || !c->wacc_vol ||
+	    !c->wacc_run)
+		return -ENOMEM;
+	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
+		stats_class_reset(&c->tot_db[i]);
+		stats_class_reset(&c->win_db[i]);
+	}
+	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
+		stats_class_reset(&c->win_vol[i]);
+	return 0;
+}
+
+void coord_reset(struct run_coord *c, size_t ndb, size_t nv)
+{
+	for (size_t i = 0; i < ndb * IO_CLASS_COUNT; i++) {
+		uint64_t errors = c->tot_db[i].errors;
+
+		stats_class_reset(&c->tot_db[i]);
+		stats_class_reset(&c->win_db[i]);
+		c->tot_db[i].errors = errors;
+	}
+	memset(c->stream_db, 0, ndb * sizeof(*c->stream_db));
+	memset(c->txn_db, 0, ndb * sizeof(*c->txn_db));
+	memset(c->txn_win, 0, ndb * sizeof(*c->txn_win));
+	for (size_t i = 0; i < nv * IO_CLASS_COUNT; i++)
+		stats_class_reset(&c->win_vol[i]);
+	c->win_len = 0;
+}
+
+void coord_release(struct run_coord *c)
+{
+	free(c->tot_db);
+	free(c->integ_db);
+	free(c->stream_db);
+	free(c->txn_db);
+	free(c->txn_win);
+	free(c->txn_iv);
+	free(c->win_db);
+	free(c->win_vol);
+	free(c->iv_vol);
+	free(c->rows);
+	free(c->wacc_db);
+	free(c->wacc_vol);
+	free(c->wacc_run);
+	free(c->sofar_v);
+	run_totals_release(&c->sofar);
+	*c = (struct run_coord){0};
+}
+
+/* Room for one more interval row: the store's error when there is none
+ * (the run ends as when the results file cannot be written: exit 3, the
+ * message saying why). 0 or -ENOMEM. */
+static int rows_grow(struct run *r)
+{
+	struct run_coord *c = &r->coord;
+	size_t cap = c->rows_cap ? c->rows_cap * 2 : 64;
+	struct store_sample *nr = realloc(c->rows, cap * sizeof(*nr));
+
+	if (!nr) {
+		if (!r->store.failed)
+			strbuf_addf(&r->store.err, "interval rows: out of memory (%zu rows)", cap);
+		coord_store_error(r, -ENOMEM);
+		return -ENOMEM;
+	}
+	c->rows = nr;
+	c->rows_cap = cap;
+	return 0;
+}
+
+/* Row *n of the interval (n counts it); none once the store has failed,
+ * whose rows are never written. */
 static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum scope_kind scope,
 		    const char *name, unsigned c, const struct class_stats *cs)
 {
 	struct store_sample *row;
 
-	if (*n == r->rows_cap) {
-		size_t cap = r->rows_cap ? r->rows_cap * 2 : 64;
-		struct store_sample *nr = realloc(r->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			abort();
-		r->rows = nr;
-		r->rows_cap = cap;
-	}
-	row = &r->rows[(*n)++];
+	if (r->store.failed || (*n == r->coord.rows_cap && rows_grow(r)))
+		return;
+	row = &r->coord.rows[(*n)++];
 	row->t_ms = t_ms;
 	row->warmup = warm;
 	row->scope = scope;
@@ -52,14 +131,15 @@ static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum sco
 }
 
 /* The scope's transactions in the interval, on the first of its rows from
- * row `first` on (txn_sample); nothing where the run does not count them. */
-static void add_txn(struct run *r, size_t first, const struct txn_count *tc)
+ * row `first` on (txn_sample); nothing where the run does not count them,
+ * nor where the scope has no row (the store failed). */
+static void add_txn(struct run *r, size_t first, size_t nrows, const struct txn_count *tc)
 {
-	if (!txns_counted(r))
+	if (!txns_counted(r) || first >= nrows)
 		return;
-	r->rows[first].has_txn = true;
-	r->rows[first].txns = tc->txns;
-	r->rows[first].log_commits = tc->log_commits;
+	r->coord.rows[first].has_txn = true;
+	r->coord.rows[first].txns = tc->txns;
+	r->coord.rows[first].log_commits = tc->log_commits;
 }
 
 static void txn_add(struct txn_count *to, const struct txn_count *tc)
@@ -71,9 +151,9 @@ static void txn_add(struct txn_count *to, const struct txn_count *tc)
 void coord_store_error(struct run *r, int ret)
 {
 	(void)ret;
-	if (r->store_failed)
+	if (r->store.failed)
 		return;
-	r->store_failed = true;
+	r->store.failed = true;
 	coord_stop(r, 0, "stopped: the results file cannot be written");
 }
 
@@ -85,7 +165,7 @@ void coord_check_fatal(struct run *r)
 
 		if (!atomic_load_explicit(&w->fatal_seen, memory_order_acquire))
 			continue;
-		r->env_failed = true;
+		r->ctl.env_failed = true;
 		coord_stop(r, 0, w->fatal_msg);
 		return;
 	}
@@ -97,14 +177,14 @@ void coord_check_fatal(struct run *r)
  * checked between intervals too, so the stop comes soon after. */
 bool coord_check_errors(struct run *r)
 {
-	uint64_t n = atomic_load_explicit(&r->errors_seen, memory_order_relaxed);
+	uint64_t n = atomic_load_explicit(&r->ctl.errors_seen, memory_order_relaxed);
 	char why[128];
 
-	if (atomic_load(&r->stop))
+	if (atomic_load(&r->ctl.stop))
 		return false;
 	/* pairs with the store in worker_complete() */
-	if (atomic_load_explicit(&r->nospace, memory_order_acquire)) {
-		r->env_failed = true;
+	if (atomic_load_explicit(&r->ctl.nospace, memory_order_acquire)) {
+		r->ctl.env_failed = true;
 		coord_stop(r, 0,
 			   "stopped: a write failed: No space left on device (a copy-on-write "
 			   "filesystem needs free space for every overwrite: diskproof plan "
@@ -126,7 +206,7 @@ static void coord_check_health(struct run *r, uint64_t hung)
 	char why[256];
 	struct stat st;
 
-	if (atomic_load(&r->stop))
+	if (atomic_load(&r->ctl.stop))
 		return;
 	if (hung) {
 		snprintf(
@@ -148,7 +228,7 @@ static void coord_check_health(struct run *r, uint64_t hung)
 			snprintf(why, sizeof(why),
 				 "volume %s: directory %s disappeared during the run",
 				 r->plan.vols[v].name, dirs[j]);
-			r->env_failed = true;
+			r->ctl.env_failed = true;
 			coord_stop(r, 0, why);
 			return;
 		}
@@ -174,21 +254,21 @@ static void coord_window_stats(struct run *r)
 {
 	size_t nv = r->plan.nr_vols;
 
-	if (!r->wacc_db)
+	if (!r->coord.wacc_db)
 		return;
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 		struct hist all;
 
 		hist_init(&all);
 		for (size_t d = 0; d < r->plan.nr_dbs; d++)
-			win_acc_add(&r->wacc_db[d * IO_CLASS_COUNT + c],
-				    &r->win_db[d * IO_CLASS_COUNT + c].lat);
+			win_acc_add(&r->coord.wacc_db[d * IO_CLASS_COUNT + c],
+				    &r->coord.win_db[d * IO_CLASS_COUNT + c].lat);
 		for (size_t v = 0; v < nv; v++) {
-			win_acc_add(&r->wacc_vol[v * IO_CLASS_COUNT + c],
-				    &r->win_vol[v * IO_CLASS_COUNT + c].lat);
-			hist_merge(&all, &r->win_vol[v * IO_CLASS_COUNT + c].lat);
+			win_acc_add(&r->coord.wacc_vol[v * IO_CLASS_COUNT + c],
+				    &r->coord.win_vol[v * IO_CLASS_COUNT + c].lat);
+			hist_merge(&all, &r->coord.win_vol[v * IO_CLASS_COUNT + c].lat);
 		}
-		win_acc_add(&r->wacc_run[c], &all);
+		win_acc_add(&r->coord.wacc_run[c], &all);
 	}
 }
 
@@ -206,18 +286,18 @@ static void coord_window_hists(struct run *r, uint64_t t_ms, bool warm)
 				SCOPE_VOLUME,
 				r->plan.vols[v].name,
 				(enum io_class)c,
-				&r->win_vol[v * IO_CLASS_COUNT + c].lat};
-	if (rows && r->store && !r->store_failed &&
-	    store_interval_hists_write(r->store, r->run_id, rows, n, &r->store_err))
+				&r->coord.win_vol[v * IO_CLASS_COUNT + c].lat};
+	if (rows && r->store.st && !r->store.failed &&
+	    store_interval_hists_write(r->store.st, r->store.run_id, rows, n, &r->store.err))
 		coord_store_error(r, -EIO);
 	free(rows);
 	for (size_t i = 0; i < n; i++)
-		class_stats_reset(&r->win_vol[i]);
+		stats_class_reset(&r->coord.win_vol[i]);
 }
 
 /*
  * The running verdict after interval k: the measured totals so far judged
- * as run_finish judges them (run_judge), kept in r->sofar* until the next
+ * as run_finish judges them (run_judge), kept in r->coord.sofar* until the next
  * interval's. The measured time ends with interval k, or with the drain
  * for a run stopped early (as the final verdict's). A failure to judge
  * leaves no running verdict (sofar_judged false), never a stale one.
@@ -226,15 +306,15 @@ static void coord_judge(struct run *r, unsigned k)
 {
 	uint64_t end = grid_end(&r->grid, k);
 
-	if (r->stop_time &&
-	    (end > r->stop_time || k == atomic_load_explicit(&r->last, memory_order_acquire)))
-		end = r->stop_time;
-	free(r->sofar_v);
-	r->sofar_v = NULL;
-	r->nr_sofar_v = 0;
-	run_totals_release(&r->sofar);
-	r->sofar_judged = !run_judge(r, run_measured_ns(r, end), true, &r->sofar, &r->sofar_v,
-				     &r->nr_sofar_v);
+	if (r->ctl.time &&
+	    (end > r->ctl.time || k == atomic_load_explicit(&r->ctl.last, memory_order_acquire)))
+		end = r->ctl.time;
+	free(r->coord.sofar_v);
+	r->coord.sofar_v = NULL;
+	r->coord.nr_sofar_v = 0;
+	run_totals_release(&r->coord.sofar);
+	r->coord.sofar_judged = !run_judge(r, run_measured_ns(r, end), true, &r->coord.sofar,
+					   &r->coord.sofar_v, &r->coord.nr_sofar_v);
 }
 
 /* The maximum the max criterion judges in a class summary (eval.c's
@@ -295,33 +375,33 @@ static void coord_view_to(struct run *r, unsigned k,
 	if (!fn)
 		return;
 	view.index = k;
-	view.last = k == atomic_load_explicit(&r->last, memory_order_acquire);
+	view.last = k == atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 	view.warmup = k < g->nw;
-	view.draining = atomic_load_explicit(&r->stop, memory_order_acquire);
+	view.draining = atomic_load_explicit(&r->ctl.stop, memory_order_acquire);
 	view.elapsed_ns = grid_end(g, k) - g->t0;
 	view.total_ns = g->warmup + g->duration;
-	view.tuning_streams = r->tune ? r->streams : 0;
+	view.tuning_streams = r->tune.tuner ? r->streams : 0;
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-		view.iops[c] = len ? (double)r->iv_run[c].lat.count * 1e9 / (double)len : 0;
-		view.avg_ms[c] = hist_mean(&r->iv_run[c].lat) / 1e6;
-		view.p99_ms[c] = (double)hist_percentile(&r->iv_run[c].lat, 99) / 1e6;
+		view.iops[c] = len ? (double)r->coord.iv_run[c].lat.count * 1e9 / (double)len : 0;
+		view.avg_ms[c] = hist_mean(&r->coord.iv_run[c].lat) / 1e6;
+		view.p99_ms[c] = (double)hist_percentile(&r->coord.iv_run[c].lat, 99) / 1e6;
 	}
-	view.errors = r->io_errors;
-	view.integrity_errors = r->integrity_errors;
+	view.errors = r->coord.io_errors;
+	view.integrity_errors = r->coord.integrity_errors;
 	view.db_read_avg_ms = (double)r->prof->thresholds.db_read_avg_ns / 1e6;
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
 	view.db_read_max_ms = (double)r->prof->thresholds.db_read_max_ns / 1e6;
 	view.log_write_max_ms = (double)r->prof->thresholds.log_write_max_ns / 1e6;
-	view.judged = r->sofar_judged && !r->tune;
+	view.judged = r->coord.sofar_judged && !r->tune.tuner;
 	if (view.judged) {
-		view.verdicts = r->sofar_v;
-		view.nr_verdicts = r->nr_sofar_v;
-		view.would_pass = eval_all_passed(r->sofar_v, r->nr_sofar_v);
+		view.verdicts = r->coord.sofar_v;
+		view.nr_verdicts = r->coord.nr_sofar_v;
+		view.would_pass = eval_all_passed(r->coord.sofar_v, r->coord.nr_sofar_v);
 	}
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 		view.max_ms[c] = view.max_io_ms[c] = NAN;
 		if (view.judged)
-			view_max(&r->prof->thresholds, &r->sofar.sums[0].classes[c],
+			view_max(&r->prof->thresholds, &r->coord.sofar.sums[0].classes[c],
 				 &view.max_ms[c], &view.max_io_ms[c]);
 	}
 	vols = calloc(nv ? nv : 1, sizeof(*vols));
@@ -330,15 +410,16 @@ static void coord_view_to(struct run *r, unsigned k,
 
 		vols[v].name = pv->name;
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct hist *h = &r->iv_vol[v * IO_CLASS_COUNT + c].lat;
+			const struct hist *h = &r->coord.iv_vol[v * IO_CLASS_COUNT + c].lat;
 
 			vols[v].iops[c] = len ? (double)h->count * 1e9 / (double)len : 0;
 			vols[v].avg_ms[c] = hist_mean(h) / 1e6;
 			vols[v].p99_ms[c] = (double)hist_percentile(h, 99) / 1e6;
 			vols[v].max_ms[c] = vols[v].max_io_ms[c] = NAN;
 			if (view.judged)
-				view_max(&r->prof->thresholds, &r->sofar.sums[1 + v].classes[c],
-					 &vols[v].max_ms[c], &vols[v].max_io_ms[c]);
+				view_max(&r->prof->thresholds,
+					 &r->coord.sofar.sums[1 + v].classes[c], &vols[v].max_ms[c],
+					 &vols[v].max_io_ms[c]);
 		}
 		for (size_t i = 0; i < view.nr_verdicts; i++)
 			if (!view.verdicts[i].passed &&
@@ -346,8 +427,8 @@ static void coord_view_to(struct run *r, unsigned k,
 				vols[v].would_fail = true;
 		for (unsigned d = pv->first_db; d < pv->first_db + pv->nr_dbs; d++) {
 			for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-				vols[v].errors += r->tot_db[d * IO_CLASS_COUNT + c].errors;
-			vols[v].integrity_errors += r->integ_db[d];
+				vols[v].errors += r->coord.tot_db[d * IO_CLASS_COUNT + c].errors;
+			vols[v].integrity_errors += r->coord.integ_db[d];
 		}
 	}
 	view.vols = vols;
@@ -367,177 +448,226 @@ static void coord_checkpoint(struct run *r, unsigned k)
 	struct run_totals t = {0};
 	uint64_t measured = run_measured_ns(r, grid_end(&r->grid, k));
 
-	if (!r->store || r->store_failed || run_totals_build(r, measured, &t))
+	if (!r->store.st || r->store.failed || run_totals_build(r, measured, &t))
 		return;
-	if (store_run_checkpoint(r->store, r->run_id, t.totals, t.nt, measured, &r->store_err))
+	if (store_run_checkpoint(r->store.st, r->store.run_id, t.totals, t.nt, measured,
+				 &r->store.err))
 		coord_store_error(r, -EIO);
 	run_totals_release(&t);
 }
 
-void coord_collect(struct run *r, unsigned k)
+/* Interval k's end in ms from the grid's start; for a run stopped early,
+ * the interval holding the stop (and the interval of slack after it,
+ * coord_stop) end when the drain did, so that rates over the warm-up count
+ * only time that ran. */
+static uint64_t coord_interval_ms(struct run *r, unsigned k)
 {
 	const struct grid *g = &r->grid;
-	unsigned nv = (unsigned)r->plan.nr_vols, last;
-	bool warm = k < g->nw;
-	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC, ev_ms;
-	size_t nrows = 0;
-	uint64_t hung = 0;
-	int ret;
+	uint64_t t_ms = (grid_end(g, k) - g->t0) / NSEC_PER_MSEC;
 
-	if (r->stop_time) {
-		/* a run stopped early: the interval holding the stop (and the
-		 * interval of slack after it, coord_stop) end when the drain did,
-		 * so that rates over the warm-up count only time that ran */
+	if (r->ctl.time) {
 		uint64_t now = engine_clock_now(&r->clock);
 
 		if (now < grid_end(g, k) && now > g->t0)
 			t_ms = (now - g->t0) / NSEC_PER_MSEC;
 	}
-	ev_ms = run_clock_ms(r, g->t0 + t_ms * NSEC_PER_MSEC); /* t_ms but when tuned */
+	return t_ms;
+}
+
+/* Database i of worker w's snapshot sn, merged into its volume's interval,
+ * its window and (measured) its totals. */
+static void coord_merge_db(struct run *r, const struct worker *w, const struct snap *sn, unsigned i,
+			   bool warm)
+{
+	struct run_coord *c = &r->coord;
+	unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
+
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++) {
+		const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + cl];
+		struct class_stats *tot = &c->tot_db[gdb * IO_CLASS_COUNT + cl];
+
+		/* per database here; per volume window and per run
+		 * from iv_vol below (the same sums, 20 times fewer
+		 * merges with 20 databases a volume) */
+		stats_class_merge32(&c->iv_vol[v * IO_CLASS_COUNT + cl], cs);
+		stats_class_merge32(&c->win_db[gdb * IO_CLASS_COUNT + cl], cs);
+		if (!warm)
+			stats_class_merge32(tot, cs);
+		else
+			tot->errors += cs->errors; /* errors always count */
+		if (!warm)			   /* auto-tune's levels too (tune.c) */
+			run_samples_db(r, gdb, cl, cs);
+		c->io_errors += cs->errors;
+	}
+	if (!warm && !r->tune.tuner)
+		run_samples_stalls(r, gdb, sn->stalls[i]);
+	c->integ_db[gdb] += sn->integrity[i];
+	c->integrity_errors += sn->integrity[i];
+	if (!warm) {
+		c->stream_db[gdb] += sn->stream_ns[i];
+		txn_add(&c->txn_db[gdb], &sn->txn[i]);
+	}
+	/* the interval rows' (warm-up's too) */
+	txn_add(&c->txn_iv[0], &sn->txn[i]);
+	txn_add(&c->txn_iv[1 + v], &sn->txn[i]);
+	txn_add(&c->txn_win[gdb], &sn->txn[i]);
+}
+
+/* Every worker's snapshot of interval k merged (its error messages stored
+ * as events at ev_ms) and handed back; the I/Os found hung, returned. */
+static uint64_t coord_merge(struct run *r, unsigned k, bool warm, uint64_t ev_ms)
+{
+	struct run_coord *c = &r->coord;
+	unsigned nv = (unsigned)r->plan.nr_vols;
+	uint64_t hung = 0;
+	int ret;
 
 	for (unsigned i = 0; i < nv * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r->iv_vol[i]);
-	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_stats_reset(&r->iv_run[c]);
-	memset(r->txn_iv, 0, (1 + nv) * sizeof(*r->txn_iv));
+		stats_class_reset(&c->iv_vol[i]);
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+		stats_class_reset(&c->iv_run[cl]);
+	memset(c->txn_iv, 0, (1 + nv) * sizeof(*c->txn_iv));
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
 		struct snap *sn = &w->snaps[k % RUN_SLOTS];
 
-		for (unsigned i = 0; i < w->ndb; i++) {
-			unsigned gdb = w->dbs[i].global, v = w->dbs[i].pdb->volume;
-
-			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-				const struct class_stats32 *cs = &sn->cs[i * IO_CLASS_COUNT + c];
-				struct class_stats *tot = &r->tot_db[gdb * IO_CLASS_COUNT + c];
-
-				/* per database here; per volume window and per run
-				 * from iv_vol below (the same sums, 20 times fewer
-				 * merges with 20 databases a volume) */
-				class_stats_merge32(&r->iv_vol[v * IO_CLASS_COUNT + c], cs);
-				class_stats_merge32(&r->win_db[gdb * IO_CLASS_COUNT + c], cs);
-				if (!warm)
-					class_stats_merge32(tot, cs);
-				else
-					tot->errors += cs->errors; /* errors always count */
-				if (!warm) /* auto-tune's levels too (tune.c) */
-					run_samples_db(r, gdb, c, cs);
-				r->io_errors += cs->errors;
-			}
-			if (!warm && !r->tune)
-				run_samples_stalls(r, gdb, sn->stalls[i]);
-			r->integ_db[gdb] += sn->integrity[i];
-			r->integrity_errors += sn->integrity[i];
-			if (!warm) {
-				r->stream_db[gdb] += sn->stream_ns[i];
-				txn_add(&r->txn_db[gdb], &sn->txn[i]);
-			}
-			/* the interval rows' (warm-up's too) */
-			txn_add(&r->txn_iv[0], &sn->txn[i]);
-			txn_add(&r->txn_iv[1 + v], &sn->txn[i]);
-			txn_add(&r->txn_win[gdb], &sn->txn[i]);
-		}
+		for (unsigned i = 0; i < w->ndb; i++)
+			coord_merge_db(r, w, sn, i, warm);
 		hung += sn->hung;
 		if (sn->hung) {
-			r->hung_seen = true;
-			atomic_store_explicit(&r->hung, true, memory_order_relaxed);
+			r->ctl.hung_seen = true;
+			atomic_store_explicit(&r->ctl.hung, true, memory_order_relaxed);
 		}
-		for (unsigned m = 0; m < sn->nmsgs && r->store && !r->store_failed; m++) {
-			ret = store_event_add(r->store, r->run_id, ev_ms, "error", sn->msgs[m],
-					      &r->store_err);
+		for (unsigned m = 0; m < sn->nmsgs && r->store.st && !r->store.failed; m++) {
+			ret = store_event_add(r->store.st, r->store.run_id, ev_ms, "error",
+					      sn->msgs[m], &r->store.err);
 			if (ret)
 				coord_store_error(r, ret);
 		}
-		r->msgs_dropped += sn->dropped_msgs;
+		c->msgs_dropped += sn->dropped_msgs;
 		atomic_store_explicit(&w->consumed, k + 1, memory_order_release);
 	}
 	for (unsigned v = 0; v < nv; v++)
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct class_stats *iv = &r->iv_vol[v * IO_CLASS_COUNT + c];
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++) {
+			const struct class_stats *iv = &c->iv_vol[v * IO_CLASS_COUNT + cl];
 
-			class_stats_merge(&r->win_vol[v * IO_CLASS_COUNT + c], iv);
-			class_stats_merge(&r->iv_run[c], iv);
+			stats_class_merge(&c->win_vol[v * IO_CLASS_COUNT + cl], iv);
+			stats_class_merge(&c->iv_run[cl], iv);
 		}
-	if (r->tune) {
+	return hung;
+}
+
+/* Interval k's rows: each volume's and the run's; the databases' every
+ * RUN_DB_SAMPLE_EVERY intervals, at the end of warm-up and at the last
+ * interval, which also close the sample window. Returns the row count. */
+static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms, bool warm)
+{
+	struct run_coord *c = &r->coord;
+	const struct grid *g = &r->grid;
+	size_t nrows = 0, first;
+
+	for (unsigned v = 0; v < r->plan.nr_vols; v++) {
+		first = nrows;
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, cl,
+				&c->iv_vol[v * IO_CLASS_COUNT + cl]);
+		add_txn(r, first, nrows, &c->txn_iv[1 + v]);
+	}
+	first = nrows;
+	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", cl, &c->iv_run[cl]);
+	add_txn(r, first, nrows, &c->txn_iv[0]);
+	if (!warm)
+		run_samples_interval(r, k == last);
+	c->win_len++;
+	if (c->win_len != RUN_DB_SAMPLE_EVERY && k != last && k + 1 != g->nw)
+		return nrows;
+	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
+		first = nrows;
+		for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
+			add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name, cl,
+				&c->win_db[d * IO_CLASS_COUNT + cl]);
+		add_txn(r, first, nrows, &c->txn_win[d]);
+	}
+	memset(c->txn_win, 0, r->plan.nr_dbs * sizeof(*c->txn_win));
+	if (!warm)
+		coord_window_stats(r);
+	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
+		stats_class_reset(&c->win_db[i]);
+	coord_window_hists(r, t_ms, warm);
+	c->win_len = 0;
+	return nrows;
+}
+
+/* Interval k's nrows rows into the store, with the host's counters and the
+ * end of warm-up; a failure is the store's error (coord_store_error). */
+static void coord_store_interval(struct run *r, unsigned k, size_t nrows, uint64_t t_ms, bool warm,
+				 uint64_t ev_ms)
+{
+	const struct grid *g = &r->grid;
+	int ret;
+
+	if (!r->store.st || r->store.failed)
+		return;
+	ret = store_space_check(r->store.st, STORE_MIN_FREE, &r->store.err);
+	if (!ret)
+		ret = store_interval_write(r->store.st, r->store.run_id, r->coord.rows, nrows,
+					   &r->store.err);
+	if (!ret && r->store.host && !r->tune.tuner) {
+		struct host_sample hs;
+
+		/* counters that cannot be read this once cost their rows,
+		 * not the run */
+		if (!counters_sampler_read(r->store.host, time_mono_ns(), &hs))
+			ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms, warm,
+						       &hs, &r->store.err);
+	}
+	if (!ret && k + 1 == g->nw && g->nw)
+		ret = store_event_add(r->store.st, r->store.run_id, ev_ms, "warmup_end",
+				      "warm-up ended; measurement starts", &r->store.err);
+	if (ret)
+		coord_store_error(r, ret);
+}
+
+/*
+ * Interval k, published by every worker: merged, stored (one transaction),
+ * judged so far, checkpointed, journalled, checked, shown and served. While
+ * auto-tune measures a level nothing is stored: the search decides.
+ */
+void coord_collect(struct run *r, unsigned k)
+{
+	const struct grid *g = &r->grid;
+	bool warm = k < g->nw;
+	uint64_t t_ms = coord_interval_ms(r, k);
+	uint64_t ev_ms = run_clock_ms(r, g->t0 + t_ms * NSEC_PER_MSEC); /* t_ms but when tuned */
+	uint64_t hung = coord_merge(r, k, warm, ev_ms);
+	unsigned last;
+	size_t nrows;
+
+	if (r->tune.tuner) {
 		/* auto-tune: nothing is stored per interval; the search decides */
-		r->collected = k + 1;
+		r->coord.collected = k + 1;
 		tune_interval(r, k);
 		coord_check_health(r, hung);
 		coord_view(r, k);
 		run_metrics_interval(r, k, NULL, 0);
 		return;
 	}
-	for (unsigned v = 0; v < nv; v++) {
-		size_t first = nrows;
-
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			add_row(r, &nrows, t_ms, warm, SCOPE_VOLUME, r->plan.vols[v].name, c,
-				&r->iv_vol[v * IO_CLASS_COUNT + c]);
-		add_txn(r, first, &r->txn_iv[1 + v]);
-	}
-	{
-		size_t first = nrows;
-
-		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", c, &r->iv_run[c]);
-		add_txn(r, first, &r->txn_iv[0]);
-	}
-	/* database rows: every RUN_DB_SAMPLE_EVERY intervals, at the end of
-	 * warm-up and at the last interval */
-	last = atomic_load_explicit(&r->last, memory_order_acquire);
-	if (!warm)
-		run_samples_interval(r, k == last);
-	r->win_len++;
-	if (r->win_len == RUN_DB_SAMPLE_EVERY || k == last || k + 1 == g->nw) {
-		for (size_t d = 0; d < r->plan.nr_dbs; d++) {
-			size_t first = nrows;
-
-			for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-				add_row(r, &nrows, t_ms, warm, SCOPE_DATABASE, r->plan.dbs[d].name,
-					c, &r->win_db[d * IO_CLASS_COUNT + c]);
-			}
-			add_txn(r, first, &r->txn_win[d]);
-		}
-		memset(r->txn_win, 0, r->plan.nr_dbs * sizeof(*r->txn_win));
-		if (!warm)
-			coord_window_stats(r);
-		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r->win_db[i]);
-		coord_window_hists(r, t_ms, warm);
-		r->win_len = 0;
-	}
-	if (r->store && !r->store_failed) {
-		ret = store_space_check(r->store, STORE_MIN_FREE, &r->store_err);
-		if (!ret)
-			ret = store_interval_write(r->store, r->run_id, r->rows, nrows,
-						   &r->store_err);
-		if (!ret && r->host && !r->tune) {
-			struct host_sample hs;
-
-			/* counters that cannot be read this once cost their rows,
-			 * not the run */
-			if (!host_sampler_read(r->host, time_mono_ns(), &hs))
-				ret = store_host_samples_write(r->store, r->run_id, t_ms, warm, &hs,
-							       &r->store_err);
-		}
-		if (!ret && k + 1 == g->nw && g->nw)
-			ret = store_event_add(r->store, r->run_id, ev_ms, "warmup_end",
-					      "warm-up ended; measurement starts", &r->store_err);
-		if (ret)
-			coord_store_error(r, ret);
-	}
-	r->collected = k + 1;
+	last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
+	nrows = coord_rows(r, k, last, t_ms, warm);
+	coord_store_interval(r, k, nrows, t_ms, warm, ev_ms);
+	r->coord.collected = k + 1;
 	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)
 		coord_checkpoint(r, k);
-	journal_thread_poll(r);
-	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->hung_seen)
-		journal_thread_ask(r);
+	journals_thread_poll(r);
+	if ((k + 1) % RUN_JOURNAL_EVERY == 0 && k != last && !r->ctl.hung_seen)
+		journals_thread_ask(r);
 	coord_check_health(r, hung);
 	coord_view(r, k);
 	/* the running verdict as the live view shows it (none while tuning) */
-	run_metrics_interval(r, k, r->sofar_judged ? r->sofar_v : NULL,
-			     r->sofar_judged ? r->nr_sofar_v : 0);
+	run_metrics_interval(r, k, r->coord.sofar_judged ? r->coord.sofar_v : NULL,
+			     r->coord.sofar_judged ? r->coord.nr_sofar_v : 0);
 }
 
 /*
@@ -549,36 +679,36 @@ void coord_collect(struct run *r, unsigned k)
 void coord_stop(struct run *r, int signo, const char *reason)
 {
 	uint64_t now = engine_clock_now(&r->clock);
-	unsigned last = atomic_load(&r->last);
+	unsigned last = atomic_load(&r->ctl.last);
 	unsigned k;
 
-	if (atomic_load(&r->stop)) {
-		if (signo && r->stop_signal)
-			r->abandoned = true;
+	if (atomic_load(&r->ctl.stop)) {
+		if (signo && r->ctl.signal)
+			r->ctl.abandoned = true;
 		else if (signo)
-			r->stop_signal = signo;
+			r->ctl.signal = signo;
 		return;
 	}
 	if (reason)
-		snprintf(r->stop_reason, sizeof(r->stop_reason), "%s", reason);
-	r->stop_signal = signo;
+		snprintf(r->ctl.reason, sizeof(r->ctl.reason), "%s", reason);
+	r->ctl.signal = signo;
 	if (!r->grid.interval) {
 		/* before the run started (creating files): nothing to cut short */
-		atomic_store(&r->stop, true);
+		atomic_store(&r->ctl.stop, true);
 		return;
 	}
 	k = grid_index(&r->grid, now, last);
 	/* one interval of slack: a worker's clock may already be past ours */
 	if (k < last)
 		k++;
-	r->stop_time = now;
-	atomic_store_explicit(&r->last, k, memory_order_release);
-	atomic_store_explicit(&r->stop, true, memory_order_release);
+	r->ctl.time = now;
+	atomic_store_explicit(&r->ctl.last, k, memory_order_release);
+	atomic_store_explicit(&r->ctl.stop, true, memory_order_release);
 	if (r->opt->cb.message)
 		r->opt->cb.message(r->opt->cb.arg,
 				   signo ? "interrupted: stopping and draining in-flight I/O "
 					   "(interrupt again to quit at once)"
-					 : r->stop_reason);
+					 : r->ctl.reason);
 }
 
 /* The "hangup" event, once there is a run row to hold it (run_execute
@@ -587,15 +717,17 @@ void coord_hangup_event(struct run *r)
 {
 	struct strbuf msg = STRBUF_INIT;
 
-	if (!r->hangup || r->hangup_stored || !r->run_id || !r->store || r->store_failed)
+	if (!r->ctl.hangup || r->ctl.hangup_stored || !r->store.run_id || !r->store.st ||
+	    r->store.failed)
 		return;
-	r->hangup_stored = true;
+	r->ctl.hangup_stored = true;
 	strbuf_addstr(&msg, "SIGHUP at ");
-	time_format_iso8601(&msg, r->hangup_real_ns);
+	time_format_iso8601(&msg, r->ctl.hangup_real_ns);
 	strbuf_addstr(&msg, r->grid.interval ? ": the session hung up; the run goes on to its end"
 					     : ": the session hung up while the database and log "
 					       "files were created; the run goes on to its end");
-	if (store_event_add(r->store, r->run_id, r->hangup_ms, "hangup", msg.buf, &r->store_err))
+	if (store_event_add(r->store.st, r->store.run_id, r->ctl.hangup_ms, "hangup", msg.buf,
+			    &r->store.err))
 		coord_store_error(r, -EIO);
 	strbuf_release(&msg);
 }
@@ -608,11 +740,11 @@ void coord_hangup_event(struct run *r)
  */
 static void coord_hangup(struct run *r)
 {
-	if (r->hangup)
+	if (r->ctl.hangup)
 		return;
-	r->hangup = true;
-	r->hangup_ms = run_clock_ms(r, engine_clock_now(&r->clock));
-	r->hangup_real_ns = time_real_ns();
+	r->ctl.hangup = true;
+	r->ctl.hangup_ms = run_clock_ms(r, engine_clock_now(&r->clock));
+	r->ctl.hangup_real_ns = time_real_ns();
 	if (r->opt->cb.hangup)
 		r->opt->cb.hangup(r->opt->cb.arg);
 	coord_hangup_event(r);
@@ -624,10 +756,10 @@ static void coord_status(struct run *r)
 {
 	if (!r->opt->cb.status)
 		return;
-	if (!r->collected || !r->grid.interval)
+	if (!r->coord.collected || !r->grid.interval)
 		r->opt->cb.status(r->opt->cb.arg, NULL);
 	else
-		coord_view_to(r, r->collected - 1, r->opt->cb.status);
+		coord_view_to(r, r->coord.collected - 1, r->opt->cb.status);
 }
 
 void coord_check_signal(struct run *r, int timeout_ms)
@@ -651,7 +783,7 @@ void coord_check_signal(struct run *r, int timeout_ms)
 			coord_status(r);
 		else
 			coord_stop(r, (int)si.ssi_signo, NULL);
-		if (r->abandoned)
+		if (r->ctl.abandoned)
 			return;
 	}
 }
@@ -663,14 +795,14 @@ uint64_t run_clock_ms(const struct run *r, uint64_t t)
 {
 	uint64_t in = r->grid.interval && t > r->grid.t0 ? t - r->grid.t0 : 0;
 
-	return (r->ev_base_ns + in) / NSEC_PER_MSEC;
+	return (r->tune.ev_base_ns + in) / NSEC_PER_MSEC;
 }
 
 void run_clock_record(struct run *r)
 {
-	if (r->store && !r->store_failed &&
-	    store_run_clock(r->store, r->run_id, r->virt ? 0 : time_real_ns(), r->ev_base_ns,
-			    &r->store_err))
+	if (r->store.st && !r->store.failed &&
+	    store_run_clock(r->store.st, r->store.run_id, r->virt ? 0 : time_real_ns(),
+			    r->tune.ev_base_ns, &r->store.err))
 		coord_store_error(r, -EIO);
 }
 
@@ -678,37 +810,42 @@ void run_event(struct run *r, const char *kind, const char *msg)
 {
 	uint64_t t = run_clock_ms(r, engine_clock_now(&r->clock));
 
-	if (r->store && !r->store_failed &&
-	    store_event_add(r->store, r->run_id, t, kind, msg, &r->store_err))
+	if (r->store.st && !r->store.failed &&
+	    store_event_add(r->store.st, r->store.run_id, t, kind, msg, &r->store.err))
 		coord_store_error(r, -EIO);
 	if (r->opt->cb.message)
 		r->opt->cb.message(r->opt->cb.arg, msg);
 }
 
-void env_fact(void *arg, const char *key, const char *value)
+void run_env_fact(void *arg, const char *key, const char *value)
 {
 	struct run *r = arg;
 
-	if (!r->store_failed && store_env_add(r->store, r->run_id, key, value, &r->store_err))
+	if (!r->store.failed &&
+	    store_env_add(r->store.st, r->store.run_id, key, value, &r->store.err))
 		coord_store_error(r, -EIO);
 }
 
 /* Host and device facts, and what the engine could use (env.h). */
-void record_env(struct run *r)
+void run_env_record(struct run *r)
 {
-	env_collect_host(env_fact, r);
-	env_fact(r, "diskproof_version", DISKPROOF_VERSION);
-	env_fact(r, "engine", r->ops->name);
-	env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	struct strbuf uring = STRBUF_INIT;
+
+	(void)engine_drv_probe(&engine_io_uring, &uring, NULL);
+	env_collect_host(uring.buf, run_env_fact, r);
+	strbuf_release(&uring);
+	run_env_fact(r, "diskproof_version", DISKPROOF_VERSION);
+	run_env_fact(r, "engine", r->ops->name);
+	run_env_fact(r, "engine_notes", r->workers[0].ctx.notes);
 	for (unsigned i = 0; i < r->nworkers; i++) {
-		env_numa_worker_facts(i, &r->workers[i].numa, env_fact, r);
+		env_numa_worker_facts(i, &r->workers[i].numa, run_env_fact, r);
 		/* workers share the memlock limit, so a later one may have got
 		 * fewer fixed buffers than worker 0, whose notes are above */
 		if (strcmp(r->workers[i].ctx.notes, r->workers[0].ctx.notes)) {
 			char key[48];
 
 			snprintf(key, sizeof(key), "worker.%u.engine_notes", i);
-			env_fact(r, key, r->workers[i].ctx.notes);
+			run_env_fact(r, key, r->workers[i].ctx.notes);
 		}
 	}
 	{
@@ -717,11 +854,11 @@ void record_env(struct run *r)
 		snprintf(v, sizeof(v), "%u (%s)", r->nworkers,
 			 fixed_model(r) ? "fixed model: each drives a page range of every database"
 					: "databases round robin, one worker per database at most");
-		env_fact(r, "workers", v);
-		env_fact(r, "workload_model", profile_model_name(r->prof->model));
+		run_env_fact(r, "workers", v);
+		run_env_fact(r, "workload_model", profile_model_name(r->prof->model));
 	}
 	for (size_t v = 0; r->plan.files && v < r->plan.nr_vols; v++)
-		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, env_fact, r);
+		env_collect_device(r->plan.vols[v].name, r->plan.vols[v].path, run_env_fact, r);
 }
 
 /*
@@ -759,15 +896,16 @@ void run_open_host_sampler(struct run *r)
 		paths[2 * v + 1] = r->plan.vols[v].log_path;
 	}
 	if (paths)
-		ret = host_sampler_open(&r->host, paths, 2 * nv, time_mono_ns(), &msg);
+		ret = counters_sampler_open(&r->store.host, paths, 2 * nv, time_mono_ns(), &msg);
 	if (!ret)
-		host_sampler_describe(r->host, &msg); /* "CPU, memory; devices ..." */
+		counters_sampler_describe(r->store.host, &msg); /* "CPU, memory; devices ..." */
 	else if (!msg.len)
 		strbuf_addstr(&msg, "host counters: out of memory");
 out_event:
-	if (r->store && !r->store_failed &&
-	    store_event_add(r->store, r->run_id, run_clock_ms(r, engine_clock_now(&r->clock)),
-			    "host_counters", msg.buf, &r->store_err))
+	if (r->store.st && !r->store.failed &&
+	    store_event_add(r->store.st, r->store.run_id,
+			    run_clock_ms(r, engine_clock_now(&r->clock)), "host_counters", msg.buf,
+			    &r->store.err))
 		coord_store_error(r, -EIO);
 	free(paths);
 	strbuf_release(&msg);

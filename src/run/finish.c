@@ -19,22 +19,22 @@
 
 static const char *run_stop_event(const struct run *r)
 {
-	if (r->stop_signal == SIGINT)
+	if (r->ctl.signal == SIGINT)
 		return "interrupted by SIGINT";
-	if (r->stop_signal)
+	if (r->ctl.signal)
 		return "interrupted by SIGTERM";
-	return r->stop_reason[0] ? r->stop_reason : NULL;
+	return r->ctl.reason[0] ? r->ctl.reason : NULL;
 }
 
 /* A results-file failure at the end, kept on a line of its own after any
  * earlier one (which said why the run stopped). */
 static void run_store_note(struct run *r, struct strbuf *e)
 {
-	if (r->store_err.len && e->len)
-		strbuf_addch(&r->store_err, '\n');
-	strbuf_addstr(&r->store_err, e->buf);
+	if (r->store.err.len && e->len)
+		strbuf_addch(&r->store.err, '\n');
+	strbuf_addstr(&r->store.err, e->buf);
 	strbuf_reset(e);
-	r->store_failed = true;
+	r->store.failed = true;
 }
 
 /* The descriptor a worker has open on database d's file, or -1. */
@@ -44,8 +44,8 @@ static int run_db_fd(const struct run *r, const struct plan_db *d)
 		const struct worker *w = &r->workers[i];
 
 		for (unsigned k = 0; w->dbs && w->fds && k < w->ndb; k++)
-			if (w->dbs[k].pdb == d && w->fds[2 * k] >= 0)
-				return w->fds[2 * k];
+			if (w->dbs[k].pdb == d && w->fds[wl_file_db(k)] >= 0)
+				return w->fds[wl_file_db(k)];
 	}
 	return -1;
 }
@@ -95,7 +95,7 @@ static size_t run_db_finals(const struct run *r, struct store_database_final **o
 	uint64_t size;
 
 	*out = NULL;
-	if (r->abandoned || r->hung_seen || !r->plan.nr_dbs)
+	if (r->ctl.abandoned || r->ctl.hung_seen || !r->plan.nr_dbs)
 		return 0;
 	f = calloc(r->plan.nr_dbs, sizeof(*f));
 	if (!f)
@@ -118,29 +118,29 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	struct run_exit_facts ef;
 	size_t nverd = 0;
 	uint64_t measured;
-	bool aborted = r->stop_signal != 0, fatal = r->env_failed, passed;
+	bool aborted = r->ctl.signal != 0, fatal = r->ctl.env_failed, passed;
 	const char *stop_msg;
 	int ret;
 
 	run_load_record(r); /* a run stopped before its first publish */
-	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
-		if (r->workers[i].fatal && strcmp(r->workers[i].fatal_msg, r->stop_reason)) {
+	for (unsigned i = 0; !r->ctl.abandoned && i < r->nworkers; i++)
+		if (r->workers[i].fatal && strcmp(r->workers[i].fatal_msg, r->ctl.reason)) {
 			fatal = true;
 			strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->workers[i].fatal_msg);
 		}
-	if (r->env_failed && r->stop_reason[0])
-		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->stop_reason);
-	if (r->journal_failed && strcmp(r->journal_err.buf, r->stop_reason))
-		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->journal_err.buf);
-	measured = run_measured_ns(
-		r, r->stop_time ? r->stop_time : r->grid.t0 + r->grid.warmup + r->grid.duration);
+	if (r->ctl.env_failed && r->ctl.reason[0])
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->ctl.reason);
+	if (r->jnl.failed && strcmp(r->jnl.err.buf, r->ctl.reason))
+		strbuf_addf(err, "%s%s", err->len ? "\n" : "", r->jnl.err.buf);
+	measured = run_measured_ns(r, r->ctl.time ? r->ctl.time
+						  : r->grid.t0 + r->grid.warmup + r->grid.duration);
 	if (r->prof->streams == PROFILE_STREAMS_AUTO && !r->streams)
 		measured = 0; /* no main test ran */
 	ret = run_judge(r, measured, false, &t, &verdicts, &nverd);
 	if (ret)
 		goto out;
 	passed = eval_all_passed(verdicts, nverd);
-	if (aborted || fatal || r->store_failed) {
+	if (aborted || fatal || r->store.failed) {
 		/* an interrupted run, or one ended by an environment error, is
 		 * not judged: no verdict row, so no PASS shows anywhere for a
 		 * test that did not run its course */
@@ -149,21 +149,21 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		nverd = 0;
 	}
 
-	out->integrity_errors = r->integrity_errors;
-	out->io_errors = r->io_errors;
-	for (unsigned i = 0; !r->abandoned && i < r->nworkers; i++)
-		out->pending_ios += r->workers[i].inflight;
-	ef = (struct run_exit_facts){.signal = r->stop_signal,
-				     .integrity = r->integrity_errors != 0,
-				     .env_error = fatal || r->store_failed,
+	out->integrity_errors = r->coord.integrity_errors;
+	out->io_errors = r->coord.io_errors;
+	for (unsigned i = 0; !r->ctl.abandoned && i < r->nworkers; i++)
+		out->pending_ios += engine_drv_inflight(&r->workers[i].drv);
+	ef = (struct run_exit_facts){.signal = r->ctl.signal,
+				     .integrity = r->coord.integrity_errors != 0,
+				     .env_error = fatal || r->store.failed,
 				     .passed = passed};
 	out->exit_code = run_exit_code(&ef);
 	out->status = aborted			   ? "aborted"
-		      : (fatal || r->store_failed) ? "error"
+		      : (fatal || r->store.failed) ? "error"
 		      : passed			   ? "passed"
 						   : "failed";
 	end.status = out->status;
-	end.verdict = aborted || fatal || r->store_failed ? "NONE" : passed ? "PASS" : "FAIL";
+	end.verdict = aborted || fatal || r->store.failed ? "NONE" : passed ? "PASS" : "FAIL";
 	end.ended_real_ns = time_real_ns();
 	end.duration_ns = measured;
 	end.exit_code = out->exit_code;
@@ -175,31 +175,31 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	end.finals = finals;
 	/* even after a store error, try to leave a finished row: the error may
 	 * have been passing (a full disk that has room again) */
-	if (r->msgs_dropped) {
+	if (r->coord.msgs_dropped) {
 		char msg[200];
 
 		snprintf(msg, sizeof(msg),
 			 "%llu more error message(s) not stored: at most %u are kept per run "
 			 "(the error counts are exact)",
-			 (unsigned long long)r->msgs_dropped, RUN_EVENTS_MAX);
-		if (store_event_add(r->store, r->run_id,
+			 (unsigned long long)r->coord.msgs_dropped, RUN_EVENTS_MAX);
+		if (store_event_add(r->store.st, r->store.run_id,
 				    run_clock_ms(r, engine_clock_now(&r->clock)), "events_dropped",
 				    msg, &serr))
 			run_store_note(r, &serr);
 	}
 	stop_msg = run_stop_event(r);
 	/* the row before the stop event, which could take the last room it needs */
-	ret = store_run_finish(r->store, r->run_id, &end, &serr);
+	ret = store_run_finish(r->store.st, r->store.run_id, &end, &serr);
 	if (ret)
 		run_store_note(r, &serr);
 	if (stop_msg &&
-	    store_event_add(r->store, r->run_id, run_clock_ms(r, engine_clock_now(&r->clock)),
-			    "stop", stop_msg, &serr))
+	    store_event_add(r->store.st, r->store.run_id,
+			    run_clock_ms(r, engine_clock_now(&r->clock)), "stop", stop_msg, &serr))
 		run_store_note(r, &serr);
 	strbuf_release(&serr);
-	if (r->store_failed) {
+	if (r->store.failed) {
 		/* one line per failure, each named, never glued together */
-		for (const char *line = r->store_err.buf; *line;) {
+		for (const char *line = r->store.err.buf; *line;) {
 			const char *nl = strchr(line, '\n');
 			int len = nl ? (int)(nl - line) : (int)strlen(line);
 
@@ -209,7 +209,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		ret = ret ? ret : -EIO;
 	}
 	/* 130/143 and 4 outrank an unusable results file; 1 and 0 do not */
-	ef.env_error = ef.env_error || r->store_failed || ret;
+	ef.env_error = ef.env_error || r->store.failed || ret;
 	out->exit_code = run_exit_code(&ef);
 	/* the last text: the totals just stored, the verdicts as stored */
 	run_metrics_final(r, measured, verdicts, nverd, out->exit_code);
@@ -265,12 +265,12 @@ void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbu
 	end.verdict = "NONE";
 	end.ended_real_ns = time_real_ns();
 	end.exit_code = out->exit_code;
-	if (store_run_begin(r->store, &info, &r->run_id, &serr) ||
-	    store_event_add(r->store, r->run_id, 0, "stop", msg, &serr) ||
-	    store_run_finish(r->store, r->run_id, &end, &serr)) {
+	if (store_run_begin(r->store.st, &info, &r->store.run_id, &serr) ||
+	    store_event_add(r->store.st, r->store.run_id, 0, "stop", msg, &serr) ||
+	    store_run_finish(r->store.st, r->store.run_id, &end, &serr)) {
 		strbuf_addf(err, "%sresults file: %s", err->len ? "\n" : "", serr.buf);
 	} else {
-		out->run_id = r->run_id;
+		out->run_id = r->store.run_id;
 		out->status = "aborted";
 	}
 	strbuf_release(&serr);

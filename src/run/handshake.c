@@ -199,12 +199,12 @@ static void ready_record(struct strbuf *sb, const struct run *r, uint64_t now)
 	env_clock_read(&c);
 	json_begin_object_flat(&j, NULL);
 	json_u64(&j, "diskproof_ready", 1);
-	json_str(&j, "host", r->hostname);
+	json_str(&j, "host", r->metrics.hostname);
 	time_format_utc_us(&t, now);
 	json_str(&j, "ready_at", t.buf);
 	json_fixed(&j, "ready_unix", (double)now / 1e9, 6);
 	json_i64(&j, "pid", (int64_t)getpid());
-	json_i64(&j, "run_id", r->run_id);
+	json_i64(&j, "run_id", r->store.run_id);
 	json_str(&j, "results", o->results_path);
 	json_str(&j, "start_file", o->start_file);
 	strbuf_reset(&t);
@@ -258,7 +258,7 @@ static int file_replace(const char *path, const struct strbuf *text, struct strb
 /* Stops the run before its load as an environment error (exit 3). */
 static void handshake_stop(struct run *r, const char *why)
 {
-	r->env_failed = true;
+	r->ctl.env_failed = true;
 	coord_stop(r, 0, why);
 }
 
@@ -284,7 +284,7 @@ bool run_handshake_ready(struct run *r, uint64_t now)
 	}
 	if (r->opt->start_file) {
 		strbuf_addf(&msg, "; waiting for a start time in %s (at most ", r->opt->start_file);
-		unit_format_duration(&msg, r->start_timeout_ns);
+		unit_format_duration(&msg, r->start.timeout_ns);
 		strbuf_addch(&msg, ')');
 	}
 	run_event(r, "ready", msg.buf);
@@ -296,7 +296,7 @@ out:
 }
 
 /*
- * One look at the start file: 1 when the wait is over (r->start_at_ns set,
+ * One look at the start file: 1 when the wait is over (r->start.at_ns set,
  * or the run stopped: cancelled, unreadable, a TIME that is not one), 0 to
  * look again. A text that does not parse may be a write caught halfway: it
  * is refused only when the same text is read twice in a row (*prev).
@@ -323,7 +323,7 @@ static int start_file_look(struct run *r, struct strbuf *prev)
 		goto out;
 	}
 	if (ret == 0) {
-		r->start_at_ns = at;
+		r->start.at_ns = at;
 		goto out;
 	}
 	if (ret == 1)
@@ -341,7 +341,7 @@ out:
 
 bool run_handshake_wait(struct run *r)
 {
-	uint64_t deadline = time_mono_ns() + r->start_timeout_ns;
+	uint64_t deadline = time_mono_ns() + r->start.timeout_ns;
 	struct strbuf prev = STRBUF_INIT, msg = STRBUF_INIT;
 	bool stopped = false;
 
@@ -349,16 +349,16 @@ bool run_handshake_wait(struct run *r)
 		if (time_mono_ns() >= deadline) {
 			strbuf_addf(&msg, "no start time in %s within --start-timeout ",
 				    r->opt->start_file);
-			unit_format_duration(&msg, r->start_timeout_ns);
+			unit_format_duration(&msg, r->start.timeout_ns);
 			strbuf_addstr(&msg, " of being ready; nothing was measured");
 			handshake_stop(r, msg.buf);
 			break;
 		}
 		coord_check_signal(r, START_POLL_MS);
-		if (r->stop_signal || r->abandoned)
+		if (r->ctl.signal || r->ctl.abandoned)
 			break;
 	}
-	stopped = !r->start_at_ns || r->stop_signal || r->abandoned;
+	stopped = !r->start.at_ns || r->ctl.signal || r->ctl.abandoned;
 	strbuf_release(&prev);
 	strbuf_release(&msg);
 	return stopped;

@@ -113,7 +113,7 @@ static int journals_write(struct run *r, bool from_copies, bool clean, struct st
 	for (size_t g = 0; g < r->plan.nr_dbs; g++) {
 		const struct plan_db *pdb = &r->plan.dbs[g];
 		struct journal_info ji = {pdb->id,	 r->prof->page_size,
-					  pdb->nr_pages, (uint64_t)r->run_id,
+					  pdb->nr_pages, (uint64_t)r->store.run_id,
 					  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
 		int ret = -ENOMEM;
 
@@ -145,14 +145,15 @@ static void journals_failed(struct run *r, const char *first, const char *all)
 		const char *nl = strchr(line, '\n');
 		char *msg = strndup(line, nl ? (size_t)(nl - line) : strlen(line));
 
-		if (msg && r->store && !r->store_failed)
-			(void)!store_event_add(r->store, r->run_id, 0, "error", msg, &r->store_err);
+		if (msg && r->store.st && !r->store.failed)
+			(void)!store_event_add(r->store.st, r->store.run_id, 0, "error", msg,
+					       &r->store.err);
 		free(msg);
 		line = nl ? nl + 1 : line + strlen(line);
 	}
-	if (!r->journal_failed)
-		strbuf_addstr(&r->journal_err, first);
-	r->journal_failed = true;
+	if (!r->jnl.failed)
+		strbuf_addstr(&r->jnl.err, first);
+	r->jnl.failed = true;
 }
 
 /*
@@ -321,7 +322,7 @@ static struct jjob *jjob_build(const struct run *r)
 		if (!d->loc.path)
 			goto out_free;
 		d->ji = (struct journal_info){pdb->id,	     r->prof->page_size,
-					      pdb->nr_pages, (uint64_t)r->run_id,
+					      pdb->nr_pages, (uint64_t)r->store.run_id,
 					      r->prof->seed, 0};
 		d->gens = j->buf + off;
 		off += pdb->nr_pages;
@@ -342,9 +343,9 @@ out_free:
 }
 
 /* What the journal thread did last, once: a failure fails the run. */
-void journal_thread_poll(struct run *r)
+void journals_thread_poll(struct run *r)
 {
-	struct jchan *c = r->jchan;
+	struct jchan *c = r->jnl.chan;
 	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT;
 	int result = 0;
 
@@ -360,17 +361,17 @@ void journal_thread_poll(struct run *r)
 	pthread_mutex_unlock(&c->lock);
 	if (result) {
 		journals_failed(r, first.buf, all.buf);
-		r->env_failed = true;
-		coord_stop(r, 0, r->journal_err.buf);
+		r->ctl.env_failed = true;
+		coord_stop(r, 0, r->jnl.err.buf);
 	}
 	strbuf_release(&first);
 	strbuf_release(&all);
 }
 
 /* Asks for a periodic journal write; skipped while the last is not done. */
-void journal_thread_ask(struct run *r)
+void journals_thread_ask(struct run *r)
 {
-	struct jchan *c = r->jchan;
+	struct jchan *c = r->jnl.chan;
 	struct jjob *j;
 	bool busy;
 
@@ -388,14 +389,14 @@ void journal_thread_ask(struct run *r)
 	pthread_mutex_unlock(&c->lock);
 }
 
-int journal_thread_start(struct run *r)
+int journals_thread_start(struct run *r)
 {
 	struct jchan *c;
 	sigset_t all, old;
 	pthread_t t;
 	int ret;
 
-	if (!r->plan.files || r->jchan)
+	if (!r->plan.files || r->jnl.chan)
 		return 0;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -415,7 +416,7 @@ int journal_thread_start(struct run *r)
 		return -ret;
 	}
 	pthread_detach(t);
-	r->jchan = c;
+	r->jnl.chan = c;
 	return 0;
 }
 
@@ -424,23 +425,23 @@ int journal_thread_start(struct run *r)
  * a hung I/O (the write waits on the hung filesystem then: it is left to
  * finish, or to the process exit, on its own).
  */
-void journal_thread_stop(struct run *r)
+void journals_thread_stop(struct run *r)
 {
-	struct jchan *c = r->jchan;
+	struct jchan *c = r->jnl.chan;
 
 	if (!c)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->quit = true;
 	pthread_cond_signal(&c->cond);
-	while (c->busy && !r->hung_seen) {
+	while (c->busy && !r->ctl.hung_seen) {
 		pthread_mutex_unlock(&c->lock);
 		usleep(1000);
 		pthread_mutex_lock(&c->lock);
 	}
 	pthread_mutex_unlock(&c->lock);
-	journal_thread_poll(r);
-	r->jchan = NULL;
+	journals_thread_poll(r);
+	r->jnl.chan = NULL;
 	jchan_put(c);
 }
 

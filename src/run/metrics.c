@@ -84,7 +84,7 @@ static void db_labels(struct strbuf *sb, const char *name, const struct run *r, 
 {
 	strbuf_addstr(sb, name);
 	strbuf_addch(sb, '{');
-	strbuf_addstr(sb, r->mlab[d * (IO_CLASS_COUNT + 1) + c]);
+	strbuf_addstr(sb, r->metrics.lab[d * (IO_CLASS_COUNT + 1) + c]);
 }
 
 /* "NAME{labels} V\n" */
@@ -101,11 +101,11 @@ static void db_line(struct strbuf *sb, const char *name, const struct run *r, si
  * once shown, a series stays (at 0 after auto-tune's reset). */
 static bool db_class_shown(struct run *r, size_t d, unsigned c)
 {
-	const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+	const struct class_stats *cs = &r->coord.tot_db[d * IO_CLASS_COUNT + c];
 
 	if (cs->lat.count || cs->errors)
-		r->mseen[d] |= (uint8_t)(1u << c);
-	return r->mseen[d] & (1u << c);
+		r->metrics.seen[d] |= (uint8_t)(1u << c);
+	return r->metrics.seen[d] & (1u << c);
 }
 
 static void build_run(struct run *r, struct strbuf *sb, const struct metrics_state *m)
@@ -122,8 +122,8 @@ static void build_run(struct run *r, struct strbuf *sb, const struct metrics_sta
 	metrics_label(sb, false, "label", r->opt->label);
 	metrics_label(sb, false, "phase", m->phase);
 	metrics_label(sb, false, "streams", streams);
-	metrics_label(sb, false, "run_uuid", r->run_uuid);
-	metrics_label(sb, false, "host", r->hostname);
+	metrics_label(sb, false, "run_uuid", r->metrics.run_uuid);
+	metrics_label(sb, false, "host", r->metrics.hostname);
 	strbuf_addstr(sb, "} 1\n");
 
 	metrics_family(sb, "diskproof_run_elapsed_seconds", "gauge",
@@ -145,7 +145,7 @@ static void build_run(struct run *r, struct strbuf *sb, const struct metrics_sta
 	metrics_family(sb, "diskproof_run_start_time_seconds", "gauge",
 		       "When the run started, in seconds since the Unix epoch.");
 	strbuf_addstr(sb, "diskproof_run_start_time_seconds ");
-	add_secs(sb, r->started_real_ns);
+	add_secs(sb, r->metrics.started_real_ns);
 	strbuf_addch(sb, '\n');
 	metrics_family(sb, "diskproof_run_streams", "gauge",
 		       "Streams in use (auto-tune: the level being measured).");
@@ -179,27 +179,27 @@ static void build_counters(struct run *r, struct strbuf *sb)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
 			if (db_class_shown(r, d, c))
 				db_line(sb, "diskproof_ios_total", r, d, c,
-					r->tot_db[d * IO_CLASS_COUNT + c].lat.count);
+					r->coord.tot_db[d * IO_CLASS_COUNT + c].lat.count);
 	metrics_family(sb, "diskproof_bytes_total", "counter",
 		       "Bytes moved by the completed I/Os, warm-up excluded.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (r->mseen[d] & (1u << c))
+			if (r->metrics.seen[d] & (1u << c))
 				db_line(sb, "diskproof_bytes_total", r, d, c,
-					r->tot_db[d * IO_CLASS_COUNT + c].bytes);
+					r->coord.tot_db[d * IO_CLASS_COUNT + c].bytes);
 	metrics_family(sb, "diskproof_io_errors_total", "counter",
 		       "Failed I/Os per database and class, warm-up included.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (r->mseen[d] & (1u << c))
+			if (r->metrics.seen[d] & (1u << c))
 				db_line(sb, "diskproof_io_errors_total", r, d, c,
-					r->tot_db[d * IO_CLASS_COUNT + c].errors);
+					r->coord.tot_db[d * IO_CLASS_COUNT + c].errors);
 	metrics_family(sb, "diskproof_integrity_errors_total", "counter",
 		       "Pages and log blocks that failed verification, per database, warm-up "
 		       "included.");
 	for (size_t d = 0; d < nd; d++)
 		db_line(sb, "diskproof_integrity_errors_total", r, d, IO_CLASS_COUNT,
-			r->integ_db[d]);
+			r->coord.integ_db[d]);
 	if (!txns_counted(r))
 		return; /* no transactions: no series, rather than 0 */
 	metrics_family(sb, "diskproof_transactions_total", "counter",
@@ -207,13 +207,13 @@ static void build_counters(struct run *r, struct strbuf *sb)
 		       "excluded.");
 	for (size_t d = 0; d < nd; d++)
 		db_line(sb, "diskproof_transactions_total", r, d, IO_CLASS_COUNT,
-			r->txn_db[d].txns);
+			r->coord.txn_db[d].txns);
 	metrics_family(sb, "diskproof_log_commits_total", "counter",
 		       "Commit records made durable by log writes per database, warm-up "
 		       "excluded (per log write: group commit).");
 	for (size_t d = 0; d < nd; d++)
 		db_line(sb, "diskproof_log_commits_total", r, d, IO_CLASS_COUNT,
-			r->txn_db[d].log_commits);
+			r->coord.txn_db[d].log_commits);
 }
 
 static void build_latency(struct run *r, struct strbuf *sb)
@@ -227,9 +227,9 @@ static void build_latency(struct run *r, struct strbuf *sb)
 		       "midpoint does (within 1/128 of the bound; docs/metrics.md).");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct hist *h = &r->tot_db[d * IO_CLASS_COUNT + c].lat;
+			const struct hist *h = &r->coord.tot_db[d * IO_CLASS_COUNT + c].lat;
 
-			if (!(r->mseen[d] & (1u << c)))
+			if (!(r->metrics.seen[d] & (1u << c)))
 				continue;
 			metrics_hist_cumulative(h, cum);
 			for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
@@ -251,10 +251,10 @@ static void build_latency(struct run *r, struct strbuf *sb)
 		       "excluded.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			if (r->mseen[d] & (1u << c)) {
+			if (r->metrics.seen[d] & (1u << c)) {
 				db_labels(sb, "diskproof_io_latency_max_seconds", r, d, c);
 				strbuf_add(sb, "} ", 2);
-				add_secs(sb, r->tot_db[d * IO_CLASS_COUNT + c].lat.max_ns);
+				add_secs(sb, r->coord.tot_db[d * IO_CLASS_COUNT + c].lat.max_ns);
 				strbuf_addch(sb, '\n');
 			}
 }
@@ -268,7 +268,7 @@ static void build_verdict_family(struct strbuf *sb, const struct metrics_state *
 		const struct verdict *v = &m->verdicts[i];
 
 		strbuf_addf(sb, "%s{", name);
-		metrics_label(sb, true, "scope", scope_kind_name(v->scope));
+		metrics_label(sb, true, "scope", results_scope_kind_name(v->scope));
 		metrics_label(sb, false, "name", v->name);
 		metrics_label(sb, false, "criterion", v->criterion);
 		strbuf_addstr(sb, "} ");
@@ -310,11 +310,11 @@ static void build_verdicts(struct strbuf *sb, const struct metrics_state *m)
 
 static void metrics_build(struct run *r, const struct metrics_state *m)
 {
-	struct strbuf *sb = &r->mtext;
+	struct strbuf *sb = &r->metrics.text;
 
 	strbuf_reset(sb);
 	build_run(r, sb, m);
-	if (r->plan.nr_dbs && r->tot_db && r->mseen && r->mlab) {
+	if (r->plan.nr_dbs && r->coord.tot_db && r->metrics.seen && r->metrics.lab) {
 		build_counters(r, sb);
 		build_latency(r, sb);
 	}
@@ -327,14 +327,15 @@ static void metrics_emit(struct run *r)
 {
 	struct strbuf err = STRBUF_INIT;
 
-	if (r->opt->metrics_file && metrics_file_write(r->opt->metrics_file, &r->mtext, &err) &&
-	    !r->mfile_failed) {
-		r->mfile_failed = true;
+	if (r->opt->metrics_file &&
+	    metrics_file_write(r->opt->metrics_file, &r->metrics.text, &err) &&
+	    !r->metrics.file_failed) {
+		r->metrics.file_failed = true;
 		run_event(r, "metrics", err.buf);
 	}
 	strbuf_release(&err);
-	metrics_server_publish(r->msrv, &r->mtext);
-	r->mlast_ns = time_mono_ns();
+	metrics_server_publish(r->metrics.srv, &r->metrics.text);
+	r->metrics.last_ns = time_mono_ns();
 }
 
 static bool metrics_on(const struct run *r)
@@ -347,12 +348,12 @@ int run_metrics_open(struct run *r, struct strbuf *err)
 	struct metrics_addr a;
 	int ret;
 
-	strbuf_init(&r->mtext);
+	strbuf_init(&r->metrics.text);
 	if (!r->opt->metrics)
 		return 0;
 	ret = metrics_addr_parse(r->opt->metrics, &a, err);
 	if (!ret)
-		ret = metrics_server_start(&r->msrv, &a, err);
+		ret = metrics_server_start(&r->metrics.srv, &a, err);
 	return ret;
 }
 
@@ -362,9 +363,9 @@ void run_metrics_prepare(struct run *r)
 
 	if (!metrics_on(r))
 		return;
-	r->mseen = calloc(nd ? nd : 1, sizeof(*r->mseen));
-	r->mlab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->mlab));
-	for (size_t d = 0; r->mlab && d < nd; d++) {
+	r->metrics.seen = calloc(nd ? nd : 1, sizeof(*r->metrics.seen));
+	r->metrics.lab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->metrics.lab));
+	for (size_t d = 0; r->metrics.lab && d < nd; d++) {
 		const struct plan_db *db = &r->plan.dbs[d];
 
 		for (unsigned c = 0; c <= IO_CLASS_COUNT; c++) {
@@ -373,16 +374,16 @@ void run_metrics_prepare(struct run *r)
 			metrics_label(&sb, true, "volume", r->plan.vols[db->volume].name);
 			metrics_label(&sb, false, "database", db->name);
 			if (c < IO_CLASS_COUNT)
-				metrics_label(&sb, false, "class", io_class_name(c));
-			r->mlab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
+				metrics_label(&sb, false, "class", stats_io_class_name(c));
+			r->metrics.lab[d * (IO_CLASS_COUNT + 1) + c] = strbuf_detach(&sb, NULL);
 		}
 	}
 	/* the name the run will be stored under (run_info_fill): --host when
 	 * given, so the preparing text's host label is the measuring text's */
 	if (r->opt->host)
-		snprintf(r->hostname, sizeof(r->hostname), "%s", r->opt->host);
-	else if (gethostname(r->hostname, sizeof(r->hostname) - 1))
-		snprintf(r->hostname, sizeof(r->hostname), "unknown");
+		snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "%s", r->opt->host);
+	else if (gethostname(r->metrics.hostname, sizeof(r->metrics.hostname) - 1))
+		snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "unknown");
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
 	metrics_emit(r);
 }
@@ -393,8 +394,10 @@ void run_metrics_begin(struct run *r)
 
 	if (!metrics_on(r))
 		return;
-	if (store_run_uuid(r->store, r->run_id, r->run_uuid, sizeof(r->run_uuid), &err))
-		r->run_uuid[0] = '\0'; /* the label stays empty: nothing else depends on it */
+	if (store_run_uuid(r->store.st, r->store.run_id, r->metrics.run_uuid,
+			   sizeof(r->metrics.run_uuid), &err))
+		r->metrics.run_uuid[0] =
+			'\0'; /* the label stays empty: nothing else depends on it */
 	strbuf_release(&err);
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
 	metrics_emit(r);
@@ -404,16 +407,16 @@ void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, si
 {
 	const struct grid *g = &r->grid;
 	struct metrics_state m = {0};
-	unsigned last = atomic_load_explicit(&r->last, memory_order_acquire);
+	unsigned last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 
 	if (!metrics_on(r))
 		return;
-	if (r->virt && k != last && time_mono_ns() - r->mlast_ns < METRICS_MIN_GAP_NS)
+	if (r->virt && k != last && time_mono_ns() - r->metrics.last_ns < METRICS_MIN_GAP_NS)
 		return;
-	m.phase = r->tune		  ? "tuning"
-		  : atomic_load(&r->stop) ? "draining"
-		  : k < g->nw		  ? "warmup"
-					  : "measuring";
+	m.phase = r->tune.tuner		      ? "tuning"
+		  : atomic_load(&r->ctl.stop) ? "draining"
+		  : k < g->nw		      ? "warmup"
+					      : "measuring";
 	m.elapsed_ns = grid_end(g, k) - g->t0;
 	m.measured_ns = run_measured_ns(r, grid_end(g, k));
 	m.verdicts = v;
@@ -427,7 +430,7 @@ void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v
 		       int exit_code)
 {
 	const struct grid *g = &r->grid;
-	uint64_t end = r->stop_time ? r->stop_time : g->t0 + g->warmup + g->duration;
+	uint64_t end = r->ctl.time ? r->ctl.time : g->t0 + g->warmup + g->duration;
 	struct metrics_state m = {.phase = "finished", .finished = true, .exit_code = exit_code};
 
 	if (!metrics_on(r))
@@ -443,13 +446,13 @@ void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v
 
 void run_metrics_close(struct run *r)
 {
-	metrics_server_stop(r->msrv);
-	r->msrv = NULL;
-	free(r->mseen);
-	r->mseen = NULL;
-	for (size_t i = 0; r->mlab && i < r->plan.nr_dbs * (IO_CLASS_COUNT + 1); i++)
-		free(r->mlab[i]);
-	free(r->mlab);
-	r->mlab = NULL;
-	strbuf_release(&r->mtext);
+	metrics_server_stop(r->metrics.srv);
+	r->metrics.srv = NULL;
+	free(r->metrics.seen);
+	r->metrics.seen = NULL;
+	for (size_t i = 0; r->metrics.lab && i < r->plan.nr_dbs * (IO_CLASS_COUNT + 1); i++)
+		free(r->metrics.lab[i]);
+	free(r->metrics.lab);
+	r->metrics.lab = NULL;
+	strbuf_release(&r->metrics.text);
 }

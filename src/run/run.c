@@ -28,17 +28,17 @@ int run_threads(struct run *r, struct strbuf *err)
 
 	if (r->plan.files && run_mark_journals(r)) {
 		/* nothing written yet: the journals on disk still hold */
-		r->env_failed = true;
-		coord_stop(r, 0, r->journal_err.buf);
+		r->ctl.env_failed = true;
+		coord_stop(r, 0, r->jnl.err.buf);
 		return 0;
 	}
-	r->journals_marked = r->plan.files;
-	ret = journal_thread_start(r);
+	r->jnl.marked = r->plan.files;
+	ret = journals_thread_start(r);
 	if (ret) {
 		char why[128];
 
 		snprintf(why, sizeof(why), "cannot start the journal thread: %s", strerror(-ret));
-		r->env_failed = true;
+		r->ctl.env_failed = true;
 		coord_stop(r, 0, why);
 		return 0;
 	}
@@ -55,14 +55,14 @@ int run_threads(struct run *r, struct strbuf *err)
 
 			snprintf(why, sizeof(why), "cannot start a worker thread: %s",
 				 strerror(ret));
-			r->env_failed = true;
+			r->ctl.env_failed = true;
 			coord_stop(r, 0, why);
 			break;
 		}
 		r->workers[i].thread_started = true;
 	}
 	run_load_record(r); /* the workers are under way: now the store */
-	for (unsigned k = 0; k <= atomic_load(&r->last); k++) {
+	for (unsigned k = 0; k <= atomic_load(&r->ctl.last); k++) {
 		for (;;) {
 			bool ready = true;
 
@@ -76,12 +76,12 @@ int run_threads(struct run *r, struct strbuf *err)
 			coord_check_signal(r, 20);
 			coord_check_errors(r);
 			coord_check_fatal(r);
-			if (r->abandoned)
+			if (r->ctl.abandoned)
 				goto out_abandon;
 		}
 		coord_collect(r, k);
 		coord_check_signal(r, 0);
-		if (r->abandoned)
+		if (r->ctl.abandoned)
 			goto out_abandon;
 	}
 	for (unsigned i = 0; i < r->nworkers; i++) {
@@ -97,7 +97,7 @@ int run_threads(struct run *r, struct strbuf *err)
 		else
 			pthread_detach(w->thread); /* parked on a hung device */
 	}
-	journal_thread_stop(r);
+	journals_thread_stop(r);
 	return 0;
 out_abandon:
 	/* the workers are left to the process exit that follows: detached,
@@ -113,7 +113,7 @@ out_abandon:
 bool run_workers_drained(const struct run *r)
 {
 	for (unsigned i = 0; i < r->nworkers; i++)
-		if (r->workers[i].inflight || r->workers[i].fatal)
+		if (engine_drv_inflight(&r->workers[i].drv) || r->workers[i].fatal)
 			return false;
 	return true;
 }
@@ -133,16 +133,17 @@ int run_virtual(struct run *r)
 
 	w->on_publish = virtual_publish;
 	w->on_publish_arg = r;
+	w->wl.run_id = r->store.run_id; /* the run is stored by now */
 	run_load_record(r);
 	while (worker_step(w)) {
 		if (++n % 4096 == 0)
 			coord_check_signal(r, 0);
 		coord_check_errors(r);
-		if (r->abandoned)
+		if (r->ctl.abandoned)
 			return 0;
 	}
 	if (w->fatal) {
-		r->env_failed = true;
+		r->ctl.env_failed = true;
 		coord_stop(r, 0, w->fatal_msg);
 	}
 	worker_finish(w);
@@ -153,33 +154,19 @@ static void run_release(struct run *r)
 {
 	run_metrics_close(r);
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
-		worker_release(&r->workers[i]);
+		run_worker_release(&r->workers[i]);
 	free(r->workers);
-	free(r->tot_db);
-	free(r->integ_db);
-	free(r->stream_db);
-	free(r->txn_db);
-	free(r->txn_win);
-	free(r->txn_iv);
-	free(r->win_db);
-	free(r->win_vol);
-	free(r->iv_vol);
-	free(r->rows);
+	coord_release(&r->coord);
 	free(r->fresh_from);
-	free(r->wacc_db);
-	free(r->wacc_vol);
-	free(r->wacc_run);
 	run_samples_release(r);
-	free(r->sofar_v);
-	run_totals_release(&r->sofar);
-	free(r->journal_noted);
-	strbuf_release(&r->journal_notes);
-	strbuf_release(&r->journal_err);
+	free(r->jnl.noted);
+	strbuf_release(&r->jnl.notes);
+	strbuf_release(&r->jnl.err);
 	strbuf_release(&r->remade);
 	plan_release(&r->plan);
-	host_sampler_close(r->host);
-	store_close(r->store);
-	strbuf_release(&r->store_err);
+	counters_sampler_close(r->store.host);
+	store_close(r->store.st);
+	strbuf_release(&r->store.err);
 }
 
 /* File creation progress; a SIGINT/SIGTERM stops it (the files resume on
@@ -192,7 +179,7 @@ static int create_progress(void *arg, const char *file, uint64_t done, uint64_t 
 	if (o->cb.create)
 		o->cb.create(o->cb.arg, file, done, total);
 	coord_check_signal(r, 0);
-	return r->stop_signal ? -EINTR : 0;
+	return r->ctl.signal ? -EINTR : 0;
 }
 
 /* The run's effective parameters (table param): what a report lists and
@@ -230,11 +217,11 @@ static void record_lines(struct run *r, const char *kind, const char *text)
 {
 	struct strbuf line = STRBUF_INIT;
 
-	for (const char *s = text, *nl; *s && !r->store_failed; s = nl + 1) {
+	for (const char *s = text, *nl; *s && !r->store.failed; s = nl + 1) {
 		nl = strchrnul(s, '\n');
 		strbuf_reset(&line);
 		strbuf_add(&line, s, (size_t)(nl - s));
-		if (store_event_add(r->store, r->run_id, 0, kind, line.buf, &r->store_err))
+		if (store_event_add(r->store.st, r->store.run_id, 0, kind, line.buf, &r->store.err))
 			coord_store_error(r, -EIO);
 		if (!*nl)
 			break;
@@ -242,134 +229,304 @@ static void record_lines(struct run *r, const char *kind, const char *text)
 	strbuf_release(&line);
 }
 
+/* The profile's engine, and the clock it runs on: 0, or -errno with the
+ * exit code in out (a usage error for an unknown engine). */
+static int run_engine(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	int ret;
+
+	r->ops = engine_find(p->engine);
+	if (!r->ops) {
+		strbuf_addf(err, "unknown engine \"%s\"", p->engine);
+		out->exit_code = DP_EXIT_USAGE;
+		return -EINVAL;
+	}
+	if (r->ops->unavailable) {
+		strbuf_addf(err, "engine %s is not available: %s", r->ops->name,
+			    r->ops->unavailable);
+		return -ENOTSUP;
+	}
+	/* what the kernel lacks for the engine (io_uring's probe) */
+	ret = engine_drv_probe(r->ops, NULL, err);
+	if (ret)
+		return ret;
+	r->virt = (r->ops->flags & ENGINE_F_OWN_CLOCK) != 0;
+	if (r->virt)
+		engine_clock_init_virtual(&r->clock);
+	else
+		engine_clock_init_mono(&r->clock);
+	return 0;
+}
+
+/* What is refused before anything is written: --metrics' port, the
+ * handshake's files, the results file. 0, or -errno (exit code in out). */
+static int run_open(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	const struct run_options *o = r->opt;
+	int ret;
+
+	/* --metrics binds first: a port in use stops the run before anything
+	 * is written */
+	ret = run_metrics_open(r, err);
+	if (ret) {
+		out->exit_code = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		return ret;
+	}
+	/* --ready-file, --start-file: an earlier run's leftovers go, a
+	 * foreign file there stops the run before anything is written */
+	r->start.timeout_ns =
+		o->start_timeout_ns ? o->start_timeout_ns : RUN_START_TIMEOUT_DEFAULT_NS;
+	ret = run_handshake_open(o, err);
+	if (ret)
+		return ret;
+	/* the results file first: if it is unusable, nothing is written */
+	ret = store_open(&r->store.st, o->results_path, err);
+	if (!ret)
+		ret = store_space_check(r->store.st, STORE_MIN_FREE, err);
+	return ret;
+}
+
+/* The plan, the volumes' lock (*lock, the caller releases it) and what is
+ * sized by the plan: 0 or -errno. */
+static int run_plan(struct run *r, struct plan_lock **lock, struct strbuf *err)
+{
+	const struct run_options *o = r->opt;
+	const struct profile *p = r->prof;
+	int ret;
+
+	ret = plan_build(&r->plan, p, !(r->ops->flags & ENGINE_F_NO_FILES), err);
+	if (ret)
+		return ret;
+	r->plan.destroy = o->destroy;
+	r->plan.ndestroy = o->ndestroy;
+	r->plan.force = o->force;
+	/* the results file's reserve counts where it shares a volume's filesystem */
+	r->plan.results = o->results_path;
+	r->plan.results_reserve = STORE_MIN_FREE;
+	/* one command at a time on a volume (lock.h); sim touches no files */
+	if (r->plan.files) {
+		ret = plan_lock_take(lock, &r->plan, "run",
+				     PLAN_LOCK_CREATE | (o->no_lock ? PLAN_LOCK_BEST_EFFORT : 0),
+				     err);
+		if (ret)
+			return ret;
+		r->plan.lock = *lock;
+		if (*plan_lock_skipped(*lock) && o->cb.warning)
+			o->cb.warning(o->cb.arg, plan_lock_skipped(*lock));
+	}
+	r->fresh_from = calloc(r->plan.nr_dbs, sizeof(*r->fresh_from));
+	r->jnl.noted = calloc(r->plan.nr_dbs, sizeof(*r->jnl.noted));
+	if (!r->fresh_from || !r->jnl.noted ||
+	    coord_init(&r->coord, r->plan.nr_dbs, r->plan.nr_vols) || run_samples_init(r)) {
+		strbuf_addstr(err, "out of memory");
+		return -ENOMEM;
+	}
+	r->streams = p->streams ? p->streams : profile_streams_default((unsigned)r->plan.nr_dbs);
+	run_metrics_prepare(r);
+	return 0;
+}
+
+/* The database and log files checked and created (plan_prepare_files):
+ * 0, or -errno with the exit code in out (an interrupt, lost pages). */
+static int run_files(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	const struct run_options *o = r->opt;
+	struct plan_progress prog = {create_progress, r};
+	uint64_t created = 0;
+	int ret;
+
+	if (!r->plan.files)
+		return 0;
+	if (o->cb.message)
+		o->cb.message(o->cb.arg, "checking and creating database and log files");
+	ret = plan_prepare_files(&r->plan, r->prof, &prog, r->fresh_from, &created, &r->remade,
+				 err);
+	if (!ret && r->remade.len && o->remade)
+		strbuf_addstr(o->remade, r->remade.buf);
+	if (ret == -EINTR) {
+		out->exit_code = run_exit_code(&(struct run_exit_facts){
+			.signal = r->ctl.signal == SIGINT ? SIGINT : SIGTERM});
+		run_record_interrupted(r, out, err);
+	} else if (ret == -EUCLEAN) {
+		/* a database lost pages */
+		out->exit_code = run_exit_code(&(struct run_exit_facts){.integrity = true});
+	}
+	return ret;
+}
+
+/* The run's volumes and databases (tables volume, database). */
+static int run_record_layout(struct run *r, struct strbuf *err)
+{
+	const struct plan *pl = &r->plan;
+	struct store_volume_row *vr = calloc(pl->nr_vols, sizeof(*vr));
+	struct store_database_row *dr = calloc(pl->nr_dbs, sizeof(*dr));
+	int ret = -ENOMEM;
+
+	if (!vr || !dr) {
+		strbuf_addstr(err, "out of memory");
+		goto out_free;
+	}
+	for (size_t v = 0; v < pl->nr_vols; v++)
+		vr[v] = (struct store_volume_row){pl->vols[v].name, pl->vols[v].path,
+						  pl->vols[v].log_path, pl->vols[v].nr_dbs};
+	for (size_t d = 0; d < pl->nr_dbs; d++)
+		dr[d] = (struct store_database_row){
+			pl->dbs[d].name, pl->vols[pl->dbs[d].volume].name, pl->dbs[d].path,
+			pl->dbs[d].log_file, pl->dbs[d].size};
+	ret = store_run_layout(r->store.st, r->store.run_id, vr, pl->nr_vols, dr, pl->nr_dbs, err);
+out_free:
+	free(vr);
+	free(dr);
+	return ret;
+}
+
+/* The run row, its layout, parameters and environment, and the events of
+ * what came before it: 0 or -errno (err says why). */
+static int run_row(struct run *r, struct run_outcome *out, const struct plan_lock *lock,
+		   struct strbuf *err)
+{
+	struct store_run_info info = {0};
+	char host[256] = "unknown";
+	int ret;
+
+	run_info_fill(r, &info, host, sizeof(host));
+	ret = store_run_begin(r->store.st, &info, &r->store.run_id, err);
+	if (ret)
+		return ret;
+	out->run_id = r->store.run_id;
+	snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "%s", info.host);
+	r->metrics.started_real_ns = info.started_real_ns;
+	ret = run_record_layout(r, err);
+	if (!ret)
+		ret = run_record_params(r->store.st, r->store.run_id, r->prof, err);
+	if (ret)
+		return ret;
+	run_env_record(r);
+	run_metrics_begin(r);
+	if (!r->store.failed &&
+	    store_event_add(r->store.st, r->store.run_id, 0, "start", "run started", &r->store.err))
+		coord_store_error(r, -EIO);
+	coord_hangup_event(r); /* a SIGHUP while the files were created */
+	record_lines(r, "lock", plan_lock_skipped(lock)); /* --no-lock */
+	if (r->remade.len && !r->store.failed) {
+		struct strbuf m = STRBUF_INIT;
+
+		strbuf_addf(&m, "re-created as --destroy-data asked: %s", r->remade.buf);
+		record_lines(r, "destroy_data", m.buf);
+		strbuf_release(&m);
+	}
+	record_lines(r, "journal", r->jnl.notes.buf);
+	return 0;
+}
+
+/*
+ * Auto-tune's levels (streams = auto), then the main test's workers at the
+ * level chosen. 0 with *done false: the main test follows. Otherwise the
+ * run is over: *done true when run_finish has ended it (ret is its), with
+ * out->abandoned set when a second signal abandoned it (the caller leaves
+ * at once); else an error before the main test.
+ */
+static int run_tune_levels(struct run *r, struct run_outcome *out, struct strbuf *err, bool *done)
+{
+	struct tuner t;
+	int ret;
+
+	*done = false;
+	run_release_workers(r);
+	ret = run_autotune(r, &t, err);
+	autotune_release(&t);
+	if (r->ctl.abandoned) {
+		*done = true;
+		ret = run_finish(r, out, err);
+		out->abandoned = true;
+		return ret;
+	}
+	coord_reset(&r->coord, r->plan.nr_dbs, r->plan.nr_vols);
+	run_samples_reset(r);
+	if (ret || !r->streams || r->ctl.signal || r->ctl.reason[0] || r->ctl.env_failed) {
+		/* no main test: the run was stopped (auto-tune always chooses a
+		 * level, the fewest streams tried when none passed) */
+		*done = true;
+		return run_finish(r, out, err);
+	}
+	if (!r->store.failed &&
+	    store_run_set_streams(r->store.st, r->store.run_id, r->streams, &r->store.err))
+		coord_store_error(r, -EIO);
+	run_release_workers(r); /* the last level's */
+	ret = run_setup_workers(r, err);
+	if (ret)
+		return ret;
+	atomic_store(&r->ctl.stop, false);
+	r->ctl.time = 0;
+	r->coord.collected = 0;
+	return 0;
+}
+
+/* The main test: the start, the load on its grid, the final journals and
+ * run_finish, whose return it returns (out->abandoned set after a second
+ * signal: the caller leaves at once). */
+static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *err)
+{
+	int ret;
+
+	/* --start-at: ready (the host counters too, whose event is a write
+	 * that must not delay the start); the load begins at the instant */
+	run_open_host_sampler(r);
+	if (run_start_wait(r))
+		return run_finish(r, out, err);
+	run_load_begin(r);
+	grid_init(&r->grid, engine_clock_now(&r->clock), r->prof->warmup_ns, r->prof->duration_ns);
+	run_clock_record(r);
+	atomic_store(&r->ctl.last, r->grid.last);
+	if (r->virt)
+		run_virtual(r);
+	else
+		run_threads(r, err);
+	if (r->ctl.abandoned) {
+		/* a second signal: record what was measured and leave the workers
+		 * (and their memory) to the process exit that follows */
+		ret = run_finish(r, out, err);
+		out->abandoned = true;
+		return ret;
+	}
+	totals_pass_figures_record(r);
+	/* after a hang the journals stay as marked (lower bounds): a write
+	 * would block on the hung filesystem before the verdict */
+	if (r->jnl.marked && !r->ctl.hung_seen &&
+	    run_write_journals(r, false, run_workers_drained(r)))
+		r->ctl.env_failed = true;
+	return run_finish(r, out, err);
+}
+
 int run_execute(const struct run_options *o, struct run_outcome *out, struct strbuf *err)
 {
 	struct run r = {0};
 	const struct profile *p = o->profile;
-	struct plan_progress prog = {create_progress, &r};
-	struct store_run_info info = {0};
 	struct plan_lock *lock = NULL;
-	char host[256] = "unknown";
-	uint64_t created = 0;
+	bool done = false;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
 	out->exit_code = DP_EXIT_ENV;
 	out->status = "error";
-	strbuf_init(&r.store_err);
-	strbuf_init(&r.journal_notes);
-	strbuf_init(&r.journal_err);
+	strbuf_init(&r.store.err);
+	strbuf_init(&r.jnl.notes);
+	strbuf_init(&r.jnl.err);
 	strbuf_init(&r.remade);
-	strbuf_init(&r.mtext);
+	strbuf_init(&r.metrics.text);
 	r.opt = o;
 	r.prof = p;
-	r.ops = engine_find(p->engine);
-	if (!r.ops) {
-		strbuf_addf(err, "unknown engine \"%s\"", p->engine);
-		out->exit_code = DP_EXIT_USAGE;
-		return -EINVAL;
-	}
-	if (r.ops->unavailable) {
-		strbuf_addf(err, "engine %s is not available: %s", r.ops->name, r.ops->unavailable);
-		return -ENOTSUP;
-	}
-	if (r.ops == &engine_io_uring) {
-		ret = engine_io_uring_probe(err);
-		if (ret)
-			return ret;
-	}
-	r.virt = (r.ops->flags & ENGINE_F_OWN_CLOCK) != 0;
-	if (r.virt)
-		engine_clock_init_virtual(&r.clock);
-	else
-		engine_clock_init_mono(&r.clock);
-
-	/* --metrics binds first: a port in use stops the run before anything
-	 * is written */
-	ret = run_metrics_open(&r, err);
-	if (ret) {
-		out->exit_code = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
-		goto out;
-	}
-	/* --ready-file, --start-file: an earlier run's leftovers go, a
-	 * foreign file there stops the run before anything is written */
-	r.start_timeout_ns =
-		o->start_timeout_ns ? o->start_timeout_ns : RUN_START_TIMEOUT_DEFAULT_NS;
-	ret = run_handshake_open(o, err);
+	ret = run_engine(&r, out, err);
 	if (ret)
-		goto out;
-	/* the results file first: if it is unusable, nothing is written */
-	ret = store_open(&r.store, o->results_path, err);
+		return ret;
+	ret = run_open(&r, out, err);
 	if (!ret)
-		ret = store_space_check(r.store, STORE_MIN_FREE, err);
+		ret = run_plan(&r, &lock, err);
+	if (!ret)
+		ret = run_files(&r, out, err);
 	if (ret)
 		goto out;
-	ret = plan_build(&r.plan, p, !(r.ops->flags & ENGINE_F_NO_FILES), err);
-	if (ret)
-		goto out;
-	r.plan.destroy = o->destroy;
-	r.plan.ndestroy = o->ndestroy;
-	r.plan.force = o->force;
-	/* the results file's reserve counts where it shares a volume's filesystem */
-	r.plan.results = o->results_path;
-	r.plan.results_reserve = STORE_MIN_FREE;
-	/* one command at a time on a volume (lock.h); sim touches no files */
-	if (r.plan.files) {
-		ret = plan_lock_take(&lock, &r.plan, "run",
-				     PLAN_LOCK_CREATE | (o->no_lock ? PLAN_LOCK_BEST_EFFORT : 0),
-				     err);
-		if (ret)
-			goto out;
-		r.plan.lock = lock;
-		if (*plan_lock_skipped(lock) && o->cb.warning)
-			o->cb.warning(o->cb.arg, plan_lock_skipped(lock));
-	}
-	r.fresh_from = calloc(r.plan.nr_dbs, sizeof(*r.fresh_from));
-	r.tot_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.tot_db));
-	r.win_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.win_db));
-	r.integ_db = calloc(r.plan.nr_dbs, sizeof(*r.integ_db));
-	r.stream_db = calloc(r.plan.nr_dbs, sizeof(*r.stream_db));
-	r.txn_db = calloc(r.plan.nr_dbs, sizeof(*r.txn_db));
-	r.txn_win = calloc(r.plan.nr_dbs, sizeof(*r.txn_win));
-	r.txn_iv = calloc(1 + r.plan.nr_vols, sizeof(*r.txn_iv));
-	r.journal_noted = calloc(r.plan.nr_dbs, sizeof(*r.journal_noted));
-	r.iv_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.iv_vol));
-	r.win_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.win_vol));
-	r.wacc_db = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*r.wacc_db));
-	r.wacc_vol = calloc(r.plan.nr_vols * IO_CLASS_COUNT, sizeof(*r.wacc_vol));
-	r.wacc_run = calloc(IO_CLASS_COUNT, sizeof(*r.wacc_run));
-	if (!r.fresh_from || !r.tot_db || !r.win_db || !r.integ_db || !r.stream_db || !r.txn_db ||
-	    !r.txn_win || !r.txn_iv || !r.journal_noted || !r.iv_vol || !r.win_vol || !r.wacc_db ||
-	    !r.wacc_vol || !r.wacc_run || run_samples_init(&r)) {
-		strbuf_addstr(err, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (size_t i = 0; i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-		class_stats_reset(&r.tot_db[i]);
-		class_stats_reset(&r.win_db[i]);
-	}
-	for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r.win_vol[i]);
-	r.streams = p->streams ? p->streams : 2 * (unsigned)r.plan.nr_dbs;
-	run_metrics_prepare(&r);
-	if (r.plan.files) {
-		if (o->cb.message)
-			o->cb.message(o->cb.arg, "checking and creating database and log files");
-		ret = plan_prepare_files(&r.plan, p, &prog, r.fresh_from, &created, &r.remade, err);
-		if (!ret && r.remade.len && o->remade)
-			strbuf_addstr(o->remade, r.remade.buf);
-		if (ret == -EINTR) {
-			out->exit_code = run_exit_code(&(struct run_exit_facts){
-				.signal = r.stop_signal == SIGINT ? SIGINT : SIGTERM});
-			run_record_interrupted(&r, out, err);
-		} else if (ret == -EUCLEAN) {
-			/* a database lost pages */
-			out->exit_code = run_exit_code(&(struct run_exit_facts){.integrity = true});
-		}
-		if (ret)
-			goto out;
-	}
 	if (p->streams == PROFILE_STREAMS_AUTO)	     /* what auto may tune: validation's */
 		r.streams = (unsigned)r.plan.nr_dbs; /* checks the layout; tuned below */
 	ret = run_setup_workers(&r, err);
@@ -378,134 +535,16 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			out->exit_code = DP_EXIT_USAGE;
 		goto out;
 	}
-
-	run_info_fill(&r, &info, host, sizeof(host));
-	ret = store_run_begin(r.store, &info, &r.run_id, err);
-	if (ret)
-		goto out;
-	out->run_id = r.run_id;
-	snprintf(r.hostname, sizeof(r.hostname), "%s", info.host);
-	r.started_real_ns = info.started_real_ns;
-	{
-		struct store_volume_row *vr = calloc(r.plan.nr_vols, sizeof(*vr));
-		struct store_database_row *dr = calloc(r.plan.nr_dbs, sizeof(*dr));
-
-		if (!vr || !dr) {
-			free(vr);
-			free(dr);
-			strbuf_addstr(err, "out of memory");
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (size_t v = 0; v < r.plan.nr_vols; v++)
-			vr[v] = (struct store_volume_row){r.plan.vols[v].name, r.plan.vols[v].path,
-							  r.plan.vols[v].log_path,
-							  r.plan.vols[v].nr_dbs};
-		for (size_t d = 0; d < r.plan.nr_dbs; d++)
-			dr[d] = (struct store_database_row){
-				r.plan.dbs[d].name, r.plan.vols[r.plan.dbs[d].volume].name,
-				r.plan.dbs[d].path, r.plan.dbs[d].log_file, r.plan.dbs[d].size};
-		ret = store_run_layout(r.store, r.run_id, vr, r.plan.nr_vols, dr, r.plan.nr_dbs,
-				       err);
-		free(vr);
-		free(dr);
-		if (ret)
-			goto out;
-	}
-	ret = run_record_params(r.store, r.run_id, p, err);
-	if (ret)
-		goto out;
-	record_env(&r);
-	run_metrics_begin(&r);
-	if (!r.store_failed &&
-	    store_event_add(r.store, r.run_id, 0, "start", "run started", &r.store_err))
-		coord_store_error(&r, -EIO);
-	coord_hangup_event(&r); /* a SIGHUP while the files were created */
-	record_lines(&r, "lock", plan_lock_skipped(lock)); /* --no-lock */
-	if (r.remade.len && !r.store_failed) {
-		struct strbuf m = STRBUF_INIT;
-
-		strbuf_addf(&m, "re-created as --destroy-data asked: %s", r.remade.buf);
-		record_lines(&r, "destroy_data", m.buf);
-		strbuf_release(&m);
-	}
-	record_lines(&r, "journal", r.journal_notes.buf);
-
-	if (p->streams == PROFILE_STREAMS_AUTO) {
-		struct tuner t;
-		uint64_t *errs = calloc(r.plan.nr_dbs * IO_CLASS_COUNT, sizeof(*errs));
-
-		run_release_workers(&r);
-		ret = errs ? run_autotune(&r, &t, err) : -ENOMEM;
-		tuner_release(&t);
-		if (r.abandoned) {
-			free(errs);
-			ret = run_finish(&r, out, err);
-			out->abandoned = true;
-			return ret;
-		}
-		/* the main test's figures start afresh; errors seen while tuning
-		 * stay counted */
-		for (size_t i = 0; errs && i < r.plan.nr_dbs * IO_CLASS_COUNT; i++) {
-			errs[i] = r.tot_db[i].errors;
-			class_stats_reset(&r.tot_db[i]);
-			class_stats_reset(&r.win_db[i]);
-			r.tot_db[i].errors = errs[i];
-		}
-		free(errs);
-		memset(r.stream_db, 0, r.plan.nr_dbs * sizeof(*r.stream_db));
-		memset(r.txn_db, 0, r.plan.nr_dbs * sizeof(*r.txn_db));
-		memset(r.txn_win, 0, r.plan.nr_dbs * sizeof(*r.txn_win));
-		for (size_t i = 0; i < r.plan.nr_vols * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r.win_vol[i]);
-		r.win_len = 0;
-		run_samples_reset(&r);
-		if (ret || !r.streams || r.stop_signal || r.stop_reason[0] || r.env_failed) {
-			/* no main test: the run was stopped (auto-tune always chooses a
-			 * level, the fewest streams tried when none passed) */
-			ret = run_finish(&r, out, err);
-			goto out;
-		}
-		if (!r.store_failed &&
-		    store_run_set_streams(r.store, r.run_id, r.streams, &r.store_err))
-			coord_store_error(&r, -EIO);
-		run_release_workers(&r); /* the last level's */
-		ret = run_setup_workers(&r, err);
-		if (ret)
-			goto out;
-		atomic_store(&r.stop, false);
-		r.stop_time = 0;
-		r.collected = 0;
-	}
-	/* --start-at: ready (the host counters too, whose event is a write
-	 * that must not delay the start); the load begins at the instant */
-	run_open_host_sampler(&r);
-	if (run_start_wait(&r)) {
-		ret = run_finish(&r, out, err);
-		goto out;
-	}
-	run_load_begin(&r);
-	grid_init(&r.grid, engine_clock_now(&r.clock), p->warmup_ns, p->duration_ns);
-	run_clock_record(&r);
-	atomic_store(&r.last, r.grid.last);
-	if (r.virt)
-		ret = run_virtual(&r);
-	else
-		ret = run_threads(&r, err);
-	if (r.abandoned) {
-		/* a second signal: record what was measured and leave the workers
-		 * (and their memory) to the process exit that follows */
-		ret = run_finish(&r, out, err);
-		out->abandoned = true;
+	ret = run_row(&r, out, lock, err);
+	if (!ret && p->streams == PROFILE_STREAMS_AUTO)
+		ret = run_tune_levels(&r, out, err, &done);
+	if (out->abandoned)
 		return ret;
-	}
-	record_pass_figures(&r);
-	/* after a hang the journals stay as marked (lower bounds): a write
-	 * would block on the hung filesystem before the verdict */
-	if (r.journals_marked && !r.hung_seen &&
-	    run_write_journals(&r, false, run_workers_drained(&r)))
-		r.env_failed = true;
-	ret = run_finish(&r, out, err);
+	if (ret || done)
+		goto out;
+	ret = run_measure(&r, out, err);
+	if (out->abandoned)
+		return ret;
 out:
 	run_release(&r);
 	plan_lock_release(lock);

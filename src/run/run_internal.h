@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "diskproof/driver.h"
 #include "diskproof/engine.h"
 #include "diskproof/env.h"
 #include "diskproof/eval.h"
@@ -127,8 +128,8 @@ struct pending_verify {
 	uint64_t page, off, t_done;
 };
 
-/* One database's transactions and durable commits (wl_db.txns,
- * wl_db.log_commits) over an interval, or measured in all. */
+/* One database's transactions and durable commits (wl_db.txn.ended,
+ * wl_db.log.commits) over an interval, or measured in all. */
 struct txn_count {
 	uint64_t txns, log_commits;
 };
@@ -138,7 +139,7 @@ struct snap {
 	struct stats_arena arena; /* cs's bucket groups */
 	uint64_t *integrity;	  /* ndb */
 	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
-	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.page_stalls) */
+	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.txn.stalls) */
 	struct txn_count *txn;	  /* ndb: transactions and durable commits */
 	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
@@ -185,18 +186,13 @@ struct worker {
 	struct wl_slot *slots;
 	unsigned nslots;
 	struct wl_ctx wl; /* its generators' narrow context (over dbs and slots) */
-	unsigned *retry;  /* slots to queue again (EAGAIN, short I/O, BUSY) */
-	unsigned *fresh;  /* slots first queued in this step: issue time at commit */
-	unsigned nfresh;
-	unsigned nretry;
-	unsigned inflight;
-	struct engine_req **reaped;
 	const struct engine_ops *ops;
 	struct engine_ctx ctx;
-	bool ctx_init, ctx_open;
+	struct engine_drv drv; /* the one driver of ops over ctx (driver.h) */
 	int *fds;
 	struct engine_file *files;
-	struct profile_sim *sim_devs; /* ctx.nr_devices models (sim engine), owned */
+	/* sim engine: ctx.nr_devices models, then [sim]'s (ctx.sim); owned */
+	struct engine_sim_model *sim_devs;
 	struct iovec *iov;
 	/* verify after re-issue: spare page buffers (registered after the
 	 * slots' own) and the reads waiting for their check */
@@ -240,14 +236,25 @@ struct run_totals {
 	size_t nt;
 };
 
-struct run {
-	const struct run_options *opt;
-	const struct profile *prof;
-	struct plan plan;
-	const struct engine_ops *ops;
-	bool virt;
-	struct engine_clock clock;
-	struct grid grid;
+/*
+ * struct run is the run's shared core (what every file reads: options,
+ * profile, plan, engine, clock, grid, workers) and one sub-struct per job,
+ * each declared here, before struct run that holds it by value, with the
+ * file that owns it: who writes it, who reads it. They are sections of this
+ * header rather than a header each because struct run embeds them (no
+ * allocation, no pointer between a worker and the stop flag it polls), so
+ * every file of src/run/ sees them all anyway; what a section's comment
+ * says is the contract.
+ */
+
+/*
+ * The run's control (coord.c): the stop and why, the health the workers
+ * report, and SIGHUP. The coordinator writes it but where a field says
+ * otherwise; workers read stop and last; finish.c, tune.c, start.c,
+ * handshake.c and run.c read the reasons (and set env_failed where their
+ * own step fails).
+ */
+struct run_ctl {
 	atomic_uint last; /* last interval; lowered when stopping early */
 	atomic_bool stop;
 	atomic_bool hung;		  /* the coordinator saw a hung I/O: drain briefly */
@@ -256,47 +263,28 @@ struct run {
 	 * coord_check_errors() (acquire), which ends the run */
 	atomic_bool nospace;
 	atomic_uint_fast64_t msgs_kept; /* error messages kept (RUN_EVENTS_MAX) */
-	uint64_t msgs_dropped;		/* and those past it, counted by the coordinator */
 	atomic_uint workers_done;	/* backup: workers that read all they had */
 	bool completed;			/* backup: ended when everything was read */
-	int stop_signal;
-	char stop_reason[256];	     /* why the run stopped early, when not a signal */
-	struct strbuf journal_notes; /* per database, once each: a journal not used
-				      * as it is (damaged, foreign, from an unclean end) */
-	bool *journal_noted;	     /* nr_dbs: the database has its note */
-	struct strbuf remade;	     /* what --destroy-data re-created (prepare.c) */
-	struct strbuf journal_err;   /* the first journal that could not be written */
-	bool journal_failed;	     /* a journal write failed: exit 3 */
-	bool hung_seen;		     /* an I/O hung: nothing more goes to the volumes */
-	bool journals_marked;	     /* marked in progress: the final write is due */
-	/* the periodic journal writes, on a thread of their own so that a
-	 * volume that hangs under them never holds up the coordinator (and so
-	 * the verdict); shared with that thread, which may outlive the run */
-	struct jchan *jchan;
-	bool env_failed; /* stopped by an environment fault (exit 3) */
-	bool abandoned;	 /* a second signal: finish the row, leave at once */
-	uint64_t stop_time;
-	struct worker *workers;
-	unsigned nworkers;
-	uint64_t *fresh_from;
-	unsigned streams; /* the stream count in use (auto-tune's level while tuning) */
-	/* auto-tune: the search, and the level being measured */
-	struct tuner *tune;
-	unsigned tune_nint; /* intervals in the current window */
-	unsigned tune_win;  /* intervals per window */
-	int tune_state;	    /* enum tune_next of the last window */
-	/* the events' run clock at grid.t0: the time auto-tune's levels took
-	 * before the one measured (or before the main test), so that tuning and
-	 * main test read in one order; 0 for a run that does not tune */
-	uint64_t ev_base_ns;
+	int signal;			/* the signal that stopped the run; 0: none */
+	char reason[256];		/* why the run stopped early, when not a signal */
+	bool hung_seen;			/* an I/O hung: nothing more goes to the volumes */
+	bool env_failed;		/* stopped by an environment fault (exit 3) */
+	bool abandoned;			/* a second signal: finish the row, leave at once */
+	uint64_t time;			/* when the stop came (the run's clock); 0: none */
+	/* SIGHUP: the first one's time (the events' run clock, and the wall
+	 * clock); its event waits for the run row when it came before it */
+	bool hangup, hangup_stored;
+	uint64_t hangup_ms, hangup_real_ns;
+};
 
-	struct store *store;
-	int64_t run_id;
-	bool store_failed;
-	struct strbuf store_err;
-	struct host_sampler *host; /* host counters per interval; NULL: none */
-
-	/* coordinator state */
+/*
+ * The coordinator's merge state (coord.c; coord_init, coord_reset and
+ * coord_release own its allocations). Written by coord_collect on the
+ * coordinator only; read by totals.c (the totals and windows), metrics.c
+ * (totals per database), tune.c (the window per database, this
+ * interval's run figures) and finish.c (the error counts).
+ */
+struct run_coord {
 	struct class_stats *tot_db;  /* measured totals, ndb * classes */
 	uint64_t *integ_db;	     /* integrity errors per database */
 	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
@@ -313,9 +301,9 @@ struct run {
 	/* the measured 15 s windows' averages, per database, volume and the run
 	 * (x classes), for the per-interval and dispersion criteria */
 	struct win_acc *wacc_db, *wacc_vol, *wacc_run;
-	struct run_samples smp; /* sample maxima and page fault stalls */
 	uint64_t io_errors, integrity_errors;
-	unsigned collected; /* intervals merged so far */
+	uint64_t msgs_dropped; /* error messages past RUN_EVENTS_MAX, counted */
+	unsigned collected;    /* intervals merged so far */
 	/* the running verdict (coord_judge, each measured or warm-up interval
 	 * but auto-tune's): the totals so far and their verdicts, judged as
 	 * the final verdict judges them (run_judge); judged false when none */
@@ -323,30 +311,202 @@ struct run {
 	struct verdict *sofar_v;
 	size_t nr_sofar_v;
 	bool sofar_judged;
-	/* SIGHUP: the first one's time (the events' run clock, and the wall
-	 * clock); its event waits for the run row when it came before it */
-	bool hangup, hangup_stored;
-	uint64_t hangup_ms, hangup_real_ns;
+};
 
-	/* --metrics and --metrics-file (metrics.c): the text the coordinator
-	 * builds, the server that serves it, and the run's identity in it */
-	struct metrics_server *msrv; /* NULL without --metrics */
-	struct strbuf mtext;
-	uint64_t mlast_ns; /* time_mono_ns() of the last text */
-	char **mlab;	   /* nr_dbs x (classes + 1): escaped label sets */
-	uint8_t *mseen;	   /* nr_dbs: bit per class whose series is shown */
-	bool mfile_failed; /* the textfile could not be written (said once) */
-	char run_uuid[48];
-	char hostname[256];
-	uint64_t started_real_ns;
+/* coord.c */
+/* coord_init: the merge state for ndb databases on nv volumes, zeroed;
+ * -ENOMEM when an allocation failed (coord_release frees what was made).
+ * coord_reset: the main test's figures start afresh after auto-tune's
+ * levels; the I/O errors seen while tuning stay counted. coord_release:
+ * frees it all; safe twice. */
+int coord_init(struct run_coord *c, size_t ndb, size_t nv) DP_MUST_CHECK;
+void coord_reset(struct run_coord *c, size_t ndb, size_t nv);
+void coord_release(struct run_coord *c);
+void coord_store_error(struct run *r, int ret);
+void coord_check_fatal(struct run *r);
+bool coord_check_errors(struct run *r);
+void coord_collect(struct run *r, unsigned k);
+void coord_stop(struct run *r, int signo, const char *reason);
+void coord_check_signal(struct run *r, int timeout_ms);
+void coord_hangup_event(struct run *r);
+void run_event(struct run *r, const char *kind, const char *msg);
+uint64_t run_clock_ms(const struct run *r, uint64_t t);
+/* Tells the store when the grid just started began on the wall clock (now;
+ * on virtual time none: a nominal clock from the run's start) and the run
+ * clock's time before it (ev_base_ns), so that the rows' time_utc are the
+ * times of their offsets (store_run_clock). */
+void run_clock_record(struct run *r);
+void run_env_fact(void *arg, const char *key, const char *value);
+void run_env_record(struct run *r);
+void run_open_host_sampler(struct run *r);
+
+/*
+ * The journals (journals.c): written by journals.c, but notes and noted,
+ * which the journals' load in setup.c fills; run.c records the notes as
+ * events, finish.c reads failed and err.
+ */
+struct run_journals {
+	struct strbuf notes; /* per database, once each: a journal not used
+			      * as it is (damaged, foreign, from an unclean end) */
+	bool *noted;	     /* nr_dbs: the database has its note */
+	struct strbuf err;   /* the first journal that could not be written */
+	bool failed;	     /* a journal write failed: exit 3 */
+	bool marked;	     /* marked in progress: the final write is due */
+	/* the periodic journal writes, on a thread of their own so that a
+	 * volume that hangs under them never holds up the coordinator (and so
+	 * the verdict); shared with that thread, which may outlive the run */
+	struct jchan *chan;
+};
+
+/* journals.c */
+int run_write_journals(struct run *r, bool from_copies, bool clean);
+void journals_thread_poll(struct run *r);
+void journals_thread_ask(struct run *r);
+int journals_thread_start(struct run *r);
+void journals_thread_stop(struct run *r);
+int run_mark_journals(struct run *r);
+
+/*
+ * Auto-tune (tune.c): the search, and the level being measured. Written by
+ * tune.c; coord.c and metrics.c read tuner (non-NULL while tuning) and
+ * coord.c ev_base_ns.
+ */
+struct run_tune {
+	struct tuner *tuner;
+	unsigned nint; /* intervals in the current window */
+	unsigned win;  /* intervals per window */
+	int state;     /* enum tune_next of the last window */
+	/* the events' run clock at grid.t0: the time auto-tune's levels took
+	 * before the one measured (or before the main test), so that tuning and
+	 * main test read in one order; 0 for a run that does not tune */
+	uint64_t ev_base_ns;
+};
+
+/* tune.c */
+void tune_interval(struct run *r, unsigned k);
+int run_autotune(struct run *r, struct tuner *t, struct strbuf *err);
+
+/*
+ * The fleet start (start.c, handshake.c): written by them, timeout_ns by
+ * run.c from the options.
+ */
+struct run_start {
 	/* the load began (start.c): when, on CLOCK_REALTIME */
 	bool load_started, load_recorded;
 	uint64_t load_real_ns;
 	/* the instant the load was to begin (--start-at, or the TIME read
 	 * from --start-file: handshake.c), CLOCK_REALTIME; 0: at once */
-	uint64_t start_at_ns;
-	uint64_t start_timeout_ns; /* --start-timeout, its default applied */
-	bool start_waited;	   /* run_start_wait's first call was made */
+	uint64_t at_ns;
+	uint64_t timeout_ns; /* --start-timeout, its default applied */
+	bool waited;	     /* run_start_wait's first call was made */
+};
+
+/*
+ * run --start-at (start.c). run_start_wait, called once everything but the
+ * load is ready (the first call only counts: auto-tune's later levels go
+ * on at once): with --start-at, the clock's state is checked against
+ * --max-clock-error (a "clock" event when it is worse), then the run sleeps
+ * until the instant, signals answered. false to go on; true when the run
+ * stopped instead (a signal: r->ctl.signal; not ready in time: env_failed
+ * and the stop reason saying how late): nothing is measured, run_finish
+ * next. run_load_begin, right before the load's grid starts, takes the
+ * instant, for every run; run_load_record stores it (store_run_load_started,
+ * and a "start_at" event with --start-at) once the load is under way, so
+ * that no SQLite write delays the start (the first call only counts; a
+ * no-op before run_load_begin).
+ */
+bool run_start_wait(struct run *r);
+/*
+ * run --ready-file and --start-file (handshake.c). run_handshake_open, before
+ * anything is written: the paths' directories exist, and what an earlier
+ * run left there is removed (a ready record; a start file's TIME or cancel);
+ * anything else at either path is refused (-EEXIST, err filled), as is a
+ * directory missing (-ENOENT) or not writable (-EACCES).
+ * run_handshake_ready, once ready (now, CLOCK_REALTIME): the ready record
+ * replaces the ready file, a "ready" event and message say so; false to go
+ * on, true when it could not be written (the run stopped, env_failed).
+ * run_handshake_wait: polls the start file until it holds a TIME
+ * (r->start.at_ns), signals answered; true when the run stopped instead
+ * (a signal, "cancel", a bad TIME, no TIME within r->start.timeout_ns).
+ */
+int run_handshake_open(const struct run_options *o, struct strbuf *err);
+bool run_handshake_ready(struct run *r, uint64_t now);
+bool run_handshake_wait(struct run *r);
+void run_load_begin(struct run *r);
+void run_load_record(struct run *r);
+
+/*
+ * The results file (run.c opens it and makes the run row; every writer on
+ * the coordinator's thread writes through it). failed and err: the first
+ * write that failed (coord_store_error sets failed and stops the run);
+ * nothing more is written once failed.
+ */
+struct run_store {
+	struct store *st;
+	int64_t run_id;
+	bool failed;
+	struct strbuf err;
+	struct host_sampler *host; /* host counters per interval (coord.c); NULL: none */
+};
+
+/*
+ * --metrics and --metrics-file (metrics.c): the text the coordinator
+ * builds, the server that serves it, and the run's identity in it. Written
+ * by metrics.c (hostname and started_real_ns by run.c once the run row is
+ * made); handshake.c reads hostname for the ready record.
+ */
+struct run_metrics {
+	struct metrics_server *srv; /* NULL without --metrics */
+	struct strbuf text;
+	uint64_t last_ns; /* time_mono_ns() of the last text */
+	char **lab;	  /* nr_dbs x (classes + 1): escaped label sets */
+	uint8_t *seen;	  /* nr_dbs: bit per class whose series is shown */
+	bool file_failed; /* the textfile could not be written (said once) */
+	char run_uuid[48];
+	char hostname[256];
+	uint64_t started_real_ns;
+};
+
+/* metrics.c */
+/* Parses --metrics and binds its server (before anything is written):
+ * 0, -EINVAL for a bad [ADDR:]PORT, else -errno; err says why. */
+int run_metrics_open(struct run *r, struct strbuf *err);
+/* The plan is built: the first text (phase "preparing", no run_uuid yet),
+ * served while the files are created. */
+void run_metrics_prepare(struct run *r);
+/* The run row exists: the text again, with its run_uuid. */
+void run_metrics_begin(struct run *r);
+/* Interval k merged: the text from the totals so far and the verdicts
+ * judged so far (v NULL: none to show). */
+void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd);
+/* The run is stored: the last text, with the final verdicts (v NULL: not
+ * judged) and the exit code. */
+void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
+		       int exit_code);
+/* Stops the server and frees what metrics.c holds; safe twice. */
+void run_metrics_close(struct run *r);
+
+struct run {
+	const struct run_options *opt;
+	const struct profile *prof;
+	struct plan plan;
+	const struct engine_ops *ops;
+	bool virt;
+	struct engine_clock clock;
+	struct grid grid;
+	struct worker *workers;
+	unsigned nworkers;
+	uint64_t *fresh_from;
+	unsigned streams;     /* the stream count in use (auto-tune's level while tuning) */
+	struct strbuf remade; /* what --destroy-data re-created (plan/prepare.c) */
+	struct run_ctl ctl;
+	struct run_coord coord;
+	struct run_samples smp; /* sample maxima and page fault stalls (samples.c) */
+	struct run_journals jnl;
+	struct run_tune tune;
+	struct run_start start;
+	struct run_store store;
+	struct run_metrics metrics;
 };
 
 static inline bool fixed_model(const struct run *r)
@@ -376,92 +536,28 @@ static inline bool recovery_test(const struct run *r)
  * or stamping a page), where the engine can see them without reaping. */
 static inline unsigned worker_stamp_ready(struct worker *w)
 {
-	if (w->ops->stamp_ready)
-		return w->ops->stamp_ready(&w->ctx, engine_clock_now(&w->run->clock));
+	if (engine_drv_can_stamp_ready(&w->drv))
+		return engine_drv_stamp_ready(&w->drv, engine_clock_now(&w->run->clock));
 	return 0;
 }
 
 /* worker.c */
-void snap_reset(struct snap *s, unsigned ndb);
-void snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
+void worker_snap_reset(struct snap *s, unsigned ndb);
+void worker_snap_msg(struct snap *s, const char *fmt, ...) DP_PRINTF(2, 3);
 bool worker_step(struct worker *w);
 void worker_finish(struct worker *w);
 void *worker_thread(void *arg);
 void worker_stamped(void *arg);
+void worker_done(void *arg, struct engine_req *req);
 
 /* setup.c */
-void worker_release(struct worker *w);
+void run_worker_release(struct worker *w);
 int run_setup_workers(struct run *r, struct strbuf *err);
 void run_release_workers(struct run *r);
 
-/* journals.c */
-int run_write_journals(struct run *r, bool from_copies, bool clean);
-void journal_thread_poll(struct run *r);
-void journal_thread_ask(struct run *r);
-int journal_thread_start(struct run *r);
-void journal_thread_stop(struct run *r);
-int run_mark_journals(struct run *r);
-
-/* coord.c */
-void coord_store_error(struct run *r, int ret);
-void coord_check_fatal(struct run *r);
-bool coord_check_errors(struct run *r);
-void coord_collect(struct run *r, unsigned k);
-void coord_stop(struct run *r, int signo, const char *reason);
-void coord_check_signal(struct run *r, int timeout_ms);
-void coord_hangup_event(struct run *r);
-void run_event(struct run *r, const char *kind, const char *msg);
-uint64_t run_clock_ms(const struct run *r, uint64_t t);
-/* Tells the store when the grid just started began on the wall clock (now;
- * on virtual time none: a nominal clock from the run's start) and the run
- * clock's time before it (ev_base_ns), so that the rows' time_utc are the
- * times of their offsets (store_run_clock). */
-void run_clock_record(struct run *r);
-
-/*
- * run --start-at (start.c). run_start_wait, called once everything but the
- * load is ready (the first call only counts: auto-tune's later levels go
- * on at once): with --start-at, the clock's state is checked against
- * --max-clock-error (a "clock" event when it is worse), then the run sleeps
- * until the instant, signals answered. false to go on; true when the run
- * stopped instead (a signal: r->stop_signal; not ready in time: env_failed
- * and the stop reason saying how late): nothing is measured, run_finish
- * next. run_load_begin, right before the load's grid starts, takes the
- * instant, for every run; run_load_record stores it (store_run_load_started,
- * and a "start_at" event with --start-at) once the load is under way, so
- * that no SQLite write delays the start (the first call only counts; a
- * no-op before run_load_begin).
- */
-bool run_start_wait(struct run *r);
-/*
- * run --ready-file and --start-file (handshake.c). run_handshake_open, before
- * anything is written: the paths' directories exist, and what an earlier
- * run left there is removed (a ready record; a start file's TIME or cancel);
- * anything else at either path is refused (-EEXIST, err filled), as is a
- * directory missing (-ENOENT) or not writable (-EACCES).
- * run_handshake_ready, once ready (now, CLOCK_REALTIME): the ready record
- * replaces the ready file, a "ready" event and message say so; false to go
- * on, true when it could not be written (the run stopped, env_failed).
- * run_handshake_wait: polls the start file until it holds a TIME
- * (r->start_at_ns), signals answered; true when the run stopped instead
- * (a signal, "cancel", a bad TIME, no TIME within r->start_timeout_ns).
- */
-int run_handshake_open(const struct run_options *o, struct strbuf *err);
-bool run_handshake_ready(struct run *r, uint64_t now);
-bool run_handshake_wait(struct run *r);
-void run_load_begin(struct run *r);
-void run_load_record(struct run *r);
-void env_fact(void *arg, const char *key, const char *value);
-void record_env(struct run *r);
-void run_open_host_sampler(struct run *r);
-
-/* tune.c */
-void tune_interval(struct run *r, unsigned k);
-int run_autotune(struct run *r, struct tuner *t, struct strbuf *err);
-
 /* totals.c */
-void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n);
-void record_pass_figures(struct run *r);
+void totals_window_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n);
+void totals_pass_figures_record(struct run *r);
 void run_totals_release(struct run_totals *t);
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t);
 int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
@@ -481,25 +577,6 @@ void run_samples_fill(const struct run *r, struct scope_summary *sums, uint64_t 
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err);
 void run_info_fill(const struct run *r, struct store_run_info *info, char *host, size_t host_len);
 void run_record_interrupted(struct run *r, struct run_outcome *out, struct strbuf *err);
-
-/* metrics.c */
-/* Parses --metrics and binds its server (before anything is written):
- * 0, -EINVAL for a bad [ADDR:]PORT, else -errno; err says why. */
-int run_metrics_open(struct run *r, struct strbuf *err);
-/* The plan is built: the first text (phase "preparing", no run_uuid yet),
- * served while the files are created. */
-void run_metrics_prepare(struct run *r);
-/* The run row exists: the text again, with its run_uuid. */
-void run_metrics_begin(struct run *r);
-/* Interval k merged: the text from the totals so far and the verdicts
- * judged so far (v NULL: none to show). */
-void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd);
-/* The run is stored: the last text, with the final verdicts (v NULL: not
- * judged) and the exit code. */
-void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
-		       int exit_code);
-/* Stops the server and frees what metrics.c holds; safe twice. */
-void run_metrics_close(struct run *r);
 
 /* run.c */
 int run_threads(struct run *r, struct strbuf *err);

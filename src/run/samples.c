@@ -14,7 +14,7 @@
  * taken here from every interval's merge, not from the stored rows.
  *
  * Stalls arrive per database and interval in the workers' snapshots
- * (wl_db.page_stalls, counted by the transaction streams in workload/txn.c);
+ * (wl_db.txn.stalls, counted by the transaction streams in workload/txn.c);
  * a volume's and the run's are the sums of their databases'.
  */
 #include <errno.h>

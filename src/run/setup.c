@@ -17,17 +17,14 @@
 
 #include "run_internal.h"
 
-void worker_release(struct worker *w)
+void run_worker_release(struct worker *w)
 {
-	if (w->inflight && !w->run->virt) {
+	if (engine_drv_inflight(&w->drv) && !w->run->virt) {
 		/* I/O the device never completed may still land in these buffers:
 		 * leave ring, files and buffers to the process exit */
 		return;
 	}
-	if (w->ctx_open)
-		w->ops->close(&w->ctx);
-	if (w->ctx_init)
-		w->ops->cleanup(&w->ctx);
+	engine_drv_release(&w->drv);
 	if (w->fds)
 		for (unsigned i = 0; i < 2 * w->ndb; i++)
 			if (w->fds[i] >= 0)
@@ -48,7 +45,7 @@ void worker_release(struct worker *w)
 	}
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		for (unsigned j = 0; w->snaps[i].cs && j < w->ndb * IO_CLASS_COUNT; j++)
-			class_stats32_release(&w->snaps[i].cs[j]);
+			stats_class32_release(&w->snaps[i].cs[j]);
 		free(w->snaps[i].cs);
 		stats_arena_release(&w->snaps[i].arena);
 		free(w->snaps[i].integrity);
@@ -62,9 +59,6 @@ void worker_release(struct worker *w)
 	free(w->dbs);
 	free(w->slots);
 	free(w->wl.idle);
-	free(w->retry);
-	free(w->fresh);
-	free(w->reaped);
 	free(w->fds);
 	free(w->files);
 	free(w->sim_devs);
@@ -83,7 +77,7 @@ static int worker_open_files(struct worker *w, struct strbuf *err)
 			int fd = file_open_checked(paths[j], flags, 0,
 						   FILE_OPEN_REGULAR | FILE_OPEN_BLOCK, NULL, err);
 
-			w->fds[2 * i + j] = fd >= 0 ? fd : -1;
+			w->fds[j ? wl_file_log(i) : wl_file_db(i)] = fd >= 0 ? fd : -1;
 			if (fd < 0 && fd != -EMEDIUMTYPE)
 				strbuf_addf(err, "%s: cannot open: %s", paths[j], strerror(-fd));
 			if (fd < 0)
@@ -109,7 +103,7 @@ static void note_failed(struct run *r, const struct plan_db *pdb, const uint32_t
 			others = true;
 	}
 	if (count)
-		strbuf_addf(&r->journal_notes,
+		strbuf_addf(&r->jnl.notes,
 			    "%s: %llu page(s) whose last write failed (run %llu%s): what they "
 			    "hold is undefined, so it is accepted as it is until each is written "
 			    "anew\n",
@@ -129,28 +123,27 @@ static void worker_load_journal(struct run *r, struct wl_db *d, uint64_t fresh)
 	struct journal_info ji;
 	struct strbuf err = STRBUF_INIT;
 	uint32_t *gens = NULL;
-	bool use = false, noted = r->journal_noted[d->global];
+	bool use = false, noted = r->jnl.noted[d->global];
 	int ret;
 
 	if (r->plan.files && fresh > d->lo) {
 		ret = journal_read(&pdb->jloc, &ji, &gens, &err);
-		use = !ret && ji.db_id == pdb->id && ji.page_size == r->prof->page_size &&
-		      ji.nr_pages == pdb->nr_pages;
+		use = !ret && journal_info_matches(&ji, pdb->id, r->prof->page_size, pdb->nr_pages);
 		/* a database shared by several workers is noted once */
-		r->journal_noted[d->global] = true;
+		r->jnl.noted[d->global] = true;
 		if (noted)
 			;
 		else if (!ret && !use)
-			strbuf_addf(&r->journal_notes,
+			strbuf_addf(&r->jnl.notes,
 				    "%s: journal %s does not match the file (database %u, %llu "
 				    "pages of %u bytes); generations are learnt on first read\n",
 				    pdb->name, pdb->journal, ji.db_id,
 				    (unsigned long long)ji.nr_pages, ji.page_size);
 		else if (ret && ret != -ENOENT)
-			strbuf_addf(&r->journal_notes, "%s; generations are learnt on first read\n",
+			strbuf_addf(&r->jnl.notes, "%s; generations are learnt on first read\n",
 				    err.buf);
 		else if (use && !(ji.flags & JOURNAL_CLEAN))
-			strbuf_addf(&r->journal_notes,
+			strbuf_addf(&r->jnl.notes,
 				    "%s: journal %s is from a run that did not end cleanly "
 				    "(run %llu): its generations are lower bounds; pages found "
 				    "newer are accepted and learnt\n",
@@ -211,6 +204,30 @@ static uint32_t log_device(const struct run *r, unsigned v)
 	return n;
 }
 
+/* The sim engine's model of a device from the profile's (field for field) */
+static struct engine_sim_model sim_model(const struct profile_sim *s)
+{
+	_Static_assert(sizeof(struct engine_sim_model) == sizeof(struct profile_sim),
+		       "struct engine_sim_model and struct profile_sim have the same fields");
+	return (struct engine_sim_model){.read_latency_ns = s->read_latency_ns,
+					 .write_latency_ns = s->write_latency_ns,
+					 .log_write_latency_ns = s->log_write_latency_ns,
+					 .jitter_pct = s->jitter_pct,
+					 .saturation_iops = s->saturation_iops,
+					 .drift_ns = s->drift_ns,
+					 .drift_time_ns = s->drift_time_ns,
+					 .error_rate_pct = s->error_rate_pct,
+					 .drop_write_rate_pct = s->drop_write_rate_pct,
+					 .hang_rate_pct = s->hang_rate_pct,
+					 .spike_every = s->spike_every,
+					 .spike_latency_ns = s->spike_latency_ns,
+					 .transfer_rate = s->transfer_rate,
+					 .stall_period_ns = s->stall_period_ns,
+					 .stall_length_ns = s->stall_length_ns,
+					 .stall_latency_ns = s->stall_latency_ns,
+					 .seed = s->seed};
+}
+
 /*
  * Worker w's simulated devices and their models (profile.h, struct
  * profile_volume): volume v's data device is v, with the volume's model;
@@ -226,19 +243,21 @@ static int sim_devices(struct run *r, struct worker *w)
 	for (unsigned v = 0; v < nv; v++)
 		if (log_device(r, v) >= n)
 			n = log_device(r, v) + 1;
-	w->sim_devs = calloc(n, sizeof(*w->sim_devs));
+	w->sim_devs = calloc(n + 1, sizeof(*w->sim_devs));
 	if (!w->sim_devs)
 		return -ENOMEM;
 	for (unsigned v = nv; v-- > 0;) {
 		/* backwards, so that the first volume of a log device sets it */
 		const struct profile_volume *pv = v < p->nr_volumes ? &p->volumes[v] : NULL;
 
-		w->sim_devs[v] = pv ? pv->sim : p->sim;
+		w->sim_devs[v] = sim_model(pv ? &pv->sim : &p->sim);
 		if (log_device(r, v) != v)
-			w->sim_devs[log_device(r, v)] = pv ? pv->sim_log : p->sim;
+			w->sim_devs[log_device(r, v)] = sim_model(pv ? &pv->sim_log : &p->sim);
 	}
+	w->sim_devs[n] = sim_model(&p->sim);
 	w->ctx.nr_devices = n;
 	w->ctx.dev_sims = w->sim_devs;
+	w->ctx.sim = &w->sim_devs[n];
 	return 0;
 }
 
@@ -266,23 +285,20 @@ static int wdb_setup(struct run *r, struct wl_db *d, unsigned global, uint64_t l
 /* Sets up worker w: databases dbs[] (global indices) with their page ranges,
  * and nstreams streams shared by them, the last working last_duty of the
  * time. */
-static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
-			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
-			struct strbuf *err)
+static const char worker_nomem[] = "out of memory setting up a worker";
+
+/* The worker's arrays: databases, slots, files, the spares' and every
+ * buffer's iovecs, the interval snapshots. 0 or -ENOMEM (run_worker_release
+ * frees what was made). */
+static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned nstreams)
 {
 	const struct profile *p = r->prof;
-	int ret = -ENOMEM;
 
-	w->run = r;
-	w->ndb = ndb;
 	/* per database: log, replication and maintenance, and the flusher */
 	w->nslots = wl_slot_count(p, ndb, nstreams);
 	w->dbs = calloc(ndb, sizeof(*w->dbs));
 	w->slots = calloc(w->nslots, sizeof(*w->slots));
 	w->wl.idle = calloc(w->nslots, sizeof(*w->wl.idle));
-	w->retry = calloc(w->nslots, sizeof(*w->retry));
-	w->fresh = calloc(w->nslots, sizeof(*w->fresh));
-	w->reaped = calloc(w->nslots, sizeof(*w->reaped));
 	w->fds = malloc(2 * ndb * sizeof(*w->fds));
 	for (unsigned i = 0; w->fds && i < 2 * ndb; i++)
 		w->fds[i] = -1;
@@ -296,12 +312,11 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		w->spare_index = calloc(nstreams, sizeof(*w->spare_index));
 		w->pv = calloc(nstreams, sizeof(*w->pv));
 		if (!w->spare || !w->spare_index || !w->pv)
-			goto out_nomem;
+			return -ENOMEM;
 	}
 	w->iov = calloc(w->nslots + (w->spare ? nstreams : 0), sizeof(*w->iov));
-	if (!w->dbs || !w->slots || !w->wl.idle || !w->retry || !w->fresh || !w->reaped ||
-	    !w->fds || !w->files || !w->iov)
-		goto out_nomem;
+	if (!w->dbs || !w->slots || !w->wl.idle || !w->fds || !w->files || !w->iov)
+		return -ENOMEM;
 	for (unsigned i = 0; i < RUN_SLOTS; i++) {
 		w->snaps[i].cs = calloc(ndb * IO_CLASS_COUNT, sizeof(*w->snaps[i].cs));
 		w->snaps[i].integrity = calloc(ndb, sizeof(uint64_t));
@@ -311,36 +326,22 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		if (!w->snaps[i].cs || !w->snaps[i].integrity || !w->snaps[i].stream_ns ||
 		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
-			goto out_nomem;
-		w->snaps[i].kept = &r->msgs_kept;
-		snap_reset(&w->snaps[i], ndb);
+			return -ENOMEM;
+		w->snaps[i].kept = &r->ctl.msgs_kept;
+		worker_snap_reset(&w->snaps[i], ndb);
 	}
-	for (unsigned i = 0; i < ndb; i++) {
-		struct wl_db *d = &w->dbs[i];
-		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
+	return 0;
+}
 
-		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
-			goto out_nomem;
-		w->files[2 * i] =
-			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
-		w->files[2 * i + 1] =
-			(struct engine_file){pdb->log_size, log_device(r, pdb->volume), 0, pdb->id};
-	}
-	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
-	if (!w->stream_prev ||
-	    wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, nstreams, w->slots, w->nslots,
-			w->wl.idle) ||
-	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
-		goto out_nomem;
-	w->wl.run_id = &r->run_id;
-	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
-	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
-	w->wl.stamped_arg = w;
+/* Each slot's page buffer, then each spare's (a stream's size), aligned
+ * and zeroed, with their iovecs: 0 or -ENOMEM. */
+static int worker_buffers(struct worker *w, const struct profile *p, unsigned nstreams)
+{
 	for (unsigned i = 0; i < w->nslots; i++) {
 		struct wl_slot *s = &w->slots[i];
 
 		if (posix_memalign(&s->buf, 4096, s->buf_len))
-			goto out_nomem;
+			return -ENOMEM;
 		memset(s->buf, 0, s->buf_len);
 		s->req.owner = s;
 		s->req.buf_index = (int32_t)i;
@@ -353,13 +354,72 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 
 		/* it takes a stream's place: a stream's size */
 		if (posix_memalign(&b, 4096, wl_stream_buf_len(p)))
-			goto out_nomem;
+			return -ENOMEM;
 		memset(b, 0, wl_stream_buf_len(p));
 		w->spare[w->nspare] = b;
 		w->spare_index[w->nspare++] = (int32_t)(w->nslots + i);
 		w->iov[w->nslots + i].iov_base = b;
 		w->iov[w->nslots + i].iov_len = wl_stream_buf_len(p);
 	}
+	return 0;
+}
+
+/* The engine context over the worker's files and buffers (the sim
+ * engine's devices too) and its driver: 0 or -errno, err says why. The
+ * ring is opened by setup_workers once every worker is set up. */
+static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
+{
+	w->ops = r->ops;
+	w->ctx.depth = w->nslots;
+	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
+	w->ctx.files = w->files;
+	w->ctx.nr_files = 2 * w->ndb;
+	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
+	if (r->ops == &engine_sim && sim_devices(r, w)) {
+		strbuf_addstr(err, worker_nomem);
+		return -ENOMEM;
+	}
+	w->ctx.bufs = w->iov;
+	w->ctx.nr_bufs = w->nslots + w->nspare;
+	w->ctx.clock = &r->clock;
+	w->ctx.seed = w->index;
+	return engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
+}
+
+static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
+			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
+			struct strbuf *err)
+{
+	const struct profile *p = r->prof;
+	int ret;
+
+	w->run = r;
+	w->ndb = ndb;
+	if (worker_alloc(r, w, ndb, nstreams))
+		goto out_nomem;
+	for (unsigned i = 0; i < ndb; i++) {
+		struct wl_db *d = &w->dbs[i];
+		const struct plan_db *pdb = &r->plan.dbs[dbs[i]];
+
+		if (wdb_setup(r, d, dbs[i], lo[i], cnt[i]))
+			goto out_nomem;
+		w->files[wl_file_db(i)] =
+			(struct engine_file){pdb->size, pdb->volume, p->page_size, pdb->id};
+		w->files[wl_file_log(i)] =
+			(struct engine_file){pdb->log_size, log_device(r, pdb->volume), 0, pdb->id};
+	}
+	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
+	if (!w->stream_prev ||
+	    wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, nstreams, w->slots, w->nslots,
+			w->wl.idle) ||
+	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
+		goto out_nomem;
+	w->wl.run_id = r->store.run_id; /* 0 until the run is stored: set again then */
+	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
+	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
+	w->wl.stamped_arg = w;
+	if (worker_buffers(w, p, nstreams))
+		goto out_nomem;
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
 		uint64_t pages = 0;
 
@@ -372,29 +432,9 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 		if (ret)
 			return ret;
 	}
-	w->ops = r->ops;
-	w->ctx.depth = w->nslots;
-	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
-	w->ctx.files = w->files;
-	w->ctx.nr_files = 2 * ndb;
-	w->ctx.nr_devices = (unsigned)r->plan.nr_vols;
-	if (r->ops == &engine_sim) {
-		ret = sim_devices(r, w);
-		if (ret)
-			goto out_nomem;
-	}
-	w->ctx.bufs = w->iov;
-	w->ctx.nr_bufs = w->nslots + w->nspare;
-	w->ctx.clock = &r->clock;
-	w->ctx.sim = &p->sim;
-	w->ctx.seed = w->index;
-	ret = w->ops->init(&w->ctx, err);
-	if (ret)
-		return ret;
-	w->ctx_init = true;
-	return 0; /* opened by setup_workers once every ring is set up */
+	return worker_engine(r, w, err);
 out_nomem:
-	strbuf_addstr(err, "out of memory setting up a worker");
+	strbuf_addstr(err, worker_nomem);
 	return -ENOMEM;
 }
 
@@ -427,7 +467,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	if (ret)
 		goto out;
 	nw = lw.nworkers;
-	ret = env_numa_map_build_plan(&nm, &r->plan);
+	ret = plan_numa_map(&nm, &r->plan);
 	if (ret)
 		goto out;
 	nm_built = true;
@@ -489,10 +529,9 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 	for (unsigned i = 0; i < r->nworkers; i++) {
 		struct worker *w = &r->workers[i];
 
-		ret = w->ops->open(&w->ctx, err);
+		ret = engine_drv_open(&w->drv, err);
 		if (ret)
 			goto out;
-		w->ctx_open = true;
 	}
 	ret = 0;
 out:
@@ -512,9 +551,9 @@ out:
 void run_release_workers(struct run *r)
 {
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
-		worker_release(&r->workers[i]);
+		run_worker_release(&r->workers[i]);
 	free(r->workers);
 	r->workers = NULL;
 	r->nworkers = 0;
-	atomic_store(&r->workers_done, 0);
+	atomic_store(&r->ctl.workers_done, 0);
 }

@@ -58,13 +58,13 @@ static void start_late(struct run *r, uint64_t now)
 	struct strbuf at = STRBUF_INIT;
 	char why[256];
 
-	time_format_utc_us(&at, r->start_at_ns);
+	time_format_utc_us(&at, r->start.at_ns);
 	snprintf(why, sizeof(why),
 		 "not ready by --start-at %s: the files and workers were ready %.3f s late; "
 		 "nothing was measured",
-		 at.buf, (double)(now - r->start_at_ns) / 1e9);
+		 at.buf, (double)(now - r->start.at_ns) / 1e9);
 	strbuf_release(&at);
-	r->env_failed = true;
+	r->ctl.env_failed = true;
 	coord_stop(r, 0, why);
 }
 
@@ -76,19 +76,19 @@ static void start_given_late(struct run *r, uint64_t now)
 	struct strbuf msg = STRBUF_INIT;
 
 	strbuf_addstr(&msg, "the start time ");
-	time_format_utc_us(&msg, r->start_at_ns);
+	time_format_utc_us(&msg, r->start.at_ns);
 	strbuf_addf(&msg, " read from %s was %.3f s past: the load begins at once, late",
-		    r->opt->start_file, (double)(now - r->start_at_ns) / 1e9);
+		    r->opt->start_file, (double)(now - r->start.at_ns) / 1e9);
 	run_event(r, "late", msg.buf);
 	strbuf_release(&msg);
 }
 
-/* Sleeps until r->start_at_ns on CLOCK_REALTIME, signals answered: true
+/* Sleeps until r->start.at_ns on CLOCK_REALTIME, signals answered: true
  * when a signal stopped the wait. */
 static bool start_sleep(struct run *r, uint64_t now)
 {
 	const struct run_options *o = r->opt;
-	uint64_t at = r->start_at_ns;
+	uint64_t at = r->start.at_ns;
 	bool stopped = false;
 
 	while (now < at) {
@@ -102,7 +102,7 @@ static bool start_sleep(struct run *r, uint64_t now)
 		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
 		coord_check_signal(r, 0);
-		if (r->stop_signal || r->abandoned) {
+		if (r->ctl.signal || r->ctl.abandoned) {
 			stopped = true;
 			break;
 		}
@@ -119,68 +119,68 @@ bool run_start_wait(struct run *r)
 	uint64_t now;
 	bool stopped;
 
-	if (r->load_started || r->start_waited)
+	if (r->start.load_started || r->start.waited)
 		return false;
-	r->start_waited = true;
-	r->start_at_ns = o->start_at_real_ns;
+	r->start.waited = true;
+	r->start.at_ns = o->start_at_real_ns;
 	if ((o->ready_file || o->start_file) && run_handshake_ready(r, time_real_ns()))
 		return true;
 	if (o->start_file && run_handshake_wait(r))
 		return true;
-	if (!r->start_at_ns)
+	if (!r->start.at_ns)
 		return false;
 	/* the instant asked for, kept by a run that never gets to it */
-	if (r->store && !r->store_failed &&
-	    store_run_load_started(r->store, r->run_id, 0, r->start_at_ns, &r->store_err))
+	if (r->store.st && !r->store.failed &&
+	    store_run_load_started(r->store.st, r->store.run_id, 0, r->start.at_ns, &r->store.err))
 		coord_store_error(r, -EIO);
 	start_clock_check(r);
 	now = time_real_ns();
-	if (now > r->start_at_ns + START_LATE_SLACK_NS && !o->start_file) {
+	if (now > r->start.at_ns + START_LATE_SLACK_NS && !o->start_file) {
 		start_late(r, now);
 		return true;
 	}
-	if (now > r->start_at_ns + START_LATE_SLACK_NS)
+	if (now > r->start.at_ns + START_LATE_SLACK_NS)
 		start_given_late(r, now);
 	stopped = start_sleep(r, now);
-	if (r->host && !stopped) {
+	if (r->store.host && !stopped) {
 		struct host_sample hs;
 
 		/* the counters' first interval starts now, not before the wait */
-		(void)!host_sampler_read(r->host, time_mono_ns(), &hs);
+		(void)!counters_sampler_read(r->store.host, time_mono_ns(), &hs);
 	}
 	return stopped;
 }
 
 void run_load_begin(struct run *r)
 {
-	if (r->load_started)
+	if (r->start.load_started)
 		return;
-	r->load_started = true;
-	r->load_real_ns = time_real_ns();
+	r->start.load_started = true;
+	r->start.load_real_ns = time_real_ns();
 }
 
 void run_load_record(struct run *r)
 {
-	if (!r->load_started || r->load_recorded)
+	if (!r->start.load_started || r->start.load_recorded)
 		return;
-	r->load_recorded = true;
-	if (r->store && !r->store_failed &&
-	    store_run_load_started(r->store, r->run_id, r->load_real_ns, r->start_at_ns,
-				   &r->store_err))
+	r->start.load_recorded = true;
+	if (r->store.st && !r->store.failed &&
+	    store_run_load_started(r->store.st, r->store.run_id, r->start.load_real_ns,
+				   r->start.at_ns, &r->store.err))
 		coord_store_error(r, -EIO);
-	if (r->start_at_ns) {
+	if (r->start.at_ns) {
 		struct strbuf msg = STRBUF_INIT;
 
 		strbuf_addstr(&msg, "load started at ");
-		time_format_utc_us(&msg, r->load_real_ns);
+		time_format_utc_us(&msg, r->start.load_real_ns);
 		strbuf_addf(&msg, ", %.3f ms after %s ",
-			    (double)((int64_t)(r->load_real_ns - r->start_at_ns)) / 1e6,
+			    (double)((int64_t)(r->start.load_real_ns - r->start.at_ns)) / 1e6,
 			    r->opt->start_file ? "the start time" : "--start-at");
-		time_format_utc_us(&msg, r->start_at_ns);
-		if (r->store && !r->store_failed &&
-		    store_event_add(r->store, r->run_id,
+		time_format_utc_us(&msg, r->start.at_ns);
+		if (r->store.st && !r->store.failed &&
+		    store_event_add(r->store.st, r->store.run_id,
 				    run_clock_ms(r, engine_clock_now(&r->clock)), "start_at",
-				    msg.buf, &r->store_err))
+				    msg.buf, &r->store.err))
 			coord_store_error(r, -EIO);
 		strbuf_release(&msg);
 	}

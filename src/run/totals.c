@@ -39,8 +39,8 @@ static void txn_fill(const struct run *r, struct scope_summary *sums, uint64_t m
 		size_t scopes[3] = {0, 1 + r->plan.dbs[d].volume, 1 + nv + d};
 
 		for (unsigned k = 0; k < 3; k++) {
-			sums[scopes[k]].txns += r->txn_db[d].txns;
-			sums[scopes[k]].log_commits += r->txn_db[d].log_commits;
+			sums[scopes[k]].txns += r->coord.txn_db[d].txns;
+			sums[scopes[k]].log_commits += r->coord.txn_db[d].log_commits;
 		}
 	}
 	for (size_t i = 0; i < 1 + nv + nd; i++)
@@ -63,38 +63,39 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 	}
 	run_cs = &t->vol_cs[nv * IO_CLASS_COUNT];
 	for (size_t i = 0; i < (nv + 1) * IO_CLASS_COUNT; i++)
-		class_stats_reset(&t->vol_cs[i]);
+		stats_class_reset(&t->vol_cs[i]);
 	for (size_t d = 0; d < nd; d++) {
 		const struct plan_db *db = &r->plan.dbs[d];
 		struct scope_summary *s = &t->sums[1 + nv + d];
 
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-			const struct class_stats *cs = &r->tot_db[d * IO_CLASS_COUNT + c];
+			const struct class_stats *cs = &r->coord.tot_db[d * IO_CLASS_COUNT + c];
 
-			class_stats_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
-			class_stats_merge(&run_cs[c], cs);
-			class_summary_from_stats(&s->classes[c], cs, measured);
+			stats_class_merge(&t->vol_cs[db->volume * IO_CLASS_COUNT + c], cs);
+			stats_class_merge(&run_cs[c], cs);
+			results_class_from_stats(&s->classes[c], cs, measured);
 		}
 		snprintf(s->name, sizeof(s->name), "%s", db->name);
 		snprintf(s->volume, sizeof(s->volume), "%s", r->plan.vols[db->volume].name);
-		s->integrity_errors = r->integ_db[d];
-		t->sums[1 + db->volume].integrity_errors += r->integ_db[d];
-		t->sums[0].integrity_errors += r->integ_db[d];
-		t->totals[1 + nv + d] = (struct store_scope_total){SCOPE_DATABASE,
-								   db->name,
-								   r->plan.vols[db->volume].name,
-								   r->integ_db[d],
-								   &r->tot_db[d * IO_CLASS_COUNT],
-								   r->stream_db[d],
-								   s,
-								   sample_ms};
+		s->integrity_errors = r->coord.integ_db[d];
+		t->sums[1 + db->volume].integrity_errors += r->coord.integ_db[d];
+		t->sums[0].integrity_errors += r->coord.integ_db[d];
+		t->totals[1 + nv + d] =
+			(struct store_scope_total){SCOPE_DATABASE,
+						   db->name,
+						   r->plan.vols[db->volume].name,
+						   r->coord.integ_db[d],
+						   &r->coord.tot_db[d * IO_CLASS_COUNT],
+						   r->coord.stream_db[d],
+						   s,
+						   sample_ms};
 	}
 	for (size_t v = 0; v < nv; v++) {
 		struct scope_summary *s = &t->sums[1 + v];
 
 		snprintf(s->name, sizeof(s->name), "%s", r->plan.vols[v].name);
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-			class_summary_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
+			results_class_from_stats(&s->classes[c], &t->vol_cs[v * IO_CLASS_COUNT + c],
 						 measured);
 		t->totals[1 + v] = (struct store_scope_total){SCOPE_VOLUME,
 							      r->plan.vols[v].name,
@@ -107,14 +108,14 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 	}
 	snprintf(t->sums[0].name, sizeof(t->sums[0].name), "run");
 	for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
-		class_summary_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
+		results_class_from_stats(&t->sums[0].classes[c], &run_cs[c], measured);
 	t->totals[0] = (struct store_scope_total){
 		SCOPE_RUN, "run", NULL,	       t->sums[0].integrity_errors,
 		run_cs,	   0,	  &t->sums[0], sample_ms};
 	/* the streams of a volume and of the run: their databases' */
 	for (size_t d = 0; d < nd; d++) {
-		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->stream_db[d];
-		t->totals[0].stream_ns += r->stream_db[d];
+		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->coord.stream_db[d];
+		t->totals[0].stream_ns += r->coord.stream_db[d];
 	}
 	run_samples_fill(r, t->sums, measured);
 	txn_fill(r, t->sums, measured);
@@ -144,10 +145,10 @@ static void pass_done(const struct run *r, struct scope_summary *dbs)
 			struct scope_summary *s = &dbs[d->pdb - r->plan.dbs];
 			double all =
 				backup ? (double)d->n * p->page_size : (double)p->recovery_segments;
-			double done = backup ? (double)d->scan_bytes : (double)d->rp_seg;
+			double done = backup ? (double)d->scan.bytes : (double)d->replay.seg;
 
 			s->pass_judged = true;
-			if (backup ? d->scan_done : d->rp_seg >= p->recovery_segments)
+			if (backup ? d->scan.done : d->replay.seg >= p->recovery_segments)
 				s->pass_done_pct = 100;
 			else
 				s->pass_done_pct = all > 0 && done < all ? 100 * done / all : 0;
@@ -186,12 +187,14 @@ int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
 		.target_iops = r->prof->target_iops,
 	};
 
-	if (r->wacc_db) {
+	if (r->coord.wacc_db) {
 		ws = calloc((1 + nv + nd) * IO_CLASS_COUNT, sizeof(*ws));
 		if (ws) {
-			win_stats(ws, r->wacc_run, IO_CLASS_COUNT);
-			win_stats(ws + IO_CLASS_COUNT, r->wacc_vol, nv * IO_CLASS_COUNT);
-			win_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->wacc_db, nd * IO_CLASS_COUNT);
+			totals_window_stats(ws, r->coord.wacc_run, IO_CLASS_COUNT);
+			totals_window_stats(ws + IO_CLASS_COUNT, r->coord.wacc_vol,
+					    nv * IO_CLASS_COUNT);
+			totals_window_stats(ws + (1 + nv) * IO_CLASS_COUNT, r->coord.wacc_db,
+					    nd * IO_CLASS_COUNT);
 			in.run_windows = ws;
 			in.volume_windows = ws + IO_CLASS_COUNT;
 			in.database_windows = ws + (1 + nv) * IO_CLASS_COUNT;
@@ -213,7 +216,7 @@ uint64_t run_measured_ns(const struct run *r, uint64_t t)
 	return m > r->grid.duration ? r->grid.duration : m;
 }
 
-void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
+void totals_window_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		double mean = a[i].n ? a[i].sum / a[i].n : 0, var;
@@ -228,7 +231,7 @@ void win_stats(struct eval_window_stats *out, const struct win_acc *a, size_t n)
 
 /* The figures of a backup or recovery test, per database and in all, as
  * events of the run (kind "backup" or "recovery"). */
-void record_pass_figures(struct run *r)
+void totals_pass_figures_record(struct run *r)
 {
 	char msg[300];
 	uint64_t bytes = 0, t0 = UINT64_MAX, t1 = 0, segs = 0, ns = 0, slow = 0, pages = 0;
@@ -244,29 +247,29 @@ void record_pass_figures(struct run *r)
 			struct wl_db *d = &w->dbs[i];
 
 			if (backup) {
-				double secs = d->scan_t1 > d->scan_t0
-						      ? (double)(d->scan_t1 - d->scan_t0) / 1e9
+				double secs = d->scan.t1 > d->scan.t0
+						      ? (double)(d->scan.t1 - d->scan.t0) / 1e9
 						      : 0;
 
 				snprintf(msg, sizeof(msg),
 					 "%s: %s%.1f MB read in %.2f s: %.1f MB/s", d->pdb->name,
-					 d->scan_done ? "" : "(not finished) ",
-					 (double)d->scan_bytes / 1e6, secs,
-					 secs > 0 ? (double)d->scan_bytes / 1e6 / secs : 0);
+					 d->scan.done ? "" : "(not finished) ",
+					 (double)d->scan.bytes / 1e6, secs,
+					 secs > 0 ? (double)d->scan.bytes / 1e6 / secs : 0);
 				run_event(r, "backup", msg);
-				bytes += d->scan_bytes;
-				if (d->scan_t0 && d->scan_t0 < t0)
-					t0 = d->scan_t0;
-				if (d->scan_t1 > t1)
-					t1 = d->scan_t1;
+				bytes += d->scan.bytes;
+				if (d->scan.t0 && d->scan.t0 < t0)
+					t0 = d->scan.t0;
+				if (d->scan.t1 > t1)
+					t1 = d->scan.t1;
 				continue;
 			}
 			uint64_t dns = 0, dpages = 0;
-			unsigned n = d->rp_seg;
+			unsigned n = d->replay.seg;
 
 			for (unsigned k = 0; k < n; k++) {
-				dns += d->rp_ns[k];
-				dpages += d->rp_count[k];
+				dns += d->replay.ns[k];
+				dpages += d->replay.count[k];
 			}
 			snprintf(msg, sizeof(msg),
 				 "%s: %s%u of %llu log segments replayed (%llu pages read and "

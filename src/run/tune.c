@@ -17,9 +17,9 @@
 /* Ends the level being measured: the workers drain and stop at interval k. */
 static void tune_end_level(struct run *r, unsigned k)
 {
-	r->stop_time = engine_clock_now(&r->clock);
-	atomic_store_explicit(&r->last, k, memory_order_release);
-	atomic_store_explicit(&r->stop, true, memory_order_release);
+	r->ctl.time = engine_clock_now(&r->clock);
+	atomic_store_explicit(&r->ctl.last, k, memory_order_release);
+	atomic_store_explicit(&r->ctl.stop, true, memory_order_release);
 }
 
 /* The highest sample average of database d's class c in the window (its
@@ -47,7 +47,7 @@ static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 	if (w->max_sampled)
 		run_samples_interval(r, true); /* the window's last sample */
 	for (size_t d = 0; d < r->plan.nr_dbs; d++) {
-		const struct class_stats *cs = &r->win_db[d * IO_CLASS_COUNT];
+		const struct class_stats *cs = &r->coord.win_db[d * IO_CLASS_COUNT];
 		double ra = hist_mean(&cs[IO_DB_READ].lat) / 1e6;
 		double la = hist_mean(&cs[IO_LOG_WRITE].lat) / 1e6;
 
@@ -74,7 +74,7 @@ static void tune_window_build(struct run *r, double secs, struct tune_window *w)
 			w->errors += cs[c].errors;
 	}
 	for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-		class_stats_reset(&r->win_db[i]);
+		stats_class_reset(&r->coord.win_db[i]);
 	run_samples_reset(r);
 	w->iops = secs > 0 ? (double)(rd + wr) / secs : 0;
 }
@@ -88,40 +88,40 @@ static void tune_window_build(struct run *r, double secs, struct tune_window *w)
  */
 void tune_interval(struct run *r, unsigned k)
 {
-	struct tuner *t = r->tune;
+	struct tuner *t = r->tune.tuner;
 	struct tune_window w;
 	int ret;
 
-	r->tune_nint++;
-	if (t->measuring && r->tune_nint < r->tune_win)
+	r->tune.nint++;
+	if (t->measuring && r->tune.nint < r->tune.win)
 		run_samples_interval(r, false); /* a sample of the window may end */
 	if (!t->measuring) {
-		const struct class_stats *rd = &r->iv_run[IO_DB_READ];
-		const struct class_stats *lg = &r->iv_run[IO_LOG_WRITE];
+		const struct class_stats *rd = &r->coord.iv_run[IO_DB_READ];
+		const struct class_stats *lg = &r->coord.iv_run[IO_LOG_WRITE];
 
 		if (!rd->lat.count || !lg->lat.count)
 			return; /* no sample */
-		ret = tuner_sample(t, hist_mean(&rd->lat) / 1e6, hist_mean(&lg->lat) / 1e6);
+		ret = autotune_sample(t, hist_mean(&rd->lat) / 1e6, hist_mean(&lg->lat) / 1e6);
 		if (ret == TUNE_SETTLED) {
 			/* the window starts now */
 			for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-				class_stats_reset(&r->win_db[i]);
+				stats_class_reset(&r->coord.win_db[i]);
 			run_samples_reset(r);
-			r->tune_nint = 0;
+			r->tune.nint = 0;
 			return;
 		}
 		if (ret != TUNE_UNSETTLED)
 			return;
-	} else if (r->tune_nint < r->tune_win) {
+	} else if (r->tune.nint < r->tune.win) {
 		return;
 	}
-	tune_window_build(r, (double)r->tune_nint * (double)RUN_INTERVAL_NS / 1e9, &w);
-	r->tune_nint = 0;
-	ret = tuner_window(t, &w);
-	r->tune_state = ret < 0 ? TUNE_DONE : ret;
+	tune_window_build(r, (double)r->tune.nint * (double)RUN_INTERVAL_NS / 1e9, &w);
+	r->tune.nint = 0;
+	ret = autotune_window_feed(t, &w);
+	r->tune.state = ret < 0 ? TUNE_DONE : ret;
 	if (ret < 0)
-		tuner_stop(t, "out of memory");
-	if (r->tune_state != TUNE_MORE)
+		autotune_stop(t, "out of memory");
+	if (r->tune.state != TUNE_MORE)
 		tune_end_level(r, k);
 }
 
@@ -165,10 +165,7 @@ static void tune_settings_fill(const struct run *r, struct tune_settings *s)
 		.target_iops = (double)p->target_iops,
 		.min_streams = ndb,
 		.max_streams = maxs,
-		.read_avg_ms = (double)th->db_read_avg_ns / 1e6,
-		.read_max_ms = (double)th->db_read_max_ns / 1e6,
-		.log_avg_ms = (double)th->log_write_avg_ns / 1e6,
-		.log_max_ms = (double)th->log_write_max_ns / 1e6,
+		.thresholds = *th,
 		.slope_window = profile_tune_slope_window(p),
 		.slope_max_ms = (double)p->tune_slope_max_ns / 1e6,
 	};
@@ -182,7 +179,7 @@ static void tune_clock_advance(struct run *r)
 	uint64_t now = engine_clock_now(&r->clock);
 
 	if (r->grid.interval && now > r->grid.t0)
-		r->ev_base_ns += now - r->grid.t0;
+		r->tune.ev_base_ns += now - r->grid.t0;
 	r->grid.t0 = now;
 }
 
@@ -206,10 +203,11 @@ static void tune_report_steps(struct run *r, const struct tuner *t, unsigned *re
 			 st->w.read_avg_ms, st->w.read_db, st->w.log_avg_ms,
 			 st->passed ? "pass" : "fail", st->reason);
 		run_event(r, "autotune_step", msg);
-		if (r->store && !r->store_failed &&
-		    store_autotune_step_add(r->store, r->run_id, *reported + 1, st->streams,
-					    st->w.iops, st->w.read_avg_ms, st->w.log_avg_ms,
-					    st->passed, st->reason, &r->store_err))
+		if (r->store.st && !r->store.failed &&
+		    store_autotune_step_add(r->store.st, r->store.run_id, *reported + 1,
+					    st->streams, st->w.iops, st->w.read_avg_ms,
+					    st->w.log_avg_ms, st->passed, st->reason,
+					    &r->store.err))
 			coord_store_error(r, -EIO);
 	}
 }
@@ -234,11 +232,11 @@ static void tune_report_outcome(struct run *r, const struct tuner *t, uint64_t u
 	}
 	run_event(r, "autotune", msg);
 	snprintf(n, sizeof(n), "%u", t->chosen);
-	env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));
-	env_fact(r, "autotune_chosen", n);
-	env_fact(r, "autotune_stopped_because", t->stopped_because);
+	run_env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));
+	run_env_fact(r, "autotune_chosen", n);
+	run_env_fact(r, "autotune_stopped_because", t->stopped_because);
 	if (note[0])
-		env_fact(r, "autotune_note", note);
+		run_env_fact(r, "autotune_note", note);
 }
 
 /*
@@ -258,11 +256,11 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 	char msg[400];
 	int ret = 0;
 
-	r->ev_base_ns = 0;
-	r->tune_win = profile_tune_window_samples(p);
+	r->tune.ev_base_ns = 0;
+	r->tune.win = profile_tune_window_samples(p);
 	tune_settings_fill(r, &set);
-	tuner_init(t, &set);
-	r->tune = t;
+	autotune_init(t, &set);
+	r->tune.tuner = t;
 	snprintf(msg, sizeof(msg),
 		 "auto-tune (goal %s, %s): levels of %u stream%s, transient until the latency "
 		 "slope over %u samples is at most %.2f ms per sample (at most %u s), then "
@@ -271,14 +269,14 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 		 tune_goal_name(t->set.goal),
 		 t->set.step == TUNE_STEP_DATABASE ? "whole streams per database" : "any count",
 		 t->unit, t->unit == 1 ? "" : "s", t->set.slope_window, t->set.slope_max_ms,
-		 t->set.transient_max, r->tune_win, (double)limit / 1e9, p->tune_margin_pct,
+		 t->set.transient_max, r->tune.win, (double)limit / 1e9, p->tune_margin_pct,
 		 p->tune_plateau_pct);
 	run_event(r, "autotune", msg);
 	while (!t->done) {
 		bool drained;
 
 		if (used + profile_tune_level_min_ns(p) > limit) {
-			tuner_stop(t, "the time bound is spent");
+			autotune_stop(t, "the time bound is spent");
 			break;
 		}
 		r->streams = t->cur;
@@ -287,52 +285,52 @@ int run_autotune(struct run *r, struct tuner *t, struct strbuf *err)
 			break;
 		/* --start-at: the first level's workers are ready (start.c) */
 		if (run_start_wait(r)) {
-			tuner_stop(t, r->stop_signal ? "interrupted" : "the run stopped");
+			autotune_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
 			break;
 		}
 		run_load_begin(r);
 		grid_init(&r->grid, engine_clock_now(&r->clock), 0, limit - used);
 		run_clock_record(r);
-		atomic_store(&r->last, r->grid.last);
-		atomic_store(&r->stop, false);
-		r->stop_time = 0;
-		r->collected = 0;
-		r->tune_nint = 0;
-		r->tune_state = TUNE_MORE;
+		atomic_store(&r->ctl.last, r->grid.last);
+		atomic_store(&r->ctl.stop, false);
+		r->ctl.time = 0;
+		r->coord.collected = 0;
+		r->tune.nint = 0;
+		r->tune.state = TUNE_MORE;
 		for (size_t i = 0; i < r->plan.nr_dbs * IO_CLASS_COUNT; i++)
-			class_stats_reset(&r->win_db[i]);
+			stats_class_reset(&r->coord.win_db[i]);
 		run_samples_reset(r);
 		if (r->opt->cb.message) {
 			snprintf(msg, sizeof(msg), "auto-tune: measuring %u streams", t->cur);
 			r->opt->cb.message(r->opt->cb.arg, msg);
 		}
 		ret = r->virt ? run_virtual(r) : run_threads(r, err);
-		used += (r->stop_time ? r->stop_time : r->grid.t0 + r->grid.duration) - r->grid.t0;
-		if (r->abandoned)
+		used += (r->ctl.time ? r->ctl.time : r->grid.t0 + r->grid.duration) - r->grid.t0;
+		if (r->ctl.abandoned)
 			return ret;
 		drained = run_workers_drained(r);
 		/* the next level's workers learn the generations from the journals */
-		if (!r->hung_seen && run_write_journals(r, false, drained)) {
-			r->env_failed = true;
-			coord_stop(r, 0, r->journal_err.buf);
+		if (!r->ctl.hung_seen && run_write_journals(r, false, drained)) {
+			r->ctl.env_failed = true;
+			coord_stop(r, 0, r->jnl.err.buf);
 		}
 		for (size_t g = 0; r->fresh_from && g < r->plan.nr_dbs; g++)
 			r->fresh_from[g] = r->plan.dbs[g].nr_pages;
 		tune_report_steps(r, t, &reported);
 		tune_clock_advance(r);
-		if (r->stop_signal || r->stop_reason[0] || r->env_failed || !drained) {
-			tuner_stop(t, r->stop_signal ? "interrupted" : "the run stopped");
+		if (r->ctl.signal || r->ctl.reason[0] || r->ctl.env_failed || !drained) {
+			autotune_stop(t, r->ctl.signal ? "interrupted" : "the run stopped");
 			break;
 		}
-		if (!t->done && r->tune_state == TUNE_MORE)
-			tuner_stop(t, "the time bound is spent");
+		if (!t->done && r->tune.state == TUNE_MORE)
+			autotune_stop(t, "the time bound is spent");
 		if (!t->done)
 			run_release_workers(r);
 	}
-	r->tune = NULL;
+	r->tune.tuner = NULL;
 	r->streams = t->chosen;
 
 	tune_report_outcome(r, t, used,
-			    !ret && !r->stop_signal && !r->stop_reason[0] && !r->env_failed);
+			    !ret && !r->ctl.signal && !r->ctl.reason[0] && !r->ctl.env_failed);
 	return ret;
 }

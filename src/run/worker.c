@@ -17,9 +17,9 @@
 
 #include "run_internal.h"
 
-void snap_reset(struct snap *s, unsigned ndb)
+void worker_snap_reset(struct snap *s, unsigned ndb)
 {
-	class_stats32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
+	stats_class32_reset_all(s->cs, (size_t)ndb * IO_CLASS_COUNT, &s->arena);
 	memset(s->integrity, 0, ndb * sizeof(*s->integrity));
 	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
 	memset(s->stalls, 0, ndb * sizeof(*s->stalls));
@@ -69,12 +69,12 @@ static void worker_publish(struct worker *w)
 	}
 	for (unsigned i = 0; i < w->ndb; i++) {
 		/* the stalls the streams counted in this interval */
-		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].page_stalls;
-		w->dbs[i].page_stalls = 0;
+		w->snaps[k % RUN_SLOTS].stalls[i] = w->dbs[i].txn.stalls;
+		w->dbs[i].txn.stalls = 0;
 		/* and the transactions ended, commits made durable */
 		w->snaps[k % RUN_SLOTS].txn[i] =
-			(struct txn_count){w->dbs[i].txns, w->dbs[i].log_commits};
-		w->dbs[i].txns = w->dbs[i].log_commits = 0;
+			(struct txn_count){w->dbs[i].txn.ended, w->dbs[i].log.commits};
+		w->dbs[i].txn.ended = w->dbs[i].log.commits = 0;
 	}
 	atomic_store_explicit(&w->published, k + 1, memory_order_release);
 	w->cur = k + 1;
@@ -87,17 +87,18 @@ static void worker_publish(struct worker *w)
 		usleep(1000);
 		waited++;
 	}
-	snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
+	worker_snap_reset(&w->snaps[w->cur % RUN_SLOTS], w->ndb);
 	if (waited)
-		snap_msg(&w->snaps[w->cur % RUN_SLOTS],
-			 "worker %u waited %llu ms for the coordinator (slow results file?); "
-			 "completions meanwhile were stamped late",
-			 w->index, (unsigned long long)waited);
+		worker_snap_msg(
+			&w->snaps[w->cur % RUN_SLOTS],
+			"worker %u waited %llu ms for the coordinator (slow results file?); "
+			"completions meanwhile were stamped late",
+			w->index, (unsigned long long)waited);
 }
 
 static struct snap *worker_snap_at(struct worker *w, uint64_t t)
 {
-	unsigned last = atomic_load_explicit(&w->run->last, memory_order_acquire);
+	unsigned last = atomic_load_explicit(&w->run->ctl.last, memory_order_acquire);
 	unsigned k = grid_index(&w->run->grid, t, last);
 
 	while (w->cur < k)
@@ -105,7 +106,7 @@ static struct snap *worker_snap_at(struct worker *w, uint64_t t)
 	return &w->snaps[w->cur % RUN_SLOTS];
 }
 
-void snap_msg(struct snap *s, const char *fmt, ...)
+void worker_snap_msg(struct snap *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -129,117 +130,26 @@ void snap_msg(struct snap *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int worker_submit(struct worker *w, struct wl_slot *s, uint64_t now)
+/* wl_turn's queue: a prepared slot through the driver; false when the
+ * engine is full (the driver keeps it and queues it again first). From here
+ * until its completion reaches worker_complete the slot is in flight, kept
+ * or not. */
+static bool worker_queue_slot(void *arg, struct wl_slot *s, uint64_t now)
 {
-	int ret;
+	struct worker *w = arg;
 
-	s->req.t_submit_ns = now;
-	s->req.t_done_ns = 0; /* not completed yet (stamp_ready) */
-	ret = w->ops->queue(&w->ctx, &s->req);
-	if (ret == ENGINE_Q_BUSY)
-		return ret;
-	w->inflight++;
-	s->inflight = true;
-	if (ret == ENGINE_Q_COMPLETED) {
-		/* handed back at once: treat like a reaped completion */
-		if (!(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS))
-			s->req.t_done_ns = engine_clock_now(&w->run->clock);
-		return ENGINE_Q_COMPLETED;
-	}
-	return ENGINE_Q_QUEUED;
-}
-
-static void worker_complete(struct worker *w, struct engine_req *req);
-
-/* Queues a prepared slot: false when the engine is full (it goes to retry). */
-static bool worker_queue_slot(struct worker *w, struct wl_slot *s, uint64_t now)
-{
-	int ret = worker_submit(w, s, now);
-
-	if (ret == ENGINE_Q_BUSY) {
-		w->retry[w->nretry++] = (unsigned)(s - w->slots);
-		return false;
-	}
-	if (ret == ENGINE_Q_QUEUED)
-		w->fresh[w->nfresh++] = (unsigned)(s - w->slots);
-	else
-		worker_complete(w, &s->req);
-	return true;
+	s->req.t_submit_ns = now; /* the commit's time once the engine has it */
+	return engine_drv_queue(&w->drv, &s->req) != ENGINE_Q_BUSY;
 }
 
 static void worker_issue(struct worker *w, uint64_t now)
 {
-	struct wl_ctx *c = &w->wl;
-	struct wl_slot *s;
-
 	/* retries first: they are older */
-	for (unsigned n = w->nretry; n--;) {
-		s = &w->slots[w->retry[--w->nretry]];
-		if (!worker_queue_slot(w, s, now))
-			return;
-	}
+	if (engine_drv_resubmit(&w->drv) == ENGINE_Q_BUSY)
+		return;
 	if (w->stopping)
 		return;
-	c->next_due = UINT64_MAX;
-	for (unsigned i = 0; i < w->ndb; i++) {
-		struct wl_db *d = &w->dbs[i];
-
-		if (recovery_test(w->run))
-			wl_recovery_step(c, i);
-		if ((s = wl_log_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-		while ((s = wl_flush_prepare(c, d, now)))
-			if (!worker_queue_slot(w, s, now))
-				return;
-		if ((s = wl_repl_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-		if ((s = wl_scan_prepare(c, d, now)) && !worker_queue_slot(w, s, now))
-			return;
-	}
-	for (unsigned k = c->nidle; k--;) {
-		int next;
-
-		s = &w->slots[c->idle[k]];
-		if ((next = wl_stream_prepare(c, s, now)) == WL_STREAM_NONE)
-			continue;
-		c->idle[k] = c->idle[--c->nidle];
-		if (next == WL_STREAM_IO && !worker_queue_slot(w, s, now))
-			return;
-	}
-	/* transactions finished from the cache model just now committed with
-	 * no I/O of their own, after the log's turn above: their log write
-	 * goes in this turn too, not at whatever completes next (up to a
-	 * RUN_REAP_WAIT_NS sleep, or the interval's end on sim, when nothing
-	 * else is in flight) */
-	for (unsigned i = 0; w->run->prof->cache_size && i < w->ndb; i++)
-		if ((s = wl_log_prepare(c, &w->dbs[i], now)) && !worker_queue_slot(w, s, now))
-			return;
-}
-
-/*
- * A request's latency runs from just before the commit that hands it to the
- * kernel, not from when it was prepared: stamping a 32 KiB page is the
- * tool's time, not the device's. (A request that completed inside queue()
- * is already accounted and is skipped; an open-loop transaction's first I/O
- * keeps its intended start.)
- */
-static void worker_stamp_fresh(struct worker *w)
-{
-	uint64_t t;
-
-	if (!w->nfresh)
-		return;
-	t = engine_clock_now(&w->run->clock);
-	for (unsigned i = 0; i < w->nfresh; i++) {
-		struct wl_slot *s = &w->slots[w->fresh[i]];
-
-		if (!s->inflight)
-			continue;
-		s->req.t_submit_ns = t;
-		if (!s->keep_issue)
-			s->t_issue = t;
-	}
-	w->nfresh = 0;
+	wl_turn(&w->wl, now, worker_queue_slot, w);
 }
 
 /* Checks one page read at buf against what this run expects of it. */
@@ -281,20 +191,14 @@ static void worker_verify(struct worker *w, struct wl_db *d, unsigned db, uint64
 		return;
 	}
 	sn->integrity[db]++;
-	snap_msg(sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
-		 d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
-		 page_status_name(st), expect, (unsigned long long)found);
+	worker_snap_msg(
+		sn, "%s page %llu (%s offset %llu): %s (expected generation %u, found %llu)",
+		d->pdb->name, (unsigned long long)page, d->pdb->path, (unsigned long long)off,
+		page_status_name(st), expect, (unsigned long long)found);
 	/* report each bad page once, and keep it as found: this run neither
 	 * writes it again nor reads it for a transaction, and its journal entry
 	 * stays the generation expected, so verify and the next run find it too */
 	d->busy[page - d->lo] |= WL_BUSY_BAD;
-}
-
-/* What a page whose write failed is marked with in its map (and journal):
- * this run's failed-write mark (journal.h). */
-static uint32_t worker_failed_mark(const struct worker *w)
-{
-	return journal_failed_mark(w->run->run_id > 0 ? (uint64_t)w->run->run_id : 0);
 }
 
 static const char *slot_file(const struct wl_slot *s, const struct wl_db *d)
@@ -366,8 +270,8 @@ static void worker_repl_verify(struct worker *w, struct wl_slot *s, struct wl_db
 	if (!what)
 		return;
 	sn->integrity[s->db]++;
-	snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
-		 (unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
+	worker_snap_msg(sn, "%s log block %llu (%s offset %llu): %s", d->pdb->name,
+			(unsigned long long)block, d->pdb->log_file, (unsigned long long)off, what);
 }
 
 /* wl_ctx.stamped: a page was stamped; time what completed meanwhile */
@@ -376,115 +280,104 @@ void worker_stamped(void *arg)
 	worker_stamp_ready(arg);
 }
 
-static void worker_complete(struct worker *w, struct engine_req *req)
-{
-	struct wl_slot *s = req->owner;
-	struct wl_db *d = &w->dbs[s->db];
-	const struct profile *p = w->run->prof;
-	int64_t res = req->result;
-	bool ok, verify = p->verify;
+/* A completion's checks (wl_check's arg): the worker, the snapshot the
+ * completion is counted in, and when it completed. */
+struct worker_check {
+	struct worker *w;
 	struct snap *sn;
-	struct class_stats32 *cs;
+	uint64_t t_done;
+};
 
-	w->inflight--;
-	s->inflight = false;
-	w->wl.now = req->t_done_ns; /* a unit of work that ends here ends then */
-	if (res == -EAGAIN || res == -EINTR ||
-	    (res > 0 && (uint64_t)res < req->len && res % 512 == 0)) {
-		/* again, or the remainder of a short transfer, same issue time */
-		if (res > 0) {
-			req->offset += (uint64_t)res;
-			req->buf = (char *)req->buf + res;
-			req->len -= (uint32_t)res;
-		}
-		w->retry[w->nretry++] = (unsigned)(s - w->slots);
-		return;
-	}
-	sn = worker_snap_at(w, req->t_done_ns);
-	cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
-	ok = res >= 0 && (uint64_t)res == req->len;
-	if (!ok) {
-		cs->errors++;
-		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
-		if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
-			/* pairs with the load in coord_check_errors() */
-			atomic_store_explicit(&w->run->nospace, true, memory_order_release);
-		snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
-			 req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0,
-			 res < 0 ? strerror((int)-res) : "short transfer");
-	} else {
+/* wl_check.page: one page a read returned, checked at once */
+static void worker_check_page(void *arg, struct wl_db *d, unsigned db, uint64_t page,
+			      const void *buf, uint64_t off)
+{
+	struct worker_check *k = arg;
+
+	worker_verify(k->w, d, db, page, buf, off, k->sn);
+	worker_stamp_ready(k->w);
+}
+
+/* wl_check.log: a replication read's log blocks */
+static void worker_check_log(void *arg, struct wl_db *d, struct wl_slot *s)
+{
+	struct worker_check *k = arg;
+
+	worker_repl_verify(k->w, s, d, k->sn);
+}
+
+/* wl_check.set_aside: a stream's page read checked after the next commit,
+ * while a spare buffer is left */
+static bool worker_check_later(void *arg, struct wl_slot *s)
+{
+	struct worker_check *k = arg;
+
+	if (!k->w->nspare)
+		return false;
+	worker_defer_verify(k->w, s, k->t_done);
+	return true;
+}
+
+/* Counts a completion into snapshot sn: its latency, or its error with a
+ * message. true when it moved every byte. */
+static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_req *req,
+			   struct snap *sn)
+{
+	const struct wl_db *d = &w->dbs[s->db];
+	struct class_stats32 *cs = &sn->cs[s->db * IO_CLASS_COUNT + req->cls];
+	int64_t res = req->result;
+
+	if (res >= 0 && (uint64_t)res == req->len) {
 		if (class_stats32_add(cs,
 				      req->t_done_ns > s->t_issue ? req->t_done_ns - s->t_issue : 0,
 				      s->len0))
-			snap_msg(sn, "out of memory: an I/O of %s was not counted",
-				 slot_file(s, d));
+			worker_snap_msg(sn, "out of memory: an I/O of %s was not counted",
+					slot_file(s, d));
+		return true;
 	}
+	cs->errors++;
+	atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
+	if (req->op == ENGINE_OP_WRITE && (res == -ENOSPC || res == -EDQUOT))
+		/* pairs with the load in coord_check_errors() */
+		atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
+	worker_snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
+			req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
+			(unsigned long long)s->off0,
+			res < 0 ? strerror((int)-res) : "short transfer");
+	return false;
+}
+
+/* What the driver hands back: a request done (its remainders resubmitted,
+ * EAGAIN retried), result the bytes moved in all or -errno. Accounted here,
+ * then the generators' bookkeeping and the page checks (wl_complete). */
+static void worker_complete(struct worker *w, struct engine_req *req)
+{
+	struct wl_slot *s = req->owner;
+	struct worker_check k = {w, NULL, req->t_done_ns};
+	bool ok;
+
+	/* the driver stamped the commit that handed it to the kernel (or its
+	 * last part, after EAGAIN or a short transfer), not when it was
+	 * prepared: stamping a 32 KiB page is the tool's time, not the
+	 * device's; an open-loop transaction's first I/O keeps its intended
+	 * start */
+	if (!s->keep_issue)
+		s->t_issue = req->t_submit_ns;
+	k.sn = worker_snap_at(w, req->t_done_ns);
+	ok = worker_account(w, s, req, k.sn);
 	/* restore the request as issued */
 	req->buf = s->buf;
 	s->hung_reported = false;
 	s->keep_issue = false;
-	switch (s->kind) {
-	case WL_SLOT_LOG:
-		wl_log_done(&w->wl, d);
-		return;
-	case WL_SLOT_REPL:
-		if (ok)
-			worker_repl_verify(w, s, d, sn);
-		wl_repl_done(&w->wl, d, s);
-		return;
-	case WL_SLOT_SCAN:
-		for (unsigned i = 0; ok && verify && i < s->npages; i++) {
-			if (!(s->held & (1ULL << i)))
-				continue;
-			worker_verify(w, d, s->db, s->page + i,
-				      (char *)s->buf + (uint64_t)i * p->page_size,
-				      s->off0 + (uint64_t)i * p->page_size, sn);
-			worker_stamp_ready(w);
-		}
-		wl_scan_done(&w->wl, d, s, ok);
-		return;
-	case WL_SLOT_FLUSH:
-	case WL_SLOT_STREAM:
-		break;
-	}
-	/* a read ahead's or a merged write's pages after the first */
-	for (unsigned i = 1; i < s->npages; i++) {
-		uint64_t page = s->page + i;
+	wl_complete(&w->wl, s, ok,
+		    &(const struct wl_check){worker_check_page, worker_check_log,
+					     worker_check_later, &k});
+}
 
-		if (!(s->held & (1ULL << i)))
-			continue;
-		if (req->op == ENGINE_OP_WRITE) {
-			d->expect[page - d->lo] =
-				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo])
-				   : worker_failed_mark(w);
-		} else if (ok && verify) {
-			worker_verify(w, d, s->db, page,
-				      (char *)s->buf + (uint64_t)i * p->page_size,
-				      s->off0 + (uint64_t)i * p->page_size, sn);
-			worker_stamp_ready(w);
-		}
-		d->busy[page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-	}
-	if (ok && verify && req->op == ENGINE_OP_READ && s->kind == WL_SLOT_STREAM && w->nspare &&
-	    !wl_slot_replaying(s)) {
-		/* checked once the stream is on its way again; the page stays
-		 * busy until then */
-		worker_defer_verify(w, s, req->t_done_ns);
-	} else {
-		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-		if (req->op == ENGINE_OP_WRITE)
-			/* a failed write may have landed, or not, or in part */
-			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : worker_failed_mark(w);
-		else if (ok && verify) {
-			worker_verify(w, d, s->db, s->page, s->buf, s->off0, sn);
-			worker_stamp_ready(w);
-		}
-	}
-	if (s->kind == WL_SLOT_FLUSH)
-		wl_flush_done(&w->wl, s);
-	else
-		wl_stream_done(&w->wl, s);
+/* The driver's callback (driver.h): every completion it is done with. */
+void worker_done(void *arg, struct engine_req *req)
+{
+	worker_complete(arg, req);
 }
 
 /*
@@ -508,13 +401,13 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 			continue;
 		s->hung_reported = true;
 		sn->hung++;
-		atomic_fetch_add_explicit(&w->run->errors_seen, 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(&w->run->ctl.errors_seen, 1, memory_order_relaxed);
 		sn->cs[s->db * IO_CLASS_COUNT + s->req.cls].errors++;
-		snap_msg(sn,
-			 "%s: %s of %u bytes at offset %llu: no completion after %.1f s "
-			 "(hung I/O)",
-			 slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			 (unsigned long long)s->off0, (double)age / 1e9);
+		worker_snap_msg(sn,
+				"%s: %s of %u bytes at offset %llu: no completion after %.1f s "
+				"(hung I/O)",
+				slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write",
+				s->len0, (unsigned long long)s->off0, (double)age / 1e9);
 	}
 }
 
@@ -538,14 +431,14 @@ static void worker_mark_done(struct worker *w, uint64_t now)
 	unsigned n;
 
 	w->done = true;
-	n = atomic_fetch_add(&r->workers_done, 1) + 1;
-	if (n == r->nworkers && !atomic_load(&r->stop)) {
-		unsigned last = atomic_load(&r->last);
+	n = atomic_fetch_add(&r->ctl.workers_done, 1) + 1;
+	if (n == r->nworkers && !atomic_load(&r->ctl.stop)) {
+		unsigned last = atomic_load(&r->ctl.last);
 		unsigned k = grid_index(&r->grid, now, last);
 
-		r->completed = true;
-		r->stop_time = now;
-		atomic_store_explicit(&r->last, k, memory_order_release);
+		r->ctl.completed = true;
+		r->ctl.time = now;
+		atomic_store_explicit(&r->ctl.last, k, memory_order_release);
 	}
 }
 
@@ -555,7 +448,7 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
 
-	if (!w->stopping && (atomic_load_explicit(&r->stop, memory_order_acquire) ||
+	if (!w->stopping && (atomic_load_explicit(&r->ctl.stop, memory_order_acquire) ||
 			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
 		w->stopping = true;
 		w->stop_at = now;
@@ -567,43 +460,24 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 	}
 }
 
-static void worker_commit_failed(struct worker *w, int ret)
+/* An engine error ends this worker: the driver's "ENGINE engine: submit
+ * failed: WHY" or "... reap failed: WHY". */
+static void worker_engine_failed(struct worker *w, int ret, struct strbuf *err)
 {
 	w->fatal = ret;
-	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: submit failed: %s", w->ops->name,
-		 strerror(-ret));
+	snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s", err->buf);
+	strbuf_release(err);
 }
 
-/* One turn of the worker loop: issue, commit, reap, account. false when the
- * worker is done. */
-bool worker_step(struct worker *w)
+/* How long this turn's reap may wait for the first completion. */
+static uint64_t worker_wait(struct worker *w, uint64_t now)
 {
 	struct run *r = w->run;
-	uint64_t now = engine_clock_now(&r->clock), wait, next;
-	unsigned last;
+	unsigned last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
+	uint64_t next = grid_end(&r->grid, grid_index(&r->grid, now, last)), wait;
+	unsigned inflight = engine_drv_inflight(&w->drv);
 	bool busy;
-	int n, ret;
 
-	worker_check_stop(w, now);
-	worker_issue(w, now);
-	worker_stamp_fresh(w);
-	ret = w->ops->commit(&w->ctx);
-	if (ret < 0) {
-		worker_commit_failed(w, ret);
-		return false;
-	}
-	if (w->stopping && !w->inflight && !w->nretry)
-		return false;
-	if (w->stopping && now - w->stop_at > (atomic_load_explicit(&r->hung, memory_order_relaxed)
-						       ? RUN_DRAIN_HUNG_NS
-						       : RUN_DRAIN_NS)) {
-		/* bounded drain: what has not completed by now is hung */
-		worker_snap_at(w, now);
-		worker_report_hung(w, now, 0);
-		return false;
-	}
-	last = atomic_load_explicit(&r->last, memory_order_acquire);
-	next = grid_end(&r->grid, grid_index(&r->grid, now, last));
 	if (!w->stopping && w->wl.next_due < next)
 		next = w->wl.next_due; /* maintenance or an arrival is due first */
 	/* work left to do at once: streams that finished their turn's share of
@@ -612,39 +486,58 @@ bool worker_step(struct worker *w)
 	wait = next > now ? next - now : 0;
 	if (w->stopping && r->virt)
 		wait = NSEC_PER_SEC;
-	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !w->inflight && !busy)))
+	if (!r->virt && (wait > RUN_REAP_WAIT_NS || (wait == 0 && !inflight && !busy)))
 		wait = RUN_REAP_WAIT_NS;
-	if (r->virt && wait == 0 && (!w->inflight || busy))
+	if (r->virt && wait == 0 && (!inflight || busy))
 		/* virtual time must move; and a turn of transactions that
 		 * needed no I/O takes a CPU's time, else a cache that holds
 		 * every page runs them all at one instant, for ever */
 		wait = busy ? RUN_VIRT_BUSY_NS : 1;
 	if (w->npv)
 		wait = 0; /* pages wait for their check: no sleeping */
-	n = w->ops->reap(&w->ctx, w->reaped, w->nslots, wait);
-	if (n < 0) {
-		w->fatal = n;
-		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "%s engine: reap failed: %s",
-			 w->ops->name, strerror(-n));
+	return wait;
+}
+
+/* One turn of the worker loop: issue, then the driver's turn (commit, reap,
+ * each completion stamped before any is accounted: accounting may wait for
+ * the coordinator in worker_publish), then the pages set aside. false when
+ * the worker is done. */
+bool worker_step(struct worker *w)
+{
+	struct run *r = w->run;
+	uint64_t now = engine_clock_now(&r->clock), wait;
+	struct strbuf err = STRBUF_INIT;
+	unsigned last;
+	int ret;
+
+	worker_check_stop(w, now);
+	worker_issue(w, now);
+	if (w->stopping && !engine_drv_inflight(&w->drv) && !engine_drv_kept(&w->drv))
+		return false; /* nothing was queued: nothing to commit */
+	if (w->stopping &&
+	    now - w->stop_at > (atomic_load_explicit(&r->ctl.hung, memory_order_relaxed)
+					? RUN_DRAIN_HUNG_NS
+					: RUN_DRAIN_NS)) {
+		/* bounded drain: what has not completed by now is hung */
+		worker_snap_at(w, now);
+		worker_report_hung(w, now, 0);
 		return false;
 	}
-	now = engine_clock_now(&r->clock);
-	/* stamp every completion before accounting any: accounting may wait
-	 * for the coordinator (worker_publish) */
-	for (int i = 0; i < n && !(w->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
-		if (!w->reaped[i]->t_done_ns) /* else stamped when it was seen ready */
-			w->reaped[i]->t_done_ns = now;
-	for (int i = 0; i < n; i++)
-		worker_complete(w, w->reaped[i]);
+	wait = worker_wait(w, now);
+	ret = engine_drv_turn(&w->drv, wait ? 1 : 0, wait, &err);
+	if (ret < 0) {
+		worker_engine_failed(w, ret, &err);
+		return false;
+	}
+	now = engine_drv_now(&w->drv);
 	if (w->npv) {
 		/* the streams whose pages wait for their check go first */
 		worker_check_stop(w, now);
 		worker_issue(w, now);
-		worker_stamp_fresh(w);
-		ret = w->ops->commit(&w->ctx);
+		ret = engine_drv_commit(&w->drv, &err);
 		worker_verify_pending(w, false);
 		if (ret < 0) {
-			worker_commit_failed(w, ret);
+			worker_engine_failed(w, ret, &err);
 			return false;
 		}
 		now = engine_clock_now(&r->clock);
@@ -664,9 +557,10 @@ void worker_finish(struct worker *w)
 	worker_verify_pending(w, true); /* pages read and not checked yet */
 	if (w->done && !r->virt)
 		/* backup: the last worker to finish says where the run ends */
-		while (atomic_load(&r->workers_done) < r->nworkers && !atomic_load(&r->stop))
+		while (atomic_load(&r->ctl.workers_done) < r->nworkers &&
+		       !atomic_load(&r->ctl.stop))
 			usleep(1000);
-	last = atomic_load_explicit(&r->last, memory_order_acquire);
+	last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 	while (w->cur <= last)
 		worker_publish(w);
 }
@@ -676,6 +570,7 @@ void *worker_thread(void *arg)
 	struct worker *w = arg;
 	struct strbuf err = STRBUF_INIT;
 
+	w->wl.run_id = w->run->store.run_id; /* the run is stored by now */
 	if (env_numa_bind_thread(&w->numa, &err)) {
 		/* affinity = hard, and the nodes' CPUs refused */
 		w->fatal = -EINVAL;
@@ -688,11 +583,11 @@ void *worker_thread(void *arg)
 		/* the coordinator stops the run (lowering the last interval);
 		 * publish only up to that */
 		atomic_store_explicit(&w->fatal_seen, true, memory_order_release);
-		while (!atomic_load_explicit(&w->run->stop, memory_order_acquire))
+		while (!atomic_load_explicit(&w->run->ctl.stop, memory_order_acquire))
 			usleep(1000);
 	}
 	worker_finish(w);
-	if (w->inflight) {
+	if (engine_drv_inflight(&w->drv)) {
 		atomic_store_explicit(&w->exit_state, 2, memory_order_release);
 		for (;;)
 			pause(); /* every signal is blocked: until the process exits */

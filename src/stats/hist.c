@@ -13,12 +13,12 @@ static const char *const class_names[IO_CLASS_COUNT] = {
 	[IO_BDM_READ] = "bdm_read", [IO_LOG_READ] = "log_read", [IO_BACKUP_READ] = "backup_read",
 };
 
-const char *io_class_name(enum io_class c)
+const char *stats_io_class_name(enum io_class c)
 {
 	return (unsigned)c < IO_CLASS_COUNT ? class_names[c] : "unknown";
 }
 
-int io_class_from_name(const char *name)
+int stats_io_class_from_name(const char *name)
 {
 	for (unsigned i = 0; i < IO_CLASS_COUNT; i++)
 		if (!strcmp(name, class_names[i]))
@@ -212,21 +212,21 @@ int hist_decode(struct hist *h, const char *text)
 	return 0;
 }
 
-void class_stats_init(struct class_stats *s)
+void stats_class_init(struct class_stats *s)
 {
 	hist_init(&s->lat);
 	s->bytes = 0;
 	s->errors = 0;
 }
 
-void class_stats_reset(struct class_stats *s)
+void stats_class_reset(struct class_stats *s)
 {
 	hist_reset(&s->lat);
 	s->bytes = 0;
 	s->errors = 0;
 }
 
-void class_stats_merge(struct class_stats *dst, const struct class_stats *src)
+void stats_class_merge(struct class_stats *dst, const struct class_stats *src)
 {
 	hist_merge(&dst->lat, &src->lat);
 	dst->bytes += src->bytes;
@@ -249,7 +249,7 @@ void stats_arena_release(struct stats_arena *a)
 	a->cap = a->used = 0;
 }
 
-void class_stats32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a)
+void stats_class32_reset_all(struct class_stats32 *s, size_t n, struct stats_arena *a)
 {
 	for (size_t i = 0; i < n; i++) {
 		memset(s[i].group, 0, sizeof(s[i].group));
@@ -267,13 +267,13 @@ void class_stats32_reset_all(struct class_stats32 *s, size_t n, struct stats_are
 	a->used = 0;
 }
 
-void class_stats32_release(struct class_stats32 *s)
+void stats_class32_release(struct class_stats32 *s)
 {
 	free(s->spill);
 	s->spill = NULL;
 }
 
-int class_stats32_spill(struct class_stats32 *s)
+int stats_class32_spill(struct class_stats32 *s)
 {
 	struct hist *h = s->spill;
 
@@ -309,7 +309,7 @@ int class_stats32_spill(struct class_stats32 *s)
 	return 0;
 }
 
-void class_stats_merge32(struct class_stats *dst, const struct class_stats32 *src)
+void stats_class_merge32(struct class_stats *dst, const struct class_stats32 *src)
 {
 	struct hist *h = &dst->lat;
 

@@ -55,13 +55,13 @@ static int store_insert_summary(struct store *s, sqlite3_stmt *st, int64_t run_i
 	struct class_summary cs;
 	struct binder b;
 
-	class_summary_from_stats(&cs, &t->classes[c], duration_ns);
+	results_class_from_stats(&cs, &t->classes[c], duration_ns);
 	binder_start(&b, st);
 	bind_i64(&b, run_id);
-	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, results_scope_kind_name(t->scope), false);
 	bind_str(&b, t->name, false);
 	bind_str(&b, t->scope == SCOPE_DATABASE ? t->volume : NULL, true);
-	bind_str(&b, io_class_name(c), false);
+	bind_str(&b, stats_io_class_name(c), false);
 	bind_u64(&b, cs.ios);
 	bind_u64(&b, cs.bytes);
 	bind_u64(&b, cs.errors);
@@ -102,9 +102,9 @@ static int store_insert_histogram(struct store *s, sqlite3_stmt *st, int64_t run
 	hist_encode(h, enc);
 	binder_start(&b, st);
 	bind_i64(&b, run_id);
-	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, results_scope_kind_name(t->scope), false);
 	bind_str(&b, t->name, false);
-	bind_str(&b, io_class_name(c), false);
+	bind_str(&b, stats_io_class_name(c), false);
 	bind_i64(&b, HIST_BITS);
 	bind_i64(&b, HIST_MAX_BITS);
 	bind_u64(&b, h->count);
@@ -126,7 +126,7 @@ static int store_insert_streams(sqlite3_stmt *st, int64_t run_id, const struct s
 
 	sqlite3_reset(st);
 	sqlite3_bind_int64(st, 1, run_id);
-	sqlite3_bind_text(st, 2, scope_kind_name(t->scope), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, results_scope_kind_name(t->scope), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 3, t->name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, (int64_t)t->stream_ns);
 	sqlite3_bind_double(st, 5, duration_ns ? (double)t->stream_ns / (double)duration_ns : 0);
@@ -150,9 +150,9 @@ static int store_insert_extra(sqlite3_stmt *st, int64_t run_id, const struct sto
 		return SQLITE_OK;
 	binder_start(&b, st);
 	bind_i64(&b, run_id);
-	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, results_scope_kind_name(t->scope), false);
 	bind_str(&b, t->name, false);
-	bind_str(&b, io_class_name(c), false);
+	bind_str(&b, stats_io_class_name(c), false);
 	bind_u64(&b, t->sample_ms);
 	if (isfinite(m))
 		bind_dbl(&b, m);
@@ -176,7 +176,7 @@ static int store_insert_txns(sqlite3_stmt *st, int64_t run_id, const struct stor
 		return SQLITE_OK;
 	binder_start(&b, st);
 	bind_i64(&b, run_id);
-	bind_str(&b, scope_kind_name(t->scope), false);
+	bind_str(&b, results_scope_kind_name(t->scope), false);
 	bind_str(&b, t->name, false);
 	bind_u64(&b, sum->txns);
 	bind_u64(&b, sum->log_commits);
@@ -280,7 +280,7 @@ static void verdict_bind(struct binder *b, const void *row)
 {
 	const struct verdict *v = row;
 
-	bind_str(b, scope_kind_name(v->scope), false);
+	bind_str(b, results_scope_kind_name(v->scope), false);
 	bind_str(b, v->name, false);
 	bind_str(b, v->scope == SCOPE_DATABASE ? v->volume : NULL, true);
 	bind_str(b, v->criterion, false);

@@ -476,7 +476,7 @@ static void class_summary_read(sqlite3_stmt *st, struct scope_summary *sc, enum 
  * a volume's or a database's, appended on first sight. */
 static int row_scope(sqlite3_stmt *st, struct results *r, struct scope_summary **sc)
 {
-	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
+	int kind = results_scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
 	char name[RESULTS_NAME_MAX];
 
 	if (kind < 0)
@@ -496,7 +496,7 @@ static int row_scope(sqlite3_stmt *st, struct results *r, struct scope_summary *
 static int extra_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *cls = (const char *)sqlite3_column_text(st, 2);
-	int c = io_class_from_name(cls ? cls : "");
+	int c = stats_io_class_from_name(cls ? cls : "");
 	struct results *r = base;
 	struct scope_summary *sc;
 	int ret;
@@ -542,7 +542,7 @@ static int txn_row_read(sqlite3_stmt *st, void *row, void *base)
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *cls = (const char *)sqlite3_column_text(st, 3);
-	int c = io_class_from_name(cls ? cls : "");
+	int c = stats_io_class_from_name(cls ? cls : "");
 	struct scope_summary *sc;
 	int ret;
 
@@ -559,7 +559,7 @@ static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
  * so every scope with streams has its entry; one without is skipped). */
 static int streams_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
+	int kind = results_scope_kind_from_name((const char *)sqlite3_column_text(st, 0));
 	char name[RESULTS_NAME_MAX];
 	struct results *r = base;
 	struct scope_summary *arr = kind == SCOPE_VOLUME ? r->volumes : r->databases;
@@ -622,7 +622,7 @@ static int verdict_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cmp = (const char *)sqlite3_column_text(st, 4);
-	int kind = scope_kind_from_name(scope);
+	int kind = results_scope_kind_from_name(scope);
 	struct verdict *v = row;
 
 	if (kind < 0 || !cmp || (strcmp(cmp, "<=") && strcmp(cmp, ">=")))
@@ -643,7 +643,8 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	const char *scope = (const char *)sqlite3_column_text(st, 2);
 	const char *cls = (const char *)sqlite3_column_text(st, 4);
-	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	int kind = results_scope_kind_from_name(scope),
+	    c = stats_io_class_from_name(cls ? cls : "");
 	struct results_sample *o = row;
 	uint64_t *counts[] = {&o->ios,	      &o->bytes,  &o->errors, &o->lat_sum_ns,
 			      &o->lat_max_ns, &o->p50_ns, &o->p99_ns};
@@ -663,7 +664,7 @@ static int sample_row_read(sqlite3_stmt *st, void *row, void *base)
 
 static int txn_sample_row_read(sqlite3_stmt *st, void *row, void *base)
 {
-	int kind = scope_kind_from_name((const char *)sqlite3_column_text(st, 1));
+	int kind = results_scope_kind_from_name((const char *)sqlite3_column_text(st, 1));
 	struct results_txn_sample *o = row;
 
 	(void)base;
@@ -718,7 +719,7 @@ static void params_row_overrides(const struct results *r, const struct profile *
 		o->warmup_ns = (uint64_t)llround(r->warmup_s) * NSEC_PER_SEC;
 	}
 	if (r->streams && p->streams != PROFILE_STREAMS_AUTO && r->streams != p->streams &&
-	    !(p->streams == 0 && r->streams == 2 * profile_database_count(p)))
+	    !(p->streams == 0 && r->streams == profile_streams_default(profile_database_count(p))))
 		o->streams = r->streams;
 	if (r->status && (!strcmp(r->status, "passed") || !strcmp(r->status, "failed")) &&
 	    fabs(r->duration_s - dur) > 1.0 && r->duration_s >= 1.0) {
@@ -802,7 +803,8 @@ static int hist_row_read(sqlite3_stmt *st, void *row, void *base)
 	const char *scope = (const char *)sqlite3_column_text(st, 0);
 	const char *cls = (const char *)sqlite3_column_text(st, 2);
 	const char *buckets = (const char *)sqlite3_column_text(st, 9);
-	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	int kind = results_scope_kind_from_name(scope),
+	    c = stats_io_class_from_name(cls ? cls : "");
 	struct results_hist *o = row;
 
 	if (kind < 0 || c < 0 || sqlite3_column_int(st, 3) != HIST_BITS ||
@@ -876,7 +878,8 @@ static int window_row_read(sqlite3_stmt *st, void *row, void *base)
 	const char *scope = (const char *)sqlite3_column_text(st, 2);
 	const char *cls = (const char *)sqlite3_column_text(st, 4);
 	const char *buckets = (const char *)sqlite3_column_text(st, 6);
-	int kind = scope_kind_from_name(scope), c = io_class_from_name(cls ? cls : "");
+	int kind = results_scope_kind_from_name(scope),
+	    c = stats_io_class_from_name(cls ? cls : "");
 	struct results_window *o = row;
 	unsigned i, first = HIST_BUCKETS, last = 0;
 	struct hist *h;

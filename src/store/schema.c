@@ -22,7 +22,7 @@
  * The views of schema 7, a stable interface (docs/results-schema.md#views):
  * their names and columns stay; a later schema may add columns at the end.
  * They read the stored figures as the reports read them (summary's columns,
- * transactional IOPS as scope_transactional_iops(): db_read's plus
+ * transactional IOPS as results_scope_transactional_iops(): db_read's plus
  * db_write's iops of the run scope), and give NULL, not 0, for a latency of
  * a class without I/O (as the CSV's whole-run rows do).
  */
@@ -36,7 +36,7 @@
 	" CASE WHEN s.ios > 0 THEN s.p50_ms END AS p50_ms, s.p90_ms, s.p95_ms,"                    \
 	" CASE WHEN s.ios > 0 THEN s.p99_ms END AS p99_ms, s.p999_ms, s.p9999_ms,"                 \
 	" CASE WHEN s.ios > 0 THEN s.max_ms END AS max_ms, s.errors, s.bytes"
-/* a scope's transactional IOPS, as scope_transactional_iops() */
+/* a scope's transactional IOPS, as results_scope_transactional_iops() */
 #define STORE_SQL_TIOPS                                                                            \
 	" (SELECT rd.iops + wr.iops FROM summary rd, summary wr"                                   \
 	"  WHERE rd.run_id = s.run_id AND rd.scope = s.scope AND rd.name = s.name"                 \

@@ -326,7 +326,7 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 			bind_i64(&b, run_id);
 			bind_u64(&b, row->t_ms);
 			bind_i64(&b, row->warmup);
-			bind_str(&b, scope_kind_name(row->scope), false);
+			bind_str(&b, results_scope_kind_name(row->scope), false);
 			bind_str(&b, row->scope_name, false);
 			bind_u64(&b, row->txns);
 			bind_u64(&b, row->log_commits);
@@ -342,9 +342,9 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 		bind_i64(&b, run_id);
 		bind_u64(&b, row->t_ms);
 		bind_i64(&b, row->warmup);
-		bind_str(&b, scope_kind_name(row->scope), false);
+		bind_str(&b, results_scope_kind_name(row->scope), false);
 		bind_str(&b, row->scope_name, false);
-		bind_str(&b, io_class_name(row->cls), false);
+		bind_str(&b, stats_io_class_name(row->cls), false);
 		bind_u64(&b, row->ios);
 		bind_u64(&b, row->bytes);
 		bind_u64(&b, row->errors);
@@ -430,9 +430,9 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 		bind_i64(&b, run_id);
 		bind_u64(&b, r->t_ms);
 		bind_i64(&b, r->warmup);
-		bind_str(&b, scope_kind_name(r->scope), false);
+		bind_str(&b, results_scope_kind_name(r->scope), false);
 		bind_str(&b, r->name, false);
-		bind_str(&b, io_class_name(r->cls), false);
+		bind_str(&b, stats_io_class_name(r->cls), false);
 		bind_u64(&b, r->h->count);
 		bind_u64(&b, r->h->sum_ns);
 		bind_u64(&b, r->h->min_ns);

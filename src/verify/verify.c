@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "diskproof/engine.h"
+#include "diskproof/driver.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -88,9 +88,10 @@ struct vvol {
 	const struct engine_ops *ops;
 	struct engine_ctx ctx;
 	struct engine_clock clock;
-	int *fds; /* of files[], the engine's ctx.fds */
-	bool ctx_init;
-	struct engine_req *reaped[VERIFY_DEPTH];
+	int *fds;	       /* of files[], the engine's ctx.fds */
+	struct engine_drv drv; /* the one driver of ops over ctx (driver.h) */
+	int engine_ret;	       /* the engine failed: -errno, why in engine_err */
+	struct strbuf engine_err;
 	struct vslot slots[VERIFY_DEPTH];
 	unsigned free_slots[VERIFY_DEPTH];
 	unsigned nr_free;
@@ -389,6 +390,8 @@ static uint64_t rate_wait(struct vvol *v, uint64_t len)
 	return (uint64_t)(((double)(v->issued + len) - allowed) / v->rate * 1e9) + 1;
 }
 
+/* A read done: checked whole, or block by block when it failed or came back
+ * short (the driver resubmitted a short read's remainder first). */
 static void complete(struct vvol *v, unsigned k, int64_t res)
 {
 	struct vslot *s = &v->slots[k];
@@ -412,7 +415,6 @@ static uint64_t issue_reads(struct vvol *v)
 		struct vslot *s;
 		uint64_t len, wait;
 		unsigned k;
-		int q;
 
 		if (!f)
 			return 0;
@@ -433,29 +435,34 @@ static uint64_t issue_reads(struct vvol *v)
 					     .buf_index = -1,
 					     .buf = s->buf,
 					     .tag = k};
-		q = v->ops->queue(&v->ctx, &s->req);
-		if (q == ENGINE_Q_BUSY)
-			return 0; /* full: submit and come back */
+		/* counted first: the driver may hand it back at once */
 		v->nr_free--;
 		f->next_off += len;
 		f->inflight++;
 		v->issued += len;
-		if (q == ENGINE_Q_COMPLETED)
-			complete(v, k, s->req.result);
+		if (engine_drv_queue(&v->drv, &s->req) == ENGINE_Q_BUSY)
+			return 0; /* full: kept by the driver, submit and come back */
 	}
 	return 0;
 }
 
-/* Reaps what has completed, waiting up to wait_ns for the first. */
-static void reap(struct vvol *v, uint64_t wait_ns)
+/* The driver's callback (driver.h): a read it is done with. */
+static void read_done(void *arg, struct engine_req *req)
 {
-	int n;
+	complete(arg, (unsigned)req->tag, req->result);
+}
 
-	if (v->ops->commit(&v->ctx) < 0)
-		return; /* queued reads stay queued: the next commit retries */
-	n = v->ops->reap(&v->ctx, v->reaped, VERIFY_DEPTH, wait_ns);
-	for (int i = 0; i < n; i++)
-		complete(v, (unsigned)v->reaped[i]->tag, v->reaped[i]->result);
+/* Submits and reaps what has completed, waiting up to wait_ns for the first.
+ * false when the engine failed (v->engine_ret, v->engine_err): the volume
+ * stops, its reads in flight cannot be waited for. */
+static bool reap(struct vvol *v, uint64_t wait_ns)
+{
+	int n = engine_drv_turn(&v->drv, 1, wait_ns, &v->engine_err);
+
+	if (n >= 0)
+		return true;
+	v->engine_ret = n;
+	return false;
 }
 
 static void *volume_thread(void *arg)
@@ -480,7 +487,8 @@ static void *volume_thread(void *arg)
 			continue;
 		}
 		/* wake now and then to see a stop even on a slow device */
-		reap(v, 100 * NSEC_PER_MSEC);
+		if (!reap(v, 100 * NSEC_PER_MSEC))
+			break;
 	}
 	atomic_store_explicit(&v->finished, true, memory_order_release);
 	if (write(v->c->efd, &one, sizeof(one)) < 0) {
@@ -693,8 +701,7 @@ static int journal_load(struct vctx *c, struct verify_db *vdb, struct vdb_state 
 		strbuf_addf(&vdb->journal_note, "%s; generations not checked", err.buf);
 		goto out_unusable;
 	}
-	if (ji.db_id != pdb->id || ji.page_size != c->o->plan->page_size ||
-	    ji.nr_pages != pdb->nr_pages) {
+	if (!journal_info_matches(&ji, pdb->id, c->o->plan->page_size, pdb->nr_pages)) {
 		strbuf_addf(&vdb->journal_note,
 			    "%s: journal of database %u with %llu pages of %u bytes, the "
 			    "database is %u with %llu pages of %u bytes; generations not "
@@ -724,6 +731,7 @@ static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
 	int ret;
 
 	v->c = c;
+	strbuf_init(&v->engine_err);
 	v->scratch = NULL;
 	if (posix_memalign(&v->scratch, VERIFY_BUF_ALIGN, VERIFY_CHUNK))
 		goto out_nomem;
@@ -754,11 +762,12 @@ static int vol_setup(struct vctx *c, struct vvol *v, struct strbuf *err)
 				     .nr_files = (unsigned)v->nr_files,
 				     .nr_devices = 1,
 				     .clock = &v->clock};
-	ret = v->ops->init(&v->ctx, &why);
-	if (!ret) {
-		v->ctx_init = true;
-		ret = v->ops->open(&v->ctx, &why);
-	}
+	ret = engine_drv_init(&v->drv, v->ops, &v->ctx, VERIFY_DEPTH, read_done, v, &why);
+	/* a read that keeps coming back EAGAIN is read block by block
+	 * (complete: reread_blocks) rather than queued again for ever */
+	v->drv.max_again = ENGINE_DRV_AGAIN_MAX;
+	if (!ret)
+		ret = engine_drv_open(&v->drv, &why);
 	if (ret) /* "volume NAME: io_uring: cannot set up a ring ...": the engine's why */
 		strbuf_addf(err, "volume %s: %s", v->pv->name, why.buf);
 	strbuf_release(&why);
@@ -770,11 +779,15 @@ out_nomem:
 
 static void vol_release(struct vvol *v)
 {
-	if (v->ctx_init) {
-		v->ops->close(&v->ctx);
-		v->ops->cleanup(&v->ctx);
+	if (engine_drv_inflight(&v->drv)) {
+		/* reads the device never completed may still land in these
+		 * buffers, and closing the engine may wait for them (a hung
+		 * device): leave engine, files and buffers to the process exit,
+		 * as a run's worker does */
+		return;
 	}
-	v->ctx_init = false;
+	engine_drv_release(&v->drv);
+	strbuf_release(&v->engine_err);
 	free(v->fds);
 	v->fds = NULL;
 	for (unsigned k = 0; k < VERIFY_DEPTH; k++)
@@ -928,6 +941,32 @@ static void supervise(struct vctx *c, struct verify_progress *pv)
 	}
 }
 
+/*
+ * A volume whose engine failed (a submit or reap refused: the driver's
+ * "ENGINE engine: submit failed: WHY") did not read its files to the end:
+ * each such file says so and counts as an environment error, so that verify
+ * ends "incomplete" (exit 3), or exit 4 for what it found before. Called once
+ * the volume threads have ended.
+ */
+static void engine_failures(struct vctx *c)
+{
+	for (size_t i = 0; i < c->nr_vols; i++) {
+		struct vvol *v = &c->vols[i];
+
+		for (size_t k = 0; v->engine_ret && k < v->nr_files; k++) {
+			struct vfile *f = v->files[k];
+
+			if (f->next_off >= f->extent && !f->inflight)
+				continue; /* read and checked in full */
+			if (f->vf->error.len)
+				strbuf_addstr(&f->vf->error, "; ");
+			strbuf_addf(&f->vf->error, "%s: not verified in full: volume %s: %s",
+				    f->vf->path, v->pv->name, v->engine_err.buf);
+			c->r->env_errors++;
+		}
+	}
+}
+
 static void totals(struct vctx *c)
 {
 	struct verify_result *r = c->r;
@@ -1014,6 +1053,7 @@ int verify_run(const struct verify_options *o, struct verify_result *r, struct s
 		if (c.vols[i].started)
 			pthread_join(c.vols[i].thread, NULL);
 	r->elapsed_ns = time_mono_ns() - c.t0;
+	engine_failures(&c);
 	totals(&c);
 	report_progress(&c, pv, true);
 out_release:

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/rng.h"
 #include "workload_internal.h"
@@ -21,36 +22,38 @@
 
 static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
-	d->repl_slot = d->scan_slot = d->log_slot = WL_NO_SLOT;
-	d->seq_next = d->lo;
+	d->repl.slot = d->scan.slot = d->log.slot = WL_NO_SLOT;
+	d->txn.seq_next = d->lo;
 	/* any of the worker's streams may wait on any of its databases */
-	if (streams && !(d->waiters = calloc(streams, sizeof(*d->waiters))))
+	if (streams && !(d->txn.waiters = calloc(streams, sizeof(*d->txn.waiters))))
 		return -ENOMEM;
 	if (wl_fixed_model(c) || wl_backup_test(c))
 		return 0;
 	if (wl_recovery_test(c)) {
-		d->rp_cap = WL_REPLAY_CAP;
-		d->rp_pages = calloc(d->rp_cap, sizeof(*d->rp_pages));
-		d->rp_ns = calloc(p->recovery_segments, sizeof(*d->rp_ns));
-		d->rp_count = calloc(p->recovery_segments, sizeof(*d->rp_count));
-		d->rp_recs = calloc(p->log_segments, sizeof(*d->rp_recs));
-		if (!d->rp_pages || !d->rp_ns || !d->rp_count || !d->rp_recs)
+		d->replay.cap = WL_REPLAY_CAP;
+		d->replay.pages = calloc(d->replay.cap, sizeof(*d->replay.pages));
+		d->replay.ns = calloc(p->recovery_segments, sizeof(*d->replay.ns));
+		d->replay.count = calloc(p->recovery_segments, sizeof(*d->replay.count));
+		d->replay.recs = calloc(p->log_segments, sizeof(*d->replay.recs));
+		if (!d->replay.pages || !d->replay.ns || !d->replay.count || !d->replay.recs)
 			return -ENOMEM;
 	}
-	d->dcap = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
-	if (d->n < d->dcap)
-		d->dcap = (unsigned)d->n;
-	d->dirty = calloc(d->dcap, sizeof(*d->dirty));
-	d->flush_free = calloc(p->flush_depth, sizeof(*d->flush_free));
-	d->rcap = WL_RECS_CAP;
-	d->recs = calloc(d->rcap, sizeof(*d->recs));
-	d->seg_owed = calloc(p->log_segments, 1);
-	d->repl_q = calloc(p->log_segments, sizeof(*d->repl_q));
-	if (!d->dirty || !d->flush_free || !d->recs || !d->seg_owed || !d->repl_q)
+	d->flush.cap = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
+	if (d->n < d->flush.cap)
+		d->flush.cap = (unsigned)d->n;
+	d->flush.dirty = calloc(d->flush.cap, sizeof(*d->flush.dirty));
+	d->flush.free_slots = calloc(p->flush_depth, sizeof(*d->flush.free_slots));
+	d->log.rcap = WL_RECS_CAP;
+	d->log.recs = calloc(d->log.rcap, sizeof(*d->log.recs));
+	d->repl.seg_owed = calloc(p->log_segments, 1);
+	d->repl.q = calloc(p->log_segments, sizeof(*d->repl.q));
+	if (!d->flush.dirty || !d->flush.free_slots || !d->log.recs || !d->repl.seg_owed ||
+	    !d->repl.q)
 		return -ENOMEM;
-	if (p->checkpoint_interval_ns && !(d->ckpt = calloc(d->dcap, sizeof(*d->ckpt))))
+	if (p->checkpoint_interval_ns &&
+	    !(d->ckpt.set = calloc(d->flush.cap, sizeof(*d->ckpt.set))))
 		return -ENOMEM;
 	if (p->hot_size) {
 		/* this worker's share of the hot region, as of its pages */
@@ -64,12 +67,107 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 		double share = (double)(p->cache_size / p->page_size) * (double)d->n /
 			       (double)(d->pdb->nr_pages ? d->pdb->nr_pages : 1);
 
-		d->cache_cap = share >= (double)d->n ? d->n : (uint64_t)share;
-		if (d->cache_cap < d->n && d->cache_cap &&
-		    !(d->cache = calloc(d->cache_cap, sizeof(*d->cache))))
+		d->cache.cap = share >= (double)d->n ? d->n : (uint64_t)share;
+		if (d->cache.cap < d->n && d->cache.cap &&
+		    !(d->cache.ring = calloc(d->cache.cap, sizeof(*d->cache.ring))))
 			return -ENOMEM;
 	}
 	return 0;
+}
+
+/* What the allocator takes for n bytes at most (glibc): a 16-byte header in
+ * 16-byte granules, at least 32 B, or from its mmap threshold (128 KiB) on
+ * the whole pages of a mapping of its own */
+static uint64_t alloc_bound(uint64_t n)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uint64_t g = n + 16 >= (128u << 10) ? (page > 0 ? (uint64_t)page : 65536) : 16;
+	uint64_t b = (n + 16 + g - 1) / g * g;
+
+	return b < 32 ? 32 : b;
+}
+
+/* the size of one element of a table of struct wl_db */
+#define WL_ELEM(field) ((uint64_t)sizeof(((struct wl_db *)0)->field[0]))
+
+uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams)
+{
+	uint64_t m = sizeof(struct wl_db), dcap;
+
+	if (streams)
+		m += alloc_bound(streams * WL_ELEM(txn.waiters));
+	if (p->model == PROFILE_MODEL_FIXED || p->type == PROFILE_TEST_BACKUP)
+		return m;
+	if (p->type == PROFILE_TEST_RECOVERY)
+		m += alloc_bound(WL_REPLAY_CAP * WL_ELEM(replay.pages)) +
+		     alloc_bound(p->recovery_segments * WL_ELEM(replay.ns)) +
+		     alloc_bound(p->recovery_segments * WL_ELEM(replay.count)) +
+		     alloc_bound(p->log_segments * WL_ELEM(replay.recs));
+	dcap = p->dirty_pages ? p->dirty_pages : WL_DIRTY_MAX;
+	dcap = nr_pages < dcap ? nr_pages : dcap;
+	m += alloc_bound(dcap * WL_ELEM(flush.dirty)) +
+	     alloc_bound(p->flush_depth * WL_ELEM(flush.free_slots)) +
+	     alloc_bound(WL_RECS_CAP * WL_ELEM(log.recs)) +
+	     alloc_bound(p->log_segments * WL_ELEM(repl.seg_owed)) +
+	     alloc_bound(p->log_segments * WL_ELEM(repl.q));
+	if (p->checkpoint_interval_ns)
+		m += alloc_bound(dcap * WL_ELEM(ckpt.set));
+	/* the cache model's CLOCK ring: the pages the cache holds (all of
+	 * them on a worker that drives the whole database) */
+	if (p->cache_size && p->cache_size / p->page_size < nr_pages &&
+	    p->cache_size >= p->page_size)
+		m += alloc_bound(p->cache_size / p->page_size * WL_ELEM(cache.ring));
+	return m;
+}
+
+/* The workload part of profile p (struct wl_config). */
+static void config_from_profile(struct wl_config *f, const struct profile *p)
+{
+	*f = (struct wl_config){
+		.type = p->type,
+		.recovery_segments = p->recovery_segments,
+		.model = p->model,
+		.page_size = p->page_size,
+		.log_record_size = p->log_record_size,
+		.seed = p->seed,
+		.verify = p->verify,
+		.insert_pct = p->insert_pct,
+		.delete_pct = p->delete_pct,
+		.replace_pct = p->replace_pct,
+		.seek_pct = p->seek_pct,
+		.lazy_commit_pct = p->lazy_commit_pct,
+		.seek_pages = p->seek_pages,
+		.update_pages = p->update_pages,
+		.flush_depth = p->flush_depth,
+		.dirty_pages = p->dirty_pages,
+		.log_segments = p->log_segments,
+		.log_segment_size = p->log_segment_size,
+		.bdm = p->bdm,
+		.bdm_rate = p->bdm_rate,
+		.bdm_io_size = p->bdm_io_size,
+		.copies = p->copies,
+		.backup_io_size = p->backup_io_size,
+		.arrival = p->arrival,
+		.read_pages = p->read_pages,
+		.hot_size = p->hot_size,
+		.hot_pct = p->hot_pct,
+		.cache_size = p->cache_size,
+		.readahead_size = p->readahead_size,
+		.readahead_pct = p->readahead_pct,
+		.checkpoint_interval_ns = p->checkpoint_interval_ns,
+		.checkpoint_log_size = p->checkpoint_log_size,
+		.checkpoint_target_pct = p->checkpoint_target_pct,
+		.write_merge = p->write_merge,
+		.writeback_interval_ns = p->writeback_interval_ns,
+		.writeback_age_ns = p->writeback_age_ns,
+		.writeback_hot = p->writeback_hot,
+		.full_page_writes = p->full_page_writes,
+		.log_page_size = p->log_page_size,
+		.commit_delay_ns = p->commit_delay_ns,
+		.commit_group = p->commit_group,
+		.read_pct = p->read_pct,
+		.pattern = p->pattern,
+	};
 }
 
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
@@ -78,7 +176,7 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 {
 	double acc = 0, tot = p->insert_pct + p->delete_pct + p->replace_pct + p->seek_pct;
 
-	c->prof = p;
+	config_from_profile(&c->cfg, p);
 	c->dbs = dbs;
 	c->ndb = ndb;
 	c->slots = slots;
@@ -109,18 +207,18 @@ void wl_ctx_release(struct wl_ctx *c)
 	for (unsigned i = 0; c->dbs && i < c->ndb; i++) {
 		struct wl_db *d = &c->dbs[i];
 
-		free(d->dirty);
-		free(d->flush_free);
-		free(d->recs);
-		free(d->seg_owed);
-		free(d->repl_q);
-		free(d->waiters);
-		free(d->rp_pages);
-		free(d->rp_ns);
-		free(d->rp_count);
-		free(d->rp_recs);
-		free(d->cache);
-		free(d->ckpt);
+		free(d->flush.dirty);
+		free(d->flush.free_slots);
+		free(d->log.recs);
+		free(d->repl.seg_owed);
+		free(d->repl.q);
+		free(d->txn.waiters);
+		free(d->replay.pages);
+		free(d->replay.ns);
+		free(d->replay.count);
+		free(d->replay.recs);
+		free(d->cache.ring);
+		free(d->ckpt.set);
 	}
 	/* what it points at is the caller's: forgotten, so a second release
 	 * frees nothing twice */
@@ -130,7 +228,7 @@ void wl_ctx_release(struct wl_ctx *c)
 
 /* Generator slots per database: log, replication (or recovery), maintenance
  * and the flusher; backup: its scan. */
-static unsigned slots_per_db(const struct profile *p)
+static unsigned slots_per_db(const struct wl_config *p)
 {
 	if (p->type == PROFILE_TEST_BACKUP)
 		return 1;
@@ -141,13 +239,16 @@ static unsigned slots_per_db(const struct profile *p)
 
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams)
 {
-	return nstreams + ndb * slots_per_db(p);
+	struct wl_config f;
+
+	config_from_profile(&f, p);
+	return nstreams + ndb * slots_per_db(&f);
 }
 
 /* The generator slots of database i from slot *si on. */
 static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_db *d = &c->dbs[i];
 	uint64_t seg = wl_seg_size(c);
 	uint64_t lmax = seg < WL_LOG_MAX ? seg : WL_LOG_MAX;
@@ -156,43 +257,45 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 	if (wl_backup_test(c)) {
 		c->slots[*si] = (struct wl_slot){
 			.kind = WL_SLOT_SCAN, .db = i, .buf_len = p->backup_io_size};
-		d->scan_slot = (*si)++;
-		d->scan_next = d->lo;
+		d->scan.slot = (*si)++;
+		d->scan.next = d->lo;
 		return;
 	}
 	c->slots[*si] = (struct wl_slot){
 		.kind = WL_SLOT_LOG, .db = i, .buf_len = (uint32_t)(lmax - lmax % d->log_align)};
-	d->log_slot = (*si)++;
+	d->log.slot = (*si)++;
 	if (p->copies > 1 || wl_recovery_test(c)) {
 		c->slots[*si] = (struct wl_slot){.kind = WL_SLOT_REPL,
 						 .db = i,
 						 .buf_len = (uint32_t)(rmax - rmax % d->log_align)};
-		d->repl_slot = (*si)++;
+		d->repl.slot = (*si)++;
 	}
 	if (p->bdm) {
 		c->slots[*si] =
 			(struct wl_slot){.kind = WL_SLOT_SCAN, .db = i, .buf_len = p->bdm_io_size};
-		d->scan_slot = (*si)++;
-		d->scan_next = d->lo;
-		d->scan_gap = (uint64_t)((double)p->bdm_io_size * 1e9 / (double)p->bdm_rate);
+		d->scan.slot = (*si)++;
+		d->scan.next = d->lo;
+		d->scan.gap = (uint64_t)((double)p->bdm_io_size * 1e9 / (double)p->bdm_rate);
 		/* databases start their scans staggered over one gap */
-		d->scan_due = now + d->scan_gap * i / c->ndb;
+		d->scan.due = now + d->scan.gap * i / c->ndb;
 	}
 	for (unsigned k = 0; k < p->flush_depth; k++) {
-		c->slots[*si] = (struct wl_slot){
-			.kind = WL_SLOT_FLUSH, .db = i, .buf_len = wl_flush_buf_len(p)};
-		d->flush_free[d->nfree++] = (*si)++;
+		c->slots[*si] =
+			(struct wl_slot){.kind = WL_SLOT_FLUSH,
+					 .db = i,
+					 .buf_len = wl_buf_len_flush(p->page_size, p->write_merge)};
+		d->flush.free_slots[d->flush.nfree++] = (*si)++;
 	}
 	/* the first checkpoint one interval in: the run starts as from a
 	 * checkpoint (every page's first change is logged whole) */
-	d->ckpt_due = now + p->checkpoint_interval_ns;
-	d->ckpt_begun = now; /* as if one began at the start */
-	d->wb_due = now + p->writeback_interval_ns;
+	d->ckpt.due = now + p->checkpoint_interval_ns;
+	d->ckpt.begun = now; /* as if one began at the start */
+	d->ckpt.wb_due = now + p->writeback_interval_ns;
 }
 
 int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	bool txn = !wl_fixed_model(c) && !wl_backup_test(c);
 	unsigned si = 0;
 
@@ -204,7 +307,7 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 		s->kind = WL_SLOT_STREAM;
 		/* bound to no database: each unit of work picks one */
 		s->db = k % (c->ndb ? c->ndb : 1);
-		s->buf_len = wl_stream_buf_len(p);
+		s->buf_len = wl_buf_len_stream(p->page_size, p->readahead_size);
 		s->duty = k + 1 == c->nstreams && last_duty > 0 && last_duty < 1 ? last_duty : 1;
 		if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
 			return -ENOMEM;
@@ -224,9 +327,9 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 
 bool wl_db_finished(const struct wl_ctx *c, const struct wl_db *d)
 {
-	if (wl_backup_test(c) && (!d->scan_done || d->scan_busy))
+	if (wl_backup_test(c) && (!d->scan.done || d->scan.busy))
 		return false;
-	if (wl_recovery_test(c) && d->phase != WL_PHASE_DONE)
+	if (wl_recovery_test(c) && d->replay.phase != WL_PHASE_DONE)
 		return false;
 	return true;
 }

@@ -30,22 +30,23 @@ static struct wl_slot *flush_oldest(struct wl_ctx *c, struct wl_db *d, uint64_t 
 	struct wl_slot *s;
 
 	/* a page found bad since it was dirtied is not written: dropped */
-	while (d->dlen && (d->busy[d->dirty[d->dhead].page - d->lo] & WL_BUSY_BAD)) {
-		d->busy[d->dirty[d->dhead].page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
-		d->dhead = (d->dhead + 1) % d->dcap;
-		d->dlen--;
+	while (d->flush.len &&
+	       (d->busy[d->flush.dirty[d->flush.head].page - d->lo] & WL_BUSY_BAD)) {
+		d->busy[d->flush.dirty[d->flush.head].page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
+		d->flush.head = (d->flush.head + 1) % d->flush.cap;
+		d->flush.len--;
 	}
-	if (!d->dlen)
+	if (!d->flush.len)
 		return NULL;
-	dp = &d->dirty[d->dhead];
+	dp = &d->flush.dirty[d->flush.head];
 	/* write-ahead: the page's log record first; one I/O per page */
-	if (dp->lsn > d->durable || (d->busy[dp->page - d->lo] & WL_BUSY_IO))
+	if (dp->lsn > d->log.durable || (d->busy[dp->page - d->lo] & WL_BUSY_IO))
 		return NULL;
-	s = &c->slots[d->flush_free[--d->nfree]];
+	s = &c->slots[d->flush.free_slots[--d->flush.nfree]];
 	s->page = dp->page;
 	d->busy[dp->page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
-	d->dhead = (d->dhead + 1) % d->dcap;
-	d->dlen--;
+	d->flush.head = (d->flush.head + 1) % d->flush.cap;
+	d->flush.len--;
 	wl_page_io_prepare(c, s, false, now);
 	return s;
 }
@@ -61,19 +62,19 @@ static int page_cmp(const void *a, const void *b)
 /* The set ckpt[0, n) is sorted and is being written. */
 static void set_begin(struct wl_db *d, unsigned n)
 {
-	d->ckpt_len = n;
-	d->ckpt_next = 0;
-	qsort(d->ckpt, d->ckpt_len, sizeof(*d->ckpt), page_cmp);
-	d->ckpt_active = true;
+	d->ckpt.len = n;
+	d->ckpt.next = 0;
+	qsort(d->ckpt.set, d->ckpt.len, sizeof(*d->ckpt.set), page_cmp);
+	d->ckpt.active = true;
 }
 
 /* The oldest n dirty pages become the set being written, sorted. */
 static void set_take(struct wl_db *d, unsigned n)
 {
 	for (unsigned k = 0; k < n; k++)
-		d->ckpt[k] = d->dirty[(d->dhead + k) % d->dcap];
-	d->dhead = (d->dhead + n) % d->dcap;
-	d->dlen -= n;
+		d->ckpt.set[k] = d->flush.dirty[(d->flush.head + k) % d->flush.cap];
+	d->flush.head = (d->flush.head + n) % d->flush.cap;
+	d->flush.len -= n;
 	set_begin(d, n);
 }
 
@@ -87,15 +88,15 @@ static unsigned set_take_cold(struct wl_db *d, unsigned n)
 	unsigned m = 0, keep = 0;
 
 	for (unsigned k = 0; k < n; k++) {
-		struct wl_dirty_page e = d->dirty[(d->dhead + k) % d->dcap];
+		struct wl_dirty_page e = d->flush.dirty[(d->flush.head + k) % d->flush.cap];
 
 		if (e.page - d->lo < d->hot_n)
-			d->dirty[(d->dhead + d->dlen + keep++) % d->dcap] = e;
+			d->flush.dirty[(d->flush.head + d->flush.len + keep++) % d->flush.cap] = e;
 		else
-			d->ckpt[m++] = e;
+			d->ckpt.set[m++] = e;
 	}
-	d->dhead = (d->dhead + n) % d->dcap;
-	d->dlen = d->dlen - n + keep;
+	d->flush.head = (d->flush.head + n) % d->flush.cap;
+	d->flush.len = d->flush.len - n + keep;
 	if (m)
 		set_begin(d, m);
 	return m;
@@ -105,11 +106,12 @@ static unsigned set_take_cold(struct wl_db *d, unsigned n)
  * false when there are none. */
 static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned n = 0;
 
-	d->wb_due = now + p->writeback_interval_ns;
-	while (n < d->dlen && d->dirty[(d->dhead + n) % d->dcap].t + p->writeback_age_ns <= now)
+	d->ckpt.wb_due = now + p->writeback_interval_ns;
+	while (n < d->flush.len &&
+	       d->flush.dirty[(d->flush.head + n) % d->flush.cap].t + p->writeback_age_ns <= now)
 		n++;
 	if (!n)
 		return false;
@@ -119,49 +121,49 @@ static bool wb_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	} else {
 		set_take(d, n);
 	}
-	d->ckpt_full = false;
-	d->ckpt_span = 0;
-	d->ckpt_start = now;
+	d->ckpt.full = false;
+	d->ckpt.span = 0;
+	d->ckpt.start = now;
 	return true;
 }
 
 /* A checkpoint begins: the dirty pages now are its set, sorted. */
 static void ckpt_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t span;
 
-	set_take(d, d->dlen);
-	d->ckpt_full = true;
+	set_take(d, d->flush.len);
+	d->ckpt.full = true;
 	if (p->full_page_writes)
 		for (uint64_t i = 0; i < d->n; i++)
 			d->busy[i] &= (uint8_t)~WL_BUSY_LOGGED;
 	/* spread over the target share of the time to the next one: the
 	 * interval, or (begun by the log) as long as the last cycle took */
 	span = p->checkpoint_interval_ns;
-	if (p->checkpoint_log_size && now - d->ckpt_begun < span)
-		span = now - d->ckpt_begun;
+	if (p->checkpoint_log_size && now - d->ckpt.begun < span)
+		span = now - d->ckpt.begun;
 	if (p->writeback_interval_ns)
 		span = 0; /* write-back wrote the rest: what is left goes at once */
-	d->ckpt_span = (uint64_t)((double)span * p->checkpoint_target_pct / 100.0);
-	d->ckpt_start = d->ckpt_begun = now;
-	d->ckpt_lsn = d->lsn;
-	d->ckpt_due = now + p->checkpoint_interval_ns;
+	d->ckpt.span = (uint64_t)((double)span * p->checkpoint_target_pct / 100.0);
+	d->ckpt.start = d->ckpt.begun = now;
+	d->ckpt.lsn = d->log.lsn;
+	d->ckpt.due = now + p->checkpoint_interval_ns;
 }
 
 /* Does a checkpoint begin now: its time, or (checkpoint_log_size) enough
  * log since the last one began? */
 static bool ckpt_begins(struct wl_ctx *c, const struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
-	if (now >= d->ckpt_due ||
-	    (p->checkpoint_log_size && d->lsn - d->ckpt_lsn >= p->checkpoint_log_size))
+	if (now >= d->ckpt.due ||
+	    (p->checkpoint_log_size && d->log.lsn - d->ckpt.lsn >= p->checkpoint_log_size))
 		return true;
-	if (d->ckpt_due < c->next_due)
-		c->next_due = d->ckpt_due;
-	if (p->writeback_interval_ns && d->wb_due < c->next_due)
-		c->next_due = d->wb_due;
+	if (d->ckpt.due < c->next_due)
+		c->next_due = d->ckpt.due;
+	if (p->writeback_interval_ns && d->ckpt.wb_due < c->next_due)
+		c->next_due = d->ckpt.wb_due;
 	return false;
 }
 
@@ -172,57 +174,57 @@ static bool ckpt_page_ready(const struct wl_db *d, const struct wl_dirty_page *d
 	uint8_t b = d->busy[dp->page - d->lo];
 
 	*skip = !(b & WL_BUSY_DIRTY) || (b & WL_BUSY_BAD);
-	return !*skip && !(b & WL_BUSY_IO) && dp->lsn <= d->durable;
+	return !*skip && !(b & WL_BUSY_IO) && dp->lsn <= d->log.durable;
 }
 
 static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t due;
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;
 	unsigned np = 1;
 	bool skip;
 
-	if (!d->ckpt_active) {
+	if (!d->ckpt.active) {
 		if (ckpt_begins(c, d, now))
 			ckpt_begin(c, d, now);
-		else if (!p->writeback_interval_ns || now < d->wb_due || !wb_begin(c, d, now))
+		else if (!p->writeback_interval_ns || now < d->ckpt.wb_due || !wb_begin(c, d, now))
 			return NULL;
 	}
 	for (;;) {
-		if (d->ckpt_next == d->ckpt_len) {
-			if (!d->ckpt_inflight) {
-				d->ckpt_active = false;
-				d->ckpts += d->ckpt_full;
-				if (d->ckpt_due < c->next_due)
-					c->next_due = d->ckpt_due;
+		if (d->ckpt.next == d->ckpt.len) {
+			if (!d->ckpt.inflight) {
+				d->ckpt.active = false;
+				d->ckpt.done += d->ckpt.full;
+				if (d->ckpt.due < c->next_due)
+					c->next_due = d->ckpt.due;
 			}
 			return NULL;
 		}
-		dp = &d->ckpt[d->ckpt_next];
+		dp = &d->ckpt.set[d->ckpt.next];
 		if (ckpt_page_ready(d, dp, &skip))
 			break;
 		if (!skip)
 			return NULL; /* write-ahead, or an I/O on it: later */
 		d->busy[dp->page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
-		d->ckpt_next++;
+		d->ckpt.next++;
 	}
 	/* spread: the k-th page of the set is due k / len of the way through */
-	due = d->ckpt_start + (uint64_t)((double)d->ckpt_span * d->ckpt_next / d->ckpt_len);
-	if (d->ckpt_span && now < due) {
+	due = d->ckpt.start + (uint64_t)((double)d->ckpt.span * d->ckpt.next / d->ckpt.len);
+	if (d->ckpt.span && now < due) {
 		if (due < c->next_due)
 			c->next_due = due;
 		return NULL;
 	}
-	s = &c->slots[d->flush_free[--d->nfree]];
+	s = &c->slots[d->flush.free_slots[--d->flush.nfree]];
 	s->page = dp->page;
 	d->busy[dp->page - d->lo] &= (uint8_t)~WL_BUSY_DIRTY;
 	wl_page_io_prepare(c, s, false, now);
 	/* the adjacent pages after it in the set, in the same write */
-	while (np < p->write_merge && d->ckpt_next + np < d->ckpt_len &&
-	       d->ckpt[d->ckpt_next + np].page == s->page + np &&
-	       ckpt_page_ready(d, &d->ckpt[d->ckpt_next + np], &skip)) {
+	while (np < p->write_merge && d->ckpt.next + np < d->ckpt.len &&
+	       d->ckpt.set[d->ckpt.next + np].page == s->page + np &&
+	       ckpt_page_ready(d, &d->ckpt.set[d->ckpt.next + np], &skip)) {
 		uint64_t page = s->page + np;
 
 		d->busy[page - d->lo] =
@@ -234,16 +236,16 @@ static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint6
 	s->npages = np;
 	s->req.len = s->len0 = np * p->page_size;
 	s->ckpt_write = 1;
-	d->ckpt_next += np;
-	d->ckpt_inflight++;
+	d->ckpt.next += np;
+	d->ckpt.inflight++;
 	return s;
 }
 
 /* Does a stream wait for room in the dirty list? */
 static bool dirty_waited(const struct wl_ctx *c, const struct wl_db *d)
 {
-	for (unsigned i = 0; i < d->nwait; i++)
-		if (c->slots[d->waiters[i]].wait == WL_WAIT_DIRTY)
+	for (unsigned i = 0; i < d->txn.nwait; i++)
+		if (c->slots[d->txn.waiters[i]].wait == WL_WAIT_DIRTY)
 			return true;
 	return false;
 }
@@ -252,9 +254,9 @@ struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
 
-	if (!d->nfree)
+	if (!d->flush.nfree)
 		return NULL;
-	if (!d->ckpt)
+	if (!d->ckpt.set)
 		return flush_oldest(c, d, now);
 	if ((s = flush_checkpoint(c, d, now)))
 		return s;
@@ -265,7 +267,7 @@ struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	if (!dirty_waited(c, d) || !(s = flush_oldest(c, d, now)))
 		return NULL;
 	s->ckpt_write = 0;
-	d->evictions++;
+	d->ckpt.evictions++;
 	return s;
 }
 
@@ -273,8 +275,8 @@ void wl_flush_done(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
 
-	if (s->ckpt_write && d->ckpt_inflight)
-		d->ckpt_inflight--;
-	d->flush_free[d->nfree++] = (unsigned)(s - c->slots);
+	if (s->ckpt_write && d->ckpt.inflight)
+		d->ckpt.inflight--;
+	d->flush.free_slots[d->flush.nfree++] = (unsigned)(s - c->slots);
 	wl_wake_waiters(c, d);
 }

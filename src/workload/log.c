@@ -15,12 +15,12 @@
 void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n,
 		   unsigned fpi)
 {
-	if (d->lsn == d->issued)
-		d->log_pending_since = c->now; /* commit_delay counts from here */
-	d->lsn += (uint64_t)n * c->prof->log_record_size + (uint64_t)fpi * c->prof->page_size;
-	d->commits_buffered += n > 0; /* one commit record: group commit's count */
-	for (unsigned i = 0; i < n && d->rlen < d->rcap; i++)
-		d->recs[(d->rhead + d->rlen++) % d->rcap] = pages[i];
+	if (d->log.lsn == d->log.issued)
+		d->log.pending_since = c->now; /* commit_delay counts from here */
+	d->log.lsn += (uint64_t)n * c->cfg.log_record_size + (uint64_t)fpi * c->cfg.page_size;
+	d->log.commits_buffered += n > 0; /* one commit record: group commit's count */
+	for (unsigned i = 0; i < n && d->log.rlen < d->log.rcap; i++)
+		d->log.recs[(d->log.rhead + d->log.rlen++) % d->log.rcap] = pages[i];
 }
 
 /* Writes the record table of one log block: up to take pages, oldest first. */
@@ -29,9 +29,10 @@ static void log_block_records(struct wl_db *d, char *blk, uint32_t size, unsigne
 	struct log_records lr = {LOG_RECORDS_MAGIC, 0};
 	uint32_t cap = log_records_capacity(size);
 
-	for (; lr.count < take && lr.count < cap && d->rlen; lr.count++, d->rlen--) {
-		memcpy(blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * lr.count, &d->recs[d->rhead], 8);
-		d->rhead = (d->rhead + 1) % d->rcap;
+	for (; lr.count < take && lr.count < cap && d->log.rlen; lr.count++, d->log.rlen--) {
+		memcpy(blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * lr.count,
+		       &d->log.recs[d->log.rhead], 8);
+		d->log.rhead = (d->log.rhead + 1) % d->log.rcap;
 	}
 	memcpy(blk + PAGE_HEADER_SIZE, &lr, sizeof(lr));
 	page_reseal(blk, size);
@@ -43,16 +44,16 @@ static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
 {
 	unsigned next;
 
-	if (d->seg_off < wl_seg_size(c))
+	if (d->log.seg_off < wl_seg_size(c))
 		return true;
-	next = (d->seg + 1) % c->prof->log_segments;
-	if (d->seg_owed[next]) {
-		d->log_blocked = true;
+	next = (d->log.seg + 1) % c->cfg.log_segments;
+	if (d->repl.seg_owed[next]) {
+		d->log.blocked = true;
 		return false;
 	}
-	d->log_blocked = false;
-	d->seg = next;
-	d->seg_off = 0;
+	d->log.blocked = false;
+	d->log.seg = next;
+	d->log.seg_off = 0;
 	return true;
 }
 
@@ -60,24 +61,24 @@ static bool log_next_segment(struct wl_ctx *c, struct wl_db *d)
 static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t start,
 			     unsigned blocks, unsigned rec_take)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	for (unsigned b = 0; b < blocks; b++) {
 		char *blk = (char *)s->buf + (uint64_t)b * d->log_align;
 		uint64_t fileoff =
-			(uint64_t)d->seg * wl_seg_size(c) + start + (uint64_t)b * d->log_align;
+			(uint64_t)d->log.seg * wl_seg_size(c) + start + (uint64_t)b * d->log_align;
 		unsigned take = (rec_take + blocks - 1 - b) / (blocks - b);
 
 		page_stamp(blk, d->log_align, PAGE_KIND_LOG, d->pdb->id, fileoff / d->log_align,
-			   ++d->log_seq, (uint64_t)*c->run_id, p->seed, c->full);
+			   ++d->log.seq, (uint64_t)c->run_id, p->seed, c->full);
 		if (c->full) {
 			log_block_records(d, blk, d->log_align, take);
 		} else {
-			take = take < d->rlen ? take : d->rlen;
-			d->rlen -= take;
-			d->rhead = (d->rhead + take) % d->rcap;
-			if (d->rp_recs) /* recovery replays this many */
-				d->rp_recs[d->seg] += take;
+			take = take < d->log.rlen ? take : d->log.rlen;
+			d->log.rlen -= take;
+			d->log.rhead = (d->log.rhead + take) % d->log.rcap;
+			if (d->replay.recs) /* recovery replays this many */
+				d->replay.recs[d->log.seg] += take;
 		}
 		rec_take -= take < rec_take ? take : rec_take;
 	}
@@ -94,17 +95,17 @@ static void log_stamp_blocks(struct wl_ctx *c, struct wl_db *d, struct wl_slot *
 static uint64_t log_page_write(const struct wl_ctx *c, const struct wl_db *d, uint64_t pending,
 			       uint64_t room, uint32_t buf_len, uint64_t *start, uint64_t *len)
 {
-	uint64_t lp = c->prof->log_page_size, max, take, end;
+	uint64_t lp = c->cfg.log_page_size, max, take, end;
 
 	if (lp < d->log_align)
 		lp = d->log_align;
 	max = buf_len / lp * lp;
-	*start = d->seg_off / lp * lp;
+	*start = d->log.seg_off / lp * lp;
 	take = pending < room ? pending : room;
-	end = (d->seg_off + take + lp - 1) / lp * lp;
+	end = (d->log.seg_off + take + lp - 1) / lp * lp;
 	if (end - *start > max) {
 		end = *start + max;
-		take = end - d->seg_off;
+		take = end - d->log.seg_off;
 	}
 	*len = end - *start;
 	return take;
@@ -119,34 +120,35 @@ static uint64_t log_page_write(const struct wl_ctx *c, const struct wl_db *d, ui
  */
 static void log_commits_issue(struct wl_db *d, uint64_t len, uint64_t pending)
 {
-	uint64_t n = len >= pending ? d->commits_buffered : d->commits_buffered * len / pending;
+	uint64_t n =
+		len >= pending ? d->log.commits_buffered : d->log.commits_buffered * len / pending;
 
-	d->commits_buffered -= n;
-	d->commits_inflight = n;
+	d->log.commits_buffered -= n;
+	d->log.commits_inflight = n;
 }
 
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_slot *s;
-	uint64_t pending = d->lsn - d->issued, len, room, start, take;
+	uint64_t pending = d->log.lsn - d->log.issued, len, room, start, take;
 	unsigned rec_take;
 
-	if (d->log_slot == WL_NO_SLOT || d->log_busy || !pending || !log_next_segment(c, d))
+	if (d->log.slot == WL_NO_SLOT || d->log.busy || !pending || !log_next_segment(c, d))
 		return NULL;
-	if (p->commit_delay_ns && now < d->log_pending_since + p->commit_delay_ns &&
-	    (!p->commit_group || d->commits_buffered < p->commit_group)) {
+	if (p->commit_delay_ns && now < d->log.pending_since + p->commit_delay_ns &&
+	    (!p->commit_group || d->log.commits_buffered < p->commit_group)) {
 		/* group commit: wait for more commits to share the write */
-		if (d->log_pending_since + p->commit_delay_ns < c->next_due)
-			c->next_due = d->log_pending_since + p->commit_delay_ns;
+		if (d->log.pending_since + p->commit_delay_ns < c->next_due)
+			c->next_due = d->log.pending_since + p->commit_delay_ns;
 		return NULL;
 	}
-	s = &c->slots[d->log_slot];
-	room = wl_seg_size(c) - d->seg_off;
+	s = &c->slots[d->log.slot];
+	room = wl_seg_size(c) - d->log.seg_off;
 	if (p->log_page_size) {
 		take = log_page_write(c, d, pending, room, s->buf_len, &start, &len);
 	} else {
-		start = d->seg_off;
+		start = d->log.seg_off;
 		len = (pending + d->log_align - 1) / d->log_align * d->log_align;
 		if (len > room)
 			len = room;
@@ -155,43 +157,44 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 		take = len; /* the rest of the last block is left unused */
 	}
 	/* records this write carries: all buffered when it takes everything */
-	rec_take = take >= pending ? d->rlen
-				   : (unsigned)(((uint64_t)d->rlen * take + pending - 1) / pending);
+	rec_take = take >= pending
+			   ? d->log.rlen
+			   : (unsigned)(((uint64_t)d->log.rlen * take + pending - 1) / pending);
 	log_stamp_blocks(c, d, s, start, (unsigned)(len / d->log_align), rec_take);
 	log_commits_issue(d, take, pending);
-	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, 2 * s->db + 1,
-			d->pdb->log_base + (uint64_t)d->seg * wl_seg_size(c) + start, (uint32_t)len,
-			now);
-	d->issued = take >= pending ? d->lsn : d->issued + take;
-	d->inflight_end = d->issued;
-	d->seg_off += take;
-	d->log_closes = d->seg_off >= wl_seg_size(c);
-	d->log_busy = true;
+	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, wl_file_log(s->db),
+			d->pdb->log_base + (uint64_t)d->log.seg * wl_seg_size(c) + start,
+			(uint32_t)len, now);
+	d->log.issued = take >= pending ? d->log.lsn : d->log.issued + take;
+	d->log.inflight_end = d->log.issued;
+	d->log.seg_off += take;
+	d->log.closes = d->log.seg_off >= wl_seg_size(c);
+	d->log.busy = true;
 	return s;
 }
 
 void wl_log_done(struct wl_ctx *c, struct wl_db *d)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
-	d->log_busy = false;
-	if (d->log_closes) {
+	d->log.busy = false;
+	if (d->log.closes) {
 		/* the segment is closed once its last write is done, not issued:
 		 * a replication read of a block still being written would see
 		 * it torn (through the page cache) or as the last lap left it.
 		 * The log cannot move on before this (one write at a time), so
 		 * the segment cannot be written over unread. */
-		d->log_closes = false;
-		d->segs_closed++;
+		d->log.closes = false;
+		d->replay.segs_closed++;
 		if (p->copies > 1) {
 			/* replication reads it copies - 1 times */
-			d->seg_owed[d->seg] = (uint8_t)(p->copies - 1);
-			d->repl_q[(d->qhead + d->qlen++) % p->log_segments] = d->seg;
+			d->repl.seg_owed[d->log.seg] = (uint8_t)(p->copies - 1);
+			d->repl.q[(d->repl.qhead + d->repl.qlen++) % p->log_segments] = d->log.seg;
 		}
 	}
 	/* a failed write is counted as an error; streams go on */
-	d->durable = d->inflight_end;
-	d->log_commits += d->commits_inflight; /* made durable by this write */
-	d->commits_inflight = 0;
+	d->log.durable = d->log.inflight_end;
+	d->log.commits += d->log.commits_inflight; /* made durable by this write */
+	d->log.commits_inflight = 0;
 	wl_wake_waiters(c, d);
 }

@@ -29,13 +29,14 @@
  * The page stamping (payload and CRC32C) runs on the calling thread, as the
  * creator's does: on very fast devices with large pages one core can be the
  * limit, which shows as IOPS that are steady early. *
- * The ring is its own, not an engine's: preconditioning needs io_uring
- * whatever engine the profile names (psync and libaio hosts included), and
- * says so when the ring cannot be set up (docs/engines.md).
+ * The writes go through the io_uring engine and the engine driver
+ * (driver.h), as a run's do, with the run's policy for EAGAIN and short
+ * writes; preconditioning needs io_uring whatever engine the profile names
+ * (psync and libaio hosts included), and says so when the ring cannot be set
+ * up (docs/engines.md).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <liburing.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -45,6 +46,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diskproof/driver.h"
 #include "diskproof/fileopen.h"
 #include "diskproof/journal.h"
 #include "diskproof/page.h"
@@ -79,6 +81,7 @@ struct pc_db {
 struct pc_vol;
 
 struct pc_slot {
+	struct engine_req req; /* req.owner is this slot */
 	void *buf;
 	struct pc_vol *vol;
 	struct pc_db *db;
@@ -102,7 +105,10 @@ struct pc {
 	const struct precondition_options *o;
 	struct precondition_result *res;
 	struct strbuf *err;
-	struct io_uring ring;
+	struct engine_ctx ctx; /* the io_uring engine's, over every database */
+	struct engine_clock clock;
+	struct engine_drv drv; /* the one driver (driver.h) */
+	int *fds;	       /* by database index: the engine's ctx.fds */
 	struct pc_db *dbs;
 	struct pc_vol *vols;
 	uint64_t *cum;
@@ -112,6 +118,7 @@ struct pc {
 	double *win; /* IOPS of the last rounds, oldest first */
 	unsigned nwin, inflight;
 	uint64_t rng, round_ops, t0, last_done_ns;
+	bool counting; /* completions count in the round (not while journaling) */
 	bool stopping;
 	int ret;
 };
@@ -240,13 +247,14 @@ static void pc_pick(struct pc *c, const struct pc_vol *v, struct pc_db **db, uin
 	}
 }
 
-/* Fills the volume's idle slots with stamped page writes. */
+/* Fills the volume's idle slots with stamped page writes; a write the engine
+ * has no room for is kept by the driver, and the volume waits for the next
+ * turn. */
 static void pc_issue_volume(struct pc *c, struct pc_vol *v)
 {
 	uint32_t size = c->p->page_size;
 
 	while (!c->stopping && v->nidle) {
-		struct io_uring_sqe *sqe;
 		struct pc_slot *s;
 		struct pc_db *d;
 		uint64_t page;
@@ -260,9 +268,6 @@ static void pc_issue_volume(struct pc *c, struct pc_vol *v)
 			pc_fail(c, -EOVERFLOW);
 			return;
 		}
-		sqe = io_uring_get_sqe(&c->ring);
-		if (!sqe)
-			return; /* submitted by the loop, then retried */
 		s = &v->slots[v->idle[--v->nidle]];
 		s->db = d;
 		s->page = page;
@@ -270,10 +275,18 @@ static void pc_issue_volume(struct pc *c, struct pc_vol *v)
 		s->gen = journal_gen_failed(d->gens[page]) ? 2 : d->gens[page] + 1;
 		page_stamp(s->buf, size, PAGE_KIND_DB, d->pdb->id, page, s->gen, 0, c->p->seed,
 			   true);
-		io_uring_prep_write(sqe, d->fd, s->buf, size, d->pdb->base + page * size);
-		io_uring_sqe_set_data(sqe, s);
+		s->req = (struct engine_req){.op = ENGINE_OP_WRITE,
+					     .file = (uint32_t)(d - c->dbs),
+					     .offset = d->pdb->base + page * size,
+					     .len = size,
+					     .buf_index = -1,
+					     .buf = s->buf,
+					     .owner = s};
+		/* counted first: the driver may hand it back at once */
 		pc_busy_flip(d, page);
 		c->inflight++;
+		if (engine_drv_queue(&c->drv, &s->req) == ENGINE_Q_BUSY)
+			return;
 	}
 }
 
@@ -309,20 +322,39 @@ static void pc_complete(struct pc *c, struct pc_slot *s, int res, bool count)
 	pc_fail(c, res < 0 ? res : -EIO);
 }
 
-static unsigned pc_reap(struct pc *c, bool count)
+/* The driver's callback (driver.h): a write it is done with, its remainders
+ * written and EAGAIN retried. */
+static void pc_write_done(void *arg, struct engine_req *req)
 {
-	struct io_uring_cqe *cqe;
-	unsigned head, n = 0;
+	struct pc *c = arg;
 
-	io_uring_for_each_cqe(&c->ring, head, cqe)
-	{
-		pc_complete(c, io_uring_cqe_get_data(cqe), cqe->res, count);
-		n++;
+	pc_complete(c, req->owner, (int)req->result, c->counting);
+}
+
+/*
+ * One turn of the driver: submit, then reap, waiting up to wait_ns for the
+ * first completion (0: only what is there). false when the engine failed
+ * (said in c->err, the first error kept): what is in flight cannot be waited
+ * for.
+ */
+static bool pc_turn(struct pc *c, uint64_t wait_ns, bool count)
+{
+	struct strbuf why = STRBUF_INIT;
+	int n;
+
+	c->counting = count;
+	n = engine_drv_turn(&c->drv, wait_ns ? 1 : 0, wait_ns, &why);
+	c->counting = true;
+	if (n < 0) {
+		pc_sep(c->err);
+		strbuf_addf(c->err, "precondition: %s", why.buf);
+		strbuf_release(&why);
+		pc_fail(c, n);
+		return false;
 	}
-	io_uring_cq_advance(&c->ring, n);
 	if (n)
 		c->last_done_ns = time_mono_ns();
-	return n;
+	return true;
 }
 
 static void pc_check_signal(struct pc *c)
@@ -399,7 +431,7 @@ static void pc_round_end(struct pc *c, uint64_t span_ns)
 		ret = pc_write_journals(c, false);
 		if (ret)
 			pc_fail(c, ret);
-		pc_reap(c, false);
+		(void)pc_turn(c, 0, false); /* a failure is kept in c->ret */
 		c->last_done_ns = time_mono_ns();
 	}
 }
@@ -412,10 +444,7 @@ static void pc_round_end(struct pc *c, uint64_t span_ns)
 static void pc_loop(struct pc *c)
 {
 	uint64_t now = time_mono_ns(), round_start = now, last_signal = now;
-	struct __kernel_timespec ts;
-	struct io_uring_cqe *cqe;
 	uint64_t wait;
-	int ret;
 
 	c->t0 = c->last_done_ns = now;
 	for (;;) {
@@ -426,17 +455,8 @@ static void pc_loop(struct pc *c)
 		wait = PC_WAIT_NS;
 		if (!c->stopping && round_start + c->o->round_ns - now < wait)
 			wait = round_start + c->o->round_ns - now;
-		ts.tv_sec = (long long)(wait / NSEC_PER_SEC);
-		ts.tv_nsec = (long long)(wait % NSEC_PER_SEC);
-		ret = io_uring_submit_and_wait_timeout(&c->ring, &cqe, 1, &ts, NULL);
-		if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EAGAIN && ret != -EBUSY) {
-			pc_sep(c->err);
-			strbuf_addf(c->err, "precondition: io_uring: submit failed: %s",
-				    strerror(-ret));
-			pc_fail(c, ret);
+		if (!pc_turn(c, wait, true))
 			return;
-		}
-		pc_reap(c, true);
 		now = time_mono_ns();
 		if (c->inflight && c->p->io_timeout_ns &&
 		    now - c->last_done_ns > c->p->io_timeout_ns) {
@@ -485,8 +505,7 @@ static int pc_open_db(struct pc *c, struct pc_db *d, struct strbuf *err)
 		strbuf_addf(err, "%s; preconditioning must know every page's generation", jerr.buf);
 		goto out;
 	}
-	if (ji.db_id != pdb->id || ji.page_size != c->p->page_size ||
-	    ji.nr_pages != pdb->nr_pages) {
+	if (!journal_info_matches(&ji, pdb->id, c->p->page_size, pdb->nr_pages)) {
 		strbuf_addf(err,
 			    "%s: journal of database %u with %llu pages of %u bytes, but %s is "
 			    "database %u with %llu pages of %u bytes",
@@ -553,12 +572,46 @@ static unsigned pc_volume_slots(const struct pc *c, const struct pc_vol *v)
 	return n ? (unsigned)n : 1;
 }
 
+/*
+ * The io_uring engine over every database file, through the driver, for
+ * nslots writes in flight. 0, or -errno with "precondition: needs io_uring,
+ * whatever the profile's engine: " and the engine's reason in err.
+ */
+static int pc_engine(struct pc *c, unsigned nslots, struct strbuf *err)
+{
+	struct strbuf why = STRBUF_INIT;
+	int ret;
+
+	c->fds = calloc(c->pl->nr_dbs, sizeof(*c->fds));
+	if (!c->fds) {
+		strbuf_addstr(err, "precondition: out of memory");
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < c->pl->nr_dbs; i++)
+		c->fds[i] = c->dbs[i].fd;
+	engine_clock_init_mono(&c->clock);
+	c->ctx = (struct engine_ctx){.depth = nslots,
+				     .fds = c->fds,
+				     .nr_files = (unsigned)c->pl->nr_dbs,
+				     .nr_devices = (unsigned)c->pl->nr_vols,
+				     .clock = &c->clock};
+	ret = engine_drv_init(&c->drv, &engine_io_uring, &c->ctx, nslots, pc_write_done, c, &why);
+	c->drv.max_again = ENGINE_DRV_AGAIN_MAX; /* then the write fails, naming EAGAIN */
+	if (!ret)
+		ret = engine_drv_open(&c->drv, &why);
+	if (ret)
+		strbuf_addf(err, "precondition: needs io_uring, whatever the profile's engine: %s",
+			    why.buf);
+	strbuf_release(&why);
+	return ret;
+}
+
 /* Journals, files, the page-picking tables and the write slots. */
 static int pc_setup(struct pc *c, struct strbuf *err)
 {
 	const struct plan *pl = c->pl;
 	uint32_t align = 4096;
-	unsigned entries, s = 0;
+	unsigned s = 0;
 	size_t ci = 0;
 	int ret;
 
@@ -608,15 +661,7 @@ static int pc_setup(struct pc *c, struct strbuf *err)
 		}
 		s += v->nslots;
 	}
-	for (entries = 1; entries < s; entries <<= 1)
-		;
-	ret = io_uring_queue_init(entries, &c->ring, 0);
-	if (ret < 0)
-		strbuf_addf(err,
-			    "precondition: needs io_uring, whatever the profile's engine: "
-			    "cannot set up a ring: %s",
-			    strerror(-ret));
-	return ret;
+	return pc_engine(c, s, err);
 
 out_nomem:
 	strbuf_addstr(err, "precondition: out of memory");
@@ -644,6 +689,15 @@ static int pc_mark_running(struct pc *c, struct strbuf *err)
 /* Frees what pc_setup() made; safe on a partial setup. */
 static void pc_release(struct pc *c)
 {
+	if (engine_drv_inflight(&c->drv)) {
+		/* writes the device never completed (io_timeout): closing the
+		 * ring may wait for them, and they may still land in the
+		 * buffers: leave engine, files and buffers to the process exit,
+		 * as a run's worker does, so that the error is said now */
+		return;
+	}
+	engine_drv_release(&c->drv);
+	free(c->fds);
 	for (size_t i = 0; c->dbs && i < c->pl->nr_dbs; i++) {
 		if (c->dbs[i].fd >= 0)
 			close(c->dbs[i].fd);
@@ -678,10 +732,15 @@ int precondition_run(const struct plan *pl, const struct profile *p,
 	if (ret)
 		goto out_release;
 	pc_loop(&c);
-	/* writes still in flight (ring failure, hung device) leave it unclean */
-	ret = pc_write_journals(&c, true);
-	if (!c.ret)
-		c.ret = ret;
+	/* writes still in flight (ring failure) leave it unclean; after a hung
+	 * device (io_timeout) nothing more is written: the journals stay marked
+	 * running, as a run's after a hang, and the error is said now rather
+	 * than after a journal write that may hang on the same device */
+	if (c.ret != -ETIMEDOUT) {
+		ret = pc_write_journals(&c, true);
+		if (!c.ret)
+			c.ret = ret;
+	}
 	res->elapsed_ns = time_mono_ns() - c.t0;
 	for (unsigned i = 0; i < c.nwin; i++)
 		sum += c.win[i];
@@ -697,7 +756,6 @@ int precondition_run(const struct plan *pl, const struct profile *p,
 						    : "a signal",
 			    res->rounds);
 	}
-	io_uring_queue_exit(&c.ring);
 out_release:
 	pc_release(&c);
 	return ret;

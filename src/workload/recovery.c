@@ -9,7 +9,7 @@
  *
  * Without page content (the sim engine keeps none, so a log read returns no
  * record tables) the log writer counts the records it wrote into each
- * segment instead (rp_recs), and a replayed piece names its share of them,
+ * segment instead (replay.recs), and a replayed piece names its share of them,
  * pro rata to its length, as pages drawn from ctx->rng over the database's
  * range: the same number of page reads and writes as on a real log, each
  * page as likely as a transaction's, and the same figures for a seed.
@@ -21,13 +21,14 @@
 
 void wl_recovery_step(struct wl_ctx *c, unsigned db)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	struct wl_db *d = &c->dbs[db];
 
-	if (d->phase == WL_PHASE_RUN && d->segs_closed >= p->recovery_segments)
-		d->phase = WL_PHASE_DRAIN;
-	if (d->phase != WL_PHASE_DRAIN || d->dlen || d->nfree < p->flush_depth || d->log_busy ||
-	    d->lsn != d->issued || d->repl_busy || d->qlen || d->nwait)
+	if (d->replay.phase == WL_PHASE_RUN && d->replay.segs_closed >= p->recovery_segments)
+		d->replay.phase = WL_PHASE_DRAIN;
+	if (d->replay.phase != WL_PHASE_DRAIN || d->flush.len || d->flush.nfree < p->flush_depth ||
+	    d->log.busy || d->log.lsn != d->log.issued || d->repl.busy || d->repl.qlen ||
+	    d->txn.nwait)
 		return;
 	for (unsigned i = 0; i < c->nslots; i++) {
 		const struct wl_slot *s = &c->slots[i];
@@ -35,9 +36,9 @@ void wl_recovery_step(struct wl_ctx *c, unsigned db)
 		if (s->kind == WL_SLOT_STREAM && s->db == db && (s->left || s->inflight))
 			return;
 	}
-	d->phase = WL_PHASE_REPLAY;
-	d->rp_seg = 0;
-	d->rp_off = 0;
+	d->replay.phase = WL_PHASE_REPLAY;
+	d->replay.seg = 0;
+	d->replay.off = 0;
 }
 
 bool wl_replay_read_prepare(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, uint64_t now)
@@ -46,18 +47,18 @@ bool wl_replay_read_prepare(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s
 
 	/* the next piece of the segment being replayed, once the pages of the
 	 * last one are applied */
-	if (d->repl_busy || d->rp_len || d->rp_active || d->rp_off >= wl_seg_size(c))
+	if (d->repl.busy || d->replay.len || d->replay.active || d->replay.off >= wl_seg_size(c))
 		return false;
-	if (!d->rp_off)
-		d->rp_t0 = now;
-	len = wl_seg_size(c) - d->rp_off;
+	if (!d->replay.off)
+		d->replay.t0 = now;
+	len = wl_seg_size(c) - d->replay.off;
 	if (len > s->buf_len)
 		len = s->buf_len;
-	s->page = d->rp_seg;
-	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
-			d->pdb->log_base + (uint64_t)d->rp_seg * wl_seg_size(c) + d->rp_off,
+	s->page = d->replay.seg;
+	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, wl_file_log(s->db),
+			d->pdb->log_base + (uint64_t)d->replay.seg * wl_seg_size(c) + d->replay.off,
 			(uint32_t)len, now);
-	d->repl_busy = true;
+	d->repl.busy = true;
 	return true;
 }
 
@@ -73,13 +74,13 @@ static void replay_parse(struct wl_db *d, const struct wl_slot *s)
 		memcpy(&lr, blk + PAGE_HEADER_SIZE, sizeof(lr));
 		if (lr.magic != LOG_RECORDS_MAGIC || lr.count > log_records_capacity(bs))
 			continue; /* no records (or reported by the check) */
-		for (uint32_t i = 0; i < lr.count && d->rp_len < d->rp_cap; i++) {
+		for (uint32_t i = 0; i < lr.count && d->replay.len < d->replay.cap; i++) {
 			uint64_t pg;
 
 			memcpy(&pg, blk + PAGE_HEADER_SIZE + sizeof(lr) + 8 * i, 8);
 			if (pg < d->lo || pg >= d->lo + d->n)
 				continue;
-			d->rp_pages[(d->rp_head + d->rp_len++) % d->rp_cap] = pg;
+			d->replay.pages[(d->replay.head + d->replay.len++) % d->replay.cap] = pg;
 		}
 	}
 }
@@ -88,25 +89,25 @@ static void replay_parse(struct wl_db *d, const struct wl_slot *s)
  * share of the records written into it, as pages drawn at random. */
 static void replay_draw(struct wl_ctx *c, struct wl_db *d, uint64_t off, uint64_t len)
 {
-	uint64_t seg = wl_seg_size(c), recs = d->rp_recs[d->rp_seg];
+	uint64_t seg = wl_seg_size(c), recs = d->replay.recs[d->replay.seg];
 	uint64_t n = recs * (off + len) / seg - recs * off / seg;
 
-	for (uint64_t i = 0; i < n && d->rp_len < d->rp_cap; i++)
-		d->rp_pages[(d->rp_head + d->rp_len++) % d->rp_cap] =
+	for (uint64_t i = 0; i < n && d->replay.len < d->replay.cap; i++)
+		d->replay.pages[(d->replay.head + d->replay.len++) % d->replay.cap] =
 			d->lo + rng_next(&c->rng) % d->n;
 }
 
 /* The segment's pieces read and its pages applied? Then the next one. */
 static void replay_check_segment(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->phase != WL_PHASE_REPLAY || d->repl_busy || d->rp_len || d->rp_active ||
-	    d->rp_off < wl_seg_size(c))
+	if (d->replay.phase != WL_PHASE_REPLAY || d->repl.busy || d->replay.len ||
+	    d->replay.active || d->replay.off < wl_seg_size(c))
 		return;
-	d->rp_ns[d->rp_seg] = now - d->rp_t0;
-	d->rp_seg++;
-	d->rp_off = 0;
-	if (d->rp_seg >= c->prof->recovery_segments)
-		d->phase = WL_PHASE_DONE;
+	d->replay.ns[d->replay.seg] = now - d->replay.t0;
+	d->replay.seg++;
+	d->replay.off = 0;
+	if (d->replay.seg >= c->cfg.recovery_segments)
+		d->replay.phase = WL_PHASE_DONE;
 }
 
 void wl_replay_read_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
@@ -114,8 +115,8 @@ void wl_replay_read_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 	if (c->full)
 		replay_parse(d, s);
 	else
-		replay_draw(c, d, d->rp_off, s->len0);
-	d->rp_off += s->len0;
+		replay_draw(c, d, d->replay.off, s->len0);
+	d->replay.off += s->len0;
 	replay_check_segment(c, d, s->req.t_done_ns);
 }
 
@@ -129,17 +130,17 @@ bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 		s->left = 0;
 		return true;
 	}
-	while (d->rp_len && (d->busy[d->rp_pages[d->rp_head] - d->lo] & WL_BUSY_BAD)) {
+	while (d->replay.len && (d->busy[d->replay.pages[d->replay.head] - d->lo] & WL_BUSY_BAD)) {
 		/* found bad: not replayed over */
-		d->rp_head = (d->rp_head + 1) % d->rp_cap;
-		d->rp_len--;
+		d->replay.head = (d->replay.head + 1) % d->replay.cap;
+		d->replay.len--;
 	}
-	if (!d->rp_len || (d->busy[d->rp_pages[d->rp_head] - d->lo] & WL_BUSY_IO))
+	if (!d->replay.len || (d->busy[d->replay.pages[d->replay.head] - d->lo] & WL_BUSY_IO))
 		return false;
-	s->page = d->rp_pages[d->rp_head];
-	d->rp_head = (d->rp_head + 1) % d->rp_cap;
-	d->rp_len--;
-	d->rp_active++;
+	s->page = d->replay.pages[d->replay.head];
+	d->replay.head = (d->replay.head + 1) % d->replay.cap;
+	d->replay.len--;
+	d->replay.active++;
 	s->txn = WL_TXN_REPLAY;
 	wl_page_io_prepare(c, s, true, now);
 	return true;
@@ -155,8 +156,8 @@ void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s)
 		d->busy[s->page - d->lo] |= WL_BUSY_IO; /* held for its write */
 	} else {
 		s->txn = WL_TXN_SEEK;
-		d->rp_active--;
-		d->rp_count[d->rp_seg]++;
+		d->replay.active--;
+		d->replay.count[d->replay.seg]++;
 		replay_check_segment(c, d, s->req.t_done_ns);
 	}
 	c->idle[c->nidle++] = (unsigned)(s - c->slots);

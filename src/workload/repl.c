@@ -16,22 +16,22 @@ struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	unsigned seg;
 	uint64_t len;
 
-	if (d->repl_slot == WL_NO_SLOT)
+	if (d->repl.slot == WL_NO_SLOT)
 		return NULL;
-	s = &c->slots[d->repl_slot];
-	if (d->phase == WL_PHASE_REPLAY)
+	s = &c->slots[d->repl.slot];
+	if (d->replay.phase == WL_PHASE_REPLAY)
 		return wl_replay_read_prepare(c, d, s, now) ? s : NULL;
-	if (d->repl_busy || !d->qlen || d->phase > WL_PHASE_DRAIN)
+	if (d->repl.busy || !d->repl.qlen || d->replay.phase > WL_PHASE_DRAIN)
 		return NULL;
-	seg = d->repl_q[d->qhead];
-	len = wl_seg_size(c) - d->repl_off;
+	seg = d->repl.q[d->repl.qhead];
+	len = wl_seg_size(c) - d->repl.off;
 	if (len > s->buf_len)
 		len = s->buf_len;
 	s->page = seg;
-	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, 2 * s->db + 1,
-			d->pdb->log_base + (uint64_t)seg * wl_seg_size(c) + d->repl_off,
+	wl_slot_request(s, ENGINE_OP_READ, IO_LOG_READ, 0, wl_file_log(s->db),
+			d->pdb->log_base + (uint64_t)seg * wl_seg_size(c) + d->repl.off,
 			(uint32_t)len, now);
-	d->repl_busy = true;
+	d->repl.busy = true;
 	return s;
 }
 
@@ -40,7 +40,7 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 {
 	const uint32_t bs = d->log_align;
 
-	if (!c->full || !c->prof->verify)
+	if (!c->full || !c->cfg.verify)
 		return NULL;
 	for (uint64_t o = 0; o + bs <= s->len0; o += bs) {
 		static const char *const what[] = {
@@ -62,22 +62,22 @@ const char *wl_repl_check(const struct wl_ctx *c, const struct wl_db *d, struct 
 
 void wl_repl_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned seg = (unsigned)s->page;
 
-	d->repl_busy = false;
-	if (d->phase == WL_PHASE_REPLAY) {
+	d->repl.busy = false;
+	if (d->replay.phase == WL_PHASE_REPLAY) {
 		wl_replay_read_done(c, d, s);
 		return;
 	}
-	d->repl_off += s->len0;
-	if (d->repl_off < wl_seg_size(c))
+	d->repl.off += s->len0;
+	if (d->repl.off < wl_seg_size(c))
 		return;
-	d->repl_off = 0;
-	if (d->seg_owed[seg])
-		d->seg_owed[seg]--;
-	if (!d->seg_owed[seg]) {
-		d->qhead = (d->qhead + 1) % p->log_segments;
-		d->qlen--;
+	d->repl.off = 0;
+	if (d->repl.seg_owed[seg])
+		d->repl.seg_owed[seg]--;
+	if (!d->repl.seg_owed[seg]) {
+		d->repl.qhead = (d->repl.qhead + 1) % p->log_segments;
+		d->repl.qlen--;
 	}
 }

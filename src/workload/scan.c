@@ -12,24 +12,24 @@
 struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_slot *s;
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	bool backup = wl_backup_test(c);
 	uint64_t end = d->lo + d->n;
 	unsigned np;
 
 	/* wl_scan_prepare: not busy, not done, due */
-	if (d->scan_next >= end) {
+	if (d->scan.next >= end) {
 		if (backup) {
-			d->scan_done = true;
+			d->scan.done = true;
 			return NULL;
 		}
-		d->scan_next = d->lo; /* maintenance goes round again */
+		d->scan.next = d->lo; /* maintenance goes round again */
 	}
-	s = &c->slots[d->scan_slot];
+	s = &c->slots[d->scan.slot];
 	np = s->buf_len / p->page_size;
-	if (d->scan_next + np > end)
-		np = (unsigned)(end - d->scan_next);
-	s->page = d->scan_next;
+	if (d->scan.next + np > end)
+		np = (unsigned)(end - d->scan.next);
+	s->page = d->scan.next;
 	s->npages = np;
 	s->held = 0;
 	for (unsigned i = 0; i < np; i++) {
@@ -40,18 +40,19 @@ struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 			s->held |= 1ULL << i;
 		}
 	}
-	if (!d->scan_t0)
-		d->scan_t0 = now;
-	wl_slot_request(s, ENGINE_OP_READ, backup ? IO_BACKUP_READ : IO_BDM_READ, 0, 2 * s->db,
-			d->pdb->base + s->page * p->page_size, np * p->page_size, now);
-	d->scan_next += np;
+	if (!d->scan.t0)
+		d->scan.t0 = now;
+	wl_slot_request(s, ENGINE_OP_READ, backup ? IO_BACKUP_READ : IO_BDM_READ, 0,
+			wl_file_db(s->db), d->pdb->base + s->page * p->page_size, np * p->page_size,
+			now);
+	d->scan.next += np;
 	if (!backup) {
-		d->scan_due += d->scan_gap;
+		d->scan.due += d->scan.gap;
 		/* a slow device is not owed a burst afterwards: at most 1 s behind */
-		if (d->scan_due + NSEC_PER_SEC < now)
-			d->scan_due = now - NSEC_PER_SEC;
+		if (d->scan.due + NSEC_PER_SEC < now)
+			d->scan.due = now - NSEC_PER_SEC;
 	}
-	d->scan_busy = true;
+	d->scan.busy = true;
 	return s;
 }
 
@@ -61,8 +62,8 @@ void wl_scan_done(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok)
 	for (unsigned i = 0; i < s->npages; i++)
 		if (s->held & (1ULL << i))
 			d->busy[s->page + i - d->lo] &= (uint8_t)~WL_BUSY_IO;
-	d->scan_busy = false;
+	d->scan.busy = false;
 	if (ok)
-		d->scan_bytes += s->len0;
-	d->scan_t1 = s->req.t_done_ns;
+		d->scan.bytes += s->len0;
+	d->scan.t1 = s->req.t_done_ns;
 }

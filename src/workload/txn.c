@@ -8,21 +8,6 @@
  * no I/O in flight, at most one I/O in flight per page. Every random draw is
  * from ctx->rng, in this order per transaction: the type, (open loop) the
  * next arrival's gap, the page count, each page; then the lazy-commit draw.
- *
- * The stream pool. Streams belong to no database: each time a stream starts
- * a unit of work (a transaction, from its first page read to its commit
- * done; a replayed page; a fixed-model I/O) it takes the worker's database
- * with the least stream time so far, ties in round robin, and that unit's
- * state (pages, dirty list, log record, commit wait) is that database's
- * until it ends. Stream time is kept per database as three worker-local
- * numbers (finished time, units under way, the sum of their starts), so
- * the time up to any instant is one multiply-add: no lock, no atomic, and
- * the choice is a scan of the worker's databases once per unit. Each
- * database's time-averaged number of streams then stays within one unit's
- * length of every other's: on a uniform device, equal transactional IOPS
- * at any stream count, fewer streams than databases included. A part-time
- * stream (duty below 1: the worker's fraction of a stream, plan/workers.c)
- * starts a unit only while its own busy time is below duty x elapsed.
  */
 #include <limits.h>
 #include <math.h>
@@ -48,7 +33,7 @@ static unsigned draw_pages(uint64_t *rng, double mean)
 static inline uint64_t draw_index(struct wl_ctx *c, const struct wl_db *d)
 {
 	if (d->hot_n) {
-		if (rng_unit(&c->rng) * 100.0 < c->prof->hot_pct)
+		if (rng_unit(&c->rng) * 100.0 < c->cfg.hot_pct)
 			return rng_next(&c->rng) % d->hot_n;
 		return d->hot_n + rng_next(&c->rng) % (d->n - d->hot_n);
 	}
@@ -76,64 +61,12 @@ static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 	return false;
 }
 
-/*
- * The cache model (cache_size). A database cache of cache_cap pages (this
- * worker's share), empty at the start as after a restart with the page
- * cache dropped. A page a transaction touches that is in it costs no I/O;
- * one that is not is read, and goes in (with the pages a read ahead took).
- * When it is full, CLOCK picks the page to drop: the hand passes over pages
- * hit since it last came by (clearing their bit), and over pages dirty or
- * with I/O in flight, which a cache cannot drop; the first other page goes.
- * With the cache as large as the database nothing is ever dropped: no ring.
- */
-static bool cache_evict(struct wl_db *d)
-{
-	for (uint64_t k = 0; k < 2 * d->cache_cap; k++) {
-		uint64_t h = d->cache_hand;
-		uint8_t *b = &d->busy[d->cache[h]];
-
-		d->cache_hand = h + 1 < d->cache_cap ? h + 1 : 0;
-		if (*b & WL_BUSY_REF) {
-			*b &= (uint8_t)~WL_BUSY_REF;
-			continue;
-		}
-		if (*b & (WL_BUSY_IO | WL_BUSY_DIRTY))
-			continue;
-		*b &= (uint8_t)~WL_BUSY_CACHED;
-		d->cache_hand = h; /* the new page takes its place */
-		return true;
-	}
-	return false; /* every page pinned: the new one is not kept */
-}
-
-void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i)
-{
-	(void)c;
-	if (d->busy[i] & WL_BUSY_CACHED)
-		return;
-	if (d->cache) {
-		if (d->cache_len < d->cache_cap) {
-			d->cache[d->cache_len++] = (uint32_t)i;
-		} else {
-			if (!cache_evict(d))
-				return;
-			d->cache[d->cache_hand] = (uint32_t)i;
-			d->cache_hand = d->cache_hand + 1 < d->cache_cap ? d->cache_hand + 1 : 0;
-		}
-	} else if (d->cache_len < d->cache_cap) {
-		d->cache_len++;
-	} else {
-		return; /* no cache (a share of no pages) */
-	}
-	d->busy[i] |= WL_BUSY_CACHED;
-}
-
 /* A miss's read ahead (readahead_pct of them): the pages after it that are
  * not cached, busy or bad, up to readahead_size, read with it into the
  * cache. */
 static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned max = p->readahead_size / p->page_size, np = 1;
 
 	if (rng_unit(&c->rng) * 100.0 >= p->readahead_pct)
@@ -152,115 +85,6 @@ static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot 
 	s->req.len = s->len0 = np * p->page_size;
 }
 
-static inline uint64_t pool_rel(const struct wl_ctx *c, uint64_t t)
-{
-	return t > c->t0 ? t - c->t0 : 0;
-}
-
-uint64_t wl_db_stream_ns(const struct wl_ctx *c, const struct wl_db *d, uint64_t t)
-{
-	uint64_t run = (uint64_t)d->st_act * pool_rel(c, t);
-
-	/* units begun after t (a snapshot taken late) count from t: nothing */
-	return d->st_done + (run > d->st_starts ? run - d->st_starts : 0);
-}
-
-/* May database d take a new unit of work now? */
-static bool pool_open(const struct wl_db *d)
-{
-	if (d->phase == WL_PHASE_RUN)
-		return true;
-	return d->phase == WL_PHASE_REPLAY && d->rp_len;
-}
-
-/* The worker's database with the fewest streams at work on it now, and of
- * those the least stream time up to now (ties: the next in round robin);
- * -1 when none takes work. Fewest at work first keeps each database's
- * concurrency within one stream of every other's at every instant (as
- * streams bound evenly would, so commits batch into log writes as they do
- * there); the least time then evens out the remainder over time. */
-static int pool_pick(struct wl_ctx *c, uint64_t now)
-{
-	uint64_t best_ns = UINT64_MAX;
-	unsigned best_act = UINT_MAX, nbest = 0;
-	int best = -1;
-
-	/* the fewest at work: most often one database alone, and then its
-	 * stream time need not be read (a pick per transaction) */
-	for (unsigned k = 0; k < c->ndb; k++) {
-		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
-		const struct wl_db *d = &c->dbs[i];
-
-		if (!pool_open(d) || d->st_act > best_act)
-			continue;
-		if (d->st_act < best_act) {
-			best_act = d->st_act;
-			best = (int)i;
-			nbest = 1;
-		} else {
-			nbest++;
-		}
-	}
-	if (nbest < 2)
-		return best;
-	for (unsigned k = 0; k < c->ndb; k++) {
-		unsigned i = c->rr + k < c->ndb ? c->rr + k : c->rr + k - c->ndb;
-		const struct wl_db *d = &c->dbs[i];
-		uint64_t ns;
-
-		if (d->st_act != best_act || !pool_open(d))
-			continue;
-		ns = wl_db_stream_ns(c, d, now);
-		if (ns < best_ns) {
-			best_ns = ns;
-			best = (int)i;
-		}
-	}
-	return best;
-}
-
-/* A part-time stream that has had its share so far waits (false), and
- * asks to be woken when it may go again. */
-static bool pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
-{
-	uint64_t due;
-
-	if (s->duty >= 1 || (double)s->busy_ns <= s->duty * (double)pool_rel(c, now))
-		return true;
-	due = c->t0 + (uint64_t)((double)s->busy_ns / s->duty) + 1;
-	if (due < c->next_due)
-		c->next_due = due;
-	return false;
-}
-
-/* Stream s starts a unit of work on database db. */
-static void pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
-{
-	struct wl_db *d = &c->dbs[db];
-
-	s->db = db;
-	s->working = true;
-	s->t_begin = pool_rel(c, now);
-	d->st_act++;
-	d->st_starts += s->t_begin;
-	c->rr = db + 1 < c->ndb ? db + 1 : 0;
-}
-
-/* Stream s's unit of work ended at c->now. */
-static void pool_end(struct wl_ctx *c, struct wl_slot *s)
-{
-	struct wl_db *d = &c->dbs[s->db];
-	uint64_t t = pool_rel(c, c->now), ns = t > s->t_begin ? t - s->t_begin : 0;
-
-	if (!s->working)
-		return;
-	s->working = false;
-	d->st_act--;
-	d->st_starts -= s->t_begin;
-	d->st_done += ns;
-	s->busy_ns += ns;
-}
-
 /*
  * A database page fault stall, as Jetstress counts them: the transaction had
  * to wait for a page, because the dirty-page list was full at its commit (the
@@ -272,7 +96,7 @@ static void stream_stall(struct wl_db *d, struct wl_slot *s)
 	if (s->stalled)
 		return;
 	s->stalled = 1;
-	d->page_stalls++;
+	d->txn.stalls++;
 }
 
 /* full_page_writes: the pages the transaction changes first since the
@@ -281,7 +105,7 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 {
 	unsigned n = 0;
 
-	if (!c->prof->full_page_writes)
+	if (!c->cfg.full_page_writes)
 		return 0;
 	for (unsigned i = 0; i < s->ntouched; i++) {
 		uint8_t *b = &d->busy[s->touched[i] - d->lo];
@@ -291,7 +115,7 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 		*b |= WL_BUSY_LOGGED;
 		n++;
 	}
-	d->fpi += n;
+	d->log.fpi += n;
 	return n;
 }
 
@@ -300,13 +124,13 @@ static unsigned stream_fpi(const struct wl_ctx *c, struct wl_db *d, const struct
 static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 {
 	struct wl_db *d = &c->dbs[s->db];
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned fresh = 0;
 
 	if (s->txn != WL_TXN_SEEK && s->wait != WL_WAIT_LOG) {
 		for (unsigned i = 0; i < s->ntouched; i++)
 			fresh += !(d->busy[s->touched[i] - d->lo] & WL_BUSY_DIRTY);
-		if (d->dlen + fresh > d->dcap) {
+		if (d->flush.len + fresh > d->flush.cap) {
 			stream_stall(d, s);
 			s->wait = WL_WAIT_DIRTY;
 			return false;
@@ -318,16 +142,17 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 			if (*b & (WL_BUSY_DIRTY | WL_BUSY_BAD))
 				continue;
 			*b |= WL_BUSY_DIRTY;
-			d->dirty[(d->dhead + d->dlen++) % d->dcap] =
-				(struct wl_dirty_page){s->touched[i], d->lsn, c->now};
+			d->flush.dirty[(d->flush.head + d->flush.len++) % d->flush.cap] =
+				(struct wl_dirty_page){s->touched[i], d->log.lsn, c->now};
 		}
-		s->commit_lsn = d->lsn;
-		if (rng_unit(&c->rng) * 100.0 >= p->lazy_commit_pct && d->durable < d->lsn) {
+		s->commit_lsn = d->log.lsn;
+		if (rng_unit(&c->rng) * 100.0 >= p->lazy_commit_pct &&
+		    d->log.durable < d->log.lsn) {
 			s->wait = WL_WAIT_LOG;
 			return false;
 		}
 	}
-	if (s->wait == WL_WAIT_LOG && d->durable < s->commit_lsn)
+	if (s->wait == WL_WAIT_LOG && d->log.durable < s->commit_lsn)
 		return false;
 	s->wait = WL_WAIT_NONE;
 	s->ntouched = 0;
@@ -338,7 +163,7 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
  * has none due. */
 static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	double u = rng_unit(&c->rng);
 
 	if (p->arrival == PROFILE_ARRIVAL_RATE) {
@@ -353,7 +178,7 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 		c->next_arrival +=
 			(uint64_t)(-log(1.0 - rng_unit(&c->rng)) * c->arrival_gap_ns) + 1;
 	}
-	pool_begin(c, s, db, now);
+	wl_pool_begin(c, s, db, now);
 	s->wait = WL_WAIT_NONE;
 	s->stalled = 0;
 	s->txn = u < c->mix[0]	 ? WL_TXN_INSERT
@@ -381,12 +206,12 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
  * database, read or written by the read share. */
 static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	const struct profile *p = c->prof;
-	int db = pool_pick(c, now);
+	const struct wl_config *p = &c->cfg;
+	int db = wl_pool_pick(c, now);
 	struct wl_db *d;
 	bool read;
 
-	if (db < 0 || !pool_duty_ok(c, s, now))
+	if (db < 0 || !wl_pool_duty_ok(c, s, now))
 		return false;
 	d = &c->dbs[db];
 	s->db = (unsigned)db;
@@ -395,19 +220,19 @@ static bool fixed_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 		uint64_t i;
 
 		for (i = 0; i < d->n; i++) {
-			if (d->seq_next >= d->lo + d->n)
-				d->seq_next = d->lo;
-			if (!(d->busy[d->seq_next - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
+			if (d->txn.seq_next >= d->lo + d->n)
+				d->txn.seq_next = d->lo;
+			if (!(d->busy[d->txn.seq_next - d->lo] & (WL_BUSY_IO | WL_BUSY_BAD)))
 				break;
-			d->seq_next++;
+			d->txn.seq_next++;
 		}
 		if (i == d->n)
 			return false;
-		s->page = d->seq_next++;
+		s->page = d->txn.seq_next++;
 	} else if (!pick_page(c, d, &s->page)) {
 		return false;
 	}
-	pool_begin(c, s, (unsigned)db, now);
+	wl_pool_begin(c, s, (unsigned)db, now);
 	wl_page_io_prepare(c, s, read, now);
 	return true;
 }
@@ -425,7 +250,7 @@ static inline void stream_touched(struct wl_slot *s)
 
 int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	unsigned done = 0;
 	struct wl_db *d;
 
@@ -434,15 +259,15 @@ int wl_stream_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now)
 again:
 	if (!s->left) {
 		/* a new unit of work: the pool's database */
-		int db = pool_pick(c, now);
+		int db = wl_pool_pick(c, now);
 
-		if (db < 0 || !pool_duty_ok(c, s, now))
+		if (db < 0 || !wl_pool_duty_ok(c, s, now))
 			return WL_STREAM_NONE;
-		if (c->dbs[db].phase == WL_PHASE_REPLAY) {
+		if (c->dbs[db].replay.phase == WL_PHASE_REPLAY) {
 			s->db = (unsigned)db;
 			if (!wl_replay_page_prepare(c, s, now))
 				return WL_STREAM_NONE;
-			pool_begin(c, s, (unsigned)db, now);
+			wl_pool_begin(c, s, (unsigned)db, now);
 			return WL_STREAM_IO;
 		}
 		if (!stream_begin(c, s, (unsigned)db, now))
@@ -464,18 +289,18 @@ again:
 			break;
 		/* a hit: the page is read from the cache, no I/O */
 		*b |= WL_BUSY_REF;
-		d->cache_hits++;
+		d->cache.hits++;
 		stream_touched(s);
 		if (--s->left)
 			continue;
 		/* every page read: the commit, at once */
 		c->now = now;
 		if (!stream_commit(c, s)) {
-			d->waiters[d->nwait++] = (unsigned)(s - c->slots);
+			d->txn.waiters[d->txn.nwait++] = (unsigned)(s - c->slots);
 			return WL_STREAM_WAIT;
 		}
-		d->txns++; /* a transaction ended, from the cache */
-		pool_end(c, s);
+		d->txn.ended++; /* a transaction ended, from the cache */
+		wl_pool_end(c, s);
 		if (++done == WL_CACHED_TXNS) {
 			c->next_due = now; /* more to do at once: no sleep */
 			return WL_STREAM_NONE;
@@ -484,7 +309,7 @@ again:
 	}
 	wl_page_io_prepare(c, s, true, now);
 	if (p->cache_size) {
-		d->cache_misses++;
+		d->cache.misses++;
 		wl_cache_insert(c, d, s->page - d->lo);
 		if (p->readahead_size)
 			stream_read_ahead(c, d, s);
@@ -505,14 +330,14 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 	unsigned si = (unsigned)(s - c->slots);
 
 	if (wl_fixed_model(c)) {
-		pool_end(c, s);
+		wl_pool_end(c, s);
 		c->idle[c->nidle++] = si;
 		return;
 	}
 	if (wl_slot_replaying(s)) {
 		wl_replay_page_done(c, s);
 		if (!wl_slot_replaying(s))
-			pool_end(c, s); /* its write done */
+			wl_pool_end(c, s); /* its write done */
 		return;
 	}
 	/* a transaction's page read */
@@ -524,24 +349,24 @@ void wl_stream_done(struct wl_ctx *c, struct wl_slot *s)
 		return;
 	}
 	if (stream_commit(c, s)) {
-		d->txns++; /* a transaction ended (diskproof/workload.h) */
-		pool_end(c, s);
+		d->txn.ended++; /* a transaction ended (diskproof/workload.h) */
+		wl_pool_end(c, s);
 		c->idle[c->nidle++] = si;
 	} else {
-		d->waiters[d->nwait++] = si;
+		d->txn.waiters[d->txn.nwait++] = si;
 	}
 }
 
 void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d)
 {
-	for (unsigned i = 0; i < d->nwait;) {
-		struct wl_slot *s = &c->slots[d->waiters[i]];
+	for (unsigned i = 0; i < d->txn.nwait;) {
+		struct wl_slot *s = &c->slots[d->txn.waiters[i]];
 
 		if (stream_commit(c, s)) {
-			c->dbs[s->db].txns++; /* a transaction ended */
-			pool_end(c, s);
-			c->idle[c->nidle++] = d->waiters[i];
-			d->waiters[i] = d->waiters[--d->nwait];
+			c->dbs[s->db].txn.ended++; /* a transaction ended */
+			wl_pool_end(c, s);
+			c->idle[c->nidle++] = d->txn.waiters[i];
+			d->txn.waiters[i] = d->txn.waiters[--d->txn.nwait];
 		} else {
 			i++;
 		}

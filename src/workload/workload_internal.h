@@ -17,22 +17,22 @@
 
 static inline bool wl_fixed_model(const struct wl_ctx *c)
 {
-	return c->prof->model == PROFILE_MODEL_FIXED;
+	return c->cfg.model == PROFILE_MODEL_FIXED;
 }
 
 static inline bool wl_backup_test(const struct wl_ctx *c)
 {
-	return c->prof->type == PROFILE_TEST_BACKUP;
+	return c->cfg.type == PROFILE_TEST_BACKUP;
 }
 
 static inline bool wl_recovery_test(const struct wl_ctx *c)
 {
-	return c->prof->type == PROFILE_TEST_RECOVERY;
+	return c->cfg.type == PROFILE_TEST_RECOVERY;
 }
 
 static inline uint64_t wl_seg_size(const struct wl_ctx *c)
 {
-	return c->prof->log_segment_size;
+	return c->cfg.log_segment_size;
 }
 
 static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, uint16_t flags,
@@ -54,10 +54,10 @@ static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, u
 /* Stamps page's write at buf with its next generation, which it returns. */
 static inline uint64_t wl_stamp_page(struct wl_ctx *c, struct wl_db *d, uint64_t page, void *buf)
 {
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 	uint64_t gen = wl_next_gen(d->expect[page - d->lo]);
 
-	page_stamp(buf, p->page_size, PAGE_KIND_DB, d->pdb->id, page, gen, (uint64_t)*c->run_id,
+	page_stamp(buf, p->page_size, PAGE_KIND_DB, d->pdb->id, page, gen, (uint64_t)c->run_id,
 		   p->seed, c->full);
 	if (c->stamped)
 		c->stamped(c->stamped_arg);
@@ -74,13 +74,14 @@ static inline void wl_slot_stamp_write(struct wl_ctx *c, struct wl_slot *s, stru
 static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool read, uint64_t now)
 {
 	struct wl_db *d = &c->dbs[s->db];
-	const struct profile *p = c->prof;
+	const struct wl_config *p = &c->cfg;
 
 	d->busy[s->page - d->lo] |= WL_BUSY_IO;
 	s->npages = 1; /* a read ahead or a merged write adds pages after this */
 	s->held = 1;
 	wl_slot_request(s, read ? ENGINE_OP_READ : ENGINE_OP_WRITE, read ? IO_DB_READ : IO_DB_WRITE,
-			0, 2 * s->db, d->pdb->base + s->page * p->page_size, p->page_size, now);
+			0, wl_file_db(s->db), d->pdb->base + s->page * p->page_size, p->page_size,
+			now);
 	if (!read)
 		wl_slot_stamp_write(c, s, d);
 }
@@ -91,8 +92,14 @@ void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d);
  * fpi whole pages (full-page images) */
 void wl_log_append(struct wl_ctx *c, struct wl_db *d, const uint64_t *pages, unsigned n,
 		   unsigned fpi);
-/* txn.c: puts page (d's index i) into the cache model (a read of it issued) */
+/* cache.c: puts page (d's index i) into the cache model (a read of it issued) */
 void wl_cache_insert(struct wl_ctx *c, struct wl_db *d, uint64_t i);
+/* pool.c: the database a stream's next unit of work goes to (-1: none),
+ * whether a part-time stream may start one now, and a unit's start and end */
+int wl_pool_pick(struct wl_ctx *c, uint64_t now);
+bool wl_pool_duty_ok(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
+void wl_pool_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now);
+void wl_pool_end(struct wl_ctx *c, struct wl_slot *s);
 /* recovery.c: a stream's replay I/O (false: none now), and its completion */
 bool wl_replay_page_prepare(struct wl_ctx *c, struct wl_slot *s, uint64_t now);
 void wl_replay_page_done(struct wl_ctx *c, struct wl_slot *s);

@@ -1,7 +1,10 @@
 /*
  * no_uring.c - test helper: runs a command with io_uring_setup(2) failing as
  * on a kernel without io_uring (ENOSYS), through a seccomp filter that only
- * this process tree sees. Used by test_no_uring.sh.
+ * this process tree sees. Used by test_no_uring.sh. With --enter it is
+ * io_uring_enter(2) that fails (ENOSYS), every time: a ring can be set up and
+ * registered, but nothing can be submitted or waited for, an engine error
+ * that lasts (test_engine_errors.sh).
  */
 #include <errno.h>
 #include <linux/audit.h>
@@ -13,8 +16,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <string.h>
+
 #ifndef __NR_io_uring_setup
 #define __NR_io_uring_setup 425
+#endif
+#ifndef __NR_io_uring_enter
+#define __NR_io_uring_enter 426
 #endif
 
 int main(int argc, char **argv)
@@ -27,8 +35,13 @@ int main(int argc, char **argv)
 	};
 	struct sock_fprog prog = {.len = sizeof(filter) / sizeof(filter[0]), .filter = filter};
 
+	if (argc > 1 && !strcmp(argv[1], "--enter")) {
+		filter[1].k = __NR_io_uring_enter;
+		argv++;
+		argc--;
+	}
 	if (argc < 2) {
-		fprintf(stderr, "usage: no_uring COMMAND [ARGS...]\n");
+		fprintf(stderr, "usage: no_uring [--enter] COMMAND [ARGS...]\n");
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||

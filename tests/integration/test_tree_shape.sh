@@ -4,7 +4,18 @@
 # src/run/ over 1,000; every source file opens with a comment naming its job;
 # src/workload/ includes no header of src/run/ (generators see only their
 # narrow context); engines include nothing of the run, plan or workload;
-# workers and generators never touch SQLite or the terminal.
+# workers and generators never touch SQLite or the terminal; one driver
+# drives every engine: outside src/engine/ no io_uring call (io_uring_*(),
+# IORING_*, liburing) and no call of an engine's queue, commit, reap,
+# stamp_ready or probe hook (the clients go through src/engine/driver.c). Then
+# tests/tree_shape.py: folders include only what docs/architecture.md's
+# Layers table allows and form no circle; no function over 120 lines but
+# those tests/long_functions.txt lists (a list that only shrinks); every file
+# of src/ named in docs/architecture.md; every header compiles alone with the
+# build's flags (compile_commands.json); each public header named after its
+# folder or its .c file. Each of those checks is then shown to fail on a copy
+# of the tree with a fault planted for it. Skipped (77) without
+# universal-ctags.
 set -e
 . "$(dirname "$0")/lib.sh"
 cd "$DP_SOURCE_DIR"
@@ -30,10 +41,89 @@ if [ -d src/workload ]; then
 fi
 grep -nE '#include *"diskproof/(run|plan|workload|store|report)\.h"' src/engine/* &&
 	complain "an engine includes the run, plan, workload, store or report"
+grep -rnE '\bio_uring_[a-z_]+[[:space:]]*\(|\bIORING_|liburing|(->|\.)(queue|commit|reap|stamp_ready|probe)[[:space:]]*\(' \
+	src include --include='*.c' --include='*.h' | grep -v '^src/engine/' &&
+	complain "io_uring or an engine's hook called outside src/engine/ (use driver.h)"
 for f in src/run/worker.c; do
 	[ -f "$f" ] || continue
 	grep -nE 'sqlite3|\bstore_|fprintf|printf *\(' "$f" | grep -v snprintf &&
 		complain "$f touches SQLite or the terminal"
 done
 [ $bad = 0 ] || fail "the tree's shape rules are broken (docs/architecture.md)"
+
+shape() { python3 "$DP_SOURCE_DIR/tests/tree_shape.py" --build "$DP_BINARY_DIR" "$@"; }
+rc=0
+shape --source "$DP_SOURCE_DIR" || rc=$?
+[ $rc = 77 ] && exit 77
+[ $rc = 0 ] || fail "the tree's shape rules are broken (docs/architecture.md, tests/tree_shape.py)"
+
+# every global symbol of the core library carries its module's (or its file's) prefix
+rc=0
+python3 "$DP_SOURCE_DIR/tests/symbol_prefixes.py" --build "$DP_BINARY_DIR" >"$WORK/sym" 2>&1 || rc=$?
+[ $rc = 2 ] && { echo "skip: the build has no library objects to read"; exit 77; }
+[ $rc = 0 ] || fail "global symbols without their module's prefix (tests/symbol_prefixes.py): $(cat "$WORK/sym")"
+# ... and fails when one has none: an object of util defining a function named like run's
+mkdir -p "$WORK/symbuild/CMakeFiles/diskproof_core.dir/src/util"
+echo 'int tuner_init(void); int tuner_init(void) { return 0; }' >"$WORK/planted.c"
+cc -c -o "$WORK/symbuild/CMakeFiles/diskproof_core.dir/src/util/planted.c.o" "$WORK/planted.c" ||
+	fail "cannot compile the planted object"
+rc=0
+python3 "$DP_SOURCE_DIR/tests/symbol_prefixes.py" --build "$WORK/symbuild" >"$WORK/sym" 2>&1 || rc=$?
+[ $rc = 1 ] && grep -q 'util/planted.c tuner_init' "$WORK/sym" ||
+	fail "symbol_prefixes.py passed a planted util symbol tuner_init (rc $rc): $(cat "$WORK/sym")"
+
+# each check fails when it should: a copy of the tree, one fault at a time
+T="$WORK/tree"
+fresh() {
+	rm -rf "$T"
+	mkdir -p "$T/tests" "$T/docs"
+	cp -r "$DP_SOURCE_DIR/src" "$DP_SOURCE_DIR/include" "$T/"
+	cp "$DP_SOURCE_DIR/docs/architecture.md" "$T/docs/"
+	cp "$DP_SOURCE_DIR/tests/long_functions.txt" "$T/tests/"
+}
+# planted CHECK WANT...: the check fails on the copy, saying each WANT
+planted() {
+	local check=$1 want
+	shift
+	if shape --source "$T" --only "$check" >"$WORK/out" 2>"$WORK/err"; then
+		fail "$check: a planted fault passed ($1)"
+	fi
+	for want in "$@"; do
+		grep -qF -- "$want" "$WORK/err" || fail "$check: wanted \"$want\": $(cat "$WORK/err")"
+	done
+}
+fresh
+sed -i 's|^#include "diskproof/results.h"|#include "diskproof/report.h"\n&|' "$T/include/diskproof/analyze.h"
+planted layers "a circle of folders: analyze, report"
+fresh
+echo '#include "diskproof/run.h"' >>"$T/src/engine/sim.c"
+planted layers "engine includes run (src/engine/sim.c: #include \"diskproof/run.h\"), which its row in docs/architecture.md's Layers table does not allow: run is above it"
+fresh
+sed -i 's/^| `util` | — |$/| `util` | `cli` |/' "$T/docs/architecture.md"
+planted layers "util may include cli, which is not in a row above it"
+fresh
+{
+	echo "int tree_shape_long(void);"
+	echo "int tree_shape_long(void)"
+	echo "{"
+	echo "	int x = 0;"
+	for i in $(seq 118); do echo "	x += $i;"; done
+	echo "	return x;"
+	echo "}"
+} >>"$T/src/util/strbuf.c"
+planted functions "tree_shape_long is 123 lines (at most 120"
+fresh
+echo "src/util/strbuf.c strbuf_addstr" >>"$T/tests/long_functions.txt"
+planted functions ": strbuf_addstr is " " lines now: take it off tests/long_functions.txt"
+fresh
+echo "/* unnamed.c - a file the map does not name */" >"$T/src/util/unnamed.c"
+planted named "src/util/unnamed.c is not named"
+fresh
+printf '/* alone.h - needs util.h */\nstatic inline unsigned long alone(void) { return sizeof(struct strbuf); }\n' \
+	>"$T/src/util/alone.h"
+planted headers "src/util/alone.h does not compile alone"
+fresh
+printf '/* oddname.h */\n#include "diskproof/util.h"\nvoid strbuf_release(struct strbuf *sb);\n' \
+	>"$T/include/diskproof/oddname.h"
+planted names "include/diskproof/oddname.h: named neither after its folder (src/util/"
 echo "ok"

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/report.h"
 
 static void mw(const double *a, size_t na, const double *b, size_t nb, struct analyze_mw *t)
 {

@@ -59,7 +59,7 @@ static void model_window(struct model *m, unsigned n, struct tune_window *w)
 }
 
 /* One level: samples until the transient is over (or never is), then its
- * window. Returns tuner_window's answer; *samples the samples fed. */
+ * window. Returns autotune_window_feed's answer; *samples the samples fed. */
 static int feed_level(struct tuner *t, struct model *m, unsigned *samples)
 {
 	struct tune_window w;
@@ -70,7 +70,7 @@ static int feed_level(struct tuner *t, struct model *m, unsigned *samples)
 		unsigned d = m->drift_n && i > m->drift_n ? m->drift_n : i;
 		double y = model_lat(m, t->cur) + m->drift_ms * d;
 
-		ret = tuner_sample(t, y, y / 4);
+		ret = autotune_sample(t, y, y / 4);
 		i++;
 		assert_true(i < 100000);
 	} while (ret == TUNE_MORE);
@@ -78,7 +78,7 @@ static int feed_level(struct tuner *t, struct model *m, unsigned *samples)
 	if (samples)
 		*samples = i;
 	model_window(m, t->cur, &w);
-	return tuner_window(t, &w);
+	return autotune_window_feed(t, &w);
 }
 
 /* Runs the search to its end; returns the levels it took. */
@@ -107,10 +107,10 @@ static struct tune_settings settings(enum tune_goal goal, unsigned min, double t
 		.target_iops = target,
 		.min_streams = min,
 		.max_streams = 100000,
-		.read_avg_ms = 20,
-		.read_max_ms = 100,
-		.log_avg_ms = 10,
-		.log_max_ms = 100,
+		.thresholds = {.db_read_avg_ns = 20000000,
+			       .db_read_max_ns = 100000000,
+			       .log_write_avg_ns = 10000000,
+			       .log_write_max_ns = 100000000},
 		.slope_window = 10,
 		.slope_max_ms = 0.1,
 		.transient_max = 40,
@@ -121,7 +121,7 @@ static void init_max(struct tuner *t, unsigned min)
 {
 	struct tune_settings s = settings(TUNE_GOAL_MAX, min, 0);
 
-	tuner_init(t, &s);
+	autotune_init(t, &s);
 }
 
 /* The least-squares slope of a window of samples, through the ring. */
@@ -130,28 +130,28 @@ static void test_slope(void **state)
 	struct tune_slope s;
 
 	(void)state;
-	tune_slope_reset(&s);
-	assert_true(tune_slope_get(&s, 30) == 0);
-	tune_slope_push(&s, 30, 5);
-	assert_true(tune_slope_get(&s, 30) == 0); /* one sample: no slope */
-	tune_slope_reset(&s);
+	autotune_slope_reset(&s);
+	assert_true(autotune_slope_get(&s, 30) == 0);
+	autotune_slope_push(&s, 30, 5);
+	assert_true(autotune_slope_get(&s, 30) == 0); /* one sample: no slope */
+	autotune_slope_reset(&s);
 	for (int i = 0; i < 10; i++)
-		tune_slope_push(&s, 30, 3 + 0.5 * i);
-	assert_float_equal(tune_slope_get(&s, 30), 0.5, 1e-9);
+		autotune_slope_push(&s, 30, 3 + 0.5 * i);
+	assert_float_equal(autotune_slope_get(&s, 30), 0.5, 1e-9);
 	/* past the window: only the last 30 count (a line falling at 2 per
 	 * sample after 40 rising ones) */
-	tune_slope_reset(&s);
+	autotune_slope_reset(&s);
 	for (int i = 0; i < 40; i++)
-		tune_slope_push(&s, 30, 100 + i);
+		autotune_slope_push(&s, 30, 100 + i);
 	for (int i = 0; i < 30; i++)
-		tune_slope_push(&s, 30, 50 - 2.0 * i);
+		autotune_slope_push(&s, 30, 50 - 2.0 * i);
 	assert_int_equal(s.n, 30);
-	assert_float_equal(tune_slope_get(&s, 30), -2.0, 1e-9);
+	assert_float_equal(autotune_slope_get(&s, 30), -2.0, 1e-9);
 	/* noise around a flat line: a small slope */
-	tune_slope_reset(&s);
+	autotune_slope_reset(&s);
 	for (int i = 0; i < 30; i++)
-		tune_slope_push(&s, 30, i % 2 ? 10.5 : 9.5);
-	assert_true(tune_slope_get(&s, 30) < 0.04 && tune_slope_get(&s, 30) > -0.04);
+		autotune_slope_push(&s, 30, i % 2 ? 10.5 : 9.5);
+	assert_true(autotune_slope_get(&s, 30) < 0.04 && autotune_slope_get(&s, 30) > -0.04);
 }
 
 /* Levels on the per-database grid: 15 databases give 15, 30, 45 ... and the
@@ -170,12 +170,12 @@ static void test_levels_per_database(void **state)
 	s.step = TUNE_STEP_DATABASE;
 	s.databases = 15;
 	s.max_streams = 100;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	assert_int_equal(t.unit, 15);
 	assert_int_equal(t.set.max_streams, 90); /* rounded down to the grid */
-	assert_int_equal(tuner_up(&t, 60), 90);
-	assert_int_equal(tuner_mid(&t, 15, 60), 30);
-	assert_int_equal(tuner_mid(&t, 30, 60), 45);
+	assert_int_equal(autotune_up(&t, 60), 90);
+	assert_int_equal(autotune_mid(&t, 15, 60), 30);
+	assert_int_equal(autotune_mid(&t, 30, 60), 45);
 	drive(&t, &m);
 	assert_int_equal(t.nsteps, 4);
 	for (unsigned i = 0; i < t.nsteps; i++) {
@@ -186,29 +186,29 @@ static void test_levels_per_database(void **state)
 	assert_string_equal(t.stopped_because,
 			    "30 streams pass, 45 do not (database read average 25.5 ms (db1) > "
 			    "18.0 ms (90 % of 20 ms))");
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* the same device, single-stream bisection */
 	s.step = TUNE_STEP_STREAM;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	assert_int_equal(t.unit, 1);
 	drive(&t, &m);
 	assert_int_equal(t.nsteps, 8);
 	for (unsigned i = 0; i < t.nsteps; i++)
 		assert_int_equal(t.steps[i].streams, stream_levels[i]);
 	assert_int_equal(t.chosen, 31); /* 31.76 streams are 18 ms */
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* a first level that passes and a second that fails: 15 -> 30 and done
 	 * (single streams would go on 22, 18, 16) */
 	m.base_ms = 10;
 	m.k = 15; /* 20 ms at 30 streams */
 	s.step = TUNE_STEP_DATABASE;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.nsteps, 2);
 	assert_int_equal(t.chosen, 15);
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 /* read average = 2 ms x n / 40 past 40 streams: <= 18 ms up to 360 streams */
@@ -233,7 +233,7 @@ static void test_max_exact(void **state)
 		assert_int_equal(t.steps[i].samples, 10); /* flat: one slope window */
 		assert_int_equal(t.steps[i].passed, t.steps[i].streams <= 360);
 	}
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 /* Window averages carry a little noise (a simulated device's jitter averaged
@@ -249,7 +249,7 @@ static void test_max_noise(void **state)
 		init_max(&t, 4);
 		drive(&t, &m);
 		assert_true(t.chosen == 360 || t.chosen == 359);
-		tuner_release(&t);
+		autotune_release(&t);
 	}
 }
 
@@ -267,7 +267,7 @@ static void test_plateau(void **state)
 
 	(void)state;
 	s.plateau = 0.05;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 32);
 	assert_true(t.plateau);
@@ -276,18 +276,18 @@ static void test_plateau(void **state)
 	assert_string_equal(t.stopped_because,
 			    "IOPS flattened: 64 streams give 3200 IOPS, +0.0 % over 32 streams' "
 			    "3200 (less than the 5 % plateau): 32 streams kept");
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* a gain just over the plateau goes on: 32 -> 64 gives +6 % */
 	m.iops_cap = 0;
 	m.k = 1000;
 	m.iops_per_stream = 100;
 	s.max_streams = 64;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 64);
 	assert_false(t.plateau);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* fewer IOPS for more streams (a deep queue thrashing) stop it too */
 	{
@@ -296,17 +296,17 @@ static void test_plateau(void **state)
 		int ret = 0;
 
 		s.max_streams = 100000;
-		tuner_init(&t, &s);
+		autotune_init(&t, &s);
 		for (int i = 0; i < 3; i++) {
-			while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+			while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 				;
 			w.iops = iops[i];
-			ret = tuner_window(&t, &w);
+			ret = autotune_window_feed(&t, &w);
 		}
 		assert_int_equal(ret, TUNE_DONE);
 		assert_int_equal(t.chosen, 8);
 		assert_non_null(strstr(t.stopped_because, "16 streams give 1700 IOPS, -10.5 %"));
-		tuner_release(&t);
+		autotune_release(&t);
 	}
 
 	/* plateau 0: no plateau stop, as test_max_exact */
@@ -314,7 +314,7 @@ static void test_plateau(void **state)
 	init_max(&t, 4);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 360);
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 /* No level passes: the fewest streams tried are chosen all the same, so the
@@ -333,7 +333,7 @@ static void test_never_passes(void **state)
 			    "no level passes: at 1 stream database read average 34.0 ms (db1) > "
 			    "18.0 ms (90 % of 20 ms)");
 	assert_int_equal(t.nsteps, 1);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* just over the margin (16.5 ms read > 13.5 ms with a 25 % margin) on
 	 * 15 databases: the main test runs at 15 */
@@ -344,11 +344,11 @@ static void test_never_passes(void **state)
 		s.databases = 15;
 		s.margin = 0.25;
 		m.base_ms = 16.5;
-		tuner_init(&t, &s);
+		autotune_init(&t, &s);
 		drive(&t, &m);
 		assert_int_equal(t.chosen, 15);
 		assert_true(t.fallback);
-		tuner_release(&t);
+		autotune_release(&t);
 	}
 }
 
@@ -361,39 +361,39 @@ static void test_target(void **state)
 	struct tuner t;
 
 	(void)state;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 26);
 	assert_non_null(strstr(t.stopped_because, "26 streams are the fewest"));
-	tuner_release(&t);
+	autotune_release(&t);
 	/* out of reach: saturation caps IOPS at 4,000 */
 	s.target_iops = 5000;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_non_null(strstr(t.stopped_because, "out of reach"));
 	assert_int_equal(t.chosen, 256); /* the highest passing count tried */
-	tuner_release(&t);
+	autotune_release(&t);
 	/* ... and with the plateau rule, as soon as IOPS flatten */
 	s.plateau = 0.05;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 64);
 	assert_true(t.plateau);
 	assert_non_null(strstr(t.stopped_because,
 			       "the target of 5000 IOPS is out of reach: IOPS flattened: 128 "
 			       "streams give 4000 IOPS, +0.0 % over 64 streams' 4000"));
-	tuner_release(&t);
+	autotune_release(&t);
 	/* goal target on whole streams per database: 10 databases, the fewest
 	 * reaching 2,550 IOPS are 30 */
 	s = settings(TUNE_GOAL_TARGET, 10, 2550);
 	s.step = TUNE_STEP_DATABASE;
 	s.databases = 10;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	drive(&t, &m);
 	assert_int_equal(t.chosen, 30);
 	for (unsigned i = 0; i < t.nsteps; i++)
 		assert_int_equal(t.steps[i].streams % 10, 0);
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 /*
@@ -415,7 +415,7 @@ static void test_transient(void **state)
 	assert_true(t.steps[0].settled);
 	assert_true(t.steps[0].passed);
 	assert_int_equal(t.steps[0].samples, n);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	m.drift_n = 0; /* for ever */
 	init_max(&t, 4);
@@ -431,14 +431,14 @@ static void test_transient(void **state)
 	/* the only level: the fallback runs the main test there */
 	assert_true(t.fallback);
 	assert_int_equal(t.chosen, 4);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* a slope of the log writes alone keeps the transient going too */
 	init_max(&t, 4);
 	for (int i = 0; i < 39; i++)
-		assert_int_equal(tuner_sample(&t, 2.0, 1.0 + 0.2 * i), TUNE_MORE);
-	assert_int_equal(tuner_sample(&t, 2.0, 9.0), TUNE_UNSETTLED);
-	tuner_release(&t);
+		assert_int_equal(autotune_sample(&t, 2.0, 1.0 + 0.2 * i), TUNE_MORE);
+	assert_int_equal(autotune_sample(&t, 2.0, 9.0), TUNE_UNSETTLED);
+	autotune_release(&t);
 }
 
 /* An I/O error fails the level; stopping early keeps the best level. */
@@ -451,53 +451,53 @@ static void test_errors_and_stop(void **state)
 	init_max(&t, 2);
 	/* a level: a flat slope window, then its window */
 	for (int i = 0; i < 9; i++)
-		assert_int_equal(tuner_sample(&t, 2, 1), TUNE_MORE);
-	assert_int_equal(tuner_sample(&t, 2, 1), TUNE_SETTLED);
-	assert_int_equal(tuner_window(&t, &w), TUNE_NEXT); /* 2 passes */
+		assert_int_equal(autotune_sample(&t, 2, 1), TUNE_MORE);
+	assert_int_equal(autotune_sample(&t, 2, 1), TUNE_SETTLED);
+	assert_int_equal(autotune_window_feed(&t, &w), TUNE_NEXT); /* 2 passes */
 	assert_int_equal(t.cur, 4);
 	w.errors = 3;
-	while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+	while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 		;
-	assert_int_equal(tuner_window(&t, &w), TUNE_NEXT); /* 2 pass, 4 fail: bisect to 3 */
+	assert_int_equal(autotune_window_feed(&t, &w), TUNE_NEXT); /* 2 pass, 4 fail: bisect to 3 */
 	assert_int_equal(t.cur, 3);
-	while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+	while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 		;
-	assert_int_equal(tuner_window(&t, &w), TUNE_DONE);
+	assert_int_equal(autotune_window_feed(&t, &w), TUNE_DONE);
 	assert_int_equal(t.chosen, 2);
 	assert_non_null(strstr(t.steps[1].reason, "3 I/O error(s)"));
 	assert_int_equal(t.steps[0].samples, 10);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	init_max(&t, 2);
 	w.errors = 0;
-	while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+	while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 		;
-	tuner_window(&t, &w); /* 2 streams decided; 4 streams: a few samples */
-	tuner_sample(&t, 2, 1);
-	tuner_stop(&t, "the time bound is spent");
+	autotune_window_feed(&t, &w); /* 2 streams decided; 4 streams: a few samples */
+	autotune_sample(&t, 2, 1);
+	autotune_stop(&t, "the time bound is spent");
 	assert_true(t.done);
 	assert_int_equal(t.chosen, 2);
 	assert_false(t.fallback);
 	assert_string_equal(t.stopped_because,
 			    "the time bound is spent; best level found: 2 streams");
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* stopped with only failing levels: the fallback */
 	init_max(&t, 2);
 	w.errors = 1;
-	while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+	while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 		;
-	assert_int_equal(tuner_window(&t, &w), TUNE_DONE);
+	assert_int_equal(autotune_window_feed(&t, &w), TUNE_DONE);
 	assert_true(t.fallback);
 	assert_int_equal(t.chosen, 2);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* stopped before any level was decided: the first level */
 	init_max(&t, 2);
-	tuner_stop(&t, "interrupted");
+	autotune_stop(&t, "interrupted");
 	assert_int_equal(t.chosen, 2);
 	assert_false(t.fallback);
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 /*
@@ -516,17 +516,17 @@ static void test_iops_peak(void **state)
 	int ret;
 
 	(void)state;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	do {
 		struct model m = {2.0, 40, 100, 0, 1, 0, 0, 0};
 
-		while (tuner_sample(&t, model_lat(&m, t.cur), 1) == TUNE_MORE)
+		while (autotune_sample(&t, model_lat(&m, t.cur), 1) == TUNE_MORE)
 			;
 		model_window(&m, t.cur, &w);
 		w.iops = t.cur < sizeof(iops) / sizeof(iops[0]) && iops[t.cur] ? iops[t.cur]
 			 : t.cur > 64					       ? 3300.0 * 64 / t.cur
 									       : 50.0 * t.cur;
-		ret = tuner_window(&t, &w);
+		ret = autotune_window_feed(&t, &w);
 		assert_true(ret >= 0);
 		assert_true(++n < 1000);
 	} while (ret != TUNE_DONE);
@@ -536,27 +536,27 @@ static void test_iops_peak(void **state)
 			       "the most IOPS within the thresholds: 64 streams (3300 IOPS)"));
 	/* the same steps as goal max would take */
 	assert_int_equal(t.steps[7].streams, 512);
-	tuner_release(&t);
+	autotune_release(&t);
 
 	/* IOPS within 3 % of the most count as a tie, which goes to the fewer
 	 * streams; stopping early chooses the same way */
 	s.min_streams = 2;
-	tuner_init(&t, &s);
+	autotune_init(&t, &s);
 	w = (struct tune_window){.iops = 100, .read_avg_ms = 2, .log_avg_ms = 1};
 	for (int lv = 0; lv < 3; lv++) {
-		while (tuner_sample(&t, 2, 1) == TUNE_MORE)
+		while (autotune_sample(&t, 2, 1) == TUNE_MORE)
 			;
 		w.iops = lv == 0 ? 100 : lv == 1 ? 102.5 : 104; /* 2, 4, 8 streams */
-		assert_true(tuner_window(&t, &w) >= 0);
+		assert_true(autotune_window_feed(&t, &w) >= 0);
 	}
 	assert_int_equal(t.nsteps, 3);
-	tuner_stop(&t, "the time bound is spent");
+	autotune_stop(&t, "the time bound is spent");
 	/* 100 is 3.8 % under 104, 102.5 is 1.4 % under: 4 streams */
 	assert_int_equal(t.chosen, 4);
 	assert_string_equal(t.stopped_because,
 			    "the time bound is spent; best level found: 8 streams; the most IOPS "
 			    "within the thresholds: 4 streams (102 IOPS)");
-	tuner_release(&t);
+	autotune_release(&t);
 }
 
 int main(void)

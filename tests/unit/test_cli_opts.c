@@ -2,7 +2,7 @@
  * test_cli_opts.c - the option table (src/cli/options.c) and its parser:
  * every entry well formed (the one validator over the table), no two
  * options with one short name, every command's usage naming each of its
- * options; then parse_opts on values as "--opt V" and "--opt=V", short
+ * options; then cli_opts_parse on values as "--opt V" and "--opt=V", short
  * flags bundled, "--" ending the options, positionals in order,
  * abbreviations and other commands' options refused.
  */
@@ -83,7 +83,7 @@ static int parse(struct cli_opts *o, unsigned command, const char *line)
 	for (char *tok = strtok(copy, " "); tok; tok = strtok(NULL, " "))
 		argv[argc++] = tok;
 	argv[argc] = NULL;
-	return parse_opts(argc, argv, command, o);
+	return cli_opts_parse(argc, argv, command, o);
 }
 
 static void test_parse(void **state)

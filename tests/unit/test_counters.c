@@ -72,7 +72,7 @@ static void test_parse_stat(void **state)
 {
 	struct host_cpu_counters c;
 
-	assert_int_equal(host_parse_stat(stat_1, &c), 0);
+	assert_int_equal(counters_parse_stat(stat_1, &c), 0);
 	assert_int_equal(c.user, 1000);
 	assert_int_equal(c.nice, 50);
 	assert_int_equal(c.system, 300);
@@ -82,21 +82,22 @@ static void test_parse_stat(void **state)
 	assert_int_equal(c.softirq, 30);
 	assert_int_equal(c.steal, 0);
 	/* an old kernel's four fields are enough; none, or no cpu line, are not */
-	assert_int_equal(host_parse_stat("cpu  1 2 3 4\n", &c), 0);
+	assert_int_equal(counters_parse_stat("cpu  1 2 3 4\n", &c), 0);
 	assert_int_equal(c.idle, 4);
 	assert_int_equal(c.iowait, 0);
-	assert_int_equal(host_parse_stat("cpu  1 2 3\n", &c), -EINVAL);
-	assert_int_equal(host_parse_stat("cpu0 1 2 3 4\nintr 5\n", &c), -EINVAL);
-	assert_int_equal(host_parse_stat("", &c), -EINVAL);
+	assert_int_equal(counters_parse_stat("cpu  1 2 3\n", &c), -EINVAL);
+	assert_int_equal(counters_parse_stat("cpu0 1 2 3 4\nintr 5\n", &c), -EINVAL);
+	assert_int_equal(counters_parse_stat("", &c), -EINVAL);
 }
 
 static void test_parse_meminfo(void **state)
 {
 	uint64_t avail;
 
-	assert_int_equal(host_parse_meminfo(meminfo, &avail), 0);
+	assert_int_equal(counters_parse_meminfo(meminfo, &avail), 0);
 	assert_int_equal(avail, 2048000ULL * 1024);
-	assert_int_equal(host_parse_meminfo("MemTotal: 5 kB\nMemFree: 1 kB\n", &avail), -ENOENT);
+	assert_int_equal(counters_parse_meminfo("MemTotal: 5 kB\nMemFree: 1 kB\n", &avail),
+			 -ENOENT);
 	assert_int_equal(avail, 0);
 }
 
@@ -108,7 +109,7 @@ static void test_parse_diskstats(void **state)
 					  {.major = 9, .minor = 9}};
 	bool found[4];
 
-	assert_int_equal(host_parse_diskstats(disk_1, d, 4, found), 2);
+	assert_int_equal(counters_parse_diskstats(disk_1, d, 4, found), 2);
 	assert_true(found[0]);
 	assert_true(found[1]);
 	assert_false(found[2]); /* too few fields */
@@ -139,17 +140,17 @@ static void test_figures(void **state)
 	double user, sys, iow;
 	bool found[2];
 
-	assert_int_equal(host_parse_stat(stat_1, &c1), 0);
-	assert_int_equal(host_parse_stat(stat_2, &c2), 0);
-	assert_true(host_cpu_shares(&c1, &c2, &user, &sys, &iow));
+	assert_int_equal(counters_parse_stat(stat_1, &c1), 0);
+	assert_int_equal(counters_parse_stat(stat_2, &c2), 0);
+	assert_true(counters_cpu_shares(&c1, &c2, &user, &sys, &iow));
 	assert_near(user, 15.0);
 	assert_near(sys, 7.0);
 	assert_near(iow, 4.0);
 
-	assert_int_equal(host_parse_diskstats(disk_1, a, 2, found), 2);
-	assert_int_equal(host_parse_diskstats(disk_2, b, 2, found), 2);
+	assert_int_equal(counters_parse_diskstats(disk_1, a, 2, found), 2);
+	assert_int_equal(counters_parse_diskstats(disk_2, b, 2, found), 2);
 	memset(&s, 0, sizeof(s));
-	host_disk_figures(&a[0], &b[0], 2 * NSEC_PER_SEC, &s);
+	counters_disk_figures(&a[0], &b[0], 2 * NSEC_PER_SEC, &s);
 	assert_int_equal(s.elapsed_ns, 2 * NSEC_PER_SEC);
 	assert_int_equal(s.reads, 400);
 	assert_int_equal(s.writes, 200);
@@ -166,7 +167,7 @@ static void test_figures(void **state)
 	assert_near(s.queue, 1.5);	   /* 3000 ms / 2000 ms */
 
 	/* nvme0n1: the 32-bit time fields wrapped; no writes: no write wait */
-	host_disk_figures(&a[1], &b[1], NSEC_PER_SEC, &s);
+	counters_disk_figures(&a[1], &b[1], NSEC_PER_SEC, &s);
 	assert_int_equal(s.reads, 100);
 	assert_near(s.read_wait_ms, 10.0); /* (704 + 2^32 - 4294967000) / 100 */
 	assert_near(s.queue, 1.0);
@@ -182,20 +183,20 @@ static void test_delta_rules(void **state)
 	struct host_dev_sample s;
 	double u = -1, y = -1, w = -1;
 
-	assert_int_equal(host_counter_delta(10, 25), 15);
-	assert_int_equal(host_counter_delta(UINT32_MAX, 9), 10);       /* wrapped */
-	assert_int_equal(host_counter_delta(UINT64_C(1) << 33, 5), 0); /* reset */
+	assert_int_equal(counters_delta(10, 25), 15);
+	assert_int_equal(counters_delta(UINT32_MAX, 9), 10);	   /* wrapped */
+	assert_int_equal(counters_delta(UINT64_C(1) << 33, 5), 0); /* reset */
 	/* 49 ticks: too few; 50: enough; iowait stepping back counts as 0 */
 	c2.idle += 49;
-	assert_false(host_cpu_shares(&c1, &c2, &u, &y, &w));
+	assert_false(counters_cpu_shares(&c1, &c2, &u, &y, &w));
 	assert_true(u == -1);
 	c2.idle++;
 	c2.iowait = 40;
-	assert_true(host_cpu_shares(&c1, &c2, &u, &y, &w));
+	assert_true(counters_cpu_shares(&c1, &c2, &u, &y, &w));
 	assert_near(u, 0);
 	assert_near(w, 0);
 	/* util never over 100 % (io_ticks can run ahead of the clock a little) */
-	host_disk_figures(&a, &b, NSEC_PER_SEC, &s);
+	counters_disk_figures(&a, &b, NSEC_PER_SEC, &s);
 	assert_near(s.util_pct, 100.0);
 	assert_true(isnan(s.avg_wait_ms));
 }
@@ -278,10 +279,10 @@ static struct host_sampler *open_ok(const struct fixture *f, const char *const *
 {
 	struct strbuf err = STRBUF_INIT;
 	struct host_sampler *s = NULL;
-	int ret = host_sampler_open_at(&s, f->proc, paths, n, now, &err);
+	int ret = counters_sampler_open_at(&s, f->proc, paths, n, now, &err);
 
 	if (ret)
-		fail_msg("host_sampler_open_at: %d: %s", ret, err.buf);
+		fail_msg("counters_sampler_open_at: %d: %s", ret, err.buf);
 	strbuf_release(&err);
 	return s;
 }
@@ -296,7 +297,7 @@ static void test_sampler_cpu_mem(void **state)
 	proc_snapshot(f, stat_1, disk_1);
 	s = open_ok(f, NULL, 0, 5 * NSEC_PER_SEC);
 	proc_snapshot(f, stat_2, disk_2);
-	assert_int_equal(host_sampler_read(s, 6 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 6 * NSEC_PER_SEC, &hs), 0);
 	assert_true(hs.has_cpu);
 	assert_int_equal(hs.cpu_elapsed_ns, NSEC_PER_SEC);
 	assert_int_equal(hs.elapsed_ns, NSEC_PER_SEC);
@@ -307,20 +308,20 @@ static void test_sampler_cpu_mem(void **state)
 	assert_int_equal(hs.mem_available, 2048000ULL * 1024);
 	assert_int_equal(hs.nr_devs, 0);
 	/* no tick since: no CPU figure, the baseline kept, memory still read */
-	assert_int_equal(host_sampler_read(s, 7 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 7 * NSEC_PER_SEC, &hs), 0);
 	assert_false(hs.has_cpu);
 	assert_true(hs.has_mem);
 	put(f, "stat", "cpu  1150 50 360 8840 140 25 35 0 0 0\n");
-	assert_int_equal(host_sampler_read(s, 8 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 8 * NSEC_PER_SEC, &hs), 0);
 	assert_true(hs.has_cpu);
 	assert_int_equal(hs.cpu_elapsed_ns, 2 * NSEC_PER_SEC);
 	assert_near(hs.cpu_user_pct, 0.0);
 	/* no MemAvailable: no memory figure */
 	put(f, "meminfo", "MemTotal: 5 kB\n");
-	assert_int_equal(host_sampler_read(s, 9 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 9 * NSEC_PER_SEC, &hs), 0);
 	assert_false(hs.has_mem);
-	host_sampler_close(s);
-	host_sampler_close(NULL);
+	counters_sampler_close(s);
+	counters_sampler_close(NULL);
 }
 
 static void test_sampler_unreadable(void **state)
@@ -331,7 +332,7 @@ static void test_sampler_unreadable(void **state)
 	struct host_sample hs;
 
 	/* no stat file */
-	assert_int_equal(host_sampler_open_at(&s, f->proc, NULL, 0, 1, &err), -ENOENT);
+	assert_int_equal(counters_sampler_open_at(&s, f->proc, NULL, 0, 1, &err), -ENOENT);
 	assert_null(s);
 	assert_non_null(strstr(err.buf, "host counters: read "));
 	assert_non_null(strstr(err.buf, "/stat: No such file or directory"));
@@ -339,10 +340,10 @@ static void test_sampler_unreadable(void **state)
 	proc_snapshot(f, stat_1, disk_1);
 	s = open_ok(f, NULL, 0, 1);
 	put(f, "stat", "no cpu line\n");
-	assert_int_equal(host_sampler_read(s, 2, &hs), -EINVAL);
+	assert_int_equal(counters_sampler_read(s, 2, &hs), -EINVAL);
 	assert_false(hs.has_cpu);
 	assert_false(hs.has_mem);
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	strbuf_release(&err);
 }
 
@@ -389,14 +390,14 @@ static void test_sampler_device(void **state)
 	paths[3] = f->dir;  /* a log path equal to the volume's */
 	proc_snapshot(f, stat_1, d1);
 	s = open_ok(f, paths, 4, 10 * NSEC_PER_SEC);
-	host_sampler_describe(s, &desc);
+	counters_sampler_describe(s, &desc);
 	assert_non_null(strstr(desc.buf, "CPU, memory; devices fakedisk ("));
 	assert_non_null(strstr(desc.buf, missing));
 	assert_null(strstr(desc.buf, "no block device"));
 	strbuf_release(&desc);
 
 	proc_snapshot(f, stat_2, d2);
-	assert_int_equal(host_sampler_read(s, 12 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 12 * NSEC_PER_SEC, &hs), 0);
 	assert_int_equal(hs.nr_devs, 1);
 	assert_true(hs.devs[0].valid);
 	assert_string_equal(hs.devs[0].name, "fakedisk");
@@ -409,31 +410,31 @@ static void test_sampler_device(void **state)
 	assert_near(hs.devs[0].queue, 1.5);
 
 	/* the same instant again: no row, baseline kept */
-	assert_int_equal(host_sampler_read(s, 12 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 12 * NSEC_PER_SEC, &hs), 0);
 	assert_false(hs.devs[0].valid);
 	/* removed, then back with counters from 0 */
 	put(f, "diskstats", "");
-	assert_int_equal(host_sampler_read(s, 13 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 13 * NSEC_PER_SEC, &hs), 0);
 	assert_int_equal(hs.nr_devs, 1);
 	assert_false(hs.devs[0].valid);
 	put(f, "diskstats", d3);
-	assert_int_equal(host_sampler_read(s, 14 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 14 * NSEC_PER_SEC, &hs), 0);
 	assert_false(hs.devs[0].valid);
 	put(f, "diskstats", d1);
-	assert_int_equal(host_sampler_read(s, 15 * NSEC_PER_SEC, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 15 * NSEC_PER_SEC, &hs), 0);
 	assert_true(hs.devs[0].valid);
 	assert_int_equal(hs.devs[0].reads, 990);
 	assert_int_equal(hs.devs[0].elapsed_ns, NSEC_PER_SEC);
-	host_sampler_close(s);
+	counters_sampler_close(s);
 
 	/* a device diskstats does not list is dropped at open, and said so */
 	proc_snapshot(f, stat_1, "");
 	s = open_ok(f, paths, 1, 1);
-	host_sampler_describe(s, &desc);
+	counters_sampler_describe(s, &desc);
 	assert_non_null(strstr(desc.buf, "is not in /proc/diskstats"));
-	assert_int_equal(host_sampler_read(s, 2, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 2, &hs), 0);
 	assert_int_equal(hs.nr_devs, 0);
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	strbuf_release(&desc);
 }
 
@@ -456,11 +457,11 @@ static void test_sampler_anonymous_dev(void **state)
 	proc_snapshot(f, stat_1, disk_1);
 	put(f, "self/mountinfo", "22 27 0:21 / /proc rw,relatime shared:12 - proc proc rw\n");
 	s = open_ok(f, paths, 1, 1);
-	host_sampler_describe(s, &desc);
+	counters_sampler_describe(s, &desc);
 	assert_string_equal(desc.buf, "CPU, memory; no block device under /proc/self");
-	assert_int_equal(host_sampler_read(s, 2, &hs), 0);
+	assert_int_equal(counters_sampler_read(s, 2, &hs), 0);
 	assert_int_equal(hs.nr_devs, 0);
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	strbuf_release(&desc);
 
 	snprintf(node, sizeof(node), "%s/blk", f->dir);
@@ -476,9 +477,9 @@ static void test_sampler_anonymous_dev(void **state)
 	disk_line(ds, sizeof(ds), dev, "fakebtrfs", "1 0 8 1 1 0 8 1 0 2 2");
 	put(f, "diskstats", ds);
 	s = open_ok(f, paths, 1, 1);
-	host_sampler_describe(s, &desc);
+	counters_sampler_describe(s, &desc);
 	assert_string_equal(desc.buf, "CPU, memory; devices fakebtrfs (/proc/self)");
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	strbuf_release(&desc);
 }
 
@@ -492,9 +493,9 @@ static void test_sampler_live(void **state)
 	struct host_sample hs;
 	uint64_t t0 = time_mono_ns();
 
-	assert_int_equal(host_sampler_open(&s, paths, 2, t0, &err), 0);
+	assert_int_equal(counters_sampler_open(&s, paths, 2, t0, &err), 0);
 	usleep(600 * 1000);
-	assert_int_equal(host_sampler_read(s, time_mono_ns(), &hs), 0);
+	assert_int_equal(counters_sampler_read(s, time_mono_ns(), &hs), 0);
 	assert_true(hs.elapsed_ns >= 600 * NSEC_PER_MSEC);
 	assert_true(hs.has_mem);
 	assert_true(hs.mem_available > 0);
@@ -511,7 +512,7 @@ static void test_sampler_live(void **state)
 		assert_true(hs.devs[i].util_pct >= 0 && hs.devs[i].util_pct <= 100);
 		assert_true(hs.devs[i].queue >= 0);
 	}
-	host_sampler_close(s);
+	counters_sampler_close(s);
 	strbuf_release(&err);
 }
 

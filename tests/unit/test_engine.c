@@ -44,6 +44,12 @@ static void test_registry(void **state)
 	}
 	assert_null(engine_find("nosuch"));
 	assert_ptr_equal(engine_find("sim"), &engine_sim);
+	/* only sim is simulated: the commands that touch no file ask this */
+	assert_true(engine_simulated("sim"));
+	assert_false(engine_simulated("io_uring"));
+	assert_false(engine_simulated("libaio"));
+	assert_false(engine_simulated("psync"));
+	assert_false(engine_simulated("nosuch"));
 	/* a fixed order: the real engines, best first, then sim */
 	assert_int_equal(n, 4);
 	assert_ptr_equal(r[0], &engine_io_uring);
@@ -65,7 +71,7 @@ static void test_registry(void **state)
 }
 
 struct simbox {
-	struct profile_sim sim;
+	struct engine_sim_model sim;
 	struct engine_clock clock;
 	struct engine_file file;
 	struct engine_ctx ctx;
@@ -78,11 +84,11 @@ static struct simbox *sim_setup(unsigned depth)
 {
 	struct simbox *b = calloc(1, sizeof(*b));
 
-	b->sim = (struct profile_sim){.read_latency_ns = 2000000,
-				      .write_latency_ns = 3000000,
-				      .log_write_latency_ns = 1000000,
-				      .jitter_pct = 0,
-				      .seed = 1};
+	b->sim = (struct engine_sim_model){.read_latency_ns = 2000000,
+					   .write_latency_ns = 3000000,
+					   .log_write_latency_ns = 1000000,
+					   .jitter_pct = 0,
+					   .seed = 1};
 	engine_clock_init_virtual(&b->clock);
 	b->file = (struct engine_file){.size = 64 * 4096, .device = 0, .block = 4096, .tag = 7};
 	b->ctx = (struct engine_ctx){.depth = depth,
@@ -179,7 +185,7 @@ static void test_sim_saturation(void **state)
  * generation tracking (any size reads), for the size, stall and device
  * tests. */
 struct simbox2 {
-	struct profile_sim dev[2];
+	struct engine_sim_model dev[2];
 	struct engine_clock clock;
 	struct engine_file file[2];
 	struct engine_ctx ctx;
@@ -192,10 +198,10 @@ static struct simbox2 *sim2_setup(void)
 	struct simbox2 *b = calloc(1, sizeof(*b));
 
 	for (unsigned i = 0; i < 2; i++)
-		b->dev[i] = (struct profile_sim){.read_latency_ns = 2000000,
-						 .write_latency_ns = 3000000,
-						 .log_write_latency_ns = 1000000,
-						 .seed = 1};
+		b->dev[i] = (struct engine_sim_model){.read_latency_ns = 2000000,
+						      .write_latency_ns = 3000000,
+						      .log_write_latency_ns = 1000000,
+						      .seed = 1};
 	engine_clock_init_virtual(&b->clock);
 	b->file[0] = (struct engine_file){.size = 1ULL << 30, .device = 0};
 	b->file[1] = (struct engine_file){.size = 1ULL << 30, .device = 1};

@@ -215,18 +215,18 @@ static void test_stats32_merge_exact(void **state)
 
 	assert_int_equal(stats_arena_init(&a, N), 0);
 	for (unsigned i = 0; i < N; i++) {
-		class_stats_init(&tot_got[i]);
-		class_stats_init(&tot_want[i]);
+		stats_class_init(&tot_got[i]);
+		stats_class_init(&tot_want[i]);
 	}
 	for (unsigned round = 0; round < 3; round++) {
 		size_t groups = 0;
 
 		/* round 0 on calloc'ed memory, then on used ones: a reset
 		 * must leave nothing behind */
-		class_stats32_reset_all(s, N, &a);
+		stats_class32_reset_all(s, N, &a);
 		for (unsigned i = 0; i < N; i++) {
-			class_stats_reset(&got[i]);
-			class_stats_reset(&want[i]);
+			stats_class_reset(&got[i]);
+			stats_class_reset(&want[i]);
 		}
 		for (unsigned k = 0; k < 20000; k++) {
 			unsigned i = (unsigned)(xs64(&x) % N);
@@ -244,9 +244,9 @@ static void test_stats32_merge_exact(void **state)
 		want[1].errors = 3;
 		tot_want[1].errors += 3;
 		for (unsigned i = 0; i < N; i++) {
-			class_stats_merge32(&got[i], &s[i]);
+			stats_class_merge32(&got[i], &s[i]);
 			assert_memory_equal(&got[i], &want[i], sizeof(got[i]));
-			class_stats_merge32(&tot_got[i], &s[i]);
+			stats_class_merge32(&tot_got[i], &s[i]);
 			groups += groups_used(&want[i].lat);
 		}
 		/* the arena holds exactly the groups the values landed in */
@@ -256,7 +256,7 @@ static void test_stats32_merge_exact(void **state)
 	for (unsigned i = 0; i < N; i++)
 		assert_memory_equal(&tot_got[i], &tot_want[i], sizeof(tot_got[i]));
 	/* every group of every stats fits: the arena cannot run out */
-	class_stats32_reset_all(s, N, &a);
+	stats_class32_reset_all(s, N, &a);
 	for (unsigned i = 0; i < N; i++)
 		for (unsigned g = 0; g < HIST_GROUPS; g++)
 			assert_int_equal(
@@ -265,7 +265,7 @@ static void test_stats32_merge_exact(void **state)
 				0);
 	assert_int_equal(a.used, (size_t)N * HIST_GROUPS);
 	for (unsigned i = 0; i < N; i++)
-		class_stats32_release(&s[i]);
+		stats_class32_release(&s[i]);
 	stats_arena_release(&a);
 	free(s);
 	free(got);
@@ -282,34 +282,34 @@ static void test_stats32_spill(void **state)
 	uint64_t x = 1234567;
 
 	assert_int_equal(stats_arena_init(&a, 1), 0);
-	class_stats32_reset_all(&s, 1, &a);
-	class_stats_init(&got);
-	class_stats_init(&want);
+	stats_class32_reset_all(&s, 1, &a);
+	stats_class_init(&got);
+	stats_class_init(&want);
 	for (unsigned k = 0; k < 3000; k++) {
 		uint64_t v = spread_value(&x);
 
 		if (k == 1000)
-			assert_int_equal(class_stats32_spill(&s), 0);
+			assert_int_equal(stats_class32_spill(&s), 0);
 		assert_int_equal(class_stats32_add(&s, v, 1), 0);
 		hist_add(&want.lat, v);
 		want.bytes++;
 	}
 	assert_non_null(s.spill);
 	assert_int_equal(s.count, 2000);
-	class_stats_merge32(&got, &s);
+	stats_class_merge32(&got, &s);
 	assert_memory_equal(&got, &want, sizeof(got));
 
 	/* a spill with nothing added after it: everything is in the spill */
-	assert_int_equal(class_stats32_spill(&s), 0);
+	assert_int_equal(stats_class32_spill(&s), 0);
 	assert_int_equal(s.count, 0);
-	class_stats_reset(&got);
-	class_stats_merge32(&got, &s);
+	stats_class_reset(&got);
+	stats_class_merge32(&got, &s);
 	assert_memory_equal(&got, &want, sizeof(got));
 
 	/* reset after a spill, then new values: nothing of before is left */
-	class_stats32_reset_all(&s, 1, &a);
-	class_stats_reset(&got);
-	class_stats_reset(&want);
+	stats_class32_reset_all(&s, 1, &a);
+	stats_class_reset(&got);
+	stats_class_reset(&want);
 	for (unsigned k = 0; k < 500; k++) {
 		uint64_t v = spread_value(&x);
 
@@ -317,14 +317,14 @@ static void test_stats32_spill(void **state)
 		hist_add(&want.lat, v);
 		want.bytes += 7;
 	}
-	class_stats_merge32(&got, &s);
+	stats_class_merge32(&got, &s);
 	assert_memory_equal(&got, &want, sizeof(got));
 
 	/* the count limit triggers the spill by itself: pretend the groups
 	 * hold HIST32_COUNT_MAX I/Os (one bucket's worth each is enough) */
-	class_stats32_reset_all(&s, 1, &a);
+	stats_class32_reset_all(&s, 1, &a);
 	assert_int_equal(s.spill->count, 0);
-	class_stats_reset(&got);
+	stats_class_reset(&got);
 	assert_int_equal(class_stats32_add(&s, 1000, 1), 0);
 	class_stats32_group(
 		&s, hist_bucket_index(1000) /
@@ -335,13 +335,13 @@ static void test_stats32_spill(void **state)
 	assert_int_equal(class_stats32_add(&s, 1000, 1), 0);
 	assert_int_equal(s.count, 1);
 	assert_int_equal(s.spill->count, HIST32_COUNT_MAX);
-	class_stats_merge32(&got, &s);
+	stats_class_merge32(&got, &s);
 	assert_int_equal(got.lat.count, (uint64_t)HIST32_COUNT_MAX + 1);
 	assert_int_equal(got.lat.buckets[hist_bucket_index(1000)], (uint64_t)HIST32_COUNT_MAX + 1);
 	assert_int_equal(got.lat.sum_ns, ((uint64_t)HIST32_COUNT_MAX + 1) * 1000);
 	assert_int_equal(got.lat.min_ns, 1000);
 	assert_int_equal(got.lat.max_ns, 1000);
-	class_stats32_release(&s);
+	stats_class32_release(&s);
 	assert_null(s.spill);
 	stats_arena_release(&a);
 }

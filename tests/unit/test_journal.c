@@ -170,6 +170,21 @@ static void test_round_trip(void **state)
 	assert_int_equal(dir_entries(f->dir), 1);
 }
 
+/* The one geometry check: database, page size and page count must all
+ * match; the journal's own page count accepts any. */
+static void test_info_matches(void **state)
+{
+	struct journal_info ji = {.db_id = 3, .page_size = 32768, .nr_pages = 100};
+
+	(void)state;
+	assert_true(journal_info_matches(&ji, 3, 32768, 100));
+	assert_false(journal_info_matches(&ji, 4, 32768, 100));
+	assert_false(journal_info_matches(&ji, 3, 8192, 100));
+	assert_false(journal_info_matches(&ji, 3, 32768, 99));
+	assert_false(journal_info_matches(&ji, 3, 32768, 101));
+	assert_true(journal_info_matches(&ji, 3, 32768, ji.nr_pages));
+}
+
 static void test_empty(void **state)
 {
 	struct fixture *f = *state;
@@ -878,6 +893,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+		cmocka_unit_test(test_info_matches),
 		cmocka_unit_test_setup_teardown(test_missing, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_magic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bad_version, setup, teardown),

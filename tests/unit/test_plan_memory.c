@@ -1,5 +1,5 @@
 /*
- * test_plan_memory.c - plan_memory_estimate(), the memory a run of a plan
+ * test_plan_memory.c - run_memory_estimate(), the memory a run of a plan
  * needs at most: its parts add up, each grows with what it counts (pages,
  * databases, streams), the engine without files keeps no journal copy, the
  * fixed model counts every worker's snapshots of every database, and 100,000
@@ -16,10 +16,11 @@
 
 #include "diskproof/plan.h"
 #include "diskproof/profile.h"
+#include "diskproof/run.h"
 
 #define GIB (1ULL << 30)
 
-static void estimate(const char *text, unsigned cpus, struct plan_memory *m)
+static void estimate(const char *text, unsigned cpus, struct run_memory *m)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct profile p;
@@ -29,7 +30,7 @@ static void estimate(const char *text, unsigned cpus, struct plan_memory *m)
 		fail_msg("%s", err.buf);
 	if (plan_build(&pl, &p, false, &err))
 		fail_msg("%s", err.buf);
-	plan_memory_estimate(&pl, &p, cpus, m);
+	run_memory_estimate(&pl, &p, cpus, m);
 	assert_int_equal(m->total, m->pages + m->databases + m->buffers + m->other);
 	plan_release(&pl);
 	profile_release(&p);
@@ -38,7 +39,7 @@ static void estimate(const char *text, unsigned cpus, struct plan_memory *m)
 
 static void test_parts(void **state)
 {
-	struct plan_memory one, two, big, more;
+	struct run_memory one, two, big, more;
 
 	(void)state;
 	estimate("[engine]\nname = sim\n[sizing]\ndatabase_size = 32MiB\n[volume v]\npath = /d\n",
@@ -73,7 +74,7 @@ static void test_fixed_counts_workers(void **state)
 	static const char *const psync = "[engine]\nname = psync\nstreams = 8\n[workload]\nmodel "
 					 "= fixed\n[sizing]\ndatabase_size = 1MiB\n[volume "
 					 "v]\npath = /d\ndatabases = 4\n";
-	struct plan_memory sim, w2, w8;
+	struct run_memory sim, w2, w8;
 
 	(void)state;
 	estimate(text, 8, &sim); /* sim: one worker */
@@ -87,7 +88,7 @@ static void test_fixed_counts_workers(void **state)
 static void test_hundred_thousand(void **state)
 {
 	struct strbuf text = STRBUF_INIT;
-	struct plan_memory m;
+	struct run_memory m;
 
 	(void)state;
 	strbuf_addstr(&text, "[engine]\nname = sim\n[sizing]\ndatabase_size = 32KiB\nlog_size = "

@@ -201,6 +201,8 @@ static void test_every_key(void **state)
 	assert_string_equal(p.volumes[1].path, "/x/b");
 	assert_int_equal(p.volumes[1].line, 44);
 	assert_int_equal(profile_database_count(&p), 4);
+	/* streams unset: 2 per database, the one rule */
+	assert_int_equal(profile_streams_default(profile_database_count(&p)), 8);
 	profile_release(&p);
 }
 

@@ -253,10 +253,10 @@ static void test_json_finite_numbers(void **state)
 	char *got;
 
 	sample_build(&s);
-	class_stats_init(&cs);
+	stats_class_init(&cs);
 	hist_add(&cs.lat, 1000000);
 	cs.bytes = 4096;
-	class_summary_from_stats(&s.r.run.classes[IO_DB_READ], &cs, 0);
+	results_class_from_stats(&s.r.run.classes[IO_DB_READ], &cs, 0);
 	s.r.duration_s = 0;
 	s.r.warmup_s = NAN;
 	s.vols[0].classes[IO_DB_WRITE].avg_ms = INFINITY;
@@ -523,8 +523,8 @@ static void test_class_summary(void **state)
 	struct class_stats cs;
 	unsigned i;
 
-	class_stats_init(&cs);
-	class_summary_from_stats(&out, &cs, 10 * NSEC_PER_SEC);
+	stats_class_init(&cs);
+	results_class_from_stats(&out, &cs, 10 * NSEC_PER_SEC);
 	assert_int_equal(out.ios, 0);
 	assert_true(out.iops == 0 && out.avg_ms == 0 && out.p99_ms == 0 && out.max_ms == 0);
 
@@ -534,7 +534,7 @@ static void test_class_summary(void **state)
 	hist_add(&cs.lat, 50 * NSEC_PER_MSEC);
 	cs.bytes = 100 * 8192;
 	cs.errors = 4;
-	class_summary_from_stats(&out, &cs, 4 * NSEC_PER_SEC);
+	results_class_from_stats(&out, &cs, 4 * NSEC_PER_SEC);
 	assert_int_equal(out.ios, 100);
 	assert_int_equal(out.bytes, 819200);
 	assert_int_equal(out.errors, 4);
@@ -546,7 +546,7 @@ static void test_class_summary(void **state)
 	assert_true(out.max_ms == 50.0);
 
 	/* no measured time: no rates, never inf */
-	class_summary_from_stats(&out, &cs, 0);
+	results_class_from_stats(&out, &cs, 0);
 	assert_true(out.iops == 0 && out.mbps == 0);
 	assert_true(fabs(out.avg_ms - 2.48) < 1e-9);
 }
@@ -558,16 +558,16 @@ static void test_scope_helpers(void **state)
 	int k;
 
 	for (k = SCOPE_RUN; k <= SCOPE_DATABASE; k++)
-		assert_int_equal(scope_kind_from_name(scope_kind_name(k)), k);
-	assert_string_equal(scope_kind_name(SCOPE_DATABASE), "database");
-	assert_int_equal(scope_kind_from_name("host"), -1);
-	assert_int_equal(scope_kind_from_name(NULL), -1);
+		assert_int_equal(results_scope_kind_from_name(results_scope_kind_name(k)), k);
+	assert_string_equal(results_scope_kind_name(SCOPE_DATABASE), "database");
+	assert_int_equal(results_scope_kind_from_name("host"), -1);
+	assert_int_equal(results_scope_kind_from_name(NULL), -1);
 
 	memset(&sc, 0, sizeof(sc));
 	sc.classes[IO_DB_READ].iops = 600.5;
 	sc.classes[IO_DB_WRITE].iops = 400.25;
 	sc.classes[IO_LOG_WRITE].iops = 1000;
-	assert_true(scope_transactional_iops(&sc) == 1000.75);
+	assert_true(results_scope_transactional_iops(&sc) == 1000.75);
 
 	memset(&r, 0, sizeof(r));
 	results_release(&r);

@@ -320,24 +320,24 @@ static void test_verdict_margin(void **state)
 	struct verdict v = {.cmp = VERDICT_LE, .threshold = 20, .measured = 21.4};
 
 	(void)state;
-	assert_true(fabs(verdict_margin_pct(&v) - 7.0) < 1e-9);
+	assert_true(fabs(results_verdict_margin_pct(&v) - 7.0) < 1e-9);
 	v = (struct verdict){.cmp = VERDICT_GE, .threshold = 1000, .measured = 900};
-	assert_true(fabs(verdict_margin_pct(&v) + 10.0) < 1e-9);
+	assert_true(fabs(results_verdict_margin_pct(&v) + 10.0) < 1e-9);
 	v.threshold = -50; /* relative to the threshold's size */
 	v.measured = -60;
-	assert_true(fabs(verdict_margin_pct(&v) + 20.0) < 1e-9);
+	assert_true(fabs(results_verdict_margin_pct(&v) + 20.0) < 1e-9);
 	v = (struct verdict){.threshold = 20, .measured = 25, .passed = true};
-	assert_true(isnan(verdict_margin_pct(&v)));
+	assert_true(isnan(results_verdict_margin_pct(&v)));
 	v = (struct verdict){.cmp = VERDICT_LE, .threshold = 1, .measured = 1.5};
-	assert_true(fabs(verdict_margin_pct(&v) - 50.0) < 1e-9);
+	assert_true(fabs(results_verdict_margin_pct(&v) - 50.0) < 1e-9);
 	v = (struct verdict){.threshold = 0, .measured = 3};
-	assert_true(isnan(verdict_margin_pct(&v)));
+	assert_true(isnan(results_verdict_margin_pct(&v)));
 	v = (struct verdict){.threshold = 20, .measured = NAN};
-	assert_true(isnan(verdict_margin_pct(&v)));
+	assert_true(isnan(results_verdict_margin_pct(&v)));
 	v = (struct verdict){.threshold = INFINITY, .measured = 3};
-	assert_true(isnan(verdict_margin_pct(&v)));
+	assert_true(isnan(results_verdict_margin_pct(&v)));
 	v = (struct verdict){.threshold = 1e-300, .measured = 1e300};
-	assert_true(isnan(verdict_margin_pct(&v))); /* overflows */
+	assert_true(isnan(results_verdict_margin_pct(&v))); /* overflows */
 }
 
 static void test_warmup_ran(void **state)
@@ -452,17 +452,17 @@ static void test_tail_fill(void **state)
 	/* the run scope has no histogram here: undefined, never 0 */
 	assert_true(isnan(r.run.classes[IO_DB_READ].p999_ms));
 
-	/* class_summary_from_stats gives the same figures from the stats */
+	/* results_class_from_stats gives the same figures from the stats */
 	struct class_stats st = {0};
 	struct class_summary out;
 
 	hist_init(&st.lat);
 	hist_merge(&st.lat, h);
-	class_summary_from_stats(&out, &st, 1000000000);
+	results_class_from_stats(&out, &st, 1000000000);
 	assert_true(out.p999_ms == cs->p999_ms);
 	assert_true(out.p9999_ms == cs->p9999_ms);
 	hist_init(&st.lat);
-	class_summary_from_stats(&out, &st, 1000000000);
+	results_class_from_stats(&out, &st, 1000000000);
 	assert_true(isnan(out.p999_ms) && isnan(out.p9999_ms));
 	free(h);
 }
@@ -472,9 +472,9 @@ static void test_avg_bytes(void **state)
 	struct class_summary cs = {.ios = 4, .bytes = 4 * 4096 + 2};
 
 	(void)state;
-	assert_true(class_summary_avg_bytes(&cs) == 4096.5);
+	assert_true(results_class_avg_bytes(&cs) == 4096.5);
 	cs.ios = 0;
-	assert_true(isnan(class_summary_avg_bytes(&cs)));
+	assert_true(isnan(results_class_avg_bytes(&cs)));
 }
 
 /* A volume's size is its databases' sum, known only when each one is. */

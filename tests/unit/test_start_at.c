@@ -130,22 +130,22 @@ static void test_option(void **state)
 	char *badce[] = {"--max-clock-error", "fast"};
 
 	(void)state;
-	assert_int_equal(parse_opts(6, ok, CMD_RUN, &o), 0);
+	assert_int_equal(cli_opts_parse(6, ok, CMD_RUN, &o), 0);
 	assert_true(o.has_start_at);
 	assert_int_equal(o.start_at_abs_ns, T0 * SEC + SEC / 4);
 	assert_int_equal(o.start_at_rel_ns, 0);
 	assert_true(o.has_max_clock_error);
 	assert_int_equal(o.max_clock_error_ns, 1000);
 	assert_string_equal(o.host, "node-7");
-	assert_int_equal(parse_opts(1, rel, CMD_RUN, &o), 0);
+	assert_int_equal(cli_opts_parse(1, rel, CMD_RUN, &o), 0);
 	assert_int_equal(o.start_at_rel_ns, 3 * SEC);
 	assert_int_equal(o.start_at_abs_ns, 0);
-	assert_int_equal(parse_opts(2, badv, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, badv, CMD_RUN, &o), DP_EXIT_USAGE);
 	assert_false(o.has_start_at);
-	assert_int_equal(parse_opts(1, badhost, CMD_RUN, &o), DP_EXIT_USAGE);
-	assert_int_equal(parse_opts(2, badce, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(1, badhost, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, badce, CMD_RUN, &o), DP_EXIT_USAGE);
 	/* run only: another command refuses it */
-	assert_int_equal(parse_opts(2, ok, CMD_REPORT, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, ok, CMD_REPORT, &o), DP_EXIT_USAGE);
 }
 
 /* What a start file (--start-file) may hold: a TIME as --start-at takes
@@ -196,16 +196,16 @@ static void test_start_file_options(void **state)
 	char *bad[] = {"--start-timeout", "soon"};
 
 	(void)state;
-	assert_int_equal(parse_opts(5, ok, CMD_RUN, &o), 0);
+	assert_int_equal(cli_opts_parse(5, ok, CMD_RUN, &o), 0);
 	assert_string_equal(o.ready_file, "/tmp/r");
 	assert_string_equal(o.start_file, "/tmp/s");
 	assert_true(o.has_start_timeout);
 	assert_int_equal(o.start_timeout_ns, 90 * SEC);
-	assert_int_equal(parse_opts(1, empty, CMD_RUN, &o), DP_EXIT_USAGE);
-	assert_int_equal(parse_opts(2, zero, CMD_RUN, &o), DP_EXIT_USAGE);
-	assert_int_equal(parse_opts(2, bad, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(1, empty, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, zero, CMD_RUN, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, bad, CMD_RUN, &o), DP_EXIT_USAGE);
 	/* run only */
-	assert_int_equal(parse_opts(2, ok, CMD_INIT, &o), DP_EXIT_USAGE);
+	assert_int_equal(cli_opts_parse(2, ok, CMD_INIT, &o), DP_EXIT_USAGE);
 }
 
 int main(void)

@@ -380,10 +380,10 @@ static void test_round_trip(void **state)
 	int c, v;
 
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
-		class_stats_init(&run_c[c]);
-		class_stats_init(&db_c[c]);
+		stats_class_init(&run_c[c]);
+		stats_class_init(&db_c[c]);
 		for (v = 0; v < 2; v++)
-			class_stats_init(&vol_c[v][c]);
+			stats_class_init(&vol_c[v][c]);
 	}
 	stats_fill(&db_c[IO_DB_READ], 1000, 5000000, 32768);
 	stats_fill(&db_c[IO_DB_READ], 1, 30000000, 32768);
@@ -391,8 +391,8 @@ static void test_round_trip(void **state)
 	stats_fill(&db_c[IO_DB_WRITE], 500, 8000000, 32768);
 	stats_fill(&db_c[IO_LOG_WRITE], 300, 1000000, 4096);
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
-		class_stats_merge(&vol_c[0][c], &db_c[c]);
-		class_stats_merge(&run_c[c], &db_c[c]);
+		stats_class_merge(&vol_c[0][c], &db_c[c]);
+		stats_class_merge(&run_c[c], &db_c[c]);
 	}
 	totals[0] = (struct store_scope_total){
 		.scope = SCOPE_RUN, .name = "run", .integrity_errors = 1, .classes = run_c};
@@ -450,7 +450,7 @@ static void test_round_trip(void **state)
 	assert_close(r.run.classes[IO_DB_READ].max_ms, 30.0);
 	assert_close(r.run.classes[IO_DB_WRITE].iops, 50.0);
 	assert_int_equal(r.run.classes[IO_LOG_WRITE].bytes, 300 * 4096);
-	assert_close(scope_transactional_iops(&r.run), 150.1);
+	assert_close(results_scope_transactional_iops(&r.run), 150.1);
 
 	/* volumes and databases in the order they were written */
 	assert_int_equal(r.nr_volumes, 2);
@@ -1011,7 +1011,7 @@ static int64_t full_run(struct store *s, const char *host, uint64_t started_s)
 	info.host = host;
 	info.started_real_ns = started_s * NSEC_PER_SEC;
 	for (c = 0; c < IO_CLASS_COUNT; c++)
-		class_stats_init(&cls[c]);
+		stats_class_init(&cls[c]);
 	stats_fill(&cls[IO_DB_READ], 200, 5000000, 32768);
 	stats_fill(&cls[IO_DB_READ], 1, 9000000, 32768);
 	if (store_run_begin(s, &info, &id, &err))
@@ -1513,7 +1513,7 @@ static void test_migrate_v1(void **state)
 	assert_int_equal(r.nr_volumes, 2);
 	/* written with three classes: those are present, the later ones absent */
 	for (c = 0; c < IO_CLASS_COUNT; c++)
-		assert_int_equal(class_summary_present(&r.run.classes[c]), c <= IO_LOG_WRITE);
+		assert_int_equal(results_class_present(&r.run.classes[c]), c <= IO_LOG_WRITE);
 	/* from before auto-tune: none */
 	assert_false(results_autotune_ran(&r));
 	/* its reports show the three classes, and its CSV every stored row */
@@ -1531,11 +1531,11 @@ static void test_migrate_v1(void **state)
 		size_t whole = 0;
 
 		for (c = 0; c < IO_CLASS_COUNT; c++) {
-			whole += class_summary_present(&r.run.classes[c]);
+			whole += results_class_present(&r.run.classes[c]);
 			for (i = 0; i < r.nr_volumes; i++)
-				whole += class_summary_present(&r.volumes[i].classes[c]);
+				whole += results_class_present(&r.volumes[i].classes[c]);
 			for (i = 0; i < r.nr_databases; i++)
-				whole += class_summary_present(&r.databases[i].classes[c]);
+				whole += results_class_present(&r.databases[i].classes[c]);
 		}
 		assert_true(whole >= 3);
 		assert_int_equal(lines,
@@ -1936,7 +1936,7 @@ static void test_scope_extra(void **state)
 	sqlite3 *db;
 
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
-		class_stats_init(&cls[c]);
+		stats_class_init(&cls[c]);
 		sum.classes[c].max_sample_avg_ms = NAN;
 		dbsum.classes[c].max_sample_avg_ms = NAN;
 	}
@@ -2341,7 +2341,7 @@ static void test_txn_totals(void **state)
 	sqlite3 *db;
 
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
-		class_stats_init(&cls[c]);
+		stats_class_init(&cls[c]);
 		sum.classes[c].max_sample_avg_ms = dbsum.classes[c].max_sample_avg_ms = NAN;
 	}
 	stats_fill(&cls[IO_DB_READ], 1000, 5000000, 32768);

@@ -24,7 +24,7 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 	const struct wl_db *d = &h->dbs[s->db];
 	unsigned n = 0;
 
-	if (d->dlen > d->dcap)
+	if (d->flush.len > d->flush.cap)
 		w->over_cap++;
 	if (s->kind != WL_SLOT_FLUSH)
 		return;
@@ -58,10 +58,11 @@ static void check_write_ahead(struct harness *h, struct watch *w)
 	}
 	/* every dirty page not yet written: its record durable or in the log
 	 * buffer, never written ahead of it */
-	for (unsigned k = 0; k < d->dlen; k++) {
-		const struct wl_dirty_page *dp = &d->dirty[(d->dhead + k) % d->dcap];
+	for (unsigned k = 0; k < d->flush.len; k++) {
+		const struct wl_dirty_page *dp =
+			&d->flush.dirty[(d->flush.head + k) % d->flush.cap];
 
-		assert_true(dp->lsn <= d->lsn);
+		assert_true(dp->lsn <= d->log.lsn);
 		assert_true(d->busy[dp->page] & WL_BUSY_DIRTY);
 	}
 }
@@ -72,13 +73,14 @@ static void on_issue_wa(struct harness *h, struct wl_slot *s)
 {
 	struct watch *w = h->arg;
 	const struct wl_db *d = &h->dbs[s->db];
-	const struct wl_dirty_page *dp = &d->dirty[(d->dhead + d->dcap - 1) % d->dcap];
+	const struct wl_dirty_page *dp =
+		&d->flush.dirty[(d->flush.head + d->flush.cap - 1) % d->flush.cap];
 
 	on_issue(h, s);
 	if (s->kind != WL_SLOT_FLUSH)
 		return;
 	assert_true(dp->page == s->page);
-	if (dp->lsn > d->durable)
+	if (dp->lsn > d->log.durable)
 		w->early++;
 }
 

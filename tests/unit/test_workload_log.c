@@ -88,12 +88,12 @@ static void test_log_blocks_name_their_pages(void **state)
 	h.no_streams = true;
 	while (h_step(&h))
 		;
-	assert_true(h.dbs[0].durable == h.dbs[0].lsn);
-	assert_int_equal(h.dbs[0].rlen, 0);
+	assert_true(h.dbs[0].log.durable == h.dbs[0].log.lsn);
+	assert_int_equal(h.dbs[0].log.rlen, 0);
 	assert_int_equal(w.nlogged, w.ncommitted);
 	assert_memory_equal(w.logged, w.committed, w.ncommitted * sizeof(uint64_t));
 	/* and the log's bytes are the records' */
-	assert_true(h.dbs[0].lsn == (uint64_t)w.ncommitted * h.p.log_record_size);
+	assert_true(h.dbs[0].log.lsn == (uint64_t)w.ncommitted * h.p.log_record_size);
 	free(w.committed);
 	free(w.logged);
 	h_release(&h);
@@ -119,7 +119,7 @@ static void on_done_repl(struct harness *h, struct wl_slot *s)
 	uint64_t seg = h->p.log_segment_size;
 	unsigned k = (unsigned)(s->off0 / seg);
 
-	if (h->dbs[0].log_blocked)
+	if (h->dbs[0].log.blocked)
 		w->blocked++;
 	if ((s->off0 + s->len0) % seg)
 		return; /* not the end of a segment */

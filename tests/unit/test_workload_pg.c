@@ -44,10 +44,10 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 			w->bad_log++;
 		w->log_end = off + s->req.len;
 		/* (the write just issued carries commits_inflight) */
-		if (h->p.commit_delay_ns && h->now < d->log_pending_since + h->p.commit_delay_ns &&
-		    (!h->p.commit_group || d->commits_inflight < h->p.commit_group))
+		if (h->p.commit_delay_ns && h->now < d->log.pending_since + h->p.commit_delay_ns &&
+		    (!h->p.commit_group || d->log.commits_inflight < h->p.commit_group))
 			w->delay_short++;
-		if (h->p.commit_group && d->commits_inflight >= h->p.commit_group)
+		if (h->p.commit_group && d->log.commits_inflight >= h->p.commit_group)
 			w->grouped++;
 		return;
 	}
@@ -72,9 +72,9 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 	    s->held != (s->npages == 64 ? ~0ULL : (1ULL << s->npages) - 1))
 		w->bad_merge++;
 	/* sorted within one checkpoint's set */
-	if (d->ckpt && d->ckpt_start == w->last_ckpt && s->page <= w->last_page)
+	if (d->ckpt.set && d->ckpt.start == w->last_ckpt && s->page <= w->last_page)
 		w->unsorted++;
-	w->last_ckpt = d->ckpt_start;
+	w->last_ckpt = d->ckpt.start;
 	w->last_page = s->page + s->npages - 1;
 }
 
@@ -84,9 +84,10 @@ static void check_set(struct harness *h, struct watch *w)
 {
 	const struct wl_db *d = &h->dbs[0];
 
-	for (unsigned k = 0; d->ckpt && k < d->ckpt_next; k++)
-		if (d->ckpt[k].lsn > d->durable && (d->busy[d->ckpt[k].page] & WL_BUSY_IO) &&
-		    !(d->busy[d->ckpt[k].page] & WL_BUSY_DIRTY))
+	for (unsigned k = 0; d->ckpt.set && k < d->ckpt.next; k++)
+		if (d->ckpt.set[k].lsn > d->log.durable &&
+		    (d->busy[d->ckpt.set[k].page] & WL_BUSY_IO) &&
+		    !(d->busy[d->ckpt.set[k].page] & WL_BUSY_DIRTY))
 			w->early++;
 }
 
@@ -133,8 +134,8 @@ static void test_cache_whole(void **state)
 	run_for(&h, &w, 4000 * MS);
 	assert_int_equal(w.reread, 0);
 	assert_true(w.read_pages <= pages);
-	assert_true(h.dbs[0].cache_hits > 10 * w.reads); /* warm: mostly hits */
-	assert_true(h.dbs[0].cache_len <= pages);
+	assert_true(h.dbs[0].cache.hits > 10 * w.reads); /* warm: mostly hits */
+	assert_true(h.dbs[0].cache.len <= pages);
 	assert_true(w.writes > w.reads);
 	free(w.read_once);
 	h_release(&h);
@@ -162,10 +163,10 @@ static void test_cache_quarter(void **state)
 	for (uint64_t i = 0; i < pages; i++)
 		cached += !!(h.dbs[0].busy[i] & WL_BUSY_CACHED);
 	assert_true(cached <= pages / 4);
-	assert_int_equal(h.dbs[0].cache_len, pages / 4);
+	assert_int_equal(h.dbs[0].cache.len, pages / 4);
 	/* the second half still misses about 3 of 4 pages */
-	assert_true(w.reads - reads_then > (h.dbs[0].cache_hits + h.dbs[0].cache_misses) / 4);
-	assert_true(h.dbs[0].cache_hits > 0);
+	assert_true(w.reads - reads_then > (h.dbs[0].cache.hits + h.dbs[0].cache.misses) / 4);
+	assert_true(h.dbs[0].cache.hits > 0);
 	h_release(&h);
 }
 
@@ -237,7 +238,7 @@ static void test_checkpoints(void **state)
 	assert_int_equal(w.unsorted, 0);
 	assert_int_equal(w.bad_merge, 0);
 	assert_int_equal(w.early, 0);
-	assert_true(h.dbs[0].ckpts >= 4);
+	assert_true(h.dbs[0].ckpt.done >= 4);
 	h_release(&h);
 }
 
@@ -253,7 +254,7 @@ static void on_issue_hot(struct harness *h, struct wl_slot *s)
 
 	if (s->kind != WL_SLOT_FLUSH)
 		return;
-	if (d->ckpt_full)
+	if (d->ckpt.full)
 		w->at_ckpt++;
 	else if (s->page < w->hot_n)
 		w->hot_between++;
@@ -313,14 +314,14 @@ static void test_dirty_full_between_checkpoints(void **state)
 	h.arg = &w;
 	h_start(&h, 4096);
 	run_for(&h, &w, 500 * MS);
-	at = h.dbs[0].txns;
+	at = h.dbs[0].txn.ended;
 	run_for(&h, &w, 1900 * MS); /* before the first checkpoint */
-	assert_true(h.dbs[0].txns - at > 1000);
-	assert_true(h.dbs[0].evictions > 0);
-	assert_int_equal(h.dbs[0].ckpts, 0);
+	assert_true(h.dbs[0].txn.ended - at > 1000);
+	assert_true(h.dbs[0].ckpt.evictions > 0);
+	assert_int_equal(h.dbs[0].ckpt.done, 0);
 	assert_int_equal(w.early, 0);
 	run_for(&h, &w, 4500 * MS); /* and the checkpoints still end */
-	assert_true(h.dbs[0].ckpts >= 1);
+	assert_true(h.dbs[0].ckpt.done >= 1);
 	h_release(&h);
 }
 
@@ -341,12 +342,13 @@ static void test_full_page_images(void **state)
 	h_start(&h, 4096);
 	run_for(&h, &w, 2200 * MS);
 	d = &h.dbs[0];
-	assert_true(d->fpi > 0);
+	assert_true(d->log.fpi > 0);
 	/* update_pages = 1: a record of log_record_size per transaction and
 	 * a page per image; the images fewer than the transactions (a page
 	 * changed twice in a cycle is logged whole once) */
-	assert_true(d->lsn % h.p.log_record_size == (d->fpi * h.p.page_size) % h.p.log_record_size);
-	assert_true(d->fpi < d->lsn / h.p.page_size);
+	assert_true(d->log.lsn % h.p.log_record_size ==
+		    (d->log.fpi * h.p.page_size) % h.p.log_record_size);
+	assert_true(d->log.fpi < d->log.lsn / h.p.page_size);
 	h_release(&h);
 }
 
@@ -371,7 +373,7 @@ static void test_log_page_rewrite(void **state)
 	assert_true(w.log_writes > 100);
 	assert_int_equal(w.bad_log, 0);
 	assert_int_equal(w.delay_short, 0);
-	assert_true(w.log_bytes > d->issued); /* the rewritten pages */
+	assert_true(w.log_bytes > d->log.issued); /* the rewritten pages */
 	h_release(&h);
 }
 

@@ -73,14 +73,14 @@ static void test_replay_applies_the_records(void **state)
 	h_start(&h, 8192);
 	while (!wl_db_finished(&h.c, &h.dbs[0]))
 		assert_true(h_step(&h));
-	assert_int_equal(h.dbs[0].phase, WL_PHASE_DONE);
+	assert_int_equal(h.dbs[0].replay.phase, WL_PHASE_DONE);
 	assert_true(w.nnamed > 100);
 	assert_int_equal(w.nreplayed, w.nnamed);
 	assert_memory_equal(w.replayed, w.named, w.nnamed * sizeof(uint64_t));
 	assert_int_equal(w.writes_back, w.nreplayed);
 	for (unsigned k = 0; k < h.p.recovery_segments; k++) {
-		counted += h.dbs[0].rp_count[k];
-		assert_true(h.dbs[0].rp_ns[k] > 0);
+		counted += h.dbs[0].replay.count[k];
+		assert_true(h.dbs[0].replay.ns[k] > 0);
 	}
 	assert_int_equal(counted, w.nreplayed);
 	free(w.named);
@@ -106,14 +106,14 @@ static size_t run_recovery(bool full, struct watch *w, uint64_t *counted, uint64
 	h.c.full = full;
 	while (!wl_db_finished(&h.c, &h.dbs[0]))
 		assert_true(h_step(&h));
-	assert_int_equal(h.dbs[0].phase, WL_PHASE_DONE);
+	assert_int_equal(h.dbs[0].replay.phase, WL_PHASE_DONE);
 	*counted = *recs = 0;
 	for (unsigned k = 0; k < h.p.recovery_segments; k++) {
-		*counted += h.dbs[0].rp_count[k];
+		*counted += h.dbs[0].replay.count[k];
 		if (!full) /* every record counted is applied */
-			assert_int_equal(h.dbs[0].rp_count[k], h.dbs[0].rp_recs[k]);
-		*recs += h.dbs[0].rp_recs[k];
-		assert_true(h.dbs[0].rp_ns[k] > 0);
+			assert_int_equal(h.dbs[0].replay.count[k], h.dbs[0].replay.recs[k]);
+		*recs += h.dbs[0].replay.recs[k];
+		assert_true(h.dbs[0].replay.ns[k] > 0);
 	}
 	for (size_t i = 0; i < w->nreplayed; i++)
 		assert_true(w->replayed[i] < 8192);

@@ -3,8 +3,8 @@
  * many transactions the mix of inserts, deletes, replaces and seeks, and the
  * mean pages each reads, are the profile's; the fixed model's read share is
  * its read_pct; no page ever has two I/Os in flight; every transaction that
- * ends is counted once (wl_db.txns) and every commit record once a log
- * write made it durable (wl_db.log_commits), the fixed model counting none.
+ * ends is counted once (wl_db.txn.ended) and every commit record once a log
+ * write made it durable (wl_db.log.commits), the fixed model counting none.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,7 +31,7 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 
 	if (s->kind == WL_SLOT_LOG) {
 		k->log_writes++;
-		k->log_partial += d->issued < d->lsn;
+		k->log_partial += d->log.issued < d->log.lsn;
 	}
 	if (s->kind != WL_SLOT_STREAM && s->kind != WL_SLOT_FLUSH)
 		return;
@@ -120,14 +120,14 @@ static uint64_t check_txn_counts(const struct harness *h, const struct counts *k
 		working++;
 		upd_working += s->txn != WL_TXN_SEEK;
 	}
-	for (unsigned i = 0; i < d->nwait; i++)
-		log_wait += h->slots[d->waiters[i]].wait == WL_WAIT_LOG;
-	assert_int_equal(d->txns, begun - working);
-	assert_int_equal(d->log_commits + d->commits_buffered + d->commits_inflight,
+	for (unsigned i = 0; i < d->txn.nwait; i++)
+		log_wait += h->slots[d->txn.waiters[i]].wait == WL_WAIT_LOG;
+	assert_int_equal(d->txn.ended, begun - working);
+	assert_int_equal(d->log.commits + d->log.commits_buffered + d->log.commits_inflight,
 			 upd_begun - upd_working + log_wait);
 	/* nothing in flight carried once the log is idle */
-	if (!d->log_busy)
-		assert_int_equal(d->commits_inflight, 0);
+	if (!d->log.busy)
+		assert_int_equal(d->log.commits_inflight, 0);
 	return upd_begun - upd_working;
 }
 
@@ -150,12 +150,12 @@ static void test_txns_counted(void **state)
 			updates = check_txn_counts(&h, &k);
 	}
 	updates = check_txn_counts(&h, &k);
-	assert_true(h.dbs[0].txns > 19000);
+	assert_true(h.dbs[0].txn.ended > 19000);
 	assert_true(k.log_done > 0);
 	/* group commit: 16 streams, 70% lazy commits, one log write at a time:
 	 * writes carry several commits, and no more than were made */
-	assert_true(h.dbs[0].log_commits <= updates);
-	assert_true((double)h.dbs[0].log_commits / k.log_done > 1.5);
+	assert_true(h.dbs[0].log.commits <= updates);
+	assert_true((double)h.dbs[0].log.commits / k.log_done > 1.5);
 	h_release(&h);
 }
 
@@ -183,7 +183,7 @@ static void test_log_commits_partial_writes(void **state)
 	}
 	check_txn_counts(&h, &k);
 	assert_true(k.log_partial > 0);
-	assert_true(h.dbs[0].log_commits > 0);
+	assert_true(h.dbs[0].log.commits > 0);
 	h_release(&h);
 }
 
@@ -205,8 +205,8 @@ static void test_fixed_read_share(void **state)
 	assert_true(fabs((double)k.reads / (k.reads + k.writes) - 0.70) < 0.01);
 	assert_int_equal(k.overlap, 0);
 	/* the fixed model has no transactions */
-	assert_int_equal(h.dbs[0].txns, 0);
-	assert_int_equal(h.dbs[0].log_commits, 0);
+	assert_int_equal(h.dbs[0].txn.ended, 0);
+	assert_int_equal(h.dbs[0].log.commits, 0);
 	h_release(&h);
 }
 

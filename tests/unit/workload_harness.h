@@ -1,9 +1,8 @@
 /*
  * workload_harness.h - drives the generators of src/workload/ alone, through
- * their narrow context, the way a worker does: per turn each database's log,
- * flusher, replication and scan, then the idle streams; completions come
- * back from a tiny device model (a fixed latency per slot kind, completed in
- * time order) into the generators' *_done. The log file is an image in
+ * their narrow context, with the worker's own turn and completion (wl_turn,
+ * wl_complete); completions come back from a tiny device model (a fixed
+ * latency per slot kind, completed in time order). The log file is an image in
  * memory, so replication reads return what the log wrote. Hooks let a test
  * watch every request as it is issued and completed.
  */
@@ -105,7 +104,7 @@ static inline void h_start(struct harness *h, uint64_t pages)
 	if (wl_ctx_init(&h->c, &h->p, 0, h->dbs, h->ndb, nstreams, h->slots, h->nslots, h->idle) ||
 	    wl_slots_place(&h->c, 1, h->now))
 		abort();
-	h->c.run_id = &h->run_id;
+	h->c.run_id = h->run_id;
 	h->c.full = true;
 	for (unsigned i = 0; i < h->nslots; i++) {
 		h->slots[i].buf = aligned_alloc(4096, (h->slots[i].buf_len + 4095) / 4096 * 4096);
@@ -129,59 +128,48 @@ static inline void h_release(struct harness *h)
 	free(h->due);
 }
 
-static inline void h_submit(struct harness *h, struct wl_slot *s)
+/* wl_turn's queue: the slot completes after its kind's latency. */
+static inline bool h_queue(void *arg, struct wl_slot *s, uint64_t now)
 {
-	if (!s)
-		return;
-	s->inflight = true;
-	h->due[s - h->slots] = h->now + h->lat[s->kind];
+	struct harness *h = arg;
+
+	h->due[s - h->slots] = now + h->lat[s->kind];
 	if (h->on_issue)
 		h->on_issue(h, s);
+	return true;
 }
 
-/* One turn of issuing, as the worker's. */
+/* One turn of the generators, the worker's (wl_turn); draining
+ * (no_streams), with the idle streams kept out of it. */
 static inline void h_issue(struct harness *h)
 {
-	struct wl_ctx *c = &h->c;
+	unsigned nidle = h->c.nidle;
 
-	c->next_due = UINT64_MAX;
-	for (unsigned i = 0; i < c->ndb; i++) {
-		struct wl_db *d = &c->dbs[i];
-		struct wl_slot *s;
-
-		if (h->p.type == PROFILE_TEST_RECOVERY)
-			wl_recovery_step(c, i);
-		h_submit(h, wl_log_prepare(c, d, h->now));
-		while ((s = wl_flush_prepare(c, d, h->now)))
-			h_submit(h, s);
-		h_submit(h, wl_repl_prepare(c, d, h->now));
-		h_submit(h, wl_scan_prepare(c, d, h->now));
-	}
-	for (unsigned k = c->nidle; k-- && !h->no_streams;) {
-		struct wl_slot *s = &c->slots[c->idle[k]];
-
-		int next = wl_stream_prepare(c, s, h->now);
-
-		if (next == WL_STREAM_NONE)
-			continue;
-		c->idle[k] = c->idle[--c->nidle];
-		if (next == WL_STREAM_IO)
-			h_submit(h, s);
-	}
+	if (h->no_streams)
+		h->c.nidle = 0; /* nothing completes during a turn: restored as is */
+	wl_turn(&h->c, h->now, h_queue, h);
+	if (h->no_streams)
+		h->c.nidle = nidle;
 }
 
-/* The worker's part of a completion (data, page release), then the
- * generator's. */
-static inline void h_complete(struct harness *h, struct wl_slot *s)
+/* wl_check.log: the log wrote what replication read */
+static inline void h_check_log(void *arg, struct wl_db *d, struct wl_slot *s)
 {
-	struct wl_ctx *c = &h->c;
-	struct wl_db *d = &c->dbs[s->db];
+	struct harness *h = arg;
 	uint64_t b, o;
 
-	s->inflight = false;
+	if (wl_repl_check(&h->c, d, s, &b, &o))
+		abort();
+}
+
+/* The device's part of a completion (the log image read or written), the
+ * test's hook, then the worker's (wl_complete: no page is checked). */
+static inline void h_complete(struct harness *h, struct wl_slot *s)
+{
+	const struct wl_db *d = &h->c.dbs[s->db];
+
 	s->req.result = s->req.len;
 	s->req.t_done_ns = h->now;
-	c->now = h->now;
 	if (wl_slot_on_log(s)) {
 		uint8_t *img = h->log[s->db] + (s->off0 - d->pdb->log_base);
 
@@ -192,38 +180,7 @@ static inline void h_complete(struct harness *h, struct wl_slot *s)
 	}
 	if (h->on_done)
 		h->on_done(h, s);
-	switch (s->kind) {
-	case WL_SLOT_LOG:
-		wl_log_done(c, d);
-		return;
-	case WL_SLOT_REPL:
-		if (wl_repl_check(c, d, s, &b, &o))
-			abort(); /* the log wrote what replication read */
-		wl_repl_done(c, d, s);
-		return;
-	case WL_SLOT_SCAN:
-		wl_scan_done(c, d, s, true);
-		return;
-	case WL_SLOT_FLUSH:
-	case WL_SLOT_STREAM:
-		break;
-	}
-	for (unsigned i = 1; i < s->npages; i++) {
-		/* a read ahead's or a merged write's further pages */
-		if (!(s->held & (1ULL << i)))
-			continue;
-		if (s->req.op == ENGINE_OP_WRITE)
-			d->expect[s->page + i - d->lo] =
-				(uint32_t)wl_next_gen(d->expect[s->page + i - d->lo]);
-		d->busy[s->page + i - d->lo] &= (uint8_t)~WL_BUSY_IO;
-	}
-	d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-	if (s->req.op == ENGINE_OP_WRITE)
-		d->expect[s->page - d->lo] = (uint32_t)s->gen;
-	if (s->kind == WL_SLOT_FLUSH)
-		wl_flush_done(c, s);
-	else
-		wl_stream_done(c, s);
+	wl_complete(&h->c, s, true, &(const struct wl_check){NULL, h_check_log, NULL, h});
 }
 
 /* Issues, then completes what is due first (in slot order at equal times).

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "diskproof/plan.h"
+#include "diskproof/run.h"
 #include "diskproof/stats.h"
 #include "diskproof/workload.h"
 
@@ -23,10 +24,11 @@
  *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
  *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
  *     every worker holds every database, so snapshots count once per worker;
- *     1 KiB of bookkeeping and store rows; and in the jetstress model the log
- *     record ring (65536 x 8 B), the dirty list (up to 4096 x 16 B), 5 B per
- *     log segment, and for recovery the replay ring (65536 x 8 B) and 4 B
- *     more per log segment (its record count, for an engine without pages);
+ *     1 KiB of bookkeeping and store rows; and the generators' state,
+ *     counted by workload/db.c beside what allocates it (wl_db_memory: the
+ *     struct wl_db, its waiting streams and in the jetstress model the log
+ *     record ring, the dirty list and the checkpoint set, per log segment,
+ *     for recovery the replay ring), once per worker in the fixed model;
  *   I/O buffers (written at set-up, so resident): a page per stream, and a
  *     spare one when reads are verified on an engine with files; per
  *     database of the jetstress model a log and a replication buffer (a
@@ -47,11 +49,29 @@
 	 HIST_GROUPS * HIST_GROUP_BUCKETS * sizeof(uint32_t))
 #define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
 #define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
-#define MEM_RING 65536ULL
 #define MEM_SLOT 320ULL
 
-void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
-			  struct plan_memory *m)
+/*
+ * The generators' state of every database (wl_db_memory) on workers of at
+ * most ws streams each: a worker with d of the D databases carries
+ * S x d / D streams, the fraction as one more (plan/workers.c), and d is at
+ * most D / W + 1; in the fixed model every worker holds every database.
+ */
+static uint64_t generators_memory(const struct plan *pl, const struct profile *p, uint64_t streams,
+				  uint64_t workers)
+{
+	uint64_t w = workers ? workers : 1, ndb = pl->nr_dbs ? pl->nr_dbs : 1;
+	uint64_t ws = streams / w + streams / ndb + 2, m = 0;
+
+	if (ws > streams)
+		ws = streams;
+	for (size_t i = 0; i < pl->nr_dbs; i++)
+		m += wl_db_memory(p, pl->dbs[i].nr_pages, (unsigned)ws);
+	return p->model == PROFILE_MODEL_FIXED ? m * w : m;
+}
+
+void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigned cpus,
+			 struct run_memory *m)
 {
 	bool sim = !pl->files, fixed = p->model == PROFILE_MODEL_FIXED;
 	bool backup = p->type == PROFILE_TEST_BACKUP, recovery = p->type == PROFILE_TEST_RECOVERY;
@@ -68,7 +88,7 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 	streams = p->streams == PROFILE_STREAMS_AUTO
 			  ? (p->tune_max_streams ? p->tune_max_streams : 128 * ndb)
 		  : p->streams ? p->streams
-			       : 2 * ndb;
+			       : profile_streams_default((unsigned)ndb);
 	if (p->streams == PROFILE_STREAMS_AUTO && streams > PROFILE_STREAMS_MAX)
 		streams = PROFILE_STREAMS_MAX;
 	if (backup)
@@ -78,26 +98,13 @@ void plan_memory_estimate(const struct plan *pl, const struct profile *p, unsign
 	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
 	m->databases = ndb * per_db +
 		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	m->databases += generators_memory(pl, p, streams, workers);
 	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
 	slots = streams;
 	m->buffers = streams * wl_stream_buf_len(p);
 	if (p->verify && !sim && !recovery && !backup)
 		m->buffers += streams * wl_stream_buf_len(p);
 	if (txn) {
-		for (size_t i = 0; i < pl->nr_dbs; i++) {
-			uint64_t n = pl->dbs[i].nr_pages;
-			uint64_t dirty = p->dirty_pages ? p->dirty_pages : 4096;
-
-			dirty = n < dirty ? n : dirty;
-			m->databases += MEM_RING * 8 + dirty * 16 + 5ULL * p->log_segments +
-					(recovery ? MEM_RING * 8 + 4ULL * p->log_segments : 0);
-			/* checkpoints: the set, as large as the dirty list; the
-			 * cache model's CLOCK ring, 4 B per page it holds */
-			if (p->checkpoint_interval_ns)
-				m->databases += dirty * 16;
-			if (p->cache_size && p->cache_size / p->page_size < n)
-				m->databases += p->cache_size / p->page_size * 4;
-		}
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +
 				     (uint64_t)p->flush_depth * wl_flush_buf_len(p));
