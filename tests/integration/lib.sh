@@ -190,17 +190,23 @@ freeze_watched() {
 		fsfreeze -u "$MNT") </dev/null >/dev/null 2>&1 &
 }
 
-# wait_verdict OUT ERR: until OUT holds the verdict line, 8 s at most
-# (io_timeout plus 6 s) from now; says how long it took.
-wait_verdict() {
+# wait_line PATTERN FILE ERR WHAT: until FILE holds a line matching PATTERN
+# (grep), 8 s at most (io_timeout plus 6 s) from now, else fails showing ERR;
+# says how long it took, as WHAT.
+wait_line() {
 	local t0
 	t0=$(date +%s%N)
-	while ! grep -q "^verdicts:" "$1"; do
+	while ! grep -q "$1" "$2"; do
 		[ $((($(date +%s%N) - t0) / 1000000)) -lt 8000 ] ||
-			{ cat "$2" >&2; fail "no verdict within io_timeout + 6 s of the freeze"; }
+			{ cat "$3" >&2; fail "no $4 within io_timeout + 6 s of the freeze"; }
 		sleep 0.1
 	done
-	echo "verdict $((($(date +%s%N) - t0) / 1000000)) ms after the freeze"
+	echo "$4 $((($(date +%s%N) - t0) / 1000000)) ms after the freeze"
+}
+
+# wait_verdict OUT ERR: until OUT holds the verdict line (wait_line).
+wait_verdict() {
+	wait_line "^verdicts:" "$1" "$2" verdict
 }
 
 # thaw_and_check PID: thaws $MNT; the hung run PID then exits 1 (a failed

@@ -21,13 +21,7 @@ pid=$!
 sleep 2
 kill -0 $pid 2>/dev/null || { cat "$WORK/pc.err"; fail "preconditioning ended within 2 s"; }
 freeze_watched
-t0=$(date +%s%N)
-while ! grep -q "the device does not answer" "$WORK/pc.err"; do
-	[ $((($(date +%s%N) - t0) / 1000000)) -lt 8000 ] ||
-		{ cat "$WORK/pc.err" >&2; fail "no 'does not answer' within io_timeout + 6 s of the freeze"; }
-	sleep 0.1
-done
-echo "said $((($(date +%s%N) - t0) / 1000000)) ms after the freeze"
+wait_line "the device does not answer" "$WORK/pc.err" "$WORK/pc.err" "'does not answer'"
 fsfreeze -u "$MNT"
 set +e
 wait $pid
