@@ -21,29 +21,34 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-/* Exit codes, ARCHITECTURE.md; precedence 130/143, then 4, then 3, then 1. */
+/* Exit codes, ARCHITECTURE.md; precedence 130/143, then 4, then 3, then 1,
+ * then 5. 5 is a result, not an error: the run (or a compare gate) could not
+ * conclude, e.g. its reads did not reach the device. */
 enum dp_exit {
 	DP_EXIT_OK = 0,
 	DP_EXIT_FAIL = 1,
 	DP_EXIT_USAGE = 2,
 	DP_EXIT_ENV = 3,
 	DP_EXIT_INTEGRITY = 4,
+	DP_EXIT_INCONCLUSIVE = 5,
 	DP_EXIT_SIGINT = 130,
 	DP_EXIT_SIGTERM = 143,
 };
 
 /* What a run's outcome says about its exit code (run_exit_code). */
 struct run_exit_facts {
-	int signal;	/* the SIGINT or SIGTERM that stopped it (another: as SIGTERM); 0 */
-	bool integrity; /* data integrity errors were found */
-	bool env_error; /* an environment error: engine, journal, volume, results file */
-	bool passed;	/* every verdict passed */
+	int signal;	   /* the SIGINT or SIGTERM that stopped it (another: as SIGTERM); 0 */
+	bool integrity;	   /* data integrity errors were found */
+	bool env_error;	   /* an environment error: engine, journal, volume, results file */
+	bool passed;	   /* every verdict passed */
+	bool inconclusive; /* the results cannot be concluded on (not plausible) */
 };
 
 /*
  * The one rule for a run's exit code (enum dp_exit), pure: 130 for SIGINT or
  * 143 for SIGTERM, else 4 with integrity errors, else 3 with an environment
- * error, else 1 unless every verdict passed, else 0.
+ * error, else 1 unless every verdict passed, else 5 when the results are
+ * inconclusive, else 0.
  */
 int run_exit_code(const struct run_exit_facts *f);
 

@@ -85,13 +85,15 @@ static const char note_run[] =
 static const char note_units[] = "Durations: 500ms, 30s, 5m, 2h; sizes: 32KiB, 1MiB, 4GiB.";
 
 static const char exit_codes[] =
-	"exit codes (when several apply, the first listed of 130/143, 4, 3, 1 wins):\n"
+	"exit codes (when several apply, the first listed of 130/143, 4, 3, 1, 5 wins):\n"
 	"  0    every verdict passed\n"
 	"  1    a verdict failed (thresholds, I/O errors)\n"
 	"  2    usage or profile error (nothing was written)\n"
 	"  3    environment or resource error: cannot open, no space, no io_uring,\n"
 	"       results file unusable, a volume's lock held or not to be had\n"
 	"  4    data integrity error (a page read back wrong)\n"
+	"  5    inconclusive, a result: the figures cannot be concluded on (reads that\n"
+	"       did not reach the device), or a compare gate found no established change\n"
 	"  130  interrupted by SIGINT (Ctrl-C); 143 interrupted by SIGTERM\n"
 	"(SIGHUP does not stop a run: it goes on to its end; SIGUSR1 prints a status line)\n";
 

@@ -15,5 +15,7 @@ int run_exit_code(const struct run_exit_facts *f)
 		return DP_EXIT_INTEGRITY;
 	if (f->env_error)
 		return DP_EXIT_ENV;
-	return f->passed ? DP_EXIT_OK : DP_EXIT_FAIL;
+	if (!f->passed)
+		return DP_EXIT_FAIL;
+	return f->inconclusive ? DP_EXIT_INCONCLUSIVE : DP_EXIT_OK;
 }

@@ -1,7 +1,8 @@
 /*
  * test_exit_code.c - the exit code of a run's outcome (run_exit_code, run.h):
  * each code alone, then the precedence README.md and ARCHITECTURE.md give
- * when several apply: 130/143 before 4, 4 before 3, 3 before 1, 1 before 0;
+ * when several apply: 130/143 before 4, 4 before 3, 3 before 1, 1 before 5
+ * (inconclusive), 5 before 0;
  * a signal other than SIGINT counts as SIGTERM.
  */
 #include <stdarg.h>
@@ -80,6 +81,33 @@ static void test_other_signal_as_sigterm(void **state)
 	assert_int_equal(code(SIGHUP, false, false, true), 143);
 }
 
+static int code5(int sig, bool integrity, bool env, bool passed)
+{
+	struct run_exit_facts f = {.signal = sig,
+				   .integrity = integrity,
+				   .env_error = env,
+				   .passed = passed,
+				   .inconclusive = true};
+
+	return run_exit_code(&f);
+}
+
+/* 5 only when nothing else applies: an inconclusive run that also failed a
+ * verdict says 1, one that met an error says 3 or 4, a signal 130/143 */
+static void test_inconclusive_after_fail(void **state)
+{
+	(void)state;
+	assert_int_equal(DP_EXIT_INCONCLUSIVE, 5);
+	assert_int_equal(code5(0, false, false, true), 5);
+	assert_int_equal(code5(0, false, false, false), 1);
+	assert_int_equal(code5(0, false, true, true), 3);
+	assert_int_equal(code5(0, true, false, true), 4);
+	assert_int_equal(code5(SIGINT, false, false, true), 130);
+	assert_int_equal(code5(SIGTERM, false, false, true), 143);
+	/* and not without the fact */
+	assert_int_equal(code(0, false, false, true), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +117,7 @@ int main(void)
 		cmocka_unit_test(test_integrity_over_env),
 		cmocka_unit_test(test_signal_over_all),
 		cmocka_unit_test(test_other_signal_as_sigterm),
+		cmocka_unit_test(test_inconclusive_after_fail),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
