@@ -75,6 +75,7 @@ static const char import_run_columns[] =
 	" profile_text, command_line, pid, engine, test_type, streams, warmup_s, exit_code";
 static const char import_run_columns7[] = ", t0_utc";
 static const char import_run_columns8[] = ", start_at, load_started_at";
+static const char import_run_columns10[] = ", series_uuid, series_index, series_size";
 
 static const struct import_table import_tables[] = {
 	{"sample",
@@ -257,13 +258,14 @@ static int import_run(struct store *s, int64_t version, int64_t src_id, int64_t 
 	int ret = 0, rc;
 	size_t i;
 
-	strbuf_addf(&sql,
-		    "INSERT INTO main.run (id, %s%s%s, uuid) SELECT ?, %s%s%s, ? FROM src.run"
-		    " WHERE id = ?",
-		    import_run_columns, version >= 7 ? import_run_columns7 : "",
-		    version >= 8 ? import_run_columns8 : "", import_run_columns,
-		    version >= 7 ? import_run_columns7 : "",
-		    version >= 8 ? import_run_columns8 : "");
+	strbuf_addf(
+		&sql,
+		"INSERT INTO main.run (id, %s%s%s%s, uuid) SELECT ?, %s%s%s%s, ? FROM src.run"
+		" WHERE id = ?",
+		import_run_columns, version >= 7 ? import_run_columns7 : "",
+		version >= 8 ? import_run_columns8 : "", version >= 10 ? import_run_columns10 : "",
+		import_run_columns, version >= 7 ? import_run_columns7 : "",
+		version >= 8 ? import_run_columns8 : "", version >= 10 ? import_run_columns10 : "");
 	rc = sqlite3_prepare_v2(s->db, sql.buf, -1, &st, NULL);
 	if (rc == SQLITE_OK) {
 		if (id)

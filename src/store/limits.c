@@ -18,6 +18,7 @@
  *   ns sum    0 .. 2^63 - 1 (a sum of latencies, any SQLite integer >= 0)
  *   percent   0 .. 100 (host CPU shares, device utilisation)
  *   streams   0 .. 100000 (the profile's most)
+ *   series    1 .. 1000 (a run's place in its series, the series' size)
  *   flags     0 or 1
  * A column that may be NULL (a figure not measured or not yet written) may
  * be NULL; NaN cannot be stored (SQLite makes it NULL).
@@ -74,6 +75,8 @@ static const struct store_limit limits[] = {
 	 "the most streams a profile sets"},
 	{"run", "exit_code", LIM_INT, true, 0, 255, "255"},
 	{"run", "pid", LIM_INT, true, 0, INT32_MAX, "2^31 - 1"},
+	{"run", "series_index", LIM_INT, true, 1, STORE_SERIES_MAX, "the most runs a series holds"},
+	{"run", "series_size", LIM_INT, true, 1, STORE_SERIES_MAX, "the most runs a series holds"},
 
 	{"sample", "t_ms", L_TIME_MS(false)},
 	{"sample", "warmup", L_FLAG},

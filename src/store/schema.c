@@ -380,6 +380,16 @@ static const char *const store_migrations[] = {
 	" log_commits INTEGER NOT NULL"
 	");"
 	"CREATE INDEX txn_sample_run ON txn_sample (run_id, t_ms);",
+	/* 9 -> 10: series (run --repeat N, docs/results-schema.md). The runs
+	 * of one series share series_uuid (their identity across results
+	 * files, as run.uuid is a run's: an import copies it); series_index
+	 * is the run's place in it (1..series_size), series_size the N asked
+	 * for. A series is named in this file by the lowest run id among its
+	 * runs. NULL in all three for a run that is not part of a series. */
+	"ALTER TABLE run ADD COLUMN series_uuid TEXT;"
+	"ALTER TABLE run ADD COLUMN series_index INTEGER;"
+	"ALTER TABLE run ADD COLUMN series_size INTEGER;"
+	"CREATE INDEX run_series ON run (series_uuid);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

@@ -54,7 +54,13 @@ struct fixture {
 };
 
 /* Takes a current file back to schema 8 (before the transactions). */
-#define SCHEMA9_UNDO " DROP INDEX txn_sample_run; DROP TABLE txn_sample; DROP TABLE txn_total;"
+/* Takes a current file back to schema 9 (before the series columns). */
+#define SCHEMA10_UNDO                                                                              \
+	" DROP INDEX run_series; ALTER TABLE run DROP COLUMN series_uuid;"                         \
+	" ALTER TABLE run DROP COLUMN series_index; ALTER TABLE run DROP COLUMN series_size;"
+
+#define SCHEMA9_UNDO                                                                               \
+	SCHEMA10_UNDO " DROP INDEX txn_sample_run; DROP TABLE txn_sample; DROP TABLE txn_total;"
 
 /* Takes a current file back to schema 7 (before the fleet columns). */
 #define SCHEMA8_UNDO                                                                               \
@@ -2422,6 +2428,53 @@ static void test_txn_totals(void **state)
 	strbuf_release(&err);
 }
 
+/* Schema 10: a series' columns are kept by an import (the series' uuid is
+ * its identity across files, as run.uuid is a run's); a version-9 file
+ * migrates with none. */
+static void test_series_columns(void **state)
+{
+	struct fixture *f = *state;
+	char other[192];
+	struct store *s, *o;
+	sqlite3 *db;
+
+	snprintf(other, sizeof(other), "%s/other.db", f->dir);
+	o = open_ok(other);
+	full_run(o, "server-b", 1000);
+	full_run(o, "server-b", 2000);
+	store_close(o);
+	db = raw_open(other);
+	assert_int_equal(sqlite3_exec(db,
+				      "UPDATE run SET series_uuid = 'S-1', series_index = id,"
+				      " series_size = 2; PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+
+	s = open_ok(f->path);
+	full_run(s, "server-a", 500);
+	import_ok(s, other, 2, 0);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run WHERE series_uuid = 'S-1'"), 2);
+	assert_int_equal(raw_int(db, "SELECT sum(series_index) FROM run"), 3);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run WHERE series_uuid IS NULL"), 1);
+
+	/* a version-9 file: migrated, its runs in no series */
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA10_UNDO " PRAGMA user_version = 9;"
+						    " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	s = open_ok(f->path);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run WHERE series_uuid IS NULL"), 3);
+	sqlite3_close(db);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2447,6 +2500,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty_classes_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_run_delete, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_series_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_v1, setup, teardown),
