@@ -274,6 +274,9 @@ struct profile {
 	/* which command-line options profile_apply_overrides() applied
 	 * (PROFILE_OPT_* bits), so the effective parameters say "option" */
 	unsigned options_applied;
+	/* run --repeat N: the workload and sim seeds are the series' for this
+	 * run (profile_seeds_derive), listed with source "derived" */
+	bool seeds_derived;
 };
 
 /* Bits of profile.options_applied. */
@@ -355,6 +358,16 @@ int profile_load_file(struct profile *p, const char *path, struct strbuf *err) D
  * ends in ".ini" or names an existing file; otherwise a built-in name (an
  * unknown name is -ENOENT with the list of built-ins and a did-you-mean). */
 int profile_resolve(struct profile *p, const char *arg, struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * run --repeat N: run `index` (1..N) of a series gets its own workload seed
+ * and sim seed, derived from the profile's (seed, sim_seed: [workload] seed
+ * and [sim] seed as parsed) and index by a splitmix64 step, so that the
+ * runs of a simulated series differ as real runs do and each is still
+ * reproducible. Run 1 keeps the profile's seeds exactly (seeds_derived
+ * false); the others set every volume's sim devices too.
+ */
+void profile_seeds_derive(struct profile *p, uint64_t seed, uint64_t sim_seed, unsigned index);
 
 /* Applies command-line overrides to a validated profile; re-checks what they
  * could break (db size a multiple of the page size, the rules over several

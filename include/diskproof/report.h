@@ -101,6 +101,16 @@ void report_compare_render(struct strbuf *out, const struct analyze_comparison *
 void report_compare_view_render(struct strbuf *out, const struct report_compare_view *v,
 				enum report_format fmt, const struct report_options *opt);
 
+/*
+ * A run's series (run --repeat N; report/series.c): the place of the run,
+ * "run 2 of 3 in series 4" (nothing outside a series), and the series'
+ * section as text: its verdict, runs and, per judged figure, mean, min, max
+ * and coefficient of variation across the runs (nothing without r->series).
+ * The text report shows both; run --repeat prints the section at its end.
+ */
+void report_series_place(struct strbuf *sb, const struct results *r);
+void report_series_text(struct strbuf *sb, const struct results *r);
+
 /* Human text for a verdict: "db3 on vol2: database read average 21.4 ms > 20 ms". */
 void report_verdict_line(struct strbuf *out, const struct verdict *v);
 

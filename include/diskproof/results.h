@@ -342,6 +342,75 @@ struct results_host_perf {
 	size_t nr_devices;
 };
 
+/*
+ * A series (run --repeat N, schema 10): the runs that share a series_uuid,
+ * and per judged figure its spread across them, so that a change can be
+ * told from the variation of identical runs. The figures are the run
+ * scope's: transactional IOPS, and for database reads and log writes the
+ * average, the 99th percentile and the highest sample average (what
+ * max_basis = sample judges).
+ */
+enum results_series_fig {
+	RESULTS_SERIES_TRANS_IOPS,
+	RESULTS_SERIES_DB_READ_AVG,
+	RESULTS_SERIES_DB_READ_P99,
+	RESULTS_SERIES_DB_READ_MAX,
+	RESULTS_SERIES_LOG_WRITE_AVG,
+	RESULTS_SERIES_LOG_WRITE_P99,
+	RESULTS_SERIES_LOG_WRITE_MAX,
+	RESULTS_SERIES_FIG_COUNT,
+};
+
+/* A figure's JSON and CSV name ("db_read_avg_ms") and its words in a
+ * table ("db read avg ms"). */
+const char *results_series_fig_name(enum results_series_fig f);
+const char *results_series_fig_label(enum results_series_fig f);
+
+/*
+ * The spread of n values, NAN ones left out (a run without the figure):
+ * n the values counted, their mean, min and max, and the coefficient of
+ * variation, the sample standard deviation (n - 1) over the mean in
+ * percent. cv_pct is NAN with fewer than two values (the variation is not
+ * known from one) and with a zero mean; every figure is NAN with none.
+ */
+struct results_spread {
+	size_t n;
+	double mean, min, max, cv_pct;
+};
+void results_spread_compute(const double *x, size_t n, struct results_spread *out);
+
+/* One run of a series, as its row and run-scope summary hold it. */
+struct results_series_run {
+	int64_t id;
+	unsigned index; /* series_index */
+	char status[16];
+	char verdict[8];		      /* "" without one (aborted, running) */
+	double fig[RESULTS_SERIES_FIG_COUNT]; /* NAN: not measured */
+};
+
+struct results_series {
+	char uuid[40]; /* series_uuid */
+	int64_t id;    /* the lowest run id among its runs: its name in the file */
+	unsigned size; /* series_size: the N run --repeat was given */
+	struct results_series_run *runs; /* stored, in series_index order */
+	size_t nr_runs;
+	/* runs whose verdict is PASS / FAIL; the spread is over the runs
+	 * that ended with a verdict (an aborted run's figures are partial) */
+	unsigned passed, failed;
+	struct results_spread spread[RESULTS_SERIES_FIG_COUNT];
+};
+
+/* Fills s->passed, s->failed and s->spread from s->runs. */
+void results_series_fill(struct results_series *s);
+
+/*
+ * The series' verdict: "FAIL" when a run failed, "PASS" when all size runs
+ * are stored and passed, else "NONE" (a run aborted, or not all stored).
+ */
+const char *results_series_verdict(const struct results_series *s);
+
+void results_series_free(struct results_series *s);
+
 struct results {
 	int64_t id;
 	char *status;  /* running|passed|failed|aborted|error */
@@ -363,6 +432,13 @@ struct results {
 	 * ("2026-12-03T15:20:00.000123Z"); NULL where not stored */
 	char *start_at;
 	char *load_started_at;
+	/* schema 10 (run --repeat N): the run's series, its place in it and
+	 * the N asked for; series_uuid NULL outside a series. series: the
+	 * series' runs and spread (store_results_load fills it for a run in
+	 * a series), NULL otherwise; freed by results_release */
+	char *series_uuid;
+	unsigned series_index, series_size;
+	struct results_series *series;
 	unsigned streams;
 	int exit_code;
 	double sample_s; /* the sample of the max_sample_avg_ms figures; 0: none stored */

@@ -52,6 +52,14 @@ struct run_exit_facts {
  */
 int run_exit_code(const struct run_exit_facts *f);
 
+/*
+ * Of two exit codes, the one the precedence above puts first (130 and 143,
+ * the first given of them; then 4, 3, 2, 1, 5, 0): a series' code from its
+ * runs' (run --repeat N), so that one failed run is not hidden by the
+ * others' passes and an inconclusive one only counts where none failed.
+ */
+int run_exit_worst(int a, int b);
+
 /* One volume's figures of the interval just merged (the live view). */
 struct run_volume_view {
 	const char *name; /* the volume's */
@@ -191,6 +199,17 @@ int run_start_text_parse(const char *text, uint64_t now_real_ns, uint64_t *at, s
  * otherwise is not one, and is never replaced or removed. */
 #define RUN_READY_MAGIC "{\"diskproof_ready\": 1"
 
+/*
+ * run --repeat N: a run's place in its series (run.series_*, schema 10).
+ * uuid "" for the series' first run: the store makes one as the run row is
+ * written and run_execute fills it in here, for the next runs to pass on.
+ */
+struct run_series {
+	char uuid[40];
+	unsigned index; /* 1..size */
+	unsigned size;	/* N */
+};
+
 struct run_options {
 	const struct profile *profile; /* validated, overrides applied */
 	const char *results_path;
@@ -238,6 +257,8 @@ struct run_options {
 	 * a larger maximum error (adjtimex) is warned of and recorded as a
 	 * "clock" event */
 	uint64_t max_clock_error_ns;
+	/* run --repeat N: the series this run is part of; NULL outside one */
+	struct run_series *series;
 	struct run_callbacks cb;
 };
 

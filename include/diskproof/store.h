@@ -81,6 +81,11 @@ struct store_run_info {
 	unsigned streams;
 	uint64_t warmup_ns;
 	int pid;
+	/* run --repeat N (schema 10): series_size N and the run's place,
+	 * 1..N; 0 outside a series. series_uuid: the series' (NULL or "":
+	 * a new random one, as run.uuid is made: the series' first run) */
+	const char *series_uuid;
+	unsigned series_index, series_size;
 };
 
 /* Inserts the run row with status "running". */
@@ -316,6 +321,10 @@ struct store_run_brief {
 	 * writes, the first such ("run.warmup_s = inf: not a finite number"):
 	 * report, compare and fleet refuse it (docs/results-schema.md) */
 	char unusable[200];
+	/* its series (run --repeat N): the lowest run id among the series'
+	 * runs, its place in it and the N; 0 outside a series */
+	int64_t series_id;
+	unsigned series_index, series_size;
 };
 
 /* Every run, oldest first; *out is the caller's to free(). */
@@ -371,6 +380,19 @@ int store_runs_by_label(struct store *s, const char *label, int64_t **ids, size_
 
 /* The id of the newest run; -ENOENT when the file holds none. */
 int store_run_latest(struct store *s, int64_t *run_id, struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * A series (series.c): the runs whose series_uuid is uuid, in series_index
+ * order, with their run-scope figures and the spread (results_series_fill);
+ * *out is the caller's (results_series_free). 0, -ENOMEM or a store error.
+ */
+int store_series_load(struct store *s, const char *uuid, struct results_series **out,
+		      struct strbuf *err) DP_MUST_CHECK;
+
+/* The series_uuid of run run_id into out ("" outside a series). 0 or a
+ * store error. */
+int store_run_series_uuid(struct store *s, int64_t run_id, char *out, size_t len,
+			  struct strbuf *err) DP_MUST_CHECK;
 
 /* Loads a run's results model. -ENOENT for an unknown id. */
 int store_results_load(struct store *s, int64_t run_id, struct results *r,

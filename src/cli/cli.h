@@ -136,6 +136,8 @@ struct cli_opts {
 	uint64_t max_clock_error_ns; /* --max-clock-error D */
 	bool has_max_clock_error;
 	const char *host; /* run --host NAME */
+	unsigned repeat;  /* run --repeat N, 1..STORE_SERIES_MAX; 0: not given */
+	bool fresh;	  /* run --fresh: files created anew between a series' runs */
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */

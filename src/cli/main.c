@@ -409,6 +409,224 @@ static void run_print_late(struct run_outcome *out, int late)
 	}
 }
 
+/*
+ * run --repeat N: what it cannot go with, checked before anything is
+ * written. A series starts its runs one after the other, so an instant or
+ * a start file (one fleet start) has no meaning for runs 2..N; --fresh
+ * needs files to create anew. 0 or the usage error printed.
+ */
+static int series_args_check(const struct cli_opts *o, const struct profile *p)
+{
+	if (o->fresh && !o->repeat)
+		return cli_usage_error("--fresh is for --repeat N: it creates the files anew "
+				       "between the runs of a series");
+	if (!o->repeat)
+		return 0;
+	if (o->has_start_at || o->start_file || o->ready_file)
+		return cli_usage_error("--repeat runs its runs one after another: it does not go "
+				       "with --start-at, --start-file or --ready-file");
+	if (o->fresh && engine_simulated(p->engine))
+		return cli_usage_error(
+			"--fresh: profile %s uses the sim engine, which has no files "
+			"to create anew",
+			p->name);
+	return 0;
+}
+
+/*
+ * --fresh: every database, log and journal file of the plan, for
+ * --destroy-data (created anew from their first page, the journals
+ * removed: plan/prepare.c). A volume on a block device is refused: its
+ * databases are regions of the device, and rewriting the whole device
+ * between runs is not what --fresh says. 0 with *paths (the caller frees
+ * each and the array) and *n, or the exit code with the message printed.
+ */
+static int fresh_paths(const struct profile *p, char ***paths, size_t *n)
+{
+	struct plan pl = {0};
+	struct strbuf err = STRBUF_INIT;
+	char **v = NULL;
+	int ret = plan_build(&pl, p, true, &err);
+
+	*paths = NULL;
+	*n = 0;
+	if (ret) {
+		cli_print_err(err.buf);
+		ret = ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
+		goto out;
+	}
+	for (size_t i = 0; i < pl.nr_vols; i++)
+		if (pl.vols[i].device || pl.vols[i].log_device) {
+			ret = cli_usage_error("--fresh: volume %s is on a block device, whose "
+					      "databases are regions of it, not files",
+					      pl.vols[i].name);
+			goto out;
+		}
+	v = calloc(3 * pl.nr_dbs + 1, sizeof(*v));
+	for (size_t i = 0; v && i < pl.nr_dbs; i++) {
+		v[3 * i] = strdup(pl.dbs[i].path);
+		v[3 * i + 1] = strdup(pl.dbs[i].log_file);
+		v[3 * i + 2] = strdup(pl.dbs[i].journal);
+	}
+	for (size_t i = 0; v && i < 3 * pl.nr_dbs; i++)
+		if (!v[i]) {
+			for (size_t k = 0; k < 3 * pl.nr_dbs; k++)
+				free(v[k]);
+			free(v);
+			v = NULL;
+		}
+	if (!v) {
+		cli_print_err("out of memory");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	*paths = v;
+	*n = 3 * pl.nr_dbs;
+out:
+	plan_release(&pl);
+	strbuf_release(&err);
+	return ret;
+}
+
+/* What one run of a series says as it ends: its place, id and verdict. */
+static void series_run_line(const struct run_series *ser, const struct run_outcome *out)
+{
+	const char *v = !strcmp(out->status, "passed")	  ? "PASS"
+			: !strcmp(out->status, "failed")  ? "FAIL"
+			: !strcmp(out->status, "aborted") ? "ABORTED"
+							  : "ERROR";
+
+	fprintf(stderr, "diskproof: series run %u of %u (run %lld): %s\n", ser->index, ser->size,
+		(long long)out->run_id, v);
+}
+
+/*
+ * The end of a series: its spread (the series section of the last run's
+ * report) on stdout, or with --format json the last run's JSON report,
+ * which holds the series; then where it is.
+ */
+static void series_print_end(const struct cli_opts *o, int64_t last_id, bool json)
+{
+	struct store *st = NULL;
+	struct results r = {0};
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	char arg[24];
+
+	snprintf(arg, sizeof(arg), "%lld", (long long)last_id);
+	if (json) {
+		(void)print_report(o->results, arg, REPORT_JSON, stdout, NULL);
+	} else if (store_open_read(&st, o->results, true, &err) ||
+		   store_results_load(st, last_id, &r, &err)) {
+		cli_print_err(err.buf);
+	} else {
+		report_series_text(&text, &r);
+		fputs(text.buf, stdout);
+		fflush(stdout);
+	}
+	if (r.series)
+		fprintf(stderr,
+			"diskproof: series %lld in %s (runs %lld to %lld): diskproof report %lld "
+			"shows a run with the series\n",
+			(long long)r.series->id, o->results, (long long)r.series->id,
+			(long long)last_id, (long long)last_id);
+	results_release(&r);
+	store_close(st);
+	strbuf_release(&err);
+	strbuf_release(&text);
+}
+
+/* One run of a series; 0 to go on with the next, or 1 when the series
+ * stops here (*code its exit code so far). Exits at once after a second
+ * signal, as a single run does. */
+static int series_one(const struct cli_opts *o, struct run_options *ro, struct progress *pr,
+		      int64_t *last_id, int *code)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct run_outcome out;
+	int ret;
+
+	ret = run_execute(ro, &out, &err);
+	progress_live_end(&pr->live);
+	if (out.abandoned) {
+		fprintf(stderr,
+			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
+			(long long)out.run_id, o->results);
+		_exit(out.exit_code);
+	}
+	if (err.len)
+		cli_print_err(err.buf);
+	strbuf_release(&err);
+	if (out.run_id) {
+		*last_id = out.run_id;
+		series_run_line(ro->series, &out);
+	}
+	if (out.integrity_errors)
+		fprintf(stderr,
+			"diskproof: run %lld: %llu data integrity error(s): see its report\n",
+			(long long)out.run_id, (unsigned long long)out.integrity_errors);
+	*code = run_exit_worst(*code, out.exit_code);
+	/* a failed or inconclusive run is a result, and the series goes on;
+	 * a signal, an error or lost data stop it */
+	(void)ret;
+	return out.exit_code == DP_EXIT_OK || out.exit_code == DP_EXIT_FAIL ||
+			       out.exit_code == DP_EXIT_INCONCLUSIVE
+		       ? 0
+		       : 1;
+}
+
+/*
+ * run --repeat N: the profile N times as one series (run.series_*), each
+ * run with its own seeds (profile_seeds_derive), the files prepared once or,
+ * with --fresh, created anew before each run after the first. The exit code
+ * is the worst of the runs' by the usual precedence (run_exit_worst).
+ */
+static int run_series(const struct cli_opts *o, struct profile *p, struct run_options *ro,
+		      struct progress *pr, bool json)
+{
+	struct run_series ser = {.size = o->repeat};
+	const uint64_t seed = p->seed, sim_seed = p->sim.seed;
+	const char **destroy = NULL;
+	char **fresh = NULL;
+	size_t nfresh = 0;
+	int64_t last_id = 0;
+	int code = DP_EXIT_OK, ret = 0;
+
+	if (o->fresh && (ret = fresh_paths(p, &fresh, &nfresh)))
+		return ret;
+	destroy = calloc(o->ndestroy + nfresh + 1, sizeof(*destroy));
+	if (!destroy) {
+		cli_print_err("out of memory");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	for (size_t i = 0; i < o->ndestroy; i++)
+		destroy[i] = o->destroy[i];
+	for (size_t i = 0; i < nfresh; i++)
+		destroy[o->ndestroy + i] = fresh[i];
+	ro->series = &ser;
+	for (ser.index = 1; ser.index <= ser.size; ser.index++) {
+		profile_seeds_derive(p, seed, sim_seed, ser.index);
+		if (ser.index == 2 && nfresh) { /* --fresh: the runs after the first */
+			ro->destroy = destroy;
+			ro->ndestroy = o->ndestroy + nfresh;
+		}
+		if (series_one(o, ro, pr, &last_id, &code))
+			break;
+	}
+	if (ser.index <= ser.size && !o->quiet)
+		fprintf(stderr, "diskproof: the series stopped after run %u of %u\n", ser.index,
+			ser.size);
+	if (last_id)
+		series_print_end(o, last_id, json);
+	ret = code;
+out:
+	for (size_t i = 0; i < nfresh; i++)
+		free(fresh[i]);
+	free(fresh);
+	free(destroy);
+	return ret;
+}
+
 static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint64_t main_real_ns)
 {
 	struct cli_opts o;
@@ -423,6 +641,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 
 	ret = cli_profile_load(argc, argv, CMD_RUN, "run", &o, &p);
 	if (!ret)
+		ret = series_args_check(&o, &p);
+	if (!ret)
 		ret = run_args_check(&o, &p, main_real_ns, &ro, &json);
 	if (ret)
 		goto out;
@@ -435,6 +655,15 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.signal_fd = sfd;
 	ro.remade = &remade;
 	run_announce(&o, &p);
+	if (o.repeat) {
+		ret = run_series(&o, &p, &ro, &pr, json);
+		late = cli_signals_finish(sfd);
+		sfd = -1;
+		if (late && ret != DP_EXIT_SIGINT && ret != DP_EXIT_SIGTERM)
+			ret = run_exit_worst(
+				ret, run_exit_code(&(struct run_exit_facts){.signal = late}));
+		goto out;
+	}
 	ret = run_execute(&ro, &out, &err);
 	progress_live_end(&pr.live);
 	if (out.abandoned) {
@@ -701,6 +930,16 @@ static void list_json(struct strbuf *sb, const struct store_run_brief *runs, siz
 		else
 			json_null(&j, "exit_code");
 		json_str(&j, "unusable", b->unusable[0] ? b->unusable : NULL);
+		/* run --repeat N: the series' id (its lowest run id), place, N */
+		if (b->series_id) {
+			json_i64(&j, "series", b->series_id);
+			json_u64(&j, "series_index", b->series_index);
+			json_u64(&j, "series_size", b->series_size);
+		} else {
+			json_null(&j, "series");
+			json_null(&j, "series_index");
+			json_null(&j, "series_size");
+		}
 		json_end(&j);
 	}
 	json_end(&j);
@@ -713,6 +952,7 @@ static void list_text_row(const struct store_run_brief *b)
 {
 	struct strbuf host = STRBUF_INIT, prof = STRBUF_INIT, label = STRBUF_INIT;
 	struct strbuf figs = STRBUF_INIT;
+	char ser[48] = "-";
 
 	/* control characters shown escaped, never sent to the terminal */
 	report_text_escape(&host, b->host);
@@ -728,8 +968,11 @@ static void list_text_row(const struct store_run_brief *b)
 	} else {
 		strbuf_addf(&figs, "%8.0fs %12.1f", b->duration_s, b->transactional_iops);
 	}
-	printf("%5lld  %-8s %-7s %-20s %-16s %-14s %s  %s\n", (long long)b->id, b->status,
-	       b->verdict[0] ? b->verdict : "-", b->started_at, host.buf, prof.buf, figs.buf,
+	if (b->series_id) /* the series' id, and the run's place in it */
+		snprintf(ser, sizeof(ser), "%lld:%u/%u", (long long)b->series_id, b->series_index,
+			 b->series_size);
+	printf("%5lld  %-8s %-7s %-20s %-16s %-14s %s  %-13s %s\n", (long long)b->id, b->status,
+	       b->verdict[0] ? b->verdict : "-", b->started_at, host.buf, prof.buf, figs.buf, ser,
 	       label.buf);
 	strbuf_release(&host);
 	strbuf_release(&prof);
@@ -776,8 +1019,8 @@ static int cmd_list(int argc, char **argv)
 		strbuf_release(&doc);
 		goto out;
 	}
-	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %s\n", "run", "status", "verdict",
-	       "started", "host", "profile", "measured", "trans. IOPS", "label");
+	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %-13s %s\n", "run", "status", "verdict",
+	       "started", "host", "profile", "measured", "trans. IOPS", "series", "label");
 	for (size_t i = 0; i < n; i++)
 		list_text_row(&runs[i]);
 out:

@@ -121,6 +121,11 @@ static const struct cli_opt_def opt_defs[] = {
 	 "exceeds D (default 50ms)"},
 	{"--host", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN,
 	 "record the run under host NAME instead of this machine's hostname"},
+	{"--repeat", 0, CLI_ARG_REQUIRED, "N", CMD_RUN,
+	 "run the profile N times as one series (1 to 1000): each run's verdict, then the spread "
+	 "of each figure; exits 0 only when every run passed"},
+	{"--fresh", 0, CLI_ARG_NONE, NULL, CMD_RUN,
+	 "with --repeat, create the database and log files anew before each run after the first"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
 	{"--version", 'V', CLI_ARG_NONE, NULL, CMD_GLOBAL, "print the version and exit"},
 };
@@ -308,6 +313,21 @@ static int set_opt_run(struct cli_opts *o, const char *name, const char *val, st
 			strbuf_addstr(err, "needs a name of 1 to 255 characters");
 			ret = -EINVAL;
 		}
+	} else if (!strcmp(name, "--repeat")) {
+		uint64_t n = 0;
+
+		/* digits only: "-1" and "3x" are not N */
+		ret = val[strspn(val, "0123456789")] || !*val ? -EINVAL
+							      : unit_parse_u64(val, &n, err);
+		if (ret == -EINVAL && !err->len)
+			strbuf_addstr(err, "needs a whole number of runs, 1 to 1000");
+		else if (!ret && (n < 1 || n > STORE_SERIES_MAX)) {
+			strbuf_addf(err, "must be between 1 and %d", STORE_SERIES_MAX);
+			ret = -ERANGE;
+		}
+		o->repeat = (unsigned)n;
+	} else if (!strcmp(name, "--fresh")) {
+		o->fresh = true;
 	} else if (!strcmp(name, "--status-interval")) {
 		ret = duration_pos_parse(val, &o->status_interval_ns, err);
 		o->has_status_interval = true;

@@ -197,7 +197,9 @@ static int param_add(struct profile_param *out, const struct profile *p,
 	out->section = section;
 	out->name = name;
 	out->key = k->name;
-	if (p->options_applied & option_bit(k))
+	if (p->seeds_derived && !strcmp(k->name, "seed"))
+		out->source = PROFILE_PARAM_DERIVED; /* the series' (run --repeat) */
+	else if (p->options_applied & option_bit(k))
 		out->source = PROFILE_PARAM_OPTION;
 	else if (line == UINT_MAX)
 		out->source = PROFILE_PARAM_DERIVED;

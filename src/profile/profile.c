@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "profile_internal.h"
+#include "../util/rng.h"
 
 #define PROFILE_FILE_MAX (16ULL << 20)
 
@@ -533,4 +534,25 @@ const char *profile_test_type_name(enum profile_test_type t)
 const char *profile_model_name(enum profile_model m)
 {
 	return m == PROFILE_MODEL_FIXED ? "fixed" : "jetstress";
+}
+
+/* splitmix64 of base and the index: adjacent indices give unrelated seeds */
+static uint64_t seed_of(uint64_t base, unsigned index)
+{
+	uint64_t x = base + (uint64_t)(index - 1) * RNG_GOLDEN;
+
+	return rng_splitmix_next(&x);
+}
+
+void profile_seeds_derive(struct profile *p, uint64_t seed, uint64_t sim_seed, unsigned index)
+{
+	uint64_t ss = index > 1 ? seed_of(sim_seed, index) : sim_seed;
+
+	p->seeds_derived = index > 1;
+	p->seed = index > 1 ? seed_of(seed, index) : seed;
+	p->sim.seed = ss;
+	for (size_t v = 0; v < p->nr_volumes; v++) {
+		p->volumes[v].sim.seed = ss;
+		p->volumes[v].sim_log.seed = ss;
+	}
 }

@@ -984,10 +984,15 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	html_esc(sb, report_str_or(r->started_at, "-"));
 	strbuf_addstr(sb, " &middot; engine ");
 	html_esc(sb, report_str_or(r->engine, "-"));
+	if (r->series_uuid) {
+		strbuf_addstr(sb, " &middot; ");
+		report_series_place(sb, r);
+	}
 	strbuf_addstr(sb, "</div>\n");
 	html_nav(sb, run_sections, DP_ARRAY_SIZE(run_sections), skip, DP_ARRAY_SIZE(skip));
 	strbuf_addstr(sb, "</header>\n");
 	run_summary(sb, r);
+	report_series_html(sb, r); /* a run of a series only */
 	run_sizing(sb, r);
 	run_parameters(sb, r);
 	run_autotune(sb, r);

@@ -431,6 +431,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_warmup(&j, r);
 	json_autotune(&j, r);
 	json_recovery(&j, r);
+	report_series_json(&j, r); /* a run of a series only */
 	report_json_params(&j, r);
 	json_host(&j, r);
 	json_clock(&j, r);

@@ -41,6 +41,12 @@ void report_csv(struct strbuf *out, const struct results *r, const struct report
  * the results is HTML-escaped. Layout in docs/reports.md. */
 void report_html(struct strbuf *out, const struct results *r, const struct report_options *opt);
 
+struct json;
+/* A run's series (series.c): the "series" object of its JSON report, and
+ * its HTML section; nothing for a run outside a series. */
+void report_series_json(struct json *j, const struct results *r);
+void report_series_html(struct strbuf *sb, const struct results *r);
+
 /* A comparison as text for the terminal and as JSON (compare.c, keys in
  * docs/compare.md), and as an HTML page of tables and A/B overlay charts
  * (html_compare.c). */

@@ -83,6 +83,10 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
 		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
 	text_start_at(sb, r);
+	if (r->series_uuid) {
+		report_series_place(sb, r);
+		strbuf_addch(sb, '\n');
+	}
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
@@ -687,6 +691,10 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	text_host(sb, r);
 	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
 		strbuf_addch(sb, '\n');
+	if (r->series) {
+		report_series_text(sb, r);
+		strbuf_addch(sb, '\n');
+	}
 	if (!r->nr_verdicts && r->status && !strcmp(r->status, "aborted"))
 		strbuf_addstr(sb, "verdicts: none: the run was aborted, nothing is judged\n");
 	else if (!r->nr_verdicts && r->status && !strcmp(r->status, "error"))

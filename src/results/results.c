@@ -128,6 +128,8 @@ void results_release(struct results *r)
 	free(r->engine);
 	free(r->test_type);
 	free(r->uuid);
+	free(r->series_uuid);
+	results_series_free(r->series);
 	free(r->volumes);
 	free(r->databases);
 	free(r->verdicts);

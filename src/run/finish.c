@@ -243,6 +243,11 @@ void run_info_fill(const struct run *r, struct store_run_info *info, char *host,
 	info->streams = p->streams == PROFILE_STREAMS_AUTO ? 0 : r->streams;
 	info->warmup_ns = p->warmup_ns;
 	info->pid = (int)getpid();
+	if (r->opt->series) {
+		info->series_uuid = r->opt->series->uuid;
+		info->series_index = r->opt->series->index;
+		info->series_size = r->opt->series->size;
+	}
 }
 
 /*

@@ -395,6 +395,13 @@ static int run_row(struct run *r, struct run_outcome *out, const struct plan_loc
 	if (ret)
 		return ret;
 	out->run_id = r->store.run_id;
+	/* a series' first run: the uuid the store made, for the next runs */
+	if (r->opt->series && !r->opt->series->uuid[0]) {
+		ret = store_run_series_uuid(r->store.st, r->store.run_id, r->opt->series->uuid,
+					    sizeof(r->opt->series->uuid), err);
+		if (ret)
+			return ret;
+	}
 	snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "%s", info.host);
 	r->metrics.started_real_ns = info.started_real_ns;
 	ret = run_record_layout(r, err);

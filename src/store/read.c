@@ -239,6 +239,9 @@ static int brief_row_read(sqlite3_stmt *st, void *row, void *base)
 	r->exit_code = sqlite3_column_int64(st, 14);
 	r->has_exit_code = sqlite3_column_type(st, 14) != SQLITE_NULL;
 	snprintf(r->machine, sizeof(r->machine), "%s", sqlite3_column_text(st, 15));
+	r->series_id = sqlite3_column_int64(st, 16);
+	r->series_index = (unsigned)sqlite3_column_int64(st, 17);
+	r->series_size = (unsigned)sqlite3_column_int64(st, 18);
 	return 0;
 }
 
@@ -252,7 +255,11 @@ static const struct rows_spec run_list_rows = {
 	       " coalesce(pid, 0), coalesce(uuid, ''), coalesce(ended_at, ''),"
 	       " coalesce(test_type, ''), exit_code,"
 	       " coalesce((SELECT value FROM env WHERE run_id = run.id AND key = 'hostname'),"
-	       "  host, '')"
+	       "  host, ''),"
+	       /* a series is named by the lowest run id among its runs */
+	       " CASE WHEN series_uuid IS NULL THEN 0 ELSE"
+	       "  (SELECT min(s.id) FROM run s WHERE s.series_uuid = run.series_uuid) END,"
+	       " coalesce(series_index, 0), coalesce(series_size, 0)"
 	       " FROM run ORDER BY id",
 	.arr = offsetof(struct run_list, v),
 	.nr = offsetof(struct run_list, n),
@@ -380,21 +387,22 @@ static int run_row_check(const struct store *s, int64_t run_id, sqlite3_stmt *st
 
 static int store_load_run(struct store *s, int64_t run_id, struct results *r, struct strbuf *err)
 {
-	char **const strs[] = {&r->status,	 &r->verdict,	     &r->label,
-			       &r->host,	 &r->started_at,     &r->ended_at,
-			       &r->profile_name, &r->profile_text,   &r->command_line,
-			       &r->engine,	 &r->test_type,	     &r->uuid,
-			       &r->start_at,	 &r->load_started_at};
+	char **const strs[] = {&r->status,	 &r->verdict,	      &r->label,
+			       &r->host,	 &r->started_at,      &r->ended_at,
+			       &r->profile_name, &r->profile_text,    &r->command_line,
+			       &r->engine,	 &r->test_type,	      &r->uuid,
+			       &r->start_at,	 &r->load_started_at, &r->series_uuid};
 	sqlite3_stmt *st;
 	int ret, rc;
 	size_t i;
 
-	ret = store_prepare(s,
-			    "SELECT status, verdict, label, host, started_at, ended_at,"
-			    " profile_name, profile_text, command_line, engine, test_type, uuid,"
-			    " start_at, load_started_at, duration_s, warmup_s, streams, exit_code"
-			    " FROM run WHERE id = ?",
-			    &st, 0, err);
+	ret = store_prepare(
+		s,
+		"SELECT status, verdict, label, host, started_at, ended_at,"
+		" profile_name, profile_text, command_line, engine, test_type, uuid,"
+		" start_at, load_started_at, series_uuid, duration_s, warmup_s, streams,"
+		" exit_code, series_index, series_size FROM run WHERE id = ?",
+		&st, 0, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -418,10 +426,13 @@ static int store_load_run(struct store *s, int64_t run_id, struct results *r, st
 		strbuf_addf(err, "%s: load run: out of memory", s->path);
 		goto out_finalize;
 	}
-	r->duration_s = sqlite3_column_double(st, 14);
-	r->warmup_s = sqlite3_column_double(st, 15);
-	r->streams = (unsigned)sqlite3_column_int64(st, 16);
-	r->exit_code = sqlite3_column_int(st, 17);
+	r->duration_s = sqlite3_column_double(st, 15);
+	r->warmup_s = sqlite3_column_double(st, 16);
+	r->streams = (unsigned)sqlite3_column_int64(st, 17);
+	r->exit_code = sqlite3_column_int(st, 18);
+	/* 1..STORE_SERIES_MAX or NULL (0), run_row_check saw to it */
+	r->series_index = (unsigned)sqlite3_column_int64(st, 19);
+	r->series_size = (unsigned)sqlite3_column_int64(st, 20);
 	snprintf(r->run.name, sizeof(r->run.name), "run");
 out_finalize:
 	sqlite3_finalize(st);
@@ -1042,6 +1053,8 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 	ret = store_load_run(s, run_id, r, err);
 	if (!ret)
 		ret = store_load_clock(s, run_id, r, err);
+	if (!ret && r->series_uuid) /* its series' runs and spread (series.c) */
+		ret = store_series_load(s, r->series_uuid, &r->series, err);
 	for (i = 0; i < DP_ARRAY_SIZE(results_rows) && !ret; i++)
 		ret = rows_load(s, &results_rows[i], r, r->id, err);
 	if (ret) {

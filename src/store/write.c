@@ -106,8 +106,12 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	ret = store_prepare(s,
 			    "INSERT INTO run (status, label, host, started_at, profile_name,"
 			    " profile_text, command_line, pid, engine, test_type, streams,"
-			    " warmup_s, t0_utc, uuid) VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?,"
-			    " ?, ?, ?, lower(hex(randomblob(16))))",
+			    " warmup_s, t0_utc, uuid, series_uuid, series_index, series_size)"
+			    " VALUES ('running', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,"
+			    " lower(hex(randomblob(16))),"
+			    /* a series' first run makes its uuid, as a run's is made */
+			    " CASE WHEN ?14 IS NULL THEN NULL"
+			    "  ELSE coalesce(?13, lower(hex(randomblob(16)))) END, ?14, ?15)",
 			    &st, 0, err);
 	if (ret)
 		goto out_rollback;
@@ -126,6 +130,14 @@ int store_run_begin(struct store *s, const struct store_run_info *info, int64_t 
 	strbuf_reset(&started);
 	store_utc_ms(&started, s->clock_sample_ms, 0);
 	bind_str(&b, started.buf, false);
+	bind_str(&b, info->series_size ? info->series_uuid : NULL, true);
+	if (info->series_size) {
+		bind_i64(&b, info->series_index);
+		bind_i64(&b, info->series_size);
+	} else {
+		bind_null(&b);
+		bind_null(&b);
+	}
 	rc = binder_run(&b);
 	if (rc != SQLITE_OK) {
 		ret = store_fail(s, err, rc, "insert run");

@@ -108,9 +108,26 @@ static void test_inconclusive_after_fail(void **state)
 	assert_int_equal(code(0, false, false, true), 0);
 }
 
+/* a series' code from its runs' (run_exit_worst): the precedence above */
+static void test_worst(void **state)
+{
+	(void)state;
+	assert_int_equal(run_exit_worst(DP_EXIT_OK, DP_EXIT_OK), DP_EXIT_OK);
+	assert_int_equal(run_exit_worst(DP_EXIT_OK, DP_EXIT_FAIL), DP_EXIT_FAIL);
+	assert_int_equal(run_exit_worst(DP_EXIT_FAIL, DP_EXIT_OK), DP_EXIT_FAIL);
+	assert_int_equal(run_exit_worst(DP_EXIT_INCONCLUSIVE, DP_EXIT_OK), DP_EXIT_INCONCLUSIVE);
+	assert_int_equal(run_exit_worst(DP_EXIT_INCONCLUSIVE, DP_EXIT_FAIL), DP_EXIT_FAIL);
+	assert_int_equal(run_exit_worst(DP_EXIT_FAIL, DP_EXIT_ENV), DP_EXIT_ENV);
+	assert_int_equal(run_exit_worst(DP_EXIT_ENV, DP_EXIT_INTEGRITY), DP_EXIT_INTEGRITY);
+	assert_int_equal(run_exit_worst(DP_EXIT_INTEGRITY, DP_EXIT_SIGINT), DP_EXIT_SIGINT);
+	assert_int_equal(run_exit_worst(DP_EXIT_SIGTERM, DP_EXIT_SIGINT), DP_EXIT_SIGTERM);
+	assert_int_equal(run_exit_worst(DP_EXIT_SIGINT, DP_EXIT_FAIL), DP_EXIT_SIGINT);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_worst),
 		cmocka_unit_test(test_alone),
 		cmocka_unit_test(test_fail_over_pass),
 		cmocka_unit_test(test_env_over_verdicts),
