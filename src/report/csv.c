@@ -17,8 +17,9 @@
  * histograms; the interval rows leave those empty). Every row then has the
  * run's host and, where it has a t_ms, that offset's absolute time, then
  * (schema 9) the scope's transactions (txn_sample's on an interval row,
- * the span's on a transactional row, empty where not counted): columns
- * appended after the older ones. docs/reports.md says so.
+ * the span's on a transactional row, empty where not counted), then
+ * (schema 10) the run's series id, place and size (empty outside a
+ * series): columns appended after the older ones. docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -28,7 +29,8 @@
 
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
-	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns\n";
+	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,"
+	"series_id,series_index,series_size\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -67,7 +69,14 @@ static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uin
 	strbuf_addch(sb, ',');
 	if (txns)
 		strbuf_addf(sb, "%" PRIu64, *txns);
-	strbuf_addch(sb, '\n');
+	/* then (schema 10) the run's series (run --repeat N): its id (the
+	 * lowest run id among its runs), the run's place and N; empty
+	 * outside a series */
+	if (r->series_uuid)
+		strbuf_addf(sb, ",%" PRId64 ",%u,%u\n", r->series ? r->series->id : r->id,
+			    r->series_index, r->series_size);
+	else
+		strbuf_addstr(sb, ",,,\n");
 }
 
 static void csv_ms(struct strbuf *sb, uint64_t ns, bool any)

@@ -25,7 +25,7 @@ rc=$?
 set -e
 [ $rc = 0 ] || [ $rc = 1 ] || { cat run.err; fail "real run exited $rc"; }
 
-[ "$(sqlite3 r.db 'PRAGMA user_version')" = 9 ] || fail "schema version"
+[ "$(sqlite3 r.db 'PRAGMA user_version')" = 10 ] || fail "schema version"
 for id in 1 2 3; do
 	expect_exit 0 "$DISKPROOF" report $id --results r.db --format json
 	cp "$WORK/out" "r$id.json"
@@ -171,10 +171,10 @@ head = rows[0]
 assert head[:20] == ("run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,"
                      "max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,"
                      "final_size_bytes").split(","), head
-assert head[20:] == ["host", "time_utc", "txns"], head
+assert head[20:] == ["host", "time_utc", "txns", "series_id", "series_index", "series_size"], head
 timed = 0
 for row in rows[1:]:
-    assert len(row) == 23, row
+    assert len(row) == 26, row
     assert row[20] == host, row
     if row[1]:
         t = datetime.strptime(row[21], "%Y-%m-%dT%H:%M:%S.%fZ")
@@ -189,7 +189,7 @@ PY
 cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
 expect_exit 0 "$DISKPROOF" report 1 --results v1.db --format json
 cp "$WORK/out" v1.json
-[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 9 ] || fail "v1 file not migrated"
+[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 10 ] || fail "v1 file not migrated"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM summary WHERE ios > 0 AND p999_ms IS NULL")" = 0 ] ||
 	fail "migration left percentiles empty"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM sample WHERE time_utc IS NULL")" = 0 ] ||
