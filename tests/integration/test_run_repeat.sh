@@ -68,6 +68,16 @@ y = [d["summary"]["classes"]["log_write"]["avg_ms"] for d in docs]
 g = docs[1]["series"]["figures"]["log_write_avg_ms"]
 assert abs(g["mean"] - statistics.mean(y)) < 0.001, (g, y)
 PY
+# the series object and list's series fields, against their schemas
+if python3 -c 'import jsonschema' 2>/dev/null; then
+	"$DISKPROOF" list --results r.db --format json >list.json
+	python3 - "$DP_SOURCE_DIR/docs/schema" r2.json list.json <<'PY' || fail "json: not valid against docs/schema"
+import json, sys, jsonschema
+for doc, schema in ((sys.argv[2], "report"), (sys.argv[3], "list")):
+    s = json.load(open(f"{sys.argv[1]}/{schema}.schema.json"))
+    jsonschema.Draft202012Validator(s).validate(json.load(open(doc)))
+PY
+fi
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="series"' out || fail "html: no series section"
 grep -q 'data-figure="transactional_iops"' out || fail "html: no spread row"
