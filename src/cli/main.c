@@ -525,10 +525,10 @@ static void series_print_end(const struct cli_opts *o, int64_t last_id, bool jso
 	}
 	if (r.series)
 		fprintf(stderr,
-			"diskproof: series %lld in %s (runs %lld to %lld): diskproof report %lld "
+			"diskproof: series %lld in %s, its last run %lld: diskproof report %lld "
 			"shows a run with the series\n",
-			(long long)r.series->id, o->results, (long long)r.series->id,
-			(long long)last_id, (long long)last_id);
+			(long long)r.series->id, o->results, (long long)last_id,
+			(long long)last_id);
 	results_release(&r);
 	store_close(st);
 	strbuf_release(&err);
@@ -659,9 +659,16 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 		ret = run_series(&o, &p, &ro, &pr, json);
 		late = cli_signals_finish(sfd);
 		sfd = -1;
-		if (late && ret != DP_EXIT_SIGINT && ret != DP_EXIT_SIGTERM)
+		/* as for one run: a signal after the last run had measured is
+		 * said, and its code kept */
+		if (late && ret != DP_EXIT_SIGINT && ret != DP_EXIT_SIGTERM) {
+			fprintf(stderr,
+				"diskproof: %s came after the series' last run had finished "
+				"measuring: the runs are stored with their verdicts\n",
+				late == SIGINT ? "SIGINT" : "SIGTERM");
 			ret = run_exit_worst(
 				ret, run_exit_code(&(struct run_exit_facts){.signal = late}));
+		}
 		goto out;
 	}
 	ret = run_execute(&ro, &out, &err);

@@ -9,6 +9,7 @@
  */
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "diskproof/json.h"
@@ -31,6 +32,15 @@ static void series_counts(struct strbuf *sb, const struct results_series *s)
 		strbuf_addf(sb, ", %u failed", s->failed);
 	if (s->nr_runs < s->size)
 		strbuf_addf(sb, ", %zu stored", s->nr_runs);
+}
+
+/* What a run of the series came to: its verdict, or, without one (NONE:
+ * aborted, an error, still running), its status. */
+static const char *series_run_word(const struct results_series_run *sr)
+{
+	if (!strcmp(sr->verdict, "PASS") || !strcmp(sr->verdict, "FAIL"))
+		return sr->verdict;
+	return report_str_or(sr->status, "-");
 }
 
 /* A number of the table, or "-" where there is none. */
@@ -58,21 +68,25 @@ static int fig_decimals(enum results_series_fig f)
 void report_series_text(struct strbuf *sb, const struct results *r)
 {
 	const struct results_series *s = r->series;
+	size_t line;
 
 	if (!s)
 		return;
 	strbuf_addf(sb, "series %" PRId64 ": %s, ", s->id, results_series_verdict(s));
 	series_counts(sb, s);
 	strbuf_addstr(sb, "\nruns:");
+	line = sb->len - 5;
 	for (size_t i = 0; i < s->nr_runs; i++) {
-		const struct results_series_run *sr = &s->runs[i];
+		char one[64];
+		int n = snprintf(one, sizeof(one), " %" PRId64 " %s%s", s->runs[i].id,
+				 series_run_word(&s->runs[i]), i + 1 < s->nr_runs ? "," : "");
 
-		/* ten runs to a line: a series of 1000 stays within 120 columns */
-		if (i && i % 10 == 0)
+		/* a series of 1000 runs wraps, within 120 columns */
+		if (sb->len - line + (size_t)n > 100) {
 			strbuf_addstr(sb, "\n     ");
-		strbuf_addf(sb, " %" PRId64 " %s%s", sr->id,
-			    sr->verdict[0] ? sr->verdict : report_str_or(sr->status, "-"),
-			    i + 1 < s->nr_runs ? "," : "");
+			line = sb->len - 5;
+		}
+		strbuf_addstr(sb, one);
 	}
 	strbuf_addf(sb, "\n%-20s %12s %12s %12s %7s %5s\n", "figure", "mean", "min", "max", "CV %",
 		    "runs");
@@ -151,10 +165,10 @@ void report_series_html(struct strbuf *sb, const struct results *r)
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		strbuf_addf(sb, "<tr><td>%" PRId64 "</td><td>%u of %u</td><td>", s->runs[i].id,
 			    s->runs[i].index, s->size);
-		if (s->runs[i].verdict[0])
+		if (!strcmp(series_run_word(&s->runs[i]), s->runs[i].verdict))
 			html_verdict_badge(sb, s->runs[i].verdict, false);
 		else
-			html_esc(sb, s->runs[i].status);
+			html_esc(sb, series_run_word(&s->runs[i]));
 		strbuf_addstr(sb, "</td></tr>\n");
 	}
 	strbuf_addstr(sb, "</table>\n<table class=\"spread\">\n<tr><th>figure</th><th>mean</th>"

@@ -154,4 +154,9 @@ set -e
 [ "$(q i.db "SELECT group_concat(status) FROM (SELECT status FROM run ORDER BY id)")" = "passed,aborted" ] ||
 	fail "Ctrl-C: runs $(q i.db 'SELECT id, status FROM run')"
 grep -q "series stopped after run 2 of 3" i.err || fail "Ctrl-C: the stop not said"
+# the series of a run says so: not a PASS, the aborted run named, not in the spread
+expect_exit 0 "$DISKPROOF" report 1 --results i.db
+grep -q "^series 1: NONE, 1 of 3 runs passed, 2 stored" out || fail "Ctrl-C: series verdict"
+grep -q "^runs: 1 PASS, 2 aborted$" out || fail "Ctrl-C: the aborted run not named"
+grep -Eq "^transactional IOPS .* 1$" out || fail "Ctrl-C: the aborted run in the spread"
 echo ok
