@@ -25,7 +25,7 @@ rc=$?
 set -e
 [ $rc = 0 ] || [ $rc = 1 ] || { cat run.err; fail "real run exited $rc"; }
 
-[ "$(sqlite3 r.db 'PRAGMA user_version')" = 9 ] || fail "schema version"
+[ "$(sqlite3 r.db 'PRAGMA user_version')" = 11 ] || fail "schema version"
 for id in 1 2 3; do
 	expect_exit 0 "$DISKPROOF" report $id --results r.db --format json
 	cp "$WORK/out" "r$id.json"
