@@ -189,7 +189,7 @@ PY
 cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
 expect_exit 0 "$DISKPROOF" report 1 --results v1.db --format json
 cp "$WORK/out" v1.json
-[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 9 ] || fail "v1 file not migrated"
+[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 11 ] || fail "v1 file not migrated"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM summary WHERE ios > 0 AND p999_ms IS NULL")" = 0 ] ||
 	fail "migration left percentiles empty"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM sample WHERE time_utc IS NULL")" = 0 ] ||
