@@ -97,6 +97,12 @@ static int judge_class(struct judge *j, const struct scope_summary *s, enum scop
 
 	if (!cs->ios)
 		return 0;
+	/* latency_basis = response: the open loop's response times where the
+	 * scope has them (db_read); they have no sample maxima, so the maximum
+	 * is the slowest response. The windows stay service times. */
+	if (t->latency_basis == PROFILE_LATENCY_RESPONSE && s->response_recorded &&
+	    s->response[lc->cls].ios)
+		cs = &s->response[lc->cls];
 	ret |= add(j, s, k, lc->avg, VERDICT_LE, ns_to_ms(l.avg_ns), cs->avg_ms);
 	/* the maximum on its basis: the highest sample average (when the scope
 	 * has one), or the single slowest I/O, each under its own name */

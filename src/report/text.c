@@ -682,7 +682,8 @@ static void text_response(struct strbuf *sb, const struct results *r)
 	size_t i = 0;
 	bool any = false;
 
-	if (r->run.response_recorded && results_response_judged(r))
+	if (r->run.response_recorded && r->run.response[IO_DB_READ].ios &&
+	    results_response_judged(r))
 		strbuf_addf(sb,
 			    "\nlatency thresholds judged the response time (latency_basis = "
 			    "response): db_read avg %.3f ms, service time %.3f ms\n",

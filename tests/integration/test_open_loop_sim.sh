@@ -66,12 +66,28 @@ grep "response" "$WORK/out" | awk 'length > 120 { exit 1 }' || fail "text: a res
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
 
+# the same profile judged on the response time fails, on db_read's average
+sed 's/^\[engine\]/[thresholds]\nlatency_basis = response\n\n[engine]/' open.ini >resp.ini
+expect_exit 1 "$DISKPROOF" run ./resp.ini --results r.db
+grep -Eq '^  FAIL run: database read average [0-9]{4,}\.[0-9]{3} ms > 20 ms' "$WORK/out" ||
+	fail "latency_basis = response: no failed read average"
+! grep -q "FAIL.*log write" "$WORK/out" || fail "latency_basis = response: log writes judged on a response time"
+expect_exit 0 "$DISKPROOF" report 2 --results r.db
+grep -Eq '^latency thresholds judged the response time \(latency_basis = response\): db_read avg [0-9]{4,}\.[0-9]{3} ms, service time 2\.[0-9]{3} ms$' \
+	"$WORK/out" || fail "text: the basis line"
+! grep -q "which the service time met" "$WORK/out" || fail "text: the service line on the response basis"
+# and a closed-loop profile cannot ask for it
+sed '/^arrival = rate/d; /^rate = /d' resp.ini >resp-closed.ini
+expect_exit 2 "$DISKPROOF" plan ./resp-closed.ini
+grep -q '^./resp-closed.ini:[0-9]*: \[thresholds\] latency_basis: .*needs arrival = rate' "$WORK/err" ||
+	fail "closed loop with latency_basis = response: $(cat "$WORK/err")"
+
 # a closed-loop run: no response rows, no key, no line, no section
 sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
 expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet
-[ "$(sqlite3 r.db "select count(*) from response where run_id = 2")" = 0 ] || fail "closed loop stored response rows"
-expect_exit 0 "$DISKPROOF" report 2 --results r.db --format json
+[ "$(sqlite3 r.db "select count(*) from response where run_id = 3")" = 0 ] || fail "closed loop stored response rows"
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
-expect_exit 0 "$DISKPROOF" report 2 --results r.db --format html
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
 ! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
 echo "ok"
