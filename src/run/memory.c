@@ -102,7 +102,7 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
 	/* open loop: each database's page reads' response times too, one
 	 * class (coord.resp_db, snap.resp) */
-	if (p->arrival == PROFILE_ARRIVAL_RATE)
+	if (p->arrival == PROFILE_ARRIVAL_RATE && txn)
 		m->databases +=
 			ndb * (MEM_HIST + (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_SNAP_CLASS);
 	m->databases += generators_memory(pl, p, streams, workers);

@@ -543,6 +543,14 @@ static inline bool recovery_test(const struct run *r)
 	return r->prof->type == PROFILE_TEST_RECOVERY;
 }
 
+/* Open loop: transactions arrive at a rate (arrival = rate) and their page
+ * reads have response times; only where transactions run (the fixed model
+ * and the backup test ignore arrival). */
+static inline bool open_loop(const struct run *r)
+{
+	return r->prof->arrival == PROFILE_ARRIVAL_RATE && txns_counted(r);
+}
+
 /* Times the completions that landed while this worker was busy (verifying
  * or stamping a page), where the engine can see them without reaping. */
 static inline unsigned worker_stamp_ready(struct worker *w)

@@ -331,7 +331,7 @@ static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned 
 		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			return -ENOMEM;
-		if (p->arrival == PROFILE_ARRIVAL_RATE) {
+		if (open_loop(r)) {
 			w->snaps[i].resp = calloc(ndb, sizeof(*w->snaps[i].resp));
 			if (!w->snaps[i].resp || stats_arena_init(&w->snaps[i].resp_arena, ndb))
 				return -ENOMEM;

@@ -12,7 +12,8 @@
 #   the service time met;
 # - the run passes on service time (exit 0); the same profile with
 #   [thresholds] latency_basis = response fails (exit 1) on db_read_avg_ms;
-# - a closed-loop run stores no response times (response is service).
+# - a closed-loop run stores no response times (response is service), nor
+#   does a fixed-model run, which ignores arrival.
 source "$(dirname "$0")/lib.sh"
 set -e
 
@@ -90,4 +91,8 @@ expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
 ! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
+# the fixed model ignores arrival (closed loop): no response times either
+sed 's/^\[workload\]/[workload]\nmodel = fixed/' open.ini >fixed.ini
+expect_exit 0 "$DISKPROOF" run ./fixed.ini --results r.db --quiet
+[ "$(sqlite3 r.db "select count(*) from response where run_id = 4")" = 0 ] || fail "fixed model stored response rows"
 echo "ok"
