@@ -56,6 +56,14 @@ for scope in [d["summary"]] + d["volumes"] + d["databases"]:
 print("service %.3f ms, response %.3f ms" % (d["summary"]["classes"]["db_read"]["avg_ms"],
                                               d["summary"]["classes"]["db_read"]["response"]["avg_ms"]))
 PY
+python3 - open.json "$DP_SOURCE_DIR/docs/schema/report.schema.json" <<'PY' || fail "json: not valid against the report schema"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)  # test_json_schema says so; nothing to validate with here
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 1 and class = 'db_read'")" = 4 ] ||
 	fail "response rows: run, volume and two databases"
 
