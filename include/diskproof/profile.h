@@ -72,6 +72,12 @@ enum profile_max_basis {
 	PROFILE_MAX_IO,	    /* the single slowest I/O */
 };
 
+/* [thresholds] latency_basis: which time the latency criteria judge (eval.h) */
+enum profile_latency_basis {
+	PROFILE_LATENCY_SERVICE,  /* submission to completion: the device's */
+	PROFILE_LATENCY_RESPONSE, /* open loop: the transaction's intended start to completion */
+};
+
 /* [engine] affinity: where workers run, against the NUMA node of the disks
  * they drive (env.h, env_numa_place). */
 enum profile_affinity {
@@ -160,10 +166,11 @@ struct profile_thresholds {
 	bool interval_avg;	   /* no 15 s window's average over the average thresholds */
 	double db_read_cv_pct;	   /* highest CV of the 15 s window averages, %; 0 = not judged */
 	double log_write_cv_pct;   /* highest CV of the 15 s window averages, %; 0 = not judged */
-	enum profile_max_basis max_basis; /* default sample */
-	uint64_t sample_interval_ns;	  /* the sample of max_basis = sample; default 15 s */
-	double page_fault_stalls;	  /* most stalls per second; judged when ..._set */
-	bool page_fault_stalls_set;	  /* given in the profile */
+	enum profile_max_basis max_basis;	  /* default sample */
+	enum profile_latency_basis latency_basis; /* default service */
+	uint64_t sample_interval_ns; /* the sample of max_basis = sample; default 15 s */
+	double page_fault_stalls;    /* most stalls per second; judged when ..._set */
+	bool page_fault_stalls_set;  /* given in the profile */
 };
 
 struct profile {

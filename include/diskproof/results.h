@@ -93,6 +93,15 @@ struct scope_summary {
 	uint64_t log_commits;
 	double tps; /* txns over the measured time; 0 without it */
 	struct class_summary classes[IO_CLASS_COUNT];
+	/* open loop (arrival = rate): the response time of the scope's page
+	 * reads, each from its transaction's intended start (its wait for a
+	 * stream included) to its completion; the classes' latencies above
+	 * are service times (submission to completion). Only db_read has
+	 * response times (a transaction's commit shares its log write). false
+	 * for a closed-loop run, where response is service, and for a results
+	 * file before schema 11. */
+	bool response_recorded;
+	struct class_summary response[IO_CLASS_COUNT];
 	/* time-averaged streams working on the scope over the measured span
 	 * (stream time / measured time); NAN when not stored (a run of a file
 	 * before schema 5) */
@@ -619,6 +628,23 @@ bool results_db_stalls_range(const struct results *r, double *min, double *max);
  * (+ over a "<=" one, - under a ">=" one); NAN for a pass, a threshold of 0
  * or a figure not finite. */
 double results_verdict_margin_pct(const struct verdict *v);
+
+/* Whether the run's latency thresholds judged its response times
+ * ([thresholds] latency_basis = response, an open-loop run) rather than
+ * its service times (the default, and every run stored before). */
+bool results_response_judged(const struct results *r);
+
+/*
+ * Open loop, a figure of the whole run's db_read where the response time
+ * changes the conclusion: the run-scope verdict criterion (db_read_avg_ms,
+ * _p99_ms, _max_ms) that passed on the service time while the response
+ * time of the same I/Os is over its threshold. Fills *v (the verdict) and
+ * *response (the response figure, ms) and returns true for the first such
+ * criterion from *i on, *i left past it; false when none is left, or the
+ * run has no response times or judged them.
+ */
+bool results_response_next(const struct results *r, size_t *i, const struct verdict **v,
+			   double *response);
 
 /* The warm-up the run went through, in s: the configured one, or, for a run
  * stopped in it (aborted, error), the part it stored. */

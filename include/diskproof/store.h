@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 /* The most runs one series holds (run --repeat N; run.series_size). */
 #define STORE_SERIES_MAX 1000

@@ -117,7 +117,6 @@ struct wl_slot {
 	uint64_t t_issue;
 	bool inflight;	    /* handed to the engine, not completed yet */
 	bool hung_reported; /* reported as hung; counted once */
-	bool keep_issue;    /* t_issue is an intended start: not restamped at commit */
 	uint64_t off0;	    /* the request as first issued, for short I/O */
 	uint32_t len0;
 	void *buf;
@@ -134,6 +133,12 @@ struct wl_slot {
 	uint16_t nchange; /* of its pages, the first nchange are changed */
 	uint64_t commit_lsn;
 	uint64_t t_start; /* open loop: the transaction's intended start */
+	/* open loop: the intended start of the transaction this I/O is part
+	 * of, for its response time (the device's service time runs from
+	 * t_issue); has_intended false for an I/O that is not a
+	 * transaction's, and in closed loop */
+	uint64_t t_intended;
+	bool has_intended;
 	uint64_t *touched;
 	/* the stream pool: a stream is bound to no database; each unit of work
 	 * (a transaction, a replayed page, a fixed-model I/O) goes to the

@@ -93,14 +93,23 @@ static int judge_class(struct judge *j, const struct scope_summary *s, enum scop
 {
 	const struct class_summary *cs = &s->classes[lc->cls];
 	struct eval_class_limits l = eval_class_limits(t, lc->cls);
+	bool resp;
 	int ret = 0;
 
 	if (!cs->ios)
 		return 0;
+	/* latency_basis = response: the open loop's response times of page
+	 * reads where the scope has them (a log write is a commit's, shared:
+	 * service time); they have no sample maxima, so the maximum is the
+	 * slowest response. The windows stay service times. */
+	resp = t->latency_basis == PROFILE_LATENCY_RESPONSE && lc->cls == IO_DB_READ &&
+	       s->response_recorded && s->response[lc->cls].ios;
+	if (resp)
+		cs = &s->response[lc->cls];
 	ret |= add(j, s, k, lc->avg, VERDICT_LE, ns_to_ms(l.avg_ns), cs->avg_ms);
 	/* the maximum on its basis: the highest sample average (when the scope
 	 * has one), or the single slowest I/O, each under its own name */
-	if (t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms))
+	if (t->max_basis == PROFILE_MAX_SAMPLE && !resp && isfinite(cs->max_sample_avg_ms))
 		ret |= add(j, s, k, lc->max_sample, VERDICT_LE, ns_to_ms(l.max_ns),
 			   cs->max_sample_avg_ms);
 	else

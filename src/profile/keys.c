@@ -28,6 +28,7 @@ static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
 static const char *const max_bases[] = {"sample", "io", NULL};
+static const char *const latency_bases[] = {"service", "response", NULL};
 static const char *const tune_goals[] = {"max", "target", "iops", NULL};
 static const char *const tune_steps[] = {"database", "stream", NULL};
 const char *const profile_engine_names[] = {"io_uring", "libaio", "psync", "sim", NULL};
@@ -345,6 +346,13 @@ static const struct profile_key keys[] = {
 	  .help = "What db_read_max and log_write_max judge: sample (the highest average over "
 		  "one sample_interval, as Jetstress judges its counters) or io (the single "
 		  "slowest I/O)." },
+	{ .section = "thresholds", .name = "latency_basis", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(thresholds.latency_basis), .choices = latency_bases,
+	  .def = "service",
+	  .help = "Which time the db_read and log_write latency criteria judge: service (from "
+		  "the I/O's submission to its completion, the device's) or response (arrival = "
+		  "rate only: from the transaction's intended start, its wait for a free stream "
+		  "included)." },
 	{ .section = "thresholds", .name = "sample_interval", .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(thresholds.sample_interval_ns), .min = SEC,
 	  .max = 3600 * SEC, .multiple = SEC, .def = "15s",

@@ -146,6 +146,18 @@ static bool tune_bound_holds_level(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* A response time is the open loop's: closed loop has none to judge (a
+ * transaction starts when its stream is free: response is service). */
+static bool response_open_loop(const struct profile *p, struct strbuf *why)
+{
+	if (p->thresholds.latency_basis != PROFILE_LATENCY_RESPONSE ||
+	    p->arrival == PROFILE_ARRIVAL_RATE)
+		return false;
+	strbuf_addstr(why, "latency_basis = response judges an open loop's response time: it "
+			   "needs arrival = rate (closed loop: response is service)");
+	return true;
+}
+
 /* {name, keys, broken, after_options}, as in struct profile_rule */
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
@@ -189,6 +201,10 @@ static const struct profile_rule rules[] = {
 	  {"engine", "autotune_slope_window", NULL}},
 	 tune_bound_holds_level,
 	 true},
+	{"latency_basis = response needs an open loop",
+	 {{"thresholds", "latency_basis", NULL}, {"workload", "arrival", NULL}},
+	 response_open_loop,
+	 false},
 };
 
 const struct profile_rule *profile_rules(size_t *count)

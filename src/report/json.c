@@ -52,6 +52,25 @@ static void json_txns(struct json *j, const struct scope_summary *sc)
 	json_end(j);
 }
 
+/* Open loop: class c's response times (from the transaction's intended
+ * start; the class's own figures are service times), where the run has
+ * them (db_read); no key at all in a closed-loop run, where response is
+ * service, nor for a run stored before schema 11. */
+static void json_response(struct json *j, const struct scope_summary *sc, int c)
+{
+	const struct class_summary *rs = &sc->response[c];
+
+	if (!sc->response_recorded || (c != IO_DB_READ && !rs->ios))
+		return;
+	json_begin_object(j, "response");
+	json_u64(j, "ios", rs->ios);
+	json_num(j, "avg_ms", rs->ios ? rs->avg_ms : NAN);
+	json_num(j, "p50_ms", rs->ios ? rs->p50_ms : NAN);
+	json_num(j, "p99_ms", rs->ios ? rs->p99_ms : NAN);
+	json_num(j, "max_ms", rs->ios ? rs->max_ms : NAN);
+	json_end(j);
+}
+
 static void json_classes(struct json *j, const struct scope_summary *sc)
 {
 	const struct class_summary *cs;
@@ -78,6 +97,7 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 		json_num(j, "avg_bytes", results_class_avg_bytes(cs));
 		json_num(j, "p999_ms", cs->ios ? cs->p999_ms : NAN);
 		json_num(j, "p9999_ms", cs->ios ? cs->p9999_ms : NAN);
+		json_response(j, sc, c);
 		json_end(j);
 	}
 	json_end(j);

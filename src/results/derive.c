@@ -273,6 +273,49 @@ double results_verdict_margin_pct(const struct verdict *v)
 	return isfinite(pct) ? pct : NAN;
 }
 
+bool results_response_judged(const struct results *r)
+{
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct results_param *p = &r->params[i];
+
+		if (!strcmp(p->section, "thresholds") && !strcmp(p->key, "latency_basis"))
+			return p->value && !strcmp(p->value, "response");
+	}
+	return false;
+}
+
+bool results_response_next(const struct results *r, size_t *i, const struct verdict **v,
+			   double *response)
+{
+	const struct class_summary *rs = &r->run.response[IO_DB_READ];
+
+	if (!r->run.response_recorded || !rs->ios || results_response_judged(r))
+		return false;
+	for (; *i < r->nr_verdicts; (*i)++) {
+		const struct verdict *x = &r->verdicts[*i];
+		double fig;
+
+		if (x->scope != SCOPE_RUN || !x->passed || x->cmp != VERDICT_LE)
+			continue;
+		if (!strcmp(x->criterion, "db_read_avg_ms"))
+			fig = rs->avg_ms;
+		else if (!strcmp(x->criterion, "db_read_p99_ms"))
+			fig = rs->p99_ms;
+		else if (!strcmp(x->criterion, "db_read_max_ms") ||
+			 !strcmp(x->criterion, "db_read_max_sample_avg_ms"))
+			fig = rs->max_ms;
+		else
+			continue;
+		if (!(fig > x->threshold))
+			continue;
+		*v = x;
+		*response = fig;
+		(*i)++;
+		return true;
+	}
+	return false;
+}
+
 /* A run stopped in its warm-up stored only the part that ran (its warm-up
  * intervals, results_warmup_fill). */
 double results_warmup_ran_s(const struct results *r)

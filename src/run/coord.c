@@ -21,8 +21,15 @@
 
 #include "run_internal.h"
 
-int coord_init(struct run_coord *c, size_t ndb, size_t nv)
+int coord_init(struct run_coord *c, size_t ndb, size_t nv, bool open_loop)
 {
+	if (open_loop) {
+		c->resp_db = calloc(ndb, sizeof(*c->resp_db));
+		if (!c->resp_db)
+			return -ENOMEM;
+		for (size_t i = 0; i < ndb; i++)
+			stats_class_reset(&c->resp_db[i]);
+	}
 	c->tot_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->tot_db));
 	c->win_db = calloc(ndb * IO_CLASS_COUNT, sizeof(*c->win_db));
 	c->integ_db = calloc(ndb, sizeof(*c->integ_db));
@@ -57,6 +64,8 @@ void coord_reset(struct run_coord *c, size_t ndb, size_t nv)
 		stats_class_reset(&c->win_db[i]);
 		c->tot_db[i].errors = errors;
 	}
+	for (size_t i = 0; c->resp_db && i < ndb; i++)
+		stats_class_reset(&c->resp_db[i]);
 	memset(c->stream_db, 0, ndb * sizeof(*c->stream_db));
 	memset(c->txn_db, 0, ndb * sizeof(*c->txn_db));
 	memset(c->txn_win, 0, ndb * sizeof(*c->txn_win));
@@ -67,6 +76,7 @@ void coord_reset(struct run_coord *c, size_t ndb, size_t nv)
 
 void coord_release(struct run_coord *c)
 {
+	free(c->resp_db);
 	free(c->tot_db);
 	free(c->integ_db);
 	free(c->stream_db);
@@ -503,6 +513,8 @@ static void coord_merge_db(struct run *r, const struct worker *w, const struct s
 		run_samples_stalls(r, gdb, sn->stalls[i]);
 	c->integ_db[gdb] += sn->integrity[i];
 	c->integrity_errors += sn->integrity[i];
+	if (!warm && c->resp_db && sn->resp)
+		stats_class_merge32(&c->resp_db[gdb], &sn->resp[i]);
 	if (!warm) {
 		c->stream_db[gdb] += sn->stream_ns[i];
 		txn_add(&c->txn_db[gdb], &sn->txn[i]);

@@ -24,7 +24,9 @@
  *     workers' RUN_SLOTS (8) interval snapshots, per class a class_stats32
  *     (200 B) and its arena of 33 bucket groups of 256 B; in the fixed model
  *     every worker holds every database, so snapshots count once per worker;
- *     1 KiB of bookkeeping and store rows; and the generators' state,
+ *     1 KiB of bookkeeping and store rows; open loop (arrival = rate),
+ *     the page reads' response times: one histogram and RUN_SLOTS
+ *     snapshot classes more; and the generators' state,
  *     counted by workload/db.c beside what allocates it (wl_db_memory: the
  *     struct wl_db, its waiting streams and in the jetstress model the log
  *     record ring, the dirty list and the checkpoint set, per log segment,
@@ -98,6 +100,11 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
 	m->databases = ndb * per_db +
 		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	/* open loop: each database's page reads' response times too, one
+	 * class (coord.resp_db, snap.resp) */
+	if (p->arrival == PROFILE_ARRIVAL_RATE && txn)
+		m->databases +=
+			ndb * (MEM_HIST + (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_SNAP_CLASS);
 	m->databases += generators_memory(pl, p, streams, workers);
 	seg = p->log_segment_size < (1u << 20) ? p->log_segment_size : (1u << 20);
 	slots = streams;

@@ -318,7 +318,8 @@ static int run_plan(struct run *r, struct plan_lock **lock, struct strbuf *err)
 	r->fresh_from = calloc(r->plan.nr_dbs, sizeof(*r->fresh_from));
 	r->jnl.noted = calloc(r->plan.nr_dbs, sizeof(*r->jnl.noted));
 	if (!r->fresh_from || !r->jnl.noted ||
-	    coord_init(&r->coord, r->plan.nr_dbs, r->plan.nr_vols) || run_samples_init(r)) {
+	    coord_init(&r->coord, r->plan.nr_dbs, r->plan.nr_vols, open_loop(r)) ||
+	    run_samples_init(r)) {
 		strbuf_addstr(err, "out of memory");
 		return -ENOMEM;
 	}

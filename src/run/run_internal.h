@@ -141,7 +141,13 @@ struct snap {
 	uint64_t *stream_ns;	  /* ndb: stream time in the interval (streams x ns) */
 	uint64_t *stalls;	  /* ndb: page fault stalls (wl_db.txn.stalls) */
 	struct txn_count *txn;	  /* ndb: transactions and durable commits */
-	uint64_t hung;		  /* I/Os found pending past io_timeout in this interval */
+	/* open loop only (NULL closed loop): ndb, each database's page reads'
+	 * response times, from their transaction's intended start (the
+	 * latencies in cs are service times, from the submission), on an
+	 * arena of their own */
+	struct class_stats32 *resp;
+	struct stats_arena resp_arena;
+	uint64_t hung; /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
 	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
 	char (*msgs)[RUN_MSG_LEN];
@@ -230,8 +236,9 @@ struct worker {
 
 /* Whole-run totals per scope, as the store and eval take them. */
 struct run_totals {
-	struct class_stats *vol_cs; /* volumes, then the run: (nv + 1) * classes */
-	struct scope_summary *sums; /* [0] run, [1..nv] volumes, then databases */
+	struct class_stats *vol_cs;  /* volumes, then the run: (nv + 1) * classes */
+	struct class_stats *resp_cs; /* open loop: volumes' then the run's db_read response */
+	struct scope_summary *sums;  /* [0] run, [1..nv] volumes, then databases */
 	struct store_scope_total *totals;
 	size_t nt;
 };
@@ -285,7 +292,10 @@ struct run_ctl {
  * interval's run figures) and finish.c (the error counts).
  */
 struct run_coord {
-	struct class_stats *tot_db;  /* measured totals, ndb * classes */
+	struct class_stats *tot_db; /* measured totals, ndb * classes */
+	/* open loop only (NULL closed loop): measured response times of each
+	 * database's page reads, ndb (snap.resp merged) */
+	struct class_stats *resp_db;
 	uint64_t *integ_db;	     /* integrity errors per database */
 	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
 	struct txn_count *txn_db;    /* measured transactions per database */
@@ -314,12 +324,13 @@ struct run_coord {
 };
 
 /* coord.c */
-/* coord_init: the merge state for ndb databases on nv volumes, zeroed;
+/* coord_init: the merge state for ndb databases on nv volumes, zeroed
+ * (with the response times' when open_loop: arrival = rate);
  * -ENOMEM when an allocation failed (coord_release frees what was made).
  * coord_reset: the main test's figures start afresh after auto-tune's
  * levels; the I/O errors seen while tuning stay counted. coord_release:
  * frees it all; safe twice. */
-int coord_init(struct run_coord *c, size_t ndb, size_t nv) DP_MUST_CHECK;
+int coord_init(struct run_coord *c, size_t ndb, size_t nv, bool open_loop) DP_MUST_CHECK;
 void coord_reset(struct run_coord *c, size_t ndb, size_t nv);
 void coord_release(struct run_coord *c);
 void coord_store_error(struct run *r, int ret);
@@ -530,6 +541,14 @@ static inline bool txns_counted(const struct run *r)
 static inline bool recovery_test(const struct run *r)
 {
 	return r->prof->type == PROFILE_TEST_RECOVERY;
+}
+
+/* Open loop: transactions arrive at a rate (arrival = rate) and their page
+ * reads have response times; only where transactions run (the fixed model
+ * and the backup test ignore arrival). */
+static inline bool open_loop(const struct run *r)
+{
+	return r->prof->arrival == PROFILE_ARRIVAL_RATE && txns_counted(r);
 }
 
 /* Times the completions that landed while this worker was busy (verifying

@@ -52,6 +52,10 @@ void run_worker_release(struct worker *w)
 		free(w->snaps[i].stream_ns);
 		free(w->snaps[i].stalls);
 		free(w->snaps[i].txn);
+		for (unsigned j = 0; w->snaps[i].resp && j < w->ndb; j++)
+			stats_class32_release(&w->snaps[i].resp[j]);
+		free(w->snaps[i].resp);
+		stats_arena_release(&w->snaps[i].resp_arena);
 		free(w->snaps[i].msgs);
 	}
 	free(w->jcopy);
@@ -327,6 +331,11 @@ static int worker_alloc(struct run *r, struct worker *w, unsigned ndb, unsigned 
 		    !w->snaps[i].stalls || !w->snaps[i].txn ||
 		    stats_arena_init(&w->snaps[i].arena, (size_t)ndb * IO_CLASS_COUNT))
 			return -ENOMEM;
+		if (open_loop(r)) {
+			w->snaps[i].resp = calloc(ndb, sizeof(*w->snaps[i].resp));
+			if (!w->snaps[i].resp || stats_arena_init(&w->snaps[i].resp_arena, ndb))
+				return -ENOMEM;
+		}
 		w->snaps[i].kept = &r->ctl.msgs_kept;
 		worker_snap_reset(&w->snaps[i], ndb);
 	}

@@ -16,6 +16,7 @@
 void run_totals_release(struct run_totals *t)
 {
 	free(t->vol_cs);
+	free(t->resp_cs);
 	free(t->sums);
 	free(t->totals);
 	memset(t, 0, sizeof(*t));
@@ -45,6 +46,40 @@ static void txn_fill(const struct run *r, struct scope_summary *sums, uint64_t m
 	}
 	for (size_t i = 0; i < 1 + nv + nd; i++)
 		sums[i].tps = secs > 0 ? (double)sums[i].txns / secs : 0;
+}
+
+/* Open loop: each database's page reads' response times (coord.resp_db),
+ * merged into its volume and the run, into the summaries (run_totals.sums
+ * order). 0, or -ENOMEM. Closed loop: nothing (response is service). */
+static int response_fill(const struct run *r, struct run_totals *t, uint64_t measured)
+{
+	size_t nv = r->plan.nr_vols, nd = r->plan.nr_dbs;
+
+	if (!r->coord.resp_db)
+		return 0;
+	t->resp_cs = calloc(nv + 1, sizeof(*t->resp_cs));
+	if (!t->resp_cs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nv + 1; i++)
+		stats_class_reset(&t->resp_cs[i]);
+	for (size_t d = 0; d < nd; d++) {
+		const struct class_stats *cs = &r->coord.resp_db[d];
+
+		stats_class_merge(&t->resp_cs[r->plan.dbs[d].volume], cs);
+		stats_class_merge(&t->resp_cs[nv], cs);
+		results_class_from_stats(&t->sums[1 + nv + d].response[IO_DB_READ], cs, measured);
+	}
+	for (size_t v = 0; v < nv; v++)
+		results_class_from_stats(&t->sums[1 + v].response[IO_DB_READ], &t->resp_cs[v],
+					 measured);
+	results_class_from_stats(&t->sums[0].response[IO_DB_READ], &t->resp_cs[nv], measured);
+	for (size_t i = 0; i < t->nt; i++) {
+		t->sums[i].response_recorded = true;
+		for (unsigned c = 0; c < IO_CLASS_COUNT; c++)
+			if (c != IO_DB_READ)
+				t->sums[i].response[c].max_sample_avg_ms = NAN;
+	}
+	return 0;
 }
 
 int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
@@ -116,6 +151,10 @@ int run_totals_build(struct run *r, uint64_t measured, struct run_totals *t)
 	for (size_t d = 0; d < nd; d++) {
 		t->totals[1 + r->plan.dbs[d].volume].stream_ns += r->coord.stream_db[d];
 		t->totals[0].stream_ns += r->coord.stream_db[d];
+	}
+	if (response_fill(r, t, measured)) {
+		run_totals_release(t);
+		return -ENOMEM;
 	}
 	run_samples_fill(r, t->sums, measured);
 	txn_fill(r, t->sums, measured);

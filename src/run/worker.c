@@ -24,6 +24,8 @@ void worker_snap_reset(struct snap *s, unsigned ndb)
 	memset(s->stream_ns, 0, ndb * sizeof(*s->stream_ns));
 	memset(s->stalls, 0, ndb * sizeof(*s->stalls));
 	memset(s->txn, 0, ndb * sizeof(*s->txn));
+	if (s->resp)
+		stats_class32_reset_all(s->resp, ndb, &s->resp_arena);
 	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
@@ -333,6 +335,15 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 				      s->len0))
 			worker_snap_msg(sn, "out of memory: an I/O of %s was not counted",
 					slot_file(s, d));
+		/* open loop: a transaction's page read's response time too, from
+		 * its intended start (one more add, only when arrival = rate) */
+		if (s->has_intended && sn->resp && req->cls == IO_DB_READ &&
+		    class_stats32_add(
+			    &sn->resp[s->db],
+			    req->t_done_ns > s->t_intended ? req->t_done_ns - s->t_intended : 0,
+			    s->len0))
+			worker_snap_msg(sn, "out of memory: a response time of %s was not counted",
+					slot_file(s, d));
 		return true;
 	}
 	cs->errors++;
@@ -359,16 +370,15 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	/* the driver stamped the commit that handed it to the kernel (or its
 	 * last part, after EAGAIN or a short transfer), not when it was
 	 * prepared: stamping a 32 KiB page is the tool's time, not the
-	 * device's; an open-loop transaction's first I/O keeps its intended
-	 * start */
-	if (!s->keep_issue)
-		s->t_issue = req->t_submit_ns;
+	 * device's. This service time is what the class figures hold, open
+	 * loop too; an open-loop transaction's wait for a stream is in its
+	 * response time (t_intended) alone. */
+	s->t_issue = req->t_submit_ns;
 	k.sn = worker_snap_at(w, req->t_done_ns);
 	ok = worker_account(w, s, req, k.sn);
 	/* restore the request as issued */
 	req->buf = s->buf;
 	s->hung_reported = false;
-	s->keep_issue = false;
 	wl_complete(&w->wl, s, ok,
 		    &(const struct wl_check){worker_check_page, worker_check_log,
 					     worker_check_later, &k});

@@ -183,6 +183,34 @@ static int store_insert_txns(sqlite3_stmt *st, int64_t run_id, const struct stor
 	return binder_run(&b);
 }
 
+/* The response row of a total and class (schema 11): open loop's db_read,
+ * and any other class with response times; SQLITE_OK and nothing written
+ * where the run has none (closed loop: response is service). */
+static int store_insert_response(sqlite3_stmt *st, int64_t run_id,
+				 const struct store_scope_total *t, enum io_class c)
+{
+	const struct scope_summary *sum = t->summary;
+	const struct class_summary *cs;
+	struct binder b;
+
+	if (!sum || !sum->response_recorded)
+		return SQLITE_OK;
+	cs = &sum->response[c];
+	if (c != IO_DB_READ && !cs->ios)
+		return SQLITE_OK;
+	binder_start(&b, st);
+	bind_i64(&b, run_id);
+	bind_str(&b, results_scope_kind_name(t->scope), false);
+	bind_str(&b, t->name, false);
+	bind_str(&b, stats_io_class_name(c), false);
+	bind_u64(&b, cs->ios);
+	bind_dbl(&b, cs->avg_ms);
+	bind_dbl(&b, cs->p50_ms);
+	bind_dbl(&b, cs->p99_ms);
+	bind_dbl(&b, cs->max_ms);
+	return binder_run(&b);
+}
+
 /*
  * Summary and histogram rows of every scope total and class, present or not
  * (unlike the interval rows): a handful per scope and run, and so every scope
@@ -195,6 +223,7 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 {
 	struct strbuf enc = STRBUF_INIT;
 	sqlite3_stmt *sum_st, *hist_st, *str_st = NULL, *extra_st = NULL, *txn_st = NULL;
+	sqlite3_stmt *resp_st = NULL;
 	const struct store_scope_total *t;
 	int ret, rc = SQLITE_OK;
 	size_t i;
@@ -233,6 +262,12 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 				    "INSERT OR REPLACE INTO txn_total (run_id, scope, name, txns,"
 				    " log_commits) VALUES (?, ?, ?, ?, ?)",
 				    &txn_st, 0, err);
+	if (!ret)
+		ret = store_prepare(
+			s,
+			"INSERT OR REPLACE INTO response (run_id, scope, name, class, ios,"
+			" avg_ms, p50_ms, p99_ms, max_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+			&resp_st, 0, err);
 	if (ret)
 		goto out_hist;
 	for (i = 0; i < end->nr_totals && rc == SQLITE_OK; i++) {
@@ -249,6 +284,8 @@ static int store_insert_totals(struct store *s, int64_t run_id, const struct sto
 				rc = store_insert_histogram(s, hist_st, run_id, t, c, &enc);
 			if (rc == SQLITE_OK)
 				rc = store_insert_extra(extra_st, run_id, t, c);
+			if (rc == SQLITE_OK)
+				rc = store_insert_response(resp_st, run_id, t, c);
 		}
 		if (rc == SQLITE_OK)
 			rc = store_insert_streams(str_st, run_id, t, end->duration_ns);
@@ -261,6 +298,7 @@ out_hist:
 	sqlite3_finalize(str_st);
 	sqlite3_finalize(extra_st);
 	sqlite3_finalize(txn_st);
+	sqlite3_finalize(resp_st);
 	sqlite3_finalize(hist_st);
 out_sum:
 	sqlite3_finalize(sum_st);

@@ -110,6 +110,7 @@ static const struct import_table import_tables[] = {
 	{"database_final", "name, size", 6, NULL},
 	{"txn_total", "scope, name, txns, log_commits", 9, NULL},
 	{"txn_sample", "t_ms, warmup, scope, name, txns, log_commits", 9, NULL},
+	{"response", "scope, name, class, ios, avg_ms, p50_ms, p99_ms, max_ms", 11, NULL},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and

@@ -178,6 +178,11 @@ static const struct store_limit limits[] = {
 	{"txn_sample", "warmup", L_FLAG},
 	{"txn_sample", "txns", L_COUNT(false)},
 	{"txn_sample", "log_commits", L_COUNT(false)},
+	{"response", "ios", L_COUNT(false)},
+	{"response", "avg_ms", L_TIME_MS_REAL(false)},
+	{"response", "p50_ms", L_TIME_MS_REAL(false)},
+	{"response", "p99_ms", L_TIME_MS_REAL(false)},
+	{"response", "max_ms", L_TIME_MS_REAL(false)},
 };
 
 static const struct store_limit *limit_find(const char *table, const char *column)

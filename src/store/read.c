@@ -548,6 +548,33 @@ static int txn_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+/* A response row (schema 11) into the scope its summary rows made: an
+ * open-loop run's response times of a class. */
+static int response_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	const char *cls = (const char *)sqlite3_column_text(st, 2);
+	int c = stats_io_class_from_name(cls ? cls : "");
+	struct scope_summary *sc;
+	struct class_summary *cs;
+	int ret;
+
+	(void)row;
+	if (c < 0)
+		return -EIO;
+	ret = row_scope(st, base, &sc);
+	if (ret)
+		return ret;
+	sc->response_recorded = true;
+	cs = &sc->response[c];
+	cs->ios = column_u64(st, 3);
+	cs->avg_ms = sqlite3_column_double(st, 4);
+	cs->p50_ms = sqlite3_column_double(st, 5);
+	cs->p99_ms = sqlite3_column_double(st, 6);
+	cs->max_ms = sqlite3_column_double(st, 7);
+	cs->max_sample_avg_ms = cs->p999_ms = cs->p9999_ms = NAN;
+	return 0;
+}
+
 /* A summary row into the scope it names: the run's, or a volume's or a
  * database's, appended on first sight. */
 static int summary_row_read(sqlite3_stmt *st, void *row, void *base)
@@ -963,6 +990,12 @@ static const struct rows_spec results_rows[] = {
 	{"load transactions", "txn_total row of unknown scope", NULL,
 	 "SELECT scope, name, txns, log_commits FROM txn_total WHERE run_id = ? ORDER BY rowid", 0,
 	 0, 0, txn_row_read, NULL, "txn_total"},
+	/* open loop's response times per scope (schema 11; closed-loop runs
+	 * and a migrated older file have none) */
+	{"load response times", "response row of unknown scope or class", NULL,
+	 "SELECT scope, name, class, ios, avg_ms, p50_ms, p99_ms, max_ms FROM response"
+	 " WHERE run_id = ? ORDER BY rowid",
+	 0, 0, 0, response_row_read, NULL, "response"},
 	/* each database's size at the start (table database) and at the end
 	 * (database_final, schema 6: a killed run has no rows there) */
 	{"load database sizes", NULL, NULL,

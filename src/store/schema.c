@@ -390,6 +390,25 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE run ADD COLUMN series_index INTEGER;"
 	"ALTER TABLE run ADD COLUMN series_size INTEGER;"
 	"CREATE INDEX run_series ON run (series_uuid);",
+	/* 10 -> 11: open loop's response times (arrival = rate,
+	 * docs/results-schema.md). The summary rows' latencies are service
+	 * times (submission to completion); a response row holds, per scope
+	 * and class, the same I/Os timed from their transaction's intended
+	 * start (its wait for a stream included). Rows only for an open-loop
+	 * run (db_read, the page reads a transaction waits for); a closed-loop
+	 * run, where response is service, and older runs have none. */
+	"CREATE TABLE response ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" scope TEXT NOT NULL CHECK (scope IN ('run', 'volume', 'database')),"
+	" name TEXT NOT NULL,"
+	" class TEXT NOT NULL,"
+	" ios INTEGER NOT NULL,"
+	" avg_ms REAL NOT NULL,"
+	" p50_ms REAL NOT NULL,"
+	" p99_ms REAL NOT NULL,"
+	" max_ms REAL NOT NULL,"
+	" UNIQUE (run_id, scope, name, class)"
+	");",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

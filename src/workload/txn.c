@@ -314,12 +314,13 @@ again:
 		if (p->readahead_size)
 			stream_read_ahead(c, d, s);
 	}
-	if (s->t_start && p->arrival == PROFILE_ARRIVAL_RATE) {
-		/* open loop: the transaction's first I/O counts from its
-		 * intended start (its wait for a stream is the client's) */
-		s->t_issue = s->t_start;
-		s->keep_issue = true;
-		s->t_start = 0;
+	if (p->arrival == PROFILE_ARRIVAL_RATE) {
+		/* open loop: every I/O of the transaction, not only its first,
+		 * has a response time from the transaction's intended start (its
+		 * wait for a stream included: open loop without coordinated
+		 * omission); its service time still runs from its submission */
+		s->t_intended = s->t_start;
+		s->has_intended = true;
 	}
 	return WL_STREAM_IO;
 }

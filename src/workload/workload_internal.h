@@ -48,7 +48,7 @@ static inline void wl_slot_request(struct wl_slot *s, uint8_t op, uint8_t cls, u
 	s->off0 = offset;
 	s->len0 = len;
 	s->t_issue = now;
-	s->keep_issue = false;
+	s->has_intended = false;
 }
 
 /* Stamps page's write at buf with its next generation, which it returns. */

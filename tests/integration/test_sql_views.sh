@@ -25,7 +25,10 @@ rc=$?
 set -e
 [ $rc = 0 ] || [ $rc = 1 ] || { cat run.err; fail "real run exited $rc"; }
 
-[ "$(sqlite3 r.db 'PRAGMA user_version')" = 10 ] || fail "schema version"
+# the version this build writes, as store.h says
+schema=$(sed -n 's/^#define STORE_SCHEMA_VERSION \([0-9]*\)$/\1/p' "$DP_SOURCE_DIR/include/diskproof/store.h")
+[ -n "$schema" ] || fail "no STORE_SCHEMA_VERSION in store.h"
+[ "$(sqlite3 r.db 'PRAGMA user_version')" = "$schema" ] || fail "schema version"
 for id in 1 2 3; do
 	expect_exit 0 "$DISKPROOF" report $id --results r.db --format json
 	cp "$WORK/out" "r$id.json"
@@ -189,7 +192,7 @@ PY
 cp "$DP_SOURCE_DIR/tests/golden/results/schema-v1.db" v1.db
 expect_exit 0 "$DISKPROOF" report 1 --results v1.db --format json
 cp "$WORK/out" v1.json
-[ "$(sqlite3 v1.db 'PRAGMA user_version')" = 10 ] || fail "v1 file not migrated"
+[ "$(sqlite3 v1.db 'PRAGMA user_version')" = "$schema" ] || fail "v1 file not migrated"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM summary WHERE ios > 0 AND p999_ms IS NULL")" = 0 ] ||
 	fail "migration left percentiles empty"
 [ "$(sqlite3 v1.db "SELECT count(*) FROM sample WHERE time_utc IS NULL")" = 0 ] ||

@@ -113,6 +113,51 @@ static void test_thresholds(void **state)
 	free(v);
 }
 
+/*
+ * latency_basis: an open-loop scope with 2 ms service and 50 ms response
+ * times passes the 20 ms average on the service basis and fails it on the
+ * response basis, whose maximum is the slowest response; log writes stay
+ * service times; a scope without response times is judged on its service
+ * time whatever the basis.
+ */
+static void test_latency_basis(void **state)
+{
+	struct scope_summary db = scope("db1", "vol1", 2.0, 1.0),
+			     closed = scope("db2", "vol1", 2, 1);
+	struct scope_summary vol = scope("vol1", "", 2, 1), run = scope("run", "", 2, 1);
+	struct eval_input in = {
+		.run = &run, .volumes = &vol, .nr_volumes = 1, .databases = &db, .nr_databases = 1};
+	struct profile_thresholds t = strict;
+	struct verdict *v;
+	size_t n;
+
+	(void)state;
+	db.response_recorded = true;
+	db.response[IO_DB_READ] = (struct class_summary){
+		.ios = 100, .avg_ms = 50, .p50_ms = 40, .p99_ms = 90, .max_ms = 150};
+	db.response[IO_LOG_WRITE].ios = 30; /* never judged: log writes are service times */
+	db.response[IO_LOG_WRITE].avg_ms = 500;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_true(get(v, n, "db1", "db_read_avg_ms")->passed);
+	assert_true(get(v, n, "db1", "db_read_avg_ms")->measured == 2.0);
+	free(v);
+
+	t.latency_basis = PROFILE_LATENCY_RESPONSE;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_false(get(v, n, "db1", "db_read_avg_ms")->passed);
+	assert_true(get(v, n, "db1", "db_read_avg_ms")->measured == 50.0);
+	assert_false(get(v, n, "db1", "db_read_max_ms")->passed);
+	assert_true(get(v, n, "db1", "db_read_max_ms")->measured == 150.0);
+	assert_true(get(v, n, "db1", "log_write_avg_ms")->passed);
+	assert_true(get(v, n, "db1", "log_write_avg_ms")->measured == 1.0);
+	free(v);
+
+	in.databases = &closed;
+	assert_int_equal(eval_judge(&in, &t, &v, &n), 0);
+	assert_true(get(v, n, "db2", "db_read_avg_ms")->measured == 2.0);
+	free(v);
+}
+
 static void test_errors_and_target(void **state)
 {
 	struct scope_summary run = scope("run", "", 5, 5);
@@ -840,6 +885,7 @@ int main(void)
 		cmocka_unit_test(test_lenient),		 cmocka_unit_test(test_warmup_excluded),
 		cmocka_unit_test(test_max_basis),	 cmocka_unit_test(test_page_fault_stalls),
 		cmocka_unit_test(test_basis_keys),	 cmocka_unit_test(test_pass_done),
+		cmocka_unit_test(test_latency_basis),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

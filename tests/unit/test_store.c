@@ -54,8 +54,12 @@ struct fixture {
 };
 
 /* Takes a current file back to schema 8 (before the transactions). */
+/* Takes a current file back to schema 10 (before the response times). */
+#define SCHEMA11_UNDO " DROP TABLE response;"
+
 /* Takes a current file back to schema 9 (before the series columns). */
 #define SCHEMA10_UNDO                                                                              \
+	SCHEMA11_UNDO                                                                              \
 	" DROP INDEX run_series; ALTER TABLE run DROP COLUMN series_uuid;"                         \
 	" ALTER TABLE run DROP COLUMN series_index; ALTER TABLE run DROP COLUMN series_size;"
 

@@ -1,0 +1,106 @@
+#!/bin/bash
+# test_open_loop_sim.sh - open loop (arrival = rate) without coordinated
+# omission, in virtual time (docs/verdicts.md#service-and-response-time): a
+# fast simulated device (2 ms reads) behind too few streams (4 streams at
+# 2000 transactions/s: they can serve about 1400/s), so transactions queue
+# for a stream.
+# - the db_read figures are the device's service time (about 2 ms), the
+#   response time (intended start to completion, every page read of a
+#   transaction) is seconds, stored per scope (table response) and shown in
+#   JSON (classes.db_read.response), HTML (section "response") and in the
+#   text summary, whose line says the response time is over the threshold
+#   the service time met;
+# - the run passes on service time (exit 0); the same profile with
+#   [thresholds] latency_basis = response fails (exit 1) on db_read_avg_ms;
+# - a closed-loop run stores no response times (response is service), nor
+#   does a fixed-model run, which ignores arrival.
+source "$(dirname "$0")/lib.sh"
+set -e
+
+cat >open.ini <<'INI'
+[test]
+duration = 30s
+warmup = 0s
+[sizing]
+database_size = 256MiB
+[workload]
+arrival = rate
+rate = 2000
+[engine]
+name = sim
+streams = 4
+[sim]
+read_latency = 2ms
+write_latency = 1ms
+log_write_latency = 500us
+seed = 7
+[volume v1]
+path = /nonexistent/v1
+databases = 2
+INI
+
+expect_exit 0 "$DISKPROOF" run ./open.ini --results r.db --quiet
+expect_exit 0 "$DISKPROOF" report 1 --results r.db --format json
+cp "$WORK/out" open.json
+python3 - open.json <<'PY' || fail "json: service and response times"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for scope in [d["summary"]] + d["volumes"] + d["databases"]:
+    rd = scope["classes"]["db_read"]
+    rs = rd["response"]
+    assert 1.5 < rd["avg_ms"] < 2.5, rd          # service: the device's 2 ms
+    assert rs["avg_ms"] > 1000, rs                # response: the stream queue's seconds
+    assert rs["p50_ms"] <= rs["p99_ms"] <= rs["max_ms"], rs
+    assert rs["ios"] == rd["ios"], (rs, rd)       # every page read, not only the first
+    assert "response" not in scope["classes"]["log_write"], scope
+print("service %.3f ms, response %.3f ms" % (d["summary"]["classes"]["db_read"]["avg_ms"],
+                                              d["summary"]["classes"]["db_read"]["response"]["avg_ms"]))
+PY
+python3 - open.json "$DP_SOURCE_DIR/docs/schema/report.schema.json" <<'PY' || fail "json: not valid against the report schema"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)  # test_json_schema says so; nothing to validate with here
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+PY
+[ "$(sqlite3 r.db "select count(*) from response where run_id = 1 and class = 'db_read'")" = 4 ] ||
+	fail "response rows: run, volume and two databases"
+
+expect_exit 0 "$DISKPROOF" report 1 --results r.db
+grep -Eq "^db_read response time \(incl\. the tool's own queue\): avg [0-9]{4,}\.[0-9]{3} ms > 20 ms, which the service time met \(2\.[0-9]{3} ms\)$" \
+	"$WORK/out" || fail "text: the response line: $(grep response "$WORK/out")"
+grep "response" "$WORK/out" | awk 'length > 120 { exit 1 }' || fail "text: a response line over 120 columns"
+
+expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
+grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
+
+# the same profile judged on the response time fails, on db_read's average
+sed 's/^\[engine\]/[thresholds]\nlatency_basis = response\n\n[engine]/' open.ini >resp.ini
+expect_exit 1 "$DISKPROOF" run ./resp.ini --results r.db
+grep -Eq '^  FAIL run: database read average [0-9]{4,}\.[0-9]{3} ms > 20 ms' "$WORK/out" ||
+	fail "latency_basis = response: no failed read average"
+! grep -q "FAIL.*log write" "$WORK/out" || fail "latency_basis = response: log writes judged on a response time"
+expect_exit 0 "$DISKPROOF" report 2 --results r.db
+grep -Eq '^latency thresholds judged the response time \(latency_basis = response\): db_read avg [0-9]{4,}\.[0-9]{3} ms, service time 2\.[0-9]{3} ms$' \
+	"$WORK/out" || fail "text: the basis line"
+! grep -q "which the service time met" "$WORK/out" || fail "text: the service line on the response basis"
+# and a closed-loop profile cannot ask for it
+sed '/^arrival = rate/d; /^rate = /d' resp.ini >resp-closed.ini
+expect_exit 2 "$DISKPROOF" plan ./resp-closed.ini
+grep -q '^./resp-closed.ini:[0-9]*: \[thresholds\] latency_basis: .*needs arrival = rate' "$WORK/err" ||
+	fail "closed loop with latency_basis = response: $(cat "$WORK/err")"
+
+# a closed-loop run: no response rows, no key, no line, no section
+sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
+expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet
+[ "$(sqlite3 r.db "select count(*) from response where run_id = 3")" = 0 ] || fail "closed loop stored response rows"
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
+[ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
+! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
+# the fixed model ignores arrival (closed loop): no response times either
+sed 's/^\[workload\]/[workload]\nmodel = fixed/' open.ini >fixed.ini
+expect_exit 0 "$DISKPROOF" run ./fixed.ini --results r.db --quiet
+[ "$(sqlite3 r.db "select count(*) from response where run_id = 4")" = 0 ] || fail "fixed model stored response rows"
+echo "ok"
