@@ -108,9 +108,15 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	enum results_target tcase = results_target_iops(r, &target);
 	size_t i, failed = results_verdicts_failed(r);
 
+	const char *reach_msg, *reach = results_reads_reach(r, &reach_msg);
+	bool inconclusive = results_inconclusive(r) && r->verdict && !strcmp(r->verdict, "PASS");
+
 	html_section_open(sb, "summary", "Test summary", true);
 	strbuf_addstr(sb, "<p>Overall verdict: ");
-	html_verdict_badge(sb, r->verdict, true);
+	/* figures that pass but that the device did not give: not a PASS */
+	html_verdict_badge(sb, inconclusive ? "INCONCLUSIVE" : r->verdict, true);
+	if (inconclusive)
+		strbuf_addstr(sb, " (the figures pass, but the reads did not reach the device)");
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed")) {
 		strbuf_addstr(sb, " (");
 		html_esc(sb, r->status);
@@ -145,6 +151,15 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 	else
 		strbuf_addf(sb, "<p class=\"note\">Target transactional IOPS: %s.</p>\n",
 			    tcase == RESULTS_TARGET_PASSED ? "reached (PASS)" : "missed (FAIL)");
+	if (reach) {
+		/* whether the reads reached the devices (results_reads_reach) */
+		strbuf_addf(sb, "<p class=\"%s reach\">",
+			    !strcmp(reach, "not_reached") ? "FAIL" : "note");
+		if (!strcmp(reach, "not_reached"))
+			strbuf_addstr(sb, "<b>INCONCLUSIVE</b> ");
+		html_esc(sb, report_str_or(reach_msg, "-"));
+		strbuf_addstr(sb, "</p>\n");
+	}
 	if (failed) {
 		strbuf_addstr(sb, "<h3>Failing verdicts</h3>\n<ul>\n");
 		for (i = 0; i < r->nr_verdicts; i++) {

@@ -18,7 +18,8 @@
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
 
-/* PASS green, FAIL red (when colour is on); anything else plain. */
+/* PASS green, FAIL red, INCONCLUSIVE bold (when colour is on); anything
+ * else plain. */
 static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 {
 	const char *on = NULL;
@@ -27,6 +28,8 @@ static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 		on = ANSI_GREEN;
 	else if (color && !strcmp(word, "FAIL"))
 		on = REPORT_ANSI_BOLD ANSI_RED;
+	else if (color && !strcmp(word, "INCONCLUSIVE"))
+		on = REPORT_ANSI_BOLD;
 	if (on)
 		strbuf_addf(sb, "%s%s%s", on, word, REPORT_ANSI_RESET);
 	else
@@ -66,8 +69,13 @@ static void text_start_at(struct strbuf *sb, const struct results *r)
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = report_str_or(r->verdict, "NONE");
+	bool inconclusive = results_inconclusive(r) && !strcmp(verdict, "PASS");
+
 	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
-	text_verdict_word(sb, verdict, color);
+	/* figures that pass but that the device did not give: not a PASS */
+	text_verdict_word(sb, inconclusive ? "INCONCLUSIVE" : verdict, color);
+	if (inconclusive)
+		strbuf_addstr(sb, " (the figures pass, but the reads did not reach the device)");
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
 		strbuf_addf(sb, " (%s)", r->status);
 	if (r->label)
@@ -83,6 +91,26 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 	strbuf_addf(sb, "host %s, started %s, ended %s\n", report_str_or(r->host, "-"),
 		    report_str_or(r->started_at, "-"), report_str_or(r->ended_at, "-"));
 	text_start_at(sb, r);
+}
+
+/* Whether the reads reached the devices (results_reads_reach), in the
+ * verdict block when it changes what the verdict means: not reached (the
+ * run is inconclusive) or not checked. A run whose reads reached them says
+ * it in the JSON and the HTML only. */
+static void text_reads_reach(struct strbuf *sb, const struct results *r, bool color)
+{
+	const char *msg, *st = results_reads_reach(r, &msg);
+
+	if (!st || !strcmp(st, "reached"))
+		return;
+	strbuf_addstr(sb, "  ");
+	if (!strcmp(st, "not_reached"))
+		text_verdict_word(sb, "INCONCLUSIVE", color);
+	else
+		strbuf_addstr(sb, "note");
+	strbuf_addch(sb, ' ');
+	report_text_escape(sb, msg);
+	strbuf_addch(sb, '\n');
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
@@ -673,6 +701,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	size_t failed = results_verdicts_failed(r);
 
 	text_headline(sb, r, color);
+	text_reads_reach(sb, r, color);
 	if (failed) {
 		strbuf_addch(sb, '\n');
 		text_verdicts(sb, r, false, color);

@@ -618,7 +618,11 @@ static void coord_store_interval(struct run *r, unsigned k, size_t nrows, uint64
 
 		/* counters that cannot be read this once cost their rows,
 		 * not the run */
-		if (!counters_sampler_read(r->store.host, time_mono_ns(), &hs))
+		bool read = !counters_sampler_read(r->store.host, time_mono_ns(), &hs);
+
+		if (!warm)
+			run_reach_add(&r->reach, read ? &hs : NULL);
+		if (read)
 			ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms, warm,
 						       &hs, &r->store.err);
 	}
