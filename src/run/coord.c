@@ -326,9 +326,9 @@ static void view_max(const struct profile_thresholds *t, const struct class_summ
 	if (!cs->ios)
 		return;
 	*io = cs->max_ms;
-	*judged = t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms)
-			  ? cs->max_sample_avg_ms
-			  : cs->max_ms;
+	/* one figure per column: a sample average, or "-" until the first
+	 * sample is complete, never the slowest I/O under its name */
+	*judged = t->max_basis == PROFILE_MAX_SAMPLE ? cs->max_sample_avg_ms : cs->max_ms;
 }
 
 /* A so-far verdict of volume vol: its own or one of its databases'. */
@@ -392,6 +392,8 @@ static void coord_view_to(struct run *r, unsigned k,
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
 	view.db_read_max_ms = (double)r->prof->thresholds.db_read_max_ns / 1e6;
 	view.log_write_max_ms = (double)r->prof->thresholds.log_write_max_ns / 1e6;
+	view.max_is_sample = r->prof->thresholds.max_basis == PROFILE_MAX_SAMPLE;
+	view.sample_s = (double)r->prof->thresholds.sample_interval_ns / 1e9;
 	view.judged = r->coord.sofar_judged && !r->tune.tuner;
 	if (view.judged) {
 		view.verdicts = r->coord.sofar_v;
