@@ -173,6 +173,10 @@ int counters_sampler_read(struct host_sampler *s, uint64_t now_ns,
  * /srv/log); no block device under /dev/shm/x". */
 void counters_sampler_describe(const struct host_sampler *s, struct strbuf *out);
 
+/* The device row (the index into a read's devs) of paths[i] as given to
+ * open, or -1 when no block device was found under it (or s is NULL). */
+int counters_sampler_path_row(const struct host_sampler *s, size_t i);
+
 void counters_sampler_close(struct host_sampler *s);
 
 #endif

@@ -692,4 +692,17 @@ size_t results_verdicts_failed(const struct results *r);
 /* How many of the run's events are of kind (e.g. "error"). */
 size_t results_events_count(const struct results *r, const char *kind);
 
+/*
+ * Whether the run's reads reached its devices (run/reach.c, stored as one
+ * event): "reached", "not_reached" (the run is inconclusive) or "unchecked"
+ * (the counters could not say), with the event's sentence in *message; NULL
+ * (and *message NULL) when the run has no such event (simulated, unjudged,
+ * no reads, or older).
+ */
+const char *results_reads_reach(const struct results *r, const char **message);
+
+/* The run's reads did not reach its devices: its figures cannot be
+ * concluded on, whatever its verdict (exit 5 when it passed). */
+bool results_inconclusive(const struct results *r);
+
 #endif

@@ -122,6 +122,11 @@ struct run_interval_view {
 	 * maxima its max column is coloured against */
 	double db_read_avg_ms, log_write_avg_ms;
 	double db_read_max_ms, log_write_max_ms;
+	/* what max_ms is: the highest average over one sample of sample_s
+	 * seconds (max_basis = sample; NAN until a sample is complete), else
+	 * the slowest single I/O; the live view names its column so */
+	bool max_is_sample;
+	double sample_s;
 	/* the running verdict (above): judged false when there is none this
 	 * interval (auto-tune, out of memory; verdicts NULL, nr_verdicts 0);
 	 * verdicts in eval_judge's order (databases, volumes, the run), the

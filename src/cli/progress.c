@@ -412,6 +412,18 @@ static void frame_errors_cell(struct frame *f, int width, uint64_t io, uint64_t 
 		frame_sgr(f, "0");
 }
 
+/* The max column's title, named for the figure it shows (issue 30: "max
+ * ms" was the highest sample average here and the slowest I/O in the
+ * report): "max 15s avg" (max_basis = sample, the configured sample) or
+ * "slowest I/O", in ms as the other columns, within 80 columns. */
+static const char *max_title(const struct run_interval_view *v, char *buf, size_t len)
+{
+	if (!v->max_is_sample)
+		return "slowest I/O";
+	snprintf(buf, len, "max %gs avg", v->sample_s);
+	return buf;
+}
+
 /* A volume in full: one row per class shown, with the interval's IOPS,
  * average and p99, the maximum so far (the figure the max criterion
  * judges) and the running verdict of the class. */
@@ -431,7 +443,7 @@ static void frame_volume(struct frame *f, const struct run_interval_view *v,
 		frame_addf(f, " ");
 		frame_latency(f, 8, vol->p99_ms[c], class_limit(v, c), any);
 		frame_addf(f, " ");
-		frame_latency(f, 8, vol->max_ms[c], class_max_limit(v, c),
+		frame_latency(f, 11, vol->max_ms[c], class_max_limit(v, c),
 			      isfinite(vol->max_ms[c]));
 		frame_addf(f, " ");
 		if (first)
@@ -519,6 +531,7 @@ static void terminal_size(unsigned *rows, unsigned *cols)
 static void frame_build(struct frame *f, struct live_view *lv, const struct run_interval_view *v)
 {
 	unsigned rows, shown = lv->seen, nshown = 0, full, room;
+	char title[32];
 	size_t n = v->nr_vols;
 
 	terminal_size(&rows, &f->cols);
@@ -532,8 +545,9 @@ static void frame_build(struct frame *f, struct live_view *lv, const struct run_
 	room = rows > 4 ? rows - 4 : 1;
 	if (full + 1 <= rows) {
 		frame_sgr(f, "2");
-		frame_addf(f, "%-12s %-11s %7s %8s %8s %8s %6s  %s", "volume", "class", "IOPS",
-			   "avg ms", "p99 ms", "max ms", "errors", "so far");
+		frame_addf(f, "%-12s %-11s %7s %8s %8s %11s %6s  %s", "volume", "class", "IOPS",
+			   "avg ms", "p99 ms", max_title(v, title, sizeof(title)), "errors",
+			   "so far");
 		frame_sgr(f, "0");
 		frame_eol(f);
 		for (size_t i = 0; i < n; i++)

@@ -247,6 +247,8 @@ struct host_sampler {
 	struct host_disk_counters *cur; /* scratch: this read's lines */
 	bool *found;
 	struct host_dev_sample *rows;
+	int *path_dev; /* per path given to open: its row, or -1 (none found) */
+	size_t nr_paths;
 	struct strbuf skipped; /* "no block device under P; ..." */
 };
 
@@ -396,6 +398,7 @@ static void sampler_find_devices(struct host_sampler *s, const char *proc, const
 	int ret;
 
 	for (i = 0; i < n; i++) {
+		s->path_dev[i] = -1;
 		if (!paths[i] || !paths[i][0])
 			continue;
 		ret = path_dev(proc, paths[i], &dev);
@@ -415,7 +418,16 @@ static void sampler_find_devices(struct host_sampler *s, const char *proc, const
 			s->nr_devs++;
 		}
 		paths_add(&s->devs[k].paths, paths[i]);
+		s->path_dev[i] = (int)k;
 	}
+}
+
+/* The paths on row from now on row to (-1: none). */
+static void paths_renumber(struct host_sampler *s, int from, int to)
+{
+	for (size_t i = 0; i < s->nr_paths; i++)
+		if (s->path_dev[i] == from)
+			s->path_dev[i] = to;
 }
 
 /* Drops the devices that diskstats does not list (names them in skipped). */
@@ -430,10 +442,12 @@ static void sampler_keep_listed(struct host_sampler *s)
 			skipped_add(s, "%s: device %s is not in /proc/diskstats",
 				    s->devs[i].paths.buf, mm);
 			strbuf_release(&s->devs[i].paths);
+			paths_renumber(s, (int)i, -1);
 			continue;
 		}
 		s->devs[k] = s->devs[i];
 		s->cur[k] = s->cur[i];
+		paths_renumber(s, (int)i, (int)k);
 		k++;
 	}
 	s->nr_devs = k;
@@ -474,7 +488,9 @@ int counters_sampler_open_at(struct host_sampler **out, const char *proc, const 
 	s->cur = calloc(n ? n : 1, sizeof(*s->cur));
 	s->found = calloc(n ? n : 1, sizeof(*s->found));
 	s->rows = calloc(n ? n : 1, sizeof(*s->rows));
-	if (!s->buf || !s->devs || !s->cur || !s->found || !s->rows)
+	s->path_dev = calloc(n ? n : 1, sizeof(*s->path_dev));
+	s->nr_paths = n;
+	if (!s->buf || !s->devs || !s->cur || !s->found || !s->rows || !s->path_dev)
 		goto out_nomem;
 	ret = sampler_read_cpu(s, &s->cpu);
 	if (ret) {
@@ -625,5 +641,11 @@ void counters_sampler_close(struct host_sampler *s)
 	free(s->cur);
 	free(s->found);
 	free(s->rows);
+	free(s->path_dev);
 	free(s);
+}
+
+int counters_sampler_path_row(const struct host_sampler *s, size_t i)
+{
+	return s && i < s->nr_paths ? s->path_dev[i] : -1;
 }

@@ -15,7 +15,27 @@ bool html_class_hline(const struct results *r, enum io_class c, struct html_hlin
 		      size_t size)
 {
 	hl->y = html_class_avg_threshold(r, c);
-	snprintf(label, size, "threshold %g ms", isfinite(hl->y) ? hl->y : 0);
+	snprintf(label, size, "avg threshold %g ms", isfinite(hl->y) ? hl->y : 0);
+	hl->label = label;
+	hl->color = "#b91c1c";
+	return isfinite(hl->y);
+}
+
+/*
+ * The threshold line of a per-second maximum chart: the maximum criterion
+ * when it judges the slowest single I/O (CLASS_max_ms, max_basis = io);
+ * none when it judges the highest sample average (max_basis = sample: a
+ * second's slowest I/O over it fails nothing) or when the class has no
+ * maximum criterion. An average threshold is never drawn here.
+ */
+static bool class_max_hline(const struct results *r, enum io_class c, struct html_hline *hl,
+			    char *label, size_t size)
+{
+	char crit[48];
+
+	snprintf(crit, sizeof(crit), "%s_max_ms", stats_io_class_name(c));
+	hl->y = html_verdict_threshold(r, crit);
+	snprintf(label, size, "max threshold %g ms (slowest I/O)", isfinite(hl->y) ? hl->y : 0);
 	hl->label = label;
 	hl->color = "#b91c1c";
 	return isfinite(hl->y);
@@ -39,7 +59,7 @@ void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind
 	struct html_series s[2];
 	struct html_hline hl;
 	struct html_chart ch;
-	bool has_hl = html_class_hline(r, c, &hl, hlabel, sizeof(hlabel));
+	bool has_hl = class_max_hline(r, c, &hl, hlabel, sizeof(hlabel));
 
 	if (scope == SCOPE_RUN)
 		snprintf(id, sizeof(id), "chart-tail-%s", stats_io_class_name(c));
@@ -47,17 +67,17 @@ void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind
 		snprintf(id, sizeof(id), "chart-tail-%s-%zu", stats_io_class_name(c),
 			 volume_place(r, name));
 	if (scope == SCOPE_RUN)
-		snprintf(title, sizeof(title), "%s p99 and maximum per second",
+		snprintf(title, sizeof(title), "%s p99 and slowest I/O per second",
 			 stats_io_class_name(c));
 	else
-		snprintf(title, sizeof(title), "%s: %s p99 and maximum per second", name,
+		snprintf(title, sizeof(title), "%s: %s p99 and slowest I/O per second", name,
 			 stats_io_class_name(c));
 	s[0] = (struct html_series){.r = r,
 				    .src = HTML_SRC_MAX_MS,
 				    .scope = scope,
 				    .name = name,
 				    .cls = c,
-				    .label = "max",
+				    .label = "slowest I/O",
 				    .color = "#9aa5b1"};
 	s[1] = s[0];
 	s[1].src = HTML_SRC_P99_MS;

@@ -136,6 +136,19 @@ static void json_target(struct json *j, const struct results *r)
 	json_str(j, "target_iops_result", results_target_name(t));
 }
 
+/* Whether the run's reads reached its devices (results_reads_reach):
+ * "reached", "not_reached" (inconclusive: true) or "unchecked", with its
+ * sentence; null for a run that has no such judgement (simulated, not
+ * judged, without reads, or older). */
+static void json_reads_reach(struct json *j, const struct results *r)
+{
+	const char *msg, *st = results_reads_reach(r, &msg);
+
+	json_bool(j, "inconclusive", results_inconclusive(r));
+	json_str(j, "reads_reach", st);
+	json_str(j, "reads_reach_why", msg);
+}
+
 static void json_run(struct json *j, const struct results *r)
 {
 	json_begin_object(j, "run");
@@ -160,6 +173,7 @@ static void json_run(struct json *j, const struct results *r)
 	else
 		json_null(j, "sample_s");
 	json_target(j, r);
+	json_reads_reach(j, r);
 	json_end(j);
 }
 

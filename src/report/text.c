@@ -18,7 +18,8 @@
 #define ANSI_GREEN "\033[32m"
 #define ANSI_RED "\033[31m"
 
-/* PASS green, FAIL red (when colour is on); anything else plain. */
+/* PASS green, FAIL red, INCONCLUSIVE bold (when colour is on); anything
+ * else plain. */
 static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 {
 	const char *on = NULL;
@@ -27,6 +28,8 @@ static void text_verdict_word(struct strbuf *sb, const char *word, bool color)
 		on = ANSI_GREEN;
 	else if (color && !strcmp(word, "FAIL"))
 		on = REPORT_ANSI_BOLD ANSI_RED;
+	else if (color && !strcmp(word, "INCONCLUSIVE"))
+		on = REPORT_ANSI_BOLD;
 	if (on)
 		strbuf_addf(sb, "%s%s%s", on, word, REPORT_ANSI_RESET);
 	else
@@ -66,8 +69,13 @@ static void text_start_at(struct strbuf *sb, const struct results *r)
 static void text_headline(struct strbuf *sb, const struct results *r, bool color)
 {
 	const char *verdict = report_str_or(r->verdict, "NONE");
+	bool inconclusive = results_inconclusive(r) && !strcmp(verdict, "PASS");
+
 	strbuf_addf(sb, "diskproof run %" PRId64 ": ", r->id);
-	text_verdict_word(sb, verdict, color);
+	/* figures that pass but that the device did not give: not a PASS */
+	text_verdict_word(sb, inconclusive ? "INCONCLUSIVE" : verdict, color);
+	if (inconclusive)
+		strbuf_addstr(sb, " (the figures pass, but the reads did not reach the device)");
 	if (r->status && strcmp(r->status, "passed") && strcmp(r->status, "failed"))
 		strbuf_addf(sb, " (%s)", r->status);
 	if (r->label)
@@ -87,6 +95,26 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		report_series_place(sb, r);
 		strbuf_addch(sb, '\n');
 	}
+}
+
+/* Whether the reads reached the devices (results_reads_reach), in the
+ * verdict block when it changes what the verdict means: not reached (the
+ * run is inconclusive) or not checked. A run whose reads reached them says
+ * it in the JSON and the HTML only. */
+static void text_reads_reach(struct strbuf *sb, const struct results *r, bool color)
+{
+	const char *msg, *st = results_reads_reach(r, &msg);
+
+	if (!st || !strcmp(st, "reached"))
+		return;
+	strbuf_addstr(sb, "  ");
+	if (!strcmp(st, "not_reached"))
+		text_verdict_word(sb, "INCONCLUSIVE", color);
+	else
+		strbuf_addstr(sb, "note");
+	strbuf_addch(sb, ' ');
+	report_text_escape(sb, msg);
+	strbuf_addch(sb, '\n');
 }
 
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
@@ -143,11 +171,8 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 		text_ms(sb, cs->p99_ms);
 		text_opt(sb, 9, cs->p999_ms, 3);
 		text_opt(sb, 9, cs->p9999_ms, 3);
-		text_ms(sb, cs->max_ms);
-		if (isfinite(cs->max_sample_avg_ms))
-			text_ms(sb, cs->max_sample_avg_ms);
-		else
-			strbuf_addf(sb, " %9s", "-");
+		text_opt(sb, 10, isfinite(cs->max_ms) ? cs->max_ms : 0.0, 3);
+		text_opt(sb, 11, cs->max_sample_avg_ms, 3);
 		if (first) {
 			strbuf_addstr(sb, "  ");
 			text_verdict_word(sb, verdict, color);
@@ -328,15 +353,20 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
 	double tiops = results_scope_transactional_iops(&r->run);
 	int width = 6;
+	char smp[32] = "max smp avg";
 	size_t i;
 
 	for (i = 0; i < r->nr_volumes; i++)
 		if ((int)strlen(r->volumes[i].name) > width)
 			width = (int)strlen(r->volumes[i].name);
 
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %9s %9s  %s\n", width,
+	/* "max" alone would be two figures (issue 30): the slowest single I/O,
+	 * and the highest average over one sample, named with its length */
+	if (r->sample_s > 0)
+		snprintf(smp, sizeof(smp), "max %.0fs avg", r->sample_s);
+	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %10s %11s  %s\n", width,
 		    "volume", "class", "IOs", "IOPS", "MB/s", "B/IO", "avg ms", "p99 ms",
-		    "p99.9 ms", "p99.99 ms", "max ms", "smp ms", "verdict");
+		    "p99.9 ms", "p99.99 ms", "slowest ms", smp, "verdict");
 	for (i = 0; i < r->nr_volumes; i++)
 		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
 				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
@@ -344,9 +374,9 @@ static void text_table(struct strbuf *sb, const struct results *r, bool color)
 	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
 	if (r->sample_s > 0)
 		strbuf_addf(sb,
-			    "(smp ms: the highest average over one %.0f s sample; max ms: the "
-			    "slowest I/O)\n",
-			    r->sample_s);
+			    "(slowest ms: the slowest single I/O; %s: the highest average over "
+			    "one %.0f s sample, in ms)\n",
+			    smp, r->sample_s);
 	strbuf_addstr(sb, "(B/IO: average bytes per I/O; p99.9 and p99.99 from the whole-run "
 			  "histograms)\n");
 	strbuf_addch(sb, '\n');
@@ -434,7 +464,8 @@ static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const 
 /*
  * Per database: its volume, time-averaged streams (the stream pool's share,
  * "-" for a run of a file before they were stored), transactional IOPS,
- * database read average, p99 and slowest, log write average and slowest,
+ * database read average, p99 and slowest I/O ("slowest", never "max": a
+ * max threshold may judge a sample average), log write average and slowest,
  * size at the start and at the end, verdict; then the total. About 100
  * columns with short names, one line per database.
  */
@@ -466,8 +497,8 @@ static void text_databases(struct strbuf *sb, const struct results *r, bool colo
 		    "transact", "db_read ms", "log_write ms", swidth,
 		    unit > 1024.0 * 1024.0 ? "size GiB" : "size MiB");
 	strbuf_addf(sb, "%-*s  %-*s  %7s %8s %7s %7s %7s %7s %7s  %*s  %s\n", width, "database",
-		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "max", "avg", "max", swidth,
-		    "start -> end", "verdict");
+		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "slowest", "avg", "slowest",
+		    swidth, "start -> end", "verdict");
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
 
@@ -716,6 +747,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	size_t failed = results_verdicts_failed(r);
 
 	text_headline(sb, r, color);
+	text_reads_reach(sb, r, color);
 	if (failed) {
 		strbuf_addch(sb, '\n');
 		text_verdicts(sb, r, false, color);

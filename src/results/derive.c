@@ -364,6 +364,31 @@ size_t results_events_count(const struct results *r, const char *kind)
 	return n;
 }
 
+const char *results_reads_reach(const struct results *r, const char **message)
+{
+	static const struct {
+		const char *kind, *state;
+	} map[] = {{"reads_reached", "reached"},
+		   {"reads_not_reached", "not_reached"},
+		   {"reads_unchecked", "unchecked"}};
+
+	*message = NULL;
+	for (size_t i = 0; i < r->nr_events; i++)
+		for (size_t k = 0; k < DP_ARRAY_SIZE(map); k++)
+			if (!strcmp(r->events[i].kind, map[k].kind)) {
+				*message = r->events[i].message;
+				return map[k].state;
+			}
+	return NULL;
+}
+
+bool results_inconclusive(const struct results *r)
+{
+	const char *msg, *st = results_reads_reach(r, &msg);
+
+	return st && !strcmp(st, "not_reached");
+}
+
 /* A group's 64 buckets split into RESULTS_BANDS_PER_OCTAVE runs of 16. */
 #define BAND_BUCKETS (HIST_GROUP_BUCKETS / RESULTS_BANDS_PER_OCTAVE)
 

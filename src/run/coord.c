@@ -336,9 +336,9 @@ static void view_max(const struct profile_thresholds *t, const struct class_summ
 	if (!cs->ios)
 		return;
 	*io = cs->max_ms;
-	*judged = t->max_basis == PROFILE_MAX_SAMPLE && isfinite(cs->max_sample_avg_ms)
-			  ? cs->max_sample_avg_ms
-			  : cs->max_ms;
+	/* one figure per column: a sample average, or "-" until the first
+	 * sample is complete, never the slowest I/O under its name */
+	*judged = t->max_basis == PROFILE_MAX_SAMPLE ? cs->max_sample_avg_ms : cs->max_ms;
 }
 
 /* A so-far verdict of volume vol: its own or one of its databases'. */
@@ -402,6 +402,8 @@ static void coord_view_to(struct run *r, unsigned k,
 	view.log_write_avg_ms = (double)r->prof->thresholds.log_write_avg_ns / 1e6;
 	view.db_read_max_ms = (double)r->prof->thresholds.db_read_max_ns / 1e6;
 	view.log_write_max_ms = (double)r->prof->thresholds.log_write_max_ns / 1e6;
+	view.max_is_sample = r->prof->thresholds.max_basis == PROFILE_MAX_SAMPLE;
+	view.sample_s = (double)r->prof->thresholds.sample_interval_ns / 1e9;
 	view.judged = r->coord.sofar_judged && !r->tune.tuner;
 	if (view.judged) {
 		view.verdicts = r->coord.sofar_v;
@@ -630,7 +632,11 @@ static void coord_store_interval(struct run *r, unsigned k, size_t nrows, uint64
 
 		/* counters that cannot be read this once cost their rows,
 		 * not the run */
-		if (!counters_sampler_read(r->store.host, time_mono_ns(), &hs))
+		bool read = !counters_sampler_read(r->store.host, time_mono_ns(), &hs);
+
+		if (!warm)
+			run_reach_add(&r->reach, read ? &hs : NULL);
+		if (read)
 			ret = store_host_samples_write(r->store.st, r->store.run_id, t_ms, warm,
 						       &hs, &r->store.err);
 	}

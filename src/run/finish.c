@@ -117,6 +117,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	struct store_database_final *finals = NULL;
 	struct run_exit_facts ef;
 	size_t nverd = 0;
+	enum run_reach_state reach = RUN_REACH_NONE;
 	uint64_t measured;
 	bool aborted = r->ctl.signal != 0, fatal = r->ctl.env_failed, passed;
 	const char *stop_msg;
@@ -149,6 +150,11 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 		nverd = 0;
 	}
 
+	/* judged runs only: whether their reads reached the devices (reach.c);
+	 * a run that did not is inconclusive whatever its figures */
+	if (nverd && measured)
+		reach = run_reach_finish(r, &t);
+
 	out->integrity_errors = r->coord.integrity_errors;
 	out->io_errors = r->coord.io_errors;
 	for (unsigned i = 0; !r->ctl.abandoned && i < r->nworkers; i++)
@@ -156,7 +162,8 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	ef = (struct run_exit_facts){.signal = r->ctl.signal,
 				     .integrity = r->coord.integrity_errors != 0,
 				     .env_error = fatal || r->store.failed,
-				     .passed = passed};
+				     .passed = passed,
+				     .inconclusive = reach == RUN_REACH_NOT_REACHED};
 	out->exit_code = run_exit_code(&ef);
 	out->status = aborted			   ? "aborted"
 		      : (fatal || r->store.failed) ? "error"

@@ -165,6 +165,7 @@ static void run_release(struct run *r)
 	strbuf_release(&r->remade);
 	plan_release(&r->plan);
 	counters_sampler_close(r->store.host);
+	run_reach_release(&r->reach);
 	store_close(r->store.st);
 	strbuf_release(&r->store.err);
 }

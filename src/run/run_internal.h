@@ -45,6 +45,8 @@
 #include "diskproof/store.h"
 #include "diskproof/workload.h"
 
+#include "reach.h"
+
 struct tuner;
 struct host_sampler;
 struct metrics_server;
@@ -461,6 +463,25 @@ struct run_store {
 };
 
 /*
+ * What the host counters saw of each device over the measured intervals
+ * (reach.c): coord.c adds each measured interval's sample (run_reach_add),
+ * finish.c judges it (run_reach_finish). dev[i] is the sampler's row i.
+ */
+struct run_reach_dev {
+	char name[32]; /* HOST_DEV_NAME_MAX */
+	uint64_t reads, read_bytes, writes;
+	unsigned seen; /* measured intervals it was in */
+};
+
+struct run_reach {
+	size_t n;
+	struct run_reach_dev *dev;
+	unsigned intervals; /* measured intervals sampled */
+	bool lost;	    /* a measured interval's counters could not be read */
+	bool failed;	    /* out of memory: not judged */
+};
+
+/*
  * --metrics and --metrics-file (metrics.c): the text the coordinator
  * builds, the server that serves it, and the run's identity in it. Written
  * by metrics.c (hostname and started_real_ns by run.c once the run row is
@@ -517,6 +538,7 @@ struct run {
 	struct run_tune tune;
 	struct run_start start;
 	struct run_store store;
+	struct run_reach reach; /* the devices' reads over the measured time (reach.c) */
 	struct run_metrics metrics;
 };
 
@@ -591,6 +613,14 @@ void run_samples_db(struct run *r, unsigned gdb, unsigned c, const struct class_
 void run_samples_stalls(struct run *r, unsigned gdb, uint64_t n);
 void run_samples_interval(struct run *r, bool last);
 void run_samples_fill(const struct run *r, struct scope_summary *sums, uint64_t measured);
+
+/* reach.c: run_reach_add: one measured interval's sample (NULL: it could
+ * not be read); run_reach_finish: the judgement (reach.h), stored as an
+ * event; RUN_REACH_NONE for a virtual clock; run_reach_release: safe twice. */
+struct host_sample;
+void run_reach_add(struct run_reach *a, const struct host_sample *hs);
+enum run_reach_state run_reach_finish(struct run *r, const struct run_totals *t);
+void run_reach_release(struct run_reach *a);
 
 /* finish.c */
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err);

@@ -128,7 +128,7 @@ if sorted(a["data-class"] for a, _ in tails if "data-volume" not in a) != issued
     sys.exit("run p99/max charts, want one per class of %s" % issued)
 for a, body in tails:
     names = re.findall(r'class="series" data-points="(\d+)" data-name="([^"]*)"', body)
-    if [n for _, n in names] != ["max", "p99"] or min(int(p) for p, _ in names) < 100:
+    if [n for _, n in names] != ["slowest I/O", "p99"] or min(int(p) for p, _ in names) < 100:
         sys.exit("tail %s: series %s" % (a, names))
     # max is drawn at or above p99 everywhere
     mx, p99 = [list(map(float, re.findall(r' [0-9.]+,([0-9.]+)', " " + s)))

@@ -55,9 +55,10 @@ sleep 2.2
 for f in one two; do
 	grep -qE "^(measuring|draining) +[0-9]+:[0-9]{2} of 0:08, [0-9]+:[0-9]{2} left" $f ||
 		fail "no phase and times in $f: $(cat $f)"
-	grep -qE "^volume +class +IOPS +avg ms +p99 ms +max ms +errors +so far$" $f ||
+	grep -qE "^volume +class +IOPS +avg ms +p99 ms +max 15s avg +errors +so far$" $f ||
 		fail "no titles in $f"
-	# the interval's IOPS, avg, p99, the maximum so far, errors, the running verdict
+	# the interval's IOPS, avg, p99, the highest 15 s average so far (the
+	# sample so far, titled for what it is), errors, the running verdict
 	grep -qE "^a +db_read +[0-9]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +0 +(ok|FAIL( [a-z0-9]+)+)$" $f ||
 		fail "no row of volume a in $f: $(cat $f)"
 	grep -qE "^b +db_read +[0-9]+ " $f || fail "no row of volume b in $f"
@@ -112,7 +113,7 @@ wait_for spike "^v1  *db_read .* FAIL max$"
 "${T[@]}" capture-pane -p -t spike >sp
 "${T[@]}" capture-pane -e -p -t spike >sp.e
 grep -qE "^measuring +([0-9]|[12][0-9]):[0-9]{2} of 30:00" sp || fail "spike: not mid-run: $(cat sp)"
-grep -qE "^volume +class +IOPS +avg ms +p99 ms +max ms +errors +so far$" sp || fail "spike: no titles: $(cat sp)"
+grep -qE "^volume +class +IOPS +avg ms +p99 ms +slowest I/O +errors +so far$" sp || fail "spike: no titles: $(cat sp)"
 grep -qE "^v1 +db_read +[0-9]+ +[0-9.]+ +[0-9.]+ +4[0-9][0-9]\.[0-9]{2} +0 +FAIL max$" sp ||
 	fail "spike: v1's db_read row does not show its maximum and FAIL max: $(cat sp)"
 grep -qE "^all .* would FAIL$" sp || fail "spike: no running FAIL on the total: $(cat sp)"

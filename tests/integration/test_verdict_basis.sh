@@ -22,7 +22,7 @@ grep -q "^diskproof run 1: FAIL" out || fail "io basis did not fail"
 # sample (the default): the same device passes
 expect_exit 0 "$DISKPROOF" run ./spike.ini --duration 2m --results "$WORK/r.db"
 grep -q "^diskproof run 2: PASS" out || fail "sample basis did not pass: $(cat out)"
-grep -q "smp ms" out || fail "no sample column in the text table"
+grep -q "max 15s avg" out || fail "no sample column in the text table"
 grep -q "the highest average over one 15 s sample" out || fail "no sample note"
 
 for id in 1 2; do
