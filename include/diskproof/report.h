@@ -280,6 +280,21 @@ void report_fleet_release(struct report_fleet *f);
 int report_fleet_expect(struct report_fleet *f, const char *const *hosts, size_t n,
 			struct strbuf *err) DP_MUST_CHECK;
 
+/*
+ * Whether run h of a fleet fails the fleet's verdict: its verdict is not
+ * PASS (FAIL, or an error or abort that judged nothing).
+ */
+bool report_fleet_host_failed(const struct report_fleet_host *h);
+
+/*
+ * The "differs from its peers" finding, apart from the verdict: NULL with
+ * fewer than 2 runs or when a passing run differs (the runs that differ are
+ * listed); "apart from the failing hosts, no host differs from its peers"
+ * while any run fails (a failing host is never "no different"); else "no
+ * run differs significantly from the rest". Static storage.
+ */
+const char *report_fleet_finding(const struct report_fleet *f);
+
 /* Renders f as text, JSON (docs/schema/fleet.schema.json) or HTML; any
  * other format as text. */
 void report_fleet_render(struct strbuf *out, const struct report_fleet *f, enum report_format fmt,

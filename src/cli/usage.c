@@ -60,7 +60,9 @@ static const struct usage_command {
 	 "significantly worse by more than PCT (default 5)"},
 	{"fleet", CMD_FLEET, "SELECTOR...", "text|json|html", 0,
 	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
-	 "labelled, or run numbers, several mixed): a row per run with its verdict, IOPS, "
+	 "labelled, or run numbers, several mixed): the fleet's verdict first, every failing "
+	 "host with its failing volumes and databases and why, a row per run with its verdict, "
+	 "IOPS, "
 	 "latencies and load start offset, fleet totals with percentiles from exactly merged "
 	 "histograms, the start skew, the runs that began late, and the runs that differ "
 	 "significantly from the rest; --expect-hosts lists each expected host without a run as "

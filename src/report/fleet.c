@@ -495,6 +495,30 @@ int report_fleet_expect(struct report_fleet *f, const char *const *hosts, size_t
 	return 0;
 }
 
+bool report_fleet_host_failed(const struct report_fleet_host *h)
+{
+	return !h->r->verdict || strcmp(h->r->verdict, "PASS");
+}
+
+const char *report_fleet_finding(const struct report_fleet *f)
+{
+	size_t failing = 0;
+
+	if (f->nr_hosts < 2)
+		return NULL;
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		if (f->hosts[i].differs && !report_fleet_host_failed(&f->hosts[i]))
+			return NULL;
+		failing += report_fleet_host_failed(&f->hosts[i]);
+	}
+	if (failing)
+		return "apart from the failing hosts, no host differs from its peers";
+	for (size_t i = 0; i < f->nr_hosts; i++)
+		if (f->hosts[i].differs)
+			return NULL;
+	return "no run differs significantly from the rest";
+}
+
 void report_fleet_render(struct strbuf *out, const struct report_fleet *f, enum report_format fmt,
 			 const struct report_options *opt)
 {

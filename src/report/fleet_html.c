@@ -37,6 +37,8 @@ static char *host_label(const struct report_fleet_host *h)
 	return strbuf_detach(&sb, NULL);
 }
 
+static void fleet_failed_list(struct strbuf *sb, const struct report_fleet *f);
+
 static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *f)
 {
 	size_t differ = 0;
@@ -46,7 +48,9 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 	html_section_open(sb, "summary", "Summary", true);
 	strbuf_addstr(sb, "<table>\n<tr><th>fleet verdict</th><td id=\"fleet-verdict\">");
 	html_verdict_badge(sb, f->passed ? "PASS" : "FAIL", false);
-	strbuf_addstr(sb, "</td></tr>\n<tr><th>selector</th><td>");
+	strbuf_addstr(sb, "</td></tr>\n</table>\n");
+	fleet_failed_list(sb, f);
+	strbuf_addstr(sb, "<table>\n<tr><th>selector</th><td>");
 	for (size_t i = 0; i < f->nr_selectors; i++) {
 		if (i)
 			strbuf_addch(sb, ' ');
@@ -180,9 +184,70 @@ static void fleet_differs_section(struct strbuf *sb, const struct report_fleet *
 		}
 	}
 	strbuf_addstr(sb, "</table>\n");
-	if (!n)
-		strbuf_addstr(sb, "<p>No run differs from the rest.</p>\n");
+	/* a separate finding from the verdict: while a host fails, never "no
+	 * run differs" (report_fleet_finding) */
+	if (report_fleet_finding(f))
+		strbuf_addf(sb, "<p id=\"finding\">%c%s.</p>\n",
+			    report_fleet_finding(f)[0] - 'a' + 'A', report_fleet_finding(f) + 1);
 	strbuf_addstr(sb, "</section>\n");
+}
+
+/* Every run that fails the fleet: host, failed volumes (device) and
+ * databases, and why (why.c), right under the verdict. */
+static void fleet_failed_list(struct strbuf *sb, const struct report_fleet *f)
+{
+	struct strbuf w = STRBUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct results *r = f->hosts[i].r;
+
+		if (!report_fleet_host_failed(&f->hosts[i]))
+			continue;
+		if (!n++)
+			strbuf_addstr(sb, "<ul id=\"failed-hosts\">\n");
+		strbuf_addf(sb, "<li class=\"failed-host\" data-run=\"%" PRId64 "\"><b>", r->id);
+		html_esc(sb, report_str_or(r->host, "-"));
+		strbuf_addf(sb, "</b> (run %" PRId64 ") ", r->id);
+		html_verdict_badge(sb, r->verdict, false);
+		for (size_t v = 0; v < r->nr_volumes; v++) {
+			const char *vol = r->volumes[v].name, *dev = report_volume_device(r, vol);
+			bool first = true;
+
+			if (strcmp(report_scope_verdict(r, SCOPE_VOLUME, vol, NULL), "FAIL"))
+				continue;
+			strbuf_addstr(sb, " volume <b class=\"failed-volume\">");
+			html_esc(sb, vol);
+			strbuf_addstr(sb, "</b>");
+			if (dev) {
+				strbuf_addstr(sb, " (");
+				html_esc(sb, dev);
+				strbuf_addch(sb, ')');
+			}
+			for (size_t d = 0; d < r->nr_databases; d++) {
+				const char *db = r->databases[d].name;
+
+				if (strcmp(r->databases[d].volume, vol) ||
+				    strcmp(report_scope_verdict(r, SCOPE_DATABASE, db, vol),
+					   "FAIL"))
+					continue;
+				strbuf_addstr(sb, first ? ", databases " : ", ");
+				html_esc(sb, db);
+				first = false;
+			}
+			strbuf_addch(sb, ';');
+		}
+		strbuf_reset(&w);
+		if (report_why_run(&w, r)) {
+			strbuf_addstr(sb, "<br><span class=\"why\">");
+			html_esc(sb, w.buf);
+			strbuf_addstr(sb, "</span>");
+		}
+		strbuf_addstr(sb, "</li>\n");
+	}
+	if (n)
+		strbuf_addstr(sb, "</ul>\n");
+	strbuf_release(&w);
 }
 
 /* what a bar chart of the runs shows */

@@ -5,6 +5,7 @@
  * report_json_classes) and the counts.
  */
 #include <math.h>
+#include <string.h>
 
 #include "diskproof/json.h"
 #include "report_internal.h"
@@ -75,6 +76,64 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 	json_end(j);
 }
 
+/* One failed volume of a failing run: its device where recorded, its
+ * failed databases, why (why.c). */
+static void json_failed_volume(struct json *j, const struct results *r, const char *vol)
+{
+	struct strbuf w = STRBUF_INIT;
+
+	json_begin_object(j, NULL);
+	json_str(j, "name", vol);
+	json_str(j, "device", report_volume_device(r, vol));
+	json_begin_array_flat(j, "databases");
+	for (size_t d = 0; d < r->nr_databases; d++)
+		if (!strcmp(r->databases[d].volume, vol) &&
+		    !strcmp(report_scope_verdict(r, SCOPE_DATABASE, r->databases[d].name, vol),
+			    "FAIL"))
+			json_str(j, NULL, r->databases[d].name);
+	json_end(j);
+	if (report_why(&w, r, SCOPE_VOLUME, vol, NULL))
+		json_str(j, "why", w.buf);
+	else
+		json_null(j, "why");
+	json_end(j);
+	strbuf_release(&w);
+}
+
+/* Every run that fails the fleet (report_fleet_host_failed), with its
+ * failed volumes and databases and why. */
+static void json_failed(struct json *j, const struct report_fleet *f)
+{
+	struct strbuf w = STRBUF_INIT;
+
+	json_begin_array(j, "failed");
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct results *r = f->hosts[i].r;
+
+		if (!report_fleet_host_failed(&f->hosts[i]))
+			continue;
+		json_begin_object(j, NULL);
+		json_i64(j, "run_id", r->id);
+		json_str(j, "host", r->host);
+		json_str(j, "status", r->status);
+		json_str(j, "verdict", r->verdict);
+		json_begin_array(j, "volumes");
+		for (size_t v = 0; v < r->nr_volumes; v++)
+			if (!strcmp(report_scope_verdict(r, SCOPE_VOLUME, r->volumes[v].name, NULL),
+				    "FAIL"))
+				json_failed_volume(j, r, r->volumes[v].name);
+		json_end(j);
+		strbuf_reset(&w);
+		if (report_why_run(&w, r))
+			json_str(j, "why", w.buf);
+		else
+			json_null(j, "why");
+		json_end(j);
+	}
+	json_end(j);
+	strbuf_release(&w);
+}
+
 void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
@@ -83,11 +142,14 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 	(void)opt;
 	json_begin_object(&j, NULL);
 	json_doc_versions(&j);
+	/* the verdict first: what a reader signs on */
+	json_str(&j, "verdict", f->passed ? "PASS" : "FAIL");
+	json_failed(&j, f);
+	json_str(&j, "finding", report_fleet_finding(f));
 	json_begin_array_flat(&j, "selector");
 	for (size_t i = 0; i < f->nr_selectors; i++)
 		json_str(&j, NULL, f->selectors[i]);
 	json_end(&j);
-	json_str(&j, "verdict", f->passed ? "PASS" : "FAIL");
 	json_begin_array_flat(&j, "expected_hosts");
 	for (size_t i = 0; i < f->nr_expected; i++)
 		json_str(&j, NULL, f->expected[i]);

@@ -74,8 +74,62 @@ static void text_differs(struct strbuf *sb, const struct report_fleet *f)
 			strbuf_addf(sb, " (%+.1f %%, p = %.2g)\n", d->change_pct, d->p_value);
 		}
 	}
-	if (!n && f->nr_hosts >= 2)
-		strbuf_addstr(sb, "\nno run differs significantly from the rest\n");
+	/* a separate finding from the verdict: while a host fails, never "no
+	 * run differs" (report_fleet_finding) */
+	if (report_fleet_finding(f))
+		strbuf_addf(sb, "%s%s\n", n ? "" : "\n", report_fleet_finding(f));
+}
+
+/* Every run that fails the fleet: its host, its failed volumes (with their
+ * devices where recorded) and their failed databases, and one sentence of
+ * why (why.c), wrapped within 120 columns. */
+static void text_failed(struct strbuf *sb, const struct report_fleet *f)
+{
+	struct strbuf w = STRBUF_INIT;
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const struct report_fleet_host *h = &f->hosts[i];
+		const struct results *r = h->r;
+		bool first = true;
+
+		if (!report_fleet_host_failed(h))
+			continue;
+		if (!n++)
+			strbuf_addstr(sb, "failed hosts:\n");
+		strbuf_reset(&w);
+		strbuf_addf(&w, "%s (run %lld): %s", r->host ? r->host : "-", (long long)r->id,
+			    r->verdict && strcmp(r->verdict, "NONE")
+				    ? r->verdict
+				    : report_str_or(r->status, "-"));
+		for (size_t v = 0; v < r->nr_volumes; v++) {
+			const char *vol = r->volumes[v].name;
+			const char *dev = report_volume_device(r, vol);
+			bool dfirst = true;
+
+			if (strcmp(report_scope_verdict(r, SCOPE_VOLUME, vol, NULL), "FAIL"))
+				continue;
+			strbuf_addf(&w, "%s volume %s", first ? ":" : ";", vol);
+			if (dev)
+				strbuf_addf(&w, " (%s)", dev);
+			for (size_t d = 0; d < r->nr_databases; d++) {
+				const struct scope_summary *db = &r->databases[d];
+
+				if (strcmp(db->volume, vol) ||
+				    strcmp(report_scope_verdict(r, SCOPE_DATABASE, db->name, vol),
+					   "FAIL"))
+					continue;
+				strbuf_addf(&w, "%s%s", dfirst ? ", databases " : ", ", db->name);
+				dfirst = false;
+			}
+			first = false;
+		}
+		report_text_wrap(sb, w.buf, 2, 120);
+		strbuf_reset(&w);
+		if (report_why_run(&w, r))
+			report_text_wrap(sb, w.buf, 4, 120);
+	}
+	strbuf_release(&w);
 }
 
 static void text_totals(struct strbuf *sb, const struct report_fleet *f)
@@ -179,6 +233,9 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
 	(void)opt;
+	/* the verdict first: what a reader signs on */
+	text_verdict(sb, f);
+	text_failed(sb, f);
 	strbuf_addf(sb, "fleet of %zu run(s) on %zu host name(s): %zu failed", f->nr_hosts,
 		    f->nr_host_names, f->nr_failed);
 	/* a run that errored or was aborted has no FAIL, yet did not pass:
@@ -186,7 +243,6 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 	if (f->nr_unjudged)
 		strbuf_addf(sb, ", %zu ended in an error or aborted (no verdict)", f->nr_unjudged);
 	strbuf_addch(sb, '\n');
-	text_verdict(sb, f);
 	if (f->nr_hosts < 2)
 		strbuf_addstr(sb, "note: fewer than 2 runs: nothing to compare them with\n");
 	if (f->unlike.len)

@@ -103,6 +103,35 @@ static void card_text(struct strbuf *sb, const char *key, const char *word)
 	strbuf_addstr(sb, "</div></div>\n");
 }
 
+/* Why: one sentence for the run, each failed volume and each failed
+ * database (why.c), under the failing verdicts. */
+static void run_why(struct strbuf *sb, const struct results *r)
+{
+	struct strbuf w = STRBUF_INIT;
+
+	if (!report_why_run(&w, r))
+		return;
+	strbuf_addstr(sb, "<h3>Why</h3>\n<ul id=\"why\">\n<li class=\"why-run\">");
+	html_esc(sb, w.buf);
+	strbuf_addstr(sb, "</li>\n");
+	for (size_t i = 0; i < r->nr_volumes + r->nr_databases; i++) {
+		bool vol = i < r->nr_volumes;
+		const struct scope_summary *s =
+			vol ? &r->volumes[i] : &r->databases[i - r->nr_volumes];
+
+		strbuf_reset(&w);
+		if (!report_why(&w, r, vol ? SCOPE_VOLUME : SCOPE_DATABASE, s->name,
+				vol ? NULL : s->volume))
+			continue;
+		strbuf_addstr(sb,
+			      vol ? "<li class=\"why-volume\">" : "<li class=\"why-database\">");
+		html_esc(sb, w.buf);
+		strbuf_addstr(sb, "</li>\n");
+	}
+	strbuf_addstr(sb, "</ul>\n");
+	strbuf_release(&w);
+}
+
 static void run_summary(struct strbuf *sb, const struct results *r)
 {
 	double target;
@@ -177,6 +206,7 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 		}
 		strbuf_addstr(sb, "</ul>\n");
 	}
+	run_why(sb, r);
 	strbuf_addstr(sb, "<table class=\"kv\">\n");
 	kv_row(sb, "Label", r->label);
 	kv_row(sb, "Host", r->host);

@@ -149,6 +149,19 @@ static void json_reads_reach(struct json *j, const struct results *r)
 	json_str(j, "reads_reach_why", msg);
 }
 
+/* "why": one sentence of why the scope failed (why.c), null when it did not */
+static void json_why(struct json *j, const struct results *r, enum scope_kind kind,
+		     const char *name, const char *volume)
+{
+	struct strbuf w = STRBUF_INIT;
+
+	if (kind == SCOPE_RUN ? report_why_run(&w, r) : report_why(&w, r, kind, name, volume))
+		json_str(j, "why", w.buf);
+	else
+		json_null(j, "why");
+	strbuf_release(&w);
+}
+
 static void json_run(struct json *j, const struct results *r)
 {
 	json_begin_object(j, "run");
@@ -174,11 +187,12 @@ static void json_run(struct json *j, const struct results *r)
 		json_null(j, "sample_s");
 	json_target(j, r);
 	json_reads_reach(j, r);
+	json_why(j, r, SCOPE_RUN, "run", NULL);
 	json_end(j);
 }
 
-static void json_scopes(struct json *j, const char *key, const struct scope_summary *arr, size_t nr,
-			bool databases)
+static void json_scopes(struct json *j, const char *key, const struct results *r,
+			const struct scope_summary *arr, size_t nr, bool databases)
 {
 	size_t i;
 
@@ -188,7 +202,24 @@ static void json_scopes(struct json *j, const char *key, const struct scope_summ
 		json_str(j, "name", arr[i].name);
 		if (databases)
 			json_str(j, "volume", arr[i].volume);
+		json_why(j, r, databases ? SCOPE_DATABASE : SCOPE_VOLUME, arr[i].name,
+			 databases ? arr[i].volume : NULL);
 		json_classes(j, &arr[i]);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* The run's test log as Jetstress keeps its event log: every stored event
+ * (start, warm-up end, errors, kernel lines about its devices, end). */
+static void json_events(struct json *j, const struct results *r)
+{
+	json_begin_array(j, "events");
+	for (size_t i = 0; i < r->nr_events; i++) {
+		json_begin_object_flat(j, NULL);
+		json_fixed(j, "t_s", (double)r->events[i].t_ms / 1000.0, 3);
+		json_str(j, "kind", r->events[i].kind);
+		json_str(j, "message", r->events[i].message);
 		json_end(j);
 	}
 	json_end(j);
@@ -459,9 +490,10 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_begin_object(&j, "summary");
 	json_classes(&j, &r->run);
 	json_end(&j);
-	json_scopes(&j, "volumes", r->volumes, r->nr_volumes, false);
-	json_scopes(&j, "databases", r->databases, r->nr_databases, true);
+	json_scopes(&j, "volumes", r, r->volumes, r->nr_volumes, false);
+	json_scopes(&j, "databases", r, r->databases, r->nr_databases, true);
 	json_verdicts(&j, r);
+	json_events(&j, r);
 	json_warmup(&j, r);
 	json_autotune(&j, r);
 	json_recovery(&j, r);

@@ -98,6 +98,31 @@ const char *report_scope_verdict(const struct results *r, enum scope_kind scope,
  * "n/a" when not finite (verdict.c). */
 void report_number(struct strbuf *sb, double v, int decimals);
 
+/* "its database read average was 21.2 ms against a limit of 20 ms": a
+ * failed verdict's figure and limit for a sentence (verdict.c). */
+void report_verdict_fact(struct strbuf *out, const struct verdict *v);
+
+/*
+ * Why a scope failed, one sentence from the measured facts (why.c): its
+ * IOPS against its siblings', each of its own failed criteria, its I/O
+ * errors, its failed databases (a volume), what the kernel logged about
+ * its device. Appends nothing and returns false for a scope that did not
+ * fail; a run (SCOPE_RUN, name "run") is report_why_run's. The text is raw:
+ * each renderer escapes it.
+ */
+bool report_why(struct strbuf *out, const struct results *r, enum scope_kind kind, const char *name,
+		const char *volume);
+/* Why the run failed (its failed volumes, its own criteria), ended in an
+ * error or was aborted (the last error or stop event); false for a run
+ * that passed or is still running. */
+bool report_why_run(struct strbuf *out, const struct results *r);
+/* The kernel name of volume's device as the run recorded it ("loop8",
+ * "sdb"; env fact device.VOLUME.name), NULL where not recorded (sim). */
+const char *report_volume_device(const struct results *r, const char *volume);
+/* text word-wrapped at width columns, every line indented by indent, each
+ * word escaped for the terminal (report_text_escape). */
+void report_text_wrap(struct strbuf *out, const char *text, size_t indent, size_t width);
+
 /* A run's effective parameters (params.c), in each format's own section. */
 struct json;
 void report_text_params(struct strbuf *sb, const struct results *r);

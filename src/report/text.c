@@ -742,6 +742,56 @@ static void text_response(struct strbuf *sb, const struct results *r)
 				  "[thresholds] latency_basis = response judges that time\n");
 }
 
+/*
+ * Why: one sentence (why.c) for the run, each failed volume and each failed
+ * database, wrapped within 120 columns. A run that errored or was aborted
+ * gets its sentence too: it has no failed verdict to say so.
+ */
+#define TEXT_WIDTH 120
+
+static void text_why(struct strbuf *sb, const struct results *r)
+{
+	struct strbuf w = STRBUF_INIT;
+
+	if (!report_why_run(&w, r))
+		return;
+	strbuf_addstr(sb, "\nwhy:\n");
+	report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		strbuf_reset(&w);
+		if (report_why(&w, r, SCOPE_VOLUME, r->volumes[i].name, NULL))
+			report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+	}
+	for (size_t i = 0; i < r->nr_databases; i++) {
+		strbuf_reset(&w);
+		if (report_why(&w, r, SCOPE_DATABASE, r->databases[i].name, r->databases[i].volume))
+			report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+	}
+	strbuf_release(&w);
+}
+
+/* What the kernel logged about the run's devices (its "kernel" events,
+ * run/kmsg.c), as Jetstress shows the event log: the first few. */
+static void text_kernel(struct strbuf *sb, const struct results *r)
+{
+	size_t n = results_events_count(r, "kernel"), shown = 0;
+
+	if (!n)
+		return;
+	strbuf_addf(sb, "\nkernel log (%zu line(s) about the run's devices):\n", n);
+	for (size_t i = 0; i < r->nr_events && shown < TEXT_ERRORS_SHOWN; i++) {
+		if (strcmp(r->events[i].kind, "kernel"))
+			continue;
+		strbuf_addf(sb, "  %8.1f s  ", (double)r->events[i].t_ms / 1000.0);
+		report_text_escape(sb, r->events[i].message);
+		strbuf_addch(sb, '\n');
+		shown++;
+	}
+	if (n > shown)
+		strbuf_addf(sb, "  ... %zu more stored: the HTML report lists every one\n",
+			    n - shown);
+}
+
 static void text_report(struct strbuf *sb, const struct results *r, bool color)
 {
 	size_t failed = results_verdicts_failed(r);
@@ -752,8 +802,10 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 		strbuf_addch(sb, '\n');
 		text_verdicts(sb, r, false, color);
 	}
+	text_why(sb, r);
 	text_errors(sb, r);
 	text_response(sb, r);
+	text_kernel(sb, r);
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);
 	text_pass_figures(sb, r);

@@ -114,6 +114,28 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 	strbuf_release(&t);
 }
 
+/* "its database read average was 21.2 ms against 20 ms": one decimal for a
+ * latency (a sentence reads better than the verdict line's three), more
+ * while rounding would print the failure as equal to its threshold. */
+void report_verdict_fact(struct strbuf *out, const struct verdict *v)
+{
+	struct criterion_desc d = criterion_find(v->criterion);
+	struct strbuf m = STRBUF_INIT, t = STRBUF_INIT;
+	int decimals = d.decimals > 1 ? 1 : d.decimals;
+
+	do {
+		strbuf_reset(&m);
+		strbuf_reset(&t);
+		report_number(&m, v->measured, decimals);
+		report_number(&t, v->threshold, decimals);
+		decimals += 2;
+	} while (!strcmp(m.buf, t.buf) && decimals <= 9);
+	strbuf_addf(out, "its %s was %s%s against %s %s%s", d.words, m.buf, d.unit,
+		    v->cmp == VERDICT_GE ? "a minimum of" : "a limit of", t.buf, d.unit);
+	strbuf_release(&m);
+	strbuf_release(&t);
+}
+
 /*
  * " (+7 %)": how far a failed verdict is past its threshold, relative to it
  * (results_verdict_margin_pct). One decimal at first, more while that would print 0

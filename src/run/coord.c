@@ -662,6 +662,8 @@ void coord_collect(struct run *r, unsigned k)
 	unsigned last;
 	size_t nrows;
 
+	run_kmsg_poll(r, ev_ms);
+
 	if (r->tune.tuner) {
 		/* auto-tune: nothing is stored per interval; the search decides */
 		r->coord.collected = k + 1;

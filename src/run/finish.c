@@ -107,6 +107,19 @@ static size_t run_db_finals(const struct run *r, struct store_database_final **o
 	return n;
 }
 
+/* The test log's last line: how the run ended (Jetstress's test log ends
+ * with its result too). */
+static void end_event(struct run *r, const struct store_run_end *end, struct strbuf *serr)
+{
+	char msg[160];
+
+	snprintf(msg, sizeof(msg), "run ended: %s, verdict %s, exit code %d", end->status,
+		 end->verdict, end->exit_code);
+	if (store_event_add(r->store.st, r->store.run_id,
+			    run_clock_ms(r, engine_clock_now(&r->clock)), "end", msg, serr))
+		run_store_note(r, serr);
+}
+
 /* Summaries, verdicts, the finished run row. */
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
@@ -194,6 +207,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 				    msg, &serr))
 			run_store_note(r, &serr);
 	}
+	run_kmsg_end(r, run_clock_ms(r, engine_clock_now(&r->clock)));
 	stop_msg = run_stop_event(r);
 	/* the row before the stop event, which could take the last room it needs */
 	ret = store_run_finish(r->store.st, r->store.run_id, &end, &serr);
@@ -203,6 +217,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	    store_event_add(r->store.st, r->store.run_id,
 			    run_clock_ms(r, engine_clock_now(&r->clock)), "stop", stop_msg, &serr))
 		run_store_note(r, &serr);
+	end_event(r, &end, &serr);
 	strbuf_release(&serr);
 	if (r->store.failed) {
 		/* one line per failure, each named, never glued together */

@@ -416,6 +416,7 @@ static int run_row(struct run *r, struct run_outcome *out, const struct plan_loc
 	if (!r->store.failed &&
 	    store_event_add(r->store.st, r->store.run_id, 0, "start", "run started", &r->store.err))
 		coord_store_error(r, -EIO);
+	run_kmsg_begin(r);     /* from here, what the kernel logs about the devices */
 	coord_hangup_event(r); /* a SIGHUP while the files were created */
 	record_lines(r, "lock", plan_lock_skipped(lock)); /* --no-lock */
 	if (r->remade.len && !r->store.failed) {

@@ -487,6 +487,34 @@ struct run_reach {
  * by metrics.c (hostname and started_real_ns by run.c once the run row is
  * made); handshake.c reads hostname for the ready record.
  */
+/*
+ * The kernel log capture (kmsg.c): /dev/kmsg opened non-blocking at the
+ * run's start, polled by the coordinator each interval and at the end; the
+ * lines naming one of the run's devices become "kernel" events. Owned by
+ * kmsg.c; open is false where nothing is read (a sim run, no device, the
+ * log not readable: an event says so).
+ */
+#define RUN_KMSG_DEVS 16
+#define RUN_KMSG_EVENTS_MAX 200
+
+struct run_kmsg {
+	bool open;
+	int fd;
+	char devs[RUN_KMSG_DEVS][ENV_NAME_MAX];
+	size_t ndev;
+	unsigned stored;   /* kernel events stored */
+	uint64_t dropped;  /* lines about the devices past RUN_KMSG_EVENTS_MAX */
+	uint64_t overruns; /* times the log overwrote records before they were read */
+};
+
+/* Opens the capture once the run's row exists (its devices from the plan's
+ * volumes); never fails the run. */
+void run_kmsg_begin(struct run *r);
+/* Stores the lines logged since the last poll that name a device, at t_ms. */
+void run_kmsg_poll(struct run *r, uint64_t t_ms);
+/* The last poll, the counts of what was not stored, the log closed. */
+void run_kmsg_end(struct run *r, uint64_t t_ms);
+
 struct run_metrics {
 	struct metrics_server *srv; /* NULL without --metrics */
 	struct strbuf text;
@@ -540,6 +568,7 @@ struct run {
 	struct run_store store;
 	struct run_reach reach; /* the devices' reads over the measured time (reach.c) */
 	struct run_metrics metrics;
+	struct run_kmsg kmsg;
 };
 
 static inline bool fixed_model(const struct run *r)

@@ -4,7 +4,9 @@
 # (disk3) slightly slower. Only disk3 fails the database read average, at
 # about 21 ms; the other four pass clearly under 20 ms; every volume's log
 # writes (on their own devices, counted under the database's volume) average
-# well under 10 ms; and the engine simulates 10 devices (5 data, 5 log).
+# well under 10 ms; and the engine simulates 10 devices (5 data, 5 log). The
+# report's why names disk3 and its databases with the measured facts (text
+# and JSON), and the test log ends with an "end" event.
 # Log I/O still counts under its database's volume. The same layout with the
 # logs moved onto the data disks shows what the separate devices changed.
 source "$(dirname "$0")/lib.sh"
@@ -20,12 +22,32 @@ for d in db7 db8 db9; do
 	grep -q "FAIL $d on disk3: database read average" out || fail "$d not failed"
 done
 grep -q "FAIL run: failed volumes 1 > 0" out || fail "run roll-up"
+# why (report/why.c): one sentence for the run, disk3 and each of its
+# databases, from what was measured; none for a volume that passed
+expect_exit 0 "$DISKPROOF" report 1 --results "$WORK/r.db"
+sed -n '/^why:$/,/^$/p' "$WORK/out" >why.txt
+grep -q "^  disk3 served 1[0-9] % fewer IOPS than its sibling volumes (median [0-9.]*) under the same load" why.txt ||
+	fail "why: disk3: $(cat why.txt)"
+tr '\n' ' ' <why.txt | tr -s ' ' | grep -q "disk3 served .* its database read average was 2[01]\.[0-9] ms against a limit of 20 ms and its databases db7, db8 and db9 failed\." ||
+	fail "why: disk3's sentence: $(cat why.txt)"
+for d in db7 db8 db9; do
+	grep -q "^  $d on disk3 served 1[0-9] % fewer IOPS than its sibling databases" why.txt || fail "why: $d"
+done
+grep -q "disk[1245]" why.txt && fail "why: a volume that passed: $(cat why.txt)"
+awk 'length > 120 { bad = 1 } END { exit bad }' why.txt || fail "why: a line over 120 columns"
 
 expect_exit 0 "$DISKPROOF" report 1 --format json --results "$WORK/r.db"
 python3 - "$WORK/out" <<'PY' || fail "volume figures"
 import json, sys
 d = json.load(open(sys.argv[1]))
 v = {x["name"]: x["classes"] for x in d["volumes"]}
+why = {x["name"]: x["why"] for x in d["volumes"]}
+assert [n for n, w in sorted(why.items()) if w] == ["disk3"], why
+assert why["disk3"].startswith("disk3 served") and "fewer IOPS than its sibling volumes" in why["disk3"], why
+assert "database read average was 2" in why["disk3"], why["disk3"]
+assert d["run"]["why"].startswith("1 of 5 volume(s) failed: disk3 served"), d["run"]["why"]
+assert sorted(x["name"] for x in d["databases"] if x["why"]) == ["db7", "db8", "db9"], d["databases"]
+assert d["events"][-1]["kind"] == "end" and d["events"][-1]["message"].startswith("run ended: failed, verdict FAIL, exit code 1"), d["events"][-1]
 assert sorted(v) == ["disk%d" % i for i in range(1, 6)], sorted(v)
 for name, c in sorted(v.items()):
     r, l = c["db_read"]["avg_ms"], c["log_write"]["avg_ms"]

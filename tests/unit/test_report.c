@@ -184,12 +184,12 @@ static void test_json_valid_with_keys(void **state)
 		"print(d[\"verdicts\"][2][\"measured\"], d[\"verdicts\"][2][\"passed\"])\n");
 	assert_string_equal(
 		got, "['autotune', 'clock', 'databases', 'diskproof_version', 'environment', "
-		     "'format_version', 'host', 'parameters', 'parameters_from', 'run', "
+		     "'events', 'format_version', 'host', 'parameters', 'parameters_from', 'run', "
 		     "'summary', 'uuid', 'verdicts', 'volumes', 'warmup']\n"
 		     "['duration_s', 'ended', 'engine', 'exit_code', 'host', 'id', 'label', "
 		     "'load_started_at', 'profile', 'sample_s', 'start_at', 'started', 'status', "
 		     "'streams', 'target_iops', 'target_iops_result', 'test_type', 'verdict', "
-		     "'warmup_s']\n"
+		     "'warmup_s', 'why']\n"
 		     "42 'cache \"90:10\"\\nafter fw'\n"
 		     "exchange-2016 8\n"
 		     "['classes', 'final_size_bytes', 'integrity_errors', 'page_fault_stalls', "
