@@ -114,6 +114,10 @@ void report_text_escape(struct strbuf *out, const char *s);
  * (docs/verdicts.md). */
 void report_verdict_margin(struct strbuf *out, const struct verdict *v);
 
+/* What a verdict's line leaves out and run r holds, after its margin: for
+ * autotune_settled, "; the main test ran at 15 streams"; nothing else. */
+void report_verdict_context(struct strbuf *out, const struct results *r, const struct verdict *v);
+
 /*
  * Fleet reports (fleet.c, "diskproof fleet"): the runs of many hosts that
  * ran together (run --start-at, deploy/ansible) as one report.

@@ -154,6 +154,7 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 				continue;
 			report_verdict_line(&line, &r->verdicts[i]);
 			report_verdict_margin(&line, &r->verdicts[i]);
+			report_verdict_context(&line, r, &r->verdicts[i]);
 			strbuf_addstr(sb, "<li class=\"FAIL\">");
 			html_esc(sb, line.buf);
 			strbuf_addstr(sb, "</li>\n");
@@ -913,6 +914,7 @@ static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed
 			continue;
 		report_verdict_line(&line, v);
 		report_verdict_margin(&line, v);
+		report_verdict_context(&line, r, v);
 		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
 			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
 			    passed ? "PASS" : "FAIL", results_scope_kind_name(v->scope));

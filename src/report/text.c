@@ -97,6 +97,7 @@ static void text_verdicts(struct strbuf *sb, const struct results *r, bool passe
 		strbuf_addch(sb, ' ');
 		report_verdict_line(sb, &r->verdicts[i]);
 		report_verdict_margin(sb, &r->verdicts[i]);
+		report_verdict_context(sb, r, &r->verdicts[i]);
 		strbuf_addch(sb, '\n');
 	}
 }
