@@ -88,6 +88,10 @@ struct report_compare_view {
 	double gate_pct; /* its percentage */
 	const struct analyze_regression *regressions;
 	size_t nr_regressions;
+	/* compare --allow-mixed with simulated and real runs: the sentence that
+	 * says which (the first line of the text, "mixed_engines" in the JSON,
+	 * a note at the top of the HTML); NULL otherwise (borrowed) */
+	const char *mixed;
 };
 
 /*
@@ -207,6 +211,9 @@ struct report_fleet_skip {
 struct report_fleet {
 	const char *const *selectors; /* borrowed, as given */
 	size_t nr_selectors;
+	/* fleet --allow-mixed with simulated and real runs: the sentence that
+	 * says which, shown first in every format; NULL otherwise (borrowed) */
+	const char *mixed;
 	struct report_fleet_host *hosts; /* in run id order */
 	size_t nr_hosts;
 	size_t nr_host_names; /* distinct host names among them */

@@ -83,6 +83,7 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 	(void)opt;
 	json_begin_object(&j, NULL);
 	json_doc_versions(&j);
+	json_str(&j, "mixed_engines", f->mixed);
 	json_begin_array_flat(&j, "selector");
 	for (size_t i = 0; i < f->nr_selectors; i++)
 		json_str(&j, NULL, f->selectors[i]);

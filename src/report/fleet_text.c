@@ -179,6 +179,8 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
 	(void)opt;
+	if (f->mixed)
+		strbuf_addf(sb, "%s\n", f->mixed);
 	strbuf_addf(sb, "fleet of %zu run(s) on %zu host name(s): %zu failed", f->nr_hosts,
 		    f->nr_host_names, f->nr_failed);
 	/* a run that errored or was aborted has no FAIL, yet did not pass:

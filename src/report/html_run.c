@@ -986,6 +986,8 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 	html_esc(sb, report_str_or(r->started_at, "-"));
 	strbuf_addstr(sb, " &middot; engine ");
 	html_esc(sb, report_str_or(r->engine, "-"));
+	if (results_simulated(r))
+		strbuf_addstr(sb, " <b class=\"FAIL\">(simulated: no device measured)</b>");
 	strbuf_addstr(sb, "</div>\n");
 	html_nav(sb, run_sections, DP_ARRAY_SIZE(run_sections), skip, DP_ARRAY_SIZE(skip));
 	strbuf_addstr(sb, "</header>\n");

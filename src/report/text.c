@@ -72,6 +72,9 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		strbuf_addf(sb, " (%s)", r->status);
 	if (r->label)
 		strbuf_addf(sb, " [%s]", r->label);
+	/* on the first line: a simulated run's figures are no device's */
+	if (results_simulated(r))
+		strbuf_addstr(sb, " (simulated: engine sim, no device measured)");
 	strbuf_addch(sb, '\n');
 
 	strbuf_addf(sb,
