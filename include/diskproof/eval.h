@@ -37,6 +37,16 @@
  *   volumes_failed    (the run) volumes with a failed verdict                 <= 0
  * and for the run only, when the profile sizes a target:
  *   transactional_iops  database reads + writes per second >= target
+ * and for the run only, when auto-tune chose the level (streams = auto) and
+ * t->autotune_settled is on, first of all the verdicts (it says whether the
+ * rest measured a level whose latency had settled):
+ *   autotune_settled  the latency slope of the level the main test ran at,
+ *                     in ms per sample, absolute (of a level that never
+ *                     settled, the slope that kept it from settling; of a
+ *                     settled one, the steeper of database reads and log
+ *                     writes) <= the slope that ends a level's transient
+ *                     (autotune_slope_max): above it, the level never
+ *                     settled
  *
  * A class with no I/O at a scope has nothing to judge: its latency rows are
  * left out rather than passed on a zero. The window criteria are left out
@@ -67,6 +77,13 @@ struct eval_window_stats {
 	double cv;	   /* their coefficient of variation: sd / mean (0 when n < 2) */
 };
 
+/* What auto-tune measured of the level the main test ran at (autotune_settled):
+ * the slope its transient was decided on. */
+struct eval_autotune {
+	double slope_ms;     /* |slope|, ms per sample (the list above) */
+	double slope_max_ms; /* the slope that ends a transient (autotune_slope_max) */
+};
+
 struct eval_input {
 	const struct scope_summary *run;
 	const struct scope_summary *volumes;
@@ -80,10 +97,12 @@ struct eval_input {
 	const struct eval_window_stats *run_windows;
 	const struct eval_window_stats *volume_windows;
 	const struct eval_window_stats *database_windows;
+	/* the run tuned and its level was measured; NULL otherwise (not judged) */
+	const struct eval_autotune *autotune;
 };
 
-/* Allocates *out (free() it) with *count verdicts: databases first, then
- * volumes, then the run. 0 or -ENOMEM. */
+/* Allocates *out (free() it) with *count verdicts: autotune_settled when
+ * judged, then databases, volumes and the run. 0 or -ENOMEM. */
 int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 	       struct verdict **out, size_t *count) DP_MUST_CHECK;
 

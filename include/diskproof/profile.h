@@ -171,6 +171,9 @@ struct profile_thresholds {
 	uint64_t sample_interval_ns; /* the sample of max_basis = sample; default 15 s */
 	double page_fault_stalls;    /* most stalls per second; judged when ..._set */
 	bool page_fault_stalls_set;  /* given in the profile */
+	/* auto-tune's level judged (criterion autotune_settled): the main test's
+	 * level must have settled; default on, off only where the profile says */
+	bool autotune_settled;
 };
 
 struct profile {

@@ -88,6 +88,10 @@ struct report_compare_view {
 	double gate_pct; /* its percentage */
 	const struct analyze_regression *regressions;
 	size_t nr_regressions;
+	/* compare --allow-mixed with simulated and real runs: the sentence that
+	 * says which (the first line of the text, "mixed_engines" in the JSON,
+	 * a note at the top of the HTML); NULL otherwise (borrowed) */
+	const char *mixed;
 };
 
 /*
@@ -123,6 +127,10 @@ void report_text_escape(struct strbuf *out, const char *s);
  * nothing for a pass, a threshold of 0, or a count or percentage criterion
  * (docs/verdicts.md). */
 void report_verdict_margin(struct strbuf *out, const struct verdict *v);
+
+/* What a verdict's line leaves out and run r holds, after its margin: for
+ * autotune_settled, "; the main test ran at 15 streams"; nothing else. */
+void report_verdict_context(struct strbuf *out, const struct results *r, const struct verdict *v);
 
 /*
  * Fleet reports (fleet.c, "diskproof fleet"): the runs of many hosts that
@@ -213,6 +221,9 @@ struct report_fleet_skip {
 struct report_fleet {
 	const char *const *selectors; /* borrowed, as given */
 	size_t nr_selectors;
+	/* fleet --allow-mixed with simulated and real runs: the sentence that
+	 * says which, shown first in every format; NULL otherwise (borrowed) */
+	const char *mixed;
 	struct report_fleet_host *hosts; /* in run id order */
 	size_t nr_hosts;
 	size_t nr_host_names; /* distinct host names among them */

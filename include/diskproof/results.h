@@ -516,6 +516,12 @@ int results_host_perf_fill(struct results *r) DP_MUST_CHECK;
 /* The run tuned its stream count: it has auto-tune steps or facts. */
 bool results_autotune_ran(const struct results *r);
 
+/* The run was simulated (engine sim): its figures come from a model, not a
+ * device. A stored run holds its engine's name only; engine_simulated (the
+ * rule at run time, from the engine's flags) holds for the same one name,
+ * which tests/unit/test_results_simulated.c checks. */
+bool results_simulated(const struct results *r);
+
 /*
  * What the reports show is derived here, once (derive.c), and the renderers
  * only format it: an interval's rates and average, the walk that gives each

@@ -119,9 +119,10 @@ struct cli_opts {
 	/* compare */
 	double min_change_pct; /* --min-change PCT */
 	bool has_min_change;
-	bool all;	 /* --all */
-	bool gate;	 /* --fail-on-regression[=PCT] */
-	double gate_pct; /* its PCT (ANALYZE_REGRESSION_DEFAULT without one) */
+	bool all;	  /* --all */
+	bool gate;	  /* --fail-on-regression[=PCT] */
+	bool allow_mixed; /* compare, fleet --allow-mixed: simulated and real runs together */
+	double gate_pct;  /* its PCT (ANALYZE_REGRESSION_DEFAULT without one) */
 	/* run: parsed here, used by the status and metrics code */
 	uint64_t status_interval_ns; /* --status-interval D, > 0 */
 	bool has_status_interval;
@@ -268,6 +269,19 @@ int cli_cmd_clean(int argc, char **argv);
 
 /* "diskproof compare RUN_A RUN_B" (cmd_compare.c): the exit code. */
 int cli_cmd_compare(int argc, char **argv);
+
+struct results;
+
+/*
+ * Whether runs r[0..n) mix simulated (engine_simulated) and real engines:
+ * false, or true with the sentence that says which in *why ("mixed engines:
+ * simulated run 1 (engine sim) with real run 2 (engine io_uring): ..."), for
+ * compare and fleet, which refuse such a mix unless --allow-mixed.
+ */
+bool cli_engines_mixed(const struct results *r, size_t n, struct strbuf *why);
+/* The refusal of a mix (exit 2, nothing written): why (cli_engines_mixed)
+ * on stderr, with the way past it. Returns DP_EXIT_USAGE. */
+int cli_engines_mixed_refuse(const char *cmd, const char *why);
 
 /* Writes text to path atomically (a temporary file beside the resolved path,
  * then rename: a symbolic link stays one), so a reader never sees half a

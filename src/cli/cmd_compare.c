@@ -9,8 +9,9 @@
  *
  * Exit 0 when the comparison was printed, 1 with --fail-on-regression when a
  * judged figure regressed significantly beyond PCT (analyze_regressions; the
- * output says which), 2 for a usage error or an unknown run, 3 when the
- * results file cannot be used.
+ * output says which), 2 for a usage error, an unknown run, or simulated and
+ * real runs together without --allow-mixed (with it, the output's first line
+ * says so), 3 when the results file cannot be used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "diskproof/analyze.h"
+#include "diskproof/engine.h"
 #include "diskproof/report.h"
 #include "diskproof/run.h"
 #include "diskproof/store.h"
@@ -31,6 +33,55 @@ struct compare_args {
 	enum report_format fmt;
 	const struct cli_opts *o;
 };
+
+/* The ids of runs r[0..n) whose engine is (not) simulated, ", "-separated,
+ * and their engine ("engines A, B" when they differ). */
+static void engines_list(struct strbuf *sb, const struct results *r, size_t n, bool sim)
+{
+	struct strbuf eng = STRBUF_INIT;
+	size_t k = 0, ne = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *e = r[i].engine ? r[i].engine : "-";
+		bool seen = false;
+
+		if (engine_simulated(e) != sim)
+			continue;
+		strbuf_addf(sb, "%s%lld", k++ ? ", " : "", (long long)r[i].id);
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = engine_simulated(r[j].engine ? r[j].engine : "-") == sim &&
+			       !strcmp(r[j].engine ? r[j].engine : "-", e);
+		if (!seen)
+			strbuf_addf(&eng, "%s%s", ne++ ? ", " : "", e);
+	}
+	strbuf_addf(sb, " (engine%s %s)", ne > 1 ? "s" : "", eng.buf);
+	strbuf_release(&eng);
+}
+
+bool cli_engines_mixed(const struct results *r, size_t n, struct strbuf *why)
+{
+	size_t sim = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sim += engine_simulated(r[i].engine ? r[i].engine : "");
+	if (!sim || sim == n)
+		return false;
+	strbuf_addf(why, "mixed engines: simulated run%s ", sim > 1 ? "s" : "");
+	engines_list(why, r, n, true);
+	strbuf_addf(why, " with real run%s ", n - sim > 1 ? "s" : "");
+	engines_list(why, r, n, false);
+	strbuf_addstr(why, ": a simulated run's figures come from a model, not from a device");
+	return true;
+}
+
+int cli_engines_mixed_refuse(const char *cmd, const char *why)
+{
+	fprintf(stderr,
+		"diskproof: %s: %s; refused (nothing written): --allow-mixed puts them together "
+		"all the same\n",
+		cmd, why);
+	return DP_EXIT_USAGE;
+}
 
 /* Loads every run; a run named twice is loaded twice (a self-compare). */
 static int compare_load_all(struct store *st, const struct compare_args *ca, struct results *r,
@@ -79,7 +130,7 @@ static int compare_print(const struct compare_args *ca)
 	struct analyze_regression *regs = NULL;
 	struct report_compare_view v = {
 		.pairs = pairs, .all = o->all, .gate = o->gate, .gate_pct = o->gate_pct};
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, mixed = STRBUF_INIT;
 	struct report_options ro = {.color = ca->fmt == REPORT_TEXT && !o->output &&
 					     cli_use_color(stdout)};
 	int ret;
@@ -96,6 +147,14 @@ static int compare_print(const struct compare_args *ca)
 		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
+	}
+	/* a simulated run against a real one compares a model with a device */
+	if (cli_engines_mixed(r, ca->nr_runs, &mixed)) {
+		if (!o->allow_mixed) {
+			ret = cli_engines_mixed_refuse("compare", mixed.buf);
+			goto out;
+		}
+		v.mixed = mixed.buf;
 	}
 	ret = compare_analyze(ca, r, pairs, &v, &regs, &err);
 	if (ret) {
@@ -136,6 +195,7 @@ out:
 	store_close(st);
 	strbuf_release(&err);
 	strbuf_release(&text);
+	strbuf_release(&mixed);
 	return ret;
 }
 

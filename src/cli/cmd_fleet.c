@@ -12,8 +12,9 @@
  * Once the report is written, the exit code is the fleet's verdict: 0 when
  * every run passed and no expected host is missing, 1 otherwise (a run that
  * failed, ended in an error or was aborted, a host missing); 2 for a usage
- * error, a selector matching no run, or only running runs; 3 when the
- * results file cannot be used.
+ * error, a selector matching no run, only running runs, or simulated and
+ * real runs together without --allow-mixed (with it, the report's first
+ * line says so); 3 when the results file cannot be used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -120,7 +121,7 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 	struct results *r = NULL;
 	struct report_fleet_skip *skip = NULL;
 	struct report_fleet f = {0};
-	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, mixed = STRBUF_INIT;
 	struct report_options ro = {.color = false};
 	size_t nr = 0, ns = 0, nexp = 0;
 	const char **expected = NULL;
@@ -168,6 +169,11 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 		ret = DP_EXIT_USAGE;
 		goto out;
 	}
+	/* a simulated host among real ones would be merged into their totals */
+	if (cli_engines_mixed(r, nr, &mixed) && !o->allow_mixed) {
+		ret = cli_engines_mixed_refuse("fleet", mixed.buf);
+		goto out;
+	}
 	ret = report_fleet_build(&f, r, nr, skip, ns, ANALYZE_ALPHA_DEFAULT, &err);
 	if (!ret && o->expect_hosts)
 		ret = report_fleet_expect(&f, expected, nexp, &err);
@@ -178,6 +184,7 @@ static int fleet_print(const char *const *sel, size_t nsel, enum report_format f
 	}
 	f.selectors = sel;
 	f.nr_selectors = nsel;
+	f.mixed = mixed.len ? mixed.buf : NULL;
 	report_fleet_render(&text, &f, fmt, &ro);
 	/* the results file closed first: none of its descriptors can be the
 	 * output (-o /dev/fd/N) */
@@ -198,6 +205,7 @@ out:
 	store_close(st);
 	strbuf_release(&err);
 	strbuf_release(&text);
+	strbuf_release(&mixed);
 	return ret;
 }
 

@@ -926,6 +926,7 @@ static void list_json(struct strbuf *sb, const struct store_run_brief *runs, siz
 		json_str(&j, "host", b->host);
 		json_str(&j, "profile", b->profile);
 		json_str(&j, "engine", b->engine);
+		json_bool(&j, "simulated", engine_simulated(b->engine));
 		json_str(&j, "test_type", b->test_type[0] ? b->test_type : NULL);
 		/* an unusable run's figures are none (null) */
 		json_fixed(&j, "duration_s", b->unusable[0] ? NAN : b->duration_s, 3);
@@ -978,9 +979,9 @@ static void list_text_row(const struct store_run_brief *b)
 	if (b->series_id) /* the series' id, and the run's place in it */
 		snprintf(ser, sizeof(ser), "%lld:%u/%u", (long long)b->series_id, b->series_index,
 			 b->series_size);
-	printf("%5lld  %-8s %-7s %-20s %-16s %-14s %s  %-13s %s\n", (long long)b->id, b->status,
-	       b->verdict[0] ? b->verdict : "-", b->started_at, host.buf, prof.buf, figs.buf, ser,
-	       label.buf);
+	printf("%5lld  %-8s %-7s %-20s %-16s %-14s %-8s %s  %-13s %s\n", (long long)b->id,
+	       b->status, b->verdict[0] ? b->verdict : "-", b->started_at, host.buf, prof.buf,
+	       b->engine[0] ? b->engine : "-", figs.buf, ser, label.buf);
 	strbuf_release(&host);
 	strbuf_release(&prof);
 	strbuf_release(&label);
@@ -1026,8 +1027,9 @@ static int cmd_list(int argc, char **argv)
 		strbuf_release(&doc);
 		goto out;
 	}
-	printf("%5s  %-8s %-7s %-20s %-16s %-14s %9s %12s  %-13s %s\n", "run", "status", "verdict",
-	       "started", "host", "profile", "measured", "trans. IOPS", "series", "label");
+	printf("%5s  %-8s %-7s %-20s %-16s %-14s %-8s %9s %12s  %-13s %s\n", "run", "status",
+	       "verdict", "started", "host", "profile", "engine", "measured", "trans. IOPS",
+	       "series", "label");
 	for (size_t i = 0; i < n; i++)
 		list_text_row(&runs[i]);
 out:

@@ -97,6 +97,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "every figure, not only the significant and material changes"},
 	{"--fail-on-regression", 0, CLI_ARG_OPTIONAL, "PCT", CMD_COMPARE,
 	 "exit 1 when a judged figure got significantly worse by more than PCT (default 5)"},
+	{"--allow-mixed", 0, CLI_ARG_NONE, NULL, CMD_COMPARE | CMD_FLEET,
+	 "put simulated (engine sim) and real runs together; the output's first line says so"},
 	{"--status-interval", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
 	 "when stderr is not a terminal, print a status line every D (default 60s)"},
 	{"--metrics", 0, CLI_ARG_REQUIRED, "[ADDR:]PORT", CMD_RUN,
@@ -263,6 +265,8 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		o->has_min_change = true;
 	} else if (!strcmp(name, "--all")) {
 		o->all = true;
+	} else if (!strcmp(name, "--allow-mixed")) {
+		o->allow_mixed = true;
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;

@@ -268,11 +268,9 @@ static const char *criterion_tag(const char *crit, int *cls)
 		   {"_p99_ms", "p99"}, {"_cv_pct", "cv"},  {"_interval_avg_ms", "window"}};
 	static const struct {
 		const char *crit, *tag;
-	} other[] = {{"io_errors", "errors"},
-		     {"integrity_errors", "integrity"},
-		     {"page_fault_stalls", "stalls"},
-		     {"pass_done_pct", "pass"},
-		     {"transactional_iops", "iops"}};
+	} other[] = {{"io_errors", "errors"},	      {"integrity_errors", "integrity"},
+		     {"page_fault_stalls", "stalls"}, {"pass_done_pct", "pass"},
+		     {"transactional_iops", "iops"},  {"autotune_settled", "unsettled"}};
 	static const unsigned classes[] = {IO_DB_READ, IO_LOG_WRITE};
 
 	*cls = -1;

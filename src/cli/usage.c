@@ -52,12 +52,13 @@ static const struct usage_command {
 	 "and edit"},
 	{"report", CMD_REPORT, "[RUN]", "text|json|csv|html", NOTE_RUN,
 	 "print a stored run (-o FILE: write it to FILE instead)"},
-	{"list", CMD_LIST, "", "text|json", 0, "one line per stored run"},
+	{"list", CMD_LIST, "", "text|json", 0, "one line per stored run, with its engine"},
 	{"compare", CMD_COMPARE, "RUN_A RUN_B [RUN_C ...]", "text|json|html", NOTE_RUN,
 	 "compare stored runs, each later one against RUN_A: the changes both significant and "
 	 "material (--all: every figure), auto-tune steps, verdict and environment changes, a "
 	 "trend for three or more; with --fail-on-regression exit 1 when a judged figure got "
-	 "significantly worse by more than PCT (default 5)"},
+	 "significantly worse by more than PCT (default 5); simulated and real runs together: "
+	 "exit 2 unless --allow-mixed"},
 	{"fleet", CMD_FLEET, "SELECTOR...", "text|json|html", 0,
 	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
 	 "labelled, or run numbers, several mixed): the fleet's verdict first, every failing "
@@ -67,7 +68,7 @@ static const struct usage_command {
 	 "histograms, the start skew, the runs that began late, and the runs that differ "
 	 "significantly from the rest; --expect-hosts lists each expected host without a run as "
 	 "missing; exit 0 when every run passed and no host is missing, 1 otherwise (the "
-	 "fleet's verdict)"},
+	 "fleet's verdict); simulated and real runs together: exit 2 unless --allow-mixed"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

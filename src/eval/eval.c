@@ -9,6 +9,9 @@
  * its threshold, page fault stalls; a volume then rolls up its databases (databases_failed),
  * the run its volumes (volumes_failed) and last the target IOPS. The roll-ups
  * read the verdicts already made, so a scope is judged after what it holds.
+ * Before them all, auto-tune's level (autotune_settled, a run-scope verdict):
+ * first, so that every report shows it in its first lines, as the fact that
+ * qualifies every figure after it.
  */
 #include <errno.h>
 #include <math.h>
@@ -218,12 +221,31 @@ static int judge_run(struct judge *j, const struct eval_input *in,
 	return ret;
 }
 
+/*
+ * The level the main test ran at settled: measured the steeper of its two
+ * latency slopes (absolute), against the slope that ends a transient. A
+ * level settles when both are at most that slope (autotune.c), and the
+ * slope is the one it was decided on, so the verdict passes exactly when it
+ * settled.
+ */
+static int judge_autotune(struct judge *j, const struct eval_input *in,
+			  const struct profile_thresholds *t)
+{
+	const struct eval_autotune *a = in->autotune;
+
+	if (!a || !t->autotune_settled || !in->run)
+		return 0;
+	return add(j, in->run, SCOPE_RUN, "autotune_settled", VERDICT_LE, a->slope_max_ms,
+		   fabs(a->slope_ms));
+}
+
 int eval_judge(const struct eval_input *in, const struct profile_thresholds *t,
 	       struct verdict **out, size_t *count)
 {
 	struct judge j = {0};
-	int ret = 0;
+	int ret;
 
+	ret = judge_autotune(&j, in, t);
 	for (size_t i = 0; i < in->nr_databases && !ret; i++)
 		ret = judge_scope(&j, &in->databases[i], SCOPE_DATABASE, t,
 				  windows_at(in->database_windows, i), 1);

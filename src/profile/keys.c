@@ -363,6 +363,10 @@ static const struct profile_key keys[] = {
 	  .max = 1000000,
 	  .help = "Most database page fault stalls per second (transactions that waited for a "
 		  "page); not set: not judged (the Exchange built-ins set 1)." },
+	{ .section = "thresholds", .name = "autotune_settled", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(thresholds.autotune_settled), .def = "on",
+	  .help = "on: a run whose auto-tune chose a level that never settled (its latency "
+		  "slope stayed above autotune_slope_max) fails; off: not judged." },
 
 	/* [engine] */
 	{ .section = "engine", .name = "name", .type = PROFILE_KEY_CHOICE,

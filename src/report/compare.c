@@ -620,6 +620,8 @@ void report_compare_text(struct strbuf *sb, const struct report_compare_view *v,
 	bool color = opt && opt->color;
 	char side[24];
 
+	if (v->mixed)
+		strbuf_addf(sb, "%s\n", v->mixed);
 	if (v->nr_pairs == 1) {
 		strbuf_addf(sb,
 			    "diskproof compare: run %" PRId64 " (A) against run %" PRId64 " (B)\n",
@@ -944,6 +946,7 @@ void report_compare_json(struct strbuf *sb, const struct report_compare_view *v,
 	(void)opt;
 	json_begin_object(&j, NULL);
 	json_doc_versions(&j);
+	json_str(&j, "mixed_engines", v->mixed);
 	if (v->nr_pairs == 1) {
 		json_pair_body(&j, &v->pairs[0]);
 	} else {

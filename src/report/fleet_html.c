@@ -387,6 +387,11 @@ void report_fleet_html(struct strbuf *sb, const struct report_fleet *f,
 	(void)opt;
 	html_page_head(sb, "diskproof fleet: runs", (int64_t)f->nr_hosts, label);
 	html_nav(sb, fleet_sections, DP_ARRAY_SIZE(fleet_sections), NULL, 0);
+	if (f->mixed) {
+		strbuf_addstr(sb, "<p class=\"note FAIL\">");
+		html_esc(sb, f->mixed);
+		strbuf_addstr(sb, "</p>\n");
+	}
 	fleet_summary_section(sb, f);
 	fleet_hosts_section(sb, f);
 	fleet_differs_section(sb, f);

@@ -146,6 +146,7 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 	json_str(&j, "verdict", f->passed ? "PASS" : "FAIL");
 	json_failed(&j, f);
 	json_str(&j, "finding", report_fleet_finding(f));
+	json_str(&j, "mixed_engines", f->mixed);
 	json_begin_array_flat(&j, "selector");
 	for (size_t i = 0; i < f->nr_selectors; i++)
 		json_str(&j, NULL, f->selectors[i]);

@@ -233,6 +233,8 @@ void report_fleet_text(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
 	(void)opt;
+	if (f->mixed)
+		strbuf_addf(sb, "%s\n", f->mixed);
 	/* the verdict first: what a reader signs on */
 	text_verdict(sb, f);
 	text_failed(sb, f);

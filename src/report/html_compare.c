@@ -693,6 +693,11 @@ static void cmp_page_head(struct strbuf *sb, const struct report_compare_view *v
 		    ANALYZE_DISPERSION_TEST_NAME, c->alpha, c->family);
 	html_nav(sb, items, n, skip, nskip);
 	strbuf_addstr(sb, "</header>\n");
+	if (v->mixed) {
+		strbuf_addstr(sb, "<p class=\"note FAIL\">");
+		html_esc(sb, v->mixed);
+		strbuf_addstr(sb, "</p>\n");
+	}
 }
 
 /* Several runs: the runs, the trend, the gate, then each comparison's

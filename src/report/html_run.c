@@ -199,6 +199,7 @@ static void run_summary(struct strbuf *sb, const struct results *r)
 				continue;
 			report_verdict_line(&line, &r->verdicts[i]);
 			report_verdict_margin(&line, &r->verdicts[i]);
+			report_verdict_context(&line, r, &r->verdicts[i]);
 			strbuf_addstr(sb, "<li class=\"FAIL\">");
 			html_esc(sb, line.buf);
 			strbuf_addstr(sb, "</li>\n");
@@ -1029,6 +1030,7 @@ static void verdict_rows(struct strbuf *sb, const struct results *r, bool passed
 			continue;
 		report_verdict_line(&line, v);
 		report_verdict_margin(&line, v);
+		report_verdict_context(&line, r, v);
 		strbuf_addf(sb, "<tr%s><td class=\"%s\">%s</td><td>%s</td><td>",
 			    passed ? "" : " class=\"fail\"", passed ? "PASS" : "FAIL",
 			    passed ? "PASS" : "FAIL", results_scope_kind_name(v->scope));
@@ -1105,6 +1107,8 @@ void report_html(struct strbuf *sb, const struct results *r, const struct report
 		strbuf_addstr(sb, " &middot; ");
 		report_series_place(sb, r);
 	}
+	if (results_simulated(r))
+		strbuf_addstr(sb, " <b class=\"FAIL\">(simulated: no device measured)</b>");
 	strbuf_addstr(sb, "</div>\n");
 	html_nav(sb, run_sections, DP_ARRAY_SIZE(run_sections), skip, DP_ARRAY_SIZE(skip));
 	strbuf_addstr(sb, "</header>\n");

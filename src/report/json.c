@@ -177,6 +177,7 @@ static void json_run(struct json *j, const struct results *r)
 	json_num(j, "duration_s", r->duration_s);
 	json_num(j, "warmup_s", r->warmup_s);
 	json_str(j, "engine", r->engine);
+	json_bool(j, "simulated", results_simulated(r));
 	json_str(j, "test_type", r->test_type);
 	json_u64(j, "streams", r->streams);
 	json_str(j, "profile", r->profile_name);

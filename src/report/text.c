@@ -80,6 +80,9 @@ static void text_headline(struct strbuf *sb, const struct results *r, bool color
 		strbuf_addf(sb, " (%s)", r->status);
 	if (r->label)
 		strbuf_addf(sb, " [%s]", r->label);
+	/* on the first line: a simulated run's figures are no device's */
+	if (results_simulated(r))
+		strbuf_addstr(sb, " (simulated: engine sim, no device measured)");
 	strbuf_addch(sb, '\n');
 
 	strbuf_addf(sb,
@@ -129,6 +132,7 @@ static void text_verdicts(struct strbuf *sb, const struct results *r, bool passe
 		strbuf_addch(sb, ' ');
 		report_verdict_line(sb, &r->verdicts[i]);
 		report_verdict_margin(sb, &r->verdicts[i]);
+		report_verdict_context(sb, r, &r->verdicts[i]);
 		strbuf_addch(sb, '\n');
 	}
 }

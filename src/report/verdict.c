@@ -45,7 +45,23 @@ static const struct criterion_desc criterion_descs[] = {
 	{"volumes_failed", "failed volumes", "", 0, false},
 	{"transactional_iops", "achieved transactional IOPS", "", 1, true},
 	{"autotune_streams", "streams that passed auto-tune", "", 0, false},
+	{"autotune_settled", "auto-tune's level settled: latency slope", " ms per sample", 3, true},
 };
+
+/* The words of a failure, for the criteria whose failure reads otherwise. */
+static const struct {
+	const char *name, *words;
+} failed_words[] = {
+	{"autotune_settled", "auto-tune's level never settled: latency slope"},
+};
+
+static const char *criterion_words(const struct criterion_desc *d, const struct verdict *v)
+{
+	for (size_t i = 0; !v->passed && i < DP_ARRAY_SIZE(failed_words); i++)
+		if (!strcmp(v->criterion, failed_words[i].name))
+			return failed_words[i].words;
+	return d->words;
+}
 
 static struct criterion_desc criterion_find(const char *name)
 {
@@ -109,7 +125,8 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 		strbuf_addf(out, "%s on %s: ", v->name, v->volume);
 	else
 		strbuf_addf(out, "%s: ", v->name);
-	strbuf_addf(out, "%s %s%s %s %s%s", d.words, m.buf, d.unit, sign, t.buf, d.unit);
+	strbuf_addf(out, "%s %s%s %s %s%s", criterion_words(&d, v), m.buf, d.unit, sign, t.buf,
+		    d.unit);
 	strbuf_release(&m);
 	strbuf_release(&t);
 }
@@ -157,6 +174,17 @@ void report_verdict_margin(struct strbuf *out, const struct verdict *v)
 	} while (!strcmp(m.buf, "0") && decimals <= 6);
 	strbuf_addf(out, " (%s%s %%)", pct > 0 ? "+" : "", m.buf);
 	strbuf_release(&m);
+}
+
+/*
+ * "; the main test ran at 15 streams": what a verdict's line leaves out and
+ * the run holds. Only autotune_settled has any: the level it judged is the
+ * run's stream count.
+ */
+void report_verdict_context(struct strbuf *out, const struct results *r, const struct verdict *v)
+{
+	if (!strcmp(v->criterion, "autotune_settled") && r->streams)
+		strbuf_addf(out, "; the main test ran at %u streams", r->streams);
 }
 
 /* A volume's verdicts are its own and its databases'; a database's, its own. */

@@ -262,6 +262,11 @@ int results_autotune_from_env(struct results *r)
 	return 0;
 }
 
+bool results_simulated(const struct results *r)
+{
+	return r->engine && !strcmp(r->engine, "sim");
+}
+
 bool results_autotune_ran(const struct results *r)
 {
 	return r->autotune.nr_steps || r->autotune.goal || r->autotune.has_chosen;

@@ -465,6 +465,11 @@ void autotune_stop(struct tuner *t, const char *why)
 	choose_iops(t);
 }
 
+const struct tune_step *autotune_chosen_step(const struct tuner *t)
+{
+	return t->done && t->chosen ? step_at(t, t->chosen) : NULL;
+}
+
 void autotune_release(struct tuner *t)
 {
 	free(t->steps);

@@ -162,6 +162,10 @@ int autotune_window_feed(struct tuner *t, const struct tune_window *w);
 void autotune_stop(struct tuner *t, const char *why);
 /* The count after n going up (doubled, at most max) and the middle of two
  * counts, on the unit's grid. */
+/* The decided level the main test runs at (t->chosen, once done): NULL when
+ * no level of that count was decided (the search stopped before one was, or
+ * chose a count it never measured). Points into t->steps. */
+const struct tune_step *autotune_chosen_step(const struct tuner *t);
 unsigned autotune_up(const struct tuner *t, unsigned n);
 unsigned autotune_mid(const struct tuner *t, unsigned lo, unsigned hi);
 void autotune_release(struct tuner *t);

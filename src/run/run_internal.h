@@ -393,6 +393,10 @@ struct run_tune {
 	 * before the one measured (or before the main test), so that tuning and
 	 * main test read in one order; 0 for a run that does not tune */
 	uint64_t ev_base_ns;
+	/* the level the main test runs at, as auto-tune measured it: judged by
+	 * the run's verdicts (run_judge) when settle_known; set by run_autotune */
+	struct eval_autotune settle;
+	bool settle_known;
 };
 
 /* tune.c */

@@ -224,6 +224,7 @@ int run_judge(struct run *r, uint64_t measured, bool live, struct run_totals *t,
 		.databases = &t->sums[1 + nv],
 		.nr_databases = nd,
 		.target_iops = r->prof->target_iops,
+		.autotune = r->tune.settle_known ? &r->tune.settle : NULL,
 	};
 
 	if (r->coord.wacc_db) {

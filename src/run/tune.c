@@ -212,24 +212,51 @@ static void tune_report_steps(struct run *r, const struct tuner *t, unsigned *re
 	}
 }
 
+/* The slope of step st its verdict judges, and whose it is: for a level that
+ * never settled, the one its reason names (database reads' when above the
+ * limit, else log writes', as autotune.c says it); for a settled one, the
+ * steeper of the two. */
+static double tune_step_slope(const struct tune_step *st, double max_ms, const char **what)
+{
+	bool rd = st->settled ? fabs(st->slope_ms[0]) >= fabs(st->slope_ms[1])
+			      : fabs(st->slope_ms[0]) > max_ms;
+
+	*what = rd ? "database read" : "log write";
+	return st->slope_ms[rd ? 0 : 1];
+}
+
 /* The search's outcome: the last auto-tune event, and the run's facts (so
- * that it shows in a comparison when it differs). main: the main test runs. */
+ * that it shows in a comparison when it differs); the level the main test
+ * runs at, for its verdict (r->tune.settle). main: the main test runs. When
+ * no level passed, the note says why the one it runs at did not: it never
+ * settled, or it settled and missed the margin. */
 static void tune_report_outcome(struct run *r, const struct tuner *t, uint64_t used, bool main)
 {
-	char msg[700], n[16], note[160] = "";
+	const struct tune_step *st = autotune_chosen_step(t);
+	char msg[800], n[16], note[240] = "";
+	const char *what = "";
+	double slope = st ? tune_step_slope(st, t->set.slope_max_ms, &what) : 0;
 
-	if (t->fallback && main) {
+	r->tune.settle_known = st != NULL;
+	if (st)
+		r->tune.settle = (struct eval_autotune){fabs(slope), t->set.slope_max_ms};
+	if (t->fallback && main && st && !st->settled)
+		snprintf(note, sizeof(note),
+			 "no level passed auto-tune: %u streams never settled (%s latency slope "
+			 "%+.3f ms per sample, limit %.3f); the main test ran at %u streams",
+			 t->chosen, what, slope, t->set.slope_max_ms, t->chosen);
+	else if (t->fallback && main)
 		snprintf(note, sizeof(note),
 			 "no level passed auto-tune's %.0f %% margin; the main test ran at %u "
 			 "streams",
 			 r->prof->tune_margin_pct, t->chosen);
+	if (note[0])
 		snprintf(msg, sizeof(msg), "%s (auto-tune, %.0f s, goal %s: %s)", note,
 			 (double)used / 1e9, tune_goal_name(t->set.goal), t->stopped_because);
-	} else {
+	else
 		snprintf(msg, sizeof(msg), "auto-tune chose %u streams in %.0f s (goal %s): %s",
 			 t->chosen, (double)used / 1e9, tune_goal_name(t->set.goal),
 			 t->stopped_because);
-	}
 	run_event(r, "autotune", msg);
 	snprintf(n, sizeof(n), "%u", t->chosen);
 	run_env_fact(r, "autotune_goal", tune_goal_name(t->set.goal));

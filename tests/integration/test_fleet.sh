@@ -215,8 +215,9 @@ grep -q '^start skew: 1500.000 ms' "$WORK/out" || fail "text: skew"
 grep -q '^db-c  *4 PASS .*DIFFERS$' "$WORK/out" || fail "text: run 4 row"
 [ "$(grep -c '^db-a ' "$WORK/out")" = 2 ] || fail "text: two db-a rows"
 grep -q 'run 4 (db-c): db read avg ms 2.4 higher' "$WORK/out" || fail "text: what differs"
-# mixed: a label and an id of another label
-expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
+# mixed: a label and an id of another label (run 2 may be a real run among
+# sim ones: --allow-mixed, test_mixed_engines tests the refusal)
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --allow-mixed --results all.db --format json
 [ "$(json "$WORK/out" '[h["run_id"] for h in d["hosts"]]')" = "[1, 2, 3, 4]" ] || fail "mixed selectors"
 [ "$(json "$WORK/out" 'd["start_skew_ms"]')" = 1500.0 ] || fail "mixed: skew over the runs that have it"
 [ "$(json "$WORK/out" 'd["without_load_started_at"]')" = "[2]" ] || fail "mixed: run 2 lacks load_started_at"
@@ -224,7 +225,7 @@ expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db --format json
 # ... run 2 is another profile, measured for seconds, not a minute: said so
 [[ $(json "$WORK/out" 'd["unlike"]') == *"measured for "*" s to 60 s: the totals add unlike"* ]] ||
 	fail "mixed: unlike $(json "$WORK/out" 'd["unlike"]')"
-expect_verdict "$DISKPROOF" fleet label:wave1 2 --results all.db
+expect_verdict "$DISKPROOF" fleet label:wave1 2 --allow-mixed --results all.db
 grep -q '^warning: the runs are of 2 profiles (sim, sim-quick)\|^warning: .*measured for' "$WORK/out" ||
 	fail "mixed: no warning in text: $(head -3 "$WORK/out")"
 

@@ -112,16 +112,17 @@ cp "$WORK/out" compare2.json
 validate compare compare2.json
 [ "$(jq_py compare2.json 'd["b"]["uuid"]')" = "$(sqlite3 r.db 'select uuid from run where id = 3')" ] ||
 	fail "compare: uuid of b"
-expect_exit 0 "$DISKPROOF" compare 1 2 3 --results r.db --format json
+# run 2 is real among sim runs: --allow-mixed (mixed_engines then a string)
+expect_exit 0 "$DISKPROOF" compare 1 2 3 --allow-mixed --results r.db --format json
 cp "$WORK/out" compare3.json
 validate compare compare3.json
 # fleet: the three runs (a sim, a real and a sim one) as one report (exit 1
 # when the real run FAILed on this disk: the fleet's verdict), then with a
 # host expected that has no run (missing, exit 1)
-expect_verdict "$DISKPROOF" fleet 1 2 3 --results r.db --format json
+expect_verdict "$DISKPROOF" fleet 1 2 3 --allow-mixed --results r.db --format json
 cp "$WORK/out" fleet.json
 validate fleet fleet.json
-expect_exit 1 "$DISKPROOF" fleet 1 2 3 --results r.db --format json --expect-hosts nowhere,"$(hostname)"
+expect_exit 1 "$DISKPROOF" fleet 1 2 3 --allow-mixed --results r.db --format json --expect-hosts nowhere,"$(hostname)"
 cp "$WORK/out" fleet_missing.json
 validate fleet fleet_missing.json
 [ "$(jq_py fleet_missing.json 'd["missing"]')" = "['nowhere']" ] || fail "fleet: missing"

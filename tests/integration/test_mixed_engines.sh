@@ -1,0 +1,68 @@
+#!/bin/bash
+# Simulated and real runs kept apart: a sim run and a short real io_uring run
+# (O_DIRECT, on files in the scratch directory of the build tree, a real
+# filesystem) in one results file. compare and fleet refuse to put them
+# together (exit 2, saying which run is simulated, nothing written) unless
+# --allow-mixed, and then say so on the first line (text) and in
+# "mixed_engines" (JSON); list shows the engine; a simulated run's report
+# says so on its first line and in the JSON (run.simulated). Two sim runs
+# compare as before. Exit 77 only when the kernel has no io_uring.
+source "$(dirname "$0")/lib.sh"
+set -e
+skip_without_uring
+
+expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --label mix --quiet --results "$WORK/r.db"
+expect_verdict "$DISKPROOF" run quick --engine io_uring --duration 2s --warmup 0s --db-size 8MiB \
+	--data-dir "$WORK/d" --label mix --quiet --results "$WORK/r.db"
+expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --quiet --results "$WORK/r.db"
+[ "$(sqlite3 r.db "select group_concat(id || ':' || engine, ' ') from run")" = "1:sim 2:io_uring 3:sim" ] ||
+	fail "runs: $(sqlite3 r.db 'select id, engine from run')"
+why="mixed engines: simulated run 1 (engine sim) with real run 2 (engine io_uring): a simulated run's figures come from a model, not from a device"
+
+# compare: refused, nothing written
+expect_exit 2 "$DISKPROOF" compare 1 2 --results "$WORK/r.db" -o cmp.txt
+grep -qF "diskproof: compare: $why; refused (nothing written): --allow-mixed" err ||
+	fail "compare: $(cat err)"
+[ ! -s out ] && [ ! -e cmp.txt ] || fail "compare: something written"
+# --allow-mixed: the first line says it, in text and JSON
+expect_verdict "$DISKPROOF" compare 1 2 --allow-mixed --results "$WORK/r.db"
+[ "$(head -1 out)" = "$why" ] || fail "compare --allow-mixed: first line $(head -1 out)"
+expect_verdict "$DISKPROOF" compare 2 1 --allow-mixed --results "$WORK/r.db" --format json
+[ "$(json 'd["mixed_engines"]')" = "${why}" ] || fail "compare JSON: $(json 'd.get("mixed_engines")')"
+# two simulated runs: no such line
+expect_exit 0 "$DISKPROOF" compare 1 3 --results "$WORK/r.db"
+grep -q "mixed engines" out && fail "compare of two sim runs says mixed"
+expect_exit 0 "$DISKPROOF" compare 1 3 --results "$WORK/r.db" --format json
+[ "$(json 'd["mixed_engines"]')" = None ] || fail "compare JSON of two sim runs: mixed"
+
+# fleet: the same
+expect_exit 2 "$DISKPROOF" fleet label:mix --results "$WORK/r.db" -o fleet.txt
+grep -qF "diskproof: fleet: $why; refused (nothing written)" err || fail "fleet: $(cat err)"
+[ ! -s out ] && [ ! -e fleet.txt ] || fail "fleet: something written"
+expect_verdict "$DISKPROOF" fleet label:mix --allow-mixed --results "$WORK/r.db"
+[ "$(head -1 out)" = "$why" ] || fail "fleet --allow-mixed: first line $(head -1 out)"
+expect_verdict "$DISKPROOF" fleet 1 2 --allow-mixed --results "$WORK/r.db" --format json
+[ "$(json 'd["mixed_engines"]')" = "$why" ] || fail "fleet JSON: $(json 'd.get("mixed_engines")')"
+expect_verdict "$DISKPROOF" fleet 1 3 --results "$WORK/r.db"
+grep -q "mixed engines" out && fail "fleet of two sim runs says mixed"
+
+# list: the engine column, and simulated in its JSON
+expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db"
+head -1 out | grep -q " profile  *engine  *measured " || fail "list header: $(head -1 out)"
+grep -q "^    1  .* sim  " out && grep -q "^    2  .* io_uring " out || fail "list: $(cat out)"
+expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db" --format json
+[ "$(json '[(r["id"], r["engine"], r["simulated"]) for r in d["runs"]]')" = \
+	"[(1, 'sim', True), (2, 'io_uring', False), (3, 'sim', True)]" ] || fail "list JSON: $(cat out)"
+
+# a run's report: simulated on its first line (text), run.simulated (JSON)
+expect_verdict "$DISKPROOF" report 1 --results "$WORK/r.db"
+head -1 out | grep -q "(simulated: engine sim, no device measured)$" || fail "report 1: $(head -1 out)"
+expect_verdict "$DISKPROOF" report 2 --results "$WORK/r.db"
+grep -q "simulated" <(head -1 out) && fail "report 2 (real) says simulated"
+expect_verdict "$DISKPROOF" report 1 --results "$WORK/r.db" --format json
+[ "$(json 'd["run"]["simulated"]')" = True ] || fail "report 1 JSON: simulated"
+expect_verdict "$DISKPROOF" report 2 --results "$WORK/r.db" --format json
+[ "$(json 'd["run"]["simulated"]')" = False ] || fail "report 2 JSON: simulated"
+expect_verdict "$DISKPROOF" report 1 --results "$WORK/r.db" --format html -o r1.html
+grep -q "(simulated: no device measured)" r1.html || fail "report 1 HTML: not marked"
+echo ok
