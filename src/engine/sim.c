@@ -32,8 +32,9 @@
  * (a disk's background work, its cache, the host), which is what compare
  * must tell a change from. run_spread gives a run that variation: every
  * class latency of a run (with drift and jitter) is multiplied by one factor
- * exp(run_spread x z), z standard normal, drawn from the seed alone by a
- * splitmix64 sequence of its own (run_scale_z). One z serves every device of
+ * 1 + run_spread x z, z uniform in [-1, 1) (runs within +-run_spread of the
+ * device's level, standard deviation run_spread / sqrt 3), drawn from the
+ * seed alone by a splitmix64 sequence of its own (run_scale_z). One z serves every device of
  * the run, each scaled by its own run_spread; the I/O sequence draws nothing
  * more, so run_spread = 0 gives the run it always did, bit for bit.
  *
@@ -50,7 +51,6 @@
  * earliest and moves the virtual clock to it. Same seed, same sequence.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,16 +98,15 @@ static void sim_cleanup(struct engine_ctx *ctx)
 	ctx->priv = NULL;
 }
 
-/* The run's standard normal draw for run_spread: Box-Muller on two draws
- * of a splitmix64 sequence seeded by [sim] seed alone (not the I/O's
- * sequence, which it leaves as it was; not the worker's seed, so every
- * device and auto-tune level of a run shares it). */
+/* The run's draw for run_spread, uniform in [-1, 1): the first draw of a
+ * splitmix64 sequence seeded by [sim] seed alone (not the I/O's sequence,
+ * which it leaves as it was; not the worker's seed, so every device and
+ * auto-tune level of a run shares it). */
 static double run_scale_z(uint64_t seed)
 {
 	uint64_t x = seed ^ 0x72756e5f73707264ULL; /* "run_sprd": apart from the I/O's */
-	double u1 = rng_splitmix_unit(&x), u2 = rng_splitmix_unit(&x);
 
-	return sqrt(-2.0 * log(1.0 - u1)) * cos(6.283185307179586 * u2);
+	return 2.0 * rng_splitmix_unit(&x) - 1.0;
 }
 
 static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
@@ -134,7 +133,7 @@ static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
 		if (d->m && d->m->saturation_iops)
 			d->service_ns = NSEC_PER_SEC / d->m->saturation_iops;
 		d->run_scale = d->m && d->m->run_spread_pct > 0
-				       ? exp(d->m->run_spread_pct / 100.0 * z)
+				       ? 1.0 + d->m->run_spread_pct / 100.0 * z
 				       : 1.0;
 	}
 	if (ctx->clock)

@@ -501,8 +501,8 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.run_spread_pct),
 	  .min = 0, .max = 50, .def = "0",
 	  .help = "Run-to-run spread of the simulated latencies, in percent: every latency of a "
-		  "run is scaled by one factor drawn from seed (lognormal, this standard "
-		  "deviation), so identical runs with other seeds differ as real runs do." },
+		  "run is scaled by one factor drawn from seed, uniform within +-this, so "
+		  "identical runs with other seeds differ as real runs do." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",
