@@ -116,4 +116,16 @@ expect_exit 2 "$DISKPROOF" compare 1 400..500 "${R[@]}"
 grep -q "no run from 400 to 500" err || fail "400..500: $(cat err)"
 expect_exit 2 "$DISKPROOF" compare 1 2,999 "${R[@]}"
 grep -q "no run 999" err || fail "2,999: $(cat err)"
+
+# the same grammar in report, fleet and delete
+expect_exit 2 "$DISKPROOF" report 1..3 "${R[@]}"
+grep -q '"1..3" selects 3 runs' err || fail "report of several runs: $(cat err)"
+expect_exit 2 "$DISKPROOF" report series:27 "${R[@]}"
+expect_exit 0 "$DISKPROOF" report 27 "${R[@]}"
+expect_exit 0 "$DISKPROOF" fleet 1..3 --format json "${R[@]}"
+[ "$(json 'sorted(h["run_id"] for h in d["hosts"])')" = "[1, 2, 3]" ] || fail "fleet 1..3: $(cat out)"
+expect_exit 0 "$DISKPROOF" fleet series:27 --format json "${R[@]}"
+[ "$(json 'sorted(h["run_id"] for h in d["hosts"])')" = "[27, 28, 29]" ] || fail "fleet series:27"
+expect_exit 0 "$DISKPROOF" delete 24..26 "${R[@]}"
+expect_exit 2 "$DISKPROOF" delete 25 "${R[@]}"
 echo PASS
