@@ -54,13 +54,16 @@ static const struct usage_command {
 	 "print a stored run (-o FILE: write it to FILE instead)"},
 	{"list", CMD_LIST, "", "text|json", 0, "one line per stored run"},
 	{"compare", CMD_COMPARE, "RUN_A RUN_B [RUN_C ...]", "text|json|html", NOTE_RUN,
-	 "compare stored runs, each later one against RUN_A: the changes both significant and "
-	 "material (--all: every figure), auto-tune steps, verdict and environment changes, a "
-	 "trend for three or more; with --fail-on-regression exit 1 when a judged figure got "
-	 "significantly worse by more than PCT (default 5)"},
+	 "compare stored runs, each later side against A (a side: one run or several, the "
+	 "replicates): the judged figures tested over the runs, the within-run changes both "
+	 "significant and material (--all: every figure), auto-tune steps, verdict and "
+	 "environment changes, a trend for three or more; with --fail-on-regression exit 1 "
+	 "when a change worse than PCT (default 5) is established over the runs, 5 when one "
+	 "run a side cannot decide it"},
 	{"fleet", CMD_FLEET, "SELECTOR...", "text|json|html", 0,
 	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
-	 "labelled, or run numbers, several mixed): a row per run with its verdict, IOPS, "
+	 "labelled, N, N,M,..., N..M or series:N, several mixed): a row per run with its verdict, "
+	 "IOPS, "
 	 "latencies and load start offset, fleet totals with percentiles from exactly merged "
 	 "histograms, the start skew, the runs that began late, and the runs that differ "
 	 "significantly from the rest; --expect-hosts lists each expected host without a run as "
@@ -80,8 +83,9 @@ static const char note_profile[] =
 	"otherwise a built-in profile (diskproof profiles); no PROFILE means \"quick\". "
 	"Put \"--\" before a PROFILE that starts with '-'.";
 static const char note_run[] =
-	"RUN is a run number, latest (the highest), latest~N (N runs before it) or label:TEXT "
-	"(the newest run labelled TEXT); no RUN means latest.";
+	"RUN is a run number N, latest (the highest), latest~N (N runs before it), N,M,..., "
+	"N..M, series:N (a series by its lowest run id) or label:TEXT (the newest run labelled "
+	"TEXT; on a side of compare its whole series); no RUN means latest.";
 static const char note_units[] = "Durations: 500ms, 30s, 5m, 2h; sizes: 32KiB, 1MiB, 4GiB.";
 
 static const char exit_codes[] =
