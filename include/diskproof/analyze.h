@@ -422,4 +422,115 @@ struct analyze_regression {
 int analyze_regressions(const struct analyze_comparison *c, size_t pair, double pct,
 			struct analyze_regression **out, size_t *n) DP_MUST_CHECK;
 
+/*
+ * Runs as replicates (replicates.c; docs/compare.md "Runs are the
+ * replicates"). Seconds of one run are not independent samples of a device:
+ * the unit that repeats is the run. With two runs or more on each side, a
+ * judged figure's change is established by a test between the runs' whole-run
+ * figures, one observation per run:
+ *
+ *   x = ln(figure) of each run (latencies and IOPS are positive and their
+ *       run-to-run variation is multiplicative: a 5 % spread is 0.05 on
+ *       the log scale whatever the level);
+ *   Welch's t: t = (mean_B - mean_A) / sqrt(s_A^2 / n_A + s_B^2 / n_B),
+ *       df by Welch-Satterthwaite, one-sided towards worse (B higher for a
+ *       latency, lower for IOPS): p = P(T_df >= t) signed so;
+ *   Holm over the judged figures tested (at most ANALYZE_JUDGED_COUNT, the
+ *       ones the gate judges: a small family), at alpha
+ *       ANALYZE_REPLICATE_ALPHA. Established: Holm-significant.
+ *
+ * The figures: db_read and log_write average, their maxima on the basis the
+ * run's verdict judged them (max_basis: the highest sample average, 15 s
+ * samples by default; the slowest single I/O where the run judged by io),
+ * and transactional IOPS. a and b are the geometric means of each side's
+ * runs and change_pct the change between them. spread_pct is the pooled
+ * run-to-run standard deviation on the log scale, in percent. Not tested
+ * (not established, p NAN): a side with one run (ANALYZE_REP_ONE_RUN), no
+ * run-to-run variation on either side (ANALYZE_REP_NO_VARIATION: a test of
+ * zero spread would call any difference certain), or a figure some run
+ * lacks (ANALYZE_REP_MISSING). runs_needed: runs per side that would
+ * establish the change seen with 80 % power at the spread seen (at
+ * ANALYZE_SPREAD_ASSUMED when there is none; analyze_runs_needed), 0 when
+ * the change is not worse or past what 50 runs decide.
+ */
+#define ANALYZE_REPLICATE_ALPHA 0.05
+#define ANALYZE_REPLICATE_TEST_NAME "Welch's t on ln(run figures), one-sided towards worse"
+#define ANALYZE_SPREAD_ASSUMED 5.0 /* % run to run, where none is known */
+
+enum analyze_rep_state {
+	ANALYZE_REP_TESTED,
+	ANALYZE_REP_ONE_RUN,
+	ANALYZE_REP_NO_VARIATION,
+	ANALYZE_REP_MISSING,
+};
+
+/* "tested", "one run on a side", "no run-to-run variation", "missing" */
+const char *analyze_rep_state_words(enum analyze_rep_state s);
+
+struct analyze_rep_figure {
+	double a, b;	   /* geometric means of the sides' run figures */
+	double change_pct; /* (b - a) / a x 100 */
+	bool worse;	   /* the change goes the worse way */
+	enum analyze_rep_state state;
+	double t, df, p_value; /* p: one-sided, raw (NAN when not tested) */
+	bool established;      /* Holm-significant in the judged family */
+	double spread_pct;     /* pooled sd of ln(figure) x 100; NAN with one run a side */
+	unsigned runs_needed;
+};
+
+struct analyze_replicates {
+	size_t n_a, n_b; /* runs per side */
+	double alpha;
+	double margin_pct; /* the null's margin (the gate's PCT); 0: no change */
+	size_t family;	   /* figures tested (Holm's m) */
+	struct analyze_rep_figure fig[ANALYZE_JUDGED_COUNT];
+};
+
+/* The whole-run figure j of r as the gate judges it (maxima on the run's
+ * max_basis). NAN when r has none. */
+double analyze_run_judged(const struct results *r, enum analyze_judged j);
+
+/* One-sided Welch's t of x_b against x_a, towards higher when up, else
+ * lower: t, df and p. Both sides need 2 values or more and some variance
+ * (else p NAN, df 0). Pure. */
+void analyze_welch(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
+		   double *df, double *p);
+
+/* Runs per side (2..50) for 80 % power of the one-sided Welch test at
+ * alpha, a true change of change_pct (worse, > 0) and a run-to-run spread of
+ * spread_pct (sd of ln, in %); 0 beyond 50 or for no change. Pure. */
+unsigned analyze_runs_needed(double change_pct, double spread_pct, double alpha);
+
+/* Tests side a (runs a[0..n_a)) against side b as above, against a margin:
+ * with margin_pct > 0 (the gate's PCT) the null hypothesis is "worse by at
+ * most margin_pct" (B's logs moved back by ln(1 + margin) before the test),
+ * so established means established worse than the margin; 0: "no change".
+ * At most 64 runs a side are tested against a margin. Pure; 0 or -ENOMEM. */
+int analyze_replicates(const struct results *const *a, size_t n_a, const struct results *const *b,
+		       size_t n_b, double alpha, double margin_pct,
+		       struct analyze_replicates *out) DP_MUST_CHECK;
+
+/*
+ * The gate over runs (compare --fail-on-regression=PCT): a judged figure
+ * beyond PCT is one whose change goes the worse way by more than PCT. FAIL
+ * when one beyond PCT is established; else INCONCLUSIVE when one beyond PCT
+ * could not be tested (one run on a side, no run-to-run variation on either:
+ * within-run evidence alone never fails the gate); else PASS (a change
+ * tested and not established passes: the runs say it is within their
+ * spread). Appends the established ones beyond PCT to *out as regressions
+ * (pair, scope 0, the figure, its change) and sets *runs_needed to the most
+ * runs per side a figure beyond PCT but undecided asks for (0: unknown).
+ * 0 or -ENOMEM.
+ */
+enum analyze_gate_outcome {
+	ANALYZE_GATE_PASS,
+	ANALYZE_GATE_FAIL,
+	ANALYZE_GATE_INCONCLUSIVE,
+};
+
+bool analyze_rep_beyond(const struct analyze_rep_figure *f, double pct);
+int analyze_rep_gate(const struct analyze_replicates *r, size_t pair, double pct,
+		     enum analyze_gate_outcome *outcome, unsigned *runs_needed,
+		     struct analyze_regression **out, size_t *n) DP_MUST_CHECK;
+
 #endif

@@ -108,6 +108,7 @@ struct profile_sim {
 	uint64_t stall_period_ns;      /* a stall starts every this long; 0 = none */
 	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
 	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
+	double run_spread_pct;	       /* run-to-run spread of latencies (%), from the seed; 0 */
 	uint64_t seed;		       /* default 1 */
 };
 

@@ -92,6 +92,21 @@ struct report_compare_view {
 	 * says which (the first line of the text, "mixed_engines" in the JSON,
 	 * a note at the top of the HTML); NULL otherwise (borrowed) */
 	const char *mixed;
+	/* the sides (A first, then each B: nr_pairs + 1) and, per pair, the test
+	 * over their runs (analyze.h, "Runs as replicates"); NULL when the view
+	 * was built from two runs alone (report_compare_render) */
+	const struct report_compare_side *sides;
+	const struct analyze_replicates *reps;
+	enum analyze_gate_outcome outcome; /* with gate */
+	unsigned runs_needed;		   /* INCONCLUSIVE: runs per side that would decide */
+};
+
+/* One side of a comparison: its runs by id, and the series they are. */
+struct report_compare_side {
+	const int64_t *ids;
+	size_t n;
+	int64_t series;	 /* the series' name (lowest id); 0: not a whole series */
+	bool from_label; /* label:TEXT grew to the series of its newest run */
 };
 
 /*

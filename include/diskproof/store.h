@@ -341,13 +341,18 @@ enum store_sel_kind {
 	STORE_SEL_ID,
 	STORE_SEL_LATEST,
 	STORE_SEL_LABEL,
+	STORE_SEL_LIST,	  /* "N,M,...": those runs */
+	STORE_SEL_RANGE,  /* "N..M": the runs there with N <= id <= M */
+	STORE_SEL_SERIES, /* "series:N": every run of the series named N */
 };
 
 struct store_run_selector {
 	enum store_sel_kind kind;
-	int64_t id;	   /* STORE_SEL_ID */
+	int64_t id;	   /* STORE_SEL_ID; STORE_SEL_SERIES: N */
 	int64_t back;	   /* STORE_SEL_LATEST: the N of latest~N (0: latest) */
 	const char *label; /* STORE_SEL_LABEL: borrowed from the argument */
+	int64_t lo, hi;	   /* STORE_SEL_RANGE: N and M (N <= M) */
+	const char *list;  /* STORE_SEL_LIST: the argument (checked numbers) */
 };
 
 /* Parses arg (pure): 0, or -EINVAL with err saying what a run may be. */
@@ -370,6 +375,39 @@ void store_run_label_suggest(const struct store_run_brief *runs, size_t n, const
  * error. */
 int store_run_select(struct store *s, const char *arg, int64_t *id,
 		     struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * A selector's runs (the one grammar of compare, fleet, report and delete;
+ * docs/reports.md): "N", "latest", "latest~N", "N,M,..." (each must be
+ * there), "N..M" (the runs there between them, at least one), "series:N"
+ * (the runs of the series whose lowest run id is N, by id) and "label:TEXT",
+ * which picks by how:
+ *   STORE_LABEL_NEWEST  the newest run so labelled (report, delete);
+ *   STORE_LABEL_ALL     every run so labelled (fleet);
+ *   STORE_LABEL_SERIES  the newest run so labelled, or its whole series when
+ *                       it belongs to one (a side of compare).
+ * Fills *set (ids by id, each once; series the series' name when the runs
+ * are a whole series, else 0; from_label when label:TEXT grew to it).
+ * Returns 0, -EINVAL (not a selector), -ENOENT (err says why, with a
+ * did-you-mean where one is near) or a store error. Release the set with
+ * store_run_set_release (safe twice and on a zeroed set).
+ */
+enum store_label_pick {
+	STORE_LABEL_NEWEST,
+	STORE_LABEL_ALL,
+	STORE_LABEL_SERIES,
+};
+
+struct store_run_set {
+	int64_t *ids; /* malloc'd, n >= 1 after success */
+	size_t n;
+	int64_t series;	 /* the series' name (its lowest run id); 0: not a series */
+	bool from_label; /* label:TEXT selected the whole series of its newest run */
+};
+
+int store_runs_select(struct store *s, const char *arg, enum store_label_pick how,
+		      struct store_run_set *set, struct strbuf *err) DP_MUST_CHECK;
+void store_run_set_release(struct store_run_set *set);
 
 /* Every run whose label is exactly label (fleet's label:TEXT, where report's
  * takes the newest alone), by id: *ids (the caller's to free()) and *n >= 1;

@@ -90,3 +90,39 @@ int analyze_regressions(const struct analyze_comparison *c, size_t pair, double 
 	}
 	return 0;
 }
+
+bool analyze_rep_beyond(const struct analyze_rep_figure *f, double pct)
+{
+	return f->state != ANALYZE_REP_MISSING && f->worse && isfinite(f->change_pct) &&
+	       fabs(f->change_pct) > pct;
+}
+
+int analyze_rep_gate(const struct analyze_replicates *r, size_t pair, double pct,
+		     enum analyze_gate_outcome *outcome, unsigned *runs_needed,
+		     struct analyze_regression **out, size_t *n)
+{
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		const struct analyze_rep_figure *f = &r->fig[j];
+		struct analyze_regression *p;
+
+		if (!analyze_rep_beyond(f, pct))
+			continue;
+		if (!f->established) {
+			if (f->state == ANALYZE_REP_TESTED)
+				continue;
+			if (*outcome == ANALYZE_GATE_PASS)
+				*outcome = ANALYZE_GATE_INCONCLUSIVE;
+			if (f->runs_needed > *runs_needed)
+				*runs_needed = f->runs_needed;
+			continue;
+		}
+		*outcome = ANALYZE_GATE_FAIL;
+		p = realloc(*out, (*n + 1) * sizeof(**out));
+		if (!p)
+			return -ENOMEM;
+		*out = p;
+		p[(*n)++] =
+			(struct analyze_regression){pair, 0, (enum analyze_judged)j, f->change_pct};
+	}
+	return 0;
+}

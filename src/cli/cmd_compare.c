@@ -4,14 +4,21 @@
  * [--results FILE] [-o FILE]": loads the stored runs, has analyze compare
  * each later run against RUN_A, the baseline (the statistics live there, see
  * analyze.h), and prints the comparison to stdout, or writes it to FILE
- * atomically (cli_write_output). A run is a selector (store.h: N, latest,
- * latest~N, label:TEXT).
+ * atomically (cli_write_output). A side is a selector (store.h,
+ * store_runs_select: N, latest, latest~N, N,M,..., N..M, series:N,
+ * label:TEXT, which takes the whole series of the newest run so labelled):
+ * one run or several. The runs are the replicates (analyze_replicates); the
+ * within-run evidence is the newest run of each side against the other's
+ * (analyze_compare), shown beside it.
  *
  * Exit 0 when the comparison was printed, 1 with --fail-on-regression when a
- * judged figure regressed significantly beyond PCT (analyze_regressions; the
- * output says which), 2 for a usage error, an unknown run, or simulated and
- * real runs together without --allow-mixed (with it, the output's first line
- * says so), 3 when the results file cannot be used.
+ * judged figure's change worse than PCT is established over the runs
+ * (analyze_rep_gate; the output says which), 5 when such a change is seen
+ * but cannot be decided (one run on a side, no run-to-run variation: the
+ * output says how many runs per side would), 2 for a usage error or an
+ * unknown run, or simulated and real runs together without --allow-mixed
+ * (with it, the output's first line says so), 3 when the results file
+ * cannot be used.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,7 +36,7 @@
 
 struct compare_args {
 	const char *const *runs; /* the selectors, baseline first */
-	size_t nr_runs;
+	size_t nr_runs;		 /* sides */
 	enum report_format fmt;
 	const struct cli_opts *o;
 };
@@ -83,39 +90,98 @@ int cli_engines_mixed_refuse(const char *cmd, const char *why)
 	return DP_EXIT_USAGE;
 }
 
-/* Loads every run; a run named twice is loaded twice (a self-compare). */
-static int compare_load_all(struct store *st, const struct compare_args *ca, struct results *r,
-			    struct strbuf *err)
+/* One side: its runs (selected and loaded, by id) */
+struct compare_side {
+	struct store_run_set set;
+	struct results *r;
+	const struct results **rp; /* r's addresses, for analyze_replicates */
+};
+
+static void compare_side_release(struct compare_side *s)
 {
-	int64_t id;
+	for (size_t i = 0; s->r && i < s->set.n; i++)
+		results_release(&s->r[i]);
+	free(s->r);
+	free(s->rp);
+	store_run_set_release(&s->set);
+}
+
+/* Selects and loads every side; a run named on two sides is loaded twice
+ * (a self-compare). */
+static int compare_load_all(struct store *st, const struct compare_args *ca,
+			    struct compare_side *sides, struct strbuf *err)
+{
 	int ret = 0;
 
 	for (size_t i = 0; i < ca->nr_runs && !ret; i++) {
-		ret = store_run_select(st, ca->runs[i], &id, err);
-		if (!ret)
-			ret = store_results_load(st, id, &r[i], err);
+		struct compare_side *s = &sides[i];
+
+		ret = store_runs_select(st, ca->runs[i], STORE_LABEL_SERIES, &s->set, err);
+		if (ret)
+			break;
+		s->r = calloc(s->set.n, sizeof(*s->r));
+		s->rp = calloc(s->set.n, sizeof(*s->rp));
+		if (!s->r || !s->rp) {
+			strbuf_addstr(err, "compare: out of memory");
+			return -ENOMEM;
+		}
+		for (size_t k = 0; k < s->set.n && !ret; k++) {
+			ret = store_results_load(st, s->set.ids[k], &s->r[k], err);
+			s->rp[k] = &s->r[k];
+		}
 	}
 	return ret;
 }
 
-static int compare_analyze(const struct compare_args *ca, const struct results *r,
-			   struct analyze_comparison *pairs, struct report_compare_view *v,
-			   struct analyze_regression **regs, struct strbuf *err)
+/* Whether the runs of every side mix simulated and real ones: the sentence
+ * in why (empty when they do not). 0, or -ENOMEM. */
+static int compare_mixed(const struct compare_args *ca, const struct compare_side *sides,
+			 struct strbuf *why)
 {
+	struct results *all;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; i < ca->nr_runs; i++)
+		n += sides[i].set.n;
+	all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	/* shallow copies, read only: the id and the engine */
+	for (size_t i = 0; i < ca->nr_runs; i++)
+		for (size_t j = 0; j < sides[i].set.n; j++)
+			all[k++] = sides[i].r[j];
+	cli_engines_mixed(all, n, why);
+	free(all);
+	return 0;
+}
+
+/* Each later side against A: the runs as replicates, the within-run
+ * evidence of the newest run of each side, the gate over the runs. */
+static int compare_analyze(const struct compare_args *ca, const struct compare_side *sides,
+			   struct analyze_comparison *pairs, struct analyze_replicates *reps,
+			   struct report_compare_view *v, struct analyze_regression **regs,
+			   struct strbuf *err)
+{
+	const struct compare_side *a = &sides[0];
 	int ret = 0;
 
 	for (size_t i = 1; i < ca->nr_runs && !ret; i++) {
-		ret = analyze_compare(&pairs[i - 1], &r[0], &r[i], ANALYZE_ALPHA_DEFAULT, err);
+		const struct compare_side *b = &sides[i];
+
+		ret = analyze_compare(&pairs[i - 1], &a->r[a->set.n - 1], &b->r[b->set.n - 1],
+				      ANALYZE_ALPHA_DEFAULT, err);
 		if (ret)
 			break;
 		v->nr_pairs = i;
 		if (ca->o->has_min_change)
 			analyze_comparison_set_min_change(&pairs[i - 1], ca->o->min_change_pct);
-		if (ca->o->gate)
-			ret = analyze_regressions(&pairs[i - 1], i - 1, ca->o->gate_pct, regs,
-						  &v->nr_regressions);
+		ret = analyze_replicates(a->rp, a->set.n, b->rp, b->set.n, ANALYZE_REPLICATE_ALPHA,
+					 ca->o->gate ? ca->o->gate_pct : 0, &reps[i - 1]);
+		if (!ret && ca->o->gate)
+			ret = analyze_rep_gate(&reps[i - 1], i - 1, ca->o->gate_pct, &v->outcome,
+					       &v->runs_needed, regs, &v->nr_regressions);
 		if (ret)
-			strbuf_addstr(err, "analyze: regressions: out of memory");
+			strbuf_addstr(err, "analyze: replicates: out of memory");
 	}
 	v->regressions = *regs;
 	return ret;
@@ -125,38 +191,55 @@ static int compare_print(const struct compare_args *ca)
 {
 	const struct cli_opts *o = ca->o;
 	struct store *st = NULL;
-	struct results *r = calloc(ca->nr_runs, sizeof(*r));
+	struct compare_side *sides = calloc(ca->nr_runs, sizeof(*sides));
+	struct report_compare_side *vs = calloc(ca->nr_runs, sizeof(*vs));
 	struct analyze_comparison *pairs = calloc(ca->nr_runs, sizeof(*pairs));
+	struct analyze_replicates *reps = calloc(ca->nr_runs, sizeof(*reps));
 	struct analyze_regression *regs = NULL;
-	struct report_compare_view v = {
-		.pairs = pairs, .all = o->all, .gate = o->gate, .gate_pct = o->gate_pct};
+	struct report_compare_view v = {.pairs = pairs,
+					.all = o->all,
+					.gate = o->gate,
+					.gate_pct = o->gate_pct,
+					.sides = vs,
+					.reps = reps};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT, mixed = STRBUF_INIT;
 	struct report_options ro = {.color = ca->fmt == REPORT_TEXT && !o->output &&
 					     cli_use_color(stdout)};
 	int ret;
 
-	if (!r || !pairs) {
+	if (!sides || !vs || !pairs || !reps) {
 		fprintf(stderr, "diskproof: compare: out of memory\n");
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
 	ret = store_open_read(&st, o->results, true, &err);
 	if (!ret)
-		ret = compare_load_all(st, ca, r, &err);
+		ret = compare_load_all(st, ca, sides, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
 	/* a simulated run against a real one compares a model with a device */
-	if (cli_engines_mixed(r, ca->nr_runs, &mixed)) {
+	ret = compare_mixed(ca, sides, &mixed);
+	if (ret) {
+		fprintf(stderr, "diskproof: compare: out of memory\n");
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	if (mixed.len) {
 		if (!o->allow_mixed) {
 			ret = cli_engines_mixed_refuse("compare", mixed.buf);
 			goto out;
 		}
 		v.mixed = mixed.buf;
 	}
-	ret = compare_analyze(ca, r, pairs, &v, &regs, &err);
+	for (size_t i = 0; i < ca->nr_runs; i++)
+		vs[i] = (struct report_compare_side){.ids = sides[i].set.ids,
+						     .n = sides[i].set.n,
+						     .series = sides[i].set.series,
+						     .from_label = sides[i].set.from_label};
+	ret = compare_analyze(ca, sides, pairs, reps, &v, &regs, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
@@ -168,30 +251,39 @@ static int compare_print(const struct compare_args *ca)
 	store_close(st);
 	st = NULL;
 	ret = cli_emit(o->output, o->results, &text, stdout);
-	if (!ret && v.nr_regressions) {
+	if (!ret && o->gate && v.outcome == ANALYZE_GATE_FAIL) {
 		const struct analyze_regression *g = &regs[0];
-		const struct analyze_comparison *c = &pairs[g->pair];
-
-		const struct analyze_scope *s = &c->scopes[g->scope];
+		const struct analyze_replicates *rp = &reps[g->pair];
 
 		fprintf(stderr,
-			"diskproof: regression: run %lld against run %lld: %s%s%s %s %+.1f %% "
-			"(significant, beyond %g %%)%s\n",
-			(long long)c->b->id, (long long)c->a->id,
-			s->scope == SCOPE_RUN ? "whole run" : results_scope_kind_name(s->scope),
-			s->scope == SCOPE_RUN ? "" : " ", s->scope == SCOPE_RUN ? "" : s->name,
-			analyze_judged_def(g->fig)->words, g->change_pct, o->gate_pct,
+			"diskproof: regression: side %zu against A: whole run %s %+.1f %% "
+			"(established over %zu against %zu runs, p %.4f, beyond %g %%)%s\n",
+			g->pair + 1, analyze_judged_def(g->fig)->words, g->change_pct, rp->n_b,
+			rp->n_a, rp->fig[g->fig].p_value, o->gate_pct,
 			v.nr_regressions > 1 ? "; every regression is listed in the output" : "");
 		ret = DP_EXIT_FAIL;
+	} else if (!ret && o->gate && v.outcome == ANALYZE_GATE_INCONCLUSIVE) {
+		fprintf(stderr,
+			"diskproof: inconclusive: a judged figure is worse by more than %g %% but "
+			"not established (one run on a side, or no run-to-run variation)",
+			o->gate_pct);
+		if (v.runs_needed)
+			fprintf(stderr,
+				"; repeat: %u runs per side would decide it (run --repeat %u)",
+				v.runs_needed, v.runs_needed);
+		fputc('\n', stderr);
+		ret = DP_EXIT_INCONCLUSIVE;
 	}
 out:
 	for (size_t i = 0; pairs && i < ca->nr_runs; i++)
 		analyze_comparison_release(&pairs[i]);
-	for (size_t i = 0; r && i < ca->nr_runs; i++)
-		results_release(&r[i]);
+	for (size_t i = 0; sides && i < ca->nr_runs; i++)
+		compare_side_release(&sides[i]);
 	free(regs);
 	free(pairs);
-	free(r);
+	free(reps);
+	free(vs);
+	free(sides);
 	store_close(st);
 	strbuf_release(&err);
 	strbuf_release(&text);
@@ -209,8 +301,9 @@ int cli_cmd_compare(int argc, char **argv)
 	if (ret)
 		return ret;
 	if (o.npos < 2)
-		return cli_usage_error("compare takes two runs or more, RUN_A RUN_B [RUN_C ...] "
-				       "(numbers, latest, latest~N or label:TEXT), got %d",
+		return cli_usage_error("compare takes two sides or more, A B [C ...] (each a run "
+				       "or runs: N, latest, latest~N, N,M,..., N..M, series:N or "
+				       "label:TEXT), got %d",
 				       o.npos);
 	for (int i = 0; i < o.npos; i++) {
 		ret = cli_run_arg_check(o.positional[i]);

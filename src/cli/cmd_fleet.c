@@ -65,23 +65,14 @@ static int fleet_select(struct store *st, const char *const *sel, size_t n, stru
 	int ret = 0;
 
 	for (size_t i = 0; i < n && !ret; i++) {
-		struct store_run_selector s;
-		int64_t *v = NULL, id;
-		size_t nv = 0;
+		struct store_run_set set;
 
-		ret = store_run_selector_parse(sel[i], &s, err);
-		if (ret)
-			break;
-		if (s.kind == STORE_SEL_LABEL) {
-			ret = store_runs_by_label(st, s.label, &v, &nv, err);
-			for (size_t k = 0; !ret && k < nv; k++)
-				ret = ids_add(ids, v[k]);
-			free(v);
-		} else {
-			ret = store_run_select(st, sel[i], &id, err);
-			if (!ret)
-				ret = ids_add(ids, id);
-		}
+		/* the one grammar (store_runs_select); label:TEXT is every run
+		 * so labelled */
+		ret = store_runs_select(st, sel[i], STORE_LABEL_ALL, &set, err);
+		for (size_t k = 0; !ret && k < set.n; k++)
+			ret = ids_add(ids, set.ids[k]);
+		store_run_set_release(&set);
 		if (ret == -ENOMEM)
 			strbuf_addstr(err, "fleet: out of memory");
 	}
@@ -219,7 +210,7 @@ int cli_cmd_fleet(int argc, char **argv)
 		return ret;
 	if (o.npos < 1)
 		return cli_usage_error("fleet takes one selector or more: label:TEXT (every run so "
-				       "labelled) or run numbers");
+				       "labelled), N, N,M,..., N..M or series:N");
 	for (int i = 0; i < o.npos; i++) {
 		struct store_run_selector s;
 		struct strbuf err = STRBUF_INIT;

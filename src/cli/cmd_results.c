@@ -266,13 +266,53 @@ out_refuse:
 }
 
 /* A run id: digits only, and not the value of --results. */
-static bool arg_is_run_id(char **argv, int i)
+/* A RUN argument of delete: a selector of the one grammar (N, N,M,...,
+ * N..M, series:N, label:TEXT, latest, latest~N), not an option's value. */
+static bool arg_is_run_sel(char **argv, int i)
 {
+	struct store_run_selector sel;
+	struct strbuf err = STRBUF_INIT;
 	const char *a = argv[i];
+	bool ok;
 
-	if (!*a || (i && !strcmp(argv[i - 1], "--results")))
+	if (!*a || *a == '-' || (i && !strcmp(argv[i - 1], "--results")))
 		return false;
-	return strspn(a, "0123456789") == strlen(a);
+	ok = !store_run_selector_parse(a, &sel, &err);
+	strbuf_release(&err);
+	return ok;
+}
+
+/* Every selector's runs (store_runs_select), each once, into ids (room for
+ * n_max). 0, or -ENOENT / a store error with err filled. */
+static int delete_resolve(struct store *st, char *const *sels, int nsel, int64_t **ids, int *nids,
+			  struct strbuf *err)
+{
+	int ret = 0;
+
+	for (int i = 0; i < nsel && !ret; i++) {
+		struct store_run_set set;
+		int64_t *v;
+
+		ret = store_runs_select(st, sels[i], STORE_LABEL_NEWEST, &set, err);
+		for (size_t k = 0; !ret && k < set.n; k++) {
+			bool dup = false;
+
+			for (int m = 0; m < *nids && !dup; m++)
+				dup = (*ids)[m] == set.ids[k];
+			if (dup)
+				continue;
+			v = realloc(*ids, ((size_t)*nids + 1) * sizeof(*v));
+			if (!v) {
+				strbuf_addstr(err, "delete: out of memory");
+				ret = -ENOMEM;
+				break;
+			}
+			*ids = v;
+			v[(*nids)++] = set.ids[k];
+		}
+		store_run_set_release(&set);
+	}
+	return ret;
 }
 
 /*
@@ -323,20 +363,20 @@ int cli_cmd_delete(int argc, char **argv)
 	struct strbuf err = STRBUF_INIT;
 	struct store *st = NULL;
 	int64_t *ids = NULL;
-	char **rest = NULL;
+	char **rest = NULL, **sels = NULL;
 	struct cli_opts o;
-	int ret, i, nids = 0, nrest = 0;
+	int ret, i, nids = 0, nrest = 0, nsel = 0;
 
-	ids = calloc((size_t)argc + 1, sizeof(*ids));
+	sels = calloc((size_t)argc + 1, sizeof(*sels));
 	rest = calloc((size_t)argc + 1, sizeof(*rest));
-	if (!ids || !rest) {
+	if (!sels || !rest) {
 		fprintf(stderr, "diskproof: delete: out of memory\n");
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
 	for (i = 0; i < argc; i++) {
-		if (arg_is_run_id(argv, i))
-			ids[nids++] = strtoll(argv[i], NULL, 10);
+		if (arg_is_run_sel(argv, i))
+			sels[nsel++] = argv[i];
 		else
 			rest[nrest++] = argv[i];
 	}
@@ -344,17 +384,20 @@ int cli_cmd_delete(int argc, char **argv)
 	if (ret)
 		goto out;
 	if (o.npos) {
-		ret = cli_usage_error("RUN-ID must be a run number, not \"%s\"", o.positional[0]);
+		ret = cli_run_arg_check(o.positional[0]);
 		goto out;
 	}
-	if (!nids) {
-		ret = cli_usage_error("delete takes one or more RUN-IDs");
+	if (!nsel) {
+		ret = cli_usage_error("delete takes one or more runs (N, N,M,..., N..M, series:N, "
+				      "label:TEXT)");
 		goto out;
 	}
 	ret = cli_results_must_exist(o.results);
 	if (ret)
 		goto out;
 	ret = store_open(&st, o.results, &err);
+	if (!ret)
+		ret = delete_resolve(st, sels, nsel, &ids, &nids, &err);
 	if (!ret)
 		ret = delete_refuse_running(st, o.results, ids, (size_t)nids, &err);
 	if (!ret)
@@ -369,6 +412,7 @@ out:
 	store_close(st);
 	strbuf_release(&err);
 	free(rest);
+	free(sels);
 	free(ids);
 	return ret;
 }

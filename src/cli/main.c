@@ -134,13 +134,22 @@ static int print_report(const char *results, const char *run, enum report_format
 	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && cli_use_color(out)};
 	int ret;
 
-	int64_t id = 0;
+	struct store_run_set set = {0};
 
 	ret = store_open_read(&st, results, true, &err);
+	/* the one grammar; a report is of one run */
 	if (!ret)
-		ret = store_run_select(st, run, &id, &err);
+		ret = store_runs_select(st, run, STORE_LABEL_NEWEST, &set, &err);
+	if (!ret && set.n > 1) {
+		strbuf_addf(
+			&err,
+			"report: \"%s\" selects %zu runs (%lld to %lld): a report is of one run; "
+			"report each, or compare them (diskproof compare)",
+			run, set.n, (long long)set.ids[0], (long long)set.ids[set.n - 1]);
+		ret = -ENOENT;
+	}
 	if (!ret)
-		ret = store_results_load(st, id, &r, &err);
+		ret = store_results_load(st, set.ids[0], &r, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
@@ -153,6 +162,7 @@ static int print_report(const char *results, const char *run, enum report_format
 	st = NULL;
 	ret = cli_emit(output, results, &text, out);
 out:
+	store_run_set_release(&set);
 	results_release(&r);
 	store_close(st);
 	strbuf_release(&err);

@@ -54,14 +54,17 @@ static const struct usage_command {
 	 "print a stored run (-o FILE: write it to FILE instead)"},
 	{"list", CMD_LIST, "", "text|json", 0, "one line per stored run, with its engine"},
 	{"compare", CMD_COMPARE, "RUN_A RUN_B [RUN_C ...]", "text|json|html", NOTE_RUN,
-	 "compare stored runs, each later one against RUN_A: the changes both significant and "
-	 "material (--all: every figure), auto-tune steps, verdict and environment changes, a "
-	 "trend for three or more; with --fail-on-regression exit 1 when a judged figure got "
-	 "significantly worse by more than PCT (default 5); simulated and real runs together: "
-	 "exit 2 unless --allow-mixed"},
+	 "compare stored runs, each later side against A (a side: one run or several, the "
+	 "replicates): the judged figures tested over the runs, the within-run changes both "
+	 "significant and material (--all: every figure), auto-tune steps, verdict and "
+	 "environment changes, a trend for three or more; with --fail-on-regression exit 1 "
+	 "when a change worse than PCT (default 5) is established over the runs, 5 when one "
+	 "run a side cannot decide it; simulated and real runs together: exit 2 unless "
+	 "--allow-mixed"},
 	{"fleet", CMD_FLEET, "SELECTOR...", "text|json|html", 0,
 	 "one report over the runs of many hosts (SELECTOR: label:TEXT for every run so "
-	 "labelled, or run numbers, several mixed): the fleet's verdict first, every failing "
+	 "labelled, N, N,M,..., N..M or series:N, several mixed): the fleet's verdict first, every "
+	 "failing "
 	 "host with its failing volumes and databases and why, a row per run with its verdict, "
 	 "IOPS, "
 	 "latencies and load start offset, fleet totals with percentiles from exactly merged "
@@ -83,8 +86,9 @@ static const char note_profile[] =
 	"otherwise a built-in profile (diskproof profiles); no PROFILE means \"quick\". "
 	"Put \"--\" before a PROFILE that starts with '-'.";
 static const char note_run[] =
-	"RUN is a run number, latest (the highest), latest~N (N runs before it) or label:TEXT "
-	"(the newest run labelled TEXT); no RUN means latest.";
+	"RUN is a run number N, latest (the highest), latest~N (N runs before it), N,M,..., "
+	"N..M, series:N (a series by its lowest run id) or label:TEXT (the newest run labelled "
+	"TEXT; on a side of compare its whole series); no RUN means latest.";
 static const char note_units[] = "Durations: 500ms, 30s, 5m, 2h; sizes: 32KiB, 1MiB, 4GiB.";
 
 static const char exit_codes[] =

@@ -28,6 +28,16 @@
  * longer when its device's model has spikes. Size, stalls and spikes draw no
  * random number, so a run without them draws what it always did.
  *
+ * Run to run: real runs with identical settings differ by several percent
+ * (a disk's background work, its cache, the host), which is what compare
+ * must tell a change from. run_spread gives a run that variation: every
+ * class latency of a run (with drift and jitter) is multiplied by one factor
+ * 1 + run_spread x z, z uniform in [-1, 1) (runs within +-run_spread of the
+ * device's level, standard deviation run_spread / sqrt 3), drawn from the
+ * seed alone by a splitmix64 sequence of its own (run_scale_z). One z serves every device of
+ * the run, each scaled by its own run_spread; the I/O sequence draws nothing
+ * more, so run_spread = 0 gives the run it always did, bit for bit.
+ *
  * Integrity: for files with a block size (database files) the engine keeps
  * each block's last written generation, read from the header the runner
  * stamped into the write buffer; a dropped write keeps the old generation, and
@@ -55,6 +65,7 @@ struct sim_device {
 	uint64_t free_at_ns;
 	uint64_t service_ns;		  /* device time per I/O; 0 = unlimited */
 	const struct engine_sim_model *m; /* NULL without a model (latency 0) */
+	double run_scale;		  /* this run's latency factor (run_spread); 1 */
 };
 
 struct sim_file {
@@ -87,8 +98,21 @@ static void sim_cleanup(struct engine_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* The run's draw for run_spread, uniform in [-1, 1): the first draw of a
+ * splitmix64 sequence seeded by [sim] seed alone (not the I/O's sequence,
+ * which it leaves as it was; not the worker's seed, so every device and
+ * auto-tune level of a run shares it). */
+static double run_scale_z(uint64_t seed)
+{
+	uint64_t x = seed ^ 0x72756e5f73707264ULL; /* "run_sprd": apart from the I/O's */
+
+	return 2.0 * rng_splitmix_unit(&x) - 1.0;
+}
+
 static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
 {
+	double z;
+
 	struct sim_priv *p = calloc(1, sizeof(*p));
 
 	if (!p)
@@ -101,12 +125,16 @@ static int sim_init(struct engine_ctx *ctx, struct strbuf *err)
 		goto out_nomem;
 	p->rng = ctx->sim ? ctx->sim->seed : 1;
 	p->rng ^= ctx->seed * 0x2545f4914f6cdd1dULL;
+	z = run_scale_z(ctx->sim ? ctx->sim->seed : 1);
 	for (unsigned i = 0; i < (ctx->nr_devices ? ctx->nr_devices : 1); i++) {
 		struct sim_device *d = &p->devs[i];
 
 		d->m = ctx->dev_sims && i < ctx->nr_devices ? &ctx->dev_sims[i] : ctx->sim;
 		if (d->m && d->m->saturation_iops)
 			d->service_ns = NSEC_PER_SEC / d->m->saturation_iops;
+		d->run_scale = d->m && d->m->run_spread_pct > 0
+				       ? 1.0 + d->m->run_spread_pct / 100.0 * z
+				       : 1.0;
 	}
 	if (ctx->clock)
 		ctx->clock->virtual_ns = 0;
@@ -190,9 +218,10 @@ static struct engine_req *heap_pop(struct sim_priv *p)
 	return top;
 }
 
-static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p,
-			    const struct engine_sim_model *s, unsigned cls)
+static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p, const struct sim_device *d,
+			    unsigned cls)
 {
+	const struct engine_sim_model *s = d->m;
 	uint64_t base;
 	double j;
 
@@ -222,6 +251,8 @@ static uint64_t sim_latency(struct engine_ctx *ctx, struct sim_priv *p,
 		base += (uint64_t)((double)s->drift_ns * ((double)t / 1e9));
 	}
 	j = s->jitter_pct / 100.0 * (2.0 * rng_splitmix_unit(&p->rng) - 1.0);
+	if (d->run_scale != 1.0)
+		return (uint64_t)((double)base * (1.0 + j) * d->run_scale);
 	return (uint64_t)((double)base * (1.0 + j));
 }
 
@@ -314,7 +345,7 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		d->free_at_ns = start + d->service_ns + xfer;
 	}
 	r->t_submit_ns = now;
-	r->t_done_ns = start + sim_latency(ctx, p, m, r->cls) + xfer + sim_stall_ns(m, start);
+	r->t_done_ns = start + sim_latency(ctx, p, d, r->cls) + xfer + sim_stall_ns(m, start);
 	if (m && m->spike_every && (p->seq + 1) % m->spike_every == 0)
 		r->t_done_ns += m->spike_latency_ns; /* a single slow I/O */
 	if (m && m->error_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->error_rate_pct) {

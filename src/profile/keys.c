@@ -509,6 +509,12 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_U64, PFIELD(sim.stall_latency_ns),
 	  .min = 0, .max = 60 * SEC, .def = "0s",
 	  .help = "Latency added to every I/O the simulated device starts during a stall." },
+	{ .section = "sim", .name = "run_spread", .type = PROFILE_KEY_PERCENT,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(sim.run_spread_pct),
+	  .min = 0, .max = 50, .def = "0",
+	  .help = "Run-to-run spread of the simulated latencies, in percent: every latency of a "
+		  "run is scaled by one factor drawn from seed, uniform within +-this, so "
+		  "identical runs with other seeds differ as real runs do." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",

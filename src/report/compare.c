@@ -494,6 +494,94 @@ static void text_autotune(struct strbuf *sb, const struct analyze_comparison *c)
 	text_tune_outcome(sb, "B", c->b);
 }
 
+/* ---- runs as replicates ---- */
+
+/* "3 runs (7, 8, 9; series:7)" */
+static void text_side(struct strbuf *sb, const char *name, const struct report_compare_side *s)
+{
+	strbuf_addf(sb, "  %s: %zu run%s (", name, s->n, s->n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->n; i++)
+		strbuf_addf(sb, "%s%" PRId64, i ? ", " : "", s->ids[i]);
+	if (s->series)
+		strbuf_addf(sb, "; series:%" PRId64 "%s", s->series,
+			    s->from_label ? ", the series of the newest run so labelled" : "");
+	strbuf_addstr(sb, ")\n");
+}
+
+/* The judged figures over the runs of side A and side B (pair i): the
+ * evidence the gate decides by. */
+static void text_replicates(struct strbuf *sb, const struct report_compare_view *v, size_t i)
+{
+	const struct analyze_replicates *r = &v->reps[i];
+	bool one = r->n_a < 2 || r->n_b < 2, flat = false;
+
+	strbuf_addf(sb, "\nruns as replicates (%zu against %zu):\n", r->n_b, r->n_a);
+	text_side(sb, "A", &v->sides[0]);
+	text_side(sb, v->nr_pairs > 1 ? "B (this side)" : "B", &v->sides[i + 1]);
+	strbuf_addf(sb,
+		    "  test: %s, alpha %g, Holm over the %zu judged figures tested; each run's "
+		    "figure is one observation\n",
+		    ANALYZE_REPLICATE_TEST_NAME, r->alpha, r->family);
+	if (r->margin_pct > 0)
+		strbuf_addf(sb,
+			    "  established: worse by more than %g %% (the gate's), not only "
+			    "changed\n",
+			    r->margin_pct);
+	strbuf_addf(sb, "  %-20s %12s %12s %9s %8s %9s  %s\n", "figure", "A", "B", "change",
+		    "spread", "p", "established");
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		const struct analyze_rep_figure *f = &r->fig[j];
+		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "  %-20s", analyze_judged_def(j)->words);
+		text_col(sb, 12, f->a, dec);
+		text_col(sb, 12, f->b, dec);
+		text_change(sb, f->change_pct);
+		if (isfinite(f->spread_pct))
+			strbuf_addf(sb, " %7.1f%%", f->spread_pct);
+		else
+			strbuf_addf(sb, " %8s", "n/a");
+		if (isfinite(f->p_value))
+			strbuf_addf(sb, " %9.4f", f->p_value);
+		else
+			strbuf_addf(sb, " %9s", "n/a");
+		if (f->established)
+			strbuf_addstr(sb, "  yes\n");
+		else if (f->state == ANALYZE_REP_TESTED)
+			strbuf_addstr(sb, "  no\n");
+		else
+			strbuf_addf(sb, "  no (%s)\n", analyze_rep_state_words(f->state));
+		flat |= f->state == ANALYZE_REP_NO_VARIATION;
+	}
+	if (one) {
+		const struct analyze_rep_figure *big = NULL;
+
+		for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++)
+			if (r->fig[j].worse && r->fig[j].runs_needed &&
+			    (!big || fabs(r->fig[j].change_pct) > fabs(big->change_pct)))
+				big = &r->fig[j];
+		strbuf_addstr(sb, "  not established: with one run on a side the run-to-run "
+				  "variation is unknown");
+		if (big)
+			strbuf_addf(
+				sb,
+				";\n  %u runs per side would establish a change of %.1f %% (the "
+				"largest worse here) 8 times in 10 at %s %.1f %% run-to-run "
+				"spread (docs/compare.md, power)",
+				big->runs_needed, fabs(big->change_pct),
+				isfinite(big->spread_pct) && big->spread_pct > 0 ? "the seen"
+										 : "an assumed",
+				isfinite(big->spread_pct) && big->spread_pct > 0
+					? big->spread_pct
+					: ANALYZE_SPREAD_ASSUMED);
+		strbuf_addstr(sb, "\n");
+	}
+	if (flat)
+		strbuf_addstr(sb, "  no run-to-run variation on either side for some figure: "
+				  "identical runs (the same sim seed?) cannot tell change from "
+				  "noise; not established\n");
+}
+
 /* ---- the regression gate ---- */
 
 static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
@@ -501,9 +589,21 @@ static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
 	if (!v->gate)
 		return;
 	strbuf_addf(sb, "\nregression gate (--fail-on-regression %g %%): ", v->gate_pct);
+	if (v->reps && v->outcome == ANALYZE_GATE_INCONCLUSIVE) {
+		strbuf_addf(sb,
+			    "inconclusive: a judged figure is worse by more than %g %%, but with "
+			    "one run on a side (or no run-to-run variation) it is not established",
+			    v->gate_pct);
+		if (v->runs_needed)
+			strbuf_addf(sb, "; repeat with %u runs per side (run --repeat %u)",
+				    v->runs_needed, v->runs_needed);
+		strbuf_addstr(sb, " (exit 5)\n");
+		return;
+	}
 	if (!v->nr_regressions) {
 		strbuf_addf(sb,
-			    "pass: no judged figure got significantly worse by more than %g %%\n",
+			    "pass: no judged figure got worse by more than %g %% with the change "
+			    "established over the runs\n",
 			    v->gate_pct);
 		return;
 	}
@@ -515,6 +615,20 @@ static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
 		const struct analyze_figure *f = analyze_judged_figure(s, g->fig);
 		int dec = g->fig == ANALYZE_J_TRANS_IOPS ? 1 : 3;
 
+		if (v->reps) {
+			const struct analyze_rep_figure *rf = &v->reps[g->pair].fig[g->fig];
+
+			strbuf_addf(sb, "  side B%zu: whole run %s ", g->pair + 1,
+				    analyze_judged_def(g->fig)->words);
+			text_pct(sb, g->change_pct);
+			strbuf_addstr(sb, " (");
+			text_num(sb, rf->a, dec);
+			strbuf_addstr(sb, " \u2192 ");
+			text_num(sb, rf->b, dec);
+			strbuf_addf(sb, ", established over %zu against %zu runs, p %.4f)\n",
+				    v->reps[g->pair].n_b, v->reps[g->pair].n_a, rf->p_value);
+			continue;
+		}
 		strbuf_addf(sb, "  run %" PRId64 ": ", c->b->id);
 		if (s->scope == SCOPE_RUN) {
 			strbuf_addstr(sb, "whole run");
@@ -628,6 +742,13 @@ void report_compare_text(struct strbuf *sb, const struct report_compare_view *v,
 			    c->a->id, c->b->id);
 		text_run_line(sb, "A", c->a);
 		text_run_line(sb, "B", c->b);
+		if (v->reps) {
+			text_replicates(sb, v, 0);
+			strbuf_addf(sb,
+				    "\nwithin-run evidence (run %" PRId64 " against run %" PRId64
+				    ", the newest of each side; intervals, not runs):\n",
+				    c->b->id, c->a->id);
+		}
 		text_head(sb, c, v);
 		text_one_pair(sb, c, v, color);
 		text_gate(sb, v);
@@ -646,6 +767,10 @@ void report_compare_text(struct strbuf *sb, const struct report_compare_view *v,
 	for (size_t i = 0; i < v->nr_pairs; i++) {
 		strbuf_addf(sb, "\n=== B%zu: run %" PRId64 " (B) against run %" PRId64 " (A) ===\n",
 			    i + 1, v->pairs[i].b->id, v->pairs[i].a->id);
+		if (v->reps) {
+			text_replicates(sb, v, i);
+			strbuf_addstr(sb, "\nwithin-run evidence (the newest run of each side):\n");
+		}
 		text_one_pair(sb, &v->pairs[i], v, color);
 	}
 	text_gate(sb, v);
@@ -874,6 +999,81 @@ static void json_autotune(struct json *j, const struct analyze_comparison *c)
 	json_end(j);
 }
 
+/* The sides: each one's runs, how many (the replicates) and its series. */
+static void json_sides(struct json *j, const struct report_compare_view *v)
+{
+	if (!v->sides)
+		return;
+	json_begin_array(j, "sides");
+	for (size_t i = 0; i <= v->nr_pairs; i++) {
+		const struct report_compare_side *s = &v->sides[i];
+
+		json_begin_object(j, NULL);
+		json_str(j, "side", i ? "b" : "a");
+		json_u64(j, "replicates", s->n);
+		json_begin_array(j, "runs");
+		for (size_t k = 0; k < s->n; k++)
+			json_i64(j, NULL, s->ids[k]);
+		json_end(j);
+		if (s->series)
+			json_i64(j, "series", s->series);
+		else
+			json_null(j, "series");
+		json_bool(j, "series_from_label", s->from_label);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* The test over the runs of pair i: per judged figure, established or not. */
+static void json_replicates(struct json *j, const struct report_compare_view *v, size_t i)
+{
+	const struct analyze_replicates *r;
+
+	if (!v->reps)
+		return;
+	r = &v->reps[i];
+	json_begin_object(j, "replicate_test");
+	json_str(j, "test", ANALYZE_REPLICATE_TEST_NAME);
+	json_num(j, "alpha", r->alpha);
+	json_num(j, "margin_pct", r->margin_pct);
+	json_str(j, "correction", "holm");
+	json_u64(j, "family", r->family);
+	json_u64(j, "replicates_a", r->n_a);
+	json_u64(j, "replicates_b", r->n_b);
+	json_begin_array(j, "changes");
+	for (int k = 0; k < ANALYZE_JUDGED_COUNT; k++) {
+		const struct analyze_rep_figure *f = &r->fig[k];
+
+		json_begin_object(j, NULL);
+		json_str(j, "figure", analyze_judged_def(k)->key);
+		json_num(j, "a", f->a);
+		json_num(j, "b", f->b);
+		json_num(j, "change_pct", f->change_pct);
+		json_bool(j, "worse", f->worse);
+		json_bool(j, "established", f->established);
+		json_str(j, "state", analyze_rep_state_words(f->state));
+		json_num(j, "t", f->t);
+		json_num(j, "df", f->df);
+		json_num(j, "p_value", f->p_value);
+		json_num(j, "spread_pct", f->spread_pct);
+		if (f->runs_needed)
+			json_u64(j, "runs_needed", f->runs_needed);
+		else
+			json_null(j, "runs_needed");
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
+static const char *gate_outcome_name(enum analyze_gate_outcome o)
+{
+	return o == ANALYZE_GATE_FAIL		? "fail"
+	       : o == ANALYZE_GATE_INCONCLUSIVE ? "inconclusive"
+						: "pass";
+}
+
 /* null without --fail-on-regression */
 static void json_gate(struct json *j, const struct report_compare_view *v)
 {
@@ -884,6 +1084,13 @@ static void json_gate(struct json *j, const struct report_compare_view *v)
 	json_begin_object(j, "regression_gate");
 	json_num(j, "pct", v->gate_pct);
 	json_bool(j, "passed", !v->nr_regressions);
+	if (v->reps) {
+		json_str(j, "outcome", gate_outcome_name(v->outcome));
+		if (v->runs_needed)
+			json_u64(j, "runs_needed", v->runs_needed);
+		else
+			json_null(j, "runs_needed");
+	}
 	json_begin_array(j, "regressions");
 	for (size_t i = 0; i < v->nr_regressions; i++) {
 		const struct analyze_regression *g = &v->regressions[i];
@@ -900,7 +1107,9 @@ static void json_gate(struct json *j, const struct report_compare_view *v)
 		json_num(j, "a", f->a);
 		json_num(j, "b", f->b);
 		json_num(j, "change_pct", g->change_pct);
-		json_num(j, "p_value", f->test.p_value);
+		json_num(j, "p_value",
+			 v->reps ? v->reps[g->pair].fig[g->fig].p_value : f->test.p_value);
+		json_bool(j, "established", v->reps != NULL);
 		json_end(j);
 	}
 	json_end(j);
@@ -947,8 +1156,10 @@ void report_compare_json(struct strbuf *sb, const struct report_compare_view *v,
 	json_begin_object(&j, NULL);
 	json_doc_versions(&j);
 	json_str(&j, "mixed_engines", v->mixed);
+	json_sides(&j, v);
 	if (v->nr_pairs == 1) {
 		json_pair_body(&j, &v->pairs[0]);
+		json_replicates(&j, v, 0);
 	} else {
 		json_run(&j, "baseline", v->pairs[0].a);
 		json_str(&j, "against", "baseline");
@@ -962,6 +1173,7 @@ void report_compare_json(struct strbuf *sb, const struct report_compare_view *v,
 		for (size_t i = 0; i < v->nr_pairs; i++) {
 			json_begin_object(&j, NULL);
 			json_pair_body(&j, &v->pairs[i]);
+			json_replicates(&j, v, i);
 			json_end(&j);
 		}
 		json_end(&j);

@@ -229,6 +229,7 @@ static struct engine_sim_model sim_model(const struct profile_sim *s)
 					 .stall_period_ns = s->stall_period_ns,
 					 .stall_length_ns = s->stall_length_ns,
 					 .stall_latency_ns = s->stall_latency_ns,
+					 .run_spread_pct = s->run_spread_pct,
 					 .seed = s->seed};
 }
 

@@ -41,7 +41,7 @@ grep -q "text, json, csv or html" "$WORK/err" || fail "format error lists the fo
 
 # --- delete
 expect_exit 2 "$DISKPROOF" delete 1 99 --results a.db
-grep -q "run 99 not found" "$WORK/err" || fail "delete names the unknown id"
+grep -q "no run 99 in this results file" "$WORK/err" || fail "delete names the unknown id"
 [ "$(count_runs a.db)" = 3 ] || fail "a failed delete deleted something"
 expect_exit 2 "$DISKPROOF" delete --results a.db
 expect_exit 2 "$DISKPROOF" delete abc --results a.db

@@ -53,6 +53,120 @@ static void test_selector_parse(void **state)
 	strbuf_release(&err);
 }
 
+/* the grammar's sets: N,M,... / N..M / series:N; the bad ones refused with
+ * a did-you-mean where one is near */
+static void test_selector_sets(void **state)
+{
+	struct store_run_selector s;
+	struct strbuf err = STRBUF_INIT;
+	static const char *const bad[] = {
+		"1,",	   ",1",   "1,,2",    "1,x",	  "3..2",     "1..",	   "..4", "1...4",
+		"1..4..5", "1..0", "series:", "series:0", "series:x", "series:-1", "0,1", "1.5"};
+
+	(void)state;
+	assert_int_equal(store_run_selector_parse("3,5,4", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_LIST);
+	assert_string_equal(s.list, "3,5,4");
+	assert_int_equal(store_run_selector_parse("2..9", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_RANGE);
+	assert_int_equal(s.lo, 2);
+	assert_int_equal(s.hi, 9);
+	assert_int_equal(store_run_selector_parse("4..4", &s, &err), 0);
+	assert_int_equal(store_run_selector_parse("series:12", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_SERIES);
+	assert_int_equal(s.id, 12);
+	assert_int_equal(store_run_selector_parse("label:1,2", &s, &err), 0);
+	assert_int_equal(s.kind, STORE_SEL_LABEL); /* a label may hold commas */
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		strbuf_reset(&err);
+		assert_int_equal(store_run_selector_parse(bad[i], &s, &err), -EINVAL);
+		assert_non_null(strstr(err.buf, "series:N"));
+	}
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("seris:4", &s, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "did you mean \"series:4\"?"));
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("lable:fw", &s, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "did you mean \"label:fw\"?"));
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("4-6", &s, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "did you mean \"4..6\"?"));
+	strbuf_reset(&err);
+	assert_int_equal(store_run_selector_parse("4...6", &s, &err), -EINVAL);
+	assert_non_null(strstr(err.buf, "did you mean \"4..6\"?"));
+	strbuf_release(&err);
+}
+
+/* Welch's t, one-sided: a clear rise is significant upwards only; no
+ * variance or one value a side is not tested */
+static void test_welch(void **state)
+{
+	double a[] = {0.00, 0.05, -0.05}, b[] = {0.14, 0.19, 0.09}, same[] = {1, 1, 1};
+	double t, df, p;
+
+	(void)state;
+	analyze_welch(a, 3, b, 3, true, &t, &df, &p);
+	/* means 0 and 0.14, sd 0.05 each: t = 0.14 / (0.05 sqrt(2/3)) = 3.43, df 4 */
+	assert_true(fabs(t - 3.4293) < 1e-3);
+	assert_true(fabs(df - 4) < 1e-9);
+	assert_true(p > 0.01 && p < 0.02); /* P(T_4 >= 3.43) = 0.0133 */
+	analyze_welch(a, 3, b, 3, false, &t, &df, &p);
+	assert_true(p > 0.98); /* a rise is not "worse" for IOPS */
+	analyze_welch(same, 3, same, 3, true, &t, &df, &p);
+	assert_true(isnan(p));
+	analyze_welch(a, 1, b, 3, true, &t, &df, &p);
+	assert_true(isnan(p));
+}
+
+/* the runs a change needs: +15 % at 5 % spread in a few; more for less
+ * change or more spread; none for no change */
+static void test_runs_needed(void **state)
+{
+	unsigned n15 = analyze_runs_needed(15, 5, 0.05), n5 = analyze_runs_needed(5, 5, 0.05);
+
+	(void)state;
+	assert_true(n15 >= 2 && n15 <= 4);
+	assert_true(n5 > n15);
+	assert_true(analyze_runs_needed(15, 10, 0.05) > n15);
+	assert_int_equal(analyze_runs_needed(0, 5, 0.05), 0);
+	assert_int_equal(analyze_runs_needed(0.5, 20, 0.05), 0); /* past 50 runs */
+}
+
+/* the gate over runs: established beyond PCT fails, untestable beyond PCT
+ * is inconclusive, tested and not established passes */
+static void test_rep_gate(void **state)
+{
+	struct analyze_replicates r;
+	struct analyze_regression *regs = NULL;
+	enum analyze_gate_outcome o = ANALYZE_GATE_PASS;
+	unsigned need = 0;
+	size_t n = 0;
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++)
+		r.fig[j] = (struct analyze_rep_figure){.a = 1, .b = 1, .state = ANALYZE_REP_TESTED};
+	r.fig[ANALYZE_J_DB_READ_AVG] = (struct analyze_rep_figure){
+		.change_pct = 20, .worse = true, .state = ANALYZE_REP_TESTED, .established = false};
+	assert_int_equal(analyze_rep_gate(&r, 0, 5, &o, &need, &regs, &n), 0);
+	assert_int_equal(o, ANALYZE_GATE_PASS);
+	r.fig[ANALYZE_J_DB_READ_AVG].state = ANALYZE_REP_ONE_RUN;
+	r.fig[ANALYZE_J_DB_READ_AVG].runs_needed = 3;
+	assert_int_equal(analyze_rep_gate(&r, 0, 5, &o, &need, &regs, &n), 0);
+	assert_int_equal(o, ANALYZE_GATE_INCONCLUSIVE);
+	assert_int_equal(need, 3);
+	assert_int_equal(n, 0);
+	r.fig[ANALYZE_J_LOG_WRITE_AVG] = (struct analyze_rep_figure){
+		.change_pct = 8, .worse = true, .state = ANALYZE_REP_TESTED, .established = true};
+	assert_int_equal(analyze_rep_gate(&r, 0, 10, &o, &need, &regs, &n), 0);
+	assert_int_equal(n, 0); /* 8 % is within a 10 % gate */
+	assert_int_equal(analyze_rep_gate(&r, 0, 5, &o, &need, &regs, &n), 0);
+	assert_int_equal(o, ANALYZE_GATE_FAIL);
+	assert_int_equal(n, 1);
+	assert_int_equal(regs[0].fig, ANALYZE_J_LOG_WRITE_AVG);
+	free(regs);
+}
+
 /* ids 2, 5, 9, 4 (3 deleted, not in order): latest 9, latest~1 5, latest~3 2 */
 static void test_selector_pick(void **state)
 {
@@ -216,7 +330,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selector_parse), cmocka_unit_test(test_selector_pick),
 		cmocka_unit_test(test_label_suggest),  cmocka_unit_test(test_material_filter),
-		cmocka_unit_test(test_regressions),
+		cmocka_unit_test(test_regressions),    cmocka_unit_test(test_selector_sets),
+		cmocka_unit_test(test_welch),	       cmocka_unit_test(test_runs_needed),
+		cmocka_unit_test(test_rep_gate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -316,6 +317,47 @@ static void test_sim_stall(void **state)
 		assert_int_equal(lat, 1000000);
 	}
 	sim2_stop(b);
+}
+
+/* one read latency of a fresh run with this seed and the devices' run_spread
+ * (jitter 0: the latency is read_latency times the run's factor) */
+static uint64_t run_spread_read(uint64_t seed, double spread_pct)
+{
+	struct simbox2 *b = sim2_setup();
+	uint64_t lat;
+
+	for (unsigned i = 0; i < 2; i++) {
+		b->dev[i].seed = seed;
+		b->dev[i].run_spread_pct = spread_pct;
+	}
+	sim2_start(b);
+	lat = sim2_one(b, prep2(b, 0, ENGINE_OP_READ, IO_DB_READ, 0, 4096));
+	sim2_stop(b);
+	return lat;
+}
+
+/* run_spread: one factor per run from the seed alone (the same seed, the
+ * same factor; other seeds, other factors within +-the spread); 0
+ * leaves every latency as it was */
+static void test_sim_run_spread(void **state)
+{
+	double sum = 0, lo = 1, hi = 1;
+	unsigned n = 200, differ = 0;
+
+	assert_int_equal(run_spread_read(7, 0), 2000000);
+	assert_int_equal(run_spread_read(7, 8), run_spread_read(7, 8));
+	for (uint64_t seed = 1; seed <= n; seed++) {
+		double x = (double)run_spread_read(seed, 8) / 2000000.0;
+
+		differ += x != 1.0;
+		sum += x;
+		lo = fmin(lo, x);
+		hi = fmax(hi, x);
+	}
+	assert_int_equal(differ, n);
+	/* uniform within +-8 %: the factors' mean near 1, their range near it */
+	assert_true(fabs(sum / n - 1) < 0.01);
+	assert_true(lo >= 0.92 && lo < 0.93 && hi <= 1.08 && hi > 1.07);
 }
 
 /* a log device of its own: log writes on a fast device no longer queue
@@ -842,6 +884,7 @@ int main(void)
 		cmocka_unit_test(test_sim_saturation),
 		cmocka_unit_test(test_sim_transfer_rate),
 		cmocka_unit_test(test_sim_stall),
+		cmocka_unit_test(test_sim_run_spread),
 		cmocka_unit_test(test_sim_log_device),
 		cmocka_unit_test(test_sim_errors_and_drops),
 		cmocka_unit_test(test_uring_real_file),
