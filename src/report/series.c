@@ -88,14 +88,14 @@ void report_series_text(struct strbuf *sb, const struct results *r)
 		}
 		strbuf_addstr(sb, one);
 	}
-	strbuf_addf(sb, "\n%-20s %12s %12s %12s %7s %5s\n", "figure", "mean", "min", "max", "CV %",
+	strbuf_addf(sb, "\n%-22s %12s %12s %12s %7s %5s\n", "figure", "mean", "min", "max", "CV %",
 		    "runs");
 	for (unsigned f = 0; f < RESULTS_SERIES_FIG_COUNT; f++) {
 		const struct results_spread *sp = &s->spread[f];
 
 		if (!sp->n)
 			continue;
-		strbuf_addf(sb, "%-20s", results_series_fig_label(f));
+		strbuf_addf(sb, "%-22s", results_series_fig_label(f));
 		text_num(sb, 12, sp->mean, fig_decimals(f));
 		text_num(sb, 12, sp->min, fig_decimals(f));
 		text_num(sb, 12, sp->max, fig_decimals(f));

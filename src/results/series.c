@@ -22,10 +22,10 @@ static const struct {
 	[RESULTS_SERIES_TRANS_IOPS] = {"transactional_iops", "transactional IOPS"},
 	[RESULTS_SERIES_DB_READ_AVG] = {"db_read_avg_ms", "db read avg ms"},
 	[RESULTS_SERIES_DB_READ_P99] = {"db_read_p99_ms", "db read p99 ms"},
-	[RESULTS_SERIES_DB_READ_MAX] = {"db_read_max_sample_avg_ms", "db read smp ms"},
+	[RESULTS_SERIES_DB_READ_MAX] = {"db_read_max_sample_avg_ms", "db read max 15s avg"},
 	[RESULTS_SERIES_LOG_WRITE_AVG] = {"log_write_avg_ms", "log write avg ms"},
 	[RESULTS_SERIES_LOG_WRITE_P99] = {"log_write_p99_ms", "log write p99 ms"},
-	[RESULTS_SERIES_LOG_WRITE_MAX] = {"log_write_max_sample_avg_ms", "log write smp ms"},
+	[RESULTS_SERIES_LOG_WRITE_MAX] = {"log_write_max_sample_avg_ms", "log write max 15s avg"},
 };
 
 const char *results_series_fig_name(enum results_series_fig f)

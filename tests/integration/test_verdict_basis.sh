@@ -4,7 +4,7 @@
 # [thresholds] max_basis = io the slowest I/O fails db_read_max_ms; with the
 # default (sample) the highest 15 s sample average is judged instead
 # (db_read_max_sample_avg_ms, about 2 ms) and the run passes. Both figures
-# are reported either way: "max ms" and "smp ms" in the text table,
+# are reported either way: "slowest ms" and "max 15s avg" in the text table,
 # max_ms and max_sample_avg_ms in the JSON.
 source "$(dirname "$0")/lib.sh"
 set -e
