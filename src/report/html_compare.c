@@ -506,9 +506,24 @@ static void cmp_autotune(struct strbuf *sb, const struct analyze_comparison *c)
 
 static void cmp_gate(struct strbuf *sb, const struct report_compare_view *v)
 {
+	bool undecided = v->reps && v->outcome == ANALYZE_GATE_INCONCLUSIVE;
+
 	html_section_open(sb, "gate", "Regression gate", false);
 	strbuf_addf(sb, "<p>--fail-on-regression %g %%: <b>%s</b></p>\n", v->gate_pct,
-		    v->nr_regressions ? "FAIL" : "pass");
+		    undecided		? "inconclusive"
+		    : v->nr_regressions ? "FAIL"
+					: "pass");
+	if (undecided) {
+		/* as the text says it (compare.c): seen, not established */
+		strbuf_addf(sb,
+			    "<p>A judged figure is worse by more than %g %%, but with one run on a "
+			    "side (or no run-to-run variation) the change is not established",
+			    v->gate_pct);
+		if (v->runs_needed)
+			strbuf_addf(sb, "; repeat with %u runs per side (run --repeat %u)",
+				    v->runs_needed, v->runs_needed);
+		strbuf_addstr(sb, " (exit 5).</p>\n");
+	}
 	if (v->nr_regressions)
 		strbuf_addstr(sb, "<table>\n<tr><th>run</th><th>scope</th><th>figure</th>"
 				  "<th class=\"num\">A</th><th class=\"num\">B</th>"

@@ -120,6 +120,23 @@ static void end_event(struct run *r, const struct store_run_end *end, struct str
 		run_store_note(r, serr);
 }
 
+/* The error messages not stored (past RUN_EVENTS_MAX), as one event. */
+static void dropped_event(struct run *r, struct strbuf *serr)
+{
+	char msg[200];
+
+	if (!r->coord.msgs_dropped)
+		return;
+	snprintf(msg, sizeof(msg),
+		 "%llu more error message(s) not stored: at most %u are kept per run "
+		 "(the error counts are exact)",
+		 (unsigned long long)r->coord.msgs_dropped, RUN_EVENTS_MAX);
+	if (store_event_add(r->store.st, r->store.run_id,
+			    run_clock_ms(r, engine_clock_now(&r->clock)), "events_dropped", msg,
+			    serr))
+		run_store_note(r, serr);
+}
+
 /* Summaries, verdicts, the finished run row. */
 int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
@@ -195,18 +212,7 @@ int run_finish(struct run *r, struct run_outcome *out, struct strbuf *err)
 	end.finals = finals;
 	/* even after a store error, try to leave a finished row: the error may
 	 * have been passing (a full disk that has room again) */
-	if (r->coord.msgs_dropped) {
-		char msg[200];
-
-		snprintf(msg, sizeof(msg),
-			 "%llu more error message(s) not stored: at most %u are kept per run "
-			 "(the error counts are exact)",
-			 (unsigned long long)r->coord.msgs_dropped, RUN_EVENTS_MAX);
-		if (store_event_add(r->store.st, r->store.run_id,
-				    run_clock_ms(r, engine_clock_now(&r->clock)), "events_dropped",
-				    msg, &serr))
-			run_store_note(r, &serr);
-	}
+	dropped_event(r, &serr);
 	run_kmsg_end(r, run_clock_ms(r, engine_clock_now(&r->clock)));
 	stop_msg = run_stop_event(r);
 	/* the row before the stop event, which could take the last room it needs */
