@@ -97,8 +97,14 @@ for _ in $(seq 100); do
 	sleep 0.1
 done
 kill -STOP $RPID # the fill happens at once, between two of its intervals
+# kill returns before the stop is delivered: wait until every thread is
+# stopped, or a write it was making could take room after the fill measured it
+for _ in $(seq 200); do
+	grep -q '^State:[[:space:]]*[^T[:space:]]' /proc/$RPID/task/*/status 2>/dev/null || break
+	sleep 0.05
+done
 avail=$(df --output=avail -B1 full | tail -1)
-fallocate -l "$avail" full/fill
+fallocate -l "$avail" full/fill || fail "fallocate of $avail bytes: $(df -B1 full)"
 dd if=/dev/zero of=full/fill2 bs=4k status=none 2>/dev/null || true
 [ "$(df --output=avail -B1 full | tail -1)" -eq 0 ] || fail "tmpfs not filled to the last byte: $(df -B1 full)"
 kill -CONT $RPID
