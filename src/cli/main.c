@@ -986,6 +986,11 @@ static void list_text_row(const struct store_run_brief *b)
 	} else {
 		strbuf_addf(&figs, "%8.0fs %12.1f", b->duration_s, b->transactional_iops);
 	}
+	/* the stored verdict is the criteria's; exit 5 says the results could
+	 * not be concluded on (reads that did not reach the device) */
+	if (b->has_exit_code && b->exit_code == DP_EXIT_INCONCLUSIVE)
+		strbuf_addstr(&label,
+			      label.len ? "  [inconclusive: exit 5]" : "[inconclusive: exit 5]");
 	if (b->series_id) /* the series' id, and the run's place in it */
 		snprintf(ser, sizeof(ser), "%lld:%u/%u", (long long)b->series_id, b->series_index,
 			 b->series_size);

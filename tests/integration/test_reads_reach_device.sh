@@ -53,6 +53,11 @@ PY
 "$DISKPROOF" report latest --results "$WORK/r.db" --format html -o rep.html
 grep -q 'INCONCLUSIVE' rep.html || fail "the HTML does not say INCONCLUSIVE"
 grep -q 'reads did not reach the device' rep.html || fail "the HTML does not say why"
+# list: the stored verdict is the criteria's, the run marked inconclusive
+"$DISKPROOF" list --results "$WORK/r.db" >list.txt
+if [ "$got" = 5 ]; then
+	tail -1 list.txt | grep -q '\[inconclusive: exit 5\]$' || fail "list: $(cat list.txt)"
+fi
 
 # direct = on: the same files, read from the device
 set +e
