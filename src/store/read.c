@@ -346,13 +346,14 @@ static int store_load_clock(struct store *s, int64_t run_id, struct results *r, 
 	return ret;
 }
 
-int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struct strbuf *err)
+int store_run_text(struct store *s, int64_t run_id, const char *sql, const char *what, char *out,
+		   size_t len, struct strbuf *err)
 {
 	sqlite3_stmt *st;
 	int ret, rc;
 
 	out[0] = '\0';
-	ret = store_prepare(s, "SELECT uuid FROM run WHERE id = ?", &st, 0, err);
+	ret = store_prepare(s, sql, &st, 0, err);
 	if (ret)
 		return ret;
 	sqlite3_bind_int64(st, 1, run_id);
@@ -360,9 +361,15 @@ int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struc
 	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
 		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
 	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "read the run's uuid");
+		ret = store_fail(s, err, rc, what);
 	sqlite3_finalize(st);
 	return ret;
+}
+
+int store_run_uuid(struct store *s, int64_t run_id, char *out, size_t len, struct strbuf *err)
+{
+	return store_run_text(s, run_id, "SELECT uuid FROM run WHERE id = ?", "read the run's uuid",
+			      out, len, err);
 }
 
 /* The run row st holds, against the limits of table run. */

@@ -111,19 +111,6 @@ out_free:
 int store_run_series_uuid(struct store *s, int64_t run_id, char *out, size_t len,
 			  struct strbuf *err)
 {
-	sqlite3_stmt *st;
-	int ret, rc;
-
-	out[0] = '\0';
-	ret = store_prepare(s, "SELECT series_uuid FROM run WHERE id = ?", &st, 0, err);
-	if (ret)
-		return ret;
-	sqlite3_bind_int64(st, 1, run_id);
-	rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_TEXT)
-		snprintf(out, len, "%s", (const char *)sqlite3_column_text(st, 0));
-	else if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		ret = store_fail(s, err, rc, "read the run's series");
-	sqlite3_finalize(st);
-	return ret;
+	return store_run_text(s, run_id, "SELECT series_uuid FROM run WHERE id = ?",
+			      "read the run's series", out, len, err);
 }

@@ -239,6 +239,12 @@ bool store_limit_known(const char *table, const char *column);
 int store_run_check(struct store *s, const char *schema, int64_t run_id, bool deep,
 		    struct strbuf *why, struct strbuf *err);
 
+/* read.c: one text column of run run_id ("SELECT col FROM run WHERE id =
+ * ?") into out, "" when the run or the value is missing; 0 or the error
+ * (what names the read in it). */
+int store_run_text(struct store *s, int64_t run_id, const char *sql, const char *what, char *out,
+		   size_t len, struct strbuf *err);
+
 /* killed.c */
 int store_reap_own_host(struct store *s, struct strbuf *err);
 
