@@ -429,31 +429,35 @@ static unsigned series_size(const struct profile *p)
 	return p->repeat > 1 ? (unsigned)p->repeat : 0;
 }
 
+/*
+ * A series (run --repeat N, or the profile's [test] repeat): what it cannot
+ * go with, checked before anything is written. A series starts its runs one
+ * after the other, so an instant or a start file (one fleet start) has no
+ * meaning for runs 2..N; --fresh needs files to create anew. 0 or the usage
+ * error printed; a series the profile asks for says how to run it once.
+ */
 static int series_args_check(const struct cli_opts *o, const struct profile *p)
 {
-	struct strbuf what = STRBUF_INIT;
-	int ret = 0;
-
 	if (o->fresh && !series_size(p))
 		return cli_usage_error("--fresh is for --repeat N: it creates the files anew "
 				       "between the runs of a series");
 	if (!series_size(p))
 		return 0;
-	if (o->repeat)
-		strbuf_addstr(&what, "--repeat");
-	else
-		strbuf_addf(&what, "profile %s's [test] repeat = %llu (--repeat 1: one run)",
-			    p->name, (unsigned long long)p->repeat);
+	if ((o->has_start_at || o->start_file || o->ready_file) && o->repeat)
+		return cli_usage_error("--repeat runs its runs one after another: it does not go "
+				       "with --start-at, --start-file or --ready-file");
 	if (o->has_start_at || o->start_file || o->ready_file)
-		ret = cli_usage_error("%s runs its runs one after another: it does not go "
-				      "with --start-at, --start-file or --ready-file",
-				      what.buf);
-	else if (o->fresh && engine_simulated(p->engine))
-		ret = cli_usage_error("--fresh: profile %s uses the sim engine, which has no files "
-				      "to create anew",
-				      p->name);
-	strbuf_release(&what);
-	return ret;
+		return cli_usage_error(
+			"profile %s runs a series ([test] repeat = %llu), one run after another:\n"
+			"  not with --start-at, --start-file or --ready-file (--repeat 1 runs it "
+			"once)",
+			p->name, (unsigned long long)p->repeat);
+	if (o->fresh && engine_simulated(p->engine))
+		return cli_usage_error(
+			"--fresh: profile %s uses the sim engine, which has no files "
+			"to create anew",
+			p->name);
+	return 0;
 }
 
 /*

@@ -62,6 +62,8 @@ expect_exit 0 "$DISKPROOF" run "$E/cache-75-25.ini" --repeat 1 --duration 20s --
 	WHERE run_id = 7 AND section = 'test' AND key = 'repeat'")" = "1 option" ] || fail "run 7's repeat parameter"
 # the profile's series and a fleet start: refused before anything is written
 expect_exit 2 "$DISKPROOF" run "$E/cache-75-25.ini" --start-at +10s --results "$WORK/new.db"
-grep -q "\[test\] repeat = 3 (--repeat 1: one run) runs its runs one after another" err || fail "$(cat err)"
+grep -q "profile cache-75-25 runs a series (\[test\] repeat = 3), one run after another:$" err &&
+	grep -q "^  not with --start-at, --start-file or --ready-file (--repeat 1 runs it once)$" err ||
+	fail "$(cat err)"
 [ ! -e "$WORK/new.db" ] || fail "the refused run wrote its results file"
 echo PASS

@@ -497,8 +497,9 @@ static void test_repeat(void **state)
 		      "t.ini:2: [test] repeat: 0 is out of range: expected 1 to 1000");
 	expect_errors("[test]\nduration = 1m\nrepeat = 1001\n" VOL,
 		      "t.ini:3: [test] repeat: 1001 is out of range: expected 1 to 1000");
-	expect_errors("[test]\nrepeat = three\n" VOL,
-		      "t.ini:2: [test] repeat: bad number \"three\": expected a whole number such as 42");
+	expect_errors(
+		"[test]\nrepeat = three\n" VOL,
+		"t.ini:2: [test] repeat: bad number \"three\": expected a whole number such as 42");
 	expect_ok(&p, "[test]\nrepeat = 3\n" VOL);
 	assert_int_equal(p.repeat, 3);
 	assert_int_equal(profile_apply_overrides(&p, &(struct profile_overrides){0}, &err), 0);
