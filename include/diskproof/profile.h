@@ -52,6 +52,8 @@ enum profile_pattern {
 #define PROFILE_STREAMS_MAX 100000
 /* [engine] streams = auto: the count is found by auto-tune. */
 #define PROFILE_STREAMS_AUTO UINT32_MAX
+/* [test] repeat: the most runs of one series (the store's STORE_SERIES_MAX) */
+#define PROFILE_REPEAT_MAX 1000
 
 /* [engine] autotune_goal */
 enum profile_tune_goal {
@@ -187,6 +189,7 @@ struct profile {
 	uint64_t max_errors;	    /* stop after this many I/O errors; 0 = never; 10 */
 	uint64_t io_timeout_ns;	    /* an I/O pending this long is hung; default 30 s */
 	uint64_t recovery_segments; /* recovery: log segments per database; default 500 */
+	uint64_t repeat; /* run: runs of one series (run --repeat N), 1..PROFILE_REPEAT_MAX; 1 */
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
@@ -298,6 +301,7 @@ enum {
 	PROFILE_OPT_WARMUP = 1u << 3,
 	PROFILE_OPT_ENGINE = 1u << 4,
 	PROFILE_OPT_STREAMS = 1u << 5,
+	PROFILE_OPT_REPEAT = 1u << 6, /* run --repeat N over [test] repeat */
 };
 
 /* What the command line may change, applied after validation. A NULL pointer
@@ -311,6 +315,7 @@ struct profile_overrides {
 	bool has_warmup;
 	const char *engine;
 	unsigned streams;
+	unsigned repeat; /* run --repeat N; 0: not given */
 };
 
 /*

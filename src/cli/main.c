@@ -420,21 +420,38 @@ static void run_print_late(struct run_outcome *out, int late)
 }
 
 /*
- * run --repeat N: what it cannot go with, checked before anything is
- * written. A series starts its runs one after the other, so an instant or
- * a start file (one fleet start) has no meaning for runs 2..N; --fresh
- * needs files to create anew. 0 or the usage error printed.
+ * The runs of the series a run command makes: [test] repeat, over which
+ * profile_apply_overrides put --repeat N; 0 for one run outside a series
+ * (a repeat of 1: --repeat 1 runs a profile that asks for a series once).
+ */
+static unsigned series_size(const struct profile *p)
+{
+	return p->repeat > 1 ? (unsigned)p->repeat : 0;
+}
+
+/*
+ * A series (run --repeat N, or the profile's [test] repeat): what it cannot
+ * go with, checked before anything is written. A series starts its runs one
+ * after the other, so an instant or a start file (one fleet start) has no
+ * meaning for runs 2..N; --fresh needs files to create anew. 0 or the usage
+ * error printed; a series the profile asks for says how to run it once.
  */
 static int series_args_check(const struct cli_opts *o, const struct profile *p)
 {
-	if (o->fresh && !o->repeat)
+	if (o->fresh && !series_size(p))
 		return cli_usage_error("--fresh is for --repeat N: it creates the files anew "
 				       "between the runs of a series");
-	if (!o->repeat)
+	if (!series_size(p))
 		return 0;
-	if (o->has_start_at || o->start_file || o->ready_file)
+	if ((o->has_start_at || o->start_file || o->ready_file) && o->repeat)
 		return cli_usage_error("--repeat runs its runs one after another: it does not go "
 				       "with --start-at, --start-file or --ready-file");
+	if (o->has_start_at || o->start_file || o->ready_file)
+		return cli_usage_error(
+			"profile %s runs a series ([test] repeat = %llu), one run after another:\n"
+			"  not with --start-at, --start-file or --ready-file (--repeat 1 runs it "
+			"once)",
+			p->name, (unsigned long long)p->repeat);
 	if (o->fresh && engine_simulated(p->engine))
 		return cli_usage_error(
 			"--fresh: profile %s uses the sim engine, which has no files "
@@ -593,7 +610,7 @@ static int series_one(const struct cli_opts *o, struct run_options *ro, struct p
 static int run_series(const struct cli_opts *o, struct profile *p, struct run_options *ro,
 		      struct progress *pr, bool json)
 {
-	struct run_series ser = {.size = o->repeat};
+	struct run_series ser = {.size = series_size(p)};
 	const uint64_t seed = p->seed, sim_seed = p->sim.seed;
 	const char **destroy = NULL;
 	char **fresh = NULL;
@@ -665,7 +682,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	ro.signal_fd = sfd;
 	ro.remade = &remade;
 	run_announce(&o, &p);
-	if (o.repeat) {
+	if (series_size(&p)) {
 		ret = run_series(&o, &p, &ro, &pr, json);
 		late = cli_signals_finish(sfd);
 		sfd = -1;

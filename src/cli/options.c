@@ -124,8 +124,8 @@ static const struct cli_opt_def opt_defs[] = {
 	{"--host", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN,
 	 "record the run under host NAME instead of this machine's hostname"},
 	{"--repeat", 0, CLI_ARG_REQUIRED, "N", CMD_RUN,
-	 "run the profile N times as one series (1 to 1000): each run's verdict, then the spread "
-	 "of each figure; exits 0 only when every run passed"},
+	 "run the profile N times as one series (1 to 1000; overrides [test] repeat): each run's "
+	 "verdict, then the spread of each figure; exits 0 only when every run passed"},
 	{"--fresh", 0, CLI_ARG_NONE, NULL, CMD_RUN,
 	 "with --repeat, create the database and log files anew before each run after the first"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
@@ -330,6 +330,7 @@ static int set_opt_run(struct cli_opts *o, const char *name, const char *val, st
 			ret = -ERANGE;
 		}
 		o->repeat = (unsigned)n;
+		o->ov.repeat = o->repeat; /* over [test] repeat */
 	} else if (!strcmp(name, "--fresh")) {
 		o->fresh = true;
 	} else if (!strcmp(name, "--status-interval")) {

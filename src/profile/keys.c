@@ -73,6 +73,11 @@ static const struct profile_key keys[] = {
 	  .help = "recovery: log segments each database writes and then replays (500, as "
 		  "Jetstress replays 500 log files); the log then defaults to one segment "
 		  "more." },
+	{ .section = "test", .name = "repeat", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_U64, PFIELD(repeat),
+	  .min = 1, .max = PROFILE_REPEAT_MAX, .def = "1",
+	  .help = "run: run the profile this many times as one series, as run --repeat N "
+		  "does (which overrides it); 1 = one run." },
 
 	/* [sizing] */
 	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,

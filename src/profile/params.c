@@ -174,6 +174,7 @@ static unsigned option_bit(const struct profile_key *k)
 		{"sizing", "database_size", PROFILE_OPT_DB_SIZE},
 		{"engine", "name", PROFILE_OPT_ENGINE},
 		{"engine", "streams", PROFILE_OPT_STREAMS},
+		{"test", "repeat", PROFILE_OPT_REPEAT},
 		{"volume", "path", PROFILE_OPT_DATA_DIR},
 		{"volume", "log_path", PROFILE_OPT_DATA_DIR},
 	};

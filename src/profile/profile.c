@@ -432,6 +432,10 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 		p->streams = o->streams;
 		p->options_applied |= PROFILE_OPT_STREAMS;
 	}
+	if (o->repeat) {
+		p->repeat = o->repeat;
+		p->options_applied |= PROFILE_OPT_REPEAT;
+	}
 	/* A new duration may cross 6 h: maxima the profile left to default follow. */
 	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
 	if (!t->db_read_max_set)

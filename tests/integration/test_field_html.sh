@@ -37,7 +37,8 @@ open_page() {
 	[ -s "$ART/$n.png" ] || fail "$n: no screenshot"
 }
 
-R=(--results "$WORK/r.db" --quiet)
+# one run of each (the examples make series of three: [test] repeat)
+R=(--results "$WORK/r.db" --quiet --repeat 1)
 expect_exit 0 "$DISKPROOF" run "$E/cache-90-10.ini" "${R[@]}" --label "cache 90:10"
 expect_exit 0 "$DISKPROOF" run "$E/cache-75-25.ini" "${R[@]}" --label "cache 75:25"
 expect_verdict "$DISKPROOF" run "$E/firmware-before.ini" "${R[@]}" --label "fw before"

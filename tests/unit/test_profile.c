@@ -65,6 +65,7 @@ static void test_defaults(void **state)
 	assert_int_equal(p.type, PROFILE_TEST_PERFORMANCE);
 	assert_int_equal(p.duration_ns, 2 * 3600 * SEC);
 	assert_int_equal(p.warmup_ns, 0);
+	assert_int_equal(p.repeat, 1);
 	assert_int_equal(p.database_size, 1ULL << 30);
 	assert_int_equal(p.log_size, 64ULL << 20);
 	assert_int_equal(p.target_iops, 0);
@@ -478,6 +479,50 @@ static void test_bad_values(void **state)
 		      "true/false, yes/no or 1/0");
 	expect_errors("[test]\nname =\n" VOL,
 		      "t.ini:2: [test] name: empty value; expected some text");
+}
+
+/*
+ * [test] repeat: the runs of the series run makes of the profile (1..1000,
+ * default 1); out of range is a FILE:LINE error; run --repeat N overrides it
+ * and the effective parameters say so ("option").
+ */
+static void test_repeat(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct profile_param *v;
+	struct profile p;
+	size_t n, i;
+
+	expect_errors("[test]\nrepeat = 0\n" VOL,
+		      "t.ini:2: [test] repeat: 0 is out of range: expected 1 to 1000");
+	expect_errors("[test]\nduration = 1m\nrepeat = 1001\n" VOL,
+		      "t.ini:3: [test] repeat: 1001 is out of range: expected 1 to 1000");
+	expect_errors(
+		"[test]\nrepeat = three\n" VOL,
+		"t.ini:2: [test] repeat: bad number \"three\": expected a whole number such as 42");
+	expect_ok(&p, "[test]\nrepeat = 3\n" VOL);
+	assert_int_equal(p.repeat, 3);
+	assert_int_equal(profile_apply_overrides(&p, &(struct profile_overrides){0}, &err), 0);
+	assert_int_equal(p.repeat, 3); /* no --repeat: the profile's */
+	assert_int_equal(profile_params(&p, &v, &n), 0);
+	for (i = 0; i < n && strcmp(v[i].key, "repeat"); i++)
+		;
+	assert_true(i < n);
+	assert_string_equal(v[i].value, "3");
+	assert_int_equal(v[i].source, PROFILE_PARAM_PROFILE);
+	profile_params_release(v, n);
+	assert_int_equal(
+		profile_apply_overrides(&p, &(struct profile_overrides){.repeat = 1}, &err), 0);
+	assert_int_equal(p.repeat, 1);
+	assert_int_equal(profile_params(&p, &v, &n), 0);
+	for (i = 0; i < n && strcmp(v[i].key, "repeat"); i++)
+		;
+	assert_true(i < n);
+	assert_string_equal(v[i].value, "1");
+	assert_int_equal(v[i].source, PROFILE_PARAM_OPTION);
+	profile_params_release(v, n);
+	profile_release(&p);
+	strbuf_release(&err);
 }
 
 static void test_cross_checks(void **state)
@@ -1227,6 +1272,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_section),
 		cmocka_unit_test(test_unknown_key),
 		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_cross_checks),
 		cmocka_unit_test(test_volumes),
 		cmocka_unit_test(test_volume_name_lengths),
