@@ -527,12 +527,6 @@ struct analyze_replicates {
  * max_basis). NAN when r has none. */
 double analyze_run_judged(const struct results *r, enum analyze_judged j);
 
-/* One-sided Welch's t of x_b against x_a, towards higher when up, else
- * lower: t, df and p. Both sides need 2 values or more and some variance
- * (else p NAN, df 0). Pure. */
-void analyze_welch(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
-		   double *df, double *p);
-
 /* One-sided Student's t of x_b against x_a (pooled variance, df = na + nb
  * - 2), towards higher when up, else lower: t, df and p. Both sides need 2
  * values or more and some variance (else p NAN, df 0). Pure. */

@@ -102,32 +102,6 @@ static void mean_var(const double *x, size_t n, double *mean, double *var)
 	*var = n > 1 ? ss / (double)(n - 1) : NAN;
 }
 
-void analyze_welch(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
-		   double *df, double *p)
-{
-	double ma, va, mb, vb, qa, qb, se2, p2;
-
-	*t = NAN;
-	*df = 0;
-	*p = NAN;
-	if (na < 2 || nb < 2)
-		return;
-	mean_var(xa, na, &ma, &va);
-	mean_var(xb, nb, &mb, &vb);
-	qa = va / (double)na;
-	qb = vb / (double)nb;
-	se2 = qa + qb;
-	if (!(se2 > 0))
-		return;
-	*t = (mb - ma) / sqrt(se2);
-	if (!up)
-		*t = -*t;
-	/* Welch-Satterthwaite */
-	*df = se2 * se2 / (qa * qa / (double)(na - 1) + qb * qb / (double)(nb - 1));
-	p2 = analyze_t_p2(*t, *df);
-	*p = *t > 0 ? p2 / 2 : 1 - p2 / 2;
-}
-
 void analyze_pooled_t(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
 		      double *df, double *p)
 {
