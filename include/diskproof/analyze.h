@@ -423,6 +423,34 @@ int analyze_regressions(const struct analyze_comparison *c, size_t pair, double 
 			struct analyze_regression **out, size_t *n) DP_MUST_CHECK;
 
 /*
+ * A judged figure short of intervals (gate.c): its within-run test (the
+ * Mann-Whitney test of the scope's per-interval values) was not run, fewer
+ * than 2 intervals on a side, or cannot come out significant: its smallest
+ * possible p, 2 / C(n_a + n_b, n_a) (exact, no ties), is above alpha / m,
+ * Holm's first step, m the scope's family were every figure of the classes
+ * either run issued there tested (6 per class + transactional IOPS: 31 for
+ * five classes). needed: the intervals a side that would let it reach that
+ * step (analyze_intervals_needed). The renderers say so instead of leaving
+ * the figure out: "log_write max ms: not tested (1 interval against 1, 8
+ * needed)".
+ */
+struct analyze_short {
+	size_t n_a, n_b; /* intervals of each run */
+	size_t needed;	 /* intervals a side */
+	bool tested;	 /* tested (but cannot be significant), or not run */
+};
+
+/* The fewest intervals a side (2..) whose exact two-sided Mann-Whitney p can
+ * reach alpha / m: 2 / C(2n, n) <= alpha / m. 0 past 64. Pure. */
+size_t analyze_intervals_needed(double alpha, size_t m);
+
+/* Whether judged figure j of scope s (of comparison c, at c->alpha) is short
+ * of intervals as above; fills *out when so. A figure of a class neither run
+ * issued there is not short (it has nothing to test). Pure. */
+bool analyze_judged_short(const struct analyze_comparison *c, const struct analyze_scope *s,
+			  enum analyze_judged j, struct analyze_short *out);
+
+/*
  * Runs as replicates (replicates.c; docs/compare.md "Runs are the
  * replicates"). Seconds of one run are not independent samples of a device:
  * the unit that repeats is the run. With two runs or more on each side, a
@@ -432,12 +460,17 @@ int analyze_regressions(const struct analyze_comparison *c, size_t pair, double 
  *   x = ln(figure) of each run (latencies and IOPS are positive and their
  *       run-to-run variation is multiplicative: a 5 % spread is 0.05 on
  *       the log scale whatever the level);
- *   Welch's t: t = (mean_B - mean_A) / sqrt(s_A^2 / n_A + s_B^2 / n_B),
- *       df by Welch-Satterthwaite, one-sided towards worse (B higher for a
- *       latency, lower for IOPS): p = P(T_df >= t) signed so;
+ *   Student's t: t = (mean_B - mean_A) / (s_p sqrt(1 / n_A + 1 / n_B)),
+ *       s_p the pooled sd, df = n_A + n_B - 2, one-sided towards worse (B
+ *       higher for a latency, lower for IOPS): p = P(T_df >= t) signed so,
+ *       against no change;
  *   Holm over the judged figures tested (at most ANALYZE_JUDGED_COUNT, the
  *       ones the gate judges: a small family), at alpha
- *       ANALYZE_REPLICATE_ALPHA. Established: Holm-significant.
+ *       ANALYZE_REPLICATE_ALPHA. Established: Holm-significant, i.e.
+ *       established as changed the worse way. The gate then asks that it be
+ *       worse than its PCT with 1 - alpha confidence: least_pct, the
+ *       one-sided confidence bound, exp(d -/+ t(alpha, df) se) - 1, beyond
+ *       PCT (the t test of "worse by at most PCT" at alpha, per figure).
  *
  * The figures: db_read and log_write average, their maxima on the basis the
  * run's verdict judged them (max_basis: the highest sample average, 15 s
@@ -449,13 +482,14 @@ int analyze_regressions(const struct analyze_comparison *c, size_t pair, double 
  * run-to-run variation on either side (ANALYZE_REP_NO_VARIATION: a test of
  * zero spread would call any difference certain), or a figure some run
  * lacks (ANALYZE_REP_MISSING). runs_needed: runs per side that would
- * establish the change seen with 80 % power at the spread seen (at
+ * establish the change seen with ANALYZE_RUNS_POWER at the spread seen (at
  * ANALYZE_SPREAD_ASSUMED when there is none; analyze_runs_needed), 0 when
  * the change is not worse or past what 50 runs decide.
  */
 #define ANALYZE_REPLICATE_ALPHA 0.05
-#define ANALYZE_REPLICATE_TEST_NAME "Welch's t on ln(run figures), one-sided towards worse"
-#define ANALYZE_SPREAD_ASSUMED 5.0 /* % run to run, where none is known */
+#define ANALYZE_REPLICATE_TEST_NAME "Student's t on ln(run figures), one-sided towards worse"
+#define ANALYZE_SPREAD_ASSUMED 5.0 /* % run to run (sd of ln), where none is known */
+#define ANALYZE_RUNS_POWER 0.8	   /* the power runs_needed asks for */
 
 enum analyze_rep_state {
 	ANALYZE_REP_TESTED,
@@ -474,14 +508,17 @@ struct analyze_rep_figure {
 	enum analyze_rep_state state;
 	double t, df, p_value; /* p: one-sided, raw (NAN when not tested) */
 	bool established;      /* Holm-significant in the judged family */
-	double spread_pct;     /* pooled sd of ln(figure) x 100; NAN with one run a side */
+	/* worse by at least this, in % (one-sided 1 - alpha confidence bound of
+	 * the change, towards better; negative: not surely worse); NAN untested */
+	double least_pct;
+	double spread_pct; /* pooled sd of ln(figure) x 100; NAN with one run a side */
 	unsigned runs_needed;
 };
 
 struct analyze_replicates {
 	size_t n_a, n_b; /* runs per side */
 	double alpha;
-	double margin_pct; /* the null's margin (the gate's PCT); 0: no change */
+	double margin_pct; /* the gate's PCT (0: no gate); the null is no change */
 	size_t family;	   /* figures tested (Holm's m) */
 	struct analyze_rep_figure fig[ANALYZE_JUDGED_COUNT];
 };
@@ -490,22 +527,29 @@ struct analyze_replicates {
  * max_basis). NAN when r has none. */
 double analyze_run_judged(const struct results *r, enum analyze_judged j);
 
-/* One-sided Welch's t of x_b against x_a, towards higher when up, else
- * lower: t, df and p. Both sides need 2 values or more and some variance
- * (else p NAN, df 0). Pure. */
-void analyze_welch(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
-		   double *df, double *p);
+/* One-sided Student's t of x_b against x_a (pooled variance, df = na + nb
+ * - 2), towards higher when up, else lower: t, df and p. Both sides need 2
+ * values or more and some variance (else p NAN, df 0). Pure. */
+void analyze_pooled_t(const double *xa, size_t na, const double *xb, size_t nb, bool up, double *t,
+		      double *df, double *p);
 
-/* Runs per side (2..50) for 80 % power of the one-sided Welch test at
- * alpha, a true change of change_pct (worse, > 0) and a run-to-run spread of
- * spread_pct (sd of ln, in %); 0 beyond 50 or for no change. Pure. */
+/* The power of the replicate test with n runs a side (>= 2) to establish a
+ * true worse change of change_pct at a run-to-run spread of spread_pct (sd of
+ * ln, in %), at alpha / family (Holm's first step: the worst case, one
+ * figure changed alone): exact for normal run-to-run variation (noncentral
+ * t, replicates.c). NAN for n < 2, no change or no spread. Pure. */
+double analyze_rep_power(unsigned n, double change_pct, double spread_pct, double alpha,
+			 size_t family);
+
+/* Runs per side (2..50): the fewest n with analyze_rep_power(n, change_pct,
+ * spread_pct, alpha, ANALYZE_JUDGED_COUNT) >= ANALYZE_RUNS_POWER; 2 with no
+ * spread; 0 beyond 50 or for no change. Pure. */
 unsigned analyze_runs_needed(double change_pct, double spread_pct, double alpha);
 
-/* Tests side a (runs a[0..n_a)) against side b as above, against a margin:
- * with margin_pct > 0 (the gate's PCT) the null hypothesis is "worse by at
- * most margin_pct" (B's logs moved back by ln(1 + margin) before the test),
- * so established means established worse than the margin; 0: "no change".
- * At most 64 runs a side are tested against a margin. Pure; 0 or -ENOMEM. */
+/* Tests side a (runs a[0..n_a)) against side b as above, against no
+ * change; margin_pct (the gate's PCT, 0 without a gate) is kept in out for
+ * the renderers: the gate fails on an established change beyond it
+ * (analyze_rep_gate). Pure; 0 or -ENOMEM. */
 int analyze_replicates(const struct results *const *a, size_t n_a, const struct results *const *b,
 		       size_t n_b, double alpha, double margin_pct,
 		       struct analyze_replicates *out) DP_MUST_CHECK;
@@ -513,11 +557,13 @@ int analyze_replicates(const struct results *const *a, size_t n_a, const struct 
 /*
  * The gate over runs (compare --fail-on-regression=PCT): a judged figure
  * beyond PCT is one whose change goes the worse way by more than PCT. FAIL
- * when one beyond PCT is established; else INCONCLUSIVE when one beyond PCT
- * could not be tested (one run on a side, no run-to-run variation on either:
- * within-run evidence alone never fails the gate); else PASS (a change
- * tested and not established passes: the runs say it is within their
- * spread). Appends the established ones beyond PCT to *out as regressions
+ * when one beyond PCT is established and its least_pct is beyond PCT too
+ * (worse than PCT with 1 - alpha confidence); else INCONCLUSIVE when one
+ * beyond PCT could not be tested (one run on a side, no run-to-run variation
+ * on either: within-run evidence alone never fails the gate); else PASS (a
+ * change tested and not established, or established but not surely beyond
+ * PCT, passes: the runs say it is within their spread, or within PCT).
+ * Appends the established ones beyond PCT to *out as regressions
  * (pair, scope 0, the figure, its change) and sets *runs_needed to the most
  * runs per side a figure beyond PCT but undecided asks for (0: unknown).
  * 0 or -ENOMEM.

@@ -91,6 +91,56 @@ int analyze_regressions(const struct analyze_comparison *c, size_t pair, double 
 	return 0;
 }
 
+size_t analyze_intervals_needed(double alpha, size_t m)
+{
+	double lim = log(alpha / (double)(m ? m : 1));
+
+	for (size_t n = 2; n <= 64; n++)
+		if (log(2.0) - (lgamma(2.0 * n + 1) - 2 * lgamma(n + 1.0)) <= lim)
+			return n;
+	return 0;
+}
+
+/* The class of judged figure j, IO_CLASS_COUNT for transactional IOPS. */
+static int judged_class(enum analyze_judged j)
+{
+	switch (j) {
+	case ANALYZE_J_DB_READ_AVG:
+	case ANALYZE_J_DB_READ_MAX:
+		return IO_DB_READ;
+	case ANALYZE_J_LOG_WRITE_AVG:
+	case ANALYZE_J_LOG_WRITE_MAX:
+		return IO_LOG_WRITE;
+	default:
+		return IO_CLASS_COUNT;
+	}
+}
+
+bool analyze_judged_short(const struct analyze_comparison *c, const struct analyze_scope *s,
+			  enum analyze_judged j, struct analyze_short *out)
+{
+	const struct analyze_mw *t = &analyze_judged_figure(s, j)->test;
+	int cls = judged_class(j);
+	size_t m = 1, na = t->n_a, nb = t->n_b;
+	double lmin;
+
+	for (int k = 0; k < IO_CLASS_COUNT; k++)
+		m += s->classes[k].present ? ANALYZE_METRIC_COUNT + 1 : 0;
+	if (cls < IO_CLASS_COUNT
+		    ? !s->classes[cls].present
+		    : !s->classes[IO_DB_READ].present && !s->classes[IO_DB_WRITE].present)
+		return false;
+	*out = (struct analyze_short){na, nb, analyze_intervals_needed(c->alpha, m),
+				      t->method != ANALYZE_NONE};
+	if (!out->tested)
+		return true;
+	if (t->method != ANALYZE_EXACT)
+		return false; /* more intervals than the exact test takes, or ties */
+	lmin = log(2.0) -
+	       (lgamma((double)(na + nb) + 1) - lgamma((double)na + 1) - lgamma((double)nb + 1));
+	return lmin > log(c->alpha / (double)m);
+}
+
 bool analyze_rep_beyond(const struct analyze_rep_figure *f, double pct)
 {
 	return f->state != ANALYZE_REP_MISSING && f->worse && isfinite(f->change_pct) &&
@@ -107,7 +157,8 @@ int analyze_rep_gate(const struct analyze_replicates *r, size_t pair, double pct
 
 		if (!analyze_rep_beyond(f, pct))
 			continue;
-		if (!f->established) {
+		/* established as a change but not surely beyond pct: within it */
+		if (!f->established || !(f->least_pct > pct)) {
 			if (f->state == ANALYZE_REP_TESTED)
 				continue;
 			if (*outcome == ANALYZE_GATE_PASS)

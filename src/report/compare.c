@@ -415,6 +415,63 @@ static void text_changes(struct strbuf *sb, const struct analyze_comparison *c)
 	strbuf_release(&line);
 }
 
+/* "not tested (1 interval against 1, 8 needed)" or "cannot be significant
+ * (3 intervals against 3, 8 needed)" */
+static void text_short_words(struct strbuf *sb, const struct analyze_short *sh)
+{
+	strbuf_addf(sb, "%s (%zu interval%s against %zu, %zu needed)",
+		    sh->tested ? "cannot be significant" : "not tested", sh->n_b,
+		    sh->n_b == 1 ? "" : "s", sh->n_a, sh->needed);
+}
+
+/* The judged figures whose within-run test lacks intervals, by scope
+ * (analyze_judged_short): said, not left out. One line for a scope whose five
+ * are short alike. */
+static void text_short(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < c->nr_scopes; i++) {
+		const struct analyze_scope *s = &c->scopes[i];
+		struct analyze_short sh[ANALYZE_JUDGED_COUNT];
+		bool is[ANALYZE_JUDGED_COUNT], alike = true, any = false;
+
+		for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+			is[j] = analyze_judged_short(c, s, j, &sh[j]);
+			any |= is[j];
+			alike = alike && is[j] && sh[j].tested == sh[0].tested &&
+				sh[j].n_a == sh[0].n_a && sh[j].n_b == sh[0].n_b &&
+				sh[j].needed == sh[0].needed;
+		}
+		if (!any)
+			continue;
+		if (!head)
+			strbuf_addstr(sb, "\nshort of intervals (judged figures the within-run "
+					  "test cannot decide):\n");
+		head = true;
+		strbuf_addf(sb, "  %s",
+			    s->scope == SCOPE_RUN ? "run" : results_scope_kind_name(s->scope));
+		if (s->scope != SCOPE_RUN) {
+			strbuf_addch(sb, ' ');
+			report_text_escape(sb, s->name);
+		}
+		if (alike) {
+			strbuf_addstr(sb, ": the five judged figures: ");
+			text_short_words(sb, &sh[0]);
+			strbuf_addch(sb, '\n');
+			continue;
+		}
+		strbuf_addstr(sb, ":\n");
+		for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+			if (!is[j])
+				continue;
+			strbuf_addf(sb, "    %s: ", analyze_judged_def(j)->words);
+			text_short_words(sb, &sh[j]);
+			strbuf_addch(sb, '\n');
+		}
+	}
+}
+
 /* ---- auto-tune side by side ---- */
 
 /* drops the blanks a line's padding left at its end */
@@ -519,16 +576,20 @@ static void text_replicates(struct strbuf *sb, const struct report_compare_view 
 	text_side(sb, "A", &v->sides[0]);
 	text_side(sb, v->nr_pairs > 1 ? "B (this side)" : "B", &v->sides[i + 1]);
 	strbuf_addf(sb,
-		    "  test: %s, alpha %g, Holm over the %zu judged figures tested; each run's "
+		    "  test: %s,\n  alpha %g, Holm over the %zu judged figures tested; each run's "
 		    "figure is one observation\n",
 		    ANALYZE_REPLICATE_TEST_NAME, r->alpha, r->family);
+	strbuf_addf(sb,
+		    "  established: changed the worse way (p against no change); bound: worse by "
+		    "at least this with %g %% confidence\n",
+		    100 * (1 - r->alpha));
 	if (r->margin_pct > 0)
 		strbuf_addf(sb,
-			    "  established: worse by more than %g %% (the gate's), not only "
-			    "changed\n",
+			    "  the gate fails on an established change whose bound is worse than "
+			    "%g %%\n",
 			    r->margin_pct);
-	strbuf_addf(sb, "  %-20s %12s %12s %9s %8s %9s  %s\n", "figure", "A", "B", "change",
-		    "spread", "p", "established");
+	strbuf_addf(sb, "  %-20s %12s %12s %9s %9s %8s %9s  %s\n", "figure", "A", "B", "change",
+		    "bound", "spread", "p", "established");
 	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
 		const struct analyze_rep_figure *f = &r->fig[j];
 		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
@@ -537,6 +598,8 @@ static void text_replicates(struct strbuf *sb, const struct report_compare_view 
 		text_col(sb, 12, f->a, dec);
 		text_col(sb, 12, f->b, dec);
 		text_change(sb, f->change_pct);
+		text_change(sb,
+			    analyze_judged_def(j)->higher_is_worse ? f->least_pct : -f->least_pct);
 		if (isfinite(f->spread_pct))
 			strbuf_addf(sb, " %7.1f%%", f->spread_pct);
 		else
@@ -674,6 +737,7 @@ static void text_one_pair(struct strbuf *sb, const struct analyze_comparison *c,
 			  const struct report_compare_view *v, bool color)
 {
 	text_changes(sb, c);
+	text_short(sb, c);
 	if (v->all)
 		for (size_t i = 0; i < c->nr_scopes; i++)
 			text_scope(sb, &c->scopes[i], color);
@@ -898,6 +962,32 @@ static void json_host(struct json *j, const struct analyze_comparison *c)
 
 static void json_autotune(struct json *j, const struct analyze_comparison *c);
 
+/* The judged figures short of intervals (analyze_judged_short), every scope. */
+static void json_short(struct json *j, const struct analyze_comparison *c)
+{
+	json_begin_array(j, "short_of_intervals");
+	for (size_t i = 0; i < c->nr_scopes; i++) {
+		const struct analyze_scope *s = &c->scopes[i];
+
+		for (int k = 0; k < ANALYZE_JUDGED_COUNT; k++) {
+			struct analyze_short sh;
+
+			if (!analyze_judged_short(c, s, k, &sh))
+				continue;
+			json_begin_object(j, NULL);
+			json_str(j, "scope", results_scope_kind_name(s->scope));
+			json_str(j, "name", s->name);
+			json_str(j, "figure", analyze_judged_def(k)->key);
+			json_bool(j, "tested", sh.tested);
+			json_u64(j, "intervals_a", sh.n_a);
+			json_u64(j, "intervals_b", sh.n_b);
+			json_u64(j, "needed", sh.needed);
+			json_end(j);
+		}
+	}
+	json_end(j);
+}
+
 /* The keys of one comparison (the whole document for two runs). */
 static void json_pair_body(struct json *j, const struct analyze_comparison *c)
 {
@@ -923,6 +1013,7 @@ static void json_pair_body(struct json *j, const struct analyze_comparison *c)
 		json_end(j);
 	}
 	json_end(j);
+	json_short(j, c);
 	json_begin_array(j, "verdict_changes");
 	for (size_t i = 0; i < c->nr_verdict_changes; i++) {
 		const struct analyze_verdict_change *vc = &c->verdict_changes[i];
@@ -1057,6 +1148,7 @@ static void json_replicates(struct json *j, const struct report_compare_view *v,
 		json_num(j, "df", f->df);
 		json_num(j, "p_value", f->p_value);
 		json_num(j, "spread_pct", f->spread_pct);
+		json_num(j, "worse_at_least_pct", f->least_pct);
 		if (f->runs_needed)
 			json_u64(j, "runs_needed", f->runs_needed);
 		else

@@ -17,10 +17,15 @@
 #define COLOR_B "#dc2626"
 
 static const char *const cmp_sections[][2] = {
-	{"summary", "Summary"},	      {"significant", "Significant changes"},
-	{"charts", "Charts"},	      {"autotune", "Auto-tune"},
-	{"gate", "Regression gate"},  {"verdict-changes", "Verdict changes"},
-	{"env-diffs", "Environment"}, {"host", "Host performance"},
+	{"summary", "Summary"},
+	{"replicates", "Runs as replicates"},
+	{"significant", "Significant changes"},
+	{"charts", "Charts"},
+	{"autotune", "Auto-tune"},
+	{"gate", "Regression gate"},
+	{"verdict-changes", "Verdict changes"},
+	{"env-diffs", "Environment"},
+	{"host", "Host performance"},
 	{"figures", "All figures"},
 };
 
@@ -149,6 +154,36 @@ static void cmp_list_lines(struct strbuf *sb, const struct analyze_comparison *c
 	strbuf_release(&line);
 }
 
+/* The judged figures whose within-run test lacks intervals
+ * (analyze_judged_short): said, as the text says them, not left out. */
+static void cmp_short(struct strbuf *sb, const struct analyze_comparison *c)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < c->nr_scopes; i++) {
+		for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+			struct analyze_short sh;
+
+			if (!analyze_judged_short(c, &c->scopes[i], j, &sh))
+				continue;
+			if (!head)
+				strbuf_addstr(sb,
+					      "<p class=\"note\">Short of intervals (judged "
+					      "figures the within-run test cannot decide):</p>\n"
+					      "<ul class=\"short\">\n");
+			head = true;
+			strbuf_addstr(sb, "<li>");
+			cmp_scope_name(sb, &c->scopes[i]);
+			strbuf_addf(sb, " %s: %s (%zu interval%s against %zu, %zu needed)</li>\n",
+				    analyze_judged_def(j)->words,
+				    sh.tested ? "cannot be significant" : "not tested", sh.n_b,
+				    sh.n_b == 1 ? "" : "s", sh.n_a, sh.needed);
+		}
+	}
+	if (head)
+		strbuf_addstr(sb, "</ul>\n");
+}
+
 /* The listed figures (significant and material), or with --all every
  * significant one, of every scope. */
 static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *c, bool all,
@@ -197,6 +232,7 @@ static void cmp_significant(struct strbuf *sb, const struct analyze_comparison *
 	strbuf_addf(sb, "</table>\n%s", all ? "" : "</details>\n");
 	if (!rows)
 		strbuf_addstr(sb, "<p>No figure changed significantly.</p>\n");
+	cmp_short(sb, c);
 	strbuf_addstr(sb, "</section>\n");
 }
 
@@ -547,6 +583,102 @@ static void cmp_gate(struct strbuf *sb, const struct report_compare_view *v)
 	strbuf_addstr(sb, "</section>\n");
 }
 
+static void cmp_pct_cell(struct strbuf *sb, double pct)
+{
+	if (isfinite(pct))
+		strbuf_addf(sb, "<td class=\"num\">%+.1f %%</td>", pct);
+	else
+		strbuf_addstr(sb, "<td class=\"num\">n/a</td>");
+}
+
+static void cmp_rep_side(struct strbuf *sb, const char *name, const struct report_compare_side *s)
+{
+	strbuf_addf(sb, "<li>%s: %zu run%s (", name, s->n, s->n == 1 ? "" : "s");
+	for (size_t i = 0; i < s->n; i++)
+		strbuf_addf(sb, "%s%" PRId64, i ? ", " : "", s->ids[i]);
+	if (s->series)
+		strbuf_addf(sb, "; series:%" PRId64, s->series);
+	strbuf_addstr(sb, ")</li>\n");
+}
+
+/* The test over the runs of pair i (analyze.h, "Runs as replicates"): per
+ * judged figure the sides' geometric means, the change, the run-to-run
+ * spread used, t, df, p and whether the change is established - the
+ * evidence the gate decides by, as the text's "runs as replicates". */
+static void cmp_replicates(struct strbuf *sb, const struct report_compare_view *v, size_t i,
+			   const char *id)
+{
+	const struct analyze_replicates *r = &v->reps[i];
+
+	html_section_open(sb, id, "Runs as replicates", false);
+	strbuf_addf(sb, "<p>Runs per side: <b>%zu against %zu</b></p>\n<ul>\n", r->n_b, r->n_a);
+	cmp_rep_side(sb, "A", &v->sides[0]);
+	cmp_rep_side(sb, "B", &v->sides[i + 1]);
+	strbuf_addf(sb,
+		    "</ul>\n<p class=\"note\">Test: %s, against no change; alpha %g, Holm over "
+		    "the %zu judged figures tested; each run's figure is one observation; spread: "
+		    "the pooled run-to-run sd of ln(figure)",
+		    ANALYZE_REPLICATE_TEST_NAME, r->alpha, r->family);
+	strbuf_addf(sb, "; bound: worse by at least this with %g %% confidence",
+		    100 * (1 - r->alpha));
+	if (r->margin_pct > 0)
+		strbuf_addf(sb,
+			    ". The gate fails on an established change whose bound is worse "
+			    "than %g %%",
+			    r->margin_pct);
+	strbuf_addstr(sb, " (docs/compare.md).</p>\n<table class=\"replicates\">\n<tr>"
+			  "<th>figure</th><th class=\"num\">A</th><th class=\"num\">B</th>"
+			  "<th class=\"num\">change</th><th class=\"num\">bound</th>"
+			  "<th class=\"num\">spread</th>"
+			  "<th class=\"num\">t</th><th class=\"num\">df</th>"
+			  "<th class=\"num\">p (one-sided)</th><th>established</th></tr>\n");
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		const struct analyze_rep_figure *f = &r->fig[j];
+		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
+
+		strbuf_addf(sb, "<tr%s><td>%s</td>", f->established ? " class=\"fail\"" : "",
+			    analyze_judged_def(j)->words);
+		html_td_num(sb, f->a, dec);
+		html_td_num(sb, f->b, dec);
+		cmp_pct_cell(sb, f->change_pct);
+		cmp_pct_cell(sb,
+			     analyze_judged_def(j)->higher_is_worse ? f->least_pct : -f->least_pct);
+		if (isfinite(f->spread_pct))
+			strbuf_addf(sb, "<td class=\"num\">%.1f %%</td>", f->spread_pct);
+		else
+			strbuf_addstr(sb, "<td class=\"num\">n/a</td>");
+		html_td_num(sb, f->t, 2);
+		html_td_num(sb, f->df > 0 ? f->df : NAN, 0);
+		if (f->p_value < 0.0001)
+			strbuf_addstr(sb, "<td class=\"num\">&lt;0.0001</td>");
+		else
+			html_td_num(sb, f->p_value, 4);
+		if (f->established)
+			strbuf_addstr(sb, "<td><b>yes</b></td></tr>\n");
+		else if (f->state == ANALYZE_REP_TESTED)
+			strbuf_addstr(sb, "<td>no</td></tr>\n");
+		else
+			strbuf_addf(sb, "<td>no (%s)</td></tr>\n",
+				    analyze_rep_state_words(f->state));
+	}
+	strbuf_addstr(sb, "</table>\n");
+	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
+		const struct analyze_rep_figure *f = &r->fig[j];
+
+		if (f->state == ANALYZE_REP_TESTED || !f->worse || !f->runs_needed)
+			continue;
+		strbuf_addf(sb,
+			    "<p class=\"note\">%s: %u runs per side would establish a change of "
+			    "%.1f %% 8 times in 10 at %s %.1f %% run-to-run spread.</p>\n",
+			    analyze_judged_def(j)->words, f->runs_needed, fabs(f->change_pct),
+			    isfinite(f->spread_pct) && f->spread_pct > 0 ? "the seen"
+									 : "an assumed",
+			    isfinite(f->spread_pct) && f->spread_pct > 0 ? f->spread_pct
+									 : ANALYZE_SPREAD_ASSUMED);
+	}
+	strbuf_addstr(sb, "</section>\n");
+}
+
 /* The run-wide judged figure j across the runs, x the run's place (baseline
  * first), as an inline SVG line with a marker per run (filled when the
  * change against the baseline is significant). Scaling only: the values are
@@ -745,6 +877,10 @@ static void report_compare_html_multi(struct strbuf *sb, const struct report_com
 	html_section_open(sb, "pairs", "Comparisons", false);
 	strbuf_addstr(sb, "</section>\n");
 	for (size_t i = 0; i < v->nr_pairs; i++) {
+		if (v->reps) {
+			snprintf(id, sizeof(id), "replicates-%zu", i + 1);
+			cmp_replicates(sb, v, i, id);
+		}
 		snprintf(id, sizeof(id), "significant-%zu", i + 1);
 		cmp_significant(sb, &v->pairs[i], v->all, id);
 		strbuf_addf(sb,
@@ -760,7 +896,7 @@ void report_compare_html(struct strbuf *sb, const struct report_compare_view *v,
 {
 	const struct analyze_comparison *c = &v->pairs[0];
 	bool tuned = results_autotune_ran(c->a) || results_autotune_ran(c->b);
-	const char *skip[2];
+	const char *skip[3];
 	size_t nskip = 0;
 
 	(void)opt;
@@ -772,6 +908,8 @@ void report_compare_html(struct strbuf *sb, const struct report_compare_view *v,
 		skip[nskip++] = "autotune";
 	if (!v->gate)
 		skip[nskip++] = "gate";
+	if (!v->reps)
+		skip[nskip++] = "replicates";
 	cmp_page_head(sb, v, cmp_sections, DP_ARRAY_SIZE(cmp_sections), skip, nskip);
 	html_section_open(sb, "summary", "Summary", true);
 	strbuf_addstr(sb, "<table>\n<tr><th></th><th>run</th><th>label</th><th>host</th>"
@@ -783,6 +921,8 @@ void report_compare_html(struct strbuf *sb, const struct report_compare_view *v,
 			  "significant only when the per-interval series say so; p values are "
 			  "optimistic because successive intervals are correlated "
 			  "(docs/compare.md).</p>\n</section>\n");
+	if (v->reps)
+		cmp_replicates(sb, v, 0, "replicates");
 	cmp_significant(sb, c, v->all, "significant");
 	cmp_charts(sb, c);
 	if (tuned)

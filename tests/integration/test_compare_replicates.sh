@@ -12,7 +12,8 @@
 # other way round (+25 %); the selectors
 # N,M / N..M / series:N / label:TEXT resolve as documented (label: grows to
 # the series of its newest run); a bad selector exits 2 with a did-you-mean;
-# JSON carries replicates and established.
+# JSON carries replicates and established; judged figures short of
+# intervals are said in text and JSON.
 source "$(dirname "$0")/lib.sh"
 set -e
 P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
@@ -128,4 +129,23 @@ expect_exit 0 "$DISKPROOF" fleet series:27 --format json "${R[@]}"
 [ "$(json 'sorted(h["run_id"] for h in d["hosts"])')" = "[27, 28, 29]" ] || fail "fleet series:27"
 expect_exit 0 "$DISKPROOF" delete 24..26 "${R[@]}"
 expect_exit 2 "$DISKPROOF" delete 25 "${R[@]}"
+
+# short of intervals (issue 31 item 4): a judged figure whose within-run test
+# lacks intervals is said, not left out: 20 s runs give each database two 15 s
+# intervals (tested, cannot be significant), 10 s runs one (not tested); at
+# alpha 0.01 over 31 figures 8 a side are needed
+expect_exit 0 "$DISKPROOF" compare 1 2 "${R[@]}"
+grep -q "^  database db1: the five judged figures: cannot be significant (2 intervals against 2, 8 needed)$" out ||
+	fail "short of intervals (20 s) not said: $(cat out)"
+for s in 301 302; do
+	sed -e "s/^seed = .*/seed = $s/" "$P" >"short$s.ini"
+	expect_exit 0 "$DISKPROOF" run "./short$s.ini" --duration 10s --warmup 5s --quiet "${R[@]}"
+done
+expect_exit 0 "$DISKPROOF" compare latest~1 latest "${R[@]}"
+grep -q "^  database db4: the five judged figures: not tested (1 interval against 1, 8 needed)$" out ||
+	fail "short of intervals (10 s) not said: $(cat out)"
+expect_exit 0 "$DISKPROOF" compare latest~1 latest --format json "${R[@]}"
+[ "$(json '[(s["figure"], s["tested"], s["intervals_a"], s["needed"]) for s in d["short_of_intervals"] if s["name"] == "db2"]')" = \
+	"[('db_read_avg_ms', False, 1, 8), ('db_read_max_ms', False, 1, 8), ('log_write_avg_ms', False, 1, 8), ('log_write_max_ms', False, 1, 8), ('transactional_iops', False, 1, 8)]" ] ||
+	fail "JSON short_of_intervals: $(json 'd["short_of_intervals"]')"
 echo PASS
