@@ -24,7 +24,11 @@ VOLS=$(sqlite3 r.db "select substr(key, 8, length(key) - 12) from env where key 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db
 sed -n '/^volumes and their devices:$/,/^$/p' "$WORK/out" >vols.txt
 for v in $VOLS; do
-	grep -Eq "^  $v +$WORK/m +$DEV \($DEVNO\)$" vols.txt ||
+	# the mount point whole, or "..." and its end when over 60 columns
+	line=$(grep -E "^  $v " vols.txt) || fail "text: no row for $v: $(cat vols.txt)"
+	mnt=$(awk '{ print $2 }' <<<"$line")
+	case "$WORK/m" in *"${mnt#...}") ;; *) fail "text: $v's mount point $mnt is not $WORK/m" ;; esac
+	grep -Eq " $DEV \($DEVNO\)$" <<<"$line" ||
 		fail "text: $v not shown on $DEV ($DEVNO): $(cat vols.txt)"
 done
 awk 'length > 120 { exit 1 }' vols.txt || fail "text: a line over 120 columns"
