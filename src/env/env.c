@@ -264,6 +264,15 @@ void env_collect_device(const char *volume, const char *path, env_fact_fn fn, vo
 		snprintf(name, sizeof(name), "unknown");
 	}
 	fact3(fn, arg, "device", volume, "name", name);
+	{
+		/* its major:minor ("7:8"), as lsblk and /proc/diskstats name it */
+		char dev[PATH_MAX], devno[32];
+
+		snprintf(dev, sizeof(dev), SYSFS "/class/block/%s/dev", name);
+		if (strcmp(name, "unknown") == 0 || env_read_line(dev, devno, sizeof(devno)) != 0)
+			snprintf(devno, sizeof(devno), "unknown");
+		fact3(fn, arg, "device", volume, "devno", devno);
+	}
 	/* a stacked device (dm, md) has no model or queue of its own worth
 	 * recording: its first disk's facts, the name and size its own */
 	env_disk_read(SYSFS, n ? disks[0] : name, &d);

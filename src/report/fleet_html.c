@@ -103,7 +103,7 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 	strbuf_addstr(sb,
 		      "<table>\n<tr><th>host</th><th>run</th><th>verdict</th>"
 		      "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
-		      "<th>db read max ms</th><th>log write avg ms</th><th>I/Os</th>"
+		      "<th>db read slowest ms</th><th>log write avg ms</th><th>I/Os</th>"
 		      "<th>load start offset ms</th><th>late ms</th><th>clock</th><th>differs</th>"
 		      "</tr>\n");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
@@ -192,8 +192,49 @@ static void fleet_differs_section(struct strbuf *sb, const struct report_fleet *
 	strbuf_addstr(sb, "</section>\n");
 }
 
+/*
+ * A failing run's databases, each with its volume (and device), its verdict
+ * and its main figures: the per-database verdicts on screen and on paper
+ * (the failing ones first, then the rest, in the run's order).
+ */
+static void fleet_failed_databases(struct strbuf *sb, const struct results *r)
+{
+	strbuf_addf(sb,
+		    "<table class=\"failed-dbs\" data-run=\"%" PRId64 "\">\n<tr><th>database</th>"
+		    "<th>volume</th><th>device</th><th>verdict</th><th>db read avg ms</th>"
+		    "<th>db read slowest ms</th><th>log write avg ms</th></tr>\n",
+		    r->id);
+	for (int failing = 1; failing >= 0; failing--)
+		for (size_t d = 0; d < r->nr_databases; d++) {
+			const struct scope_summary *db = &r->databases[d];
+			const struct class_summary *rd = &db->classes[IO_DB_READ];
+			const struct class_summary *lw = &db->classes[IO_LOG_WRITE];
+			const char *v =
+				report_scope_verdict(r, SCOPE_DATABASE, db->name, db->volume);
+			const char *dev = report_volume_device(r, db->volume);
+
+			if ((strcmp(v, "FAIL") == 0) != (failing == 1))
+				continue;
+			strbuf_addf(sb, "<tr%s><td>", failing ? " class=\"fail\"" : "");
+			html_esc(sb, db->name);
+			strbuf_addstr(sb, "</td><td>");
+			html_esc(sb, db->volume);
+			strbuf_addstr(sb, "</td><td>");
+			html_esc(sb, dev ? dev : "-");
+			strbuf_addstr(sb, "</td><td>");
+			html_verdict_badge(sb, v, false);
+			strbuf_addstr(sb, "</td>");
+			html_td_num(sb, rd->ios ? rd->avg_ms : NAN, 3);
+			html_td_num(sb, rd->ios ? rd->max_ms : NAN, 3);
+			html_td_num(sb, lw->ios ? lw->avg_ms : NAN, 3);
+			strbuf_addstr(sb, "</tr>\n");
+		}
+	strbuf_addstr(sb, "</table>\n");
+}
+
 /* Every run that fails the fleet: host, failed volumes (device) and
- * databases, and why (why.c), right under the verdict. */
+ * databases, and why (why.c), right under the verdict; then its
+ * databases' verdicts (fleet_failed_databases). */
 static void fleet_failed_list(struct strbuf *sb, const struct report_fleet *f)
 {
 	struct strbuf w = STRBUF_INIT;
@@ -243,6 +284,8 @@ static void fleet_failed_list(struct strbuf *sb, const struct report_fleet *f)
 			html_esc(sb, w.buf);
 			strbuf_addstr(sb, "</span>");
 		}
+		if (r->nr_databases)
+			fleet_failed_databases(sb, r);
 		strbuf_addstr(sb, "</li>\n");
 	}
 	if (n)

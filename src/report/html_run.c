@@ -992,6 +992,46 @@ static void run_host_counters(struct strbuf *sb, const struct results *r)
 			  "rows.</p>\n");
 }
 
+/* Each volume with its mount point and the block device under it
+ * ("loop8 (7:8)"), as the run recorded them; nothing for a sim run. */
+static void run_volume_devices(struct strbuf *sb, const struct results *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		const char *vol = r->volumes[i].name, *dev = report_volume_device(r, vol);
+		struct strbuf key = STRBUF_INIT;
+		const char *mnt, *devno;
+
+		if (!dev)
+			continue;
+		if (!any)
+			strbuf_addstr(sb, "<table class=\"volume-devices\">\n<tr><th>volume</th>"
+					  "<th>mounted on</th><th>device</th></tr>\n");
+		any = true;
+		strbuf_addf(&key, "volume.%s.mount_point", vol);
+		mnt = results_env_get(r, key.buf);
+		strbuf_reset(&key);
+		strbuf_addf(&key, "device.%s.devno", vol);
+		devno = results_env_get(r, key.buf);
+		strbuf_addstr(sb, "<tr><td>");
+		html_esc(sb, vol);
+		strbuf_addstr(sb, "</td><td>");
+		html_esc(sb, mnt ? mnt : "-");
+		strbuf_addstr(sb, "</td><td class=\"device\">");
+		html_esc(sb, dev);
+		if (devno && strcmp(devno, "unknown")) {
+			strbuf_addstr(sb, " (");
+			html_esc(sb, devno);
+			strbuf_addch(sb, ')');
+		}
+		strbuf_addstr(sb, "</td></tr>\n");
+		strbuf_release(&key);
+	}
+	if (any)
+		strbuf_addstr(sb, "</table>\n");
+}
+
 static void run_host(struct strbuf *sb, const struct results *r)
 {
 	size_t i;
@@ -1004,6 +1044,7 @@ static void run_host(struct strbuf *sb, const struct results *r)
 	}
 	if (r->host_perf.recorded)
 		strbuf_addstr(sb, "<h3>Environment</h3>\n");
+	run_volume_devices(sb, r);
 	strbuf_addstr(sb, "<table class=\"kv\">\n");
 	for (i = 0; i < r->nr_env; i++) {
 		strbuf_addstr(sb, "<tr><th>");

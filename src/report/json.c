@@ -411,6 +411,7 @@ static const char *const env_host_keys[] = {
 /* The facts of a volume's device (device.V.*) and filesystem (volume.V.*). */
 static const char *const env_volume_keys[][2] = {
 	{"device", "name"},
+	{"device", "devno"},
 	{"device", "model"},
 	{"device", "firmware"},
 	{"device", "serial"},

@@ -660,6 +660,57 @@ static void text_host(struct strbuf *sb, const struct results *r)
 	}
 }
 
+/* A volume's environment fact (PREFIX.VOLUME.FACT); NULL when not recorded
+ * or "unknown". */
+static const char *volume_fact(const struct results *r, const char *prefix, const char *vol,
+			       const char *fact)
+{
+	struct strbuf key = STRBUF_INIT;
+	const char *v;
+
+	strbuf_addf(&key, "%s.%s.%s", prefix, vol, fact);
+	v = results_env_get(r, key.buf);
+	strbuf_release(&key);
+	return v && *v && strcmp(v, "unknown") ? v : NULL;
+}
+
+/*
+ * Each volume with the block device under it, as the run recorded them
+ * (env/env.c): "disk3  /mnt/d3  loop8 (7:8)", the mount point (or the
+ * device itself) cut to stay within 120 columns. Nothing for a run that
+ * recorded no device (sim).
+ */
+static void text_volume_devices(struct strbuf *sb, const struct results *r)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < r->nr_volumes; i++) {
+		const char *vol = r->volumes[i].name, *dev = report_volume_device(r, vol);
+		const char *mnt = volume_fact(r, "volume", vol, "mount_point");
+		const char *devno = volume_fact(r, "device", vol, "devno");
+		struct strbuf m = STRBUF_INIT;
+
+		if (!dev)
+			continue;
+		if (!any)
+			strbuf_addf(sb, "\nvolumes and their devices:\n  %-16s %-60s %s\n",
+				    "volume", "mounted on", "device");
+		any = true;
+		report_text_escape(&m, mnt ? mnt : "-");
+		if (m.len > 60) /* the path's end says most */
+			strbuf_addf(sb, "  %-16.16s ...%-57s ", vol, m.buf + m.len - 57);
+		else
+			strbuf_addf(sb, "  %-16.16s %-60s ", vol, m.buf);
+		strbuf_reset(&m);
+		report_text_escape(&m, dev);
+		strbuf_addf(sb, "%.24s", m.buf);
+		if (devno)
+			strbuf_addf(sb, " (%.12s)", devno);
+		strbuf_addch(sb, '\n');
+		strbuf_release(&m);
+	}
+}
+
 /* The run's error events (bad pages, failed and hung I/Os): the first few,
  * how many more are stored, and how many were past the store's cap. */
 #define TEXT_ERRORS_SHOWN 10
@@ -817,6 +868,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	text_warmup(sb, r);
 	text_autotune(sb, r);
 	text_host(sb, r);
+	text_volume_devices(sb, r);
 	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
 		strbuf_addch(sb, '\n');
 	if (r->series) {

@@ -222,6 +222,288 @@ static void why_kernel(struct why *w, const struct results *r, const char *dev)
 		    dev ? dev : "the run's devices", first);
 }
 
+/*
+ * Stalls: periodic windows where a class's I/O stopped. An interval (the
+ * run's 1 s rows, warm-up left out) is a stall's when the class's average
+ * latency there is WHY_STALL_FACTOR times its median over the intervals, or
+ * its completions WHY_STALL_FACTOR times fewer than the median (a device
+ * that holds its I/O completes few); consecutive ones are one stall. Three
+ * or more whose starts are evenly spaced (each gap within WHY_STALL_TOL of
+ * the median gap, or one second) are "every N s"; fewer, or uneven, are
+ * counted. Only a class one of the scope's failed criteria judged is looked
+ * at: the stalls explain that failure or are not said.
+ */
+#define WHY_STALL_FACTOR 5.0
+#define WHY_STALL_MIN_IOS 5.0 /* median completions per interval to judge a collapse */
+#define WHY_STALL_PERIODIC 3
+#define WHY_STALL_TOL 0.1
+#define WHY_STALL_MAX 256
+
+struct why_stalls {
+	double start[WHY_STALL_MAX], len[WHY_STALL_MAX]; /* ms */
+	size_t n;					 /* stalls found */
+	uint64_t in_ios, in_ns, out_ios, out_ns;	 /* I/Os and latency in them and out */
+};
+
+/* The median average latency and completion rate of class c's measured
+ * intervals of a scope; false when there are none. */
+static bool stall_medians(const struct results *r, enum scope_kind kind, const char *name, int c,
+			  double *avg, double *rate)
+{
+	struct results_scope_walk wk;
+	struct results_interval iv;
+	size_t n = 0, k = 0, ka = 0;
+	double *a, *io;
+
+	results_scope_walk_init(&wk, r, kind, name, 1u << c);
+	while (results_scope_walk_next(&wk, &iv))
+		n++;
+	a = calloc(n ? n : 1, sizeof(*a));
+	io = calloc(n ? n : 1, sizeof(*io));
+	results_scope_walk_init(&wk, r, kind, name, 1u << c);
+	while (a && io && results_scope_walk_next(&wk, &iv)) {
+		if (iv.warmup || !iv.len_ms)
+			continue;
+		io[k++] = iv.iops;
+		if (iv.ios)
+			a[ka++] = iv.avg_ms;
+	}
+	*avg = median(a, ka);
+	*rate = median(io, k);
+	free(a);
+	free(io);
+	return isfinite(*avg) && isfinite(*rate);
+}
+
+static bool stall_interval(const struct results_interval *iv, double avg, double rate)
+{
+	if (iv->ios && iv->avg_ms >= WHY_STALL_FACTOR * avg)
+		return true;
+	return rate * (double)iv->len_ms / 1000.0 >= WHY_STALL_MIN_IOS &&
+	       iv->iops * WHY_STALL_FACTOR <= rate;
+}
+
+/* Finds class c's stalls in a scope's intervals (struct why_stalls);
+ * false when it has none, or more than WHY_STALL_MAX. */
+static bool stall_scan(struct why_stalls *st, const struct results *r, enum scope_kind kind,
+		       const char *name, int c)
+{
+	struct results_scope_walk wk;
+	struct results_interval iv;
+	double avg, rate;
+	bool in = false;
+
+	memset(st, 0, sizeof(*st));
+	if (!stall_medians(r, kind, name, c, &avg, &rate))
+		return false;
+	results_scope_walk_init(&wk, r, kind, name, 1u << c);
+	while (results_scope_walk_next(&wk, &iv)) {
+		if (iv.warmup || !iv.len_ms)
+			continue;
+		if (!stall_interval(&iv, avg, rate)) {
+			in = false;
+			st->out_ios += iv.ios;
+			st->out_ns += iv.lat_sum_ns;
+			continue;
+		}
+		if (!in) {
+			if (st->n == WHY_STALL_MAX)
+				return false;
+			st->start[st->n] = (double)(iv.t_ms - iv.len_ms);
+			st->len[st->n++] = 0;
+			in = true;
+		}
+		st->len[st->n - 1] += (double)iv.len_ms;
+		st->in_ios += iv.ios;
+		st->in_ns += iv.lat_sum_ns;
+	}
+	return st->n > 0;
+}
+
+/* The median gap between the stalls' starts when they are evenly spaced,
+ * NAN when not (or too few to say). */
+static double stall_period(const struct why_stalls *st)
+{
+	double gaps[WHY_STALL_MAX], sorted[WHY_STALL_MAX], med;
+
+	if (st->n < WHY_STALL_PERIODIC)
+		return NAN;
+	for (size_t i = 0; i + 1 < st->n; i++)
+		gaps[i] = sorted[i] = st->start[i + 1] - st->start[i];
+	med = median(sorted, st->n - 1);
+	for (size_t i = 0; i + 1 < st->n; i++)
+		if (fabs(gaps[i] - med) > fmax(WHY_STALL_TOL * med, 1000.0))
+			return NAN;
+	return med;
+}
+
+static void add_secs(struct strbuf *c, double ms)
+{
+	if (fmod(ms, 1000.0) == 0)
+		strbuf_addf(c, "%.0f s", ms / 1000.0);
+	else
+		strbuf_addf(c, "%.1f s", ms / 1000.0);
+}
+
+static const char *class_words(int c)
+{
+	switch (c) {
+	case IO_DB_READ:
+		return "database reads";
+	case IO_DB_WRITE:
+		return "database writes";
+	case IO_LOG_WRITE:
+		return "log writes";
+	default:
+		return stats_io_class_name(c);
+	}
+}
+
+/* "log writes stalled 3 s every 60 s (5 times; 200.9 ms per I/O then,
+ * 1.0 ms otherwise)" */
+static void why_stall_clause(struct why *w, const struct why_stalls *st, int c, const char *on)
+{
+	double period = stall_period(st), lens[WHY_STALL_MAX], longest = 0;
+	struct strbuf *cl;
+
+	/* a lull with the usual latency (the load paused) explains no
+	 * latency failure */
+	if (!st->out_ios ||
+	    (st->in_ios && (double)st->in_ns / (double)st->in_ios <
+				   WHY_STALL_FACTOR * (double)st->out_ns / (double)st->out_ios))
+		return;
+	if (!(cl = why_clause(w)))
+		return;
+	for (size_t i = 0; i < st->n; i++) {
+		lens[i] = st->len[i];
+		longest = fmax(longest, st->len[i]);
+	}
+	strbuf_addstr(cl, class_words(c));
+	if (on)
+		strbuf_addf(cl, " on %s", on);
+	strbuf_addstr(cl, " stalled ");
+	if (isfinite(period)) {
+		add_secs(cl, median(lens, st->n));
+		strbuf_addstr(cl, " every ");
+		add_secs(cl, period);
+		strbuf_addf(cl, " (%zu times; ", st->n);
+	} else {
+		strbuf_addf(cl, "%zu time(s), ", st->n);
+		add_secs(cl, longest);
+		strbuf_addstr(cl, " at most (");
+	}
+	if (st->in_ios)
+		strbuf_addf(cl, "%.1f ms per I/O then",
+			    (double)st->in_ns / 1e6 / (double)st->in_ios);
+	else
+		strbuf_addstr(cl, "none completed then");
+	strbuf_addf(cl, ", %.1f ms otherwise", (double)st->out_ns / 1e6 / (double)st->out_ios);
+	strbuf_addch(cl, ')');
+}
+
+/* The class a criterion judges ("log_write_max_ms": log_write), -1 for none. */
+static int criterion_class(const char *criterion)
+{
+	for (int c = 0; c < IO_CLASS_COUNT; c++) {
+		const char *n = stats_io_class_name(c);
+		size_t len = strlen(n);
+
+		if (!strncmp(criterion, n, len) && criterion[len] == '_')
+			return c;
+	}
+	return -1;
+}
+
+/* A scope's failed criteria of its own (the rollups and errors aside), as
+ * a bit (1 << class) per class they judge. */
+static unsigned failed_classes(const struct results *r, enum scope_kind kind, const char *name,
+			       const char *volume)
+{
+	unsigned classes = 0;
+
+	for (size_t i = 0; i < r->nr_verdicts; i++) {
+		const struct verdict *v = &r->verdicts[i];
+		int c;
+
+		if (v->passed || v->scope != kind || strcmp(v->name, name))
+			continue;
+		if (kind == SCOPE_DATABASE && volume && strcmp(v->volume, volume))
+			continue;
+		if ((c = criterion_class(v->criterion)) >= 0)
+			classes |= 1u << c;
+	}
+	return classes;
+}
+
+/* One stall clause per class a failed criterion of the scope judged and
+ * whose intervals show stalls. A database's rows are 15 s apart, too
+ * coarse for a stall of seconds: its volume's 1 s rows are looked at
+ * ("log writes on vol1 stalled ..."), the I/O the database shares. */
+static void why_stalls(struct why *w, const struct results *r, enum scope_kind kind,
+		       const char *name, const char *volume)
+{
+	unsigned classes = failed_classes(r, kind, name, volume);
+	bool db = kind == SCOPE_DATABASE && volume;
+	struct why_stalls *st;
+
+	if (!classes || !(st = malloc(sizeof(*st))))
+		return;
+	for (int c = 0; c < IO_CLASS_COUNT; c++)
+		if (classes & (1u << c) &&
+		    stall_scan(st, r, db ? SCOPE_VOLUME : kind, db ? volume : name, c))
+			why_stall_clause(w, st, c, db ? volume : NULL);
+	free(st);
+}
+
+/* A latency criterion's figure of the service time in cs: the figure the
+ * criterion would have judged under latency_basis = service; NAN for a
+ * criterion of another kind. */
+static double service_figure(const struct class_summary *cs, const char *criterion)
+{
+	if (strstr(criterion, "_max_sample_avg_ms"))
+		return cs->max_sample_avg_ms;
+	if (strstr(criterion, "_avg_ms") && !strstr(criterion, "_interval_"))
+		return cs->avg_ms;
+	if (strstr(criterion, "_p99_ms"))
+		return cs->p99_ms;
+	if (strstr(criterion, "_max_ms"))
+		return cs->max_ms;
+	return NAN;
+}
+
+/*
+ * latency_basis = response: a latency criterion the response time failed
+ * while the device's service time met its limit. The wait was the tool's
+ * own (a transaction waiting for a free stream), not the device's: "the
+ * tool's own queue, not the device, held transactions (db_read response
+ * avg 1234.5 ms, service time 2.0 ms)". Said once per scope.
+ */
+static void why_response(struct why *w, const struct results *r, enum scope_kind kind,
+			 const char *name, const char *volume, const struct scope_summary *s)
+{
+	if (!s || !results_response_judged(r))
+		return;
+	for (size_t i = 0; i < r->nr_verdicts; i++) {
+		const struct verdict *v = &r->verdicts[i];
+		int c = criterion_class(v->criterion);
+		double svc;
+		struct strbuf *cl;
+
+		if (v->passed || v->scope != kind || strcmp(v->name, name) || c < 0)
+			continue;
+		if (kind == SCOPE_DATABASE && volume && strcmp(v->volume, volume))
+			continue;
+		svc = service_figure(&s->classes[c], v->criterion);
+		if (!isfinite(svc) || svc > v->threshold || !(cl = why_clause(w)))
+			continue;
+		strbuf_addf(cl,
+			    "the tool's own queue, not the device, held transactions (%s response "
+			    "time %.1f ms, service time %.1f ms within the %g ms limit)",
+			    stats_io_class_name(c), v->measured, svc, v->threshold);
+		return;
+	}
+}
+
 static const struct scope_summary *scope_find(const struct results *r, enum scope_kind kind,
 					      const char *name, const char *volume)
 {
@@ -281,6 +563,8 @@ bool report_why(struct strbuf *out, const struct results *r, enum scope_kind kin
 	if (s)
 		why_siblings(&w, r, kind, s);
 	why_criteria(&w, r, kind, name, volume);
+	why_stalls(&w, r, kind, name, volume);
+	why_response(&w, r, kind, name, volume, s);
 	if (s)
 		why_errors(&w, s);
 	if (kind == SCOPE_VOLUME) {
@@ -361,6 +645,9 @@ bool report_why_run(struct strbuf *out, const struct results *r)
 		strbuf_addstr(out, "The run failed");
 	}
 	why_criteria(&w, r, SCOPE_RUN, "run", NULL);
+	if (failed != 1)
+		why_stalls(&w, r, SCOPE_RUN, "run", NULL);
+	why_response(&w, r, SCOPE_RUN, "run", NULL, &r->run);
 	if (!failed)
 		why_errors(&w, &r->run);
 	if (failed != 1)

@@ -57,6 +57,11 @@ def device(a, b, secs):
         "flushes_per_s": flushes / secs,
         # iostat's aqu-sz: the time-weighted number of I/Os in flight
         "queue_depth": weighted / (secs * 1000.0),
+        # iostat's r_await, w_await, f_await: ms per I/O in the block layer
+        # and the device, what a tool's service time can be held to
+        "read_await_ms": d[3] / reads if reads else 0.0,
+        "write_await_ms": d[7] / writes if writes else 0.0,
+        "flush_await_ms": d[16] / flushes if flushes and len(d) > 16 else 0.0,
     }
 
 
@@ -199,6 +204,65 @@ def cpf(path):
         print(t["commits_per_log_write"])
 
 
+def pglat(paths):
+    """pgbench's per-transaction latencies (pgbench -l logs: the third field
+    is the transaction's latency in microseconds): "AVG_MS P99_MS COUNT"."""
+    lat = []
+    for p in paths:
+        for line in open(p):
+            f = line.split()
+            if len(f) >= 3 and f[2].isdigit():
+                lat.append(int(f[2]) / 1000.0)
+    if not lat:
+        sys.exit("fingerprint.py: no transactions in the pgbench logs")
+    lat.sort()
+    p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
+    print("%.3f %.3f %d" % (sum(lat) / len(lat), p99, len(lat)))
+
+
+def fmt_ms(v):
+    return "%.3f" % v if isinstance(v, (int, float)) else "-"
+
+
+def latency(pg_path, run_path, dp_path=None):
+    """PostgreSQL's transaction latency beside diskproof's db_read and
+    log_write service and response times (avg, p99), then each latency
+    verdict of the run; exit 1 when one of them failed."""
+    pg = json.load(open(pg_path))
+    j = json.load(open(run_path))
+    dp = json.load(open(dp_path)) if dp_path else None
+    classes = j.get("summary", {}).get("classes", {})
+    print("| latency ms | avg | p99 |")
+    print("|---|---:|---:|")
+    print("| PostgreSQL: pgbench transaction (closed loop, 8 clients) | %s | %s |" %
+          (fmt_ms(pg.get("latency_avg_ms")), fmt_ms(pg.get("latency_p99_ms"))))
+    for side, f in (("PostgreSQL", pg), ("diskproof", dp)):
+        if not f:
+            continue
+        for dev, what, key in (("data", "read", "read_await_ms"), ("wal", "write", "write_await_ms"),
+                               ("wal", "flush", "flush_await_ms")):
+            print("| %s: %s device %s (kernel's await, per request) | %s | - |" %
+                  (side, "WAL" if dev == "wal" else dev, what, fmt_ms(f[dev].get(key))))
+    for c in ("db_read", "log_write"):
+        cs = classes.get(c, {})
+        rs = cs.get("response") or {}
+        print("| diskproof: %s service (submit to completion) | %s | %s |" %
+              (c, fmt_ms(cs.get("avg_ms")), fmt_ms(cs.get("p99_ms"))))
+        if rs:
+            print("| diskproof: %s response (from the intended start) | %s | %s |" %
+                  (c, fmt_ms(rs.get("avg_ms")), fmt_ms(rs.get("p99_ms"))))
+    print()
+    failed = 0
+    for v in j.get("verdicts", []):
+        if not v["criterion"].endswith("_ms"):
+            continue
+        ok = v["passed"]
+        failed += not ok
+        print("  %s %s %s: %s %s %s ms" % ("ok  " if ok else "FAIL", v["scope"], v["name"],
+              v["criterion"], v["measured"], v["cmp"] + " " + str(v["threshold"])))
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "make" and len(sys.argv) >= 9:
         make(sys.argv[2:])
@@ -208,5 +272,9 @@ if __name__ == "__main__":
         txns(sys.argv[2])
     elif len(sys.argv) == 3 and sys.argv[1] == "cpf":
         cpf(sys.argv[2])
+    elif len(sys.argv) >= 3 and sys.argv[1] == "pglat":
+        pglat(sys.argv[2:])
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "latency":
+        sys.exit(latency(*sys.argv[2:]))
     else:
         sys.exit("usage: fingerprint.py make ... | compare ... (see its header)")

@@ -7,7 +7,11 @@
 # per device the reads and writes a second, their sizes, flushes, queue
 # depth, and per transaction the data reads and writes and the WAL writes,
 # bytes and flushes. Printed side by side; exit 1 when a figure is off by
-# more than its tolerance (below).
+# more than its tolerance (below). Then the latencies: pgbench's transaction
+# latency (avg, p99, from pgbench -l) beside diskproof's db_read and
+# log_write service time (submission to completion, what the thresholds
+# judge) and response time (from the transaction's intended start); exit 1
+# when diskproof's run failed its thresholds (exit 1), whatever the load.
 #
 # usage: tests/fidelity/pgbench.sh [OPTIONS] [DIR]          (root: losetup)
 #   DIR                 scratch directory (default ./bench-data); DIR/pgbench
@@ -27,8 +31,10 @@
 #                       loaded before either side: it says so; see
 #                       machine_load in tests/bench/lib.sh)
 # env: DISKPROOF (default build/diskproof)
-# exit: 0 every asserted figure within its tolerance, 1 one is not (each
-#       named on stderr) or a step failed, 77 skipped (not root, no losetup)
+# exit: 0 every asserted figure within its tolerance and diskproof's run
+#       passed its thresholds, 1 a figure is not (each named on stderr), the
+#       run failed a threshold (not with --no-assert) or a step failed, 77
+#       skipped (not root, no losetup)
 #
 # Layout: two sparse files in DIR/pgbench, each attached with "losetup
 # --direct-io=on" (the loop device passes I/O straight to its file, no second
@@ -322,7 +328,11 @@ else
 		die "pg_stat_reset_shared failed"
 	log0=$(stat -c %s "$PGLOG")
 	snapshot "$WORK/pg0"
-	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" -T "$SECS" postgres >"$WORK/bench.log" 2>&1 ||
+	# -l: each transaction's latency, to a directory off the measured devices
+	PGLOGDIR=${MNT:-$WORK}/pglat
+	mkdir -p "$PGLOGDIR" && chown postgres: "$PGLOGDIR"
+	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" -T "$SECS" \
+		-l --log-prefix="$PGLOGDIR/pgbench_log" postgres >"$WORK/bench.log" 2>&1 ||
 		die "pgbench failed: $(tail -5 "$WORK/bench.log")"
 	snapshot "$WORK/pg1"
 	log1=$(stat -c %s "$PGLOG")
@@ -330,6 +340,9 @@ else
 	TXNS=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/bench.log")
 	[ -n "$TPS" ] && [ -n "$TXNS" ] ||
 		die "no tps or transaction count in pgbench's output: $(cat "$WORK/bench.log")"
+	read -r LAT_AVG LAT_P99 _ < <(python3 "$FP" pglat "$PGLOGDIR"/pgbench_log.*) ||
+		die "pgbench's transaction log unreadable"
+	rm -rf "$PGLOGDIR"
 	# the WAL as PostgreSQL counts it: records, full-page images, bytes, flushes
 	WALSTAT=$(pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtF ' ' -c \
 		"select wal_records, wal_fpi, wal_bytes, wal_sync from pg_stat_wal" postgres) ||
@@ -343,13 +356,15 @@ else
 	window=$(tail -c +"$((log0 + 1))" "$PGLOG" | head -c "$((log1 - log0))")
 	CKPTS=$(grep -c 'checkpoint complete' <<<"$window" || true)
 	CKSTART=$(grep -c 'checkpoint starting' <<<"$window" || true)
+	echo "            transaction latency avg $LAT_AVG ms, p99 $LAT_P99 ms (pgbench -l)"
 	echo "            tps $TPS, $TXNS transactions; checkpoints in the window: $CKPTS completed, $CKSTART started"
 	grep 'checkpoint complete' <<<"$window" | sed 's/^/              /' | cut -c1-160 || true
 	python3 "$FP" make "$WORK/pg0" "$WORK/pg1" "$WORK/pg0.t" "$WORK/pg1.t" "$DN" "$WN" "$TXNS" \
 		tool=postgresql "postgresql=$PGV" "tps=$TPS" "secs=$SECS" "scale=$SCALE" \
 		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold "memory_cgroup=$PG_MEM" \
 		"wal_records=$W_REC" "wal_fpi=$W_FPI" "wal_bytes=$W_BYTES" "wal_sync=$W_SYNC" \
-		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench >"$WORK/pg.json"
+		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench \
+		"latency_avg_ms=$LAT_AVG" "latency_p99_ms=$LAT_P99" >"$WORK/pg.json"
 	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
 	cp "$PGLOG" "$OUT/postgresql.log"
 	rm -rf "${MD:?}/pg" "${MW:?}/pg_wal"
@@ -372,6 +387,7 @@ rc=0
 snapshot "$WORK/dp1"
 # 0 passed, 1 a verdict failed: measured either way
 [ $rc -le 1 ] || die "diskproof run failed (exit $rc): $(tail -5 "$WORK/run.err")"
+DPRC=$rc
 cp "$WORK/run.ini" "$OUT/fidelity-profile.ini"
 cp "$WORK/run.json" "$OUT/diskproof-run.json"
 DPTXNS=$(python3 "$FP" txns "$WORK/run.json") || die "diskproof's run JSON unreadable"
@@ -399,6 +415,15 @@ fi
 python3 "$FP" compare "$WORK/pg.json" "$OUT/fingerprint-diskproof.json" "$OUT/fidelity.md" \
 	"$TOL" "$TOL_QD" "$SIZE_ROWS" "$ASSERT" || rc=$?
 echo
+# Latencies: PostgreSQL's transactions beside diskproof's service time
+# (submission to completion, what the thresholds judge) and response time
+# (from the transaction's intended start: its wait for a stream included);
+# the run must pass its latency thresholds on these devices.
+echo "latencies (diskproof's run: verdict $(json "$WORK/run.json" 'j["run"]["verdict"]'), exit $DPRC):"
+lrc=0
+python3 "$FP" latency "$WORK/pg.json" "$WORK/run.json" "$OUT/fingerprint-diskproof.json" | tee -a "$OUT/fidelity.md" || lrc=$?
+[ $DPRC = 0 ] || lrc=1
+echo
 saved="fingerprint-pgbench.json, fingerprint-diskproof.json, fidelity.md, fidelity-profile.ini, diskproof-run.json"
 [ -n "$PGFROM" ] || saved="$saved, postgresql.log"
 echo "saved in $OUT: $saved"
@@ -410,5 +435,16 @@ elif [ $rc = 0 ]; then
 	echo "result: every asserted figure within its tolerance (±$TOL %, queue depths ±$TOL_QD %)"
 else
 	echo "result: FAIL: the figures named above are off by more than their tolerance"
+fi
+# the thresholds are asserted whatever the load: a profile that fails its
+# own latency limits at PostgreSQL's rate on the storage PostgreSQL ran on
+# says the storage fails where PostgreSQL did not
+if [ $lrc = 0 ]; then
+	echo "latency: the run passed its thresholds (service time, exit 0)"
+elif [ $ASSERT = 0 ] && [ -z "$LOADED" ]; then
+	echo "latency: the run failed its thresholds (exit $DPRC; not asserted: --no-assert)"
+else
+	echo "latency: FAIL: the run failed its thresholds (exit $DPRC): see the verdicts above" >&2
 	exit 1
 fi
+[ $ASSERT = 0 ] || [ $rc = 0 ] || exit 1

@@ -6,8 +6,11 @@
 # chart has a bar per run, the slow run's marked where it differs (not on
 # its log writes); the two over-time charts
 # have a line per run; the totals table has the merged I/O count of the
-# JSON. A screenshot goes to $DP_BINARY_DIR/artifacts/fleet.png. Exit 77
-# without /usr/bin/chromium.
+# JSON. A screenshot goes to $DP_BINARY_DIR/artifacts/fleet.png. Then a
+# failing fleet (three hosts, one slow disk) printed to an A4 PDF: the
+# failing host, its volume and databases and each database's verdict are in
+# the PDF's text (pdftotext); fleet-failing.png and .pdf go to artifacts.
+# Exit 77 without /usr/bin/chromium or pdftotext.
 source "$(dirname "$0")/lib.sh"
 set -e
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -82,4 +85,47 @@ chrome --hide-scrollbars --screenshot="$ART/fleet.png" --window-size=1200,2400 \
 	"file://$WORK/fleet.html" >/dev/null 2>&1 || fail "screenshot"
 [ "$(head -c 8 "$ART/fleet.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ] ||
 	fail "$ART/fleet.png is not a PNG"
-echo "ok ($ART/fleet.png)"
+
+# A failing fleet (test_fleet_slow_disk.sh's: three hosts, db-c's disk3
+# slow) printed to PDF (A4): the failing host, its failing volume and
+# databases and every database's verdict are on the paper, and its runs
+# table names the slowest read for what it is
+command -v pdftotext >/dev/null || { echo "skipped: no pdftotext (apt-get install poppler-utils)"; exit 77; }
+S="$DP_SOURCE_DIR/examples/five-disks-slow.ini"
+mkdir -p ok
+python3 - "$S" >ok/five-disks-slow.ini <<'PY'
+import re, sys
+print(re.sub(r"\[sim disk3\]\n(?:[a-z_]+ = [^\n]*\n)*", "", open(sys.argv[1]).read()), end="")
+PY
+for h in a b c; do
+	prof=./ok/five-disks-slow.ini
+	want=0
+	[ $h = c ] && prof=$S && want=1
+	expect_exit $want "$DISKPROOF" run "$prof" --duration 3m --host db-$h --label wave2 --quiet \
+		--results "$WORK/f.db"
+done
+expect_exit 1 "$DISKPROOF" fleet label:wave2 --format html -o failing.html --results "$WORK/f.db"
+grep -q '<th>db read slowest ms</th>' failing.html || fail "runs table: no \"db read slowest ms\""
+! grep -q 'db read max ms' failing.html || fail "runs table still says \"db read max ms\""
+chrome --no-pdf-header-footer --print-to-pdf="$ART/fleet-failing.pdf" "file://$WORK/failing.html" \
+	>/dev/null 2>&1 || fail "print to PDF"
+pdfinfo "$ART/fleet-failing.pdf" 2>/dev/null | grep -q 'A4' || fail "the PDF is not A4"
+pdftotext -layout "$ART/fleet-failing.pdf" failing.txt
+grep -Eq 'db-c \(run 3\) +FAIL +volume disk3, databases db7, db8, db9' failing.txt ||
+	fail "PDF: the failing host, volume and databases: $(head -20 failing.txt)"
+grep -q '1 of 5 volume(s) failed: disk3 served' failing.txt || fail "PDF: no why"
+# a row's badge may sit a line below its text in the layout: each database's
+# row is its name, volume, device, three figures and its verdict, in either order
+python3 - failing.txt <<'PY' || fail "PDF: the databases' verdicts (above)"
+import re, sys
+t = " ".join(open(sys.argv[1]).read().split())
+num = r"[0-9]+\.[0-9]{3}"
+rows = re.findall(r"\b(db[0-9]+) (disk[0-9]) - (?:(PASS|FAIL) )?%s %s %s(?: (PASS|FAIL))?" % (num, num, num), t)
+got = {db: (vol, a or b) for db, vol, a, b in rows}
+want = {"db%d" % i: ("disk%d" % ((i - 1) // 3 + 1), "FAIL" if i in (7, 8, 9) else "PASS") for i in range(1, 16)}
+if got != want:
+    sys.exit("PDF: databases %s" % sorted(got.items()))
+PY
+chrome --hide-scrollbars --screenshot="$ART/fleet-failing.png" --window-size=1400,2000 \
+	"file://$WORK/failing.html" >/dev/null 2>&1 || fail "screenshot of the failing fleet"
+echo "ok ($ART/fleet.png, $ART/fleet-failing.png, $ART/fleet-failing.pdf)"
