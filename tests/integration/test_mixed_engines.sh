@@ -65,4 +65,14 @@ expect_verdict "$DISKPROOF" report 2 --results "$WORK/r.db" --format json
 [ "$(json 'd["run"]["simulated"]')" = False ] || fail "report 2 JSON: simulated"
 expect_verdict "$DISKPROOF" report 1 --results "$WORK/r.db" --format html -o r1.html
 grep -q "(simulated: no device measured)" r1.html || fail "report 1 HTML: not marked"
+# the CSV: the engine on every row (a column named engine)
+for id in 1 2; do
+	expect_verdict "$DISKPROOF" report $id --results "$WORK/r.db" --format csv
+	python3 - "$WORK/out" $id <<'PY' || fail "report $id CSV: the engine column"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+want = {"1": "sim", "2": "io_uring"}[sys.argv[2]]
+assert len(rows) > 10 and {r["engine"] for r in rows} == {want}, {r.get("engine") for r in rows}
+PY
+done
 echo ok

@@ -75,6 +75,31 @@ grep "response" "$WORK/out" | awk 'length > 120 { exit 1 }' || fail "text: a res
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
 
+# CSV: the response columns on each scope's whole-run db_read row, as the
+# JSON has them; empty on every other row
+expect_exit 0 "$DISKPROOF" report 1 --results r.db --format csv
+cp "$WORK/out" open.csv
+python3 - open.csv open.json <<'PY' || fail "csv: the response columns"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+want = {("run", "run"): d["summary"]}
+want.update({("volume", v["name"]): v for v in d["volumes"]})
+want.update({("database", x["name"]): x for x in d["databases"]})
+cols = ("avg_ms", "p50_ms", "p99_ms", "max_ms")
+seen = 0
+for row in rows:
+    got = [row["response_" + k] for k in cols]
+    if row["t_ms"] == "" and row["class"] == "db_read":
+        rs = want[(row["scope"], row["name"])]["classes"]["db_read"]["response"]
+        assert [float(x) for x in got] == [round(rs[k], 3) for k in cols], (row, rs)
+        assert float(row["avg_ms"]) < 3 < float(row["response_avg_ms"]), row
+        seen += 1
+    else:
+        assert got == ["", "", "", ""], row
+assert seen == 4, seen
+PY
+
 # the same profile judged on the response time fails, on db_read's average
 sed 's/^\[engine\]/[thresholds]\nlatency_basis = response\n\n[engine]/' open.ini >resp.ini
 expect_exit 1 "$DISKPROOF" run ./resp.ini --results r.db
@@ -99,6 +124,10 @@ expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
 ! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format csv
+head -1 "$WORK/out" | grep -q ',response_avg_ms,response_p50_ms,response_p99_ms,response_max_ms$' ||
+	fail "closed loop: the CSV's columns"
+[ "$(tail -n +2 "$WORK/out" | grep -vc ',,,,$')" = 0 ] || fail "closed loop: a response figure in the CSV"
 # the fixed model ignores arrival (closed loop): no response times either
 sed 's/^\[workload\]/[workload]\nmodel = fixed/' open.ini >fixed.ini
 expect_exit 0 "$DISKPROOF" run ./fixed.ini --results r.db --quiet
