@@ -11,12 +11,16 @@ source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
 
-expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --label mix --quiet --results "$WORK/r.db"
+expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --label mix --quiet --results "$WORK/r.db" \
+	--metrics-file "$WORK/m1.prom"
 expect_verdict "$DISKPROOF" run quick --engine io_uring --duration 2s --warmup 0s --db-size 8MiB \
-	--data-dir "$WORK/d" --label mix --quiet --results "$WORK/r.db"
+	--data-dir "$WORK/d" --label mix --quiet --results "$WORK/r.db" --metrics-file "$WORK/m2.prom"
 expect_verdict "$DISKPROOF" run sim-quick --duration 5s --warmup 0s --quiet --results "$WORK/r.db"
 [ "$(sqlite3 r.db "select group_concat(id || ':' || engine, ' ') from run")" = "1:sim 2:io_uring 3:sim" ] ||
 	fail "runs: $(sqlite3 r.db 'select id, engine from run')"
+# the metrics: the run's info series names its engine
+grep -q '^diskproof_run_info{.*,engine="sim"} 1$' m1.prom || fail "metrics: run 1 $(grep run_info m1.prom)"
+grep -q '^diskproof_run_info{.*,engine="io_uring"} 1$' m2.prom || fail "metrics: run 2 $(grep run_info m2.prom)"
 why="mixed engines: simulated run 1 (engine sim) with real run 2 (engine io_uring): a simulated run's figures come from a model, not from a device"
 
 # compare: refused, nothing written

@@ -39,7 +39,7 @@ path = /nonexistent/v1
 databases = 2
 INI
 
-expect_exit 0 "$DISKPROOF" run ./open.ini --results r.db --quiet
+expect_exit 0 "$DISKPROOF" run ./open.ini --results r.db --quiet --metrics-file open.prom
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format json
 cp "$WORK/out" open.json
 python3 - open.json <<'PY' || fail "json: service and response times"
@@ -66,6 +66,23 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
 PY
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 1 and class = 'db_read'")" = 4 ] ||
 	fail "response rows: run, volume and two databases"
+# metrics: the response gauges per database, as stored
+python3 - open.prom open.json <<'PY' || fail "metrics: the response gauges"
+import json, re, sys
+text = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+for fam, key in (("avg", "avg_ms"), ("max", "max_ms")):
+    got = dict(re.findall(r'^diskproof_io_response_%s_seconds\{volume="v1",database="(db\d)",class="db_read"\} (\S+)$' % fam,
+                          text, re.M))
+    want = {x["name"]: x["classes"]["db_read"]["response"][key] for x in d["databases"]}
+    assert sorted(got) == sorted(want), (fam, got)
+    for n in want:
+        assert abs(float(got[n]) * 1000 - want[n]) < 0.01, (fam, n, got[n], want[n])
+assert "# TYPE diskproof_io_response_avg_seconds gauge" in text
+PY
+if command -v promtool >/dev/null; then
+	promtool check metrics <open.prom >lint 2>&1 && [ ! -s lint ] || fail "promtool: $(cat lint)"
+fi
 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db
 grep -Eq "^db_read response time \(incl\. the tool's own queue\): avg [0-9]{4,}\.[0-9]{3} ms > 20 ms, which the service time met \(2\.[0-9]{3} ms\)$" \
@@ -118,7 +135,9 @@ grep -q '^./resp-closed.ini:[0-9]*: \[thresholds\] latency_basis: .*needs arriva
 
 # a closed-loop run: no response rows, no key, no line, no section
 sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
-expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet
+expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet --metrics-file closed.prom
+! grep -q diskproof_io_response closed.prom || fail "closed loop: response gauges"
+grep -q '^diskproof_io_latency_max_seconds{' closed.prom || fail "closed loop: no metrics"
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 3")" = 0 ] || fail "closed loop stored response rows"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
