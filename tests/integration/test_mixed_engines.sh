@@ -49,6 +49,20 @@ expect_verdict "$DISKPROOF" fleet 1 2 --allow-mixed --results "$WORK/r.db" --for
 [ "$(json 'd["mixed_engines"]')" = "$why" ] || fail "fleet JSON: $(json 'd.get("mixed_engines")')"
 expect_verdict "$DISKPROOF" fleet 1 3 --results "$WORK/r.db"
 grep -q "mixed engines" out && fail "fleet of two sim runs says mixed"
+# each run's own row marks a simulated run: text (column eng), JSON, HTML
+expect_verdict "$DISKPROOF" fleet 1 2 --allow-mixed --results "$WORK/r.db"
+grep -qE '^host +run eng verdict ' out || fail "fleet text: no eng column: $(grep '^host' out)"
+grep -qE '^[^ ]+ +1 sim (PASS|FAIL) ' out || fail "fleet text: run 1 not marked: $(cat out)"
+grep -qE '^[^ ]+ +2     (PASS|FAIL) ' out || fail "fleet text: run 2 marked or misaligned: $(cat out)"
+grep -q "eng sim: a simulated run" out || fail "fleet text: no note on eng"
+sed -n '/^host  *run /,/^$/p' out | awk 'length > 120 { bad = 1 } END { exit bad }' ||
+	fail "fleet text: a line of the runs' table over 120 columns"
+expect_verdict "$DISKPROOF" fleet 1 2 --allow-mixed --results "$WORK/r.db" --format json
+[ "$(json '[(h["run_id"], h["engine"], h["simulated"]) for h in d["hosts"]]')" = \
+	"[(1, 'sim', True), (2, 'io_uring', False)]" ] || fail "fleet JSON: engine per host"
+expect_verdict "$DISKPROOF" fleet 1 2 --allow-mixed --results "$WORK/r.db" --format html
+grep -q '<th>engine</th>' out && grep -q '<td class="engine sim">sim (simulated: no device measured)</td>' out &&
+	grep -q '<td class="engine">io_uring</td>' out || fail "fleet HTML: engine cells"
 
 # list: the engine column, and simulated in its JSON
 expect_exit 0 "$DISKPROOF" list --results "$WORK/r.db"

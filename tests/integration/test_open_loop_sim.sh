@@ -147,6 +147,27 @@ expect_exit 0 "$DISKPROOF" report 3 --results r.db --format csv
 head -1 "$WORK/out" | grep -q ',response_avg_ms,response_p50_ms,response_p99_ms,response_max_ms$' ||
 	fail "closed loop: the CSV's columns"
 [ "$(tail -n +2 "$WORK/out" | grep -vc ',,,,$')" = 0 ] || fail "closed loop: a response figure in the CSV"
+# fleet: a response column when a run has one (run 1, open loop), "-" for
+# the closed-loop run 3; JSON db_read_response_avg_ms for run 1 only
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db
+cp "$WORK/out" fleet.txt
+grep -qE '^host +run eng verdict +trans IOPS +avg +p99 +slowest +response +avg ms ' fleet.txt ||
+	fail "fleet text: no response column: $(grep '^host' fleet.txt)"
+resp=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["summary"]["classes"]["db_read"]["response"]["avg_ms"])' open.json)
+grep -qE "^[^ ]+ +1 sim PASS +[0-9.]+ +2\.[0-9]{3} +[0-9.]+ +[0-9.]+ +$resp " fleet.txt ||
+	fail "fleet text: run 1's response $resp: $(grep -E '^[^ ]+ +1 ' fleet.txt)"
+grep -qE '^[^ ]+ +3 sim PASS +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +- ' fleet.txt || fail "fleet text: run 3's response not -"
+sed -n '/^host  *run /,/^$/p' fleet.txt | awk 'length > 120 { bad = 1 } END { exit bad }' ||
+	fail "fleet text: the runs' table over 120 columns"
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db --format json
+[ "$(json '[(h["run_id"], round(h.get("db_read_response_avg_ms", -1), 3)) for h in d["hosts"]]')" = "[(1, $resp), (3, -1)]" ] ||
+	fail "fleet JSON: $(json '[h.get("db_read_response_avg_ms") for h in d["hosts"]]')"
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db --format html
+grep -q '<th>db read response avg ms</th>' "$WORK/out" || fail "fleet HTML: no response column"
+# a fleet of closed-loop runs has no response column
+expect_exit 0 "$DISKPROOF" fleet 3 --results r.db
+! grep -q response "$WORK/out" || fail "fleet of closed-loop runs: a response column"
+
 # the fixed model ignores arrival (closed loop): no response times either
 sed 's/^\[workload\]/[workload]\nmodel = fixed/' open.ini >fixed.ini
 expect_exit 0 "$DISKPROOF" run ./fixed.ini --results r.db --quiet
