@@ -22,24 +22,16 @@ const char *const report_metric_words[] = {
 	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "slowest ms",
 };
 
-/*
- * A judged figure's words where two runs are compared interval by interval
- * (the trend, the two-run gate): the maxima tested there are the slowest
- * single I/Os whatever a run's max_basis ("slowest ms", as the run report
- * names them; issue 30). Over runs as replicates, each run's maximum is the
- * one its verdict judged (max_basis: the highest 15 s sample average by
- * default): "judged max", with a note under the table.
- */
+/* A judged figure's words: compared interval by interval (trend, two-run
+ * gate) a max is the slowest I/O ("slowest ms", issue 30); over runs as
+ * replicates each run's max on its verdict's max_basis ("judged max"). */
 static const char *judged_words(enum analyze_judged j, bool replicates)
 {
-	switch (j) {
-	case ANALYZE_J_DB_READ_MAX:
+	if (j == ANALYZE_J_DB_READ_MAX)
 		return replicates ? "db_read judged max" : "db_read slowest ms";
-	case ANALYZE_J_LOG_WRITE_MAX:
+	if (j == ANALYZE_J_LOG_WRITE_MAX)
 		return replicates ? "log_write judged max" : "log_write slowest ms";
-	default:
-		return analyze_judged_def(j)->words;
-	}
+	return analyze_judged_def(j)->words;
 }
 
 static void text_run_line(struct strbuf *sb, const char *side, const struct results *r)
