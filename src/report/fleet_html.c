@@ -104,7 +104,7 @@ static void fleet_hosts_head(struct strbuf *sb, bool sim, bool resp)
 	strbuf_addf(sb,
 		    "<table>\n<tr><th>host</th><th>run</th>%s<th>verdict</th>"
 		    "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
-		    "<th>db read slowest I/O ms</th>%s<th>log write avg ms</th><th>I/Os</th>"
+		    "<th>db read slowest ms</th>%s<th>log write avg ms</th><th>I/Os</th>"
 		    "<th>load start offset ms</th><th>late ms</th><th>clock</th><th>differs</th>"
 		    "</tr>\n",
 		    sim ? "<th>engine</th>" : "", resp ? "<th>db read response avg ms</th>" : "");
