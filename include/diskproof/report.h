@@ -211,6 +211,10 @@ struct report_fleet_host {
 	const struct results *r; /* borrowed */
 	double trans_iops;	 /* NAN: the run measured nothing (duration 0) */
 	double db_read_avg_ms, db_read_p99_ms, db_read_max_ms, log_write_avg_ms; /* NAN: no I/O */
+	/* open loop (arrival = rate): the run's db_read response time, avg ms
+	 * (docs/verdicts.md); NAN for a closed-loop run, which has none */
+	double db_read_resp_avg_ms;
+	bool simulated;		/* engine sim: figures from a model (results_simulated) */
 	uint64_t ios;		/* every class of the run's summary */
 	bool has_load;		/* load_started_at stored and readable */
 	int64_t load_us;	/* it, Unix microseconds */

@@ -18,9 +18,21 @@
 /* ---- text ---- */
 
 const char *const report_metric_words[] = {
-	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms", [ANALYZE_P50_MS] = "p50 ms",
-	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "max ms",
+	[ANALYZE_IOPS] = "IOPS",     [ANALYZE_AVG_MS] = "avg ms",     [ANALYZE_P50_MS] = "p50 ms",
+	[ANALYZE_P99_MS] = "p99 ms", [ANALYZE_MAX_MS] = "slowest ms",
 };
+
+/* A judged figure's words: compared interval by interval (trend, two-run
+ * gate) a max is the slowest I/O ("slowest ms", issue 30); over runs as
+ * replicates each run's max on its verdict's max_basis ("judged max"). */
+static const char *judged_words(enum analyze_judged j, bool replicates)
+{
+	if (j == ANALYZE_J_DB_READ_MAX)
+		return replicates ? "db_read judged max" : "db_read slowest ms";
+	if (j == ANALYZE_J_LOG_WRITE_MAX)
+		return replicates ? "log_write judged max" : "log_write slowest ms";
+	return analyze_judged_def(j)->words;
+}
 
 static void text_run_line(struct strbuf *sb, const char *side, const struct results *r)
 {
@@ -100,7 +112,7 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addf(sb, "\ndatabase %s on %s (15 s intervals)\n", s->name, s->volume);
 	else
 		strbuf_addf(sb, "\ndatabase %s (15 s intervals)\n", s->name);
-	strbuf_addf(sb, "  %-11s  %-7s %12s %12s %9s %3s %9s\n", "class", "metric", "A", "B",
+	strbuf_addf(sb, "  %-11s  %-10s %12s %12s %9s %3s %9s\n", "class", "metric", "A", "B",
 		    "change %", "sig", "p");
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct analyze_class *k = &s->classes[c];
@@ -112,13 +124,13 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 			const struct analyze_figure *f = &k->fig[m];
 			int dec = m == ANALYZE_IOPS ? 1 : 3;
 
-			strbuf_addf(sb, "  %-11s  %-7s", m ? "" : stats_io_class_name(c),
+			strbuf_addf(sb, "  %-11s  %-10s", m ? "" : stats_io_class_name(c),
 				    report_metric_words[m]);
 			text_fig_tail(sb, f, dec, color);
 		}
-		strbuf_addf(sb, "  %-11s  %-7s", "", "sd ms");
+		strbuf_addf(sb, "  %-11s  %-10s", "", "sd ms");
 		text_fig_tail(sb, &k->sd, 4, color);
-		strbuf_addf(sb, "  %-11s  %-7s", "", "cv");
+		strbuf_addf(sb, "  %-11s  %-10s", "", "cv");
 		text_col(sb, 12, k->cv_a, 4);
 		text_col(sb, 12, k->cv_b, 4);
 		text_change(sb, k->cv_change_pct);
@@ -128,7 +140,7 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addstr(sb, "  (no I/O in either run)\n");
 		return;
 	}
-	strbuf_addf(sb, "  %-11s  %-7s", "transaction", "IOPS"); /* db_read + db_write */
+	strbuf_addf(sb, "  %-11s  %-10s", "transaction", "IOPS"); /* db_read + db_write */
 	text_fig_tail(sb, &s->trans_iops, 1, color);
 }
 
@@ -594,7 +606,7 @@ static void text_replicates(struct strbuf *sb, const struct report_compare_view 
 		const struct analyze_rep_figure *f = &r->fig[j];
 		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
 
-		strbuf_addf(sb, "  %-20s", analyze_judged_def(j)->words);
+		strbuf_addf(sb, "  %-20s", judged_words(j, true));
 		text_col(sb, 12, f->a, dec);
 		text_col(sb, 12, f->b, dec);
 		text_change(sb, f->change_pct);
@@ -616,6 +628,9 @@ static void text_replicates(struct strbuf *sb, const struct report_compare_view 
 			strbuf_addf(sb, "  no (%s)\n", analyze_rep_state_words(f->state));
 		flat |= f->state == ANALYZE_REP_NO_VARIATION;
 	}
+	strbuf_addstr(sb, "  (judged max: each run's maximum as its verdict judged it, the highest "
+			  "15 s sample average\n   under max_basis = sample (the default), the "
+			  "slowest single I/O under max_basis = io)\n");
 	if (one) {
 		const struct analyze_rep_figure *big = NULL;
 
@@ -682,7 +697,7 @@ static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
 			const struct analyze_rep_figure *rf = &v->reps[g->pair].fig[g->fig];
 
 			strbuf_addf(sb, "  side B%zu: whole run %s ", g->pair + 1,
-				    analyze_judged_def(g->fig)->words);
+				    judged_words(g->fig, true));
 			text_pct(sb, g->change_pct);
 			strbuf_addstr(sb, " (");
 			text_num(sb, rf->a, dec);
@@ -699,7 +714,7 @@ static void text_gate(struct strbuf *sb, const struct report_compare_view *v)
 			strbuf_addf(sb, "%s ", results_scope_kind_name(s->scope));
 			report_text_escape(sb, s->name);
 		}
-		strbuf_addf(sb, " %s ", analyze_judged_def(g->fig)->words);
+		strbuf_addf(sb, " %s ", judged_words(g->fig, false));
 		text_pct(sb, g->change_pct);
 		strbuf_addstr(sb, " (");
 		text_num(sb, f->a, dec);
@@ -772,7 +787,7 @@ static void text_trend(struct strbuf *sb, const struct report_compare_view *v)
 	for (int j = 0; j < ANALYZE_JUDGED_COUNT; j++) {
 		int dec = j == ANALYZE_J_TRANS_IOPS ? 1 : 3;
 
-		strbuf_addf(sb, "  %-20s", analyze_judged_def(j)->words);
+		strbuf_addf(sb, "  %-20s", judged_words(j, false));
 		text_col(sb, 12, analyze_judged_figure(&v->pairs[0].scopes[0], j)->a, dec);
 		for (size_t i = 0; i < v->nr_pairs; i++) {
 			const struct analyze_figure *f =

@@ -19,7 +19,10 @@
  * (schema 9) the scope's transactions (txn_sample's on an interval row,
  * the span's on a transactional row, empty where not counted), then
  * (schema 10) the run's series id, place and size (empty outside a
- * series): columns appended after the older ones. docs/reports.md says so.
+ * series), then the run's engine (issue 30: "sim" marks a simulated run on
+ * every row) and, open loop only, the response time of the scope's
+ * db_read on its whole-run row (avg, p50, p99, slowest; empty elsewhere):
+ * columns appended after the older ones. docs/reports.md says so.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -30,7 +33,8 @@
 static const char csv_header[] =
 	"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,"
 	"streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,"
-	"series_id,series_index,series_size\n";
+	"series_id,series_index,series_size,engine,response_avg_ms,response_p50_ms,response_p99_ms,"
+	"response_max_ms\n";
 
 /* RFC 4180: a field holding a comma, a quote, CR or LF is quoted, quotes doubled. */
 static const char *const csv_named[0x80] = {['"'] = "\"\""};
@@ -56,8 +60,10 @@ static void csv_num(struct strbuf *sb, double v, int decimals);
  * the store's time_utc (run.t0_utc + t_ms); empty where the run has no
  * stored clock, and on the whole-run rows.
  */
+static void csv_response(struct strbuf *sb, const struct class_summary *rs);
+
 static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uint64_t t_ms,
-		     const uint64_t *txns)
+		     const uint64_t *txns, const struct class_summary *rs)
 {
 	strbuf_addch(sb, ',');
 	csv_field(sb, r->host ? r->host : "");
@@ -73,10 +79,33 @@ static void csv_tail(struct strbuf *sb, const struct results *r, bool has_t, uin
 	 * lowest run id among its runs), the run's place and N; empty
 	 * outside a series */
 	if (r->series_uuid)
-		strbuf_addf(sb, ",%" PRId64 ",%u,%u\n", r->series ? r->series->id : r->id,
+		strbuf_addf(sb, ",%" PRId64 ",%u,%u", r->series ? r->series->id : r->id,
 			    r->series_index, r->series_size);
 	else
-		strbuf_addstr(sb, ",,,\n");
+		strbuf_addstr(sb, ",,,");
+	/* then the engine, on every row: "sim" says the figures come from a
+	 * model, not a device; then the response time (csv_response) */
+	strbuf_addch(sb, ',');
+	csv_field(sb, r->engine ? r->engine : "");
+	csv_response(sb, rs);
+	strbuf_addch(sb, '\n');
+}
+
+/* Open loop: a whole-run row's response time (from the transaction's
+ * intended start; the row's own latencies are service times), avg, p50,
+ * p99 and slowest in ms; four empty fields where there is none (NULL: a
+ * closed-loop run, an interval or transactional row, a class other than
+ * db_read). */
+static void csv_response(struct strbuf *sb, const struct class_summary *rs)
+{
+	if (!rs || !rs->ios) {
+		strbuf_addstr(sb, ",,,,");
+		return;
+	}
+	csv_num(sb, rs->avg_ms, 3);
+	csv_num(sb, rs->p50_ms, 3);
+	csv_num(sb, rs->p99_ms, 3);
+	csv_num(sb, rs->max_ms, 3);
 }
 
 static void csv_ms(struct strbuf *sb, uint64_t ns, bool any)
@@ -105,7 +134,7 @@ static void csv_row(struct strbuf *sb, const struct results *r, const struct res
 	strbuf_addf(sb, ",%" PRIu64 ",", iv->errors);
 	csv_num(sb, iv->ios ? (double)iv->bytes / (double)iv->ios : NAN, 1);
 	strbuf_addstr(sb, ",,,,"); /* the tails and sizes are whole-run figures */
-	csv_tail(sb, r, true, s->t_ms, txns);
+	csv_tail(sb, r, true, s->t_ms, txns, NULL);
 }
 
 /* A whole-run figure after its comma, empty when undefined (never 0). */
@@ -147,7 +176,7 @@ static void csv_class_row(struct strbuf *sb, const struct results *r, enum scope
 	csv_num(sb, cs->ios ? cs->p999_ms : NAN, 3);
 	csv_num(sb, cs->ios ? cs->p9999_ms : NAN, 3);
 	strbuf_addstr(sb, ",,");
-	csv_tail(sb, r, false, 0, NULL);
+	csv_tail(sb, r, false, 0, NULL, sc->response_recorded ? &sc->response[c] : NULL);
 }
 
 /* Every class present in the scope (results_class_present). */
@@ -176,7 +205,7 @@ static void csv_scope_row(struct strbuf *sb, const struct results *r, enum scope
 	strbuf_addstr(sb, ",,,");
 	csv_size(sb, sc->size_known, sc->size);
 	csv_size(sb, sc->final_size_known, sc->final_size);
-	csv_tail(sb, r, false, 0, sc->txns_recorded ? &sc->txns : NULL);
+	csv_tail(sb, r, false, 0, sc->txns_recorded ? &sc->txns : NULL, NULL);
 }
 
 /* The row and its figures over the interval's length. */

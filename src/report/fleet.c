@@ -167,6 +167,11 @@ static void host_figures(struct report_fleet_host *h, const struct results *r)
 	h->db_read_p99_ms = lat_or_nan(rd, rd->p99_ms);
 	h->db_read_max_ms = lat_or_nan(rd, rd->max_ms);
 	h->log_write_avg_ms = lat_or_nan(lw, lw->avg_ms);
+	h->db_read_resp_avg_ms = r->run.response_recorded
+					 ? lat_or_nan(&r->run.response[IO_DB_READ],
+						      r->run.response[IO_DB_READ].avg_ms)
+					 : NAN;
+	h->simulated = results_simulated(r);
 	for (int c = 0; c < IO_CLASS_COUNT; c++)
 		h->ios += r->run.classes[c].ios;
 	h->has_load =

@@ -97,15 +97,29 @@ static void fleet_summary_section(struct strbuf *sb, const struct report_fleet *
 	strbuf_addstr(sb, "</section>\n");
 }
 
+/* The runs' table's head: the engine column when a run is simulated, the
+ * response time's when a run has one (open loop). */
+static void fleet_hosts_head(struct strbuf *sb, bool sim, bool resp)
+{
+	strbuf_addf(sb,
+		    "<table>\n<tr><th>host</th><th>run</th>%s<th>verdict</th>"
+		    "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
+		    "<th>db read slowest ms</th>%s<th>log write avg ms</th><th>I/Os</th>"
+		    "<th>load start offset ms</th><th>late ms</th><th>clock</th><th>differs</th>"
+		    "</tr>\n",
+		    sim ? "<th>engine</th>" : "", resp ? "<th>db read response avg ms</th>" : "");
+}
+
 static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 {
+	bool sim = false, resp = false;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		sim |= f->hosts[i].simulated;
+		resp |= isfinite(f->hosts[i].db_read_resp_avg_ms);
+	}
 	html_section_open(sb, "hosts", "Runs", false);
-	strbuf_addstr(sb,
-		      "<table>\n<tr><th>host</th><th>run</th><th>verdict</th>"
-		      "<th>transactional IOPS</th><th>db read avg ms</th><th>db read p99 ms</th>"
-		      "<th>db read slowest ms</th><th>log write avg ms</th><th>I/Os</th>"
-		      "<th>load start offset ms</th><th>late ms</th><th>clock</th><th>differs</th>"
-		      "</tr>\n");
+	fleet_hosts_head(sb, sim, resp);
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		const struct report_fleet_host *h = &f->hosts[i];
 
@@ -113,13 +127,24 @@ static void fleet_hosts_section(struct strbuf *sb, const struct report_fleet *f)
 			    "<tr class=\"host\" data-run=\"%" PRId64 "\" data-differs=\"%d\"><td>",
 			    h->r->id, h->differs ? 1 : 0);
 		html_esc(sb, report_str_or(h->r->host, "-"));
-		strbuf_addf(sb, "</td><td class=\"num\">%" PRId64 "</td><td>", h->r->id);
+		strbuf_addf(sb, "</td><td class=\"num\">%" PRId64 "</td>", h->r->id);
+		if (sim && h->simulated)
+			strbuf_addstr(sb, "<td class=\"engine sim\">sim (simulated: no device "
+					  "measured)</td>");
+		else if (sim) {
+			strbuf_addstr(sb, "<td class=\"engine\">");
+			html_esc(sb, report_str_or(h->r->engine, "-"));
+			strbuf_addstr(sb, "</td>");
+		}
+		strbuf_addstr(sb, "<td>");
 		html_verdict_badge(sb, h->r->verdict, false);
 		strbuf_addstr(sb, "</td>");
 		html_td_num(sb, h->trans_iops, 1);
 		html_td_num(sb, h->db_read_avg_ms, 3);
 		html_td_num(sb, h->db_read_p99_ms, 3);
 		html_td_num(sb, h->db_read_max_ms, 3);
+		if (resp)
+			html_td_num(sb, h->db_read_resp_avg_ms, 3);
 		html_td_num(sb, h->log_write_avg_ms, 3);
 		strbuf_addf(sb, "<td class=\"num\">%" PRIu64 "</td>", h->ios);
 		html_td_num(sb, h->start_offset_ms, 3);
@@ -398,7 +423,7 @@ static void fleet_totals_section(struct strbuf *sb, const struct report_fleet *f
 			  "histogram's 1/128), never averaged.</p>\n");
 	strbuf_addstr(sb, "<table>\n<tr><th>class</th><th>I/Os</th><th>IOPS</th><th>MB/s</th>"
 			  "<th>avg ms</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th>"
-			  "<th>p99.99 ms</th><th>max ms</th><th>errors</th></tr>\n");
+			  "<th>p99.99 ms</th><th>slowest I/O ms</th><th>errors</th></tr>\n");
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct class_summary *cs = &f->summary.classes[c];
 

@@ -26,6 +26,9 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 	json_str(j, "label", r->label);
 	json_str(j, "status", r->status);
 	json_str(j, "verdict", r->verdict);
+	/* issue 30: a simulated run is marked on its own row too */
+	json_str(j, "engine", r->engine);
+	json_bool(j, "simulated", h->simulated);
 	json_str(j, "started_at", r->started_at);
 	json_str(j, "start_at", r->start_at);
 	json_str(j, "load_started_at", r->load_started_at);
@@ -38,6 +41,9 @@ static void json_host_row(struct json *j, const struct report_fleet_host *h)
 	json_num(j, "db_read_p99_ms", h->db_read_p99_ms);
 	json_num(j, "db_read_max_ms", h->db_read_max_ms);
 	json_num(j, "log_write_avg_ms", h->log_write_avg_ms);
+	/* open loop only: no key for a closed-loop run (response is service) */
+	if (isfinite(h->db_read_resp_avg_ms))
+		json_num(j, "db_read_response_avg_ms", h->db_read_resp_avg_ms);
 	json_u64(j, "ios", h->ios);
 	json_begin_object_flat(j, "clock");
 	json_str(j, "synchronised", h->clock_synchronised);

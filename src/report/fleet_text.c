@@ -17,35 +17,105 @@ static void col_num(struct strbuf *sb, double v, int w, int d)
 		strbuf_addf(sb, " %*s", w, "-");
 }
 
+/* The columns the host table shows beside the fixed ones: "sim" when a
+ * run of the fleet is simulated, the db_read response time when a run has
+ * one (open loop), and the host column's width, so that a line stays
+ * within 120 columns (a longer host name pushes its own row right). */
+struct hosts_layout {
+	bool sim, resp;
+	int host_w;
+};
+
+static struct hosts_layout hosts_layout(const struct report_fleet *f)
+{
+	struct hosts_layout l = {.host_w = 4};
+	struct strbuf name = STRBUF_INIT;
+	int room;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		l.sim |= f->hosts[i].simulated;
+		l.resp |= isfinite(f->hosts[i].db_read_resp_avg_ms);
+		strbuf_reset(&name);
+		report_text_escape(&name, f->hosts[i].r->host);
+		if ((int)name.len > l.host_w)
+			l.host_w = (int)name.len;
+	}
+	for (size_t i = 0; i < f->nr_missing; i++) {
+		strbuf_reset(&name);
+		report_text_escape(&name, f->missing[i]);
+		if ((int)name.len > l.host_w)
+			l.host_w = (int)name.len;
+	}
+	strbuf_release(&name);
+	/* the fixed columns take 97, "sim" 4, the response 10 */
+	room = 120 - 97 - (l.sim ? 4 : 0) - (l.resp ? 10 : 0);
+	if (l.host_w > 20)
+		l.host_w = 20;
+	if (l.host_w > room)
+		l.host_w = room;
+	return l;
+}
+
+/* A row per run: its host, id, engine mark, verdict, the run scope's
+ * transactional IOPS, db_read avg, p99 and slowest single I/O (named as
+ * the run report names it: each run's verdict judges its max on its
+ * max_basis), the response time (open loop), log_write avg, I/Os, start
+ * offset and whether it differs. */
 static void text_hosts(struct strbuf *sb, const struct report_fleet *f)
 {
-	strbuf_addf(sb, "%-20s %6s %-7s %10s %9s %9s %9s %9s %12s %10s  %s\n", "host", "run",
-		    "verdict", "trans IOPS", "read avg", "read p99", "read max", "log avg", "I/Os",
-		    "start ms", "differs");
+	struct hosts_layout l = hosts_layout(f);
+	struct strbuf note = STRBUF_INIT;
+
+	strbuf_addf(sb, "%-*s %6s%s %-7s %10s %s %9s\n", l.host_w, "", "", l.sim ? "    " : "", "",
+		    "",
+		    l.resp ? "------------- db_read ms --------------"
+			   : "-------- db_read ms ---------",
+		    "log_write");
+	strbuf_addf(sb, "%-*s %6s%s %-7s %10s %9s %9s %9s%s %9s %11s %9s  %s\n", l.host_w, "host",
+		    "run", l.sim ? " eng" : "", "verdict", "trans IOPS", "avg", "p99", "slowest",
+		    l.resp ? "  response" : "", "avg ms", "I/Os", "start ms", "differs");
 	for (size_t i = 0; i < f->nr_hosts; i++) {
 		const struct report_fleet_host *h = &f->hosts[i];
 		struct strbuf name = STRBUF_INIT;
 
 		report_text_escape(&name, h->r->host);
-		strbuf_addf(sb, "%-20s %6lld %-7s", name.buf, (long long)h->r->id,
-			    report_str_or(h->r->verdict, "-"));
+		strbuf_addf(sb, "%-*s %6lld", l.host_w, name.buf, (long long)h->r->id);
 		strbuf_release(&name);
+		if (l.sim)
+			strbuf_addstr(sb, h->simulated ? " sim" : "    ");
+		strbuf_addf(sb, " %-7s", report_str_or(h->r->verdict, "-"));
 		col_num(sb, h->trans_iops, 10, 1);
 		col_num(sb, h->db_read_avg_ms, 9, 3);
 		col_num(sb, h->db_read_p99_ms, 9, 3);
 		col_num(sb, h->db_read_max_ms, 9, 3);
+		if (l.resp)
+			col_num(sb, h->db_read_resp_avg_ms, 9, 3);
 		col_num(sb, h->log_write_avg_ms, 9, 3);
-		strbuf_addf(sb, " %12llu", (unsigned long long)h->ios);
-		col_num(sb, h->start_offset_ms, 10, 3);
+		strbuf_addf(sb, " %11llu", (unsigned long long)h->ios);
+		col_num(sb, h->start_offset_ms, 9, 3);
 		strbuf_addf(sb, "  %s\n", h->differs ? "DIFFERS" : "-");
 	}
 	for (size_t i = 0; i < f->nr_missing; i++) {
 		struct strbuf name = STRBUF_INIT;
 
 		report_text_escape(&name, f->missing[i]);
-		strbuf_addf(sb, "%-20s %6s %-7s  (expected, no run)\n", name.buf, "-", "MISSING");
+		strbuf_addf(sb, "%-*s %6s%s %-7s  (expected, no run)\n", l.host_w, name.buf, "-",
+			    l.sim ? "    " : "", "MISSING");
 		strbuf_release(&name);
 	}
+	strbuf_addstr(&note,
+		      "(slowest: the slowest single I/O; each run's verdict judges its "
+		      "maximum on its max_basis, the highest 15 s sample average by default");
+	if (l.resp)
+		strbuf_addstr(&note, "; response: the response time, from the transaction's "
+				     "intended start (open loop); avg, p99 and slowest are service "
+				     "times");
+	if (l.sim)
+		strbuf_addstr(&note, "; eng sim: a simulated run, its figures from a model, not "
+				     "a device");
+	strbuf_addch(&note, ')');
+	report_text_wrap(sb, note.buf, 0, 120);
+	strbuf_release(&note);
 }
 
 static void text_differs(struct strbuf *sb, const struct report_fleet *f)
@@ -138,8 +208,8 @@ static void text_totals(struct strbuf *sb, const struct report_fleet *f)
 		    "\nfleet totals (%zu run(s), %zu host name(s); percentiles from the "
 		    "merged histograms):\n",
 		    f->nr_hosts, f->nr_host_names);
-	strbuf_addf(sb, "  %-12s %12s %10s %9s %9s %9s %9s %9s %9s\n", "class", "I/Os", "IOPS",
-		    "MB/s", "avg ms", "p50 ms", "p99 ms", "p99.9 ms", "max ms");
+	strbuf_addf(sb, "  %-12s %12s %10s %9s %9s %9s %9s %9s %10s\n", "class", "I/Os", "IOPS",
+		    "MB/s", "avg ms", "p50 ms", "p99 ms", "p99.9 ms", "slowest ms");
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct class_summary *cs = &f->summary.classes[c];
 
@@ -153,7 +223,7 @@ static void text_totals(struct strbuf *sb, const struct report_fleet *f)
 		col_num(sb, cs->ios ? cs->p50_ms : NAN, 9, 3);
 		col_num(sb, cs->ios ? cs->p99_ms : NAN, 9, 3);
 		col_num(sb, cs->ios ? cs->p999_ms : NAN, 9, 3);
-		col_num(sb, cs->ios ? cs->max_ms : NAN, 9, 3);
+		col_num(sb, cs->ios ? cs->max_ms : NAN, 10, 3);
 		strbuf_addstr(sb, f->hist_complete[c] ? "\n" : "  (a run lacks its histogram)\n");
 	}
 	strbuf_addstr(sb, "  transactional IOPS ");

@@ -116,7 +116,7 @@ static void build_run(struct run *r, struct strbuf *sb, const struct metrics_sta
 	metrics_family(sb, "diskproof_run_info", "gauge",
 		       "The run (value 1): profile, label, phase (preparing, tuning, warmup, "
 		       "measuring, draining, finished), streams, run_uuid (run.uuid in the "
-		       "results file) and host.");
+		       "results file), host, and engine (sim: simulated, no device measured).");
 	strbuf_addstr(sb, "diskproof_run_info{");
 	metrics_label(sb, true, "profile", r->prof->name);
 	metrics_label(sb, false, "label", r->opt->label);
@@ -124,6 +124,9 @@ static void build_run(struct run *r, struct strbuf *sb, const struct metrics_sta
 	metrics_label(sb, false, "streams", streams);
 	metrics_label(sb, false, "run_uuid", r->metrics.run_uuid);
 	metrics_label(sb, false, "host", r->metrics.hostname);
+	/* issue 30: a simulated run's series say so; engine="sim" on the info
+	 * metric joins onto every other series by run_uuid or host */
+	metrics_label(sb, false, "engine", r->ops ? r->ops->name : "");
 	strbuf_addstr(sb, "} 1\n");
 
 	metrics_family(sb, "diskproof_run_elapsed_seconds", "gauge",
@@ -259,6 +262,45 @@ static void build_latency(struct run *r, struct strbuf *sb)
 			}
 }
 
+/* Open loop (arrival = rate) only: each database's page reads' response
+ * time so far (from the transaction's intended start; the latency series
+ * above are service times), its average and its slowest, as gauges with
+ * class="db_read"; no series at all in a closed loop (response is service). */
+static void build_response(struct run *r, struct strbuf *sb)
+{
+	static const struct {
+		const char *name, *help;
+	} fam[] = {
+		{"diskproof_io_response_avg_seconds",
+		 "Open loop: the average response time so far per database of its page reads "
+		 "(from the transaction's intended start to completion, the wait for a stream "
+		 "included), warm-up excluded."},
+		{"diskproof_io_response_max_seconds",
+		 "Open loop: the slowest response time so far per database of its page reads, "
+		 "warm-up excluded."},
+	};
+	size_t nd = r->plan.nr_dbs;
+
+	if (!r->coord.resp_db)
+		return;
+	for (size_t k = 0; k < DP_ARRAY_SIZE(fam); k++) {
+		metrics_family(sb, fam[k].name, "gauge", fam[k].help);
+		for (size_t d = 0; d < nd; d++) {
+			const struct hist *h = &r->coord.resp_db[d].lat;
+
+			if (!(r->metrics.seen[d] & (1u << IO_DB_READ)))
+				continue;
+			db_labels(sb, fam[k].name, r, d, IO_DB_READ);
+			strbuf_add(sb, "} ", 2);
+			if (k)
+				add_secs(sb, h->max_ns);
+			else
+				add_double(sb, h->count ? (double)h->sum_ns / h->count / 1e9 : NAN);
+			strbuf_addch(sb, '\n');
+		}
+	}
+}
+
 /* One gauge per verdict row: "NAME{scope,name,criterion} value". */
 static void build_verdict_family(struct strbuf *sb, const struct metrics_state *m, const char *name,
 				 const char *help, int what)
@@ -317,6 +359,7 @@ static void metrics_build(struct run *r, const struct metrics_state *m)
 	if (r->plan.nr_dbs && r->coord.tot_db && r->metrics.seen && r->metrics.lab) {
 		build_counters(r, sb);
 		build_latency(r, sb);
+		build_response(r, sb);
 	}
 	build_verdicts(sb, m);
 }

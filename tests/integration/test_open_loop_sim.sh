@@ -39,7 +39,7 @@ path = /nonexistent/v1
 databases = 2
 INI
 
-expect_exit 0 "$DISKPROOF" run ./open.ini --results r.db --quiet
+expect_exit 0 "$DISKPROOF" run ./open.ini --results r.db --quiet --metrics-file open.prom
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format json
 cp "$WORK/out" open.json
 python3 - open.json <<'PY' || fail "json: service and response times"
@@ -66,6 +66,23 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
 PY
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 1 and class = 'db_read'")" = 4 ] ||
 	fail "response rows: run, volume and two databases"
+# metrics: the response gauges per database, as stored
+python3 - open.prom open.json <<'PY' || fail "metrics: the response gauges"
+import json, re, sys
+text = open(sys.argv[1]).read()
+d = json.load(open(sys.argv[2]))
+for fam, key in (("avg", "avg_ms"), ("max", "max_ms")):
+    got = dict(re.findall(r'^diskproof_io_response_%s_seconds\{volume="v1",database="(db\d)",class="db_read"\} (\S+)$' % fam,
+                          text, re.M))
+    want = {x["name"]: x["classes"]["db_read"]["response"][key] for x in d["databases"]}
+    assert sorted(got) == sorted(want), (fam, got)
+    for n in want:
+        assert abs(float(got[n]) * 1000 - want[n]) < 0.01, (fam, n, got[n], want[n])
+assert "# TYPE diskproof_io_response_avg_seconds gauge" in text
+PY
+if command -v promtool >/dev/null; then
+	promtool check metrics <open.prom >lint 2>&1 && [ ! -s lint ] || fail "promtool: $(cat lint)"
+fi
 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db
 grep -Eq "^db_read response time \(incl\. the tool's own queue\): avg [0-9]{4,}\.[0-9]{3} ms > 20 ms, which the service time met \(2\.[0-9]{3} ms\)$" \
@@ -74,6 +91,31 @@ grep "response" "$WORK/out" | awk 'length > 120 { exit 1 }' || fail "text: a res
 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
+
+# CSV: the response columns on each scope's whole-run db_read row, as the
+# JSON has them; empty on every other row
+expect_exit 0 "$DISKPROOF" report 1 --results r.db --format csv
+cp "$WORK/out" open.csv
+python3 - open.csv open.json <<'PY' || fail "csv: the response columns"
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+d = json.load(open(sys.argv[2]))
+want = {("run", "run"): d["summary"]}
+want.update({("volume", v["name"]): v for v in d["volumes"]})
+want.update({("database", x["name"]): x for x in d["databases"]})
+cols = ("avg_ms", "p50_ms", "p99_ms", "max_ms")
+seen = 0
+for row in rows:
+    got = [row["response_" + k] for k in cols]
+    if row["t_ms"] == "" and row["class"] == "db_read":
+        rs = want[(row["scope"], row["name"])]["classes"]["db_read"]["response"]
+        assert [float(x) for x in got] == [round(rs[k], 3) for k in cols], (row, rs)
+        assert float(row["avg_ms"]) < 3 < float(row["response_avg_ms"]), row
+        seen += 1
+    else:
+        assert got == ["", "", "", ""], row
+assert seen == 4, seen
+PY
 
 # the same profile judged on the response time fails, on db_read's average
 sed 's/^\[engine\]/[thresholds]\nlatency_basis = response\n\n[engine]/' open.ini >resp.ini
@@ -93,12 +135,39 @@ grep -q '^./resp-closed.ini:[0-9]*: \[thresholds\] latency_basis: .*needs arriva
 
 # a closed-loop run: no response rows, no key, no line, no section
 sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
-expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet
+expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet --metrics-file closed.prom
+! grep -q diskproof_io_response closed.prom || fail "closed loop: response gauges"
+grep -q '^diskproof_io_latency_max_seconds{' closed.prom || fail "closed loop: no metrics"
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 3")" = 0 ] || fail "closed loop stored response rows"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
 ! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
+expect_exit 0 "$DISKPROOF" report 3 --results r.db --format csv
+head -1 "$WORK/out" | grep -q ',response_avg_ms,response_p50_ms,response_p99_ms,response_max_ms$' ||
+	fail "closed loop: the CSV's columns"
+[ "$(tail -n +2 "$WORK/out" | grep -vc ',,,,$')" = 0 ] || fail "closed loop: a response figure in the CSV"
+# fleet: a response column when a run has one (run 1, open loop), "-" for
+# the closed-loop run 3; JSON db_read_response_avg_ms for run 1 only
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db
+cp "$WORK/out" fleet.txt
+grep -qE '^host +run eng verdict +trans IOPS +avg +p99 +slowest +response +avg ms ' fleet.txt ||
+	fail "fleet text: no response column: $(grep '^host' fleet.txt)"
+resp=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["summary"]["classes"]["db_read"]["response"]["avg_ms"])' open.json)
+grep -qE "^[^ ]+ +1 sim PASS +[0-9.]+ +2\.[0-9]{3} +[0-9.]+ +[0-9.]+ +$resp " fleet.txt ||
+	fail "fleet text: run 1's response $resp: $(grep -E '^[^ ]+ +1 ' fleet.txt)"
+grep -qE '^[^ ]+ +3 sim PASS +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +- ' fleet.txt || fail "fleet text: run 3's response not -"
+sed -n '/^host  *run /,/^$/p' fleet.txt | awk 'length > 120 { bad = 1 } END { exit bad }' ||
+	fail "fleet text: the runs' table over 120 columns"
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db --format json
+[ "$(json '[(h["run_id"], round(h.get("db_read_response_avg_ms", -1), 3)) for h in d["hosts"]]')" = "[(1, $resp), (3, -1)]" ] ||
+	fail "fleet JSON: $(json '[h.get("db_read_response_avg_ms") for h in d["hosts"]]')"
+expect_exit 0 "$DISKPROOF" fleet 1 3 --results r.db --format html
+grep -q '<th>db read response avg ms</th>' "$WORK/out" || fail "fleet HTML: no response column"
+# a fleet of closed-loop runs has no response column
+expect_exit 0 "$DISKPROOF" fleet 3 --results r.db
+! grep -q response "$WORK/out" || fail "fleet of closed-loop runs: a response column"
+
 # the fixed model ignores arrival (closed loop): no response times either
 sed 's/^\[workload\]/[workload]\nmodel = fixed/' open.ini >fixed.ini
 expect_exit 0 "$DISKPROOF" run ./fixed.ini --results r.db --quiet

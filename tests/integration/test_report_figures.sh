@@ -97,9 +97,9 @@ awk '/^database /,/^total /' plain.txt | awk 'length > 100 { exit 1 }' ||
 
 # CSV: whole-run rows with bytes per I/O and tails, sizes on the scope rows
 expect_exit 0 "$DISKPROOF" report 1 --results plain.db --format csv
-grep -Eq '^1,,,run,run,log_write,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,0,,4096\.0,[0-9.]+,[0-9.]+,,,[^,]+,,,,,$' "$WORK/out" ||
+grep -Eq '^1,,,run,run,log_write,[0-9]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,[0-9.]+,0,,4096\.0,[0-9.]+,[0-9.]+,,,[^,]+,,,,,,sim,,,,$' "$WORK/out" ||
 	fail "csv: no whole-run log_write row"
-grep -q "^1,,,database,db1,transactional,.*,$MIB256,$MIB256,[^,]*,,[0-9]*,,,\$" "$WORK/out" || fail "csv: database sizes"
+grep -q "^1,,,database,db1,transactional,.*,$MIB256,$MIB256,[^,]*,,[0-9]*,,,,sim,,,,\$" "$WORK/out" || fail "csv: database sizes"
 
 # HTML tables
 expect_exit 0 "$DISKPROOF" report 1 --results plain.db --format html
@@ -143,7 +143,7 @@ expect_exit 0 "$DISKPROOF" report 1 --results cut.db
 grep -q '^(size -: not known' "$WORK/out" || fail "text: no note on the unknown size"
 grep -qx 'target transactional IOPS: unknown (the run was not judged)' "$WORK/out" || fail "text: target unknown"
 expect_exit 0 "$DISKPROOF" report 1 --results cut.db --format csv
-grep -q "^1,,,database,db1,transactional,.*,$MIB256,,[^,]*,,[0-9]*,,,\$" "$WORK/out" || fail "csv: unknown final size not empty"
+grep -q "^1,,,database,db1,transactional,.*,$MIB256,,[^,]*,,[0-9]*,,,,sim,,,,\$" "$WORK/out" || fail "csv: unknown final size not empty"
 # with its parameters (schema 6) a run that was not judged still says its
 # target, and that it was not judged against it
 cp plain.db cutp.db

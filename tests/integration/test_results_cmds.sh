@@ -22,7 +22,7 @@ run_sim a.db
 # --- report -o
 expect_exit 0 "$DISKPROOF" report 2 --results a.db --format csv
 cp "$WORK/out" stdout.csv
-head -1 stdout.csv | grep -qx 'run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,series_id,series_index,series_size' ||
+head -1 stdout.csv | grep -qx 'run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,series_id,series_index,series_size,engine,response_avg_ms,response_p50_ms,response_p99_ms,response_max_ms' ||
 	fail "csv header"
 [ "$(tail -n +2 stdout.csv | cut -d, -f1 | sort -u)" = 2 ] || fail "csv rows of run 2 only"
 umask 022

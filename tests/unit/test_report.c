@@ -605,7 +605,8 @@ static void test_csv(void **state)
 			    .nr_samples = 6,
 			    .host = "db,host",
 			    .t0_known = true,
-			    .t0_unix_ms = 1764454328250};
+			    .t0_unix_ms = 1764454328250,
+			    .engine = "sim"};
 	struct strbuf out = STRBUF_INIT;
 
 	sample_set(&samples[0], 500, SCOPE_VOLUME, "v1", IO_DB_READ, 100);
@@ -623,33 +624,37 @@ static void test_csv(void **state)
 		out.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
 		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,"
-		"time_utc,txns,series_id,series_index,series_size\n"
+		"time_utc,txns,series_id,series_index,series_size,engine,response_avg_ms,response_"
+		"p50_ms,response_p99_ms,response_max_ms\n"
 		"7,500,1,volume,v1,db_read,100,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,,"
 		","
-		"\"db,host\",2025-11-29T22:12:08.750Z,,,,\n"
+		"\"db,host\",2025-11-29T22:12:08.750Z,,,,,sim,,,,\n"
 		"7,500,0,volume,\"a,\"\"b\"\"\",db_read,50,100.000,3.277,2.000,2.000,5.250,7.500,"
-		"0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:08.750Z,,,,\n"
+		"0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:08.750Z,,,,,sim,,,,\n"
 		"7,1500,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,2,,32768.0,,,"
-		",,\"db,host\",2025-11-29T22:12:09.750Z,,,,\n"
+		",,\"db,host\",2025-11-29T22:12:09.750Z,,,,,sim,,,,\n"
 		"7,1500,0,volume,\"a,\"\"b\"\"\",db_read,0,0.000,0.000,,,,,0,,,,,,,\"db,host\","
-		"2025-11-29T22:12:09.750Z,,,,\n"
+		"2025-11-29T22:12:09.750Z,,,,,sim,,,,\n"
 		"7,15000,0,database,v1,db_read,1500,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768."
-		"0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,,,,\n"
+		"0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,,,,,sim,,,,\n"
 		"7,15000,0,database,\"line\nbreak\",log_write,15,1.000,0.033,2.000,2.000,5.250,"
-		"7.500,0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,,,,\n"
-		"7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,\"db,host\",,,,,\n");
+		"7.500,0,,32768.0,,,,,\"db,host\",2025-11-29T22:12:23.250Z,,,,,sim,,,,\n"
+		"7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,\"db,host\",,,,,,sim,,,,\n");
 	strbuf_release(&out);
 
 	/* no samples: the header alone; no host, no clock: empty */
 	r.nr_samples = 0;
 	r.host = NULL;
 	r.t0_known = false;
+	r.engine = NULL;
 	report_render(&out, &r, REPORT_CSV, NULL);
-	assert_string_equal(out.buf, "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
-				     "p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,"
-				     "p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,"
-				     "series_id,series_index,series_size\n"
-				     "7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,,,,\n");
+	assert_string_equal(out.buf,
+			    "run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,"
+			    "p50_ms,p99_ms,max_ms,errors,streams,avg_bytes,p999_ms,"
+			    "p9999_ms,size_bytes,final_size_bytes,host,time_utc,txns,"
+			    "series_id,series_index,series_size,engine,response_avg_ms,response_"
+			    "p50_ms,response_p99_ms,response_max_ms\n"
+			    "7,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,,,,,,,,,\n");
 	strbuf_release(&out);
 }
 
@@ -788,23 +793,24 @@ static void test_csv_absent_rows(void **state)
 		a.buf,
 		"run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,max_ms,"
 		"errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,final_size_bytes,host,"
-		"time_utc,txns,series_id,series_index,series_size\n"
+		"time_utc,txns,series_id,series_index,series_size,engine,response_avg_ms,response_"
+		"p50_ms,response_p99_ms,response_max_ms\n"
 		"3,1000,0,volume,v1,db_read,100,100.000,3.277,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,,,,,\n"
-		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,\n"
+		",,,,,,,,,,,,\n"
+		"3,1000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,,,,,,\n"
 		"3,1000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		",,,,\n"
+		",,,,,,,,,\n"
 		"3,2000,0,volume,v1,db_read,200,200.000,6.554,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,,,,,\n"
+		",,,,,,,,,,,,\n"
 		"3,2000,0,volume,v1,log_read,4,4.000,0.131,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		",,,,\n"
-		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,\n"
+		",,,,,,,,,\n"
+		"3,2000,0,volume,v2,db_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,,,,,,\n"
 		"3,3000,0,volume,v1,db_read,300,300.000,9.830,2.000,2.000,5.250,7.500,0,,32768.0,,,"
-		",,,,,,,\n"
-		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,\n"
+		",,,,,,,,,,,,\n"
+		"3,3000,0,volume,v1,log_read,0,0.000,0.000,,,,,0,,,,,,,,,,,,,,,,,\n"
 		"3,3000,0,volume,v2,db_read,7,7.000,0.229,2.000,2.000,5.250,7.500,0,,32768.0,,,,,,"
-		",,,,\n"
-		"3,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,,,,\n");
+		",,,,,,,,,\n"
+		"3,,,run,,transactional,0,0.000,,,,,,0,0.000,,,,,,,,,,,,,,,,\n");
 	strbuf_release(&a);
 	strbuf_release(&b);
 }
