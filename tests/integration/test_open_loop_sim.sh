@@ -95,6 +95,9 @@ grep -q '^  open loop: streams grew 4 -> 5 (bound 5)$' "$WORK/out" || fail "text
 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
+grep -q 'class="backlog" data-max' "$WORK/out" || fail "html: no backlog chart"
+grep -Eq "The tool's own queue .*peak [0-9]{3,}, .*streams 4 &rarr; 5 \(bound 5" "$WORK/out" ||
+	fail "html: the backlog's note"
 
 # enough streams for the rate (a tenth of it, the default bound 4 x 4): no
 # backlog, zeros in JSON, no line
