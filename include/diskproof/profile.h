@@ -228,6 +228,7 @@ struct profile {
 	uint32_t backup_io_size;      /* backup test's sequential read size; 256 KiB */
 	enum profile_arrival arrival; /* closed (default) or rate */
 	double rate;		      /* transactions per second over all databases */
+	unsigned max_streams;	      /* open loop: streams grow up to this; 0 = 4 x streams */
 	/* PostgreSQL-like features, all off by default (docs/fidelity.md) */
 	double read_pages;		 /* pages a change transaction only reads; 0 */
 	uint64_t hot_size;		 /* a hot region at each database's start; 0 = off */
@@ -394,6 +395,10 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 
 /* Total databases over all volumes. */
 unsigned profile_database_count(const struct profile *p);
+/* The streams a run of `streams` streams may grow to: open loop's bound
+ * ([workload] max_streams, default 4 x streams, at most PROFILE_STREAMS_MAX)
+ * for arrival = rate with transactions; else streams itself. */
+unsigned profile_stream_bound(const struct profile *p, unsigned streams);
 
 /* The stream count of a profile that sets none ([engine] streams unset,
  * streams 0) over that many databases: 2 per database. */

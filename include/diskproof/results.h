@@ -186,6 +186,17 @@ struct results_txn_sample {
 	uint64_t txns, log_commits;
 };
 
+/* Open loop: one interval's own queue (backlog_sample, schema 12): the
+ * transactions that had arrived and not begun for want of a stream. */
+struct results_backlog_sample {
+	uint64_t t_ms;
+	bool warmup;
+	uint64_t peak;	  /* the most at once (summed over the workers) */
+	double mean;	  /* time-weighted over the interval */
+	uint64_t busy_ms; /* the time any waited */
+	unsigned streams; /* streams at work at the interval's end */
+};
+
 struct results_env {
 	char *key;
 	char *value;
@@ -471,6 +482,10 @@ struct results {
 	size_t nr_samples;
 	struct results_txn_sample *txn_samples; /* none where not counted */
 	size_t nr_txn_samples;
+	/* open loop: per interval (none for a closed-loop run, or a file
+	 * before schema 12: no backlog recorded) */
+	struct results_backlog_sample *backlog_samples;
+	size_t nr_backlog_samples;
 	struct results_env *env;
 	size_t nr_env;
 	struct results_event *events;
@@ -651,6 +666,20 @@ bool results_response_judged(const struct results *r);
  */
 bool results_response_next(const struct results *r, size_t *i, const struct verdict **v,
 			   double *response);
+
+/* Open loop's own queue over the measured intervals (backlog_sample). */
+struct results_backlog {
+	bool recorded;	   /* an open-loop run that stored it (schema 12 on) */
+	uint64_t peak;	   /* the most transactions waiting at once */
+	double mean;	   /* time-weighted over the measured time */
+	double seconds;	   /* measured time with any waiting */
+	double measured_s; /* the measured time the rows span */
+	unsigned streams_start, streams_end, streams_max;
+	unsigned bound; /* [workload] max_streams as the run had it (default 4 x streams) */
+};
+
+/* The run's backlog summary; recorded false (all zero) where none is. */
+void results_backlog_summary(const struct results *r, struct results_backlog *b);
 
 /* The warm-up the run went through, in s: the configured one, or, for a run
  * stopped in it (aborted, error), the part it stored. */

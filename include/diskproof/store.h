@@ -22,7 +22,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 
 /* The most runs one series holds (run --repeat N; run.series_size). */
 #define STORE_SERIES_MAX 1000
@@ -166,6 +166,13 @@ struct store_sample {
 	 * has_txn false on the others and where nothing counted them */
 	bool has_txn;
 	uint64_t txns, log_commits;
+	/* open loop: the tool's own queue in the interval (table
+	 * backlog_sample, schema 12), on the run's first row: its peak, its
+	 * time-weighted mean, the time it held any, the streams at work */
+	bool has_backlog;
+	uint64_t backlog_peak, backlog_busy_ms;
+	double backlog_mean;
+	unsigned streams;
 };
 
 /* Writes one interval's rows in one transaction. A row whose class had no

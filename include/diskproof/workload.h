@@ -16,8 +16,9 @@
  * worker checks and learns generations, the generators mark pages busy and
  * stamp writes.
  *
- * Determinism: every random draw comes from ctx->rng, in the order the
- * generators are called; a simulated run is the same bit for bit for a seed.
+ * Determinism: every random draw comes from ctx->rng (open loop's arrival
+ * times from ctx->arr_rng), in the order the generators are called; a
+ * simulated run is the same bit for bit for a seed.
  *
  * Ownership: wl_ctx_init and wl_slots_place allocate the generators' state
  * (the databases' queues and rings, the streams' page lists), released by
@@ -347,6 +348,32 @@ struct wl_config {
 	enum profile_pattern pattern;
 };
 
+/*
+ * Open loop: the tool's own backlog, the transactions that have arrived
+ * (intended start at or before now) and not begun, for want of a stream.
+ * The arrivals are drawn from an RNG of their own, twice: once where
+ * transactions begin (wl_ctx.next_arrival) and once ahead, at the
+ * frontier, counting every arrival up to the time last looked at; the
+ * backlog is the difference. Time-weighted over each interval
+ * (wl_backlog_take): no allocation, no lock.
+ */
+struct wl_backlog {
+	uint64_t rng;	   /* the arrivals' RNG at the frontier */
+	uint64_t frontier; /* the first arrival not counted yet */
+	uint64_t arrived;  /* arrivals counted (intended start <= at) */
+	uint64_t begun;	   /* transactions begun */
+	uint64_t at;	   /* counted up to this time */
+	uint64_t area;	   /* backlog x ns since the interval began */
+	uint64_t busy_ns;  /* ns with a backlog since the interval began */
+	uint64_t peak;	   /* the most since the interval began */
+};
+
+/* One interval's backlog, as wl_backlog_take hands it over. */
+struct wl_backlog_iv {
+	uint64_t peak, area, busy_ns;
+	unsigned streams; /* streams at work at its end */
+};
+
 /* The narrow context of one worker's generators. */
 struct wl_ctx {
 	struct wl_config cfg;
@@ -359,6 +386,7 @@ struct wl_ctx {
 	uint64_t rng;
 	double mix[4];	       /* cumulative transaction mix, 0..1 */
 	uint64_t next_arrival; /* open loop: the next transaction's intended start */
+	uint64_t arr_rng;      /* open loop: the arrivals' own RNG (as wl_backlog.rng) */
 	double arrival_gap_ns; /* open loop: mean ns between this worker's arrivals */
 	uint64_t next_due;     /* earliest timed event (maintenance, arrival) */
 	int64_t run_id;	       /* stamped in pages: the caller sets it once the run is
@@ -373,7 +401,11 @@ struct wl_ctx {
 	uint64_t now;
 	uint64_t t0; /* the stream pool's origin (wl_slots_place's now) */
 	unsigned rr; /* the pool's round robin among equal databases */
+	/* streams at work; open loop grows it up to max_streams (the stream
+	 * slots placed) while arrivals wait for a stream; else the two agree */
 	unsigned nstreams;
+	unsigned max_streams;
+	struct wl_backlog bl; /* open loop: the tool's own queue */
 };
 
 /*
@@ -382,7 +414,9 @@ struct wl_ctx {
  * lo, n, log_align set by the caller), for nstreams streams shared by all
  * of them. dbs, slots and idle are the caller's arrays (nslots from
  * wl_slot_count). 0 or -ENOMEM; wl_ctx_release frees what was allocated
- * either way.
+ * either way. Open loop: nstreams is the bound (max_streams); the caller
+ * may lower c->nstreams before wl_slots_place to the streams it starts
+ * with, the others start while arrivals wait for a stream (wl_turn).
  */
 int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index, struct wl_db *dbs,
 		unsigned ndb, unsigned nstreams, struct wl_slot *slots, unsigned nslots,
@@ -397,11 +431,10 @@ unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams)
  * for it, with the allocator's overhead (run_memory_estimate's part for the
  * generators, measured by test_workload_memory). */
 uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams);
-/* Lays out the slots (kinds, databases, buffer sizes; the nstreams streams
- * ready to issue in slot order, the last working only last_duty of the time
- * when that is below 1), starting maintenance at now staggered over the
- * databases. The caller allocates each slot's buffer of buf_len bytes
- * afterwards. */
+/* Lays out the slots (kinds, databases, buffer sizes; max_streams stream
+ * slots, the first nstreams streams ready to issue in slot order, the last working only last_duty
+ * of the time when that is below 1), starting maintenance at now staggered over the databases. The
+ * caller allocates each slot's buffer of buf_len bytes afterwards. */
 int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now);
 /* The stream time database d has had up to t (ns, units of work finished
  * and under way): its time-averaged streams over a span are the growth of
@@ -409,6 +442,16 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now);
 uint64_t wl_db_stream_ns(const struct wl_ctx *c, const struct wl_db *d, uint64_t t);
 /* Open loop: this worker's share of the arrivals, from now on. */
 void wl_arrivals_init(struct wl_ctx *c, double rate, uint64_t now);
+/* Open loop: the backlog counted up to t (not before the last time). */
+void wl_backlog_advance(struct wl_ctx *c, uint64_t t);
+/* Open loop: the backlog now (after wl_backlog_advance). */
+static inline uint64_t wl_backlog_now(const struct wl_ctx *c)
+{
+	return c->bl.arrived > c->bl.begun ? c->bl.arrived - c->bl.begun : 0;
+}
+/* Open loop: the interval that ends at t (its peak, backlog x ns, ns with a
+ * backlog, the streams at work); the next one starts there. */
+void wl_backlog_take(struct wl_ctx *c, uint64_t t, struct wl_backlog_iv *iv);
 /* backup: the database read to its end; recovery: replayed; else true */
 bool wl_db_finished(const struct wl_ctx *c, const struct wl_db *d);
 

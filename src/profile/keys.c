@@ -198,6 +198,11 @@ static const struct profile_key keys[] = {
 	{ .section = "workload", .name = "rate", .type = PROFILE_KEY_NUMBER,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(rate), .min = 0, .max = 100000000,
 	  .help = "Transactions per second over all databases; needed by arrival = rate." },
+	{ .section = "workload", .name = "max_streams", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(max_streams), .min = 1,
+	  .max = PROFILE_STREAMS_MAX,
+	  .help = "arrival = rate: while transactions wait for a stream, streams grow up to "
+		  "this many (at least streams); default 4 x streams." },
 	/* the PostgreSQL-like model's features (docs/fidelity.md); all off by
 	 * default, so the Exchange and SQL profiles are as they were */
 	{ .section = "workload", .name = "read_pages", .type = PROFILE_KEY_NUMBER,

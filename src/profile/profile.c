@@ -458,6 +458,19 @@ unsigned profile_database_count(const struct profile *p)
 	return n;
 }
 
+unsigned profile_stream_bound(const struct profile *p, unsigned streams)
+{
+	uint64_t b;
+
+	if (p->arrival != PROFILE_ARRIVAL_RATE || p->model == PROFILE_MODEL_FIXED ||
+	    p->type == PROFILE_TEST_BACKUP || p->streams == PROFILE_STREAMS_AUTO)
+		return streams;
+	b = p->max_streams ? p->max_streams : 4ULL * streams;
+	if (b < streams)
+		b = streams;
+	return b > PROFILE_STREAMS_MAX ? PROFILE_STREAMS_MAX : (unsigned)b;
+}
+
 unsigned profile_streams_default(unsigned databases)
 {
 	return 2 * databases;

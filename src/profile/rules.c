@@ -158,6 +158,27 @@ static bool response_open_loop(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* max_streams bounds an open loop's streams: arrival = rate, and no fewer
+ * than the streams it starts with. */
+static bool max_streams_open_loop(const struct profile *p, struct strbuf *why)
+{
+	unsigned streams =
+		p->streams ? p->streams : profile_streams_default(profile_database_count(p));
+
+	if (!p->max_streams)
+		return false;
+	if (p->arrival != PROFILE_ARRIVAL_RATE) {
+		strbuf_addstr(why, "max_streams bounds the streams an open loop grows to: it "
+				   "needs arrival = rate (closed loop keeps its streams)");
+		return true;
+	}
+	if (p->streams == PROFILE_STREAMS_AUTO || p->max_streams >= streams)
+		return false;
+	strbuf_addf(why, "max_streams = %u is fewer than the %u streams the run starts with",
+		    p->max_streams, streams);
+	return true;
+}
+
 /* {name, keys, broken, after_options}, as in struct profile_rule */
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
@@ -205,6 +226,12 @@ static const struct profile_rule rules[] = {
 	 {{"thresholds", "latency_basis", NULL}, {"workload", "arrival", NULL}},
 	 response_open_loop,
 	 false},
+	{"max_streams bounds an open loop's streams",
+	 {{"workload", "max_streams", NULL},
+	  {"workload", "arrival", NULL},
+	  {"engine", "streams", "--streams"}},
+	 max_streams_open_loop,
+	 true},
 };
 
 const struct profile_rule *profile_rules(size_t *count)

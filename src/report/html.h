@@ -65,6 +65,11 @@ enum html_source {
 				   * `name` ("" for the host's own rows) */
 	HTML_SRC_P99_MS,	  /* interval p99 of class `cls` as stored (sample.p99_ns) */
 	HTML_SRC_MAX_MS,	  /* interval maximum of class `cls` (sample.lat_max_ns) */
+	/* open loop, per interval (backlog_sample): the tool's own queue's
+	 * peak and time-weighted mean, the streams at work */
+	HTML_SRC_BACKLOG_PEAK,
+	HTML_SRC_BACKLOG_MEAN,
+	HTML_SRC_STREAMS,
 };
 
 /* The host counter a HTML_SRC_HOST series draws (results_host_sample). */

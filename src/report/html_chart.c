@@ -161,6 +161,33 @@ static bool pt_next_tail(struct pt_iter *it, double *x, double *y)
  * its end; an interval without I/O of those classes is an IOPS point of 0
  * and no latency point. Warm-up intervals are left out of a measured series.
  */
+static bool src_backlog(enum html_source src)
+{
+	return src == HTML_SRC_BACKLOG_PEAK || src == HTML_SRC_BACKLOG_MEAN ||
+	       src == HTML_SRC_STREAMS;
+}
+
+/* Open loop's backlog rows, one point per interval at its end. */
+static bool pt_next_backlog(struct pt_iter *it, double *x, double *y)
+{
+	const struct html_series *s = it->s;
+	const struct results_backlog_sample *b;
+
+	for (; it->i < s->r->nr_backlog_samples; it->i++) {
+		b = &s->r->backlog_samples[it->i];
+		if (b->warmup && s->measured)
+			continue;
+		*x = (double)b->t_ms / 1000.0 -
+		     (s->measured && isfinite(s->r->warmup_s) ? s->r->warmup_s : 0);
+		*y = s->src == HTML_SRC_BACKLOG_PEAK   ? (double)b->peak
+		     : s->src == HTML_SRC_BACKLOG_MEAN ? b->mean
+						       : (double)b->streams;
+		it->i++;
+		return true;
+	}
+	return false;
+}
+
 static bool pt_next(struct pt_iter *it, double *x, double *y)
 {
 	const struct html_series *s = it->s;
@@ -173,6 +200,8 @@ static bool pt_next(struct pt_iter *it, double *x, double *y)
 		return pt_next_tune(it, x, y);
 	if (s->src == HTML_SRC_HOST)
 		return pt_next_host(it, x, y);
+	if (src_backlog(s->src))
+		return pt_next_backlog(it, x, y);
 	if (s->src == HTML_SRC_P99_MS || s->src == HTML_SRC_MAX_MS)
 		return pt_next_tail(it, x, y);
 	while (results_scope_walk_next(&it->walk, &iv)) {
@@ -535,6 +564,8 @@ static enum html_reduce series_reduce(const struct html_series *se)
 	case HTML_SRC_CDF:
 	case HTML_SRC_P99_MS:
 	case HTML_SRC_MAX_MS:
+	case HTML_SRC_BACKLOG_PEAK:
+	case HTML_SRC_STREAMS:
 		return HTML_REDUCE_MAX;
 	default:
 		return HTML_REDUCE_MEAN;

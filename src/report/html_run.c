@@ -790,6 +790,8 @@ static void response_row(struct strbuf *sb, const struct scope_summary *sc, cons
 	strbuf_addstr(sb, "</tr>\n");
 }
 
+static void backlog_chart(struct strbuf *sb, const struct results *r);
+
 /* Open loop (arrival = rate): the device's service time and the response
  * time of the same page reads, per scope; no section in a closed-loop run,
  * where response is service. */
@@ -815,9 +817,53 @@ static void run_response(struct strbuf *sb, const struct results *r)
 		    "completion (the device). Response time: its transaction's intended start to "
 		    "its completion, every page read of the transaction, the wait for a free "
 		    "stream included (open loop without coordinated omission). The latency "
-		    "thresholds judged the %s time ([thresholds] latency_basis).</p>\n"
-		    "</section>\n",
+		    "thresholds judged the %s time ([thresholds] latency_basis).</p>\n",
 		    results_response_judged(r) ? "response" : "service");
+	backlog_chart(sb, r);
+	strbuf_addstr(sb, "</section>\n");
+}
+
+/* Open loop: the tool's own queue over time (peak and mean per interval,
+ * left) and the streams at work (right), in the response section. */
+static void backlog_chart(struct strbuf *sb, const struct results *r)
+{
+	struct html_series s[3];
+	struct html_chart ch;
+	struct results_backlog b;
+
+	results_backlog_summary(r, &b);
+	if (!b.recorded)
+		return;
+	strbuf_addf(sb,
+		    "<p class=\"note\">The tool's own queue (transactions arrived and not begun "
+		    "for want of a stream): peak %llu, mean %.1f, %.0f s of %.0f s; streams %u "
+		    "&rarr; %u (bound %u, [workload] max_streams).</p>\n",
+		    (unsigned long long)b.peak, b.mean, b.seconds, b.measured_s, b.streams_start,
+		    b.streams_max, b.bound);
+	s[0] = (struct html_series){.r = r,
+				    .src = HTML_SRC_BACKLOG_PEAK,
+				    .label = "backlog peak (left)",
+				    .color = class_colors[IO_DB_READ]};
+	s[1] = (struct html_series){.r = r,
+				    .src = HTML_SRC_BACKLOG_MEAN,
+				    .label = "backlog mean (left)",
+				    .color = class_colors[IO_DB_READ],
+				    .dashed = true};
+	s[2] = (struct html_series){.r = r,
+				    .src = HTML_SRC_STREAMS,
+				    .label = "streams at work (right)",
+				    .color = class_colors[IO_DB_WRITE],
+				    .right = true};
+	ch = (struct html_chart){.id = "chart-backlog",
+				 .title = "The tool's own queue and its streams over time",
+				 .x_label = "time (s)",
+				 .y_label = "transactions waiting",
+				 .series = s,
+				 .nr_series = 3,
+				 .warmup_s = isfinite(r->warmup_s) ? r->warmup_s : 0,
+				 .y2_label = "streams",
+				 .svg_class = "backlog"};
+	html_chart_line(sb, &ch);
 }
 
 static void run_total_io(struct strbuf *sb, const struct results *r)

@@ -392,6 +392,42 @@ static void json_host(struct json *j, const struct results *r)
 
 /* A recovery test's replay figures as the run recorded them (its "recovery"
  * events: each database's, then the run's); other test types have no key. */
+/* Open loop: the tool's own queue (transactions arrived, not begun for
+ * want of a stream) over the measured time, the streams it grew, and per
+ * interval (warm-up's too); zeros where none waited; no key for a
+ * closed-loop run nor a run stored before schema 12. */
+static void json_backlog(struct json *j, const struct results *r)
+{
+	struct results_backlog b;
+
+	results_backlog_summary(r, &b);
+	if (!b.recorded)
+		return;
+	json_begin_object(j, "backlog");
+	json_u64(j, "peak", b.peak);
+	json_fixed(j, "mean", b.mean, 3);
+	json_fixed(j, "seconds", b.seconds, 3);
+	json_fixed(j, "measured_s", b.measured_s, 3);
+	json_u64(j, "streams_start", b.streams_start);
+	json_u64(j, "streams_max", b.streams_max);
+	json_u64(j, "streams_bound", b.bound);
+	json_begin_array(j, "intervals");
+	for (size_t i = 0; i < r->nr_backlog_samples; i++) {
+		const struct results_backlog_sample *s = &r->backlog_samples[i];
+
+		json_begin_object_flat(j, NULL);
+		json_fixed(j, "t_s", (double)s->t_ms / 1000.0, 3);
+		json_bool(j, "warmup", s->warmup);
+		json_u64(j, "peak", s->peak);
+		json_fixed(j, "mean", s->mean, 3);
+		json_fixed(j, "busy_s", (double)s->busy_ms / 1000.0, 3);
+		json_u64(j, "streams", s->streams);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
 static void json_recovery(struct json *j, const struct results *r)
 {
 	if (!r->test_type || strcmp(r->test_type, "recovery"))
@@ -498,6 +534,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_events(&j, r);
 	json_warmup(&j, r);
 	json_autotune(&j, r);
+	json_backlog(&j, r);
 	json_recovery(&j, r);
 	report_series_json(&j, r); /* a run of a series only */
 	report_json_params(&j, r);

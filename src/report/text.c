@@ -798,6 +798,31 @@ static void text_response(struct strbuf *sb, const struct results *r)
 }
 
 /*
+ * Open loop: when transactions ever waited for a stream (the tool's own
+ * queue), one line says how many and for how long, and that the response
+ * time holds that wait; a second how the streams grew toward their bound.
+ * Nothing when none waited, nor for a closed-loop run.
+ */
+static void text_backlog(struct strbuf *sb, const struct results *r)
+{
+	struct results_backlog b;
+
+	results_backlog_summary(r, &b);
+	if (!b.recorded || !b.peak)
+		return;
+	strbuf_addf(sb,
+		    "\nthe tool's own queue held up to %llu transactions (mean %.1f, %.0f s of "
+		    "%.0f s): response time includes that wait\n",
+		    (unsigned long long)b.peak, b.mean, b.seconds, b.measured_s);
+	if (b.streams_max > b.streams_start)
+		strbuf_addf(sb, "  open loop: streams grew %u -> %u (bound %u)\n", b.streams_start,
+			    b.streams_max, b.bound);
+	else
+		strbuf_addf(sb, "  open loop: streams stayed at %u (bound %u)\n", b.streams_start,
+			    b.bound);
+}
+
+/*
  * Why: one sentence (why.c) for the run, each failed volume and each failed
  * database, wrapped within 120 columns. A run that errored or was aborted
  * gets its sentence too: it has no failed verdict to say so.
@@ -860,6 +885,7 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	text_why(sb, r);
 	text_errors(sb, r);
 	text_response(sb, r);
+	text_backlog(sb, r);
 	text_kernel(sb, r);
 	strbuf_addch(sb, '\n');
 	text_table(sb, r, color);

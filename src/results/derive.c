@@ -273,6 +273,53 @@ double results_verdict_margin_pct(const struct verdict *v)
 	return isfinite(pct) ? pct : NAN;
 }
 
+/* [workload] max_streams as the run had it: its value, else 4 x streams. */
+static unsigned backlog_bound(const struct results *r)
+{
+	for (size_t i = 0; i < r->nr_params; i++) {
+		const struct results_param *p = &r->params[i];
+
+		if (!strcmp(p->section, "workload") && !strcmp(p->key, "max_streams") && p->value)
+			return (unsigned)strtoul(p->value, NULL, 10);
+	}
+	return r->streams ? 4 * r->streams : 0;
+}
+
+void results_backlog_summary(const struct results *r, struct results_backlog *b)
+{
+	uint64_t prev = 0, span = 0;
+	double area = 0, busy = 0;
+
+	*b = (struct results_backlog){0};
+	for (size_t i = 0; i < r->nr_backlog_samples; i++) {
+		const struct results_backlog_sample *s = &r->backlog_samples[i];
+		uint64_t len = s->t_ms > prev ? s->t_ms - prev : 0;
+
+		prev = s->t_ms;
+		if (s->warmup)
+			continue;
+		if (!b->recorded)
+			b->streams_start = s->streams;
+		b->recorded = true;
+		span += len;
+		area += s->mean * (double)len;
+		busy += (double)(s->busy_ms < len ? s->busy_ms : len);
+		if (s->peak > b->peak)
+			b->peak = s->peak;
+		if (s->streams > b->streams_max)
+			b->streams_max = s->streams;
+		b->streams_end = s->streams;
+	}
+	if (!b->recorded)
+		return;
+	b->measured_s = (double)span / 1e3;
+	b->mean = span ? area / (double)span : 0;
+	b->seconds = busy / 1e3;
+	b->bound = backlog_bound(r);
+	if (b->streams_start > r->streams && r->streams)
+		b->streams_start = r->streams; /* the first interval grew already */
+}
+
 bool results_response_judged(const struct results *r)
 {
 	for (size_t i = 0; i < r->nr_params; i++) {

@@ -135,6 +135,7 @@ void results_release(struct results *r)
 	free(r->verdicts);
 	free(r->samples);
 	free(r->txn_samples);
+	free(r->backlog_samples);
 	for (i = 0; r->env && i < r->nr_env; i++) {
 		free(r->env[i].key);
 		free(r->env[i].value);

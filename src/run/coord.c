@@ -138,6 +138,26 @@ static void add_row(struct run *r, size_t *n, uint64_t t_ms, bool warm, enum sco
 	row->p50_ns = hist_percentile(&cs->lat, 50);
 	row->p99_ns = hist_percentile(&cs->lat, 99);
 	row->has_txn = false;
+	row->has_backlog = false;
+}
+
+/* Open loop: the tool's own queue in the interval, on the run's first row
+ * (backlog_sample): its peak, time-weighted mean, time with a backlog and
+ * the streams at work at its end. */
+static void add_backlog(struct run *r, size_t first, size_t nrows, unsigned k)
+{
+	const struct wl_backlog_iv *b = &r->coord.backlog_iv;
+	uint64_t len = grid_end(&r->grid, k) - grid_start(&r->grid, k);
+	struct store_sample *row;
+
+	if (!open_loop(r) || first >= nrows)
+		return;
+	row = &r->coord.rows[first];
+	row->has_backlog = true;
+	row->backlog_peak = b->peak;
+	row->backlog_mean = len ? (double)b->area / (double)len : 0;
+	row->backlog_busy_ms = b->busy_ns / NSEC_PER_MSEC;
+	row->streams = b->streams;
 }
 
 /* The scope's transactions in the interval, on the first of its rows from
@@ -541,12 +561,18 @@ static uint64_t coord_merge(struct run *r, unsigned k, bool warm, uint64_t ev_ms
 	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
 		stats_class_reset(&c->iv_run[cl]);
 	memset(c->txn_iv, 0, (1 + nv) * sizeof(*c->txn_iv));
+	c->backlog_iv = (struct wl_backlog_iv){0};
 	for (unsigned wi = 0; wi < r->nworkers; wi++) {
 		struct worker *w = &r->workers[wi];
 		struct snap *sn = &w->snaps[k % RUN_SLOTS];
 
 		for (unsigned i = 0; i < w->ndb; i++)
 			coord_merge_db(r, w, sn, i, warm);
+		c->backlog_iv.peak += sn->backlog.peak;
+		c->backlog_iv.area += sn->backlog.area;
+		c->backlog_iv.streams += sn->backlog.streams;
+		if (sn->backlog.busy_ns > c->backlog_iv.busy_ns)
+			c->backlog_iv.busy_ns = sn->backlog.busy_ns;
 		hung += sn->hung;
 		if (sn->hung) {
 			r->ctl.hung_seen = true;
@@ -591,6 +617,7 @@ static size_t coord_rows(struct run *r, unsigned k, unsigned last, uint64_t t_ms
 	for (unsigned cl = 0; cl < IO_CLASS_COUNT; cl++)
 		add_row(r, &nrows, t_ms, warm, SCOPE_RUN, "run", cl, &c->iv_run[cl]);
 	add_txn(r, first, nrows, &c->txn_iv[0]);
+	add_backlog(r, first, nrows, k);
 	if (!warm)
 		run_samples_interval(r, k == last);
 	c->win_len++;

@@ -96,6 +96,8 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	if (backup)
 		streams = 0;
 	workers = plan_worker_count(p, pl, (unsigned)streams, cpus);
+	/* open loop: the stream slots of the bound its streams may grow to */
+	streams = profile_stream_bound(p, (unsigned)streams);
 
 	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
 	m->databases = ndb * per_db +

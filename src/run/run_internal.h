@@ -149,6 +149,9 @@ struct snap {
 	 * arena of their own */
 	struct class_stats32 *resp;
 	struct stats_arena resp_arena;
+	/* open loop only: the tool's own queue over the interval (its peak,
+	 * backlog x ns, ns with a backlog) and the streams at work at its end */
+	struct wl_backlog_iv backlog;
 	uint64_t hung; /* I/Os found pending past io_timeout in this interval */
 	/* this interval's error messages: grown on the error path (never on
 	 * the I/O path), up to the run's RUN_EVENTS_MAX over every worker */
@@ -298,11 +301,14 @@ struct run_coord {
 	/* open loop only (NULL closed loop): measured response times of each
 	 * database's page reads, ndb (snap.resp merged) */
 	struct class_stats *resp_db;
-	uint64_t *integ_db;	     /* integrity errors per database */
-	uint64_t *stream_db;	     /* measured stream time per database (streams x ns) */
-	struct txn_count *txn_db;    /* measured transactions per database */
-	struct txn_count *txn_win;   /* per database, the current sample window */
-	struct txn_count *txn_iv;    /* this interval: the run's, then each volume's */
+	uint64_t *integ_db;	   /* integrity errors per database */
+	uint64_t *stream_db;	   /* measured stream time per database (streams x ns) */
+	struct txn_count *txn_db;  /* measured transactions per database */
+	struct txn_count *txn_win; /* per database, the current sample window */
+	struct txn_count *txn_iv;  /* this interval: the run's, then each volume's */
+	/* open loop, this interval: every worker's backlog (peaks, areas and
+	 * streams summed; the longest time with a backlog) */
+	struct wl_backlog_iv backlog_iv;
 	struct class_stats *win_db;  /* the current database sample window */
 	struct class_stats *win_vol; /* the same window per volume, for its histograms */
 	unsigned win_len;

@@ -396,16 +396,18 @@ static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
 	return engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
 }
 
+/* nstreams streams to start with, stream slots for bound (open loop grows
+ * its streams up to it while arrivals wait; else bound is nstreams). */
 static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, const uint64_t *lo,
-			const uint64_t *cnt, unsigned ndb, unsigned nstreams, double last_duty,
-			struct strbuf *err)
+			const uint64_t *cnt, unsigned ndb, unsigned nstreams, unsigned bound,
+			double last_duty, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
 	int ret;
 
 	w->run = r;
 	w->ndb = ndb;
-	if (worker_alloc(r, w, ndb, nstreams))
+	if (worker_alloc(r, w, ndb, bound))
 		goto out_nomem;
 	for (unsigned i = 0; i < ndb; i++) {
 		struct wl_db *d = &w->dbs[i];
@@ -420,15 +422,16 @@ static int worker_setup(struct run *r, struct worker *w, const unsigned *dbs, co
 	}
 	w->stream_prev = calloc(ndb, sizeof(*w->stream_prev));
 	if (!w->stream_prev ||
-	    wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, nstreams, w->slots, w->nslots,
-			w->wl.idle) ||
-	    wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
+	    wl_ctx_init(&w->wl, p, w->index, w->dbs, ndb, bound, w->slots, w->nslots, w->wl.idle))
+		goto out_nomem;
+	w->wl.nstreams = nstreams;
+	if (wl_slots_place(&w->wl, last_duty, engine_clock_now(&r->clock)))
 		goto out_nomem;
 	w->wl.run_id = r->store.run_id; /* 0 until the run is stored: set again then */
 	w->wl.full = !(r->ops->flags & ENGINE_F_NO_FILES);
 	w->wl.stamped = r->ops->stamp_ready ? worker_stamped : NULL;
 	w->wl.stamped_arg = w;
-	if (worker_buffers(w, p, nstreams))
+	if (worker_buffers(w, p, bound))
 		goto out_nomem;
 	if (!(r->ops->flags & ENGINE_F_NO_FILES)) {
 		uint64_t pages = 0;
@@ -448,6 +451,24 @@ out_nomem:
 	return -ENOMEM;
 }
 
+/* Open loop: worker wi's share of the streams the run may grow by (bound
+ * over streams), by its share of the streams; the remainder the first
+ * worker's. */
+static unsigned worker_extra(const struct plan_workers *lw, unsigned wi, unsigned streams,
+			     unsigned bound)
+{
+	uint64_t extra = bound > streams ? bound - streams : 0, mine, given = 0;
+
+	if (!extra || !streams)
+		return 0;
+	mine = extra * lw->nstreams[wi] / streams;
+	if (wi)
+		return (unsigned)mine;
+	for (unsigned i = 0; i < lw->nworkers; i++)
+		given += extra * lw->nstreams[i] / streams;
+	return (unsigned)(mine + (extra > given ? extra - given : 0));
+}
+
 /*
  * Workers and what each drives, by the one worker-layout rule that plan and
  * check use too (plan_workers_layout, plan/workers.c), for the streams in use
@@ -456,7 +477,7 @@ out_nomem:
 int run_setup_workers(struct run *r, struct strbuf *err)
 {
 	const struct profile *p = r->prof;
-	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams;
+	unsigned ndb = (unsigned)r->plan.nr_dbs, nw, streams, bound;
 	unsigned *dbs = NULL;
 	uint64_t *lo = NULL, *cnt = NULL;
 	bool nm_built = false, *drv = NULL;
@@ -473,6 +494,7 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 		r->clock.virtual_ns = 0;
 	/* warm-up, replay and stream-count rules: profile validation's */
 	streams = backup_test(r) ? 0 : r->streams ? r->streams : plan_streams(p, &r->plan);
+	bound = r->tune.tuner ? streams : profile_stream_bound(p, streams);
 	ret = plan_workers_layout(p, &r->plan, streams, plan_online_cpus(), &lw);
 	if (ret)
 		goto out;
@@ -524,6 +546,8 @@ int run_setup_workers(struct run *r, struct strbuf *err)
 			ret = env_numa_setup_enter(&w->numa, &sv, err);
 			if (!ret)
 				ret = worker_setup(r, w, dbs, lo, cnt, n, lw.nstreams[wi],
+						   lw.nstreams[wi] +
+							   worker_extra(&lw, wi, streams, bound),
 						   lw.duty[wi], err);
 			env_numa_setup_leave(&sv);
 		}

@@ -26,6 +26,7 @@ void worker_snap_reset(struct snap *s, unsigned ndb)
 	memset(s->txn, 0, ndb * sizeof(*s->txn));
 	if (s->resp)
 		stats_class32_reset_all(s->resp, ndb, &s->resp_arena);
+	s->backlog = (struct wl_backlog_iv){0};
 	s->hung = 0;
 	s->nmsgs = 0;
 	s->dropped_msgs = 0;
@@ -58,6 +59,12 @@ static void worker_publish(struct worker *w)
 	unsigned k = w->cur;
 
 	worker_stream_time(w, k);
+	if (open_loop(w->run)) {
+		/* the tool's own queue, counted up to the interval's end (or now) */
+		uint64_t t = grid_end(&w->run->grid, k), now = engine_clock_now(&w->run->clock);
+
+		wl_backlog_take(&w->wl, now < t ? now : t, &w->snaps[k % RUN_SLOTS].backlog);
+	}
 
 	if (w->jcopy && (k + 1) % RUN_JOURNAL_EVERY == 0) {
 		/* for the coordinator's periodic journal: every page's generation

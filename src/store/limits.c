@@ -183,6 +183,12 @@ static const struct store_limit limits[] = {
 	{"response", "p50_ms", L_TIME_MS_REAL(false)},
 	{"response", "p99_ms", L_TIME_MS_REAL(false)},
 	{"response", "max_ms", L_TIME_MS_REAL(false)},
+	{"backlog_sample", "t_ms", L_TIME_MS(false)},
+	{"backlog_sample", "warmup", L_FLAG},
+	{"backlog_sample", "peak", L_COUNT(false)},
+	{"backlog_sample", "mean", L_RATE(false)},
+	{"backlog_sample", "busy_ms", L_TIME_MS(false)},
+	{"backlog_sample", "streams", L_COUNT(false)},
 };
 
 static const struct store_limit *limit_find(const char *table, const char *column)

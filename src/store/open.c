@@ -207,6 +207,7 @@ void store_close(struct store *s)
 		return;
 	sqlite3_finalize(s->ins_sample);
 	sqlite3_finalize(s->ins_txn_sample);
+	sqlite3_finalize(s->ins_backlog_sample);
 	sqlite3_finalize(s->ins_event);
 	sqlite3_finalize(s->ins_env);
 	sqlite3_finalize(s->ins_host);

@@ -723,6 +723,20 @@ static int txn_sample_row_read(sqlite3_stmt *st, void *row, void *base)
 	return 0;
 }
 
+static int backlog_row_read(sqlite3_stmt *st, void *row, void *base)
+{
+	struct results_backlog_sample *o = row;
+
+	(void)base;
+	o->t_ms = column_u64(st, 0);
+	o->warmup = sqlite3_column_int(st, 1) != 0;
+	o->peak = column_u64(st, 2);
+	o->mean = sqlite3_column_double(st, 3);
+	o->busy_ms = column_u64(st, 4);
+	o->streams = (unsigned)column_u64(st, 5);
+	return 0;
+}
+
 static int env_row_read(sqlite3_stmt *st, void *row, void *base)
 {
 	struct results_env *n = row;
@@ -1030,6 +1044,12 @@ static const struct rows_spec results_rows[] = {
 	 "SELECT t_ms, scope, name, txns, log_commits FROM txn_sample WHERE run_id = ?"
 	 " ORDER BY t_ms, rowid",
 	 RESULTS_ARRAY(txn_samples, nr_txn_samples), txn_sample_row_read, NULL, "txn_sample"},
+	/* open loop's own queue per interval (schema 12; none closed loop) */
+	{"load backlog samples", NULL, "SELECT count(*) FROM backlog_sample WHERE run_id = ?",
+	 "SELECT t_ms, warmup, peak, mean, busy_ms, streams FROM backlog_sample WHERE run_id = ?"
+	 " ORDER BY t_ms, rowid",
+	 RESULTS_ARRAY(backlog_samples, nr_backlog_samples), backlog_row_read, NULL,
+	 "backlog_sample"},
 	{"load env facts", NULL, NULL, "SELECT key, value FROM env WHERE run_id = ? ORDER BY key",
 	 RESULTS_ARRAY(env, nr_env), env_row_read, NULL, "env"},
 	/* the effective parameters (schema 6; a migrated older file has the

@@ -409,6 +409,23 @@ static const char *const store_migrations[] = {
 	" max_ms REAL NOT NULL,"
 	" UNIQUE (run_id, scope, name, class)"
 	");",
+	/* 11 -> 12: open loop's own queue (arrival = rate,
+	 * docs/results-schema.md): per interval, the transactions that had
+	 * arrived and not begun for want of a stream, summed over the workers
+	 * (peak: the most at once; mean: time-weighted; busy_ms: the time any
+	 * waited) and the streams at work at the interval's end (they grow up
+	 * to [workload] max_streams). Rows only for an open-loop run; a
+	 * closed-loop run and older runs have none (no backlog recorded). */
+	"CREATE TABLE backlog_sample ("
+	" run_id INTEGER NOT NULL REFERENCES run (id) ON DELETE CASCADE,"
+	" t_ms INTEGER NOT NULL,"
+	" warmup INTEGER NOT NULL,"
+	" peak INTEGER NOT NULL,"
+	" mean REAL NOT NULL,"
+	" busy_ms INTEGER NOT NULL,"
+	" streams INTEGER NOT NULL"
+	");"
+	"CREATE INDEX backlog_sample_run ON backlog_sample (run_id, t_ms);",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

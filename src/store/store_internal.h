@@ -26,6 +26,7 @@ struct store {
 	bool readonly; /* opened mode=ro: nothing may be written */
 	sqlite3_stmt *ins_sample;
 	sqlite3_stmt *ins_txn_sample;
+	sqlite3_stmt *ins_backlog_sample;
 	sqlite3_stmt *ins_event;
 	sqlite3_stmt *ins_env;
 	sqlite3_stmt *ins_host;

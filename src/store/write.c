@@ -30,6 +30,9 @@ static const char store_sql_ins_sample[] =
 static const char store_sql_ins_txn_sample[] =
 	"INSERT INTO txn_sample (run_id, t_ms, warmup, scope, name, txns, log_commits)"
 	" VALUES (?, ?, ?, ?, ?, ?, ?)";
+static const char store_sql_ins_backlog_sample[] =
+	"INSERT INTO backlog_sample (run_id, t_ms, warmup, peak, mean, busy_ms, streams)"
+	" VALUES (?, ?, ?, ?, ?, ?, ?)";
 static const char store_sql_ins_host[] =
 	"INSERT INTO host_sample (run_id, t_ms, warmup, device, span_ms, cpu_user_pct,"
 	" cpu_system_pct, cpu_iowait_pct, mem_available, reads, writes, read_sectors,"
@@ -51,6 +54,10 @@ int store_prepare_cached(struct store *s, struct strbuf *err)
 	if (ret)
 		return ret;
 	ret = store_prepare(s, store_sql_ins_txn_sample, &s->ins_txn_sample,
+			    SQLITE_PREPARE_PERSISTENT, err);
+	if (ret)
+		return ret;
+	ret = store_prepare(s, store_sql_ins_backlog_sample, &s->ins_backlog_sample,
 			    SQLITE_PREPARE_PERSISTENT, err);
 	if (ret)
 		return ret;
@@ -305,6 +312,22 @@ static void store_samples_select(const struct store_sample *rows, size_t nr_rows
 	}
 }
 
+/* Open loop: the interval's backlog row (backlog_sample, schema 12). */
+static int store_backlog_row(struct store *s, int64_t run_id, const struct store_sample *row)
+{
+	struct binder b;
+
+	binder_start(&b, s->ins_backlog_sample);
+	bind_i64(&b, run_id);
+	bind_u64(&b, row->t_ms);
+	bind_i64(&b, row->warmup);
+	bind_u64(&b, row->backlog_peak);
+	bind_dbl(&b, row->backlog_mean);
+	bind_u64(&b, row->backlog_busy_ms);
+	bind_u64(&b, row->streams);
+	return binder_run(&b);
+}
+
 int store_interval_write(struct store *s, int64_t run_id, const struct store_sample *rows,
 			 size_t nr_rows, struct strbuf *err)
 {
@@ -343,6 +366,13 @@ int store_interval_write(struct store *s, int64_t run_id, const struct store_sam
 			bind_u64(&b, row->txns);
 			bind_u64(&b, row->log_commits);
 			rc = binder_run(&b);
+			if (rc != SQLITE_OK) {
+				ret = store_fail(s, err, rc, "write interval");
+				goto out_rollback;
+			}
+		}
+		if (row->has_backlog) {
+			rc = store_backlog_row(s, run_id, row);
 			if (rc != SQLITE_OK) {
 				ret = store_fail(s, err, rc, "write interval");
 				goto out_rollback;

@@ -183,9 +183,13 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 	c->nslots = nslots;
 	c->idle = idle;
 	c->nidle = 0;
-	c->nstreams = nstreams;
+	c->nstreams = c->max_streams = nstreams;
 	c->rr = 0;
 	c->rng = p->seed * RNG_GOLDEN + worker_index + 1;
+	/* open loop's arrival times: an RNG of their own, drawn the same
+	 * twice (txn.c: where transactions begin, and the backlog's frontier) */
+	c->arr_rng = c->bl.rng =
+		(p->seed + 1) * RNG_GOLDEN ^ (worker_index + 1) * 0x2545f4914f6cdd1dULL;
 	c->next_due = UINT64_MAX;
 	acc += p->insert_pct;
 	c->mix[0] = acc / tot;
@@ -301,7 +305,7 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 
 	c->t0 = now;
 	c->now = now;
-	for (unsigned k = 0; k < c->nstreams; k++, si++) {
+	for (unsigned k = 0; k < c->max_streams; k++, si++) {
 		struct wl_slot *s = &c->slots[si];
 
 		s->kind = WL_SLOT_STREAM;
@@ -311,7 +315,9 @@ int wl_slots_place(struct wl_ctx *c, double last_duty, uint64_t now)
 		s->duty = k + 1 == c->nstreams && last_duty > 0 && last_duty < 1 ? last_duty : 1;
 		if (txn && !(s->touched = calloc(WL_TXN_MAX_PAGES, sizeof(*s->touched))))
 			return -ENOMEM;
-		c->idle[c->nidle++] = si;
+		/* open loop's streams past nstreams wait for a backlog */
+		if (k < c->nstreams)
+			c->idle[c->nidle++] = si;
 	}
 	for (unsigned i = 0; i < c->ndb && slots_per_db(p); i++)
 		place_db_slots(c, i, &si, now);

@@ -2,8 +2,9 @@
  * turn.c - the order the generators run in, for every caller (the run's
  * workers, the unit tests' harness): one turn (each database's recovery
  * step, log writer, flusher, replication and scan, then the idle streams,
- * then the cache model's second pass of the log writers) and one completion
- * (a slot's pages released, a write's generations learnt, the pages a read
+ * open loop's new streams while arrivals wait, then the cache model's
+ * second pass of the log writers) and one completion (a slot's pages
+ * released, a write's generations learnt, the pages a read
  * returned handed to the caller's checks, then the generator that issued it
  * told). The caller queues, accounts and checks; nothing here does I/O.
  */
@@ -46,6 +47,25 @@ void wl_turn(struct wl_ctx *c, uint64_t now, wl_queue_fn queue, void *arg)
 		if (next == WL_STREAM_IO && !turn_queue(s, now, queue, arg))
 			return;
 	}
+	/* open loop: an arrival still waits, every stream at work: one more
+	 * stream (its slot placed already), up to the bound */
+	while (c->nstreams < c->max_streams && c->next_arrival <= now) {
+		unsigned si = c->nstreams++; /* the stream slots come first */
+		int next;
+
+		s = &c->slots[si];
+		if ((next = wl_stream_prepare(c, s, now)) == WL_STREAM_NONE) {
+			c->idle[c->nidle++] = si;
+			break;
+		}
+		if (next == WL_STREAM_IO && !turn_queue(s, now, queue, arg))
+			return;
+	}
+	/* with every stream at work, the next arrival is due a turn of its own
+	 * while the streams may still grow: it starts one at once, not at the
+	 * next completion */
+	if (c->nstreams < c->max_streams && !c->nidle && c->next_arrival < c->next_due)
+		c->next_due = c->next_arrival;
 	/* transactions finished from the cache model just now committed with
 	 * no I/O of their own, after the log's turn above: their log write
 	 * goes in this turn too, not at whatever completes next (up to the

@@ -6,8 +6,10 @@
  *
  * Each stream runs closed loop: one page I/O at a time, a random page with
  * no I/O in flight, at most one I/O in flight per page. Every random draw is
- * from ctx->rng, in this order per transaction: the type, (open loop) the
- * next arrival's gap, the page count, each page; then the lazy-commit draw.
+ * from ctx->rng, in this order per transaction: the type, the page count,
+ * each page; then the lazy-commit draw. Open loop's arrival gaps come from
+ * ctx->arr_rng, and the same sequence again from the backlog's copy of it,
+ * which counts the arrivals ahead of the streams (the tool's own queue).
  */
 #include <limits.h>
 #include <math.h>
@@ -159,6 +161,50 @@ static bool stream_commit(struct wl_ctx *c, struct wl_slot *s)
 	return true;
 }
 
+/* The gap to the next arrival from an arrival RNG: Poisson arrivals,
+ * exponential gaps (at least 1 ns). */
+static inline uint64_t arrival_gap(const struct wl_ctx *c, uint64_t *rng)
+{
+	return (uint64_t)(-log(1.0 - rng_unit(rng)) * c->arrival_gap_ns) + 1;
+}
+
+/* The backlog held from b->at to t, integrated; the peak is the most held
+ * for any time (an arrival begun at its own instant never waited). */
+static inline void backlog_hold(struct wl_backlog *b, uint64_t t)
+{
+	uint64_t n = b->arrived > b->begun ? b->arrived - b->begun : 0;
+
+	if (t <= b->at)
+		return;
+	b->area += n * (t - b->at);
+	if (n)
+		b->busy_ns += t - b->at;
+	if (n > b->peak)
+		b->peak = n;
+	b->at = t;
+}
+
+void wl_backlog_advance(struct wl_ctx *c, uint64_t t)
+{
+	struct wl_backlog *b = &c->bl;
+
+	while (b->frontier <= t) {
+		backlog_hold(b, b->frontier);
+		b->arrived++;
+		b->frontier += arrival_gap(c, &b->rng);
+	}
+	backlog_hold(b, t);
+}
+
+void wl_backlog_take(struct wl_ctx *c, uint64_t t, struct wl_backlog_iv *iv)
+{
+	struct wl_backlog *b = &c->bl;
+
+	wl_backlog_advance(c, t);
+	*iv = (struct wl_backlog_iv){b->peak, b->area, b->busy_ns, c->nstreams};
+	b->area = b->busy_ns = b->peak = 0;
+}
+
 /* Starts a stream's next transaction on database db; false when open loop
  * has none due. */
 static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint64_t now)
@@ -174,9 +220,10 @@ static bool stream_begin(struct wl_ctx *c, struct wl_slot *s, unsigned db, uint6
 			return false;
 		}
 		s->t_start = c->next_arrival;
-		/* Poisson arrivals: exponential gaps */
-		c->next_arrival +=
-			(uint64_t)(-log(1.0 - rng_unit(&c->rng)) * c->arrival_gap_ns) + 1;
+		c->next_arrival += arrival_gap(c, &c->arr_rng);
+		/* it leaves the tool's own queue (counted up to now first) */
+		wl_backlog_advance(c, now);
+		c->bl.begun++;
 	}
 	wl_pool_begin(c, s, db, now);
 	s->wait = WL_WAIT_NONE;
@@ -378,4 +425,7 @@ void wl_arrivals_init(struct wl_ctx *c, double rate, uint64_t now)
 {
 	c->arrival_gap_ns = rate > 0 ? 1e9 / rate : 1e18;
 	c->next_arrival = now;
+	c->bl.frontier = c->bl.at = now;
+	c->bl.arrived = c->bl.begun = 0;
+	c->bl.area = c->bl.busy_ns = c->bl.peak = 0;
 }

@@ -12,6 +12,14 @@
 #   the service time met;
 # - the run passes on service time (exit 0); the same profile with
 #   [thresholds] latency_basis = response fails (exit 1) on db_read_avg_ms;
+# - the tool's own queue (transactions arrived and not begun for want of a
+#   stream) is reported: the streams grew from 4 to their bound
+#   ([workload] max_streams = 5, still too few), the backlog's peak, mean
+#   and seconds are in JSON (backlog, per interval too) and in one text
+#   line; stored per interval (table backlog_sample, schema 12);
+# - with enough streams (a tenth of the rate, the default bound) the backlog is zero: zeros in
+#   JSON, no line; a schema-11 file (no backlog_sample) reads as no backlog;
+# - max_streams needs arrival = rate and at least the streams;
 # - a closed-loop run stores no response times (response is service), nor
 #   does a fixed-model run, which ignores arrival.
 source "$(dirname "$0")/lib.sh"
@@ -26,6 +34,7 @@ database_size = 256MiB
 [workload]
 arrival = rate
 rate = 2000
+max_streams = 5
 [engine]
 name = sim
 streams = 4
@@ -53,8 +62,15 @@ for scope in [d["summary"]] + d["volumes"] + d["databases"]:
     assert rs["p50_ms"] <= rs["p99_ms"] <= rs["max_ms"], rs
     assert rs["ios"] == rd["ios"], (rs, rd)       # every page read, not only the first
     assert "response" not in scope["classes"]["log_write"], scope
-print("service %.3f ms, response %.3f ms" % (d["summary"]["classes"]["db_read"]["avg_ms"],
-                                              d["summary"]["classes"]["db_read"]["response"]["avg_ms"]))
+b = d["backlog"]                                  # the tool's own queue
+assert b["peak"] > 100 and b["mean"] > 10, b
+assert 25 < b["seconds"] <= b["measured_s"] == 30, b
+assert b["streams_start"] == 4 and b["streams_max"] == b["streams_bound"] == 5, b
+assert len(b["intervals"]) == 30 and all(i["streams"] == 5 for i in b["intervals"][1:]), b
+assert max(i["peak"] for i in b["intervals"]) == b["peak"], b
+print("service %.3f ms, response %.3f ms, backlog peak %d mean %.1f" % (
+    d["summary"]["classes"]["db_read"]["avg_ms"],
+    d["summary"]["classes"]["db_read"]["response"]["avg_ms"], b["peak"], b["mean"]))
 PY
 python3 - open.json "$DP_SOURCE_DIR/docs/schema/report.schema.json" <<'PY' || fail "json: not valid against the report schema"
 import json, sys
@@ -88,9 +104,43 @@ expect_exit 0 "$DISKPROOF" report 1 --results r.db
 grep -Eq "^db_read response time \(incl\. the tool's own queue\): avg [0-9]{4,}\.[0-9]{3} ms > 20 ms, which the service time met \(2\.[0-9]{3} ms\)$" \
 	"$WORK/out" || fail "text: the response line: $(grep response "$WORK/out")"
 grep "response" "$WORK/out" | awk 'length > 120 { exit 1 }' || fail "text: a response line over 120 columns"
+grep -Eq "^the tool's own queue held up to [0-9]{3,} transactions \(mean [0-9]+\.[0-9], (2[6-9]|30) s of 30 s\): response time includes that wait$" \
+	"$WORK/out" || fail "text: the backlog line: $(grep -A1 "own queue" "$WORK/out")"
+grep -q '^  open loop: streams grew 4 -> 5 (bound 5)$' "$WORK/out" || fail "text: the streams' growth"
+[ "$(sqlite3 r.db "select count(*) from backlog_sample where run_id = 1 and peak > 0")" -ge 25 ] ||
+	fail "backlog_sample rows"
 
 expect_exit 0 "$DISKPROOF" report 1 --results r.db --format html
 grep -q '<section id="response">' "$WORK/out" || fail "html: no response section"
+grep -q 'class="backlog" data-max' "$WORK/out" || fail "html: no backlog chart"
+grep -Eq "The tool's own queue .*peak [0-9]{3,}, .*streams 4 &rarr; 5 \(bound 5" "$WORK/out" ||
+	fail "html: the backlog's note"
+
+# enough streams for the rate (a tenth of it, the default bound 4 x 4): no
+# backlog, zeros in JSON, no line
+sed 's/^rate = .*/rate = 200/; /^max_streams = /d' open.ini >enough.ini
+expect_exit 0 "$DISKPROOF" run ./enough.ini --results e.db
+! grep -q "own queue held" "$WORK/out" || fail "enough streams: a backlog line"
+expect_exit 0 "$DISKPROOF" report 1 --results e.db --format json
+[ "$(json 'd["backlog"]["peak"], d["backlog"]["seconds"], d["backlog"]["mean"]')" = "(0, 0.0, 0.0)" ] ||
+	fail "enough streams: backlog $(json 'd["backlog"]')"
+[ "$(json 'd["backlog"]["streams_bound"]')" = 16 ] || fail "enough streams: the default bound"
+# a schema-11 file: no table backlog_sample; it opens (migrated) and reads as no backlog
+cp r.db old.db
+sqlite3 old.db "drop table backlog_sample; pragma user_version = 11"
+expect_exit 0 "$DISKPROOF" report 1 --results old.db --format json
+[ "$(json '"backlog" in d')" = False ] || fail "schema 11: a backlog key"
+expect_exit 0 "$DISKPROOF" report 1 --results old.db
+! grep -q "own queue held" "$WORK/out" || fail "schema 11: a backlog line"
+# max_streams bounds an open loop's streams, from the streams up
+sed 's/^max_streams = .*/max_streams = 3/' open.ini >few.ini
+expect_exit 2 "$DISKPROOF" plan ./few.ini
+grep -q '^./few.ini:[0-9]*: \[workload\] max_streams: .*fewer than the 4 streams' "$WORK/err" ||
+	fail "max_streams < streams: $(cat "$WORK/err")"
+sed '/^arrival = rate/d; /^rate = /d' open.ini >closed-max.ini
+expect_exit 2 "$DISKPROOF" plan ./closed-max.ini
+grep -q '^./closed-max.ini:[0-9]*: \[workload\] max_streams: .*needs arrival = rate' "$WORK/err" ||
+	fail "closed loop with max_streams: $(cat "$WORK/err")"
 
 # CSV: the response columns on each scope's whole-run db_read row, as the
 # JSON has them; empty on every other row
@@ -128,19 +178,21 @@ grep -Eq '^latency thresholds judged the response time \(latency_basis = respons
 	"$WORK/out" || fail "text: the basis line"
 ! grep -q "which the service time met" "$WORK/out" || fail "text: the service line on the response basis"
 # and a closed-loop profile cannot ask for it
-sed '/^arrival = rate/d; /^rate = /d' resp.ini >resp-closed.ini
+sed '/^arrival = rate/d; /^rate = /d; /^max_streams = /d' resp.ini >resp-closed.ini
 expect_exit 2 "$DISKPROOF" plan ./resp-closed.ini
 grep -q '^./resp-closed.ini:[0-9]*: \[thresholds\] latency_basis: .*needs arrival = rate' "$WORK/err" ||
 	fail "closed loop with latency_basis = response: $(cat "$WORK/err")"
 
 # a closed-loop run: no response rows, no key, no line, no section
-sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
+sed '/^arrival = rate/d; /^rate = /d; /^max_streams = /d' open.ini >closed.ini
 expect_exit 0 "$DISKPROOF" run ./closed.ini --results r.db --quiet --metrics-file closed.prom
 ! grep -q diskproof_io_response closed.prom || fail "closed loop: response gauges"
 grep -q '^diskproof_io_latency_max_seconds{' closed.prom || fail "closed loop: no metrics"
 [ "$(sqlite3 r.db "select count(*) from response where run_id = 3")" = 0 ] || fail "closed loop stored response rows"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format json
 [ "$(json '"response" in d["summary"]["classes"]["db_read"]')" = False ] || fail "closed loop: a response key"
+[ "$(json '"backlog" in d')" = False ] || fail "closed loop: a backlog key"
+[ "$(sqlite3 r.db "select count(*) from backlog_sample where run_id = 3")" = 0 ] || fail "closed loop stored backlog rows"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format html
 ! grep -q 'id="response"' "$WORK/out" || fail "closed loop: a response section"
 expect_exit 0 "$DISKPROOF" report 3 --results r.db --format csv

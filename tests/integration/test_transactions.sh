@@ -14,7 +14,8 @@ P="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
 sed 's/^\[sizing\]/[workload]\narrival = rate\nrate = 200\n\n[sizing]/' "$P" >rate.ini
 expect_exit 0 "$DISKPROOF" run ./rate.ini --duration 10s --warmup 5s --results r.db --quiet
 expect_exit 0 "$DISKPROOF" report 1 --results r.db
-grep -Eq '^transactions: [0-9]+ \((19[4-9]|20[0-6])\.[0-9]/s\); per transaction: [0-9.]+ db reads, [0-9.]+ db writes, [0-9.]+ log writes, [0-9.]+ KB log; [0-9.]+ commits per log write$' "$WORK/out" ||
+# 200/s over 10 s: a Poisson count of 2000, sd 45 (2.2 %): within 4 sd
+grep -Eq '^transactions: [0-9]+ \((18[2-9]|19[0-9]|20[0-9]|21[0-8])\.[0-9]/s\); per transaction: [0-9.]+ db reads, [0-9.]+ db writes, [0-9.]+ log writes, [0-9.]+ KB log; [0-9.]+ commits per log write$' "$WORK/out" ||
 	fail "text: transactions line: $(grep transactions "$WORK/out")"
 grep -Eq '^transactions per database: [0-9.]+( to [0-9.]+)?/s; [0-9.]+( to [0-9.]+)? commits per log write$' "$WORK/out" ||
 	fail "text: per-database transactions line"
@@ -25,7 +26,7 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 run = d["summary"]
 t = run["transactions"]
-assert abs(t["per_second"] - 200) < 6, t
+assert abs(t["per_second"] - 200) < 18, t  # within 4 sd of the Poisson count
 assert t["count"] == round(t["per_second"] * d["run"]["duration_s"]), (t, d["run"]["duration_s"])
 c = run["classes"]
 pt = t["per_transaction"]

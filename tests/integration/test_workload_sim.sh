@@ -83,7 +83,8 @@ expect_exit 0 "$DISKPROOF" report --format json --results "$WORK/r.db"
 [ "$(json "$C[\"bdm_read\"][\"ios\"]")" = 0 ] || fail "bdm = off still read"
 
 # open loop vs closed loop on a device that saturates at 2000 IOPS: 3000
-# transactions/s (~7000 I/Os/s) is far above it
+# transactions/s (~7000 I/Os/s) is far above it; the streams stay at 8
+# (max_streams = 8: more streams would only queue in the device)
 cat >open.ini <<'INI'
 [test]
 duration = 2m
@@ -92,6 +93,7 @@ database_size = 256MiB
 [workload]
 arrival = rate
 rate = 3000
+max_streams = 8
 [engine]
 name = sim
 streams = 8
@@ -102,7 +104,7 @@ seed = 3
 path = /nonexistent/v1
 databases = 2
 INI
-sed '/^arrival = rate/d; /^rate = /d' open.ini >closed.ini
+sed '/^arrival = rate/d; /^rate = /d; /^max_streams = /d' open.ini >closed.ini
 # avg db_read latency (ms) of the run's interval samples in [from, to) s
 lat() {
 	sqlite3 r.db "select sum(lat_sum_ns) / sum(ios) / 1e6 from sample where run_id = $1 and

@@ -54,8 +54,11 @@ struct fixture {
 };
 
 /* Takes a current file back to schema 8 (before the transactions). */
+/* Takes a current file back to schema 11 (before open loop's backlog). */
+#define SCHEMA12_UNDO " DROP INDEX backlog_sample_run; DROP TABLE backlog_sample;"
+
 /* Takes a current file back to schema 10 (before the response times). */
-#define SCHEMA11_UNDO " DROP TABLE response;"
+#define SCHEMA11_UNDO SCHEMA12_UNDO " DROP TABLE response;"
 
 /* Takes a current file back to schema 9 (before the series columns). */
 #define SCHEMA10_UNDO                                                                              \

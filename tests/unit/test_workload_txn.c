@@ -187,6 +187,40 @@ static void test_log_commits_partial_writes(void **state)
 	h_release(&h);
 }
 
+/* Open loop's own queue: with no transaction begun, every arrival waits;
+ * the interval's peak, time-weighted mean and busy time follow from the
+ * Poisson arrivals (rate 1000/s over 1 s: about 1000, mean about half). */
+static void test_backlog_accounting(void **state)
+{
+	struct wl_ctx c = {0};
+	struct wl_backlog_iv iv;
+	uint64_t n;
+
+	(void)state;
+	c.arr_rng = c.bl.rng = 12345;
+	c.nstreams = c.max_streams = 2;
+	wl_arrivals_init(&c, 1000, 0);
+	wl_backlog_take(&c, NSEC_PER_SEC, &iv);
+	n = wl_backlog_now(&c);
+	assert_in_range(n, 900, 1100);
+	assert_true(iv.peak == n || iv.peak + 1 == n); /* one at t itself waited 0 ns */
+	assert_in_range(iv.area / NSEC_PER_SEC, n / 2 - 60, n / 2 + 60);
+	assert_int_equal(iv.busy_ns, NSEC_PER_SEC); /* the first arrival is at 0 */
+	assert_int_equal(iv.streams, 2);
+	/* all begun: the next interval holds at most the few that arrive in it */
+	c.bl.begun = c.bl.arrived;
+	wl_backlog_take(&c, NSEC_PER_SEC + NSEC_PER_MSEC, &iv);
+	assert_true(iv.peak <= 10);
+	assert_true(iv.busy_ns < NSEC_PER_MSEC);
+	/* nothing arrives before the frontier: an empty interval is all zeros */
+	c.bl.begun = c.bl.arrived;
+	c.bl.frontier = UINT64_MAX / 2;
+	wl_backlog_take(&c, 2 * NSEC_PER_SEC, &iv);
+	assert_int_equal(iv.peak, 0);
+	assert_int_equal(iv.area, 0);
+	assert_int_equal(iv.busy_ns, 0);
+}
+
 static void test_fixed_read_share(void **state)
 {
 	struct harness h;
@@ -215,6 +249,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_mix_ratios),
 		cmocka_unit_test(test_fixed_read_share),
+		cmocka_unit_test(test_backlog_accounting),
 		cmocka_unit_test(test_txns_counted),
 		cmocka_unit_test(test_log_commits_partial_writes),
 	};
