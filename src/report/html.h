@@ -143,6 +143,12 @@ void html_chart_tail(struct strbuf *sb, const struct results *r, enum scope_kind
  * databases' section; nothing for a run that did not count them. */
 void html_txn_table(struct strbuf *sb, const struct results *r);
 
+/* The run page's section "Response time" (html_response.c): an open loop's
+ * service time beside its response time, and its backlog over time (in the page's class colours);
+ * nothing for a closed-loop run, where response is service. */
+void html_run_response(struct strbuf *sb, const struct results *r,
+		       const char *const colors[IO_CLASS_COUNT]);
+
 /* The run page's section "Latency per volume" (html_volume.c), its lines in
  * the page's class colours. */
 void html_volume_latency(struct strbuf *sb, const struct results *r,
