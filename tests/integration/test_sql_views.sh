@@ -174,10 +174,11 @@ head = rows[0]
 assert head[:20] == ("run_id,t_ms,warmup,scope,name,class,ios,iops,mb_s,avg_ms,p50_ms,p99_ms,"
                      "max_ms,errors,streams,avg_bytes,p999_ms,p9999_ms,size_bytes,"
                      "final_size_bytes").split(","), head
-assert head[20:] == ["host", "time_utc", "txns", "series_id", "series_index", "series_size"], head
+assert head[20:] == ["host", "time_utc", "txns", "series_id", "series_index", "series_size", "engine",
+                     "response_avg_ms", "response_p50_ms", "response_p99_ms", "response_max_ms"], head
 timed = 0
 for row in rows[1:]:
-    assert len(row) == 26, row
+    assert len(row) == 31, row
     assert row[20] == host, row
     if row[1]:
         t = datetime.strptime(row[21], "%Y-%m-%dT%H:%M:%S.%fZ")
