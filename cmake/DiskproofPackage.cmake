@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # DiskproofPackage.cmake - what "cmake --install" puts where, and the Debian
 # package "cpack -G DEB" makes of it (docs/install.md). Included at the end of
 # the top-level CMakeLists.txt, after the diskproof target exists.

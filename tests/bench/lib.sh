@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash disable=SC2034
 # lib.sh - shared pieces of the benchmarks in tests/bench (sourced, not run).
 #

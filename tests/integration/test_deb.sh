@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cpack -G DEB on the build tree, packaged into a scratch directory (the build
 # directory's own .deb and _CPack_Packages are left alone): the package is
 # diskproof at the project's version; Depends:, worked out by

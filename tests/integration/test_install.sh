@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cmake --install of the build tree into a scratch prefix (docs/install.md):
 # exactly the files the install rules name land where expected (the binary,
 # the man page gzip -9n'd, the bash completion, README.md, docs/*.md and
