@@ -34,6 +34,9 @@ elseif(DP_GZIP)
     DEPENDS ${DP_MAN_PAGE}
     COMMENT "Compressing the man page")
   add_custom_target(diskproof_man ALL DEPENDS ${DP_MAN_GZ})
+  # README's first command builds the diskproof target alone; the install
+  # and the package need the page with it
+  add_dependencies(diskproof diskproof_man)
   install(FILES ${DP_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
   install(FILES ${DP_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
