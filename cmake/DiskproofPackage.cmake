@@ -1,8 +1,9 @@
+# SPDX-License-Identifier: MIT
 # DiskproofPackage.cmake - what "cmake --install" puts where, and the Debian
 # package "cpack -G DEB" makes of it (docs/install.md). Included at the end of
 # the top-level CMakeLists.txt, after the diskproof target exists.
 #
-# Only the diskproof binary is installed: the test helpers (no_uring,
+# Of the programs, only the diskproof binary is installed: the test helpers (no_uring,
 # pagetool), the benchmark, the unit tests and the fuzz targets have no
 # install() rule, so neither "cmake --install" nor the package carries them.
 include(GNUInstallDirs)
@@ -33,6 +34,9 @@ elseif(DP_GZIP)
     DEPENDS ${DP_MAN_PAGE}
     COMMENT "Compressing the man page")
   add_custom_target(diskproof_man ALL DEPENDS ${DP_MAN_GZ})
+  # README's first command builds the diskproof target alone; the install
+  # and the package need the page with it
+  add_dependencies(diskproof diskproof_man)
   install(FILES ${DP_MAN_GZ} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
 else()
   install(FILES ${DP_MAN_PAGE} DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
@@ -59,6 +63,26 @@ file(GLOB DP_DOC_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/*.md
 install(FILES ${DP_DOC_FILES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/docs)
 file(GLOB DP_EXAMPLE_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/examples/*.ini)
 install(FILES ${DP_EXAMPLE_FILES} DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)
+
+# The licence, as Debian's machine-readable copyright file
+# (/usr/share/doc/diskproof/copyright in the package; LICENSE's text).
+install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/deploy/debian/copyright DESTINATION ${CMAKE_INSTALL_DOCDIR})
+
+# What other tools read, under PREFIX/share/diskproof (docs/install.md): the
+# JSON schemas of every --format json document (docs/schema), the Grafana
+# dashboard, the Prometheus scrape example and the Ansible play with its role.
+set(DP_DATA_DIR ${CMAKE_INSTALL_DATADIR}/diskproof)
+file(GLOB DP_SCHEMA_FILES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/docs/schema/*.schema.json)
+install(FILES ${DP_SCHEMA_FILES} DESTINATION ${DP_DATA_DIR}/schema)
+install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/deploy/grafana/diskproof.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/deploy/grafana/README.md DESTINATION ${DP_DATA_DIR}/grafana)
+install(FILES ${CMAKE_CURRENT_SOURCE_DIR}/deploy/prometheus/diskproof.yml DESTINATION ${DP_DATA_DIR}/prometheus)
+# The play's files by name (a run of it leaves inventory.ini and
+# fleet-results/ beside them, which are not installed).
+set(DP_ANSIBLE ${CMAKE_CURRENT_SOURCE_DIR}/deploy/ansible)
+install(FILES ${DP_ANSIBLE}/site.yml ${DP_ANSIBLE}/inventory.example.ini ${DP_ANSIBLE}/README.md
+  DESTINATION ${DP_DATA_DIR}/ansible)
+install(DIRECTORY ${DP_ANSIBLE}/roles DESTINATION ${DP_DATA_DIR}/ansible FILES_MATCHING PATTERN "*.yml")
 
 # The Debian package: "cpack -G DEB" in the build directory writes
 # diskproof_<version>_<arch>.deb there. dpkg-shlibdeps (dpkg-dev) works out

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Writes OUT: a C file defining NAME, the bytes of the file IN as a
 # NUL-terminated string (the HTML report's stylesheet and script, reports/).
 # Run with cmake -P -DIN=... -DOUT=... -DNAME=...

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindLibAIO - the Linux kernel AIO library (libaio).
 # Defines LibAIO_FOUND, LibAIO_INCLUDE_DIR, LibAIO_LIBRARY and the imported
 # target LibAIO::LibAIO. A libaio.h without struct iocb's aio_rw_flags (libaio

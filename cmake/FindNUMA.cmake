@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # FindNUMA - libnuma, the NUMA policy library (numactl's).
 # Defines NUMA_FOUND, NUMA_INCLUDE_DIR, NUMA_LIBRARY and the imported target
 # NUMA::NUMA. Optional: without it the workers' NUMA placement is CPU

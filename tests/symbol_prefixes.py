@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """symbol_prefixes.py - whether every global symbol of the core library
 carries its module's prefix (issue 29: "global symbols of the core library get
 module prefixes").

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tree_shape.py - the source tree's layering and size rules, read from
 docs/architecture.md and checked against src/ and include/ (called by
 tests/integration/test_tree_shape.sh):

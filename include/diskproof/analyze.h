@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analyze.h - run-versus-run comparison: the statistics behind "diskproof
  * compare". Pure: two loaded struct results in, a comparison model out, no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h - the probes and rules of "diskproof check" (env/check.c): each
  * rule is a pure function that judges facts it is given (a mount, the memory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * counters.h - host performance counters sampled beside the run's intervals:
  * CPU shares (/proc/stat), memory available (/proc/meminfo) and, for each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver.h - the one driver of every engine (fio's td_io layer): the only code
  * that calls an engine's hooks. The run's workers, file creation, verify and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * engine.h - the I/O engine contract. An engine moves requests and knows
  * nothing about databases, thresholds or SQLite.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env.h - facts of the host and of the devices under the volumes, recorded
  * with every run so that a comparison explains itself ("vda firmware: 1.2 ->

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * eval.h - thresholds to verdicts: a pure function of the measured summaries
  * and the profile's thresholds. docs/verdicts.md explains every criterion.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fileopen.h - opening a database, log or journal path without ever blocking
  * on something that is not a file: a FIFO named db1.edb would otherwise hang

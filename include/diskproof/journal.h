@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * journal.h - the generation journal of one database: the expected
  * generation of every page. It lives in one of two places (a journal_loc):

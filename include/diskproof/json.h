@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.h - the one JSON writer: every JSON document diskproof prints (report,
  * compare and plan --format json) is written through it, so nesting, commas,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmsg.h - the kernel log as /dev/kmsg gives it (env/kmsg.c): a low-level
  * reader; uses only libc. One record per read(2):

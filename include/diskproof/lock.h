@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lock.h - one command at a time on a volume. Every command that touches a
  * volume's files (run, init, verify, clean) holds an exclusive lock on each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metrics.h - live metrics of a run in the Prometheus text exposition format
  * (version 0.0.4): the pieces of the text (families, escaped label values,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan.h - a validated profile laid out on the filesystem: volumes, their
  * databases (numbered db1..dbN across the run, in profile order), every file

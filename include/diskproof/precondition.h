@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * precondition.h - "init --precondition": after init has made the databases,
  * overwrite them with random page writes until the write IOPS of the device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile.h - an INI profile (parsed with inih) turned into a validated
  * struct profile.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.h - results model to text and JSON. Renderers compute nothing: they
  * format what struct results holds.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * results.h - the results model: what a run measured and how it was judged,
  * as the run hands it to the store and as the store hands it back to the

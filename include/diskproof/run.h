@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.h - one run, from a validated profile to a finished row in the results
  * file: lays out the files, starts the workers (one per CPU by default, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stats.h - the log-linear latency histogram (in the style of fio's stat.h),
  * I/O classes and per-class counters.

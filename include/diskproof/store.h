@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * store.h - the SQLite results file: schema (versioned by PRAGMA user_version
  * and migrated forward), writes from the coordinator and queries for reports.

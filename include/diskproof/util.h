@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * util.h - small shared pieces: a growable string buffer for error messages and
  * text output, unit parsing (durations, sizes, percentages) and time helpers.

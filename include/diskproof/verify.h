@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verify.h - reads back every page of every database and every block of every
  * log that a plan names, and checks each one (page.h format): header, CRC32C,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workload.h - the per-database generators and their narrow context: the
  * transaction streams (and the fixed model's), the flusher, the log writer,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * comparison.c - run A against run B (analyze.h): matches scopes, verdicts and
  * environment facts by name, pulls each scope's per-interval series out of the

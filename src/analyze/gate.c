@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gate.c - what a comparison decides (analyze.h): which figures are listed
  * (significant and material), the judged figures and their regressions past

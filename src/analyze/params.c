@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * params.c - what two runs were asked to do differently: the profile, the
  * streams they ran at, the measured duration, and every effective parameter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * replicates.c - runs as the replicates of a comparison (analyze.h, "Runs as
  * replicates"): each run's whole-run judged figures are one observation; a

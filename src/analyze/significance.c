@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * significance.c - the statistics of a comparison that do not know about runs:
  * the two-sided Mann-Whitney U test, the percent change and the dispersion of

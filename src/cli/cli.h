@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cli.h - private to src/cli: what the command files share. Every command is
  * int cmd_NAME(int argc, char **argv) returning the exit code; only src/cli

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_check.c - "diskproof check [PROFILE] [--data-dir DIR] [--db-size SIZE]
  * [--engine NAME] [--streams N] [--results FILE]": a preflight of the machine

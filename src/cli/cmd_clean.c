@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_clean.c - "diskproof clean [PROFILE] [--data-dir DIR] [--db-size SIZE]
  * [--yes]" (no PROFILE means "quick", as for run and init): removes the databases, logs and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_compare.c - "diskproof compare RUN_A RUN_B [RUN_C ...] [--format
  * text|json|html] [--min-change PCT] [--all] [--fail-on-regression[=PCT]]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_fleet.c - "diskproof fleet SELECTOR... [--results FILE] [--format
  * text|json|html] [-o FILE]": the runs of a fleet (label:TEXT: every run so

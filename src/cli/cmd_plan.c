@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_plan.c - "diskproof plan [PROFILE] [--data-dir DIR] [--db-size SIZE]
  * [--engine NAME] [--streams N] [--format text|json]": what a run of the

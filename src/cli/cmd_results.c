@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_results.c - commands that manage the results file rather than make
  * runs: "diskproof delete RUN..." and "diskproof import OTHER.db", and the

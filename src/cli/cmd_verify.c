@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_verify.c - "diskproof verify [PROFILE]": reads back every page and log
  * block of the profile's databases and reports each bad one on stdout as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * format.c - the --format of the commands that print either text for a
  * person or one JSON document for a tool (run, list, check, verify).

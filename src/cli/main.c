@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the command line: argv to a command, and the only place that
  * prints final status and picks the exit code (see run.h for the codes).

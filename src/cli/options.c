@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * options.c - what the commands share: the option table and its parser, the
  * command line for the run row, colour and signal set-up.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * usage.c - the usage texts, generated from the command table below and the
  * option table (options.c): "diskproof --help", "diskproof help [COMMAND]",

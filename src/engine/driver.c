@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver.c - the one driver of every engine (driver.h): queue with BUSY kept
  * for later, resubmission of EAGAIN and of a short transfer's remainder, a

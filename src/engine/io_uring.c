@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * io_uring.c - the io_uring engine: O_DIRECT reads and writes through one
  * ring per worker, with registered files and fixed buffers where the kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * libaio.c - the Linux native AIO engine (libaio: io_setup, io_submit,
  * io_getevents): reads and writes through one AIO context per worker.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * psync.c - the psync engine: plain pread()/pwrite() (pwritev2() with
  * RWF_DSYNC for write-through) on a fixed pool of helper threads, for

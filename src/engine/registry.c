@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * registry.c - the explicit list of engines (no constructors: they are
  * dropped when linking from a static library), lookup, the ops validator and

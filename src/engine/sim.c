@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim.c - the simulated engine: one device model per simulated device (a
  * volume's data device, and a log device per distinct log path apart from

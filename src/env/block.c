@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * block.c - block devices and mounts as sysfs and procfs describe them (see
  * env.h): which device holds a path, the whole disks beneath a partition or

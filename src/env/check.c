@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.c - the probes and rules of "diskproof check" (check.h): pure rules
  * that judge facts they are given, and the direct I/O probe, which writes a

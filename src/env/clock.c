@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock.c - the system clock's synchronisation state (adjtimex, read-only)
  * and the time daemon keeping it, recorded with every run: a fleet's runs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * counters.c - host performance counters (counters.h): the /proc parsers,
  * the arithmetic that turns two readings into iostat's figures, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env.c - host and device facts from /proc and /sys (see env.h and
  * docs/environment.md). Reads only; a missing file is "unknown".

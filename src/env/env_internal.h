@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * env_internal.h - private to src/env: the small file readers the fact
  * collectors share.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fs.c - whether overwrites of a file need new space: on a copy-on-write
  * filesystem every overwrite is written to a new place, so writing over

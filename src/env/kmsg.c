@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmsg.c - the kernel log, read from /dev/kmsg (kmsg.h): one record
  * parsed, whether a message names a device, and the non-blocking reader a

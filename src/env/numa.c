@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * numa.c - NUMA placement of the workers (env.h): the nodes and their CPUs
  * from sysfs, the node of each volume's disks, and per worker the CPUs it

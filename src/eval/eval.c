@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * eval.c - verdicts from summaries and thresholds (see eval.h). Pure: no I/O,
  * no clock, no globals; the same input gives the same verdicts.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * expo.c - the pieces of the Prometheus text exposition format (0.0.4):
  * HELP and TYPE lines, escaped label values, and a diskproof histogram

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * file.c - the metrics textfile (--metrics-file): node_exporter's textfile
  * collector reads every *.prom file of its directory at each scrape, so the

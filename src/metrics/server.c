@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * server.c - the /metrics HTTP server of --metrics: one thread, HTTP/1.0
  * and 1.1 answered with "Connection: close". A scrape is a few requests a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * journal.c - the generation journal of one database (format in journal.h):
  * written atomically, read back with every field checked, in a file or in a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * logblock.c - checking a log block read back (page.h): the one check that
  * verify, init's resume and probes, and the run's replication and replay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * page.c - stamping and verifying pages (format in page.h) and CRC32C.
  *

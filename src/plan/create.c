@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * create.c - writing new database and log files at the speed of the device:
  * large sequential O_DIRECT writes through the profile's engine (the ops of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * layout.c - from a validated profile to the plan's volumes, databases and
  * their paths: a database's file, log and journal in a directory, or their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * lock.c - one command at a time on a volume (lock.h): flock()ed lock files
  * in volume and log directories, and for a block device an O_EXCL

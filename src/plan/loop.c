@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * loop.c - the file behind a loop device, for its locks (lock.c). Two loop
  * devices over one image are one storage, so a loop device is locked

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * plan_internal.h - private to src/plan: what its files share. The
  * file-creation jobs that plan_prepare_files() (prepare.c) hands to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * prepare.c - getting a plan's files ready before a run or init writes
  * them: safety first. A file at a database's path that does not start with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sizing.c - [sizing] capacity: the databases' size from a share of the
  * free space of each filesystem, or of a block device's size (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * space.c - the one free-space model: what the plan's files take and still
  * need on each filesystem (or block device) they live on, the results

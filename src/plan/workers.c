@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workers.c - the worker layout, the one rule for how many workers a run
  * starts and what each drives, used by the run (setup), `plan` and `check`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * keys.c - the table of profile keys and the one function that turns a key's
  * text into its field. Parsing, range checks, defaults and the reference in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * params.c - a profile's effective parameters: every key of the key table
  * with the value the run uses, spelled as a profile would write it, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * parse_internal.h - the parser's state, shared by parse.c (the INI reader,
  * keys and the checks over several keys) and sim_sections.c ([sim NAME] and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile.c - where a profile comes from and what the command line may change
  * in it: files, built-ins, the PROFILE argument rules, overrides, release.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * profile_internal.h - what the profile module's files share and nobody else
  * needs: setting one key from its text, key lookup, limit formatting.

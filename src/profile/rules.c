@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rules.c - the rules that tie several keys together, and the paths a
  * volume's files will have: the checks that make a profile runnable, done

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sim_sections.c - [sim NAME] and [sim-log NAME]: the device models of one
  * volume, read while the file is parsed (parse.c hands their keys here) and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare.c - a run comparison as text for the terminal (analyze.h;
  * documented in docs/compare.md; the JSON renderer is compare_json.c). It

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * compare_json.c - a run comparison as JSON for tools (analyze.h; the
  * format is documented in docs/compare.md and docs/schema). Like the text

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * csv.c - the interval time series as CSV (report --format csv), for
  * spreadsheets: one row per interval x scope x class of that scope with I/O.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fleet.c - the fleet report's model (report.h): the runs of many hosts as
  * one, their totals from exactly merged histograms, where each load began

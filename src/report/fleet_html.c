@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fleet_html.c - the fleet report as one self-contained HTML page
  * (report.h): the fleet at a glance, a row per run, the runs that differ,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fleet_json.c - the fleet report as one JSON document (report.h, keys in
  * docs/schema/fleet.schema.json): the selectors, the start skew, a row per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fleet_text.c - the fleet report for the terminal (report.h): a row per
  * run (host names escaped: report_text_escape), what differs, the start

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html.c - what the two HTML pages (html_run.c, html_compare.c) share: the
  * page's head with the inline stylesheet and script (reports/, embedded at

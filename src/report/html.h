@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html.h - private to src/report: the pieces the HTML pages (html_run.c,
  * html_compare.c) share (html.c), the inline SVG chart writer

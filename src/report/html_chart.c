@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_chart.c - inline SVG charts of the HTML reports (html.h): line charts
  * of interval series and latency CDFs, and per-database bars (the latency

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_compare.c - the HTML page of a run comparison (compare --format
  * html): the two runs, the significant changes, A/B overlay charts, verdict

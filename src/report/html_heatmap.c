@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_heatmap.c - the latency heatmap of the HTML run page (html.h,
  * html_chart_heatmap): one volume and class over time, a column per group of

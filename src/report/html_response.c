@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_response.c - the run page's section for an open loop (arrival =
  * rate): the page reads' service time beside their response time per scope,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_run.c - the HTML page of one run (report --format html) with
  * Jetstress's sections: summary, sizing, parameters, auto-tune, databases,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_txn.c - the run page's transactions (docs/reports.md#transactions):
  * a table of the run, each volume and each database, with the

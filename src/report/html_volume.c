@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * html_volume.c - the run page's charts per volume (section "Latency per
  * volume") and the per-second p99 and maximum charts: one <svg> per volume

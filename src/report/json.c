@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c - a run as one JSON document for tools (report --format json):
  * every class of every scope, present or not, under stable keys (report.h,

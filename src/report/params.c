@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * params.c - a run's effective parameters (results.h, struct results_param)
  * in the text, JSON and HTML reports: every profile key with the value the

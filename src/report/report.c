@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report.c - the formats of a report and their renderers: a format's name,
  * and handing a run or a comparison to its renderer (text.c, json.c, csv.c,

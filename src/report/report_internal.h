@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_internal.h - private to src/report: the renderers of a run that
  * report.c's table of formats dispatches to, and the small pieces the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * series.c - a run's series (run --repeat N) in every report format: the
  * line that places the run ("run 2 of 3 in series 4") and the series'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text.c - a run as the terminal summary (report --format text): the
  * overall verdict, failing verdicts first with their margin, the error

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verdict.c - verdict wording: how each criterion of eval reads in a
  * sentence ("db3 on vol2: database read average 21.4 ms > 20 ms"), its unit

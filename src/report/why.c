@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * why.c - one sentence of why a database, a volume or a run failed, from
  * what the run measured: how its IOPS stood against its siblings' under

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * derive.c - the figures the reports show that are not stored as such, each
  * derived here once from struct results (results.h) so that the renderers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * results.c - helpers of the results model (results.h): turning accumulated
  * class statistics into the summary numbers every report shows, scope names,

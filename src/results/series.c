@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * series.c - a series of runs (run --repeat N, results.h): the spread of
  * each judged figure across its runs, and the series' verdict, derived once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * autotune.c - the auto-tune search (see autotune.h).
  */

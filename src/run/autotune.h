@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * autotune.h - the auto-tune search, as a pure state machine: it is fed one
  * sample (one interval's latency) at a time while a level's transient lasts,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * coord.c - the coordinator: merging the workers' published snapshots per
  * database, volume and run, writing them to the store, the live view's

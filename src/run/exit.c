@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exit.c - the exit code a run's outcome comes to (run.h): one pure rule,
  * used by the end of a run and by the command line for a signal that came

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * finish.c - the end of a run: summaries, verdicts, the databases' final
  * sizes, the exit code and the finished run row, and the row of a run

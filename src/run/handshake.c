@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * handshake.c - run --ready-file and --start-file: the hosts of a fleet
  * prepare each at its own pace (files created and checked, workers and

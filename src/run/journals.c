@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * journals.c - the run's journal writes: marking them in progress, the
  * periodic writes on a detached journal thread (so a hung volume never

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * kmsg.c - the kernel log beside a run (run_internal.h, struct run_kmsg):
  * what the kernel says about the run's devices while it runs (resets, I/O

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * memory.c - the memory a run of the plan takes, as an upper bound: what
  * plan shows and plan, init and run refuse by.

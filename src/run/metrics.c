@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * metrics.c - the run's live metrics (--metrics, --metrics-file;
  * diskproof/metrics.h, docs/metrics.md): the coordinator builds the whole

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reach.c - whether the run's reads reached its devices (issue 30, item 7):
  * with [engine] direct = off a read can be served by the page cache, and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * reach.h - whether the run's reads reached its devices, as a pure
  * judgement (reach.c has the why of every rule): per block device, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run.c - run_execute, the top-level flow of one run (see run.h): the
  * results file, the plan and its files, the workers, auto-tune, the

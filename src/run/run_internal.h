@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run_internal.h - what the files of src/run/ share: the run, worker,
  * database, slot and snapshot structs, the interval grid, and the calls

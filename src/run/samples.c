@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * samples.c - what the coordinator keeps for two criteria of eval beyond the
  * totals: the highest per-sample average latency of every database, volume

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * setup.c - setting up and releasing workers: which worker drives which
  * databases, page ranges and streams, their slots and buffers, their files

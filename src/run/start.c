@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * start.c - run --start-at (and --start-file, handshake.c): the hosts of a
  * fleet prepare (files, workers, rings) each at its own pace, then wait for

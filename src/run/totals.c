@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * totals.c - whole-run figures: totals per database, volume and run as the
  * store and eval take them, window statistics, and the backup and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tune.c - the auto-tune driver (streams = auto): measures the levels the
  * search (autotune.c) asks for on freshly set-up workers, and records each

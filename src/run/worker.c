@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * worker.c - the worker loop: issuing what the generators prepare,
  * submitting, reaping, accounting each completion into its interval's

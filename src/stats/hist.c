@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hist.c - log-linear latency histogram (bucket math and its 1/128 error bound
  * are derived in stats.h), class names and class_stats accumulation.

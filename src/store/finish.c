@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * finish.c - the end of a run and its checkpoints: the run row's end, and
  * the summary, histogram and verdict rows of every scope total and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * import.c - runs in and out of a results file: deleting runs, and
  * importing every run of another results file that this one lacks (by its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * killed.c - finding killed runs: a run still "running" whose process is
  * gone (or is now another program) is marked aborted at its last sample,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * limits.c - what every number in a results file may be: one table of the
  * numeric columns of every table with the range a run can write there, and

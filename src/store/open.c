@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * open.c - opening and closing the results file: read-write (created,
  * migrated and reaped of killed runs) or read-only (falling back to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * path.c - what a results file's path may be: a regular file (or a
  * symbolic link to one), with no planted -wal, -shm or -journal beside it,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read.c - the store's reads: the list of runs, the latest run, and a
  * run's whole results model (run row, summaries, database sizes, verdicts,

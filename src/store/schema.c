@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * schema.c - the results file's schema: the versioned migrations, the
  * checks that a file is ours and of a version this build reads, migrating

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * select.c - run selectors (store.h): the one grammar of what a RUN argument
  * of report, compare, fleet and delete may be. "N" (a run id), "latest" (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * series.c - a series of runs in the results file (run --repeat N, schema
  * 10): the runs that share a series_uuid with their run-scope figures, read

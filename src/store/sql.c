@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sql.c - the store's SQL plumbing: SQLite result codes to -errno and
  * messages, statements, transactions (every write is one BEGIN IMMEDIATE,

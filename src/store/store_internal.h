@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * store_internal.h - what the files of the store module share: struct store,
  * the SQL plumbing (errors, transactions, statements, the positional binder;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write.c - the coordinator's writes while a run runs: the run row, its
  * layout, per-interval samples, interval histograms and host counters,

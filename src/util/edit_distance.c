@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * edit_distance.c - Levenshtein distance between two short strings, for the
  * "did you mean ...?" suggestions on unknown profile sections, keys, built-in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fileopen.c - non-blocking, type-checked opens of database, log and journal
  * paths (fileopen.h).

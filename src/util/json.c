@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c - the one JSON writer (json.h): nesting, commas, the pretty and the
  * one-line layouts, numbers, null and string escaping, for every JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * path.c - the path helpers every module shares (util.h): joining a
  * directory and a name, the directory part of a path, the nearest existing

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rng.h - the two small random number generators of diskproof, in one place:
  * xorshift64 (the workload's stream: pages, mixes, arrivals) and splitmix64

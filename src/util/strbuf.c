@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * strbuf.c - growable NUL-terminated string buffer (see util.h for the
  * invariants). Running out of memory while building text aborts: there is no

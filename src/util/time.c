@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * time.c - clock reads and timestamp formatting. Everything time-dependent in
  * the run takes its clock by injection; these are the real clocks behind it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * units.c - parsing and formatting of the units a profile and the command line
  * speak: durations ("500ms", "2h"), sizes ("32KiB", "4G"), percentages, plain

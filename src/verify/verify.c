@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * verify.c - reading back and checking every page and log block of a plan
  * (verify.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cache.c - the cache model (cache_size): the pages a database cache holds,
  * and CLOCK choosing the page it drops.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * db.c - the generators' state of one worker's databases and the layout of
  * its slots: what the flusher, the log, replication, maintenance, backup and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * flush.c - the flusher: a database's dirty pages (committed by streams) are
  * written back, at most flush_depth writes at a time (one slot each), each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * log.c - the log writer: each committed transaction appends a record of
  * log_record_size bytes per page it changed; one writer per database writes

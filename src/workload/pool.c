@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pool.c - the stream pool: the database each unit of work of a stream goes
  * to, and the stream time each database has had.

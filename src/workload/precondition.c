@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * precondition.c - "init --precondition": random page writes over the
  * databases init made, through one io_uring, until write IOPS reach steady

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * recovery.c - the recovery test's replay: a database runs transactions
  * until it has written recovery_segments log segments, drains (the flusher

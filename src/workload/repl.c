@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * repl.c - replication: a database with copies > 1 has each closed log
  * segment read copies - 1 times (as a passive copy's log shipping would),

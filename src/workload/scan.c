@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * scan.c - sequential multi-page reads over a database's pages: background
  * database maintenance (BDM: bdm_io_size reads at bdm_rate bytes per second,

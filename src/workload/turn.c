@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * turn.c - the order the generators run in, for every caller (the run's
  * workers, the unit tests' harness): one turn (each database's recovery

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * txn.c - the transaction streams: the mix (insert, delete, replace, seek),
  * a transaction's page reads, its commit (dirty pages for the flusher, a

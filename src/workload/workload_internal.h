@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workload_internal.h - what the generators of src/workload/ share among
  * themselves: the test-type tests, filling a slot's request, a page I/O of a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # ceiling.sh - threshold ceiling: the transactional IOPS diskproof's auto-tune
 # finds under the latency thresholds, against the best a brute-force fio
 # search over queue depths finds for an equivalent mix on the same files.

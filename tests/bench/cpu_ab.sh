@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cpu_ab.sh - CPU per I/O of two diskproof builds, side by side, alternating:
 # where the time goes (diskproof's own code, liburing, the kernel), not only
 # how much of it.

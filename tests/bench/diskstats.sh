@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskstats.sh - counters: does diskproof count every I/O it makes, and only
 # those? Its I/O count and bytes for a run against the kernel's own counters
 # (/proc/diskstats) of a device nothing else touches: a loop device, backed by

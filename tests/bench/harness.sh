@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # harness.sh - the harness ceiling: how many requests per second one core of
 # diskproof's own machinery sustains when the device costs nothing, and how
 # many 32 KiB pages per second one core verifies.

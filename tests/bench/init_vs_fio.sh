@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # init_vs_fio.sh - how fast "diskproof init" lays out files, next to fio
 # writing the same bytes to the same directories with an equivalent job.
 #

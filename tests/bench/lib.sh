@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # shellcheck shell=bash disable=SC2034
 # lib.sh - shared pieces of the benchmarks in tests/bench (sourced, not run).
 #
@@ -28,12 +29,14 @@ need_diskproof() {
 	command -v sqlite3 >/dev/null || die "sqlite3 is needed to read the results file"
 }
 
-# apt_install PACKAGE...: as root, or through sudo
+# apt_install PACKAGE...: as root, or through sudo; with no service started
+# or left enabled at boot (postgresql's cluster, fio's server:
+# tests/apt_install_no_services.sh)
 apt_install() {
 	if [ "$(id -u)" = 0 ]; then
-		apt-get install -y "$@" >/dev/null
+		"$REPO/tests/apt_install_no_services.sh" "$@" >/dev/null
 	else
-		sudo apt-get install -y "$@" >/dev/null
+		sudo "$REPO/tests/apt_install_no_services.sh" "$@" >/dev/null
 	fi
 }
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # log_apart.sh - the threshold ceiling's mix with the logs off the databases'
 # disk: diskproof's exchange-2013 at two stream counts against fio's randrw at
 # two depths, both tools' logs on a RAM-backed loop device, alternately.

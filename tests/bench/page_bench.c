@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * page_bench.c - how fast one core stamps pages (header, derived payload,
  * CRC32C), computes CRC32C alone, and verifies pages read back (header

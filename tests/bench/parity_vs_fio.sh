@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # parity_vs_fio.sh - device parity: diskproof's fixed model against fio on the
 # very same files, same block size, same I/Os in flight, run alternately.
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """procrun.py - run one command and report what it cost, from the kernel's own
 accounting of that process (used by the benchmarks in tests/bench).
 

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # scale.sh - 1,000 databases on 50 volumes, on real files: how long diskproof
 # takes to start, how much memory it holds beyond its I/O buffers and
 # generation maps, and how much of a core the coordinator needs per interval.

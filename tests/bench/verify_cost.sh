@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # verify_cost.sh - what checking every page read costs on this machine, for
 # diskproof and for fio, each against itself: the control for device parity
 # with verify = on (parity_vs_fio.sh compares diskproof checking every page

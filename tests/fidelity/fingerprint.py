@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 # fingerprint.py - the I/O fingerprint of a run from two /proc/diskstats
 # snapshots, and the side-by-side of two fingerprints (pgbench.sh).
 #

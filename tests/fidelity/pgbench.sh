@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # pgbench.sh - fidelity: does diskproof's PostgreSQL profile make the I/O
 # that PostgreSQL itself makes? pgbench's TPC-B-like load on a real
 # PostgreSQL and then diskproof's profile at pgbench's transaction rate, each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_profile.c - libFuzzer target for the profile parser: any bytes go to
  * profile_parse() as the text of "fuzz.ini"; a profile that parses then gets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_results.c - libFuzzer target for the results-file reader: the input is
  * written as a results file and opened with store_open(), then the newest run

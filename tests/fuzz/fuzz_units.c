@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_units.c - libFuzzer target for the unit parsers and formatters of
  * util.h. The input, cut at its first NUL, goes to every unit_parse_*();

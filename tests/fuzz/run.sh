@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run.sh SECONDS - runs every libFuzzer target for SECONDS seconds each, one
 # after the other, starting from its seed corpus (copied into a scratch
 # directory, so the tree's corpus is never written). Builds nothing: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * eio_open.c - test helper, an LD_PRELOAD library: every read-only open of a
  * path ending in $EIO_OPEN_SUFFIX (e.g. ".gen") fails with EIO, as on a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # lib.sh - shared set-up for the integration tests: a scratch directory under
 # the build tree (a real disk, where O_DIRECT works), removed on exit, and
 # small assertion helpers. Sourced, not run.

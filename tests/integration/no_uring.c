@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * no_uring.c - test helper: runs a command with io_uring_setup(2) failing as
  * on a kernel without io_uring (ENOSYS), through a seccomp filter that only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * pagetool.c - test helper for test_verify.sh: damages diskproof files in
  * ways that a byte flip cannot, and reads journals.

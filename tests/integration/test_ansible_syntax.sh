@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # deploy/ansible/site.yml passes ansible-playbook --syntax-check with each
 # way of installing diskproof (deb, source, none), and every task of the
 # play and its role uses an ansible.builtin module (no collection a plain

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Auto-tune (streams = auto):
 # - the threshold search (single streams, no plateau stop): sim, a device
 #   that saturates at 3000 IOPS, 20 seeds of latency noise (its log write

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Criterion autotune_settled (sim, deterministic): a run whose auto-tune
 # chose a level that never settled (its latency slope stayed above
 # autotune_slope_max) fails (exit 1), the verdict in the first 5 lines of

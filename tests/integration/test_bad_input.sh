@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Bad input is a clear error with exit 2 and writes nothing: a profile error
 # names file, line and key; a bad option value, an unknown option, an unknown
 # built-in profile and an unknown command each say what is wrong.

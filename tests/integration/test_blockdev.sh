@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Raw block devices as volumes, on a loop device (root only): one carrying an
 # ext4 filesystem is refused by init and by run, without --destroy-data and
 # with it alone, its first MiB unchanged; a mounted one is refused even with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A cache model (cache_size) that holds the whole database, with read-only
 # transactions in a closed loop: once every page is in, no transaction needs
 # an I/O. The run must still end on time and keep running transactions:

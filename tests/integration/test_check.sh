@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskproof check: the preflight of tiny.ini on this machine prints one
 # "OK|WARN|FAIL  what: detail" line per finding (engine, io_uring, direct I/O
 # and filesystem of every volume, free space, disks, CPU governor, NUMA,

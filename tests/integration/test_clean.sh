@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # "diskproof clean" removes exactly diskproof's files and nothing else: every
 # database, log and journal it made goes; a foreign file where a database
 # goes, a file it never made and a symbolic link (and its target) stay byte

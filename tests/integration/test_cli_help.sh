@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The command line's help and parsing: --help, -h and "help CMD" on every
 # command print its usage on stdout (exit 0, nothing on stderr); a misspelt
 # option or command is refused with exit 2 and a did-you-mean; "--" ends the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskproof compare on sim runs: B's device has twice A's read latency (same
 # seed, everything else equal) -> db_read avg is flagged significant in every
 # volume and database, db_write avg is not; two runs of the same profile and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # compare decides (issue 18), on sim runs of tests/integration/profiles/sim.ini:
 # run 1 (label "base"), run 2 (label "fw 2.1": reads 20 % slower), run 3 (run
 # 1 again: identical data), run 4 (the same mean, jitter 50 % instead of

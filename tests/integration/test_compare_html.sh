@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_compare_html.sh - the HTML page of a compare of three sim runs (run 1,
 # run 2 with reads 20 % slower, run 3 = run 1 again) against run 1, gated with
 # --fail-on-regression, in headless Chromium: the page renders with no script

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # compare with runs as the replicates (issue 31), on sim runs of
 # tests/integration/profiles/sim.ini with [sim] run_spread = 5 % (each run's
 # latencies within +-5 % of the device's, drawn from its seed). Asserts: three

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # compare tells a log-write mean change caused by stalls in 10 % of the
 # seconds (issue 31): side A's log devices stall for 1 s in every 10 s
 # (stall_latency 100 ms: 2 of the 20 measured seconds), side B's never, on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Two runs writing to one results file at the same time both succeed, each
 # with all its intervals; a third command reading it meanwhile works too; two
 # runs creating one new results file at the same moment both succeed.

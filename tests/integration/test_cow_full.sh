@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A write that fails on a full copy-on-write filesystem is never reported as
 # corruption (docs/integrity.md, "Failed writes"). On a small loop-mounted
 # btrfs of its own (root; skipped without mkfs.btrfs or io_uring), where

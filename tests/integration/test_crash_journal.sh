@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # No false integrity errors after a crash: a run killed with SIGKILL at 1 s,
 # mid-run or in its end phase leaves journals that are lower bounds (marked
 # in progress before the first write), so verify exits 0 and the next run

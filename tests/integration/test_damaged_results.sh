@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A damaged results file (a valid one cut in half, or with garbage written
 # over its pages) gives a clear error and exit 3, for run as for report, and
 # no data files are written.

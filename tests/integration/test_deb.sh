@@ -1,10 +1,14 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cpack -G DEB on the build tree, packaged into a scratch directory (the build
 # directory's own .deb and _CPack_Packages are left alone): the package is
 # diskproof at the project's version; Depends:, worked out by
 # dpkg-shlibdeps, names the package of every library the binary links
 # (liburing among them); its files are all under ./usr, with the binary
-# alone in ./usr/bin, the man page, the completion and the docs; extracted
+# alone in ./usr/bin, the man page, the completion, the docs, the
+# machine-readable copyright file (Debian's format 1.0, License: MIT with
+# LICENSE's text), every JSON schema, the Grafana dashboard, the Prometheus
+# example and the Ansible play under ./usr/share/diskproof; extracted
 # with dpkg-deb -x (never dpkg -i: the suite runs in parallel), the binary
 # is stripped, has no RPATH, and runs --version. Slow-labelled: cpack
 # installs and compresses the whole tree.
@@ -57,6 +61,18 @@ for f in ./usr/bin/diskproof ./usr/share/bash-completion/completions/diskproof \
 	grep -qxF "$f" files || fail "$f is not in the package"
 done
 grep -qE '^\./usr/share/man/man1/diskproof\.1(\.gz)?$' files || fail "no man page in the package"
+C=./usr/share/doc/diskproof/copyright
+S=./usr/share/diskproof
+for f in $C $S/grafana/diskproof.json $S/prometheus/diskproof.yml $S/ansible/site.yml \
+	$S/ansible/roles/diskproof/tasks/main.yml; do
+	grep -qxF "$f" files || fail "$f is not in the package"
+done
+n=0
+for f in "$DP_SOURCE_DIR"/docs/schema/*.schema.json; do
+	grep -qxF "$S/schema/$(basename "$f")" files || fail "$S/schema/$(basename "$f") is not in the package"
+	n=$((n + 1))
+done
+[ $n -ge 7 ] || fail "only $n schemas in docs/schema"
 [ "$(grep -c '^\./usr/bin/.' files)" = 1 ] || fail "more than the binary in ./usr/bin: $(grep '^\./usr/bin/.' files)"
 
 # Unpacked: the binary as a user gets it.
@@ -66,6 +82,19 @@ file "$B" | grep -q ', stripped' || fail "the packaged binary is not stripped: $
 ! readelf -d "$B" | grep -Ei 'RPATH|RUNPATH' || fail "the packaged binary has an RPATH/RUNPATH"
 expect_exit 0 "$B" --version
 [ "$(cat "$WORK/out")" = "diskproof $version" ] || fail "packaged --version printed '$(cat "$WORK/out")'"
+# The copyright file: Debian's machine-readable format, every file MIT, and
+# the licence's text is LICENSE's (each line, as a continuation line).
+R=$WORK/root/${C#./}
+[ "$(head -1 "$R")" = "Format: https://www.debian.org/doc/packaging-manuals/copyright-format/1.0/" ] ||
+	fail "copyright: not the machine-readable format 1.0: $(head -1 "$R")"
+grep -qx 'Upstream-Name: diskproof' "$R" || fail "copyright: no Upstream-Name: diskproof"
+grep -A2 -x 'Files: \*' "$R" | grep -qx 'License: MIT' || fail "copyright: Files: * is not License: MIT"
+[ "$(grep -c '^License: MIT$' "$R")" = 2 ] || fail "copyright: no stand-alone License: MIT paragraph"
+sed -n '5,$p' "$DP_SOURCE_DIR/LICENSE" | sed 's/^$/./; s/^/ /' >license.want
+awk 'p { print } /^License: MIT$/ && ++n == 2 { p = 1 }' "$R" >license.got
+diff -u license.want license.got >license.diff || fail "copyright: the licence's text is not LICENSE's: $(cat license.diff)"
+cmp -s "$WORK/root/${S#./}/grafana/diskproof.json" "$DP_SOURCE_DIR/deploy/grafana/diskproof.json" ||
+	fail "the packaged dashboard is not deploy/grafana/diskproof.json"
 if [ -f "$WORK/root/usr/share/man/man1/diskproof.1.gz" ]; then
 	zcat "$WORK/root/usr/share/man/man1/diskproof.1.gz" | cmp -s - "$DP_SOURCE_DIR/docs/diskproof.1" ||
 		fail "the packaged man page is not docs/diskproof.1"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --destroy-data on files: what it names is created anew from its first page
 # with its journal reset, whatever is there. A database file that shrank
 # (here 64 MiB cut to 40 MiB: more than the 8 MiB a resumed creation

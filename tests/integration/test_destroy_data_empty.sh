@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --destroy-data with an empty value (--destroy-data="$DEV" with DEV unset in
 # a script) is a usage error, exit 2 before anything is written, not an
 # option silently taken as naming nothing.

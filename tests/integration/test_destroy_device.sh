@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # --destroy-data on a raw block device (a loop device of its own; root, else
 # skipped) rewrites it whole, even when it already holds diskproof's layout:
 # pages zeroed in the middle of a database (verify: exit 4) are written again

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # An engine error that lasts (io_uring_enter failing with ENOSYS every time,
 # through no_uring --enter's seccomp filter: the ring is set up, nothing can
 # be submitted) is said by every client of the engine driver, never spun on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The same profile on every real engine: tiny.ini run for 3 s with --engine
 # io_uring, libaio and psync on real files. Each run must be judged on its
 # thresholds alone (exit 0 or 1, never an error), record reads and writes of

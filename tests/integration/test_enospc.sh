@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A full disk, on small loop-mounted ext4 filesystems (root only; skipped
 # without loop devices): not enough space for the databases is refused before
 # anything is written (exit 3, says how much is needed and free); running out

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Environment facts and compare: two short runs of tiny.ini on real files
 # record the host and device facts that "diskproof check" shows (CPU
 # governor, NUMA nodes, io_uring, each volume's filesystem and disks, each

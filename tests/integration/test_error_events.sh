@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Every bad page is named: each integrity and I/O error of a run is stored as
 # an event (today's cap: 10,000 a run), and past the cap the report says how
 # many more there were, exactly. Real pages: 53 pages damaged between runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A page the journal marks as one whose last write failed (journal.h,
 # version 3) is never called corrupt (docs/integrity.md, "Failed writes"),
 # on any filesystem, without root: a page of a journal marked "write failed

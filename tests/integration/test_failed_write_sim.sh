@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A page write that fails leaves the page undefined, and is never reported as
 # an integrity error (docs/integrity.md, "Failed writes"). On sim, where a
 # failed page write reads back with no header at all until written again:

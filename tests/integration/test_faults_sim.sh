@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Faults through the sim engine: I/O errors fail the run and, past
 # [test] max_errors, stop it early with a clear summary; a hung I/O (no
 # completion for [test] io_timeout) is reported as such and stops the run.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case (b), examples/cache-90-10.ini against examples/cache-75-25.ini on
 # the sim engine: the controller cache split 75:25 gives significantly lower
 # read dispersion (sd and CV of the one-second averages, as `diskproof

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case (b) as series (issue 31, item 7), as docs/compare.md shows it:
 # examples/cache-90-10.ini and examples/cache-75-25.ini set [test] repeat = 3
 # and [sim] run_spread = 5 %, so each `run` of them is a series of three runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case (c), examples/firmware-before.ini and examples/firmware-after.ini
 # on the sim engine (streams = auto): before the update the destaging stalls
 # keep auto-tune's first level from settling, and auto-tune says so (step

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_field_html.sh - the HTML pages of field cases (b) and (c) (case (a) is
 # test_html_volumes.sh's) opened in headless Chromium: each run page and each
 # compare page renders with no script or console error; the cache compare

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Field case (a), examples/five-disks-slow.ini on the sim engine: five disks of
 # 290 IOPS, 3 databases each, logs on log devices of their own, one disk
 # (disk3) slightly slower. Only disk3 fails the database read average, at

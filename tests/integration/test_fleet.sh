@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_fleet.sh - "diskproof fleet" over real runs: three sim runs labelled
 # alike, each in its own results file as on three hosts (two of them named
 # the same), one of them with reads 20 % slower, imported into one file with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The fleet playbook (deploy/ansible/site.yml) end to end over real SSH:
 # three "hosts", each a network namespace with its own address (a veth pair,
 # 10.231.N.2 inside, 10.231.N.1 here) and its own sshd (own config, host key

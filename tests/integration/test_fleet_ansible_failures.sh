@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # How deploy/ansible/site.yml treats hosts that are slow or fail, on three
 # inventory hosts that are this machine (ansible_connection=local,
 # diskproof_install=none with the build's binary, a data directory and

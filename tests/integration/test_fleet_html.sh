@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_fleet_html.sh - the HTML page of a fleet of three sim runs (the third
 # with reads 20 % slower; two hosts of the same name) in headless Chromium:
 # the page renders with no script error; it has every section; the runs

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_fleet_slow_disk.sh - the field pattern in a fleet: three sim hosts
 # run examples/five-disks-slow.ini's layout, two with every disk alike and
 # one (db-c) with disk3 about 1 ms slower on average (the seed's case: its

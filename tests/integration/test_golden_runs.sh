@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_golden_runs.sh - "nothing changed" for refactors: the JSON report of a
 # few simulated runs (sim-quick and exchange-2013 for 2 h, a backup test, an
 # auto-tuned run), the names of the environment facts each stores, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Long and remote runs. SIGHUP (a dropped SSH session) no longer ends a run:
 # it goes on to its normal end, exit code and status as its verdict says,
 # with one "hangup" event however many SIGHUPs came; output to what is not a

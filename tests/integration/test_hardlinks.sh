@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A hard link is another name of a file that is also elsewhere: diskproof
 # writes none of its files through one. A results file's -wal or -shm, a
 # volume's lock file, a database or log file that is a hard link to a user's

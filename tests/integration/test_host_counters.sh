@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_host_counters.sh - the host counters stored beside the samples (table
 # host_sample, counters.h). A sim run records none: its intervals are virtual
 # seconds, so the host's CPU, iowait and memory over them would mean nothing

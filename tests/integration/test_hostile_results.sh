@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_hostile_results.sh - a results file whose numbers no run could have
 # written (made with sqlite3 from a sound sim run: warm-up +Inf (1e400) and
 # -Inf, huge finite values (1e300), negative durations and streams, t_ms in

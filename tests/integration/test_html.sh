@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_html.sh - the HTML pages (report --format html, compare --format html)
 # in headless Chromium: a sim run labelled with a <script> tag, a compare of
 # two sim runs (B with twice A's read latency), and an auto-tuned sim run on a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The printed (A4) run report keeps the per-database verdict column (issue
 # 30, Also): the per-database table is 21 columns (1,600 px on screen) and
 # its verdict was cut off the paper. Headless Chromium prints the run page

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_html_volumes.sh - the run page's per-volume charts in headless
 # Chromium, for a five-volume sim run where one disk is slow
 # (profiles/sim-slow-disk.ini: disk3 carries five databases where the others

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A hung device ends the run: with io_timeout = 2s and the volume's filesystem
 # frozen (fsfreeze -f) mid-run, the verdict (failed, hung I/O) is stored and
 # printed within io_timeout plus a few seconds, without spinning, and before

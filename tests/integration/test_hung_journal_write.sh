@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A device that hangs just before a periodic journal write (every 60 s of a
 # run) still ends the run within io_timeout plus a few seconds: the periodic
 # writes go through a thread of their own, so the coordinator never waits on

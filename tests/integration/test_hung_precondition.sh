@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A device that stops answering during preconditioning: with io_timeout = 2s
 # and the volume's filesystem frozen (fsfreeze -f) in the first round,
 # "init --precondition" says "the device does not answer" within io_timeout

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_import_unfinished.sh - importing a run while it is still going, then
 # again once it has ended, with a real run (psync on tiny files in $WORK):
 #  - the first import (the run stopped with SIGSTOP meanwhile, so that it is

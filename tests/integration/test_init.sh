@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # init: creates every database and log in the on-disk format with a clean
 # journal (verify passes, exact generations); stopped with SIGINT it exits 130,
 # leaves no file it had not begun (an empty log would be "not diskproof's" to

@@ -1,9 +1,12 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # cmake --install of the build tree into a scratch prefix (docs/install.md):
 # exactly the files the install rules name land where expected (the binary,
 # the man page gzip -9n'd, the bash completion, README.md, docs/*.md and
-# their images, examples/*.ini) and nothing else (no test helper, benchmark
-# or unit test); the page and completion are the source tree's; the
+# their images, examples/*.ini, the copyright file; under share/diskproof the
+# JSON schemas, the Grafana dashboard, the Prometheus example and the Ansible
+# play) and nothing else (no test helper, benchmark or unit test); the page,
+# completion, copyright file and dashboard are the source tree's; the
 # installed binary has no RPATH, runs --version as the built one does, and
 # prints its built-in profiles away from the source tree.
 source "$(dirname "$0")/lib.sh"
@@ -36,7 +39,20 @@ D=share/doc/diskproof
 	for f in "$DP_SOURCE_DIR"/examples/*.ini; do
 		echo "$D/examples/$(basename "$f")"
 	done
+	echo "$D/copyright"
+	for f in "$DP_SOURCE_DIR"/docs/schema/*.schema.json; do
+		echo "share/diskproof/schema/$(basename "$f")"
+	done
+	echo share/diskproof/grafana/diskproof.json
+	echo share/diskproof/grafana/README.md
+	echo share/diskproof/prometheus/diskproof.yml
+	for f in site.yml inventory.example.ini README.md; do
+		echo "share/diskproof/ansible/$f"
+	done
+	(cd "$DP_SOURCE_DIR/deploy/ansible" && find roles -name '*.yml' | sed 's|^|share/diskproof/ansible/|')
 } | sort >want
+grep -q '^share/diskproof/schema/report.schema.json$' want || fail "no docs/schema/report.schema.json in the source tree"
+grep -q '^share/diskproof/ansible/roles/diskproof/tasks/main.yml$' want || fail "no Ansible role in the source tree"
 (cd "$P" && find . -type f -o -type l | sed 's|^\./||' | sort) >got
 diff -u want got >diff.out || { cat diff.out >&2; fail "installed files differ from the list above"; }
 [ "$(wc -l <got)" -ge 10 ] || fail "only $(wc -l <got) files installed"
@@ -64,6 +80,9 @@ cmp -s "$P/share/bash-completion/completions/diskproof" "$DP_SOURCE_DIR/deploy/b
 cmp -s "$P/$D/README.md" "$DP_SOURCE_DIR/README.md" || fail "the installed README.md differs"
 cmp -s "$P/$D/examples/five-disks.ini" "$DP_SOURCE_DIR/examples/five-disks.ini" ||
 	fail "the installed five-disks.ini differs"
+cmp -s "$P/$D/copyright" "$DP_SOURCE_DIR/deploy/debian/copyright" || fail "the installed copyright differs"
+cmp -s "$P/share/diskproof/grafana/diskproof.json" "$DP_SOURCE_DIR/deploy/grafana/diskproof.json" ||
+	fail "the installed dashboard differs"
 
 # man finds the page in the prefix's tree, where man-db is there.
 if command -v man >/dev/null; then

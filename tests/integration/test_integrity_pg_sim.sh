@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Integrity with every PostgreSQL-like feature on (cache with read ahead, a
 # hot region, read-only pages, checkpoints with merged writes, write-back,
 # full-page images, WAL page rewrite, commit_delay), on sim:

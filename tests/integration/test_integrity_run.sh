@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Integrity while running, on real files: a healthy run where streams collide
 # on few pages reports no integrity error; a byte flipped in a page is caught
 # by the next run's reads (exit 4, database, 0-based page, offset named); a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Lost writes on a simulated device are caught by the run's page checks: the
 # run exits 4 (data integrity) and the events name database and page; I/O
 # errors fail the run (exit 1) and are counted.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Ctrl-C (SIGINT) mid-run: exit 130 within seconds, the run is stored as
 # aborted with the intervals up to the stop; SIGTERM gives 143. Also when the
 # process starts with SIGINT ignored, as a background job of a script does.

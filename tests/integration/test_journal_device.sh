@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Raw-device journals live on the device (a region per database after the
 # databases and logs), so they are found the same way whatever the current
 # directory or --results: runs and verify from different directories with

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # An I/O error reading a generation journal is said as one. Every read-only
 # open of a *.gen fails with EIO (the LD_PRELOAD library eio_open, built
 # with the tests), nothing else does: run, init and verify each exit 3 with

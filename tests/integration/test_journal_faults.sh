@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A journal that cannot be written fails the run (exit 3), and never leaves a
 # stale clean journal behind: the journals' filesystem full before the run
 # (refused before the first write, the databases untouched), full during the

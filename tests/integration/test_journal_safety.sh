@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Journals never replace what is not theirs, and a resumed init leaves one
 # for every database:
 #  - a user's file named db1.gen survives init byte for byte (exit 3, named);

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A journal without CLEAN (a run in progress, or one that ended uncleanly)
 # is a lower bound for verify: pages newer than it are accepted, said once
 # per database with the run that left it, never as one error per page; a

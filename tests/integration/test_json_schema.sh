@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_json_schema.sh - every JSON document diskproof prints (run, report,
 # compare, fleet, plan, list, check, verify --format json) validates against its
 # schema in docs/schema/ (draft 2020-12, python3-jsonschema); stdout of

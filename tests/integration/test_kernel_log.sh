@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_kernel_log.sh - the kernel log in a run's test log (run/kmsg.c): a
 # real run on a filesystem of its own on a loop device, during which a line
 # naming that loop device (and one naming another device, and one naming

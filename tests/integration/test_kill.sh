@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A run killed with SIGKILL is left "running"; the next command that opens the
 # results file (here: list) finds it aborted, with the intervals and totals it
 # had stored, and no final database size (unknown). Two Ctrl-Cs in a row also leave an aborted run, at once.

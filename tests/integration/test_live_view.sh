@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The live view of "diskproof run": on a terminal (a tmux pane of a private
 # server) a frame redrawn in place: read twice, two seconds apart, it names
 # the phase and both volumes, its numbers move, and latencies are coloured;

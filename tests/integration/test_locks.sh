@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # One command at a time on a volume (directories): while a run holds its
 # volumes, a second run, a verify and a clean --yes on them exit 3 at once
 # naming the run's pid, delete of the running run is refused, and the run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # One command at a time on a raw block device (root, loop device): while a
 # run holds the device (one O_EXCL descriptor for the whole run, reused by
 # its own checks), a second run and a verify exit 3 at once naming the run's

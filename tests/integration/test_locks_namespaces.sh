@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Locks that cannot be taken, and loop devices seen from private mount
 # namespaces (root; unshare -m; loop devices from losetup -f, detached at
 # exit; every mount is made inside a namespace of its own and goes with it).

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_log_foreign.sh - replication reads check every log block they read
 # (page_log_verify): foreign writes into one database's log during a run
 # (made while the run is frozen, SIGSTOP) are found as integrity errors of

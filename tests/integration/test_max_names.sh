@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # "max" means one thing per name (issue 30, item 5): the slowest single I/O
 # and the highest sample average are named for what they are in the text
 # report ("slowest ms", "max 15s avg", the databases' "slowest"), the HTML

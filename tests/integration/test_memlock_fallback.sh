@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Fixed buffers fall back to plain ones where the memlock limit refuses them:
 # with a 64 KiB and a 1 MiB limit and without CAP_IPC_LOCK the run still
 # works, the engine registers as many of its buffers as the limit lets it

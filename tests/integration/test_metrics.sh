@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --metrics and --metrics-file on a real run (psync, tiny.ini) that lasts
 # until the checks are done (its duration is 10 minutes; SIGINT ends it once
 # they are, exit 130: a loaded machine takes longer over the checks than a

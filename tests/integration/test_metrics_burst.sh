@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_metrics_burst.sh - run --metrics under a burst: 200 clients (one
 # python loop that begins every connection at once, then sends and reads as
 # each is ready) each connect, GET /metrics and read the whole answer:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --metrics-file never replaces what diskproof did not write as a
 # metrics file: the results file (not there yet, or by another spelling)
 # and its SQLite side files, a data directory's files, a foreign file, or a

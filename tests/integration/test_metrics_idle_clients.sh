@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --metrics: clients that connect and send nothing, or send a request
 # and never read the answer, do not keep a scraper out: with 20 of them
 # holding connections, a GET /metrics is answered within 3 s (a Prometheus

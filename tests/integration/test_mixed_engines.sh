@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Simulated and real runs kept apart: a sim run and a short real io_uring run
 # (O_DIRECT, on files in the scratch directory of the build tree, a real
 # filesystem) in one results file. compare and fleet refuse to put them

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # On a kernel without io_uring (simulated with a seccomp filter that fails
 # io_uring_setup with ENOSYS) an io_uring run is an environment error: exit 3,
 # a message that says io_uring is missing, no crash, nothing written. The sim

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Nothing blocks on a non-file, and signals always work: a FIFO named
 # db1.edb makes verify, run and init exit 3 at once naming it (verify used to
 # block in open() with SIGINT and SIGTERM blocked: only kill -9 ended it); a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_open_loop_sim.sh - open loop (arrival = rate) without coordinated
 # omission, in virtual time (docs/verdicts.md#service-and-response-time): a
 # fast simulated device (2 ms reads) behind too few streams (4 streams at

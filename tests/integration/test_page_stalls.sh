@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Database page fault stalls on the sim engine (deterministic): with a tight
 # dirty-page cap ([workload] dirty_pages = 64) and a slow flusher (10 ms
 # writes, one in flight) most updating transactions wait for a page, the

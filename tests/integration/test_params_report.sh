@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_params_report.sh - a run's effective parameters on a real sim run: the
 # options given read "option", the profile's keys "profile", unset streams
 # the count the run used ("derived"); a run whose parameters are not stored

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskproof plan: the layout of examples/five-disks.ini (15 databases, three on
 # each of 5 volumes, logs apart, the target IOPS from the mailboxes) printed
 # as text and JSON without creating anything; usage errors exit 2; a run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A layout that cannot fit in memory is refused up front: plan estimates what
 # the run would keep in memory (an upper bound: per page, per database, the
 # I/O buffers) and, with 100,000 tiny databases, refuses within seconds with

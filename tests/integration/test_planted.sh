@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Every planted corruption is found with its database and page, by verify and
 # by the next run: a flipped byte, a lost write (an older generation), a
 # misdirected write (another page's content), a torn page (its second half

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A real Prometheus scrapes a real run: Prometheus (on a free loopback port,
 # its TSDB in $WORK) scrapes "diskproof run --metrics" every second during a
 # 12 s run; its HTTP API then says up == 1 for the target, and has

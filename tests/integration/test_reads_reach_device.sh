@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Results a device could not give are flagged (issue 30, item 7): a buffered
 # run (direct = off) of databases that were just written and fit in the page
 # cache reads them from the cache, and /proc/diskstats of the loop device the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_recovery_sim.sh - the recovery test on the sim engine. The sim keeps
 # no log content, so the log writer counts the records of each segment and
 # the replay applies that many pages (recovery.c). Checked here:

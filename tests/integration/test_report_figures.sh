@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_report_figures.sh - the figures that show why (issue 18), on real sim
 # runs of tests/integration/profiles/sim.ini (2 volumes x 2 databases of
 # 256 MiB): p99.9 and p99.99 of every scope and class from the whole-run

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_report_golden.sh - golden tests of the report formats: a fixed-seed sim
 # run (tests/integration/profiles/sim.ini, 20 s after 5 s of warm-up) reported
 # as text, JSON and CSV must match tests/golden/reports/ byte for byte, once

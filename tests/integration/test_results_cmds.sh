@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_results_cmds.sh - the commands that manage a results file, on sim runs:
 # report --format csv -o FILE (atomic, same bytes as stdout, no temporary file
 # left), delete of a run and of an unknown id (exit 2, nothing deleted), and

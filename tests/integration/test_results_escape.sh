@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_results_escape.sh - what a results file holds cannot drive the
 # terminal, nor stay "running" for ever. A label and a host name with control
 # characters (ESC, BEL, CR) are shown escaped (\x1b) by list, report and

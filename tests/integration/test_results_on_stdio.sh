@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # stdout or stderr that is the results file (run --results r.db >r.db,
 # --results /dev/stdout >FILE, report >>r.db): the text would overwrite the
 # SQLite file from offset 0 (or grow it with junk). run refuses with exit 3

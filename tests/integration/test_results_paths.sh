@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_results_paths.sh - the results file is only ever a regular file or a
 # new path. Every command that takes --results (run, list, report, compare,
 # delete, import, verify, init) and import's own argument refuse a block

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_results_readonly.sh - reading results never needs write access, and a
 # full disk never keeps them from being read. On an ext4 image mounted
 # read-only, a results file made by real runs is listed, reported (text, JSON,

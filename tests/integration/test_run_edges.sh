@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Rough edges of a run, each once broken: a run aborted in its warm-up shows
 # no PASS anywhere and counts only the warm-up that ran; an interrupt while
 # the files are created still stores the run, aborted; a database file that

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --repeat N: one series of N runs (run.series_uuid, series_index,
 # series_size, the label), each run with seeds derived from the profile's
 # and its place (stored as "derived" parameters), each run's verdict as it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskproof never overwrites what it did not write, and says so: a foreign
 # file where a database goes is an environment error (exit 3) and stays
 # byte for byte; a results file that is not SQLite is exit 3 and untouched;

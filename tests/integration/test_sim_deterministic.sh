@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # Same profile, same seed: the sim engine gives the same numbers bit for bit;
 # another seed gives other numbers.
 source "$(dirname "$0")/lib.sh"

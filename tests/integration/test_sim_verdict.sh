@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The sim engine decides verdicts deterministically: a device with 40 ms reads
 # fails (exit 1) naming the criterion and each database; with 2 ms reads the
 # same layout passes. A 10 min profile completes in seconds of real time.

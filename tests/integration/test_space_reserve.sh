@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The results file keeps 8 MiB free on its filesystem (STORE_MIN_FREE): when
 # the databases share that filesystem, plan and run count the reserve in its
 # need. A layout that fits with the results file elsewhere is refused (exit 3,

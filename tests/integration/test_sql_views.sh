@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_sql_views.sh - the results file for sqlite3 users (schema 7): on two sim
 # runs (one failing its read latency) and a short real run (psync, 8 MiB
 # databases), the views v_run, v_run_class, v_volume_trend, v_database_class and

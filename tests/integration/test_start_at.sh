@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --start-at TIME and --host NAME (fleet runs): a run prepares, waits and
 # begins its load at TIME, recording when it really did to the microsecond
 # (+3s: 3 s after the command started, and within 20 ms of its start_at

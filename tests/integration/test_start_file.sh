@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --ready-file / --start-file / --start-timeout: the readiness start of a
 # fleet, by hand, as docs/fleet.md tells it with a shell per host. Two runs
 # (two "hosts", a results file each) where the second is launched only once

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The stream pool on real I/O with several workers: an ext4 on a loop device
 # whose image lives in RAM (/dev/shm), 8 databases, 9 streams, 2 workers
 # (databases round robin, 4 each; each worker carries 9 x 4/8 = 4.5 streams:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The stream pool on a uniform simulated device, in virtual time: 15
 # databases (5 volumes of 3) at 16 and 45 streams, and at 4 (fewer streams
 # than databases, no longer refused), give every database the same

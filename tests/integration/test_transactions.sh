@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_transactions.sh - transactions counted (docs/reports.md#transactions):
 # an open-loop sim run at [workload] rate = 200 transactions per second
 # reports 200/s within 3 % in text and JSON, per database figures that sum

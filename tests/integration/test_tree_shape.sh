@@ -1,7 +1,11 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_tree_shape.sh - the rules that keep the source tree's shape
 # (docs/architecture.md): no file in src/ over 1,200 lines and none in
-# src/run/ over 1,000; every source file opens with a comment naming its job;
+# src/run/ over 1,000; every source file opens with its licence's SPDX line
+# ("/* SPDX-License-Identifier: MIT */", LICENSE), then a comment naming its
+# job; every C file and header of tests/, every script (tests/, .ci/run) and
+# CMake file carries the SPDX line too (shown to fail on a planted file);
 # src/workload/ includes no header of src/run/ (generators see only their
 # narrow context); engines include nothing of the run, plan or workload;
 # workers and generators never touch SQLite or the terminal; one driver
@@ -31,8 +35,37 @@ for f in src/*/*.c src/*/*.h; do
 	*) max=1200 ;;
 	esac
 	[ "$n" -le "$max" ] || complain "$f has $n lines (at most $max)"
-	head -1 "$f" | grep -q '^/\*' || complain "$f does not open with a comment naming its job"
+	sed -n 2p "$f" | grep -q '^/\*' || complain "$f does not open with a comment naming its job (after its SPDX line)"
 done
+# spdx_missing DIR: each file under DIR that should carry the SPDX line and
+# does not: C files and headers open with it, scripts have it within their
+# first three lines (after a #! line, a "---" or an editor's mode line)
+spdx_missing() {
+	local f
+	find "$1/src" "$1/include" "$1/tests" -name '*.[ch]' -not -path '*/fuzz/corpus/*' | sort |
+		while read -r f; do
+			[ "$(head -1 "$f")" = "/* SPDX-License-Identifier: MIT */" ] || echo "${f#"$1"/}"
+		done
+	find "$1/tests" "$1/cmake" "$1/deploy" "$1/.ci" -type f \( -name '*.sh' -o -name '*.py' -o -name '*.cmake' \
+		-o -name CMakeLists.txt -o -name run -o -name '*.yml' \) -not -path '*/golden/*' 2>/dev/null | sort |
+		while read -r f; do
+			head -3 "$f" | grep -qx '# SPDX-License-Identifier: MIT' || echo "${f#"$1"/}"
+		done
+	head -3 "$1/CMakeLists.txt" | grep -qx '# SPDX-License-Identifier: MIT' || echo CMakeLists.txt
+}
+[ -f LICENSE ] || complain "no LICENSE"
+missing=$(spdx_missing "$DP_SOURCE_DIR")
+[ -z "$missing" ] || complain "without the SPDX line (/* SPDX-License-Identifier: MIT */ first in C files, \
+# SPDX-License-Identifier: MIT in scripts): $(echo $missing)"
+# ... and the check finds a file without it
+mkdir -p "$WORK/spdx/src/util" "$WORK/spdx/include" "$WORK/spdx/tests" "$WORK/spdx/cmake"
+printf '/* SPDX-License-Identifier: MIT */\n/* ok.c - has it */\n' >"$WORK/spdx/src/util/ok.c"
+printf '/* bare.h - has none */\n' >"$WORK/spdx/include/bare.h"
+printf '#!/bin/bash\n# SPDX-License-Identifier: MIT\n' >"$WORK/spdx/tests/ok.sh"
+printf '#!/bin/bash\n# bare.sh - has none\n' >"$WORK/spdx/tests/bare.sh"
+printf '# SPDX-License-Identifier: MIT\n' >"$WORK/spdx/CMakeLists.txt"
+missing=$(spdx_missing "$WORK/spdx" | tr '\n' ' ')
+[ "$missing" = "include/bare.h tests/bare.sh " ] || complain "the SPDX check on a planted tree said \"$missing\""
 if [ -d src/workload ]; then
 	grep -nE '#include *"(\.\./)?run/|#include *"(run_internal|autotune)\.h"|diskproof/run\.h' src/workload/* &&
 		complain "src/workload/ includes a header of src/run/"

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A 3 s io_uring run on real files in a temporary directory: the JSON report
 # shows reads and writes in every class, for the run and for each volume and
 # database, and the files are laid out as ARCHITECTURE.md says.

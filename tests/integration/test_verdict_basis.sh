@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The basis of the maximum criteria on the sim engine (deterministic): one
 # 150 ms I/O in every million ([sim] spike_every) among 2 ms reads. With
 # [thresholds] max_basis = io the slowest I/O fails db_read_max_ms; with the

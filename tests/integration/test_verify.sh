@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # diskproof verify: a clean tree verifies (exit 0); each kind of damage is
 # found and reported with database, page, file and offset (exit 4): a flipped
 # byte (checksum mismatch), another page's content (misdirected write), an

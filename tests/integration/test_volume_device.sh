@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_volume_device.sh - the run report maps each volume to the block
 # device under it (issue 30: "disk3 -> sdb in the host table"): a real run
 # on a filesystem of its own on a loop device records device.VOL.name and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A volume directory removed while a run is going: the run stops within a few
 # seconds with an environment error (exit 3) naming the volume and directory,
 # and the run is stored with status "error".

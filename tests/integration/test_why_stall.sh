@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_why_stall.sh - the why sentence says what happened, in virtual time
 # (report/why.c):
 # - a log device that stalls 3 s every 60 s (200 ms per write while it

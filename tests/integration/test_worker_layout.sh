@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_worker_layout.sh - `plan`, `check` and a run agree on the worker
 # layout (plan/workers.c, the one rule), for the fixed and the transactional
 # (jetstress) model: the number of workers (plan JSON's "workers", the run's

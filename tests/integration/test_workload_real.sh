@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The workload on real files (io_uring):
 # - exchange-2013 (databases shrunk to 64 MiB) records, for every database,
 #   database reads and writes, log writes, maintenance reads and replication

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The I/O model on a fast simulated device (never saturates), in virtual time:
 # - exchange-2013 at its default stream count holds the calibration facts of
 #   ARCHITECTURE.md: database reads : writes in 1.4-1.6, database transfers per

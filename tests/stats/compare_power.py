@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """compare_power.py - the power table of docs/compare.md, by simulation, and
 the runs-per-side advice (analyze_runs_needed) as the code computes it.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_analyze.c - the statistics of a comparison (analyze.h) and their
  * renderers: the Mann-Whitney U test on small examples worked out by hand

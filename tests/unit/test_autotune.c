@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_autotune.c - the auto-tune search against a device model: latency is
  * flat until the device saturates at K streams, then grows in proportion to

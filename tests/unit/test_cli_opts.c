@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_cli_opts.c - the option table (src/cli/options.c) and its parser:
  * every entry well formed (the one validator over the table), no two

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_compare_select.c - what compare decides without any run data: the run
  * selectors (store_run_selector_parse / _pick / store_run_label_suggest: N,

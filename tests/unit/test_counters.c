@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_counters.c - host counters (counters.h): the /proc parsers on fixture
  * text of /proc/stat, /proc/meminfo and /proc/diskstats (old and new

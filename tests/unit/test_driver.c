@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_driver.c - the one engine driver (driver.h) against a scripted test
  * engine registered here, in the style of the sim engine: a virtual clock, a

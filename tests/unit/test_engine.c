@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_engine.c - the engine contract: every registered engine passes the
  * ops validator, in the registry's fixed order; the sim engine's latency,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_env_check.c - the rules of "diskproof check" (env/check.c), each
  * judged on facts given here: a filesystem's type and mount options (the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_env_numa.c - host and device facts read from a fixture sysfs tree, and
  * the NUMA placement of workers computed from them.

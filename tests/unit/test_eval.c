@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_eval.c - verdicts as a pure function of summaries and thresholds: each
  * criterion at, just under and just over its threshold (the optional p99,

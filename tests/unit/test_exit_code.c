@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_exit_code.c - the exit code of a run's outcome (run_exit_code, run.h):
  * each code alone, then the precedence README.md and ARCHITECTURE.md give

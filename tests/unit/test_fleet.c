@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_fleet.c - the fleet report's model (report.h, src/report/fleet.c):
  * the totals' histograms merge exactly (every percentile of the merged

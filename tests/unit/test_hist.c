@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hist.c - the log-linear histogram: bucket math at group edges, the
  * 1/128 error bound over the whole range, exact merge, percentiles and the

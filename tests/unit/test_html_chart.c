@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_html_chart.c - what the HTML charts compute to draw (html.h): the
  * decades of a log10 axis, the thinning of a series to one point per pixel

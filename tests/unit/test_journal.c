@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_journal.c - the generation journal: a round trip with and without the
  * clean flag, a missing journal, each kind of damage reported with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json.c - the one JSON writer (util/json.c): the pretty layout (one item
  * a line, two spaces a level), the one-line layout of _flat containers and of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_kmsg.c - the kernel log reader's pure parts (kmsg.h): a /dev/kmsg
  * record's facility, level, sequence number and timestamp, its flags, its

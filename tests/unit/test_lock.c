@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_lock.c - the volume locks (lock.h) and the non-blocking opens
  * (fileopen.h) on real directories under the build tree: a second lock of

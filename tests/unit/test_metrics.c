@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_metrics.c - the pieces of the Prometheus text (metrics.h): --metrics
  * [ADDR:]PORT parsing (loopback by default, IPv6 in brackets, every bad

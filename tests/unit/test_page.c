@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_page.c - the on-disk page format: CRC32C against the standard check
  * value, stamp then verify, and each kind of bad page the run must tell

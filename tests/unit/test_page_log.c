@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_page_log.c - page_log_verify(), the one check of a log block read
  * back: a block as the log writer seals it (record table included) passes;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_params.c - a profile's effective parameters (profile_params) and two
  * runs' parameter differences (analyze_param_diffs): every key listed with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_path.c - the shared path helpers (util/path.c): joining, the directory
  * part, the nearest existing ancestor, resolving a path not there yet, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_plan_memory.c - run_memory_estimate(), the memory a run of a plan
  * needs at most: its parts add up, each grows with what it counts (pages,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_plan_workers.c - plan_workers_layout(), the one worker-layout rule:
  * in the jetstress model databases go round robin over the workers and a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_precondition.c - preconditioning: the SNIA PTS steady-state rule on
  * made-up series (flat, a fresh drive's decay, one outlier, a slope just

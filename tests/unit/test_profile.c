@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profile.c - INI profile parsing and validation: the defaults of a
  * minimal profile, every kind of bad profile (each message checked for file,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profile_corpus.c - the bad-input corpus of the profile parser, driven by
  * the key table: for every key a minimal valid profile plus that key with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_profiles_builtin.c - every profile shipped in profiles/ parses without
  * an error, every built-in (embedded at build time) parses too, the two sets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_reach.c - whether a run's reads reached its devices
  * (run_reach_judge, src/run/reach.h): counts in, the state and its sentence

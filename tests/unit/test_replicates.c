@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_replicates.c - the decision over runs as replicates (replicates.c,
  * gate.c): Student's t on ln(run figures) against a p worked out by hand;

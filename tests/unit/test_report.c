@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_report.c - the report renderers (report.h) and the results helpers
  * (results.h) on hand-built results: JSON is one valid document (checked by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_results_derive.c - what the results model derives for the reports
  * (results.h, src/results/derive.c), on hand-built results with figures

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_results_series.c - a series' spread (results_spread_compute,
  * results_series_fill, results.h): mean, min, max and the coefficient of

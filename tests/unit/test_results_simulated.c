@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_results_simulated.c - whether a stored run was simulated: the
  * results model reads it off the engine's name (results_simulated), the run

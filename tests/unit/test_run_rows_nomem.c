@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_run_rows_nomem.c - the coordinator's interval rows when memory runs
  * out: a sim run whose first growth of the rows array fails (realloc is

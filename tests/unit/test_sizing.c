@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sizing.c - [sizing] from mailboxes and from free space: the mailbox
  * arithmetic (database size in whole pages rounded up, target IOPS with

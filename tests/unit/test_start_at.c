@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_start_at.c - run --start-at's TIME (time_parse_start_at): RFC 3339
  * instants in UTC, to the nanosecond, with Z, z, +00:00 or -00:00; +DURATION

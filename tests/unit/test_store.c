@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_store.c - the SQLite results file (store.h) on real files in a fresh
  * temporary directory: schema creation and version, a whole run written and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_units.c - unit parsing and formatting (durations, sizes, percentages,
  * numbers, booleans) and the edit distance behind did-you-mean: every accepted

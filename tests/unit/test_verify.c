@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_verify.c - verify_block(), the check verify applies to every page and
  * log block: each problem it must name, and the generation rules (a clean

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_flush.c - the flusher driven alone (flush.c): never more
  * than flush_depth page writes of a database in flight; a page written only

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_log.c - the log writer and replication driven alone (log.c,
  * repl.c): the record tables of the log blocks, read in the order they were

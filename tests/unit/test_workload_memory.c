@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_memory.c - wl_db_memory(), the generators' part of the
  * memory estimate that plan shows and plan, init and run refuse by, is an

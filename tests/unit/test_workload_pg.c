@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_pg.c - the PostgreSQL-like features of the generators,
  * driven alone (workload_harness.h): the cache model (a page read once is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_recovery.c - recovery's replay driven alone (recovery.c):
  * after writing recovery_segments log segments a database drains, then its

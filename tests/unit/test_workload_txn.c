@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_workload_txn.c - the transaction streams driven alone (txn.c): over
  * many transactions the mix of inserts, deletes, replaces and seeks, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * workload_harness.h - drives the generators of src/workload/ alone, through
  * their narrow context, with the worker's own turn and completion (wl_turn,
