@@ -74,6 +74,13 @@ static void text_p(struct strbuf *sb, const struct analyze_mw *t)
 		strbuf_addstr(sb, " approx."); /* small sample with ties */
 }
 
+bool report_unchanged_zero(double a, double b, double pct, int decimals)
+{
+	double half = 0.5 * pow(10, -decimals);
+
+	return isfinite(pct) && isfinite(a) && isfinite(b) && fabs(a) < half && fabs(b) < half;
+}
+
 static void text_change(struct strbuf *sb, double pct)
 {
 	if (isfinite(pct))
@@ -87,7 +94,10 @@ static void text_fig_tail(struct strbuf *sb, const struct analyze_figure *f, int
 {
 	text_col(sb, 12, f->a, dec);
 	text_col(sb, 12, f->b, dec);
-	text_change(sb, f->change_pct);
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addf(sb, " %9s", "unchanged");
+	else
+		text_change(sb, f->change_pct);
 	if (f->significant)
 		strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
 			    color ? REPORT_ANSI_RESET : "");
@@ -133,7 +143,10 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addf(sb, "  %-11s  %-10s", "", "cv");
 		text_col(sb, 12, k->cv_a, 4);
 		text_col(sb, 12, k->cv_b, 4);
-		text_change(sb, k->cv_change_pct);
+		if (report_unchanged_zero(k->cv_a, k->cv_b, k->cv_change_pct, 4))
+			strbuf_addf(sb, " %9s", "unchanged");
+		else
+			text_change(sb, k->cv_change_pct);
 		strbuf_addstr(sb, "      (sd over mean; tested as sd)\n");
 	}
 	if (!any) {
@@ -212,7 +225,9 @@ static void text_pair(struct strbuf *sb, const char *indent, const struct report
 	strbuf_addf(sb, "%s%-*s", indent, 28 - (int)strlen(indent), w->words);
 	text_col(sb, 12, p->a * w->scale, w->decimals);
 	text_col(sb, 12, p->b * w->scale, w->decimals);
-	if (isfinite(p->change_pct))
+	if (report_unchanged_zero(p->a * w->scale, p->b * w->scale, p->change_pct, w->decimals))
+		strbuf_addf(sb, " %9s\n", "unchanged");
+	else if (isfinite(p->change_pct))
 		strbuf_addf(sb, " %+8.1f%%\n", p->change_pct);
 	else
 		strbuf_addf(sb, " %9s\n", "n/a");

@@ -88,7 +88,9 @@ static void cmp_figure_row(struct strbuf *sb, const struct analyze_scope *s, int
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(f->change_pct))
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(f->change_pct))
 		strbuf_addf(sb, "%+.1f %%", f->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");
@@ -117,7 +119,9 @@ static void cmp_extra_row(struct strbuf *sb, const struct analyze_scope *s, cons
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(f->change_pct))
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(f->change_pct))
 		strbuf_addf(sb, "%+.1f %%", f->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");
@@ -390,7 +394,9 @@ static void cmp_host_row(struct strbuf *sb, const char *device, const struct rep
 	html_td_num(sb, p->a * w->scale, w->decimals);
 	html_td_num(sb, p->b * w->scale, w->decimals);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(p->change_pct))
+	if (report_unchanged_zero(p->a * w->scale, p->b * w->scale, p->change_pct, w->decimals))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(p->change_pct))
 		strbuf_addf(sb, "%+.1f %%", p->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");
