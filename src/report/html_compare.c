@@ -303,14 +303,16 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 		snprintf(title, sizeof(title), "%s latency CDF", stats_io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_CDF;
 		s[0].cls = s[1].cls = (enum io_class)k;
-		ch = (struct html_chart){.id = id,
-					 .title = title,
-					 .x_label = "latency (ms)",
-					 .y_label = "share of I/Os at or below",
-					 .series = s,
-					 .nr_series = 2,
-					 .y_percent = true,
-					 .compact = true};
+		ch = (struct html_chart){
+			.id = id,
+			.title = title,
+			.x_label = "latency (ms, log scale)",
+			.y_label = "share of I/Os at or below",
+			.series = s,
+			.nr_series = 2,
+			.y_percent = true,
+			.x_log10 = true, /* as the run page's: the tail as wide as the body */
+			.compact = true};
 		html_chart_line(sb, &ch);
 	}
 	strbuf_addstr(sb, "</div>\n</section>\n");

@@ -565,6 +565,14 @@ static void test_compare(void **state)
 	strbuf_reset(&out);
 	report_compare_render(&out, &c, REPORT_HTML, NULL);
 	assert_non_null(strstr(out.buf, "id=\"chart-lat-log_read\""));
+	/* the CDFs on a log latency axis, as the run page's */
+	{
+		const char *cdf = strstr(out.buf, "id=\"chart-cdf-db_read\"");
+
+		assert_non_null(cdf);
+		assert_non_null(strstr(cdf, "latency (ms, log scale)"));
+		assert_true(strstr(cdf, "latency (ms, log scale)") < strstr(cdf, "</figure>"));
+	}
 	assert_null(strstr(out.buf, "bdm_read"));
 	assert_null(strstr(out.buf, "backup_read"));
 
