@@ -137,8 +137,8 @@ struct plan_held {
  * Reads, without writing anything, what the files of each database of a
  * file volume hold: held[i] (pl->nr_dbs entries) gets the bytes of database
  * i as its own journal knows them (pages x page size, when a journal of this
- * database with the plan's page size is there: a file shorter than that lost
- * its end, which verify reports), else as its regular file holds them in
+ * database with the plan's page size is there: a file shorter than that, or
+ * missing, lost pages, which verify reports), else as its regular file holds them in
  * whole pages, and its log file's size. A block device's regions are as
  * the plan lays them out: 0. Returns the number of databases whose files
  * hold another size than the plan's (database or log).

@@ -764,11 +764,12 @@ size_t plan_held_read(const struct plan *pl, struct plan_held *held)
 		*h = (struct plan_held){0};
 		if (!pl->files || vol->device)
 			continue;
-		h->size = regular_size(db->path);
-		if (h->size) {
-			uint64_t known = journal_held(pl, db);
-
-			h->size = known ? known : h->size - h->size % pl->page_size;
+		/* the journal first: a database file gone or cut short is still
+		 * the size its journal knows (verify then reports what is lost) */
+		h->size = journal_held(pl, db);
+		if (!h->size) {
+			h->size = regular_size(db->path);
+			h->size -= h->size % pl->page_size;
 		}
 		if (!vol->log_device)
 			h->log_size = regular_size(db->log_file);

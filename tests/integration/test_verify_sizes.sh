@@ -4,7 +4,8 @@
 # own database size (64 MiB). verify checks the 8 MiB written, with the
 # journals' exact generations, says once that the profile's size differs,
 # and exits 0; plan shows the size the files hold beside the profile's. A
-# file cut short of what its journal knows is still a lost end (exit 4).
+# file cut short of what its journal knows is still a lost end (exit 4); a
+# missing one is named, its journal still read at its own size.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -37,4 +38,11 @@ truncate -s 4MiB data/vol1/db2.edb
 expect_exit 4 "$DISKPROOF" verify quick --data-dir "$WORK/data"
 grep -q "db2.edb: is 4194608 bytes\|db2.edb: is 4194304 bytes, but its journal" err ||
 	{ cat err >&2; fail "lost end not reported"; }
+
+# --- a database file gone: named missing, its journal still its own (no
+# "journal of database 3 with 256 pages" against the profile's 2048)
+rm data/vol2/db3.edb
+expect_exit 4 "$DISKPROOF" verify quick --data-dir "$WORK/data"
+grep -q "db3.edb: missing: no database file here" err || { cat err >&2; fail "missing file not named"; }
+! grep -q "journal of database 3" err || { cat err >&2; fail "db3's journal taken for another size"; }
 echo PASS
