@@ -158,6 +158,12 @@ double analyze_t_p2(double t, double nu);
  * either is not finite. */
 double analyze_change_pct(double a, double b);
 
+/* The change of two figures shown in steps of res (> 0): 0 ("unchanged")
+ * when both read 0 at that step (|x| < res / 2: 0.04 and 0.00 shown as
+ * 0.0, never -100 %), NAN when a reads 0 and b does not, else
+ * analyze_change_pct(a, b). */
+double analyze_change_pct_res(double a, double b, double res);
+
 /* Sample standard deviation and coefficient of variation of x[0..n); NAN where
  * undefined (n < 2; mean 0). */
 void analyze_dispersion(const double *x, size_t n, double *sd, double *cv);

@@ -127,6 +127,30 @@ int plan_prepare_files(const struct plan *pl, const struct profile *p,
 		       const struct plan_progress *prog, uint64_t *fresh_from, uint64_t *created,
 		       struct strbuf *remade, struct strbuf *err) DP_MUST_CHECK;
 
+/* What the files at one database's paths hold (plan_held_read()): 0 where
+ * nothing of diskproof's is there, or the volume is a block device. */
+struct plan_held {
+	uint64_t size;	   /* its pages as its journal knows them, else its file's whole pages */
+	uint64_t log_size; /* its log file's size */
+};
+
+/*
+ * Reads, without writing anything, what the files of each database of a
+ * file volume hold: held[i] (pl->nr_dbs entries) gets the bytes of database
+ * i as its own journal knows them (pages x page size, when a journal of this
+ * database with the plan's page size is there: a file shorter than that, or
+ * missing, lost pages, which verify reports), else as its regular file holds them in
+ * whole pages, and its log file's size. A block device's regions are as
+ * the plan lays them out: 0. Returns the number of databases whose files
+ * hold another size than the plan's (database or log).
+ */
+size_t plan_held_read(const struct plan *pl, struct plan_held *held);
+
+/* Sets each database's size, page count and log size to what held says its
+ * files hold, where they hold something (non-zero): so that verify reads the
+ * pages that were written, whatever size the profile now asks for. */
+void plan_held_adopt(struct plan *pl, const struct plan_held *held);
+
 /* One filesystem (or block device) that the plan's files go to. */
 struct plan_fs {
 	char *path;	  /* where it was measured: the nearest existing directory, or the device */

@@ -23,6 +23,9 @@
 
 #include "diskproof/analyze.h"
 
+/* the step sd ms and cv are shown in (4 decimals): both 0 there is unchanged */
+#define SD_RES 1e-4
+
 static const char *const metric_names[] = {
 	[ANALYZE_IOPS] = "iops",     [ANALYZE_AVG_MS] = "avg_ms", [ANALYZE_P50_MS] = "p50_ms",
 	[ANALYZE_P99_MS] = "p99_ms", [ANALYZE_MAX_MS] = "max_ms",
@@ -313,8 +316,9 @@ static int class_compare(struct cmp_ctx *cx, const struct scope_summary *sa,
 			analyze_dispersion(xb, nb, &out->sd_ms_b, &out->cv_b);
 			out->sd.a = out->sd_ms_a;
 			out->sd.b = out->sd_ms_b;
-			out->sd.change_pct = analyze_change_pct(out->sd_ms_a, out->sd_ms_b);
-			out->cv_change_pct = analyze_change_pct(out->cv_a, out->cv_b);
+			out->sd.change_pct =
+				analyze_change_pct_res(out->sd_ms_a, out->sd_ms_b, SD_RES);
+			out->cv_change_pct = analyze_change_pct_res(out->cv_a, out->cv_b, SD_RES);
 			ret = analyze_brown_forsythe(xa, na, xb, nb, &out->sd.test);
 		}
 		free(xa);
@@ -578,6 +582,27 @@ const char *analyze_dev_metric_name(enum analyze_dev_metric m)
 }
 
 /* The host figures of a run (NAN when it has none). */
+/*
+ * The steps the host counters are shown in (report/compare.c's decimals, in
+ * the units analyze keeps: memory in bytes), and the dispersion's (sd ms,
+ * cv: 4 decimals): two figures that both read 0 at their step are
+ * unchanged, not -100 % (analyze_change_pct_res).
+ */
+static const double host_res[ANALYZE_HOST_METRIC_COUNT] = {
+	[ANALYZE_HOST_CPU_USER] = 0.1,
+	[ANALYZE_HOST_CPU_SYSTEM] = 0.1,
+	[ANALYZE_HOST_CPU_IOWAIT] = 0.1,
+	[ANALYZE_HOST_MEM_MIN] = 0.1 * 1024 * 1024,
+	[ANALYZE_HOST_MEM_AVG] = 0.1 * 1024 * 1024,
+};
+static const double dev_res[ANALYZE_DEV_METRIC_COUNT] = {
+	[ANALYZE_DEV_READS_PER_S] = 0.1,   [ANALYZE_DEV_WRITES_PER_S] = 0.1,
+	[ANALYZE_DEV_READ_MBPS] = 0.01,	   [ANALYZE_DEV_WRITE_MBPS] = 0.01,
+	[ANALYZE_DEV_READ_WAIT_MS] = 1e-3, [ANALYZE_DEV_WRITE_WAIT_MS] = 1e-3,
+	[ANALYZE_DEV_AVG_WAIT_MS] = 1e-3,  [ANALYZE_DEV_UTIL_PCT] = 0.1,
+	[ANALYZE_DEV_QUEUE] = 0.01,
+};
+
 static void host_figures(const struct results *r, double *out)
 {
 	const struct results_host_perf *h = &r->host_perf;
@@ -633,7 +658,8 @@ static void host_dev_add(struct analyze_host *h, const char *name,
 	dev_figures(da, a);
 	dev_figures(db, b);
 	for (int m = 0; m < ANALYZE_DEV_METRIC_COUNT; m++)
-		d->fig[m] = (struct analyze_pair){a[m], b[m], analyze_change_pct(a[m], b[m])};
+		d->fig[m] = (struct analyze_pair){a[m], b[m],
+						  analyze_change_pct_res(a[m], b[m], dev_res[m])};
 }
 
 static int host_compare(struct analyze_host *h, const struct results *a, const struct results *b)
@@ -647,7 +673,8 @@ static int host_compare(struct analyze_host *h, const struct results *a, const s
 	host_figures(a, fa);
 	host_figures(b, fb);
 	for (int m = 0; m < ANALYZE_HOST_METRIC_COUNT; m++)
-		h->fig[m] = (struct analyze_pair){fa[m], fb[m], analyze_change_pct(fa[m], fb[m])};
+		h->fig[m] = (struct analyze_pair){
+			fa[m], fb[m], analyze_change_pct_res(fa[m], fb[m], host_res[m])};
 	if (!cap)
 		return 0;
 	h->devices = calloc(cap, sizeof(*h->devices));

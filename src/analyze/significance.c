@@ -158,6 +158,13 @@ double analyze_change_pct(double a, double b)
 	return (b - a) / a * 100.0;
 }
 
+double analyze_change_pct_res(double a, double b, double res)
+{
+	if (isfinite(a) && isfinite(b) && fabs(a) < res / 2)
+		return fabs(b) < res / 2 ? 0.0 : NAN;
+	return analyze_change_pct(a, b);
+}
+
 void analyze_dispersion(const double *x, size_t n, double *sd, double *cv)
 {
 	double mean = 0, ss = 0;

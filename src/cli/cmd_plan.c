@@ -3,7 +3,8 @@
  * cmd_plan.c - "diskproof plan [PROFILE] [--data-dir DIR] [--db-size SIZE]
  * [--engine NAME] [--streams N] [--format text|json]": what a run of the
  * profile would lay out, without touching a disk: per volume its paths, its
- * databases and logs with their files and sizes, the space they need against
+ * databases and logs with their files and sizes (and beside them what files
+ * already there hold, when that differs), the space they need against
  * the space free (measured at the nearest existing directory; nothing is
  * created), and the run's target IOPS, streams, engine and workers. It takes
  * the same profile arguments as run, and the memory the run would take
@@ -29,7 +30,8 @@
 struct plan_view {
 	const struct profile *p;
 	const struct plan *pl;
-	const struct plan_space *sp; /* NULL: no files (sim) */
+	const struct plan_space *sp;  /* NULL: no files (sim) */
+	const struct plan_held *held; /* what the files there hold (pl->nr_dbs), or NULL */
 	unsigned streams, workers;
 	bool enough;
 	struct run_memory mem; /* what the run would keep in memory, at most */
@@ -44,6 +46,7 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 	v->p = p;
 	v->pl = pl;
 	v->sp = sp;
+	v->held = NULL;
 	/* 2 streams per database unless set; the workers as the run makes them */
 	v->streams = p->streams && p->streams != PROFILE_STREAMS_AUTO
 			     ? p->streams
@@ -60,6 +63,16 @@ static void view_init(struct plan_view *v, const struct profile *p, const struct
 static void add_size(struct strbuf *sb, uint64_t bytes)
 {
 	unit_format_size(sb, bytes);
+}
+
+/* " (file holds 8 MiB)" when the file there holds another size than planned */
+static void add_held(struct strbuf *sb, uint64_t held, uint64_t planned)
+{
+	if (!held || held == planned)
+		return;
+	strbuf_addstr(sb, " (file holds ");
+	add_size(sb, held);
+	strbuf_addch(sb, ')');
 }
 
 static void text_space(struct strbuf *sb, const struct plan_view *v, const char *what, size_t fs,
@@ -192,11 +205,15 @@ static void render_text(struct strbuf *sb, const struct plan_view *v, bool db_si
 				strbuf_addf(sb, " @%llu", (unsigned long long)db->base);
 			strbuf_addstr(sb, "  ");
 			add_size(sb, db->size);
+			if (v->held)
+				add_held(sb, v->held[vol->first_db + k].size, db->size);
 			strbuf_addf(sb, "  log %s", db->log_file);
 			if (vol->log_device)
 				strbuf_addf(sb, " @%llu", (unsigned long long)db->log_base);
 			strbuf_addstr(sb, "  ");
 			add_size(sb, db->log_size);
+			if (v->held)
+				add_held(sb, v->held[vol->first_db + k].log_size, db->log_size);
 			/* a file's journal is DB.gen beside it; a device's has a region */
 			if (vol->device) {
 				strbuf_addf(sb, "  journal @%llu  ",
@@ -255,6 +272,15 @@ static void json_space(struct json *j, const char *key, size_t fs, uint64_t tota
 	json_end(j);
 }
 
+/* what the files at the paths hold; null when nothing is there */
+static void json_held(struct json *j, const char *key, uint64_t bytes)
+{
+	if (bytes)
+		json_u64(j, key, bytes);
+	else
+		json_null(j, key);
+}
+
 static void json_volume(struct json *j, const struct plan_view *v, size_t i)
 {
 	const struct plan_volume *vol = &v->pl->vols[i];
@@ -278,6 +304,8 @@ static void json_volume(struct json *j, const struct plan_view *v, size_t i)
 		json_str(j, "journal", db->jloc.path);
 		json_u64(j, "journal_offset", db->jloc.offset);
 		json_u64(j, "journal_size", db->jloc.size);
+		json_held(j, "held_size", v->held ? v->held[vol->first_db + k].size : 0);
+		json_held(j, "held_log_size", v->held ? v->held[vol->first_db + k].log_size : 0);
 		json_end(j);
 	}
 	json_end(j);
@@ -378,6 +406,7 @@ int cli_cmd_plan(int argc, char **argv)
 	struct plan pl = {0};
 	struct plan_space sp = {0};
 	struct plan_view v;
+	struct plan_held *held = NULL;
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
 	bool json = false;
 	int ret;
@@ -402,6 +431,11 @@ int cli_cmd_plan(int argc, char **argv)
 		goto out;
 	}
 	view_init(&v, &p, &pl, pl.files ? &sp : NULL);
+	held = pl.files ? calloc(pl.nr_dbs ? pl.nr_dbs : 1, sizeof(*held)) : NULL;
+	if (held) {
+		plan_held_read(&pl, held);
+		v.held = held;
+	}
 	if (json)
 		render_json(&text, &v);
 	else
@@ -416,6 +450,7 @@ int cli_cmd_plan(int argc, char **argv)
 	if ((!ret || ret == DP_EXIT_ENV) && cli_memory_check(&pl, &p))
 		ret = DP_EXIT_ENV;
 out:
+	free(held);
 	plan_space_release(&sp);
 	plan_release(&pl);
 	profile_release(&p);

@@ -724,3 +724,72 @@ out_free:
 	free(have_log);
 	return ret;
 }
+
+/* The size of the regular file at path (links not followed), 0 when there is
+ * none. */
+static uint64_t regular_size(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return (uint64_t)st.st_size;
+}
+
+/* Database db's pages as its own journal knows them, in bytes; 0 when there
+ * is no usable journal of this database and page size. */
+static uint64_t journal_held(const struct plan *pl, const struct plan_db *db)
+{
+	struct strbuf jerr = STRBUF_INIT;
+	struct journal_info ji;
+	uint32_t *gens = NULL;
+	uint64_t bytes = 0;
+
+	if (!journal_read(&db->jloc, &ji, &gens, &jerr) &&
+	    journal_info_matches(&ji, db->id, pl->page_size, ji.nr_pages))
+		bytes = ji.nr_pages * pl->page_size;
+	free(gens);
+	strbuf_release(&jerr);
+	return bytes;
+}
+
+size_t plan_held_read(const struct plan *pl, struct plan_held *held)
+{
+	size_t differ = 0;
+
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		const struct plan_db *db = &pl->dbs[i];
+		const struct plan_volume *vol = &pl->vols[db->volume];
+		struct plan_held *h = &held[i];
+
+		*h = (struct plan_held){0};
+		if (!pl->files || vol->device)
+			continue;
+		/* the journal first: a database file gone or cut short is still
+		 * the size its journal knows (verify then reports what is lost) */
+		h->size = journal_held(pl, db);
+		if (!h->size) {
+			h->size = regular_size(db->path);
+			h->size -= h->size % pl->page_size;
+		}
+		if (!vol->log_device)
+			h->log_size = regular_size(db->log_file);
+		differ += (h->size && h->size != db->size) ||
+			  (h->log_size && h->log_size != db->log_size);
+	}
+	return differ;
+}
+
+void plan_held_adopt(struct plan *pl, const struct plan_held *held)
+{
+	for (size_t i = 0; i < pl->nr_dbs; i++) {
+		struct plan_db *db = &pl->dbs[i];
+
+		if (held[i].size) {
+			db->size = held[i].size;
+			db->nr_pages = held[i].size / pl->page_size;
+		}
+		if (held[i].log_size)
+			db->log_size = held[i].log_size;
+	}
+}

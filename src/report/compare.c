@@ -75,6 +75,13 @@ static void text_p(struct strbuf *sb, const struct analyze_mw *t)
 		strbuf_addstr(sb, " approx."); /* small sample with ties */
 }
 
+bool report_unchanged_zero(double a, double b, double pct, int decimals)
+{
+	double half = 0.5 * pow(10, -decimals);
+
+	return isfinite(pct) && isfinite(a) && isfinite(b) && fabs(a) < half && fabs(b) < half;
+}
+
 static void text_change(struct strbuf *sb, double pct)
 {
 	if (isfinite(pct))
@@ -88,7 +95,10 @@ static void text_fig_tail(struct strbuf *sb, const struct analyze_figure *f, int
 {
 	text_col(sb, 12, f->a, dec);
 	text_col(sb, 12, f->b, dec);
-	text_change(sb, f->change_pct);
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addf(sb, " %9s", "unchanged");
+	else
+		text_change(sb, f->change_pct);
 	if (f->significant)
 		strbuf_addf(sb, " %s*%s ", color ? REPORT_ANSI_BOLD : "",
 			    color ? REPORT_ANSI_RESET : "");
@@ -134,7 +144,10 @@ static void text_scope(struct strbuf *sb, const struct analyze_scope *s, bool co
 		strbuf_addf(sb, "  %-11s  %-10s", "", "cv");
 		text_col(sb, 12, k->cv_a, 4);
 		text_col(sb, 12, k->cv_b, 4);
-		text_change(sb, k->cv_change_pct);
+		if (report_unchanged_zero(k->cv_a, k->cv_b, k->cv_change_pct, 4))
+			strbuf_addf(sb, " %9s", "unchanged");
+		else
+			text_change(sb, k->cv_change_pct);
 		strbuf_addstr(sb, "      (sd over mean; tested as sd)\n");
 	}
 	if (!any) {
@@ -213,7 +226,9 @@ static void text_pair(struct strbuf *sb, const char *indent, const struct report
 	strbuf_addf(sb, "%s%-*s", indent, 28 - (int)strlen(indent), w->words);
 	text_col(sb, 12, p->a * w->scale, w->decimals);
 	text_col(sb, 12, p->b * w->scale, w->decimals);
-	if (isfinite(p->change_pct))
+	if (report_unchanged_zero(p->a * w->scale, p->b * w->scale, p->change_pct, w->decimals))
+		strbuf_addf(sb, " %9s\n", "unchanged");
+	else if (isfinite(p->change_pct))
 		strbuf_addf(sb, " %+8.1f%%\n", p->change_pct);
 	else
 		strbuf_addf(sb, " %9s\n", "n/a");
@@ -426,6 +441,98 @@ static void text_changes(struct strbuf *sb, const struct analyze_comparison *c)
 		}
 	}
 	strbuf_release(&line);
+}
+
+/* ---- large changes not listed, and why ---- */
+
+/* A change this large (in %) that the run scope does not list is said, with
+ * why: a reader sees -40 % in the replicates' table or --all and would
+ * otherwise wonder why "changes" leaves it out. */
+#define UNLISTED_LARGE_PCT 10.0
+
+/* The replicate test's word on figure f of run scope s, when it is one of
+ * the judged figures and not established: "runs: 1 against 1, not
+ * established, repeat 3 times a side". */
+static void unlisted_runs(struct strbuf *sb, const struct analyze_scope *s,
+			  const struct analyze_figure *f, const struct analyze_replicates *rep)
+{
+	for (int j = 0; rep && j < ANALYZE_JUDGED_COUNT; j++) {
+		const struct analyze_rep_figure *rf = &rep->fig[j];
+
+		if (analyze_judged_figure(s, (enum analyze_judged)j) != f || rf->established)
+			continue;
+		strbuf_addf(sb, "runs: %zu against %zu, not established", rep->n_a, rep->n_b);
+		if (rf->runs_needed)
+			strbuf_addf(sb, ", repeat %u times a side", rf->runs_needed);
+		else if (rep->n_a < 2 || rep->n_b < 2)
+			strbuf_addstr(sb, ", repeat each side");
+	}
+}
+
+/* One line for a large change the run scope does not list: its figure and
+ * change, and why: not tested (intervals), or not significant (its p; for a
+ * latency, how much the per-interval averages it sits in vary), and for a
+ * judged figure what the runs as replicates say, on a second line when the
+ * first would pass 120 columns. */
+static void unlisted_line(struct strbuf *sb, const struct analyze_scope *s, const char *cls,
+			  const char *metric, const struct analyze_figure *f, double cv,
+			  const struct analyze_replicates *rep)
+{
+	struct strbuf one = STRBUF_INIT, runs = STRBUF_INIT;
+
+	strbuf_addf(&one, "  %s %s %+.1f %%: ", cls, metric, f->change_pct);
+	if (f->test.method == ANALYZE_NONE)
+		strbuf_addf(&one, "not tested (%zu interval%s against %zu)", f->test.n_b,
+			    f->test.n_b == 1 ? "" : "s", f->test.n_a);
+	else if (!f->material)
+		strbuf_addstr(&one, "below --min-change");
+	else
+		strbuf_addf(&one, "not significant (p %.4f)", f->test.p_value);
+	if (isfinite(cv) && cv > 0)
+		strbuf_addf(&one, ", interval averages vary %.0f %%", 100 * cv);
+	unlisted_runs(&runs, s, f, rep);
+	strbuf_addstr(sb, one.buf);
+	if (runs.len)
+		strbuf_addf(sb, "%s%s", one.len + 2 + runs.len > 120 ? "\n    " : "; ", runs.buf);
+	strbuf_addch(sb, '\n');
+	strbuf_release(&one);
+	strbuf_release(&runs);
+}
+
+/* Every change of the run scope of at least UNLISTED_LARGE_PCT that the
+ * listing leaves out, one line each, with why (nothing when there is none). */
+static void text_unlisted(struct strbuf *sb, const struct analyze_comparison *c,
+			  const struct analyze_replicates *rep)
+{
+	struct strbuf lines = STRBUF_INIT;
+
+	for (size_t i = 0; i < c->nr_scopes; i++) {
+		const struct analyze_scope *s = &c->scopes[i];
+
+		if (s->scope != SCOPE_RUN)
+			continue;
+		for (int k = 0; k < IO_CLASS_COUNT; k++) {
+			const struct analyze_class *cl = &s->classes[k];
+
+			for (int m = 0; cl->present && m < ANALYZE_METRIC_COUNT; m++) {
+				const struct analyze_figure *f = &cl->fig[m];
+
+				if (f->listed || !isfinite(f->change_pct) ||
+				    fabs(f->change_pct) < UNLISTED_LARGE_PCT)
+					continue;
+				unlisted_line(
+					&lines, s, stats_io_class_name(k), report_metric_words[m],
+					f, m == ANALYZE_IOPS ? NAN : fmax(cl->cv_a, cl->cv_b), rep);
+			}
+		}
+		if (!s->trans_iops.listed && isfinite(s->trans_iops.change_pct) &&
+		    fabs(s->trans_iops.change_pct) >= UNLISTED_LARGE_PCT)
+			unlisted_line(&lines, s, "transactional", "IOPS", &s->trans_iops, NAN, rep);
+	}
+	if (lines.len)
+		strbuf_addf(sb, "\nlarge changes not listed (run, at least %g %%), and why:\n%s",
+			    UNLISTED_LARGE_PCT, lines.buf);
+	strbuf_release(&lines);
 }
 
 /* "not tested (1 interval against 1, 8 needed)" or "cannot be significant
@@ -753,6 +860,7 @@ static void text_one_pair(struct strbuf *sb, const struct analyze_comparison *c,
 			  const struct report_compare_view *v, bool color)
 {
 	text_changes(sb, c);
+	text_unlisted(sb, c, v->reps ? &v->reps[c - v->pairs] : NULL);
 	text_short(sb, c);
 	if (v->all)
 		for (size_t i = 0; i < c->nr_scopes; i++)

@@ -447,15 +447,88 @@ static void fleet_totals_section(struct strbuf *sb, const struct report_fleet *f
 	strbuf_addstr(sb, "</table>\n</section>\n");
 }
 
+/* Whether run i's field (host or label) was seen in an earlier run. */
+static bool seen_before(const struct report_fleet *f, size_t i, bool label)
+{
+	const char *v = label ? f->hosts[i].r->label : f->hosts[i].r->host;
+
+	for (size_t k = 0; k < i; k++) {
+		const char *w = label ? f->hosts[k].r->label : f->hosts[k].r->host;
+
+		if (v && w && !strcmp(v, w))
+			return true;
+	}
+	return false;
+}
+
+/* "a, b, c" of the runs' distinct hosts (or labels), the first FLEET_NAMED
+ * of them, then "and N more"; nothing when none has one. */
+#define FLEET_NAMED 6
+static void distinct_names(struct strbuf *out, const struct report_fleet *f, bool label)
+{
+	size_t n = 0, more = 0;
+
+	for (size_t i = 0; i < f->nr_hosts; i++) {
+		const char *v = label ? f->hosts[i].r->label : f->hosts[i].r->host;
+
+		if (!v || !*v || seen_before(f, i, label))
+			continue;
+		if (n++ >= FLEET_NAMED) {
+			more++;
+			continue;
+		}
+		strbuf_addf(out, "%s%s", n > 1 ? ", " : "", v);
+	}
+	if (more)
+		strbuf_addf(out, " and %zu more", more);
+}
+
+/* The page's title and heading: "diskproof fleet: 4 runs on 4 hosts, FAIL",
+ * then the hosts, the runs' labels and the selectors. */
+static void fleet_page_head(struct strbuf *sb, const struct report_fleet *f)
+{
+	struct strbuf t = STRBUF_INIT, hosts = STRBUF_INIT, labels = STRBUF_INIT;
+
+	distinct_names(&hosts, f, false);
+	distinct_names(&labels, f, true);
+	strbuf_addf(&t, "diskproof fleet: %zu run%s on %zu host%s", f->nr_hosts,
+		    f->nr_hosts == 1 ? "" : "s", f->nr_host_names,
+		    f->nr_host_names == 1 ? "" : "s");
+	if (labels.len)
+		strbuf_addf(&t, " (%s)", labels.buf);
+	strbuf_addf(&t, " - %s", f->passed ? "PASS" : "FAIL");
+	html_page_head_title(sb, t.buf);
+	strbuf_addf(sb, "<header class=\"page\"><h1>diskproof fleet: %zu run%s on %zu host%s ",
+		    f->nr_hosts, f->nr_hosts == 1 ? "" : "s", f->nr_host_names,
+		    f->nr_host_names == 1 ? "" : "s");
+	html_verdict_badge(sb, f->passed ? "PASS" : "FAIL", false);
+	if (labels.len) {
+		strbuf_addstr(sb, " <span class=\"label\">");
+		html_esc(sb, labels.buf);
+		strbuf_addstr(sb, "</span>");
+	}
+	strbuf_addstr(sb, "</h1>\n<div class=\"sub\">hosts ");
+	html_esc(sb, hosts.len ? hosts.buf : "-");
+	strbuf_addstr(sb, " &middot; selector");
+	for (size_t i = 0; i < f->nr_selectors; i++) {
+		strbuf_addch(sb, ' ');
+		html_esc(sb, f->selectors[i]);
+	}
+	strbuf_addstr(sb, "</div>\n");
+	html_nav(sb, fleet_sections, DP_ARRAY_SIZE(fleet_sections), NULL, 0);
+	strbuf_addstr(sb, "</header>\n");
+	strbuf_release(&t);
+	strbuf_release(&hosts);
+	strbuf_release(&labels);
+}
+
 void report_fleet_html(struct strbuf *sb, const struct report_fleet *f,
 		       const struct report_options *opt)
 {
 	char **labels = calloc(f->nr_hosts ? f->nr_hosts : 1, sizeof(*labels));
-	const char *label = f->nr_hosts ? f->hosts[0].r->label : NULL;
 
 	(void)opt;
-	html_page_head(sb, "diskproof fleet: runs", (int64_t)f->nr_hosts, label);
-	html_nav(sb, fleet_sections, DP_ARRAY_SIZE(fleet_sections), NULL, 0);
+	fleet_page_head(sb, f);
 	if (f->mixed) {
 		strbuf_addstr(sb, "<p class=\"note FAIL\">");
 		html_esc(sb, f->mixed);

@@ -42,19 +42,26 @@ void html_num(struct strbuf *sb, double v, int decimals)
 		strbuf_addstr(sb, "n/a");
 }
 
-void html_page_head(struct strbuf *sb, const char *title_a, int64_t id, const char *label)
+void html_page_head_title(struct strbuf *sb, const char *title)
 {
 	strbuf_addstr(sb,
 		      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
 		      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
 		      "<title>");
-	strbuf_addf(sb, "%s %" PRId64, title_a, id);
-	if (label) {
-		strbuf_addstr(sb, " - ");
-		html_esc(sb, label);
-	}
+	html_esc(sb, title);
 	strbuf_addf(sb, "</title>\n<style>\n%s</style>\n<script>\n%s</script>\n</head>\n<body>\n",
 		    report_css, report_js);
+}
+
+void html_page_head(struct strbuf *sb, const char *title_a, int64_t id, const char *label)
+{
+	struct strbuf t = STRBUF_INIT;
+
+	strbuf_addf(&t, "%s %" PRId64, title_a, id);
+	if (label)
+		strbuf_addf(&t, " - %s", label);
+	html_page_head_title(sb, t.buf);
+	strbuf_release(&t);
 }
 
 void html_page_foot(struct strbuf *sb)

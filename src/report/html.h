@@ -40,6 +40,8 @@ void html_td_num(struct strbuf *sb, double v, int decimals);
 /* The page's <head> (title "TITLE_A ID - LABEL", the inline stylesheet and
  * script) and the opening <body>; and the footer that closes them. */
 void html_page_head(struct strbuf *sb, const char *title_a, int64_t id, const char *label);
+/* The same with the whole title given (plain text, escaped here). */
+void html_page_head_title(struct strbuf *sb, const char *title);
 void html_page_foot(struct strbuf *sb);
 /* The table of contents: items {id, title}; an entry of `skip` (NULL: none)
  * names a section left out. */

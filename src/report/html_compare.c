@@ -89,7 +89,9 @@ static void cmp_figure_row(struct strbuf *sb, const struct analyze_scope *s, int
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(f->change_pct))
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(f->change_pct))
 		strbuf_addf(sb, "%+.1f %%", f->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");
@@ -118,7 +120,9 @@ static void cmp_extra_row(struct strbuf *sb, const struct analyze_scope *s, cons
 	html_td_num(sb, f->a, dec);
 	html_td_num(sb, f->b, dec);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(f->change_pct))
+	if (report_unchanged_zero(f->a, f->b, f->change_pct, dec))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(f->change_pct))
 		strbuf_addf(sb, "%+.1f %%", f->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");
@@ -300,14 +304,16 @@ static void cmp_charts(struct strbuf *sb, const struct analyze_comparison *c)
 		snprintf(title, sizeof(title), "%s latency CDF", stats_io_class_name(k));
 		s[0].src = s[1].src = HTML_SRC_CDF;
 		s[0].cls = s[1].cls = (enum io_class)k;
-		ch = (struct html_chart){.id = id,
-					 .title = title,
-					 .x_label = "latency (ms)",
-					 .y_label = "share of I/Os at or below",
-					 .series = s,
-					 .nr_series = 2,
-					 .y_percent = true,
-					 .compact = true};
+		ch = (struct html_chart){
+			.id = id,
+			.title = title,
+			.x_label = "latency (ms, log scale)",
+			.y_label = "share of I/Os at or below",
+			.series = s,
+			.nr_series = 2,
+			.y_percent = true,
+			.x_log10 = true, /* as the run page's: the tail as wide as the body */
+			.compact = true};
 		html_chart_line(sb, &ch);
 	}
 	strbuf_addstr(sb, "</div>\n</section>\n");
@@ -391,7 +397,9 @@ static void cmp_host_row(struct strbuf *sb, const char *device, const struct rep
 	html_td_num(sb, p->a * w->scale, w->decimals);
 	html_td_num(sb, p->b * w->scale, w->decimals);
 	strbuf_addstr(sb, "<td class=\"num\">");
-	if (isfinite(p->change_pct))
+	if (report_unchanged_zero(p->a * w->scale, p->b * w->scale, p->change_pct, w->decimals))
+		strbuf_addstr(sb, "unchanged");
+	else if (isfinite(p->change_pct))
 		strbuf_addf(sb, "%+.1f %%", p->change_pct);
 	else
 		strbuf_addstr(sb, "n/a");

@@ -194,19 +194,28 @@ static void heat_axes(struct strbuf *sb, const struct heat_plot *p, double xstep
 		(CH_LEFT + p->w) / 2, CH_H - 8, (CH_TOP + CH_H - CH_BOTTOM) / 2);
 }
 
-/* The colour scale: adjacent swatches, each labelled under its left edge
- * with the lowest share it stands for. */
-static void heat_legend(struct strbuf *sb)
+/* The colour scale, right-aligned above the plot: adjacent swatches, each
+ * labelled under its left edge with the lowest share it stands for, its
+ * title to their left. The labels (9 px, .legend in report.css) are
+ * narrower than a swatch, and end above the "warm-up ends" label and the
+ * top tick (CH_TOP), so nothing overlaps at any width (the SVG scales
+ * whole). */
+#define HEAT_SWATCH 30.0
+static void heat_legend(struct strbuf *sb, const struct heat_plot *p)
 {
-	double x = CH_LEFT + 82;
+	double x = p->w - CH_RIGHT - HTML_HEAT_LEVELS * HEAT_SWATCH;
 	unsigned k;
 
-	strbuf_addf(sb, "<text x=\"%.1f\" y=\"18\">share of I/Os, %%:</text>\n", CH_LEFT);
-	for (k = 0; k < HTML_HEAT_LEVELS; k++, x += 30)
+	strbuf_addf(sb,
+		    "<g class=\"legend\"><text class=\"legend-title\" x=\"%.1f\" y=\"15\" "
+		    "text-anchor=\"end\">share of I/Os, %%:</text>\n",
+		    x - 4);
+	for (k = 0; k < HTML_HEAT_LEVELS; k++, x += HEAT_SWATCH)
 		strbuf_addf(sb,
-			    "<rect x=\"%.1f\" y=\"8\" width=\"30\" height=\"11\" fill=\"%s\"/>"
-			    "<text x=\"%.1f\" y=\"31\" font-size=\"9\">%s</text>\n",
-			    x, heat_levels[k].color, x, heat_levels[k].label);
+			    "<rect x=\"%.1f\" y=\"6\" width=\"%.0f\" height=\"11\" fill=\"%s\"/>"
+			    "<text x=\"%.1f\" y=\"27\">%s</text>\n",
+			    x, HEAT_SWATCH, heat_levels[k].color, x + 1, heat_levels[k].label);
+	strbuf_addstr(sb, "</g>\n");
 }
 
 void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
@@ -280,7 +289,7 @@ void html_chart_heatmap(struct strbuf *sb, const struct html_heatmap *hm)
 			    "<text class=\"nodata\" x=\"%.1f\" y=\"%.1f\" "
 			    "text-anchor=\"middle\">no window histograms in this run</text>\n",
 			    (CH_LEFT + p.w) / 2, CH_H / 2);
-	heat_legend(sb);
+	heat_legend(sb, &p);
 	strbuf_addstr(sb, "</svg></figure>\n");
 	for (k = 0; k < HTML_HEAT_LEVELS; k++)
 		strbuf_release(&p.paths[k]);

@@ -87,6 +87,10 @@ struct report_host_word {
 	double scale;
 };
 extern const struct report_host_word report_host_words[];
+/* Whether a change is "unchanged": finite, and a and b both read 0 at
+ * `decimals` decimals (0 -> 0 is never shown as -100 %; analyze.h
+ * analyze_change_pct_res). */
+bool report_unchanged_zero(double a, double b, double pct, int decimals);
 extern const struct report_host_word report_dev_words[];
 
 /* "FAIL" when a verdict of the scope failed, "PASS" when it has verdicts and

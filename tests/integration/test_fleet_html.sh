@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # test_fleet_html.sh - the HTML page of a fleet of three sim runs (the third
 # with reads 20 % slower; two hosts of the same name) in headless Chromium:
-# the page renders with no script error; it has every section; the runs
+# the page renders with no script error; it has a title and a heading
+# naming its runs, hosts and label; it has every section; the runs
 # table has a row per run, the slow one marked differs; each per-run bar
 # chart has a bar per run, the slow run's marked where it differs (not on
 # its log writes); the two over-time charts
@@ -33,6 +34,13 @@ expect_exit 0 "$DISKPROOF" fleet label:w --format html -o fleet.html "${R[@]}"
 expect_exit 0 "$DISKPROOF" fleet label:w --format json "${R[@]}"
 cp "$WORK/out" fleet.json
 ! grep -q 'db-<c>' fleet.html || fail "host name not escaped"
+# a title and a heading naming the runs, hosts and label
+grep -q '<title>diskproof fleet: 3 runs on 2 hosts (w) - PASS</title>' fleet.html ||
+	fail "title: $(grep -o '<title>[^<]*</title>' fleet.html | head -1)"
+grep -q '<h1>diskproof fleet: 3 runs on 2 hosts <span class="badge PASS">PASS</span> <span class="label">w</span></h1>' \
+	fleet.html || fail "no h1"
+grep -q '<div class="sub">hosts db-a, db-&lt;c&gt; &middot; selector label:w</div>' fleet.html ||
+	fail "no hosts under the h1"
 ! grep -Eq '(src|href)="(https?:)?//' fleet.html || fail "the page loads something over the network"
 
 chrome() {
@@ -115,6 +123,8 @@ pdftotext -layout "$ART/fleet-failing.pdf" failing.txt
 grep -Eq 'db-c \(run 3\) +FAIL +volume disk3, databases db7, db8, db9' failing.txt ||
 	fail "PDF: the failing host, volume and databases: $(head -20 failing.txt)"
 grep -q '1 of 5 volume(s) failed: disk3 served' failing.txt || fail "PDF: no why"
+grep -Eq 'diskproof fleet: 3 runs on 3 hosts +FAIL +wave2' failing.txt ||
+	fail "PDF: no heading: $(head -3 failing.txt)"
 # a row's badge may sit a line below its text in the layout: each database's
 # row is its name, volume, device, three figures and its verdict, in either order
 python3 - failing.txt <<'PY' || fail "PDF: the databases' verdicts (above)"

@@ -146,6 +146,13 @@ static void test_change_pct(void **state)
 	assert_true(isnan(analyze_change_pct(0, 5)));
 	assert_true(isnan(analyze_change_pct(NAN, 5)));
 	assert_true(isnan(analyze_change_pct(1, INFINITY)));
+	/* shown in steps of 0.1: 0.04 and 0 both read 0.0 */
+	assert_true(analyze_change_pct_res(0.04, 0, 0.1) == 0);
+	assert_true(analyze_change_pct_res(0, 0.04, 0.1) == 0);
+	assert_true(isnan(analyze_change_pct_res(0.04, 0.3, 0.1)));
+	assert_true(analyze_change_pct_res(0.2, 0, 0.1) == -100);
+	assert_true(analyze_change_pct_res(10, 15, 0.1) == 50);
+	assert_true(isnan(analyze_change_pct_res(NAN, 0, 0.1)));
 }
 
 /* {2,4,4,4,5,5,7,9}: mean 5, sum of squares 32, sd = sqrt(32/7), cv = sd/5. */
@@ -559,6 +566,14 @@ static void test_compare(void **state)
 	strbuf_reset(&out);
 	report_compare_render(&out, &c, REPORT_HTML, NULL);
 	assert_non_null(strstr(out.buf, "id=\"chart-lat-log_read\""));
+	/* the CDFs on a log latency axis, as the run page's */
+	{
+		const char *cdf = strstr(out.buf, "id=\"chart-cdf-db_read\"");
+
+		assert_non_null(cdf);
+		assert_non_null(strstr(cdf, "latency (ms, log scale)"));
+		assert_true(strstr(cdf, "latency (ms, log scale)") < strstr(cdf, "</figure>"));
+	}
 	assert_null(strstr(out.buf, "bdm_read"));
 	assert_null(strstr(out.buf, "backup_read"));
 
@@ -694,6 +709,31 @@ static void test_compare_host(void **state)
 	assert_non_null(strstr(out.buf, "<a href=\"#host\">Host performance</a>"));
 	analyze_comparison_release(&c);
 	assert_null(c.host.devices);
+
+	/* 0.04 -> 0 %: both read 0.0 as shown: unchanged, never -100 %, in
+	 * text, JSON and HTML; 0.0 -> 0.3 stays undefined (from nothing) */
+	fa.r.host_perf.cpu_iowait_pct = 0.04;
+	fa.r.host_perf.cpu_system_pct = 0;
+	fb.r.host_perf.cpu_system_pct = 0.3;
+	assert_int_equal(analyze_compare(&c, &fa.r, &fb.r, ANALYZE_ALPHA_DEFAULT, &err), 0);
+	assert_true(c.host.fig[ANALYZE_HOST_CPU_IOWAIT].change_pct == 0);
+	assert_true(isnan(c.host.fig[ANALYZE_HOST_CPU_SYSTEM].change_pct));
+	strbuf_reset(&out);
+	render_all(&out, &c, REPORT_TEXT);
+	assert_non_null(strstr(out.buf, "\n  cpu iowait %                        0.0          "
+					"0.0 unchanged\n"));
+	assert_null(strstr(out.buf, "-100.0%"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_JSON, NULL);
+	assert_non_null(strstr(out.buf,
+			       "\"cpu_iowait_pct\": {\n      \"a\": 0.04,\n      \"b\": 0,\n"
+			       "      \"change_pct\": 0\n    }"));
+	strbuf_reset(&out);
+	report_compare_render(&out, &c, REPORT_HTML, NULL);
+	assert_non_null(strstr(out.buf,
+			       "<td>cpu iowait %</td><td class=\"num\">0.0</td>"
+			       "<td class=\"num\">0.0</td><td class=\"num\">unchanged</td>"));
+	analyze_comparison_release(&c);
 	strbuf_release(&err);
 	strbuf_release(&out);
 }

@@ -160,6 +160,46 @@ static size_t count_of(const char *s, const char *what)
  * four at 1 ms): two columns, each band holding half or all of its
  * column's I/Os, so one path of three cells at level 8; the threshold
  * across; another volume's window left out. */
+/*
+ * The heatmap's legend does not overlap itself nor the plot: its title ends
+ * (text-anchor end) before the first swatch; the swatches are 30 apart, each
+ * label (9 px, at most 4 characters: under 30) under its swatch's left edge;
+ * all of it right-aligned on the plot's right edge (500 - 18) and above the
+ * "warm-up ends" label (baseline CH_TOP - 3 = 37, 11 px: its top near 29).
+ */
+static void heat_legend_check(const char *svg)
+{
+	const char *g = strstr(svg, "<g class=\"legend\">"), *end, *at;
+	double title_x = 0, x, prev = -1;
+	int n = 0;
+
+	assert_non_null(g);
+	end = strstr(g, "</g>");
+	assert_non_null(end);
+	assert_int_equal(
+		sscanf(g, "<g class=\"legend\"><text class=\"legend-title\" x=\"%lf\"", &title_x),
+		1);
+	assert_non_null(strstr(g, "text-anchor=\"end\">share of I/Os"));
+	for (at = strstr(g, "<rect x=\""); at && at < end; at = strstr(at + 1, "<rect x=\"")) {
+		double y, lx, ly;
+
+		assert_int_equal(sscanf(at, "<rect x=\"%lf\" y=\"%lf\"", &x, &y), 2);
+		if (!n)
+			assert_true(title_x <= x - 2);
+		else
+			assert_true(fabs(x - prev - 30) < 1e-9);
+		at = strstr(at, "<text x=\"");
+		assert_int_equal(sscanf(at, "<text x=\"%lf\" y=\"%lf\">", &lx, &ly), 2);
+		assert_true(lx >= x && lx < x + 4);
+		assert_true(ly <= 28);
+		assert_true(strcspn(strchr(at, '>') + 1, "<") <= 5); /* "&gt;0" the widest */
+		prev = x;
+		n++;
+	}
+	assert_int_equal(n, HTML_HEAT_LEVELS);
+	assert_true(fabs(prev + 30 - (500 - 18)) < 1e-9);
+}
+
 static void test_heatmap(void **state)
 {
 	struct results r;
@@ -223,6 +263,7 @@ static void test_heatmap(void **state)
 	/* 1 ms to 50 ms: decades 0.1 .. 100 */
 	assert_non_null(strstr(sb.buf, ">0.1</text>"));
 	assert_non_null(strstr(sb.buf, ">100</text>"));
+	heat_legend_check(sb.buf);
 	strbuf_release(&sb);
 
 	/* a volume without windows says so */
