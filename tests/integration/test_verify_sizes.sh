@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # verify and plan read sizes from the files there, not from the profile: a
 # tree made with --db-size 8MiB, then verify and plan with the profile's
 # own database size (64 MiB). verify checks the 8 MiB written, with the
