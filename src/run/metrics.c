@@ -238,7 +238,7 @@ static void build_latency(struct run *r, struct strbuf *sb)
 			for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
 				db_labels(sb, "diskproof_io_latency_seconds_bucket", r, d, c);
 				strbuf_add(sb, ",le=\"", 5);
-				strbuf_addstr(sb, metrics_le_text(b));
+				strbuf_addstr(sb, r->metrics.le[b]);
 				strbuf_add(sb, "\"} ", 3);
 				add_u64(sb, cum[b]);
 				strbuf_addch(sb, '\n');
@@ -366,7 +366,7 @@ static void metrics_build(struct run *r, const struct metrics_state *m)
 
 /* Publishes the text built and writes the textfile; a textfile that cannot
  * be written is said once (an event and a message), and the run goes on. */
-static void metrics_emit(struct run *r)
+static void metrics_emit(struct run *r, bool final)
 {
 	struct strbuf err = STRBUF_INIT;
 
@@ -377,13 +377,16 @@ static void metrics_emit(struct run *r)
 		run_event(r, "metrics", err.buf);
 	}
 	strbuf_release(&err);
-	metrics_server_publish(r->metrics.srv, &r->metrics.text);
+	if (final)
+		metrics_server_publish_final(r->metrics.srv, &r->metrics.text);
+	else
+		metrics_server_publish(r->metrics.srv, &r->metrics.text);
 	r->metrics.last_ns = time_mono_ns();
 }
 
 static bool metrics_on(const struct run *r)
 {
-	return r->opt->metrics || r->opt->metrics_file;
+	return r->opt->metrics || r->opt->metrics_file || r->opt->metrics_server;
 }
 
 int run_metrics_open(struct run *r, struct strbuf *err)
@@ -392,6 +395,11 @@ int run_metrics_open(struct run *r, struct strbuf *err)
 	int ret;
 
 	strbuf_init(&r->metrics.text);
+	if (r->opt->metrics_server) {
+		r->metrics.srv = r->opt->metrics_server;
+		r->metrics.borrowed = true;
+		return 0;
+	}
 	if (!r->opt->metrics)
 		return 0;
 	ret = metrics_addr_parse(r->opt->metrics, &a, err);
@@ -406,6 +414,13 @@ void run_metrics_prepare(struct run *r)
 
 	if (!metrics_on(r))
 		return;
+	for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
+		struct strbuf le = STRBUF_INIT;
+
+		metrics_le_add(&le, b);
+		snprintf(r->metrics.le[b], sizeof(r->metrics.le[b]), "%s", le.buf);
+		strbuf_release(&le);
+	}
 	r->metrics.seen = calloc(nd ? nd : 1, sizeof(*r->metrics.seen));
 	r->metrics.lab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->metrics.lab));
 	for (size_t d = 0; r->metrics.lab && d < nd; d++) {
@@ -428,7 +443,7 @@ void run_metrics_prepare(struct run *r)
 	else if (gethostname(r->metrics.hostname, sizeof(r->metrics.hostname) - 1))
 		snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "unknown");
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_begin(struct run *r)
@@ -443,7 +458,7 @@ void run_metrics_begin(struct run *r)
 			'\0'; /* the label stays empty: nothing else depends on it */
 	strbuf_release(&err);
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd)
@@ -466,7 +481,7 @@ void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, si
 	m.nverd = nverd;
 	m.judged = v != NULL;
 	metrics_build(r, &m);
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
@@ -484,12 +499,13 @@ void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v
 	m.nverd = nverd;
 	m.judged = v != NULL;
 	metrics_build(r, &m);
-	metrics_emit(r);
+	metrics_emit(r, true);
 }
 
 void run_metrics_close(struct run *r)
 {
-	metrics_server_stop(r->metrics.srv);
+	if (!r->metrics.borrowed)
+		metrics_server_stop(r->metrics.srv);
 	r->metrics.srv = NULL;
 	free(r->metrics.seen);
 	r->metrics.seen = NULL;

@@ -165,7 +165,7 @@ PY
 fi
 
 # before anything is written: bad [ADDR:]PORT exits 2
-for bad in 0 70000 http host.example:80 "::1:80" "[::1]"; do
+for bad in -1 70000 http host.example:80 "::1:80" "[::1]"; do
 	expect_exit 2 "$DISKPROOF" run "$P" --engine psync --data-dir "$WORK/bad" \
 		--results "$WORK/bad.db" --metrics "$bad"
 	grep -q -- "--metrics" err || fail "$bad: $(cat err)"
