@@ -232,9 +232,9 @@ static void build_latency(struct run *r, struct strbuf *sb)
 	size_t nd = r->plan.nr_dbs;
 
 	metrics_family(sb, "diskproof_io_latency_seconds", "histogram",
-		       "I/O latency per database and class, warm-up excluded. A bucket of "
-		       "diskproof's histogram that straddles a bound counts under it when its "
-		       "midpoint does (within 1/128 of the bound; docs/metrics.md).");
+		       "I/O latency per database and class, warm-up excluded. Each bound is an "
+		       "edge of diskproof's own histogram, 8 an octave (docs/metrics.md): the "
+		       "counts are exact.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 			const struct hist *h = &r->coord.tot_db[d * IO_CLASS_COUNT + c].lat;
