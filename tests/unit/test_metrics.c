@@ -2,9 +2,9 @@
  * test_metrics.c - the pieces of the Prometheus text (metrics.h): --metrics
  * [ADDR:]PORT parsing (loopback by default, IPv6 in brackets, every bad
  * form refused), label and HELP escaping, the histogram's cumulative buckets
- * against a brute-force count by the midpoint rule and its error bound, the
- * bounds being no bucket edges (why the rule exists), and the atomic
- * textfile write.
+ * against a brute-force count, the bounds being bucket edges at most 10 %
+ * apart, the atomic textfile write, and the server's linger: the URL with
+ * the port bound, the wait for a scrape of the final text.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "diskproof/metrics.h"
@@ -239,13 +240,76 @@ static void test_file_write(void **state)
 	strbuf_release(&err);
 }
 
+/* GET /metrics on port, the answer read to its end: its length. */
+static size_t scrape(unsigned port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		got += (size_t)n;
+	close(fd);
+	return got;
+}
+
+/* The linger's wait: nothing final yet is -ENOENT; a final text not
+ * scraped times out; the stop fd ends it; a GET of the final text ends it
+ * with 0; a plain publish makes the text live again. */
+static void test_server_linger(void **state)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct metrics_server *s;
+	struct metrics_addr a;
+	unsigned port = 0;
+	int stop[2];
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(metrics_addr_parse("0", &a, &err), 0);
+	assert_int_equal(metrics_server_start(&s, &a, &err), 0);
+	assert_int_equal(sscanf(metrics_server_url(s), "http://127.0.0.1:%u/metrics", &port), 1);
+	assert_true(port > 0);
+	assert_int_equal(pipe(stop), 0);
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 1\n");
+	metrics_server_publish(s, &text);
+	assert_false(metrics_server_finished(s));
+	assert_int_equal(metrics_server_wait_scraped(s, NSEC_PER_SEC, -1), -ENOENT);
+	assert_true(scrape(port) > 0); /* a scrape of a live text does not count */
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 2\n");
+	metrics_server_publish_final(s, &text);
+	assert_true(metrics_server_finished(s));
+	t0 = time_mono_ns();
+	assert_int_equal(metrics_server_wait_scraped(s, 50 * NSEC_PER_MSEC, stop[0]), -ETIMEDOUT);
+	assert_true(time_mono_ns() - t0 >= 50 * NSEC_PER_MSEC);
+	assert_int_equal(write(stop[1], "x", 1), 1);
+	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, stop[0]), -EINTR);
+	assert_true(scrape(port) > 0);
+	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, -1), 0);
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 3\n");
+	metrics_server_publish(s, &text);
+	assert_false(metrics_server_finished(s));
+	metrics_server_stop(s);
+	close(stop[0]);
+	close(stop[1]);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addr_parse), cmocka_unit_test(test_addr_bytes),
 		cmocka_unit_test(test_escape),	   cmocka_unit_test(test_bounds_edges),
 		cmocka_unit_test(test_cumulative), cmocka_unit_test(test_cumulative_empty),
-		cmocka_unit_test(test_file_write),
+		cmocka_unit_test(test_file_write), cmocka_unit_test(test_server_linger),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
