@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * run_metrics.c - run --metrics as the command sees it: the server is
  * started here, before the run (so a series' runs share one port, and it

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # run --metrics after the run (sim runs, a few seconds each): the URL with
 # the port bound is said as the server starts (--metrics 0: a free port);
 # after the report the final text is served until one GET has fetched it,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # A real Prometheus scrapes a real 60 s run (psync on files, tiny.ini) every
 # second to its end, and holds what the run ended with (issue 32): after
 # diskproof exits, the last sample of diskproof_run_finished is 1, that of
