@@ -36,8 +36,9 @@ struct metrics_addr {
  * Parses "PORT", ":PORT" (both on 127.0.0.1: loopback unless told
  * otherwise), "ADDR:PORT" with a numeric IPv4 ADDR, "localhost" or "*"
  * (0.0.0.0, every interface), and "[ADDR6]:PORT" with a numeric IPv6 one
- * ("[::]" every interface). PORT is 1 to 65535. Resolves no names (so a
- * typo never waits on DNS). 0, or -EINVAL with the reason in err.
+ * ("[::]" every interface). PORT is 0 to 65535 (0: a free port the system
+ * chooses; metrics_server_url() says which). Resolves no names (so a typo
+ * never waits on DNS). 0, or -EINVAL with the reason in err.
  */
 int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *err) DP_MUST_CHECK;
 
@@ -61,9 +62,27 @@ struct metrics_server;
 int metrics_server_start(struct metrics_server **out, const struct metrics_addr *a,
 			 struct strbuf *err) DP_MUST_CHECK;
 
+/* "http://ADDR:PORT/metrics" as bound (the system's port when 0 was asked
+ * for; "[ADDR6]" in brackets). Owned by s, valid until it stops. */
+const char *metrics_server_url(const struct metrics_server *s);
+
 /* Makes text the one served from now on: swapped with the server's (no
  * copy), so *text holds the previous text afterwards, to reuse. */
 void metrics_server_publish(struct metrics_server *s, struct strbuf *text);
+/* The same for the run's final text: from now on the first GET /metrics
+ * answered in full with it counts as "scraped" (the next plain publish, a
+ * series' next run, makes the text live again). */
+void metrics_server_publish_final(struct metrics_server *s, struct strbuf *text);
+/* Whether the text served is a final one (metrics_server_publish_final). */
+bool metrics_server_finished(struct metrics_server *s);
+
+/*
+ * The linger (run --metrics-linger): waits until the final text has been
+ * scraped, timeout_ns has passed, or stop_fd (ignored when < 0) is
+ * readable. 0 scraped, -ETIMEDOUT, -EINTR when stop_fd is readable (the
+ * caller reads it), -ENOENT when no final text was published.
+ */
+int metrics_server_wait_scraped(struct metrics_server *s, uint64_t timeout_ns, int stop_fd);
 
 /* Stops the thread, closes the socket and frees s; safe on NULL. */
 void metrics_server_stop(struct metrics_server *s);
@@ -98,24 +117,28 @@ void metrics_family(struct strbuf *sb, const char *name, const char *type, const
 void metrics_label(struct strbuf *sb, bool first, const char *name, const char *value);
 
 /*
- * The latency histogram's upper bounds in seconds (le), ascending, +Inf not
- * included: 50 us, 100, 200, 500 us, 1, 2, 5, 10, 20, 50, 100, 200, 500 ms,
- * 1, 2, 5 s. metrics_le_text() gives bound i as the le label prints it
- * ("0.0001").
+ * The latency histogram's upper bounds (le), ascending, +Inf not included:
+ * 8 an octave, log-spaced, from 2^13 ns (8.192 us) to 2^34 ns (17.18 s),
+ * each an edge of diskproof's own buckets (stats.h), at most 9.6 % above
+ * the one before (expo.c has the table). metrics_le_ns() gives bound i in
+ * ns (UINT64_MAX for i = METRICS_LE_COUNT, +Inf); metrics_le_add() appends
+ * it as the le label prints it, in exact seconds ("0.000008192", "+Inf").
  */
-#define METRICS_LE_COUNT 16
-const char *metrics_le_text(unsigned i);
+#define METRICS_LE_PER_OCTAVE 8
+#define METRICS_LE_FIRST_BITS 13 /* the first bound, 2^13 ns */
+#define METRICS_LE_OCTAVES 21	 /* to 2^34 ns */
+#define METRICS_LE_COUNT (METRICS_LE_PER_OCTAVE * METRICS_LE_OCTAVES + 1)
 uint64_t metrics_le_ns(unsigned i);
+void metrics_le_add(struct strbuf *sb, unsigned i);
 
 /*
- * The cumulative counts of h per bound: cum[i] = the I/Os counted under
- * bound i (cum[METRICS_LE_COUNT] is +Inf: h->count). No bound falls on an
- * edge of diskproof's histogram buckets (stats.h), so a bucket straddling
- * bound B is counted under B when its midpoint, the value every diskproof
- * percentile reports for it, is at most B: every I/O counted under B took
- * less than B x (1 + 1/128), every one not counted more than B / (1 + 1/128),
- * and histogram_quantile() over these buckets agrees with the run's own
- * percentiles at the bounds. Buckets below 64 ns are exact.
+ * The cumulative counts of h per bound: cum[i] = the I/Os under bound i
+ * (cum[METRICS_LE_COUNT] is +Inf: h->count). Every bound is the lower edge
+ * of one of diskproof's buckets, so each count is exact: the I/Os that took
+ * less than the bound (one of exactly the bound, a single nanosecond of a
+ * bucket, counts from the next bound on), and histogram_quantile() over
+ * these buckets interpolates within 9.6 % wide buckets whose counts are
+ * the ones the run's own percentiles are read from.
  */
 void metrics_hist_cumulative(const struct hist *h, uint64_t cum[METRICS_LE_COUNT + 1]);
 

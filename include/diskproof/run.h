@@ -240,6 +240,11 @@ struct run_options {
 	 * node_exporter textfile, replaced every interval. NULL: none. */
 	const char *metrics;
 	const char *metrics_file;
+	/* or a server the caller started (and stops: run --metrics-linger
+	 * keeps it serving the final text after the run, and a series' runs
+	 * share one): the run publishes to it, metrics is not bound. NULL:
+	 * none. */
+	struct metrics_server *metrics_server;
 	/* --host NAME: run.host instead of gethostname() (NULL: that) */
 	const char *host;
 	/* --start-at: the load (warm-up, or auto-tune's first level) begins at

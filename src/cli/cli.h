@@ -113,10 +113,12 @@ struct cli_opts {
 	bool deep;
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
-	const char *output;	  /* -o/--output FILE; NULL: stdout */
-	const char *expect_hosts; /* fleet --expect-hosts H1,H2 (no empty name) */
-	const char *metrics;	  /* run --metrics [ADDR:]PORT (checked as parsed) */
-	const char *metrics_file; /* run --metrics-file PATH */
+	const char *output;	    /* -o/--output FILE; NULL: stdout */
+	const char *expect_hosts;   /* fleet --expect-hosts H1,H2 (no empty name) */
+	const char *metrics;	    /* run --metrics [ADDR:]PORT (checked as parsed) */
+	const char *metrics_file;   /* run --metrics-file PATH */
+	uint64_t metrics_linger_ns; /* run --metrics-linger D (0: none) */
+	bool has_metrics_linger;
 	/* compare */
 	double min_change_pct; /* --min-change PCT */
 	bool has_min_change;
@@ -261,6 +263,25 @@ void cli_print_warnings(const char *msg);
  * SIGHUP and SIGUSR1 stay blocked: neither can end the process after its
  * run. */
 int cli_signals_finish(int fd);
+/* The same without closing fd or unblocking anything: the SIGINT or
+ * SIGTERM read from fd now (0: none, or only SIGHUP/SIGUSR1). */
+int cli_signals_read(int fd);
+
+struct metrics_server;
+/* --metrics-linger's default: Prometheus' default scrape interval (1 min)
+ * and some, so that one scrape after the end is all but sure. */
+#define METRICS_LINGER_DEFAULT_NS (75 * NSEC_PER_SEC)
+/* run --metrics (run_metrics.c): the server started before the run, its URL
+ * said on stderr; 0 and *out (NULL without --metrics), or the exit code
+ * (2 or 3) with the reason printed. Nothing is written before it. */
+int cli_metrics_start(const struct cli_opts *o, struct metrics_server **out);
+/* The end of run after its report: the SIGINT or SIGTERM that came since
+ * the workers stopped (returned, 0: none), read from sfd; then, unless one
+ * came, the linger (--metrics-linger): s keeps serving its final text until
+ * it has been scraped once, D has passed, or a SIGINT or SIGTERM is read
+ * (which ends the linger, not counted). Not after a run ended by a signal
+ * (exit_code 130 or 143). s is stopped and sfd closed (cli_signals_finish). */
+int cli_run_finish(const struct cli_opts *o, struct metrics_server *s, int sfd, int exit_code);
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
 int cli_cmd_verify(int argc, char **argv);

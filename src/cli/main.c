@@ -663,6 +663,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	struct run_outcome out;
 	struct progress pr = {0};
 	struct run_options ro = {0};
+	struct metrics_server *msrv = NULL;
 	char *cmdline = NULL;
 	int ret, sfd = -1, late;
 	bool json;
@@ -672,6 +673,8 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 		ret = series_args_check(&o, &p);
 	if (!ret)
 		ret = run_args_check(&o, &p, main_real_ns, &ro, &json);
+	if (!ret) /* bound before anything is written; its URL said */
+		ret = cli_metrics_start(&o, &msrv);
 	if (ret)
 		goto out;
 	run_progress_init(&pr, &o);
@@ -679,13 +682,16 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	sfd = cli_signals_setup_run();
 	cmdline = cli_argv_join(full_argc, full_argv);
 	run_options_fill(&ro, &o, &p, &pr);
+	ro.metrics_server = msrv;
 	ro.command_line = cmdline;
 	ro.signal_fd = sfd;
 	ro.remade = &remade;
 	run_announce(&o, &p);
 	if (series_size(&p)) {
 		ret = run_series(&o, &p, &ro, &pr, json);
-		late = cli_signals_finish(sfd);
+		/* the last run's final metrics served until scraped */
+		late = cli_run_finish(&o, msrv, sfd, ret);
+		msrv = NULL;
 		sfd = -1;
 		/* as for one run: a signal after the last run had measured is
 		 * said, and its code kept */
@@ -717,12 +723,15 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	run_print_reports(&o, &out, ret, json);
 	run_print_notes(&o, &out, &remade);
 	/* after the workers stopped, nobody was reading the signals: an
-	 * interrupt in the end phase is said, and its exit code kept */
-	late = cli_signals_finish(sfd);
+	 * interrupt in the end phase is said, and its exit code kept; one in
+	 * the metrics linger only ends the linger */
+	late = cli_run_finish(&o, msrv, sfd, out.exit_code);
+	msrv = NULL;
 	sfd = -1;
 	run_print_late(&out, late);
 	ret = out.exit_code;
 out:
+	metrics_server_stop(msrv); /* an error before the linger */
 	if (sfd >= 0)
 		close(sfd);
 	free(cmdline);

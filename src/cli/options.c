@@ -104,7 +104,10 @@ static const struct cli_opt_def opt_defs[] = {
 	 "when stderr is not a terminal, print a status line every D (default 60s)"},
 	{"--metrics", 0, CLI_ARG_REQUIRED, "[ADDR:]PORT", CMD_RUN,
 	 "serve Prometheus metrics at http://ADDR:PORT/metrics during the run (ADDR defaults to "
-	 "127.0.0.1)"},
+	 "127.0.0.1; PORT 0: any free port, printed)"},
+	{"--metrics-linger", 0, CLI_ARG_REQUIRED, "D", CMD_RUN,
+	 "after the run, serve the final metrics until scraped once or for D (default 75s; 0: "
+	 "close at once)"},
 	{"--metrics-file", 0, CLI_ARG_REQUIRED, "PATH", CMD_RUN,
 	 "write the same metrics to PATH (atomic rename) every interval, for node_exporter's "
 	 "textfile collector"},
@@ -288,6 +291,9 @@ static int set_opt_run(struct cli_opts *o, const char *name, const char *val, st
 
 		ret = metrics_addr_parse(val, &a, err);
 		o->metrics = val;
+	} else if (!strcmp(name, "--metrics-linger")) {
+		ret = unit_parse_duration(val, &o->metrics_linger_ns, err);
+		o->has_metrics_linger = true;
 	} else if (!strcmp(name, "--metrics-file")) {
 		o->metrics_file = val;
 		if (!*val) {
@@ -720,10 +726,9 @@ void cli_print_warnings(const char *msg)
 	print_lines("warning: ", msg);
 }
 
-int cli_signals_finish(int fd)
+int cli_signals_read(int fd)
 {
 	struct signalfd_siginfo si;
-	sigset_t set;
 	int signo = 0;
 
 	if (fd < 0)
@@ -734,6 +739,17 @@ int cli_signals_finish(int fd)
 		else if (si.ssi_signo != SIGUSR1 && !signo)
 			signo = (int)si.ssi_signo;
 	}
+	return signo;
+}
+
+int cli_signals_finish(int fd)
+{
+	sigset_t set;
+	int signo;
+
+	if (fd < 0)
+		return 0;
+	signo = cli_signals_read(fd);
 	close(fd);
 	/* from now on a signal acts as usual: nothing can swallow it */
 	sigemptyset(&set);

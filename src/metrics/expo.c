@@ -2,9 +2,10 @@
 /*
  * expo.c - the pieces of the Prometheus text exposition format (0.0.4):
  * HELP and TYPE lines, escaped label values, and a diskproof histogram
- * turned into exact-as-can-be cumulative buckets (metrics.h says how a
- * bucket that straddles a bound is counted, and why).
+ * turned into exact cumulative buckets whose bounds are edges of its own
+ * buckets (metrics.h says which, and why).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "diskproof/metrics.h"
@@ -36,27 +37,41 @@ void metrics_label(struct strbuf *sb, bool first, const char *name, const char *
 	strbuf_addch(sb, '"');
 }
 
-/* The bounds, as printed and in ns. Being decimal, none is an edge of the
- * log-linear buckets (an edge is (64 + j) x 2^k ns with j < 64; the unit
- * test test_metrics checks every bound), hence the midpoint rule below. */
-static const struct {
-	const char *text;
-	uint64_t ns;
-} le_bounds[METRICS_LE_COUNT] = {
-	{"0.00005", 50000}, {"0.0001", 100000}, {"0.0002", 200000}, {"0.0005", 500000},
-	{"0.001", 1000000}, {"0.002", 2000000}, {"0.005", 5000000}, {"0.01", 10000000},
-	{"0.02", 20000000}, {"0.05", 50000000}, {"0.1", 100000000}, {"0.2", 200000000},
-	{"0.5", 500000000}, {"1", 1000000000},	{"2", 2000000000},  {"5", 5000000000},
-};
-
-const char *metrics_le_text(unsigned i)
-{
-	return i < METRICS_LE_COUNT ? le_bounds[i].text : "+Inf";
-}
+/*
+ * The bounds within an octave [2^m, 2^(m+1)): the edges (64 + j) x 2^(m-6)
+ * of diskproof's buckets nearest to 2^m x 2^(i/8), i = 0..7 (64 x 2^(i/8)
+ * is 64, 69.8, 76.1, 83.0, 90.5, 98.7, 107.6, 117.4). Successive bounds are
+ * 8.3 % (117 to 128) to 9.6 % (83 to 91) apart: under the 10 % that keeps
+ * histogram_quantile() within a few % of diskproof's own percentiles.
+ */
+static const uint8_t le_octave_j[METRICS_LE_PER_OCTAVE] = {0, 6, 12, 19, 27, 35, 44, 53};
 
 uint64_t metrics_le_ns(unsigned i)
 {
-	return i < METRICS_LE_COUNT ? le_bounds[i].ns : UINT64_MAX;
+	if (i >= METRICS_LE_COUNT)
+		return UINT64_MAX;
+	return (uint64_t)(HIST_GROUP_BUCKETS + le_octave_j[i % METRICS_LE_PER_OCTAVE])
+	       << (METRICS_LE_FIRST_BITS - HIST_BITS + i / METRICS_LE_PER_OCTAVE);
+}
+
+void metrics_le_add(struct strbuf *sb, unsigned i)
+{
+	uint64_t ns = metrics_le_ns(i), frac = ns % NSEC_PER_SEC;
+	char d[10];
+	int n = 9;
+
+	if (i >= METRICS_LE_COUNT) {
+		strbuf_addstr(sb, "+Inf");
+		return;
+	}
+	/* exact seconds, no trailing zeros: 0.000008192, 17.179869184 */
+	strbuf_addf(sb, "%llu", (unsigned long long)(ns / NSEC_PER_SEC));
+	if (!frac)
+		return;
+	snprintf(d, sizeof(d), "%09llu", (unsigned long long)frac);
+	while (d[n - 1] == '0')
+		n--;
+	strbuf_addf(sb, ".%.*s", n, d);
 }
 
 void metrics_hist_cumulative(const struct hist *h, uint64_t cum[METRICS_LE_COUNT + 1])
@@ -76,10 +91,11 @@ void metrics_hist_cumulative(const struct hist *h, uint64_t cum[METRICS_LE_COUNT
 		hi = HIST_BUCKETS - 1;
 	}
 	for (unsigned i = lo; i <= hi; i++) {
-		uint64_t mid = hist_bucket_value(i);
+		uint64_t lower = hist_bucket_lower(i);
 
-		/* bounds below this bucket's midpoint are complete */
-		while (b < METRICS_LE_COUNT && mid > le_bounds[b].ns)
+		/* a bound is an edge: every bound up to this bucket's lower
+		 * edge has every bucket under it counted */
+		while (b < METRICS_LE_COUNT && lower >= metrics_le_ns(b))
 			cum[b++] = run;
 		run += h->buckets[i];
 	}

@@ -10,10 +10,16 @@
  * never dropped by a short one). The thread serves a copy
  * of the latest published text, taken under the mutex, and sends it with
  * the mutex released: the coordinator's publish never waits on a client.
+ *
+ * The linger: once the run's final text is published, the first GET that
+ * carried it to the client in full writes a byte to a pipe, which
+ * metrics_server_wait_scraped() polls (with the caller's signalfd), so the
+ * command keeps serving after the run until Prometheus has the final state.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -42,7 +48,12 @@ struct metrics_server {
 	pthread_mutex_t mu;
 	struct strbuf text; /* the latest published; under mu */
 	bool have;	    /* a text was published; under mu */
+	bool final;	    /* that text is the run's final one; under mu */
 	struct strbuf body; /* the thread's own: its copy, the answer */
+	/* a pipe: the thread writes a byte each time a final text was sent
+	 * whole; metrics_server_wait_scraped() polls the other end */
+	int scraped[2];
+	char url[112]; /* set before the thread starts, read-only after */
 };
 
 int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *err)
@@ -79,8 +90,9 @@ int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *
 	}
 	errno = 0;
 	p = strtoul(port, &end, 10);
-	if (!*port || *end || port[0] == '-' || port[0] == '+' || errno || p < 1 || p > 65535) {
-		strbuf_addstr(err, "the port must be a number from 1 to 65535 ([ADDR:]PORT)");
+	if (!*port || *end || port[0] == '-' || port[0] == '+' || errno || p > 65535) {
+		strbuf_addstr(err, "the port must be a number from 0 to 65535 ([ADDR:]PORT; 0: "
+				   "any free port)");
 		return -EINVAL;
 	}
 	if (spec[0] == '[') {
@@ -121,14 +133,17 @@ int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *
 struct conn {
 	int fd; /* -1: a free slot */
 	bool sending;
+	bool final; /* the answer carries the final text (the linger) */
 	size_t len, off;
 	uint64_t deadline;
 	char req[REQ_MAX];
 	struct strbuf out;
 };
 
-/* The answer to one request, in *out: status line, headers, body. */
-static void answer(struct metrics_server *s, const char *req, size_t len, struct strbuf *out)
+/* The answer to one request, in *out: status line, headers, body; *final
+ * when it is a GET answered with the final text. */
+static void answer(struct metrics_server *s, const char *req, size_t len, struct strbuf *out,
+		   bool *final)
 {
 	char method[16], target[256];
 	const char *status = "200 OK", *type = METRICS_CONTENT_TYPE, *msg = NULL;
@@ -159,6 +174,7 @@ static void answer(struct metrics_server *s, const char *req, size_t len, struct
 		pthread_mutex_lock(&s->mu);
 		if (s->have)
 			strbuf_add(&s->body, s->text.buf, s->text.len);
+		*final = s->have && s->final && !head;
 		pthread_mutex_unlock(&s->mu);
 		if (!s->body.len) {
 			status = "503 Service Unavailable";
@@ -204,20 +220,26 @@ static void conn_read(struct metrics_server *s, struct conn *c)
 	c->req[c->len] = '\0';
 	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") && c->len < sizeof(c->req) - 1)
 		return;
-	answer(s, c->req, c->len, &c->out);
+	c->final = false;
+	answer(s, c->req, c->len, &c->out, &c->final);
 	c->sending = true;
 	c->off = 0;
 	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
 }
 
-static void conn_send(struct conn *c)
+static void conn_send(struct metrics_server *s, struct conn *c)
 {
 	ssize_t w = send(c->fd, c->out.buf + c->off, c->out.len - c->off, MSG_NOSIGNAL);
+	char one = 1;
 
 	if (w < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (w > 0)
 		c->off += (size_t)w;
+	/* the final text handed to the kernel whole: scraped (a full pipe
+	 * already says so) */
+	if (c->final && c->off == c->out.len && write(s->scraped[1], &one, 1) < 0)
+		c->final = false;
 	if (w <= 0 || c->off == c->out.len) {
 		shutdown(c->fd, SHUT_WR);
 		conn_close(c);
@@ -299,7 +321,7 @@ static void *server_thread(void *arg)
 			if (!pfd[k].revents)
 				continue;
 			if (cc->sending)
-				conn_send(cc);
+				conn_send(s, cc);
 			else
 				conn_read(s, cc);
 		}
@@ -311,6 +333,31 @@ static void *server_thread(void *arg)
 			conn_close(&c[i]);
 	free(c);
 	return NULL;
+}
+
+/* s->url from the address bound: the port the system chose for port 0. */
+static void server_url(struct metrics_server *s)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char host[INET6_ADDRSTRLEN] = "?";
+	unsigned port = 0;
+
+	if (getsockname(s->lfd, (struct sockaddr *)&ss, &len) == 0 && ss.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)&ss;
+
+		inet_ntop(AF_INET6, &s6->sin6_addr, host, sizeof(host));
+		port = ntohs(s6->sin6_port);
+		snprintf(s->url, sizeof(s->url), "http://[%s]:%u/metrics", host, port);
+		return;
+	}
+	if (ss.ss_family == AF_INET) {
+		const struct sockaddr_in *s4 = (const struct sockaddr_in *)&ss;
+
+		inet_ntop(AF_INET, &s4->sin_addr, host, sizeof(host));
+		port = ntohs(s4->sin_port);
+	}
+	snprintf(s->url, sizeof(s->url), "http://%s:%u/metrics", host, port);
 }
 
 int metrics_server_start(struct metrics_server **out, const struct metrics_addr *a,
@@ -326,6 +373,7 @@ int metrics_server_start(struct metrics_server **out, const struct metrics_addr 
 		return -ENOMEM;
 	}
 	s->wake[0] = s->wake[1] = -1;
+	s->scraped[0] = s->scraped[1] = -1;
 	strbuf_init(&s->text);
 	strbuf_init(&s->body);
 	s->lfd = socket(a->ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -336,8 +384,9 @@ int metrics_server_start(struct metrics_server **out, const struct metrics_addr 
 	 * waits in the queue rather than being dropped */
 	if (bind(s->lfd, (const struct sockaddr *)&a->ss, a->len) || listen(s->lfd, SOMAXCONN))
 		goto out_errno;
-	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK))
+	if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) || pipe2(s->scraped, O_CLOEXEC | O_NONBLOCK))
 		goto out_errno;
+	server_url(s);
 	pthread_mutex_init(&s->mu, NULL);
 	/* the coordinator reads SIGINT and SIGTERM through its signalfd: none
 	 * may land on this thread */
@@ -362,9 +411,11 @@ out_errno:
 		strbuf_addf(err, "--metrics %s: cannot listen: %s", a->text, strerror(-ret));
 	if (s->lfd >= 0)
 		close(s->lfd);
-	if (s->wake[0] >= 0) {
-		close(s->wake[0]);
-		close(s->wake[1]);
+	for (int i = 0; i < 2; i++) {
+		if (s->wake[i] >= 0)
+			close(s->wake[i]);
+		if (s->scraped[i] >= 0)
+			close(s->scraped[i]);
 	}
 	strbuf_release(&s->text);
 	strbuf_release(&s->body);
@@ -372,19 +423,81 @@ out_errno:
 	return ret;
 }
 
-void metrics_server_publish(struct metrics_server *s, struct strbuf *text)
+const char *metrics_server_url(const struct metrics_server *s)
+{
+	return s->url;
+}
+
+/* Publishes text, the final one or not: a final publish first empties the
+ * scraped pipe, so that only a scrape of this text ends the linger (a
+ * series' earlier run's final scrape does not). */
+static void publish(struct metrics_server *s, struct strbuf *text, bool final)
 {
 	struct strbuf t;
+	char buf[64];
 
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
+	if (final)
+		while (read(s->scraped[0], buf, sizeof(buf)) > 0)
+			;
 	t = s->text;
 	s->text = *text;
 	*text = t;
 	s->have = true;
+	s->final = final;
 	pthread_mutex_unlock(&s->mu);
 	strbuf_reset(text);
+}
+
+void metrics_server_publish(struct metrics_server *s, struct strbuf *text)
+{
+	publish(s, text, false);
+}
+
+void metrics_server_publish_final(struct metrics_server *s, struct strbuf *text)
+{
+	publish(s, text, true);
+}
+
+bool metrics_server_finished(struct metrics_server *s)
+{
+	bool f;
+
+	if (!s)
+		return false;
+	pthread_mutex_lock(&s->mu);
+	f = s->have && s->final;
+	pthread_mutex_unlock(&s->mu);
+	return f;
+}
+
+int metrics_server_wait_scraped(struct metrics_server *s, uint64_t timeout_ns, int stop_fd)
+{
+	uint64_t end = time_mono_ns() + timeout_ns;
+
+	if (!metrics_server_finished(s))
+		return -ENOENT;
+	for (;;) {
+		struct pollfd p[2] = {{.fd = s->scraped[0], .events = POLLIN},
+				      {.fd = stop_fd, .events = POLLIN}};
+		uint64_t now = time_mono_ns(), ms;
+		int n;
+
+		if (now >= end)
+			return -ETIMEDOUT;
+		ms = (end - now + NSEC_PER_MSEC - 1) / NSEC_PER_MSEC;
+		n = poll(p, 2, ms > INT_MAX ? INT_MAX : (int)ms);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (p[0].revents)
+			return 0;
+		if (p[1].revents)
+			return -EINTR;
+	}
 }
 
 void metrics_server_stop(struct metrics_server *s)
@@ -398,8 +511,10 @@ void metrics_server_stop(struct metrics_server *s)
 	pthread_join(s->thread, NULL);
 	pthread_mutex_destroy(&s->mu);
 	close(s->lfd);
-	close(s->wake[0]);
-	close(s->wake[1]);
+	for (int i = 0; i < 2; i++) {
+		close(s->wake[i]);
+		close(s->scraped[i]);
+	}
 	strbuf_release(&s->text);
 	strbuf_release(&s->body);
 	free(s);

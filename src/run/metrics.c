@@ -67,14 +67,21 @@ static void add_secs(struct strbuf *sb, uint64_t ns)
 	add_u64_w(sb, ns % NSEC_PER_SEC, 9);
 }
 
+/* v in the fewest digits that read back as v: 0.1, not 0.10000000000000001 */
 static void add_double(struct strbuf *sb, double v)
 {
-	if (isnan(v))
+	char t[32];
+
+	if (isnan(v)) {
 		strbuf_addstr(sb, "NaN");
-	else if (isinf(v))
+	} else if (isinf(v)) {
 		strbuf_addstr(sb, v > 0 ? "+Inf" : "-Inf");
-	else
-		strbuf_addf(sb, "%.17g", v);
+	} else {
+		snprintf(t, sizeof(t), "%.15g", v);
+		if (strtod(t, NULL) != v)
+			snprintf(t, sizeof(t), "%.17g", v);
+		strbuf_addstr(sb, t);
+	}
 }
 
 /* "NAME{volume="V",database="D",class="C"" (the brace left open); no
@@ -226,9 +233,9 @@ static void build_latency(struct run *r, struct strbuf *sb)
 	size_t nd = r->plan.nr_dbs;
 
 	metrics_family(sb, "diskproof_io_latency_seconds", "histogram",
-		       "I/O latency per database and class, warm-up excluded. A bucket of "
-		       "diskproof's histogram that straddles a bound counts under it when its "
-		       "midpoint does (within 1/128 of the bound; docs/metrics.md).");
+		       "I/O latency per database and class, warm-up excluded. Each bound is an "
+		       "edge of diskproof's own histogram, 8 an octave (docs/metrics.md): the "
+		       "counts are exact.");
 	for (size_t d = 0; d < nd; d++)
 		for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
 			const struct hist *h = &r->coord.tot_db[d * IO_CLASS_COUNT + c].lat;
@@ -239,7 +246,7 @@ static void build_latency(struct run *r, struct strbuf *sb)
 			for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
 				db_labels(sb, "diskproof_io_latency_seconds_bucket", r, d, c);
 				strbuf_add(sb, ",le=\"", 5);
-				strbuf_addstr(sb, metrics_le_text(b));
+				strbuf_addstr(sb, r->metrics.le[b]);
 				strbuf_add(sb, "\"} ", 3);
 				add_u64(sb, cum[b]);
 				strbuf_addch(sb, '\n');
@@ -302,24 +309,97 @@ static void build_response(struct run *r, struct strbuf *sb)
 	}
 }
 
-/* One gauge per verdict row: "NAME{scope,name,criterion} value". */
-static void build_verdict_family(struct strbuf *sb, const struct metrics_state *m, const char *name,
-				 const char *help, int what)
-{
-	metrics_family(sb, name, "gauge", help);
-	for (size_t i = 0; i < m->nverd; i++) {
-		const struct verdict *v = &m->verdicts[i];
+/*
+ * One unit per metric (Prometheus' base units): a criterion's measured value
+ * and threshold go to the family of its unit, scaled from the criterion's own
+ * (eval.h): milliseconds to seconds, percent to a ratio.
+ */
+enum verdict_unit_id { VU_SECONDS, VU_SLOPE, VU_PER_SECOND, VU_RATIO, VU_COUNT, VU_N };
 
-		strbuf_addf(sb, "%s{", name);
-		metrics_label(sb, true, "scope", results_scope_kind_name(v->scope));
-		metrics_label(sb, false, "name", v->name);
-		metrics_label(sb, false, "criterion", v->criterion);
-		strbuf_addstr(sb, "} ");
-		if (what == 0)
-			strbuf_addch(sb, v->passed ? '1' : '0');
-		else
-			add_double(sb, what == 1 ? v->measured : v->threshold);
-		strbuf_addch(sb, '\n');
+static const struct verdict_unit {
+	const char *suffix; /* of diskproof_verdict_measured / _threshold */
+	double div;	    /* the criterion's value over this */
+	const char *what;
+} verdict_units[VU_N] = {
+	[VU_SECONDS] = {"_seconds", 1e3,
+			"in seconds (the criteria named _ms, judged in milliseconds: _avg_ms, "
+			"_max_ms, _p99_ms, ...)"},
+	[VU_SLOPE] = {"_seconds_per_sample", 1e3,
+		      "in seconds of latency per sample (autotune_settled: a slope)"},
+	[VU_PER_SECOND] = {"_per_second", 1, "per second (transactional_iops, page_fault_stalls)"},
+	[VU_RATIO] = {"_ratio", 1e2, "as a ratio (the criteria named _pct: 0.05 is 5 %)"},
+	[VU_COUNT] = {"", 1,
+		      "a count (io_errors, integrity_errors, databases_failed, volumes_failed)"},
+};
+
+/* The first rule whose key the criterion ends in (or, exact, is) gives its
+ * unit; a criterion no rule takes is a count. */
+static const struct {
+	const char *key;
+	bool exact;
+	enum verdict_unit_id unit;
+} verdict_unit_rules[] = {
+	{"autotune_settled", true, VU_SLOPE},
+	{"page_fault_stalls", true, VU_PER_SECOND},
+	{"_iops", false, VU_PER_SECOND},
+	{"_ms", false, VU_SECONDS},
+	{"_pct", false, VU_RATIO},
+};
+
+static enum verdict_unit_id verdict_unit_of(const char *criterion)
+{
+	size_t n = strlen(criterion);
+
+	for (size_t i = 0; i < DP_ARRAY_SIZE(verdict_unit_rules); i++) {
+		const char *key = verdict_unit_rules[i].key;
+		size_t k = strlen(key);
+
+		if (verdict_unit_rules[i].exact ? !strcmp(criterion, key)
+						: n >= k && !strcmp(criterion + n - k, key))
+			return verdict_unit_rules[i].unit;
+	}
+	return VU_COUNT;
+}
+
+/* "NAME{scope,name,criterion} " */
+static void verdict_labels(struct strbuf *sb, const char *name, const struct verdict *v)
+{
+	strbuf_addf(sb, "%s{", name);
+	metrics_label(sb, true, "scope", results_scope_kind_name(v->scope));
+	metrics_label(sb, false, "name", v->name);
+	metrics_label(sb, false, "criterion", v->criterion);
+	strbuf_addstr(sb, "} ");
+}
+
+/* Measured values (threshold false) or thresholds: a gauge family per unit
+ * that has a verdict row, "BASE_UNIT{scope,name,criterion} value". */
+static void build_verdict_values(struct strbuf *sb, const struct metrics_state *m, bool threshold)
+{
+	const char *base = threshold ? "diskproof_verdict_threshold" : "diskproof_verdict_measured";
+	char name[80], help[256];
+
+	for (unsigned u = 0; u < VU_N; u++) {
+		const struct verdict_unit *vu = &verdict_units[u];
+		bool any = false;
+
+		snprintf(name, sizeof(name), "%s%s", base, vu->suffix);
+		snprintf(help, sizeof(help), "%s, %s.",
+			 threshold ? "The threshold each verdict criterion is judged against"
+				   : "The measured value of each verdict criterion so far",
+			 vu->what);
+		for (size_t i = 0; i < m->nverd; i++) {
+			const struct verdict *v = &m->verdicts[i];
+			double x = threshold ? v->threshold : v->measured;
+
+			if (verdict_unit_of(v->criterion) != u)
+				continue;
+			if (!any)
+				metrics_family(sb, name, "gauge", help);
+			any = true;
+			verdict_labels(sb, name, v);
+			add_double(sb, x / vu->div);
+			strbuf_addch(sb, '\n');
+		}
 	}
 }
 
@@ -335,16 +415,15 @@ static void build_verdicts(struct strbuf *sb, const struct metrics_state *m)
 	}
 	if (!m->judged)
 		return;
-	build_verdict_family(sb, m, "diskproof_verdict_pass",
-			     "Each verdict criterion per scope (run, volume, database) as judged "
-			     "so far, the way the final verdict judges it: 1 passing, 0 failing.",
-			     0);
-	build_verdict_family(sb, m, "diskproof_verdict_measured",
-			     "The measured value of each verdict criterion so far (in the "
-			     "criterion's unit: ms, IOPS, a count).",
-			     1);
-	build_verdict_family(sb, m, "diskproof_verdict_threshold",
-			     "The threshold each verdict criterion is judged against.", 2);
+	metrics_family(sb, "diskproof_verdict_pass", "gauge",
+		       "Each verdict criterion per scope (run, volume, database) as judged so far, "
+		       "the way the final verdict judges it: 1 passing, 0 failing.");
+	for (size_t i = 0; i < m->nverd; i++) {
+		verdict_labels(sb, "diskproof_verdict_pass", &m->verdicts[i]);
+		strbuf_addstr(sb, m->verdicts[i].passed ? "1\n" : "0\n");
+	}
+	build_verdict_values(sb, m, false);
+	build_verdict_values(sb, m, true);
 	metrics_family(sb, "diskproof_run_pass", "gauge",
 		       "1 while every verdict criterion passes (finally: the run passed), "
 		       "else 0.");
@@ -367,7 +446,7 @@ static void metrics_build(struct run *r, const struct metrics_state *m)
 
 /* Publishes the text built and writes the textfile; a textfile that cannot
  * be written is said once (an event and a message), and the run goes on. */
-static void metrics_emit(struct run *r)
+static void metrics_emit(struct run *r, bool final)
 {
 	struct strbuf err = STRBUF_INIT;
 
@@ -378,13 +457,16 @@ static void metrics_emit(struct run *r)
 		run_event(r, "metrics", err.buf);
 	}
 	strbuf_release(&err);
-	metrics_server_publish(r->metrics.srv, &r->metrics.text);
+	if (final)
+		metrics_server_publish_final(r->metrics.srv, &r->metrics.text);
+	else
+		metrics_server_publish(r->metrics.srv, &r->metrics.text);
 	r->metrics.last_ns = time_mono_ns();
 }
 
 static bool metrics_on(const struct run *r)
 {
-	return r->opt->metrics || r->opt->metrics_file;
+	return r->opt->metrics || r->opt->metrics_file || r->opt->metrics_server;
 }
 
 int run_metrics_open(struct run *r, struct strbuf *err)
@@ -393,6 +475,11 @@ int run_metrics_open(struct run *r, struct strbuf *err)
 	int ret;
 
 	strbuf_init(&r->metrics.text);
+	if (r->opt->metrics_server) {
+		r->metrics.srv = r->opt->metrics_server;
+		r->metrics.borrowed = true;
+		return 0;
+	}
 	if (!r->opt->metrics)
 		return 0;
 	ret = metrics_addr_parse(r->opt->metrics, &a, err);
@@ -407,6 +494,13 @@ void run_metrics_prepare(struct run *r)
 
 	if (!metrics_on(r))
 		return;
+	for (unsigned b = 0; b <= METRICS_LE_COUNT; b++) {
+		struct strbuf le = STRBUF_INIT;
+
+		metrics_le_add(&le, b);
+		snprintf(r->metrics.le[b], sizeof(r->metrics.le[b]), "%s", le.buf);
+		strbuf_release(&le);
+	}
 	r->metrics.seen = calloc(nd ? nd : 1, sizeof(*r->metrics.seen));
 	r->metrics.lab = calloc(nd * (IO_CLASS_COUNT + 1) + 1, sizeof(*r->metrics.lab));
 	for (size_t d = 0; r->metrics.lab && d < nd; d++) {
@@ -429,7 +523,7 @@ void run_metrics_prepare(struct run *r)
 	else if (gethostname(r->metrics.hostname, sizeof(r->metrics.hostname) - 1))
 		snprintf(r->metrics.hostname, sizeof(r->metrics.hostname), "unknown");
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_begin(struct run *r)
@@ -444,7 +538,7 @@ void run_metrics_begin(struct run *r)
 			'\0'; /* the label stays empty: nothing else depends on it */
 	strbuf_release(&err);
 	metrics_build(r, &(struct metrics_state){.phase = "preparing"});
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, size_t nverd)
@@ -467,7 +561,7 @@ void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, si
 	m.nverd = nverd;
 	m.judged = v != NULL;
 	metrics_build(r, &m);
-	metrics_emit(r);
+	metrics_emit(r, false);
 }
 
 void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
@@ -485,12 +579,13 @@ void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v
 	m.nverd = nverd;
 	m.judged = v != NULL;
 	metrics_build(r, &m);
-	metrics_emit(r);
+	metrics_emit(r, true);
 }
 
 void run_metrics_close(struct run *r)
 {
-	metrics_server_stop(r->metrics.srv);
+	if (!r->metrics.borrowed)
+		metrics_server_stop(r->metrics.srv);
 	r->metrics.srv = NULL;
 	free(r->metrics.seen);
 	r->metrics.seen = NULL;

@@ -40,6 +40,7 @@
 #include "diskproof/env.h"
 #include "diskproof/eval.h"
 #include "diskproof/journal.h"
+#include "diskproof/metrics.h"
 #include "diskproof/plan.h"
 #include "diskproof/run.h"
 #include "diskproof/stats.h"
@@ -528,10 +529,13 @@ void run_kmsg_end(struct run *r, uint64_t t_ms);
 
 struct run_metrics {
 	struct metrics_server *srv; /* NULL without --metrics */
+	bool borrowed;		    /* srv is the caller's (opt->metrics_server) */
 	struct strbuf text;
 	uint64_t last_ns; /* time_mono_ns() of the last text */
 	char **lab;	  /* nr_dbs x (classes + 1): escaped label sets */
 	uint8_t *seen;	  /* nr_dbs: bit per class whose series is shown */
+	/* each latency bound as its le label prints it, made once */
+	char le[METRICS_LE_COUNT + 1][16];
 	bool file_failed; /* the textfile could not be written (said once) */
 	char run_uuid[48];
 	char hostname[256];
@@ -554,7 +558,8 @@ void run_metrics_interval(struct run *r, unsigned k, const struct verdict *v, si
  * judged) and the exit code. */
 void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v, size_t nverd,
 		       int exit_code);
-/* Stops the server and frees what metrics.c holds; safe twice. */
+/* Stops the server (not a borrowed one) and frees what metrics.c holds;
+ * safe twice. */
 void run_metrics_close(struct run *r);
 
 struct run {

@@ -8,7 +8,8 @@
 # +Inf equal to _count, the running verdict is there, other paths are 404
 # and the server listens on loopback only; the textfile's last write passes
 # promtool too and its diskproof_ios_total per class sums to the totals the
-# results file stores (and its exit code is 130); a label value is escaped; [::1]:PORT serves over
+# results file stores (and its exit code is 130); a label value is escaped;
+# the verdict values carry one unit per metric (seconds, not ms); [::1]:PORT serves over
 # IPv6 (where the host has it), HEAD too, POST is 405. Before anything is
 # written: a bad [ADDR:]PORT exits 2, a port in use exits 3, a metrics file
 # in a missing directory exits 3. Exit 77 without promtool.
@@ -75,6 +76,27 @@ grep -q '^diskproof_run_info{.*label="quo\\"te\\\\back"' mid.body ||
 grep -qE '^diskproof_verdict_pass\{scope="run",name="run",criterion="db_read_avg_ms"\} [01]$' mid.body ||
 	fail "no running verdict: $(grep -c verdict_pass mid.body) verdict lines"
 grep -qE '^diskproof_run_pass [01]$' mid.body || fail "no diskproof_run_pass"
+# one unit per metric: a criterion judged in ms is in seconds under _seconds
+# (its threshold, the default db_read_avg of 20 ms, is 0.02), the counts
+# alone under the plain names
+python3 - mid.body <<'PY' || fail "verdict units"
+import re, sys
+units = {"_seconds": ("_ms",), "_ratio": ("_pct",), "_per_second": ("_iops", "page_fault_stalls"),
+         "_seconds_per_sample": ("autotune_settled",),
+         "": ("io_errors", "integrity_errors", "databases_failed", "volumes_failed")}
+seen = 0
+for line in open(sys.argv[1]):
+    m = re.match(r'diskproof_verdict_(measured|threshold)([a-z_]*)\{.*criterion="([a-z_0-9]+)"\} (\S+)$', line)
+    if not m:
+        continue
+    seen += 1
+    assert m[2] in units and m[3].endswith(units[m[2]]), ("unit", line)
+    if m[1] == "threshold" and m[3] == "db_read_avg_ms":
+        assert float(m[4]) == 0.02, line
+assert seen, "no verdict values"
+assert re.search(r'^diskproof_verdict_threshold_seconds\{scope="run",name="run",criterion="db_read_avg_ms"\} 0.02$',
+                 open(sys.argv[1]).read(), re.M), "no threshold in seconds"
+PY
 for m in diskproof_bytes_total diskproof_io_errors_total diskproof_integrity_errors_total \
 	diskproof_run_elapsed_seconds diskproof_io_latency_seconds_sum; do
 	grep -q "^$m" mid.body || fail "no $m mid-run"
@@ -166,7 +188,7 @@ PY
 fi
 
 # before anything is written: bad [ADDR:]PORT exits 2
-for bad in 0 70000 http host.example:80 "::1:80" "[::1]"; do
+for bad in -1 70000 http host.example:80 "::1:80" "[::1]"; do
 	expect_exit 2 "$DISKPROOF" run "$P" --engine psync --data-dir "$WORK/bad" \
 		--results "$WORK/bad.db" --metrics "$bad"
 	grep -q -- "--metrics" err || fail "$bad: $(cat err)"

@@ -10,7 +10,7 @@ SIM="$DP_SOURCE_DIR/tests/integration/profiles/sim.ini"
 PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 # sim's 40 virtual minutes last some seconds of wall time
 "$DISKPROOF" run "$SIM" --duration 40m --results "$WORK/r.db" --metrics "$PORT" --quiet \
-	>run.out 2>run.err &
+	--metrics-linger 0 >run.out 2>run.err &
 PID=$!
 at_exit "kill $PID"
 python3 - "$PORT" <<'PY' || fail "scrape behind idle clients: see above"

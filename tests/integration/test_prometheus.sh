@@ -6,7 +6,11 @@
 # diskproof_ios_total with the volume, database and class labels of the
 # profile, the latency histogram, the run info and the verdict gauges; and
 # every metric name the Grafana dashboard (deploy/grafana/diskproof.json)
-# queries is in the scrape. Exit 77 without prometheus. Slow (label slow).
+# queries is in the scrape, and every panel's query evaluates at the run's
+# last scrape (the final text): the latency heat map to a row per bucket
+# bound of diskproof_io_latency_seconds_bucket, the verdict table to the
+# measured value and threshold in seconds. Exit 77 without prometheus. Slow
+# (label slow).
 source "$(dirname "$0")/lib.sh"
 set -e
 command -v prometheus >/dev/null || { echo "skipped: no prometheus (apt-get install prometheus)"; exit 77; }
@@ -95,6 +99,43 @@ assert len(names) >= 10, names
 scraped = {s["metric"]["__name__"] for s in q('last_over_time({__name__=~"diskproof_.+"}[1m])')}
 missing = names - scraped
 assert not missing, ("dashboard metrics not scraped", missing)
+# every panel's query is PromQL Prometheus evaluates, at the run's last
+# scrape (the final text, --metrics-linger), the variables as "all"
+def at(expr, t):
+    u = api + "/query?" + urllib.parse.urlencode({"query": expr, "time": t})
+    r = json.load(urllib.request.urlopen(u, timeout=5))
+    assert r["status"] == "success", (expr, r)
+    return r["data"]["result"]
+t = q('max_over_time(timestamp(diskproof_run_finished)[5m:1s])')[0]["value"][1]
+fin = at("diskproof_run_finished", t)
+assert fin and fin[0]["value"][1] == "1", ("the last scrape is not the final text", fin)
+def concrete(expr):
+    for v in ("instance", "volume", "class"):
+        expr = expr.replace('"$%s"' % v, '".*"')
+    return expr.replace("$__rate_interval", "1m")
+for p in d["panels"]:
+    for tg in p.get("targets", []):
+        res = at(concrete(tg["expr"]), t)
+        if p["type"] in ("heatmap", "table"):
+            assert res, ("no result", p["title"], tg["expr"])
+# the latency heat map: from the histogram's buckets, one row per bound
+heat = [p for p in d["panels"] if p["type"] == "heatmap"]
+assert len(heat) == 1, "no latency heat map panel"
+tg = heat[0]["targets"][0]
+assert tg.get("format") == "heatmap" and heat[0]["options"]["calculate"] is False, tg
+hm = set(re.findall(r"\bdiskproof_[a-z_]+", tg["expr"]))
+assert hm == {"diskproof_io_latency_seconds_bucket"} and hm <= scraped, hm
+rows = at(concrete(tg["expr"]), t)
+assert len(rows) > 100 and all("le" in r["metric"] for r in rows), len(rows)
+# the verdict table: measured and threshold of one criterion side by side,
+# in seconds
+for ref in ("B", "C"):
+    e = [x for p in d["panels"] if p["type"] == "table" for x in p["targets"] if x["refId"] == ref]
+    vals = at(concrete(e[-1]["expr"]), t)
+    row = [r for r in vals if r["metric"].get("criterion") == "db_read_avg_ms"
+           and r["metric"].get("scope") == "run"]
+    assert row and row[0]["metric"].get("unit") == "seconds", (ref, row)
+    assert ref == "B" or float(row[0]["value"][1]) == 0.02, row
 print("dashboard metrics scraped:", len(names), "of", len(scraped))
 PY
 echo ok

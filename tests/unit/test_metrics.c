@@ -3,9 +3,9 @@
  * test_metrics.c - the pieces of the Prometheus text (metrics.h): --metrics
  * [ADDR:]PORT parsing (loopback by default, IPv6 in brackets, every bad
  * form refused), label and HELP escaping, the histogram's cumulative buckets
- * against a brute-force count by the midpoint rule and its error bound, the
- * bounds being no bucket edges (why the rule exists), and the atomic
- * textfile write.
+ * against a brute-force count, the bounds being bucket edges at most 10 %
+ * apart, the atomic textfile write, and the server's linger: the URL with
+ * the port bound, the wait for a scrape of the final text.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <cmocka.h>
 
 #include "diskproof/metrics.h"
@@ -57,7 +58,7 @@ static void test_addr_parse(void **state)
 	addr_ok("[::1]:9464", AF_INET6, "[::1]:9464");
 	addr_ok("[::]:9464", AF_INET6, "[::]:9464");
 	addr_bad("", "port");
-	addr_bad("0", "port");
+	addr_ok("0", AF_INET, "127.0.0.1:0"); /* any free port */
 	addr_bad("65536", "port");
 	addr_bad("-1", "port");
 	addr_bad("+80", "port");
@@ -102,20 +103,36 @@ static void test_escape(void **state)
 	strbuf_release(&sb);
 }
 
-/* No bound is a bucket edge: "<= B" would be exact only when B + 1 starts
- * a bucket. If a bound ever becomes one, the midpoint rule still holds, but
- * metrics.h and docs/metrics.md should say so. */
-static void test_bounds_not_edges(void **state)
+/* Every bound is an edge of diskproof's buckets (so its count is exact),
+ * ascending, at most 10 % above the one before (so histogram_quantile()
+ * interpolates within narrow buckets), from under 10 us to over 10 s, and
+ * printed as its exact value in seconds. */
+static void test_bounds_edges(void **state)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	(void)state;
+	assert_true(metrics_le_ns(0) <= 10000);
+	assert_true(metrics_le_ns(METRICS_LE_COUNT - 1) >= 10 * NSEC_PER_SEC);
 	for (unsigned i = 0; i < METRICS_LE_COUNT; i++) {
 		uint64_t b = metrics_le_ns(i);
 
-		assert_true(i == 0 || b > metrics_le_ns(i - 1));
-		assert_int_not_equal(hist_bucket_lower(hist_bucket_index(b + 1)), b + 1);
-		assert_true(fabs(strtod(metrics_le_text(i), NULL) * 1e9 - (double)b) < 1e-3);
+		assert_int_equal(hist_bucket_lower(hist_bucket_index(b)), b);
+		if (i)
+			assert_true(b > metrics_le_ns(i - 1) &&
+				    (double)b <= 1.10 * (double)metrics_le_ns(i - 1));
+		strbuf_reset(&sb);
+		metrics_le_add(&sb, i);
+		assert_true(fabs(strtod(sb.buf, NULL) * 1e9 - (double)b) < 1e-3);
+		assert_true(sb.len < 16 && sb.buf[sb.len - 1] != '0');
 	}
-	assert_string_equal(metrics_le_text(METRICS_LE_COUNT), "+Inf");
+	strbuf_reset(&sb);
+	metrics_le_add(&sb, METRICS_LE_COUNT);
+	assert_string_equal(sb.buf, "+Inf");
+	strbuf_reset(&sb);
+	metrics_le_add(&sb, 0);
+	assert_string_equal(sb.buf, "0.000008192");
+	strbuf_release(&sb);
 }
 
 static uint64_t rnd(uint64_t *s)
@@ -127,8 +144,8 @@ static uint64_t rnd(uint64_t *s)
 }
 
 /* Against a brute force over the values themselves: each value counts under
- * B when its bucket's midpoint is at most B; the counts are cumulative, end
- * in count, and every value on the wrong side of B is within 1/128 of it. */
+ * B exactly when it is less than B; the counts are cumulative and end in
+ * count. */
 static void test_cumulative(void **state)
 {
 	static struct hist h;
@@ -140,8 +157,8 @@ static void test_cumulative(void **state)
 	assert_non_null(vals);
 	hist_init(&h);
 	for (unsigned i = 0; i < N; i++) {
-		/* log-uniform from 1 us to 10 s, plus values right at each bound */
-		double e = 3.0 + 7.0 * (double)(rnd(&s) % 1000000) / 1e6;
+		/* log-uniform from 1 us to 30 s, plus values right at each bound */
+		double e = 3.0 + 7.5 * (double)(rnd(&s) % 1000000) / 1e6;
 
 		vals[i] = (uint64_t)(0.5 + exp(e * M_LN10));
 		if (i % 97 == 0)
@@ -150,15 +167,8 @@ static void test_cumulative(void **state)
 	}
 	for (unsigned i = 0; i < N; i++)
 		for (unsigned b = 0; b < METRICS_LE_COUNT; b++) {
-			uint64_t bound = metrics_le_ns(b);
-			bool under = hist_bucket_value(hist_bucket_index(vals[i])) <= bound;
-
-			if (under) {
+			if (vals[i] < metrics_le_ns(b))
 				want[b]++;
-				assert_true((double)vals[i] < (double)bound * (1 + 1.0 / 128));
-			} else {
-				assert_true((double)vals[i] > (double)bound / (1 + 1.0 / 128));
-			}
 		}
 	want[METRICS_LE_COUNT] = N;
 	metrics_hist_cumulative(&h, cum);
@@ -231,13 +241,76 @@ static void test_file_write(void **state)
 	strbuf_release(&err);
 }
 
+/* GET /metrics on port, the answer read to its end: its length. */
+static size_t scrape(unsigned port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		got += (size_t)n;
+	close(fd);
+	return got;
+}
+
+/* The linger's wait: nothing final yet is -ENOENT; a final text not
+ * scraped times out; the stop fd ends it; a GET of the final text ends it
+ * with 0; a plain publish makes the text live again. */
+static void test_server_linger(void **state)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct metrics_server *s;
+	struct metrics_addr a;
+	unsigned port = 0;
+	int stop[2];
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(metrics_addr_parse("0", &a, &err), 0);
+	assert_int_equal(metrics_server_start(&s, &a, &err), 0);
+	assert_int_equal(sscanf(metrics_server_url(s), "http://127.0.0.1:%u/metrics", &port), 1);
+	assert_true(port > 0);
+	assert_int_equal(pipe(stop), 0);
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 1\n");
+	metrics_server_publish(s, &text);
+	assert_false(metrics_server_finished(s));
+	assert_int_equal(metrics_server_wait_scraped(s, NSEC_PER_SEC, -1), -ENOENT);
+	assert_true(scrape(port) > 0); /* a scrape of a live text does not count */
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 2\n");
+	metrics_server_publish_final(s, &text);
+	assert_true(metrics_server_finished(s));
+	t0 = time_mono_ns();
+	assert_int_equal(metrics_server_wait_scraped(s, 50 * NSEC_PER_MSEC, stop[0]), -ETIMEDOUT);
+	assert_true(time_mono_ns() - t0 >= 50 * NSEC_PER_MSEC);
+	assert_int_equal(write(stop[1], "x", 1), 1);
+	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, stop[0]), -EINTR);
+	assert_true(scrape(port) > 0);
+	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, -1), 0);
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 3\n");
+	metrics_server_publish(s, &text);
+	assert_false(metrics_server_finished(s));
+	metrics_server_stop(s);
+	close(stop[0]);
+	close(stop[1]);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_addr_parse), cmocka_unit_test(test_addr_bytes),
-		cmocka_unit_test(test_escape),	   cmocka_unit_test(test_bounds_not_edges),
+		cmocka_unit_test(test_escape),	   cmocka_unit_test(test_bounds_edges),
 		cmocka_unit_test(test_cumulative), cmocka_unit_test(test_cumulative_empty),
-		cmocka_unit_test(test_file_write),
+		cmocka_unit_test(test_file_write), cmocka_unit_test(test_server_linger),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
