@@ -11,13 +11,14 @@
 #              verify off and on: 24 cases, about 25 min at 5 rounds)
 #   best-done  the cases of issue 33's "Done means", on the RAM-backed loop
 #              device only, 5 rounds of 5 s: 1v1 depth 32, 2v2 depth 32, 1v1
-#              depth 1, 1v1 depth 32 verify on (about 5 min); prints the table
+#              depth 1, 1v1 depth 32 verify on (about 5 min on a quiet
+#              machine); prints the table
 #   DIR        scratch directory for the disk cases (default ./bench-data);
 #              DIR/best must not exist: it is created and removed
 #   ROUNDS     rounds (default 5); SECONDS: measured length (default 5)
 # env: DISKPROOF, FIO (lib.sh), CASES ("W:DEPTH:VERIFY:TARGET ...", TARGET ram
 #      or disk), BS (default 4KiB), SIZE (bytes each side reads, default
-#      768MiB), WARM (warm-up seconds, default 1), FIO_BEST (fio's tuning,
+#      768MiB; 256MiB for best-done, quicker to lay out), WARM (warm-up seconds, default 1), FIO_BEST (fio's tuning,
 #      default "--fixedbufs --registerfiles --iodepth_batch_submit=8
 #      --iodepth_batch_complete_max=32", the batch sizes capped at the depth),
 #      DP_ENGINE (more [engine] lines for diskproof, e.g. "sqpoll = on")
@@ -46,17 +47,17 @@ source "$(dirname "$0")/lib.sh"
 
 MODE=${1:-best}
 case "$MODE" in
-best) DIR=${2:-./bench-data} ROUNDS=${3:-5} SECS=${4:-5}
+best) DIR=${2:-./bench-data} ROUNDS=${3:-5} SECS=${4:-5} DEF_SIZE=768MiB
 	CASES=${CASES:-$(for t in ram disk; do for w in 1 2; do for d in 1 8 32; do
 		for v in off on; do echo "$w:$d:$v:$t"; done; done; done; done)} ;;
-best-done) DIR=${2:-./bench-data} ROUNDS=5 SECS=5
+best-done) DIR=${2:-./bench-data} ROUNDS=5 SECS=5 DEF_SIZE=256MiB
 	CASES=${CASES:-1:32:off:ram 2:32:off:ram 1:1:off:ram 1:32:on:ram} ;;
 *) die "usage: $BENCH best [DIR [ROUNDS [SECONDS]]] | best-done" ;;
 esac
 CASES=$(echo $CASES)
 WARM=${WARM:-1}
 BS=$(to_bytes "${BS:-4KiB}")
-SIZE=$(to_bytes "${SIZE:-768MiB}")
+SIZE=$(to_bytes "${SIZE:-$DEF_SIZE}")
 FIO_BEST=${FIO_BEST:---fixedbufs --registerfiles --iodepth_batch_submit=8 --iodepth_batch_complete_max=32}
 is_count "$ROUNDS" rounds
 is_count "$SECS" seconds
