@@ -60,6 +60,9 @@ struct engine_drv {
 	 * (their drain is bounded by io_timeout) */
 	unsigned max_again;
 	bool init, open;
+	/* ENGINE_F_REAP_SUBMITS: the turn's first reap also submits (its
+	 * failure is said as a submit's) */
+	bool submitting;
 };
 
 #define ENGINE_DRV_AGAIN_MAX 1000u
@@ -133,6 +136,10 @@ static inline unsigned engine_drv_kept(const struct engine_drv *d)
 }
 
 /* ---- the engine's optional hooks ---- */
+
+/* ops->detach where the engine has it: called by the thread that drove d when
+ * it is done with it, before engine_drv_release (engine.h). */
+void engine_drv_detach(struct engine_drv *d);
 
 /* ops->stamp_ready where the engine has it, else 0 (engine.h). */
 unsigned engine_drv_stamp_ready(struct engine_drv *d, uint64_t now_ns);

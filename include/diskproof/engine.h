@@ -84,6 +84,10 @@ enum engine_queue_status {
 #define ENGINE_F_STAMPS_DONE 0x4u
 /* the flags under which the engine, not the runner, fills req->t_done_ns */
 #define ENGINE_STAMPS_DONE_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_STAMPS_DONE)
+/* reap submits what is queued and not yet committed, in the same system call
+ * as its wait: the driver's turn (commit then reap) stamps the submit time and
+ * leaves the submission to reap (io_uring: one io_uring_enter a turn) */
+#define ENGINE_F_REAP_SUBMITS 0x8u
 /* the flags of a simulated engine (sim): virtual time, no file or device */
 #define ENGINE_SIMULATED_FLAGS (ENGINE_F_OWN_CLOCK | ENGINE_F_NO_FILES)
 
@@ -143,6 +147,12 @@ struct engine_ctx {
 	void *priv;
 	/* engine's report of what it could use, e.g. "fixed buffers: off (memlock)" */
 	char notes[160];
+	/* what the engine runs with, e.g. "io_uring: single_issuer,defer_taskrun,
+	 * registered_ring,fixed_files,fixed_buffers"; empty when it has nothing
+	 * to say (env fact engine_features) */
+	char features[160];
+	bool sqpoll; /* [engine] sqpoll: a kernel thread submits (io_uring) */
+	bool hipri;  /* [engine] hipri: polled completion (io_uring; needs poll queues) */
 };
 
 struct engine_ops {
@@ -157,6 +167,11 @@ struct engine_ops {
 		    uint64_t wait_ns);
 	void (*close)(struct engine_ctx *ctx);
 	void (*cleanup)(struct engine_ctx *ctx);
+	/* Optional. The thread that submitted and reaped is done with the
+	 * engine (before close and cleanup, which may run on another thread):
+	 * what the engine holds for that thread goes (io_uring: the ring's
+	 * registered descriptor). */
+	void (*detach)(struct engine_ctx *ctx);
 	/* Optional. Stamps t_done_ns (where still 0) of requests that have
 	 * completed but are not reaped yet, without reaping them: the runner
 	 * calls it between the pages it verifies or stamps, so that completions

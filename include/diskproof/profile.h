@@ -271,6 +271,8 @@ struct profile {
 	uint64_t tune_transient_max_ns;	  /* 0: 4 x the slope window */
 	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
 	bool direct;	  /* O_DIRECT; default on */
+	bool sqpoll;	  /* io_uring: a kernel submission thread; default off */
+	bool hipri;	  /* io_uring: polled completion (needs poll queues); default off */
 	enum profile_affinity affinity; /* default soft */
 
 	/* [sim] */

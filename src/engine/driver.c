@@ -133,10 +133,8 @@ int engine_drv_resubmit(struct engine_drv *d)
  * kernel, not from when it was prepared: preparing it (stamping a 32 KiB
  * page) is the tool's time, not the device's.
  */
-int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
+static void drv_stamp_submit(struct engine_drv *d)
 {
-	int ret;
-
 	if (d->nfresh) {
 		uint64_t t = engine_clock_now(d->ctx->clock);
 
@@ -144,6 +142,13 @@ int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
 			d->fresh[i]->t_submit_ns = t;
 		d->nfresh = 0;
 	}
+}
+
+int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
+{
+	int ret;
+
+	drv_stamp_submit(d);
 	ret = d->ops->commit(d->ctx);
 	if (ret < 0)
 		strbuf_addf(err, "%s engine: submit failed: %s", d->ops->name, strerror(-ret));
@@ -159,9 +164,12 @@ static int drv_reap(struct engine_drv *d, uint64_t wait_ns, struct strbuf *err)
 	if (n == -EINTR)
 		n = 0;
 	if (n < 0) {
-		strbuf_addf(err, "%s engine: reap failed: %s", d->ops->name, strerror(-n));
+		strbuf_addf(err, "%s engine: %s failed: %s", d->ops->name,
+			    d->submitting ? "submit" : "reap", strerror(-n));
+		d->submitting = false;
 		return n;
 	}
+	d->submitting = false;
 	d->now = engine_clock_now(d->ctx->clock);
 	for (int i = 0; i < n && !(d->ops->flags & ENGINE_STAMPS_DONE_FLAGS); i++)
 		if (!d->reaped[i]->t_done_ns) /* else stamped when it was seen ready */
@@ -177,9 +185,15 @@ int engine_drv_turn(struct engine_drv *d, unsigned min, uint64_t wait_ns, struct
 	int ret;
 
 	(void)engine_drv_resubmit(d); /* BUSY: the rest waits for room */
-	ret = engine_drv_commit(d, err);
-	if (ret)
-		return ret;
+	if (d->ops->flags & ENGINE_F_REAP_SUBMITS) {
+		/* the first reap submits in the system call it waits in */
+		d->submitting = d->nfresh > 0;
+		drv_stamp_submit(d);
+	} else {
+		ret = engine_drv_commit(d, err);
+		if (ret)
+			return ret;
+	}
 	do {
 		n = drv_reap(d, min ? wait_ns : 0, err);
 		if (n < 0)
@@ -187,6 +201,12 @@ int engine_drv_turn(struct engine_drv *d, unsigned min, uint64_t wait_ns, struct
 		got += n;
 	} while (n > 0 && (unsigned)got < min && d->inflight);
 	return got;
+}
+
+void engine_drv_detach(struct engine_drv *d)
+{
+	if (d->init && d->ops->detach)
+		d->ops->detach(d->ctx);
 }
 
 unsigned engine_drv_stamp_ready(struct engine_drv *d, uint64_t now_ns)

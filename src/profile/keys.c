@@ -444,6 +444,14 @@ static const struct profile_key keys[] = {
 	{ .section = "engine", .name = "direct", .type = PROFILE_KEY_BOOL,
 	  .store = PROFILE_STORE_BOOL, PFIELD(direct), .def = "on",
 	  .help = "Open files with O_DIRECT, bypassing the page cache." },
+	{ .section = "engine", .name = "sqpoll", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(sqpoll), .def = "off",
+	  .help = "io_uring: a kernel thread submits (SQPOLL); for fast devices "
+		  "with a CPU to spare; its thread's CPU counts as the process's." },
+	{ .section = "engine", .name = "hipri", .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(hipri), .def = "off",
+	  .help = "io_uring: polled completion (IOPOLL), direct = on; only for "
+		  "devices with poll queues (queue/io_poll = 1, e.g. NVMe poll_queues)." },
 	{ .section = "engine", .name = "affinity", .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(affinity), .def = "soft",
 	  /* in enum profile_affinity order */

@@ -180,6 +180,29 @@ static bool max_streams_open_loop(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* sqpoll and hipri are io_uring's set-up flags; polled completion also needs
+ * O_DIRECT (the page cache is not polled). */
+static bool uring_flags_engine(const struct profile *p, struct strbuf *why)
+{
+	const char *key = p->sqpoll ? "sqpoll" : "hipri";
+
+	if ((!p->sqpoll && !p->hipri) || !strcmp(p->engine, "io_uring"))
+		return false;
+	strbuf_addf(why,
+		    "%s = on is an io_uring set-up: it needs name = io_uring (the engine is %s)",
+		    key, p->engine);
+	return true;
+}
+
+static bool hipri_direct(const struct profile *p, struct strbuf *why)
+{
+	if (!p->hipri || p->direct)
+		return false;
+	strbuf_addstr(why, "hipri = on polls the device for completions: it needs direct = on "
+			   "(reads and writes through the page cache are not polled)");
+	return true;
+}
+
 /* {name, keys, broken, after_options}, as in struct profile_rule */
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
@@ -233,6 +256,14 @@ static const struct profile_rule rules[] = {
 	  {"engine", "streams", "--streams"}},
 	 max_streams_open_loop,
 	 true},
+	{"sqpoll and hipri are io_uring's",
+	 {{"engine", "sqpoll", NULL}, {"engine", "hipri", NULL}, {"engine", "name", "--engine"}},
+	 uring_flags_engine,
+	 true},
+	{"hipri needs direct I/O",
+	 {{"engine", "hipri", NULL}, {"engine", "direct", NULL}},
+	 hipri_direct,
+	 false},
 };
 
 const struct profile_rule *profile_rules(size_t *count)

@@ -885,6 +885,8 @@ void run_env_record(struct run *r)
 	run_env_fact(r, "diskproof_version", DISKPROOF_VERSION);
 	run_env_fact(r, "engine", r->ops->name);
 	run_env_fact(r, "engine_notes", r->workers[0].ctx.notes);
+	if (r->workers[0].ctx.features[0])
+		run_env_fact(r, "engine_features", r->workers[0].ctx.features);
 	for (unsigned i = 0; i < r->nworkers; i++) {
 		env_numa_worker_facts(i, &r->workers[i].numa, run_env_fact, r);
 		/* workers share the memlock limit, so a later one may have got

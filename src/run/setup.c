@@ -394,6 +394,8 @@ static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
 	w->ctx.nr_bufs = w->nslots + w->nspare;
 	w->ctx.clock = &r->clock;
 	w->ctx.seed = w->index;
+	w->ctx.sqpoll = r->prof->sqpoll;
+	w->ctx.hipri = r->prof->hipri;
 	return engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
 }
 

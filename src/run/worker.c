@@ -610,6 +610,7 @@ void *worker_thread(void *arg)
 		for (;;)
 			pause(); /* every signal is blocked: until the process exits */
 	}
+	engine_drv_detach(&w->drv);
 	atomic_store_explicit(&w->exit_state, 1, memory_order_release);
 	return NULL;
 }

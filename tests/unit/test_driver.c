@@ -155,6 +155,42 @@ static const struct engine_ops engine_test = {
 	.cleanup = te_cleanup,
 };
 
+/* The same engine where reap submits (ENGINE_F_REAP_SUBMITS, as io_uring's
+ * one io_uring_enter a turn): what is queued is submitted by the reap. */
+static unsigned te_detach_calls;
+
+static int te_reap_submits(struct engine_ctx *ctx, struct engine_req **out, unsigned max,
+			   uint64_t wait_ns)
+{
+	struct te_priv *p = ctx->priv;
+
+	if (!p->s.reap_ret) {
+		for (unsigned i = 0; i < p->nqueued; i++)
+			p->submitted[p->nsubmitted++] = p->queued[i];
+		p->nqueued = 0;
+	}
+	return te_reap(ctx, out, max, wait_ns);
+}
+
+static void te_detach(struct engine_ctx *ctx)
+{
+	(void)ctx;
+	te_detach_calls++;
+}
+
+static const struct engine_ops engine_test_reap_submits = {
+	.name = "test",
+	.flags = ENGINE_F_REAP_SUBMITS,
+	.init = te_init,
+	.open = te_open,
+	.queue = te_queue,
+	.commit = te_commit,
+	.reap = te_reap_submits,
+	.close = te_close,
+	.detach = te_detach,
+	.cleanup = te_cleanup,
+};
+
 /* A client: records what the callback got. */
 struct client {
 	struct engine_drv drv;
@@ -503,6 +539,55 @@ static void test_turn_minimum_and_times(void **state)
 	strbuf_release(&err);
 }
 
+/* ENGINE_F_REAP_SUBMITS: the turn hands the submission to the reap (one
+ * system call), still stamping the submit time before it; an explicit commit
+ * still commits; a failing reap that submitted is said as a submit's. */
+static void test_reap_submits(void **state)
+{
+	struct client *c = *state;
+	struct strbuf err = STRBUF_INIT;
+
+	engine_drv_release(&c->drv);
+	assert_int_equal(engine_drv_init(&c->drv, &engine_test_reap_submits, &c->ctx, MAX_REQS,
+					 client_done, c, &err),
+			 0);
+	assert_int_equal(engine_drv_open(&c->drv, &err), 0);
+	c->ctx.depth = 4;
+	c->clock.virtual_ns = 10000;
+	for (unsigned i = 0; i < 2; i++)
+		assert_int_equal(
+			engine_drv_queue(&c->drv, req_at(c, i, ENGINE_OP_READ, 4096 * i, 4096)),
+			ENGINE_Q_QUEUED);
+	c->clock.virtual_ns = 20000;
+	assert_int_equal(engine_drv_turn(&c->drv, 2, 5000, &err), 2);
+	assert_int_equal(te_the->commit_calls, 0); /* the reap submitted */
+	assert_int_equal(te_the->reap_calls, 1);
+	assert_int_equal(c->reqs[0].t_submit_ns, 20000);
+	assert_int_equal(c->reqs[1].t_done_ns, 21000);
+	/* an explicit commit (before a client's own work) still submits */
+	assert_int_equal(engine_drv_queue(&c->drv, req_at(c, 2, ENGINE_OP_READ, 0, 4096)),
+			 ENGINE_Q_QUEUED);
+	assert_int_equal(engine_drv_commit(&c->drv, &err), 0);
+	assert_int_equal(te_the->commit_calls, 1);
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), 1);
+	/* the reap that would have submitted fails: a submit error */
+	te_the->s = (struct te_script){.reap_ret = -ENOSYS};
+	assert_int_equal(engine_drv_queue(&c->drv, req_at(c, 3, ENGINE_OP_READ, 0, 4096)),
+			 ENGINE_Q_QUEUED);
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), -ENOSYS);
+	assert_string_equal(err.buf, "test engine: submit failed: Function not implemented");
+	/* ... and with nothing new to submit, a reap error */
+	strbuf_reset(&err);
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), -ENOSYS);
+	assert_string_equal(err.buf, "test engine: reap failed: Function not implemented");
+	te_the->s = (struct te_script){0};
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), 1);
+	te_detach_calls = 0;
+	engine_drv_detach(&c->drv);
+	assert_int_equal(te_detach_calls, 1);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -514,6 +599,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_persistent_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sync_engine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turn_minimum_and_times, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_reap_submits, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
