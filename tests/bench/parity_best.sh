@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # parity_best.sh - diskproof against fio tuned for speed (issue 33): small
 # random reads, equal threads and depth, run alternately; the IOPS and CPU per
 # I/O ratios, median [min..max] over the rounds.

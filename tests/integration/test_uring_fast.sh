@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # The io_uring engine's fast set-up (issue 33) on a loop device: the ring's
 # features are recorded (engine_features: single issuer and deferred task
 # running where the kernel has them, 6.1 and newer; registered ring, files and
