@@ -23,8 +23,11 @@
 # interval of the run scope, warm-up included (sample table), which must
 # equal the summary (measured) plus the warm-up intervals. Printed: both
 # sides, the difference and the ratio diskproof/device for reads, writes,
-# and sectors (bytes / 512). The device counts requests after merging: the
-# merged counts are printed too (a merge makes the device count fewer).
+# and sectors (bytes / 512). The device counts requests after merging, and
+# counts the I/Os it merged into others apart ("merged"): an I/O diskproof
+# submitted is one completed or one merged, so the ratio is taken on
+# completed + merged (io_uring submits a turn's reads in one call since issue
+# 33, and the block layer merges the neighbours of a sequential stream).
 set -eu
 source "$(dirname "$0")/lib.sh"
 
@@ -118,10 +121,11 @@ for mix in "70 random" "100 sequential"; do
 	printf '%-22s %12s %12s %14s\n' "/proc/diskstats delta" "$kr" "$kw" "$ks"
 	printf '%-22s %12s %12s %14s\n' "  merged (not in above)" "$krm" "$kwm" ""
 	printf '%-22s %12s %12s %14s\n' "difference" $((dr - kr)) $((dw - kw)) $(((drb + dwb) / 512 - ks))
-	printf '%-22s %12s %12s %14s\n' "ratio diskproof/device" "$(ratio3 "$dr" "$kr")" "$(ratio3 "$dw" "$kw")" \
-		"$(ratio3 $(((drb + dwb) / 512)) "$ks")"
-	tot=$(ratio3 $((dr + dw)) $((kr + kw)))
-	echo "I/O count ratio (reads + writes): $tot  (target: within 1 %, 0.990..1.010)"
+	printf '%-22s %12s %12s %14s\n' "ratio diskproof/device" "$(ratio3 "$dr" $((kr + krm)))" \
+		"$(ratio3 "$dw" $((kw + kwm)))" "$(ratio3 $(((drb + dwb) / 512)) "$ks")"
+	printf '%-22s %12s %12s %14s\n' "  (on completed alone)" "$(ratio3 "$dr" "$kr")" "$(ratio3 "$dw" "$kw")" ""
+	tot=$(ratio3 $((dr + dw)) $((kr + krm + kw + kwm)))
+	echo "I/O count ratio (reads + writes, completed + merged): $tot  (target: within 1 %, 0.990..1.010)"
 	awk -v t="$tot" 'BEGIN { exit !(t >= 0.99 && t <= 1.01) }' || ALL_OK=false
 done
 echo
