@@ -94,7 +94,7 @@ static void table_line(struct strbuf *sb, const struct report_table *t, const ch
 
 void report_table_head(struct strbuf *sb, const struct report_table *t)
 {
-	const char *text[REPORT_COLS_MAX];
+	const char *text[REPORT_COLS_MAX] = {0};
 	bool groups = false;
 
 	for (size_t i = 0; i < t->n; i++)
@@ -132,7 +132,7 @@ void report_table_head(struct strbuf *sb, const struct report_table *t)
 
 void report_table_row(struct strbuf *sb, struct report_table *t)
 {
-	const char *text[REPORT_COLS_MAX];
+	const char *text[REPORT_COLS_MAX] = {0};
 
 	for (size_t i = 0; i < t->n; i++)
 		text[i] = t->cell[i].buf;
