@@ -817,8 +817,8 @@ static int init_precondition(const struct plan *pl, const struct profile *p,
 
 /*
  * What init did, on stdout within 80 columns (or a narrower width): "ready:
- * 4 database(s) on 2 volume(s); wrote 320 MiB in 1.0 s, 324 MB/s", what
- * --destroy-data re-created (a list of paths, wrapped at its spaces).
+ * 4 database(s) on 2 volume(s); wrote 320 MiB in 1.0 s, 324 MB/s", then
+ * what --destroy-data re-created (its paths whole, however long).
  */
 static void init_print_done(const struct plan *pl, uint64_t created, const char *size, double secs,
 			    const struct strbuf *remade)
@@ -833,10 +833,12 @@ static void init_print_done(const struct plan *pl, uint64_t created, const char 
 			    secs > 0 ? (double)created / secs / 1e6 : 0);
 	else
 		strbuf_addstr(&sb, "every file was there already\n");
+	strbuf_wrap_lines(&sb, 0, width < 80 ? width : 80);
+	/* the paths whole, on the line that names them (a path is one word:
+	 * it is as long as it is) */
 	if (remade->len)
 		strbuf_addf(&sb, "diskproof: re-created as --destroy-data asked: %s\n",
 			    remade->buf);
-	strbuf_wrap_lines(&sb, 0, width < 80 ? width : 80);
 	fputs(sb.buf, stdout);
 	strbuf_release(&sb);
 }

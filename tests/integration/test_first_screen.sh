@@ -57,8 +57,7 @@ COLUMNS=80x expect_exit 0 "$DISKPROOF" report 1 --results "$WORK/r.db"
 [ "$(widest "$WORK/out")" -gt 80 ] || fail "COLUMNS=80x taken for a width"
 fits "$WORK/out" 120
 # init's progress: within 80 columns, even where COLUMNS is wider
-COLUMNS=200 expect_exit 0 "$DISKPROOF" init quick --db-size 8MiB --data-dir "$WORK/i" \
-	--destroy-data "$WORK/i/vol1/db1.edb"
+COLUMNS=200 expect_exit 0 "$DISKPROOF" init quick --db-size 8MiB --data-dir "$WORK/i"
 grep -q '^creating: ' "$WORK/err" || fail "init: no creation lines: $(cat "$WORK/err")"
 fits "$WORK/out" 80
 fits "$WORK/err" 80
