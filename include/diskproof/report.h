@@ -3,15 +3,18 @@
  * report.h - results model to text and JSON. Renderers compute nothing: they
  * format what struct results holds.
  *
- * text: the terminal summary: overall verdict first, failing verdicts on top
- *       with their margin ("db3 on vol2: database read average 21.4 ms > 20 ms
- *       (+7 %)"), then a per-volume table (a row per class present,
+ * text: the terminal summary: the verdict block first (the verdict, each
+ *       failing criterion with its margin and where, "db3 on vol2 (sdc):
+ *       database read average 21.4 ms > 20 ms (+7 %)", why, the count of
+ *       verdicts), then a per-volume table (a row per class present,
  *       results_class_present(): IOPS, MB/s, avg, p99, max, verdict),
  *       transactional IOPS and the background maintenance, replication and
  *       backup read rates when present, the warm-up (not judged), the
  *       auto-tune steps and the host counters (CPU, memory, a row per block
- *       device: results_host_perf) when the run had them, and the count of
- *       verdicts.
+ *       device: results_host_perf) when the run had them. Every line fits
+ *       report_options' width: the tables drop their least needed columns
+ *       (all with wide), other lines wrap at a space. The effective
+ *       parameters are a text of their own (params).
  * json: every class of every scope, present or not (zeros): stable keys.
  *       One valid document, keys documented in docs/reports.md:
  *   { "run": {id, status, verdict, label, host, started, ended, duration_s,
@@ -69,7 +72,17 @@ bool report_format_compares(enum report_format fmt);
 
 struct report_options {
 	bool color; /* ANSI colours in text (only on a terminal, not with NO_COLOR) */
+	/* text: the columns a line may take (0: REPORT_TEXT_WIDTH); the
+	 * tables drop their least needed columns to fit, and the other
+	 * lines wrap at a space */
+	unsigned width;
+	bool wide;	   /* text: every table with all its columns (report --wide) */
+	bool params;	   /* text: the run's effective parameters alone (report --params) */
+	bool verdict_only; /* text: the verdict block alone (run -q) */
 };
+
+/* The text report's width when report_options gives none. */
+#define REPORT_TEXT_WIDTH 120
 
 /* r in format fmt, appended to out; opt may be NULL. Nothing for an unknown fmt. */
 void report_render(struct strbuf *out, const struct results *r, enum report_format fmt,

@@ -61,6 +61,19 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, const struct strbuf_es
 /* Hands the storage to the caller (free() it) and re-initializes sb. */
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 
+/* The columns s[0..len) takes on a terminal: its bytes less the ANSI
+ * escape sequences in it (ESC [ ... final letter), which take none. */
+size_t strbuf_vis_width(const char *s, size_t len);
+/*
+ * Every line of sb from byte `from` on that takes more than width columns
+ * (strbuf_vis_width) is broken at its last space within width, never inside
+ * a word or a number; the lines it continues on are indented two columns
+ * more than the line's own indent. A line with no space to break at within
+ * width breaks at its first space after (a word longer than the width stays
+ * whole). width 0: nothing changes.
+ */
+void strbuf_wrap_lines(struct strbuf *sb, size_t from, size_t width);
+
 /*
  * Unit parsing. Each returns 0 on success or -EINVAL / -ERANGE, and on error
  * writes a short reason (no location) into err when err is not NULL.

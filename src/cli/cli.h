@@ -114,6 +114,8 @@ struct cli_opts {
 	uint64_t rate; /* --rate bytes/s; 0 = unlimited */
 	bool yes;
 	const char *output;	    /* -o/--output FILE; NULL: stdout */
+	bool wide;		    /* report --wide: the text tables with all their columns */
+	bool params;		    /* report --params: the effective parameters alone */
 	const char *expect_hosts;   /* fleet --expect-hosts H1,H2 (no empty name) */
 	const char *metrics;	    /* run --metrics [ADDR:]PORT (checked as parsed) */
 	const char *metrics_file;   /* run --metrics-file PATH */
@@ -242,6 +244,20 @@ char *cli_argv_join(int argc, char **argv);
 
 /* Colour on f: a terminal, and NO_COLOR unset or empty. */
 bool cli_use_color(FILE *f);
+
+/*
+ * The columns a line written to f may take (format.c): on a terminal its
+ * width (TIOCGWINSZ); else $COLUMNS when it is a plain number of
+ * CLI_WIDTH_MIN to CLI_WIDTH_MAX columns (anything else is ignored); else
+ * CLI_WIDTH_DEFAULT. cli_width_pick is the choice itself: tty_cols 0 when
+ * f is no terminal or its width is unknown, columns the $COLUMNS text or
+ * NULL.
+ */
+#define CLI_WIDTH_DEFAULT 120
+#define CLI_WIDTH_MIN 40
+#define CLI_WIDTH_MAX 1000
+unsigned cli_width_pick(unsigned tty_cols, const char *columns);
+unsigned cli_width(FILE *f);
 
 /* Blocks SIGINT/SIGTERM and returns a signalfd for them (-1 on failure, with
  * the signals left to act as usual). */

@@ -126,14 +126,25 @@ static void on_create(void *arg, const char *volume, uint64_t done, uint64_t tot
 	progress_create_update(&pr->create, volume, done, total);
 }
 
+/*
+ * A stored run's report to out (or to output, a file). Text fits the
+ * width of where it goes (cli_width; a file: $COLUMNS or 120); base holds
+ * the text's other choices (--wide, --params, the verdict block alone),
+ * NULL: none.
+ */
 static int print_report(const char *results, const char *run, enum report_format fmt, FILE *out,
-			const char *output)
+			const char *output, const struct report_options *base)
 {
 	struct store *st = NULL;
 	struct results r = {0};
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
-	struct report_options ro = {.color = fmt == REPORT_TEXT && !output && cli_use_color(out)};
+	struct report_options ro = {0};
 	int ret;
+
+	if (base)
+		ro = *base;
+	ro.color = fmt == REPORT_TEXT && !output && cli_use_color(out);
+	ro.width = output ? cli_width_pick(0, getenv("COLUMNS")) : cli_width(out);
 
 	struct store_run_set set = {0};
 
@@ -346,16 +357,20 @@ static void run_options_fill(struct run_options *ro, const struct cli_opts *o,
 /* The line that opens a run: profile, engine, volumes, databases, duration. */
 static void run_announce(const struct cli_opts *o, const struct profile *p)
 {
-	struct strbuf d = STRBUF_INIT;
+	struct strbuf d = STRBUF_INIT, sb = STRBUF_INIT;
 
 	if (o->quiet)
 		return;
 	unit_format_duration(&d, p->duration_ns);
-	fprintf(stderr,
-		"diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
-		"%s\n",
-		p->name, p->origin, p->engine, p->nr_volumes, profile_database_count(p), d.buf);
+	strbuf_addf(&sb,
+		    "diskproof: profile %s (%s), engine %s, %zu volume(s), %u database(s), "
+		    "%s\n",
+		    p->name, p->origin, p->engine, p->nr_volumes, profile_database_count(p), d.buf);
+	/* a long profile path: the line goes on under itself */
+	strbuf_wrap_lines(&sb, 0, cli_width(stderr));
+	fputs(sb.buf, stderr);
 	strbuf_release(&d);
+	strbuf_release(&sb);
 }
 
 /* A stored run's report: text (on stderr with --format json, whose one
@@ -370,19 +385,28 @@ static void run_print_reports(const struct cli_opts *o, const struct run_outcome
 		/* the results file may be unusable: no text report from it; a
 		 * pipeline asked for the document of the run row, so it is tried */
 		if (json)
-			(void)print_report(o->results, run_arg, REPORT_JSON, stdout, NULL);
+			(void)print_report(o->results, run_arg, REPORT_JSON, stdout, NULL, NULL);
 	} else if (out->run_id) {
 		/* --format json: the summary for the person on stderr, stdout
 		 * holds the one document, of this run by its id */
+		/* -q: the verdict block alone (scripts read the rest with report) */
+		struct report_options ro = {.verdict_only = o->quiet};
 		int tr = print_report(o->results, run_arg, REPORT_TEXT, json ? stderr : stdout,
-				      NULL);
-		int jr = json ? print_report(o->results, run_arg, REPORT_JSON, stdout, NULL) : 0;
+				      NULL, &ro);
+		int jr = json ? print_report(o->results, run_arg, REPORT_JSON, stdout, NULL, NULL)
+			      : 0;
 
-		if (!tr && !jr)
-			fprintf(stderr,
-				"diskproof: results in %s (run %lld): diskproof report %lld "
-				"--format json\n",
-				o->results, (long long)out->run_id, (long long)out->run_id);
+		if (!tr && !jr && !o->quiet) {
+			struct strbuf sb = STRBUF_INIT;
+
+			strbuf_addf(&sb,
+				    "diskproof: results in %s (run %lld): diskproof report %lld "
+				    "--format json\n",
+				    o->results, (long long)out->run_id, (long long)out->run_id);
+			strbuf_wrap_lines(&sb, 0, cli_width(stderr));
+			fputs(sb.buf, stderr);
+			strbuf_release(&sb);
+		}
 	}
 }
 
@@ -542,7 +566,7 @@ static void series_print_end(const struct cli_opts *o, int64_t last_id, bool jso
 
 	snprintf(arg, sizeof(arg), "%lld", (long long)last_id);
 	if (json) {
-		(void)print_report(o->results, arg, REPORT_JSON, stdout, NULL);
+		(void)print_report(o->results, arg, REPORT_JSON, stdout, NULL, NULL);
 	} else if (store_open_read(&st, o->results, true, &err) ||
 		   store_results_load(st, last_id, &r, &err)) {
 		cli_print_err(err.buf);
@@ -792,12 +816,41 @@ static int init_precondition(const struct plan *pl, const struct profile *p,
 		printf("diskproof: preconditioned in %.0f s, %u rounds, steady at %.0f IOPS\n",
 		       (double)pr.elapsed_ns / 1e9, pr.rounds, pr.final_iops);
 	} else if (!o->quiet) {
+		/* two lines: one would be over 80 columns */
 		printf("diskproof: not steady after %.0f s (%u rounds; the last %u averaged %.0f "
-		       "IOPS): results may show a drive still settling\n",
+		       "IOPS):\n  results may show a drive still settling\n",
 		       (double)pr.elapsed_ns / 1e9, pr.rounds, po.window, pr.final_iops);
 	}
 	strbuf_release(&err);
 	return ret;
+}
+
+/*
+ * What init did, on stdout within 80 columns (or a narrower width): "ready:
+ * 4 database(s) on 2 volume(s); wrote 320 MiB in 1.0 s, 324 MB/s", then
+ * what --destroy-data re-created (its paths whole, however long).
+ */
+static void init_print_done(const struct plan *pl, uint64_t created, const char *size, double secs,
+			    const struct strbuf *remade)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned width = cli_width(stdout);
+
+	strbuf_addf(&sb, "diskproof: ready: %zu database(s) on %zu volume(s); ", pl->nr_dbs,
+		    pl->nr_vols);
+	if (created)
+		strbuf_addf(&sb, "wrote %s in %.1f s, %.0f MB/s\n", size, secs,
+			    secs > 0 ? (double)created / secs / 1e6 : 0);
+	else
+		strbuf_addstr(&sb, "every file was there already\n");
+	strbuf_wrap_lines(&sb, 0, width < 80 ? width : 80);
+	/* the paths whole, on the line that names them (a path is one word:
+	 * it is as long as it is) */
+	if (remade->len)
+		strbuf_addf(&sb, "diskproof: re-created as --destroy-data asked: %s\n",
+			    remade->buf);
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
 }
 
 static int cmd_init(int argc, char **argv)
@@ -859,14 +912,7 @@ static int cmd_init(int argc, char **argv)
 	}
 	unit_format_size(&sz, created);
 	if (!o.quiet)
-		printf("diskproof: %zu database(s) on %zu volume(s) ready; wrote %s (%llu bytes) "
-		       "in "
-		       "%.1f s (%.0f MB/s)%s\n",
-		       pl.nr_dbs, pl.nr_vols, sz.buf, (unsigned long long)created, secs,
-		       secs > 0 ? (double)created / secs / 1e6 : 0,
-		       created ? "" : ": every file was there already");
-	if (!o.quiet && remade.len)
-		printf("diskproof: re-created as --destroy-data asked: %s\n", remade.buf);
+		init_print_done(&pl, created, sz.buf, secs, &remade);
 	ret = o.precondition ? init_precondition(&pl, &p, &o, c.sfd) : 0;
 out:
 	if (c.sfd >= 0)
@@ -939,7 +985,15 @@ static int cmd_report(int argc, char **argv)
 	ret = cli_report_args_check(&o, NULL, &fmt);
 	if (ret)
 		return ret;
-	return print_report(o.results, run, (enum report_format)fmt, stdout, o.output);
+	if ((o.wide || o.params) && fmt != REPORT_TEXT)
+		return cli_usage_error("%s is for the text report (JSON and HTML hold every "
+				       "figure and the parameters)",
+				       o.wide ? "--wide" : "--params");
+	{
+		struct report_options ro = {.wide = o.wide, .params = o.params};
+
+		return print_report(o.results, run, (enum report_format)fmt, stdout, o.output, &ro);
+	}
 }
 
 /* list --format json: every run, typed (docs/json.md, list.schema.json). */

@@ -90,6 +90,10 @@ static const struct cli_opt_def opt_defs[] = {
 	 "remove without asking (needed without a terminal)"},
 	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
 	 "write to FILE (atomically) instead of stdout"},
+	{"--wide", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
+	 "text: every table with all its columns, whatever the width (COLUMNS, the terminal's)"},
+	{"--params", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
+	 "text: the run's effective parameters (each key, where its value came from)"},
 	{"--expect-hosts", 0, CLI_ARG_REQUIRED, "H1,H2,...", CMD_FLEET,
 	 "the hosts that should have a run: each with none is listed missing and fails the fleet"},
 	{"--min-change", 0, CLI_ARG_REQUIRED, "PCT", CMD_COMPARE,
@@ -269,6 +273,10 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		o->has_min_change = true;
 	} else if (!strcmp(name, "--all")) {
 		o->all = true;
+	} else if (!strcmp(name, "--wide")) {
+		o->wide = true;
+	} else if (!strcmp(name, "--params")) {
+		o->params = true;
 	} else if (!strcmp(name, "--allow-mixed")) {
 		o->allow_mixed = true;
 	} else if (!strcmp(name, "--fail-on-regression")) {
@@ -703,27 +711,37 @@ int cli_signals_setup_run(void)
 }
 
 /* msg on stderr, each of its lines after "diskproof: " and prefix */
-static void print_lines(const char *prefix, const char *msg)
+/* Each line of msg as "diskproof: PREFIX LINE"; with wrap, a line longer
+ * than the width (cli_width) goes on under itself, broken at a space. */
+static void print_lines(const char *prefix, const char *msg, bool wrap)
 {
+	struct strbuf sb = STRBUF_INIT;
+
 	/* one "diskproof: " per line: several errors never read as one */
 	do {
 		const char *nl = strchr(msg, '\n');
 		int len = nl ? (int)(nl - msg) : (int)strlen(msg);
 
 		if (len)
-			fprintf(stderr, "diskproof: %s%.*s\n", prefix, len, msg);
+			strbuf_addf(&sb, "diskproof: %s%.*s\n", prefix, len, msg);
 		msg += len + (nl != NULL);
 	} while (*msg);
+	if (wrap)
+		strbuf_wrap_lines(&sb, 0, cli_width(stderr));
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
 }
 
+/* An error stays one line whatever its length: "FILE:LINE: [section] key:
+ * message" is read by tools as it is. */
 void cli_print_err(const char *msg)
 {
-	print_lines("", msg);
+	print_lines("", msg, false);
 }
 
 void cli_print_warnings(const char *msg)
 {
-	print_lines("warning: ", msg);
+	print_lines("warning: ", msg, true);
 }
 
 int cli_signals_read(int fd)

@@ -131,6 +131,61 @@ static void format_volume(struct strbuf *sb, const struct create_volume *c, uint
 			    (double)(c->total - c->done) / rate);
 }
 
+/* The creation lines' width: the terminal's (or $COLUMNS), 80 at most. */
+static unsigned create_width(void)
+{
+	unsigned w = cli_width(stderr);
+
+	return w < 80 ? w : 80;
+}
+
+/*
+ * The line redrawn on a terminal, within width: "creating: vol1 20/160 MiB
+ * 97 MB/s, 2 s left | vol2 ...". Volumes that are done are counted, not
+ * shown, when all would not fit; the rest as many as fit, then "+N more".
+ */
+static void create_line(struct strbuf *sb, const struct create_view *v, uint64_t now,
+			unsigned width)
+{
+	struct strbuf one = STRBUF_INIT;
+	size_t done = 0, more = 0, start;
+	bool all = true, any = false;
+
+	strbuf_addstr(sb, "\rcreating: ");
+	start = sb->len;
+	for (size_t i = 0; i < v->nvols; i++) {
+		strbuf_reset(&one);
+		format_volume(&one, &v->vols[i], now);
+		done += v->vols[i].done >= v->vols[i].total;
+		all = all && sb->len - 1 + 3 + one.len < width;
+		strbuf_addf(sb, "%s%s", i ? " | " : "", one.buf);
+	}
+	if (!all) {
+		sb->len = start;
+		sb->buf[start] = '\0';
+		if (done)
+			strbuf_addf(sb, "%zu done", done);
+		any = done > 0;
+		for (size_t i = 0; i < v->nvols; i++) {
+			if (v->vols[i].done >= v->vols[i].total)
+				continue;
+			strbuf_reset(&one);
+			format_volume(&one, &v->vols[i], now);
+			/* room kept for " | +NN more" */
+			if (more || sb->len - 1 + 3 + one.len + 12 > width) {
+				more++;
+				continue;
+			}
+			strbuf_addf(sb, "%s%s", any ? " | " : "", one.buf);
+			any = true;
+		}
+		if (more)
+			strbuf_addf(sb, "%s+%zu more", any ? " | " : "", more);
+	}
+	strbuf_addstr(sb, "\033[K");
+	strbuf_release(&one);
+}
+
 void progress_create_update(struct create_view *v, const char *volume, uint64_t done,
 			    uint64_t total)
 {
@@ -143,20 +198,16 @@ void progress_create_update(struct create_view *v, const char *volume, uint64_t 
 	c->done = done;
 	c->total = total;
 	if (v->tty) {
-		strbuf_addstr(&sb, "\rcreating: ");
-		for (size_t i = 0; i < v->nvols; i++) {
-			if (i)
-				strbuf_addstr(&sb, " | ");
-			format_volume(&sb, &v->vols[i], now);
-		}
-		strbuf_addstr(&sb, "\033[K");
+		create_line(&sb, v, now, create_width());
 		fputs(sb.buf, stderr);
 		v->open_line = true;
 	} else if (done >= total || done * 10 / (total ? total : 1) > c->tenth) {
 		c->tenth = (unsigned)(done * 10 / (total ? total : 1));
 		strbuf_addstr(&sb, "creating: ");
 		format_volume(&sb, c, now);
-		fprintf(stderr, "%s\n", sb.buf);
+		strbuf_addch(&sb, '\n');
+		strbuf_wrap_lines(&sb, 0, create_width());
+		fputs(sb.buf, stderr);
 	}
 	progress_term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
@@ -641,18 +692,47 @@ static void status_add(struct live_view *lv, const struct run_interval_view *v)
 	}
 }
 
+/* The classes a status line too long for its width leaves out, the first
+ * first: the side reads, then the writes; db_read goes last. */
+static const unsigned status_drop_order[IO_CLASS_COUNT] = {
+	IO_LOG_READ, IO_BDM_READ, IO_DB_WRITE, IO_LOG_WRITE, IO_BACKUP_READ, IO_DB_READ,
+};
+
+/* The status line's figures of the classes in shown, each "| " apart. */
+static void status_classes(struct strbuf *sb, const struct live_view *lv, unsigned shown)
+{
+	bool any = false;
+
+	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
+		double ios = lv->acc_ios[c];
+
+		if (!(shown & (1u << c)))
+			continue;
+		strbuf_addf(sb, "%s %s %.0f IOPS ", any ? " |" : "", stats_io_class_name(c),
+			    lv->acc_ns ? ios * 1e9 / (double)lv->acc_ns : 0);
+		if (ios > 0)
+			strbuf_addf(sb, "%.2f ms", lv->acc_lat[c] / ios);
+		else
+			strbuf_addstr(sb, "- ms");
+		any = true;
+	}
+}
+
 /*
  * One status line on stderr: "[0:42/8:00 measuring] db_read 512 IOPS 4.20
  * ms | ... | errors 0 | would PASS". IOPS and average latency per class
  * seen so far, over the intervals since the previous status line (the
  * last interval when none came since); errors and the verdict so far.
+ * Within the width (cli_width: $COLUMNS or 120 off a terminal): classes
+ * are left out whole (status_drop_order) until it fits; what still does
+ * not (a long name in the verdict) wraps at a space.
  * v NULL: nothing measured yet.
  */
 static void status_line(struct live_view *lv, const struct run_interval_view *v)
 {
-	struct strbuf sb = STRBUF_INIT;
-	unsigned shown = lv->seen;
-	bool any = false;
+	struct strbuf sb = STRBUF_INIT, head = STRBUF_INIT, tail = STRBUF_INIT;
+	struct strbuf mid = STRBUF_INIT;
+	unsigned shown = lv->seen, width = cli_width(stderr);
 
 	if (!v) {
 		strbuf_addstr(&sb, "[starting] no interval measured yet (files being checked or "
@@ -663,37 +743,37 @@ static void status_line(struct live_view *lv, const struct run_interval_view *v)
 		status_add(lv, v);
 	if (!shown)
 		shown = 1u << IO_DB_READ | 1u << IO_DB_WRITE | 1u << IO_LOG_WRITE;
-	strbuf_addch(&sb, '[');
-	sb_time(&sb, v->elapsed_ns);
-	strbuf_addch(&sb, '/');
-	sb_time(&sb, v->total_ns);
+	strbuf_addch(&head, '[');
+	sb_time(&head, v->elapsed_ns);
+	strbuf_addch(&head, '/');
+	sb_time(&head, v->total_ns);
 	if (v->tuning_streams && !v->draining)
-		strbuf_addf(&sb, " auto-tune %u streams]", v->tuning_streams);
+		strbuf_addf(&head, " auto-tune %u streams]", v->tuning_streams);
 	else
-		strbuf_addf(&sb, " %s]", phase_name(v));
-	for (unsigned c = 0; c < IO_CLASS_COUNT; c++) {
-		double ios = lv->acc_ios[c];
-
-		if (!(shown & (1u << c)))
-			continue;
-		strbuf_addf(&sb, "%s %s %.0f IOPS ", any ? " |" : "", stats_io_class_name(c),
-			    lv->acc_ns ? ios * 1e9 / (double)lv->acc_ns : 0);
-		if (ios > 0)
-			strbuf_addf(&sb, "%.2f ms", lv->acc_lat[c] / ios);
-		else
-			strbuf_addstr(&sb, "- ms");
-		any = true;
-	}
-	strbuf_addf(&sb, " | errors %llu", (unsigned long long)(v->errors + v->integrity_errors));
+		strbuf_addf(&head, " %s]", phase_name(v));
+	strbuf_addf(&tail, " | errors %llu", (unsigned long long)(v->errors + v->integrity_errors));
 	if (v->integrity_errors)
-		strbuf_addf(&sb, " (%llu integrity)", (unsigned long long)v->integrity_errors);
-	strbuf_addstr(&sb, " | ");
-	sb_verdict(&sb, v);
-	strbuf_addch(&sb, '\n');
+		strbuf_addf(&tail, " (%llu integrity)", (unsigned long long)v->integrity_errors);
+	strbuf_addstr(&tail, " | ");
+	sb_verdict(&tail, v);
+	for (size_t k = 0;; k++) {
+		strbuf_reset(&mid);
+		status_classes(&mid, lv, shown);
+		/* the last class left stays: the line wraps rather than say nothing */
+		if (head.len + mid.len + tail.len <= width || k == IO_CLASS_COUNT ||
+		    !(shown & (shown - 1)))
+			break;
+		shown &= ~(1u << status_drop_order[k]);
+	}
+	strbuf_addf(&sb, "%s%s%s\n", head.buf, mid.buf, tail.buf);
 out:
+	strbuf_wrap_lines(&sb, 0, width);
 	fputs(sb.buf, stderr);
 	progress_term_check(stderr, fflush(stderr) == EOF);
 	strbuf_release(&sb);
+	strbuf_release(&head);
+	strbuf_release(&mid);
+	strbuf_release(&tail);
 	lv->acc_ns = 0;
 	memset(lv->acc_ios, 0, sizeof(lv->acc_ios));
 	memset(lv->acc_lat, 0, sizeof(lv->acc_lat));

@@ -99,6 +99,11 @@ extern const struct report_host_word report_dev_words[];
 const char *report_scope_verdict(const struct results *r, enum scope_kind scope, const char *name,
 				 const char *volume);
 
+/* report_verdict_line with the device under the verdict's volume after its
+ * place, "db7 on disk3 (loop8): ...", escaped for the terminal; device NULL:
+ * as report_verdict_line (verdict.c). */
+void report_verdict_line_at(struct strbuf *out, const struct verdict *v, const char *device);
+
 /* v with at most `decimals` decimals and no trailing zeros: 21.4, 20, 812;
  * "n/a" when not finite (verdict.c). */
 void report_number(struct strbuf *sb, double v, int decimals);
@@ -127,6 +132,45 @@ const char *report_volume_device(const struct results *r, const char *volume);
 /* text word-wrapped at width columns, every line indented by indent, each
  * word escaped for the terminal (report_text_escape). */
 void report_text_wrap(struct strbuf *out, const char *text, size_t indent, size_t width);
+
+/*
+ * A text table fitted to a width (text_table.c). Each column has a head
+ * (and an optional group word over a run of columns), a width its cells are
+ * padded to, the blanks before it, and how much it may go: drop 0 stays,
+ * otherwise the column with the highest drop goes first while the table is
+ * wider than the width (never with wide). A caller fills cell[i] (escaped
+ * text; colour escapes take no column) and calls report_table_row, which
+ * writes the shown cells and empties them.
+ */
+#define REPORT_COLS_MAX 16
+
+struct report_col {
+	const char *group; /* NULL: none */
+	const char *head;
+	int width;
+	bool left; /* left-aligned (names, the verdict); else right */
+	int gap;   /* blanks before the column (the first's: the table's indent) */
+	int drop;
+};
+
+struct report_table {
+	const struct report_col *cols;
+	size_t n;
+	int width[REPORT_COLS_MAX]; /* cols' widths; a caller may widen one */
+	bool show[REPORT_COLS_MAX];
+	size_t dropped;
+	struct strbuf cell[REPORT_COLS_MAX];
+};
+
+void report_table_init(struct report_table *t, const struct report_col *cols, size_t n);
+void report_table_release(struct report_table *t);
+/* Drops columns until the table fits width (none with wide); returns how
+ * many it dropped. */
+size_t report_table_fit(struct report_table *t, size_t width, bool wide);
+void report_table_head(struct strbuf *sb, const struct report_table *t);
+void report_table_row(struct strbuf *sb, struct report_table *t);
+/* The dropped columns' heads, "p99.99 ms, B/IO"; false when none was. */
+bool report_table_dropped(struct strbuf *sb, const struct report_table *t);
 
 /* A run's effective parameters (params.c), in each format's own section. */
 struct json;

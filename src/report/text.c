@@ -121,6 +121,17 @@ static void text_reads_reach(struct strbuf *sb, const struct results *r, bool co
 	strbuf_addch(sb, '\n');
 }
 
+/* The device under a verdict's volume (a database's, or the volume's own),
+ * NULL when the run recorded none (sim) or the verdict is the run's. */
+static const char *text_verdict_device(const struct results *r, const struct verdict *v)
+{
+	if (v->scope == SCOPE_DATABASE && v->volume[0])
+		return report_volume_device(r, v->volume);
+	if (v->scope == SCOPE_VOLUME)
+		return report_volume_device(r, v->name);
+	return NULL;
+}
+
 static void text_verdicts(struct strbuf *sb, const struct results *r, bool passed, bool color)
 {
 	size_t i;
@@ -131,7 +142,8 @@ static void text_verdicts(struct strbuf *sb, const struct results *r, bool passe
 		strbuf_addstr(sb, "  ");
 		text_verdict_word(sb, passed ? "PASS" : "FAIL", color);
 		strbuf_addch(sb, ' ');
-		report_verdict_line(sb, &r->verdicts[i]);
+		report_verdict_line_at(sb, &r->verdicts[i],
+				       text_verdict_device(r, &r->verdicts[i]));
 		report_verdict_margin(sb, &r->verdicts[i]);
 		report_verdict_context(sb, r, &r->verdicts[i]);
 		strbuf_addch(sb, '\n');
@@ -143,22 +155,70 @@ static void text_ms(struct strbuf *sb, double ms)
 	strbuf_addf(sb, " %9.3f", isfinite(ms) ? ms : 0.0);
 }
 
-/* A figure that may be undefined (no I/O, not stored): "-" then, never 0. */
-static void text_opt(struct strbuf *sb, int width, double v, int decimals)
+/* What every part of the text report is drawn with: colour, the width its
+ * lines fit in, and whether the tables keep all their columns. */
+struct text_ctx {
+	bool color;
+	size_t width;
+	bool wide;
+};
+
+/* A table cell: v with decimals, "-" when undefined. */
+static void text_cell_fig(struct strbuf *cell, double v, int decimals)
 {
 	if (isfinite(v))
-		strbuf_addf(sb, " %*.*f", width, decimals, v);
+		strbuf_addf(cell, "%.*f", decimals, v);
 	else
-		strbuf_addf(sb, " %*s", width, "-");
+		strbuf_addch(cell, '-');
 }
+
+/*
+ * The per-volume table's columns, the least needed dropped first to fit the
+ * width: p99.99, bytes per I/O, the count of I/Os, p99.9, MB/s, then the
+ * slowest single I/O (the sample average, what max_basis = sample judges,
+ * goes last). Volume, class, IOPS, average, p99 and verdict always stay.
+ */
+enum {
+	VT_NAME,
+	VT_CLASS,
+	VT_IOS,
+	VT_IOPS,
+	VT_MBPS,
+	VT_BIO,
+	VT_AVG,
+	VT_P99,
+	VT_P999,
+	VT_P9999,
+	VT_SLOWEST,
+	VT_SMP,
+	VT_VERDICT,
+	VT_COUNT
+};
+
+static const struct report_col volume_cols[VT_COUNT] = {
+	[VT_NAME] = {NULL, "volume", 6, true, 0, 0},
+	[VT_CLASS] = {NULL, "class", 11, true, 2, 0},
+	[VT_IOS] = {NULL, "IOs", 12, false, 1, 5},
+	[VT_IOPS] = {NULL, "IOPS", 10, false, 1, 0},
+	[VT_MBPS] = {NULL, "MB/s", 9, false, 1, 3},
+	[VT_BIO] = {NULL, "B/IO", 7, false, 1, 6},
+	[VT_AVG] = {NULL, "avg ms", 9, false, 1, 0},
+	[VT_P99] = {NULL, "p99 ms", 9, false, 1, 0},
+	[VT_P999] = {NULL, "p99.9 ms", 9, false, 1, 4},
+	[VT_P9999] = {NULL, "p99.99 ms", 9, false, 1, 7},
+	[VT_SLOWEST] = {NULL, "slowest ms", 10, false, 1, 2},
+	[VT_SMP] = {NULL, "max smp avg", 11, false, 1, 1},
+	[VT_VERDICT] = {NULL, "verdict", 7, true, 2, 0},
+};
 
 /*
  * One row per class present in the scope (results_class_present); the first
  * carries the label and the verdict. A scope with no class present (it moved
  * nothing, or a run that has not measured yet) still gets its line.
  */
-static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, const char *label,
-			    int width, const char *verdict, bool color)
+static void text_scope_rows(struct strbuf *sb, struct report_table *t,
+			    const struct scope_summary *sc, const char *label, const char *verdict,
+			    bool color)
 {
 	const struct class_summary *cs;
 	bool first = true;
@@ -168,29 +228,29 @@ static void text_scope_rows(struct strbuf *sb, const struct scope_summary *sc, c
 		cs = &sc->classes[c];
 		if (!results_class_present(cs))
 			continue;
-		strbuf_addf(sb, "%-*s  %-11s %12" PRIu64 " %10.1f %9.2f", width, first ? label : "",
-			    stats_io_class_name(c), cs->ios, isfinite(cs->iops) ? cs->iops : 0.0,
-			    isfinite(cs->mbps) ? cs->mbps : 0.0);
-		text_opt(sb, 7, results_class_avg_bytes(cs), 0);
-		text_ms(sb, cs->avg_ms);
-		text_ms(sb, cs->p99_ms);
-		text_opt(sb, 9, cs->p999_ms, 3);
-		text_opt(sb, 9, cs->p9999_ms, 3);
-		text_opt(sb, 10, isfinite(cs->max_ms) ? cs->max_ms : 0.0, 3);
-		text_opt(sb, 11, cs->max_sample_avg_ms, 3);
-		if (first) {
-			strbuf_addstr(sb, "  ");
-			text_verdict_word(sb, verdict, color);
-		}
-		strbuf_addch(sb, '\n');
+		strbuf_addstr(&t->cell[VT_NAME], first ? label : "");
+		strbuf_addstr(&t->cell[VT_CLASS], stats_io_class_name(c));
+		strbuf_addf(&t->cell[VT_IOS], "%" PRIu64, cs->ios);
+		strbuf_addf(&t->cell[VT_IOPS], "%.1f", isfinite(cs->iops) ? cs->iops : 0.0);
+		strbuf_addf(&t->cell[VT_MBPS], "%.2f", isfinite(cs->mbps) ? cs->mbps : 0.0);
+		text_cell_fig(&t->cell[VT_BIO], results_class_avg_bytes(cs), 0);
+		strbuf_addf(&t->cell[VT_AVG], "%.3f", isfinite(cs->avg_ms) ? cs->avg_ms : 0.0);
+		strbuf_addf(&t->cell[VT_P99], "%.3f", isfinite(cs->p99_ms) ? cs->p99_ms : 0.0);
+		text_cell_fig(&t->cell[VT_P999], cs->p999_ms, 3);
+		text_cell_fig(&t->cell[VT_P9999], cs->p9999_ms, 3);
+		strbuf_addf(&t->cell[VT_SLOWEST], "%.3f", isfinite(cs->max_ms) ? cs->max_ms : 0.0);
+		text_cell_fig(&t->cell[VT_SMP], cs->max_sample_avg_ms, 3);
+		if (first)
+			text_verdict_word(&t->cell[VT_VERDICT], verdict, color);
+		report_table_row(sb, t);
 		first = false;
 	}
 	if (!first)
 		return;
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %9s %9s  ", width, label,
-		    "(no I/O)", "", "", "", "", "", "", "", "", "", "");
-	text_verdict_word(sb, verdict, color);
-	strbuf_addch(sb, '\n');
+	strbuf_addstr(&t->cell[VT_NAME], label);
+	strbuf_addstr(&t->cell[VT_CLASS], "(no I/O)");
+	text_verdict_word(&t->cell[VT_VERDICT], verdict, color);
+	report_table_row(sb, t);
 }
 
 static double finite_or_0(double v)
@@ -273,8 +333,9 @@ static void text_range(struct strbuf *sb, double lo, double hi, int decimals)
 }
 
 /*
- * "transactions: 123456 (1028.8/s); per transaction: 1.24 db reads, 1.31 db
- * writes, 0.61 log writes, 14.0 KB log; 2.2 commits per log write", for a
+ * "transactions: 123456 (1028.8/s); 2.2 commits per log write", then "per
+ * transaction: 1.24 db reads, 1.31 db writes, 0.61 log writes, 14.0 KB log"
+ * (two lines: one is over 120 columns), for a
  * run that counted them (never "0 transactions" for one that did not: the
  * fixed model, backup, a file before schema 9), KB of 1000 bytes; then the
  * databases' ranges, "transactions per database: 676.3 to 679.3/s; 1.0 to
@@ -289,14 +350,14 @@ static void text_txn_lines(struct strbuf *sb, const struct results *r)
 	if (!results_scope_txn_figures(&r->run, &t))
 		return;
 	strbuf_addf(sb, "transactions: %" PRIu64 " (%.1f/s)", t.count, t.per_second);
-	if (t.count)
-		strbuf_addf(sb,
-			    "; per transaction: %.2f db reads, %.2f db writes, %.2f log writes, "
-			    "%.1f KB log",
-			    t.db_reads, t.db_writes, t.log_writes, t.log_bytes / 1e3);
 	if (isfinite(t.commits_per_log_write))
 		strbuf_addf(sb, "; %.1f commits per log write", t.commits_per_log_write);
 	strbuf_addch(sb, '\n');
+	if (t.count)
+		strbuf_addf(sb,
+			    "per transaction: %.2f db reads, %.2f db writes, %.2f log writes, "
+			    "%.1f KB log\n",
+			    t.db_reads, t.db_writes, t.log_writes, t.log_bytes / 1e3);
 	for (size_t i = 0; i < r->nr_databases; i++) {
 		if (!results_scope_txn_figures(&r->databases[i], &t))
 			continue;
@@ -352,38 +413,62 @@ static void text_target_line(struct strbuf *sb, const struct results *r, bool co
 	strbuf_addch(sb, '\n');
 }
 
-static void text_table(struct strbuf *sb, const struct results *r, bool color)
+/* "(not shown within 120 columns: IOs, B/IO: report --wide)" when the
+ * table dropped columns to fit. */
+static void text_dropped_note(struct strbuf *sb, const struct report_table *t,
+			      const struct text_ctx *x)
+{
+	struct strbuf d = STRBUF_INIT;
+
+	if (report_table_dropped(&d, t))
+		strbuf_addf(sb, "(not shown within %zu columns: %s; report --wide shows them)\n",
+			    x->width, d.buf);
+	strbuf_release(&d);
+}
+
+static void text_table(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
 {
 	const struct class_summary *lr = &r->run.classes[IO_LOG_READ];
 	const struct class_summary *lw = &r->run.classes[IO_LOG_WRITE];
 	double tiops = results_scope_transactional_iops(&r->run);
-	int width = 6;
+	struct report_col cols[VT_COUNT];
+	struct report_table t;
 	char smp[32] = "max smp avg";
+	bool color = x->color;
 	size_t i;
-
-	for (i = 0; i < r->nr_volumes; i++)
-		if ((int)strlen(r->volumes[i].name) > width)
-			width = (int)strlen(r->volumes[i].name);
 
 	/* "max" alone would be two figures (issue 30): the slowest single I/O,
 	 * and the highest average over one sample, named with its length */
 	if (r->sample_s > 0)
 		snprintf(smp, sizeof(smp), "max %.0fs avg", r->sample_s);
-	strbuf_addf(sb, "%-*s  %-11s %12s %10s %9s %7s %9s %9s %9s %9s %10s %11s  %s\n", width,
-		    "volume", "class", "IOs", "IOPS", "MB/s", "B/IO", "avg ms", "p99 ms",
-		    "p99.9 ms", "p99.99 ms", "slowest ms", smp, "verdict");
+	memcpy(cols, volume_cols, sizeof(cols));
+	cols[VT_SMP].head = smp;
+	report_table_init(&t, cols, VT_COUNT);
 	for (i = 0; i < r->nr_volumes; i++)
-		text_scope_rows(sb, &r->volumes[i], r->volumes[i].name, width,
+		if ((int)strlen(r->volumes[i].name) > t.width[VT_NAME])
+			t.width[VT_NAME] = (int)strlen(r->volumes[i].name);
+	report_table_fit(&t, x->width, x->wide);
+	report_table_head(sb, &t);
+	for (i = 0; i < r->nr_volumes; i++)
+		text_scope_rows(sb, &t, &r->volumes[i], r->volumes[i].name,
 				report_scope_verdict(r, SCOPE_VOLUME, r->volumes[i].name, NULL),
 				color);
-	text_scope_rows(sb, &r->run, "total", width, report_str_or(r->verdict, "-"), color);
-	if (r->sample_s > 0)
+	text_scope_rows(sb, &t, &r->run, "total", report_str_or(r->verdict, "-"), color);
+	if (r->sample_s > 0 && t.show[VT_SLOWEST] && t.show[VT_SMP])
 		strbuf_addf(sb,
 			    "(slowest ms: the slowest single I/O; %s: the highest average over "
 			    "one %.0f s sample, in ms)\n",
 			    smp, r->sample_s);
-	strbuf_addstr(sb, "(B/IO: average bytes per I/O; p99.9 and p99.99 from the whole-run "
-			  "histograms)\n");
+	else if (r->sample_s > 0 && t.show[VT_SMP])
+		strbuf_addf(sb, "(%s: the highest average over one %.0f s sample, in ms)\n", smp,
+			    r->sample_s);
+	if (t.show[VT_BIO] && t.show[VT_P999])
+		strbuf_addstr(sb, "(B/IO: average bytes per I/O; p99.9 and p99.99 from the "
+				  "whole-run histograms)\n");
+	else if (t.show[VT_P999])
+		strbuf_addstr(sb, "(p99.9 from the whole-run histograms)\n");
+	text_dropped_note(sb, &t, x);
+	report_table_release(&t);
 	strbuf_addch(sb, '\n');
 	/* a run with no database I/O (a backup test) has no transactional IOPS */
 	bool transactional = results_class_present(&r->run.classes[IO_DB_READ]) ||
@@ -442,28 +527,59 @@ static int text_size_width(const struct results *r, double unit)
 	return w;
 }
 
+/*
+ * The per-database table's columns: the size goes first when the width is
+ * short, then the db_read p99, the streams, the log_write slowest, the
+ * db_read slowest; name, volume, IOPS, both averages and the verdict stay.
+ */
+enum {
+	DT_NAME,
+	DT_VOLUME,
+	DT_STREAMS,
+	DT_IOPS,
+	DT_RD_AVG,
+	DT_RD_P99,
+	DT_RD_MAX,
+	DT_LW_AVG,
+	DT_LW_MAX,
+	DT_SIZE,
+	DT_VERDICT,
+	DT_COUNT
+};
+
+static const struct report_col database_cols[DT_COUNT] = {
+	[DT_NAME] = {NULL, "database", 8, true, 0, 0},
+	[DT_VOLUME] = {NULL, "volume", 6, true, 2, 0},
+	[DT_STREAMS] = {NULL, "streams", 7, false, 2, 3},
+	[DT_IOPS] = {"transact", "IOPS", 8, false, 1, 0},
+	[DT_RD_AVG] = {"db_read ms", "avg", 7, false, 1, 0},
+	[DT_RD_P99] = {"db_read ms", "p99", 7, false, 1, 4},
+	[DT_RD_MAX] = {"db_read ms", "slowest", 7, false, 1, 1},
+	[DT_LW_AVG] = {"log_write ms", "avg", 7, false, 1, 0},
+	[DT_LW_MAX] = {"log_write ms", "slowest", 7, false, 1, 2},
+	[DT_SIZE] = {"size MiB", "start -> end", 12, false, 2, 5},
+	[DT_VERDICT] = {NULL, "verdict", 7, true, 2, 0},
+};
+
 /* One line of the per-database table: a database, or the total. */
-static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const char *volume,
-			int width, int vwidth, double unit, int swidth, const char *verdict,
-			bool color)
+static void text_db_row(struct strbuf *sb, struct report_table *t, const struct scope_summary *d,
+			const char *volume, double unit, const char *verdict, bool color)
 {
 	const struct class_summary *rd = &d->classes[IO_DB_READ], *lw = &d->classes[IO_LOG_WRITE];
 	bool has_rd = results_class_present(rd), has_lw = results_class_present(lw);
-	struct strbuf cell = STRBUF_INIT;
 
-	strbuf_addf(sb, "%-*s  %-*s ", width, d->name, vwidth, volume);
-	text_opt(sb, 7, d->streams, 2);
-	text_opt(sb, 8, results_scope_transactional_iops(d), 1);
-	text_opt(sb, 7, has_rd ? rd->avg_ms : NAN, 3);
-	text_opt(sb, 7, has_rd ? rd->p99_ms : NAN, 3);
-	text_opt(sb, 7, has_rd ? rd->max_ms : NAN, 3);
-	text_opt(sb, 7, has_lw ? lw->avg_ms : NAN, 3);
-	text_opt(sb, 7, has_lw ? lw->max_ms : NAN, 3);
-	text_size_pair(&cell, d, unit);
-	strbuf_addf(sb, "  %*s  ", swidth, cell.buf);
-	strbuf_release(&cell);
-	text_verdict_word(sb, verdict, color);
-	strbuf_addch(sb, '\n');
+	strbuf_addstr(&t->cell[DT_NAME], d->name);
+	strbuf_addstr(&t->cell[DT_VOLUME], volume);
+	text_cell_fig(&t->cell[DT_STREAMS], d->streams, 2);
+	text_cell_fig(&t->cell[DT_IOPS], results_scope_transactional_iops(d), 1);
+	text_cell_fig(&t->cell[DT_RD_AVG], has_rd ? rd->avg_ms : NAN, 3);
+	text_cell_fig(&t->cell[DT_RD_P99], has_rd ? rd->p99_ms : NAN, 3);
+	text_cell_fig(&t->cell[DT_RD_MAX], has_rd ? rd->max_ms : NAN, 3);
+	text_cell_fig(&t->cell[DT_LW_AVG], has_lw ? lw->avg_ms : NAN, 3);
+	text_cell_fig(&t->cell[DT_LW_MAX], has_lw ? lw->max_ms : NAN, 3);
+	text_size_pair(&t->cell[DT_SIZE], d, unit);
+	text_verdict_word(&t->cell[DT_VERDICT], verdict, color);
+	report_table_row(sb, t);
 }
 
 /*
@@ -472,12 +588,14 @@ static void text_db_row(struct strbuf *sb, const struct scope_summary *d, const 
  * database read average, p99 and slowest I/O ("slowest", never "max": a
  * max threshold may judge a sample average), log write average and slowest,
  * size at the start and at the end, verdict; then the total. About 100
- * columns with short names, one line per database.
+ * columns with short names, one line per database; fewer columns when the
+ * width is less (text_ctx).
  */
-static void text_databases(struct strbuf *sb, const struct results *r, bool color)
+static void text_databases(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
 {
-	int width = 8, vwidth = 6, swidth;
+	struct report_col cols[DT_COUNT];
 	double unit = 1024.0 * 1024.0;
+	struct report_table t;
 	bool unknown = false;
 	size_t i;
 
@@ -486,40 +604,42 @@ static void text_databases(struct strbuf *sb, const struct results *r, bool colo
 	if (!r->nr_databases || (!results_class_present(&r->run.classes[IO_DB_READ]) &&
 				 !results_class_present(&r->run.classes[IO_DB_WRITE])))
 		return;
+	memcpy(cols, database_cols, sizeof(cols));
+	report_table_init(&t, cols, DT_COUNT);
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
 
-		if ((int)strlen(d->name) > width)
-			width = (int)strlen(d->name);
-		if ((int)strlen(d->volume) > vwidth)
-			vwidth = (int)strlen(d->volume);
+		if ((int)strlen(d->name) > t.width[DT_NAME])
+			t.width[DT_NAME] = (int)strlen(d->name);
+		if ((int)strlen(d->volume) > t.width[DT_VOLUME])
+			t.width[DT_VOLUME] = (int)strlen(d->volume);
 		unknown = unknown || !d->size_known || !d->final_size_known;
 		if (d->size >= (100ULL << 30) || d->final_size >= (100ULL << 30))
 			unit = 1024.0 * 1024.0 * 1024.0;
 	}
-	swidth = text_size_width(r, unit);
-	strbuf_addf(sb, "\n%-*s  %-*s  %7s %8s %-23s %-15s  %*s\n", width, "", vwidth, "", "",
-		    "transact", "db_read ms", "log_write ms", swidth,
-		    unit > 1024.0 * 1024.0 ? "size GiB" : "size MiB");
-	strbuf_addf(sb, "%-*s  %-*s  %7s %8s %7s %7s %7s %7s %7s  %*s  %s\n", width, "database",
-		    vwidth, "volume", "streams", "IOPS", "avg", "p99", "slowest", "avg", "slowest",
-		    swidth, "start -> end", "verdict");
+	if (unit > 1024.0 * 1024.0)
+		cols[DT_SIZE].group = "size GiB";
+	t.width[DT_SIZE] = text_size_width(r, unit);
+	report_table_fit(&t, x->width, x->wide);
+	strbuf_addch(sb, '\n');
+	report_table_head(sb, &t);
 	for (i = 0; i < r->nr_databases; i++) {
 		const struct scope_summary *d = &r->databases[i];
 
-		text_db_row(sb, d, d->volume, width, vwidth, unit, swidth,
-			    report_scope_verdict(r, SCOPE_DATABASE, d->name, d->volume), color);
+		text_db_row(sb, &t, d, d->volume, unit,
+			    report_scope_verdict(r, SCOPE_DATABASE, d->name, d->volume), x->color);
 	}
 	{
 		struct scope_summary total = r->run;
 
 		snprintf(total.name, sizeof(total.name), "total");
-		text_db_row(sb, &total, "", width, vwidth, unit, swidth,
-			    report_str_or(r->verdict, "-"), color);
+		text_db_row(sb, &t, &total, "", unit, report_str_or(r->verdict, "-"), x->color);
 	}
-	if (unknown)
+	if (unknown && t.show[DT_SIZE])
 		strbuf_addstr(sb, "(size -: not known; a run killed before its end stored no final "
 				  "size)\n");
+	text_dropped_note(sb, &t, x);
+	report_table_release(&t);
 }
 
 /* The warm-up's classes, apart from the table: measured, never judged. */
@@ -607,11 +727,40 @@ static void text_fig(struct strbuf *sb, int width, double v, int decimals)
  * memory available's lowest, and a row per block device under the volumes.
  * Nothing for a run without host counters.
  */
-static void text_host(struct strbuf *sb, const struct results *r)
+enum {
+	HT_NAME,
+	HT_READS,
+	HT_WRITES,
+	HT_RD_MBPS,
+	HT_WR_MBPS,
+	HT_RD_MS,
+	HT_WR_MS,
+	HT_AVG_MS,
+	HT_UTIL,
+	HT_QUEUE,
+	HT_COUNT
+};
+
+/* The host's devices: the queue depth goes first, then the read and write
+ * waits apart and the MB/s (their average wait and the utilisation stay). */
+static const struct report_col host_cols[HT_COUNT] = {
+	[HT_NAME] = {NULL, "device", 8, true, 2, 0},
+	[HT_READS] = {NULL, "reads/s", 9, false, 1, 0},
+	[HT_WRITES] = {NULL, "writes/s", 9, false, 1, 0},
+	[HT_RD_MBPS] = {NULL, "rd MB/s", 9, false, 1, 2},
+	[HT_WR_MBPS] = {NULL, "wr MB/s", 9, false, 1, 1},
+	[HT_RD_MS] = {NULL, "rd ms", 8, false, 1, 4},
+	[HT_WR_MS] = {NULL, "wr ms", 8, false, 1, 3},
+	[HT_AVG_MS] = {NULL, "avg ms", 8, false, 1, 0},
+	[HT_UTIL] = {NULL, "util %", 6, false, 1, 0},
+	[HT_QUEUE] = {NULL, "queue", 6, false, 1, 5},
+};
+
+static void text_host(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
 {
 	const struct results_host_perf *h = &r->host_perf;
 	const struct results_host_device *d;
-	int width = 8;
+	struct report_table t;
 	size_t i;
 
 	if (!h->recorded)
@@ -639,26 +788,28 @@ static void text_host(struct strbuf *sb, const struct results *r)
 		strbuf_addstr(sb, " not measured\n");
 	if (!h->nr_devices)
 		return;
+	report_table_init(&t, host_cols, HT_COUNT);
 	for (i = 0; i < h->nr_devices; i++)
-		if ((int)strlen(h->devices[i].name) > width)
-			width = (int)strlen(h->devices[i].name);
-	strbuf_addf(sb, "  %-*s %9s %9s %9s %9s %8s %8s %8s %6s %6s\n", width, "device", "reads/s",
-		    "writes/s", "rd MB/s", "wr MB/s", "rd ms", "wr ms", "avg ms", "util %",
-		    "queue");
+		if ((int)strlen(h->devices[i].name) > t.width[HT_NAME])
+			t.width[HT_NAME] = (int)strlen(h->devices[i].name);
+	report_table_fit(&t, x->width, x->wide);
+	report_table_head(sb, &t);
 	for (i = 0; i < h->nr_devices; i++) {
 		d = &h->devices[i];
-		strbuf_addf(sb, "  %-*s", width, d->name);
-		text_fig(sb, 9, d->reads_per_s, 1);
-		text_fig(sb, 9, d->writes_per_s, 1);
-		text_fig(sb, 9, d->read_mbps, 2);
-		text_fig(sb, 9, d->write_mbps, 2);
-		text_fig(sb, 8, d->read_wait_ms, 3);
-		text_fig(sb, 8, d->write_wait_ms, 3);
-		text_fig(sb, 8, d->avg_wait_ms, 3);
-		text_fig(sb, 6, d->util_pct, 1);
-		text_fig(sb, 6, d->queue, 2);
-		strbuf_addch(sb, '\n');
+		report_text_escape(&t.cell[HT_NAME], d->name);
+		text_cell_fig(&t.cell[HT_READS], d->reads_per_s, 1);
+		text_cell_fig(&t.cell[HT_WRITES], d->writes_per_s, 1);
+		text_cell_fig(&t.cell[HT_RD_MBPS], d->read_mbps, 2);
+		text_cell_fig(&t.cell[HT_WR_MBPS], d->write_mbps, 2);
+		text_cell_fig(&t.cell[HT_RD_MS], d->read_wait_ms, 3);
+		text_cell_fig(&t.cell[HT_WR_MS], d->write_wait_ms, 3);
+		text_cell_fig(&t.cell[HT_AVG_MS], d->avg_wait_ms, 3);
+		text_cell_fig(&t.cell[HT_UTIL], d->util_pct, 1);
+		text_cell_fig(&t.cell[HT_QUEUE], d->queue, 2);
+		report_table_row(sb, &t);
 	}
+	text_dropped_note(sb, &t, x);
+	report_table_release(&t);
 }
 
 /* A volume's environment fact (PREFIX.VOLUME.FACT); NULL when not recorded
@@ -678,11 +829,14 @@ static const char *volume_fact(const struct results *r, const char *prefix, cons
 /*
  * Each volume with the block device under it, as the run recorded them
  * (env/env.c): "disk3  /mnt/d3  loop8 (7:8)", the mount point (or the
- * device itself) cut to stay within 120 columns. Nothing for a run that
+ * device itself) cut to stay within the width (60 columns of 120, fewer
+ * on a narrower one). Nothing for a run that
  * recorded no device (sim).
  */
-static void text_volume_devices(struct strbuf *sb, const struct results *r)
+static void text_volume_devices(struct strbuf *sb, const struct results *r, size_t width)
 {
+	/* the mount point takes what the width leaves: 60 at 120 columns */
+	int mw = width > 60 + 60 ? 60 : width > 20 + 60 ? (int)width - 60 : 20;
 	bool any = false;
 
 	for (size_t i = 0; i < r->nr_volumes; i++) {
@@ -694,14 +848,15 @@ static void text_volume_devices(struct strbuf *sb, const struct results *r)
 		if (!dev)
 			continue;
 		if (!any)
-			strbuf_addf(sb, "\nvolumes and their devices:\n  %-16s %-60s %s\n",
-				    "volume", "mounted on", "device");
+			strbuf_addf(sb, "\nvolumes and their devices:\n  %-16s %-*s %s\n", "volume",
+				    mw, "mounted on", "device");
 		any = true;
 		report_text_escape(&m, mnt ? mnt : "-");
-		if (m.len > 60) /* the path's end says most */
-			strbuf_addf(sb, "  %-16.16s ...%-57s ", vol, m.buf + m.len - 57);
+		if ((int)m.len > mw) /* the path's end says most */
+			strbuf_addf(sb, "  %-16.16s ...%-*s ", vol, mw - 3,
+				    m.buf + m.len - (size_t)(mw - 3));
 		else
-			strbuf_addf(sb, "  %-16.16s %-60s ", vol, m.buf);
+			strbuf_addf(sb, "  %-16.16s %-*s ", vol, mw, m.buf);
 		strbuf_reset(&m);
 		report_text_escape(&m, dev);
 		strbuf_addf(sb, "%.24s", m.buf);
@@ -825,28 +980,26 @@ static void text_backlog(struct strbuf *sb, const struct results *r)
 
 /*
  * Why: one sentence (why.c) for the run, each failed volume and each failed
- * database, wrapped within 120 columns. A run that errored or was aborted
+ * database, wrapped within the width. A run that errored or was aborted
  * gets its sentence too: it has no failed verdict to say so.
  */
-#define TEXT_WIDTH 120
-
-static void text_why(struct strbuf *sb, const struct results *r)
+static void text_why(struct strbuf *sb, const struct results *r, size_t width)
 {
 	struct strbuf w = STRBUF_INIT;
 
 	if (!report_why_run(&w, r))
 		return;
 	strbuf_addstr(sb, "\nwhy:\n");
-	report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+	report_text_wrap(sb, w.buf, 2, width);
 	for (size_t i = 0; i < r->nr_volumes; i++) {
 		strbuf_reset(&w);
 		if (report_why(&w, r, SCOPE_VOLUME, r->volumes[i].name, NULL))
-			report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+			report_text_wrap(sb, w.buf, 2, width);
 	}
 	for (size_t i = 0; i < r->nr_databases; i++) {
 		strbuf_reset(&w);
 		if (report_why(&w, r, SCOPE_DATABASE, r->databases[i].name, r->databases[i].volume))
-			report_text_wrap(sb, w.buf, 2, TEXT_WIDTH);
+			report_text_wrap(sb, w.buf, 2, width);
 	}
 	strbuf_release(&w);
 }
@@ -873,35 +1026,9 @@ static void text_kernel(struct strbuf *sb, const struct results *r)
 			    n - shown);
 }
 
-static void text_report(struct strbuf *sb, const struct results *r, bool color)
+/* "verdicts: 45 passed, 0 failed", or why there are none. */
+static void text_count(struct strbuf *sb, const struct results *r, size_t failed)
 {
-	size_t failed = results_verdicts_failed(r);
-
-	text_headline(sb, r, color);
-	text_reads_reach(sb, r, color);
-	if (failed) {
-		strbuf_addch(sb, '\n');
-		text_verdicts(sb, r, false, color);
-	}
-	text_why(sb, r);
-	text_errors(sb, r);
-	text_response(sb, r);
-	text_backlog(sb, r);
-	text_kernel(sb, r);
-	strbuf_addch(sb, '\n');
-	text_table(sb, r, color);
-	text_pass_figures(sb, r);
-	text_databases(sb, r, color);
-	text_warmup(sb, r);
-	text_autotune(sb, r);
-	text_host(sb, r);
-	text_volume_devices(sb, r);
-	if (r->warmup.duration_s > 0 || results_autotune_ran(r) || r->host_perf.recorded)
-		strbuf_addch(sb, '\n');
-	if (r->series) {
-		report_series_text(sb, r);
-		strbuf_addch(sb, '\n');
-	}
 	if (!r->nr_verdicts && r->status && !strcmp(r->status, "aborted"))
 		strbuf_addstr(sb, "verdicts: none: the run was aborted, nothing is judged\n");
 	else if (!r->nr_verdicts && r->status && !strcmp(r->status, "error"))
@@ -909,7 +1036,49 @@ static void text_report(struct strbuf *sb, const struct results *r, bool color)
 	else
 		strbuf_addf(sb, "verdicts: %zu passed, %zu failed\n", r->nr_verdicts - failed,
 			    failed);
-	report_text_params(sb, r);
+}
+
+/*
+ * The verdict block, what a person reads first (and all that run -q
+ * prints on stdout): the verdict and the run in three lines, whether the
+ * reads reached the device when that changes the verdict, each failing
+ * criterion with where (database, volume, device) and its margin, why, and
+ * the count of verdicts.
+ */
+static void text_verdict_block(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
+{
+	size_t failed = results_verdicts_failed(r);
+
+	text_headline(sb, r, x->color);
+	text_reads_reach(sb, r, x->color);
+	if (failed) {
+		strbuf_addch(sb, '\n');
+		text_verdicts(sb, r, false, x->color);
+	}
+	text_why(sb, r, x->width);
+	text_count(sb, r, failed);
+}
+
+/* Then the figures: events, the tables, the host. */
+static void text_report(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
+{
+	text_verdict_block(sb, r, x);
+	text_errors(sb, r);
+	text_response(sb, r);
+	text_backlog(sb, r);
+	text_kernel(sb, r);
+	strbuf_addch(sb, '\n');
+	text_table(sb, r, x);
+	text_pass_figures(sb, r);
+	text_databases(sb, r, x);
+	text_warmup(sb, r);
+	text_autotune(sb, r);
+	text_host(sb, r, x);
+	text_volume_devices(sb, r, x->width);
+	if (r->series) {
+		strbuf_addch(sb, '\n');
+		report_series_text(sb, r);
+	}
 }
 
 static const struct strbuf_escapes text_escapes = {.hex_prefix = "\\x", .del = true};
@@ -927,7 +1096,10 @@ void report_text_escape(struct strbuf *out, const char *s)
  */
 void report_text(struct strbuf *out, const struct results *r, const struct report_options *opt)
 {
-	bool color = opt && opt->color;
+	struct text_ctx x = {.color = opt && opt->color,
+			     .width = opt && opt->width ? opt->width : REPORT_TEXT_WIDTH,
+			     .wide = opt && opt->wide};
+	size_t start = out->len;
 	struct strbuf label = STRBUF_INIT, host = STRBUF_INIT, prof = STRBUF_INIT;
 	struct results e = *r;
 
@@ -943,7 +1115,16 @@ void report_text(struct strbuf *out, const struct results *r, const struct repor
 		report_text_escape(&prof, r->profile_name);
 		e.profile_name = prof.buf;
 	}
-	text_report(out, &e, color);
+	if (opt && opt->params)
+		report_text_params(out, &e);
+	else if (opt && opt->verdict_only)
+		text_verdict_block(out, &e, &x);
+	else
+		text_report(out, &e, &x);
+	/* what is still too long (a sentence, a long name) wraps at a space;
+	 * --wide keeps every line whole */
+	if (!x.wide)
+		strbuf_wrap_lines(out, start, x.width);
 	strbuf_release(&label);
 	strbuf_release(&host);
 	strbuf_release(&prof);

@@ -105,6 +105,11 @@ void report_number(struct strbuf *sb, double v, int decimals)
  */
 void report_verdict_line(struct strbuf *out, const struct verdict *v)
 {
+	report_verdict_line_at(out, v, NULL);
+}
+
+void report_verdict_line_at(struct strbuf *out, const struct verdict *v, const char *device)
+{
 	struct criterion_desc d = criterion_find(v->criterion);
 	struct strbuf m = STRBUF_INIT, t = STRBUF_INIT;
 	const char *sign;
@@ -123,9 +128,15 @@ void report_verdict_line(struct strbuf *out, const struct verdict *v)
 	} while (!v->passed && !strcmp(m.buf, t.buf) && decimals <= 9);
 
 	if (v->scope == SCOPE_DATABASE && v->volume[0])
-		strbuf_addf(out, "%s on %s: ", v->name, v->volume);
+		strbuf_addf(out, "%s on %s", v->name, v->volume);
 	else
-		strbuf_addf(out, "%s: ", v->name);
+		strbuf_addstr(out, v->name);
+	if (device) {
+		strbuf_addstr(out, " (");
+		report_text_escape(out, device);
+		strbuf_addch(out, ')');
+	}
+	strbuf_addstr(out, ": ");
 	strbuf_addf(out, "%s %s%s %s %s%s", criterion_words(&d, v), m.buf, d.unit, sign, t.buf,
 		    d.unit);
 	strbuf_release(&m);

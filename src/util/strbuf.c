@@ -127,3 +127,100 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	strbuf_init(sb);
 	return r;
 }
+
+/* The length of the escape sequence at s (ESC [ parameters final byte), 0
+ * when s does not start one. */
+static size_t escape_len(const char *s, size_t len)
+{
+	size_t i = 2;
+
+	if (len < 2 || s[0] != '\033' || s[1] != '[')
+		return 0;
+	while (i < len && !(s[i] >= 0x40 && s[i] <= 0x7e))
+		i++;
+	return i < len ? i + 1 : len;
+}
+
+size_t strbuf_vis_width(const char *s, size_t len)
+{
+	size_t w = 0, i = 0;
+
+	while (i < len) {
+		size_t e = escape_len(s + i, len - i);
+
+		if (e) {
+			i += e;
+			continue;
+		}
+		/* UTF-8 continuation bytes take no column of their own */
+		if (((unsigned char)s[i] & 0xc0) != 0x80)
+			w++;
+		i++;
+	}
+	return w;
+}
+
+/*
+ * The byte at which line[0..len) breaks to stay within width columns: the
+ * last space whose column is at most width, else the first space after; len
+ * when it has none. Leading spaces (the indent) are never a break.
+ */
+static size_t wrap_break(const char *line, size_t len, size_t width, size_t indent)
+{
+	size_t col = 0, best = len, i = 0;
+
+	while (i < len) {
+		size_t e = escape_len(line + i, len - i);
+
+		if (e) {
+			i += e;
+			continue;
+		}
+		if (line[i] == ' ' && i > indent && line[i - 1] != ' ') {
+			if (col <= width)
+				best = i;
+			else
+				return best < len ? best : i;
+		}
+		if (((unsigned char)line[i] & 0xc0) != 0x80)
+			col++;
+		i++;
+	}
+	return col > width ? best : len;
+}
+
+void strbuf_wrap_lines(struct strbuf *sb, size_t from, size_t width)
+{
+	struct strbuf out = STRBUF_INIT;
+	size_t pos = from;
+
+	if (!width || from >= sb->len)
+		return;
+	strbuf_add(&out, sb->buf, from);
+	while (pos < sb->len) {
+		const char *line = sb->buf + pos, *nl = memchr(line, '\n', sb->len - pos);
+		size_t len = nl ? (size_t)(nl - line) : sb->len - pos;
+		size_t indent = strspn(line, " "), lead = indent, avail = width, cut;
+
+		if (indent > len)
+			indent = lead = len;
+		while (strbuf_vis_width(line, len) > avail &&
+		       (cut = wrap_break(line, len, avail, lead)) < len) {
+			strbuf_add(&out, line, cut);
+			strbuf_addf(&out, "\n%*s", (int)(indent + 2), "");
+			while (cut < len && line[cut] == ' ')
+				cut++;
+			line += cut;
+			len -= cut;
+			/* the next piece follows the continuation's indent */
+			avail = width > indent + 2 ? width - indent - 2 : 1;
+			lead = 0;
+		}
+		strbuf_add(&out, line, len);
+		if (nl)
+			strbuf_addch(&out, '\n');
+		pos = nl ? (size_t)(nl - sb->buf) + 1 : sb->len;
+	}
+	strbuf_release(sb);
+	*sb = out;
+}

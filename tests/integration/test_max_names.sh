@@ -25,7 +25,7 @@ grep -q "^max_basis = io" io.ini || fail "io.ini"
 for basis in sample io; do
 	rm -f r.db
 	expect_verdict "$DISKPROOF" run ./$basis.ini --duration 20s --warmup 5s --results r.db --quiet
-	"$DISKPROOF" report latest --results r.db >t.txt
+	"$DISKPROOF" report latest --results r.db --wide >t.txt
 	"$DISKPROOF" report latest --results r.db --format json >j.json
 	"$DISKPROOF" report latest --results r.db --format csv >c.csv
 	"$DISKPROOF" report latest --results r.db --format html -o h.html

@@ -16,7 +16,9 @@ sed 's/^\[sizing\]/[workload]\narrival = rate\nrate = 200\n\n[sizing]/' "$P" >ra
 expect_exit 0 "$DISKPROOF" run ./rate.ini --duration 10s --warmup 5s --results r.db --quiet
 expect_exit 0 "$DISKPROOF" report 1 --results r.db
 # 200/s over 10 s: a Poisson count of 2000, sd 45 (2.2 %): within 4 sd
-grep -Eq '^transactions: [0-9]+ \((18[2-9]|19[0-9]|20[0-9]|21[0-8])\.[0-9]/s\); per transaction: [0-9.]+ db reads, [0-9.]+ db writes, [0-9.]+ log writes, [0-9.]+ KB log; [0-9.]+ commits per log write$' "$WORK/out" ||
+grep -Eq '^transactions: [0-9]+ \((18[2-9]|19[0-9]|20[0-9]|21[0-8])\.[0-9]/s\); [0-9.]+ commits per log write$' "$WORK/out" ||
+	fail "text: transactions line: $(grep transactions "$WORK/out")"
+grep -Eq '^per transaction: [0-9.]+ db reads, [0-9.]+ db writes, [0-9.]+ log writes, [0-9.]+ KB log$' "$WORK/out" ||
 	fail "text: transactions line: $(grep transactions "$WORK/out")"
 grep -Eq '^transactions per database: [0-9.]+( to [0-9.]+)?/s; [0-9.]+( to [0-9.]+)? commits per log write$' "$WORK/out" ||
 	fail "text: per-database transactions line"
