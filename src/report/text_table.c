@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * text_table.c - the text report's tables fitted to a width: each column
  * says how much it is needed (struct report_col's drop); a table too wide

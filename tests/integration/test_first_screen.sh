@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # test_first_screen.sh - the first screen a person reads (issue 32): the quick
 # run on real files, its stdout and stderr captured apart off a terminal. The
 # verdict block (the verdict, the count of verdicts) is within the first 10

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_text_width.c - the width text output fits (issue 32): cli_width_pick
  * (a terminal's width first, then $COLUMNS when it is a plain number within
