@@ -373,6 +373,16 @@ static void run_announce(const struct cli_opts *o, const struct profile *p)
 	strbuf_release(&sb);
 }
 
+/* The run's status as its verdict word: passed → PASS, failed → FAIL. */
+static const char *run_status_word(const char *status)
+{
+	if (!strcmp(status, "passed"))
+		return "PASS";
+	if (!strcmp(status, "failed"))
+		return "FAIL";
+	return status; /* aborted */
+}
+
 /* A stored run's report: text (on stderr with --format json, whose one
  * document goes to stdout), or only the JSON when the run ended in error. */
 static void run_print_reports(const struct cli_opts *o, const struct run_outcome *out, int ret,
@@ -399,10 +409,13 @@ static void run_print_reports(const struct cli_opts *o, const struct run_outcome
 		if (!tr && !jr && !o->quiet) {
 			struct strbuf sb = STRBUF_INIT;
 
+			/* the last line a terminal shows: the verdict again, since
+			 * the block that opens the report has scrolled away */
 			strbuf_addf(&sb,
-				    "diskproof: results in %s (run %lld): diskproof report %lld "
-				    "--format json\n",
-				    o->results, (long long)out->run_id, (long long)out->run_id);
+				    "diskproof: %s; results in %s (run %lld): diskproof report "
+				    "%lld --format json\n",
+				    run_status_word(out->status), o->results,
+				    (long long)out->run_id, (long long)out->run_id);
 			strbuf_wrap_lines(&sb, 0, cli_width(stderr));
 			fputs(sb.buf, stderr);
 			strbuf_release(&sb);
