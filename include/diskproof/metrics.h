@@ -132,6 +132,16 @@ uint64_t metrics_le_ns(unsigned i);
 void metrics_le_add(struct strbuf *sb, unsigned i);
 
 /*
+ * Where each set of bounds is used (issue 32): all 169 in the per-volume
+ * histogram (diskproof_volume_latency_seconds), the one p99 is read from;
+ * every METRICS_LE_DB_STEP-th (one an octave, 2^13 to 2^34 ns: 22 bounds)
+ * in the per-database one (diskproof_io_latency_seconds), so that a run of
+ * 1,000 databases does not export 169 buckets for each. The coarse bounds
+ * are fine bounds too: exact, and the same le labels in both metrics.
+ */
+#define METRICS_LE_DB_STEP METRICS_LE_PER_OCTAVE
+
+/*
  * The cumulative counts of h per bound: cum[i] = the I/Os under bound i
  * (cum[METRICS_LE_COUNT] is +Inf: h->count). Every bound is the lower edge
  * of one of diskproof's buckets, so each count is exact: the I/Os that took

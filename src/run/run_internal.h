@@ -531,9 +531,10 @@ struct run_metrics {
 	struct metrics_server *srv; /* NULL without --metrics */
 	bool borrowed;		    /* srv is the caller's (opt->metrics_server) */
 	struct strbuf text;
-	uint64_t last_ns; /* time_mono_ns() of the last text */
-	char **lab;	  /* nr_dbs x (classes + 1): escaped label sets */
-	uint8_t *seen;	  /* nr_dbs: bit per class whose series is shown */
+	uint64_t last_ns;     /* time_mono_ns() of the last text */
+	char **lab;	      /* nr_dbs x (classes + 1): escaped label sets */
+	uint8_t *seen;	      /* nr_dbs: bit per class whose series is shown */
+	struct hist *vol_lat; /* scratch: one volume's class, its databases merged */
 	/* each latency bound as its le label prints it, made once */
 	char le[METRICS_LE_COUNT + 1][16];
 	bool file_failed; /* the textfile could not be written (said once) */

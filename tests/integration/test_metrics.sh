@@ -107,18 +107,20 @@ python3 - mid.body <<'PY' || fail "histogram check"
 import re, sys, collections
 b = collections.defaultdict(list); cnt = {}
 for line in open(sys.argv[1]):
-    m = re.match(r'diskproof_io_latency_seconds_bucket\{(.*),le="([^"]+)"\} (\d+)$', line)
+    m = re.match(r'diskproof_(io|volume)_latency_seconds_bucket\{(.*),le="([^"]+)"\} (\d+)$', line)
     if m:
-        b[m[1]].append((float(m[2]), int(m[3])))
-    m = re.match(r'diskproof_io_latency_seconds_count\{(.*)\} (\d+)$', line)
+        b[m[1], m[2]].append((float(m[3]), int(m[4])))
+    m = re.match(r'diskproof_(io|volume)_latency_seconds_count\{(.*)\} (\d+)$', line)
     if m:
-        cnt[m[1]] = int(m[2])
+        cnt[m[1], m[2]] = int(m[3])
 assert b and set(b) == set(cnt), "series differ"
 for k, v in b.items():
     les = [x[0] for x in v]; counts = [x[1] for x in v]
     assert les == sorted(les) and les[-1] == float("inf"), (k, les)
     assert counts == sorted(counts), (k, counts)
     assert counts[-1] == cnt[k], (k, counts[-1], cnt[k])
+    assert len(v) == (23 if k[0] == "io" else 170), (k, len(v))
+assert {k[0] for k in b} == {"io", "volume"}, "per database and per volume"
 print("histograms:", len(b))
 PY
 

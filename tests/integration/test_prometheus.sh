@@ -4,11 +4,12 @@
 # its TSDB in $WORK) scrapes "diskproof run --metrics" every second during a
 # 12 s run; its HTTP API then says up == 1 for the target, and has
 # diskproof_ios_total with the volume, database and class labels of the
-# profile, the latency histogram, the run info and the verdict gauges; and
+# profile, the latency histograms (23 buckets per database and class, 170
+# per volume and class), the run info and the verdict gauges; and
 # every metric name the Grafana dashboard (deploy/grafana/diskproof.json)
 # queries is in the scrape, and every panel's query evaluates at the run's
 # last scrape (the final text): the latency heat map to a row per bucket
-# bound of diskproof_io_latency_seconds_bucket, the verdict table to the
+# bound of diskproof_volume_latency_seconds_bucket, the verdict table to the
 # measured value and threshold in seconds. Exit 77 without prometheus. Slow
 # (label slow).
 source "$(dirname "$0")/lib.sh"
@@ -74,6 +75,14 @@ info = q('last_over_time(diskproof_run_info[1m])')
 assert any(s["metric"].get("label") == "scraped" and s["metric"].get("profile") for s in info), info
 b = q('last_over_time(diskproof_io_latency_seconds_bucket{class="db_read",le="+Inf"}[1m])')
 assert len(b) == 2, b
+# the fine buckets are per volume (one series a volume, 170 bounds); the
+# per-database ones one an octave (23)
+b = q('last_over_time(diskproof_volume_latency_seconds_bucket{class="db_read",le="+Inf"}[1m])')
+assert len(b) == 2 and "database" not in b[0]["metric"], b
+n = q('count by (volume) (last_over_time(diskproof_volume_latency_seconds_bucket{class="db_read"}[1m]))')
+assert sorted(float(x["value"][1]) for x in n) == [170, 170], n
+n = q('count by (database) (last_over_time(diskproof_io_latency_seconds_bucket{class="db_read"}[1m]))')
+assert sorted(float(x["value"][1]) for x in n) == [23, 23], n
 vp = q('last_over_time(diskproof_verdict_pass{scope="run"}[1m])')
 assert vp, "no verdict gauges"
 # rate() at some instant of the run (a subquery over the last 5 min): at
@@ -124,7 +133,7 @@ assert len(heat) == 1, "no latency heat map panel"
 tg = heat[0]["targets"][0]
 assert tg.get("format") == "heatmap" and heat[0]["options"]["calculate"] is False, tg
 hm = set(re.findall(r"\bdiskproof_[a-z_]+", tg["expr"]))
-assert hm == {"diskproof_io_latency_seconds_bucket"} and hm <= scraped, hm
+assert hm == {"diskproof_volume_latency_seconds_bucket"} and hm <= scraped, hm
 rows = at(concrete(tg["expr"]), t)
 assert len(rows) > 100 and all("le" in r["metric"] for r in rows), len(rows)
 # the verdict table: measured and threshold of one criterion side by side,

@@ -8,7 +8,8 @@
 # has: the run serves it after its report until one scrape has fetched it
 # (--metrics-linger), and that scrape, not the 75 s timeout, ends the wait.
 # And histogram_quantile(0.99) over the run's database reads (the final
-# cumulative buckets, summed over the databases) is within 5 % of the p99
+# cumulative fine buckets of diskproof_volume_latency_seconds, summed over
+# the volumes) is within 5 % of the p99
 # that "diskproof report --json" gives: the buckets are the report
 # histogram's own edges, at most 9.6 % apart (16 decimal buckets put it up
 # to 40 % off). Exit 77 without prometheus. Slow (label slow): 80 s.
@@ -86,9 +87,10 @@ assert rep["run"]["verdict"] == ("PASS" if rc == 0 else "FAIL"), rep["run"]["ver
 info = q('last_over_time(diskproof_run_info{label="final"}[10m])')
 assert info and info[0]["metric"]["phase"] == "finished", info
 # p99 of the database reads over the whole run: the final (cumulative)
-# buckets, summed over the databases, against the report's run-scope p99
+# fine buckets per volume, summed over the volumes, against the report's
+# run-scope p99
 r = q('histogram_quantile(0.99, sum by (le) '
-      '(last_over_time(diskproof_io_latency_seconds_bucket{class="db_read"}[10m])))')
+      '(last_over_time(diskproof_volume_latency_seconds_bucket{class="db_read"}[10m])))')
 prom = float(r[0]["value"][1]) * 1e3
 want = rep["summary"]["classes"]["db_read"]["p99_ms"]
 off = abs(prom - want) / want
