@@ -159,8 +159,12 @@ void report_verdict_fact(struct strbuf *out, const struct verdict *v)
 		report_number(&t, v->threshold, decimals);
 		decimals += 2;
 	} while (!strcmp(m.buf, t.buf) && decimals <= 9);
-	strbuf_addf(out, "its %s was %s%s against %s %s%s", d.words, m.buf, d.unit,
-		    v->cmp == VERDICT_GE ? "a minimum of" : "a limit of", t.buf, d.unit);
+	/* a name that is a statement ("level settled: latency slope") reads
+	 * as its measure in a sentence */
+	strbuf_addf(
+		out, "its %s was %s%s against %s %s%s",
+		strcmp(v->criterion, "autotune_settled") ? d.words : "auto-tune's latency slope",
+		m.buf, d.unit, v->cmp == VERDICT_GE ? "a minimum of" : "a limit of", t.buf, d.unit);
 	strbuf_release(&m);
 	strbuf_release(&t);
 }
