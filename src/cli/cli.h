@@ -304,6 +304,7 @@ int cli_cmd_verify(int argc, char **argv);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cli_cmd_clean(int argc, char **argv);
+int cli_cmd_list(int argc, char **argv);
 
 /* "diskproof compare RUN_A RUN_B" (cmd_compare.c): the exit code. */
 int cli_cmd_compare(int argc, char **argv);
