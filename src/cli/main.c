@@ -852,7 +852,8 @@ static void init_print_done(const struct plan *pl, uint64_t created, const char 
 	strbuf_addf(&sb, "diskproof: ready: %zu database(s) on %zu volume(s); ", pl->nr_dbs,
 		    pl->nr_vols);
 	if (created)
-		strbuf_addf(&sb, "wrote %s in %.1f s, %.0f MB/s\n", size, secs,
+		strbuf_addf(&sb, "wrote %s (%llu bytes) in %.1f s, %.0f MB/s\n", size,
+			    (unsigned long long)created, secs,
 			    secs > 0 ? (double)created / secs / 1e6 : 0);
 	else
 		strbuf_addstr(&sb, "every file was there already\n");

@@ -22,6 +22,9 @@
 # No machine-wide lock: the loop devices are free ones, the lock files under
 # the real /run/lock are named by this test's own image.
 source "$(dirname "$0")/lib.sh"
+# warnings whole on one line (off a terminal they wrap at 120 columns;
+# test_first_screen checks the width)
+export COLUMNS=1000
 set -e
 need_root "mount namespaces"
 command -v unshare >/dev/null || { echo "skipped: no unshare"; exit 77; }

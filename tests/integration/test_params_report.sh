@@ -44,7 +44,7 @@ for want in "[test ] duration=20s (option)" "[test ] warmup=0s (option)" \
 done
 expect_exit 0 "$DISKPROOF" compare 1 2 "${R[@]}"
 grep -qx "parameter differences: none" out || fail "false differences: $(sed -n '/^parameter/,/^$/p' out)"
-expect_exit 0 "$DISKPROOF" report 2 "${R[@]}"
+expect_exit 0 "$DISKPROOF" report 2 --params "${R[@]}"
 grep -q "read back from the stored profile text" out || fail "text report does not say where they came from"
 
 # run 3: one [sim] key and --streams differ, and nothing else

@@ -48,6 +48,7 @@ grep -Eq "^log write avg ms +[0-9.]+" out || fail "no log write spread"
 expect_exit 0 "$DISKPROOF" report 2 --results r.db
 grep -q "^run 2 of 3 in series 1$" out || fail "text: no place in the series"
 grep -q "^series 1: PASS, 3 of 3 runs passed" out || fail "text: no series section"
+expect_exit 0 "$DISKPROOF" report 2 --params --results r.db
 grep -q "\[sim\] seed .*(derived)" out || fail "text: the derived seed not shown"
 expect_exit 0 "$DISKPROOF" report 2 --results r.db --format json
 cp out r2.json
