@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 # test_no_services_left.sh - after the tests that run PostgreSQL, Prometheus
-# or sshd (test_prometheus, test_fleet_ansible, fidelity/pgbench: ctest runs
+# or sshd (test_prometheus, test_prometheus_final, test_fleet_ansible, fidelity/pgbench: ctest runs
 # this one after them, as the cleanup of their fixture "services"), none of
 # those services is left behind:
 #   - enabled at boot: no S link in /etc/rc[2-5].d and no symlink in
