@@ -17,7 +17,6 @@ source "$(dirname "$0")/lib.sh"
 set -e
 command -v promtool >/dev/null || { echo "skipped: no promtool (apt-get install prometheus)"; exit 77; }
 P="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 PORT=$(free_port)
 mkdir m
 

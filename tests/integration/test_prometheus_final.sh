@@ -17,23 +17,7 @@ source "$(dirname "$0")/lib.sh"
 set -e
 command -v prometheus >/dev/null || { echo "skipped: no prometheus (apt-get install prometheus)"; exit 77; }
 P="$DP_SOURCE_DIR/tests/integration/profiles/tiny.ini"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-DP_PORT=$(free_port)
-PROM_PORT=$(free_port)
-cat >prom.yml <<YML
-global:
-  scrape_interval: 1s
-  scrape_timeout: 1s
-scrape_configs:
-  - job_name: diskproof
-    static_configs:
-      - targets: ['127.0.0.1:$DP_PORT']
-YML
-prometheus --config.file=prom.yml --storage.tsdb.path="$WORK/tsdb" \
-	--web.listen-address="127.0.0.1:$PROM_PORT" >prom.log 2>&1 &
-PROM=$!
-at_exit "kill $PROM; wait $PROM"
-API="http://127.0.0.1:$PROM_PORT/api/v1"
+prometheus_start
 for _ in $(seq 100); do
 	curl -sf "$API/query?query=vector(1)" >/dev/null && break
 	kill -0 $PROM 2>/dev/null || fail "prometheus exited: $(tail -5 prom.log)"
