@@ -49,8 +49,17 @@ struct engine_drv {
 	struct engine_req **reaped; /* cap of them: one reap's completions */
 	struct engine_req **retry;  /* cap: BUSY, EAGAIN, short remainders */
 	struct engine_req **fresh;  /* cap: queued since the last commit */
-	unsigned nretry, nfresh;
+	struct engine_req **held;   /* cap: waiting for a batch (batch) */
+	unsigned nretry, nfresh, nheld;
 	unsigned inflight; /* handed to the engine, not completed */
+	/* submit batching ([engine] submit_batch; the run's workers): while at
+	 * least batch requests are in the engine, queued ones are held back
+	 * until batch of them are there, then handed over in one commit (fewer
+	 * system calls and device wake-ups, at the cost of a shallower queue
+	 * for a moment). 0 or 1: every turn commits what was queued. Set by
+	 * the client after engine_drv_init; the client sets it to 0 to let
+	 * everything held go at the next turn (a stopping run). */
+	unsigned batch;
 	uint64_t now;	   /* the clock as read after the last reap */
 	/* a request completed with EAGAIN or EINTR this many times in a row
 	 * (no byte moved in between) goes back to the client with that error;
@@ -100,8 +109,8 @@ int engine_drv_resubmit(struct engine_drv *d);
 
 /* ---- a turn ---- */
 
-/* Stamps the submit time of the requests queued since the last commit and
- * hands them to the device. 0, or -errno with "ENGINE engine: submit failed:
+/* Stamps the submit time of the requests queued since the last commit (and
+ * of every one held back for a batch) and hands them to the device. 0, or -errno with "ENGINE engine: submit failed:
  * WHY" in err. */
 int engine_drv_commit(struct engine_drv *d, struct strbuf *err) DP_MUST_CHECK;
 /*
@@ -117,10 +126,11 @@ int engine_drv_turn(struct engine_drv *d, unsigned min, uint64_t wait_ns,
 
 /* ---- what is in flight ---- */
 
-/* Requests in the engine, not completed (kept ones excluded). */
+/* Requests in the engine, not completed, and those held back for a batch
+ * (kept ones excluded). */
 static inline unsigned engine_drv_inflight(const struct engine_drv *d)
 {
-	return d->inflight;
+	return d->inflight + d->nheld;
 }
 
 /* The clock as read after the last reap (the completions' time). */

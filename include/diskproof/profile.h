@@ -273,6 +273,7 @@ struct profile {
 	bool direct;	  /* O_DIRECT; default on */
 	bool sqpoll;	  /* io_uring: a kernel submission thread; default off */
 	bool hipri;	  /* io_uring: polled completion (needs poll queues); default off */
+	unsigned submit_batch; /* I/Os handed over at once while as many are in flight; 1 */
 	enum profile_affinity affinity; /* default soft */
 
 	/* [sim] */

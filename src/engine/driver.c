@@ -20,7 +20,8 @@ int engine_drv_init(struct engine_drv *d, const struct engine_ops *ops, struct e
 	d->reaped = calloc(cap ? cap : 1, sizeof(*d->reaped));
 	d->retry = calloc(cap ? cap : 1, sizeof(*d->retry));
 	d->fresh = calloc(cap ? cap : 1, sizeof(*d->fresh));
-	if (!d->reaped || !d->retry || !d->fresh) {
+	d->held = calloc(cap ? cap : 1, sizeof(*d->held));
+	if (!d->reaped || !d->retry || !d->fresh || !d->held) {
 		strbuf_addf(err, "%s: out of memory", ops->name);
 		return -ENOMEM;
 	}
@@ -47,8 +48,9 @@ void engine_drv_release(struct engine_drv *d)
 	free(d->reaped);
 	free(d->retry);
 	free(d->fresh);
-	d->reaped = d->retry = d->fresh = NULL;
-	d->nretry = d->nfresh = d->inflight = 0;
+	free(d->held);
+	d->reaped = d->retry = d->fresh = d->held = NULL;
+	d->nretry = d->nfresh = d->nheld = d->inflight = 0;
 }
 
 /* A completion where the rest is to be queued again: EAGAIN, EINTR, or a
@@ -97,11 +99,10 @@ static void drv_finish(struct engine_drv *d, struct engine_req *r)
 	d->done(d->arg, r);
 }
 
-int engine_drv_queue(struct engine_drv *d, struct engine_req *req)
+static int drv_queue_now(struct engine_drv *d, struct engine_req *req)
 {
 	int ret;
 
-	req->t_done_ns = 0; /* not completed yet (stamp_ready) */
 	ret = d->ops->queue(d->ctx, req);
 	if (ret == ENGINE_Q_BUSY) {
 		d->retry[d->nretry++] = req;
@@ -117,6 +118,37 @@ int engine_drv_queue(struct engine_drv *d, struct engine_req *req)
 		req->t_done_ns = engine_clock_now(d->ctx->clock);
 	drv_finish(d, req);
 	return ENGINE_Q_COMPLETED;
+}
+
+int engine_drv_queue(struct engine_drv *d, struct engine_req *req)
+{
+	req->t_done_ns = 0; /* not completed yet (stamp_ready) */
+	if (d->batch > 1 && (d->nheld || d->inflight >= d->batch)) {
+		/* enough in the device to bring completions (or some already
+		 * wait: they go first): wait for a batch */
+		d->held[d->nheld++] = req;
+		return ENGINE_Q_QUEUED;
+	}
+	return drv_queue_now(d, req);
+}
+
+/* Hands the held requests to the engine, oldest first, when a batch of them
+ * is there, when too few are in the device to be sure of a completion soon,
+ * or when all is true (a commit, or batching turned off); the ones the
+ * engine cannot take yet are kept to resubmit. */
+static void drv_release_held(struct engine_drv *d, bool all)
+{
+	unsigned i;
+
+	if (!d->nheld || (!all && d->batch > 1 && d->nheld < d->batch && d->inflight >= d->batch))
+		return;
+	for (i = 0; i < d->nheld; i++)
+		if (drv_queue_now(d, d->held[i]) == ENGINE_Q_BUSY)
+			break;
+	/* BUSY: that one is kept; the rest wait in the kept list too */
+	for (unsigned j = i + (i < d->nheld); j < d->nheld; j++)
+		d->retry[d->nretry++] = d->held[j];
+	d->nheld = 0;
 }
 
 int engine_drv_resubmit(struct engine_drv *d)
@@ -144,7 +176,7 @@ static void drv_stamp_submit(struct engine_drv *d)
 	}
 }
 
-int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
+static int drv_commit(struct engine_drv *d, struct strbuf *err)
 {
 	int ret;
 
@@ -153,6 +185,12 @@ int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
 	if (ret < 0)
 		strbuf_addf(err, "%s engine: submit failed: %s", d->ops->name, strerror(-ret));
 	return ret < 0 ? ret : 0;
+}
+
+int engine_drv_commit(struct engine_drv *d, struct strbuf *err)
+{
+	drv_release_held(d, true);
+	return drv_commit(d, err);
 }
 
 /* One reap of up to cap completions: stamped, then each through the policy
@@ -185,12 +223,13 @@ int engine_drv_turn(struct engine_drv *d, unsigned min, uint64_t wait_ns, struct
 	int ret;
 
 	(void)engine_drv_resubmit(d); /* BUSY: the rest waits for room */
+	drv_release_held(d, d->batch <= 1);
 	if (d->ops->flags & ENGINE_F_REAP_SUBMITS) {
 		/* the first reap submits in the system call it waits in */
 		d->submitting = d->nfresh > 0;
 		drv_stamp_submit(d);
 	} else {
-		ret = engine_drv_commit(d, err);
+		ret = drv_commit(d, err);
 		if (ret)
 			return ret;
 	}

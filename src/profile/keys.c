@@ -452,6 +452,12 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_BOOL, PFIELD(hipri), .def = "off",
 	  .help = "io_uring: polled completion (IOPOLL), direct = on; only for "
 		  "devices with poll queues (queue/io_poll = 1, e.g. NVMe poll_queues)." },
+	{ .section = "engine", .name = "submit_batch", .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(submit_batch),
+	  .min = 1, .max = 256, .def = "1",
+	  .help = "Hand I/Os to the kernel this many at a time while at least as many are in "
+		  "flight (fio's iodepth_batch_submit); 1 = each at once. For fast devices "
+		  "where the submission's cost limits IOPS." },
 	{ .section = "engine", .name = "affinity", .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(affinity), .def = "soft",
 	  /* in enum profile_affinity order */

@@ -380,6 +380,8 @@ static int worker_buffers(struct worker *w, const struct profile *p, unsigned ns
  * ring is opened by setup_workers once every worker is set up. */
 static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
 {
+	int ret;
+
 	w->ops = r->ops;
 	w->ctx.depth = w->nslots;
 	w->ctx.fds = (r->ops->flags & ENGINE_F_NO_FILES) ? NULL : w->fds;
@@ -396,7 +398,9 @@ static int worker_engine(struct run *r, struct worker *w, struct strbuf *err)
 	w->ctx.seed = w->index;
 	w->ctx.sqpoll = r->prof->sqpoll;
 	w->ctx.hipri = r->prof->hipri;
-	return engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
+	ret = engine_drv_init(&w->drv, w->ops, &w->ctx, w->nslots, worker_done, w, err);
+	w->drv.batch = r->prof->submit_batch;
+	return ret;
 }
 
 /* nstreams streams to start with, stream slots for bound (open loop grows

@@ -470,6 +470,7 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
 		w->stopping = true;
 		w->stop_at = now;
+		w->drv.batch = 0; /* what is held back goes now */
 	}
 	if (!w->stopping && (backup_test(r) || recovery_test(r)) && worker_all_done(w)) {
 		w->stopping = true;

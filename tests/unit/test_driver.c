@@ -588,6 +588,79 @@ static void test_reap_submits(void **state)
 	strbuf_release(&err);
 }
 
+/* Submit batching (batch = 4, the reap-submits engine as io_uring): with
+ * four in the engine, fresh requests are held back (counted in flight,
+ * never handed over) until four of them are there, then go in one turn,
+ * stamped then; when fewer than four are in the engine a turn hands over
+ * what is held; a commit, and batch = 0 (a stopping run), hand over all. */
+static void test_submit_batch(void **state)
+{
+	struct client *c = *state;
+	struct strbuf err = STRBUF_INIT;
+
+	engine_drv_release(&c->drv);
+	assert_int_equal(engine_drv_init(&c->drv, &engine_test_reap_submits, &c->ctx, MAX_REQS,
+					 client_done, c, &err),
+			 0);
+	assert_int_equal(engine_drv_open(&c->drv, &err), 0);
+	c->ctx.depth = MAX_REQS;
+	c->drv.batch = 4;
+	c->clock.virtual_ns = 10000;
+	for (unsigned i = 0; i < 7; i++)
+		assert_int_equal(
+			engine_drv_queue(&c->drv, req_at(c, i, ENGINE_OP_READ, 4096 * i, 4096)),
+			ENGINE_Q_QUEUED);
+	/* the first four went to the engine; three are held */
+	assert_int_equal(te_the->queue_calls, 4);
+	assert_int_equal(c->drv.nheld, 3);
+	assert_int_equal(engine_drv_inflight(&c->drv), 7);
+	te_the->s = (struct te_script){.reap_batch = 1};
+	c->clock.virtual_ns = 20000;
+	/* a turn reaps one: three left in the engine, below the batch, so
+	 * the three held go in the next turn, stamped then */
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), 1);
+	assert_int_equal(te_the->queue_calls, 4);
+	assert_int_equal(c->drv.nheld, 3);
+	c->clock.virtual_ns = 30000;
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), 1);
+	assert_int_equal(te_the->queue_calls, 7);
+	assert_int_equal(c->drv.nheld, 0);
+	for (unsigned i = 4; i < 7; i++)
+		assert_int_equal(c->reqs[i].t_submit_ns, 30000);
+	/* five in the engine: one, two, three more are held, the fourth makes
+	 * a batch and all four go at the next turn */
+	for (unsigned i = 7; i < 10; i++) {
+		assert_int_equal(
+			engine_drv_queue(&c->drv, req_at(c, i, ENGINE_OP_READ, 4096 * i, 4096)),
+			ENGINE_Q_QUEUED);
+		te_the->s = (struct te_script){.reap_batch = 1};
+		assert_int_equal(engine_drv_turn(&c->drv, 0, 0, &err), 1);
+	}
+	/* five reaped in all from seven: two in the engine, three held: below
+	 * the batch in the engine, they went */
+	assert_int_equal(c->drv.nheld, 0);
+	/* a commit hands over what is held at once */
+	for (unsigned i = 10; i < 16; i++)
+		(void)engine_drv_queue(&c->drv, req_at(c, i, ENGINE_OP_READ, 4096 * (i % 8), 4096));
+	assert_true(c->drv.nheld > 0);
+	assert_int_equal(engine_drv_commit(&c->drv, &err), 0);
+	assert_int_equal(c->drv.nheld, 0);
+	/* batch = 0: the next turn hands over everything held */
+	while (engine_drv_inflight(&c->drv))
+		assert_true(engine_drv_turn(&c->drv, 1, 5000, &err) > 0);
+	for (unsigned i = 0; i < 6; i++)
+		(void)engine_drv_queue(&c->drv, req_at(c, i, ENGINE_OP_READ, 4096 * i, 4096));
+	assert_int_equal(c->drv.nheld, 2);
+	c->drv.batch = 0;
+	te_the->s = (struct te_script){.reap_batch = 1};
+	assert_int_equal(engine_drv_turn(&c->drv, 1, 5000, &err), 1);
+	assert_int_equal(c->drv.nheld, 0);
+	while (engine_drv_inflight(&c->drv))
+		assert_true(engine_drv_turn(&c->drv, 1, 5000, &err) > 0);
+	assert_int_equal(c->ndone, 22);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +673,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sync_engine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_turn_minimum_and_times, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reap_submits, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_submit_batch, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
