@@ -22,7 +22,10 @@
 #      768MiB; 256MiB for best-done, quicker to lay out), WARM (warm-up seconds, default 1), FIO_BEST (fio's tuning,
 #      default "--fixedbufs --registerfiles --iodepth_batch_submit=8
 #      --iodepth_batch_complete_max=32", the batch sizes capped at the depth),
-#      DP_ENGINE (more [engine] lines for diskproof, e.g. "sqpoll = on")
+#      DP_BATCH (diskproof's [engine] submit_batch, default 8 as fio's
+#      --iodepth_batch_submit, capped at the depth as fio's is; 1: each I/O
+#      at once, diskproof's default), DP_ENGINE (more [engine] lines for
+#      diskproof, e.g. "sqpoll = on")
 #
 # Each side has its own data, made once: diskproof's pages (diskproof init)
 # and fio's blocks carrying its crc32c verify headers (a sequential write with
@@ -59,6 +62,8 @@ CASES=$(echo $CASES)
 WARM=${WARM:-1}
 BS=$(to_bytes "${BS:-4KiB}")
 SIZE=$(to_bytes "${SIZE:-$DEF_SIZE}")
+DP_BATCH=${DP_BATCH:-8}
+is_count "$DP_BATCH" DP_BATCH
 FIO_BEST=${FIO_BEST:---fixedbufs --registerfiles --iodepth_batch_submit=8 --iodepth_batch_complete_max=32}
 is_count "$ROUNDS" rounds
 is_count "$SECS" seconds
@@ -106,6 +111,7 @@ name = io_uring
 direct = on
 streams = $(($1 * $2))
 workers = $1
+submit_batch = $(($2 < DP_BATCH ? $2 : DP_BATCH))
 ${DP_ENGINE:-}
 [volume v]
 path = $4
@@ -181,7 +187,7 @@ echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "fio:       $("$FIO" --version), tuned: $FIO_BEST (batch sizes capped at the depth)"
 echo "runs:      $((BS >> 10)) KiB random reads over $((SIZE >> 20)) MiB a side, ${WARM} s warm-up +" \
 	"${SECS} s, $ROUNDS alternating rounds; $(nproc) CPUs"
-[ -z "${DP_ENGINE:-}" ] || echo "diskproof [engine]: $DP_ENGINE"
+echo "diskproof: submit_batch = $DP_BATCH (capped at the depth)${DP_ENGINE:+; [engine] $DP_ENGINE}"
 for t in ram disk; do
 	case " $CASES" in *:$t*) setup_target $t ;; esac
 done
