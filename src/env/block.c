@@ -225,7 +225,7 @@ static int disk_numa_node(const char *sysfs, const char *dir)
  * the SCSI disk's device/scsi_disk/H:C:T:L/cache_type, else "unknown". */
 static void disk_device_cache(const char *dir, char *out, size_t len)
 {
-	char sub[PATH_MAX];
+	char sub[PATH_MAX + 32];
 	struct dirent *e;
 	DIR *d;
 

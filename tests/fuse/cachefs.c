@@ -23,7 +23,9 @@
  * the process ends (exit 0). The backing directory then holds exactly what
  * the "storage" kept. Metadata (create, rename, unlink, truncate, mkdir) goes
  * straight to the backing directory, as on a filesystem whose metadata is
- * synchronous.
+ * synchronous: so a file written, fsynced and renamed over another through a
+ * lying rig is there after the cut, but without the data the lie dropped
+ * (a real lying drive would likely drop the rename with it).
  *
  * Every file is opened with direct I/O (FOPEN_DIRECT_IO): the kernel's page
  * cache is bypassed, so the rig's cache is the only one, and O_DIRECT opens
