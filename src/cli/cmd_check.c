@@ -12,8 +12,9 @@
  * volume (one aligned block written and read back in an unnamed temporary
  * file; a block device is only read), the filesystem and its mount options,
  * the free space the profile needs, every disk beneath the volumes (model,
- * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
- * CPU frequency governor, the NUMA placement of the workers, the memory the
+ * firmware, rotational, scheduler, queue depth, NUMA node; its write cache,
+ * FUA and atomic write unit), the atomic write unit statx reports on every
+ * volume, the CPU frequency governor, the NUMA placement of the workers, the memory the
  * run needs (run_memory_estimate), the open-file limit, whether every
  * volume's lock can be taken (a FAIL when not: the commands would refuse)
  * and whether another diskproof command holds a volume now (a WARN: a run
