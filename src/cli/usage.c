@@ -45,9 +45,10 @@ static const struct usage_command {
 	 "the space"},
 	{"check", CMD_CHECK, "[PROFILE]", "text|json", NOTE_PROFILE | NOTE_UNITS,
 	 "preflight: io_uring, direct I/O on every volume, filesystem and mount options, free "
-	 "space, each disk (model, firmware, scheduler, queue, write cache, NUMA node), CPU "
-	 "governor, worker placement, memory; one OK/WARN/FAIL line each; exit 3 when any "
-	 "FAILs"},
+	 "space, each disk (model, firmware, scheduler, queue, write cache and whether it is "
+	 "volatile, FUA, atomic write unit, NUMA node), the atomic write unit statx reports on "
+	 "every volume, CPU governor, worker placement, memory; one OK/WARN/FAIL line each; "
+	 "exit 3 when any FAILs"},
 	{"profiles", CMD_PROFILES, "[show NAME]", NULL, 0,
 	 "list the built-in profiles; \"show NAME\" prints a built-in profile's INI, to copy "
 	 "and edit"},
