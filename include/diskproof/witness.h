@@ -12,7 +12,7 @@
  * protocol.
  *
  * Contents: the acknowledgement record; the sink (open, send, close); the
- * reader (load, free); limits.
+ * reader (load, free); limits; the listening witness (serve).
  *
  * Functions return 0 or -errno; err (errlen bytes, may be NULL when errlen
  * is 0) receives a message complete enough to print as it is.
@@ -81,5 +81,36 @@ struct witness_log {
 int witness_load(const char *spec, struct witness_log *out, char *err, size_t errlen);
 /* Frees log's records; safe on a freed or zeroed log, and twice. */
 void witness_log_free(struct witness_log *log);
+
+/* ---- the listening witness (`diskproof witness --listen`) ---- */
+
+/* How long a writer waits for the witness's answer, and the witness for the
+ * rest of a dump's reader: past it the batch failed (the run stops). */
+#define WITNESS_TIMEOUT_MS 10000
+
+struct witness_server_stats {
+	uint64_t connections; /* accepted */
+	uint64_t batches;     /* made durable and answered */
+	uint64_t records;     /* in those batches */
+	uint64_t partial;     /* connections closed mid-batch: the part discarded */
+	uint64_t dropped;     /* connections dropped: not a witness client */
+	uint64_t dumps;	      /* the file sent to a reader (witness_load) */
+};
+
+/* One line the witness has to say (a connection, a drop); the caller prints. */
+typedef void (*witness_say_fn)(void *arg, const char *line);
+
+/*
+ * Listens at listen ("ADDR:PORT", "[ADDR6]:PORT"), appends
+ * every whole valid batch a writer sends to the witness file at path
+ * (witness_open's rules: created or appended to, never truncated) and answers
+ * it once fdatasync returned; a partial batch at a writer's end is discarded,
+ * a client that is not a witness writer dropped; a dump request gets the
+ * file. Several writers at once (poll). Returns 0 once stop_fd is readable
+ * (a signalfd), -errno with err filled when it cannot listen or cannot make
+ * a batch durable (that writer is told first). st counts what it did.
+ */
+int witness_serve(const char *listen, const char *path, int stop_fd, witness_say_fn say, void *arg,
+		  struct witness_server_stats *st, char *err, size_t errlen);
 
 #endif

@@ -32,10 +32,11 @@ enum cli_command {
 	CMD_DELETE = 1u << 10,
 	CMD_IMPORT = 1u << 11,
 	CMD_FLEET = 1u << 12,
-	CMD_GLOBAL = 1u << 13, /* before the command: diskproof --help, --version */
+	CMD_WITNESS = 1u << 13,
+	CMD_GLOBAL = 1u << 14, /* before the command: diskproof --help, --version */
 };
 
-#define CMD_ALL ((CMD_FLEET << 1) - 1) /* every command, not CMD_GLOBAL */
+#define CMD_ALL ((CMD_WITNESS << 1) - 1) /* every command, not CMD_GLOBAL */
 
 /* How an option takes its value. */
 enum cli_opt_arg {
@@ -144,6 +145,8 @@ struct cli_opts {
 	const char *host; /* run --host NAME */
 	unsigned repeat;  /* run --repeat N, 1..STORE_SERIES_MAX; 0: not given */
 	bool fresh;	  /* run --fresh: files created anew between a series' runs */
+	/* witness --listen ADDR:PORT --out FILE */
+	const char *listen, *out;
 };
 
 struct plan;
@@ -211,6 +214,10 @@ int cli_format_text_json(const char *format, bool *json);
 
 /* "diskproof plan [PROFILE]" (cmd_plan.c): the exit code. */
 int cli_cmd_plan(int argc, char **argv);
+
+/* "diskproof witness --listen ADDR:PORT --out FILE" (cmd_witness.c): the
+ * exit code. */
+int cli_cmd_witness(int argc, char **argv);
 
 /* "diskproof check [PROFILE]" (cmd_check.c): the exit code. */
 int cli_cmd_check(int argc, char **argv);

@@ -1019,6 +1019,7 @@ static const struct {
 	{"profiles", cmd_profiles},   {"report", cmd_report},	  {"list", cli_cmd_list},
 	{"compare", cli_cmd_compare}, {"delete", cli_cmd_delete}, {"import", cli_cmd_import},
 	{"plan", cli_cmd_plan},	      {"check", cli_cmd_check},	  {"fleet", cli_cmd_fleet},
+	{"witness", cli_cmd_witness},
 };
 
 /*

@@ -139,6 +139,10 @@ static const struct cli_opt_def opt_defs[] = {
 	 "verdict, then the spread of each figure; exits 0 only when every run passed"},
 	{"--fresh", 0, CLI_ARG_NONE, NULL, CMD_RUN,
 	 "with --repeat, create the database and log files anew before each run after the first"},
+	{"--listen", 0, CLI_ARG_REQUIRED, "ADDR:PORT", CMD_WITNESS,
+	 "accept writers' batches at ADDR:PORT (0.0.0.0:7000, [::]:7000)"},
+	{"--out", 0, CLI_ARG_REQUIRED, "FILE", CMD_WITNESS,
+	 "the witness file: created, or appended to (never truncated)"},
 	{"--help", 'h', CLI_ARG_NONE, NULL, CMD_ALL | CMD_GLOBAL, "print the usage and exit"},
 	{"--version", 'V', CLI_ARG_NONE, NULL, CMD_GLOBAL, "print the version and exit"},
 };
@@ -284,6 +288,13 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		o->params = true;
 	} else if (!strcmp(name, "--allow-mixed")) {
 		o->allow_mixed = true;
+	} else if (!strcmp(name, "--listen") || !strcmp(name, "--out")) {
+		*(!strcmp(name, "--out") ? &o->out : &o->listen) = val;
+		if (!*val) {
+			strbuf_addstr(err,
+				      name[2] == 'o' ? "needs a file name" : "needs ADDR:PORT");
+			ret = -EINVAL;
+		}
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;

@@ -74,6 +74,10 @@ static const struct usage_command {
 	 "significantly from the rest; --expect-hosts lists each expected host without a run as "
 	 "missing; exit 0 when every run passed and no host is missing, 1 otherwise (the "
 	 "fleet's verdict); simulated and real runs together: exit 2 unless --allow-mixed"},
+	{"witness", CMD_WITNESS, "--listen ADDR:PORT --out FILE", NULL, 0,
+	 "the durability witness, run on a host outside the failure domain: record every batch of "
+	 "acknowledgements a durability run sends, fsynced before answering, and hand the "
+	 "records to verify --witness ADDR:PORT; SIGINT or SIGTERM stop it (exit 0)"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

@@ -109,7 +109,7 @@ int run_durability_flush(struct worker *w)
 	pthread_mutex_unlock(&d->lock);
 	if (ret) {
 		w->fatal = ret < 0 ? ret : -EIO;
-		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "witness %s: %s",
+		snprintf(w->fatal_msg, sizeof(w->fatal_msg), "witness %.80s: %.160s",
 			 w->run->prof->witness, why[0] ? why : "it failed");
 		return w->fatal;
 	}

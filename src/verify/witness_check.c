@@ -98,9 +98,9 @@ static int source_open(struct source *s, const struct plan *pl, bool sim, uint32
 }
 
 /* A page whose CRC failed: torn (two adjacent generations' sectors) or
- * corrupt (see the head of the file). */
+ * corrupt (see the head of the file); *found its header's generation. */
 static enum verify_ack_class torn_or_corrupt(struct source *s, const struct plan_db *pdb,
-					     uint32_t size, uint64_t page)
+					     uint32_t size, uint64_t page, uint64_t *found)
 {
 	struct page_header h;
 	unsigned used[3] = {0};
@@ -108,6 +108,7 @@ static enum verify_ack_class torn_or_corrupt(struct source *s, const struct plan
 	memcpy(&h, s->buf, sizeof(h));
 	if (h.magic != PAGE_MAGIC || h.page_no != page || h.generation < 1)
 		return VERIFY_ACK_CORRUPT;
+	*found = h.generation; /* its first sector's */
 	for (unsigned k = 0; k < 3; k++)
 		page_stamp(s->gen[k], size, PAGE_KIND_DB, pdb->id, page, h.generation + k - 1,
 			   h.run_id, h.seed, true);
@@ -162,7 +163,7 @@ static int classify(struct source *s, const struct plan *pl, bool sim, const str
 	if (st == PAGE_OK || st == PAGE_NEWER)
 		*cls = *found >= a->generation ? VERIFY_ACK_INTACT : VERIFY_ACK_LOST;
 	else if (st == PAGE_BAD_CRC)
-		*cls = torn_or_corrupt(s, pdb, size, a->page);
+		*cls = torn_or_corrupt(s, pdb, size, a->page, found);
 	else
 		*cls = VERIFY_ACK_CORRUPT;
 	return 0;

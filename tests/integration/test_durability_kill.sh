@@ -5,7 +5,8 @@
 # instant loses nothing the page cache acknowledged (an honest cache), so
 # verify --witness exits 0, several times over; and a planted stale page (an
 # acknowledged page overwritten with an older copy of itself, pagetool stamp)
-# makes it exit 4 naming that page.
+# makes it exit 4 naming that page; so do a torn page (its first 4 KiB from
+# the acknowledged write, the rest from the next) and a corrupt one.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -58,4 +59,20 @@ expect_exit 4 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
 grep -q "^db1 page $page: lost after acknowledgement (acknowledged generation $gen, found $((gen - 1))" out ||
 	fail "the stale page $page is not named: $(head -3 out)"
 grep -q " 1 lost after acknowledgement" out || fail "not exactly one lost: $(tail -2 out)"
+
+# torn: the page's first 4 KiB from its acknowledged write, the rest from
+# the next generation's (a write cut mid-way); corrupt: bytes of neither
+"$PT" stamp "$db" "$page" "$gen"
+expect_exit 0 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
+dd if="$db" of=page.old bs=32768 skip="$page" count=1 status=none
+"$PT" stamp "$db" "$page" $((gen + 1))
+dd if=page.old of="$db" bs=4096 seek=$((page * 8)) count=1 conv=notrunc status=none
+expect_exit 4 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
+grep -q "^db1 page $page: torn (acknowledged generation $gen, found $gen" out ||
+	fail "the torn page $page is not named torn: $(head -3 out)"
+dd if=page.old of="$db" bs=32768 seek="$page" count=1 conv=notrunc status=none
+head -c 100 /dev/urandom | dd of="$db" bs=1 seek=$((page * 32768 + 5000)) conv=notrunc status=none
+expect_exit 4 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
+grep -q "^db1 page $page: corrupt " out || fail "the corrupt page $page is not named corrupt: $(head -3 out)"
+grep -q " 0 lost after acknowledgement, 0 torn, 1 corrupt" out || fail "corrupt: $(tail -2 out)"
 echo "ok"

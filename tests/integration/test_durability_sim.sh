@@ -69,12 +69,14 @@ grep -q "newest lost acknowledgement came [0-9.]* s before the simulated cut" ou
 # and as JSON
 expect_exit 4 "$DISKPROOF" verify ./lying.ini --witness "$WD/lying.witness" --format json
 python3 -c '
-import json, sys
+import json, sys, jsonschema
 d = json.load(open(sys.argv[1]))
+jsonschema.validate(d, json.load(open(sys.argv[3])))
 assert d["count"]["lost"] == int(sys.argv[2]), d["count"]
 assert d["result"] == "integrity_error"
 assert d["bad"][0]["class"] == "lost" and d["bad"][0]["acknowledged_generation"] > d["bad"][0]["found_generation"]
-' out "$lost" || fail "JSON classification wrong"
+' out "$lost" "$DP_SOURCE_DIR/docs/schema/verify-witness.schema.json" ||
+	fail "JSON classification wrong, or not as its schema says"
 
 # honest, the same cut: every acknowledged page intact
 profile honest honest 30s 7
