@@ -77,7 +77,7 @@ static const struct usage_command {
 	{"witness", CMD_WITNESS, "--listen ADDR:PORT --out FILE", NULL, 0,
 	 "the durability witness, run on a host outside the failure domain: record every batch of "
 	 "acknowledgements a durability run sends, fsynced before answering, and hand the "
-	 "records to verify --witness ADDR:PORT; SIGINT or SIGTERM stop it (exit 0)"},
+	 "records to verify (its witness: this ADDR:PORT); SIGINT or SIGTERM stop it (exit 0)"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,
