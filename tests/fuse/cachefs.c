@@ -559,8 +559,28 @@ static void *rig_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fuse_get_context()->private_data;
 }
 
+/* A clean unmount: what was not made durable is dropped all the same (the
+ * rig never writes back on its own), and the cache is freed. */
+static void rig_destroy(void *private_data)
+{
+	struct rig *r = private_data;
+
+	pthread_mutex_lock(&r->lock);
+	rig_cut = 1; /* the write-back thread stops */
+	while (r->files) {
+		struct cfile *f = r->files;
+
+		r->files = f->next;
+		cfile_drop_pages(f, 0);
+		close(f->fd);
+		free(f);
+	}
+	pthread_mutex_unlock(&r->lock);
+}
+
 static const struct fuse_operations rig_ops = {
 	.init = rig_init,
+	.destroy = rig_destroy,
 	.getattr = rig_getattr,
 	.readdir = rig_readdir,
 	.mkdir = rig_mkdir,
