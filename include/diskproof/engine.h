@@ -127,8 +127,28 @@ struct engine_sim_model {
 	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
 	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
 	double run_spread_pct;	       /* run-to-run spread of latencies (%), from the seed; 0 */
+	uint64_t lie_window_ns;	       /* lying: writes flushed this near the cut are lost */
+	uint64_t cut_at_ns;	       /* the simulated power cut (virtual time); 0 = none */
+	uint32_t write_cache;	       /* ENGINE_SIM_CACHE_*; 0 = none */
 	uint64_t seed;		       /* default 1 */
 };
+
+/* The sim engine's write cache at a power cut (sim.c): none keeps every
+ * acknowledged write (no cut model); honest keeps what a completed flush
+ * (a write-through write, ENGINE_RF_DSYNC) covered; lying also loses those
+ * that completed within lie_window of the cut; tearing is honest but leaves
+ * every page whose write was in flight at the cut torn. */
+enum engine_sim_cache {
+	ENGINE_SIM_CACHE_NONE,
+	ENGINE_SIM_CACHE_HONEST,
+	ENGINE_SIM_CACHE_LYING,
+	ENGINE_SIM_CACHE_TEARING,
+};
+
+/* What a block holds after the cut (engine_sim_survivors): its generation
+ * (0 = never written: init's 1) with ENGINE_SIM_TORN when a mix of two. */
+#define ENGINE_SIM_TORN 0x40000000u
+#define ENGINE_SIM_GEN_MASK 0x3fffffffu
 
 struct engine_ctx {
 	unsigned depth; /* most requests in flight at once */
@@ -203,6 +223,12 @@ const struct engine_ops *engine_find(const char *name);
 bool engine_simulated(const char *name);
 /* Checks an ops table: name set, and every hook set when available. 0/-EINVAL */
 int engine_ops_validate(const struct engine_ops *ops, struct strbuf *err);
+
+/* sim engine, a model with a write_cache: what block i of file f holds after
+ * the power cut (cut_at), for n = the file's blocks into out[0, n): the
+ * generation (0: init's) | ENGINE_SIM_TORN. 0, or -EINVAL when the engine
+ * keeps no such state (another engine, no cache model, no block size). */
+int engine_sim_survivors(const struct engine_ctx *ctx, unsigned f, uint32_t *out, uint64_t n);
 
 /* Probes the kernel for what the io_uring engine needs; 0, or -ENOSYS /
  * -EPERM / -EOPNOTSUPP with the reason in err. */

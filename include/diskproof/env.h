@@ -12,13 +12,17 @@
  *     host.node.N.cpus, host.io_uring, host.memlock_limit
  *   volume V: device.V.name, .model, .firmware, .serial, .rotational,
  *     .scheduler, .write_cache, .nr_requests, .logical_block_size,
- *     .physical_block_size, .size_bytes, .numa_node (the volume's device: a
- *     partition's disk, a stacked device's first disk beneath);
+ *     .physical_block_size, .size_bytes, .numa_node, .fua, .device_cache,
+ *     .atomic_write_unit_min, .atomic_write_unit_max, .atomic_write_max
+ *     (the volume's device: a partition's disk, a stacked device's first
+ *     disk beneath);
  *     volume.V.disks, volume.V.fstype, volume.V.mount_point,
- *     volume.V.mount_options
+ *     volume.V.mount_options, volume.V.atomic_write (statx at the path)
  *   every whole disk D beneath a volume: dev.D.model, .firmware, .serial,
  *     .rotational, .scheduler, .nr_requests, .write_cache,
- *     .logical_block_size, .physical_block_size, .size_bytes, .numa_node
+ *     .logical_block_size, .physical_block_size, .size_bytes, .numa_node,
+ *     .fua, .device_cache, .atomic_write_unit_min, .atomic_write_unit_max,
+ *     .atomic_write_max
  *   worker N (env_numa_worker_facts): worker.N.cpus, worker.N.volumes
  *   clock (env_clock_facts, with the host's): host.clock.synchronised,
  *     host.clock.max_error_us, host.clock.est_error_us, host.clock.state,
@@ -64,7 +68,21 @@ struct env_disk {
 	char rotational[16];
 	char scheduler[64]; /* the active one, without the brackets */
 	char nr_requests[16];
-	char write_cache[32]; /* "write back" or "write through" */
+	/* queue/write_cache: how the kernel treats the disk's cache. "write back"
+	 * = a volatile cache: a write is durable only after a flush (fsync sends
+	 * one) or with FUA; "write through" = no volatile cache (or one made so
+	 * by writing "write through" there: the kernel then sends no flush) */
+	char write_cache[32];
+	char fua[16]; /* queue/fua: "1" when the disk takes FUA writes, "0" */
+	/* what the device itself says of its cache, where the kernel shows it:
+	 * cache_type (virtio-blk), device/scsi_disk/ADDR/cache_type (SCSI, ATA);
+	 * "unknown" elsewhere (NVMe: write_cache is the controller's VWC bit) */
+	char device_cache[32];
+	/* queue/atomic_write_unit_min_bytes, _unit_max_bytes, atomic_write_max_bytes
+	 * (kernels >= 6.11): "0" when the disk offers no atomic writes */
+	char atomic_write_unit_min[24];
+	char atomic_write_unit_max[24];
+	char atomic_write_max[24];
 	char logical_block_size[16];
 	char physical_block_size[16];
 	char size_bytes[32];
@@ -106,6 +124,11 @@ int env_path_device(const char *sysfs, const char *path, char *name, size_t len)
  * partition table".
  */
 uint32_t env_dio_alignment(const char *path);
+/* The atomic write unit at path (statx STATX_WRITE_ATOMIC, kernels >= 6.11;
+ * a file there, an unnamed O_TMPFILE for a directory): 0 with *unit_min and
+ * *unit_max (both 0: no atomic writes there), -EOPNOTSUPP when the kernel or
+ * filesystem does not answer, or -errno. */
+int env_atomic_write(const char *path, uint32_t *unit_min, uint32_t *unit_max);
 bool env_block_device(const char *path, uint64_t *size);
 void env_device_signature(const char *path, struct strbuf *out);
 

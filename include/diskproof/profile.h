@@ -29,6 +29,9 @@ enum profile_test_type {
 	PROFILE_TEST_STRESS,
 	PROFILE_TEST_BACKUP,
 	PROFILE_TEST_RECOVERY,
+	/* writes made durable (write-through), each acknowledgement sent to a
+	 * witness, until a cut (docs/durability.md) */
+	PROFILE_TEST_DURABILITY,
 };
 
 /* [workload] model: Jetstress-like transactions, or plain fixed-size I/O. */
@@ -94,6 +97,15 @@ enum profile_affinity {
 #define PROFILE_MAX_VOLUMES 256
 #define PROFILE_MAX_NAME 64
 
+/* [sim] write_cache: what a simulated power cut ([sim] cut_at) keeps
+ * (engine.h, ENGINE_SIM_CACHE_*, in the same order). */
+enum profile_sim_cache {
+	PROFILE_SIM_CACHE_NONE,	   /* no cache model: every acknowledged write kept */
+	PROFILE_SIM_CACHE_HONEST,  /* a cut loses only writes no completed flush covered */
+	PROFILE_SIM_CACHE_LYING,   /* ... and flushed writes within lie_window of the cut */
+	PROFILE_SIM_CACHE_TEARING, /* honest, and pages in flight at the cut torn */
+};
+
 struct profile_sim {
 	uint64_t read_latency_ns;      /* default 2 ms */
 	uint64_t write_latency_ns;     /* default 3 ms */
@@ -112,6 +124,9 @@ struct profile_sim {
 	uint64_t stall_length_ns;      /* ... lasts this long (< the period) */
 	uint64_t stall_latency_ns;     /* ... and adds this to every I/O started in it */
 	double run_spread_pct;	       /* run-to-run spread of latencies (%), from the seed; 0 */
+	uint64_t lie_window_ns;	       /* lying cache: flushed writes this near the cut lost */
+	uint64_t cut_at_ns;	       /* the simulated power cut; 0 = none */
+	uint32_t write_cache;	       /* PROFILE_SIM_CACHE_*; default none */
 	uint64_t seed;		       /* default 1 */
 };
 
@@ -190,7 +205,9 @@ struct profile {
 	uint64_t max_errors;	    /* stop after this many I/O errors; 0 = never; 10 */
 	uint64_t io_timeout_ns;	    /* an I/O pending this long is hung; default 30 s */
 	uint64_t recovery_segments; /* recovery: log segments per database; default 500 */
-	uint64_t repeat; /* run: runs of one series (run --repeat N), 1..PROFILE_REPEAT_MAX; 1 */
+	uint64_t repeat;    /* run: runs of one series (run --repeat N), 1..PROFILE_REPEAT_MAX; 1 */
+	char *witness;	    /* durability: FILE or HOST:PORT (run --witness overrides); NULL */
+	uint64_t cut_at_ns; /* durability: when --cut-command runs; 0 = a random instant */
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */
@@ -320,7 +337,8 @@ struct profile_overrides {
 	bool has_warmup;
 	const char *engine;
 	unsigned streams;
-	unsigned repeat; /* run --repeat N; 0: not given */
+	unsigned repeat;     /* run --repeat N; 0: not given */
+	const char *witness; /* run or verify --witness SPEC; NULL: not given */
 };
 
 /*

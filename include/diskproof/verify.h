@@ -172,4 +172,60 @@ void verify_result_release(struct verify_result *r);
 bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint64_t index,
 		  uint64_t expected, bool exact, void *scratch, struct verify_bad *bad);
 
+/*
+ * The durability test's classification (witness_check.c, docs/durability.md):
+ * every page the witness saw acknowledged, at its newest acknowledgement,
+ * read back (a sim profile: the simulated cut's state beside its journal,
+ * cutstate.h) and classified. A page holding the acknowledged generation or
+ * a newer one (written after its last acknowledgement: in flight) is intact;
+ * an older one with a sound page is lost after acknowledgement; a page whose
+ * checksum fails but whose every 512-byte sector is the page as written at
+ * one of two adjacent generations is torn; anything else is corrupt.
+ */
+enum verify_ack_class {
+	VERIFY_ACK_INTACT,
+	VERIFY_ACK_LOST,
+	VERIFY_ACK_TORN,
+	VERIFY_ACK_CORRUPT,
+	VERIFY_ACK_CLASSES,
+};
+
+/* "intact", "lost after acknowledgement", "torn", "corrupt" */
+const char *verify_ack_class_name(enum verify_ack_class c);
+
+struct verify_ack_bad {
+	uint32_t db; /* plan order, 0-based (the witness's) */
+	uint64_t page;
+	uint64_t acked_gen; /* the newest acknowledgement's */
+	uint64_t found_gen; /* in the page's header (0: none) */
+	int64_t acked_ns;   /* its time, CLOCK_REALTIME */
+	uint8_t cls;	    /* enum verify_ack_class */
+};
+
+struct verify_ack_result {
+	uint64_t acks;			    /* records the witness holds for the run */
+	uint64_t pages;			    /* distinct pages acknowledged: classified */
+	uint64_t count[VERIFY_ACK_CLASSES]; /* per class */
+	uint64_t newer;			    /* intact pages written after their last ack */
+	int64_t cut_ns;			    /* the cut: sim's, else the last ack's time */
+	bool sim_cut;			    /* cut_ns is the simulated cut's */
+	int64_t newest_lost_ns;		    /* 0: none lost */
+	struct verify_ack_bad *bad;	    /* the first max_listed, db and page order */
+	size_t nr_bad;
+	uint64_t unlisted;
+};
+
+/*
+ * Classifies every page log acknowledged (newest acknowledgement per page)
+ * against the plan's files, or, with sim, against each database's cut state.
+ * max_listed: bad pages listed (0 = 20). 0, or -errno with err said (a file
+ * or state that cannot be read, an acknowledgement naming a database or page
+ * the plan does not have). The caller releases r (verify_ack_release).
+ */
+struct witness_log;
+int verify_witness(const struct plan *pl, bool sim, const struct witness_log *log,
+		   unsigned max_listed, struct verify_ack_result *r,
+		   struct strbuf *err) DP_MUST_CHECK;
+void verify_ack_release(struct verify_ack_result *r);
+
 #endif

@@ -579,6 +579,12 @@ struct wl_check {
 	 * has checked it) */
 	bool (*set_aside)(void *arg, struct wl_slot *s);
 	void *arg;
+	/* a write-through page write (ENGINE_RF_DSYNC) completed whole: page
+	 * of d (its database index db) holds generation gen durably, the
+	 * storage says, at t_done (durability test: the witness's record);
+	 * NULL: not wanted */
+	void (*durable)(void *arg, const struct wl_db *d, unsigned db, uint64_t page, uint64_t gen,
+			uint64_t t_done);
 };
 
 /*

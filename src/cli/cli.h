@@ -149,6 +149,13 @@ struct cli_opts {
 	const char *listen, *out;
 };
 
+struct plan;
+/* cmd_verify_witness.c: verify --witness SPEC, the durability test's
+ * classification printed; returns the exit code (0, 3 or 4). */
+int cli_verify_witness(const struct profile *p, const struct plan *pl, const char *spec, bool json);
+/* Whether a database of the plan has a simulated cut's state (cutstate.h). */
+bool cli_verify_sim_cut(const struct plan *pl);
+
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) DP_PRINTF(1, 2);
 

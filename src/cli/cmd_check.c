@@ -12,8 +12,9 @@
  * volume (one aligned block written and read back in an unnamed temporary
  * file; a block device is only read), the filesystem and its mount options,
  * the free space the profile needs, every disk beneath the volumes (model,
- * firmware, rotational, scheduler, queue depth, write cache, NUMA node), the
- * CPU frequency governor, the NUMA placement of the workers, the memory the
+ * firmware, rotational, scheduler, queue depth, NUMA node; its write cache,
+ * FUA and atomic write unit), the atomic write unit statx reports on every
+ * volume, the CPU frequency governor, the NUMA placement of the workers, the memory the
  * run needs (run_memory_estimate), the open-file limit, whether every
  * volume's lock can be taken (a FAIL when not: the commands would refuse)
  * and whether another diskproof command holds a volume now (a WARN: a run
@@ -75,6 +76,11 @@ static void report_disk_facts(struct json *j, const struct env_disk *d, const ch
 	json_str(j, "scheduler", d->scheduler);
 	json_str(j, "nr_requests", d->nr_requests);
 	json_str(j, "write_cache", d->write_cache);
+	json_str(j, "fua", d->fua);
+	json_str(j, "device_cache", d->device_cache);
+	json_str(j, "atomic_write_unit_min", d->atomic_write_unit_min);
+	json_str(j, "atomic_write_unit_max", d->atomic_write_unit_max);
+	json_str(j, "atomic_write_max", d->atomic_write_max);
 	if (d->numa_node >= 0)
 		json_i64(j, "numa_node", d->numa_node);
 	else
@@ -164,6 +170,29 @@ static void check_engine(struct check *c)
 
 /* ---- direct I/O ---- */
 
+/* The atomic write unit statx reports where a volume's files go. */
+static void check_atomic_at(struct check *c, const char *volume, const char *kind,
+			    const char *where)
+{
+	char what[PROFILE_MAX_NAME + 48];
+	uint32_t lo, hi;
+	int ret = env_atomic_write(where, &lo, &hi);
+
+	snprintf(what, sizeof(what), "atomic writes %s %s", kind, volume);
+	if (ret == -EOPNOTSUPP)
+		report(c, ENV_CHECK_OK, what,
+		       "unknown (statx does not say: a kernel before 6.11, or the filesystem)");
+	else if (ret)
+		report(c, ENV_CHECK_OK, what, "unknown: statx: %s", strerror(-ret));
+	else if (!hi)
+		report(c, ENV_CHECK_OK, what, "none (statx: no atomic write unit there)");
+	else
+		report(c, ENV_CHECK_OK, what,
+		       "%" PRIu32 " to %" PRIu32
+		       " bytes (statx: an RWF_ATOMIC write that size is never torn)",
+		       lo, hi);
+}
+
 static void check_direct_at(struct check *c, const char *volume, const char *kind, const char *path,
 			    uint32_t align)
 {
@@ -188,6 +217,7 @@ static void check_direct_at(struct check *c, const char *volume, const char *kin
 	       r.device ? "read (a device is only written by init and run)"
 			: "written and read back",
 	       strcmp(r.where, path) ? " (nearest existing directory)" : "");
+	check_atomic_at(c, volume, kind, r.where);
 }
 
 static void check_direct(struct check *c)
@@ -368,6 +398,36 @@ static void disks_of(struct disk_use *list, size_t *n, size_t max, const char *v
 	}
 }
 
+/* What a disk says of durability: its write cache (what "write back"
+ * means for a database), FUA, and its atomic write unit. */
+static void check_disk_durability(struct check *c, const struct env_disk *d)
+{
+	char what[ENV_NAME_MAX + 24], dev[64] = "";
+	const char *wc = !strcmp(d->write_cache, "write back")
+				 ? " (volatile: durable only after a flush or FUA)"
+			 : !strcmp(d->write_cache, "write through")
+				 ? " (not volatile: no flushes sent)"
+				 : "";
+	const char *fua = !strcmp(d->fua, "1") ? "yes" : !strcmp(d->fua, "0") ? "no" : d->fua;
+
+	if (!strcmp(d->device_cache, d->write_cache))
+		snprintf(dev, sizeof(dev), ", as the device says");
+	else if (strcmp(d->device_cache, "unknown"))
+		snprintf(dev, sizeof(dev), "; device says %s", d->device_cache);
+	snprintf(what, sizeof(what), "write cache of disk %s", d->name);
+	report(c, ENV_CHECK_OK, what, "%s%s%s; FUA %s", d->write_cache, wc, dev, fua);
+	snprintf(what, sizeof(what), "atomic writes of disk %s", d->name);
+	if (!strcmp(d->atomic_write_unit_max, "unknown"))
+		report(c, ENV_CHECK_OK, what,
+		       "unknown (no queue/atomic_write_* in /sys: a kernel before 6.11)");
+	else if (!strcmp(d->atomic_write_unit_max, "0"))
+		report(c, ENV_CHECK_OK, what, "none (queue/atomic_write_unit_max_bytes 0)");
+	else
+		report(c, ENV_CHECK_OK, what,
+		       "a unit of %s to %s bytes, at most %s bytes per write",
+		       d->atomic_write_unit_min, d->atomic_write_unit_max, d->atomic_write_max);
+}
+
 static void check_disks(struct check *c)
 {
 	size_t max = 2 * c->pl->nr_vols * 4 + 8, n = 0;
@@ -410,6 +470,7 @@ static void check_disks(struct check *c)
 		       "write cache %s, NUMA node %s (volume%s %s)",
 		       d.model, d.firmware, d.rotational, d.scheduler, d.nr_requests, d.write_cache,
 		       node, strchr(list[i].volumes, ',') ? "s" : "", list[i].volumes);
+		check_disk_durability(c, &d);
 	}
 	free(list);
 }

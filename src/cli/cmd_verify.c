@@ -467,18 +467,30 @@ int cli_cmd_verify(int argc, char **argv)
 		ret = cli_format_text_json(o.format, &json);
 	if (ret)
 		goto out;
-	if (engine_simulated(p.engine)) {
-		fprintf(stderr,
-			"diskproof: profile %s uses the sim engine, which keeps no files: "
-			"nothing to verify\n",
-			p.name);
-		ret = DP_EXIT_USAGE;
-		goto out;
-	}
 	ret = plan_build(&pl, &p, true, &err);
 	if (ret) {
 		cli_print_err(err.buf);
 		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	if (engine_simulated(p.engine) && !o.ov.witness) {
+		if (cli_verify_sim_cut(&pl))
+			fprintf(stderr,
+				"diskproof: profile %s: its durability run ended by a simulated "
+				"power cut; pages in flight then are no integrity error: name its "
+				"witness (verify %s --witness SPEC) to classify the acknowledged "
+				"pages\n",
+				p.name, p.name);
+		else
+			fprintf(stderr,
+				"diskproof: profile %s uses the sim engine, which keeps no files: "
+				"nothing to verify\n",
+				p.name);
+		ret = DP_EXIT_USAGE;
+		goto out;
+	}
+	if (engine_simulated(p.engine)) {
+		ret = cli_verify_witness(&p, &pl, o.ov.witness, json);
 		goto out;
 	}
 	/* nobody may write while pages are read back: a run's writes in flight
@@ -504,6 +516,10 @@ int cli_cmd_verify(int argc, char **argv)
 		fprintf(stderr,
 			"diskproof: verifying profile %s (%s): %zu volume(s), %zu database(s)%s\n",
 			p.name, p.origin, pl.nr_vols, pl.nr_dbs, o.deep ? ", deep" : "");
+	}
+	if (o.ov.witness) {
+		ret = cli_verify_witness(&p, &pl, o.ov.witness, json);
+		goto out;
 	}
 	if (adopt_held(&pl)) {
 		cli_print_err("verify: out of memory");

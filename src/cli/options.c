@@ -86,6 +86,9 @@ static const struct cli_opt_def opt_defs[] = {
 	 "regenerate and compare every byte, not only headers and checksums"},
 	{"--rate", 0, CLI_ARG_REQUIRED, "BYTES/s", CMD_VERIFY,
 	 "read at most BYTES per second (200MiB, say); 0: unlimited"},
+	{"--witness", 0, CLI_ARG_REQUIRED, "SPEC", CMD_RUN | CMD_VERIFY,
+	 "durability: the witness, a FILE or HOST:PORT (run: where acknowledgements go, over "
+	 "[test] witness; verify: classify every page it saw acknowledged)"},
 	{"--yes", 0, CLI_ARG_NONE, NULL, CMD_CLEAN,
 	 "remove without asking (needed without a terminal)"},
 	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
@@ -262,6 +265,8 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		o->deep = true;
 	} else if (!strcmp(name, "--rate")) {
 		ret = unit_parse_size(val, &o->rate, err);
+	} else if (!strcmp(name, "--witness")) {
+		o->ov.witness = val;
 	} else if (!strcmp(name, "--yes")) {
 		o->yes = true;
 	} else if (!strcmp(name, "--output")) {

@@ -45,9 +45,10 @@ static const struct usage_command {
 	 "the space"},
 	{"check", CMD_CHECK, "[PROFILE]", "text|json", NOTE_PROFILE | NOTE_UNITS,
 	 "preflight: io_uring, direct I/O on every volume, filesystem and mount options, free "
-	 "space, each disk (model, firmware, scheduler, queue, write cache, NUMA node), CPU "
-	 "governor, worker placement, memory; one OK/WARN/FAIL line each; exit 3 when any "
-	 "FAILs"},
+	 "space, each disk (model, firmware, scheduler, queue, write cache and whether it is "
+	 "volatile, FUA, atomic write unit, NUMA node), the atomic write unit statx reports on "
+	 "every volume, CPU governor, worker placement, memory; one OK/WARN/FAIL line each; "
+	 "exit 3 when any FAILs"},
 	{"profiles", CMD_PROFILES, "[show NAME]", NULL, 0,
 	 "list the built-in profiles; \"show NAME\" prints a built-in profile's INI, to copy "
 	 "and edit"},
@@ -76,7 +77,7 @@ static const struct usage_command {
 	{"witness", CMD_WITNESS, "--listen ADDR:PORT --out FILE", NULL, 0,
 	 "the durability witness, run on a host outside the failure domain: record every batch of "
 	 "acknowledgements a durability run sends, fsynced before answering, and hand the "
-	 "records to verify --witness ADDR:PORT; SIGINT or SIGTERM stop it (exit 0)"},
+	 "records to verify (its witness: this ADDR:PORT); SIGINT or SIGTERM stop it (exit 0)"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

@@ -48,6 +48,23 @@
  * leaves its pages undefined, as a real one may (partly written, torn):
  * until written again they read back with no header at all (zeros).
  *
+ * Write cache and power cut (write_cache, lie_window, cut_at; the model of
+ * each write's device): with a cache model each block also keeps what it
+ * would hold after a power cut at cut_at (0: never; then the end of the
+ * run), decided when the write is queued, since its completion time is
+ * known then. A write is flushed when it is write-through (ENGINE_RF_DSYNC:
+ * its completion is the durability point) and completes by the cut:
+ *     honest   a flushed write survives; any other (not flushed, or still
+ *              in flight at the cut) leaves the block as it was
+ *     lying    as honest, but a flushed write that completed within
+ *              lie_window before the cut is lost too (acknowledged, not kept)
+ *     tearing  as honest, and a block whose write was in flight at the cut
+ *              (queued before it, completing after) survives torn: a mix of
+ *              its old and new sectors (ENGINE_SIM_TORN)
+ * A dropped write (drop_write_rate) changes nothing there either. The run
+ * reads the survivors with engine_sim_survivors() and keeps them where
+ * verify reads them; reads during the run still see the last write.
+ *
  * Time: completions sit in a min-heap by completion time; reap pops the
  * earliest and moves the virtual clock to it. Same seed, same sequence.
  */
@@ -71,6 +88,9 @@ struct sim_device {
 
 struct sim_file {
 	uint32_t *gens; /* per block; 0 = initial (generation 1) */
+	/* with a write cache model: per block, what a cut leaves (gen |
+	 * ENGINE_SIM_TORN); NULL without one */
+	uint32_t *cut;
 	uint64_t nr_blocks;
 };
 
@@ -90,8 +110,10 @@ static void sim_cleanup(struct engine_ctx *ctx)
 
 	if (!p)
 		return;
-	for (unsigned i = 0; i < p->nr_files; i++)
+	for (unsigned i = 0; i < p->nr_files; i++) {
 		free(p->files[i].gens);
+		free(p->files[i].cut);
+	}
 	free(p->files);
 	free(p->devs);
 	free(p->heap);
@@ -146,6 +168,23 @@ out_nomem:
 	return -ENOMEM;
 }
 
+/* The model of file f's device. */
+static const struct engine_sim_model *sim_file_model(const struct engine_ctx *ctx,
+						     const struct engine_file *f)
+{
+	if (ctx->dev_sims && f->device < ctx->nr_devices)
+		return &ctx->dev_sims[f->device];
+	return ctx->sim;
+}
+
+/* Whether file f's device has a write cache model. */
+static bool sim_cache_model(const struct engine_ctx *ctx, const struct engine_file *f)
+{
+	const struct engine_sim_model *m = sim_file_model(ctx, f);
+
+	return m && m->write_cache != ENGINE_SIM_CACHE_NONE;
+}
+
 static int sim_open(struct engine_ctx *ctx, struct strbuf *err)
 {
 	struct sim_priv *p = ctx->priv;
@@ -162,6 +201,11 @@ static int sim_open(struct engine_ctx *ctx, struct strbuf *err)
 		p->files[i].nr_blocks = f->size / f->block;
 		p->files[i].gens = calloc(p->files[i].nr_blocks, sizeof(uint32_t));
 		if (!p->files[i].gens)
+			goto out_nomem;
+		if (!sim_cache_model(ctx, f))
+			continue;
+		p->files[i].cut = calloc(p->files[i].nr_blocks, sizeof(uint32_t));
+		if (!p->files[i].cut)
 			goto out_nomem;
 	}
 	snprintf(ctx->notes, sizeof(ctx->notes), "virtual time, %u simulated device(s)",
@@ -274,6 +318,42 @@ static void sim_torn(struct engine_ctx *ctx, struct sim_priv *p, const struct en
 		f->gens[blk] |= SIM_GEN_TORN;
 }
 
+/*
+ * What block *cut holds after the power cut once this write (generation gen,
+ * its completion at r->t_done_ns) is queued now: see "Write cache and power
+ * cut" above.
+ */
+static void sim_cut_write(const struct engine_ctx *ctx, const struct engine_sim_model *m,
+			  const struct engine_req *r, uint32_t *cut, uint32_t gen)
+{
+	uint64_t at = m->cut_at_ns ? m->cut_at_ns : UINT64_MAX, now = ctx->clock->virtual_ns;
+	bool flushed = (r->flags & ENGINE_RF_DSYNC) && r->t_done_ns <= at;
+
+	if (now >= at)
+		return; /* after the cut: never reached the device */
+	if (r->t_done_ns > at) {
+		/* in flight at the cut */
+		if (m->write_cache == ENGINE_SIM_CACHE_TEARING)
+			*cut = (*cut & ENGINE_SIM_GEN_MASK) | ENGINE_SIM_TORN;
+		return;
+	}
+	if (!flushed)
+		return; /* held in the volatile cache: lost */
+	if (m->write_cache == ENGINE_SIM_CACHE_LYING && at - r->t_done_ns < m->lie_window_ns)
+		return; /* acknowledged as flushed, not kept */
+	*cut = gen & ENGINE_SIM_GEN_MASK;
+}
+
+int engine_sim_survivors(const struct engine_ctx *ctx, unsigned f, uint32_t *out, uint64_t n)
+{
+	const struct sim_priv *p = ctx->priv;
+
+	if (!p || f >= p->nr_files || !p->files[f].cut || n > p->files[f].nr_blocks)
+		return -EINVAL;
+	memcpy(out, p->files[f].cut, n * sizeof(*out));
+	return 0;
+}
+
 static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct engine_sim_model *s,
 		     struct engine_req *r)
 {
@@ -295,6 +375,8 @@ static void sim_data(struct engine_ctx *ctx, struct sim_priv *p, const struct en
 		     o += ef->block, blk++) {
 			memcpy(&h, (const char *)r->buf + o, sizeof(h));
 			f->gens[blk] = (uint32_t)h.generation;
+			if (f->cut && s)
+				sim_cut_write(ctx, s, r, &f->cut[blk], (uint32_t)h.generation);
 		}
 		return;
 	}

@@ -3,9 +3,10 @@
  * block.c - block devices and mounts as sysfs and procfs describe them (see
  * env.h): which device holds a path, the whole disks beneath a partition or
  * a device-mapper / md device, a disk's model, firmware, queue settings and
- * NUMA node, and the mount of a path from mountinfo; and the probes of a
- * device that plan and verify need: the direct-I/O alignment at a path
- * (STATX_DIOALIGN, BLKSSZGET, sysfs), whether a path is a block device and
+ * NUMA node, its write cache, FUA and atomic write unit, and the mount of a
+ * path from mountinfo; and the probes of a device that plan and verify need:
+ * the direct-I/O alignment at a path (STATX_DIOALIGN, BLKSSZGET, sysfs), the
+ * atomic write unit (STATX_WRITE_ATOMIC), whether a path is a block device and
  * its size (BLKGETSIZE64), and what a device carries (libblkid signatures).
  * Reads only; the sysfs readers take the sysfs root so that the unit tests
  * can use a fixture tree.
@@ -220,6 +221,45 @@ static int disk_numa_node(const char *sysfs, const char *dir)
 	return -1;
 }
 
+/* What the device says of its own cache: virtio-blk's cache_type, else
+ * the SCSI disk's device/scsi_disk/H:C:T:L/cache_type, else "unknown". */
+static void disk_device_cache(const char *dir, char *out, size_t len)
+{
+	char sub[PATH_MAX + 32];
+	struct dirent *e;
+	DIR *d;
+
+	if (env_read_at(dir, "cache_type", out, len) == 0)
+		return;
+	snprintf(sub, sizeof(sub), "%s/device/scsi_disk", dir);
+	d = opendir(sub);
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.') {
+			char rel[NAME_MAX + 32];
+
+			snprintf(rel, sizeof(rel), "device/scsi_disk/%s/cache_type", e->d_name);
+			env_read_at(dir, rel, out, len);
+			break;
+		}
+	closedir(d);
+}
+
+/* The disk's write cache, FUA and atomic write facts. */
+static void disk_durability(const char *dir, struct env_disk *d)
+{
+	env_read_at(dir, "queue/write_cache", d->write_cache, sizeof(d->write_cache));
+	env_read_at(dir, "queue/fua", d->fua, sizeof(d->fua));
+	disk_device_cache(dir, d->device_cache, sizeof(d->device_cache));
+	env_read_at(dir, "queue/atomic_write_unit_min_bytes", d->atomic_write_unit_min,
+		    sizeof(d->atomic_write_unit_min));
+	env_read_at(dir, "queue/atomic_write_unit_max_bytes", d->atomic_write_unit_max,
+		    sizeof(d->atomic_write_unit_max));
+	env_read_at(dir, "queue/atomic_write_max_bytes", d->atomic_write_max,
+		    sizeof(d->atomic_write_max));
+}
+
 void env_disk_read(const char *sysfs, const char *name, struct env_disk *d)
 {
 	char dir[PATH_MAX], val[64];
@@ -236,7 +276,7 @@ void env_disk_read(const char *sysfs, const char *name, struct env_disk *d)
 	env_read_at(dir, "queue/scheduler", d->scheduler, sizeof(d->scheduler));
 	env_active_choice(d->scheduler);
 	env_read_at(dir, "queue/nr_requests", d->nr_requests, sizeof(d->nr_requests));
-	env_read_at(dir, "queue/write_cache", d->write_cache, sizeof(d->write_cache));
+	disk_durability(dir, d);
 	env_read_at(dir, "queue/logical_block_size", d->logical_block_size,
 		    sizeof(d->logical_block_size));
 	env_read_at(dir, "queue/physical_block_size", d->physical_block_size,
@@ -393,6 +433,49 @@ uint32_t env_dio_alignment(const char *path)
 	}
 	v = sysfs_logical_block(&st);
 	return v ? v : 4096;
+}
+
+/*
+ * STATX_WRITE_ATOMIC (Linux 6.11, include/uapi/linux/stat.h) is newer than
+ * glibc 2.36's and the kernel headers' struct statx here: the mask bit and
+ * the offsets of stx_atomic_write_unit_min and _max (0xa8, 0xac, in what
+ * those headers still call spare space; the struct is 0x100 bytes in both)
+ * are the kernel's ABI, taken from that header.
+ */
+#ifndef STATX_WRITE_ATOMIC
+#define STATX_WRITE_ATOMIC 0x00010000U
+#endif
+#define STX_ATOMIC_UNIT_MIN_OFFSET 0xa8
+#define STX_ATOMIC_UNIT_MAX_OFFSET 0xac
+_Static_assert(sizeof(struct statx) == 0x100, "struct statx is the kernel's 256 bytes");
+
+int env_atomic_write(const char *path, uint32_t *unit_min, uint32_t *unit_max)
+{
+	struct statx stx;
+	struct stat st;
+	int fd, ret = 0;
+
+	*unit_min = *unit_max = 0;
+	if (stat(path, &st) != 0)
+		return -errno;
+	/* O_NONBLOCK: a FIFO at a volume's path must not hang */
+	fd = S_ISDIR(st.st_mode) ? open(path, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)
+				 : open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	memset(&stx, 0, sizeof(stx));
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_WRITE_ATOMIC, &stx) != 0)
+		ret = -errno;
+	else if (!(stx.stx_mask & STATX_WRITE_ATOMIC))
+		ret = -EOPNOTSUPP;
+	else {
+		memcpy(unit_min, (const char *)&stx + STX_ATOMIC_UNIT_MIN_OFFSET,
+		       sizeof(*unit_min));
+		memcpy(unit_max, (const char *)&stx + STX_ATOMIC_UNIT_MAX_OFFSET,
+		       sizeof(*unit_max));
+	}
+	close(fd);
+	return ret;
 }
 
 /* Block-device facts of path: true when it is one, with its size. */

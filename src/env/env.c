@@ -5,6 +5,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -207,6 +208,11 @@ static void disk_facts(env_fact_fn fn, void *arg, const char *prefix, const char
 	else
 		snprintf(node, sizeof(node), "unknown");
 	fact3(fn, arg, prefix, name, "numa_node", node);
+	fact3(fn, arg, prefix, name, "fua", d->fua);
+	fact3(fn, arg, prefix, name, "device_cache", d->device_cache);
+	fact3(fn, arg, prefix, name, "atomic_write_unit_min", d->atomic_write_unit_min);
+	fact3(fn, arg, prefix, name, "atomic_write_unit_max", d->atomic_write_unit_max);
+	fact3(fn, arg, prefix, name, "atomic_write_max", d->atomic_write_max);
 }
 
 /* A partition's disk, else the device itself. */
@@ -246,6 +252,27 @@ static void mount_facts(const char *volume, const char *path, env_fact_fn fn, vo
 	fact3(fn, arg, "volume", volume, "mount_options", o.buf);
 	strbuf_release(&o);
 	free(m);
+}
+
+/* volume.V.atomic_write: statx's atomic write unit at path (its nearest
+ * existing directory): "MIN-MAX" bytes, "none", or "unknown" (no answer:
+ * a kernel before 6.11, or a filesystem that does not say). */
+static void atomic_fact(const char *volume, const char *path, env_fact_fn fn, void *arg)
+{
+	char at[PATH_MAX], val[48], *slash;
+	uint32_t lo, hi;
+	struct stat st;
+
+	snprintf(at, sizeof(at), "%s", path);
+	while (stat(at, &st) != 0 && (slash = strrchr(at, '/')) && slash != at)
+		*slash = '\0';
+	if (env_atomic_write(at, &lo, &hi) != 0)
+		snprintf(val, sizeof(val), "unknown");
+	else if (!hi)
+		snprintf(val, sizeof(val), "none");
+	else
+		snprintf(val, sizeof(val), "%" PRIu32 "-%" PRIu32, lo, hi);
+	fact3(fn, arg, "volume", volume, "atomic_write", val);
 }
 
 void env_collect_device(const char *volume, const char *path, env_fact_fn fn, void *arg)
@@ -288,6 +315,7 @@ void env_collect_device(const char *volume, const char *path, env_fact_fn fn, vo
 	} else {
 		mount_facts(volume, path, fn, arg);
 	}
+	atomic_fact(volume, path, fn, arg);
 	for (size_t i = 0; i < n; i++) {
 		env_disk_read(SYSFS, disks[i], &d);
 		disk_facts(fn, arg, "dev", disks[i], &d);

@@ -24,7 +24,10 @@ static const char *const sections[] = {
 	"test", "sizing", "workload", "thresholds", "engine", "sim", "volume",
 };
 
-static const char *const test_types[] = {"performance", "stress", "backup", "recovery", NULL};
+static const char *const test_types[] = {"performance", "stress",     "backup",
+					 "recovery",	"durability", NULL};
+/* in enum profile_sim_cache order */
+static const char *const sim_caches[] = {"none", "honest", "lying", "tearing", NULL};
 static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
@@ -47,8 +50,9 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_TYPE, PFIELD(type), .choices = test_types,
 	  .def = "performance",
 	  .help = "performance (strict thresholds), stress (long run, lenient maxima), backup "
-		  "(sequential read of every database) or recovery (write log segments, then "
-		  "replay them)." },
+		  "(sequential read of every database), recovery (write log segments, then "
+		  "replay them) or durability (write-through page writes, each acknowledgement "
+		  "sent to a witness, until a power cut: docs/durability.md)." },
 	{ .section = "test", .name = "duration", .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(duration_ns),
 	  .min = PROFILE_DURATION_MIN, .max = PROFILE_DURATION_MAX, .def = "2h",
@@ -79,6 +83,15 @@ static const struct profile_key keys[] = {
 	  .min = 1, .max = PROFILE_REPEAT_MAX, .def = "1",
 	  .help = "run: run the profile this many times as one series, as run --repeat N "
 		  "does (which overrides it); 1 = one run." },
+	{ .section = "test", .name = "witness", .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, PFIELD(witness),
+	  .help = "durability: where each acknowledgement goes, a witness file (on another "
+		  "device) or HOST:PORT (diskproof witness --listen); run --witness overrides." },
+	{ .section = "test", .name = "cut_at", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(cut_at_ns),
+	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
+	  .help = "durability: when run --cut-command runs its command, this long into the "
+		  "run; 0s = a random instant within the duration." },
 
 	/* [sizing] */
 	{ .section = "sizing", .name = "database_size", .type = PROFILE_KEY_SIZE,
@@ -540,6 +553,22 @@ static const struct profile_key keys[] = {
 	  .help = "Run-to-run spread of the simulated latencies, in percent: every latency of a "
 		  "run is scaled by one factor drawn from seed, uniform within +-this, so "
 		  "identical runs with other seeds differ as real runs do." },
+	{ .section = "sim", .name = "write_cache", .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(sim.write_cache), .choices = sim_caches,
+	  .def = "none",
+	  .help = "The simulated device's write cache at a power cut (cut_at): none (no cut "
+		  "model), honest (keeps every flushed write), lying (loses flushed writes "
+		  "within lie_window of the cut) or tearing (honest; pages in flight torn)." },
+	{ .section = "sim", .name = "lie_window", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.lie_window_ns),
+	  .min = 0, .max = 3600 * SEC, .def = "1s",
+	  .help = "write_cache = lying: writes acknowledged as flushed within this long "
+		  "before the cut are lost too." },
+	{ .section = "sim", .name = "cut_at", .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(sim.cut_at_ns),
+	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
+	  .help = "A durability test's simulated power cut, this long of virtual time into "
+		  "the run: the run ends there as a cut; 0s = at the duration's end." },
 	{ .section = "sim", .name = "seed", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.seed),
 	  .min = 0, .max = UINT64_MAX, .def = "1",

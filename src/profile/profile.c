@@ -315,6 +315,8 @@ static bool option_value(const struct profile_overrides *o, const char *option, 
 		strbuf_addstr(v, o->engine);
 	else if (!strcmp(option, "--data-dir") && o->data_dir)
 		strbuf_addstr(v, o->data_dir);
+	else if (!strcmp(option, "--witness") && o->witness)
+		strbuf_addstr(v, o->witness);
 	else
 		return false;
 	return true;
@@ -437,6 +439,16 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 		p->repeat = o->repeat;
 		p->options_applied |= PROFILE_OPT_REPEAT;
 	}
+	if (o->witness) {
+		char *w = strdup(o->witness);
+
+		if (!w) {
+			strbuf_addstr(err, "--witness: out of memory");
+			return -ENOMEM;
+		}
+		free(p->witness);
+		p->witness = w;
+	}
 	/* A new duration may cross 6 h: maxima the profile left to default follow. */
 	t->lenient = p->type == PROFILE_TEST_STRESS || p->duration_ns > PROFILE_LENIENT_AFTER;
 	if (!t->db_read_max_set)
@@ -529,6 +541,7 @@ void profile_release(struct profile *p)
 	free(p->volumes);
 	free(p->name);
 	free(p->description);
+	free(p->witness);
 	free(p->origin);
 	free(p->text);
 	memset(p, 0, sizeof(*p));
@@ -545,6 +558,8 @@ const char *profile_test_type_name(enum profile_test_type t)
 		return "backup";
 	case PROFILE_TEST_RECOVERY:
 		return "recovery";
+	case PROFILE_TEST_DURABILITY:
+		return "durability";
 	}
 	return "unknown";
 }

@@ -203,6 +203,17 @@ static bool hipri_direct(const struct profile *p, struct strbuf *why)
 	return true;
 }
 
+/* A durability test sends every acknowledgement to a witness: without one
+ * nothing could tell a lost acknowledged write from one never acknowledged. */
+static bool durability_witness(const struct profile *p, struct strbuf *why)
+{
+	if (p->type != PROFILE_TEST_DURABILITY || (p->witness && *p->witness))
+		return false;
+	strbuf_addstr(why, "a durability test needs a witness: set [test] witness = FILE (on "
+			   "another device) or HOST:PORT, or give --witness SPEC");
+	return true;
+}
+
 /* {name, keys, broken, after_options}, as in struct profile_rule */
 static const struct profile_rule rules[] = {
 	{"backup and recovery take no warm-up",
@@ -259,6 +270,10 @@ static const struct profile_rule rules[] = {
 	{"sqpoll and hipri are io_uring's",
 	 {{"engine", "sqpoll", NULL}, {"engine", "hipri", NULL}, {"engine", "name", "--engine"}},
 	 uring_flags_engine,
+	 true},
+	{"a durability test needs a witness",
+	 {{"test", "witness", "--witness"}, {"test", "type", NULL}},
+	 durability_witness,
 	 true},
 	{"hipri needs direct I/O",
 	 {{"engine", "hipri", NULL}, {"engine", "direct", NULL}},

@@ -154,6 +154,7 @@ int run_virtual(struct run *r)
 static void run_release(struct run *r)
 {
 	run_metrics_close(r);
+	run_durability_release(r);
 	for (unsigned i = 0; r->workers && i < r->nworkers; i++)
 		run_worker_release(&r->workers[i]);
 	free(r->workers);
@@ -479,6 +480,7 @@ static int run_tune_levels(struct run *r, struct run_outcome *out, struct strbuf
  * signal: the caller leaves at once). */
 static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
+	struct strbuf derr = STRBUF_INIT;
 	int ret;
 
 	/* --start-at: ready (the host counters too, whose event is a write
@@ -501,6 +503,12 @@ static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *er
 		out->abandoned = true;
 		return ret;
 	}
+	if (run_durability_close(r, &derr)) {
+		run_event(r, "error", derr.buf);
+		coord_stop(r, 0, derr.buf);
+		r->ctl.env_failed = true;
+	}
+	strbuf_release(&derr);
 	totals_pass_figures_record(r);
 	/* after a hang the journals stay as marked (lower bounds): a write
 	 * would block on the hung filesystem before the verdict */
@@ -546,6 +554,11 @@ int run_execute(const struct run_options *o, struct run_outcome *out, struct str
 			out->exit_code = DP_EXIT_USAGE;
 		goto out;
 	}
+	/* the witness before the run row: a durability run that cannot reach
+	 * its witness writes nothing */
+	ret = run_durability_open(&r, err);
+	if (ret)
+		goto out;
 	ret = run_row(&r, out, lock, err);
 	if (!ret && p->streams == PROFILE_STREAMS_AUTO)
 		ret = run_tune_levels(&r, out, err, &done);

@@ -45,6 +45,7 @@
 #include "diskproof/run.h"
 #include "diskproof/stats.h"
 #include "diskproof/store.h"
+#include "diskproof/witness.h"
 #include "diskproof/workload.h"
 
 #include "reach.h"
@@ -191,6 +192,12 @@ struct win_acc {
 	double sum, sumsq, max;
 };
 
+/* A worker's acknowledgements not sent yet (durability.c). */
+struct worker_acks {
+	struct witness_ack *a;
+	size_t n, cap;
+};
+
 struct worker {
 	struct run *run;
 	unsigned index;
@@ -239,6 +246,7 @@ struct worker {
 	 * the coordinator before the verdict */
 	atomic_int exit_state;
 	struct env_numa_worker numa; /* where it runs (the affinity setting) */
+	struct worker_acks acks;     /* durability: acknowledgements to send */
 };
 
 /* Whole-run totals per scope, as the store and eval take them. */
@@ -563,6 +571,23 @@ void run_metrics_final(struct run *r, uint64_t measured, const struct verdict *v
  * safe twice. */
 void run_metrics_close(struct run *r);
 
+/*
+ * A durability test (durability.c): the witness every acknowledgement goes
+ * to, and the simulated cut. Opened by run_durability_open (run.c, before
+ * the load), written by the workers under lock (each a batch of its own
+ * acknowledgements), closed by run_durability_close (run.c, after the load),
+ * which also keeps a simulated cut's survivors (cutstate.h).
+ */
+struct run_durability {
+	bool on;	      /* a durability test */
+	struct witness *w;    /* NULL until open, and after a failure's close */
+	pthread_mutex_t lock; /* one worker's batch at a time */
+	bool lock_made;
+	uint64_t epoch_ns;	/* CLOCK_REALTIME at the run clock's 0 */
+	uint64_t cut_ns;	/* sim: the cut on the run clock ([sim] cut_at); 0: none */
+	uint64_t acks, batches; /* sent */
+};
+
 struct run {
 	const struct run_options *opt;
 	const struct profile *prof;
@@ -586,7 +611,24 @@ struct run {
 	struct run_reach reach; /* the devices' reads over the measured time (reach.c) */
 	struct run_metrics metrics;
 	struct run_kmsg kmsg;
+	struct run_durability dur;
 };
+
+/* durability.c */
+/* The witness opened (the run's tag: profile name and start time), the
+ * workers' buffers made; nothing for another test. 0 or -errno, err said. */
+int run_durability_open(struct run *r, struct strbuf *err);
+/* The worker's acknowledgements sent as one batch (nothing when none): 0, or
+ * -errno with the worker's fatal message set (the run stops: an error). */
+int run_durability_flush(struct worker *w);
+/* wl_check.durable: an acknowledgement kept for the next flush. */
+void run_durability_ack(void *arg, const struct wl_db *d, unsigned db, uint64_t page, uint64_t gen,
+			uint64_t t_done);
+/* After the load: a simulated cut's survivors kept beside each journal, the
+ * witness closed, an event saying what was sent. 0, or -errno (err said). */
+int run_durability_close(struct run *r, struct strbuf *err);
+/* Frees what open made; safe twice. */
+void run_durability_release(struct run *r);
 
 static inline bool fixed_model(const struct run *r)
 {

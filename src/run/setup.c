@@ -231,6 +231,9 @@ static struct engine_sim_model sim_model(const struct profile_sim *s)
 					 .stall_length_ns = s->stall_length_ns,
 					 .stall_latency_ns = s->stall_latency_ns,
 					 .run_spread_pct = s->run_spread_pct,
+					 .lie_window_ns = s->lie_window_ns,
+					 .cut_at_ns = s->cut_at_ns,
+					 .write_cache = s->write_cache,
 					 .seed = s->seed};
 }
 

@@ -366,6 +366,16 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 	return false;
 }
 
+/* A write-through page write completed: its acknowledgement kept for the
+ * witness (durability.c), sent after this turn. */
+static void worker_check_durable(void *arg, const struct wl_db *d, unsigned db, uint64_t page,
+				 uint64_t gen, uint64_t t_done)
+{
+	struct worker_check *k = arg;
+
+	run_durability_ack(k->w, d, db, page, gen, t_done);
+}
+
 /* What the driver hands back: a request done (its remainders resubmitted,
  * EAGAIN retried), result the bytes moved in all or -errno. Accounted here,
  * then the generators' bookkeeping and the page checks (wl_complete). */
@@ -389,7 +399,8 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	s->hung_reported = false;
 	wl_complete(&w->wl, s, ok,
 		    &(const struct wl_check){worker_check_page, worker_check_log,
-					     worker_check_later, &k});
+					     worker_check_later, &k,
+					     w->run->dur.on ? worker_check_durable : NULL});
 }
 
 /* The driver's callback (driver.h): every completion it is done with. */
@@ -467,7 +478,8 @@ static void worker_check_stop(struct worker *w, uint64_t now)
 	struct run *r = w->run;
 
 	if (!w->stopping && (atomic_load_explicit(&r->ctl.stop, memory_order_acquire) ||
-			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration)) {
+			     now >= r->grid.t0 + r->grid.warmup + r->grid.duration ||
+			     (r->dur.cut_ns && now >= r->dur.cut_ns))) {
 		w->stopping = true;
 		w->stop_at = now;
 		w->drv.batch = 0; /* what is held back goes now */
@@ -549,6 +561,9 @@ bool worker_step(struct worker *w)
 		return false;
 	}
 	now = engine_drv_now(&w->drv);
+	/* durability: what this turn acknowledged, to the witness before more */
+	if (run_durability_flush(w))
+		return false;
 	if (w->npv) {
 		/* the streams whose pages wait for their check go first */
 		worker_check_stop(w, now);
@@ -574,6 +589,8 @@ void worker_finish(struct worker *w)
 	unsigned last;
 
 	worker_verify_pending(w, true); /* pages read and not checked yet */
+	if (!w->fatal)
+		run_durability_flush(w); /* the last turn's acknowledgements */
 	if (w->done && !r->virt)
 		/* backup: the last worker to finish says where the run ends */
 		while (atomic_load(&r->ctl.workers_done) < r->nworkers &&

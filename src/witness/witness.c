@@ -138,7 +138,7 @@ static int repair(int fd, const char *path, uint64_t *end, char *err, size_t err
 {
 	unsigned char *buf = NULL, head[WITNESS_FILE_HEADER] = WITNESS_FILE_MAGIC;
 	struct witness_log log;
-	size_t len, valid_end;
+	size_t len = 0, valid_end = 0;
 	int rc = witness_file_slurp(fd, &buf, &len);
 
 	if (rc)

@@ -112,17 +112,21 @@ static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s,
 			   const struct wl_check *k)
 {
 	bool write = s->req.op == ENGINE_OP_WRITE, verify = ok && c->cfg.verify;
+	bool durable = write && ok && k->durable && (s->req.flags & ENGINE_RF_DSYNC);
 
 	for (unsigned i = 1; i < s->npages; i++) {
 		uint64_t page = s->page + i;
 
 		if (!(s->held & (1ULL << i)))
 			continue;
-		if (write)
+		if (write) {
 			d->expect[page - d->lo] =
 				ok ? (uint32_t)wl_next_gen(d->expect[page - d->lo])
 				   : failed_mark(c);
-		else if (verify)
+			if (durable)
+				k->durable(k->arg, d, s->db, page, d->expect[page - d->lo],
+					   s->req.t_done_ns);
+		} else if (verify)
 			check_page(k, d, s, i, c->cfg.page_size);
 		d->busy[page - d->lo] &= (uint8_t)~WL_BUSY_IO;
 	}
@@ -131,10 +135,12 @@ static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s,
 		/* checked once the stream is on its way again */
 	} else {
 		d->busy[s->page - d->lo] &= (uint8_t)~WL_BUSY_IO;
-		if (write)
+		if (write) {
 			/* a failed write may have landed, or not, or in part */
 			d->expect[s->page - d->lo] = ok ? (uint32_t)s->gen : failed_mark(c);
-		else if (verify)
+			if (durable)
+				k->durable(k->arg, d, s->db, s->page, s->gen, s->req.t_done_ns);
+		} else if (verify)
 			check_page(k, d, s, 0, c->cfg.page_size);
 	}
 	if (s->kind == WL_SLOT_FLUSH)

@@ -80,8 +80,11 @@ static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool 
 	d->busy[s->page - d->lo] |= WL_BUSY_IO;
 	s->npages = 1; /* a read ahead or a merged write adds pages after this */
 	s->held = 1;
+	/* a durability test's page writes are write-through: each completion
+	 * is its durability point (the witness is told of it) */
 	wl_slot_request(s, read ? ENGINE_OP_READ : ENGINE_OP_WRITE, read ? IO_DB_READ : IO_DB_WRITE,
-			0, wl_file_db(s->db), d->pdb->base + s->page * p->page_size, p->page_size,
+			!read && p->type == PROFILE_TEST_DURABILITY ? ENGINE_RF_DSYNC : 0,
+			wl_file_db(s->db), d->pdb->base + s->page * p->page_size, p->page_size,
 			now);
 	if (!read)
 		wl_slot_stamp_write(c, s, d);

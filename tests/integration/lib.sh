@@ -270,3 +270,38 @@ YML
 	at_exit "kill $PROM; wait $PROM"
 	API="http://127.0.0.1:$PROM_PORT/api/v1"
 }
+
+# cachefs_mount MODE BACKING MNT [OPTION...]: the FUSE rig tests/fuse/cachefs
+# (a volatile write cache over BACKING: honest or lying) mounted at MNT, its
+# pid in $CACHEFS_PID, unmounted at exit; exit 77 without root, /dev/fuse or
+# the rig (built only where pkg-config finds fuse3). cachefs_cut: the rig's
+# power cut (SIGUSR1: the cache dropped, MNT detached, the rig gone).
+# cachefs_unmount: a clean unmount (what was not made durable is dropped
+# all the same: the rig never writes back on its own).
+cachefs_mount() {
+	local mode=$1 backing=$2 mnt=$3 rig="$DP_BINARY_DIR/tests/cachefs"
+	shift 3
+	need_root "FUSE mounts"
+	[ -c /dev/fuse ] || { echo "skipped: no /dev/fuse"; exit 77; }
+	[ -x "$rig" ] || { echo "skipped: the FUSE rig was not built (no libfuse3-dev)"; exit 77; }
+	mkdir -p "$backing" "$mnt"
+	"$rig" --mode "$mode" "$@" "$backing" "$mnt" 2>>"$WORK/cachefs.err" &
+	CACHEFS_PID=$!
+	CACHEFS_MNT=$mnt
+	at_exit "kill -9 $CACHEFS_PID; umount -l '$mnt'"
+	for _ in $(seq 1 100); do
+		grep -qF " $(realpath "$mnt") fuse" /proc/self/mounts && return 0
+		kill -0 $CACHEFS_PID 2>/dev/null ||
+			{ echo "skipped: the FUSE rig did not mount: $(cat "$WORK/cachefs.err")"; exit 77; }
+		sleep 0.1
+	done
+	fail "the FUSE rig did not mount $mnt in 10 s"
+}
+cachefs_cut() {
+	kill -USR1 "$CACHEFS_PID"
+	wait "$CACHEFS_PID" || fail "the FUSE rig's cut ended it with exit $?"
+}
+cachefs_unmount() {
+	umount "$CACHEFS_MNT" || fail "cannot unmount the FUSE rig at $CACHEFS_MNT"
+	wait "$CACHEFS_PID" || fail "the FUSE rig ended with exit $? at its unmount"
+}

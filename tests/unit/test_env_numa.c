@@ -106,6 +106,11 @@ static void build(const char *r, bool one_node, bool memory_node)
 	put(r, NVME "/numa_node", one_node ? "-1\n" : "1\n");
 	queue(r, NVME "/nvme0n1", "0\n", "[none] mq-deadline\n", "1023\n", "write back\n");
 	put(r, NVME "/nvme0n1/size", "2000000\n");
+	/* durability facts: FUA and an atomic write unit (kernels >= 6.11) */
+	put(r, NVME "/nvme0n1/queue/fua", "1\n");
+	put(r, NVME "/nvme0n1/queue/atomic_write_unit_min_bytes", "4096\n");
+	put(r, NVME "/nvme0n1/queue/atomic_write_unit_max_bytes", "65536\n");
+	put(r, NVME "/nvme0n1/queue/atomic_write_max_bytes", "131072\n");
 	link_to(r, NVME "/nvme0n1/device", "../../nvme0");
 	put(r, NVME "/nvme0n1/nvme0n1p1/partition", "1\n");
 	put(r, NVME "/nvme0n1/nvme0n1p1/size", "1000000\n");
@@ -116,6 +121,10 @@ static void build(const char *r, bool one_node, bool memory_node)
 	put(r, SAS "/rev", "A1B2\n");
 	queue(r, SAS "/block/sda", "1\n", "mq-deadline [bfq] none\n", "256\n", "write through\n");
 	put(r, SAS "/block/sda/size", "16000000\n");
+	/* the device's own cache (MODE SENSE WCE): write back, where the queue
+	 * was set to write through (no flushes sent: a volatile cache unflushed) */
+	put(r, SAS "/scsi_disk/0:0:0:0/cache_type", "write back\n");
+	put(r, SAS "/block/sda/queue/fua", "0\n");
 	link_to(r, SAS "/block/sda/device", "../../../0:0:0:0");
 
 	/* dm-0 over the partition and the SAS disk */
@@ -213,6 +222,11 @@ static void test_disk_facts(void **state)
 	assert_string_equal(d.physical_block_size, "4096");
 	assert_string_equal(d.size_bytes, "1024000000");
 	assert_int_equal(d.numa_node, 1);
+	assert_string_equal(d.fua, "1");
+	assert_string_equal(d.device_cache, "unknown"); /* NVMe: write_cache is the VWC bit */
+	assert_string_equal(d.atomic_write_unit_min, "4096");
+	assert_string_equal(d.atomic_write_unit_max, "65536");
+	assert_string_equal(d.atomic_write_max, "131072");
 
 	env_disk_read(f->root, "sda", &d);
 	assert_string_equal(d.model, "SAS DISK 8TB");
@@ -222,11 +236,16 @@ static void test_disk_facts(void **state)
 	assert_string_equal(d.scheduler, "bfq");
 	assert_string_equal(d.write_cache, "write through");
 	assert_int_equal(d.numa_node, 0); /* from the host adapter, up the path */
+	assert_string_equal(d.fua, "0");
+	assert_string_equal(d.device_cache, "write back"); /* device/scsi_disk/ADDR/cache_type */
+	assert_string_equal(d.atomic_write_unit_max, "unknown"); /* an older kernel's queue */
 
 	env_disk_read(f->root, "nosuch", &d); /* everything unknown, nothing fails */
 	assert_string_equal(d.model, "unknown");
 	assert_string_equal(d.size_bytes, "unknown");
 	assert_int_equal(d.numa_node, -1);
+	assert_string_equal(d.fua, "unknown");
+	assert_string_equal(d.device_cache, "unknown");
 }
 
 static void test_block_disks(void **state)

@@ -426,7 +426,7 @@ static void test_bad_values(void **state)
 		      "500ms or 2h");
 	expect_errors("[test]\ntype = benchmark\n" VOL,
 		      "t.ini:2: [test] type: \"benchmark\" is not one of performance, stress, "
-		      "backup or recovery");
+		      "backup, recovery or durability");
 	expect_errors("[engine]\nname = iouring\n" VOL,
 		      "t.ini:2: [engine] name: \"iouring\" is not one of io_uring, libaio, psync "
 		      "or sim; did you "
