@@ -32,10 +32,12 @@ enum cli_command {
 	CMD_DELETE = 1u << 10,
 	CMD_IMPORT = 1u << 11,
 	CMD_FLEET = 1u << 12,
-	CMD_GLOBAL = 1u << 13, /* before the command: diskproof --help, --version */
+	CMD_FINGERPRINT = 1u << 13,
+	CMD_LEARN = 1u << 14,
+	CMD_GLOBAL = 1u << 15, /* before the command: diskproof --help, --version */
 };
 
-#define CMD_ALL ((CMD_FLEET << 1) - 1) /* every command, not CMD_GLOBAL */
+#define CMD_ALL ((CMD_LEARN << 1) - 1) /* every command, not CMD_GLOBAL */
 
 /* How an option takes its value. */
 enum cli_opt_arg {
@@ -144,6 +146,13 @@ struct cli_opts {
 	const char *host; /* run --host NAME */
 	unsigned repeat;  /* run --repeat N, 1..STORE_SERIES_MAX; 0: not given */
 	bool fresh;	  /* run --fresh: files created anew between a series' runs */
+	/* fingerprint, learn: --data PATH, --log PATH (each repeatable),
+	 * --transactions N (< 0: not given), fingerprint compare --tolerance */
+	const char *data[8], *log[8];
+	size_t ndata, nlog;
+	double transactions;
+	double tolerance_pct;
+	bool has_tolerance;
 };
 
 /* Prints "diskproof: MESSAGE" and a hint to stderr; returns DP_EXIT_USAGE. */
@@ -301,6 +310,11 @@ int cli_run_finish(const struct cli_opts *o, struct metrics_server *s, int sfd, 
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
 int cli_cmd_verify(int argc, char **argv);
+
+/* "diskproof fingerprint ..." and "diskproof learn ..." (cmd_learn.c): the
+ * exit code. */
+int cli_cmd_fingerprint(int argc, char **argv);
+int cli_cmd_learn(int argc, char **argv);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cli_cmd_clean(int argc, char **argv);
