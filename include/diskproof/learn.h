@@ -177,6 +177,8 @@ struct learn_model {
 	uint64_t log_segment_size;
 	unsigned log_segments;
 	unsigned streams;
+	/* the sim's device model ([sim]): the observed mean latencies, in us */
+	double read_lat_us, write_lat_us, log_lat_us;
 };
 
 struct learn_fit {

@@ -150,6 +150,11 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
 	strbuf_addstr(out, "bdm = off\ncopies = 1\narrival = rate\n");
 	strbuf_addf(out, "rate = %.3f\n", m->rate);
 	strbuf_addf(out, "\n[engine]\nname = %s\ndirect = on\nstreams = %u\n", engine, m->streams);
+	if (m->read_lat_us > 0)
+		strbuf_addf(out,
+			    "\n[sim]\nread_latency = %.0fus\nwrite_latency = %.0fus\n"
+			    "log_write_latency = %.0fus\n",
+			    m->read_lat_us, m->write_lat_us, m->log_lat_us);
 	strbuf_addf(out, "\n[volume data]\npath = %s\n", data_path);
 	if (log_path)
 		strbuf_addf(out, "log_path = %s\n", log_path);
@@ -205,7 +210,6 @@ int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, c
 	learn_model_profile(m, "/nonexistent/learn-fit/data",
 			    obs->role[LEARN_LOG].present ? "/nonexistent/learn-fit/log" : NULL,
 			    "sim", FIT_SECONDS, &text);
-	strbuf_addstr(&text, "\n[sim]\nseed = 1\n");
 	ret = profile_parse(&p, "learn fit", text.buf, text.len, err);
 	if (ret)
 		goto out_text;
@@ -261,6 +265,11 @@ static void targets(const struct learn_fp *fp, double *t)
 	t[T_LOGB] = has_log ? (double)l->write_sectors * 512 / 1024 / s : 0;
 }
 
+static double clampd(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 static uint64_t pow2_near(double bytes)
 {
 	uint64_t p = 4096;
@@ -269,6 +278,41 @@ static uint64_t pow2_near(double bytes)
 	       fabs(log2((double)p * 2) - log2(bytes)) < fabs(log2((double)p) - log2(bytes)))
 		p *= 2;
 	return p;
+}
+
+/* Log writes under 4 KiB: the log record from the observed log bytes per
+ * transaction, not by the sim's bytes (it writes the log in 4 KiB blocks,
+ * where a device of 512-byte sectors writes less for small records); from
+ * 4 KiB on the sim's bytes correct it (model_correct). */
+static void log_record_fit(struct learn_model *m, const double *to)
+{
+	if (to[T_LOGB] > 0 && m->update_pages > 0 && to[T_LOGW] > 0 &&
+	    to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
+		m->log_record_size = (uint64_t)clampd(to[T_LOGB] * 1024 / m->rate / m->update_pages,
+						      16, 1 << 20);
+}
+
+/* The sim's latencies from the observed mean ones (iostat's awaits; a log
+ * write's is its write's and its flush's): group commit depends on them. */
+static void model_latencies(const struct learn_fp *obs, struct learn_model *m)
+{
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	const struct learn_role *lr =
+		&obs->role[obs->role[LEARN_LOG].present ? LEARN_LOG : LEARN_DATA];
+	const struct learn_counters *l = &lr->c;
+	uint64_t lw = l->writes;
+
+	if (lr->where.flush_counted_as_write && l->flushes < lw)
+		lw -= l->flushes;
+	/* none measured (a sim's fingerprint): the sim's defaults */
+	m->read_lat_us = d->read_ms ? 1000.0 * (double)d->read_ms / (double)d->reads : 2000;
+	m->write_lat_us = d->write_ms ? 1000.0 * (double)d->write_ms / (double)d->writes : 3000;
+	m->log_lat_us = l->write_ms + l->flush_ms
+				? 1000.0 * (double)(l->write_ms + l->flush_ms) / (double)lw
+				: 1000;
+	m->read_lat_us = clampd(m->read_lat_us, 1, 1e6);
+	m->write_lat_us = clampd(m->write_lat_us, 1, 1e6);
+	m->log_lat_us = clampd(m->log_lat_us, 1, 1e6);
 }
 
 /* What is copied, and the first guess of what is fitted. */
@@ -289,6 +333,7 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 				  ? (unsigned)(log_size / m->log_segment_size)
 				  : 64;
 	m->streams = 16;
+	model_latencies(obs, m);
 	m->rate = txn_rate > 0	   ? txn_rate
 		  : t[T_LOGW] > 0  ? t[T_LOGW]
 		  : t[T_READS] > 0 ? t[T_READS]
@@ -299,12 +344,8 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 		m->read_pages = 0;
 	m->log_record_size = 2048;
 	if (t[T_LOGB] > 0 && m->update_pages > 0)
-		m->log_record_size = (uint64_t)(t[T_LOGB] * 1024 / m->rate / m->update_pages);
-}
-
-static double clampd(double v, double lo, double hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
+		m->log_record_size =
+			(uint64_t)clampd(t[T_LOGB] * 1024 / m->rate / m->update_pages, 16, 1 << 20);
 }
 
 /* One proportional correction of m toward obs from pred; true when every
@@ -315,7 +356,8 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 	bool close = true;
 
 	for (int k = 0; k < T_N; k++)
-		if (to[k] > 0 && fabs(tp[k] / to[k] - 1) > 0.01)
+		if (to[k] > 0 && fabs(tp[k] / to[k] - 1) > 0.01 &&
+		    (k != T_LOGB || to[T_LOGB] * 1024 / to[T_LOGW] >= 4096))
 			close = false;
 	if (close)
 		return true;
@@ -324,9 +366,12 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
 		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
 	m->read_pages = clampd(m->read_pages + (to[T_READS] - tp[T_READS]) / m->rate, 0, 63);
-	if (to[T_LOGB] > 0 && tp[T_LOGB] > 0)
+	if (to[T_LOGB] > 0 && tp[T_LOGB] > 0 && to[T_LOGW] > 0 &&
+	    to[T_LOGB] * 1024 / to[T_LOGW] >= 4096)
 		m->log_record_size = (uint64_t)clampd(
 			(double)m->log_record_size * to[T_LOGB] / tp[T_LOGB], 16, 1 << 20);
+	else
+		log_record_fit(m, to);
 	return false;
 }
 
@@ -351,6 +396,11 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 	if (obs->role[LEARN_LOG].present && obs->role[LEARN_LOG].c.reads >= LEARN_EVENTS_MIN)
 		strbuf_addf(&fit->cannot, "log reads/s (%.1f observed): no log reader is fitted\n",
 			    (double)obs->role[LEARN_LOG].c.reads / s);
+	if (obs->role[LEARN_LOG].present && to[T_LOGW] > 0 && to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
+		strbuf_addstr(&fit->cannot,
+			      "log writes under 4 KiB: the sim writes the log in 4 KiB "
+			      "blocks; log_record_size is then set from the observed log "
+			      "bytes per transaction, not fitted on the sim\n");
 	if (!obs->role[LEARN_LOG].present)
 		strbuf_addstr(&fit->cannot,
 			      "log record size: no --log, so the log's bytes are not "
