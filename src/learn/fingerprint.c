@@ -485,16 +485,19 @@ static void jr_number(struct jr *r, double v)
 static void jr_text(struct jr *r, const char *s)
 {
 	if (!strcmp(r->path, "source"))
-		snprintf(r->fp->source, sizeof(r->fp->source), "%s", s);
+		snprintf(r->fp->source, sizeof(r->fp->source), "%.*s",
+			 (int)sizeof(r->fp->source) - 1, s);
 	else if (!strcmp(r->path, "start"))
-		snprintf(r->fp->start_utc, sizeof(r->fp->start_utc), "%s", s);
+		snprintf(r->fp->start_utc, sizeof(r->fp->start_utc), "%.*s",
+			 (int)sizeof(r->fp->start_utc) - 1, s);
 	else if (!strcmp(r->path, "kind") && strcmp(s, "diskproof-fingerprint"))
 		jr_fail(r, "kind is not diskproof-fingerprint");
 	else if (!strcmp(r->path, "data.devices") || !strcmp(r->path, "log.devices")) {
 		struct learn_where *w = &r->fp->role[r->path[0] == 'l'].where;
 
 		if (w->nr_devices < LEARN_DEVS_MAX)
-			snprintf(w->devices[w->nr_devices++], LEARN_NAME_MAX, "%s", s);
+			snprintf(w->devices[w->nr_devices++], LEARN_NAME_MAX, "%.*s",
+				 LEARN_NAME_MAX - 1, s);
 	}
 }
 
