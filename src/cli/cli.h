@@ -33,10 +33,12 @@ enum cli_command {
 	CMD_IMPORT = 1u << 11,
 	CMD_FLEET = 1u << 12,
 	CMD_WITNESS = 1u << 13,
-	CMD_GLOBAL = 1u << 14, /* before the command: diskproof --help, --version */
+	CMD_FINGERPRINT = 1u << 14,
+	CMD_LEARN = 1u << 15,
+	CMD_GLOBAL = 1u << 16, /* before the command: diskproof --help, --version */
 };
 
-#define CMD_ALL ((CMD_WITNESS << 1) - 1) /* every command, not CMD_GLOBAL */
+#define CMD_ALL ((CMD_LEARN << 1) - 1) /* every command, not CMD_GLOBAL */
 
 /* How an option takes its value. */
 enum cli_opt_arg {
@@ -147,6 +149,13 @@ struct cli_opts {
 	bool fresh;	  /* run --fresh: files created anew between a series' runs */
 	/* witness --listen ADDR:PORT --out FILE */
 	const char *listen, *out;
+	/* fingerprint, learn: --data PATH, --log PATH (each repeatable),
+	 * --transactions N (< 0: not given), fingerprint compare --tolerance */
+	const char *data[8], *log[8];
+	size_t ndata, nlog;
+	double transactions;
+	double tolerance_pct;
+	bool has_tolerance;
 };
 
 struct plan;
@@ -315,6 +324,11 @@ int cli_run_finish(const struct cli_opts *o, struct metrics_server *s, int sfd, 
 
 /* "diskproof verify [PROFILE]" (cmd_verify.c): the exit code. */
 int cli_cmd_verify(int argc, char **argv);
+
+/* "diskproof fingerprint ..." and "diskproof learn ..." (cmd_learn.c): the
+ * exit code. */
+int cli_cmd_fingerprint(int argc, char **argv);
+int cli_cmd_learn(int argc, char **argv);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cli_cmd_clean(int argc, char **argv);

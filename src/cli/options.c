@@ -51,8 +51,9 @@ int cli_usage_error(const char *fmt, ...)
  * one of the set_opt_*() functions.
  */
 static const struct cli_opt_def opt_defs[] = {
-	{"--duration", 0, CLI_ARG_REQUIRED, "D", CMD_RUN | CMD_PLAN | CMD_CHECK,
-	 "measure for D (overrides [test] duration)"},
+	{"--duration", 0, CLI_ARG_REQUIRED, "D",
+	 CMD_RUN | CMD_PLAN | CMD_CHECK | CMD_FINGERPRINT | CMD_LEARN,
+	 "measure for D (overrides [test] duration; fingerprint, learn: the window watched)"},
 	{"--warmup", 0, CLI_ARG_REQUIRED, "D", CMD_RUN | CMD_PLAN | CMD_CHECK,
 	 "warm up for D before measuring (overrides [test] warmup)"},
 	{"--engine", 0, CLI_ARG_REQUIRED, "NAME", CMD_RUN | CMD_PLAN | CMD_CHECK,
@@ -65,7 +66,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "place every volume at DIR/VOLUME (separate logs at DIR/VOLUME-log)"},
 	{"--db-size", 0, CLI_ARG_REQUIRED, "SIZE", CMD_PROFILE_ANY,
 	 "every database's size (wins over [sizing], capacity included)"},
-	{"--quiet", 'q', CLI_ARG_NONE, NULL, CMD_RUN | CMD_INIT | CMD_VERIFY,
+	{"--quiet", 'q', CLI_ARG_NONE, NULL,
+	 CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_FINGERPRINT | CMD_LEARN,
 	 "no progress or notes on stderr, only errors"},
 	{"--results", 0, CLI_ARG_REQUIRED, "FILE", CMD_RESULTS_ANY,
 	 "the results file (default " DEFAULT_RESULTS ")"},
@@ -91,8 +93,17 @@ static const struct cli_opt_def opt_defs[] = {
 	 "[test] witness; verify: classify every page it saw acknowledged)"},
 	{"--yes", 0, CLI_ARG_NONE, NULL, CMD_CLEAN,
 	 "remove without asking (needed without a terminal)"},
-	{"--output", 'o', CLI_ARG_REQUIRED, "FILE", CMD_REPORT | CMD_COMPARE | CMD_FLEET,
+	{"--output", 'o', CLI_ARG_REQUIRED, "FILE",
+	 CMD_REPORT | CMD_COMPARE | CMD_FLEET | CMD_FINGERPRINT | CMD_LEARN,
 	 "write to FILE (atomically) instead of stdout"},
+	{"--data", 0, CLI_ARG_REQUIRED, "PATH", CMD_FINGERPRINT | CMD_LEARN,
+	 "watch the devices under PATH as the database's data (repeat for each)"},
+	{"--log", 0, CLI_ARG_REQUIRED, "PATH", CMD_FINGERPRINT | CMD_LEARN,
+	 "watch the devices under PATH as its log (repeat for each)"},
+	{"--transactions", 0, CLI_ARG_REQUIRED, "N", CMD_FINGERPRINT | CMD_LEARN,
+	 "the transactions the database made in the window: figures per transaction too"},
+	{"--tolerance", 0, CLI_ARG_REQUIRED, "PCT", CMD_FINGERPRINT,
+	 "fingerprint compare: a row is off when it differs by more than PCT (default 10)"},
 	{"--wide", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
 	 "text: every table with all its columns, whatever the width (COLUMNS, the terminal's)"},
 	{"--params", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
@@ -295,6 +306,30 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 				      name[2] == 'o' ? "needs a file name" : "needs ADDR:PORT");
 			ret = -EINVAL;
 		}
+	} else if (!strcmp(name, "--data") || !strcmp(name, "--log")) {
+		bool data = !strcmp(name, "--data");
+		size_t *n = data ? &o->ndata : &o->nlog;
+
+		if (!*val) {
+			strbuf_addstr(err, "needs a PATH");
+			ret = -EINVAL;
+		} else if (*n == DP_ARRAY_SIZE(o->data)) {
+			strbuf_addstr(err, "given too many times");
+			ret = -E2BIG;
+		} else {
+			(data ? o->data : o->log)[(*n)++] = val;
+		}
+	} else if (!strcmp(name, "--transactions")) {
+		char *end;
+
+		o->transactions = strtod(val, &end);
+		if (end == val || *end || !(o->transactions >= 0 && o->transactions < 1e15)) {
+			strbuf_addstr(err, "needs a number of transactions, 0 or more");
+			ret = -EINVAL;
+		}
+	} else if (!strcmp(name, "--tolerance")) {
+		ret = pct_parse(val, &o->tolerance_pct, err);
+		o->has_tolerance = true;
 	} else if (!strcmp(name, "--fail-on-regression")) {
 		o->gate = true;
 		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
@@ -571,6 +606,7 @@ int cli_opts_parse(int argc, char **argv, unsigned command, struct cli_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->results = DEFAULT_RESULTS;
+	o->transactions = -1;
 	shorts[ns++] = '-'; /* positionals in order, whatever POSIXLY_CORRECT says */
 	shorts[ns++] = ':'; /* a missing value is ':', not '?' */
 	for (size_t k = 0; k < DP_ARRAY_SIZE(opt_defs); k++) {

@@ -78,6 +78,22 @@ static const struct usage_command {
 	 "the durability witness, run on a host outside the failure domain: record every batch of "
 	 "acknowledgements a durability run sends, fsynced before answering, and hand the "
 	 "records to verify (its witness: this ADDR:PORT); SIGINT or SIGTERM stop it (exit 0)"},
+	{"fingerprint", CMD_FINGERPRINT,
+	 "--data PATH [--log PATH] --duration D | compare A.json B.json", NULL, NOTE_UNITS,
+	 "watch the block devices under the paths for D (Ctrl-C ends it early; reads "
+	 "/proc/diskstats "
+	 "once a second, needs no privileges, writes nothing to the devices) and write their "
+	 "fingerprint as JSON (-o FILE, else stdout): per role data and log the reads and writes a "
+	 "second, reads:writes, mean read and write sizes, flushes a second, queue depth and "
+	 "latencies, per transaction with --transactions N; \"compare A.json B.json\" prints "
+	 "figure | A | B | diff %, rows of fewer than 200 events left out and said, and exits 1 "
+	 "when an asserted row differs by more than --tolerance PCT (default 10)"},
+	{"learn", CMD_LEARN, "--data PATH [--log PATH] --duration D -o PROFILE", NULL, NOTE_UNITS,
+	 "watch the devices under the paths as fingerprint does, then fit a profile to what was "
+	 "seen on the sim engine and write it to PROFILE: one [volume] at the data path with "
+	 "log_path at the log path, sizes from the files found there, and a header with the "
+	 "window, the sources used and not, the observed fingerprint, each key's origin, the "
+	 "residual of every figure and what the model cannot make"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

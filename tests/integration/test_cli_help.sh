@@ -13,7 +13,7 @@ COMPLETION="$DP_SOURCE_DIR/deploy/bash-completion/diskproof"
 
 expect_exit 0 "$DISKPROOF" help
 cmds=$(sed -n '/^commands:/,/^$/s/^  \([a-z]\+\).*/\1/p' out)
-[ "$(echo $cmds)" = "run init verify clean plan check profiles report list compare fleet witness delete import" ] ||
+[ "$(echo $cmds)" = "run init verify clean plan check profiles report list compare fleet witness fingerprint learn delete import" ] ||
 	fail "commands listed by help: $(echo $cmds)"
 for c in $cmds; do
 	for how in "$c --help" "$c -h" "help $c"; do

@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * learn.h - a server's load measured and learnt (docs/learn.md): the block
+ * devices under a path (observe.c), a device fingerprint over a window from
+ * /proc/diskstats (fingerprint.c: the figures, their JSON, the comparison of
+ * two) and a profile fitted on the sim engine to make the same fingerprint
+ * (learn.c). Uses env (devices, counters), profile, run and store (the sim
+ * runs of the fit), util; nothing here prints.
+ *
+ * Roles. A fingerprint has two roles, data and log: each the sum of the
+ * devices under the paths given for it (--data, --log), each device once. A
+ * source fills part of a fingerprint over a window; the only source built is
+ * /proc/diskstats (LEARN_SRC_DISKSTATS); BPF tracing and the database's own
+ * counters come as further sources.
+ *
+ * Ownership: everything here is plain data in the caller's structs, except
+ * learn_profile_write's text (a strbuf of the caller's). Functions return 0
+ * or -errno with err filled as "where: what: why".
+ */
+#ifndef DISKPROOF_LEARN_H
+#define DISKPROOF_LEARN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diskproof/util.h"
+
+enum learn_role_id {
+	LEARN_DATA,
+	LEARN_LOG,
+	LEARN_ROLES,
+};
+
+#define LEARN_PATHS_MAX 8    /* paths a role may be given */
+#define LEARN_DEVS_MAX 16    /* devices a role may watch */
+#define LEARN_NAME_MAX 64    /* a kernel device name */
+#define LEARN_EVENTS_MIN 200 /* rows with fewer events are left out of a comparison */
+
+/* ---- one device's counters (fingerprint.c) ---- */
+
+/* The /proc/diskstats fields a fingerprint uses, cumulative (or a window's
+ * difference, after learn_counters_delta). has_flushes: the kernel prints
+ * the flush fields (5.5 and later). */
+struct learn_counters {
+	uint64_t reads, read_sectors, read_ms;
+	uint64_t writes, write_sectors, write_ms;
+	uint64_t io_ms, queue_ms;
+	uint64_t flushes, flush_ms;
+	bool has_flushes;
+};
+
+/* The line of device name in diskstats text into *out. 0, or -ENOENT when
+ * no line names it (lines of another shape are skipped). */
+int learn_diskstats_find(const char *text, const char *name, struct learn_counters *out);
+
+/* out = b - a field by field (counters_delta's wrap rule); out->has_flushes
+ * when both have them. */
+void learn_counters_delta(const struct learn_counters *a, const struct learn_counters *b,
+			  struct learn_counters *out);
+
+/* sum += c, field by field; has_flushes only while every part has them. */
+void learn_counters_add(struct learn_counters *sum, const struct learn_counters *c, bool first);
+
+/* ---- a fingerprint ---- */
+
+/* Where a role's I/O was watched: the paths given, the devices under them
+ * (each watched once), the block stack beneath (partition -> disk, md and
+ * dm members) and the files behind loop devices, named and not watched. */
+struct learn_where {
+	char paths[LEARN_PATHS_MAX][256];
+	size_t nr_paths;
+	char devices[LEARN_DEVS_MAX][LEARN_NAME_MAX];
+	size_t nr_devices;
+	char beneath[LEARN_DEVS_MAX][LEARN_NAME_MAX];
+	size_t nr_beneath;
+	char backing[LEARN_DEVS_MAX][256];
+	size_t nr_backing;
+	/* every watched device lacks FUA (queue/fua 0): the kernel sends a
+	 * write-through write as the write and then a flush of its own, which
+	 * diskstats counts as a flush and as a write of no sectors */
+	bool flush_counted_as_write;
+};
+
+/* One role of a fingerprint: the window's counters, summed over its devices. */
+struct learn_role {
+	bool present; /* a path was given for it */
+	struct learn_where where;
+	struct learn_counters c; /* the window's differences */
+};
+
+struct learn_fp {
+	char source[64];     /* "diskstats", or "sim" for a fit's prediction */
+	char start_utc[32];  /* the window's start, RFC 3339 UTC; "" unknown */
+	double seconds;	     /* the window */
+	double transactions; /* in the window; < 0: not known (figures per second) */
+	struct learn_role role[LEARN_ROLES];
+};
+
+/* A figure of a fingerprint (fingerprint.c's table, the compare table's rows). */
+struct learn_figure {
+	const char *label; /* "data reads/s" */
+	const char *key;   /* "data.reads_per_s", its JSON name */
+	double value;	   /* NAN when it cannot be had (no such role, no transactions) */
+	uint64_t events;   /* the events it is computed from */
+	bool asserted;	   /* compared within the tolerance (else shown only) */
+	int decimals;
+};
+
+#define LEARN_FIGURES_MAX 40
+
+/* The figures of fp into out (at most LEARN_FIGURES_MAX), in table order;
+ * returns how many. Pure. */
+size_t learn_fp_figures(const struct learn_fp *fp, struct learn_figure *out);
+
+/* The fingerprint as a JSON document (docs/schema/fingerprint.schema.json),
+ * with a final newline, appended to out. */
+void learn_fp_json(const struct learn_fp *fp, struct strbuf *out);
+
+/* Parses a document learn_fp_json wrote. -EINVAL (err says where) for one
+ * that is not a fingerprint. origin names it in messages. */
+int learn_fp_parse(const char *text, const char *origin, struct learn_fp *fp,
+		   struct strbuf *err) DP_MUST_CHECK;
+
+/* The comparison of a and b: per figure (rows with fewer than
+ * LEARN_EVENTS_MIN events on either side left out and said), the diff in
+ * percent of b against a, asserted rows off by more than tol_pct named.
+ * The table appended to out as text within width columns; *off the
+ * asserted rows off, *asserted those compared, *left_out those left out. */
+void learn_fp_compare(const struct learn_fp *a, const struct learn_fp *b, const char *name_a,
+		      const char *name_b, double tol_pct, struct strbuf *out, unsigned *off,
+		      unsigned *asserted, unsigned *left_out);
+
+/* ---- devices and the window (observe.c) ---- */
+
+/*
+ * The devices under path into w (added to what w holds, each once): the
+ * device holding its filesystem (or path itself when a block device), the
+ * stack beneath, loop backing files, FUA. sysfs is "/sys" but in tests.
+ * -ENODEV when no block device is under path (tmpfs, NFS), err says so.
+ */
+int learn_where_add(const char *sysfs, const char *path, struct learn_where *w,
+		    struct strbuf *err) DP_MUST_CHECK;
+
+/* The same from a kernel device name (what learn_where_add does once it
+ * has found the device; the unit tests plant a sysfs tree). */
+int learn_where_add_device(const char *sysfs, const char *name, struct learn_where *w,
+			   struct strbuf *err) DP_MUST_CHECK;
+
+struct learn_observe {
+	const char *proc;    /* "/proc" but in tests */
+	uint64_t window_ns;  /* the window asked for */
+	uint64_t step_ns;    /* between reads: 1 s */
+	int signal_fd;	     /* readable: the window ends now (SIGINT); -1 none */
+	double transactions; /* < 0: not known */
+	/* called after each read with the seconds so far; may be NULL */
+	void (*progress)(void *arg, double seconds, double window_s);
+	void *arg;
+};
+
+/* Watches fp's roles (where filled, present set) over the window: reads
+ * /proc/diskstats every step, fills the roles' counters and seconds. Never
+ * writes to a device. 0, or -errno (a device gone, diskstats unreadable). */
+int learn_observe_window(const struct learn_observe *o, struct learn_fp *fp,
+			 struct strbuf *err) DP_MUST_CHECK;
+
+/* ---- the fit and the profile (learn.c) ---- */
+
+/* The keys a learned profile sets, each with its origin. */
+struct learn_model {
+	double rate;		  /* transactions/s */
+	double update_pages;	  /* pages a transaction changes */
+	double read_pages;	  /* more pages it reads */
+	uint64_t page_size;	  /* bytes */
+	uint64_t log_record_size; /* bytes per page changed */
+	uint64_t database_size;	  /* bytes */
+	uint64_t log_segment_size;
+	unsigned log_segments;
+	unsigned streams;
+	/* the sim's device model ([sim]): the observed mean latencies, in us */
+	double read_lat_us, write_lat_us, log_lat_us;
+};
+
+struct learn_fit {
+	struct learn_model m;
+	struct learn_fp predicted; /* the sim's fingerprint of m */
+	unsigned iterations;
+	/* what the model cannot make, one line each ("data flushes/s: ...") */
+	struct strbuf cannot;
+	/* what the fit did not use, one line each */
+	struct strbuf notes;
+};
+
+void learn_fit_init(struct learn_fit *f);
+void learn_fit_release(struct learn_fit *f);
+
+/*
+ * Fits a profile to obs on the sim engine: copies what can be copied
+ * (sizes from files under the paths, page size from the read size), then
+ * a few rounds of proportional correction of the rate, the pages changed
+ * and read and the log record so that the sim's predicted fingerprint
+ * matches obs (per second when obs has no transactions). db_size and
+ * log_size: the bytes found under the paths (0: none found). tmpdir holds
+ * the fit's results file while it runs. 0, or -errno with err filled.
+ */
+int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_size,
+		  const char *tmpdir, struct learn_fit *fit, struct strbuf *err) DP_MUST_CHECK;
+
+/* A sim run of m over 30 s of virtual time: the device figures its I/O
+ * classes make into pred, on the roles (and their flush rule) of shape.
+ * Its results file sits in tmpdir while it runs. 0 or -errno. */
+int learn_sim_predict(const struct learn_model *m, const struct learn_fp *shape, const char *tmpdir,
+		      struct learn_fp *pred, struct strbuf *err) DP_MUST_CHECK;
+
+/* The profile text of a model: [test], [sizing], [workload], [engine] and
+ * one [volume] with path and log_path; engine "io_uring" or "sim",
+ * duration in seconds. */
+void learn_model_profile(const struct learn_model *m, const char *data_path, const char *log_path,
+			 const char *engine, double duration_s, struct strbuf *out);
+
+/* The learned profile: a header (window, sources used and not, observed
+ * fingerprint, each key's origin, residuals, what the model cannot make),
+ * then the profile of fit->m at obs's paths. */
+void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit,
+			 struct strbuf *out);
+
+/* Bytes of the regular files under path (a file, or a directory walked, not
+ * across filesystems), at most the size of the device holding it. */
+uint64_t learn_bytes_under(const char *path);
+
+#endif

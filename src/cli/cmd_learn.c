@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * cmd_learn.c - "diskproof fingerprint --data PATH [--log PATH] --duration D
+ * [--transactions N] [-o FILE]", "diskproof fingerprint compare A.json
+ * B.json [--tolerance PCT]" and "diskproof learn --data PATH [--log PATH]
+ * --duration D -o PROFILE" (docs/learn.md). The work is src/learn/'s; this
+ * file reads the options, watches the window with SIGINT and SIGTERM ending
+ * it early (the fingerprint of what was seen is still written), prints and
+ * picks the exit code: 0 done, 1 a compare with a row off, 2 usage, 3 a
+ * device or file that cannot be read or written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "diskproof/learn.h"
+#include "diskproof/run.h"
+
+#include "cli.h"
+
+static void progress_line(void *arg, double seconds, double window_s)
+{
+	(void)arg;
+	fprintf(stderr, "\rwatching: %.0f of %.0f s ", seconds, window_s);
+	fflush(stderr);
+}
+
+/* The roles of fp from --data and --log; errors printed. */
+static int roles_resolve(const struct cli_opts *o, struct learn_fp *fp)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret = 0;
+
+	memset(fp, 0, sizeof(*fp));
+	fp->transactions = o->transactions;
+	for (size_t i = 0; !ret && i < o->ndata; i++)
+		ret = learn_where_add("/sys", o->data[i], &fp->role[LEARN_DATA].where, &err);
+	for (size_t i = 0; !ret && i < o->nlog; i++)
+		ret = learn_where_add("/sys", o->log[i], &fp->role[LEARN_LOG].where, &err);
+	fp->role[LEARN_DATA].present = o->ndata > 0;
+	fp->role[LEARN_LOG].present = o->nlog > 0;
+	if (ret)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_ENV : 0;
+}
+
+/* Watches the window: the fingerprint into fp. 0 or the exit code. */
+static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
+{
+	struct learn_observe ob = {.proc = "/proc",
+				   .window_ns = o->ov.duration_ns,
+				   .step_ns = NSEC_PER_SEC,
+				   .transactions = o->transactions};
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	if (!o->ndata && !o->nlog)
+		return cli_usage_error("%s needs --data PATH or --log PATH", cmd);
+	if (!o->ov.has_duration || !o->ov.duration_ns)
+		return cli_usage_error("%s needs --duration D (the window to watch)", cmd);
+	ret = roles_resolve(o, fp);
+	if (ret)
+		return ret;
+	for (int r = 0; r < LEARN_ROLES; r++) {
+		const struct learn_where *w = &fp->role[r].where;
+
+		for (size_t i = 0; i < w->nr_devices && !o->quiet; i++)
+			fprintf(stderr, "diskproof: %s: watching %s\n", r ? "log" : "data",
+				w->devices[i]);
+	}
+	ob.signal_fd = cli_signals_setup();
+	if (isatty(STDERR_FILENO) && !o->quiet)
+		ob.progress = progress_line;
+	ret = learn_observe_window(&ob, fp, &err);
+	if (ob.progress)
+		fputc('\n', stderr);
+	cli_signals_finish(ob.signal_fd);
+	if (ret)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_ENV : 0;
+}
+
+static int read_fp(const char *path, struct learn_fp *fp)
+{
+	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
+	char chunk[8192];
+	size_t n;
+	FILE *f = fopen(path, "re");
+	int ret;
+
+	if (!f) {
+		fprintf(stderr, "diskproof: %s: cannot read: %s%s\n", path, strerror(errno),
+			errno == ENOENT ? " (a stored run as B is not built yet)" : "");
+		return DP_EXIT_USAGE;
+	}
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		strbuf_add(&text, chunk, n);
+	fclose(f);
+	ret = learn_fp_parse(text.buf, path, fp, &err);
+	if (ret)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	strbuf_release(&text);
+	strbuf_release(&err);
+	return ret ? DP_EXIT_USAGE : 0;
+}
+
+static int fingerprint_compare(const struct cli_opts *o)
+{
+	struct learn_fp a, b;
+	struct strbuf out = STRBUF_INIT;
+	unsigned off, asserted, left;
+	double tol = o->has_tolerance ? o->tolerance_pct : 10;
+	int ret;
+
+	if (o->npos != 3)
+		return cli_usage_error("fingerprint compare needs two fingerprints: A.json B.json");
+	ret = read_fp(o->positional[1], &a);
+	if (!ret)
+		ret = read_fp(o->positional[2], &b);
+	if (ret)
+		return ret;
+	learn_fp_compare(&a, &b, "A", "B", tol, &out, &off, &asserted, &left);
+	strbuf_addf(&out, "%u of %u asserted rows within %g %%", asserted - off, asserted, tol);
+	if (left)
+		strbuf_addf(&out, "; %u left out", left);
+	strbuf_addstr(&out, "\n");
+	if (o->output)
+		ret = cli_write_output(o->output, o->results, &out);
+	else
+		fputs(out.buf, stdout);
+	strbuf_release(&out);
+	return ret ? ret : off ? DP_EXIT_FAIL : 0;
+}
+
+int cli_cmd_fingerprint(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct learn_fp fp;
+	struct strbuf out = STRBUF_INIT;
+	int ret = cli_opts_parse(argc, argv, CMD_FINGERPRINT, &o);
+
+	if (ret)
+		return ret;
+	if (o.npos && !strcmp(o.positional[0], "compare"))
+		return fingerprint_compare(&o);
+	if (o.npos)
+		return cli_usage_error("fingerprint takes no %s (compare A.json B.json?)",
+				       o.positional[0]);
+	ret = watch(&o, "fingerprint", &fp);
+	if (ret)
+		return ret;
+	learn_fp_json(&fp, &out);
+	if (o.output)
+		ret = cli_write_output(o.output, o.results, &out);
+	else
+		fputs(out.buf, stdout);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* Bytes under paths (summed), and a note for each path this user cannot
+ * read through. */
+static uint64_t sizes_under(const char *const *paths, size_t n, struct strbuf *notes)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (access(paths[i], R_OK | X_OK) != 0)
+			strbuf_addf(notes,
+				    "sizes: %s cannot be read by this user (%s): its files "
+				    "not counted\n",
+				    paths[i], strerror(errno));
+		sum += learn_bytes_under(paths[i]);
+	}
+	return sum;
+}
+
+int cli_cmd_learn(int argc, char **argv)
+{
+	struct cli_opts o;
+	struct learn_fp fp;
+	struct learn_fit fit;
+	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR");
+	uint64_t db, log;
+	int ret = cli_opts_parse(argc, argv, CMD_LEARN, &o);
+
+	if (ret)
+		return ret;
+	if (o.npos)
+		return cli_usage_error("learn takes no %s", o.positional[0]);
+	if (!o.output)
+		return cli_usage_error("learn needs -o PROFILE (the profile it writes)");
+	ret = watch(&o, "learn", &fp);
+	if (ret)
+		return ret;
+	learn_fit_init(&fit);
+	db = sizes_under(o.data, o.ndata, &fit.notes);
+	log = sizes_under(o.log, o.nlog, &fit.notes);
+	if (geteuid() != 0)
+		strbuf_addstr(&fit.notes, "not root: /proc/diskstats only (BPF tracing would need "
+					  "root)\n");
+	if (!o.quiet)
+		fprintf(stderr, "diskproof: fitting on the sim engine ...\n");
+	ret = learn_fit_run(&fp, db, log, tmp && *tmp ? tmp : "/tmp", &fit, &err);
+	if (ret) {
+		fprintf(stderr, "diskproof: learn: the fit: %s\n", err.buf);
+		ret = DP_EXIT_ENV;
+		goto out;
+	}
+	learn_profile_write(&fp, &fit, &out);
+	ret = cli_write_output(o.output, o.results, &out);
+	if (!ret && !o.quiet) {
+		fprintf(stderr,
+			"diskproof: learned %s from %.1f s; not seen: BPF tracing (not built "
+			"yet), the database's counters (not built yet)\n",
+			o.output, fp.seconds);
+		if (fit.notes.len)
+			cli_print_err(fit.notes.buf);
+	}
+out:
+	learn_fit_release(&fit);
+	strbuf_release(&out);
+	strbuf_release(&err);
+	return ret;
+}

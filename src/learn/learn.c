@@ -1,0 +1,544 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * learn.c - a profile fitted to an observed fingerprint (learn.h): the
+ * sizes copied from the files under the paths, the rest fitted on the sim
+ * engine, and the profile written with a header saying where every key came
+ * from and how far the model's fingerprint is from the observed one.
+ *
+ * The model. The jetstress model, open loop (arrival = rate), every
+ * transaction a replace that reads and changes update_pages pages and reads
+ * read_pages more (cache_size 0: every page it touches is read), logs
+ * log_record_size bytes per page changed and waits for its log write, a
+ * write-through write. No checkpoints: the flusher writes each dirty page
+ * once its log record is durable. On a device the model makes
+ *   data reads/s   ~ rate x (update_pages + read_pages)
+ *   data writes/s  ~ rate x update_pages, less the pages changed again
+ *                    before their write (the sim counts those)
+ *   log writes/s   ~ the commits' log writes (several commits share one
+ *                    when they wait for the same write)
+ *   log flushes/s  = log writes/s, each write-through (the device counts
+ *                    its flush as a write too where it lacks FUA: observe.c)
+ *
+ * The fit, first step: the page size is the power of two nearest the mean
+ * data read size (write size without reads); then up to LEARN_FIT_ROUNDS
+ * rounds of a sim run of FIT_SECONDS of virtual time (about a second each)
+ * and a proportional correction of each fitted key by observed / predicted:
+ * the rate by the log writes/s (the transaction unit, without a transaction
+ * count: one per observed log write), update_pages by the data writes/s,
+ * read_pages by the data reads/s beyond the changed pages' reads, the log
+ * record by the log bytes/s. It stops when every fitted figure is within
+ * 1 %. Queue depth, latencies and data flushes are not made by the model:
+ * they are named, with their residuals, never hidden.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "diskproof/learn.h"
+#include "diskproof/profile.h"
+#include "diskproof/results.h"
+#include "diskproof/run.h"
+#include "diskproof/store.h"
+
+#define LEARN_FIT_ROUNDS 8
+#define FIT_SECONDS 30.0
+#define MIB (1024.0 * 1024.0)
+
+void learn_fit_init(struct learn_fit *f)
+{
+	memset(f, 0, sizeof(*f));
+	strbuf_init(&f->cannot);
+	strbuf_init(&f->notes);
+}
+
+void learn_fit_release(struct learn_fit *f)
+{
+	if (!f)
+		return;
+	strbuf_release(&f->cannot);
+	strbuf_release(&f->notes);
+}
+
+/* ---- sizes found under a path ---- */
+
+static uint64_t walk_bytes(const char *path, dev_t dev, unsigned depth)
+{
+	struct stat st;
+	struct dirent *e;
+	uint64_t sum = 0;
+	DIR *d;
+
+	if (depth > 32 || lstat(path, &st) != 0 || st.st_dev != dev)
+		return 0;
+	if (S_ISREG(st.st_mode))
+		return (uint64_t)st.st_size;
+	if (!S_ISDIR(st.st_mode))
+		return 0;
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		char sub[PATH_MAX];
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < (int)sizeof(sub))
+			sum += walk_bytes(sub, dev, depth + 1);
+	}
+	if (d)
+		closedir(d);
+	return sum;
+}
+
+uint64_t learn_bytes_under(const char *path)
+{
+	struct statvfs vfs;
+	struct stat st;
+	uint64_t sum, cap = 0;
+
+	if (stat(path, &st) != 0)
+		return 0;
+	sum = walk_bytes(path, st.st_dev, 0);
+	/* never more than the filesystem (so the device) holds */
+	if (statvfs(path, &vfs) == 0)
+		cap = (uint64_t)vfs.f_blocks * vfs.f_frsize;
+	return cap && sum > cap ? cap : sum;
+}
+
+/* ---- the model's profile ---- */
+
+/* A size as the profile spells it: whole MiB, KiB or bytes. */
+static void size_text(struct strbuf *out, uint64_t v)
+{
+	if (v && v % (1024 * 1024) == 0)
+		strbuf_addf(out, "%lluMiB", (unsigned long long)(v >> 20));
+	else if (v && v % 1024 == 0)
+		strbuf_addf(out, "%lluKiB", (unsigned long long)(v >> 10));
+	else
+		strbuf_addf(out, "%lluB", (unsigned long long)v);
+}
+
+static void key_size(struct strbuf *out, const char *key, uint64_t v)
+{
+	strbuf_addf(out, "%s = ", key);
+	size_text(out, v);
+	strbuf_addch(out, '\n');
+}
+
+void learn_model_profile(const struct learn_model *m, const char *data_path, const char *log_path,
+			 const char *engine, double duration_s, struct strbuf *out)
+{
+	strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fs\nwarmup = 0s\n\n",
+		    ceil(duration_s));
+	strbuf_addstr(out, "[sizing]\n");
+	key_size(out, "database_size", m->database_size);
+	strbuf_addstr(out, "\n[workload]\n");
+	key_size(out, "page_size", m->page_size);
+	key_size(out, "log_record_size", m->log_record_size);
+	key_size(out, "log_segment_size", m->log_segment_size);
+	strbuf_addf(out, "log_segments = %u\n", m->log_segments);
+	strbuf_addstr(out, "insert_pct = 0\ndelete_pct = 0\nreplace_pct = 100\nseek_pct = 0\n"
+			   "lazy_commit_pct = 0\n");
+	strbuf_addf(out, "update_pages = %.4f\nread_pages = %.4f\n", m->update_pages,
+		    m->read_pages);
+	strbuf_addstr(out, "bdm = off\ncopies = 1\narrival = rate\n");
+	strbuf_addf(out, "rate = %.3f\n", m->rate);
+	strbuf_addf(out, "\n[engine]\nname = %s\ndirect = on\nstreams = %u\n", engine, m->streams);
+	if (m->read_lat_us > 0)
+		strbuf_addf(out,
+			    "\n[sim]\nread_latency = %.0fus\nwrite_latency = %.0fus\n"
+			    "log_write_latency = %.0fus\n",
+			    m->read_lat_us, m->write_lat_us, m->log_lat_us);
+	strbuf_addf(out, "\n[volume data]\npath = %s\n", data_path);
+	if (log_path)
+		strbuf_addf(out, "log_path = %s\n", log_path);
+	strbuf_addstr(out, "databases = 1\n");
+}
+
+/* ---- the sim's prediction ---- */
+
+/* The device figures the model's classes make (the rules at the top). */
+static void predict_map(const struct results *r, const struct learn_fp *obs, struct learn_fp *pred)
+{
+	const struct class_summary *c = r->nr_volumes ? r->volumes[0].classes : r->run.classes;
+	struct learn_counters *data = &pred->role[LEARN_DATA].c;
+	bool has_log = obs->role[LEARN_LOG].present;
+	struct learn_counters *log = &pred->role[has_log ? LEARN_LOG : LEARN_DATA].c;
+	const struct learn_where *lw = &obs->role[has_log ? LEARN_LOG : LEARN_DATA].where;
+	uint64_t logw = c[IO_LOG_WRITE].ios;
+
+	memset(pred, 0, sizeof(*pred));
+	snprintf(pred->source, sizeof(pred->source), "sim");
+	pred->seconds = r->duration_s;
+	pred->transactions =
+		r->run.txns_recorded && obs->transactions >= 0 ? (double)r->run.txns : -1;
+	for (int k = 0; k < LEARN_ROLES; k++) {
+		pred->role[k].present = obs->role[k].present;
+		pred->role[k].where = obs->role[k].where;
+		pred->role[k].c.has_flushes = true;
+	}
+	data->reads = c[IO_DB_READ].ios + c[IO_BDM_READ].ios + c[IO_BACKUP_READ].ios;
+	data->read_sectors =
+		(c[IO_DB_READ].bytes + c[IO_BDM_READ].bytes + c[IO_BACKUP_READ].bytes) / 512;
+	data->writes += c[IO_DB_WRITE].ios;
+	data->write_sectors += c[IO_DB_WRITE].bytes / 512;
+	log->reads += c[IO_LOG_READ].ios;
+	log->read_sectors += c[IO_LOG_READ].bytes / 512;
+	log->writes += logw;
+	log->write_sectors += c[IO_LOG_WRITE].bytes / 512;
+	log->flushes += logw; /* each log write is write-through */
+	if (lw->flush_counted_as_write)
+		log->writes += logw;
+}
+
+int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, const char *tmpdir,
+		      struct learn_fp *pred, struct strbuf *err)
+{
+	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
+	struct profile p;
+	struct run_outcome out = {0};
+	struct results r = {0};
+	struct store *s = NULL;
+	int ret;
+
+	learn_model_profile(m, "/nonexistent/learn-fit/data",
+			    obs->role[LEARN_LOG].present ? "/nonexistent/learn-fit/log" : NULL,
+			    "sim", FIT_SECONDS, &text);
+	ret = profile_parse(&p, "learn fit", text.buf, text.len, err);
+	if (ret)
+		goto out_text;
+	strbuf_addf(&path, "%s/learn-fit-%ld.db", tmpdir, (long)getpid());
+	unlink(path.buf);
+	struct run_options o = {.profile = &p,
+				.results_path = path.buf,
+				.command_line = "learn fit",
+				.signal_fd = -1};
+	ret = run_execute(&o, &out, err);
+	if (!ret)
+		ret = store_open(&s, path.buf, err);
+	if (!ret)
+		ret = store_results_load(s, out.run_id, &r, err);
+	if (!ret)
+		predict_map(&r, obs, pred);
+	results_release(&r);
+	store_close(s);
+	unlink(path.buf);
+	profile_release(&p);
+out_text:
+	strbuf_release(&text);
+	strbuf_release(&path);
+	return ret;
+}
+
+/* ---- the fit ---- */
+
+/* The figures the fit holds the model to, per second: [0] log writes (the
+ * write-through writes, their flush writes taken off), [1] data writes,
+ * [2] data reads, [3] log KiB written. Without a log role the log is the
+ * data device's: its flushes are the log writes. */
+enum { T_LOGW, T_DATAW, T_READS, T_LOGB, T_N };
+
+static void targets(const struct learn_fp *fp, double *t)
+{
+	const struct learn_counters *d = &fp->role[LEARN_DATA].c, *l = &fp->role[LEARN_LOG].c;
+	bool has_log = fp->role[LEARN_LOG].present;
+	double s = fp->seconds > 0 ? fp->seconds : 1;
+	double dw = (double)d->writes, lw = (double)l->writes;
+
+	if (fp->role[LEARN_DATA].where.flush_counted_as_write)
+		dw -= (double)d->flushes;
+	if (has_log && fp->role[LEARN_LOG].where.flush_counted_as_write)
+		lw -= (double)l->flushes;
+	if (!has_log) {
+		lw = (double)d->flushes;
+		dw -= lw;
+	}
+	t[T_LOGW] = lw > 0 ? lw / s : 0;
+	t[T_DATAW] = dw > 0 ? dw / s : 0;
+	t[T_READS] = (double)d->reads / s;
+	t[T_LOGB] = has_log ? (double)l->write_sectors * 512 / 1024 / s : 0;
+}
+
+static double clampd(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+static uint64_t pow2_near(double bytes)
+{
+	uint64_t p = 4096;
+
+	while (p < (1u << 20) &&
+	       fabs(log2((double)p * 2) - log2(bytes)) < fabs(log2((double)p) - log2(bytes)))
+		p *= 2;
+	return p;
+}
+
+/* Log writes under 4 KiB: the log record from the observed log bytes per
+ * transaction, not by the sim's bytes (it writes the log in 4 KiB blocks,
+ * where a device of 512-byte sectors writes less for small records); from
+ * 4 KiB on the sim's bytes correct it (model_correct). */
+static void log_record_fit(struct learn_model *m, const double *to)
+{
+	if (to[T_LOGB] > 0 && m->update_pages > 0 && to[T_LOGW] > 0 &&
+	    to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
+		m->log_record_size = (uint64_t)clampd(to[T_LOGB] * 1024 / m->rate / m->update_pages,
+						      16, 1 << 20);
+}
+
+/* The sim's latencies from the observed mean ones (iostat's awaits; a log
+ * write's is its write's and its flush's): group commit depends on them. */
+static void model_latencies(const struct learn_fp *obs, struct learn_model *m)
+{
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	const struct learn_role *lr =
+		&obs->role[obs->role[LEARN_LOG].present ? LEARN_LOG : LEARN_DATA];
+	const struct learn_counters *l = &lr->c;
+	uint64_t lw = l->writes;
+
+	if (lr->where.flush_counted_as_write && l->flushes < lw)
+		lw -= l->flushes;
+	/* none measured (a sim's fingerprint): the sim's defaults */
+	m->read_lat_us = d->read_ms ? 1000.0 * (double)d->read_ms / (double)d->reads : 2000;
+	m->write_lat_us = d->write_ms ? 1000.0 * (double)d->write_ms / (double)d->writes : 3000;
+	m->log_lat_us = l->write_ms + l->flush_ms
+				? 1000.0 * (double)(l->write_ms + l->flush_ms) / (double)lw
+				: 1000;
+	m->read_lat_us = clampd(m->read_lat_us, 1, 1e6);
+	m->write_lat_us = clampd(m->write_lat_us, 1, 1e6);
+	m->log_lat_us = clampd(m->log_lat_us, 1, 1e6);
+}
+
+/* What is copied, and the first guess of what is fitted. */
+static void model_start(const struct learn_fp *obs, const double *t, uint64_t db_size,
+			uint64_t log_size, struct learn_fit *fit)
+{
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	struct learn_model *m = &fit->m;
+	double rsz = d->reads ? (double)d->read_sectors * 512 / (double)d->reads : 0;
+	double wsz = d->writes ? (double)d->write_sectors * 512 / (double)d->writes : 0;
+	double txn_rate = obs->transactions > 0 ? obs->transactions / obs->seconds : 0;
+
+	m->page_size = pow2_near(rsz > 0 ? rsz : wsz > 0 ? wsz : 8192);
+	m->database_size =
+		db_size >= 16 * MIB ? db_size / (1 << 20) * (1 << 20) : 1024 * 1024 * 1024;
+	m->log_segment_size = log_size >= 256 * MIB ? 16 << 20 : 1 << 20;
+	m->log_segments = log_size >= 4 * m->log_segment_size
+				  ? (unsigned)(log_size / m->log_segment_size)
+				  : 64;
+	m->streams = 16;
+	model_latencies(obs, m);
+	m->rate = txn_rate > 0	   ? txn_rate
+		  : t[T_LOGW] > 0  ? t[T_LOGW]
+		  : t[T_READS] > 0 ? t[T_READS]
+				   : 1;
+	m->update_pages = t[T_DATAW] / m->rate;
+	m->read_pages = t[T_READS] / m->rate - m->update_pages;
+	if (m->read_pages < 0)
+		m->read_pages = 0;
+	m->log_record_size = 2048;
+	if (t[T_LOGB] > 0 && m->update_pages > 0)
+		m->log_record_size =
+			(uint64_t)clampd(t[T_LOGB] * 1024 / m->rate / m->update_pages, 16, 1 << 20);
+}
+
+/* One proportional correction of m toward obs from pred; true when every
+ * fitted figure is within 1 %. */
+static bool model_correct(struct learn_model *m, const double *to, const double *tp,
+			  bool rate_fixed)
+{
+	bool close = true;
+
+	for (int k = 0; k < T_N; k++)
+		if (to[k] > 0 && fabs(tp[k] / to[k] - 1) > 0.01 &&
+		    (k != T_LOGB || to[T_LOGB] * 1024 / to[T_LOGW] >= 4096))
+			close = false;
+	if (close)
+		return true;
+	if (!rate_fixed && to[T_LOGW] > 0 && tp[T_LOGW] > 0)
+		m->rate = clampd(m->rate * to[T_LOGW] / tp[T_LOGW], 0.01, 1e7);
+	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
+		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
+	m->read_pages = clampd(m->read_pages + (to[T_READS] - tp[T_READS]) / m->rate, 0, 63);
+	if (to[T_LOGB] > 0 && tp[T_LOGB] > 0 && to[T_LOGW] > 0 &&
+	    to[T_LOGB] * 1024 / to[T_LOGW] >= 4096)
+		m->log_record_size = (uint64_t)clampd(
+			(double)m->log_record_size * to[T_LOGB] / tp[T_LOGB], 16, 1 << 20);
+	else
+		log_record_fit(m, to);
+	return false;
+}
+
+/* What the model cannot make, with the observed figure, into fit->cannot. */
+static void model_limits(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
+{
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	double s = obs->seconds;
+
+	strbuf_addstr(&fit->cannot, "queue depth and latencies: the devices' own, not the sim's "
+				    "(a short real run on a device named for it: not built yet)\n");
+	if (obs->role[LEARN_LOG].present && d->flushes > 0)
+		strbuf_addf(&fit->cannot,
+			    "data flushes/s (%.2f observed): the model flushes no data file "
+			    "(data-file flushes: issue 34 item 3)\n",
+			    (double)d->flushes / s);
+	if (to[T_READS] < to[T_DATAW])
+		strbuf_addf(&fit->cannot,
+			    "data reads below writes (%.1f < %.1f /s): without a cache model every "
+			    "changed page is read first (cache_size is not fitted yet)\n",
+			    to[T_READS], to[T_DATAW]);
+	if (obs->role[LEARN_LOG].present && obs->role[LEARN_LOG].c.reads >= LEARN_EVENTS_MIN)
+		strbuf_addf(&fit->cannot, "log reads/s (%.1f observed): no log reader is fitted\n",
+			    (double)obs->role[LEARN_LOG].c.reads / s);
+	if (obs->role[LEARN_LOG].present && to[T_LOGW] > 0 && to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
+		strbuf_addstr(&fit->cannot,
+			      "log writes under 4 KiB: the sim writes the log in 4 KiB "
+			      "blocks; log_record_size is then set from the observed log "
+			      "bytes per transaction, not fitted on the sim\n");
+	if (!obs->role[LEARN_LOG].present)
+		strbuf_addstr(&fit->cannot,
+			      "log record size: no --log, so the log's bytes are not "
+			      "told from the data's (log_record_size kept at 2KiB)\n");
+}
+
+int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_size,
+		  const char *tmpdir, struct learn_fit *fit, struct strbuf *err)
+{
+	double to[T_N], tp[T_N];
+	int ret = 0;
+
+	targets(obs, to);
+	model_start(obs, to, db_size, log_size, fit);
+	model_limits(obs, to, fit);
+	for (fit->iterations = 0; fit->iterations < LEARN_FIT_ROUNDS; fit->iterations++) {
+		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
+		if (ret)
+			return ret;
+		targets(&fit->predicted, tp);
+		if (model_correct(&fit->m, to, tp, obs->transactions > 0))
+			break;
+	}
+	if (fit->iterations == LEARN_FIT_ROUNDS) {
+		/* the last correction was not run: run it, so the residuals are m's */
+		fit->iterations--;
+		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
+	}
+	return ret;
+}
+
+/* ---- the profile's header ---- */
+
+static void header_where(struct strbuf *out, const char *role, const struct learn_role *r)
+{
+	const struct learn_where *w = &r->where;
+
+	if (!r->present)
+		return;
+	strbuf_addf(out, ";   %s:", role);
+	for (size_t i = 0; i < w->nr_paths; i++)
+		strbuf_addf(out, " %s", w->paths[i]);
+	strbuf_addstr(out, " on");
+	for (size_t i = 0; i < w->nr_devices; i++)
+		strbuf_addf(out, " %s", w->devices[i]);
+	if (w->nr_beneath) {
+		strbuf_addstr(out, " (beneath:");
+		for (size_t i = 0; i < w->nr_beneath; i++)
+			strbuf_addf(out, " %s", w->beneath[i]);
+		strbuf_addch(out, ')');
+	}
+	for (size_t i = 0; i < w->nr_backing; i++)
+		strbuf_addf(out, "; loop backing file %s (named, not watched)", w->backing[i]);
+	strbuf_addch(out, '\n');
+}
+
+/* The observed fingerprint and the sim's, figure by figure, with the
+ * residual (sim against observed, %). */
+static void header_figures(struct strbuf *out, const struct learn_fp *obs,
+			   const struct learn_fit *fit)
+{
+	struct learn_figure fo[LEARN_FIGURES_MAX], fp[LEARN_FIGURES_MAX];
+	size_t n = learn_fp_figures(obs, fo);
+
+	learn_fp_figures(&fit->predicted, fp);
+	strbuf_addf(out, "; %-22s %12s %12s %10s %8s\n", "figure", "observed", "model (sim)",
+		    "residual %", "events");
+	for (size_t i = 0; i < n; i++) {
+		double d = (fp[i].value - fo[i].value) / fo[i].value * 100;
+
+		if (isnan(fo[i].value))
+			continue;
+		strbuf_addf(out, "; %-22s %12.*f", fo[i].label, fo[i].decimals, fo[i].value);
+		if (isnan(fp[i].value))
+			strbuf_addf(out, " %12s", "-");
+		else
+			strbuf_addf(out, " %12.*f", fp[i].decimals, fp[i].value);
+		if (!isfinite(d) || strstr(fo[i].key, "queue") || strstr(fo[i].key, "await"))
+			strbuf_addf(out, " %10s", "-");
+		else
+			strbuf_addf(out, " %+10.1f", d);
+		strbuf_addf(out, " %8llu\n", (unsigned long long)fo[i].events);
+	}
+}
+
+/* Each line of text as a comment line. */
+static void comment_lines(struct strbuf *out, const char *text, const char *lead)
+{
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+
+		strbuf_addf(out, ";%s%.*s\n", lead, (int)n, text);
+		text += n + (text[n] == '\n');
+	}
+}
+
+void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit,
+			 struct strbuf *out)
+{
+	const struct learn_model *m = &fit->m;
+	const char *data = obs->role[LEARN_DATA].where.nr_paths
+				   ? obs->role[LEARN_DATA].where.paths[0]
+				   : "./data";
+	const char *log = obs->role[LEARN_LOG].present && obs->role[LEARN_LOG].where.nr_paths
+				  ? obs->role[LEARN_LOG].where.paths[0]
+				  : NULL;
+
+	strbuf_addf(out, "; learned by diskproof learn: a window of %.1f s from %s UTC\n",
+		    obs->seconds, obs->start_utc[0] ? obs->start_utc : "?");
+	header_where(out, "data", &obs->role[LEARN_DATA]);
+	header_where(out, "log", &obs->role[LEARN_LOG]);
+	strbuf_addstr(out, "; sources used: /proc/diskstats every second (rates, mean sizes, "
+			   "flushes, queue depth, latencies)\n");
+	strbuf_addstr(out, "; sources not used: no BPF tracing: not built yet; no database "
+			   "counters: give --postgres/--mysql (not built yet)\n");
+	if (obs->transactions > 0)
+		strbuf_addf(out,
+			    "; transactions in the window: %.0f (--transactions): figures "
+			    "per transaction fitted\n",
+			    obs->transactions);
+	else
+		strbuf_addstr(out, "; no transaction count: figures per second fitted, one "
+				   "transaction per observed log write\n");
+	strbuf_addf(out, ";\n; fitted on the sim engine, %u rounds of proportional correction\n",
+		    fit->iterations + 1);
+	header_figures(out, obs, fit);
+	strbuf_addstr(out, ";\n; what the model cannot make:\n");
+	comment_lines(out, fit->cannot.buf, "   ");
+	if (fit->notes.len)
+		comment_lines(out, fit->notes.buf, " ");
+	strbuf_addstr(out, ";\n; origin of each key:\n");
+	strbuf_addstr(out, ";   copied: database_size, log_segment_size, log_segments (the files "
+			   "under the paths; default when none found), path, log_path\n");
+	strbuf_addf(out,
+		    ";   copied: page_size (the power of two nearest the mean data I/O "
+		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size\n",
+		    obs->transactions > 0 ? " (copied: transactions / window)" : "");
+	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
+			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
+	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);
+}

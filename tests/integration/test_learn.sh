@@ -1,0 +1,150 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# test_learn.sh - learning diskproof's own load (issue 34, docs/learn.md): a
+# diskproof profile runs in open loop at a fixed rate on two loop devices
+# (data and log, losetup --direct-io=on, ext4), watched by `diskproof learn`
+# (as nobody: no privileges) and by `diskproof fingerprint` over the same
+# window; then the files are removed, the learned profile runs on the same
+# devices, watched by `fingerprint` again, and `fingerprint compare` of the
+# two windows must hold at least 90 % of its asserted rows within 10 %.
+# What is checked whatever the machine's load: learn works without root and
+# says what it could not see, its profile has the [volume] at the paths
+# with log_path, and the header the window, sources, residuals and origins.
+# The 90 % is asserted only on a quiet machine (tests/bench/lib.sh's
+# machine_load, as tests/fidelity/pgbench.sh): under load the table is
+# printed and the figures measured, not judged. Root (loop devices), else 77.
+source "$(dirname "$0")/lib.sh"
+source "$DP_SOURCE_DIR/tests/bench/lib.sh"
+set -e
+need_root "loop devices"
+command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
+	{ echo "skipped: no losetup or mkfs.ext4"; exit 77; }
+command -v setpriv >/dev/null || { echo "skipped: no setpriv"; exit 77; }
+skip_without_uring
+chmod 755 "$WORK" # nobody finds the paths (the learn below), writes in $WORK/nobody
+mkdir "$WORK/nobody"
+chown nobody "$WORK/nobody"
+WINDOW=${DP_LEARN_WINDOW:-25}
+
+# dev_mount NAME SIZE: an ext4 on a direct-I/O loop device mounted at $WORK/NAME
+dev_mount() {
+	local img="$WORK/$1.img" dev
+	truncate -s "$2" "$img"
+	dev=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
+	at_exit "losetup -d $dev"
+	mkfs.ext4 -q "$dev"
+	mkdir -p "$WORK/$1"
+	mount "$dev" "$WORK/$1" || { echo "skipped: cannot mount $dev"; exit 77; }
+	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
+	chmod 755 "$WORK/$1"
+}
+dev_mount data 768MiB
+dev_mount log 256MiB
+
+cat >own.ini <<INI
+; the load learn is to learn: open loop at 200 transactions/s
+[test]
+duration = 60s
+warmup = 0s
+[sizing]
+database_size = 256MiB
+[workload]
+page_size = 8KiB
+log_record_size = 1KiB
+log_segment_size = 1MiB
+log_segments = 16
+insert_pct = 0
+delete_pct = 0
+replace_pct = 100
+seek_pct = 0
+lazy_commit_pct = 0
+update_pages = 2
+read_pages = 1
+bdm = off
+copies = 1
+arrival = rate
+rate = 200
+[engine]
+name = io_uring
+direct = on
+streams = 16
+[volume data]
+path = $WORK/data
+log_path = $WORK/log
+databases = 1
+INI
+
+# watch_run PROFILE TAG: runs PROFILE for WINDOW + 10 s; 5 s in, fingerprints
+# the two devices over WINDOW s into TAG.json (and, for the first, learns)
+watch_run() {
+	local profile=$1 tag=$2 pid
+	expect_exit 0 "$DISKPROOF" init "$profile" --results r.db --quiet
+	"$DISKPROOF" run "$profile" --duration "$((WINDOW + 10))s" --results r.db --quiet \
+		>"run-$tag.out" 2>&1 &
+	pid=$!
+	at_exit "kill $pid"
+	sleep 5
+	"$DISKPROOF" fingerprint --data "$WORK/data" --log "$WORK/log" --duration "${WINDOW}s" \
+		-o "$tag.json" --quiet 2>"fp-$tag.err" &
+	local fp=$!
+	if [ "$tag" = own ]; then
+		setpriv --reuid=nobody --regid=nogroup --clear-groups \
+			"$DISKPROOF" learn --data "$WORK/data" --log "$WORK/log" \
+			--duration "${WINDOW}s" -o "$WORK/nobody/learned.ini" >learn.out 2>learn.err ||
+			{ cat learn.err; fail "learn as nobody: exit $?"; }
+	fi
+	[ "$tag" != own ] || cp nobody/learned.ini learned.ini
+	wait "$fp" || { cat "fp-$tag.err"; fail "fingerprint of $tag: exit $?"; }
+	set +e
+	wait "$pid"
+	local rc=$?
+	set -e
+	[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat "run-$tag.out"; fail "run of $profile: exit $rc"; }
+}
+
+LOAD=$(machine_load 3)
+echo "before: $LOAD"
+watch_run own.ini own
+
+# --- learn without root: it worked, and says what it could not see
+[ -s learned.ini ] || fail "learn wrote no profile"
+grep -q "not root: /proc/diskstats only" learn.err || fail "learn as nobody: no word of it: $(cat learn.err)"
+grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned.ini ||
+	fail "header: no sources not used"
+grep -q "^; no transaction count: figures per second fitted" learned.ini || fail "header: per second"
+grep -q "^; learned by diskproof learn: a window of" learned.ini || fail "header: no window"
+grep -q "^;   data: $WORK/data on loop" learned.ini || fail "header: no data device: $(grep data learned.ini)"
+grep -q "loop backing file $WORK/data.img (named, not watched)" learned.ini || fail "header: backing file"
+grep -q "^;   fitted: rate, update_pages, read_pages, log_record_size" learned.ini || fail "header: origins"
+grep -q "^; data reads/s .* [+-][0-9.]* " learned.ini || fail "header: no residual of data reads/s"
+grep -q "^path = $WORK/data$" learned.ini || fail "no path = $WORK/data"
+grep -q "^log_path = $WORK/log$" learned.ini || fail "no log_path = $WORK/log"
+grep -q "^database_size = 25[67]MiB$" learned.ini ||
+	fail "database_size not the files found: $(grep database_size learned.ini)"
+sed -n '1,40p' learned.ini
+
+# --- the learned profile on the same devices, the original's files gone
+expect_exit 0 "$DISKPROOF" clean own.ini --yes
+watch_run learned.ini learned
+LOAD2=$(machine_load 3)
+echo "after: $LOAD2"
+
+set +e
+"$DISKPROOF" fingerprint compare own.json learned.json --tolerance 10 >cmp.out 2>&1
+rc=$?
+set -e
+cat cmp.out
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "fingerprint compare: exit $rc"
+line=$(tail -n 1 cmp.out)
+ok=$(echo "$line" | awk '{print $1}')
+of=$(echo "$line" | awk '{print $3}')
+[ "$of" -ge 8 ] || fail "only $of rows compared: $line"
+case "$LOAD$LOAD2" in
+*LOADED*)
+	echo "machine loaded: measured, not asserted ($ok of $of rows within 10 %)"
+	;;
+*)
+	[ $((ok * 10)) -ge $((of * 9)) ] || fail "learned profile: $line (under 90 %)"
+	;;
+esac
+echo "ok: $ok of $of rows within 10 %"
