@@ -181,7 +181,7 @@ static inline void h_complete(struct harness *h, struct wl_slot *s)
 	}
 	if (h->on_done)
 		h->on_done(h, s);
-	wl_complete(&h->c, s, true, &(const struct wl_check){NULL, h_check_log, NULL, h});
+	wl_complete(&h->c, s, true, &(const struct wl_check){NULL, h_check_log, NULL, h, NULL});
 }
 
 /* Issues, then completes what is due first (in slot order at equal times).
