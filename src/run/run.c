@@ -481,6 +481,7 @@ static int run_tune_levels(struct run *r, struct run_outcome *out, struct strbuf
 static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *err)
 {
 	struct strbuf derr = STRBUF_INIT;
+	uint64_t now, dur;
 	int ret;
 
 	/* --start-at: ready (the host counters too, whose event is a write
@@ -489,7 +490,13 @@ static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *er
 	if (run_start_wait(r))
 		return run_finish(r, out, err);
 	run_load_begin(r);
-	grid_init(&r->grid, engine_clock_now(&r->clock), r->prof->warmup_ns, r->prof->duration_ns);
+	now = engine_clock_now(&r->clock);
+	dur = r->prof->duration_ns;
+	/* a simulated cut ends the run there: nothing is measured after it */
+	if (r->dur.cut_ns > now + r->prof->warmup_ns &&
+	    r->dur.cut_ns - now - r->prof->warmup_ns < dur)
+		dur = r->dur.cut_ns - now - r->prof->warmup_ns;
+	grid_init(&r->grid, now, r->prof->warmup_ns, dur);
 	run_clock_record(r);
 	atomic_store(&r->ctl.last, r->grid.last);
 	if (r->virt)
