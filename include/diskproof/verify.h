@@ -180,7 +180,9 @@ bool verify_block(const void *buf, uint32_t size, bool log, uint32_t db_id, uint
  * a newer one (written after its last acknowledgement: in flight) is intact;
  * an older one with a sound page is lost after acknowledgement; a page whose
  * checksum fails but whose every 512-byte sector is the page as written at
- * one of two adjacent generations is torn; anything else is corrupt.
+ * one of two adjacent generations is torn (a failure when the newer of the
+ * two is at most the acknowledged one; torn in flight, no failure, when it
+ * is newer: a write not acknowledged yet); anything else is corrupt.
  */
 enum verify_ack_class {
 	VERIFY_ACK_INTACT,
@@ -207,6 +209,9 @@ struct verify_ack_result {
 	uint64_t pages;			    /* distinct pages acknowledged: classified */
 	uint64_t count[VERIFY_ACK_CLASSES]; /* per class */
 	uint64_t newer;			    /* intact pages written after their last ack */
+	/* pages torn by a write in flight at the cut (newer than their last
+	 * acknowledgement): not in count[], no failure (writes not atomic) */
+	uint64_t torn_in_flight;
 	int64_t cut_ns;			    /* the cut: sim's, else the last ack's time */
 	bool sim_cut;			    /* cut_ns is the simulated cut's */
 	int64_t newest_lost_ns;		    /* 0: none lost */

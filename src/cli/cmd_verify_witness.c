@@ -50,6 +50,10 @@ static void print_text(const struct verify_ack_result *r, const struct plan *pl,
 	}
 	if (r->unlisted)
 		printf("... and %llu more page(s) not listed\n", (unsigned long long)r->unlisted);
+	if (r->torn_in_flight)
+		printf("%llu page(s) torn by a write in flight at the cut, newer than their last "
+		       "acknowledgement: no failure (the writes were not atomic)\n",
+		       (unsigned long long)r->torn_in_flight);
 	printf("witness %s: %llu acknowledgement(s) of %llu page(s): %llu intact (%llu written "
 	       "again since), %llu lost after acknowledgement, %llu torn, %llu corrupt\n",
 	       spec, (unsigned long long)r->acks, (unsigned long long)r->pages,
@@ -80,6 +84,7 @@ static int print_json(const struct verify_ack_result *r, const struct profile *p
 		json_u64(&j, class_keys[c], r->count[c]);
 	json_end(&j);
 	json_u64(&j, "written_since", r->newer);
+	json_u64(&j, "torn_in_flight", r->torn_in_flight);
 	json_str(&j, "cut", r->sim_cut ? "simulated" : "last_acknowledgement");
 	if (r->newest_lost_ns)
 		json_fixed(&j, "newest_lost_age_s", age_s(r), 3);

@@ -98,9 +98,11 @@ static int source_open(struct source *s, const struct plan *pl, bool sim, uint32
 }
 
 /* A page whose CRC failed: torn (two adjacent generations' sectors) or
- * corrupt (see the head of the file); *found its header's generation. */
+ * corrupt (see the head of the file); *found its header's generation,
+ * *newest the newer of the torn page's two. */
 static enum verify_ack_class torn_or_corrupt(struct source *s, const struct plan_db *pdb,
-					     uint32_t size, uint64_t page, uint64_t *found)
+					     uint32_t size, uint64_t page, uint64_t *found,
+					     uint64_t *newest)
 {
 	struct page_header h;
 	unsigned used[3] = {0};
@@ -123,21 +125,29 @@ static enum verify_ack_class torn_or_corrupt(struct source *s, const struct plan
 		used[k]++;
 	}
 	/* the header's own generation and one neighbour, never both neighbours */
-	if (used[1] && (!used[0] != !used[2]) && !(used[0] && used[2]))
+	if (used[1] && (!used[0] != !used[2]) && !(used[0] && used[2])) {
+		*newest = h.generation + (used[2] ? 1 : 0);
 		return VERIFY_ACK_TORN;
+	}
 	return VERIFY_ACK_CORRUPT;
 }
 
 /* Classifies one page at its newest acknowledgement a; *found its header's
- * generation. */
+ * generation. A torn page whose newer generation is past the acknowledged
+ * one was torn by a write still in flight at the cut (not acknowledged):
+ * *in_flight, and it is no failure (writes are not atomic: a device may
+ * keep part of a write it never acknowledged); one whose newer generation
+ * is the acknowledged one or older lost (part of) an acknowledged write. */
 static int classify(struct source *s, const struct plan *pl, bool sim, const struct witness_ack *a,
-		    uint64_t *found, enum verify_ack_class *cls, struct strbuf *err)
+		    uint64_t *found, enum verify_ack_class *cls, bool *in_flight, struct strbuf *err)
 {
 	const struct plan_db *pdb = &pl->dbs[a->db];
 	uint32_t size = pl->page_size;
+	uint64_t newest = 0;
 	enum page_status st;
 	ssize_t n;
 
+	*in_flight = false;
 	if (a->page >= pdb->nr_pages) {
 		strbuf_addf(err, "the witness names page %llu of %s, which has %llu",
 			    (unsigned long long)a->page, pdb->name,
@@ -148,9 +158,13 @@ static int classify(struct source *s, const struct plan *pl, bool sim, const str
 		uint32_t e = a->page < s->cs.nr_pages ? s->cs.pages[a->page] : 0;
 
 		*found = (e & CUTSTATE_GEN_MASK) ? (e & CUTSTATE_GEN_MASK) : 1;
-		*cls = (e & CUTSTATE_TORN)	 ? VERIFY_ACK_TORN
-		       : *found >= a->generation ? VERIFY_ACK_INTACT
-						 : VERIFY_ACK_LOST;
+		/* torn: what survived of the block, mixed with a write in flight
+		 * at the cut, newer than any acknowledgement */
+		*cls = *found >= a->generation ? VERIFY_ACK_INTACT : VERIFY_ACK_LOST;
+		if ((e & CUTSTATE_TORN) && *cls == VERIFY_ACK_INTACT) {
+			*cls = VERIFY_ACK_TORN;
+			*in_flight = true;
+		}
 		return 0;
 	}
 	n = pread(s->fd, s->buf, size, (off_t)(pdb->base + a->page * size));
@@ -162,9 +176,10 @@ static int classify(struct source *s, const struct plan *pl, bool sim, const str
 	st = page_verify(s->buf, size, pdb->id, a->page, 0, true, found);
 	if (st == PAGE_OK || st == PAGE_NEWER)
 		*cls = *found >= a->generation ? VERIFY_ACK_INTACT : VERIFY_ACK_LOST;
-	else if (st == PAGE_BAD_CRC)
-		*cls = torn_or_corrupt(s, pdb, size, a->page, found);
-	else
+	else if (st == PAGE_BAD_CRC) {
+		*cls = torn_or_corrupt(s, pdb, size, a->page, found, &newest);
+		*in_flight = *cls == VERIFY_ACK_TORN && newest > a->generation;
+	} else
 		*cls = VERIFY_ACK_CORRUPT;
 	return 0;
 }
@@ -228,12 +243,13 @@ int verify_witness(const struct plan *pl, bool sim, const struct witness_log *lo
 	for (size_t i = 0; i < log->n; i++) {
 		uint64_t found = 0;
 		enum verify_ack_class cls = VERIFY_ACK_CORRUPT;
+		bool in_flight = false;
 
 		if (i + 1 < log->n && a[i + 1].db == a[i].db && a[i + 1].page == a[i].page)
 			continue; /* the newest acknowledgement of the page comes later */
 		ret = source_open(&s, pl, sim, a[i].db, err);
 		if (!ret)
-			ret = classify(&s, pl, sim, &a[i], &found, &cls, err);
+			ret = classify(&s, pl, sim, &a[i], &found, &cls, &in_flight, err);
 		if (ret)
 			goto out;
 		if (sim && s.cs.cut_ns) {
@@ -241,6 +257,10 @@ int verify_witness(const struct plan *pl, bool sim, const struct witness_log *lo
 			r->sim_cut = true;
 		}
 		r->pages++;
+		if (in_flight) {
+			r->torn_in_flight++;
+			continue;
+		}
 		r->count[cls]++;
 		if (cls == VERIFY_ACK_INTACT && found > a[i].generation)
 			r->newer++;

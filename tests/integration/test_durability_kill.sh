@@ -6,7 +6,9 @@
 # verify --witness exits 0, several times over; and a planted stale page (an
 # acknowledged page overwritten with an older copy of itself, pagetool stamp)
 # makes it exit 4 naming that page; so do a torn page (its first 4 KiB from
-# the acknowledged write, the rest from the next) and a corrupt one.
+# the generation before, the rest from the acknowledged write) and a corrupt
+# one; a page torn by a write never acknowledged (its first 4 KiB from the
+# acknowledged write, the rest from the next) is counted, no failure.
 source "$(dirname "$0")/lib.sh"
 set -e
 skip_without_uring
@@ -60,15 +62,27 @@ grep -q "^db1 page $page: lost after acknowledgement (acknowledged generation $g
 	fail "the stale page $page is not named: $(head -3 out)"
 grep -q " 1 lost after acknowledgement" out || fail "not exactly one lost: $(tail -2 out)"
 
-# torn: the page's first 4 KiB from its acknowledged write, the rest from
-# the next generation's (a write cut mid-way); corrupt: bytes of neither
+# torn by a write in flight: the page's first 4 KiB from its acknowledged
+# write, the rest from the next generation's (never acknowledged): no
+# failure, counted; torn after acknowledgement: the first 4 KiB from the
+# generation before, the rest from the acknowledged one (the acknowledged
+# write only partly kept): exit 4, named; corrupt: bytes of neither
 "$PT" stamp "$db" "$page" "$gen"
 expect_exit 0 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
 dd if="$db" of=page.old bs=32768 skip="$page" count=1 status=none
 "$PT" stamp "$db" "$page" $((gen + 1))
 dd if=page.old of="$db" bs=4096 seek=$((page * 8)) count=1 conv=notrunc status=none
+expect_exit 0 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
+grep -q "^1 page(s) torn by a write in flight" out ||
+	fail "a page torn by an unacknowledged write is not counted as such: $(cat out)"
+grep -q " 0 lost after acknowledgement, 0 torn, 0 corrupt" out || fail "torn in flight: $(tail -1 out)"
+[ "$gen" -ge 2 ] || fail "the acknowledged generation $gen has no generation before it"
+"$PT" stamp "$db" "$page" $((gen - 1))
+dd if="$db" of=page.prev bs=4096 skip=$((page * 8)) count=1 status=none
+dd if=page.old of="$db" bs=32768 seek="$page" count=1 conv=notrunc status=none
+dd if=page.prev of="$db" bs=4096 seek=$((page * 8)) count=1 conv=notrunc status=none
 expect_exit 4 "$DISKPROOF" verify "${run_args[@]}" --witness "$W"
-grep -q "^db1 page $page: torn (acknowledged generation $gen, found $gen" out ||
+grep -q "^db1 page $page: torn (acknowledged generation $gen, found $((gen - 1))" out ||
 	fail "the torn page $page is not named torn: $(head -3 out)"
 dd if=page.old of="$db" bs=32768 seek="$page" count=1 conv=notrunc status=none
 head -c 100 /dev/urandom | dd of="$db" bs=1 seek=$((page * 32768 + 5000)) conv=notrunc status=none

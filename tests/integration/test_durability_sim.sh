@@ -4,7 +4,8 @@
 # write_cache, lie_window, cut_at): a lying cache cut at 30 s makes
 # verify --witness exit 4 naming the lost acknowledged pages; an honest one
 # exits 0, and plain verify after it does not exit 4 (it names the cut and
-# asks for the witness); a tearing one has torn pages found (exit 4); and 50
+# asks for the witness); a tearing one has its torn pages found and counted
+# as torn by writes in flight (exit 0: writes are not atomic); and 50
 # honest cuts at random instants (seeds) give zero "lost" pages.
 source "$(dirname "$0")/lib.sh"
 set -e
@@ -92,12 +93,15 @@ set -e
 grep -q "ended by a simulated power cut" err && grep -q -- "--witness SPEC" err ||
 	fail "plain verify does not say the run was cut and to name the witness: $(cat err)"
 
-# tearing: the pages in flight at the cut are found torn
+# tearing: the pages in flight at the cut are found torn, and counted as
+# torn by a write in flight (newer than their last acknowledgement): no
+# failure, as the writes are not atomic (a device may keep part of a write it
+# never acknowledged)
 profile tearing tearing 30s 7
 expect_exit 0 "$DISKPROOF" run ./tearing.ini --results "$WORK/r.db"
-expect_exit 4 "$DISKPROOF" verify ./tearing.ini --witness "$WD/tearing.witness"
-grep -Eq "^db[0-9]+ page [0-9]+: torn " out || fail "torn pages not named: $(tail -2 out)"
-grep -q " 0 lost after acknowledgement, [1-9][0-9]* torn" out || fail "tearing: $(tail -1 out)"
+expect_exit 0 "$DISKPROOF" verify ./tearing.ini --witness "$WD/tearing.witness"
+grep -Eq "^[1-9][0-9]* page\(s\) torn by a write in flight" out || fail "torn pages not counted: $(cat out)"
+grep -q " 0 lost after acknowledgement, 0 torn, 0 corrupt" out || fail "tearing: $(tail -1 out)"
 
 # 50 honest cuts at random instants: never a lost page
 for i in $(seq 1 50); do
