@@ -474,11 +474,15 @@ struct profile_key {
 	const char *name;
 	enum profile_key_type type;
 	enum profile_key_store store;
-	size_t offset;		    /* in struct profile, or struct profile_volume for "volume" */
-	size_t size;		    /* sizeof the field */
-	uint64_t min, max;	    /* inclusive bounds of numeric types */
-	uint64_t multiple;	    /* value must be a multiple of it; 0 = any */
-	bool pow2;		    /* value must be a power of two */
+	size_t offset;	   /* in struct profile, or struct profile_volume for "volume" */
+	size_t size;	   /* sizeof the field */
+	uint64_t min, max; /* inclusive bounds of numeric types */
+	uint64_t multiple; /* value must be a multiple of it; 0 = any */
+	bool pow2;	   /* value must be a power of two */
+	/* listed in a run's parameters only when not at its default (keys
+	 * added after the reports' golden files: a run that does not use them
+	 * lists what it listed before) */
+	bool listed_when_set;
 	bool required;		    /* the section is invalid without it */
 	bool allow_auto;	    /* "auto" is a value too (stored as the type's maximum) */
 	const char *const *choices; /* PROFILE_KEY_CHOICE: NULL-terminated */

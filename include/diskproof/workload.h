@@ -197,13 +197,12 @@ struct wl_db_ckpt {
 };
 
 /* batch.c: the flusher's batches and the database file's flushes
- * (doublewrite, data_flush, cleaner_interval; on false when all are off and
- * the flusher works alone). A batch: up to the area's pages (or flush_depth)
- * of the oldest dirty ones taken at once onto flusher slots, held while the
+ * (doublewrite, data_flush, cleaner_interval; wl_ctx.batch, one per
+ * database, none when all are off and the flusher works alone). A batch: up to the area's pages (or
+ * flush_depth) of the oldest dirty ones taken at once onto flusher slots, held while the
  * doublewrite write and its flush go on the batch's own slot, then released
  * to be written in place; once all are done, per_batch's flush. */
 struct wl_db_batch {
-	bool on;
 	unsigned slot;			/* the doublewrite writes and the flushes */
 	uint8_t phase;			/* enum wl_batch_phase (batch.c) */
 	bool issued;			/* the phase's own write or flush went */
@@ -314,18 +313,17 @@ struct wl_db {
 			   * or a mark: WL_EXPECT_LOWER, WL_EXPECT_BAD, failed */
 	uint8_t *busy;	  /* WL_BUSY_* per page (index page - lo) */
 	uint32_t log_align;
-	uint64_t hot_n; /* hot_size: the hot region's pages, [lo, lo + hot_n) */
 	/* doublewrite: the area's pages, the last dw_n of [lo, lo + n): no
 	 * transaction reads or changes them; each batch's doublewrite write
 	 * stamps them (their own page numbers, their next generations), so
 	 * verify and the journal see them as the pages they are */
-	uint64_t dw_n;
+	uint32_t dw_n;	/* (in the padding after log_align) */
+	uint64_t hot_n; /* hot_size: the hot region's pages, [lo, lo + hot_n) */
 	struct wl_db_txn txn;
 	struct wl_db_pool pool;
 	struct wl_db_cache cache;
 	struct wl_db_flush flush;
 	struct wl_db_ckpt ckpt;
-	struct wl_db_batch batch;
 	struct wl_db_log log;
 	struct wl_db_repl repl;
 	struct wl_db_scan scan;
@@ -415,6 +413,10 @@ struct wl_ctx {
 	struct wl_config cfg;
 	struct wl_db *dbs;
 	unsigned ndb;
+	/* batch.c's state per database (index in dbs), NULL when the flusher
+	 * works alone: not in struct wl_db, whose size every profile's memory
+	 * estimate counts */
+	struct wl_db_batch *batch;
 	struct wl_slot *slots;
 	unsigned nslots;
 	unsigned *idle; /* stream slots ready to issue (nslots entries) */
@@ -505,7 +507,7 @@ void wl_recovery_step(struct wl_ctx *c, unsigned db);
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 /* batch.c: the flusher's next write (or the batch slot's doublewrite write
- * or flush) when d->batch.on */
+ * or flush) when c->batch is set */
 struct wl_slot *wl_batch_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
@@ -523,7 +525,7 @@ static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, 
  * may go now (write-ahead, or an I/O in flight on the page). */
 static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->batch.on)
+	if (c->batch)
 		return wl_batch_build(c, d, now);
 	if (!d->flush.nfree || (!d->flush.len && !d->ckpt.set))
 		return NULL;

@@ -49,7 +49,7 @@ static bool batching(const struct wl_config *p)
 static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct wl_config *p = &c->cfg;
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 
 	if (!p->cleaner_interval_ns)
 		return true;
@@ -78,20 +78,20 @@ static struct wl_slot *take(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	if (!d->flush.nfree || !d->flush.len || !clean_may(c, d, now) ||
 	    !(s = wl_flush_oldest(c, d, now)))
 		return NULL;
-	if (d->batch.clean_left)
-		d->batch.clean_left--;
+	if (wl_batch(c, d)->clean_left)
+		wl_batch(c, d)->clean_left--;
 	return s;
 }
 
 /* The batch slot as a flush of d's database file. */
 static struct wl_slot *flush_issue(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	struct wl_slot *s = &c->slots[d->batch.slot];
+	struct wl_slot *s = &c->slots[wl_batch(c, d)->slot];
 
 	wl_slot_request(s, ENGINE_OP_FSYNC, IO_DB_FLUSH, 0, wl_file_db(s->db), 0, 0, now);
 	s->npages = 0;
 	s->held = 0;
-	d->batch.written = false;
+	wl_batch(c, d)->written = false;
 	return s;
 }
 
@@ -100,7 +100,7 @@ static struct wl_slot *flush_issue(struct wl_ctx *c, struct wl_db *d, uint64_t n
 static struct wl_slot *rate_step(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct wl_config *p = &c->cfg;
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 	struct wl_slot *s;
 
 	if (p->data_flush != PROFILE_DATA_FLUSH_RATE)
@@ -124,9 +124,9 @@ static struct wl_slot *rate_step(struct wl_ctx *c, struct wl_db *d, uint64_t now
 static struct wl_slot *dw_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct wl_config *p = &c->cfg;
-	struct wl_slot *s = &c->slots[d->batch.slot];
+	struct wl_slot *s = &c->slots[wl_batch(c, d)->slot];
 	uint64_t first = d->lo + wl_db_pages(d);
-	unsigned n = d->batch.nheld;
+	unsigned n = wl_batch(c, d)->nheld;
 
 	for (unsigned k = 0; k < n; k++)
 		if (d->busy[first + k - d->lo] & WL_BUSY_IO)
@@ -140,7 +140,7 @@ static struct wl_slot *dw_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	s->page = first;
 	s->npages = n;
 	s->held = n >= 64 ? ~0ULL : (1ULL << n) - 1;
-	d->batch.issued = true;
+	wl_batch(c, d)->issued = true;
 	return s;
 }
 
@@ -148,7 +148,7 @@ static struct wl_slot *dw_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
  * there are none. */
 static bool batch_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 	unsigned max = d->dw_n ? (unsigned)d->dw_n : c->cfg.flush_depth;
 	struct wl_slot *s;
 
@@ -165,7 +165,7 @@ static bool batch_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 
 struct wl_slot *wl_batch_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 	bool slot_free = !c->slots[b->slot].inflight;
 	struct wl_slot *s = NULL;
 
@@ -200,7 +200,7 @@ struct wl_slot *wl_batch_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 
 void wl_batch_write_done(struct wl_ctx *c, struct wl_db *d)
 {
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 
 	b->written = true;
 	if (!batching(&c->cfg) || !b->inflight)
@@ -215,7 +215,7 @@ void wl_batch_write_done(struct wl_ctx *c, struct wl_db *d)
 
 void wl_batch_done(struct wl_ctx *c, struct wl_db *d)
 {
-	struct wl_db_batch *b = &d->batch;
+	struct wl_db_batch *b = wl_batch(c, d);
 	struct wl_slot *s = &c->slots[b->slot];
 
 	if (s->req.op == ENGINE_OP_FSYNC)

@@ -278,7 +278,7 @@ void wl_flush_done(struct wl_ctx *c, struct wl_slot *s)
 	if (s->ckpt_write && d->ckpt.inflight)
 		d->ckpt.inflight--;
 	d->flush.free_slots[d->flush.nfree++] = (unsigned)(s - c->slots);
-	if (d->batch.on)
+	if (c->batch)
 		wl_batch_write_done(c, d);
 	wl_wake_waiters(c, d);
 }

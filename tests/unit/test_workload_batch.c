@@ -124,7 +124,7 @@ static void test_doublewrite_per_batch(void **state)
 	assert_true(w->fsyncs + 2 >= 2 * w->batches && w->fsyncs <= 2 * w->batches);
 	assert_true(w->dw_pages > w->batches); /* batches of more than a page */
 	assert_int_equal(w->stream_in_area, 0);
-	assert_true(d->batch.flushes + 2 >= 2 * w->batches);
+	assert_true(h.c.batch[0].flushes + 2 >= 2 * w->batches);
 	/* the area's pages were written: their generations moved on */
 	assert_true(d->expect[w->area] > 1);
 	for (uint64_t p = w->area; p < PAGES; p++)
