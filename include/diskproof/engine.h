@@ -39,6 +39,9 @@
 enum engine_op {
 	ENGINE_OP_READ,
 	ENGINE_OP_WRITE,
+	/* the file's written data made durable, as fdatasync(2) does (len 0,
+	 * no buffer; result 0 when done) */
+	ENGINE_OP_FSYNC,
 };
 
 /* request flags */

@@ -52,6 +52,14 @@ enum profile_pattern {
 	PROFILE_PATTERN_SEQUENTIAL,
 };
 
+/* [workload] data_flush: when a database file's written data is made
+ * durable (fdatasync) */
+enum profile_data_flush {
+	PROFILE_DATA_FLUSH_NONE,      /* never (the default) */
+	PROFILE_DATA_FLUSH_PER_BATCH, /* after every flush batch (InnoDB) */
+	PROFILE_DATA_FLUSH_RATE,      /* data_flush_rate times a second, when written to */
+};
+
 /* Most streams a profile or --streams may ask for. */
 #define PROFILE_STREAMS_MAX 100000
 /* [engine] streams = auto: the count is found by auto-tune. */
@@ -265,6 +273,13 @@ struct profile {
 	uint32_t log_page_size;		 /* whole log pages, the partial last rewritten; 0 = off */
 	uint64_t commit_delay_ns;	 /* a log write waits this long for more commits */
 	unsigned commit_group;		 /* or as soon as this many commits wait; 0 = off */
+	/* InnoDB-like features, all off by default (docs/profiles.md) */
+	bool doublewrite;		    /* each flush batch first written to an area */
+	uint64_t doublewrite_size;	    /* the area, per worker's share of a database */
+	enum profile_data_flush data_flush; /* none (default), per_batch or rate */
+	double data_flush_rate;		    /* data_flush = rate: flushes per second */
+	uint64_t cleaner_interval_ns;	    /* a page cleaner's pass every this; 0 = off */
+	unsigned cleaner_pages;		    /* ... writing up to this many dirty pages */
 	/* the fixed model */
 	uint32_t block_size;	      /* I/O size = page size; default page_size */
 	double read_pct;	      /* share of I/Os that are reads; 100 */
@@ -478,11 +493,15 @@ struct profile_key {
 	const char *name;
 	enum profile_key_type type;
 	enum profile_key_store store;
-	size_t offset;		    /* in struct profile, or struct profile_volume for "volume" */
-	size_t size;		    /* sizeof the field */
-	uint64_t min, max;	    /* inclusive bounds of numeric types */
-	uint64_t multiple;	    /* value must be a multiple of it; 0 = any */
-	bool pow2;		    /* value must be a power of two */
+	size_t offset;	   /* in struct profile, or struct profile_volume for "volume" */
+	size_t size;	   /* sizeof the field */
+	uint64_t min, max; /* inclusive bounds of numeric types */
+	uint64_t multiple; /* value must be a multiple of it; 0 = any */
+	bool pow2;	   /* value must be a power of two */
+	/* listed in a run's parameters only when not at its default (keys
+	 * added after the reports' golden files: a run that does not use them
+	 * lists what it listed before) */
+	bool listed_when_set;
 	bool required;		    /* the section is invalid without it */
 	bool allow_auto;	    /* "auto" is a value too (stored as the type's maximum) */
 	const char *const *choices; /* PROFILE_KEY_CHOICE: NULL-terminated */

@@ -32,10 +32,13 @@ enum io_class {
 	IO_BDM_READ,	/* background database maintenance: sequential scan */
 	IO_LOG_READ,	/* replication (or recovery) reading a closed log segment */
 	IO_BACKUP_READ, /* the backup test's sequential read */
+	IO_DB_FLUSH,	/* a database file's data made durable (fdatasync): data_flush,
+			 * doublewrite; 0 bytes, reported only where there are some */
 	IO_CLASS_COUNT,
 };
 
-/* "db_read", "db_write", "log_write", "bdm_read", "log_read", "backup_read"
+/* "db_read", "db_write", "log_write", "bdm_read", "log_read", "backup_read",
+ * "db_flush"
  * (the keys of reports and the store). */
 const char *stats_io_class_name(enum io_class c);
 /* -1 when unknown. */

@@ -46,6 +46,7 @@ enum wl_slot_kind {
 	WL_SLOT_LOG,	/* the database's log writer */
 	WL_SLOT_SCAN,	/* maintenance (BDM) or backup: sequential multi-page reads */
 	WL_SLOT_REPL,	/* replication (or recovery) reads of closed log segments */
+	WL_SLOT_BATCH,	/* the flusher's doublewrite writes and data-file flushes */
 };
 
 /* transaction types, in the order of the mix keys */
@@ -195,6 +196,26 @@ struct wl_db_ckpt {
 	uint64_t evictions;  /* checkpoints on: dirty pages written to make room */
 };
 
+/* batch.c: the flusher's batches and the database file's flushes
+ * (doublewrite, data_flush, cleaner_interval; wl_ctx.batch, one per
+ * database, none when all are off and the flusher works alone). A batch: up to the area's pages (or
+ * flush_depth) of the oldest dirty ones taken at once onto flusher slots, held while the
+ * doublewrite write and its flush go on the batch's own slot, then released
+ * to be written in place; once all are done, per_batch's flush. */
+struct wl_db_batch {
+	unsigned slot;			/* the doublewrite writes and the flushes */
+	uint8_t phase;			/* enum wl_batch_phase (batch.c) */
+	bool issued;			/* the phase's own write or flush went */
+	bool rate_flush;		/* the slot's flush in flight is data_flush = rate's */
+	unsigned *held;			/* flusher slots taken, not yet released: flush_depth */
+	unsigned nheld, nrel, inflight; /* taken, released, in place in flight */
+	bool written;			/* data written since the last flush */
+	uint64_t flush_due;		/* data_flush = rate: the next flush */
+	uint64_t clean_due;		/* cleaner_interval: the next pass */
+	uint64_t clean_left;		/* pages the pass under way may still write */
+	uint64_t batches, flushes;	/* since the run started */
+};
+
 /* log.c: the log writer. Byte counters since the run started (log sequence
  * numbers), the segment written, the records not yet written, and group
  * commit's counts. Commits move buffered -> inflight when a log write is
@@ -292,6 +313,11 @@ struct wl_db {
 			   * or a mark: WL_EXPECT_LOWER, WL_EXPECT_BAD, failed */
 	uint8_t *busy;	  /* WL_BUSY_* per page (index page - lo) */
 	uint32_t log_align;
+	/* doublewrite: the area's pages, the last dw_n of [lo, lo + n): no
+	 * transaction reads or changes them; each batch's doublewrite write
+	 * stamps them (their own page numbers, their next generations), so
+	 * verify and the journal see them as the pages they are */
+	uint32_t dw_n;	/* (in the padding after log_align) */
 	uint64_t hot_n; /* hot_size: the hot region's pages, [lo, lo + hot_n) */
 	struct wl_db_txn txn;
 	struct wl_db_pool pool;
@@ -344,6 +370,13 @@ struct wl_config {
 	uint32_t log_page_size;
 	uint64_t commit_delay_ns;
 	unsigned commit_group;
+	/* InnoDB-like features */
+	bool doublewrite;
+	uint64_t doublewrite_size;
+	enum profile_data_flush data_flush;
+	double data_flush_rate;
+	uint64_t cleaner_interval_ns;
+	unsigned cleaner_pages;
 	/* the fixed model */
 	double read_pct;
 	enum profile_pattern pattern;
@@ -380,6 +413,10 @@ struct wl_ctx {
 	struct wl_config cfg;
 	struct wl_db *dbs;
 	unsigned ndb;
+	/* batch.c's state per database (index in dbs), NULL when the flusher
+	 * works alone: not in struct wl_db, whose size every profile's memory
+	 * estimate counts */
+	struct wl_db_batch *batch;
 	struct wl_slot *slots;
 	unsigned nslots;
 	unsigned *idle; /* stream slots ready to issue (nslots entries) */
@@ -469,6 +506,9 @@ void wl_recovery_step(struct wl_ctx *c, unsigned db);
  */
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+/* batch.c: the flusher's next write (or the batch slot's doublewrite write
+ * or flush) when c->batch is set */
+struct wl_slot *wl_batch_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_repl_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
 
@@ -485,6 +525,8 @@ static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, 
  * may go now (write-ahead, or an I/O in flight on the page). */
 static inline struct wl_slot *wl_flush_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
+	if (c->batch)
+		return wl_batch_build(c, d, now);
 	if (!d->flush.nfree || (!d->flush.len && !d->ckpt.set))
 		return NULL;
 	return wl_flush_build(c, d, now);
@@ -517,6 +559,9 @@ static inline struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d,
 /* the log write completed (ok or not: streams go on either way) */
 void wl_log_done(struct wl_ctx *c, struct wl_db *d);
 void wl_flush_done(struct wl_ctx *c, struct wl_slot *s);
+/* batch.c: the batch slot's doublewrite write or flush completed (the
+ * caller has learnt the area pages' generations) */
+void wl_batch_done(struct wl_ctx *c, struct wl_db *d);
 /*
  * Checks the log blocks a replication read returned (header, place and
  * checksum; only with verify on and real pages): NULL when every block is
@@ -613,6 +658,44 @@ static inline uint64_t wl_next_gen(uint32_t e)
 			     : (uint64_t)(e & ~WL_EXPECT_LOWER) + 1;
 
 	return g == 1 ? 2 : g;
+}
+
+/* The pages of d that transactions use: all of [lo, lo + n) but the
+ * doublewrite area at its end. */
+static inline uint64_t wl_db_pages(const struct wl_db *d)
+{
+	return d->n - d->dw_n;
+}
+
+/* doublewrite's area pages in a database of page_size pages: the size's
+ * whole pages, at most 64 */
+static inline unsigned wl_dw_pages(bool doublewrite, uint64_t size, uint32_t page_size)
+{
+	uint64_t n = doublewrite ? size / page_size : 0;
+
+	return n > 64 ? 64 : (unsigned)n;
+}
+
+/* Does the flusher go through batch.c (doublewrite, data_flush or
+ * cleaner_interval on)? */
+static inline bool wl_batch_on(const struct wl_config *p)
+{
+	return p->doublewrite || p->data_flush != PROFILE_DATA_FLUSH_NONE || p->cleaner_interval_ns;
+}
+
+/* The batch slot's buffer: the doublewrite area's pages, or a page. */
+static inline uint32_t wl_buf_len_batch(uint32_t page_size, bool doublewrite, uint64_t dw_size)
+{
+	unsigned n = wl_dw_pages(doublewrite, dw_size, page_size);
+
+	return page_size * (n > 1 ? n : 1);
+}
+
+static inline uint32_t wl_batch_buf_len(const struct profile *p)
+{
+	return p->doublewrite || p->data_flush != PROFILE_DATA_FLUSH_NONE || p->cleaner_interval_ns
+		       ? wl_buf_len_batch(p->page_size, p->doublewrite, p->doublewrite_size)
+		       : 0;
 }
 
 /* A stream slot's buffer: a page, or a read ahead's pages. */

@@ -489,7 +489,9 @@ static int uring_queue(struct engine_ctx *ctx, struct engine_req *r)
 
 	if (!sqe)
 		return ENGINE_Q_BUSY;
-	if (r->op == ENGINE_OP_READ) {
+	if (r->op == ENGINE_OP_FSYNC) {
+		io_uring_prep_fsync(sqe, fd, IORING_FSYNC_DATASYNC);
+	} else if (r->op == ENGINE_OP_READ) {
 		if (fixed)
 			io_uring_prep_read_fixed(sqe, fd, r->buf, r->len, r->offset, r->buf_index);
 		else

@@ -249,7 +249,9 @@ static int aio_queue(struct engine_ctx *ctx, struct engine_req *r)
 		return ENGINE_Q_BUSY;
 	idx = p->free[--p->nfree];
 	io = &p->iocbs[idx];
-	if (r->op == ENGINE_OP_READ) {
+	if (r->op == ENGINE_OP_FSYNC) {
+		io_prep_fdsync(io, ctx->fds[r->file]);
+	} else if (r->op == ENGINE_OP_READ) {
 		io_prep_pread(io, ctx->fds[r->file], r->buf, r->len, (long long)r->offset);
 	} else if (dsync && !p->rwf_dsync) {
 		io_prep_pwrite(io, p->dsync_fds[r->file], r->buf, r->len, (long long)r->offset);

@@ -105,7 +105,9 @@ static void psync_do(struct psync_priv *p, struct engine_req *r)
 	int fd = p->fds[r->file], e;
 	ssize_t ret;
 
-	if (r->op == ENGINE_OP_READ)
+	if (r->op == ENGINE_OP_FSYNC)
+		ret = fdatasync(fd);
+	else if (r->op == ENGINE_OP_READ)
 		ret = pread(fd, r->buf, r->len, (off_t)r->offset);
 	else if (r->flags & ENGINE_RF_DSYNC)
 		ret = psync_write_dsync(fd, r);

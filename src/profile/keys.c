@@ -31,6 +31,7 @@ static const char *const sim_caches[] = {"none", "honest", "lying", "tearing", N
 static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
+static const char *const data_flushes[] = {"none", "per_batch", "rate", NULL};
 static const char *const max_bases[] = {"sample", "io", NULL};
 static const char *const latency_bases[] = {"service", "response", NULL};
 static const char *const tune_goals[] = {"max", "target", "iops", NULL};
@@ -303,6 +304,40 @@ static const struct profile_key keys[] = {
 	  .def = "0s",
 	  .help = "A log write waits this long after the first commit it carries arrived, so "
 		  "that more commits share it (group commit; PostgreSQL's commit_delay)." },
+	/* the InnoDB-like features; all off by default, so every other profile
+	 * is as it was */
+	{ .section = "workload", .name = "doublewrite", .listed_when_set = true, .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(doublewrite), .def = "off",
+	  .help = "The flusher writes in batches, each first as one sequential write to a "
+		  "doublewrite area at the end of the database, made durable (fdatasync), then "
+		  "in place (InnoDB's doublewrite buffer)." },
+	{ .section = "workload", .name = "doublewrite_size", .listed_when_set = true, .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U64, PFIELD(doublewrite_size), .min = 4 * KIB, .max = 64 * MIB,
+	  .def = "1MiB",
+	  .help = "With doublewrite: the area, and the largest batch; whole pages, at most 64 "
+		  "(InnoDB: 64 pages of 16 KiB)." },
+	{ .section = "workload", .name = "data_flush", .listed_when_set = true, .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(data_flush), .choices = data_flushes,
+	  .def = "none",
+	  .help = "none, per_batch (an fdatasync of the database file after each flush "
+		  "batch's writes, as InnoDB) or rate (data_flush_rate a second, when it was "
+		  "written to since the last)." },
+	{ .section = "workload", .name = "data_flush_rate", .listed_when_set = true, .type = PROFILE_KEY_NUMBER,
+	  .store = PROFILE_STORE_DOUBLE, PFIELD(data_flush_rate), .min = 0, .max = 10000,
+	  .def = "0",
+	  .help = "With data_flush = rate: database file flushes per second, per worker's "
+		  "share of a database." },
+	{ .section = "workload", .name = "cleaner_interval", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
+	  .store = PROFILE_STORE_U64, PFIELD(cleaner_interval_ns), .min = 0, .max = 3600 * SEC,
+	  .def = "0s",
+	  .help = "A page cleaner: dirty pages are written only by a pass every interval "
+		  "(InnoDB: 1 s; PostgreSQL's bgwriter: 200 ms), up to cleaner_pages each, or "
+		  "by a commit that finds the dirty list full; 0 = off." },
+	{ .section = "workload", .name = "cleaner_pages", .listed_when_set = true, .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(cleaner_pages), .min = 1, .max = 1000000,
+	  .def = "100",
+	  .help = "With cleaner_interval: most dirty pages a pass writes, oldest first "
+		  "(InnoDB: innodb_io_capacity; PostgreSQL: bgwriter_lru_maxpages)." },
 	{ .section = "workload", .name = "block_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(block_size), .min = 4 * KIB, .max = MIB,
 	  .pow2 = true,

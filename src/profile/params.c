@@ -299,6 +299,10 @@ int profile_params(const struct profile *p, struct profile_param **out, size_t *
 			      (const char *)p + keys[i].offset, "",
 			      p->key_lines ? p->key_lines[i] : 0))
 			goto out_nomem;
+		if (keys[i].listed_when_set && arr[at - 1].source == PROFILE_PARAM_DEFAULT) {
+			free(arr[at - 1].value);
+			arr[--at] = (struct profile_param){0};
+		}
 	}
 	for (v = 0; v < p->nr_volumes; v++) {
 		const struct profile_volume *vol = &p->volumes[v];

@@ -604,6 +604,52 @@ static void check_pages(struct parse_ctx *c, const char *name, uint64_t v)
 		 (unsigned long long)v, p->page_size);
 }
 
+/* The InnoDB-like features' keys: which need which. */
+static void finish_innodb_features(struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+
+	/* each key alone at its default is valid (the corpus test): one that
+	 * needs another is refused from its value */
+	if (p->doublewrite) {
+		check_pages(c, "doublewrite_size", p->doublewrite_size);
+		if (key_given(c, "workload", "doublewrite_size") &&
+		    p->doublewrite_size / p->page_size > 64)
+			perr_add(c, key_line(c, "workload", "doublewrite_size"),
+				 "[workload]", "doublewrite_size",
+				 "is more than 64 pages (page_size = %u)", p->page_size);
+	} else if (p->doublewrite_size != 1024 * 1024 /* its default */) {
+		perr_add(c, key_line(c, "workload", "doublewrite_size"), "[workload]",
+			 "doublewrite_size", "needs doublewrite = on");
+	}
+	if (p->data_flush == PROFILE_DATA_FLUSH_RATE && !(p->data_flush_rate > 0))
+		perr_add(c,
+			 key_line(c, "workload", "data_flush")
+				 ? key_line(c, "workload", "data_flush")
+				 : c->lineno,
+			 "[workload]", "data_flush", "rate needs data_flush_rate");
+	if (p->data_flush_rate > 0 && p->data_flush != PROFILE_DATA_FLUSH_RATE)
+		perr_add(c, key_line(c, "workload", "data_flush_rate"), "[workload]",
+			 "data_flush_rate", "needs data_flush = rate");
+	if (p->cleaner_pages != 100 /* its default */ && !p->cleaner_interval_ns)
+		perr_add(c, key_line(c, "workload", "cleaner_pages"), "[workload]", "cleaner_pages",
+			 "needs cleaner_interval");
+	if (p->cleaner_interval_ns && p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", "cleaner_interval"), "[workload]",
+			 "cleaner_interval",
+			 "and checkpoint_interval exclude each other (a page cleaner is InnoDB's "
+			 "flusher, checkpoints PostgreSQL's)");
+	if (p->cleaner_interval_ns && p->cleaner_interval_ns < 10 * NSEC_PER_MSEC)
+		perr_add(c, key_line(c, "workload", "cleaner_interval"), "[workload]",
+			 "cleaner_interval", "is shorter than 10ms");
+	if ((p->doublewrite || p->data_flush == PROFILE_DATA_FLUSH_PER_BATCH) &&
+	    p->checkpoint_interval_ns)
+		perr_add(c, key_line(c, "workload", p->doublewrite ? "doublewrite" : "data_flush"),
+			 "[workload]", p->doublewrite ? "doublewrite" : "data_flush",
+			 "%s needs the flusher's batches: checkpoint_interval is off",
+			 p->doublewrite ? "doublewrite" : "per_batch");
+}
+
 /* The PostgreSQL-like features' keys: whole pages, the jetstress model only,
  * and the keys each needs. */
 static void finish_pg_features(struct parse_ctx *c)
@@ -615,7 +661,9 @@ static void finish_pg_features(struct parse_ctx *c)
 		"checkpoint_interval", "checkpoint_target",  "checkpoint_log_size",
 		"write_merge",	       "writeback_interval", "writeback_age",
 		"writeback_hot",       "full_page_writes",   "log_page_size",
-		"commit_delay",	       "commit_group"};
+		"commit_delay",	       "commit_group",	     "doublewrite",
+		"doublewrite_size",    "data_flush",	     "data_flush_rate",
+		"cleaner_interval",    "cleaner_pages"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)
@@ -687,6 +735,7 @@ static void finish_pg_features(struct parse_ctx *c)
 	if (p->checkpoint_interval_ns && p->checkpoint_interval_ns < 100 * NSEC_PER_MSEC)
 		perr_add(c, key_line(c, "workload", "checkpoint_interval"), "[workload]",
 			 "checkpoint_interval", "is shorter than 100ms");
+	finish_innodb_features(c);
 	if (p->log_page_size && (p->log_page_size % 4096 || p->log_segment_size % p->log_page_size))
 		perr_add(c, key_line(c, "workload", "log_page_size"), "[workload]", "log_page_size",
 			 "%u bytes is not a multiple of 4 KiB that divides log_segment_size (%u)",

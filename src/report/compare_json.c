@@ -67,6 +67,8 @@ static void json_scope(struct json *j, const struct analyze_scope *s)
 	for (int c = 0; c < IO_CLASS_COUNT; c++) {
 		const struct analyze_class *k = &s->classes[c];
 
+		if (c == IO_DB_FLUSH && !k->present)
+			continue; /* only where a run flushes its database files */
 		json_begin_object(j, stats_io_class_name(c));
 		json_bool(j, "present", k->present);
 		for (int m = 0; m < ANALYZE_METRIC_COUNT; m++)

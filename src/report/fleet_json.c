@@ -207,7 +207,8 @@ void report_fleet_json(struct strbuf *sb, const struct report_fleet *f,
 	json_end(&j);
 	json_begin_object_flat(&j, "percentiles_exact");
 	for (int c = 0; c < IO_CLASS_COUNT; c++)
-		json_bool(&j, stats_io_class_name(c), f->hist_complete[c]);
+		if (c != IO_DB_FLUSH || f->summary.classes[c].ios)
+			json_bool(&j, stats_io_class_name(c), f->hist_complete[c]);
 	json_end(&j);
 	json_begin_object_flat(&j, "totals");
 	json_u64(&j, "ios", f->ios);

@@ -80,6 +80,10 @@ static void json_classes(struct json *j, const struct scope_summary *sc)
 	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		cs = &sc->classes[c];
+		/* db_flush only where the profile flushes its data files: a
+		 * run without stays as it was */
+		if (c == IO_DB_FLUSH && !cs->ios && !cs->errors)
+			continue;
 		json_begin_object_flat(j, stats_io_class_name(c));
 		json_u64(j, "ios", cs->ios);
 		json_num(j, "iops", cs->iops);
@@ -265,6 +269,8 @@ static void json_warmup(struct json *j, const struct results *r)
 	json_begin_object(j, "classes");
 	for (c = 0; c < IO_CLASS_COUNT; c++) {
 		wc = &r->warmup.classes[c];
+		if (c == IO_DB_FLUSH && !wc->ios && !wc->errors)
+			continue;
 		json_begin_object_flat(j, stats_io_class_name(c));
 		json_u64(j, "ios", wc->ios);
 		json_num(j, "iops", wc->iops);

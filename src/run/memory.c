@@ -51,8 +51,21 @@
 	((uint64_t)sizeof(struct class_stats32) +                                                  \
 	 HIST_GROUPS * HIST_GROUP_BUCKETS * sizeof(uint32_t))
 #define MEM_RUN_SLOTS 8ULL /* run.c's RUN_SLOTS */
-#define MEM_CLASSES ((uint64_t)IO_CLASS_COUNT)
+/* the classes a run's figures are kept for: db_flush only where the profile
+ * flushes its database files (its tables, a few hundred KiB, are there in
+ * every run; an estimate that counted them always would move every plan's
+ * figure for a class only the InnoDB-like profiles use) */
 #define MEM_SLOT 320ULL
+
+/* The classes a run's figures are kept for: db_flush only where the profile
+ * flushes its database files. Its tables (a few hundred KiB) are there in
+ * every run; counting them always would move every plan's estimate for a
+ * class only the InnoDB-like profiles use. */
+static uint64_t mem_classes(const struct profile *p)
+{
+	return (uint64_t)IO_CLASS_COUNT -
+	       !(p->doublewrite || p->data_flush != PROFILE_DATA_FLUSH_NONE);
+}
 
 /*
  * The generators' state of every database (wl_db_memory) on workers of at
@@ -100,9 +113,9 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	/* open loop: the stream slots of the bound its streams may grow to */
 	streams = profile_stream_bound(p, (unsigned)streams);
 
-	per_db = 2 * MEM_CLASSES * MEM_HIST + 1024;
-	m->databases = ndb * per_db +
-		       ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * MEM_CLASSES * MEM_SNAP_CLASS;
+	per_db = 2 * mem_classes(p) * MEM_HIST + 1024;
+	m->databases = ndb * per_db + ndb * (fixed ? workers : 1) * MEM_RUN_SLOTS * mem_classes(p) *
+					      MEM_SNAP_CLASS;
 	/* open loop: each database's page reads' response times too, one
 	 * class (coord.resp_db, snap.resp) */
 	if (p->arrival == PROFILE_ARRIVAL_RATE && txn)
@@ -117,13 +130,15 @@ void run_memory_estimate(const struct plan *pl, const struct profile *p, unsigne
 	if (txn) {
 		m->buffers += ndb * (seg + (p->copies > 1 || recovery ? seg : 0) +
 				     (p->bdm ? p->bdm_io_size : 0) +
-				     (uint64_t)p->flush_depth * wl_flush_buf_len(p));
-		slots += ndb * (1 + (p->copies > 1 || recovery) + p->bdm + p->flush_depth);
+				     (uint64_t)p->flush_depth * wl_flush_buf_len(p) +
+				     wl_batch_buf_len(p));
+		slots += ndb * (1 + (p->copies > 1 || recovery) + p->bdm + p->flush_depth +
+				(wl_batch_buf_len(p) > 0));
 	} else if (backup) {
 		m->buffers += ndb * p->backup_io_size;
 		slots += ndb;
 	}
 	m->buffers += slots * MEM_SLOT;
-	m->other = largest * 8 + pl->nr_vols * 3 * MEM_CLASSES * MEM_HIST + (64ULL << 20);
+	m->other = largest * 8 + pl->nr_vols * 3 * mem_classes(p) * MEM_HIST + (64ULL << 20);
 	m->total = m->pages + m->databases + m->buffers + m->other;
 }

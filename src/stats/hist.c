@@ -12,6 +12,7 @@
 static const char *const class_names[IO_CLASS_COUNT] = {
 	[IO_DB_READ] = "db_read",   [IO_DB_WRITE] = "db_write", [IO_LOG_WRITE] = "log_write",
 	[IO_BDM_READ] = "bdm_read", [IO_LOG_READ] = "log_read", [IO_BACKUP_READ] = "backup_read",
+	[IO_DB_FLUSH] = "db_flush",
 };
 
 const char *stats_io_class_name(enum io_class c)

@@ -56,6 +56,16 @@ static int db_init(struct wl_ctx *c, struct wl_db *d, unsigned streams)
 	if (p->checkpoint_interval_ns &&
 	    !(d->ckpt.set = calloc(d->flush.cap, sizeof(*d->ckpt.set))))
 		return -ENOMEM;
+	if (c->batch) {
+		struct wl_db_batch *b = wl_batch(c, d);
+
+		/* the area: at most half the worker's share of the database */
+		d->dw_n = wl_dw_pages(p->doublewrite, p->doublewrite_size, p->page_size);
+		if (d->dw_n > d->n / 2)
+			d->dw_n = (uint32_t)(d->n / 2);
+		if (!(b->held = calloc(p->flush_depth, sizeof(*b->held))))
+			return -ENOMEM;
+	}
 	if (p->hot_size) {
 		/* this worker's share of the hot region, as of its pages */
 		d->hot_n = (uint64_t)((double)(p->hot_size / p->page_size) * (double)d->n /
@@ -94,6 +104,8 @@ static uint64_t alloc_bound(uint64_t n)
 uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned streams)
 {
 	uint64_t m = sizeof(struct wl_db), dcap;
+	bool batch = p->doublewrite || p->data_flush != PROFILE_DATA_FLUSH_NONE ||
+		     p->cleaner_interval_ns;
 
 	if (streams)
 		m += alloc_bound(streams * WL_ELEM(txn.waiters));
@@ -113,6 +125,10 @@ uint64_t wl_db_memory(const struct profile *p, uint64_t nr_pages, unsigned strea
 	     alloc_bound(p->log_segments * WL_ELEM(repl.q));
 	if (p->checkpoint_interval_ns)
 		m += alloc_bound(dcap * WL_ELEM(ckpt.set));
+	/* batch.c's state (wl_ctx.batch, one per database) and its slots */
+	if (batch)
+		m += sizeof(struct wl_db_batch) + 16 +
+		     alloc_bound(p->flush_depth * sizeof(*((struct wl_db_batch *)0)->held));
 	/* the cache model's CLOCK ring: the pages the cache holds (all of
 	 * them on a worker that drives the whole database) */
 	if (p->cache_size && p->cache_size / p->page_size < nr_pages &&
@@ -166,6 +182,12 @@ static void config_from_profile(struct wl_config *f, const struct profile *p)
 		.log_page_size = p->log_page_size,
 		.commit_delay_ns = p->commit_delay_ns,
 		.commit_group = p->commit_group,
+		.doublewrite = p->doublewrite,
+		.doublewrite_size = p->doublewrite_size,
+		.data_flush = p->data_flush,
+		.data_flush_rate = p->data_flush_rate,
+		.cleaner_interval_ns = p->cleaner_interval_ns,
+		.cleaner_pages = p->cleaner_pages,
 		.read_pct = p->read_pct,
 		.pattern = p->pattern,
 	};
@@ -199,6 +221,10 @@ int wl_ctx_init(struct wl_ctx *c, const struct profile *p, unsigned worker_index
 	acc += p->replace_pct;
 	c->mix[2] = acc / tot;
 	c->mix[3] = 1.0;
+	c->batch = NULL;
+	if (wl_batch_on(&c->cfg) && !wl_fixed_model(c) && !wl_backup_test(c) &&
+	    !wl_recovery_test(c) && ndb && !(c->batch = calloc(ndb, sizeof(*c->batch))))
+		return -ENOMEM;
 	for (unsigned i = 0; i < ndb; i++)
 		if (db_init(c, &dbs[i], nstreams))
 			return -ENOMEM;
@@ -224,7 +250,11 @@ void wl_ctx_release(struct wl_ctx *c)
 		free(d->replay.recs);
 		free(d->cache.ring);
 		free(d->ckpt.set);
+		if (c->batch)
+			free(c->batch[i].held);
 	}
+	free(c->batch);
+	c->batch = NULL;
 	/* what it points at is the caller's: forgotten, so a second release
 	 * frees nothing twice */
 	c->slots = NULL;
@@ -239,7 +269,8 @@ static unsigned slots_per_db(const struct wl_config *p)
 		return 1;
 	if (p->model == PROFILE_MODEL_FIXED)
 		return 0;
-	return 1 + (p->copies > 1 || p->type == PROFILE_TEST_RECOVERY) + p->bdm + p->flush_depth;
+	return 1 + (p->copies > 1 || p->type == PROFILE_TEST_RECOVERY) + p->bdm + p->flush_depth +
+	       wl_batch_on(p);
 }
 
 unsigned wl_slot_count(const struct profile *p, unsigned ndb, unsigned nstreams)
@@ -290,6 +321,20 @@ static void place_db_slots(struct wl_ctx *c, unsigned i, unsigned *si, uint64_t 
 					 .db = i,
 					 .buf_len = wl_buf_len_flush(p->page_size, p->write_merge)};
 		d->flush.free_slots[d->flush.nfree++] = (*si)++;
+	}
+	if (c->batch) {
+		struct wl_db_batch *b = wl_batch(c, d);
+
+		c->slots[*si] =
+			(struct wl_slot){.kind = WL_SLOT_BATCH,
+					 .db = i,
+					 .buf_len = wl_buf_len_batch(p->page_size, p->doublewrite,
+								     p->doublewrite_size)};
+		b->slot = (*si)++;
+		/* the first pass and rate flush one interval in */
+		b->clean_due = now + p->cleaner_interval_ns;
+		if (p->data_flush == PROFILE_DATA_FLUSH_RATE)
+			b->flush_due = now + (uint64_t)(1e9 / p->data_flush_rate);
 	}
 	/* the first checkpoint one interval in: the run starts as from a
 	 * checkpoint (every page's first change is logged whole) */

@@ -25,7 +25,7 @@
 
 #include "workload_internal.h"
 
-static struct wl_slot *flush_oldest(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+struct wl_slot *wl_flush_oldest(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	struct wl_dirty_page *dp;
 	struct wl_slot *s;
@@ -242,8 +242,7 @@ static struct wl_slot *flush_checkpoint(struct wl_ctx *c, struct wl_db *d, uint6
 	return s;
 }
 
-/* Does a stream wait for room in the dirty list? */
-static bool dirty_waited(const struct wl_ctx *c, const struct wl_db *d)
+bool wl_flush_dirty_waited(const struct wl_ctx *c, const struct wl_db *d)
 {
 	for (unsigned i = 0; i < d->txn.nwait; i++)
 		if (c->slots[d->txn.waiters[i]].wait == WL_WAIT_DIRTY)
@@ -258,14 +257,14 @@ struct wl_slot *wl_flush_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	if (!d->flush.nfree)
 		return NULL;
 	if (!d->ckpt.set)
-		return flush_oldest(c, d, now);
+		return wl_flush_oldest(c, d, now);
 	if ((s = flush_checkpoint(c, d, now)))
 		return s;
 	/* the dirty list full and a commit waiting for room: the oldest dirty
 	 * page is written now, not at the next checkpoint (as a PostgreSQL
 	 * backend that finds no clean buffer writes a dirty one itself); else
 	 * every commit would stop until then, for up to a whole interval */
-	if (!dirty_waited(c, d) || !(s = flush_oldest(c, d, now)))
+	if (!wl_flush_dirty_waited(c, d) || !(s = wl_flush_oldest(c, d, now)))
 		return NULL;
 	s->ckpt_write = 0;
 	d->ckpt.evictions++;
@@ -279,5 +278,7 @@ void wl_flush_done(struct wl_ctx *c, struct wl_slot *s)
 	if (s->ckpt_write && d->ckpt.inflight)
 		d->ckpt.inflight--;
 	d->flush.free_slots[d->flush.nfree++] = (unsigned)(s - c->slots);
+	if (c->batch)
+		wl_batch_write_done(c, d);
 	wl_wake_waiters(c, d);
 }

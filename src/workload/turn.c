@@ -149,6 +149,19 @@ static void complete_pages(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s,
 		wl_stream_done(c, s);
 }
 
+/* The batch slot's doublewrite write (the area's pages released, their
+ * generations learnt) or flush, then the batch told. */
+static void complete_batch(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s, bool ok)
+{
+	for (unsigned i = 0; s->req.op == ENGINE_OP_WRITE && i < s->npages; i++) {
+		uint64_t k = s->page + i - d->lo;
+
+		d->expect[k] = ok ? (uint32_t)wl_next_gen(d->expect[k]) : failed_mark(c);
+		d->busy[k] &= (uint8_t)~WL_BUSY_IO;
+	}
+	wl_batch_done(c, d);
+}
+
 void wl_complete(struct wl_ctx *c, struct wl_slot *s, bool ok, const struct wl_check *k)
 {
 	struct wl_db *d = &c->dbs[s->db];
@@ -166,6 +179,9 @@ void wl_complete(struct wl_ctx *c, struct wl_slot *s, bool ok, const struct wl_c
 		return;
 	case WL_SLOT_SCAN:
 		complete_scan(c, d, s, ok, k);
+		return;
+	case WL_SLOT_BATCH:
+		complete_batch(c, d, s, ok);
 		return;
 	case WL_SLOT_FLUSH:
 	case WL_SLOT_STREAM:

@@ -38,15 +38,15 @@ static inline uint64_t draw_index(struct wl_ctx *c, const struct wl_db *d)
 	if (d->hot_n) {
 		if (rng_unit(&c->rng) * 100.0 < c->cfg.hot_pct)
 			return rng_next(&c->rng) % d->hot_n;
-		return d->hot_n + rng_next(&c->rng) % (d->n - d->hot_n);
+		return d->hot_n + rng_next(&c->rng) % (wl_db_pages(d) - d->hot_n);
 	}
-	return rng_next(&c->rng) % d->n;
+	return rng_next(&c->rng) % wl_db_pages(d);
 }
 
 /* Picks a page of [lo, lo + n) with no I/O in flight: random tries, then a scan. */
 static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 {
-	uint64_t n = d->n, p;
+	uint64_t n = wl_db_pages(d), p;
 
 	for (int i = 0; i < 16; i++) {
 		p = draw_index(c, d);
@@ -74,7 +74,7 @@ static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot 
 
 	if (rng_unit(&c->rng) * 100.0 >= p->readahead_pct)
 		return;
-	while (np < max && s->page + np < d->lo + d->n) {
+	while (np < max && s->page + np < d->lo + wl_db_pages(d)) {
 		uint8_t *b = &d->busy[s->page + np - d->lo];
 
 		if (*b & (WL_BUSY_IO | WL_BUSY_BAD | WL_BUSY_CACHED))

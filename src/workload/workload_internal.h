@@ -90,6 +90,18 @@ static inline void wl_page_io_prepare(struct wl_ctx *c, struct wl_slot *s, bool 
 		wl_slot_stamp_write(c, s, d);
 }
 
+/* batch.c's state of database d (c->batch set) */
+static inline struct wl_db_batch *wl_batch(struct wl_ctx *c, const struct wl_db *d)
+{
+	return &c->batch[d - c->dbs];
+}
+
+/* flush.c: the oldest dirty page's write on a free flusher slot (NULL: none
+ * may go now), and whether a stream waits for room in the dirty list */
+struct wl_slot *wl_flush_oldest(struct wl_ctx *c, struct wl_db *d, uint64_t now);
+bool wl_flush_dirty_waited(const struct wl_ctx *c, const struct wl_db *d);
+/* batch.c: a flusher write completed (its slot is free again) */
+void wl_batch_write_done(struct wl_ctx *c, struct wl_db *d);
 /* txn.c: streams of d waiting for the log or the flusher that may go on */
 void wl_wake_waiters(struct wl_ctx *c, struct wl_db *d);
 /* log.c: appends a commit record naming pages[0..n) to d's log buffer, and

@@ -55,7 +55,7 @@ static void test_every_key_and_source(void **state)
 {
 	struct profile p;
 	struct profile_param *v;
-	size_t n, nk, nvol_keys = 0;
+	size_t n, nk, nvol_keys = 0, nquiet = 0;
 	const struct profile_key *keys = profile_keys(&nk);
 
 	(void)state;
@@ -63,10 +63,15 @@ static void test_every_key_and_source(void **state)
 		     "iops_per_mailbox = 0.1\n[sim]\nread_latency = 4ms\njitter = 5%\n"
 		     "[volume v1]\npath = /d1\nlog_path = /l1\n[volume v2]\npath = /d2\n");
 	assert_int_equal(profile_params(&p, &v, &n), 0);
-	for (size_t i = 0; i < nk; i++)
+	for (size_t i = 0; i < nk; i++) {
 		nvol_keys += !strcmp(keys[i].section, "volume");
-	/* every key once, each volume's keys once per volume */
-	assert_int_equal(n, nk - nvol_keys + 2 * nvol_keys);
+		nquiet += keys[i].listed_when_set;
+	}
+	/* every key once, each volume's keys once per volume; those listed
+	 * only when set (the InnoDB-like keys) not at their defaults */
+	assert_int_equal(n, nk - nvol_keys + 2 * nvol_keys - nquiet);
+	for (size_t i = 0; i < n; i++)
+		assert_false(!strcmp(v[i].key, "doublewrite"));
 	expect(v, n, "test", "", "type", "stress", PROFILE_PARAM_PROFILE);
 	/* a stress test's duration and its lenient maxima follow from the type */
 	expect(v, n, "test", "", "duration", "1d", PROFILE_PARAM_DERIVED);

@@ -394,7 +394,9 @@ static void test_unknown_key(void **state)
 		"cache_size, "
 		"readahead_size, readahead_pct, checkpoint_interval, checkpoint_log_size, "
 		"checkpoint_target, writeback_interval, writeback_age, writeback_hot, write_merge, "
-		"full_page_writes, log_page_size, commit_group, commit_delay, block_size, "
+		"full_page_writes, log_page_size, commit_group, commit_delay, doublewrite, "
+		"doublewrite_size, data_flush, data_flush_rate, cleaner_interval, cleaner_pages, "
+		"block_size, "
 		"read_pct, pattern, "
 		"seed, verify");
 	expect_errors("[sizing]\npage_size = 4KiB\n" VOL,

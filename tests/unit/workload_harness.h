@@ -35,7 +35,7 @@ struct harness {
 	struct wl_ctx c;
 	int64_t run_id;
 	uint8_t *log[H_MAX_DB]; /* each database's log file */
-	uint64_t lat[5];	/* ns per request, by enum wl_slot_kind */
+	uint64_t lat[6];	/* ns per request, by enum wl_slot_kind */
 	uint64_t *due;		/* per slot: completion time while in flight */
 	uint64_t now;
 	bool no_streams;	  /* draining: no stream issues */
@@ -70,7 +70,7 @@ static inline void h_profile(struct harness *h)
 	p->recovery_segments = 2;
 	h->ndb = 1;
 	h->streams[0] = 4;
-	for (unsigned k = 0; k < 5; k++)
+	for (unsigned k = 0; k < 6; k++)
 		h->lat[k] = 100000; /* 100 us */
 	h->run_id = 7;
 }

@@ -1,0 +1,237 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_workload_batch.c - the flusher in batches (batch.c), driven alone:
+ * - doublewrite with data_flush = per_batch: each batch is one sequential
+ *   write of k pages to the area at the end of the database (k at most the
+ *   area and flush_depth), then a flush of the file, then the same k pages
+ *   written in place, one page each, only once that flush is done, then a
+ *   flush once all of them are; no transaction touches the area, whose
+ *   pages' generations move on with each doublewrite write;
+ * - data_flush = rate: flushes of the database file at the rate, never two
+ *   closer than its interval, the page writes as without it;
+ * - cleaner_interval: page writes only in passes, at most cleaner_pages a
+ *   pass, each pass's writes in a burst at its start.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "diskproof/stats.h"
+#include "workload_harness.h"
+
+#define PAGES 4096
+
+/* doublewrite: the order of a batch's I/O, as a state per step */
+enum { B_IDLE, B_DW, B_DW_DONE, B_DW_FLUSH, B_WRITES, B_FLUSH };
+
+struct bwatch {
+	unsigned phase, k, released, done;
+	unsigned batches, dw_pages, writes, fsyncs, stream_in_area;
+	uint64_t area; /* its first page */
+	uint64_t last_fsync, min_gap;
+	uint64_t t_writes[8192];
+};
+
+static void on_issue_dw(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+	uint32_t ps = h->p.page_size;
+
+	if (s->kind == WL_SLOT_STREAM) {
+		w->stream_in_area += s->page >= w->area;
+		return;
+	}
+	if (s->kind == WL_SLOT_BATCH && s->req.op == ENGINE_OP_WRITE) {
+		assert_int_equal(w->phase, B_IDLE);
+		assert_int_equal(s->req.offset, w->area * ps);
+		w->k = s->req.len / ps;
+		assert_int_equal(s->req.len, w->k * ps);
+		assert_true(w->k >= 1 && w->k <= h->dbs[0].dw_n && w->k <= h->p.flush_depth);
+		w->phase = B_DW;
+		w->batches++;
+		w->dw_pages += w->k;
+	} else if (s->kind == WL_SLOT_BATCH) {
+		assert_int_equal(s->req.op, ENGINE_OP_FSYNC);
+		assert_int_equal(s->req.cls, IO_DB_FLUSH);
+		assert_int_equal(s->req.file, wl_file_db(0));
+		if (w->phase == B_DW_DONE)
+			w->phase = B_DW_FLUSH;
+		else if (w->phase == B_WRITES && w->done == w->k)
+			w->phase = B_FLUSH;
+		else
+			fail_msg("a flush in phase %u (%u of %u written)", w->phase, w->done, w->k);
+		w->fsyncs++;
+	} else if (s->kind == WL_SLOT_FLUSH) {
+		assert_int_equal(w->phase, B_WRITES);
+		assert_true(w->released < w->k);
+		assert_true(s->page < w->area);
+		assert_int_equal(s->req.offset, s->page * ps);
+		assert_int_equal(s->req.len, ps);
+		w->released++;
+		w->writes++;
+	}
+}
+
+static void on_done_dw(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+
+	(void)h;
+	if (s->kind == WL_SLOT_FLUSH) {
+		w->done++;
+	} else if (s->kind == WL_SLOT_BATCH && s->req.op == ENGINE_OP_WRITE) {
+		assert_int_equal(w->phase, B_DW);
+		w->phase = B_DW_DONE;
+	} else if (s->kind == WL_SLOT_BATCH) {
+		if (w->phase == B_DW_FLUSH) {
+			w->phase = B_WRITES;
+			w->released = w->done = 0;
+		} else {
+			assert_int_equal(w->phase, B_FLUSH);
+			w->phase = B_IDLE;
+		}
+	}
+}
+
+static void test_doublewrite_per_batch(void **state)
+{
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+	const struct wl_db *d = &h.dbs[0];
+
+	(void)state;
+	h_profile(&h);
+	h.p.flush_depth = 6;
+	h.p.doublewrite = true;
+	h.p.doublewrite_size = 8 * 4096; /* 8 pages: batches of up to 6 */
+	h.p.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	h.p.lazy_commit_pct = 100;
+	h.streams[0] = 16;
+	h.on_issue = on_issue_dw;
+	h.on_done = on_done_dw;
+	h.arg = w;
+	h_start(&h, PAGES);
+	assert_int_equal(d->dw_n, 8);
+	w->area = PAGES - 8;
+	while (steps++ < 2000000 && w->batches < 500)
+		assert_true(h_step(&h));
+	assert_true(w->batches >= 500);
+	/* each batch: its pages twice (area, then in place), two flushes */
+	assert_true(w->writes + w->k >= w->dw_pages && w->writes <= w->dw_pages);
+	assert_true(w->fsyncs + 2 >= 2 * w->batches && w->fsyncs <= 2 * w->batches);
+	assert_true(w->dw_pages > w->batches); /* batches of more than a page */
+	assert_int_equal(w->stream_in_area, 0);
+	assert_true(h.c.batch[0].flushes + 2 >= 2 * w->batches);
+	/* the area's pages were written: their generations moved on */
+	assert_true(d->expect[w->area] > 1);
+	for (uint64_t p = w->area; p < PAGES; p++)
+		assert_false(d->busy[p] & WL_BUSY_DIRTY);
+	h_release(&h);
+	free(w);
+}
+
+static void on_issue_rate(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+
+	if (s->kind == WL_SLOT_FLUSH)
+		w->writes++;
+	if (s->kind != WL_SLOT_BATCH)
+		return;
+	assert_int_equal(s->req.op, ENGINE_OP_FSYNC);
+	if (w->fsyncs && h->now - w->last_fsync < w->min_gap)
+		w->min_gap = h->now - w->last_fsync;
+	w->last_fsync = h->now;
+	w->fsyncs++;
+}
+
+static void test_data_flush_rate(void **state)
+{
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.p.data_flush = PROFILE_DATA_FLUSH_RATE;
+	h.p.data_flush_rate = 50; /* every 20 ms */
+	h.on_issue = on_issue_rate;
+	h.arg = w;
+	w->min_gap = UINT64_MAX;
+	h_start(&h, PAGES);
+	while (steps++ < 5000000 && h.now < 2 * NSEC_PER_SEC)
+		assert_true(h_step(&h));
+	/* 2 s at 50/s: 100 (the first one 20 ms in), writes all along */
+	assert_true(w->fsyncs >= 98 && w->fsyncs <= 100);
+	assert_true(w->min_gap >= 20 * NSEC_PER_MSEC);
+	assert_true(w->writes > 1000);
+	assert_int_equal(h.dbs[0].dw_n, 0);
+	h_release(&h);
+	free(w);
+}
+
+static void on_issue_clean(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+
+	assert_true(s->kind != WL_SLOT_BATCH); /* no flushes, no doublewrite */
+	if (s->kind == WL_SLOT_FLUSH && w->writes < 8192)
+		w->t_writes[w->writes++] = h->now;
+}
+
+static void test_cleaner_passes(void **state)
+{
+	const uint64_t iv = 100 * NSEC_PER_MSEC;
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+	unsigned per[20] = {0}, full = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.p.cleaner_interval_ns = iv;
+	h.p.cleaner_pages = 40;
+	h.p.lazy_commit_pct = 100;
+	h.streams[0] = 2;
+	/* slow reads: some 60 pages dirtied an interval, more than a pass
+	 * writes, never the list's 4096 (no commit waits for room) */
+	h.lat[WL_SLOT_STREAM] = 3 * NSEC_PER_MSEC;
+	h.on_issue = on_issue_clean;
+	h.arg = w;
+	h_start(&h, PAGES);
+	while (steps++ < 5000000 && h.now < 20 * iv)
+		assert_true(h_step(&h));
+	assert_true(w->writes > 0);
+	for (unsigned i = 0; i < w->writes; i++) {
+		uint64_t t = w->t_writes[i];
+
+		if (t >= 20 * iv)
+			break;
+		/* a pass begins on the interval: its writes within 5 ms of it */
+		assert_true(t >= iv);
+		if (t % iv >= 5 * NSEC_PER_MSEC)
+			fail_msg("write %u at %llu ns", i, (unsigned long long)t);
+		per[t / iv]++;
+	}
+	for (unsigned k = 0; k < 20; k++) {
+		assert_true(per[k] <= 40);
+		full += per[k] == 40;
+	}
+	assert_true(full >= 10); /* the streams dirty more than a pass writes */
+	h_release(&h);
+	free(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_doublewrite_per_batch),
+		cmocka_unit_test(test_data_flush_rate),
+		cmocka_unit_test(test_cleaner_passes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
