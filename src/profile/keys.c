@@ -84,11 +84,11 @@ static const struct profile_key keys[] = {
 	  .min = 1, .max = PROFILE_REPEAT_MAX, .def = "1",
 	  .help = "run: run the profile this many times as one series, as run --repeat N "
 		  "does (which overrides it); 1 = one run." },
-	{ .section = "test", .name = "witness", .type = PROFILE_KEY_STRING,
+	{ .section = "test", .name = "witness", .listed_when_set = true, .type = PROFILE_KEY_STRING,
 	  .store = PROFILE_STORE_STR, PFIELD(witness),
 	  .help = "durability: where each acknowledgement goes, a witness file (on another "
 		  "device) or HOST:PORT (diskproof witness --listen); run --witness overrides." },
-	{ .section = "test", .name = "cut_at", .type = PROFILE_KEY_DURATION,
+	{ .section = "test", .name = "cut_at", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(cut_at_ns),
 	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
 	  .help = "durability: when run --cut-command runs its command, this long into the "
@@ -500,7 +500,7 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_BOOL, PFIELD(hipri), .def = "off",
 	  .help = "io_uring: polled completion (IOPOLL), direct = on; only for "
 		  "devices with poll queues (queue/io_poll = 1, e.g. NVMe poll_queues)." },
-	{ .section = "engine", .name = "submit_batch", .type = PROFILE_KEY_U64,
+	{ .section = "engine", .name = "submit_batch", .listed_when_set = true, .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(submit_batch),
 	  .min = 1, .max = 256, .def = "1",
 	  .help = "Hand I/Os to the kernel this many at a time while at least as many are in "
@@ -588,18 +588,18 @@ static const struct profile_key keys[] = {
 	  .help = "Run-to-run spread of the simulated latencies, in percent: every latency of a "
 		  "run is scaled by one factor drawn from seed, uniform within +-this, so "
 		  "identical runs with other seeds differ as real runs do." },
-	{ .section = "sim", .name = "write_cache", .type = PROFILE_KEY_CHOICE,
+	{ .section = "sim", .name = "write_cache", .listed_when_set = true, .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(sim.write_cache), .choices = sim_caches,
 	  .def = "none",
 	  .help = "The simulated device's write cache at a power cut (cut_at): none (no cut "
 		  "model), honest (keeps every flushed write), lying (loses flushed writes "
 		  "within lie_window of the cut) or tearing (honest; pages in flight torn)." },
-	{ .section = "sim", .name = "lie_window", .type = PROFILE_KEY_DURATION,
+	{ .section = "sim", .name = "lie_window", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.lie_window_ns),
 	  .min = 0, .max = 3600 * SEC, .def = "1s",
 	  .help = "write_cache = lying: writes acknowledged as flushed within this long "
 		  "before the cut are lost too." },
-	{ .section = "sim", .name = "cut_at", .type = PROFILE_KEY_DURATION,
+	{ .section = "sim", .name = "cut_at", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(sim.cut_at_ns),
 	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",
 	  .help = "A durability test's simulated power cut, this long of virtual time into "
