@@ -60,7 +60,7 @@ struct engine_drv {
 	 * the client after engine_drv_init; the client sets it to 0 to let
 	 * everything held go at the next turn (a stopping run). */
 	unsigned batch;
-	uint64_t now;	   /* the clock as read after the last reap */
+	uint64_t now; /* the clock as read after the last reap */
 	/* a request completed with EAGAIN or EINTR this many times in a row
 	 * (no byte moved in between) goes back to the client with that error;
 	 * 0: queued again for ever. Set by the client after engine_drv_init:
@@ -110,8 +110,8 @@ int engine_drv_resubmit(struct engine_drv *d);
 /* ---- a turn ---- */
 
 /* Stamps the submit time of the requests queued since the last commit (and
- * of every one held back for a batch) and hands them to the device. 0, or -errno with "ENGINE engine: submit failed:
- * WHY" in err. */
+ * of every one held back for a batch) and hands them to the device. 0, or
+ * -errno with "ENGINE engine: submit failed: WHY" in err. */
 int engine_drv_commit(struct engine_drv *d, struct strbuf *err) DP_MUST_CHECK;
 /*
  * One turn: the kept requests resubmitted, a commit, then completions reaped

@@ -301,10 +301,10 @@ struct profile {
 	unsigned tune_slope_window;	  /* samples; 0: the window's, 5 to 30 */
 	uint64_t tune_slope_max_ns;	  /* per sample; default 0.1 ms */
 	uint64_t tune_transient_max_ns;	  /* 0: 4 x the slope window */
-	unsigned workers; /* worker threads; 0 = one per CPU, at most one per database */
-	bool direct;	  /* O_DIRECT; default on */
-	bool sqpoll;	  /* io_uring: a kernel submission thread; default off */
-	bool hipri;	  /* io_uring: polled completion (needs poll queues); default off */
+	unsigned workers;      /* worker threads; 0 = one per CPU, at most one per database */
+	bool direct;	       /* O_DIRECT; default on */
+	bool sqpoll;	       /* io_uring: a kernel submission thread; default off */
+	bool hipri;	       /* io_uring: polled completion (needs poll queues); default off */
 	unsigned submit_batch; /* I/Os handed over at once while as many are in flight; 1 */
 	enum profile_affinity affinity; /* default soft */
 

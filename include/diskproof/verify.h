@@ -212,10 +212,10 @@ struct verify_ack_result {
 	/* pages torn by a write in flight at the cut (newer than their last
 	 * acknowledgement): not in count[], no failure (writes not atomic) */
 	uint64_t torn_in_flight;
-	int64_t cut_ns;			    /* the cut: sim's, else the last ack's time */
-	bool sim_cut;			    /* cut_ns is the simulated cut's */
-	int64_t newest_lost_ns;		    /* 0: none lost */
-	struct verify_ack_bad *bad;	    /* the first max_listed, db and page order */
+	int64_t cut_ns;		    /* the cut: sim's, else the last ack's time */
+	bool sim_cut;		    /* cut_ns is the simulated cut's */
+	int64_t newest_lost_ns;	    /* 0: none lost */
+	struct verify_ack_bad *bad; /* the first max_listed, db and page order */
 	size_t nr_bad;
 	uint64_t unlisted;
 };

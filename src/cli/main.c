@@ -1015,20 +1015,13 @@ static const struct {
 	const char *name;
 	int (*fn)(int argc, char **argv);
 } commands[] = {
-	{"init", cmd_init},
-	{"verify", cli_cmd_verify},
-	{"clean", cli_cmd_clean},
-	{"profiles", cmd_profiles},
-	{"report", cmd_report},
-	{"list", cli_cmd_list},
-	{"compare", cli_cmd_compare},
-	{"delete", cli_cmd_delete},
-	{"import", cli_cmd_import},
-	{"plan", cli_cmd_plan},
-	{"check", cli_cmd_check},
-	{"fleet", cli_cmd_fleet},
-	{"witness", cli_cmd_witness},
-	{"fingerprint", cli_cmd_fingerprint},
+	{"init", cmd_init},	      {"verify", cli_cmd_verify},
+	{"clean", cli_cmd_clean},     {"profiles", cmd_profiles},
+	{"report", cmd_report},	      {"list", cli_cmd_list},
+	{"compare", cli_cmd_compare}, {"delete", cli_cmd_delete},
+	{"import", cli_cmd_import},   {"plan", cli_cmd_plan},
+	{"check", cli_cmd_check},     {"fleet", cli_cmd_fleet},
+	{"witness", cli_cmd_witness}, {"fingerprint", cli_cmd_fingerprint},
 	{"learn", cli_cmd_learn},
 };
 

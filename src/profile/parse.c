@@ -615,9 +615,9 @@ static void finish_innodb_features(struct parse_ctx *c)
 		check_pages(c, "doublewrite_size", p->doublewrite_size);
 		if (key_given(c, "workload", "doublewrite_size") &&
 		    p->doublewrite_size / p->page_size > 64)
-			perr_add(c, key_line(c, "workload", "doublewrite_size"),
-				 "[workload]", "doublewrite_size",
-				 "is more than 64 pages (page_size = %u)", p->page_size);
+			perr_add(c, key_line(c, "workload", "doublewrite_size"), "[workload]",
+				 "doublewrite_size", "is more than 64 pages (page_size = %u)",
+				 p->page_size);
 	} else if (p->doublewrite_size != 1024 * 1024 /* its default */) {
 		perr_add(c, key_line(c, "workload", "doublewrite_size"), "[workload]",
 			 "doublewrite_size", "needs doublewrite = on");

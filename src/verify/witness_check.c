@@ -139,7 +139,8 @@ static enum verify_ack_class torn_or_corrupt(struct source *s, const struct plan
  * keep part of a write it never acknowledged); one whose newer generation
  * is the acknowledged one or older lost (part of) an acknowledged write. */
 static int classify(struct source *s, const struct plan *pl, bool sim, const struct witness_ack *a,
-		    uint64_t *found, enum verify_ack_class *cls, bool *in_flight, struct strbuf *err)
+		    uint64_t *found, enum verify_ack_class *cls, bool *in_flight,
+		    struct strbuf *err)
 {
 	const struct plan_db *pdb = &pl->dbs[a->db];
 	uint32_t size = pl->page_size;
