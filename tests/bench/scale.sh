@@ -21,7 +21,7 @@
 # default 1 MiB/s per database would be 1 GB/s over 1,000 databases); io_uring.
 # The files are made once by "diskproof init" (not timed), then each run:
 #   start-up: from launch (just before fork) to the first interval's live line
-#     ("[   1s/...") on its output, minus the 1 s interval: the time to check
+#     ("[0:01/...") on its output, minus the 1 s interval: the time to check
 #     the 2,000 files, load 1,000 journals, set up workers, register files
 #     and buffers and start measuring;
 #   peak RSS: wait4's ru_maxrss (= VmHWM), minus
@@ -114,7 +114,7 @@ printf '%-4s %10s %11s %11s %14s %14s %12s %10s\n' run "start-up s" "peak RSS" "
 
 SU=() RSS=() CO=()
 for r in $(seq 1 "$ROUNDS"); do
-	"$PROCRUN" --out "$WORK/pr.json" --log "$WORK/run.out" --match '^\[ *1s/' -- \
+	"$PROCRUN" --out "$WORK/pr.json" --log "$WORK/run.out" --match '^\[ *0:01/' -- \
 		"$DISKPROOF" run "$P" --results "$RES"
 	rc=$(json "$WORK/pr.json" 'j["rc"]')
 	[ "$rc" -le 1 ] || die "diskproof run failed (exit $rc): $(tail -5 "$WORK/run.out")"
