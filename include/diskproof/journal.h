@@ -174,6 +174,21 @@ int journal_mark_running(const struct journal_loc *loc, uint64_t run_id,
 			 struct strbuf *err) DP_MUST_CHECK;
 
 /*
+ * journal_mark_running() of many file journals at once, for a run's start:
+ * every header rewritten in place first, then their fdatasyncs side by side
+ * on up to JOURNAL_MARK_THREADS threads, so that the filesystem commits them
+ * together and the device's cache flushes are shared (a thousand databases
+ * are marked in the time of a few flushes, not a thousand). done[i] is set
+ * for each journal marked durably; one that needs more (a device's slot, a
+ * version 1 file, none there, a failure) is left unset for the caller to
+ * mark (or rewrite) on its own, which says its error then. 0, or the first
+ * failure's -errno with its message in err.
+ */
+#define JOURNAL_MARK_THREADS 16
+int journal_mark_running_files(const struct journal_loc *const *locs, size_t n, uint64_t run_id,
+			       bool *done, struct strbuf *err);
+
+/*
  * Whether journal_write() may replace the file at path: 0 when it is missing
  * or a regular file starting with the journal magic; -EEXIST when something
  * else is there (not a regular file, or a file read whole that does not start

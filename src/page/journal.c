@@ -22,6 +22,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -928,14 +931,20 @@ int journal_read(const struct journal_loc *loc, struct journal_info *info, uint3
 	return ret;
 }
 
-/* A version 2 or 3 file: the header rewritten in place (one sector). */
-static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
+/*
+ * A version 2 or 3 file: the header rewritten in place (one sector), not yet
+ * synced, the file left open in *out. 0; 1 (nothing written, *out -1) when
+ * the file is older and must be rewritten whole; or -errno with err filled.
+ */
+static int file_mark_header(const struct journal_loc *loc, uint64_t run_id, int *out,
+			    struct strbuf *err)
 {
 	unsigned char h[JOURNAL_HEADER_SIZE];
 	struct hdr d;
 	size_t got;
 	int fd, ret;
 
+	*out = -1;
 	fd = open(loc->path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
@@ -960,15 +969,110 @@ static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, str
 	d.info.run_id = run_id;
 	header_encode(h, &d.info, d.crc, d.seq, d.version);
 	ret = pwrite_all(fd, h, sizeof(h), 0);
-	if (ret)
-		strbuf_addf(err, "%s: cannot write the header: %s", loc->path, strerror(-ret));
-	else if (fdatasync(fd) != 0) {
-		ret = -errno;
-		strbuf_addf(err, "%s: fdatasync failed: %s", loc->path, strerror(-ret));
+	if (!ret) {
+		*out = fd;
+		return 0;
 	}
+	strbuf_addf(err, "%s: cannot write the header: %s", loc->path, strerror(-ret));
 out_close:
 	close(fd);
 	return ret;
+}
+
+static int file_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)
+{
+	int fd, ret = file_mark_header(loc, run_id, &fd, err);
+
+	if (ret)
+		return ret;
+	if (fdatasync(fd) != 0) {
+		ret = -errno;
+		strbuf_addf(err, "%s: fdatasync failed: %s", loc->path, strerror(-ret));
+	}
+	close(fd);
+	return ret;
+}
+
+/* The fdatasyncs of a batch mark, shared out among a few threads. */
+struct mark_sync {
+	const int *fds;
+	int *res;
+	size_t n;
+	atomic_size_t next;
+};
+
+static void *mark_sync_thread(void *arg)
+{
+	struct mark_sync *m = arg;
+
+	for (size_t i; (i = atomic_fetch_add(&m->next, 1)) < m->n;)
+		m->res[i] = fdatasync(m->fds[i]) ? -errno : 0;
+	return NULL;
+}
+
+/* fdatasync of every fd, up to JOURNAL_MARK_THREADS at a time (the calling
+ * thread is one), so that a filesystem commits them together and a device's
+ * cache flushes are shared; res[i] is fds[i]'s 0 or -errno. */
+static void mark_sync_all(const int *fds, int *res, size_t n)
+{
+	struct mark_sync m = {.fds = fds, .res = res, .n = n};
+	pthread_t t[JOURNAL_MARK_THREADS - 1];
+	size_t started = 0;
+
+	atomic_init(&m.next, 0);
+	while (started < JOURNAL_MARK_THREADS - 1 && started + 1 < n &&
+	       !pthread_create(&t[started], NULL, mark_sync_thread, &m))
+		started++;
+	mark_sync_thread(&m);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+}
+
+int journal_mark_running_files(const struct journal_loc *const *locs, size_t n, uint64_t run_id,
+			       bool *done, struct strbuf *err)
+{
+	int *fds = malloc((n ? n : 1) * sizeof(*fds)), *res = malloc((n ? n : 1) * sizeof(*res));
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx)), k = 0;
+	int first = 0;
+
+	for (size_t i = 0; i < n; i++)
+		done[i] = false;
+	if (!fds || !res || !idx) {
+		n = 0; /* each is left to journal_mark_running() */
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct strbuf e = STRBUF_INIT;
+		int fd, ret;
+
+		if (locs[i]->size) /* a device's slot: journal_mark_running() */
+			continue;
+		ret = file_mark_header(locs[i], run_id, &fd, &e);
+		if (ret < 0 && !first) {
+			first = ret;
+			strbuf_addstr(err, e.buf);
+		}
+		strbuf_release(&e);
+		if (!ret) {
+			fds[k] = fd;
+			idx[k++] = i;
+		}
+	}
+	mark_sync_all(fds, res, k);
+	for (size_t j = 0; j < k; j++) {
+		close(fds[j]);
+		done[idx[j]] = !res[j];
+		if (res[j] && !first) {
+			first = res[j];
+			strbuf_addf(err, "%s: fdatasync failed: %s", locs[idx[j]]->path,
+				    strerror(-first));
+		}
+	}
+out:
+	free(fds);
+	free(res);
+	free(idx);
+	return first;
 }
 
 int journal_mark_running(const struct journal_loc *loc, uint64_t run_id, struct strbuf *err)

@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "diskproof/store.h"
@@ -86,8 +87,8 @@ static char **run_data_files(const struct run *r, size_t *n)
 /* The journal writes alone: 0, or the first failure's -errno with its
  * message in first_err (each failure's in all, one a line); touches neither
  * the store nor the run's error state, so the journal thread may run it. */
-static int journals_write(struct run *r, bool from_copies, bool clean, struct strbuf *first_err,
-			  struct strbuf *all)
+static int journals_write(struct run *r, bool from_copies, bool clean, const bool *skip,
+			  struct strbuf *first_err, struct strbuf *all)
 {
 	struct strbuf err = STRBUF_INIT;
 	uint32_t *tmp;
@@ -118,6 +119,8 @@ static int journals_write(struct run *r, bool from_copies, bool clean, struct st
 					  r->prof->seed, clean ? JOURNAL_CLEAN : 0};
 		int ret = -ENOMEM;
 
+		if (skip && skip[g])
+			continue;
 		strbuf_reset(&err);
 		if (tmp) {
 			journal_gather(r, g, from_copies, tmp, &ji.flags);
@@ -169,7 +172,7 @@ static void journals_failed(struct run *r, const char *first, const char *all)
 int run_write_journals(struct run *r, bool from_copies, bool clean)
 {
 	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT;
-	int ret = journals_write(r, from_copies, clean, &first, &all);
+	int ret = journals_write(r, from_copies, clean, NULL, &first, &all);
 
 	if (ret)
 		journals_failed(r, first.buf, all.buf);
@@ -447,6 +450,21 @@ void journals_thread_stop(struct run *r)
 }
 
 /*
+ * Whether the filesystem of db's journal file has room for the journal
+ * written anew (its periodic and final writes are a new file renamed over
+ * it). Where it has not, the mark rewrites it whole too, and so fails the
+ * run before its first write, as it always has, rather than at its end.
+ */
+static bool journal_room(const struct plan_db *db)
+{
+	struct statvfs v;
+
+	if (statvfs(db->jloc.path, &v) != 0)
+		return false;
+	return (uint64_t)v.f_bavail * v.f_frsize >= journal_region_size(db->nr_pages) + 65536;
+}
+
+/*
  * Before the first write of a run (and of each auto-tune level): every
  * journal is rewritten as belonging to a run in progress, so that a crash
  * at any later instant leaves lower bounds, never an exact-looking journal
@@ -455,5 +473,43 @@ void journals_thread_stop(struct run *r)
  */
 int run_mark_journals(struct run *r)
 {
-	return run_write_journals(r, false, false);
+	struct strbuf first = STRBUF_INIT, all = STRBUF_INIT, e = STRBUF_INIT;
+	size_t n = r->plan.nr_dbs, k = 0;
+	const struct journal_loc **locs = calloc(n + 1, sizeof(*locs));
+	size_t *of = calloc(n + 1, sizeof(*of));
+	bool *done = calloc(n + 1, sizeof(*done)), *skip = calloc(n + 1, sizeof(*skip));
+	int ret;
+
+	if (!r->plan.files || !locs || !of || !done || !skip) {
+		ret = run_write_journals(r, false, false);
+		goto out;
+	}
+	/*
+	 * A journal file loaded as it is on disk needs only its header marked
+	 * (in place, as precondition marks them), all of them side by side; one
+	 * that was not (none, damaged, another geometry) and a device's slot
+	 * are written whole from the maps the workers loaded. A failed in-place
+	 * mark is left to that write, which says its error.
+	 */
+	for (size_t g = 0; g < n; g++)
+		if (!r->jnl.rewrite[g] && !r->plan.dbs[g].jloc.size &&
+		    journal_room(&r->plan.dbs[g])) {
+			of[k] = g;
+			locs[k++] = &r->plan.dbs[g].jloc;
+		}
+	(void)journal_mark_running_files(locs, k, (uint64_t)r->store.run_id, done, &e);
+	for (size_t i = 0; i < k; i++)
+		skip[of[i]] = done[i];
+	ret = journals_write(r, false, false, skip, &first, &all);
+	if (ret)
+		journals_failed(r, first.buf, all.buf);
+out:
+	strbuf_release(&first);
+	strbuf_release(&all);
+	strbuf_release(&e);
+	free(locs);
+	free(of);
+	free(done);
+	free(skip);
+	return ret;
 }

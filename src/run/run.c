@@ -162,6 +162,7 @@ static void run_release(struct run *r)
 	free(r->fresh_from);
 	run_samples_release(r);
 	free(r->jnl.noted);
+	free(r->jnl.rewrite);
 	strbuf_release(&r->jnl.notes);
 	strbuf_release(&r->jnl.err);
 	strbuf_release(&r->remade);
@@ -320,7 +321,8 @@ static int run_plan(struct run *r, struct plan_lock **lock, struct strbuf *err)
 	}
 	r->fresh_from = calloc(r->plan.nr_dbs, sizeof(*r->fresh_from));
 	r->jnl.noted = calloc(r->plan.nr_dbs, sizeof(*r->jnl.noted));
-	if (!r->fresh_from || !r->jnl.noted ||
+	r->jnl.rewrite = calloc(r->plan.nr_dbs, sizeof(*r->jnl.rewrite));
+	if (!r->fresh_from || !r->jnl.noted || !r->jnl.rewrite ||
 	    coord_init(&r->coord, r->plan.nr_dbs, r->plan.nr_vols, open_loop(r)) ||
 	    run_samples_init(r)) {
 		strbuf_addstr(err, "out of memory");

@@ -214,6 +214,10 @@ struct worker {
 	/* sim engine: ctx.nr_devices models, then [sim]'s (ctx.sim); owned */
 	struct engine_sim_model *sim_devs;
 	struct iovec *iov;
+	/* every slot's and spare's page buffer, carved from one mapping made
+	 * resident at setup (MAP_POPULATE: no page faults while measuring) */
+	void *bufmap;
+	size_t bufmap_len;
 	/* verify after re-issue: spare page buffers (registered after the
 	 * slots' own) and the reads waiting for their check */
 	void **spare;
@@ -378,6 +382,8 @@ struct run_journals {
 	struct strbuf notes; /* per database, once each: a journal not used
 			      * as it is (damaged, foreign, from an unclean end) */
 	bool *noted;	     /* nr_dbs: the database has its note */
+	bool *rewrite;	     /* nr_dbs: its journal was not loaded as it is on
+			      * disk, so the mark rewrites it whole */
 	struct strbuf err;   /* the first journal that could not be written */
 	bool failed;	     /* a journal write failed: exit 3 */
 	bool marked;	     /* marked in progress: the final write is due */

@@ -745,6 +745,80 @@ static void test_mark_running(void **state)
 	strbuf_release(&err);
 }
 
+/* journal_mark_running_files(): many journals marked at once, in place and
+ * durably, each as journal_mark_running() would; the ones it cannot mark in
+ * place (version 1, a device's slot, none there, damaged) are left unset,
+ * and the first failure is said. */
+static void test_mark_running_files(void **state)
+{
+	enum { N = 40 };
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	char paths[N + 4][320];
+	struct journal_loc locs[N + 4];
+	const struct journal_loc *lp[N + 4];
+	bool done[N + 4];
+	struct stat a, b;
+
+	for (int i = 0; i < N + 4; i++) {
+		snprintf(paths[i], sizeof(paths[i]), "%s/many%d.gen", f->dir, i);
+		locs[i] = (struct journal_loc){.path = paths[i]};
+		lp[i] = &locs[i];
+	}
+	for (int i = 0; i < N; i++) {
+		f->info.db_id = (uint32_t)i + 1;
+		f->info.flags = JOURNAL_CLEAN;
+		f->info.run_id = 3;
+		assert_int_equal(journal_write(&locs[i], &f->info, f->gens, &err), 0);
+	}
+	assert_int_equal(stat(paths[0], &a), 0);
+	/* N: version 1 (at f->path), N + 1: a device's slot, N + 2: none */
+	f->info.db_id = 99;
+	write_v1(f);
+	lp[N] = &f->loc;
+	locs[N + 1] = (struct journal_loc){.path = f->path, .offset = 4096, .size = 8192};
+	/* N + 3: damaged */
+	assert_int_equal(journal_write(&locs[N + 3], &f->info, f->gens, &err), 0);
+	{
+		int fd = open(paths[N + 3], O_WRONLY);
+
+		assert_true(fd >= 0);
+		assert_int_equal(pwrite(fd, "x", 1, 33), 1);
+		close(fd);
+	}
+	assert_int_equal(journal_mark_running_files(lp, N + 4, 12, done, &err), -ENOENT);
+	assert_non_null(strstr(err.buf, paths[N + 2]));
+	for (int i = 0; i < N; i++) {
+		struct journal_info info;
+		uint32_t *gens = NULL;
+
+		assert_true(done[i]);
+		assert_int_equal(journal_read(&locs[i], &info, &gens, &err), 0);
+		assert_int_equal(info.db_id, (uint32_t)i + 1);
+		assert_int_equal(info.run_id, 12);
+		assert_int_equal(info.flags & JOURNAL_CLEAN, 0);
+		assert_memory_equal(gens, f->gens, sizeof(f->gens));
+		free(gens);
+	}
+	/* in place: the same file, not a new one renamed over it */
+	assert_int_equal(stat(paths[0], &b), 0);
+	assert_int_equal(a.st_ino, b.st_ino);
+	for (int i = N; i < N + 4; i++)
+		assert_false(done[i]);
+	/* the version 1 file is untouched: journal_mark_running() rewrites it */
+	{
+		unsigned char h[JOURNAL_HEADER_SIZE];
+
+		raw_header(f->path, h);
+		assert_int_equal(h[8], 1);
+	}
+	/* nothing to do */
+	strbuf_reset(&err);
+	assert_int_equal(journal_mark_running_files(lp, 0, 12, done, &err), 0);
+	assert_int_equal(err.len, 0);
+	strbuf_release(&err);
+}
+
 /* Failed-write marks (version 3): they round-trip with the run they name,
  * in a file and in a device slot; a journal without one is written as
  * version 2, one with one as version 3; marking a version 3 file in
@@ -910,6 +984,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_device_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mark_running_device, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_mark_running_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_marks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_failed_marks_damage, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_large, setup, teardown),
