@@ -580,8 +580,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 			   "under the paths; default when none found), path, log_path\n");
 	strbuf_addf(out,
 		    ";   copied: page_size (the power of two nearest the mean data I/O "
-		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size\n",
-		    obs->transactions > 0 ? " (copied: transactions / window)" : "");
+		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size%s\n",
+		    obs->transactions > 0 ? " (copied: transactions / window)" : "",
+		    obs->transactions > 0
+			    ? ", [sim] log_write_latency (to the commits per log write)"
+			    : "");
 	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
 			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
 	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);

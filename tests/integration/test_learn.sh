@@ -25,6 +25,7 @@ chmod 755 "$WORK" # nobody finds the paths (the learn below), writes in $WORK/no
 mkdir "$WORK/nobody"
 chown nobody "$WORK/nobody"
 WINDOW=${DP_LEARN_WINDOW:-25}
+RATE=200
 
 # dev_mount NAME SIZE: an ext4 on a direct-I/O loop device mounted at $WORK/NAME
 dev_mount() {
@@ -42,7 +43,7 @@ dev_mount data 768MiB
 dev_mount log 256MiB
 
 cat >own.ini <<INI
-; the load learn is to learn: open loop at 200 transactions/s
+; the load learn is to learn: open loop at $RATE transactions/s
 [test]
 duration = 60s
 warmup = 0s
@@ -63,7 +64,7 @@ read_pages = 1
 bdm = off
 copies = 1
 arrival = rate
-rate = 200
+rate = $RATE
 [engine]
 name = io_uring
 direct = on
@@ -88,12 +89,17 @@ watch_run() {
 		-o "$tag.json" --quiet 2>"fp-$tag.err" &
 	local fp=$!
 	if [ "$tag" = own ]; then
+		# per transaction: the transactions in the window, as a database's
+		# counters would give them (open loop at RATE: RATE x WINDOW)
+		"$DISKPROOF" learn --data "$WORK/data" --log "$WORK/log" --duration "${WINDOW}s" \
+			--transactions $((RATE * WINDOW)) -o learned.ini --quiet 2>learn-txn.err &
+		local lt=$!
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 			"$DISKPROOF" learn --data "$WORK/data" --log "$WORK/log" \
 			--duration "${WINDOW}s" -o "$WORK/nobody/learned.ini" >learn.out 2>learn.err ||
 			{ cat learn.err; fail "learn as nobody: exit $?"; }
+		wait "$lt" || { cat learn-txn.err; fail "learn --transactions: exit $?"; }
 	fi
-	[ "$tag" != own ] || cp nobody/learned.ini learned.ini
 	wait "$fp" || { cat "fp-$tag.err"; fail "fingerprint of $tag: exit $?"; }
 	set +e
 	wait "$pid"
@@ -107,21 +113,28 @@ echo "before: $LOAD"
 watch_run own.ini own
 
 # --- learn without root: it worked, and says what it could not see
-[ -s learned.ini ] || fail "learn wrote no profile"
+cp nobody/learned.ini learned-per-s.ini
+[ -s learned-per-s.ini ] || fail "learn wrote no profile"
 grep -q "not root: /proc/diskstats only" learn.err || fail "learn as nobody: no word of it: $(cat learn.err)"
-grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned.ini ||
+grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned-per-s.ini ||
 	fail "header: no sources not used"
-grep -q "^; no transaction count: figures per second fitted" learned.ini || fail "header: per second"
-grep -q "^; learned by diskproof learn: a window of" learned.ini || fail "header: no window"
-grep -q "^;   data: $WORK/data on loop" learned.ini || fail "header: no data device: $(grep data learned.ini)"
-grep -q "loop backing file $WORK/data.img (named, not watched)" learned.ini || fail "header: backing file"
-grep -q "^;   fitted: rate, update_pages, read_pages, log_record_size" learned.ini || fail "header: origins"
-grep -q "^; data reads/s .* [+-][0-9.]* " learned.ini || fail "header: no residual of data reads/s"
-grep -q "^path = $WORK/data$" learned.ini || fail "no path = $WORK/data"
-grep -q "^log_path = $WORK/log$" learned.ini || fail "no log_path = $WORK/log"
-grep -q "^database_size = 25[67]MiB$" learned.ini ||
-	fail "database_size not the files found: $(grep database_size learned.ini)"
+grep -q "^; no transaction count: figures per second fitted" learned-per-s.ini || fail "header: per second"
+grep -q "^; learned by diskproof learn: a window of" learned-per-s.ini || fail "header: no window"
+grep -q "^;   data: $WORK/data on loop" learned-per-s.ini || fail "header: no data device: $(grep data learned-per-s.ini)"
+grep -q "loop backing file $WORK/data.img (named, not watched)" learned-per-s.ini || fail "header: backing file"
+grep -q "^;   fitted: rate, update_pages, read_pages, log_record_size" learned-per-s.ini || fail "header: origins"
+grep -q "^; data reads/s .* [+-][0-9.]* " learned-per-s.ini || fail "header: no residual of data reads/s"
+grep -q "^path = $WORK/data$" learned-per-s.ini || fail "no path = $WORK/data"
+grep -q "^log_path = $WORK/log$" learned-per-s.ini || fail "no log_path = $WORK/log"
+grep -q "^database_size = 25[67]MiB$" learned-per-s.ini ||
+	fail "database_size not the files found: $(grep database_size learned-per-s.ini)"
+grep -q "^; transactions in the window: $((RATE * WINDOW)) (--transactions)" learned.ini ||
+	fail "learned.ini: no transactions in its header"
+grep -q "^;   fitted: .*\\[sim\\] log_write_latency" learned.ini ||
+	fail "learned.ini: the sim's log latency not fitted"
+grep -Eq "^rate = (19[89]|20[01])\.[0-9]+$" learned.ini || fail "learned.ini: rate not copied: $(grep ^rate learned.ini)"
 sed -n '1,40p' learned.ini
+[ -z "$DP_LEARN_KEEP" ] || cp own.json learned.ini learned-per-s.ini "$DP_LEARN_KEEP"
 
 # --- the learned profile on the same devices, the original's files gone
 expect_exit 0 "$DISKPROOF" clean own.ini --yes
@@ -134,6 +147,7 @@ set +e
 rc=$?
 set -e
 cat cmp.out
+[ -z "$DP_LEARN_KEEP" ] || cp learned.json cmp.out "$DP_LEARN_KEEP"
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "fingerprint compare: exit $rc"
 line=$(tail -n 1 cmp.out)
 ok=$(echo "$line" | awk '{print $1}')
