@@ -3,8 +3,10 @@
 # test_learn.sh - learning diskproof's own load (issue 34, docs/learn.md): a
 # diskproof profile runs in open loop at a fixed rate on two loop devices
 # (data and log, losetup --direct-io=on, ext4), watched by `diskproof learn`
-# (as nobody: no privileges) and by `diskproof fingerprint` over the same
-# window; then the files are removed, the learned profile runs on the same
+# twice (as nobody: no privileges, per second; and with --transactions, the
+# window's RATE x WINDOW, per transaction: the sim's group commit fitted)
+# and by `diskproof fingerprint` over the same window; then the files are
+# removed, the profile learned per transaction runs on the same
 # devices, watched by `fingerprint` again, and `fingerprint compare` of the
 # two windows must hold at least 90 % of its asserted rows within 10 %.
 # What is checked whatever the machine's load: learn works without root and
