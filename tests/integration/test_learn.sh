@@ -35,7 +35,8 @@ dev_mount() {
 	truncate -s "$2" "$img"
 	dev=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
 	at_exit "losetup -d $dev"
-	mkfs.ext4 -q "$dev"
+	# no lazy init: ext4lazyinit would write to the devices in the windows
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$dev"
 	mkdir -p "$WORK/$1"
 	mount "$dev" "$WORK/$1" || { echo "skipped: cannot mount $dev"; exit 77; }
 	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
