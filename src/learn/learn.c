@@ -238,19 +238,25 @@ out_text:
 
 /* ---- the fit ---- */
 
-/* The figures the fit holds the model to, per second: [0] log writes (the
+/* The figures the fit holds the model to: [0] log writes (the
  * write-through writes, their flush writes taken off), [1] data writes,
  * [2] data reads, [3] log KiB written. Without a log role the log is the
- * data device's: its flushes are the log writes. */
+ * data device's: its flushes are the log writes. Per second; with rate > 0
+ * and the transactions known, per transaction times rate (the fit's
+ * per-transaction figures, in the per-second units of the copied rate: the
+ * sim's own count of transactions divides its figures, so its Poisson
+ * arrivals' noise does not move them). */
 enum { T_LOGW, T_DATAW, T_READS, T_LOGB, T_N };
 
-static void targets(const struct learn_fp *fp, double *t)
+static void targets(const struct learn_fp *fp, double rate, double *t)
 {
 	const struct learn_counters *d = &fp->role[LEARN_DATA].c, *l = &fp->role[LEARN_LOG].c;
 	bool has_log = fp->role[LEARN_LOG].present;
 	double s = fp->seconds > 0 ? fp->seconds : 1;
 	double dw = (double)d->writes, lw = (double)l->writes;
 
+	if (rate > 0 && fp->transactions > 0)
+		s = fp->transactions / rate;
 	if (fp->role[LEARN_DATA].where.flush_counted_as_write)
 		dw -= (double)d->flushes;
 	if (has_log && fp->role[LEARN_LOG].where.flush_counted_as_write)
@@ -348,8 +354,30 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 			(uint64_t)clampd(t[T_LOGB] * 1024 / m->rate / m->update_pages, 16, 1 << 20);
 }
 
+/* Group commit. Commits that arrive while a log write is in flight share
+ * the next one, so the commits per log write grow with the log write's
+ * latency: about 1 + rate x latency for Poisson arrivals. The real run's
+ * sharing came from the latency its commits saw (the device's, and the
+ * machine's scheduling of the writer: more than the device's await on a
+ * loaded machine), so with the transactions known the sim's log latency is
+ * fitted to the observed commits per log write: its excess over one scaled
+ * by observed / predicted, at most x4 a round. [sim] log_write_latency only
+ * shapes the sim's prediction; a real run shares as its device lets it. */
+static void log_latency_fit(struct learn_model *m, const double *to, const double *tp)
+{
+	double so, sp, k;
+
+	if (!(to[T_LOGW] > 0 && tp[T_LOGW] > 0))
+		return;
+	so = m->rate / to[T_LOGW]; /* commits per log write, observed */
+	sp = m->rate / tp[T_LOGW]; /* the sim's */
+	k = clampd((fmax(so - 1, 0) + 0.01) / (fmax(sp - 1, 0) + 0.01), 0.25, 4);
+	m->log_lat_us = clampd(m->log_lat_us * k, 1, 1e6);
+}
+
 /* One proportional correction of m toward obs from pred; true when every
- * fitted figure is within 1 %. */
+ * fitted figure is within 1 %. rate_fixed: the transactions are known, so
+ * the rate is copied and the log writes fit the sim's group commit. */
 static bool model_correct(struct learn_model *m, const double *to, const double *tp,
 			  bool rate_fixed)
 {
@@ -361,7 +389,9 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 			close = false;
 	if (close)
 		return true;
-	if (!rate_fixed && to[T_LOGW] > 0 && tp[T_LOGW] > 0)
+	if (rate_fixed)
+		log_latency_fit(m, to, tp);
+	else if (to[T_LOGW] > 0 && tp[T_LOGW] > 0)
 		m->rate = clampd(m->rate * to[T_LOGW] / tp[T_LOGW], 0.01, 1e7);
 	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
 		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
@@ -407,29 +437,43 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 			      "told from the data's (log_record_size kept at 2KiB)\n");
 }
 
-int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_size,
-		  const char *tmpdir, struct learn_fit *fit, struct strbuf *err)
+/* The sim rounds: predict, correct, until every fitted figure is within
+ * 1 % or LEARN_FIT_ROUNDS; fit->predicted is then m's. */
+static int fit_rounds(const struct learn_fp *obs, const double *to, const char *tmpdir,
+		      struct learn_fit *fit, struct strbuf *err)
 {
-	double to[T_N], tp[T_N];
-	int ret = 0;
+	bool rate_fixed = obs->transactions > 0;
+	double tp[T_N];
+	int ret;
 
-	targets(obs, to);
-	model_start(obs, to, db_size, log_size, fit);
-	model_limits(obs, to, fit);
 	for (fit->iterations = 0; fit->iterations < LEARN_FIT_ROUNDS; fit->iterations++) {
 		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
 		if (ret)
 			return ret;
-		targets(&fit->predicted, tp);
-		if (model_correct(&fit->m, to, tp, obs->transactions > 0))
-			break;
+		targets(&fit->predicted, rate_fixed ? fit->m.rate : 0, tp);
+		if (model_correct(&fit->m, to, tp, rate_fixed))
+			return 0;
 	}
-	if (fit->iterations == LEARN_FIT_ROUNDS) {
-		/* the last correction was not run: run it, so the residuals are m's */
-		fit->iterations--;
-		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
-	}
-	return ret;
+	/* the last correction was not run: run it, so the residuals are m's */
+	fit->iterations--;
+	return learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
+}
+
+int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_size,
+		  const char *tmpdir, struct learn_fit *fit, struct strbuf *err)
+{
+	double to[T_N];
+
+	/* 1. copied, and the first guess of what is fitted */
+	targets(obs, 0, to);
+	model_start(obs, to, db_size, log_size, fit);
+	if (obs->transactions > 0)
+		targets(obs, fit->m.rate, to); /* per transaction */
+	/* 2. the model's features (none yet beyond the jetstress model's) and
+	 * what it cannot make */
+	model_limits(obs, to, fit);
+	/* 3. the sim rounds */
+	return fit_rounds(obs, to, tmpdir, fit, err);
 }
 
 /* ---- the profile's header ---- */
@@ -536,8 +580,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 			   "under the paths; default when none found), path, log_path\n");
 	strbuf_addf(out,
 		    ";   copied: page_size (the power of two nearest the mean data I/O "
-		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size\n",
-		    obs->transactions > 0 ? " (copied: transactions / window)" : "");
+		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size%s\n",
+		    obs->transactions > 0 ? " (copied: transactions / window)" : "",
+		    obs->transactions > 0
+			    ? ", [sim] log_write_latency (to the commits per log write)"
+			    : "");
 	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
 			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
 	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);

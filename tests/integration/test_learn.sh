@@ -3,8 +3,10 @@
 # test_learn.sh - learning diskproof's own load (issue 34, docs/learn.md): a
 # diskproof profile runs in open loop at a fixed rate on two loop devices
 # (data and log, losetup --direct-io=on, ext4), watched by `diskproof learn`
-# (as nobody: no privileges) and by `diskproof fingerprint` over the same
-# window; then the files are removed, the learned profile runs on the same
+# twice (as nobody: no privileges, per second; and with --transactions, the
+# window's RATE x WINDOW, per transaction: the sim's group commit fitted)
+# and by `diskproof fingerprint` over the same window; then the files are
+# removed, the profile learned per transaction runs on the same
 # devices, watched by `fingerprint` again, and `fingerprint compare` of the
 # two windows must hold at least 90 % of its asserted rows within 10 %.
 # What is checked whatever the machine's load: learn works without root and
@@ -25,6 +27,7 @@ chmod 755 "$WORK" # nobody finds the paths (the learn below), writes in $WORK/no
 mkdir "$WORK/nobody"
 chown nobody "$WORK/nobody"
 WINDOW=${DP_LEARN_WINDOW:-25}
+RATE=200
 
 # dev_mount NAME SIZE: an ext4 on a direct-I/O loop device mounted at $WORK/NAME
 dev_mount() {
@@ -32,7 +35,8 @@ dev_mount() {
 	truncate -s "$2" "$img"
 	dev=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
 	at_exit "losetup -d $dev"
-	mkfs.ext4 -q "$dev"
+	# no lazy init: ext4lazyinit would write to the devices in the windows
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$dev"
 	mkdir -p "$WORK/$1"
 	mount "$dev" "$WORK/$1" || { echo "skipped: cannot mount $dev"; exit 77; }
 	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
@@ -42,7 +46,7 @@ dev_mount data 768MiB
 dev_mount log 256MiB
 
 cat >own.ini <<INI
-; the load learn is to learn: open loop at 200 transactions/s
+; the load learn is to learn: open loop at $RATE transactions/s
 [test]
 duration = 60s
 warmup = 0s
@@ -63,7 +67,7 @@ read_pages = 1
 bdm = off
 copies = 1
 arrival = rate
-rate = 200
+rate = $RATE
 [engine]
 name = io_uring
 direct = on
@@ -88,12 +92,17 @@ watch_run() {
 		-o "$tag.json" --quiet 2>"fp-$tag.err" &
 	local fp=$!
 	if [ "$tag" = own ]; then
+		# per transaction: the transactions in the window, as a database's
+		# counters would give them (open loop at RATE: RATE x WINDOW)
+		"$DISKPROOF" learn --data "$WORK/data" --log "$WORK/log" --duration "${WINDOW}s" \
+			--transactions $((RATE * WINDOW)) -o learned.ini --quiet 2>learn-txn.err &
+		local lt=$!
 		setpriv --reuid=nobody --regid=nogroup --clear-groups \
 			"$DISKPROOF" learn --data "$WORK/data" --log "$WORK/log" \
 			--duration "${WINDOW}s" -o "$WORK/nobody/learned.ini" >learn.out 2>learn.err ||
 			{ cat learn.err; fail "learn as nobody: exit $?"; }
+		wait "$lt" || { cat learn-txn.err; fail "learn --transactions: exit $?"; }
 	fi
-	[ "$tag" != own ] || cp nobody/learned.ini learned.ini
 	wait "$fp" || { cat "fp-$tag.err"; fail "fingerprint of $tag: exit $?"; }
 	set +e
 	wait "$pid"
@@ -107,21 +116,28 @@ echo "before: $LOAD"
 watch_run own.ini own
 
 # --- learn without root: it worked, and says what it could not see
-[ -s learned.ini ] || fail "learn wrote no profile"
+cp nobody/learned.ini learned-per-s.ini
+[ -s learned-per-s.ini ] || fail "learn wrote no profile"
 grep -q "not root: /proc/diskstats only" learn.err || fail "learn as nobody: no word of it: $(cat learn.err)"
-grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned.ini ||
+grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned-per-s.ini ||
 	fail "header: no sources not used"
-grep -q "^; no transaction count: figures per second fitted" learned.ini || fail "header: per second"
-grep -q "^; learned by diskproof learn: a window of" learned.ini || fail "header: no window"
-grep -q "^;   data: $WORK/data on loop" learned.ini || fail "header: no data device: $(grep data learned.ini)"
-grep -q "loop backing file $WORK/data.img (named, not watched)" learned.ini || fail "header: backing file"
-grep -q "^;   fitted: rate, update_pages, read_pages, log_record_size" learned.ini || fail "header: origins"
-grep -q "^; data reads/s .* [+-][0-9.]* " learned.ini || fail "header: no residual of data reads/s"
-grep -q "^path = $WORK/data$" learned.ini || fail "no path = $WORK/data"
-grep -q "^log_path = $WORK/log$" learned.ini || fail "no log_path = $WORK/log"
-grep -q "^database_size = 25[67]MiB$" learned.ini ||
-	fail "database_size not the files found: $(grep database_size learned.ini)"
+grep -q "^; no transaction count: figures per second fitted" learned-per-s.ini || fail "header: per second"
+grep -q "^; learned by diskproof learn: a window of" learned-per-s.ini || fail "header: no window"
+grep -q "^;   data: $WORK/data on loop" learned-per-s.ini || fail "header: no data device: $(grep data learned-per-s.ini)"
+grep -q "loop backing file $WORK/data.img (named, not watched)" learned-per-s.ini || fail "header: backing file"
+grep -q "^;   fitted: rate, update_pages, read_pages, log_record_size" learned-per-s.ini || fail "header: origins"
+grep -q "^; data reads/s .* [+-][0-9.]* " learned-per-s.ini || fail "header: no residual of data reads/s"
+grep -q "^path = $WORK/data$" learned-per-s.ini || fail "no path = $WORK/data"
+grep -q "^log_path = $WORK/log$" learned-per-s.ini || fail "no log_path = $WORK/log"
+grep -q "^database_size = 25[67]MiB$" learned-per-s.ini ||
+	fail "database_size not the files found: $(grep database_size learned-per-s.ini)"
+grep -q "^; transactions in the window: $((RATE * WINDOW)) (--transactions)" learned.ini ||
+	fail "learned.ini: no transactions in its header"
+grep -q "^;   fitted: .*\\[sim\\] log_write_latency" learned.ini ||
+	fail "learned.ini: the sim's log latency not fitted"
+grep -Eq "^rate = (19[89]|20[01])\.[0-9]+$" learned.ini || fail "learned.ini: rate not copied: $(grep ^rate learned.ini)"
 sed -n '1,40p' learned.ini
+[ -z "$DP_LEARN_KEEP" ] || cp own.json learned.ini learned-per-s.ini "$DP_LEARN_KEEP"
 
 # --- the learned profile on the same devices, the original's files gone
 expect_exit 0 "$DISKPROOF" clean own.ini --yes
@@ -134,6 +150,7 @@ set +e
 rc=$?
 set -e
 cat cmp.out
+[ -z "$DP_LEARN_KEEP" ] || cp learned.json cmp.out "$DP_LEARN_KEEP"
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || fail "fingerprint compare: exit $rc"
 line=$(tail -n 1 cmp.out)
 ok=$(echo "$line" | awk '{print $1}')
