@@ -57,6 +57,7 @@ void learn_fit_init(struct learn_fit *f)
 	memset(f, 0, sizeof(*f));
 	strbuf_init(&f->cannot);
 	strbuf_init(&f->notes);
+	strbuf_init(&f->db_keys);
 }
 
 void learn_fit_release(struct learn_fit *f)
@@ -65,6 +66,7 @@ void learn_fit_release(struct learn_fit *f)
 		return;
 	strbuf_release(&f->cannot);
 	strbuf_release(&f->notes);
+	strbuf_release(&f->db_keys);
 }
 
 /* ---- sizes found under a path ---- */
@@ -149,6 +151,7 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
 		    m->read_pages);
 	strbuf_addstr(out, "bdm = off\ncopies = 1\narrival = rate\n");
 	strbuf_addf(out, "rate = %.3f\n", m->rate);
+	learn_db_profile_keys(m, out); /* the database model features (model_db.c) */
 	strbuf_addf(out, "\n[engine]\nname = %s\ndirect = on\nstreams = %u\n", engine, m->streams);
 	if (m->read_lat_us > 0)
 		strbuf_addf(out,
@@ -195,6 +198,7 @@ static void predict_map(const struct results *r, const struct learn_fp *obs, str
 	log->flushes += logw; /* each log write is write-through */
 	if (lw->flush_counted_as_write)
 		log->writes += logw;
+	learn_db_predict(c, obs, pred); /* data-file flushes (model_db.c) */
 }
 
 int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, const char *tmpdir,
@@ -383,12 +387,13 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 
 	strbuf_addstr(&fit->cannot, "queue depth and latencies: the devices' own, not the sim's "
 				    "(a short real run on a device named for it: not built yet)\n");
-	if (obs->role[LEARN_LOG].present && d->flushes > 0)
+	if (obs->role[LEARN_LOG].present && d->flushes > 0 && !fit->m.data_flush &&
+	    !fit->m.doublewrite)
 		strbuf_addf(&fit->cannot,
 			    "data flushes/s (%.2f observed): the model flushes no data file "
 			    "(data-file flushes: issue 34 item 3)\n",
 			    (double)d->flushes / s);
-	if (to[T_READS] < to[T_DATAW])
+	if (to[T_READS] < to[T_DATAW] && fit->m.cache_fraction <= 0)
 		strbuf_addf(&fit->cannot,
 			    "data reads below writes (%.1f < %.1f /s): without a cache model every "
 			    "changed page is read first (cache_size is not fitted yet)\n",
@@ -415,6 +420,7 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 
 	targets(obs, to);
 	model_start(obs, to, db_size, log_size, fit);
+	learn_db_features(obs, to, fit); /* the database model features (model_db.c) */
 	model_limits(obs, to, fit);
 	for (fit->iterations = 0; fit->iterations < LEARN_FIT_ROUNDS; fit->iterations++) {
 		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
@@ -423,6 +429,7 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 		targets(&fit->predicted, tp);
 		if (model_correct(&fit->m, to, tp, obs->transactions > 0))
 			break;
+		learn_db_correct(obs, &fit->predicted, to, tp, &fit->m); /* model_db.c */
 	}
 	if (fit->iterations == LEARN_FIT_ROUNDS) {
 		/* the last correction was not run: run it, so the residuals are m's */
@@ -538,6 +545,10 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		    ";   copied: page_size (the power of two nearest the mean data I/O "
 		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size\n",
 		    obs->transactions > 0 ? " (copied: transactions / window)" : "");
+	if (fit->db_keys.len) {
+		strbuf_addstr(out, ";   fitted, the database model (model_db.c):\n");
+		comment_lines(out, fit->db_keys.buf, "     ");
+	}
 	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
 			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
 	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);
