@@ -82,8 +82,15 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	batches = w - pages;
 	if (batches < 1)
 		return false;
-	b = clamp(pages / batches, 1, DW_PAGES_MAX);
+	/* a batch has one flush (the doublewrite's), two with the data file's
+	 * own; the writes beyond the pages overcount batches where the
+	 * filesystem's journal writes on the same device (ext4's commits) */
 	fpb = (double)d->c.flushes / batches;
+	if (fpb >= 1.5)
+		batches = (double)d->c.flushes / 2;
+	else if ((double)d->c.flushes < batches)
+		batches = (double)d->c.flushes;
+	b = clamp(pages / batches, 1, DW_PAGES_MAX);
 	m->doublewrite = true;
 	m->update_pages = pages / s / (m->rate > 0 ? m->rate : 1);
 	m->flush_depth = (unsigned)lround(b);
@@ -125,13 +132,15 @@ static void flush_rate_fit(const struct learn_fp *obs, struct learn_fit *fit)
 }
 
 /* A cache where the reads are below the pages changed. */
-static void cache_fit(const double *to, struct learn_fit *fit)
+static void cache_fit(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
 {
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
 	struct learn_model *m = &fit->m;
 	double changed = m->update_pages * m->rate;
 
-	if (m->doublewrite)
-		changed = to[T_DATAW] * (double)m->flush_depth / (m->flush_depth + 1.0);
+	if (m->doublewrite) /* the pages written in place */
+		changed = (double)d->write_sectors * 512 / (2.0 * (double)m->page_size) /
+			  (obs->seconds > 0 ? obs->seconds : 1);
 	if (changed <= 0 || to[T_READS] >= 0.95 * changed)
 		return;
 	m->cache_fraction = clamp(1 - to[T_READS] / changed, 0.01, CACHE_MAX);
@@ -149,7 +158,28 @@ void learn_db_features(const struct learn_fp *obs, const double *to, struct lear
 		return;
 	if (!doublewrite_fit(obs, fit))
 		flush_rate_fit(obs, fit);
-	cache_fit(to, fit);
+	cache_fit(obs, to, fit);
+}
+
+/* With doublewrite the pages changed follow the data bytes written, not the
+ * write count (the count has the filesystem's journal writes in it, and its
+ * batches): learn.c's correction by the count undone, and one by the bytes
+ * made, at most a halving or doubling a round. */
+static void dw_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
+		       const double *tp, struct learn_model *m)
+{
+	double bo = (double)obs->role[LEARN_DATA].c.write_sectors / obs->seconds;
+	double bp = (double)pred->role[LEARN_DATA].c.write_sectors / pred->seconds;
+
+	double k = bo > 0 && bp > 0 ? clamp(bo / bp, 0.5, 2) : 1;
+
+	/* a sim run short of the rate is saturated (its flusher cannot keep
+	 * up, commits wait): more pages would only make it worse */
+	if (k > 1 && pred->transactions > 0 && pred->transactions / pred->seconds < 0.9 * m->rate)
+		k = 1;
+	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
+		m->update_pages = m->update_pages * tp[T_DATAW] / to[T_DATAW];
+	m->update_pages = clamp(m->update_pages * k, 0, 1000);
 }
 
 void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
@@ -171,6 +201,8 @@ void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, c
 		m->cache_fraction = clamp(1 - miss, 0, CACHE_MAX);
 		m->read_pages = 0;
 	}
+	if (m->doublewrite)
+		dw_correct(obs, pred, to, tp, m);
 	if (m->cleaner_interval_s > 0 && tp[T_DATAW] > 0 && to[T_DATAW] > tp[T_DATAW])
 		m->cleaner_pages = (unsigned)clamp(
 			ceil((double)m->cleaner_pages * to[T_DATAW] / tp[T_DATAW]), 1, 1000000);
