@@ -30,6 +30,11 @@
 #   -t, --tables N      sysbench tables (default 8)
 #   -n, --events N      transactions sysbench runs (default 15000: about 80 s
 #                       at this machine's 185/s)
+#   --mariadb-from FILE skip MariaDB: its fingerprint from a
+#                       fingerprint-mariadb.json written before; needs
+#                       --learned (for calibrating a profile run after run)
+#   --learned FILE      run this profile instead of the one learned (its path
+#                       and log_path rewritten to the loop filesystems)
 #   --no-assert         print and save, exit 0 whatever the differences (also
 #                       what it does by itself when the machine is loaded
 #                       before either side: it says so; machine_load in
@@ -56,6 +61,8 @@ OUT=.
 TABLES=8
 TABLE_SIZE=1000000
 EVENTS=15000
+FROM=""
+LEARNED_IN=""
 ASSERT=1
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -63,6 +70,8 @@ while [ $# -gt 0 ]; do
 	-s | --table-size) TABLE_SIZE=${2:?}; shift ;;
 	-t | --tables) TABLES=${2:?}; shift ;;
 	-n | --events) EVENTS=${2:?}; shift ;;
+	--mariadb-from) FROM=${2:?}; shift ;;
+	--learned) LEARNED_IN=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
 	-h | --help) sed -n '/^# usage/,/^# exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
@@ -73,6 +82,11 @@ done
 is_count "$TABLE_SIZE" table-size
 is_count "$TABLES" tables
 is_count "$EVENTS" events
+[ -z "$FROM" ] || [ -n "$LEARNED_IN" ] || die "--mariadb-from needs --learned PROFILE (learn fits only a window it watched)"
+[ -z "$FROM" ] || [ -f "$FROM" ] || die "$FROM: no such file"
+[ -z "$LEARNED_IN" ] || [ -f "$LEARNED_IN" ] || die "$LEARNED_IN: no such file"
+[ -z "$LEARNED_IN" ] || LEARNED_IN=$(realpath "$LEARNED_IN")
+[ -z "$FROM" ] || FROM=$(realpath "$FROM")
 
 if [ "$(id -u)" != 0 ]; then
 	note "skipped: needs root (losetup, mount, drop_caches)"
@@ -85,13 +99,15 @@ fi
 need_diskproof
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-if ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
+if [ -z "$FROM" ] && ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
 	note "installing mariadb-server and sysbench"
 	apt_install mariadb-server sysbench || die "cannot install MariaDB and sysbench"
 fi
 MARIADBD=$(command -v mariadbd || echo /usr/sbin/mariadbd)
-[ -x "$MARIADBD" ] || die "no mariadbd"
-id mysql >/dev/null 2>&1 || die "no mysql user (the mariadb-server package makes it)"
+if [ -z "$FROM" ]; then
+	[ -x "$MARIADBD" ] || die "no mariadbd"
+	id mysql >/dev/null 2>&1 || die "no mysql user (the mariadb-server package makes it)"
+fi
 
 bench_workdir "$DIR" mariadb
 # mount points, the socket, my.cnf and the error log in a directory of their own under /tmp: the
@@ -117,7 +133,7 @@ LD=$FID_DEV
 fid_loop_fs log "$LOG_SIZE" "$ML"
 LL=$FID_DEV
 mkdir -p "$MNT/sock" "$MD/mysql" "$ML/redo"
-chown mysql: "$MNT/sock" "$MD/mysql" "$ML/redo"
+[ -n "$FROM" ] || chown mysql: "$MNT/sock" "$MD/mysql" "$ML/redo"
 
 CNF=$MNT/sock/my.cnf
 cat >"$CNF" <<EOF
@@ -163,44 +179,58 @@ echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "devices:   data $LD ($DATA_SIZE) on $MD, redo log $LL ($LOG_SIZE) on $ML; loop, direct I/O, ext4; backing files in $WORK"
 echo "machine:   $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 
-mariadb-install-db --defaults-file="$CNF" --user=mysql --auth-root-authentication-method=socket \
-	>"$WORK/install-db.log" 2>&1 || die "mariadb-install-db failed: $(tail -5 "$WORK/install-db.log")"
-fid_mem_cgroup "$MEM"
-server_start
-VERSION=$(sql 'select version()')
-sql 'create database sbtest' || die "create database failed"
-echo "MariaDB:   $VERSION; buffer pool $BUFFER_POOL, O_DIRECT, innodb_flush_log_at_trx_commit=1, memory cgroup $MEM"
-echo "           sysbench prepare: $TABLES tables of $TABLE_SIZE rows"
-t0=$SECONDS
-"${SB[@]}" --threads="$THREADS" prepare >"$WORK/prepare.log" 2>&1 ||
-	die "sysbench prepare failed: $(tail -5 "$WORK/prepare.log")"
-server_stop
-echo "           prepared in $((SECONDS - t0)) s, $(du -sh "$MD/mysql" | cut -f1) in the datadir; server stopped, caches dropped, started cold"
-fid_cold
-server_start
-
 FPM=$OUT/fingerprint-mariadb.json
 LEARNED=$OUT/learned.ini
-fid_watch_start learn --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$LEARNED"
-LPID=$FID_PID
-fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$FPM"
-FPID=$FID_PID
-sleep 1
-"${SB[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 --report-interval=10 run \
-	>"$WORK/run.log" 2>&1 || die "sysbench run failed: $(tail -5 "$WORK/run.log")"
-fid_watch_stop "$FPID" || die "diskproof fingerprint failed: $(cat "$WORK/watch-$FPID.err")"
-echo "           fitting (diskproof learn) ..."
-fid_watch_stop "$LPID" || die "diskproof learn failed: $(cat "$WORK/watch-$LPID.err")"
-TXNS=$(sed -n 's/^ *transactions: *\([0-9]*\) *(\([0-9.]*\) per sec.*/\1/p' "$WORK/run.log")
-TPS=$(sed -n 's/^ *transactions: *\([0-9]*\) *(\([0-9.]*\) per sec.*/\2/p' "$WORK/run.log")
-[ "$TXNS" = "$EVENTS" ] || note "sysbench counted $TXNS transactions, not $EVENTS"
-STATUS=$(sql "show global status where variable_name in ('Innodb_data_fsyncs','Innodb_dblwr_pages_written','Innodb_buffer_pool_pages_flushed','Innodb_pages_read','Innodb_os_log_fsyncs')" | tr '\t' '=' | tr '\n' ' ')
-SECS=$(json "$FPM" 'j["window"]["seconds"]' 2>/dev/null || json "$FPM" 'j["seconds"]')
-echo "           sysbench: $TXNS transactions, $TPS/s over its run; window $SECS s; cgroup peak $(fid_cg_peak) of $MEM"
-echo "           since start: $STATUS"
-server_stop
-cp "$MNT/sock/mariadb.err" "$OUT/mariadb.err"
-grep -v '^$' "$WORK/watch-$LPID.err" | sed 's/^/           learn: /' | cut -c1-120 || true
+if [ -n "$FROM" ]; then
+	[ "$FROM" = "$FPM" ] || cp "$FROM" "$FPM"
+	VERSION=$(json "$FPM" 'j.get("mariadb", "?")' 2>/dev/null || echo "?")
+	TXNS=$(json "$FPM" 'j["transactions"]')
+	SECS=$(json "$FPM" 'j["seconds"]')
+	echo "MariaDB:   from $FROM: $TXNS transactions over $SECS s"
+else
+	mariadb-install-db --defaults-file="$CNF" --user=mysql --auth-root-authentication-method=socket \
+		>"$WORK/install-db.log" 2>&1 || die "mariadb-install-db failed: $(tail -5 "$WORK/install-db.log")"
+	fid_mem_cgroup "$MEM"
+	server_start
+	VERSION=$(sql 'select version()')
+	sql 'create database sbtest' || die "create database failed"
+	echo "MariaDB:   $VERSION; buffer pool $BUFFER_POOL, O_DIRECT, innodb_flush_log_at_trx_commit=1, memory cgroup $MEM"
+	echo "           sysbench prepare: $TABLES tables of $TABLE_SIZE rows"
+	t0=$SECONDS
+	"${SB[@]}" --threads="$THREADS" prepare >"$WORK/prepare.log" 2>&1 ||
+		die "sysbench prepare failed: $(tail -5 "$WORK/prepare.log")"
+	server_stop
+	echo "           prepared in $((SECONDS - t0)) s, $(du -sh "$MD/mysql" | cut -f1) in the datadir; server stopped, caches dropped, started cold"
+	fid_cold
+	server_start
+
+	fid_watch_start learn --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$LEARNED"
+	LPID=$FID_PID
+	fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$FPM"
+	FPID=$FID_PID
+	sleep 1
+	"${SB[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 --report-interval=10 run \
+		>"$WORK/run.log" 2>&1 || die "sysbench run failed: $(tail -5 "$WORK/run.log")"
+	fid_watch_stop "$FPID" || die "diskproof fingerprint failed: $(cat "$WORK/watch-$FPID.err")"
+	echo "           fitting (diskproof learn) ..."
+	fid_watch_stop "$LPID" || die "diskproof learn failed: $(cat "$WORK/watch-$LPID.err")"
+	TXNS=$(sed -n 's/^ *transactions: *\([0-9]*\) *(\([0-9.]*\) per sec.*/\1/p' "$WORK/run.log")
+	TPS=$(sed -n 's/^ *transactions: *\([0-9]*\) *(\([0-9.]*\) per sec.*/\2/p' "$WORK/run.log")
+	[ "$TXNS" = "$EVENTS" ] || note "sysbench counted $TXNS transactions, not $EVENTS"
+	STATUS=$(sql "show global status where variable_name in ('Innodb_data_fsyncs','Innodb_dblwr_pages_written','Innodb_buffer_pool_pages_flushed','Innodb_pages_read','Innodb_os_log_fsyncs')" | tr '\t' '=' | tr '\n' ' ')
+	SECS=$(json "$FPM" 'j["window"]["seconds"]' 2>/dev/null || json "$FPM" 'j["seconds"]')
+	echo "           sysbench: $TXNS transactions, $TPS/s over its run; window $SECS s; cgroup peak $(fid_cg_peak) of $MEM"
+	echo "           since start: $STATUS"
+	server_stop
+	cp "$MNT/sock/mariadb.err" "$OUT/mariadb.err"
+	grep -v '^$' "$WORK/watch-$LPID.err" | sed 's/^/           learn: /' | cut -c1-120 || true
+
+fi
+if [ -n "$LEARNED_IN" ]; then
+	# the given profile at the loop filesystems' paths
+	sed -e '/^log_path = /d' -e "s|^path = .*|path = $MD/mysql\nlog_path = $ML/redo|" "$LEARNED_IN" >"$WORK/given.ini"
+	cp "$WORK/given.ini" "$LEARNED"
+fi
 
 # 2. The learned profile on the same paths, at its rate.
 rm -rf "${MD:?}/mysql" "${ML:?}/redo"
