@@ -179,6 +179,15 @@ struct learn_model {
 	unsigned streams;
 	/* the sim's device model ([sim]): the observed mean latencies, in us */
 	double read_lat_us, write_lat_us, log_lat_us;
+	/* the database model features (model_db.c); 0 or false: off, the key
+	 * not written */
+	bool doublewrite;	   /* InnoDB's doublewrite: every flushed page twice */
+	int data_flush;		   /* enum profile_data_flush */
+	double data_flush_rate;	   /* data_flush = rate: flushes/s */
+	double cleaner_interval_s; /* a page cleaner's pass every this */
+	unsigned cleaner_pages;	   /* ... writing up to this many pages */
+	unsigned flush_depth;	   /* the flusher's writes in flight (a batch's pages) */
+	double cache_fraction;	   /* cache_size as a share of the database */
 };
 
 struct learn_fit {
@@ -189,6 +198,9 @@ struct learn_fit {
 	struct strbuf cannot;
 	/* what the fit did not use, one line each */
 	struct strbuf notes;
+	/* the database model features set (model_db.c), one line each: "key =
+	 * value: why", for the header's key origins */
+	struct strbuf db_keys;
 };
 
 void learn_fit_init(struct learn_fit *f);
@@ -223,6 +235,34 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
  * then the profile of fit->m at obs's paths. */
 void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit,
 			 struct strbuf *out);
+
+/* ---- the database model features (model_db.c) ---- */
+
+struct class_summary;
+
+/* The features an observed fingerprint shows, set in fit->m and named in
+ * fit->db_keys (each "key = value: why"): InnoDB's doublewrite (data writes
+ * of about twice the page with data flushes: doublewrite, flush_depth, the
+ * page cleaner's pass every second, data_flush = per_batch where there are
+ * two flushes a batch), data-file flushes without it (data_flush = rate),
+ * reads below the changed pages (a cache: cache_size). to: the fit's
+ * per-second targets (learn.c's T_ order: log writes, data writes, data
+ * reads, log KiB). Called once, after the model's first guess. */
+void learn_db_features(const struct learn_fp *obs, const double *to, struct learn_fit *fit);
+
+/* After a round's correction: the features' own keys corrected from the
+ * sim's prediction tp against to (the cache by the reads, the flush rate by
+ * the flushes, the cleaner's pages by the page writes). */
+void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
+		      const double *tp, struct learn_model *m);
+
+/* The sim's data-file flushes (I/O class db_flush) into pred's data role:
+ * flushes, and writes where the device counts a flush as a write. */
+void learn_db_predict(const struct class_summary *c, const struct learn_fp *obs,
+		      struct learn_fp *pred);
+
+/* The features' keys for the profile's [workload] (those set only). */
+void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out);
 
 /* Bytes of the regular files under path (a file, or a directory walked, not
  * across filesystems), at most the size of the device holding it. */

@@ -57,6 +57,7 @@ void learn_fit_init(struct learn_fit *f)
 	memset(f, 0, sizeof(*f));
 	strbuf_init(&f->cannot);
 	strbuf_init(&f->notes);
+	strbuf_init(&f->db_keys);
 }
 
 void learn_fit_release(struct learn_fit *f)
@@ -65,6 +66,7 @@ void learn_fit_release(struct learn_fit *f)
 		return;
 	strbuf_release(&f->cannot);
 	strbuf_release(&f->notes);
+	strbuf_release(&f->db_keys);
 }
 
 /* ---- sizes found under a path ---- */
@@ -149,6 +151,7 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
 		    m->read_pages);
 	strbuf_addstr(out, "bdm = off\ncopies = 1\narrival = rate\n");
 	strbuf_addf(out, "rate = %.3f\n", m->rate);
+	learn_db_profile_keys(m, out); /* the database model features (model_db.c) */
 	strbuf_addf(out, "\n[engine]\nname = %s\ndirect = on\nstreams = %u\n", engine, m->streams);
 	if (m->read_lat_us > 0)
 		strbuf_addf(out,
@@ -195,6 +198,7 @@ static void predict_map(const struct results *r, const struct learn_fp *obs, str
 	log->flushes += logw; /* each log write is write-through */
 	if (lw->flush_counted_as_write)
 		log->writes += logw;
+	learn_db_predict(c, obs, pred); /* data-file flushes (model_db.c) */
 }
 
 int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, const char *tmpdir,
@@ -413,12 +417,13 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 
 	strbuf_addstr(&fit->cannot, "queue depth and latencies: the devices' own, not the sim's "
 				    "(a short real run on a device named for it: not built yet)\n");
-	if (obs->role[LEARN_LOG].present && d->flushes > 0)
+	if (obs->role[LEARN_LOG].present && d->flushes > 0 && !fit->m.data_flush &&
+	    !fit->m.doublewrite)
 		strbuf_addf(&fit->cannot,
 			    "data flushes/s (%.2f observed): the model flushes no data file "
 			    "(data-file flushes: issue 34 item 3)\n",
 			    (double)d->flushes / s);
-	if (to[T_READS] < to[T_DATAW])
+	if (to[T_READS] < to[T_DATAW] && fit->m.cache_fraction <= 0)
 		strbuf_addf(&fit->cannot,
 			    "data reads below writes (%.1f < %.1f /s): without a cache model every "
 			    "changed page is read first (cache_size is not fitted yet)\n",
@@ -453,6 +458,7 @@ static int fit_rounds(const struct learn_fp *obs, const double *to, const char *
 		targets(&fit->predicted, rate_fixed ? fit->m.rate : 0, tp);
 		if (model_correct(&fit->m, to, tp, rate_fixed))
 			return 0;
+		learn_db_correct(obs, &fit->predicted, to, tp, &fit->m); /* model_db.c */
 	}
 	/* the last correction was not run: run it, so the residuals are m's */
 	fit->iterations--;
@@ -469,8 +475,9 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 	model_start(obs, to, db_size, log_size, fit);
 	if (obs->transactions > 0)
 		targets(obs, fit->m.rate, to); /* per transaction */
-	/* 2. the model's features (none yet beyond the jetstress model's) and
-	 * what it cannot make */
+	/* 2. the database model's features (model_db.c) and what the model
+	 * cannot make */
+	learn_db_features(obs, to, fit);
 	model_limits(obs, to, fit);
 	/* 3. the sim rounds */
 	return fit_rounds(obs, to, tmpdir, fit, err);
@@ -585,6 +592,10 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		    obs->transactions > 0
 			    ? ", [sim] log_write_latency (to the commits per log write)"
 			    : "");
+	if (fit->db_keys.len) {
+		strbuf_addstr(out, ";   fitted, the database model (model_db.c):\n");
+		comment_lines(out, fit->db_keys.buf, "     ");
+	}
 	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
 			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
 	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);

@@ -27,6 +27,11 @@
 #                       from a fingerprint-pgbench.json written before (for
 #                       calibrating the profile run after run; -T overrides
 #                       the length)
+#   --learn N           the profile is learned, not shipped: pgbench runs N
+#                       transactions (-t N/8 a client, instead of -T) with
+#                       "diskproof learn --data --log --transactions N"
+#                       watching (ended when pgbench ends), and the learned
+#                       profile (learned.ini) is what runs at pgbench's rate
 #   --no-assert         print and save, exit 0 whatever the differences
 #                       (also what it does by itself when the machine is
 #                       loaded before either side: it says so; see
@@ -91,6 +96,7 @@ SCALE=100
 SECS=""
 PROFILE=pgbench-tpcb
 PGFROM=""
+LEARN=""
 ASSERT=1
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -99,6 +105,7 @@ while [ $# -gt 0 ]; do
 	-T | --secs) SECS=${2:?}; shift ;;
 	--profile) PROFILE=${2:?}; shift ;;
 	--pgbench-from) PGFROM=${2:?}; shift ;;
+	--learn) LEARN=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
 	-h | --help) sed -n '/^# usage/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
@@ -108,6 +115,11 @@ while [ $# -gt 0 ]; do
 done
 is_count "$SCALE" scale
 [ -z "$SECS" ] || is_count "$SECS" seconds
+if [ -n "$LEARN" ]; then
+	is_count "$LEARN" "--learn transactions"
+	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
+	[ "$PROFILE" = pgbench-tpcb ] || die "--learn: the profile is the learned one, not --profile"
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	note "skipped: needs root (losetup, mount, drop_caches)"
@@ -323,7 +335,12 @@ else
 	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -i -q -s "$SCALE" postgres >"$WORK/init.log" 2>&1 ||
 		die "pgbench -i failed: $(tail -5 "$WORK/init.log")"
 	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qc CHECKPOINT postgres || die "CHECKPOINT failed"
-	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS -T $SECS"
+	if [ -n "$LEARN" ]; then
+		len="-t $(((LEARN + CLIENTS - 1) / CLIENTS)), diskproof learn watching"
+	else
+		len="-T $SECS"
+	fi
+	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS $len"
 	cold
 	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtc "select pg_stat_reset_shared('wal')" postgres >/dev/null ||
 		die "pg_stat_reset_shared failed"
@@ -332,10 +349,29 @@ else
 	# -l: each transaction's latency, to a directory off the measured devices
 	PGLOGDIR=${MNT:-$WORK}/pglat
 	mkdir -p "$PGLOGDIR" && chown postgres: "$PGLOGDIR"
-	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" -T "$SECS" \
+	LENGTH=(-T "$SECS")
+	if [ -n "$LEARN" ]; then
+		# learn watches the same window, told the count beforehand: pgbench
+		# runs LEARN transactions (a share a client), then learn fits
+		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))")
+		LEARN=$((((LEARN + CLIENTS - 1) / CLIENTS) * CLIENTS))
+		"$DISKPROOF" learn --data "$MD/pg" --log "$MW/pg_wal" --transactions "$LEARN" \
+			--duration 1h -o "$OUT/learned.ini" 2>"$WORK/learn.err" &
+		LPID=$!
+		sleep 1
+	fi
+	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" "${LENGTH[@]}" \
 		-l --log-prefix="$PGLOGDIR/pgbench_log" postgres >"$WORK/bench.log" 2>&1 ||
 		die "pgbench failed: $(tail -5 "$WORK/bench.log")"
 	snapshot "$WORK/pg1"
+	if [ -n "$LEARN" ]; then
+		kill -INT "$LPID"
+		wait "$LPID" || die "diskproof learn failed: $(cat "$WORK/learn.err")"
+		SECS=$(awk -v a="$(cat "$WORK/pg0.t")" -v b="$(cat "$WORK/pg1.t")" 'BEGIN { printf "%.0f", b - a }')
+		PROFILE=$OUT/learned.ini
+		PTEXT=$(cat "$PROFILE")
+		grep -v '^$' "$WORK/learn.err" | sed 's/^/            learn: /' | cut -c1-120 || true
+	fi
 	log1=$(stat -c %s "$PGLOG")
 	TPS=$(sed -n 's/^tps = \([0-9.]*\) (without initial connection time).*/\1/p' "$WORK/bench.log")
 	TXNS=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/bench.log")

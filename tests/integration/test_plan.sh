@@ -89,8 +89,8 @@ grep -q ": ok  (volumes disk1, disk2, disk3, disk4, disk5)" out || fail "space n
 [ ! -e "$WORK/d" ] || fail "plan created $WORK/d"
 
 # a built-in profile, and the sim engine (no files, no space)
-expect_exit 0 "$DISKPROOF" plan sql-oltp --data-dir "$WORK/d" --db-size 8MiB
-grep -q "^workload   jetstress model, 8 KiB pages" out || fail "sql-oltp page size"
+expect_exit 0 "$DISKPROOF" plan mariadb-oltp --data-dir "$WORK/d" --db-size 8MiB
+grep -q "^workload   jetstress model, 16 KiB pages" out || fail "mariadb-oltp page size"
 expect_exit 0 "$DISKPROOF" plan sim-quick --format json
 [ "$(json 'd["engine"]')" = sim ] && [ "$(json 'd["filesystems"]')" = "[]" ] ||
 	fail "sim-quick plan"

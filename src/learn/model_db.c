@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * model_db.c - the database model features of the fit (learn.h): what an
+ * observed fingerprint shows of a database's flushing and caching, turned
+ * into the profile keys that make it (docs/profiles.md, docs/learn.md).
+ *
+ * From /proc/diskstats the fingerprint has, per role, counts and bytes over
+ * the window: no single I/O's size. So each feature is read from a ratio.
+ * P is the page size (copied by learn.c from the mean read size).
+ *
+ * - Doublewrite (InnoDB). Every batch of b pages is one write of b x P to
+ *   the doublewrite area, a flush, then b writes of P in place: data bytes
+ *   2bP in b + 1 writes, a mean write size of 2P b / (b + 1), between P
+ *   (b = 1) and 2P. A mean write at least DW_SIZE_MIN x P with data flushes
+ *   is read as doublewrite: pages = bytes / 2P, batches = writes - pages,
+ *   b = pages / batches (flush_depth: a batch is at most flush_depth pages).
+ *   Two flushes a batch (the doublewrite's and the data file's, InnoDB's
+ *   fsync after each batch) set data_flush = per_batch; one, none (the
+ *   doublewrite's own). InnoDB writes its dirty pages from a page cleaner
+ *   every second: cleaner_interval = 1s, cleaner_pages twice the observed
+ *   page writes a second (a cap that does not bind; the pages written are
+ *   the pages dirty).
+ * - Data-file flushes without it (PostgreSQL's checkpointer fsyncs): when
+ *   the data device has a log device of its own and flushes at least
+ *   FLUSH_MIN_PER_S a second, data_flush = rate at the observed flushes/s;
+ *   each round corrects it by observed / predicted (the engine flushes only
+ *   a file written since its last flush, so it may flush less than asked).
+ * - Reads below the pages changed: without a cache every changed page is
+ *   read first, so reads can never fall below page writes. Where they are
+ *   below, a cache of a share of the database (uniform picks: a hit ratio
+ *   of that share, once warm) with read_pages 0; each round corrects the
+ *   missed share by observed / predicted reads.
+ *
+ * Checkpoints are not read from a fingerprint: a window's sums do not tell
+ * a burst every five minutes from a steady stream (the 1 s samples are not
+ * kept in it); they are named in fit->cannot by learn.c's limits.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "diskproof/learn.h"
+#include "diskproof/profile.h"
+#include "diskproof/results.h"
+
+#define DW_SIZE_MIN 1.3	    /* the mean data write, in pages, read as doublewrite */
+#define DW_PAGES_MAX 64	    /* InnoDB's doublewrite chunk, and doublewrite_size's cap */
+#define FLUSH_MIN_PER_S 0.2 /* data flushes a second worth a key */
+#define CACHE_MAX 0.95	    /* the largest cache share the fit sets */
+
+/* learn.c's target order */
+enum { T_LOGW, T_DATAW, T_READS, T_LOGB };
+
+static double clamp(double v, double lo, double hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* The data role's writes of data, its flush writes taken off. */
+static double data_writes(const struct learn_role *r)
+{
+	double w = (double)r->c.writes;
+
+	if (r->where.flush_counted_as_write)
+		w -= (double)r->c.flushes;
+	return w > 0 ? w : 0;
+}
+
+/* Doublewrite: true (and m set) when the data writes show it. */
+static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
+{
+	const struct learn_role *d = &obs->role[LEARN_DATA];
+	struct learn_model *m = &fit->m;
+	double s = obs->seconds > 0 ? obs->seconds : 1;
+	double P = (double)m->page_size, w = data_writes(d);
+	double bytes = (double)d->c.write_sectors * 512;
+	double pages, batches, b, fpb;
+
+	if (w < 2 || !d->c.flushes || bytes / w < DW_SIZE_MIN * P)
+		return false;
+	pages = bytes / (2 * P);
+	batches = w - pages;
+	if (batches < 1)
+		return false;
+	/* a batch has one flush (the doublewrite's), two with the data file's
+	 * own; the writes beyond the pages overcount batches where the
+	 * filesystem's journal writes on the same device (ext4's commits) */
+	fpb = (double)d->c.flushes / batches;
+	if (fpb >= 1.5)
+		batches = (double)d->c.flushes / 2;
+	else if ((double)d->c.flushes < batches)
+		batches = (double)d->c.flushes;
+	b = clamp(pages / batches, 1, DW_PAGES_MAX);
+	m->doublewrite = true;
+	m->update_pages = pages / s / (m->rate > 0 ? m->rate : 1);
+	m->flush_depth = (unsigned)lround(b);
+	m->data_flush = fpb >= 1.5 ? PROFILE_DATA_FLUSH_PER_BATCH : PROFILE_DATA_FLUSH_NONE;
+	m->cleaner_interval_s = 1;
+	m->cleaner_pages = (unsigned)clamp(ceil(2 * pages / s), 1, 1000000);
+	strbuf_addf(&fit->db_keys,
+		    "doublewrite = on: data writes of %.2f pages on average with data flushes "
+		    "(InnoDB's doublewrite: %.0f pages written twice in %.0f batches)\n",
+		    bytes / w / P, pages, batches);
+	strbuf_addf(&fit->db_keys, "flush_depth = %u: %.1f pages a batch\n", m->flush_depth, b);
+	if (m->data_flush == PROFILE_DATA_FLUSH_PER_BATCH)
+		strbuf_addf(&fit->db_keys,
+			    "data_flush = per_batch: %.2f data flushes a batch (the doublewrite's "
+			    "and the data file's)\n",
+			    fpb);
+	strbuf_addf(&fit->db_keys,
+		    "cleaner_interval = 1s, cleaner_pages = %u: InnoDB's page cleaner, a pass "
+		    "a second (twice the %.1f pages written a second)\n",
+		    m->cleaner_pages, pages / s);
+	return true;
+}
+
+/* Data-file flushes at a rate (no doublewrite). */
+static void flush_rate_fit(const struct learn_fp *obs, struct learn_fit *fit)
+{
+	const struct learn_role *d = &obs->role[LEARN_DATA];
+	double s = obs->seconds > 0 ? obs->seconds : 1, f = (double)d->c.flushes / s;
+
+	/* without a log role the data device's flushes are the log's */
+	if (!obs->role[LEARN_LOG].present || f < FLUSH_MIN_PER_S)
+		return;
+	fit->m.data_flush = PROFILE_DATA_FLUSH_RATE;
+	fit->m.data_flush_rate = clamp(f, 0.01, 10000);
+	strbuf_addf(&fit->db_keys,
+		    "data_flush = rate, data_flush_rate = %.2f: data-file flushes observed "
+		    "(a checkpointer's fsyncs); corrected on the sim\n",
+		    f);
+}
+
+/* A cache where the reads are below the pages changed. */
+static void cache_fit(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
+{
+	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	struct learn_model *m = &fit->m;
+	double changed = m->update_pages * m->rate;
+
+	if (m->doublewrite) /* the pages written in place */
+		changed = (double)d->write_sectors * 512 / (2.0 * (double)m->page_size) /
+			  (obs->seconds > 0 ? obs->seconds : 1);
+	if (changed <= 0 || to[T_READS] >= 0.95 * changed)
+		return;
+	m->cache_fraction = clamp(1 - to[T_READS] / changed, 0.01, CACHE_MAX);
+	m->read_pages = 0;
+	strbuf_addf(&fit->db_keys,
+		    "cache_size: data reads %.1f/s below the %.1f pages changed a second: a cache "
+		    "(the buffer pool and page cache) of %.0f %% of the database to start from, "
+		    "corrected on the sim\n",
+		    to[T_READS], changed, m->cache_fraction * 100);
+}
+
+void learn_db_features(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
+{
+	if (!obs->role[LEARN_DATA].present)
+		return;
+	if (!doublewrite_fit(obs, fit))
+		flush_rate_fit(obs, fit);
+	cache_fit(obs, to, fit);
+}
+
+/* With doublewrite the pages changed follow the data bytes written, not the
+ * write count (the count has the filesystem's journal writes in it, and its
+ * batches): learn.c's correction by the count undone, and one by the bytes
+ * made, at most a halving or doubling a round. */
+static void dw_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
+		       const double *tp, struct learn_model *m)
+{
+	double bo = (double)obs->role[LEARN_DATA].c.write_sectors / obs->seconds;
+	double bp = (double)pred->role[LEARN_DATA].c.write_sectors / pred->seconds;
+
+	double k = bo > 0 && bp > 0 ? clamp(bo / bp, 0.5, 2) : 1;
+
+	/* a sim run short of the rate is saturated (its flusher cannot keep
+	 * up, commits wait): more pages would only make it worse */
+	if (k > 1 && pred->transactions > 0 && pred->transactions / pred->seconds < 0.9 * m->rate)
+		k = 1;
+	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
+		m->update_pages = m->update_pages * tp[T_DATAW] / to[T_DATAW];
+	m->update_pages = clamp(m->update_pages * k, 0, 1000);
+}
+
+void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
+		      const double *tp, struct learn_model *m)
+{
+	double fo = (double)obs->role[LEARN_DATA].c.flushes;
+	double fp = (double)pred->role[LEARN_DATA].c.flushes;
+
+	if (m->data_flush == PROFILE_DATA_FLUSH_RATE && fo > 0 && fp > 0) {
+		double want = fo / obs->seconds;
+
+		m->data_flush_rate =
+			clamp(m->data_flush_rate * (fo / obs->seconds) / (fp / pred->seconds), 0.01,
+			      fmin(10000, 4 * want));
+	}
+	if (m->cache_fraction > 0 && to[T_READS] > 0 && tp[T_READS] > 0) {
+		double miss = (1 - m->cache_fraction) * to[T_READS] / tp[T_READS];
+
+		m->cache_fraction = clamp(1 - miss, 0, CACHE_MAX);
+		m->read_pages = 0;
+	}
+	if (m->doublewrite)
+		dw_correct(obs, pred, to, tp, m);
+	if (m->cleaner_interval_s > 0 && tp[T_DATAW] > 0 && to[T_DATAW] > tp[T_DATAW])
+		m->cleaner_pages = (unsigned)clamp(
+			ceil((double)m->cleaner_pages * to[T_DATAW] / tp[T_DATAW]), 1, 1000000);
+}
+
+void learn_db_predict(const struct class_summary *c, const struct learn_fp *obs,
+		      struct learn_fp *pred)
+{
+	struct learn_counters *data = &pred->role[LEARN_DATA].c;
+	uint64_t f = c[IO_DB_FLUSH].ios;
+
+	data->flushes += f;
+	if (obs->role[LEARN_DATA].where.flush_counted_as_write)
+		data->writes += f;
+}
+
+void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out)
+{
+	static const char *const flush[] = {"none", "per_batch", "rate"};
+
+	if (m->flush_depth)
+		strbuf_addf(out, "flush_depth = %u\n", m->flush_depth);
+	if (m->doublewrite)
+		strbuf_addstr(out, "doublewrite = on\n");
+	if (m->data_flush > 0 && m->data_flush < 3)
+		strbuf_addf(out, "data_flush = %s\n", flush[m->data_flush]);
+	if (m->data_flush == PROFILE_DATA_FLUSH_RATE)
+		strbuf_addf(out, "data_flush_rate = %.2f\n", m->data_flush_rate);
+	if (m->cleaner_interval_s > 0) {
+		strbuf_addf(out, "cleaner_interval = %.0fms\n", m->cleaner_interval_s * 1000);
+		strbuf_addf(out, "cleaner_pages = %u\n", m->cleaner_pages);
+	}
+	if (m->cache_fraction > 0 && m->page_size) {
+		uint64_t pages = (uint64_t)(m->cache_fraction * (double)m->database_size /
+					    (double)m->page_size);
+
+		if (pages)
+			strbuf_addf(out, "cache_size = %lluKiB\n",
+				    (unsigned long long)(pages * m->page_size / 1024));
+	}
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_learn_db.c - the database model features of the fit (model_db.c):
+ * a fingerprint made on sim by a profile with InnoDB's doublewrite and
+ * data-file flushes per batch, or PostgreSQL-like data-file flushes at a
+ * rate, or a cache, is learned back with the feature's keys set and its
+ * figures within tolerance; a fingerprint with none of them sets none (the
+ * learned profile of a plain load is what it was before the features).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "diskproof/learn.h"
+#include "diskproof/profile.h"
+
+static const struct learn_figure *fig(const struct learn_figure *f, size_t n, const char *key)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(f[i].key, key))
+			return &f[i];
+	fail_msg("no figure %s", key);
+	return NULL;
+}
+
+/* The fingerprint m0 makes on sim (loop devices: no FUA, a write-through
+ * write's flush counted as a write), learned back into fit. */
+static void learn_back(const struct learn_model *m0, struct learn_fp *obs, struct learn_fit *fit)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct learn_fp shape = {0};
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	shape.role[LEARN_DATA].present = shape.role[LEARN_LOG].present = true;
+	shape.role[LEARN_DATA].where.flush_counted_as_write = true;
+	shape.role[LEARN_LOG].where.flush_counted_as_write = true;
+	shape.transactions = 1;
+	assert_int_equal(learn_sim_predict(m0, &shape, tmp, obs, &err), 0);
+	obs->role[LEARN_DATA].where.flush_counted_as_write = true;
+	obs->role[LEARN_LOG].where.flush_counted_as_write = true;
+	learn_fit_init(fit);
+	if (learn_fit_run(obs, m0->database_size, 0, tmp, fit, &err))
+		fail_msg("fit: %s", err.buf);
+	strbuf_release(&err);
+}
+
+/* The figure key of fit's prediction within tol (a share) of obs's. */
+static void within(const struct learn_fp *obs, const struct learn_fit *fit, const char *key,
+		   double tol)
+{
+	struct learn_figure fo[LEARN_FIGURES_MAX], fp[LEARN_FIGURES_MAX];
+	size_t n = learn_fp_figures(obs, fo);
+	const struct learn_figure *a, *b;
+	double d;
+
+	learn_fp_figures(&fit->predicted, fp);
+	a = fig(fo, n, key);
+	b = fig(fp, n, key);
+	d = fabs(b->value / a->value - 1);
+	if (!(d <= tol))
+		fail_msg("%s: learned %g, made %g (%.1f %%, tolerance %.0f %%)", key, b->value,
+			 a->value, d * 100, tol * 100);
+}
+
+static const struct learn_model base = {.rate = 150,
+					.update_pages = 3,
+					.read_pages = 6,
+					.page_size = 16384,
+					.log_record_size = 600,
+					.database_size = 256 << 20,
+					.log_segment_size = 1 << 20,
+					.log_segments = 64,
+					.streams = 16};
+
+static void test_doublewrite(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+	struct strbuf prof = STRBUF_INIT;
+
+	(void)state;
+	m0.doublewrite = true;
+	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	m0.cleaner_interval_s = 1;
+	m0.cleaner_pages = 2000;
+	m0.flush_depth = 16;
+	learn_back(&m0, &obs, &fit);
+	assert_true(fit.m.doublewrite);
+	assert_int_equal(fit.m.data_flush, PROFILE_DATA_FLUSH_PER_BATCH);
+	assert_true(fit.m.cleaner_interval_s > 0);
+	assert_non_null(strstr(fit.db_keys.buf, "doublewrite = on"));
+	within(&obs, &fit, "data.writes_per_s", 0.10);
+	within(&obs, &fit, "data.write_size_kib", 0.10);
+	within(&obs, &fit, "data.flushes_per_s", 0.10);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	within(&obs, &fit, "log.writes_per_s", 0.05);
+	learn_profile_write(&obs, &fit, &prof);
+	if (getenv("TEST_LEARN_DB_PRINT")) /* the learned profile, to read */
+		fputs(prof.buf, stderr);
+	assert_non_null(strstr(prof.buf, "\ndoublewrite = on\n"));
+	assert_non_null(strstr(prof.buf, "\ndata_flush = per_batch\n"));
+	assert_non_null(strstr(prof.buf, "fitted, the database model"));
+	strbuf_release(&prof);
+	learn_fit_release(&fit);
+}
+
+static void test_flush_rate(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+
+	(void)state;
+	m0.page_size = 8192;
+	m0.data_flush = PROFILE_DATA_FLUSH_RATE;
+	m0.data_flush_rate = 5;
+	learn_back(&m0, &obs, &fit);
+	assert_false(fit.m.doublewrite);
+	assert_int_equal(fit.m.data_flush, PROFILE_DATA_FLUSH_RATE);
+	within(&obs, &fit, "data.flushes_per_s", 0.05);
+	within(&obs, &fit, "data.writes_per_s", 0.05);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	learn_fit_release(&fit);
+}
+
+static void test_cache(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+
+	(void)state;
+	m0.page_size = 8192;
+	m0.read_pages = 0;
+	m0.database_size = 64 << 20;
+	m0.cache_fraction = 0.8;
+	learn_back(&m0, &obs, &fit);
+	assert_true(fit.m.cache_fraction > 0);
+	assert_true(fit.m.read_pages == 0);
+	within(&obs, &fit, "data.reads_per_s", 0.10);
+	within(&obs, &fit, "data.writes_per_s", 0.05);
+	learn_fit_release(&fit);
+}
+
+static void test_none(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+
+	(void)state;
+	learn_back(&m0, &obs, &fit);
+	assert_false(fit.m.doublewrite);
+	assert_int_equal(fit.m.data_flush, 0);
+	assert_true(fit.m.cache_fraction == 0);
+	assert_true(fit.m.cleaner_interval_s == 0);
+	assert_int_equal(fit.db_keys.len, 0);
+	learn_fit_release(&fit);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_doublewrite),
+		cmocka_unit_test(test_flush_rate),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_none),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
