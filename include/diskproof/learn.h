@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diskproof/dbstat.h"
 #include "diskproof/util.h"
 
 enum learn_role_id {
@@ -95,6 +96,7 @@ struct learn_fp {
 	double seconds;	     /* the window */
 	double transactions; /* in the window; < 0: not known (figures per second) */
 	struct learn_role role[LEARN_ROLES];
+	struct learn_db db; /* the database's counters (dbstat.h); kind NONE: not asked */
 };
 
 /* A figure of a fingerprint (fingerprint.c's table, the compare table's rows). */
