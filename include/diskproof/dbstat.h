@@ -82,7 +82,7 @@ struct learn_db {
 /* ---- the client layer ---- */
 
 /* A query's result: nrows x ncols strings (NULL for SQL NULL), row-major,
- * with the columns' names. */
+ * with the columns' names (SHOW's two columns named "name" and "value"). */
 struct learn_db_rows {
 	size_t nrows, ncols;
 	char **names; /* ncols */
