@@ -69,7 +69,7 @@ struct learn_db {
 	char version[64];
 	char scope[160];
 	char notes[320];
-	char txn_from[192]; /* where transactions came from */
+	char txn_from[256]; /* where transactions came from */
 	bool gave_txns;	    /* the fingerprint's transactions are these */
 	struct learn_db_counter counters[LEARN_DB_COUNTERS_MAX]; /* the window's differences */
 	size_t nr_counters;

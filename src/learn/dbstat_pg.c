@@ -313,7 +313,7 @@ static int read_database(struct learn_db_client *c, const char *conninfo, long *
 	*version = v ? strtol(v, NULL, 10) : 0;
 	v = learn_db_rows_get(&r, 0, "db");
 	if (one)
-		snprintf(out->scope, sizeof(out->scope), "database %s (named in the conninfo)",
+		snprintf(out->scope, sizeof(out->scope), "database %.100s (named in the conninfo)",
 			 v ? v : db);
 	else
 		snprintf(out->scope, sizeof(out->scope),
