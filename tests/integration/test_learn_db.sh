@@ -15,13 +15,22 @@
 #   4. a real MariaDB (mariadb-install-db, a private datadir and socket, no
 #      TCP) and 300 BEGIN/INSERT/COMMIT from the mariadb client, watched by
 #      fingerprint --mysql: Com_commit counted, 300 transactions.
-# Parts 3 and 4 each skip (said) where the server is not installed; exit 77
+# Each fingerprint is checked against docs/schema/fingerprint.schema.json
+# (where python3-jsonschema is installed). Parts 3 and 4 each skip (said) where the server is not installed; exit 77
 # when neither ran. Root (initdb and mariadbd run as their users), else 77.
 source "$(dirname "$0")/lib.sh"
 set -e
 need_root "PostgreSQL and MariaDB run as their own users"
 chmod 755 "$WORK"
 RAN=0
+# schema_check FILE: FILE valid against the fingerprint schema
+schema_check() {
+	python3 -c 'import jsonschema' 2>/dev/null || return 0
+	python3 -c 'import json, sys, jsonschema
+jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
+		"$DP_SOURCE_DIR/docs/schema/fingerprint.schema.json" "$1" ||
+		fail "$1: not valid against fingerprint.schema.json"
+}
 
 # --- 1. not linked
 if readelf -d "$DISKPROOF" | grep -E 'NEEDED.*(libpq|libmariadb|libmysql)'; then
@@ -89,6 +98,8 @@ EOF
 	[ "$(json 'd["database"]["settings"]["synchronous_commit"]')" = on ] ||
 		fail "settings: synchronous_commit"
 	json 'd["database"]["figures"]'
+	echo "notes: $(json 'd["database"]["notes"]')"
+	schema_check pg.json
 	grep -q "^; transactions: [0-9]* from pg_stat_database xact_commit + xact_rollback (database postgres" \
 		pg.ini || fail "learn header: transactions' origin: $(grep -i transactions pg.ini)"
 	grep -q "^; database counters: used: postgresql " pg.ini || fail "learn header: source used"
@@ -132,6 +143,8 @@ if [ -n "$MYD" ] && command -v mariadb-install-db >/dev/null && command -v maria
 	echo "mariadb: $(json 'd["database"]["version"]'): $(json 'd["transactions"]') transactions" \
 		"from $(json 'd["database"]["transactions_from"]')"
 	[ "$(json 'd["database"]["kind"]')" = mysql ] || fail "database kind"
+	echo "notes: $(json 'd["database"]["notes"]')"
+	schema_check my.json
 	[ "$(json 'd["database"]["counters"]["Com_commit"]')" = 300 ] ||
 		fail "Com_commit: $(json 'd["database"]["counters"]')"
 	[ "$(json 'd["transactions"]')" = 300 ] || fail "transactions not 300"
