@@ -9,9 +9,9 @@
  *
  * Roles. A fingerprint has two roles, data and log: each the sum of the
  * devices under the paths given for it (--data, --log), each device once. A
- * source fills part of a fingerprint over a window; the only source built is
- * /proc/diskstats (LEARN_SRC_DISKSTATS); BPF tracing and the database's own
- * counters come as further sources.
+ * source fills part of a fingerprint over a window: /proc/diskstats
+ * (observe.c) and the database's own counters (dbstat.h: --postgres,
+ * --mysql, the fingerprint's db); BPF tracing comes as a further source.
  *
  * Ownership: everything here is plain data in the caller's structs, except
  * learn_profile_write's text (a strbuf of the caller's). Functions return 0
