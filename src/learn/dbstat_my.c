@@ -44,6 +44,7 @@ struct my_api {
 	char **(*fetch_row)(void *res);
 	void (*free_result)(void *res);
 	void (*close)(void *mysql);
+	void (*library_end)(void); /* mysql_server_end: may be missing */
 };
 
 struct my_conn {
@@ -101,6 +102,9 @@ static void my_close(void *impl)
 		return;
 	if (m->mysql)
 		m->api.close(m->mysql);
+	/* the library's own state (its once-only init), freed before dlclose */
+	if (m->api.library_end)
+		m->api.library_end();
 	dlclose(m->api.lib);
 	free(m);
 }
@@ -132,6 +136,8 @@ static bool my_bind(struct my_api *a, const char *file, struct strbuf *err)
 	memcpy(&a->fetch_row, &f[8], sizeof(void *));
 	memcpy(&a->free_result, &f[9], sizeof(void *));
 	memcpy(&a->close, &f[10], sizeof(void *));
+	f[0] = dlsym(a->lib, "mysql_server_end");
+	memcpy(&a->library_end, &f[0], sizeof(void *));
 	return true;
 }
 
