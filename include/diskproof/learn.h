@@ -9,9 +9,9 @@
  *
  * Roles. A fingerprint has two roles, data and log: each the sum of the
  * devices under the paths given for it (--data, --log), each device once. A
- * source fills part of a fingerprint over a window; the only source built is
- * /proc/diskstats (LEARN_SRC_DISKSTATS); BPF tracing and the database's own
- * counters come as further sources.
+ * source fills part of a fingerprint over a window: /proc/diskstats
+ * (observe.c) and the database's own counters (dbstat.h: --postgres,
+ * --mysql, the fingerprint's db); BPF tracing comes as a further source.
  *
  * Ownership: everything here is plain data in the caller's structs, except
  * learn_profile_write's text (a strbuf of the caller's). Functions return 0
@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "diskproof/dbstat.h"
 #include "diskproof/util.h"
 
 enum learn_role_id {
@@ -95,6 +96,7 @@ struct learn_fp {
 	double seconds;	     /* the window */
 	double transactions; /* in the window; < 0: not known (figures per second) */
 	struct learn_role role[LEARN_ROLES];
+	struct learn_db db; /* the database's counters (dbstat.h); kind NONE: not asked */
 };
 
 /* A figure of a fingerprint (fingerprint.c's table, the compare table's rows). */

@@ -154,6 +154,8 @@ struct cli_opts {
 	const char *data[8], *log[8];
 	size_t ndata, nlog;
 	double transactions;
+	/* fingerprint, learn: --postgres CONNINFO, --mysql SPEC (NULL: not given) */
+	const char *postgres, *mysql;
 	double tolerance_pct;
 	bool has_tolerance;
 };

@@ -47,6 +47,40 @@ static int roles_resolve(const struct cli_opts *o, struct learn_fp *fp)
 	return ret ? DP_EXIT_ENV : 0;
 }
 
+/* The database's reading at one end of the window (--postgres, --mysql):
+ * false, with db->why_not filled and said, when it cannot be had; learn and
+ * fingerprint go on with the other sources. */
+static bool db_reading(const struct cli_opts *o, struct learn_db *db, struct learn_db_reading *r,
+		       const char *end)
+{
+	struct strbuf err = STRBUF_INIT;
+	int ret;
+
+	ret = learn_db_reading_take(db->kind, o->postgres ? o->postgres : o->mysql, r, &err);
+	if (ret) {
+		snprintf(db->why_not, sizeof(db->why_not), "at the window's %s: %s", end, err.buf);
+		fprintf(stderr, "diskproof: cannot read the database's counters: %s\n", err.buf);
+	}
+	strbuf_release(&err);
+	return !ret;
+}
+
+/* The database section of fp from the readings at the window's ends, and
+ * fp's transactions from it when --transactions was not given. */
+static void db_window(const struct cli_opts *o, const struct learn_db_reading *a,
+		      const struct learn_db_reading *b, struct learn_fp *fp)
+{
+	learn_db_window(fp->db.kind, a, b, &fp->db);
+	if (fp->transactions < 0 && fp->db.transactions >= 0) {
+		fp->transactions = fp->db.transactions;
+		fp->db.gave_txns = true;
+	}
+	if (!o->quiet)
+		fprintf(stderr, "diskproof: database: %s %s, %s; transactions: %.0f from %s\n",
+			learn_db_kind_name(fp->db.kind), fp->db.version, fp->db.scope,
+			fp->db.transactions, fp->db.txn_from[0] ? fp->db.txn_from : "nothing");
+}
+
 /* Watches the window: the fingerprint into fp. 0 or the exit code. */
 static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 {
@@ -55,6 +89,8 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 				   .step_ns = NSEC_PER_SEC,
 				   .transactions = o->transactions};
 	struct strbuf err = STRBUF_INIT;
+	struct learn_db_reading *dba = NULL, *dbb = NULL;
+	bool db_ok = false;
 	int ret;
 
 	if (!o->ndata && !o->nlog)
@@ -71,6 +107,12 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 			fprintf(stderr, "diskproof: %s: watching %s\n", r ? "log" : "data",
 				w->devices[i]);
 	}
+	fp->db.kind = o->postgres ? LEARN_DB_POSTGRES : o->mysql ? LEARN_DB_MYSQL : LEARN_DB_NONE;
+	if (fp->db.kind != LEARN_DB_NONE) {
+		dba = calloc(1, sizeof(*dba));
+		dbb = calloc(1, sizeof(*dbb));
+		db_ok = dba && dbb && db_reading(o, &fp->db, dba, "start");
+	}
 	ob.signal_fd = cli_signals_setup();
 	if (isatty(STDERR_FILENO) && !o->quiet)
 		ob.progress = progress_line;
@@ -78,8 +120,12 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 	if (ob.progress)
 		fputc('\n', stderr);
 	cli_signals_finish(ob.signal_fd);
+	if (!ret && db_ok && db_reading(o, &fp->db, dbb, "end"))
+		db_window(o, dba, dbb, fp);
 	if (ret)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
+	free(dba);
+	free(dbb);
 	strbuf_release(&err);
 	return ret ? DP_EXIT_ENV : 0;
 }
@@ -217,8 +263,11 @@ int cli_cmd_learn(int argc, char **argv)
 	if (!ret && !o.quiet) {
 		fprintf(stderr,
 			"diskproof: learned %s from %.1f s; not seen: BPF tracing (not built "
-			"yet), the database's counters (not built yet)\n",
-			o.output, fp.seconds);
+			"yet)%s\n",
+			o.output, fp.seconds,
+			fp.db.used   ? ""
+			: fp.db.kind ? ", the database's counters (could not be read)"
+				     : ", the database's counters (no --postgres or --mysql)");
 		if (fit.notes.len)
 			cli_print_err(fit.notes.buf);
 	}

@@ -102,6 +102,14 @@ static const struct cli_opt_def opt_defs[] = {
 	 "watch the devices under PATH as its log (repeat for each)"},
 	{"--transactions", 0, CLI_ARG_REQUIRED, "N", CMD_FINGERPRINT | CMD_LEARN,
 	 "the transactions the database made in the window: figures per transaction too"},
+	{"--postgres", 0, CLI_ARG_REQUIRED, "CONNINFO", CMD_FINGERPRINT | CMD_LEARN,
+	 "read PostgreSQL's counters and settings at the window's ends through libpq (loaded at "
+	 "run time): \"host=/run/postgresql dbname=app\"; transactions, WAL bytes and syncs, "
+	 "pages"},
+	{"--mysql", 0, CLI_ARG_REQUIRED, "SPEC", CMD_FINGERPRINT | CMD_LEARN,
+	 "read MariaDB's or MySQL's counters and settings (libmariadb, loaded at run time): "
+	 "socket=PATH host= port= user= password= database= defaults-file= group= (~/.my.cnf's "
+	 "[client] read too)"},
 	{"--tolerance", 0, CLI_ARG_REQUIRED, "PCT", CMD_FINGERPRINT,
 	 "fingerprint compare: a row is off when it differs by more than PCT (default 10)"},
 	{"--wide", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
@@ -319,6 +327,12 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		} else {
 			(data ? o->data : o->log)[(*n)++] = val;
 		}
+	} else if (!strcmp(name, "--postgres") || !strcmp(name, "--mysql")) {
+		if (o->postgres || o->mysql) {
+			strbuf_addstr(err, "one database at a time: --postgres or --mysql, once");
+			ret = -EINVAL;
+		}
+		*(name[2] == 'p' ? &o->postgres : &o->mysql) = val;
 	} else if (!strcmp(name, "--transactions")) {
 		char *end;
 

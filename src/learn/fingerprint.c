@@ -153,6 +153,11 @@ enum fig_kind {
 	FIG_TXN_WRITES,
 	FIG_TXN_BYTES,
 	FIG_TXN_FLUSHES,
+	/* the database's own counters per transaction (dbstat.c) */
+	FIG_DB_LOG_KIB,
+	FIG_DB_LOG_FLUSHES,
+	FIG_DB_PAGES_READ,
+	FIG_DB_PAGES_WRITTEN,
 };
 
 static const struct fig_def {
@@ -183,6 +188,11 @@ static const struct fig_def {
 	{"log writes/txn", "per_transaction.log_writes", LEARN_LOG, FIG_TXN_WRITES, true, 3},
 	{"log KiB/txn", "per_transaction.log_kib", LEARN_LOG, FIG_TXN_BYTES, true, 2},
 	{"log flushes/txn", "per_transaction.log_flushes", LEARN_LOG, FIG_TXN_FLUSHES, true, 3},
+	{"db log KiB/txn", "database.log_kib_per_txn", -1, FIG_DB_LOG_KIB, false, 2},
+	{"db log flushes/txn", "database.log_flushes_per_txn", -1, FIG_DB_LOG_FLUSHES, false, 3},
+	{"db pages read/txn", "database.pages_read_per_txn", -1, FIG_DB_PAGES_READ, false, 3},
+	{"db pages written/txn", "database.pages_written_per_txn", -1, FIG_DB_PAGES_WRITTEN, false,
+	 3},
 };
 
 static double ratio(double a, double b)
@@ -271,6 +281,26 @@ static void fig_txn(const struct learn_fp *fp, const struct learn_counters *c, e
 	}
 }
 
+/* A figure of the database's counters per transaction (the fingerprint's
+ * transactions, else the database's own count); NAN without them. */
+static void fig_db(const struct learn_fp *fp, enum fig_kind k, struct learn_figure *f)
+{
+	const struct learn_db *db = &fp->db;
+	double n = fp->transactions > 0 ? fp->transactions : db->transactions;
+	double v = k == FIG_DB_LOG_KIB	     ? db->log_bytes
+		   : k == FIG_DB_LOG_FLUSHES ? db->log_flushes
+		   : k == FIG_DB_PAGES_READ  ? db->pages_read
+					     : db->pages_written;
+	uint64_t txns = n > 0 ? (uint64_t)n : 0;
+
+	f->value = NAN;
+	f->events = 0;
+	if (db->kind == LEARN_DB_NONE || !db->used || !(n > 0) || v < 0)
+		return;
+	f->value = (k == FIG_DB_LOG_KIB ? v / 1024 : v) / n;
+	f->events = k == FIG_DB_LOG_KIB ? txns : fewer((uint64_t)v, txns);
+}
+
 size_t learn_fp_figures(const struct learn_fp *fp, struct learn_figure *out)
 {
 	size_t n = 0;
@@ -283,6 +313,8 @@ size_t learn_fp_figures(const struct learn_fp *fp, struct learn_figure *out)
 		*f = (struct learn_figure){.value = NAN};
 		if (d->role >= 0 && !fp->role[d->role].present)
 			;
+		else if (d->kind >= FIG_DB_LOG_KIB)
+			fig_db(fp, d->kind, f);
 		else if (d->kind >= FIG_TPS)
 			fig_txn(fp, c ? c : &fp->role[LEARN_DATA].c, d->kind, f);
 		else
@@ -387,6 +419,13 @@ void learn_fp_json(const struct learn_fp *fp, struct strbuf *out)
 		json_figures(&j, f, n, "per_transaction");
 		json_end(&j);
 	}
+	if (fp->db.kind != LEARN_DB_NONE) {
+		json_begin_object(&j, "database");
+		learn_db_json_fields(&fp->db, &j);
+		if (fp->db.used)
+			json_figures(&j, f, n, "database");
+		json_end(&j);
+	}
 	json_end(&j);
 	strbuf_addch(out, '\n');
 }
@@ -446,6 +485,8 @@ static void jr_number(struct jr *r, double v)
 	static const char *const roles[LEARN_ROLES] = {"data.counters.", "log.counters."};
 	struct learn_fp *fp = r->fp;
 
+	if (!strncmp(r->path, "database.", 9))
+		learn_db_json_number(&fp->db, r->path + 9, v);
 	if (!strcmp(r->path, "seconds"))
 		fp->seconds = v;
 	else if (!strcmp(r->path, "transactions"))
@@ -484,7 +525,9 @@ static void jr_number(struct jr *r, double v)
 
 static void jr_text(struct jr *r, const char *s)
 {
-	if (!strcmp(r->path, "source"))
+	if (!strncmp(r->path, "database.", 9))
+		learn_db_json_text(&r->fp->db, r->path + 9, s);
+	else if (!strcmp(r->path, "source"))
 		snprintf(r->fp->source, sizeof(r->fp->source), "%.*s",
 			 (int)sizeof(r->fp->source) - 1, s);
 	else if (!strcmp(r->path, "start"))

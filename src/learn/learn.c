@@ -336,6 +336,10 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	double txn_rate = obs->transactions > 0 ? obs->transactions / obs->seconds : 0;
 
 	m->page_size = pow2_near(rsz > 0 ? rsz : wsz > 0 ? wsz : 8192);
+	/* 34-db: the database's own page size (block_size, innodb_page_size)
+	 * when its counters were read, rather than the guess from I/O sizes */
+	if (obs->db.used && obs->db.page_size >= 512 && obs->db.page_size <= (1u << 20))
+		m->page_size = obs->db.page_size;
 	m->database_size =
 		db_size >= 16 * MIB ? db_size / (1 << 20) * (1 << 20) : 1024 * 1024 * 1024;
 	m->log_segment_size = log_size >= 256 * MIB ? 16 << 20 : 1 << 20;
@@ -565,9 +569,19 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	header_where(out, "log", &obs->role[LEARN_LOG]);
 	strbuf_addstr(out, "; sources used: /proc/diskstats every second (rates, mean sizes, "
 			   "flushes, queue depth, latencies)\n");
-	strbuf_addstr(out, "; sources not used: no BPF tracing: not built yet; no database "
-			   "counters: give --postgres/--mysql (not built yet)\n");
-	if (obs->transactions > 0)
+	strbuf_addstr(out, "; sources not used: no BPF tracing: not built yet");
+	/* 34-db: the database's counters, used or why not (learn_db_header) */
+	if (obs->db.kind == LEARN_DB_NONE)
+		strbuf_addstr(out,
+			      "; no database counters: give --postgres CONNINFO or --mysql SPEC");
+	strbuf_addch(out, '\n');
+	learn_db_header(&obs->db, out);
+	if (obs->transactions > 0 && obs->db.gave_txns)
+		strbuf_addf(out,
+			    "; transactions: %.0f from %s: figures per transaction "
+			    "fitted\n",
+			    obs->transactions, obs->db.txn_from);
+	else if (obs->transactions > 0)
 		strbuf_addf(out,
 			    "; transactions in the window: %.0f (--transactions): figures "
 			    "per transaction fitted\n",
@@ -586,8 +600,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	strbuf_addstr(out, ";   copied: database_size, log_segment_size, log_segments (the files "
 			   "under the paths; default when none found), path, log_path\n");
 	strbuf_addf(out,
-		    ";   copied: page_size (the power of two nearest the mean data I/O "
-		    "size)\n;   fitted: rate%s, update_pages, read_pages, log_record_size%s\n",
+		    ";   copied: page_size (%s)\n;   fitted: rate%s, update_pages, read_pages, "
+		    "log_record_size%s\n",
+		    obs->db.used && obs->db.page_size == m->page_size
+			    ? "the database's own page size"
+			    : "the power of two nearest the mean data I/O size",
 		    obs->transactions > 0 ? " (copied: transactions / window)" : "",
 		    obs->transactions > 0
 			    ? ", [sim] log_write_latency (to the commits per log write)"
