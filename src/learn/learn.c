@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "diskproof/learn.h"
+#include "diskproof/trace.h"
 #include "diskproof/profile.h"
 #include "diskproof/results.h"
 #include "diskproof/run.h"
@@ -514,7 +515,8 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	header_where(out, "log", &obs->role[LEARN_LOG]);
 	strbuf_addstr(out, "; sources used: /proc/diskstats every second (rates, mean sizes, "
 			   "flushes, queue depth, latencies)\n");
-	strbuf_addstr(out, "; sources not used: no BPF tracing: not built yet; no database "
+	learn_trace_header(obs, out);
+	strbuf_addstr(out, "; sources not used: no database "
 			   "counters: give --postgres/--mysql (not built yet)\n");
 	if (obs->transactions > 0)
 		strbuf_addf(out,
