@@ -156,6 +156,7 @@ struct cli_opts {
 	double transactions;
 	double tolerance_pct;
 	bool has_tolerance;
+	bool no_trace; /* --no-trace: no BPF tracing of the block layer */
 };
 
 struct plan;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "diskproof/learn.h"
+#include "diskproof/trace.h"
 #include "diskproof/run.h"
 
 #include "cli.h"
@@ -47,6 +48,21 @@ static int roles_resolve(const struct cli_opts *o, struct learn_fp *fp)
 	return ret ? DP_EXIT_ENV : 0;
 }
 
+/* The BPF source, unless --no-trace: *t started, or NULL with the reason
+ * in fp's trace_status (said on stderr; the window goes on without it). */
+static void trace_start(const struct cli_opts *o, struct learn_fp *fp, struct learn_tracer **t)
+{
+	*t = NULL;
+	if (o->no_trace) {
+		snprintf(fp->trace_status, sizeof(fp->trace_status), "off (--no-trace)");
+		return;
+	}
+	if (learn_trace_start("/sys", fp, t, fp->trace_status, sizeof(fp->trace_status)) != 0)
+		*t = NULL;
+	if (!o->quiet)
+		fprintf(stderr, "diskproof: BPF tracing: %s\n", fp->trace_status);
+}
+
 /* Watches the window: the fingerprint into fp. 0 or the exit code. */
 static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 {
@@ -71,6 +87,7 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 			fprintf(stderr, "diskproof: %s: watching %s\n", r ? "log" : "data",
 				w->devices[i]);
 	}
+	trace_start(o, fp, &ob.tracer);
 	ob.signal_fd = cli_signals_setup();
 	if (isatty(STDERR_FILENO) && !o->quiet)
 		ob.progress = progress_line;
@@ -78,6 +95,7 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 	if (ob.progress)
 		fputc('\n', stderr);
 	cli_signals_finish(ob.signal_fd);
+	learn_trace_release(ob.tracer);
 	if (ret)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 	strbuf_release(&err);
@@ -216,9 +234,9 @@ int cli_cmd_learn(int argc, char **argv)
 	ret = cli_write_output(o.output, o.results, &out);
 	if (!ret && !o.quiet) {
 		fprintf(stderr,
-			"diskproof: learned %s from %.1f s; not seen: BPF tracing (not built "
-			"yet), the database's counters (not built yet)\n",
-			o.output, fp.seconds);
+			"diskproof: learned %s from %.1f s; BPF tracing: %s; not seen: the "
+			"database's counters (not built yet)\n",
+			o.output, fp.seconds, fp.trace_status);
 		if (fit.notes.len)
 			cli_print_err(fit.notes.buf);
 	}
