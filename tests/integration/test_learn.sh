@@ -109,8 +109,10 @@ watch_run own.ini own
 # --- learn without root: it worked, and says what it could not see
 [ -s learned.ini ] || fail "learn wrote no profile"
 grep -q "not root: /proc/diskstats only" learn.err || fail "learn as nobody: no word of it: $(cat learn.err)"
-grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned.ini ||
-	fail "header: no sources not used"
+grep -q "^; sources not used: no database counters" learned.ini || fail "header: no sources not used"
+grep -Eq "^; BPF tracing of the block layer: (needs root \(CAP_BPF, CAP_PERFMON\); diskstats only|not built)" \
+	learned.ini || fail "header: the BPF source as nobody: $(grep BPF learned.ini)"
+grep -q "BPF tracing: needs root\|BPF tracing: not built" learn.err || fail "learn as nobody: BPF not said"
 grep -q "^; no transaction count: figures per second fitted" learned.ini || fail "header: per second"
 grep -q "^; learned by diskproof learn: a window of" learned.ini || fail "header: no window"
 grep -q "^;   data: $WORK/data on loop" learned.ini || fail "header: no data device: $(grep data learned.ini)"

@@ -60,7 +60,7 @@ wait $FA || fail "fingerprint of A and B: $(cat ab.err)"
 wait $FC || fail "fingerprint of C: $(cat c.err)"
 cat ab.err
 
-python3 - ab.json c.json <<'PY' || fail "the trace does not match the load (above)"
+python3 - ab.json c.json "$DP_SOURCE_DIR/docs/schema/fingerprint.schema.json" <<'PY' || fail "the trace does not match the load (above)"
 import json, sys
 ab, c = (json.load(open(f)) for f in sys.argv[1:3])
 bad = []
@@ -98,6 +98,16 @@ check("data read service time measured (> 0)", svc is not None and svc > 0, svc)
 ct = c["data"].get("trace", {"ops": {"read": -1, "write": -1}})
 check("idle C traced nothing while A and B worked", ct["ops"]["read"] == 0 and ct["ops"]["write"] == 0,
       ct["ops"])
+try:
+    import jsonschema
+    schema = json.load(open(sys.argv[3]))
+    for doc in (ab, c):
+        jsonschema.validate(doc, schema)
+    check("both fingerprints valid against fingerprint.schema.json", True, "jsonschema")
+except ImportError:
+    print("no python3-jsonschema: the schema is not checked")
+except jsonschema.ValidationError as e:
+    check("both fingerprints valid against fingerprint.schema.json", False, e.message)
 sys.exit(1 if bad else 0)
 PY
 
