@@ -52,7 +52,8 @@ void learn_trace_derive(struct learn_trace_role *t, uint64_t *region_ios, size_t
 	double sum = 0, hot = 0, mean, var = 0;
 	size_t k = (nregions + 9) / 10;
 
-	qsort(region_ios, nregions, sizeof(*region_ios), cmp_desc);
+	if (nregions)
+		qsort(region_ios, nregions, sizeof(*region_ios), cmp_desc);
 	for (size_t i = 0; i < nregions; i++) {
 		sum += (double)region_ios[i];
 		if (i < k)
@@ -467,6 +468,15 @@ static void header_sizes(struct strbuf *out, const uint64_t *h)
 		strbuf_addstr(out, "none");
 }
 
+/* v with its unit, or "-" when it cannot be had. */
+static void header_num(struct strbuf *out, double v, int decimals, const char *unit)
+{
+	if (isfinite(v))
+		strbuf_addf(out, "%.*f%s", decimals, v, unit);
+	else
+		strbuf_addch(out, '-');
+}
+
 void learn_trace_header(const struct learn_fp *fp, struct strbuf *out)
 {
 	static const char *const names[LEARN_ROLES] = {"data", "log"};
@@ -486,16 +496,24 @@ void learn_trace_header(const struct learn_fp *fp, struct strbuf *out)
 		header_sizes(out, t->sizes[0]);
 		strbuf_addstr(out, "; write sizes ");
 		header_sizes(out, t->sizes[1]);
-		strbuf_addf(out,
-			    "\n;   %s: sequential %.1f %%, working set %.0f MiB, hot 10 %% of it "
-			    "%.1f %% of I/O, issue gap CV %.2f, dispersion per 100 ms %.2f\n",
-			    names[r], f[TF_SEQ].value, f[TF_WSET].value, f[TF_HOT].value,
-			    f[TF_GAP_CV].value, f[TF_DISP].value);
-		strbuf_addf(out,
-			    ";   %s: FUA writes %.1f %%, preflush writes %llu, flushes per write "
-			    "%.3f, flushes right after a write %.1f %%\n",
-			    names[r], f[TF_FUA].value, (unsigned long long)t->preflush_writes,
-			    f[TF_FLUSH_PER_WRITE].value, f[TF_FLUSH_AFTER_WRITE].value);
+		strbuf_addf(out, "\n;   %s: sequential ", names[r]);
+		header_num(out, f[TF_SEQ].value, 1, " %");
+		strbuf_addstr(out, ", working set ");
+		header_num(out, f[TF_WSET].value, 0, " MiB");
+		strbuf_addstr(out, ", hot 10 % of it ");
+		header_num(out, f[TF_HOT].value, 1, " % of I/O");
+		strbuf_addf(out, "\n;   %s: issue gap CV ", names[r]);
+		header_num(out, f[TF_GAP_CV].value, 2, "");
+		strbuf_addstr(out, ", dispersion of issues per 100 ms ");
+		header_num(out, f[TF_DISP].value, 2, "");
+		strbuf_addf(out, "\n;   %s: FUA writes ", names[r]);
+		header_num(out, f[TF_FUA].value, 1, " %");
+		strbuf_addf(out, ", preflush writes %llu, flushes per write ",
+			    (unsigned long long)t->preflush_writes);
+		header_num(out, f[TF_FLUSH_PER_WRITE].value, 3, "");
+		strbuf_addstr(out, ", flushes right after a write ");
+		header_num(out, f[TF_FLUSH_AFTER_WRITE].value, 1, " %");
+		strbuf_addch(out, '\n');
 	}
 }
 

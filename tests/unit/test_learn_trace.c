@@ -5,7 +5,8 @@
  * 100 ms, gap CV), a known load planted as requests through the user-space
  * reference of the kernel program's rules (sizes, sequential runs, flags,
  * flushes after writes, service times), the "trace" JSON read back, and
- * the comparison's trace rows (shown, never asserted).
+ * the comparison's trace rows (shown, never asserted) and the learned
+ * profile's header lines.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -213,6 +214,16 @@ static void test_json_round_trip(void **state)
 	assert_non_null(strstr(out.buf, "data read mode KiB"));
 	assert_non_null(strstr(out.buf, "log flushes/write"));
 	assert_null(strstr(strstr(out.buf, "data traced reads/s"), "ok ("));
+	/* the learned profile's header lines */
+	strbuf_reset(&out);
+	learn_trace_header(fp, &out);
+	assert_non_null(strstr(out.buf, "; BPF tracing of the block layer: used (planted)\n"));
+	assert_non_null(strstr(out.buf, "data: 1000 reads, 0 writes, 0 flushes traced; read sizes "
+					"4 KiB 100 %; write sizes none"));
+	assert_non_null(strstr(out.buf, "log: sequential 99.5 %, working set 13 MiB"));
+	assert_non_null(strstr(out.buf, "log: FUA writes 50.0 %, preflush writes 0, flushes per "
+					"write 1.000, flushes right after a write 100.0 %"));
+	assert_non_null(strstr(out.buf, "data: FUA writes -, "));
 	/* a fingerprint without the section has no trace rows */
 	back.role[LEARN_DATA].trace.present = back.role[LEARN_LOG].trace.present = false;
 	assert_int_equal(learn_trace_figures(&back, LEARN_DATA, b), 0);
