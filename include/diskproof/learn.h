@@ -10,8 +10,9 @@
  * Roles. A fingerprint has two roles, data and log: each the sum of the
  * devices under the paths given for it (--data, --log), each device once. A
  * source fills part of a fingerprint over a window: /proc/diskstats
- * (observe.c) and the database's own counters (dbstat.h: --postgres,
- * --mysql, the fingerprint's db); BPF tracing comes as a further source.
+ * (observe.c), BPF tracing of the block layer (trace.c, trace.h: a role's
+ * struct learn_trace_role) and the database's own counters (dbstat.h:
+ * --postgres, --mysql, the fingerprint's db).
  *
  * Ownership: everything here is plain data in the caller's structs, except
  * learn_profile_write's text (a strbuf of the caller's). Functions return 0
@@ -26,6 +27,8 @@
 
 #include "diskproof/dbstat.h"
 #include "diskproof/util.h"
+
+struct learn_tracer;
 
 enum learn_role_id {
 	LEARN_DATA,
@@ -83,11 +86,46 @@ struct learn_where {
 	bool flush_counted_as_write;
 };
 
+/* ---- the BPF trace of a role (trace.c, include/diskproof/trace.h) ---- */
+
+#define LEARN_TRACE_BUCKETS 32 /* log2: sizes in bytes, service times in us */
+
+enum learn_trace_op {
+	LEARN_TRACE_READ,
+	LEARN_TRACE_WRITE,
+	LEARN_TRACE_FLUSH,
+	LEARN_TRACE_DISCARD,
+	LEARN_TRACE_OTHER,
+	LEARN_TRACE_OPS,
+};
+
+/* What the block layer's requests on a role's devices showed over the
+ * window: the kernel's counts summed over CPUs (the fields of blockio.h's
+ * struct blockio_role), then what trace.c derives from them. present:
+ * the trace source watched this role (a fingerprint without it has none). */
+struct learn_trace_role {
+	bool present;
+	uint64_t ops[LEARN_TRACE_OPS], bytes[LEARN_TRACE_OPS];
+	uint64_t sizes[2][LEARN_TRACE_BUCKETS];			/* reads, writes */
+	uint64_t service[LEARN_TRACE_OPS][LEARN_TRACE_BUCKETS]; /* issue -> complete */
+	uint64_t service_ns[LEARN_TRACE_OPS], completed[LEARN_TRACE_OPS];
+	uint64_t fua_writes, preflush_writes, sync_writes, meta_ios, flush_after_write;
+	uint64_t sequential;	  /* reads and writes starting where the device's previous ended */
+	uint64_t gaps;		  /* issue gaps in the role */
+	double gap_cv;		  /* their coefficient of variation */
+	uint64_t slots;		  /* 100 ms slots of the window */
+	double dispersion;	  /* index of dispersion (variance / mean) of issues per slot */
+	uint64_t regions;	  /* distinct 1 MiB regions read or written */
+	uint64_t regions_dropped; /* I/Os whose region the bounded sketch could not keep */
+	double hot_fraction;	  /* share of reads and writes on the hottest 10 % of regions */
+};
+
 /* One role of a fingerprint: the window's counters, summed over its devices. */
 struct learn_role {
 	bool present; /* a path was given for it */
 	struct learn_where where;
-	struct learn_counters c; /* the window's differences */
+	struct learn_counters c;       /* the window's differences */
+	struct learn_trace_role trace; /* the BPF source's view, when it watched */
 };
 
 struct learn_fp {
@@ -97,6 +135,8 @@ struct learn_fp {
 	double transactions; /* in the window; < 0: not known (figures per second) */
 	struct learn_role role[LEARN_ROLES];
 	struct learn_db db; /* the database's counters (dbstat.h); kind NONE: not asked */
+	/* the BPF source: "used (tp_btf)", or why not ("needs root ..."); "" not said */
+	char trace_status[160];
 };
 
 /* A figure of a fingerprint (fingerprint.c's table, the compare table's rows). */
@@ -155,6 +195,8 @@ struct learn_observe {
 	uint64_t step_ns;    /* between reads: 1 s */
 	int signal_fd;	     /* readable: the window ends now (SIGINT); -1 none */
 	double transactions; /* < 0: not known */
+	/* the BPF source, started (trace.h), or NULL: its window is the same */
+	struct learn_tracer *tracer;
 	/* called after each read with the seconds so far; may be NULL */
 	void (*progress)(void *arg, double seconds, double window_s);
 	void *arg;

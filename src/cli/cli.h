@@ -158,6 +158,7 @@ struct cli_opts {
 	const char *postgres, *mysql;
 	double tolerance_pct;
 	bool has_tolerance;
+	bool no_trace; /* --no-trace: no BPF tracing of the block layer */
 };
 
 struct plan;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "diskproof/learn.h"
+#include "diskproof/trace.h"
 #include "diskproof/run.h"
 
 #include "cli.h"
@@ -81,6 +82,21 @@ static void db_window(const struct cli_opts *o, const struct learn_db_reading *a
 			fp->db.transactions, fp->db.txn_from[0] ? fp->db.txn_from : "nothing");
 }
 
+/* The BPF source, unless --no-trace: *t started, or NULL with the reason
+ * in fp's trace_status (said on stderr; the window goes on without it). */
+static void trace_start(const struct cli_opts *o, struct learn_fp *fp, struct learn_tracer **t)
+{
+	*t = NULL;
+	if (o->no_trace) {
+		snprintf(fp->trace_status, sizeof(fp->trace_status), "off (--no-trace)");
+		return;
+	}
+	if (learn_trace_start("/sys", fp, t, fp->trace_status, sizeof(fp->trace_status)) != 0)
+		*t = NULL;
+	if (!o->quiet)
+		fprintf(stderr, "diskproof: BPF tracing: %s\n", fp->trace_status);
+}
+
 /* Watches the window: the fingerprint into fp. 0 or the exit code. */
 static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 {
@@ -113,6 +129,7 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 		dbb = calloc(1, sizeof(*dbb));
 		db_ok = dba && dbb && db_reading(o, &fp->db, dba, "start");
 	}
+	trace_start(o, fp, &ob.tracer);
 	ob.signal_fd = cli_signals_setup();
 	if (isatty(STDERR_FILENO) && !o->quiet)
 		ob.progress = progress_line;
@@ -122,6 +139,7 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 	cli_signals_finish(ob.signal_fd);
 	if (!ret && db_ok && db_reading(o, &fp->db, dbb, "end"))
 		db_window(o, dba, dbb, fp);
+	learn_trace_release(ob.tracer);
 	if (ret)
 		fprintf(stderr, "diskproof: %s\n", err.buf);
 	free(dba);
@@ -262,12 +280,11 @@ int cli_cmd_learn(int argc, char **argv)
 	ret = cli_write_output(o.output, o.results, &out);
 	if (!ret && !o.quiet) {
 		fprintf(stderr,
-			"diskproof: learned %s from %.1f s; not seen: BPF tracing (not built "
-			"yet)%s\n",
-			o.output, fp.seconds,
+			"diskproof: learned %s from %.1f s; BPF tracing: %s%s\n",
+			o.output, fp.seconds, fp.trace_status,
 			fp.db.used   ? ""
-			: fp.db.kind ? ", the database's counters (could not be read)"
-				     : ", the database's counters (no --postgres or --mysql)");
+			: fp.db.kind ? "; not seen: the database's counters (could not be read)"
+				     : "; not seen: the database's counters (no --postgres or --mysql)");
 		if (fit.notes.len)
 			cli_print_err(fit.notes.buf);
 	}

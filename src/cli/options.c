@@ -110,6 +110,8 @@ static const struct cli_opt_def opt_defs[] = {
 	 "read MariaDB's or MySQL's counters and settings (libmariadb, loaded at run time): "
 	 "socket=PATH host= port= user= password= database= defaults-file= group= (~/.my.cnf's "
 	 "[client] read too)"},
+	{"--no-trace", 0, CLI_ARG_NONE, NULL, CMD_FINGERPRINT | CMD_LEARN,
+	 "do not trace the block layer with BPF (used as root when built in): diskstats only"},
 	{"--tolerance", 0, CLI_ARG_REQUIRED, "PCT", CMD_FINGERPRINT,
 	 "fingerprint compare: a row is off when it differs by more than PCT (default 10)"},
 	{"--wide", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
@@ -341,6 +343,8 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 			strbuf_addstr(err, "needs a number of transactions, 0 or more");
 			ret = -EINVAL;
 		}
+	} else if (!strcmp(name, "--no-trace")) {
+		o->no_trace = true;
 	} else if (!strcmp(name, "--tolerance")) {
 		ret = pct_parse(val, &o->tolerance_pct, err);
 		o->has_tolerance = true;

@@ -86,8 +86,10 @@ static const struct usage_command {
 	 "fingerprint as JSON (-o FILE, else stdout): per role data and log the reads and writes a "
 	 "second, reads:writes, mean read and write sizes, flushes a second, queue depth and "
 	 "latencies, per transaction with --transactions N or the database's count (--postgres "
-	 "CONNINFO, --mysql SPEC: its counters and settings, read-only); \"compare A.json B.json\" "
-	 "prints "
+	 "CONNINFO, --mysql SPEC: its counters and settings, read-only); as root, where built in, "
+	 "also a BPF trace of the block layer (size and service-time distributions, sequential "
+	 "share, working set, burstiness, FUA and flushes; --no-trace: off); \"compare A.json "
+	 "B.json\" prints "
 	 "figure | A | B | diff %, rows of fewer than 200 events left out and said, and exits 1 "
 	 "when an asserted row differs by more than --tolerance PCT (default 10)"},
 	{"learn", CMD_LEARN, "--data PATH [--log PATH] --duration D -o PROFILE", NULL, NOTE_UNITS,

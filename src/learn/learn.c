@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "diskproof/learn.h"
+#include "diskproof/trace.h"
 #include "diskproof/profile.h"
 #include "diskproof/results.h"
 #include "diskproof/run.h"
@@ -569,12 +570,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	header_where(out, "log", &obs->role[LEARN_LOG]);
 	strbuf_addstr(out, "; sources used: /proc/diskstats every second (rates, mean sizes, "
 			   "flushes, queue depth, latencies)\n");
-	strbuf_addstr(out, "; sources not used: no BPF tracing: not built yet");
+	learn_trace_header(obs, out);
 	/* 34-db: the database's counters, used or why not (learn_db_header) */
 	if (obs->db.kind == LEARN_DB_NONE)
-		strbuf_addstr(out,
-			      "; no database counters: give --postgres CONNINFO or --mysql SPEC");
-	strbuf_addch(out, '\n');
+		strbuf_addstr(out, "; sources not used: no database counters: give --postgres "
+				   "CONNINFO or --mysql SPEC\n");
 	learn_db_header(&obs->db, out);
 	if (obs->transactions > 0 && obs->db.gave_txns)
 		strbuf_addf(out,

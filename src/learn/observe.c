@@ -31,6 +31,7 @@
 
 #include "diskproof/env.h"
 #include "diskproof/learn.h"
+#include "diskproof/trace.h"
 
 static bool name_in(const char (*v)[LEARN_NAME_MAX], size_t n, const char *name)
 {
@@ -226,6 +227,8 @@ int learn_observe_window(const struct learn_observe *o, struct learn_fp *fp, str
 	fp->transactions = o->transactions;
 	ret = snapshot(path, fp, &buf, a, err);
 	t0 = t = mono_ns();
+	if (o->tracer)
+		learn_trace_begin(o->tracer, t0);
 	if (gmtime_r(&now, &tm))
 		strftime(fp->start_utc, sizeof(fp->start_utc), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	while (!ret) {
@@ -240,6 +243,12 @@ int learn_observe_window(const struct learn_observe *o, struct learn_fp *fp, str
 			break;
 	}
 	fp->seconds = (double)(t - t0) / 1e9;
+	if (!ret && o->tracer) {
+		ret = learn_trace_end(o->tracer, t, fp->seconds, fp);
+		if (ret)
+			strbuf_addf(err, "BPF trace: reading the kernel's counts: %s",
+				    strerror(-ret));
+	}
 	for (int r = 0; !ret && r < LEARN_ROLES; r++) {
 		struct learn_role *role = &fp->role[r];
 

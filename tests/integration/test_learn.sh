@@ -119,8 +119,10 @@ watch_run own.ini own
 cp nobody/learned.ini learned-per-s.ini
 [ -s learned-per-s.ini ] || fail "learn wrote no profile"
 grep -q "not root: /proc/diskstats only" learn.err || fail "learn as nobody: no word of it: $(cat learn.err)"
-grep -q "^; sources not used: no BPF tracing: not built yet; no database counters" learned-per-s.ini ||
-	fail "header: no sources not used"
+grep -q "^; sources not used: no database counters" learned-per-s.ini || fail "header: no sources not used"
+grep -Eq "^; BPF tracing of the block layer: (needs root \(CAP_BPF, CAP_PERFMON\); diskstats only|not built)" \
+	learned-per-s.ini || fail "header: the BPF source as nobody: $(grep BPF learned-per-s.ini)"
+grep -q "BPF tracing: needs root\|BPF tracing: not built" learn.err || fail "learn as nobody: BPF not said"
 grep -q "^; no transaction count: figures per second fitted" learned-per-s.ini || fail "header: per second"
 grep -q "^; learned by diskproof learn: a window of" learned-per-s.ini || fail "header: no window"
 grep -q "^;   data: $WORK/data on loop" learned-per-s.ini || fail "header: no data device: $(grep data learned-per-s.ini)"
