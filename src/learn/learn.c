@@ -613,7 +613,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		strbuf_addstr(out, ";   fitted, the database model (model_db.c):\n");
 		comment_lines(out, fit->db_keys.buf, "     ");
 	}
-	strbuf_addstr(out, ";   default: streams = 16, every other key (replace-only "
-			   "transactions, no cache, no checkpoints, no maintenance)\n\n");
+	/* the defaults the model features above did not replace */
+	strbuf_addf(out,
+		    ";   default: streams = 16, every other key (replace-only transactions%s%s, "
+		    "no maintenance)\n\n",
+		    m->cache_fraction > 0 ? "" : ", no cache",
+		    m->cleaner_interval_s > 0 ? "" : ", no checkpoints");
 	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);
 }
