@@ -279,12 +279,12 @@ int cli_cmd_learn(int argc, char **argv)
 	learn_profile_write(&fp, &fit, &out);
 	ret = cli_write_output(o.output, o.results, &out);
 	if (!ret && !o.quiet) {
-		fprintf(stderr,
-			"diskproof: learned %s from %.1f s; BPF tracing: %s%s\n",
-			o.output, fp.seconds, fp.trace_status,
-			fp.db.used   ? ""
-			: fp.db.kind ? "; not seen: the database's counters (could not be read)"
-				     : "; not seen: the database's counters (no --postgres or --mysql)");
+		fprintf(stderr, "diskproof: learned %s from %.1f s; BPF tracing: %s%s\n", o.output,
+			fp.seconds, fp.trace_status,
+			fp.db.used ? ""
+			: fp.db.kind
+				? "; not seen: the database's counters (could not be read)"
+				: "; not seen: the database's counters (no --postgres or --mysql)");
 		if (fit.notes.len)
 			cli_print_err(fit.notes.buf);
 	}
