@@ -112,6 +112,20 @@ struct learn_db_client {
 int learn_db_connect(enum learn_db_kind kind, const char *conninfo, struct learn_db_client *c,
 		     struct strbuf *err) DP_MUST_CHECK;
 
+/* A client library loaded at run time: dlopen(getenv(env_var) or file),
+ * then each of syms' names dlsym'd into the function pointer at its offset
+ * in api (optional ones may be missing: left NULL). 0 with *lib set, or
+ * -ENOENT with err naming the missing library (and install_hint, the
+ * package to install) or function; nothing left open. */
+struct learn_db_sym {
+	const char *name;
+	size_t off; /* offsetof the function pointer in the api struct */
+	bool optional;
+};
+int learn_db_load(const char *env_var, const char *file, const char *install_hint,
+		  const struct learn_db_sym *syms, size_t n, void *api, void **lib,
+		  struct strbuf *err) DP_MUST_CHECK;
+
 /* dbstat_pg.c and dbstat_my.c: the connection of each kind. */
 int learn_db_pg_connect(const char *conninfo, struct learn_db_client *c,
 			struct strbuf *err) DP_MUST_CHECK;

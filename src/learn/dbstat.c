@@ -24,6 +24,7 @@
  *               pages read    d(Innodb_pages_read), written
  *                             d(Innodb_pages_written)
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -59,6 +60,34 @@ const char *learn_db_rows_get(const struct learn_db_rows *r, size_t row, const c
 const char *learn_db_kind_name(enum learn_db_kind kind)
 {
 	return kind == LEARN_DB_POSTGRES ? "postgresql" : kind == LEARN_DB_MYSQL ? "mysql" : "";
+}
+
+int learn_db_load(const char *env_var, const char *file, const char *install_hint,
+		  const struct learn_db_sym *syms, size_t n, void *api, void **lib,
+		  struct strbuf *err)
+{
+	const char *env = getenv(env_var);
+
+	if (env && *env)
+		file = env;
+	*lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
+	if (!*lib) {
+		strbuf_addf(err, "%s not found (apt-get install %s)", file, install_hint);
+		return -ENOENT;
+	}
+	for (size_t i = 0; i < n; i++) {
+		void *f = dlsym(*lib, syms[i].name);
+
+		if (!f && !syms[i].optional) {
+			strbuf_addf(err, "%s has no %s", file, syms[i].name);
+			dlclose(*lib);
+			*lib = NULL;
+			return -ENOENT;
+		}
+		/* POSIX: a function pointer converts to and from void * (dlsym) */
+		memcpy((char *)api + syms[i].off, &f, sizeof(f));
+	}
+	return 0;
 }
 
 int learn_db_connect(enum learn_db_kind kind, const char *conninfo, struct learn_db_client *c,

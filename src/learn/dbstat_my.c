@@ -109,37 +109,24 @@ static void my_close(void *impl)
 	free(m);
 }
 
-static bool my_bind(struct my_api *a, const char *file, struct strbuf *err)
-{
-	static const char *const names[] = {
-		"mysql_init",	   "mysql_options",	 "mysql_real_connect", "mysql_error",
-		"mysql_query",	   "mysql_store_result", "mysql_num_rows",     "mysql_num_fields",
-		"mysql_fetch_row", "mysql_free_result",	 "mysql_close"};
-	void *f[DP_ARRAY_SIZE(names)];
-
-	for (size_t i = 0; i < DP_ARRAY_SIZE(names); i++) {
-		f[i] = dlsym(a->lib, names[i]);
-		if (!f[i]) {
-			strbuf_addf(err, "%s has no %s", file, names[i]);
-			return false;
-		}
+#define MY_SYM(name, field, opt)                                                                   \
+	{                                                                                          \
+		name, offsetof(struct my_api, field), opt                                          \
 	}
-	/* POSIX: a function pointer converts to and from void * (dlsym) */
-	memcpy(&a->init, &f[0], sizeof(void *));
-	memcpy(&a->options, &f[1], sizeof(void *));
-	memcpy(&a->real_connect, &f[2], sizeof(void *));
-	memcpy(&a->error, &f[3], sizeof(void *));
-	memcpy(&a->query, &f[4], sizeof(void *));
-	memcpy(&a->store_result, &f[5], sizeof(void *));
-	memcpy(&a->num_rows, &f[6], sizeof(void *));
-	memcpy(&a->num_fields, &f[7], sizeof(void *));
-	memcpy(&a->fetch_row, &f[8], sizeof(void *));
-	memcpy(&a->free_result, &f[9], sizeof(void *));
-	memcpy(&a->close, &f[10], sizeof(void *));
-	f[0] = dlsym(a->lib, "mysql_server_end");
-	memcpy(&a->library_end, &f[0], sizeof(void *));
-	return true;
-}
+static const struct learn_db_sym my_syms[] = {
+	MY_SYM("mysql_init", init, false),
+	MY_SYM("mysql_options", options, false),
+	MY_SYM("mysql_real_connect", real_connect, false),
+	MY_SYM("mysql_error", error, false),
+	MY_SYM("mysql_query", query, false),
+	MY_SYM("mysql_store_result", store_result, false),
+	MY_SYM("mysql_num_rows", num_rows, false),
+	MY_SYM("mysql_num_fields", num_fields, false),
+	MY_SYM("mysql_fetch_row", fetch_row, false),
+	MY_SYM("mysql_free_result", free_result, false),
+	MY_SYM("mysql_close", close, false),
+	MY_SYM("mysql_server_end", library_end, true),
+};
 
 /* One key=value of spec into s; -EINVAL for an unknown key. */
 static int spec_key(struct my_spec *s, const char *key, size_t klen, const char *v,
@@ -237,7 +224,6 @@ static const char *or_null(const char *s)
 
 int learn_db_my_connect(const char *spec, struct learn_db_client *c, struct strbuf *err)
 {
-	const char *file = getenv("DISKPROOF_LIBMARIADB");
 	unsigned timeout = 10;
 	struct my_spec s;
 	struct my_conn *m;
@@ -245,20 +231,16 @@ int learn_db_my_connect(const char *spec, struct learn_db_client *c, struct strb
 
 	if (ret)
 		return ret;
-	if (!file || !*file)
-		file = "libmariadb.so.3";
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return -ENOMEM;
-	m->api.lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-	if (!m->api.lib) {
-		strbuf_addf(err, "%s not found (apt-get install libmariadb3)", file);
+	if (learn_db_load("DISKPROOF_LIBMARIADB", "libmariadb.so.3", "libmariadb3", my_syms,
+			  DP_ARRAY_SIZE(my_syms), &m->api, &m->api.lib, err)) {
 		free(m);
 		return -ENOENT;
 	}
-	if (!my_bind(&m->api, file, err) || !(m->mysql = m->api.init(NULL))) {
-		if (!err->len)
-			strbuf_addstr(err, "MariaDB: mysql_init: out of memory");
+	if (!(m->mysql = m->api.init(NULL))) {
+		strbuf_addstr(err, "MariaDB: mysql_init: out of memory");
 		my_close(m);
 		return -ENOENT;
 	}

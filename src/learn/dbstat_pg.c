@@ -15,6 +15,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,57 +107,35 @@ static void pq_close(void *impl)
 	free(p);
 }
 
-/* dlsym every function; false (err says which) when one is missing. */
-static bool pq_bind(struct pq_api *a, const char *file, struct strbuf *err)
-{
-	static const char *const names[] = {
-		"PQconnectdb", "PQstatus",	 "PQerrorMessage",	 "PQfinish",
-		"PQexec",      "PQresultStatus", "PQresultErrorMessage", "PQntuples",
-		"PQnfields",   "PQfname",	 "PQgetvalue",		 "PQgetisnull",
-		"PQclear"};
-	void *f[DP_ARRAY_SIZE(names)];
-
-	for (size_t i = 0; i < DP_ARRAY_SIZE(names); i++) {
-		f[i] = dlsym(a->lib, names[i]);
-		if (!f[i]) {
-			strbuf_addf(err, "%s has no %s", file, names[i]);
-			return false;
-		}
+#define PQ_SYM(name, field)                                                                        \
+	{                                                                                          \
+		name, offsetof(struct pq_api, field), false                                        \
 	}
-	/* POSIX: a function pointer converts to and from void * (dlsym) */
-	memcpy(&a->connectdb, &f[0], sizeof(void *));
-	memcpy(&a->status, &f[1], sizeof(void *));
-	memcpy(&a->error_message, &f[2], sizeof(void *));
-	memcpy(&a->finish, &f[3], sizeof(void *));
-	memcpy(&a->exec, &f[4], sizeof(void *));
-	memcpy(&a->result_status, &f[5], sizeof(void *));
-	memcpy(&a->result_error, &f[6], sizeof(void *));
-	memcpy(&a->ntuples, &f[7], sizeof(void *));
-	memcpy(&a->nfields, &f[8], sizeof(void *));
-	memcpy(&a->fname, &f[9], sizeof(void *));
-	memcpy(&a->getvalue, &f[10], sizeof(void *));
-	memcpy(&a->getisnull, &f[11], sizeof(void *));
-	memcpy(&a->clear, &f[12], sizeof(void *));
-	return true;
-}
+static const struct learn_db_sym pq_syms[] = {
+	PQ_SYM("PQconnectdb", connectdb),
+	PQ_SYM("PQstatus", status),
+	PQ_SYM("PQerrorMessage", error_message),
+	PQ_SYM("PQfinish", finish),
+	PQ_SYM("PQexec", exec),
+	PQ_SYM("PQresultStatus", result_status),
+	PQ_SYM("PQresultErrorMessage", result_error),
+	PQ_SYM("PQntuples", ntuples),
+	PQ_SYM("PQnfields", nfields),
+	PQ_SYM("PQfname", fname),
+	PQ_SYM("PQgetvalue", getvalue),
+	PQ_SYM("PQgetisnull", getisnull),
+	PQ_SYM("PQclear", clear),
+};
 
 int learn_db_pg_connect(const char *conninfo, struct learn_db_client *c, struct strbuf *err)
 {
-	const char *file = getenv("DISKPROOF_LIBPQ");
 	struct pq_conn *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return -ENOMEM;
-	if (!file || !*file)
-		file = "libpq.so.5";
-	p->api.lib = dlopen(file, RTLD_NOW | RTLD_LOCAL);
-	if (!p->api.lib) {
-		strbuf_addf(err, "%s not found (apt-get install libpq5)", file);
+	if (learn_db_load("DISKPROOF_LIBPQ", "libpq.so.5", "libpq5", pq_syms,
+			  DP_ARRAY_SIZE(pq_syms), &p->api, &p->api.lib, err)) {
 		free(p);
-		return -ENOENT;
-	}
-	if (!pq_bind(&p->api, file, err)) {
-		pq_close(p);
 		return -ENOENT;
 	}
 	p->conn = p->api.connectdb(conninfo);
