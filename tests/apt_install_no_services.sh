@@ -27,7 +27,7 @@
 # tests/integration/test_no_services_left.sh checks the result after the
 # suite.
 set -euo pipefail
-TEST_SERVICES="postgresql prometheus prometheus-node-exporter ssh"
+TEST_SERVICES="postgresql mariadb prometheus prometheus-node-exporter ssh"
 [ $# -gt 0 ] || { echo "usage: $0 PACKAGE..." >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "$0: apt-get install needs root" >&2; exit 2; }
 

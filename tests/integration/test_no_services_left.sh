@@ -1,15 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
-# test_no_services_left.sh - after the tests that run PostgreSQL, Prometheus
-# or sshd (test_prometheus, test_prometheus_final, test_fleet_ansible, fidelity/pgbench: ctest runs
+# test_no_services_left.sh - after the tests that run PostgreSQL, MariaDB, Prometheus
+# or sshd (test_prometheus, test_prometheus_final, test_fleet_ansible, test_learn_db,
+# fidelity/pgbench, fidelity/mariadb: ctest runs
 # this one after them, as the cleanup of their fixture "services"), none of
 # those services is left behind:
 #   - enabled at boot: no S link in /etc/rc[2-5].d and no symlink in
-#     /etc/systemd/system/*.wants for postgresql, prometheus,
+#     /etc/systemd/system/*.wants for postgresql, mariadb, prometheus,
 #     prometheus-node-exporter or ssh (README's second command,
 #     tests/apt_install_no_services.sh, installs their packages without
 #     that);
-#   - running as a system service: no postgres, prometheus,
+#   - running as a system service: no postgres, mariadbd, prometheus,
 #     prometheus-node-exporter or sshd process that is not a test's own copy
 #     (a copy names its test's scratch directory on its command line, or its
 #     parent of the same program does: sshd's and postgres's children rename
@@ -22,8 +23,8 @@
 set -e
 . "$(dirname "$0")/lib.sh"
 
-SERVICES="postgresql prometheus prometheus-node-exporter ssh"
-EXES="/usr/lib/postgresql/*/bin/postgres /usr/bin/prometheus /usr/bin/prometheus-node-exporter /usr/sbin/sshd"
+SERVICES="postgresql mariadb prometheus prometheus-node-exporter ssh"
+EXES="/usr/lib/postgresql/*/bin/postgres /usr/sbin/mariadbd /usr/bin/prometheus /usr/bin/prometheus-node-exporter /usr/sbin/sshd"
 
 # enabled_at_boot ROOT: one line for each boot link of SERVICES under ROOT/etc
 enabled_at_boot() {
@@ -74,7 +75,7 @@ service_procs() {
 		c=$(chain "$pid")
 		case $c in
 		*"$DP_BINARY_DIR/"*) echo "leftover $pid $exe: $(head -1 <<<"$c")" ;;
-		*/scratch/test_* | *pgbench-fidelity* | */fidelity/pgbench*) ;;
+		*/scratch/test_* | *pgbench-fidelity* | */fidelity/pgbench* | *mariadb-fidelity*) ;;
 		*) echo "system $pid $exe: $(head -1 <<<"$c")" ;;
 		esac
 	done
