@@ -309,7 +309,8 @@ void learn_db_predict(const struct class_summary *c, const struct learn_fp *obs,
 void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out);
 
 /* Bytes of the regular files under path (a file, or a directory walked, not
- * across filesystems), at most the size of the device holding it. */
+ * across filesystems), at most the size of the device holding it; for a
+ * block device (a database on the raw device), its size from sysfs. */
 uint64_t learn_bytes_under(const char *path);
 
 #endif

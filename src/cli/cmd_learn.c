@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "diskproof/learn.h"
@@ -233,7 +234,11 @@ static uint64_t sizes_under(const char *const *paths, size_t n, struct strbuf *n
 	uint64_t sum = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (access(paths[i], R_OK | X_OK) != 0)
+		struct stat st;
+
+		/* a block device is sized from sysfs (learn_bytes_under), not read */
+		if (!(stat(paths[i], &st) == 0 && S_ISBLK(st.st_mode)) &&
+		    access(paths[i], R_OK | X_OK) != 0)
 			strbuf_addf(notes,
 				    "sizes: %s cannot be read by this user (%s): its files "
 				    "not counted\n",

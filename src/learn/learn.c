@@ -40,6 +40,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "diskproof/learn.h"
@@ -99,6 +100,24 @@ static uint64_t walk_bytes(const char *path, dev_t dev, unsigned depth)
 	return sum;
 }
 
+/* A block device's size from sysfs (512-byte sectors), without opening it:
+ * learn never opens a device. 0 when unknown. */
+static uint64_t blockdev_bytes(dev_t rdev)
+{
+	char path[64];
+	unsigned long long sectors = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/size", major(rdev), minor(rdev));
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &sectors) != 1)
+		sectors = 0;
+	fclose(f);
+	return (uint64_t)sectors * 512;
+}
+
 uint64_t learn_bytes_under(const char *path)
 {
 	struct statvfs vfs;
@@ -107,6 +126,9 @@ uint64_t learn_bytes_under(const char *path)
 
 	if (stat(path, &st) != 0)
 		return 0;
+	/* a database on the raw device (a device volume): the device is its size */
+	if (S_ISBLK(st.st_mode))
+		return blockdev_bytes(st.st_rdev);
 	sum = walk_bytes(path, st.st_dev, 0);
 	/* never more than the filesystem (so the device) holds */
 	if (statvfs(path, &vfs) == 0)
