@@ -62,6 +62,15 @@ int cli_learn_replay_check(const struct cli_opts *o, const struct learn_fp *obs,
 	return ret;
 }
 
+/* dir/name into out; "" when it does not fit. */
+static void join(char *out, size_t len, const char *dir, const char *name)
+{
+	int n = snprintf(out, len, "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';
+}
+
 /* Runs argv (a diskproof command) as a child, its output into out_path:
  * the child's pid, or -1. */
 static pid_t spawn(char *const argv[], const char *out_path)
@@ -201,10 +210,10 @@ static int replay_round(const struct cli_opts *o, const char *dir, unsigned seco
 	int rc = 0, ret;
 	pid_t pid;
 
-	snprintf(ini, sizeof(ini), "%s/replay.ini", dir);
-	snprintf(db, sizeof(db), "%s/replay.db", dir);
-	snprintf(ready, sizeof(ready), "%s/ready", dir);
-	snprintf(out, sizeof(out), "%s/run.out", dir);
+	join(ini, sizeof(ini), dir, "replay.ini");
+	join(db, sizeof(db), dir, "replay.db");
+	join(ready, sizeof(ready), dir, "ready");
+	join(out, sizeof(out), dir, "run.out");
 	unlink(ready);
 	pid = spawn((char *const[]){"diskproof", "run", ini, "--results", db, "--quiet",
 				    "--ready-file", ready, NULL},
@@ -237,8 +246,8 @@ static void replay_clean(const char *dir)
 			       "ready",	     "run.out",	  "clean.out"};
 	pid_t pid;
 
-	snprintf(ini, sizeof(ini), "%s/replay.ini", dir);
-	snprintf(out, sizeof(out), "%s/clean.out", dir);
+	join(ini, sizeof(ini), dir, "replay.ini");
+	join(out, sizeof(out), dir, "clean.out");
 	pid = spawn((char *const[]){"diskproof", "clean", ini, "--yes", NULL}, out);
 	if (pid < 0 || reap(pid) != 0) {
 		fprintf(stderr, "diskproof: learn --replay-on: the replay's files were not all "
@@ -248,7 +257,7 @@ static void replay_clean(const char *dir)
 	for (size_t i = 0; i < DP_ARRAY_SIZE(names); i++) {
 		char p[PATH_MAX];
 
-		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		join(p, sizeof(p), dir, names[i]);
 		unlink(p);
 	}
 	rmdir(dir);
@@ -263,12 +272,14 @@ int cli_learn_replay(const struct cli_opts *o, const struct learn_fp *obs,
 	struct learn_fp rep;
 	int ret;
 
-	snprintf(dir, sizeof(dir), "%s/diskproof-replay.XXXXXX", tmp);
-	if (!mkdtemp(dir)) {
+	ret = snprintf(dir, sizeof(dir), "%s/diskproof-replay.XXXXXX", tmp);
+	if (ret < 0 || (size_t)ret >= sizeof(dir))
+		errno = ENAMETOOLONG;
+	if (ret < 0 || (size_t)ret >= sizeof(dir) || !mkdtemp(dir)) {
 		fprintf(stderr, "diskproof: learn --replay-on: %s: %s\n", dir, strerror(errno));
 		return DP_EXIT_ENV;
 	}
-	snprintf(ini, sizeof(ini), "%s/replay.ini", dir);
+	join(ini, sizeof(ini), dir, "replay.ini");
 	ret = replay_profile(o, obs, &fit->m, ini, seconds, &note);
 	if (ret) {
 		fprintf(stderr, "diskproof: learn --replay-on: %s: %s\n", ini, strerror(-ret));
