@@ -354,7 +354,24 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		}
 	} else if (!strcmp(name, "--no-trace")) {
 		o->no_trace = true;
-	} else if (!strcmp(name, "--replay-on") || !strcmp(name, "--replay-log-on")) {
+	} else if (!strcmp(name, "--tolerance")) {
+		ret = pct_parse(val, &o->tolerance_pct, err);
+		o->has_tolerance = true;
+	} else if (!strcmp(name, "--fail-on-regression")) {
+		o->gate = true;
+		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
+		if (val)
+			ret = pct_parse(val, &o->gate_pct, err);
+	}
+	return ret;
+}
+
+/* learn's --replay-on options (learn_replay.c); 0 for any other name. */
+static int set_opt_replay(struct cli_opts *o, const char *name, const char *val, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "--replay-on") || !strcmp(name, "--replay-log-on")) {
 		*(name[9] == 'o' ? &o->replay_on : &o->replay_log_on) = val;
 		if (!*val) {
 			strbuf_addstr(err, "needs a directory");
@@ -373,14 +390,6 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		o->replay_seconds = (unsigned)n;
 	} else if (!strcmp(name, "--keep")) {
 		o->keep = true;
-	} else if (!strcmp(name, "--tolerance")) {
-		ret = pct_parse(val, &o->tolerance_pct, err);
-		o->has_tolerance = true;
-	} else if (!strcmp(name, "--fail-on-regression")) {
-		o->gate = true;
-		o->gate_pct = ANALYZE_REGRESSION_DEFAULT;
-		if (val)
-			ret = pct_parse(val, &o->gate_pct, err);
 	}
 	return ret;
 }
@@ -464,6 +473,8 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		ret = set_opt_common(o, name, val, &err);
 	if (!ret)
 		ret = set_opt_run(o, name, val, &err);
+	if (!ret)
+		ret = set_opt_replay(o, name, val, &err);
 	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */
 		fprintf(stderr, "diskproof: %s: %s\n", name, err.buf);
 	else if (ret)
