@@ -245,6 +245,9 @@ struct learn_fit {
 	/* the database model features set (model_db.c), one line each: "key =
 	 * value: why", for the header's key origins */
 	struct strbuf db_keys;
+	/* learn --replay-on: the header's "checked on" section (replay.c),
+	 * whole comment lines; empty: no replay */
+	struct strbuf checked;
 };
 
 void learn_fit_init(struct learn_fit *f);
@@ -312,5 +315,25 @@ void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out);
  * across filesystems), at most the size of the device holding it; for a
  * block device (a database on the raw device), its size from sysfs. */
 uint64_t learn_bytes_under(const char *path);
+
+/* ---- learn --replay-on (replay.c) ---- */
+
+/* The replay directory path into w (its devices, as learn_where_add), or
+ * refused: -ENOTDIR when it is not a directory (a FIFO, a file, a device),
+ * -EPERM when its device, a disk beneath it or the device holding a loop
+ * backing file beneath it (followed down) is a device obs's roles watch or
+ * a disk beneath one, -errno when it cannot be had; err says which. */
+int learn_replay_where(const char *sysfs, const char *path, const struct learn_fp *obs,
+		       struct learn_where *w, struct strbuf *err) DP_MUST_CHECK;
+
+/* The learned header's "checked on" section, appended to out: where the
+ * replay ran, note's lines (what was corrected, what was capped), then
+ * every figure of obs observed, replayed (rep) and the residual (%). */
+void learn_replay_header(const struct learn_fp *obs, const struct learn_fp *rep, const char *note,
+			 struct strbuf *out);
+
+/* The replay's figure key (learn_figure's "data.queue_depth") over the
+ * observed one; NAN when either is missing or the observed is 0. */
+double learn_replay_ratio(const struct learn_fp *obs, const struct learn_fp *rep, const char *key);
 
 #endif

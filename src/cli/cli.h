@@ -159,6 +159,11 @@ struct cli_opts {
 	double tolerance_pct;
 	bool has_tolerance;
 	bool no_trace; /* --no-trace: no BPF tracing of the block layer */
+	/* learn --replay-on DIR, --replay-log-on DIR (NULL: not given),
+	 * --replay-seconds N (0: not given, 20), --keep (learn_replay.c) */
+	const char *replay_on, *replay_log_on;
+	unsigned replay_seconds;
+	bool keep;
 };
 
 struct plan;
@@ -332,6 +337,22 @@ int cli_cmd_verify(int argc, char **argv);
  * exit code. */
 int cli_cmd_fingerprint(int argc, char **argv);
 int cli_cmd_learn(int argc, char **argv);
+
+struct learn_fp;
+struct learn_fit;
+struct learn_where;
+/* learn --replay-on (learn_replay.c). cli_learn_replay_check, before the
+ * window: the replay directories' devices into w[LEARN_DATA], w[LEARN_LOG]
+ * (zeroed when not given), or a usage error printed and DP_EXIT_USAGE (a
+ * FIFO, a file, a directory on a watched device or a disk beneath one);
+ * obs has the watched roles resolved. cli_learn_replay, after the fit: the
+ * learned profile run for the replay window in the replay directories as
+ * a child "diskproof run", its devices fingerprinted, the header's section
+ * in fit->checked; its files removed unless --keep. 0 or the exit code. */
+int cli_learn_replay_check(const struct cli_opts *o, const struct learn_fp *obs,
+			   struct learn_where *w);
+int cli_learn_replay(const struct cli_opts *o, const struct learn_fp *obs,
+		     const struct learn_where *w, const char *tmp, struct learn_fit *fit);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cli_cmd_clean(int argc, char **argv);

@@ -253,10 +253,11 @@ int cli_cmd_learn(int argc, char **argv)
 	struct cli_opts o;
 	struct learn_fp fp;
 	struct learn_fit fit;
+	struct learn_where replay[LEARN_ROLES];
 	struct strbuf out = STRBUF_INIT, err = STRBUF_INIT;
 	const char *tmp = getenv("TMPDIR");
 	uint64_t db, log;
-	int ret = cli_opts_parse(argc, argv, CMD_LEARN, &o);
+	int replay_ret = 0, ret = cli_opts_parse(argc, argv, CMD_LEARN, &o);
 
 	if (ret)
 		return ret;
@@ -264,7 +265,13 @@ int cli_cmd_learn(int argc, char **argv)
 		return cli_usage_error("learn takes no %s", o.positional[0]);
 	if (!o.output)
 		return cli_usage_error("learn needs -o PROFILE (the profile it writes)");
-	ret = watch(&o, "learn", &fp);
+	/* the replay directories refused before anything is watched or written */
+	ret = o.replay_on || o.replay_log_on || o.replay_seconds || o.keep ? roles_resolve(&o, &fp)
+									   : 0;
+	if (!ret)
+		ret = cli_learn_replay_check(&o, &fp, replay);
+	if (!ret)
+		ret = watch(&o, "learn", &fp);
 	if (ret)
 		return ret;
 	learn_fit_init(&fit);
@@ -281,6 +288,13 @@ int cli_cmd_learn(int argc, char **argv)
 		ret = DP_EXIT_ENV;
 		goto out;
 	}
+	/* a replay that fails leaves the profile unchecked, said: written all
+	 * the same (the window is not lost), exit 3 */
+	if (o.replay_on)
+		replay_ret = cli_learn_replay(&o, &fp, replay, tmp && *tmp ? tmp : "/tmp", &fit);
+	if (replay_ret)
+		strbuf_addf(&fit.checked, ";\n; not checked on %s: the replay run failed\n",
+			    o.replay_on);
 	learn_profile_write(&fp, &fit, &out);
 	ret = cli_write_output(o.output, o.results, &out);
 	if (!ret && !o.quiet) {
@@ -297,5 +311,5 @@ out:
 	learn_fit_release(&fit);
 	strbuf_release(&out);
 	strbuf_release(&err);
-	return ret;
+	return ret ? ret : replay_ret;
 }

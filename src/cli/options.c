@@ -112,6 +112,15 @@ static const struct cli_opt_def opt_defs[] = {
 	 "[client] read too)"},
 	{"--no-trace", 0, CLI_ARG_NONE, NULL, CMD_FINGERPRINT | CMD_LEARN,
 	 "do not trace the block layer with BPF (used as root when built in): diskstats only"},
+	{"--replay-on", 0, CLI_ARG_REQUIRED, "DIR", CMD_LEARN,
+	 "check the learned profile by a short real run in DIR (data; the log too unless "
+	 "--replay-log-on), on a device learn does not watch"},
+	{"--replay-log-on", 0, CLI_ARG_REQUIRED, "DIR", CMD_LEARN,
+	 "with --replay-on: the replay's log in DIR, on a device learn does not watch"},
+	{"--replay-seconds", 0, CLI_ARG_REQUIRED, "N", CMD_LEARN,
+	 "with --replay-on: the replay's window, 5 to 3600 s (default 20)"},
+	{"--keep", 0, CLI_ARG_NONE, NULL, CMD_LEARN,
+	 "with --replay-on: keep the replay's files, profile and results (their directory said)"},
 	{"--tolerance", 0, CLI_ARG_REQUIRED, "PCT", CMD_FINGERPRINT,
 	 "fingerprint compare: a row is off when it differs by more than PCT (default 10)"},
 	{"--wide", 0, CLI_ARG_NONE, NULL, CMD_REPORT,
@@ -357,6 +366,34 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 	return ret;
 }
 
+/* learn's --replay-on options (learn_replay.c); 0 for any other name. */
+static int set_opt_replay(struct cli_opts *o, const char *name, const char *val, struct strbuf *err)
+{
+	int ret = 0;
+
+	if (!strcmp(name, "--replay-on") || !strcmp(name, "--replay-log-on")) {
+		*(name[9] == 'o' ? &o->replay_on : &o->replay_log_on) = val;
+		if (!*val) {
+			strbuf_addstr(err, "needs a directory");
+			ret = -EINVAL;
+		}
+	} else if (!strcmp(name, "--replay-seconds")) {
+		uint64_t n = 0;
+
+		ret = val[strspn(val, "0123456789")] || !*val ? -EINVAL
+							      : unit_parse_u64(val, &n, err);
+		if (ret || n < 5 || n > 3600) {
+			strbuf_reset(err);
+			strbuf_addstr(err, "needs a whole number of seconds, 5 to 3600");
+			ret = -EINVAL;
+		}
+		o->replay_seconds = (unsigned)n;
+	} else if (!strcmp(name, "--keep")) {
+		o->keep = true;
+	}
+	return ret;
+}
+
 /* run's own options: metrics, the fleet start, the host, the status
  * interval; 0 for any other name. */
 static int set_opt_run(struct cli_opts *o, const char *name, const char *val, struct strbuf *err)
@@ -436,6 +473,8 @@ static int set_opt(struct cli_opts *o, const char *name, const char *val)
 		ret = set_opt_common(o, name, val, &err);
 	if (!ret)
 		ret = set_opt_run(o, name, val, &err);
+	if (!ret)
+		ret = set_opt_replay(o, name, val, &err);
 	if (ret && !strcmp(name, "--start-at")) /* its message quotes the value */
 		fprintf(stderr, "diskproof: %s: %s\n", name, err.buf);
 	else if (ret)

@@ -97,7 +97,9 @@ static const struct usage_command {
 	 "seen on the sim engine and write it to PROFILE: one [volume] at the data path with "
 	 "log_path at the log path, sizes from the files found there, and a header with the "
 	 "window, the sources used and not, the observed fingerprint, each key's origin, the "
-	 "residual of every figure and what the model cannot make"},
+	 "residual of every figure and what the model cannot make; --replay-on DIR then runs the "
+	 "learned profile for --replay-seconds N (default 20) in DIR, never on a watched device, "
+	 "and the header gets each figure observed, replayed and its residual"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

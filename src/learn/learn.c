@@ -59,6 +59,7 @@ void learn_fit_init(struct learn_fit *f)
 	memset(f, 0, sizeof(*f));
 	strbuf_init(&f->cannot);
 	strbuf_init(&f->notes);
+	strbuf_init(&f->checked);
 	strbuf_init(&f->db_keys);
 }
 
@@ -69,6 +70,7 @@ void learn_fit_release(struct learn_fit *f)
 	strbuf_release(&f->cannot);
 	strbuf_release(&f->notes);
 	strbuf_release(&f->db_keys);
+	strbuf_release(&f->checked);
 }
 
 /* ---- sizes found under a path ---- */
@@ -443,7 +445,7 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 	double s = obs->seconds;
 
 	strbuf_addstr(&fit->cannot, "queue depth and latencies: the devices' own, not the sim's "
-				    "(a short real run on a device named for it: not built yet)\n");
+				    "(checked by a short real run with --replay-on DIR)\n");
 	if (obs->role[LEARN_LOG].present && d->flushes > 0 && !fit->m.data_flush &&
 	    !fit->m.doublewrite)
 		strbuf_addf(&fit->cannot,
@@ -614,6 +616,8 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	strbuf_addf(out, ";\n; fitted on the sim engine, %u rounds of proportional correction\n",
 		    fit->iterations + 1);
 	header_figures(out, obs, fit);
+	if (fit->checked.len) /* --replay-on (replay.c) */
+		strbuf_addstr(out, fit->checked.buf);
 	strbuf_addstr(out, ";\n; what the model cannot make:\n");
 	comment_lines(out, fit->cannot.buf, "   ");
 	if (fit->notes.len)
