@@ -447,6 +447,7 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 			return -ENOMEM;
 		}
 		free(p->witness);
+		free(p->fingerprint);
 		p->witness = w;
 	}
 	/* A new duration may cross 6 h: maxima the profile left to default follow. */
