@@ -112,7 +112,7 @@ int learn_run_watch_init(struct learn_run_watch *w, const struct profile *p, con
 static int snapshot(struct learn_run_watch *w, struct learn_counters (*snap)[LEARN_DEVS_MAX])
 {
 	struct strbuf text = STRBUF_INIT;
-	char path[PATH_MAX];
+	char path[sizeof(w->proc) + 16];
 	int ret;
 
 	snprintf(path, sizeof(path), "%s/diskstats", w->proc);

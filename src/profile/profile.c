@@ -447,7 +447,6 @@ int profile_apply_overrides(struct profile *p, const struct profile_overrides *o
 			return -ENOMEM;
 		}
 		free(p->witness);
-		free(p->fingerprint);
 		p->witness = w;
 	}
 	/* A new duration may cross 6 h: maxima the profile left to default follow. */
@@ -543,6 +542,7 @@ void profile_release(struct profile *p)
 	free(p->name);
 	free(p->description);
 	free(p->witness);
+	free(p->fingerprint);
 	free(p->origin);
 	free(p->text);
 	memset(p, 0, sizeof(*p));
