@@ -248,6 +248,18 @@ struct learn_fit {
 	/* learn --replay-on: the header's "checked on" section (replay.c),
 	 * whole comment lines; empty: no replay */
 	struct strbuf checked;
+	/* the learned profile's volumes (learn_profile_write), set by the
+	 * caller: one per --data path (vol_path, not owned), the --log path
+	 * paired with it (vol_log, NULL: none) and the bytes found under the
+	 * data path (vol_bytes). nr_vols 0: one volume at obs's first paths.
+	 * The fit stays on the summed figures; the volumes share the load
+	 * evenly (one database each, the pool's even share) */
+	const char *vol_path[LEARN_PATHS_MAX], *vol_log[LEARN_PATHS_MAX];
+	uint64_t vol_bytes[LEARN_PATHS_MAX];
+	size_t nr_vols;
+	/* [test] fingerprint: the observed fingerprint's file, relative to the
+	 * profile's directory (not owned); NULL: none kept */
+	const char *fingerprint;
 };
 
 void learn_fit_init(struct learn_fit *f);
@@ -279,9 +291,67 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
 
 /* The learned profile: a header (window, sources used and not, observed
  * fingerprint, each key's origin, residuals, what the model cannot make),
- * then the profile of fit->m at obs's paths. */
+ * then the profile of fit->m, [test] fingerprint = fit->fingerprint when
+ * set, one [volume] per fit->vol_path (else one at obs's first paths): the
+ * database size the mean of the volumes' bytes, at most the smallest. */
 void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit,
 			 struct strbuf *out);
+
+/* ---- a run's own fingerprint (runfp.c) ---- */
+
+struct profile;
+struct results;
+struct results_fp_compare;
+
+/*
+ * The fingerprint p keeps ([test] fingerprint, a path relative to the
+ * profile's directory) into fp, its text into json. 1 when p keeps none; 0;
+ * or -errno with err "ORIGIN:LINE: [test] fingerprint: why" (a file that
+ * cannot be read, or is not a fingerprint).
+ */
+int learn_profile_fingerprint(const struct profile *p, struct learn_fp *fp, struct strbuf *json,
+			      struct strbuf *err) DP_MUST_CHECK;
+
+/* A run's devices watched over its measured window: the roles of a
+ * profile's volumes (every volume's path as data, its log_path as log,
+ * resolved as learn resolves --data and --log) and /proc/diskstats at the
+ * window's two ends. Plain data: no release. */
+struct learn_run_watch {
+	char proc[64]; /* "/proc" but in tests */
+	struct learn_fp fp;
+	struct learn_counters a[LEARN_ROLES][LEARN_DEVS_MAX], b[LEARN_ROLES][LEARN_DEVS_MAX];
+	uint64_t t0_ns, t1_ns; /* monotonic */
+	bool started, ended;
+	char error[320]; /* a snapshot that failed: the fingerprint cannot be had */
+};
+
+/* The roles of p's volumes into w. 0, or -errno (learn_where_add's). */
+int learn_run_watch_init(struct learn_run_watch *w, const struct profile *p, const char *sysfs,
+			 struct strbuf *err) DP_MUST_CHECK;
+
+/* The measured window begins (end false) or ends at mono_ns: the devices'
+ * counters read. A struct run_callbacks' window callback (arg: the watch);
+ * a second start or end is ignored. */
+void learn_run_watch_mark(void *arg, bool end, uint64_t mono_ns);
+
+/*
+ * The run's own fingerprint ("fingerprint a run"): the watched window's
+ * differences per role, its seconds and the run's transactions in it (< 0:
+ * not known) into out, source "run". The same figures as "diskproof
+ * fingerprint" makes of a window. 0, or -errno with err (the window not
+ * watched, diskstats unreadable).
+ */
+int learn_run_fingerprint(const struct learn_run_watch *w, double transactions,
+			  struct learn_fp *out, struct strbuf *err) DP_MUST_CHECK;
+
+/* learn_fp_compare's rows as data (b against a) into c. */
+void learn_fp_compare_rows(const struct learn_fp *a, const struct learn_fp *b, double tol_pct,
+			   struct results_fp_compare *c);
+
+/* r's stored fingerprints (fp_kept, fp_run) compared: r->fp_compare filled
+ * (rows and the text table); nothing for a run without them. 0 or -errno
+ * with err (a stored fingerprint that does not parse). */
+int learn_results_compare(struct results *r, double tol_pct, struct strbuf *err) DP_MUST_CHECK;
 
 /* ---- the database model features (model_db.c) ---- */
 

@@ -216,6 +216,9 @@ struct profile {
 	uint64_t repeat;    /* run: runs of one series (run --repeat N), 1..PROFILE_REPEAT_MAX; 1 */
 	char *witness;	    /* durability: FILE or HOST:PORT (run --witness overrides); NULL */
 	uint64_t cut_at_ns; /* durability: when --cut-command runs; 0 = a random instant */
+	/* a learned profile's fingerprint JSON (docs/learn.md), relative to the
+	 * profile's directory; NULL: none (run compares nothing) */
+	char *fingerprint;
 
 	/* [sizing] */
 	uint64_t database_size; /* bytes; default 1 GiB; multiple of page_size */

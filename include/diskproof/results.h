@@ -509,6 +509,41 @@ struct results {
 	struct results_warmup warmup;
 	struct results_autotune autotune;
 	struct results_host_perf host_perf; /* from host_samples (results_host_perf_fill) */
+
+	/* table run_fingerprint (schema 13): the fingerprint the profile kept
+	 * (its file name as the profile gave it, its JSON) and the run's own,
+	 * as JSON; NULL for a run without one. fp_compare: their comparison,
+	 * filled by learn_results_compare (NULL until then). */
+	char *fp_kept_name, *fp_kept, *fp_run;
+	struct results_fp_compare *fp_compare;
+};
+
+/*
+ * A run's own device fingerprint against the one its profile keeps (table
+ * run_fingerprint, schema 13; docs/learn.md): the rows and the text table
+ * that src/learn/ computes from the stored JSON (learn_results_compare), for
+ * the reports to show. Shown, not a verdict.
+ */
+#define RESULTS_FP_ROWS_MAX 64
+
+struct results_fp_row {
+	char label[32];	  /* "data reads/s" */
+	char key[40];	  /* "data.reads_per_s" */
+	double kept, run; /* NAN where a side has none */
+	double diff_pct;  /* run against kept; NAN when it cannot be had */
+	uint64_t events_kept, events_run;
+	bool asserted; /* compared within the tolerance (else shown only) */
+	bool left_out; /* fewer than 200 events on a side */
+	bool off;      /* asserted and off by more than the tolerance */
+	int decimals;
+};
+
+struct results_fp_compare {
+	double tolerance_pct;
+	unsigned asserted, off, left_out;
+	struct results_fp_row rows[RESULTS_FP_ROWS_MAX];
+	size_t nr_rows;
+	char *table; /* the fingerprint compare table, text lines */
 };
 
 void results_release(struct results *r);

@@ -271,6 +271,13 @@ struct run_options {
 	/* run --repeat N: the series this run is part of; NULL outside one */
 	struct run_series *series;
 	struct run_callbacks cb;
+	/* the measured window begins (end false: the load starts, or the
+	 * warm-up's last interval is collected) and ends (its last interval is
+	 * collected), with the monotonic time; from the coordinator, on a real
+	 * run and never while auto-tune measures a level. A run's own
+	 * fingerprint (learn_run_watch_mark, docs/learn.md). NULL: none. */
+	void (*window)(void *arg, bool end, uint64_t mono_ns);
+	void *window_arg;
 };
 
 struct run_outcome {

@@ -23,7 +23,7 @@
 #include "diskproof/stats.h"
 #include "diskproof/util.h"
 
-#define STORE_SCHEMA_VERSION 12
+#define STORE_SCHEMA_VERSION 13
 
 /* The most runs one series holds (run --repeat N; run.series_size). */
 #define STORE_SERIES_MAX 1000
@@ -210,6 +210,19 @@ int store_interval_hists_write(struct store *s, int64_t run_id,
 struct host_sample;
 int store_host_samples_write(struct store *s, int64_t run_id, uint64_t t_ms, bool warmup,
 			     const struct host_sample *hs, struct strbuf *err) DP_MUST_CHECK;
+
+/*
+ * Table run_fingerprint (schema 13, docs/learn.md): the fingerprint a run's
+ * profile kept (kept_name as the profile names it, kept its JSON) and the
+ * run's own (run), both fingerprint JSON, one row per run (written again:
+ * replaced). store_run_fingerprint_read fills r->fp_kept_name, fp_kept and
+ * fp_run (left NULL for a run without a row). 0 or -errno with err set.
+ */
+int store_run_fingerprint_write(struct store *s, int64_t run_id, const char *kept_name,
+				const char *kept, const char *run,
+				struct strbuf *err) DP_MUST_CHECK;
+int store_run_fingerprint_read(struct store *s, int64_t run_id, struct results *r,
+			       struct strbuf *err) DP_MUST_CHECK;
 
 /* The run's uuid (run.uuid, 32 hex digits) into out (len bytes; "" when
  * the row has none). 0 or -errno with err set. */

@@ -353,6 +353,23 @@ int cli_learn_replay_check(const struct cli_opts *o, const struct learn_fp *obs,
 			   struct learn_where *w);
 int cli_learn_replay(const struct cli_opts *o, const struct learn_fp *obs,
 		     const struct learn_where *w, const char *tmp, struct learn_fit *fit);
+/* A profile that keeps a fingerprint ([test] fingerprint) and its run
+ * (run_fingerprint.c, docs/learn.md). cli_fingerprint_check: the kept
+ * fingerprint read and parsed, its problem printed as "FILE:LINE: [test]
+ * fingerprint: why" and DP_EXIT_USAGE; 0 without one. cli_run_fp_start: for
+ * a real run of such a profile, the watch of its devices set in ro (NULL:
+ * none, or said on stderr why not); cli_run_fp_finish: the run's own
+ * fingerprint stored beside the kept one (run_id 0: nothing), said on
+ * stderr when it cannot be. cli_results_fp_compare: r's stored fingerprints
+ * compared into r->fp_compare for the report (a problem said on stderr). */
+struct cli_run_fp;
+struct run_options;
+struct results;
+int cli_fingerprint_check(const struct profile *p);
+struct cli_run_fp *cli_run_fp_start(const struct profile *p, struct run_options *ro);
+void cli_run_fp_finish(struct cli_run_fp *f, const char *results, int64_t run_id);
+void cli_run_fp_free(struct cli_run_fp *f);
+void cli_results_fp_compare(struct results *r);
 
 /* "diskproof clean PROFILE" (cmd_clean.c): the exit code. */
 int cli_cmd_clean(int argc, char **argv);

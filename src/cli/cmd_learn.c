@@ -19,6 +19,7 @@
 #include "diskproof/learn.h"
 #include "diskproof/trace.h"
 #include "diskproof/run.h"
+#include "diskproof/store.h"
 
 #include "cli.h"
 
@@ -149,6 +150,47 @@ static int watch(const struct cli_opts *o, const char *cmd, struct learn_fp *fp)
 	return ret ? DP_EXIT_ENV : 0;
 }
 
+/* The own fingerprint of the stored run sel selects in results (table
+ * run_fingerprint) into fp. 0, or the exit code with the reason printed. */
+static int read_run_fp(const char *results, const char *sel, struct learn_fp *fp)
+{
+	struct store *st = NULL;
+	struct store_run_set set = {0};
+	struct results r = {0};
+	struct strbuf err = STRBUF_INIT;
+	int ret = store_open_read(&st, results, true, &err);
+
+	if (!ret)
+		ret = store_runs_select(st, sel, STORE_LABEL_NEWEST, &set, &err);
+	if (!ret && set.n != 1) {
+		strbuf_addf(&err, "fingerprint compare: \"%s\" selects %zu runs: B is one run", sel,
+			    set.n);
+		ret = -ENOENT;
+	}
+	if (!ret)
+		ret = store_results_load(st, set.ids[0], &r, &err);
+	if (!ret && !r.fp_run) {
+		strbuf_addf(&err,
+			    "%s: run %lld has no fingerprint of its own stored (only a real run "
+			    "of a profile with [test] fingerprint has one)",
+			    results, (long long)set.ids[0]);
+		ret = -ENOENT;
+	}
+	if (!ret)
+		ret = learn_fp_parse(r.fp_run, sel, fp, &err);
+	if (ret)
+		fprintf(stderr, "diskproof: %s\n", err.buf);
+	/* a run not there, or without a fingerprint: exit 2; a file that
+	 * cannot be read: 3 */
+	if (ret)
+		ret = ret == -ENOENT || ret == -EINVAL ? DP_EXIT_USAGE : DP_EXIT_ENV;
+	store_run_set_release(&set);
+	results_release(&r);
+	store_close(st);
+	strbuf_release(&err);
+	return ret;
+}
+
 static int read_fp(const char *path, struct learn_fp *fp)
 {
 	struct strbuf text = STRBUF_INIT, err = STRBUF_INIT;
@@ -158,8 +200,7 @@ static int read_fp(const char *path, struct learn_fp *fp)
 	int ret;
 
 	if (!f) {
-		fprintf(stderr, "diskproof: %s: cannot read: %s%s\n", path, strerror(errno),
-			errno == ENOENT ? " (a stored run as B is not built yet)" : "");
+		fprintf(stderr, "diskproof: %s: cannot read: %s\n", path, strerror(errno));
 		return DP_EXIT_USAGE;
 	}
 	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
@@ -182,10 +223,14 @@ static int fingerprint_compare(const struct cli_opts *o)
 	int ret;
 
 	if (o->npos != 3)
-		return cli_usage_error("fingerprint compare needs two fingerprints: A.json B.json");
+		return cli_usage_error("fingerprint compare needs two fingerprints: A.json B.json, "
+				       "or A.json RUNID (a stored run's own)");
 	ret = read_fp(o->positional[1], &a);
-	if (!ret)
+	/* B: a file, or else a stored run (a run id, label, "last") */
+	if (!ret && access(o->positional[2], F_OK) == 0)
 		ret = read_fp(o->positional[2], &b);
+	else if (!ret)
+		ret = read_run_fp(o->results, o->positional[2], &b);
 	if (ret)
 		return ret;
 	learn_fp_compare(&a, &b, "A", "B", tol, &out, &off, &asserted, &left);
@@ -248,6 +293,61 @@ static uint64_t sizes_under(const char *const *paths, size_t n, struct strbuf *n
 	return sum;
 }
 
+/* --log paired with --data: one each in order, or one for all. 0, or the
+ * usage error. */
+static int volumes_pair(const struct cli_opts *o, struct learn_fit *fit)
+{
+	if (o->ndata > 1 && o->nlog > 1 && o->nlog != o->ndata)
+		return cli_usage_error("learn: %zu --log for %zu --data: give one --log (every "
+				       "volume's) or one per --data, in the same order",
+				       o->nlog, o->ndata);
+	fit->nr_vols = o->ndata;
+	for (size_t i = 0; i < o->ndata; i++) {
+		fit->vol_path[i] = o->data[i];
+		fit->vol_log[i] = !o->nlog ? NULL : o->nlog == 1 ? o->log[0] : o->log[i];
+		fit->vol_bytes[i] = learn_bytes_under(o->data[i]);
+	}
+	return 0;
+}
+
+/* The fingerprint kept beside the profile: PROFILE without .ini, then
+ * ".fingerprint.json", into path; its base name (the profile's key, which
+ * is relative to the profile's directory) returned, within path. */
+static const char *fp_path(const char *profile, struct strbuf *path)
+{
+	size_t n = strlen(profile);
+	const char *base;
+
+	if (n > 4 && !strcmp(profile + n - 4, ".ini"))
+		n -= 4;
+	strbuf_add(path, profile, n);
+	strbuf_addstr(path, ".fingerprint.json");
+	base = strrchr(path->buf, '/');
+	return base ? base + 1 : path->buf;
+}
+
+/* The observed fingerprint beside the profile, then the profile naming it. */
+static int learn_write(const struct cli_opts *o, const struct learn_fp *fp, struct learn_fit *fit)
+{
+	struct strbuf out = STRBUF_INIT, path = STRBUF_INIT;
+	int ret;
+
+	fit->fingerprint = fp_path(o->output, &path);
+	learn_fp_json(fp, &out);
+	ret = cli_write_output(path.buf, o->results, &out);
+	if (!ret) {
+		strbuf_reset(&out);
+		learn_profile_write(fp, fit, &out);
+		ret = cli_write_output(o->output, o->results, &out);
+	}
+	if (!ret && !o->quiet)
+		fprintf(stderr, "diskproof: the observed fingerprint kept in %s\n", path.buf);
+	fit->fingerprint = NULL;
+	strbuf_release(&out);
+	strbuf_release(&path);
+	return ret;
+}
+
 int cli_cmd_learn(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -265,16 +365,19 @@ int cli_cmd_learn(int argc, char **argv)
 		return cli_usage_error("learn takes no %s", o.positional[0]);
 	if (!o.output)
 		return cli_usage_error("learn needs -o PROFILE (the profile it writes)");
+	learn_fit_init(&fit);
+	ret = volumes_pair(&o, &fit);
 	/* the replay directories refused before anything is watched or written */
-	ret = o.replay_on || o.replay_log_on || o.replay_seconds || o.keep ? roles_resolve(&o, &fp)
-									   : 0;
+	if (!ret && (o.replay_on || o.replay_log_on || o.replay_seconds || o.keep))
+		ret = roles_resolve(&o, &fp);
 	if (!ret)
 		ret = cli_learn_replay_check(&o, &fp, replay);
 	if (!ret)
 		ret = watch(&o, "learn", &fp);
-	if (ret)
+	if (ret) {
+		learn_fit_release(&fit);
 		return ret;
-	learn_fit_init(&fit);
+	}
 	db = sizes_under(o.data, o.ndata, &fit.notes);
 	log = sizes_under(o.log, o.nlog, &fit.notes);
 	if (geteuid() != 0)
@@ -295,8 +398,7 @@ int cli_cmd_learn(int argc, char **argv)
 	if (replay_ret)
 		strbuf_addf(&fit.checked, ";\n; not checked on %s: the replay run failed\n",
 			    o.replay_on);
-	learn_profile_write(&fp, &fit, &out);
-	ret = cli_write_output(o.output, o.results, &out);
+	ret = learn_write(&o, &fp, &fit);
 	if (!ret && !o.quiet) {
 		fprintf(stderr, "diskproof: learned %s from %.1f s; BPF tracing: %s%s\n", o.output,
 			fp.seconds, fp.trace_status,

@@ -167,6 +167,7 @@ static int print_report(const char *results, const char *run, enum report_format
 		ret = ret == -ENOENT && st ? DP_EXIT_USAGE : DP_EXIT_ENV;
 		goto out;
 	}
+	cli_results_fp_compare(&r); /* a run of a profile with a fingerprint */
 	report_render(&text, &r, fmt, &ro);
 	/* the results file closed first: none of its descriptors can be the
 	 * output (-o /dev/fd/N) */
@@ -701,6 +702,7 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 	struct progress pr = {0};
 	struct run_options ro = {0};
 	struct metrics_server *msrv = NULL;
+	struct cli_run_fp *fpw = NULL;
 	char *cmdline = NULL;
 	int ret, sfd = -1, late;
 	bool json;
@@ -742,8 +744,11 @@ static int cmd_run(int argc, char **argv, int full_argc, char **full_argv, uint6
 		}
 		goto out;
 	}
+	fpw = cli_run_fp_start(&p, &ro);
 	ret = run_execute(&ro, &out, &err);
 	progress_live_end(&pr.live);
+	if (!out.abandoned)
+		cli_run_fp_finish(fpw, o.results, out.run_id);
 	if (out.abandoned) {
 		fprintf(stderr,
 			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
@@ -771,6 +776,7 @@ out:
 	metrics_server_stop(msrv); /* an error before the linger */
 	if (sfd >= 0)
 		close(sfd);
+	cli_run_fp_free(fpw);
 	free(cmdline);
 	profile_release(&p);
 	strbuf_release(&err);

@@ -42,7 +42,7 @@ int cli_usage_error(const char *fmt, ...)
 #define CMD_PROFILE_ANY (CMD_RUN | CMD_INIT | CMD_VERIFY | CMD_CLEAN | CMD_PLAN | CMD_CHECK)
 #define CMD_RESULTS_ANY                                                                            \
 	(CMD_RUN | CMD_REPORT | CMD_LIST | CMD_INIT | CMD_VERIFY | CMD_COMPARE | CMD_PLAN |        \
-	 CMD_CHECK | CMD_DELETE | CMD_IMPORT | CMD_FLEET)
+	 CMD_CHECK | CMD_DELETE | CMD_IMPORT | CMD_FLEET | CMD_FINGERPRINT)
 
 /*
  * Every option, once: the parser builds each command's getopt_long table from
@@ -908,6 +908,9 @@ int cli_profile_load(int argc, char **argv, unsigned command, const char *name, 
 	strbuf_release(&err);
 	if (!ret && o->ov.db_size)
 		p->capacity_pct = 0; /* the command line wins, as over mailboxes */
+	/* a learned profile's fingerprint: there and one (docs/learn.md) */
+	if (!ret && (command & (CMD_RUN | CMD_CHECK | CMD_PLAN)))
+		ret = cli_fingerprint_check(p);
 	/* --results names a regular file or a new path, before anything else */
 	if (!ret && (command & (CMD_RUN | CMD_INIT | CMD_VERIFY)))
 		ret = cli_results_path_check(o->results, true);

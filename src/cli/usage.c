@@ -79,7 +79,7 @@ static const struct usage_command {
 	 "acknowledgements a durability run sends, fsynced before answering, and hand the "
 	 "records to verify (its witness: this ADDR:PORT); SIGINT or SIGTERM stop it (exit 0)"},
 	{"fingerprint", CMD_FINGERPRINT,
-	 "--data PATH [--log PATH] --duration D | compare A.json B.json", NULL, NOTE_UNITS,
+	 "--data PATH [--log PATH] --duration D | compare A.json B.json|RUNID", NULL, NOTE_UNITS,
 	 "watch the block devices under the paths for D (Ctrl-C ends it early; reads "
 	 "/proc/diskstats "
 	 "once a second, needs no privileges, writes nothing to the devices) and write their "
@@ -91,15 +91,19 @@ static const struct usage_command {
 	 "share, working set, burstiness, FUA and flushes; --no-trace: off); \"compare A.json "
 	 "B.json\" prints "
 	 "figure | A | B | diff %, rows of fewer than 200 events left out and said, and exits 1 "
-	 "when an asserted row differs by more than --tolerance PCT (default 10)"},
+	 "when an asserted row differs by more than --tolerance PCT (default 10); B may be a "
+	 "stored run (RUNID, --results FILE): its own fingerprint, which a real run of a learned "
+	 "profile stores"},
 	{"learn", CMD_LEARN, "--data PATH [--log PATH] --duration D -o PROFILE", NULL, NOTE_UNITS,
 	 "watch the devices under the paths as fingerprint does, then fit a profile to what was "
-	 "seen on the sim engine and write it to PROFILE: one [volume] at the data path with "
-	 "log_path at the log path, sizes from the files found there, and a header with the "
-	 "window, the sources used and not, the observed fingerprint, each key's origin, the "
-	 "residual of every figure and what the model cannot make; --replay-on DIR then runs the "
-	 "learned profile for --replay-seconds N (default 20) in DIR, never on a watched device, "
-	 "and the header gets each figure observed, replayed and its residual"},
+	 "seen on the sim engine and write it to PROFILE: one [volume] per --data path with "
+	 "log_path at its --log (one per --data in order, or one for all), sizes from the files "
+	 "found there, the observed fingerprint kept beside it (PROFILE.fingerprint.json, [test] "
+	 "fingerprint: a real run of the profile prints how its devices compare), and a header "
+	 "with the window, the sources used and not, the observed fingerprint, each key's origin, "
+	 "the residual of every figure and what the model cannot make; --replay-on DIR then runs "
+	 "the learned profile for --replay-seconds N (default 20) in DIR, never on a watched "
+	 "device, and the header gets each figure observed, replayed and its residual"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

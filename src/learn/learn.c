@@ -158,13 +158,17 @@ static void key_size(struct strbuf *out, const char *key, uint64_t v)
 	strbuf_addch(out, '\n');
 }
 
-void learn_model_profile(const struct learn_model *m, const char *data_path, const char *log_path,
-			 const char *engine, double duration_s, struct strbuf *out)
+/* The sections before the volumes: [test] (fingerprint: its key, NULL
+ * none), [sizing] with db_size per database, [workload], [engine], [sim]. */
+static void model_sections(const struct learn_model *m, const char *engine, double duration_s,
+			   const char *fingerprint, uint64_t db_size, struct strbuf *out)
 {
-	strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fs\nwarmup = 0s\n\n",
+	strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fs\nwarmup = 0s\n",
 		    ceil(duration_s));
-	strbuf_addstr(out, "[sizing]\n");
-	key_size(out, "database_size", m->database_size);
+	if (fingerprint)
+		strbuf_addf(out, "fingerprint = %s\n", fingerprint);
+	strbuf_addstr(out, "\n[sizing]\n");
+	key_size(out, "database_size", db_size);
 	strbuf_addstr(out, "\n[workload]\n");
 	key_size(out, "page_size", m->page_size);
 	key_size(out, "log_record_size", m->log_record_size);
@@ -183,6 +187,12 @@ void learn_model_profile(const struct learn_model *m, const char *data_path, con
 			    "\n[sim]\nread_latency = %.0fus\nwrite_latency = %.0fus\n"
 			    "log_write_latency = %.0fus\n",
 			    m->read_lat_us, m->write_lat_us, m->log_lat_us);
+}
+
+void learn_model_profile(const struct learn_model *m, const char *data_path, const char *log_path,
+			 const char *engine, double duration_s, struct strbuf *out)
+{
+	model_sections(m, engine, duration_s, NULL, m->database_size, out);
 	strbuf_addf(out, "\n[volume data]\npath = %s\n", data_path);
 	if (log_path)
 		strbuf_addf(out, "log_path = %s\n", log_path);
@@ -577,6 +587,57 @@ static void comment_lines(struct strbuf *out, const char *text, const char *lead
 	}
 }
 
+/* A database's size over n volumes: the mean of their bytes (total: the
+ * model's, the sum), whole pages, at most the smallest volume's bytes when
+ * that is known, at least a page. */
+static uint64_t volume_db_size(const struct learn_fit *fit)
+{
+	const struct learn_model *m = &fit->m;
+	uint64_t page = m->page_size ? m->page_size : 4096, v = m->database_size / fit->nr_vols;
+
+	for (size_t i = 0; i < fit->nr_vols; i++)
+		if (fit->vol_bytes[i] && fit->vol_bytes[i] < v)
+			v = fit->vol_bytes[i];
+	v -= v % page;
+	return v ? v : page;
+}
+
+/* The model's sections with the fingerprint key, then one [volume] per
+ * --data path (learn.h: struct learn_fit's volumes). */
+static void profile_volumes(const struct learn_fp *obs, const struct learn_fit *fit,
+			    const char *data, const char *log, struct strbuf *out)
+{
+	const struct learn_model *m = &fit->m;
+	double dur = obs->seconds < 60 ? 60 : obs->seconds;
+
+	if (!fit->nr_vols) {
+		model_sections(m, "io_uring", dur, fit->fingerprint, m->database_size, out);
+		strbuf_addf(out, "\n[volume data]\npath = %s\n", data);
+		if (log)
+			strbuf_addf(out, "log_path = %s\n", log);
+		strbuf_addstr(out, "databases = 1\n");
+		return;
+	}
+	if (fit->nr_vols > 1)
+		strbuf_addf(out,
+			    "; %zu volumes, one per --data path: the fit is on the summed figures, "
+			    "the load shared evenly (one database each); database_size the mean of "
+			    "the bytes under the paths, at most the least\n\n",
+			    fit->nr_vols);
+	model_sections(m, "io_uring", dur, fit->fingerprint,
+		       fit->nr_vols > 1 ? volume_db_size(fit) : m->database_size, out);
+	for (size_t i = 0; i < fit->nr_vols; i++) {
+		if (fit->nr_vols == 1)
+			strbuf_addstr(out, "\n[volume data]\n");
+		else
+			strbuf_addf(out, "\n[volume data%zu]\n", i + 1);
+		strbuf_addf(out, "path = %s\n", fit->vol_path[i]);
+		if (fit->vol_log[i])
+			strbuf_addf(out, "log_path = %s\n", fit->vol_log[i]);
+		strbuf_addstr(out, "databases = 1\n");
+	}
+}
+
 void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit,
 			 struct strbuf *out)
 {
@@ -645,5 +706,10 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		    "no maintenance)\n\n",
 		    m->cache_fraction > 0 ? "" : ", no cache",
 		    m->cleaner_interval_s > 0 ? "" : ", no checkpoints");
-	learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds, out);
+	if (!fit->nr_vols && !fit->fingerprint) {
+		learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds,
+				    out);
+		return;
+	}
+	profile_volumes(obs, fit, data, log, out);
 }

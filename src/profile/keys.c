@@ -88,6 +88,11 @@ static const struct profile_key keys[] = {
 	  .store = PROFILE_STORE_STR, PFIELD(witness),
 	  .help = "durability: where each acknowledgement goes, a witness file (on another "
 		  "device) or HOST:PORT (diskproof witness --listen); run --witness overrides." },
+	{ .section = "test", .name = "fingerprint", .listed_when_set = true, .type = PROFILE_KEY_STRING,
+	  .store = PROFILE_STORE_STR, PFIELD(fingerprint),
+	  .help = "The device fingerprint this profile was learned from (diskproof learn writes "
+		  "it beside the profile), a JSON file relative to the profile's directory: a real "
+		  "run prints how its own devices' figures compare with it (docs/learn.md)." },
 	{ .section = "test", .name = "cut_at", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(cut_at_ns),
 	  .min = 0, .max = PROFILE_DURATION_MAX, .def = "0s",

@@ -542,6 +542,7 @@ void profile_release(struct profile *p)
 	free(p->name);
 	free(p->description);
 	free(p->witness);
+	free(p->fingerprint);
 	free(p->origin);
 	free(p->text);
 	memset(p, 0, sizeof(*p));

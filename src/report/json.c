@@ -524,6 +524,41 @@ static void json_environment(struct json *j, const struct results *r)
 	strbuf_release(&key);
 }
 
+/* The run's own device figures against its profile's fingerprint
+ * (docs/learn.md): only for a run that has them. */
+static void json_fp_compare(struct json *j, const struct results *r)
+{
+	const struct results_fp_compare *c = r->fp_compare;
+
+	if (!c)
+		return;
+	json_begin_object(j, "fingerprint_compare");
+	json_str(j, "kept", r->fp_kept_name);
+	json_num(j, "tolerance_pct", c->tolerance_pct);
+	json_u64(j, "asserted", c->asserted);
+	json_u64(j, "off", c->off);
+	json_u64(j, "left_out", c->left_out);
+	json_begin_array(j, "rows");
+	for (size_t i = 0; i < c->nr_rows; i++) {
+		const struct results_fp_row *w = &c->rows[i];
+
+		json_begin_object_flat(j, NULL);
+		json_str(j, "key", w->key);
+		json_str(j, "label", w->label);
+		json_fixed(j, "kept", w->kept, w->decimals);
+		json_fixed(j, "run", w->run, w->decimals);
+		json_fixed(j, "diff_pct", w->diff_pct, 1);
+		json_u64(j, "events_kept", w->events_kept);
+		json_u64(j, "events_run", w->events_run);
+		json_bool(j, "asserted", w->asserted);
+		json_bool(j, "left_out", w->left_out);
+		json_bool(j, "off", w->off);
+		json_end(j);
+	}
+	json_end(j);
+	json_end(j);
+}
+
 void report_json(struct strbuf *sb, const struct results *r, const struct report_options *opt)
 {
 	struct json j = JSON_INIT(sb);
@@ -548,6 +583,7 @@ void report_json(struct strbuf *sb, const struct results *r, const struct report
 	json_host(&j, r);
 	json_clock(&j, r);
 	json_environment(&j, r);
+	json_fp_compare(&j, r);
 	json_end(&j);
 	strbuf_addch(sb, '\n');
 }

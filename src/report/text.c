@@ -1059,6 +1059,25 @@ static void text_verdict_block(struct strbuf *sb, const struct results *r, const
 	text_count(sb, r, failed);
 }
 
+/* A run of a profile that keeps a fingerprint: the run's own device
+ * figures against it (docs/learn.md), the fingerprint compare table. */
+static void text_fp_compare(struct strbuf *sb, const struct results *r)
+{
+	const struct results_fp_compare *c = r->fp_compare;
+
+	if (!c || !c->table)
+		return;
+	strbuf_addstr(sb, "\nthis run's devices against the profile's fingerprint ");
+	report_text_escape(sb, r->fp_kept_name);
+	strbuf_addstr(sb, " (shown, not judged):\n");
+	strbuf_addstr(sb, c->table);
+	strbuf_addf(sb, "%u of %u asserted rows within %g %%", c->asserted - c->off, c->asserted,
+		    c->tolerance_pct);
+	if (c->left_out)
+		strbuf_addf(sb, "; %u left out", c->left_out);
+	strbuf_addch(sb, '\n');
+}
+
 /* Then the figures: events, the tables, the host. */
 static void text_report(struct strbuf *sb, const struct results *r, const struct text_ctx *x)
 {
@@ -1075,6 +1094,7 @@ static void text_report(struct strbuf *sb, const struct results *r, const struct
 	text_autotune(sb, r);
 	text_host(sb, r, x);
 	text_volume_devices(sb, r, x->width);
+	text_fp_compare(sb, r);
 	if (r->series) {
 		strbuf_addch(sb, '\n');
 		report_series_text(sb, r);

@@ -130,6 +130,12 @@ void results_release(struct results *r)
 	free(r->test_type);
 	free(r->uuid);
 	free(r->series_uuid);
+	free(r->fp_kept_name);
+	free(r->fp_kept);
+	free(r->fp_run);
+	if (r->fp_compare)
+		free(r->fp_compare->table);
+	free(r->fp_compare);
 	results_series_free(r->series);
 	free(r->volumes);
 	free(r->databases);

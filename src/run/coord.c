@@ -704,6 +704,9 @@ void coord_collect(struct run *r, unsigned k)
 	last = atomic_load_explicit(&r->ctl.last, memory_order_acquire);
 	nrows = coord_rows(r, k, last, t_ms, warm);
 	coord_store_interval(r, k, nrows, t_ms, warm, ev_ms);
+	/* the measured window's ends, as the host counters' rows have them */
+	if (r->opt->window && !r->virt && (k + 1 == g->nw || (!warm && k == last)))
+		r->opt->window(r->opt->window_arg, !warm, time_mono_ns());
 	r->coord.collected = k + 1;
 	coord_judge(r, k);
 	if (!warm && (k - g->nw + 1) % RUN_DB_SAMPLE_EVERY == 0 && k != last)

@@ -501,6 +501,8 @@ static int run_measure(struct run *r, struct run_outcome *out, struct strbuf *er
 	grid_init(&r->grid, now, r->prof->warmup_ns, dur);
 	run_clock_record(r);
 	atomic_store(&r->ctl.last, r->grid.last);
+	if (r->opt->window && !r->virt && !r->grid.nw)
+		r->opt->window(r->opt->window_arg, false, time_mono_ns());
 	if (r->virt)
 		run_virtual(r);
 	else

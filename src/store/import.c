@@ -113,6 +113,7 @@ static const struct import_table import_tables[] = {
 	{"txn_sample", "t_ms, warmup, scope, name, txns, log_commits", 9, NULL},
 	{"response", "scope, name, class, ios, avg_ms, p50_ms, p99_ms, max_ms", 11, NULL},
 	{"backlog_sample", "t_ms, warmup, peak, mean, busy_ms, streams", 12, NULL},
+	{"run_fingerprint", "kept_name, kept, run", 13, NULL},
 };
 
 /* Attaches real (other, resolved) as "src" with the URI query given, and

@@ -1118,6 +1118,8 @@ int store_results_load(struct store *s, int64_t run_id, struct results *r, struc
 		ret = store_series_load(s, r->series_uuid, &r->series, err);
 	for (i = 0; i < DP_ARRAY_SIZE(results_rows) && !ret; i++)
 		ret = rows_load(s, &results_rows[i], r, r->id, err);
+	if (!ret)
+		ret = store_run_fingerprint_read(s, r->id, r, err);
 	if (ret) {
 		results_release(r);
 		store_rollback(s);

@@ -427,6 +427,18 @@ static const char *const store_migrations[] = {
 	" streams INTEGER NOT NULL"
 	");"
 	"CREATE INDEX backlog_sample_run ON backlog_sample (run_id, t_ms);",
+	/* 12 -> 13: a run's own device fingerprint (docs/learn.md): the one
+	 * its profile kept ([test] fingerprint: the name as the profile gave
+	 * it, the JSON read then) and the run's own over its measured window,
+	 * both as fingerprint JSON (docs/schema/fingerprint.schema.json), for
+	 * the report's comparison and "fingerprint compare A.json RUNID". A row
+	 * only for a real run of a profile with a fingerprint. */
+	"CREATE TABLE run_fingerprint ("
+	" run_id INTEGER PRIMARY KEY REFERENCES run (id) ON DELETE CASCADE,"
+	" kept_name TEXT NOT NULL,"
+	" kept TEXT NOT NULL,"
+	" run TEXT NOT NULL"
+	");",
 };
 
 _Static_assert(DP_ARRAY_SIZE(store_migrations) == STORE_SCHEMA_VERSION,

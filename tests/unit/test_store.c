@@ -55,8 +55,11 @@ struct fixture {
 };
 
 /* Takes a current file back to schema 8 (before the transactions). */
+/* Takes a current file back to schema 12 (before a run's fingerprint). */
+#define SCHEMA13_UNDO " DROP TABLE run_fingerprint;"
+
 /* Takes a current file back to schema 11 (before open loop's backlog). */
-#define SCHEMA12_UNDO " DROP INDEX backlog_sample_run; DROP TABLE backlog_sample;"
+#define SCHEMA12_UNDO SCHEMA13_UNDO " DROP INDEX backlog_sample_run; DROP TABLE backlog_sample;"
 
 /* Takes a current file back to schema 10 (before the response times). */
 #define SCHEMA11_UNDO SCHEMA12_UNDO " DROP TABLE response;"
@@ -2483,6 +2486,65 @@ static void test_series_columns(void **state)
 	sqlite3_close(db);
 }
 
+/* Table run_fingerprint (schema 13): written, replaced, read back with the
+ * run; a run without a row has none; a version-12 file migrates to it, and
+ * import copies the row. */
+static void test_run_fingerprint(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct results r;
+	struct store *s = open_ok(f->path);
+	int64_t a = full_run(s, "server-a", 100), b = full_run(s, "server-a", 200);
+	char other[160];
+	sqlite3 *db;
+
+	assert_int_equal(store_run_fingerprint_write(s, a, "k.json", "{\"kept\": 1}", "{}", &err),
+			 0);
+	assert_int_equal(
+		store_run_fingerprint_write(s, a, "k.json", "{\"kept\": 2}", "{\"run\": 2}", &err),
+		0);
+	assert_int_equal(store_results_load(s, a, &r, &err), 0);
+	assert_string_equal(r.fp_kept_name, "k.json");
+	assert_string_equal(r.fp_kept, "{\"kept\": 2}");
+	assert_string_equal(r.fp_run, "{\"run\": 2}");
+	assert_null(r.fp_compare);
+	results_release(&r);
+	assert_int_equal(store_results_load(s, b, &r, &err), 0);
+	assert_null(r.fp_kept_name);
+	assert_null(r.fp_run);
+	results_release(&r);
+	store_close(s);
+
+	/* imported with its run */
+	snprintf(other, sizeof(other), "%s/other.db", f->dir);
+	s = open_ok(other);
+	import_ok(s, f->path, 2, 0);
+	db = raw_open(other);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run_fingerprint"), 1);
+	sqlite3_close(db);
+	store_close(s);
+
+	/* a version-12 file: migrated, its runs without a fingerprint */
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
+						    " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	s = open_ok(f->path);
+	assert_int_equal(store_results_load(s, a, &r, &err), 0);
+	assert_null(r.fp_run);
+	results_release(&r);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	assert_int_equal(raw_int(db, "SELECT count(*) FROM run_fingerprint"), 0);
+	sqlite3_close(db);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2527,6 +2589,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_hostile_values, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_long_arrays_whole, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reap_by_machine, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_run_fingerprint, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
