@@ -302,13 +302,12 @@ static uint64_t pow2_near(double bytes)
  * block ([sim] log_align) to make the same bytes. The observed log role's
  * logical block size (sysfs); from a fingerprint that does not carry it,
  * a guess: 512 B (the smallest) where the mean log write is under 4 KiB,
- * else the sim's 4 KiB (0, the key not written). The data role's when there is no log role (its log
- * is there).
+ * else the sim's 4 KiB (0, the key not written). Only with a log role:
+ * without one the log's bytes are not told from the data's.
  */
 static void log_block(const struct learn_fp *obs, const double *t, struct learn_model *m)
 {
-	const struct learn_role *lr =
-		&obs->role[obs->role[LEARN_LOG].present ? LEARN_LOG : LEARN_DATA];
+	const struct learn_role *lr = &obs->role[LEARN_LOG];
 	double per_write = t[T_LOGW] > 0 ? t[T_LOGB] * 1024 / t[T_LOGW] : 0;
 
 	m->log_align = lr->where.block;
