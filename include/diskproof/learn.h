@@ -84,6 +84,10 @@ struct learn_where {
 	 * write-through write as the write and then a flush of its own, which
 	 * diskstats counts as a flush and as a write of no sectors */
 	bool flush_counted_as_write;
+	/* the largest logical block size of the watched devices (sysfs
+	 * queue/logical_block_size), bytes: what a direct-I/O log write is
+	 * padded to; 0 not known */
+	uint32_t block;
 };
 
 /* ---- the BPF trace of a role (trace.c, include/diskproof/trace.h) ---- */
@@ -223,6 +227,14 @@ struct learn_model {
 	unsigned streams;
 	/* the sim's device model ([sim]): the observed mean latencies, in us */
 	double read_lat_us, write_lat_us, log_lat_us;
+	/* [sim] log_align: the log device's block, so that the sim pads a
+	 * log write as it does; 0: the sim's 4 KiB (the key not written) */
+	uint32_t log_align;
+	bool log_align_guessed; /* not read from the device (an old fingerprint) */
+	/* the fit's bracket of a commit's record bytes: those whose sim run
+	 * wrote fewer (lo) and more (hi) log bytes than observed, at rec_rate;
+	 * 0 none yet */
+	double rec_lo, rec_hi, rec_rate;
 	/* the database model features (model_db.c); 0 or false: off, the key
 	 * not written */
 	bool doublewrite;	   /* InnoDB's doublewrite: every flushed page twice */

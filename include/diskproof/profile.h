@@ -135,6 +135,7 @@ struct profile_sim {
 	uint64_t lie_window_ns;	       /* lying cache: flushed writes this near the cut lost */
 	uint64_t cut_at_ns;	       /* the simulated power cut; 0 = none */
 	uint32_t write_cache;	       /* PROFILE_SIM_CACHE_*; default none */
+	uint32_t log_align;	       /* the log's block (log writes whole blocks); 4 KiB */
 	uint64_t seed;		       /* default 1 */
 };
 

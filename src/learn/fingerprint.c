@@ -351,6 +351,7 @@ static void json_where(struct json *j, const struct learn_where *w)
 		json_str(j, NULL, w->backing[i]);
 	json_end(j);
 	json_bool(j, "flush_counted_as_write", w->flush_counted_as_write);
+	json_u64(j, "logical_block", w->block);
 }
 
 static void json_counters(struct json *j, const struct learn_counters *c)
@@ -501,6 +502,8 @@ static void jr_number(struct jr *r, double v)
 		fp->seconds = v;
 	else if (!strcmp(r->path, "transactions"))
 		fp->transactions = v;
+	else if (!strcmp(r->path, "data.logical_block") || !strcmp(r->path, "log.logical_block"))
+		fp->role[r->path[0] == 'l'].where.block = v > 0 && v <= 65536 ? (uint32_t)v : 0;
 	for (int k = 0; k < LEARN_ROLES; k++) {
 		struct learn_counters *c = &fp->role[k].c;
 		size_t len = strlen(roles[k]);

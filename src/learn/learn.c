@@ -182,11 +182,15 @@ static void model_sections(const struct learn_model *m, const char *engine, doub
 	strbuf_addf(out, "rate = %.3f\n", m->rate);
 	learn_db_profile_keys(m, out); /* the database model features (model_db.c) */
 	strbuf_addf(out, "\n[engine]\nname = %s\ndirect = on\nstreams = %u\n", engine, m->streams);
+	if (m->read_lat_us > 0 || m->log_align)
+		strbuf_addstr(out, "\n[sim]\n");
 	if (m->read_lat_us > 0)
 		strbuf_addf(out,
-			    "\n[sim]\nread_latency = %.0fus\nwrite_latency = %.0fus\n"
+			    "read_latency = %.0fus\nwrite_latency = %.0fus\n"
 			    "log_write_latency = %.0fus\n",
 			    m->read_lat_us, m->write_lat_us, m->log_lat_us);
+	if (m->log_align)
+		key_size(out, "log_align", m->log_align);
 }
 
 void learn_model_profile(const struct learn_model *m, const char *data_path, const char *log_path,
@@ -325,16 +329,71 @@ static uint64_t pow2_near(double bytes)
 	return p;
 }
 
-/* Log writes under 4 KiB: the log record from the observed log bytes per
- * transaction, not by the sim's bytes (it writes the log in 4 KiB blocks,
- * where a device of 512-byte sectors writes less for small records); from
- * 4 KiB on the sim's bytes correct it (model_correct). */
-static void log_record_fit(struct learn_model *m, const double *to)
+/*
+ * The log's block. A log write is whole blocks, the rest of its last block
+ * left unused, so the bytes a write puts on the device are its commits'
+ * records rounded up to the block: the sim must round to the device's
+ * block ([sim] log_align) to make the same bytes. The observed log role's
+ * logical block size (sysfs); from a fingerprint that does not carry it,
+ * a guess: 512 B (the smallest) where the mean log write is under 4 KiB,
+ * else the sim's 4 KiB (0, the key not written). Only with a log role:
+ * without one the log's bytes are not told from the data's.
+ */
+static void log_block(const struct learn_fp *obs, const double *t, struct learn_model *m)
 {
-	if (to[T_LOGB] > 0 && m->update_pages > 0 && to[T_LOGW] > 0 &&
-	    to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
-		m->log_record_size = (uint64_t)clampd(to[T_LOGB] * 1024 / m->rate / m->update_pages,
-						      16, 1 << 20);
+	const struct learn_role *lr = &obs->role[LEARN_LOG];
+	double per_write = t[T_LOGW] > 0 ? t[T_LOGB] * 1024 / t[T_LOGW] : 0;
+
+	m->log_align = lr->where.block;
+	m->log_align_guessed = !m->log_align;
+	if (!m->log_align && per_write > 0 && per_write < 4096)
+		m->log_align = 512; /* the sim's 4 KiB cannot make writes this small */
+}
+
+/*
+ * The log record, solved rather than corrected. The observed log bytes are
+ * the records (rate x update_pages x record per second) and each write's
+ * unused rest of its last block; so a first solve
+ *   record = (observed log bytes - unused per write x observed log writes)
+ *            / (rate x update_pages)
+ * with the unused bytes per write none before the first sim run (the
+ * largest record the bytes allow) and then the sim's (its log bytes less
+ * its records, per log write: its writes carry as many commits as the
+ * observed ones, log_latency_fit, and round to the same block). Where the
+ * records of a write do not fill its blocks the bytes are a step function of
+ * the record (they move only when a write's records cross a block), so
+ * neither that solve nor a proportional correction settles; the bytes only
+ * grow with the record, so once one sim run wrote more than the observed
+ * bytes and one less, the record is bisected between the two (m->rec_lo,
+ * m->rec_hi, a commit's record bytes, at the rate m->rec_rate: a bracket
+ * taken at another rate, per second, is dropped): it ends at the step the
+ * observed bytes are on, the largest record whose padded writes are no
+ * more than the observed.
+ */
+static void log_record_solve(struct learn_model *m, const double *to, const double *tp)
+{
+	double pages = fmax(m->update_pages, 1); /* a transaction changes one at least */
+	double recs = m->rate * pages;		 /* records per second */
+	double r = (double)m->log_record_size, unused = 0, next;
+
+	if (!(to[T_LOGB] > 0 && to[T_LOGW] > 0 && m->update_pages > 0 && m->rate > 0))
+		return;
+	if (fabs(m->rate / fmax(m->rec_rate, 1e-9) - 1) > 0.005)
+		m->rec_lo = m->rec_hi = 0; /* taken at another rate */
+	m->rec_rate = m->rate;
+	if (tp && tp[T_LOGW] > 0 && tp[T_LOGB] > 0) {
+		if (fabs(tp[T_LOGB] / to[T_LOGB] - 1) <= 0.01)
+			return; /* the sim writes the observed bytes */
+		if (tp[T_LOGB] > to[T_LOGB])
+			m->rec_hi = m->rec_hi > 0 ? fmin(m->rec_hi, r * pages) : r * pages;
+		else
+			m->rec_lo = fmax(m->rec_lo, r * pages);
+		unused = fmax(tp[T_LOGB] * 1024 - recs * r, 0) / tp[T_LOGW];
+	}
+	next = (to[T_LOGB] * 1024 - unused * to[T_LOGW]) / recs;
+	if (m->rec_lo > 0 && m->rec_hi > m->rec_lo)
+		next = (m->rec_lo + m->rec_hi) / 2 / pages;
+	m->log_record_size = (uint64_t)clampd(round(next), 16, 1 << 20);
 }
 
 /* The sim's latencies from the observed mean ones (iostat's awaits; a log
@@ -392,9 +451,9 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	if (m->read_pages < 0)
 		m->read_pages = 0;
 	m->log_record_size = 2048;
-	if (t[T_LOGB] > 0 && m->update_pages > 0)
-		m->log_record_size =
-			(uint64_t)clampd(t[T_LOGB] * 1024 / m->rate / m->update_pages, 16, 1 << 20);
+	if (obs->role[LEARN_LOG].present)
+		log_block(obs, t, m);
+	log_record_solve(m, t, NULL);
 }
 
 /* Group commit. Commits that arrive while a log write is in flight share
@@ -427,8 +486,7 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 	bool close = true;
 
 	for (int k = 0; k < T_N; k++)
-		if (to[k] > 0 && fabs(tp[k] / to[k] - 1) > 0.01 &&
-		    (k != T_LOGB || to[T_LOGB] * 1024 / to[T_LOGW] >= 4096))
+		if (to[k] > 0 && fabs(tp[k] / to[k] - 1) > 0.01)
 			close = false;
 	if (close)
 		return true;
@@ -439,12 +497,7 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
 		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
 	m->read_pages = clampd(m->read_pages + (to[T_READS] - tp[T_READS]) / m->rate, 0, 63);
-	if (to[T_LOGB] > 0 && tp[T_LOGB] > 0 && to[T_LOGW] > 0 &&
-	    to[T_LOGB] * 1024 / to[T_LOGW] >= 4096)
-		m->log_record_size = (uint64_t)clampd(
-			(double)m->log_record_size * to[T_LOGB] / tp[T_LOGB], 16, 1 << 20);
-	else
-		log_record_fit(m, to);
+	log_record_solve(m, to, tp);
 	return false;
 }
 
@@ -470,11 +523,11 @@ static void model_limits(const struct learn_fp *obs, const double *to, struct le
 	if (obs->role[LEARN_LOG].present && obs->role[LEARN_LOG].c.reads >= LEARN_EVENTS_MIN)
 		strbuf_addf(&fit->cannot, "log reads/s (%.1f observed): no log reader is fitted\n",
 			    (double)obs->role[LEARN_LOG].c.reads / s);
-	if (obs->role[LEARN_LOG].present && to[T_LOGW] > 0 && to[T_LOGB] * 1024 / to[T_LOGW] < 4096)
-		strbuf_addstr(&fit->cannot,
-			      "log writes under 4 KiB: the sim writes the log in 4 KiB "
-			      "blocks; log_record_size is then set from the observed log "
-			      "bytes per transaction, not fitted on the sim\n");
+	if (obs->role[LEARN_LOG].present && fit->m.log_align_guessed)
+		strbuf_addf(&fit->cannot,
+			    "the log device's block: not in the fingerprint; [sim] log_align = "
+			    "%u guessed from the mean log write\n",
+			    fit->m.log_align);
 	if (!obs->role[LEARN_LOG].present)
 		strbuf_addstr(&fit->cannot,
 			      "log record size: no --log, so the log's bytes are not "
@@ -686,6 +739,11 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	strbuf_addstr(out, ";\n; origin of each key:\n");
 	strbuf_addstr(out, ";   copied: database_size, log_segment_size, log_segments (the files "
 			   "under the paths; default when none found), path, log_path\n");
+	if (m->log_align && !m->log_align_guessed)
+		strbuf_addf(out,
+			    ";   copied: [sim] log_align = %u (the log device's logical block "
+			    "size: the sim pads a log write to it as the device does)\n",
+			    m->log_align);
 	strbuf_addf(out,
 		    ";   copied: page_size (%s)\n;   fitted: rate%s, update_pages, read_pages, "
 		    "log_record_size%s\n",

@@ -91,12 +91,26 @@ static bool flush_as_write(const char *sysfs, const char *disk)
 	return !strcmp(fua, "0") && !strcmp(cache, "write back");
 }
 
+/* disk's logical block size (queue/logical_block_size), 0 unknown. */
+static uint32_t logical_block(const char *sysfs, const char *disk)
+{
+	char dir[PATH_MAX], text[32];
+	unsigned long v;
+
+	snprintf(dir, sizeof(dir), "%s/class/block/%s/queue", sysfs, disk);
+	if (read_at(dir, "logical_block_size", text, sizeof(text)) != 0)
+		return 0;
+	v = strtoul(text, NULL, 10);
+	return v >= 512 && v <= 65536 && !(v & (v - 1)) ? (uint32_t)v : 0;
+}
+
 int learn_where_add_device(const char *sysfs, const char *name, struct learn_where *w,
 			   struct strbuf *err)
 {
 	char disks[LEARN_DEVS_MAX][ENV_NAME_MAX];
 	size_t n = 0;
 	bool first = w->nr_devices == 0, fw;
+	uint32_t blk;
 	int ret;
 
 	if (name_in(w->devices, w->nr_devices, name))
@@ -115,6 +129,9 @@ int learn_where_add_device(const char *sysfs, const char *name, struct learn_whe
 	where_backing(sysfs, name, w);
 	/* a partition has no queue/ of its own: its disk's says */
 	fw = flush_as_write(sysfs, n == 1 ? disks[0] : name);
+	blk = logical_block(sysfs, n == 1 ? disks[0] : name);
+	if (blk > w->block)
+		w->block = blk;
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(disks[i], name) && !name_in(w->beneath, w->nr_beneath, disks[i]) &&
 		    w->nr_beneath < LEARN_DEVS_MAX)

@@ -132,7 +132,8 @@ int plan_build(struct plan *pl, const struct profile *p, bool files, struct strb
 		vol->first_db = d;
 		vol->nr_dbs = pv->databases;
 		vol->align = 4096;
-		vol->log_align = 4096;
+		/* the sim's log block: [sim] (or [sim-log]) log_align, 4 KiB */
+		vol->log_align = pv->sim_log.log_align ? pv->sim_log.log_align : 4096;
 		if (files) {
 			(void)path_nearest_existing(vol->log_path, probe, sizeof(probe));
 			vol->log_align = env_dio_alignment(probe);

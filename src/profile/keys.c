@@ -593,6 +593,12 @@ static const struct profile_key keys[] = {
 	  .help = "Run-to-run spread of the simulated latencies, in percent: every latency of a "
 		  "run is scaled by one factor drawn from seed, uniform within +-this, so "
 		  "identical runs with other seeds differ as real runs do." },
+	{ .section = "sim", .name = "log_align", .listed_when_set = true, .type = PROFILE_KEY_SIZE,
+	  .store = PROFILE_STORE_U32, PFIELD(sim.log_align), .min = 512, .max = 64 * KIB,
+	  .pow2 = true, .def = "4KiB",
+	  .help = "The simulated log device's block: log writes are whole blocks of this "
+		  "size, as on a device whose direct-I/O alignment it is (learn sets it to "
+		  "the observed log device's logical block size)." },
 	{ .section = "sim", .name = "write_cache", .listed_when_set = true, .type = PROFILE_KEY_CHOICE,
 	  .store = PROFILE_STORE_TYPE, PFIELD(sim.write_cache), .choices = sim_caches,
 	  .def = "none",
