@@ -244,6 +244,13 @@ struct learn_model {
 	unsigned cleaner_pages;	   /* ... writing up to this many pages */
 	unsigned flush_depth;	   /* the flusher's writes in flight (a batch's pages) */
 	double cache_fraction;	   /* cache_size as a share of the database */
+	/* group commit (learn_db_group_commit): commit_delay in us (0: off),
+	 * commit_group, and the sim's commits per log write without the delay
+	 * (the fit's state) */
+	double commit_delay_us;
+	unsigned commit_group;
+	double commit_base;
+	double log_await_us; /* the observed log write await per request */
 };
 
 struct learn_fit {
@@ -389,6 +396,19 @@ void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, c
  * flushes, and writes where the device counts a flush as a write. */
 void learn_db_predict(const struct class_summary *c, const struct learn_fp *obs,
 		      struct learn_fp *pred);
+
+/* Group commit, with the transactions known: where the sim at the
+ * observed log latency shares a log write between fewer commits than the
+ * database did, commit_group (the observed commits per log write, rounded
+ * up) and commit_delay, fitted on the sim to the observed log writes per
+ * transaction; the sim's log latency stays the observed one. True when it
+ * corrected m this round (learn.c's latency fit is then not run); false
+ * when the sim already shares as many commits or more. to, tp: the targets
+ * observed and predicted (learn.c's T_ order). */
+bool learn_db_group_commit(struct learn_model *m, const double *to, const double *tp);
+
+/* After the fit: the group commit's keys, when set, named in fit->db_keys. */
+void learn_db_group_commit_origin(struct learn_fit *fit, const double *to);
 
 /* The features' keys for the profile's [workload] (those set only). */
 void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out);

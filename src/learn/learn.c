@@ -490,9 +490,10 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 			close = false;
 	if (close)
 		return true;
-	if (rate_fixed)
-		log_latency_fit(m, to, tp);
-	else if (to[T_LOGW] > 0 && tp[T_LOGW] > 0)
+	if (rate_fixed) {
+		if (!learn_db_group_commit(m, to, tp)) /* model_db.c */
+			log_latency_fit(m, to, tp);
+	} else if (to[T_LOGW] > 0 && tp[T_LOGW] > 0)
 		m->rate = clampd(m->rate * to[T_LOGW] / tp[T_LOGW], 0.01, 1e7);
 	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
 		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
@@ -561,6 +562,7 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 		  const char *tmpdir, struct learn_fit *fit, struct strbuf *err)
 {
 	double to[T_N];
+	int ret;
 
 	/* 1. copied, and the first guess of what is fitted */
 	targets(obs, 0, to);
@@ -572,7 +574,9 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 	learn_db_features(obs, to, fit);
 	model_limits(obs, to, fit);
 	/* 3. the sim rounds */
-	return fit_rounds(obs, to, tmpdir, fit, err);
+	ret = fit_rounds(obs, to, tmpdir, fit, err);
+	learn_db_group_commit_origin(fit, to);
+	return ret;
 }
 
 /* ---- the profile's header ---- */

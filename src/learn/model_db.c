@@ -47,6 +47,10 @@
 #define DW_PAGES_MAX 64	    /* InnoDB's doublewrite chunk, and doublewrite_size's cap */
 #define FLUSH_MIN_PER_S 0.2 /* data flushes a second worth a key */
 #define CACHE_MAX 0.95	    /* the largest cache share the fit sets */
+#define GC_MARGIN 1.03	    /* observed commits per log write beyond the sim's: a delay */
+#define GC_DELAY_MIN_US 20  /* the smallest commit_delay the fit sets */
+#define GC_STEP_MIN 0.7	    /* the delay's correction a round, at most */
+#define GC_STEP_MAX 1.4
 
 /* learn.c's target order */
 enum { T_LOGW, T_DATAW, T_READS, T_LOGB };
@@ -154,8 +158,12 @@ static void cache_fit(const struct learn_fp *obs, const double *to, struct learn
 
 void learn_db_features(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
 {
+	const struct learn_counters *l = &obs->role[LEARN_LOG].c;
+
 	if (!obs->role[LEARN_DATA].present)
 		return;
+	if (obs->role[LEARN_LOG].present && l->writes && l->write_ms)
+		fit->m.log_await_us = 1000.0 * (double)l->write_ms / (double)l->writes;
 	if (!doublewrite_fit(obs, fit))
 		flush_rate_fit(obs, fit);
 	cache_fit(obs, to, fit);
@@ -208,6 +216,65 @@ void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, c
 			ceil((double)m->cleaner_pages * to[T_DATAW] / tp[T_DATAW]), 1, 1000000);
 }
 
+/* Group commit (learn.h). s0: the sim's commits per log write without the
+ * delay (the first round's, at the observed latency). The sharing grows
+ * with the delay from s0 toward commit_group, so the delay's excess is
+ * scaled by (observed - s0) / (predicted - s0), at most halved or doubled
+ * a round. */
+bool learn_db_group_commit(struct learn_model *m, const double *to, const double *tp)
+{
+	double so, sp, k;
+
+	if (!(to[T_LOGW] > 0 && tp[T_LOGW] > 0 && m->rate > 0))
+		return false;
+	so = m->rate / to[T_LOGW]; /* commits per log write, observed */
+	sp = m->rate / tp[T_LOGW]; /* the sim's */
+	if (m->commit_delay_us <= 0) {
+		if (so <= GC_MARGIN * sp)
+			return false; /* the latency alone shares enough (or more) */
+		/* the sim's log latency from now on: the observed await per
+		 * request, what a replay's write-through write sees (the
+		 * starting one is a write's and its flush's, per write) */
+		if (m->log_await_us > 0)
+			m->log_lat_us = m->log_await_us;
+		m->commit_base = -1; /* the next round's, at that latency */
+		m->commit_group = (unsigned)clamp(ceil(so), 2, 1024);
+		m->commit_delay_us = GC_DELAY_MIN_US;
+		return true;
+	}
+	if (m->commit_base < 0) {
+		m->commit_base = sp;
+		/* half the time the missing commits take to arrive: the
+		 * commits that come while the write is in flight add to it */
+		if (so > sp)
+			m->commit_delay_us =
+				clamp(0.5 * (so - sp) / m->rate * 1e6, GC_DELAY_MIN_US, 1e6);
+		return true;
+	}
+	/* damped: the data figures move with the delay too (pages changed
+	 * again while their commit waits), and update_pages is corrected in
+	 * the same round */
+	k = sp > m->commit_base + 0.01
+		    ? clamp((so - m->commit_base) / (sp - m->commit_base), GC_STEP_MIN, GC_STEP_MAX)
+		    : GC_STEP_MAX;
+	m->commit_delay_us = clamp(m->commit_delay_us * k, GC_DELAY_MIN_US, 1e6);
+	return true;
+}
+
+void learn_db_group_commit_origin(struct learn_fit *fit, const double *to)
+{
+	const struct learn_model *m = &fit->m;
+
+	if (m->commit_delay_us <= 0 || to[T_LOGW] <= 0)
+		return;
+	strbuf_addf(&fit->db_keys,
+		    "commit_group = %u, commit_delay = %.0fus: the database shared a log write "
+		    "between %.2f commits, the sim at the observed log latency %.2f; the delay "
+		    "fitted on the sim at the observed log await per request ([sim] "
+		    "log_write_latency)\n",
+		    m->commit_group, m->commit_delay_us, m->rate / to[T_LOGW], m->commit_base);
+}
+
 void learn_db_predict(const struct class_summary *c, const struct learn_fp *obs,
 		      struct learn_fp *pred)
 {
@@ -234,6 +301,11 @@ void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out)
 	if (m->cleaner_interval_s > 0) {
 		strbuf_addf(out, "cleaner_interval = %.0fms\n", m->cleaner_interval_s * 1000);
 		strbuf_addf(out, "cleaner_pages = %u\n", m->cleaner_pages);
+	}
+	if (m->commit_delay_us > 0) {
+		strbuf_addf(out, "commit_delay = %.0fus\n", m->commit_delay_us);
+		if (m->commit_group)
+			strbuf_addf(out, "commit_group = %u\n", m->commit_group);
 	}
 	if (m->cache_fraction > 0 && m->page_size) {
 		uint64_t pages = (uint64_t)(m->cache_fraction * (double)m->database_size /

@@ -355,7 +355,10 @@ else
 		# runs LEARN transactions (a share a client), then learn fits
 		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))")
 		LEARN=$((((LEARN + CLIENTS - 1) / CLIENTS) * CLIENTS))
+		# --postgres: the server's own counters too (read-only; the
+		# page size copied, the settings in the learned header)
 		"$DISKPROOF" learn --data "$MD/pg" --log "$MW/pg_wal" --transactions "$LEARN" \
+			--postgres "host=$SOCK port=$PORT dbname=postgres user=postgres" \
 			--duration 1h -o "$OUT/learned.ini" 2>"$WORK/learn.err" &
 		LPID=$!
 		sleep 1

@@ -286,7 +286,8 @@ static bool fitted(const char *key)
 	return !strstr(key, "queue") && !strstr(key, "await");
 }
 
-static void fit_back(const struct learn_model *m0, double txns_known, uint64_t *record)
+static void fit_back(const struct learn_model *m0, double txns_known, bool want_delay,
+		     uint64_t *record)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct learn_figure fo[LEARN_FIGURES_MAX], fp[LEARN_FIGURES_MAX];
@@ -319,7 +320,17 @@ static void fit_back(const struct learn_model *m0, double txns_known, uint64_t *
 	assert_int_equal(fit.m.page_size, m0->page_size);
 	if (m0->log_align) /* the device's block copied */
 		assert_int_equal(fit.m.log_align, m0->log_align);
-	*record = fit.m.log_record_size;
+	if (record)
+		*record = fit.m.log_record_size;
+	/* the group commit's delay fitted where the sim at the latency it
+	 * starts from shares fewer commits than the fingerprint; else none */
+	if (want_delay) {
+		assert_true(fit.m.commit_delay_us > 0);
+		assert_true(fit.m.commit_group >= 2);
+		assert_non_null(strstr(fit.db_keys.buf, "commit_delay"));
+	} else {
+		assert_true(fit.m.commit_delay_us == 0);
+	}
 	learn_fit_release(&fit);
 	strbuf_release(&err);
 }
@@ -335,10 +346,9 @@ static void test_fit_per_second(void **state)
 				 .log_segment_size = 1 << 20,
 				 .log_segments = 64,
 				 .streams = 16};
-	uint64_t rec;
 
 	(void)state;
-	fit_back(&m0, -1, &rec);
+	fit_back(&m0, -1, false, NULL);
 }
 
 static void test_fit_per_transaction(void **state)
@@ -352,17 +362,17 @@ static void test_fit_per_transaction(void **state)
 				 .log_segment_size = 1 << 20,
 				 .log_segments = 64,
 				 .streams = 16};
-	uint64_t rec;
 
 	(void)state;
-	fit_back(&m0, 1, &rec); /* the transaction count the sim run made */
+	fit_back(&m0, 1, false, NULL); /* the transaction count the sim run made */
 }
 
 /* Group commit: a load whose commits share log writes more than the sim
  * makes at the latency the fit copies (the observed await; here the sim's
  * default, since a sim fingerprint has none): with the transactions known
- * the fit's sim log latency is fitted to the commits per log write, so the
- * log writes and the log write size are learned back too. */
+ * the fit sets commit_group and fits commit_delay to the commits per log
+ * write (model_db.c), so the log writes and the log write size are learned
+ * back too. */
 static void test_fit_group_commit(void **state)
 {
 	struct learn_model m0 = {.rate = 400,
@@ -378,10 +388,8 @@ static void test_fit_group_commit(void **state)
 				 .write_lat_us = 3000,
 				 .log_lat_us = 6000};
 
-	uint64_t rec;
-
 	(void)state;
-	fit_back(&m0, 1, &rec);
+	fit_back(&m0, 1, true, NULL);
 }
 
 /*
@@ -413,15 +421,42 @@ static void test_fit_log_512(void **state)
 	uint64_t rec;
 
 	(void)state;
-	fit_back(&m0, 1, &rec);
+	fit_back(&m0, 1, false, &rec);
 	/* whole blocks a commit: the record itself (not one a block smaller) */
 	assert_true(rec >= 1000 && rec <= 1040);
 	m0.update_pages = 3;
 	m0.log_record_size = 700;
 	m0.log_lat_us = 400; /* few commits share a write: most pad alone */
-	fit_back(&m0, 1, &rec);
-	m0.log_lat_us = 5000; /* and many do */
-	fit_back(&m0, 1, &rec);
+	fit_back(&m0, 1, false, &rec);
+	m0.log_lat_us = 5000; /* and many do: more than the sim shares at the
+			       * latency the fit starts from (a sim fingerprint
+			       * has no await: 1 ms), so the delay is fitted too */
+	fit_back(&m0, 1, true, &rec);
+}
+
+/* A load that delays its log writes to share them (PostgreSQL's
+ * commit_delay, or a database whose commits bunch): at the same log latency
+ * the sim shares fewer commits a write without a delay, so the fit sets
+ * commit_group and fits commit_delay, and every figure is learned back. */
+static void test_fit_commit_delay(void **state)
+{
+	struct learn_model m0 = {.rate = 250,
+				 .update_pages = 3,
+				 .read_pages = 2,
+				 .page_size = 16384,
+				 .log_record_size = 1024,
+				 .database_size = 256 << 20,
+				 .log_segment_size = 1 << 20,
+				 .log_segments = 64,
+				 .streams = 16,
+				 .read_lat_us = 2000,
+				 .write_lat_us = 3000,
+				 .log_lat_us = 1000,
+				 .commit_delay_us = 3000,
+				 .commit_group = 3};
+
+	(void)state;
+	fit_back(&m0, 1, true, NULL);
 }
 
 int main(void)
@@ -436,6 +471,7 @@ int main(void)
 		cmocka_unit_test(test_fit_per_transaction),
 		cmocka_unit_test(test_fit_group_commit),
 		cmocka_unit_test(test_fit_log_512),
+		cmocka_unit_test(test_fit_commit_delay),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
