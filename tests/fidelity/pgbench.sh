@@ -414,6 +414,10 @@ fi
 RUNP=$WORK/run.ini
 RATE=$(awk -v t="$TPS" 'BEGIN { printf "%.1f", t }')
 rewrite_profile "$RATE" "$MD/diskproof" "$MW/diskproof-wal" >"$RUNP"
+# a learned profile's kept fingerprint ([test] fingerprint) is named relative
+# to the profile's own directory: named whole in the copy that runs here
+PDIR=$(cd "$(dirname "$PROFILE")" 2>/dev/null && pwd) || PDIR=.
+sed -i "s#^fingerprint = \([^/].*\)#fingerprint = $PDIR/\1#" "$RUNP"
 
 RES=$WORK/results.db
 echo "diskproof: profile $PROFILE at rate $RATE/s, $(awk '/^databases = /{print $3}' "$RUNP") database(s); init"
