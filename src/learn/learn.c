@@ -319,11 +319,16 @@ static double clampd(double v, double lo, double hi)
 	return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* The page size guessed from a mean I/O size: the nearest power of two from
+ * 4 KiB to 64 KiB (InnoDB's largest page). A device busy with other I/O
+ * (large sequential reads, a backup) must not make a page the profile's
+ * other sizes are not whole numbers of (bdm_io_size, backup_io_size: 256 KiB). */
+#define PAGE_GUESS_MAX (64u << 10)
 static uint64_t pow2_near(double bytes)
 {
 	uint64_t p = 4096;
 
-	while (p < (1u << 20) &&
+	while (p < PAGE_GUESS_MAX &&
 	       fabs(log2((double)p * 2) - log2(bytes)) < fabs(log2((double)p) - log2(bytes)))
 		p *= 2;
 	return p;
@@ -753,7 +758,7 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		    "log_record_size%s\n",
 		    obs->db.used && obs->db.page_size == m->page_size
 			    ? "the database's own page size"
-			    : "the power of two nearest the mean data I/O size",
+			    : "the power of two nearest the mean data I/O size, 4 KiB to 64 KiB",
 		    obs->transactions > 0 ? " (copied: transactions / window)" : "",
 		    obs->transactions > 0
 			    ? ", [sim] log_write_latency (to the commits per log write)"

@@ -459,6 +459,34 @@ static void test_fit_commit_delay(void **state)
 	fit_back(&m0, 1, true, NULL);
 }
 
+/* A data device that also served large reads in the window (a backup, a
+ * sequential scan: a mean read of 1 MiB): the page size guessed from it is
+ * at most 64 KiB, so the learned profile's 256 KiB maintenance and backup
+ * reads are whole pages and the fit's sim run is a valid profile (a 1 MiB
+ * page made learn fail with "bdm_io_size ... is not a whole number of
+ * pages"). */
+static void test_page_guess_bounded(void **state)
+{
+	struct strbuf err = STRBUF_INIT;
+	struct learn_fp obs = {0};
+	struct learn_fit fit;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	(void)state;
+	obs.seconds = 10;
+	obs.transactions = -1;
+	obs.role[LEARN_DATA].present = true;
+	obs.role[LEARN_DATA].c.reads = 2000;
+	obs.role[LEARN_DATA].c.read_sectors = 2000ull * 2048; /* 1 MiB each */
+	obs.role[LEARN_DATA].c.writes = 500;
+	obs.role[LEARN_DATA].c.write_sectors = 500ull * 8;
+	learn_fit_init(&fit);
+	assert_int_equal(learn_fit_run(&obs, 0, 0, tmp, &fit, &err), 0);
+	assert_int_equal(fit.m.page_size, 64 << 10);
+	learn_fit_release(&fit);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -472,6 +500,7 @@ int main(void)
 		cmocka_unit_test(test_fit_group_commit),
 		cmocka_unit_test(test_fit_log_512),
 		cmocka_unit_test(test_fit_commit_delay),
+		cmocka_unit_test(test_page_guess_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
