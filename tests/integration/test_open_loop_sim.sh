@@ -126,9 +126,10 @@ expect_exit 0 "$DISKPROOF" report 1 --results e.db --format json
 [ "$(json 'd["backlog"]["peak"], d["backlog"]["seconds"], d["backlog"]["mean"]')" = "(0, 0.0, 0.0)" ] ||
 	fail "enough streams: backlog $(json 'd["backlog"]')"
 [ "$(json 'd["backlog"]["streams_bound"]')" = 16 ] || fail "enough streams: the default bound"
-# a schema-11 file: no table backlog_sample; it opens (migrated) and reads as no backlog
+# a schema-11 file: no table backlog_sample (nor the later run_fingerprint,
+# schema 13); it opens (migrated) and reads as no backlog
 cp r.db old.db
-sqlite3 old.db "drop table backlog_sample; pragma user_version = 11"
+sqlite3 old.db "drop table backlog_sample; drop table run_fingerprint; pragma user_version = 11"
 expect_exit 0 "$DISKPROOF" report 1 --results old.db --format json
 [ "$(json '"backlog" in d')" = False ] || fail "schema 11: a backlog key"
 expect_exit 0 "$DISKPROOF" report 1 --results old.db
