@@ -96,6 +96,25 @@ loop_mount() {
 	at_exit "fsfreeze -u '$dir'; umount '$dir' || umount -l '$dir'"
 }
 
+# dio_mount NAME SIZE [IMAGE]: a new ext4 on a direct-I/O loop device
+# (losetup --direct-io=on) of IMAGE (default $WORK/NAME.img, SIZE) mounted
+# at $WORK/NAME, the device in $DEV; made without lazy init (ext4lazyinit
+# would write to the device in a measured window); detached and unmounted
+# at exit, exit 77 where that cannot be.
+dio_mount() {
+	local img=${3:-$WORK/$1.img}
+	need_root "loop devices"
+	command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
+		{ echo "skipped: no losetup or mkfs.ext4"; exit 77; }
+	truncate -s "$2" "$img"
+	DEV=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
+	at_exit "losetup -d $DEV"
+	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$DEV"
+	mkdir -p "$WORK/$1"
+	mount "$DEV" "$WORK/$1" || { echo "skipped: cannot mount $DEV"; exit 77; }
+	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

@@ -29,17 +29,9 @@ chown nobody "$WORK/nobody"
 WINDOW=${DP_LEARN_WINDOW:-25}
 RATE=200
 
-# dev_mount NAME SIZE: an ext4 on a direct-I/O loop device mounted at $WORK/NAME
+# dev_mount NAME SIZE: dio_mount (lib.sh), the directory open to nobody
 dev_mount() {
-	local img="$WORK/$1.img" dev
-	truncate -s "$2" "$img"
-	dev=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
-	at_exit "losetup -d $dev"
-	# no lazy init: ext4lazyinit would write to the devices in the windows
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$dev"
-	mkdir -p "$WORK/$1"
-	mount "$dev" "$WORK/$1" || { echo "skipped: cannot mount $dev"; exit 77; }
-	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
+	dio_mount "$1" "$2"
 	chmod 755 "$WORK/$1"
 }
 dev_mount data 768MiB

@@ -17,27 +17,15 @@ command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
 	{ echo "skipped: no losetup or mkfs.ext4"; exit 77; }
 skip_without_uring
 
-# dev_mount NAME SIZE [IMAGE]: an ext4 on a direct-I/O loop device of
-# IMAGE (default $WORK/NAME.img) mounted at $WORK/NAME; the device in $DEV
-dev_mount() {
-	local img=${3:-$WORK/$1.img}
-	truncate -s "$2" "$img"
-	DEV=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
-	at_exit "losetup -d $DEV"
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$DEV"
-	mkdir -p "$WORK/$1"
-	mount "$DEV" "$WORK/$1" || { echo "skipped: cannot mount $DEV"; exit 77; }
-	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
-}
-dev_mount data 384MiB
+dio_mount data 384MiB
 DATA_DEV=$(basename "$DEV")
-dev_mount log 128MiB
-dev_mount rdata 384MiB
+dio_mount log 128MiB
+dio_mount rdata 384MiB
 RDATA_DEV=$(basename "$DEV")
-dev_mount rlog 128MiB
+dio_mount rlog 128MiB
 RLOG_DEV=$(basename "$DEV")
 # a loop device whose backing file is on the watched data filesystem
-dev_mount nested 32MiB "$WORK/data/nested.img"
+dio_mount nested 32MiB "$WORK/data/nested.img"
 
 # --- refused before the window: exit 2, said, no profile written
 mkdir "$WORK/data/sub" "$WORK/plain"

@@ -18,20 +18,9 @@ command -v losetup >/dev/null && command -v mkfs.ext4 >/dev/null ||
 	{ echo "skipped: no losetup or mkfs.ext4"; exit 77; }
 skip_without_uring
 
-# dev_mount NAME SIZE: an ext4 on a direct-I/O loop device mounted at $WORK/NAME
-dev_mount() {
-	local img="$WORK/$1.img" dev
-	truncate -s "$2" "$img"
-	dev=$(losetup --direct-io=on --find --show "$img") || { echo "skipped: losetup"; exit 77; }
-	at_exit "losetup -d $dev"
-	mkfs.ext4 -q -E lazy_itable_init=0,lazy_journal_init=0 "$dev"
-	mkdir -p "$WORK/$1"
-	mount "$dev" "$WORK/$1" || { echo "skipped: cannot mount $dev"; exit 77; }
-	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
-}
-dev_mount d1 192MiB
-dev_mount d2 192MiB
-dev_mount lg 128MiB
+dio_mount d1 192MiB
+dio_mount d2 192MiB
+dio_mount lg 128MiB
 
 # the load learn watches: two volumes, one log device shared
 cat >own.ini <<INI
