@@ -11,10 +11,17 @@
  * of the latest published text, taken under the mutex, and sends it with
  * the mutex released: the coordinator's publish never waits on a client.
  *
- * The linger: once the run's final text is published, the first GET that
- * carried it to the client in full writes a byte to a pipe, which
+ * The linger: once the run's final text is published, the first GET whose
+ * client read it to its end writes a byte to a pipe, which
  * metrics_server_wait_scraped() polls (with the caller's signalfd), so the
  * command keeps serving after the run until Prometheus has the final state.
+ * Handed to the kernel whole is not read: a Prometheus whose scrape timed
+ * out (a loaded machine) closes with the answer unread, and its TSDB never
+ * has the final text. So after the final text is sent the connection waits
+ * for the client's close: a clean end (FIN) after the whole answer is a
+ * client that read it; a reset is one that closed with it unread (Linux
+ * resets a socket closed with data in its receive queue), and the linger
+ * goes on to the next scrape.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -37,6 +44,8 @@
 #define REQ_MAX 8192
 #define READ_DEADLINE_NS (5 * NSEC_PER_SEC)
 #define SEND_DEADLINE_NS (10 * NSEC_PER_SEC)
+/* After the final text is sent: how long its client has to close. */
+#define DRAIN_DEADLINE_NS (5 * NSEC_PER_SEC)
 /* Connections served at once: scrapers, a curl or two, and room for
  * clients that hold a connection without using it. */
 #define MAX_CONNS 32
@@ -133,7 +142,8 @@ int metrics_addr_parse(const char *spec, struct metrics_addr *a, struct strbuf *
 struct conn {
 	int fd; /* -1: a free slot */
 	bool sending;
-	bool final; /* the answer carries the final text (the linger) */
+	bool draining; /* the final text sent: waiting for the client's close */
+	bool final;    /* the answer carries the final text (the linger) */
 	size_t len, off;
 	uint64_t deadline;
 	char req[REQ_MAX];
@@ -227,23 +237,47 @@ static void conn_read(struct metrics_server *s, struct conn *c)
 	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
 }
 
-static void conn_send(struct metrics_server *s, struct conn *c)
+/* The final text sent: what the client sends now is dropped; its clean
+ * close is the scrape that ends the linger (a full pipe already says so),
+ * a reset or an error is not. */
+static void conn_drain(struct metrics_server *s, struct conn *c)
+{
+	char buf[512], one = 1;
+	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
+
+	int e = 0;
+	socklen_t len = sizeof(e);
+
+	if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
+		return;
+	/* an end after a reset is no read: a client that closed before the
+	 * answer came had it refused by its kernel (a reset after its FIN,
+	 * which recv reports first) */
+	if (n == 0 && !getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) && !e &&
+	    write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
+		c->final = false;
+	conn_close(c);
+}
+
+static void conn_send(struct conn *c)
 {
 	ssize_t w = send(c->fd, c->out.buf + c->off, c->out.len - c->off, MSG_NOSIGNAL);
-	char one = 1;
 
 	if (w < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (w > 0)
 		c->off += (size_t)w;
-	/* the final text handed to the kernel whole: scraped (a full pipe
-	 * already says so) */
-	if (c->final && c->off == c->out.len && write(s->scraped[1], &one, 1) < 0)
-		c->final = false;
-	if (w <= 0 || c->off == c->out.len) {
-		shutdown(c->fd, SHUT_WR);
-		conn_close(c);
+	if (w > 0 && c->off < c->out.len)
+		return;
+	shutdown(c->fd, SHUT_WR);
+	if (w > 0 && c->final) {
+		/* handed to the kernel whole: read only once the client closes */
+		c->sending = false;
+		c->draining = true;
+		c->deadline = time_mono_ns() + DRAIN_DEADLINE_NS;
+		return;
 	}
+	conn_close(c);
 }
 
 /*
@@ -300,6 +334,7 @@ static void *server_thread(void *arg)
 			}
 			if (c[i].deadline < next)
 				next = c[i].deadline;
+			/* reading a request or waiting for a close: POLLIN */
 			pfd[nfd] = (struct pollfd){.fd = c[i].fd,
 						   .events = c[i].sending ? POLLOUT : POLLIN};
 			slot[nfd - 2] = i;
@@ -321,7 +356,9 @@ static void *server_thread(void *arg)
 			if (!pfd[k].revents)
 				continue;
 			if (cc->sending)
-				conn_send(s, cc);
+				conn_send(cc);
+			else if (cc->draining)
+				conn_drain(s, cc);
 			else
 				conn_read(s, cc);
 		}

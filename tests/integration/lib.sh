@@ -267,9 +267,10 @@ skip_without_uring() {
 	rm -rf "$WORK/probe" "$WORK/probe.db"*
 }
 
-# prometheus_start: a real Prometheus of the test's own (its directory, a free
-# port) scraping 127.0.0.1:$DP_PORT every second; sets DP_PORT, PROM_PORT,
-# PROM (its pid, killed at exit) and API (its HTTP API's base URL)
+# prometheus_start [TIMEOUT]: a real Prometheus of the test's own (its
+# directory, a free port) scraping 127.0.0.1:$DP_PORT every second, each
+# scrape given TIMEOUT (1s); sets DP_PORT, PROM_PORT, PROM (its pid, killed
+# at exit) and API (its HTTP API's base URL)
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 prometheus_start() {
 	DP_PORT=$(free_port)
@@ -277,14 +278,14 @@ prometheus_start() {
 	cat >prom.yml <<YML
 global:
   scrape_interval: 1s
-  scrape_timeout: 1s
+  scrape_timeout: ${1:-1s}
 scrape_configs:
   - job_name: diskproof
     static_configs:
       - targets: ['127.0.0.1:$DP_PORT']
 YML
 	prometheus --config.file=prom.yml --storage.tsdb.path="$WORK/tsdb" \
-		--web.listen-address="127.0.0.1:$PROM_PORT" >prom.log 2>&1 &
+		--web.listen-address="127.0.0.1:$PROM_PORT" >>prom.log 2>&1 &
 	PROM=$!
 	at_exit "kill $PROM; wait $PROM"
 	API="http://127.0.0.1:$PROM_PORT/api/v1"

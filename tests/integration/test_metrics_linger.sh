@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: MIT
 # run --metrics after the run (sim runs, a few seconds each): the URL with
 # the port bound is said as the server starts (--metrics 0: a free port);
-# after the report the final text is served until one GET has fetched it,
-# and that GET ends the command at once (exit 0, the text phase="finished"
+# after the report the final text is served until one GET has read it to
+# its end (a client that closed before the answer came, or with it unread,
+# as a Prometheus whose scrape timed out does, is no read: the wait goes
+# on), and that GET ends the command at once (exit 0, the text phase="finished"
 # with the exit code); --metrics-linger D ends an unscraped wait after D;
 # SIGINT during the wait ends it at once and the exit code stays the run's;
 # --metrics-linger 0 and a run stopped by SIGINT do not wait; a series
@@ -53,6 +55,29 @@ t=$(secs_since "$SAID")
 python3 -c "import sys; sys.exit(float('$t') > 10)" || fail "the scrape did not end the wait ($t s)"
 grep -q '^diskproof_run_info{.*phase="finished"' final.txt || fail "not the final text: $(head -3 final.txt)"
 grep -qx 'diskproof_run_exit_code 0' final.txt || fail "no exit code in the final text"
+
+# clients that do not read the final text do not end the wait: one that
+# closes before the answer comes, one that closes with it unread (a reset)
+start unread --metrics-linger 60s
+url=$(sed -n 's/^diskproof: metrics at \(http:\/\/127\.0\.0\.1:[1-9][0-9]*\/metrics\)$/\1/p' unread.err)
+port=${url##*:}
+port=${port%/metrics}
+for mode in early unread; do
+	python3 - "$port" "$mode" <<'PY'
+import select, socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+if sys.argv[2] == "unread":
+    select.select([s], [], [], 10)
+    time.sleep(0.2)
+s.close()
+PY
+	sleep 0.5
+	kill -0 $PID 2>/dev/null || fail "a client that closed $mode ended the linger: $(cat unread.err)"
+done
+curl -sf "$url" >/dev/null || fail "no final text at $url"
+finish
+[ "$RC" = 0 ] || fail "unread: exit $RC: $(cat unread.err)"
 
 # nobody scrapes: the wait ends after D
 start timeout --metrics-linger 2s

@@ -10,8 +10,10 @@
 # queries is in the scrape, and every panel's query evaluates at the run's
 # last scrape (the final text): the latency heat map to a row per bucket
 # bound of diskproof_volume_latency_seconds_bucket, the verdict table to the
-# measured value and threshold in seconds. Exit 77 without prometheus. Slow
-# (label slow).
+# measured value and threshold in seconds. Then a Prometheus whose scrapes
+# time out (1 ms) scrapes a sim run: the linger ends early only if that
+# Prometheus holds the final text. Exit 77 without prometheus. Slow (label
+# slow).
 source "$(dirname "$0")/lib.sh"
 set -e
 command -v prometheus >/dev/null || { echo "skipped: no prometheus (apt-get install prometheus)"; exit 77; }
@@ -99,9 +101,17 @@ def at(expr, t):
     r = json.load(urllib.request.urlopen(u, timeout=5))
     assert r["status"] == "success", (expr, r)
     return r["data"]["result"]
-t = q('max_over_time(timestamp(diskproof_run_finished)[5m:1s])')[0]["value"][1]
-fin = at("diskproof_run_finished", t)
-assert fin and fin[0]["value"][1] == "1", ("the last scrape is not the final text", fin)
+# the run ended when a scrape had read the final text; Prometheus appends
+# what it scraped a moment later (longer on a loaded machine): waited for
+import time
+for _ in range(60):
+    t = q('max_over_time(timestamp(diskproof_run_finished)[5m:1s])')[0]["value"][1]
+    fin = at("diskproof_run_finished", t)
+    if fin and fin[0]["value"][1] == "1":
+        break
+    time.sleep(0.5)
+assert fin and fin[0]["value"][1] == "1", ("the last scrape is not the final text", fin,
+    q('last_over_time(up{job="diskproof"}[1m])'), q('max_over_time(scrape_duration_seconds[1m])'))
 def concrete(expr):
     for v in ("instance", "volume", "class"):
         expr = expr.replace('"$%s"' % v, '".*"')
@@ -131,4 +141,33 @@ for ref in ("B", "C"):
     assert ref == "B" or float(row[0]["value"][1]) == 0.02, row
 print("dashboard metrics scraped:", len(names), "of", len(scraped))
 PY
+
+# a Prometheus whose scrapes time out (scrape_timeout 1ms, too short for
+# nearly every scrape) does not have the final text, so the linger does not
+# end on its scrapes: the claim is that the linger ended early only if
+# Prometheus holds the final text
+kill $PROM
+wait $PROM || true
+prometheus_start 1ms
+for _ in $(seq 100); do
+	query 'vector(1)' >/dev/null 2>&1 && break
+	sleep 0.2
+done
+t0=$(date +%s.%N)
+"$DISKPROOF" run "$DP_SOURCE_DIR/tests/integration/profiles/sim.ini" --duration 5s --warmup 1s \
+	--results "$WORK/t.db" --metrics "$DP_PORT" --metrics-linger 6s --quiet >t.out 2>t.err ||
+	fail "sim run: $(cat t.err)"
+took=$(python3 -c "import time; print('%.1f' % (time.time() - $t0))")
+grep -q "serving final metrics until scraped or 6s" t.err || fail "no linger: $(cat t.err)"
+sel="{job=\"diskproof\",instance=\"127.0.0.1:$DP_PORT\"}"
+sleep 2 # what was scraped is appended
+query "count_over_time(up$sel[1m])" | grep -q '"value"' || fail "the 1ms Prometheus never tried a scrape"
+have=$(query "max_over_time(diskproof_run_finished$sel[1m])" | grep -c '"1"\]' || true)
+if python3 -c "import sys; sys.exit(float('$took') >= 5.9)"; then
+	[ "$have" = 1 ] || fail "the linger ended after $took s of 6 s, and Prometheus has no final text: $(query "up$sel[1m]")"
+	echo "a 1ms scrape succeeded: the linger ended after $took s with the final text in Prometheus"
+else
+	[ "$have" = 0 ] || fail "Prometheus has the final text, the linger ran out ($took s)"
+	echo "every 1ms scrape timed out: the linger ran its 6 s"
+fi
 echo ok

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -261,9 +262,29 @@ static size_t scrape(unsigned port)
 	return got;
 }
 
+/* GET /metrics on port, closed as soon as the answer has arrived, unread
+ * (a scraper whose timeout ran out): the connection is reset. */
+static void scrape_unread(unsigned port)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct pollfd p;
+
+	assert_true(fd >= 0);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
+	p = (struct pollfd){.fd = fd, .events = POLLIN};
+	assert_int_equal(poll(&p, 1, 10000), 1);
+	usleep(100 * 1000); /* the whole answer and the server's FIN in */
+	close(fd);
+}
+
 /* The linger's wait: nothing final yet is -ENOENT; a final text not
- * scraped times out; the stop fd ends it; a GET of the final text ends it
- * with 0; a plain publish makes the text live again. */
+ * scraped times out; the stop fd ends it; a client that closed with the
+ * final text unread does not end it; a GET of the final text read to its
+ * end ends it with 0; a plain publish makes the text live again. */
 static void test_server_linger(void **state)
 {
 	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
@@ -292,6 +313,8 @@ static void test_server_linger(void **state)
 	assert_true(time_mono_ns() - t0 >= 50 * NSEC_PER_MSEC);
 	assert_int_equal(write(stop[1], "x", 1), 1);
 	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, stop[0]), -EINTR);
+	scrape_unread(port);
+	assert_int_equal(metrics_server_wait_scraped(s, 300 * NSEC_PER_MSEC, -1), -ETIMEDOUT);
 	assert_true(scrape(port) > 0);
 	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, -1), 0);
 	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 3\n");
