@@ -68,6 +68,9 @@ static void linger(const struct cli_opts *o, struct metrics_server *s, int sfd, 
 		if (ret != -EINTR || cli_signals_read(sfd))
 			break;
 	}
+	/* nobody read it: whoever watches the dashboard has no verdict */
+	if (ret == -ETIMEDOUT)
+		fprintf(stderr, "diskproof: the final metrics were not scraped in %s\n", t.buf);
 	strbuf_release(&t);
 }
 

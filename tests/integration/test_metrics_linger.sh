@@ -78,12 +78,14 @@ done
 curl -sf "$url" >/dev/null || fail "no final text at $url"
 finish
 [ "$RC" = 0 ] || fail "unread: exit $RC: $(cat unread.err)"
+grep -q "not scraped" unread.err && fail "a scraped linger said it was not: $(cat unread.err)"
 
 # nobody scrapes: the wait ends after D
 start timeout --metrics-linger 2s
 grep -q "until scraped or 2s" timeout.err || fail "timeout: $(cat timeout.err)"
 finish
 [ "$RC" = 0 ] || fail "timeout: exit $RC: $(cat timeout.err)"
+grep -q "the final metrics were not scraped in 2s" timeout.err || fail "timeout not said: $(cat timeout.err)"
 t=$(secs_since "$SAID")
 python3 -c "import sys; sys.exit(not 1.5 <= float('$t') <= 12)" || fail "a 2s linger took $t s"
 
