@@ -282,6 +282,7 @@ struct profile {
 	uint64_t doublewrite_size;	    /* the area, per worker's share of a database */
 	enum profile_data_flush data_flush; /* none (default), per_batch or rate */
 	double data_flush_rate;		    /* data_flush = rate: flushes per second */
+	unsigned data_flush_count;	    /* data_flush = per_batch: flushes a batch */
 	uint64_t cleaner_interval_ns;	    /* a page cleaner's pass every this; 0 = off */
 	unsigned cleaner_pages;		    /* ... writing up to this many dirty pages */
 	/* the fixed model */

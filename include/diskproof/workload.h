@@ -213,6 +213,7 @@ struct wl_db_batch {
 	uint64_t flush_due;		/* data_flush = rate: the next flush */
 	uint64_t clean_due;		/* cleaner_interval: the next pass */
 	uint64_t clean_left;		/* pages the pass under way may still write */
+	unsigned nflushed;		/* per_batch: the batch's flushes done */
 	uint64_t batches, flushes;	/* since the run started */
 };
 
@@ -375,6 +376,7 @@ struct wl_config {
 	uint64_t doublewrite_size;
 	enum profile_data_flush data_flush;
 	double data_flush_rate;
+	unsigned data_flush_count;
 	uint64_t cleaner_interval_ns;
 	unsigned cleaner_pages;
 	/* the fixed model */

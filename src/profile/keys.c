@@ -332,6 +332,11 @@ static const struct profile_key keys[] = {
 	  .def = "0",
 	  .help = "With data_flush = rate: database file flushes per second, per worker's "
 		  "share of a database." },
+	{ .section = "workload", .name = "data_flush_count", .listed_when_set = true, .type = PROFILE_KEY_U64,
+	  .store = PROFILE_STORE_UINT, PFIELD(data_flush_count), .min = 1, .max = 64,
+	  .def = "1",
+	  .help = "With data_flush = per_batch: the file's flushes after each batch (InnoDB "
+		  "fsyncs every file a batch wrote: one flush each)." },
 	{ .section = "workload", .name = "cleaner_interval", .listed_when_set = true, .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(cleaner_interval_ns), .min = 0, .max = 3600 * SEC,
 	  .def = "0s",

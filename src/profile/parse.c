@@ -631,6 +631,10 @@ static void finish_innodb_features(struct parse_ctx *c)
 	if (p->data_flush_rate > 0 && p->data_flush != PROFILE_DATA_FLUSH_RATE)
 		perr_add(c, key_line(c, "workload", "data_flush_rate"), "[workload]",
 			 "data_flush_rate", "needs data_flush = rate");
+	if (p->data_flush_count != 1 /* its default */ &&
+	    p->data_flush != PROFILE_DATA_FLUSH_PER_BATCH)
+		perr_add(c, key_line(c, "workload", "data_flush_count"), "[workload]",
+			 "data_flush_count", "needs data_flush = per_batch");
 	if (p->cleaner_pages != 100 /* its default */ && !p->cleaner_interval_ns)
 		perr_add(c, key_line(c, "workload", "cleaner_pages"), "[workload]", "cleaner_pages",
 			 "needs cleaner_interval");
@@ -663,7 +667,7 @@ static void finish_pg_features(struct parse_ctx *c)
 		"writeback_hot",       "full_page_writes",   "log_page_size",
 		"commit_delay",	       "commit_group",	     "doublewrite",
 		"doublewrite_size",    "data_flush",	     "data_flush_rate",
-		"cleaner_interval",    "cleaner_pages"};
+		"data_flush_count",    "cleaner_interval",   "cleaner_pages"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)

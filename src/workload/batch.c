@@ -15,8 +15,9 @@
  * next generations: verify and the journal see them as the pages they
  * are), and the file flushed; then released to be written in place, up to
  * flush_depth in flight (all of them: a batch is at most flush_depth
- * pages). Once every one is done, per_batch flushes the file; then the
- * next batch. The writes and flushes of the batch's own are on one slot
+ * pages). Once every one is done, per_batch flushes the file
+ * (data_flush_count times, one after the other: InnoDB fsyncs every file
+ * the batch wrote); then the next batch. The writes and flushes of the batch's own are on one slot
  * (WL_SLOT_BATCH), one at a time.
  *
  * data_flush = rate: the file flushed every 1 / data_flush_rate seconds,
@@ -209,6 +210,7 @@ void wl_batch_write_done(struct wl_ctx *c, struct wl_db *d)
 	if (b->phase != WL_BATCH_WRITES || b->nrel < b->nheld || b->inflight)
 		return;
 	b->issued = false;
+	b->nflushed = 0;
 	b->phase =
 		c->cfg.data_flush == PROFILE_DATA_FLUSH_PER_BATCH ? WL_BATCH_FLUSH : WL_BATCH_IDLE;
 }
@@ -231,6 +233,6 @@ void wl_batch_done(struct wl_ctx *c, struct wl_db *d)
 		b->phase = WL_BATCH_DW_FLUSH;
 	else if (b->phase == WL_BATCH_DW_FLUSH)
 		b->phase = WL_BATCH_WRITES;
-	else if (b->phase == WL_BATCH_FLUSH)
+	else if (b->phase == WL_BATCH_FLUSH && ++b->nflushed >= c->cfg.data_flush_count)
 		b->phase = WL_BATCH_IDLE;
 }

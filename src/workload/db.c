@@ -186,6 +186,7 @@ static void config_from_profile(struct wl_config *f, const struct profile *p)
 		.doublewrite_size = p->doublewrite_size,
 		.data_flush = p->data_flush,
 		.data_flush_rate = p->data_flush_rate,
+		.data_flush_count = p->data_flush_count,
 		.cleaner_interval_ns = p->cleaner_interval_ns,
 		.cleaner_pages = p->cleaner_pages,
 		.read_pct = p->read_pct,

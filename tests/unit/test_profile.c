@@ -395,7 +395,9 @@ static void test_unknown_key(void **state)
 		"readahead_size, readahead_pct, checkpoint_interval, checkpoint_log_size, "
 		"checkpoint_target, writeback_interval, writeback_age, writeback_hot, write_merge, "
 		"full_page_writes, log_page_size, commit_group, commit_delay, doublewrite, "
-		"doublewrite_size, data_flush, data_flush_rate, cleaner_interval, cleaner_pages, "
+		"doublewrite_size, data_flush, data_flush_rate, data_flush_count, "
+		"cleaner_interval, "
+		"cleaner_pages, "
 		"block_size, "
 		"read_pct, pattern, "
 		"seed, verify");
@@ -459,6 +461,10 @@ static void test_bad_values(void **state)
 		      "t.ini:2: [thresholds] db_read_avg: 0: must be greater than 0");
 	expect_errors("[workload]\nmodel = fixed\nread_pct = 101\n" VOL,
 		      "t.ini:3: [workload] read_pct: percentage \"101\" is over 100");
+	expect_errors("[workload]\ndoublewrite = on\ndata_flush_count = 4\n" VOL,
+		      "t.ini:3: [workload] data_flush_count: needs data_flush = per_batch");
+	expect_errors("[workload]\ndata_flush = per_batch\ndata_flush_count = 65\n" VOL,
+		      "t.ini:3: [workload] data_flush_count: 65 is out of range: expected 1 to 64");
 	expect_errors("[workload]\nread_pct = 50\n" VOL,
 		      "t.ini:2: [workload] read_pct: applies to model = fixed only (the jetstress "
 		      "model's reads and writes follow from its transaction mix); add model = "

@@ -5,7 +5,8 @@
  *   write of k pages to the area at the end of the database (k at most the
  *   area and flush_depth), then a flush of the file, then the same k pages
  *   written in place, one page each, only once that flush is done, then a
- *   flush once all of them are; no transaction touches the area, whose
+ *   flush once all of them are (data_flush_count of them, one after the
+ *   other); no transaction touches the area, whose
  *   pages' generations move on with each doublewrite write;
  * - data_flush = rate: flushes of the database file at the rate, never two
  *   closer than its interval, the page writes as without it;
@@ -24,10 +25,11 @@
 #define PAGES 4096
 
 /* doublewrite: the order of a batch's I/O, as a state per step */
-enum { B_IDLE, B_DW, B_DW_DONE, B_DW_FLUSH, B_WRITES, B_FLUSH };
+enum { B_IDLE, B_DW, B_DW_DONE, B_DW_FLUSH, B_WRITES, B_FLUSH, B_FLUSHED };
 
 struct bwatch {
 	unsigned phase, k, released, done;
+	unsigned count, nflushed; /* per_batch's flushes a batch, and this one's so far */
 	unsigned batches, dw_pages, writes, fsyncs, stream_in_area;
 	uint64_t area; /* its first page */
 	uint64_t last_fsync, min_gap;
@@ -58,7 +60,7 @@ static void on_issue_dw(struct harness *h, struct wl_slot *s)
 		assert_int_equal(s->req.file, wl_file_db(0));
 		if (w->phase == B_DW_DONE)
 			w->phase = B_DW_FLUSH;
-		else if (w->phase == B_WRITES && w->done == w->k)
+		else if ((w->phase == B_WRITES && w->done == w->k) || w->phase == B_FLUSHED)
 			w->phase = B_FLUSH;
 		else
 			fail_msg("a flush in phase %u (%u of %u written)", w->phase, w->done, w->k);
@@ -90,20 +92,27 @@ static void on_done_dw(struct harness *h, struct wl_slot *s)
 			w->released = w->done = 0;
 		} else {
 			assert_int_equal(w->phase, B_FLUSH);
-			w->phase = B_IDLE;
+			/* data_flush_count: that many, one after the other */
+			w->phase = ++w->nflushed < (w->count ? w->count : 1) ? B_FLUSHED : B_IDLE;
+			if (w->phase == B_IDLE)
+				w->nflushed = 0;
 		}
 	}
 }
 
-static void test_doublewrite_per_batch(void **state)
+/* count: data_flush_count (0: the key's default) */
+static void doublewrite_per_batch(unsigned count)
 {
 	struct harness h;
 	struct bwatch *w = calloc(1, sizeof(*w));
 	uint64_t steps = 0;
 	const struct wl_db *d = &h.dbs[0];
+	unsigned f = count ? count + 1 : 2; /* flushes a batch */
 
-	(void)state;
 	h_profile(&h);
+	if (count)
+		h.p.data_flush_count = count;
+	w->count = count;
 	h.p.flush_depth = 6;
 	h.p.doublewrite = true;
 	h.p.doublewrite_size = 8 * 4096; /* 8 pages: batches of up to 6 */
@@ -119,18 +128,33 @@ static void test_doublewrite_per_batch(void **state)
 	while (steps++ < 2000000 && w->batches < 500)
 		assert_true(h_step(&h));
 	assert_true(w->batches >= 500);
-	/* each batch: its pages twice (area, then in place), two flushes */
+	/* each batch: its pages twice (area, then in place), two flushes (the
+	 * doublewrite's and per_batch's), or 1 + data_flush_count */
 	assert_true(w->writes + w->k >= w->dw_pages && w->writes <= w->dw_pages);
-	assert_true(w->fsyncs + 2 >= 2 * w->batches && w->fsyncs <= 2 * w->batches);
+	assert_true(w->fsyncs + f >= f * w->batches && w->fsyncs <= f * w->batches);
 	assert_true(w->dw_pages > w->batches); /* batches of more than a page */
 	assert_int_equal(w->stream_in_area, 0);
-	assert_true(h.c.batch[0].flushes + 2 >= 2 * w->batches);
+	assert_true(h.c.batch[0].flushes + f >= f * w->batches);
 	/* the area's pages were written: their generations moved on */
 	assert_true(d->expect[w->area] > 1);
 	for (uint64_t p = w->area; p < PAGES; p++)
 		assert_false(d->busy[p] & WL_BUSY_DIRTY);
 	h_release(&h);
 	free(w);
+}
+
+static void test_doublewrite_per_batch(void **state)
+{
+	(void)state;
+	doublewrite_per_batch(0);
+}
+
+/* data_flush_count = 3: three flushes after each batch's in-place writes,
+ * one after the other, then the next batch */
+static void test_doublewrite_flush_count(void **state)
+{
+	(void)state;
+	doublewrite_per_batch(3);
 }
 
 static void on_issue_rate(struct harness *h, struct wl_slot *s)
@@ -229,6 +253,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doublewrite_per_batch),
+		cmocka_unit_test(test_doublewrite_flush_count),
 		cmocka_unit_test(test_data_flush_rate),
 		cmocka_unit_test(test_cleaner_passes),
 	};
