@@ -240,9 +240,11 @@ struct learn_model {
 	bool doublewrite;	   /* InnoDB's doublewrite: every flushed page twice */
 	int data_flush;		   /* enum profile_data_flush */
 	double data_flush_rate;	   /* data_flush = rate: flushes/s */
+	unsigned data_flush_count; /* data_flush = per_batch: flushes a batch (0: 1) */
 	double cleaner_interval_s; /* a page cleaner's pass every this */
 	unsigned cleaner_pages;	   /* ... writing up to this many pages */
 	unsigned flush_depth;	   /* the flusher's writes in flight (a batch's pages) */
+	double dw_batch_rate;	   /* doublewrite batches a second the trace saw (0: none) */
 	double cache_fraction;	   /* cache_size as a share of the database */
 	/* group commit (learn_db_group_commit): commit_delay in us (0: off),
 	 * commit_group, and the sim's commits per log write without the delay

@@ -16,10 +16,15 @@
  *   b = pages / batches (flush_depth: a batch is at most flush_depth pages).
  *   Two flushes a batch (the doublewrite's and the data file's, InnoDB's
  *   fsync after each batch) set data_flush = per_batch; one, none (the
- *   doublewrite's own). InnoDB writes its dirty pages from a page cleaner
- *   every second: cleaner_interval = 1s, cleaner_pages twice the observed
- *   page writes a second (a cap that does not bind; the pages written are
- *   the pages dirty).
+ *   doublewrite's own). Where the BPF trace watched, its write sizes tell
+ *   the batches apart: the writes of two pages or more are the doublewrite
+ *   area's, b their mean pages, their count the batches, and the flushes
+ *   beyond one a batch are the data files' (per_batch, data_flush_count
+ *   of them a batch: MariaDB fsyncs each tablespace a batch wrote). A batch's pages are released at
+ * once, so b is what makes the write bursts, and the queue depth, of InnoDB's flushing. InnoDB
+ * writes its dirty pages from a page cleaner every second: cleaner_interval = 1s, cleaner_pages
+ * twice the observed page writes a second (a cap that does not bind; the pages written are the
+ * pages dirty).
  * - Data-file flushes without it (PostgreSQL's checkpointer fsyncs): when
  *   the data device has a log device of its own and flushes at least
  *   FLUSH_MIN_PER_S a second, data_flush = rate at the observed flushes/s;
@@ -70,6 +75,57 @@ static double data_writes(const struct learn_role *r)
 	return w > 0 ? w : 0;
 }
 
+/*
+ * The doublewrite batches as the trace saw them, where it watched: writes
+ * of two pages or more are the doublewrite area's (InnoDB writes a batch
+ * there in one write of up to 64 pages); the rest of the written bytes is
+ * theirs (the log2 buckets below 2P taken at their floor: a little more is
+ * theirs). *b the pages of a large write, *n their count; false when the
+ * trace did not watch or saw none.
+ */
+static bool dw_traced(const struct learn_role *d, double P, double *b, double *n)
+{
+	const struct learn_trace_role *t = &d->trace;
+	double small = 0, nl = 0, big;
+
+	if (!t->present || !t->ops[LEARN_TRACE_WRITE])
+		return false;
+	for (int i = 0; i < LEARN_TRACE_BUCKETS; i++) {
+		double sz = ldexp(1, i);
+
+		if (sz < 2 * P)
+			small += (double)t->sizes[1][i] * sz;
+		else
+			nl += (double)t->sizes[1][i];
+	}
+	big = (double)t->bytes[LEARN_TRACE_WRITE] - small;
+	if (nl < 1 || big < 2 * P * nl)
+		return false;
+	*b = big / P / nl;
+	*n = nl;
+	return true;
+}
+
+/* The data flushes beyond the doublewrite's one a batch (traced): the
+ * data files' after each batch, per_batch, data_flush_count of them
+ * (InnoDB fsyncs every file a batch wrote: several a batch). */
+static void dw_flushes(const struct learn_role *d, double s, double batches, struct learn_fit *fit)
+{
+	struct learn_model *m = &fit->m;
+	double extra = (double)d->c.flushes - batches;
+
+	m->data_flush = PROFILE_DATA_FLUSH_NONE;
+	m->data_flush_count = 0;
+	if (extra / s < FLUSH_MIN_PER_S || extra < 0.5 * batches)
+		return;
+	m->data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	m->data_flush_count = (unsigned)clamp(round(extra / batches), 1, 64);
+	strbuf_addf(&fit->db_keys,
+		    "data_flush = per_batch, data_flush_count = %u: %.2f data flushes a batch "
+		    "beyond the doublewrite's (InnoDB fsyncs each file a batch wrote)\n",
+		    m->data_flush_count, extra / batches);
+}
+
 /* Doublewrite: true (and m set) when the data writes show it. */
 static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 {
@@ -78,7 +134,8 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	double s = obs->seconds > 0 ? obs->seconds : 1;
 	double P = (double)m->page_size, w = data_writes(d);
 	double bytes = (double)d->c.write_sectors * 512;
-	double pages, batches, b, fpb;
+	double pages, batches, b, fpb, tb = 0, tn = 0;
+	bool traced;
 
 	if (w < 2 || !d->c.flushes || bytes / w < DW_SIZE_MIN * P)
 		return false;
@@ -94,7 +151,13 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 		batches = (double)d->c.flushes / 2;
 	else if ((double)d->c.flushes < batches)
 		batches = (double)d->c.flushes;
-	b = clamp(pages / batches, 1, DW_PAGES_MAX);
+	/* the trace's sizes tell the batches apart from the flushes */
+	traced = dw_traced(d, P, &tb, &tn);
+	if (traced) {
+		batches = tn;
+		m->dw_batch_rate = tn / s;
+	}
+	b = clamp(traced ? tb : pages / batches, 1, DW_PAGES_MAX);
 	m->doublewrite = true;
 	m->update_pages = pages / s / (m->rate > 0 ? m->rate : 1);
 	m->flush_depth = (unsigned)lround(b);
@@ -105,8 +168,18 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 		    "doublewrite = on: data writes of %.2f pages on average with data flushes "
 		    "(InnoDB's doublewrite: %.0f pages written twice in %.0f batches)\n",
 		    bytes / w / P, pages, batches);
-	strbuf_addf(&fit->db_keys, "flush_depth = %u: %.1f pages a batch\n", m->flush_depth, b);
-	if (m->data_flush == PROFILE_DATA_FLUSH_PER_BATCH)
+	if (traced)
+		strbuf_addf(
+			&fit->db_keys,
+			"flush_depth: %.1f pages a batch (the trace's %.0f doublewrite writes of "
+			"two pages or more), corrected on the sim to as many batches a second\n",
+			b, tn);
+	else
+		strbuf_addf(&fit->db_keys, "flush_depth = %u: %.1f pages a batch\n", m->flush_depth,
+			    b);
+	if (traced)
+		dw_flushes(d, s, batches, fit);
+	else if (m->data_flush == PROFILE_DATA_FLUSH_PER_BATCH)
 		strbuf_addf(&fit->db_keys,
 			    "data_flush = per_batch: %.2f data flushes a batch (the doublewrite's "
 			    "and the data file's)\n",
@@ -190,6 +263,22 @@ static void dw_correct(const struct learn_fp *obs, const struct learn_fp *pred, 
 	m->update_pages = clamp(m->update_pages * k, 0, 1000);
 }
 
+/* Traced doublewrite: a pass's last batch is short, so batches of at most
+ * the observed mean are more batches than observed; flush_depth corrected
+ * by the sim's batches (its writes beyond the pages: each page is written
+ * twice, each batch once more) over the trace's. */
+static void dw_batch_correct(const struct learn_fp *pred, struct learn_model *m)
+{
+	const struct learn_role *d = &pred->role[LEARN_DATA];
+	double pages = (double)d->c.write_sectors * 512 / (2.0 * (double)m->page_size);
+	double bp = (data_writes(d) - pages) / pred->seconds;
+
+	if (bp > 0 && m->page_size)
+		m->flush_depth = (unsigned)clamp(
+			round((double)m->flush_depth * clamp(bp / m->dw_batch_rate, 0.7, 1.4)), 1,
+			DW_PAGES_MAX);
+}
+
 void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, const double *to,
 		      const double *tp, struct learn_model *m)
 {
@@ -211,6 +300,8 @@ void learn_db_correct(const struct learn_fp *obs, const struct learn_fp *pred, c
 	}
 	if (m->doublewrite)
 		dw_correct(obs, pred, to, tp, m);
+	if (m->doublewrite && m->dw_batch_rate > 0)
+		dw_batch_correct(pred, m);
 	if (m->cleaner_interval_s > 0 && tp[T_DATAW] > 0 && to[T_DATAW] > tp[T_DATAW])
 		m->cleaner_pages = (unsigned)clamp(
 			ceil((double)m->cleaner_pages * to[T_DATAW] / tp[T_DATAW]), 1, 1000000);
@@ -298,6 +389,8 @@ void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out)
 		strbuf_addf(out, "data_flush = %s\n", flush[m->data_flush]);
 	if (m->data_flush == PROFILE_DATA_FLUSH_RATE)
 		strbuf_addf(out, "data_flush_rate = %.2f\n", m->data_flush_rate);
+	if (m->data_flush == PROFILE_DATA_FLUSH_PER_BATCH && m->data_flush_count > 1)
+		strbuf_addf(out, "data_flush_count = %u\n", m->data_flush_count);
 	if (m->cleaner_interval_s > 0) {
 		strbuf_addf(out, "cleaner_interval = %.0fms\n", m->cleaner_interval_s * 1000);
 		strbuf_addf(out, "cleaner_pages = %u\n", m->cleaner_pages);

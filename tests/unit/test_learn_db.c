@@ -112,6 +112,67 @@ static void test_doublewrite(void **state)
 	learn_fit_release(&fit);
 }
 
+/*
+ * Doublewrite seen by the trace: a fingerprint made on sim by batches of
+ * 48 pages with 5 data flushes a batch besides the doublewrite's (InnoDB
+ * fsyncs each file a batch wrote), its trace's write sizes those the sim
+ * made (each page once in place, each batch one doublewrite write of 48
+ * pages): the batches come from the sizes, not the flushes, so flush_depth
+ * is 48 and data_flush_count 5. Without the trace the flushes are taken
+ * for batches (a batch of a few pages): the trace is what tells them
+ * apart.
+ */
+static void test_doublewrite_traced(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+	struct learn_trace_role *t;
+	struct strbuf err = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	double P = 16384, bytes, pages, w;
+
+	(void)state;
+	m0.rate = 300;
+	m0.doublewrite = true;
+	m0.flush_depth = 48;
+	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	m0.data_flush_count = 5;
+	m0.cleaner_interval_s = 1;
+	m0.cleaner_pages = 5000;
+	learn_back(&m0, &obs, &fit);
+	assert_true(fit.m.doublewrite);
+	assert_true(fit.m.flush_depth < 24); /* the flushes taken for batches */
+	learn_fit_release(&fit);
+	/* the trace of what the sim made */
+	t = &obs.role[LEARN_DATA].trace;
+	bytes = (double)obs.role[LEARN_DATA].c.write_sectors * 512;
+	w = (double)(obs.role[LEARN_DATA].c.writes - obs.role[LEARN_DATA].c.flushes);
+	pages = bytes / (2 * P);
+	memset(t, 0, sizeof(*t));
+	t->present = true;
+	t->ops[LEARN_TRACE_WRITE] = (uint64_t)w;
+	t->bytes[LEARN_TRACE_WRITE] = (uint64_t)bytes;
+	t->sizes[1][14] = (uint64_t)pages;	 /* 16 KiB */
+	t->sizes[1][19] = (uint64_t)(w - pages); /* 768 KiB: 2^19 to 2^20 */
+	learn_fit_init(&fit);
+	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
+		fail_msg("fit: %s", err.buf);
+	if (getenv("TEST_LEARN_DB_PRINT"))
+		fprintf(stderr, "%s", fit.db_keys.buf);
+	assert_true(fit.m.flush_depth >= 45 && fit.m.flush_depth <= 50);
+	assert_int_equal(fit.m.data_flush, PROFILE_DATA_FLUSH_PER_BATCH);
+	assert_int_equal(fit.m.data_flush_count, 5);
+	assert_non_null(strstr(fit.db_keys.buf, "doublewrite writes of two pages or more"));
+	within(&obs, &fit, "data.writes_per_s", 0.05);
+	within(&obs, &fit, "data.write_size_kib", 0.05);
+	within(&obs, &fit, "data.flushes_per_s", 0.05);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	within(&obs, &fit, "log.writes_per_s", 0.05);
+	learn_fit_release(&fit);
+	strbuf_release(&err);
+}
+
 static void test_flush_rate(void **state)
 {
 	struct learn_model m0 = base;
@@ -169,9 +230,8 @@ static void test_none(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_doublewrite),
-		cmocka_unit_test(test_flush_rate),
-		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_doublewrite), cmocka_unit_test(test_doublewrite_traced),
+		cmocka_unit_test(test_flush_rate),  cmocka_unit_test(test_cache),
 		cmocka_unit_test(test_none),
 	};
 
