@@ -21,7 +21,11 @@
  * for the client's close: a clean end (FIN) after the whole answer is a
  * client that read it; a reset is one that closed with it unread (Linux
  * resets a socket closed with data in its receive queue), and the linger
- * goes on to the next scrape.
+ * goes on to the next scrape. A clean close counts only once the client
+ * has acknowledged the whole answer (nothing left in the send queue): over
+ * a network, a scraper that timed out before the answer reached it closes
+ * first, and its reset comes a round trip after its FIN, when the answer
+ * arrives; until then the connection waits (eof), polled every EOF_POLL_MS.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,8 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "diskproof/metrics.h"
 
@@ -46,6 +52,9 @@
 #define SEND_DEADLINE_NS (10 * NSEC_PER_SEC)
 /* After the final text is sent: how long its client has to close. */
 #define DRAIN_DEADLINE_NS (5 * NSEC_PER_SEC)
+/* The client closed, the answer not yet acknowledged whole: how often the
+ * connection is looked at again. */
+#define EOF_POLL_MS 10
 /* Connections served at once: scrapers, a curl or two, and room for
  * clients that hold a connection without using it. */
 #define MAX_CONNS 32
@@ -143,6 +152,7 @@ struct conn {
 	int fd; /* -1: a free slot */
 	bool sending;
 	bool draining; /* the final text sent: waiting for the client's close */
+	bool eof;      /* draining, the client closed: waiting for its ACK */
 	bool final;    /* the answer carries the final text (the linger) */
 	size_t len, off;
 	uint64_t deadline;
@@ -237,26 +247,45 @@ static void conn_read(struct metrics_server *s, struct conn *c)
 	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
 }
 
+/* The client closed cleanly (draining): the scrape is read once the whole
+ * answer is acknowledged; a reset (the answer came after the client's
+ * close) is no read; neither yet, the connection waits (eof). */
+static void conn_settle(struct metrics_server *s, struct conn *c)
+{
+	int e = 0, queued = 1;
+	socklen_t len = sizeof(e);
+	char one = 1;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) || e)
+		goto out;
+	if (ioctl(c->fd, SIOCOUTQ, &queued) || queued) {
+		c->eof = true;
+		return;
+	}
+	/* a full pipe already says so */
+	if (write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
+		c->final = false;
+out:
+	conn_close(c);
+}
+
 /* The final text sent: what the client sends now is dropped; its clean
- * close is the scrape that ends the linger (a full pipe already says so),
- * a reset or an error is not. */
+ * close is the scrape that ends the linger once its client has the whole
+ * answer (conn_settle), a reset or an error is not. */
 static void conn_drain(struct metrics_server *s, struct conn *c)
 {
-	char buf[512], one = 1;
+	char buf[512];
 	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
-
-	int e = 0;
-	socklen_t len = sizeof(e);
 
 	if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
 		return;
 	/* an end after a reset is no read: a client that closed before the
 	 * answer came had it refused by its kernel (a reset after its FIN,
 	 * which recv reports first) */
-	if (n == 0 && !getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) && !e &&
-	    write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
-		c->final = false;
-	conn_close(c);
+	if (n == 0)
+		conn_settle(s, c);
+	else
+		conn_close(c);
 }
 
 static void conn_send(struct conn *c)
@@ -328,12 +357,20 @@ static void *server_thread(void *arg)
 		for (size_t i = 0; i < MAX_CONNS; i++) {
 			if (c[i].fd >= 0 && now >= c[i].deadline)
 				conn_close(&c[i]); /* too slow */
+			/* closed by its client: not polled (always readable) */
+			if (c[i].fd >= 0 && c[i].eof)
+				conn_settle(s, &c[i]);
 			if (c[i].fd < 0) {
 				nfree++;
 				continue;
 			}
 			if (c[i].deadline < next)
 				next = c[i].deadline;
+			if (c[i].eof) {
+				if (now + EOF_POLL_MS * NSEC_PER_MSEC < next)
+					next = now + EOF_POLL_MS * NSEC_PER_MSEC;
+				continue;
+			}
 			/* reading a request or waiting for a close: POLLIN */
 			pfd[nfd] = (struct pollfd){.fd = c[i].fd,
 						   .events = c[i].sending ? POLLOUT : POLLIN};
