@@ -67,6 +67,7 @@ struct metrics_server {
 	struct strbuf text; /* the latest published; under mu */
 	bool have;	    /* a text was published; under mu */
 	bool final;	    /* that text is the run's final one; under mu */
+	unsigned gen;	    /* final texts published (a series' runs); under mu */
 	struct strbuf body; /* the thread's own: its copy, the answer */
 	/* a pipe: the thread writes a byte each time a final text was sent
 	 * whole; metrics_server_wait_scraped() polls the other end */
@@ -154,6 +155,7 @@ struct conn {
 	bool draining; /* the final text sent: waiting for the client's close */
 	bool eof;      /* draining, the client closed: waiting for its ACK */
 	bool final;    /* the answer carries the final text (the linger) */
+	unsigned gen;  /* which one (struct metrics_server's gen) */
 	size_t len, off;
 	uint64_t deadline;
 	char req[REQ_MAX];
@@ -163,7 +165,7 @@ struct conn {
 /* The answer to one request, in *out: status line, headers, body; *final
  * when it is a GET answered with the final text. */
 static void answer(struct metrics_server *s, const char *req, size_t len, struct strbuf *out,
-		   bool *final)
+		   bool *final, unsigned *gen)
 {
 	char method[16], target[256];
 	const char *status = "200 OK", *type = METRICS_CONTENT_TYPE, *msg = NULL;
@@ -195,6 +197,7 @@ static void answer(struct metrics_server *s, const char *req, size_t len, struct
 		if (s->have)
 			strbuf_add(&s->body, s->text.buf, s->text.len);
 		*final = s->have && s->final && !head;
+		*gen = s->gen;
 		pthread_mutex_unlock(&s->mu);
 		if (!s->body.len) {
 			status = "503 Service Unavailable";
@@ -241,7 +244,7 @@ static void conn_read(struct metrics_server *s, struct conn *c)
 	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") && c->len < sizeof(c->req) - 1)
 		return;
 	c->final = false;
-	answer(s, c->req, c->len, &c->out, &c->final);
+	answer(s, c->req, c->len, &c->out, &c->final, &c->gen);
 	c->sending = true;
 	c->off = 0;
 	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
@@ -262,9 +265,12 @@ static void conn_settle(struct metrics_server *s, struct conn *c)
 		c->eof = true;
 		return;
 	}
-	/* a full pipe already says so */
-	if (write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
+	/* the final text still published (not a series' earlier run's); a
+	 * full pipe already says so */
+	pthread_mutex_lock(&s->mu);
+	if (s->final && s->gen == c->gen && write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
 		c->final = false;
+	pthread_mutex_unlock(&s->mu);
 out:
 	conn_close(c);
 }
@@ -503,8 +509,9 @@ const char *metrics_server_url(const struct metrics_server *s)
 }
 
 /* Publishes text, the final one or not: a final publish first empties the
- * scraped pipe, so that only a scrape of this text ends the linger (a
- * series' earlier run's final scrape does not). */
+ * scraped pipe and counts a new generation, so that only a scrape of this
+ * text ends the linger (a series' earlier run's final scrape, even one
+ * whose client closes only now, does not). */
 static void publish(struct metrics_server *s, struct strbuf *text, bool final)
 {
 	struct strbuf t;
@@ -513,9 +520,11 @@ static void publish(struct metrics_server *s, struct strbuf *text, bool final)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
-	if (final)
+	if (final) {
 		while (read(s->scraped[0], buf, sizeof(buf)) > 0)
 			;
+		s->gen++;
+	}
 	t = s->text;
 	s->text = *text;
 	*text = t;
