@@ -21,7 +21,11 @@
  * for the client's close: a clean end (FIN) after the whole answer is a
  * client that read it; a reset is one that closed with it unread (Linux
  * resets a socket closed with data in its receive queue), and the linger
- * goes on to the next scrape.
+ * goes on to the next scrape. A clean close counts only once the client
+ * has acknowledged the whole answer (nothing left in the send queue): over
+ * a network, a scraper that timed out before the answer reached it closes
+ * first, and its reset comes a round trip after its FIN, when the answer
+ * arrives; until then the connection waits (eof), polled every EOF_POLL_MS.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,8 +38,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/sockios.h>
 
 #include "diskproof/metrics.h"
 
@@ -46,6 +52,9 @@
 #define SEND_DEADLINE_NS (10 * NSEC_PER_SEC)
 /* After the final text is sent: how long its client has to close. */
 #define DRAIN_DEADLINE_NS (5 * NSEC_PER_SEC)
+/* The client closed, the answer not yet acknowledged whole: how often the
+ * connection is looked at again. */
+#define EOF_POLL_MS 10
 /* Connections served at once: scrapers, a curl or two, and room for
  * clients that hold a connection without using it. */
 #define MAX_CONNS 32
@@ -58,6 +67,7 @@ struct metrics_server {
 	struct strbuf text; /* the latest published; under mu */
 	bool have;	    /* a text was published; under mu */
 	bool final;	    /* that text is the run's final one; under mu */
+	unsigned gen;	    /* final texts published (a series' runs); under mu */
 	struct strbuf body; /* the thread's own: its copy, the answer */
 	/* a pipe: the thread writes a byte each time a final text was sent
 	 * whole; metrics_server_wait_scraped() polls the other end */
@@ -143,7 +153,9 @@ struct conn {
 	int fd; /* -1: a free slot */
 	bool sending;
 	bool draining; /* the final text sent: waiting for the client's close */
+	bool eof;      /* draining, the client closed: waiting for its ACK */
 	bool final;    /* the answer carries the final text (the linger) */
+	unsigned gen;  /* which one (struct metrics_server's gen) */
 	size_t len, off;
 	uint64_t deadline;
 	char req[REQ_MAX];
@@ -153,7 +165,7 @@ struct conn {
 /* The answer to one request, in *out: status line, headers, body; *final
  * when it is a GET answered with the final text. */
 static void answer(struct metrics_server *s, const char *req, size_t len, struct strbuf *out,
-		   bool *final)
+		   bool *final, unsigned *gen)
 {
 	char method[16], target[256];
 	const char *status = "200 OK", *type = METRICS_CONTENT_TYPE, *msg = NULL;
@@ -185,6 +197,7 @@ static void answer(struct metrics_server *s, const char *req, size_t len, struct
 		if (s->have)
 			strbuf_add(&s->body, s->text.buf, s->text.len);
 		*final = s->have && s->final && !head;
+		*gen = s->gen;
 		pthread_mutex_unlock(&s->mu);
 		if (!s->body.len) {
 			status = "503 Service Unavailable";
@@ -231,32 +244,54 @@ static void conn_read(struct metrics_server *s, struct conn *c)
 	if (!strstr(c->req, "\r\n\r\n") && !strstr(c->req, "\n\n") && c->len < sizeof(c->req) - 1)
 		return;
 	c->final = false;
-	answer(s, c->req, c->len, &c->out, &c->final);
+	answer(s, c->req, c->len, &c->out, &c->final, &c->gen);
 	c->sending = true;
 	c->off = 0;
 	c->deadline = time_mono_ns() + SEND_DEADLINE_NS;
 }
 
+/* The client closed cleanly (draining): the scrape is read once the whole
+ * answer is acknowledged; a reset (the answer came after the client's
+ * close) is no read; neither yet, the connection waits (eof). */
+static void conn_settle(struct metrics_server *s, struct conn *c)
+{
+	int e = 0, queued = 1;
+	socklen_t len = sizeof(e);
+	char one = 1;
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) || e)
+		goto out;
+	if (ioctl(c->fd, SIOCOUTQ, &queued) || queued) {
+		c->eof = true;
+		return;
+	}
+	/* the final text still published (not a series' earlier run's); a
+	 * full pipe already says so */
+	pthread_mutex_lock(&s->mu);
+	if (s->final && s->gen == c->gen && write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
+		c->final = false;
+	pthread_mutex_unlock(&s->mu);
+out:
+	conn_close(c);
+}
+
 /* The final text sent: what the client sends now is dropped; its clean
- * close is the scrape that ends the linger (a full pipe already says so),
- * a reset or an error is not. */
+ * close is the scrape that ends the linger once its client has the whole
+ * answer (conn_settle), a reset or an error is not. */
 static void conn_drain(struct metrics_server *s, struct conn *c)
 {
-	char buf[512], one = 1;
+	char buf[512];
 	ssize_t n = recv(c->fd, buf, sizeof(buf), 0);
-
-	int e = 0;
-	socklen_t len = sizeof(e);
 
 	if (n > 0 || (n < 0 && (errno == EINTR || errno == EAGAIN)))
 		return;
 	/* an end after a reset is no read: a client that closed before the
 	 * answer came had it refused by its kernel (a reset after its FIN,
 	 * which recv reports first) */
-	if (n == 0 && !getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &e, &len) && !e &&
-	    write(s->scraped[1], &one, 1) < 0 && errno != EAGAIN)
-		c->final = false;
-	conn_close(c);
+	if (n == 0)
+		conn_settle(s, c);
+	else
+		conn_close(c);
 }
 
 static void conn_send(struct conn *c)
@@ -328,12 +363,20 @@ static void *server_thread(void *arg)
 		for (size_t i = 0; i < MAX_CONNS; i++) {
 			if (c[i].fd >= 0 && now >= c[i].deadline)
 				conn_close(&c[i]); /* too slow */
+			/* closed by its client: not polled (always readable) */
+			if (c[i].fd >= 0 && c[i].eof)
+				conn_settle(s, &c[i]);
 			if (c[i].fd < 0) {
 				nfree++;
 				continue;
 			}
 			if (c[i].deadline < next)
 				next = c[i].deadline;
+			if (c[i].eof) {
+				if (now + EOF_POLL_MS * NSEC_PER_MSEC < next)
+					next = now + EOF_POLL_MS * NSEC_PER_MSEC;
+				continue;
+			}
 			/* reading a request or waiting for a close: POLLIN */
 			pfd[nfd] = (struct pollfd){.fd = c[i].fd,
 						   .events = c[i].sending ? POLLOUT : POLLIN};
@@ -466,8 +509,9 @@ const char *metrics_server_url(const struct metrics_server *s)
 }
 
 /* Publishes text, the final one or not: a final publish first empties the
- * scraped pipe, so that only a scrape of this text ends the linger (a
- * series' earlier run's final scrape does not). */
+ * scraped pipe and counts a new generation, so that only a scrape of this
+ * text ends the linger (a series' earlier run's final scrape, even one
+ * whose client closes only now, does not). */
 static void publish(struct metrics_server *s, struct strbuf *text, bool final)
 {
 	struct strbuf t;
@@ -476,9 +520,11 @@ static void publish(struct metrics_server *s, struct strbuf *text, bool final)
 	if (!s)
 		return;
 	pthread_mutex_lock(&s->mu);
-	if (final)
+	if (final) {
 		while (read(s->scraped[0], buf, sizeof(buf)) > 0)
 			;
+		s->gen++;
+	}
 	t = s->text;
 	s->text = *text;
 	*text = t;

@@ -327,13 +327,62 @@ static void test_server_linger(void **state)
 	strbuf_release(&err);
 }
 
+/* A series: a scrape that read one run's final text but closes only once
+ * the next run has published its own final text does not end the linger
+ * on the next one (it never had that text); a scrape of it does. */
+static void test_server_linger_stale(void **state)
+{
+	struct strbuf err = STRBUF_INIT, text = STRBUF_INIT;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	const char req[] = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+	struct metrics_server *s;
+	struct metrics_addr a;
+	unsigned port = 0;
+	char buf[4096];
+	size_t got = 0;
+	ssize_t n;
+	int fd;
+
+	(void)state;
+	assert_int_equal(metrics_addr_parse("0", &a, &err), 0);
+	assert_int_equal(metrics_server_start(&s, &a, &err), 0);
+	assert_int_equal(sscanf(metrics_server_url(s), "http://127.0.0.1:%u/metrics", &port), 1);
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 1\n");
+	metrics_server_publish_final(s, &text); /* the first run's */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	assert_true(fd >= 0);
+	sa.sin_port = htons((uint16_t)port);
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	assert_int_equal(write(fd, req, sizeof(req) - 1), (ssize_t)sizeof(req) - 1);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		got += (size_t)n;
+	assert_true(got > 0); /* read to its end, not closed yet */
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 2\n");
+	metrics_server_publish(s, &text); /* the second run */
+	strbuf_addstr(&text, "# HELP diskproof_x x\ndiskproof_x 3\n");
+	metrics_server_publish_final(s, &text);
+	close(fd);
+	assert_int_equal(metrics_server_wait_scraped(s, 300 * NSEC_PER_MSEC, -1), -ETIMEDOUT);
+	assert_true(scrape(port) > 0);
+	assert_int_equal(metrics_server_wait_scraped(s, 10 * NSEC_PER_SEC, -1), 0);
+	metrics_server_stop(s);
+	strbuf_release(&text);
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_addr_parse), cmocka_unit_test(test_addr_bytes),
-		cmocka_unit_test(test_escape),	   cmocka_unit_test(test_bounds_edges),
-		cmocka_unit_test(test_cumulative), cmocka_unit_test(test_cumulative_empty),
-		cmocka_unit_test(test_file_write), cmocka_unit_test(test_server_linger),
+		cmocka_unit_test(test_addr_parse),
+		cmocka_unit_test(test_addr_bytes),
+		cmocka_unit_test(test_escape),
+		cmocka_unit_test(test_bounds_edges),
+		cmocka_unit_test(test_cumulative),
+		cmocka_unit_test(test_cumulative_empty),
+		cmocka_unit_test(test_file_write),
+		cmocka_unit_test(test_server_linger),
+		cmocka_unit_test(test_server_linger_stale),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
