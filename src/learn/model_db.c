@@ -20,11 +20,12 @@
  *   the batches apart: the writes of two pages or more are the doublewrite
  *   area's, b their mean pages, their count the batches, and the flushes
  *   beyond one a batch are the data files' (per_batch, data_flush_count
- *   of them a batch: MariaDB fsyncs each tablespace a batch wrote). A batch's pages are released at
- * once, so b is what makes the write bursts, and the queue depth, of InnoDB's flushing. InnoDB
- * writes its dirty pages from a page cleaner every second: cleaner_interval = 1s, cleaner_pages
- * twice the observed page writes a second (a cap that does not bind; the pages written are the
- * pages dirty).
+ *   of them a batch: MariaDB fsyncs each tablespace a batch wrote). A
+ *   batch's pages are released at once, so b makes the write bursts, and
+ *   the queue depth, of InnoDB's flushing. InnoDB writes its dirty pages
+ *   from a page cleaner every second: cleaner_interval = 1s, cleaner_pages
+ *   twice the observed page writes a second (a cap that does not bind; the
+ *   pages written are the pages dirty).
  * - Data-file flushes without it (PostgreSQL's checkpointer fsyncs): when
  *   the data device has a log device of its own and flushes at least
  *   FLUSH_MIN_PER_S a second, data_flush = rate at the observed flushes/s;
