@@ -252,7 +252,7 @@ struct learn_model {
 	double commit_delay_us;
 	unsigned commit_group;
 	double commit_base;
-	double log_await_us; /* the observed log write await per request */
+	double log_obs_us; /* the observed log latency per write, its flush's included */
 };
 
 struct learn_fit {

@@ -422,6 +422,7 @@ static void model_latencies(const struct learn_fp *obs, struct learn_model *m)
 	m->read_lat_us = clampd(m->read_lat_us, 1, 1e6);
 	m->write_lat_us = clampd(m->write_lat_us, 1, 1e6);
 	m->log_lat_us = clampd(m->log_lat_us, 1, 1e6);
+	m->log_obs_us = m->log_lat_us;
 }
 
 /* What is copied, and the first guess of what is fitted. */

@@ -232,12 +232,8 @@ static void cache_fit(const struct learn_fp *obs, const double *to, struct learn
 
 void learn_db_features(const struct learn_fp *obs, const double *to, struct learn_fit *fit)
 {
-	const struct learn_counters *l = &obs->role[LEARN_LOG].c;
-
 	if (!obs->role[LEARN_DATA].present)
 		return;
-	if (obs->role[LEARN_LOG].present && l->writes && l->write_ms)
-		fit->m.log_await_us = 1000.0 * (double)l->write_ms / (double)l->writes;
 	if (!doublewrite_fit(obs, fit))
 		flush_rate_fit(obs, fit);
 	cache_fit(obs, to, fit);
@@ -324,11 +320,12 @@ bool learn_db_group_commit(struct learn_model *m, const double *to, const double
 	if (m->commit_delay_us <= 0) {
 		if (so <= GC_MARGIN * sp)
 			return false; /* the latency alone shares enough (or more) */
-		/* the sim's log latency from now on: the observed await per
-		 * request, what a replay's write-through write sees (the
-		 * starting one is a write's and its flush's, per write) */
-		if (m->log_await_us > 0)
-			m->log_lat_us = m->log_await_us;
+		/* the sim's log latency from now on: the observed one, a
+		 * write's and its flush's per write (what a replay's
+		 * write-through write waits for where the device flushes
+		 * apart), whatever earlier rounds fitted */
+		if (m->log_obs_us > 0)
+			m->log_lat_us = m->log_obs_us;
 		m->commit_base = -1; /* the next round's, at that latency */
 		m->commit_group = (unsigned)clamp(ceil(so), 2, 1024);
 		m->commit_delay_us = GC_DELAY_MIN_US;
@@ -362,8 +359,8 @@ void learn_db_group_commit_origin(struct learn_fit *fit, const double *to)
 	strbuf_addf(&fit->db_keys,
 		    "commit_group = %u, commit_delay = %.0fus: the database shared a log write "
 		    "between %.2f commits, the sim at the observed log latency %.2f; the delay "
-		    "fitted on the sim at the observed log await per request ([sim] "
-		    "log_write_latency)\n",
+		    "fitted on the sim at the observed log latency per write, its flush's "
+		    "included ([sim] log_write_latency)\n",
 		    m->commit_group, m->commit_delay_us, m->rate / to[T_LOGW], m->commit_base);
 }
 
