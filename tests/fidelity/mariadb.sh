@@ -35,6 +35,12 @@
 #                       --learned (for calibrating a profile run after run)
 #   --learned FILE      run this profile instead of the one learned (its path
 #                       and log_path rewritten to the loop filesystems)
+#   --no-pin            leave the measured sides on every CPU (by default,
+#                       with 2 CPUs or more, MariaDB's server and sysbench
+#                       while measured, and the diskproof run, are pinned to
+#                       the last CPU: the others are left to the loop
+#                       devices' kernel work, as a real device has its own
+#                       controller; see tests/fidelity/README.md)
 #   --no-assert         print and save, exit 0 whatever the differences (also
 #                       what it does by itself when the machine is loaded
 #                       before either side: it says so; machine_load in
@@ -64,6 +70,7 @@ EVENTS=15000
 FROM=""
 LEARNED_IN=""
 ASSERT=1
+PIN=1
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o | --output) OUT=${2:?}; shift ;;
@@ -73,6 +80,7 @@ while [ $# -gt 0 ]; do
 	--mariadb-from) FROM=${2:?}; shift ;;
 	--learned) LEARNED_IN=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
+	--no-pin) PIN=0 ;;
 	-h | --help) sed -n '/^# usage/,/^# exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) DIR=$1 ;;
@@ -98,6 +106,14 @@ if ! command -v losetup >/dev/null; then
 fi
 need_diskproof
 mkdir -p "$OUT"
+# the measured sides on the last CPU, the loop devices' work on the others
+PINNED=()
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	PIN_CPU=$(($(nproc) - 1))
+	PINNED=(taskset -c "$PIN_CPU")
+else
+	PIN=0
+fi
 OUT=$(cd "$OUT" && pwd)
 if [ -z "$FROM" ] && ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
 	note "installing mariadb-server and sysbench"
@@ -178,6 +194,11 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$SOCK" --mysql-us
 echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "devices:   data $LD ($DATA_SIZE) on $MD, redo log $LL ($LOG_SIZE) on $ML; loop, direct I/O, ext4; backing files in $WORK"
 echo "machine:   $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$PIN" = 1 ]; then
+	echo "           measured sides pinned to CPU $PIN_CPU (MariaDB and sysbench, diskproof run); the loop devices' kernel work on the others"
+else
+	echo "           not pinned: the measured sides and the loop devices' kernel work share every CPU"
+fi
 
 FPM=$OUT/fingerprint-mariadb.json
 LEARNED=$OUT/learned.ini
@@ -208,8 +229,16 @@ else
 	LPID=$FID_PID
 	fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$FPM"
 	FPID=$FID_PID
+	if [ "$PIN" = 1 ]; then
+		# every thread of the server's cgroup (runuser and mariadbd);
+		# threads made later inherit it
+		for p in $(cat "$CG/cgroup.procs"); do
+			taskset -a -p -c "$PIN_CPU" "$p" >/dev/null ||
+				die "taskset of MariaDB's server (process $p) failed"
+		done
+	fi
 	sleep 1
-	"${SB[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 --report-interval=10 run \
+	"${PINNED[@]}" "${SB[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 --report-interval=10 run \
 		>"$WORK/run.log" 2>&1 || die "sysbench run failed: $(tail -5 "$WORK/run.log")"
 	fid_watch_stop "$FPID" || die "diskproof fingerprint failed: $(cat "$WORK/watch-$FPID.err")"
 	echo "           fitting (diskproof learn) ..."
@@ -245,7 +274,7 @@ fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" -o "$FPD"
 FPID=$FID_PID
 sleep 1
 rc=0
-"$DISKPROOF" run "$LEARNED" --duration "$(printf '%.0f' "$SECS")s" --warmup 0s --results "$RES" \
+"${PINNED[@]}" "$DISKPROOF" run "$LEARNED" --duration "$(printf '%.0f' "$SECS")s" --warmup 0s --results "$RES" \
 	--format json >"$WORK/run.json" 2>"$WORK/run.err" || rc=$?
 fid_watch_stop "$FPID" || die "diskproof fingerprint failed: $(cat "$WORK/watch-$FPID.err")"
 [ $rc -le 1 ] || die "diskproof run failed (exit $rc): $(tail -5 "$WORK/run.err")"
