@@ -178,18 +178,34 @@ static bool store_looks_writable(const char *path)
 
 int store_open_read(struct store **out, const char *path, bool reap, struct strbuf *err)
 {
-	struct strbuf first = STRBUF_INIT;
+	struct strbuf first = STRBUF_INIT, wrote = STRBUF_INIT;
 	int ret = -EROFS;
 
 	/* A writable file is opened read-write when the caller may reap
 	 * (migrating an old file too); one that turns out not to be
 	 * writable (read-only, full, locked) is read as it is. */
 	if (reap && store_looks_writable(path))
-		ret = store_open_mode(out, path, STORE_MODE_WRITE, &first);
+		ret = store_open_mode(out, path, STORE_MODE_WRITE, &wrote);
 	if (ret == -EROFS || ret == -EACCES || ret == -ENOSPC || ret == -EIO || ret == -EBUSY) {
-		strbuf_reset(&first);
 		ret = store_open_mode(out, path, STORE_MODE_READ, &first);
+		/* an older file this command tried to migrate: why it could
+		 * not, not "needs a command that may write it" */
+		if (ret == -EPROTO && wrote.len) {
+			size_t n = strlen(path);
+			const char *why = wrote.buf;
+
+			if (!strncmp(why, path, n) && !strncmp(why + n, ": ", 2))
+				why += n + 2; /* its path said once */
+			strbuf_reset(&first);
+			strbuf_addf(&first,
+				    "%s: written by an older diskproof, and migrating it failed "
+				    "(%s); it can be read once it is migrated",
+				    path, why);
+		}
+	} else {
+		strbuf_add(&first, wrote.buf, wrote.len);
 	}
+	strbuf_release(&wrote);
 	/* On a read-only filesystem (or a full one) SQLite cannot make the
 	 * -shm that even a clean WAL-mode file needs: read the file as
 	 * immutable, which is exact when its -wal is empty or absent. */

@@ -2545,6 +2545,58 @@ static void test_run_fingerprint(void **state)
 	strbuf_release(&err);
 }
 
+/*
+ * An older file that a reading command tried to migrate, and could not
+ * (here another connection holds its write lock past the busy timeout; a
+ * full filesystem or an I/O error end the same way), is not read: the
+ * message says the migration failed and why, not that it "needs a command
+ * that may write it" (this command was one). Once the lock is gone the same
+ * call migrates it.
+ */
+static void test_migrate_failed_said(void **state)
+{
+	struct fixture *f = *state;
+	struct strbuf err = STRBUF_INIT;
+	struct store *s = NULL;
+	sqlite3 *db, *lock;
+
+	store_close(open_ok(f->path));
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
+						    " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	lock = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(store_open_read(&s, f->path, true, &err), -EPROTO);
+	assert_null(s);
+	if (!strstr(err.buf, "migrating it failed") || !strstr(err.buf, "locked") ||
+	    strstr(err.buf, "may write it"))
+		fail_msg("the message: %s", err.buf);
+	assert_int_equal(sqlite3_exec(lock, "COMMIT", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(lock);
+	strbuf_reset(&err);
+	assert_int_equal(store_open_read(&s, f->path, true, &err), 0);
+	store_close(s);
+	db = raw_open(f->path);
+	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
+	sqlite3_close(db);
+	/* a command that may not write (reap = false) still says so */
+	db = raw_open(f->path);
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
+						    " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	strbuf_reset(&err);
+	assert_int_equal(store_open_read(&s, f->path, false, &err), -EPROTO);
+	assert_non_null(strstr(err.buf, "may write it"));
+	strbuf_release(&err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -2573,6 +2625,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_series_columns, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_migrate_failed_said, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_import_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_host_bad_row, setup, teardown),
