@@ -604,15 +604,22 @@ static void series_print_end(const struct cli_opts *o, int64_t last_id, bool jso
 /* One run of a series; 0 to go on with the next, or 1 when the series
  * stops here (*code its exit code so far). Exits at once after a second
  * signal, as a single run does. */
-static int series_one(const struct cli_opts *o, struct run_options *ro, struct progress *pr,
-		      int64_t *last_id, int *code)
+static int series_one(const struct cli_opts *o, const struct profile *p, struct run_options *ro,
+		      struct progress *pr, int64_t *last_id, int *code)
 {
 	struct strbuf err = STRBUF_INIT;
 	struct run_outcome out;
+	/* a profile that keeps a fingerprint: each run's own, as one run's */
+	struct cli_run_fp *fpw = cli_run_fp_start(p, ro);
 	int ret;
 
 	ret = run_execute(ro, &out, &err);
 	progress_live_end(&pr->live);
+	if (!out.abandoned)
+		cli_run_fp_finish(fpw, o->results, out.run_id);
+	cli_run_fp_free(fpw);
+	ro->window = NULL; /* the watch is gone with it */
+	ro->window_arg = NULL;
 	if (out.abandoned) {
 		fprintf(stderr,
 			"diskproof: interrupted twice: run %lld recorded as aborted in %s\n",
@@ -676,7 +683,7 @@ static int run_series(const struct cli_opts *o, struct profile *p, struct run_op
 			ro->destroy = destroy;
 			ro->ndestroy = o->ndestroy + nfresh;
 		}
-		if (series_one(o, ro, pr, &last_id, &code))
+		if (series_one(o, p, ro, pr, &last_id, &code))
 			break;
 	}
 	if (ser.index <= ser.size && !o->quiet)

@@ -149,5 +149,23 @@ b=$(awk '/^data writes\/s/ {print $4; exit}' run.out)
 # a run without a stored fingerprint (the sim run's file): exit 2, said
 expect_exit 2 "$DISKPROOF" fingerprint compare learned.fingerprint.json 1 --results sim.db
 grep -q "has no fingerprint of its own stored" "$WORK/err" || fail "no word of a run without one"
+
+# --- a series (run --repeat 2) stores each run's own fingerprint and
+# compares it, as one run does (it once stored none)
+before=$(sqlite3 r.db 'SELECT count(*) FROM run_fingerprint')
+set +e
+"$DISKPROOF" run tripled.ini --repeat 2 --duration 3s --warmup 0s --results r.db --quiet \
+	>series.out 2>series.err
+rc=$?
+set -e
+[ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat series.out series.err; fail "the series: exit $rc"; }
+after=$(sqlite3 r.db 'SELECT count(*) FROM run_fingerprint')
+[ "$after" = $((before + 2)) ] ||
+	fail "a series of 2 runs stored $((after - before)) fingerprints of their own: $(cat series.err)"
+for run in $(sqlite3 r.db 'SELECT id FROM run ORDER BY id DESC LIMIT 2'); do
+	"$DISKPROOF" report "$run" --results r.db --format json >"$WORK/out"
+	[ "$(json '[r["off"] for r in d["fingerprint_compare"]["rows"] if r["key"] == "data.writes_per_s"][0]')" = True ] ||
+		fail "series run $run: its report's comparison has data writes/s not OFF"
+done
 [ -z "${DP_LEARN_KEEP:-}" ] || cp r.db learned.ini ./*.json run.out "$DP_LEARN_KEEP"
 echo "ok"
