@@ -32,6 +32,12 @@
 #                       "diskproof learn --data --log --transactions N"
 #                       watching (ended when pgbench ends), and the learned
 #                       profile (learned.ini) is what runs at pgbench's rate
+#   --pin, --no-pin     pin each measured side (PostgreSQL's server and
+#                       pgbench while measured, and the diskproof run) to the
+#                       last CPU, the loop devices' kernel work on the others
+#                       (tests/fidelity/README.md); the default with --learn
+#                       and 2 CPUs or more, off otherwise (the shipped
+#                       profile's calibration was made unpinned)
 #   --no-assert         print and save, exit 0 whatever the differences
 #                       (also what it does by itself when the machine is
 #                       loaded before either side: it says so; see
@@ -98,6 +104,7 @@ PROFILE=pgbench-tpcb
 PGFROM=""
 LEARN=""
 ASSERT=1
+PIN=""
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o | --output) OUT=${2:?}; shift ;;
@@ -107,6 +114,8 @@ while [ $# -gt 0 ]; do
 	--pgbench-from) PGFROM=${2:?}; shift ;;
 	--learn) LEARN=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
+	--pin) PIN=1 ;;
+	--no-pin) PIN=0 ;;
 	-h | --help) sed -n '/^# usage/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) DIR=$1 ;;
@@ -119,6 +128,16 @@ if [ -n "$LEARN" ]; then
 	is_count "$LEARN" "--learn transactions"
 	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
 	[ "$PROFILE" = pgbench-tpcb ] || die "--learn: the profile is the learned one, not --profile"
+fi
+
+# the measured sides on the last CPU, the loop devices' work on the others
+[ -n "$PIN" ] || { [ -n "$LEARN" ] && PIN=1 || PIN=0; }
+PINNED=()
+if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+	PIN_CPU=$(($(nproc) - 1))
+	PINNED=(taskset -c "$PIN_CPU")
+else
+	PIN=0
 fi
 
 if [ "$(id -u)" != 0 ]; then
@@ -363,7 +382,16 @@ else
 		LPID=$!
 		sleep 1
 	fi
-	pgsu "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" "${LENGTH[@]}" \
+	if [ "$PIN" = 1 ]; then
+		# every process of the server's cgroup (backends forked later
+		# inherit the postmaster's affinity), and pgbench below
+		for p in $(cat "$CG/cgroup.procs"); do
+			taskset -a -p -c "$PIN_CPU" "$p" >/dev/null ||
+				die "taskset of PostgreSQL (process $p) failed"
+		done
+		echo "            measured sides pinned to CPU $PIN_CPU (PostgreSQL and pgbench, diskproof run); the loop devices' kernel work on the others"
+	fi
+	"${PINNED[@]}" runuser -u postgres -- "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" "${LENGTH[@]}" \
 		-l --log-prefix="$PGLOGDIR/pgbench_log" postgres >"$WORK/bench.log" 2>&1 ||
 		die "pgbench failed: $(tail -5 "$WORK/bench.log")"
 	snapshot "$WORK/pg1"
@@ -426,7 +454,7 @@ echo "diskproof: profile $PROFILE at rate $RATE/s, $(awk '/^databases = /{print 
 cold
 snapshot "$WORK/dp0"
 rc=0
-"$DISKPROOF" run "$RUNP" --duration "${SECS}s" --warmup 0s --results "$RES" --format json \
+"${PINNED[@]}" "$DISKPROOF" run "$RUNP" --duration "${SECS}s" --warmup 0s --results "$RES" --format json \
 	>"$WORK/run.json" 2>"$WORK/run.err" || rc=$?
 snapshot "$WORK/dp1"
 # 0 passed, 1 a verdict failed: measured either way
