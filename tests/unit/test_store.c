@@ -2486,6 +2486,20 @@ static void test_series_columns(void **state)
 	sqlite3_close(db);
 }
 
+/* Takes the current file at path back to schema 12 (SCHEMA13_UNDO), its
+ * -wal folded in. */
+static void set_back_to_12(const char *path)
+{
+	sqlite3 *db = raw_open(path);
+
+	assert_int_equal(sqlite3_exec(db,
+				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
+						    " PRAGMA wal_checkpoint(TRUNCATE)",
+				      NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+}
+
 /* Table run_fingerprint (schema 13): written, replaced, read back with the
  * run; a run without a row has none; a version-12 file migrates to it, and
  * import copies the row. */
@@ -2526,13 +2540,7 @@ static void test_run_fingerprint(void **state)
 	store_close(s);
 
 	/* a version-12 file: migrated, its runs without a fingerprint */
-	db = raw_open(f->path);
-	assert_int_equal(sqlite3_exec(db,
-				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
-						    " PRAGMA wal_checkpoint(TRUNCATE)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
+	set_back_to_12(f->path);
 	s = open_ok(f->path);
 	assert_int_equal(store_results_load(s, a, &r, &err), 0);
 	assert_null(r.fp_run);
@@ -2561,13 +2569,7 @@ static void test_migrate_failed_said(void **state)
 	sqlite3 *db, *lock;
 
 	store_close(open_ok(f->path));
-	db = raw_open(f->path);
-	assert_int_equal(sqlite3_exec(db,
-				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
-						    " PRAGMA wal_checkpoint(TRUNCATE)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
+	set_back_to_12(f->path);
 	lock = raw_open(f->path);
 	assert_int_equal(sqlite3_exec(lock, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(store_open_read(&s, f->path, true, &err), -EPROTO);
@@ -2584,13 +2586,7 @@ static void test_migrate_failed_said(void **state)
 	assert_int_equal(raw_int(db, "PRAGMA user_version"), STORE_SCHEMA_VERSION);
 	sqlite3_close(db);
 	/* a command that may not write (reap = false) still says so */
-	db = raw_open(f->path);
-	assert_int_equal(sqlite3_exec(db,
-				      SCHEMA13_UNDO " PRAGMA user_version = 12;"
-						    " PRAGMA wal_checkpoint(TRUNCATE)",
-				      NULL, NULL, NULL),
-			 SQLITE_OK);
-	sqlite3_close(db);
+	set_back_to_12(f->path);
 	strbuf_reset(&err);
 	assert_int_equal(store_open_read(&s, f->path, false, &err), -EPROTO);
 	assert_non_null(strstr(err.buf, "may write it"));
