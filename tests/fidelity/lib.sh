@@ -113,3 +113,27 @@ json.dump(j, open(p, "w"), indent=2)
 open(p, "a").write("\n")
 EOF
 }
+
+# fid_pin: with PIN=1 (the caller's choice) and 2 CPUs or more, the measured
+# sides go on the last CPU and the loop devices' kernel work has the others
+# (tests/fidelity/README.md, "Pinned"): sets PIN_CPU and PINNED (the taskset
+# prefix; empty, and PIN=0, when not pinned)
+fid_pin() {
+	PINNED=()
+	if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+		PIN_CPU=$(($(nproc) - 1))
+		PINNED=(taskset -c "$PIN_CPU")
+	else
+		PIN=0
+	fi
+}
+
+# fid_pin_cgroup WHAT: with PIN=1, every thread of every process in CG on
+# PIN_CPU (processes and threads made later inherit it)
+fid_pin_cgroup() {
+	local p
+	[ "$PIN" = 1 ] || return 0
+	for p in $(cat "$CG/cgroup.procs"); do
+		taskset -a -p -c "$PIN_CPU" "$p" >/dev/null || die "taskset of $1 (process $p) failed"
+	done
+}

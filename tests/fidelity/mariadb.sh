@@ -107,13 +107,7 @@ fi
 need_diskproof
 mkdir -p "$OUT"
 # the measured sides on the last CPU, the loop devices' work on the others
-PINNED=()
-if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	PIN_CPU=$(($(nproc) - 1))
-	PINNED=(taskset -c "$PIN_CPU")
-else
-	PIN=0
-fi
+fid_pin
 OUT=$(cd "$OUT" && pwd)
 if [ -z "$FROM" ] && ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
 	note "installing mariadb-server and sysbench"
@@ -229,14 +223,7 @@ else
 	LPID=$FID_PID
 	fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$FPM"
 	FPID=$FID_PID
-	if [ "$PIN" = 1 ]; then
-		# every thread of the server's cgroup (runuser and mariadbd);
-		# threads made later inherit it
-		for p in $(cat "$CG/cgroup.procs"); do
-			taskset -a -p -c "$PIN_CPU" "$p" >/dev/null ||
-				die "taskset of MariaDB's server (process $p) failed"
-		done
-	fi
+	fid_pin_cgroup "MariaDB's server" # runuser and mariadbd, every thread
 	sleep 1
 	"${PINNED[@]}" "${SB[@]}" --threads="$THREADS" --events="$EVENTS" --time=0 --report-interval=10 run \
 		>"$WORK/run.log" 2>&1 || die "sysbench run failed: $(tail -5 "$WORK/run.log")"

@@ -73,6 +73,8 @@
 set -eu
 # shellcheck source=tests/bench/lib.sh
 source "$(dirname "$0")/../bench/lib.sh"
+# shellcheck source=tests/fidelity/lib.sh
+source "$(dirname "$0")/lib.sh" # fid_pin, fid_pin_cgroup (the rest is its own)
 FP=$REPO/tests/fidelity/fingerprint.py
 
 # Tolerances, percent of PostgreSQL's figure: rates, sizes, the read:write
@@ -132,13 +134,7 @@ fi
 
 # the measured sides on the last CPU, the loop devices' work on the others
 [ -n "$PIN" ] || { [ -n "$LEARN" ] && PIN=1 || PIN=0; }
-PINNED=()
-if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-	PIN_CPU=$(($(nproc) - 1))
-	PINNED=(taskset -c "$PIN_CPU")
-else
-	PIN=0
-fi
+fid_pin
 
 if [ "$(id -u)" != 0 ]; then
 	note "skipped: needs root (losetup, mount, drop_caches)"
@@ -382,13 +378,10 @@ else
 		LPID=$!
 		sleep 1
 	fi
+	# the server's processes (backends forked later inherit the
+	# postmaster's CPU), and pgbench below
+	fid_pin_cgroup PostgreSQL
 	if [ "$PIN" = 1 ]; then
-		# every process of the server's cgroup (backends forked later
-		# inherit the postmaster's affinity), and pgbench below
-		for p in $(cat "$CG/cgroup.procs"); do
-			taskset -a -p -c "$PIN_CPU" "$p" >/dev/null ||
-				die "taskset of PostgreSQL (process $p) failed"
-		done
 		echo "            measured sides pinned to CPU $PIN_CPU (PostgreSQL and pgbench, diskproof run); the loop devices' kernel work on the others"
 	fi
 	"${PINNED[@]}" runuser -u postgres -- "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" "${LENGTH[@]}" \
