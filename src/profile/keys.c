@@ -246,12 +246,15 @@ static const struct profile_key keys[] = {
 	{ .section = "workload", .name = "readahead_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(readahead_size), .min = 0, .max = 256 * KIB,
 	  .def = "0",
-	  .help = "With cache_size: a read that reads ahead takes this many bytes (the page "
-		  "and those after it, into the cache); whole pages, at most 64." },
+	  .help = "A read that reads ahead takes this many bytes (the page and those after "
+		  "it, into the cache with cache_size; without one they are read and dropped, "
+		  "as the kernel's readahead for a database that reads through the page "
+		  "cache); whole pages, at most 64." },
 	{ .section = "workload", .name = "readahead_pct", .type = PROFILE_KEY_PERCENT,
 	  .store = PROFILE_STORE_DOUBLE, PFIELD(readahead_pct), .min = 0, .max = 100,
 	  .def = "0",
-	  .help = "With readahead_size: share of cache misses that read ahead." },
+	  .help = "With readahead_size: share of page reads (cache misses) that read "
+		  "ahead." },
 	{ .section = "workload", .name = "checkpoint_interval", .type = PROFILE_KEY_DURATION,
 	  .store = PROFILE_STORE_U64, PFIELD(checkpoint_interval_ns), .min = 0,
 	  .max = 86400 * SEC, .def = "0s",

@@ -704,10 +704,6 @@ static void finish_pg_features(struct parse_ctx *c)
 			perr_add(c, key_line(c, "workload", "readahead_size"), "[workload]",
 				 "readahead_size", "is more than 64 pages (page_size = %u)",
 				 p->page_size);
-		if (!p->cache_size)
-			perr_add(c, key_line(c, "workload", "readahead_size"), "[workload]",
-				 "readahead_size",
-				 "needs cache_size (the pages read ahead go into the cache)");
 	}
 	if (p->readahead_pct > 0 && !p->readahead_size)
 		perr_add(c, key_line(c, "workload", "readahead_pct"), "[workload]", "readahead_pct",

@@ -65,8 +65,10 @@ static bool pick_page(struct wl_ctx *c, struct wl_db *d, uint64_t *page)
 }
 
 /* A miss's read ahead (readahead_pct of them): the pages after it that are
- * not cached, busy or bad, up to readahead_size, read with it into the
- * cache. */
+ * not cached, busy or bad, up to readahead_size, read with it (and checked)
+ * into the cache. Without cache_size nothing keeps them: the read is only
+ * the larger I/O (the kernel's readahead for a database reading through
+ * the page cache, which the model does not hold). */
 static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot *s)
 {
 	const struct wl_config *p = &c->cfg;
@@ -81,7 +83,8 @@ static void stream_read_ahead(struct wl_ctx *c, struct wl_db *d, struct wl_slot 
 			break;
 		*b |= WL_BUSY_IO;
 		s->held |= 1ULL << np;
-		wl_cache_insert(c, d, s->page + np - d->lo);
+		if (p->cache_size)
+			wl_cache_insert(c, d, s->page + np - d->lo);
 		np++;
 	}
 	s->npages = np;
@@ -359,9 +362,9 @@ again:
 	if (p->cache_size) {
 		d->cache.misses++;
 		wl_cache_insert(c, d, s->page - d->lo);
-		if (p->readahead_size)
-			stream_read_ahead(c, d, s);
 	}
+	if (p->readahead_size)
+		stream_read_ahead(c, d, s);
 	if (p->arrival == PROFILE_ARRIVAL_RATE) {
 		/* open loop: every I/O of the transaction, not only its first,
 		 * has a response time from the transaction's intended start (its

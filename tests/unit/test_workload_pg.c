@@ -195,6 +195,37 @@ static void test_read_ahead(void **state)
 	h_release(&h);
 }
 
+/* Read ahead without a cache (the kernel's readahead of a database that
+ * reads through the page cache, learn's fit): misses still read more than
+ * a page, and nothing is kept: every transaction's page is read again. */
+static void test_read_ahead_uncached(void **state)
+{
+	struct harness h;
+	struct watch w = {0};
+	const uint64_t pages = 4096;
+	uint64_t cached = 0;
+
+	(void)state;
+	pg_profile(&h);
+	h.p.readahead_size = 4 * h.p.page_size;
+	h.p.readahead_pct = 30;
+	h.on_issue = on_issue;
+	h.arg = &w;
+	h_start(&h, pages);
+	run_for(&h, &w, 1000 * MS);
+	for (uint64_t i = 0; i < pages; i++)
+		cached += !!(h.dbs[0].busy[i] & WL_BUSY_CACHED);
+	assert_int_equal(cached, 0);
+	assert_int_equal(h.dbs[0].cache.len, 0);
+	assert_int_equal(h.dbs[0].cache.hits, 0);
+	/* 30 % of reads take 4 pages (fewer where the next is busy): 1.9
+	 * pages a read expected, 1.95 more than 5 standard deviations out */
+	assert_true(w.reads > 10000);
+	assert_true(w.read_pages > w.reads * 17 / 10);
+	assert_true(w.read_pages < w.reads * 195 / 100);
+	h_release(&h);
+}
+
 /* commit_group: a log write goes once that many commits wait, before its
  * delay is out; never with fewer before it is. */
 static void test_commit_group(void **state)
@@ -384,6 +415,7 @@ int main(void)
 		cmocka_unit_test(test_cache_whole),
 		cmocka_unit_test(test_cache_quarter),
 		cmocka_unit_test(test_read_ahead),
+		cmocka_unit_test(test_read_ahead_uncached),
 		cmocka_unit_test(test_checkpoints),
 		cmocka_unit_test(test_dirty_full_between_checkpoints),
 		cmocka_unit_test(test_full_page_images),
