@@ -122,6 +122,15 @@ struct learn_trace_role {
 	uint64_t regions;	  /* distinct 1 MiB regions read or written */
 	uint64_t regions_dropped; /* I/Os whose region the bounded sketch could not keep */
 	double hot_fraction;	  /* share of reads and writes on the hottest 10 % of regions */
+	/* reads, writes: the role's requests in flight at each one's issue,
+	 * summed (over ops[] of them: the mean depth a read or write met) */
+	uint64_t depth_sum[2];
+	/* write bursts (learn_trace_bursts): runs of 100 ms slots with at
+	 * least LEARN_BURST_FACTOR times the mean writes a slot; their count,
+	 * their share of the writes, the mean time from one's start to the
+	 * next's (NAN: fewer than two) */
+	uint64_t bursts;
+	double burst_share, burst_interval_s;
 };
 
 /* One role of a fingerprint: the window's counters, summed over its devices. */

@@ -78,9 +78,11 @@ struct learn_trace_acc {
 	struct learn_trace_role *t;
 	uint64_t (*regions)[2];
 	size_t nregions, nregions_max;
-	uint32_t *slots;
+	uint32_t *slots, *wslots; /* wslots: writes alone (may be NULL) */
 	size_t nslots;
 	uint64_t last_end[8], last_op[8], last_issue;
+	uint64_t pending[256]; /* completion times of the requests in flight */
+	size_t npending;
 	double gap_us, gap_us2;
 };
 
@@ -88,7 +90,7 @@ void learn_trace_account(struct learn_trace_acc *acc, const struct learn_trace_e
 
 /* ---- figures and JSON ---- */
 
-#define LEARN_TRACE_FIGURES 16
+#define LEARN_TRACE_FIGURES 19
 
 /* The trace figures of role r of fp (none when it has no trace) into out,
  * keys "data.trace.sequential_pct" and so on; returns how many. None is
@@ -97,6 +99,14 @@ size_t learn_trace_figures(const struct learn_fp *fp, int r, struct learn_figure
 
 /* The learned profile's header lines of the BPF source (learn.c): used or
  * why not, and per traced role its figures, as "; " comment lines. */
+/* The write bursts of t from the writes per 100 ms slot (wslot_writes[nslots],
+ * the window's whole slots): a burst is a run of slots with at least
+ * LEARN_BURST_FACTOR times the mean (and LEARN_BURST_MIN writes). Sets
+ * t->bursts, t->burst_share and t->burst_interval_s. */
+#define LEARN_BURST_FACTOR 4.0
+#define LEARN_BURST_MIN 20
+void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *wslot_writes, size_t nslots);
+
 void learn_trace_header(const struct learn_fp *fp, struct strbuf *out);
 
 /* The role's "trace" object (docs/schema/fingerprint.schema.json). */

@@ -33,6 +33,9 @@ char LICENSE[] SEC("license") = "Dual MIT/GPL";
 volatile __u64 t0_ns;
 volatile __u64 end_ns;
 
+/* Each role's requests issued in the window and not yet completed. */
+__u64 role_inflight[BLOCKIO_ROLES];
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, BLOCKIO_ROLES);
@@ -76,6 +79,13 @@ struct {
 	__type(value, __u32);
 } slots SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOCKIO_ROLES *BLOCKIO_SLOTS);
+	__type(key, __u32);
+	__type(value, __u32);
+} wslots SEC(".maps");
+
 /* The watched device of rq (its partition's dev_t, else its disk's). */
 static __always_inline struct blockio_dev *dev_of(struct request *rq)
 {
@@ -108,7 +118,7 @@ static __always_inline void count_region(struct blockio_role *r, __u32 role, __u
 		r->regions_dropped++;
 }
 
-static __always_inline void count_timing(struct blockio_role *r, __u32 role, __u64 now)
+static __always_inline void count_timing(struct blockio_role *r, __u32 role, __u32 op, __u64 now)
 {
 	__u64 *last = bpf_map_lookup_elem(&last_issue, &role);
 	__u64 slot = (now - t0_ns) / BLOCKIO_SLOT_NS;
@@ -133,6 +143,11 @@ static __always_inline void count_timing(struct blockio_role *r, __u32 role, __u
 	}
 	key = role * BLOCKIO_SLOTS + (__u32)slot;
 	c = bpf_map_lookup_elem(&slots, &key);
+	if (c)
+		__sync_fetch_and_add(c, 1);
+	if (op != BLOCKIO_WRITE)
+		return;
+	c = bpf_map_lookup_elem(&wslots, &key);
 	if (c)
 		__sync_fetch_and_add(c, 1);
 }
@@ -163,6 +178,7 @@ static __always_inline int on_issue(struct request *rq)
 	r->ops[op]++;
 	r->bytes[op] += bytes;
 	if (op == BLOCKIO_READ || op == BLOCKIO_WRITE) {
+		r->depth_sum[op & 1] += role_inflight[role & (BLOCKIO_ROLES - 1)];
 		r->sizes[op & 1][blockio_log2(bytes) & (BLOCKIO_BUCKETS - 1)]++;
 		if (d->last_op && sector == d->last_end)
 			r->sequential++;
@@ -178,9 +194,13 @@ static __always_inline int on_issue(struct request *rq)
 	if (op == BLOCKIO_FLUSH && d->last_op == BLOCKIO_WRITE + 1)
 		r->flush_after_write++;
 	d->last_op = op + 1;
-	count_timing(r, role, now);
+	count_timing(r, role, op, now);
 	st = (struct blockio_start){.ns = now, .role = role, .op = op};
-	bpf_map_update_elem(&inflight, &addr, &st, BPF_ANY);
+	/* a request issued again (requeued) is counted in flight once */
+	if (!bpf_map_update_elem(&inflight, &addr, &st, BPF_NOEXIST))
+		__sync_fetch_and_add(&role_inflight[role & (BLOCKIO_ROLES - 1)], 1);
+	else
+		bpf_map_update_elem(&inflight, &addr, &st, BPF_EXIST);
 	return 0;
 }
 
@@ -196,7 +216,9 @@ static __always_inline int on_complete(struct request *rq)
 	ns = bpf_ktime_get_ns() - st->ns;
 	role = st->role;
 	op = st->op;
-	bpf_map_delete_elem(&inflight, &addr);
+	if (bpf_map_delete_elem(&inflight, &addr))
+		return 0; /* the other program of the pair took it */
+	__sync_fetch_and_add(&role_inflight[role & (BLOCKIO_ROLES - 1)], -1);
 	r = bpf_map_lookup_elem(&roles, &role);
 	if (!r || op >= BLOCKIO_OPS)
 		return 0;

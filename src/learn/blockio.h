@@ -10,9 +10,10 @@
  * Aggregation in the kernel (docs/learn.md, "The BPF source"): per role a
  * per-CPU struct blockio_role (counts and log2 histograms, no locks), a
  * hash of 1 MiB regions touched with their I/O counts (bounded: when full,
- * an I/O's region is dropped and counted), and an array of issues per
- * 100 ms slot of the window. User space sums the CPUs and derives the
- * figures (trace.c).
+ * an I/O's region is dropped and counted), an array of issues per
+ * 100 ms slot of the window and one of writes alone, and the role's
+ * requests in flight (a counter of the program's). User space sums the
+ * CPUs and derives the figures (trace.c).
  */
 #ifndef DISKPROOF_LEARN_BLOCKIO_H
 #define DISKPROOF_LEARN_BLOCKIO_H
@@ -59,6 +60,8 @@ struct blockio_role {
 	__u64 flush_after_write; /* a flush whose device's previous request was a write */
 	__u64 sequential;	 /* a read or write starting where the device's previous ended */
 	__u64 gaps, gap_us, gap_us2; /* issue gaps within the role: n, sum, sum of squares */
+	__u64 depth_sum[2];	     /* reads, writes: the role's requests in flight at each
+				      * one's issue (itself not counted), summed */
 	__u64 regions_dropped;	     /* I/Os whose region did not fit the hash */
 	__u64 slots_beyond;	     /* issues past the last slot */
 };

@@ -23,7 +23,14 @@
  *                  0 for a metronome, above 1 for bursts;
  *   dispersion     variance / mean of the issues per 100 ms slot over the
  *                  window's whole slots: 1 for Poisson, above for bursts
- *                  at the 100 ms scale.
+ *                  at the 100 ms scale;
+ *   depth at write the role's requests in flight when a write was issued,
+ *                  on average (a flusher's or the kernel's write-back
+ *                  depth: the requests it keeps queued);
+ *   write bursts   runs of 100 ms slots with at least 4 times the mean
+ *                  writes a slot: their share of the writes, and the
+ *                  time from one's start to the next's (a page cleaner's
+ *                  or the kernel's write-back pass).
  */
 #include <errno.h>
 #include <math.h>
@@ -78,6 +85,39 @@ void learn_trace_derive(struct learn_trace_role *t, uint64_t *region_ios, size_t
 	t->dispersion = mean > 0 ? var / (double)nslots / mean : NAN;
 }
 
+void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *w, size_t nslots)
+{
+	double sum = 0, in = 0, mean, cut;
+	size_t first = 0, last = 0;
+	bool inside = false;
+
+	t->bursts = 0;
+	t->burst_share = t->burst_interval_s = NAN;
+	for (size_t i = 0; i < nslots; i++)
+		sum += w[i];
+	if (!(sum > 0))
+		return;
+	mean = sum / (double)nslots;
+	cut = fmax(LEARN_BURST_FACTOR * mean, LEARN_BURST_MIN);
+	for (size_t i = 0; i < nslots; i++) {
+		bool hot = (double)w[i] >= cut;
+
+		if (hot) {
+			in += w[i];
+			if (!inside) {
+				if (!t->bursts++)
+					first = i;
+				last = i;
+			}
+		}
+		inside = hot;
+	}
+	t->burst_share = in / sum;
+	if (t->bursts >= 2)
+		t->burst_interval_s =
+			(double)(last - first) * BLOCKIO_SLOT_NS / 1e9 / (double)(t->bursts - 1);
+}
+
 static void acc_region(struct learn_trace_acc *acc, uint64_t sector)
 {
 	uint64_t region = sector >> BLOCKIO_REGION_SHIFT;
@@ -106,7 +146,14 @@ void learn_trace_account(struct learn_trace_acc *acc, const struct learn_trace_e
 	t->present = true;
 	t->ops[op]++;
 	t->bytes[op] += ev->bytes;
+	/* the requests still in flight at this one's issue */
+	for (size_t i = 0; i < acc->npending;)
+		if (acc->pending[i] <= ev->issue_ns)
+			acc->pending[i] = acc->pending[--acc->npending];
+		else
+			i++;
 	if (op == BLOCKIO_READ || op == BLOCKIO_WRITE) {
+		t->depth_sum[op] += acc->npending;
 		t->sizes[op][blockio_log2(ev->bytes)]++;
 		if (acc->last_op[d] && ev->sector == acc->last_end[d])
 			t->sequential++;
@@ -133,6 +180,10 @@ void learn_trace_account(struct learn_trace_acc *acc, const struct learn_trace_e
 	acc->last_issue = ev->issue_ns + 1;
 	if (slot < acc->nslots)
 		acc->slots[slot]++;
+	if (slot < acc->nslots && acc->wslots && op == BLOCKIO_WRITE)
+		acc->wslots[slot]++;
+	if (ev->complete_ns > ev->issue_ns && acc->npending < DP_ARRAY_SIZE(acc->pending))
+		acc->pending[acc->npending++] = ev->complete_ns;
 	if (ev->complete_ns > ev->issue_ns) {
 		uint64_t ns = ev->complete_ns - ev->issue_ns;
 
@@ -161,6 +212,9 @@ enum tfig {
 	TF_FUA,
 	TF_FLUSH_PER_WRITE,
 	TF_FLUSH_AFTER_WRITE,
+	TF_WRITE_DEPTH,
+	TF_BURST_SHARE,
+	TF_BURST_INTERVAL,
 };
 
 #define TROW(role, kind, label, key, dec)                                                          \
@@ -192,6 +246,9 @@ static const struct tfig_def {
 			TROW(role, TF_FLUSH_PER_WRITE, "flushes/write", "flushes_per_write", 3),   \
 			TROW(role, TF_FLUSH_AFTER_WRITE, "flush after wr %",                       \
 			     "flush_after_write_pct", 1),                                          \
+			TROW(role, TF_WRITE_DEPTH, "depth at write", "write_depth", 2),            \
+			TROW(role, TF_BURST_SHARE, "writes in bursts %", "burst_share_pct", 1),    \
+			TROW(role, TF_BURST_INTERVAL, "burst every s", "burst_interval_s", 2),     \
 	}
 	TROWS("data"),
 	TROWS("log"),
@@ -268,6 +325,15 @@ static void tfig_value(const struct learn_trace_role *t, double s, enum tfig k,
 		break;
 	case TF_FLUSH_AFTER_WRITE:
 		f->value = div0(100.0 * (double)t->flush_after_write, (double)fl), f->events = fl;
+		break;
+	case TF_WRITE_DEPTH:
+		f->value = div0((double)t->depth_sum[1], (double)w), f->events = w;
+		break;
+	case TF_BURST_SHARE:
+		f->value = 100 * t->burst_share, f->events = w;
+		break;
+	case TF_BURST_INTERVAL:
+		f->value = t->burst_interval_s, f->events = t->bursts;
 		break;
 	}
 }
@@ -358,6 +424,11 @@ void learn_trace_json(const struct learn_fp *fp, int r, struct json *j)
 	json_u64(j, "regions", t->regions);
 	json_u64(j, "regions_dropped", t->regions_dropped);
 	json_num(j, "hot_fraction", t->hot_fraction, 6);
+	json_u64(j, "read_depth_sum", t->depth_sum[0]);
+	json_u64(j, "write_depth_sum", t->depth_sum[1]);
+	json_u64(j, "bursts", t->bursts);
+	json_num(j, "burst_share", t->burst_share, 6);
+	json_num(j, "burst_interval_s", t->burst_interval_s, 6);
 	json_begin_object(j, "figures");
 	for (size_t i = 0; i < n; i++) {
 		json_begin_object_flat(j, strrchr(f[i].key, '.') + 1);
@@ -401,11 +472,16 @@ void learn_trace_json_number(struct learn_trace_role *t, const char *key, double
 		{"slots", offsetof(struct learn_trace_role, slots)},
 		{"regions", offsetof(struct learn_trace_role, regions)},
 		{"regions_dropped", offsetof(struct learn_trace_role, regions_dropped)},
+		{"read_depth_sum", offsetof(struct learn_trace_role, depth_sum[0])},
+		{"write_depth_sum", offsetof(struct learn_trace_role, depth_sum[1])},
+		{"bursts", offsetof(struct learn_trace_role, bursts)},
 	};
 	uint64_t u = v > 0 ? (uint64_t)v : 0;
 	const char *dot = strchr(key, '.');
 	int op = dot ? op_index(dot + 1) : -1;
 
+	if (!t->present) /* a fingerprint from before the bursts were kept */
+		t->burst_share = t->burst_interval_s = NAN;
 	t->present = true;
 	for (size_t i = 0; i < DP_ARRAY_SIZE(scalars); i++)
 		if (!strcmp(key, scalars[i].name))
@@ -416,6 +492,10 @@ void learn_trace_json_number(struct learn_trace_role *t, const char *key, double
 		t->dispersion = v;
 	else if (!strcmp(key, "hot_fraction"))
 		t->hot_fraction = v;
+	else if (!strcmp(key, "burst_share"))
+		t->burst_share = v;
+	else if (!strcmp(key, "burst_interval_s"))
+		t->burst_interval_s = v;
 	else if (!strncmp(key, "read_sizes.", 11))
 		t->sizes[0][bucket_of(key + 11)] = u;
 	else if (!strncmp(key, "write_sizes.", 12))
@@ -506,6 +586,12 @@ void learn_trace_header(const struct learn_fp *fp, struct strbuf *out)
 		header_num(out, f[TF_GAP_CV].value, 2, "");
 		strbuf_addstr(out, ", dispersion of issues per 100 ms ");
 		header_num(out, f[TF_DISP].value, 2, "");
+		strbuf_addf(out, "\n;   %s: in flight at a write's issue ", names[r]);
+		header_num(out, f[TF_WRITE_DEPTH].value, 2, "");
+		strbuf_addf(out, ", write bursts %llu (", (unsigned long long)t->bursts);
+		header_num(out, f[TF_BURST_SHARE].value, 1, " %");
+		strbuf_addstr(out, " of the writes), one every ");
+		header_num(out, f[TF_BURST_INTERVAL].value, 2, " s");
 		strbuf_addf(out, "\n;   %s: FUA writes ", names[r]);
 		header_num(out, f[TF_FUA].value, 1, " %");
 		strbuf_addf(out, ", preflush writes %llu, flushes per write ",
@@ -696,6 +782,7 @@ static int read_role(struct blockio *s, uint32_t r, struct learn_trace_role *t, 
 		}
 		for (int b = 0; b < LEARN_TRACE_BUCKETS; b++)
 			t->sizes[0][b] += x->sizes[0][b], t->sizes[1][b] += x->sizes[1][b];
+		t->depth_sum[0] += x->depth_sum[0], t->depth_sum[1] += x->depth_sum[1];
 		t->fua_writes += x->fua_writes, t->preflush_writes += x->preflush_writes;
 		t->sync_writes += x->sync_writes, t->meta_ios += x->meta_ios;
 		t->flush_after_write += x->flush_after_write, t->sequential += x->sequential;
@@ -738,15 +825,19 @@ static int read_regions(struct blockio *s, uint32_t r, uint64_t **out, size_t *n
 int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, struct learn_fp *fp)
 {
 	size_t nslots = (size_t)(seconds * 10);
-	uint32_t *slots;
+	uint32_t *slots, *wslots;
 	int ret = 0;
 
 	t->skel->bss->end_ns = end_ns;
 	if (nslots > BLOCKIO_SLOTS)
 		nslots = BLOCKIO_SLOTS;
 	slots = calloc(nslots + 1, sizeof(*slots));
-	if (!slots)
+	wslots = calloc(nslots + 1, sizeof(*wslots));
+	if (!slots || !wslots) {
+		free(slots);
+		free(wslots);
 		return -ENOMEM;
+	}
 	/* completions of requests issued in the window still come: a moment */
 	usleep(20000);
 	for (uint32_t r = 0; !ret && r < LEARN_ROLES; r++) {
@@ -765,14 +856,20 @@ int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, str
 
 			ret = bpf_map__lookup_elem(t->skel->maps.slots, &key, sizeof(key),
 						   &slots[i], sizeof(slots[i]), 0);
+			if (!ret)
+				ret = bpf_map__lookup_elem(t->skel->maps.wslots, &key, sizeof(key),
+							   &wslots[i], sizeof(wslots[i]), 0);
 		}
 		if (!ret)
 			ret = read_regions(t->skel, r, &regions, &nregions);
-		if (!ret)
+		if (!ret) {
 			learn_trace_derive(tr, regions, nregions, slots, nslots, gap_us, gap_us2);
+			learn_trace_bursts(tr, wslots, nslots);
+		}
 		free(regions);
 	}
 	free(slots);
+	free(wslots);
 	return ret;
 }
 

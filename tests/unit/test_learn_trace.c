@@ -53,6 +53,77 @@ static void test_derive(void **state)
 	}
 }
 
+/* Write bursts and the depth a write meets, through the reference rules: a
+ * write-back pass every 2 s of 400 writes kept 16 in flight, each served in
+ * 1 ms, over a steady 10 writes a 100 ms slot one at a time (served in
+ * 100 us); 10 s. The passes are 4 bursts, 2 s apart, with 1,600 of the
+ * 2,600 writes; a pass's write meets 15 others in flight (the first ones
+ * fewer), a steady write none or a pass's 16. */
+static void test_bursts_depth(void **state)
+{
+	struct learn_trace_role t = {0};
+	uint32_t slots[100] = {0}, wslots[100] = {0};
+	struct learn_trace_acc a = {.t = &t, .slots = slots, .wslots = wslots, .nslots = 100};
+	struct learn_trace_event ev[2600];
+	size_t n = 0;
+
+	(void)state;
+	for (uint64_t k = 0; k < 1000; k++) /* steady, every 10 ms */
+		ev[n++] = (struct learn_trace_event){.issue_ns = k * 10000000 + 5000000,
+						     .complete_ns = k * 10000000 + 5100000,
+						     .cmd_flags = REQ_WRITE,
+						     .bytes = 8192,
+						     .sector = k * 64};
+	for (uint64_t p = 0; p < 4; p++) /* passes at 1.0, 3.0, 5.0, 7.0 s */
+		for (uint64_t k = 0; k < 400; k++) {
+			/* 16 issued each ms, each served in 1 ms: 25 ms a pass */
+			uint64_t at = (1000 + 2000 * p) * 1000000 + k / 16 * 1000000 + k % 16;
+
+			ev[n++] =
+				(struct learn_trace_event){.issue_ns = at,
+							   .complete_ns = at + 1000000 - 16,
+							   .cmd_flags = REQ_WRITE,
+							   .bytes = 8192,
+							   .sector = 8000000 + p * 10000 + k * 16};
+		}
+	/* in order of issue, as the tracepoint sees them */
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0 && ev[j].issue_ns < ev[j - 1].issue_ns; j--) {
+			struct learn_trace_event x = ev[j];
+
+			ev[j] = ev[j - 1], ev[j - 1] = x;
+		}
+	for (size_t i = 0; i < n; i++)
+		learn_trace_account(&a, &ev[i]);
+	learn_trace_bursts(&t, wslots, 100);
+	assert_int_equal(t.ops[1], 2600);
+	assert_int_equal(t.bursts, 4);
+	/* the pass slots also hold their slot's 10 steady writes */
+	assert_true(fabs(t.burst_share - 1640.0 / 2600) < 1e-9);
+	assert_true(fabs(t.burst_interval_s - 2.0) < 1e-9);
+	/* a pass's writes meet 15 in flight (each ms's first 16 the previous
+	 * ms's less those done: 0 to 15, mean 7.5, the pass's first ms
+	 * fewer), the steady ones 0: between 7.5 x 1600 / 2600 and
+	 * 15 x 1600 / 2600 */
+	assert_true((double)t.depth_sum[1] / 2600 > 4.0);
+	assert_true((double)t.depth_sum[1] / 2600 < 9.3);
+	/* a steady load alone: no bursts, depth 0 */
+	{
+		struct learn_trace_role s = {0};
+		uint32_t ws[100] = {0}, sl[100] = {0};
+		struct learn_trace_acc b = {.t = &s, .slots = sl, .wslots = ws, .nslots = 100};
+
+		for (size_t i = 0; i < n; i++)
+			if (ev[i].sector < 8000000)
+				learn_trace_account(&b, &ev[i]);
+		learn_trace_bursts(&s, ws, 100);
+		assert_int_equal(s.bursts, 0);
+		assert_true(fabs(s.burst_share) < 1e-9);
+		assert_true(isnan(s.burst_interval_s));
+		assert_int_equal(s.depth_sum[1], 0);
+	}
+}
+
 /* The known load: data 1,000 4 KiB reads at random 4 KiB offsets, one per
  * ms, 3 in 4 on the first 1 MiB region (hot), each served in 100 us; log
  * 200 64 KiB writes one after the other (sequential), each followed by a
@@ -236,6 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_derive),
+		cmocka_unit_test(test_bursts_depth),
 		cmocka_unit_test(test_known_load),
 		cmocka_unit_test(test_json_round_trip),
 	};
