@@ -128,9 +128,11 @@ struct learn_trace_role {
 	/* write bursts (learn_trace_bursts): runs of 100 ms slots with at
 	 * least LEARN_BURST_FACTOR times the mean writes a slot; their count,
 	 * their share of the writes, the mean time from one's start to the
-	 * next's (NAN: fewer than two) */
+	 * next's (NAN: fewer than two), the mean writes of a burst's fullest
+	 * slot (its peak rate a 100 ms), and the writes in flight in that
+	 * slot, time-averaged (the service times of its writes over 100 ms) */
 	uint64_t bursts;
-	double burst_share, burst_interval_s;
+	double burst_share, burst_interval_s, burst_peak, burst_depth;
 };
 
 /* One role of a fingerprint: the window's counters, summed over its devices. */
@@ -255,6 +257,9 @@ struct learn_model {
 	unsigned flush_depth;	   /* the flusher's writes in flight (a batch's pages) */
 	double dw_batch_rate;	   /* doublewrite batches a second the trace saw (0: none) */
 	double cache_fraction;	   /* cache_size as a share of the database */
+	unsigned dirty_pages;	   /* the dirty list's pages (0: the key's default) */
+	unsigned readahead_pages;  /* readahead_size, in pages (0: off) */
+	double readahead_pct;	   /* the share of page reads that read ahead */
 	/* group commit (learn_db_group_commit): commit_delay in us (0: off),
 	 * commit_group, and the sim's commits per log write without the delay
 	 * (the fit's state) */

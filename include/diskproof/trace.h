@@ -79,6 +79,7 @@ struct learn_trace_acc {
 	uint64_t (*regions)[2];
 	size_t nregions, nregions_max;
 	uint32_t *slots, *wslots; /* wslots: writes alone (may be NULL) */
+	uint64_t *wsvc;		  /* their service times, ns (may be NULL) */
 	size_t nslots;
 	uint64_t last_end[8], last_op[8], last_issue;
 	uint64_t pending[256]; /* completion times of the requests in flight */
@@ -100,12 +101,15 @@ size_t learn_trace_figures(const struct learn_fp *fp, int r, struct learn_figure
 /* The learned profile's header lines of the BPF source (learn.c): used or
  * why not, and per traced role its figures, as "; " comment lines. */
 /* The write bursts of t from the writes per 100 ms slot (wslot_writes[nslots],
- * the window's whole slots): a burst is a run of slots with at least
- * LEARN_BURST_FACTOR times the mean (and LEARN_BURST_MIN writes). Sets
- * t->bursts, t->burst_share and t->burst_interval_s. */
+ * the window's whole slots) and their service times in ns (wslot_svc, by
+ * the slot of their issue; NULL: not kept): a burst is a run of slots with
+ * at least LEARN_BURST_FACTOR times the mean (and LEARN_BURST_MIN writes).
+ * Sets t->bursts, t->burst_share, t->burst_interval_s, t->burst_peak and
+ * t->burst_depth. */
 #define LEARN_BURST_FACTOR 4.0
 #define LEARN_BURST_MIN 20
-void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *wslot_writes, size_t nslots);
+void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *wslot_writes,
+			const uint64_t *wslot_svc, size_t nslots);
 
 void learn_trace_header(const struct learn_fp *fp, struct strbuf *out);
 

@@ -159,6 +159,8 @@ struct cli_opts {
 	double tolerance_pct;
 	bool has_tolerance;
 	bool no_trace; /* --no-trace: no BPF tracing of the block layer */
+	/* learn --from FILE: the fingerprint fitted, watched before (NULL: watch) */
+	const char *from;
 	/* learn --replay-on DIR, --replay-log-on DIR (NULL: not given),
 	 * --replay-seconds N (0: not given, 20), --keep (learn_replay.c) */
 	const char *replay_on, *replay_log_on;

@@ -348,6 +348,29 @@ static int learn_write(const struct cli_opts *o, const struct learn_fp *fp, stru
 	return ret;
 }
 
+/* learn --from FILE: the window watched before, read instead of watching;
+ * what would shape a new window is refused. */
+static int from_read(const struct cli_opts *o, struct learn_fp *fp, struct learn_fit *fit)
+{
+	const char *which = o->ov.has_duration	   ? "--duration"
+			    : o->transactions >= 0 ? "--transactions"
+			    : o->postgres	   ? "--postgres"
+			    : o->mysql		   ? "--mysql"
+			    : o->no_trace	   ? "--no-trace"
+						   : NULL;
+	int ret;
+
+	if (which)
+		return cli_usage_error("learn --from %s fits a window watched before: %s would "
+				       "shape a new one (the file has its own)",
+				       o->from, which);
+	ret = read_fp(o->from, fp);
+	if (!ret)
+		strbuf_addf(&fit->notes, "fitted from %s: a window watched before, not now\n",
+			    o->from);
+	return ret;
+}
+
 int cli_cmd_learn(int argc, char **argv)
 {
 	struct cli_opts o;
@@ -367,12 +390,14 @@ int cli_cmd_learn(int argc, char **argv)
 		return cli_usage_error("learn needs -o PROFILE (the profile it writes)");
 	learn_fit_init(&fit);
 	ret = volumes_pair(&o, &fit);
+	if (!ret && o.from)
+		ret = from_read(&o, &fp, &fit);
 	/* the replay directories refused before anything is watched or written */
-	if (!ret && (o.replay_on || o.replay_log_on || o.replay_seconds || o.keep))
+	else if (!ret && (o.replay_on || o.replay_log_on || o.replay_seconds || o.keep))
 		ret = roles_resolve(&o, &fp);
 	if (!ret)
 		ret = cli_learn_replay_check(&o, &fp, replay);
-	if (!ret)
+	if (!ret && !o.from)
 		ret = watch(&o, "learn", &fp);
 	if (ret) {
 		learn_fit_release(&fit);
@@ -380,7 +405,7 @@ int cli_cmd_learn(int argc, char **argv)
 	}
 	db = sizes_under(o.data, o.ndata, &fit.notes);
 	log = sizes_under(o.log, o.nlog, &fit.notes);
-	if (geteuid() != 0)
+	if (geteuid() != 0 && !o.from)
 		strbuf_addstr(&fit.notes, "not root: /proc/diskstats only (BPF tracing would need "
 					  "root)\n");
 	if (!o.quiet)

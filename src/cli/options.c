@@ -110,6 +110,9 @@ static const struct cli_opt_def opt_defs[] = {
 	 "read MariaDB's or MySQL's counters and settings (libmariadb, loaded at run time): "
 	 "socket=PATH host= port= user= password= database= defaults-file= group= (~/.my.cnf's "
 	 "[client] read too)"},
+	{"--from", 0, CLI_ARG_REQUIRED, "FILE", CMD_LEARN,
+	 "fit a fingerprint watched before (a learned profile's PROFILE.fingerprint.json, or "
+	 "fingerprint -o's) instead of watching; --data and --log still name the volumes' paths"},
 	{"--no-trace", 0, CLI_ARG_NONE, NULL, CMD_FINGERPRINT | CMD_LEARN,
 	 "do not trace the block layer with BPF (used as root when built in): diskstats only"},
 	{"--replay-on", 0, CLI_ARG_REQUIRED, "DIR", CMD_LEARN,
@@ -354,6 +357,8 @@ static int set_opt_common(struct cli_opts *o, const char *name, const char *val,
 		}
 	} else if (!strcmp(name, "--no-trace")) {
 		o->no_trace = true;
+	} else if (!strcmp(name, "--from")) {
+		o->from = val;
 	} else if (!strcmp(name, "--tolerance")) {
 		ret = pct_parse(val, &o->tolerance_pct, err);
 		o->has_tolerance = true;

@@ -86,6 +86,14 @@ struct {
 	__type(value, __u32);
 } wslots SEC(".maps");
 
+/* per role and 100 ms slot of their issue: the writes' service times, ns */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, BLOCKIO_ROLES *BLOCKIO_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} wsvc SEC(".maps");
+
 /* The watched device of rq (its partition's dev_t, else its disk's). */
 static __always_inline struct blockio_dev *dev_of(struct request *rq)
 {
@@ -206,14 +214,15 @@ static __always_inline int on_issue(struct request *rq)
 
 static __always_inline int on_complete(struct request *rq)
 {
-	__u64 addr = (__u64)rq, ns;
+	__u64 addr = (__u64)rq, ns, st_ns;
 	struct blockio_start *st = bpf_map_lookup_elem(&inflight, &addr);
 	struct blockio_role *r;
 	__u32 role, op;
 
 	if (!st)
 		return 0;
-	ns = bpf_ktime_get_ns() - st->ns;
+	st_ns = st->ns;
+	ns = bpf_ktime_get_ns() - st_ns;
 	role = st->role;
 	op = st->op;
 	if (bpf_map_delete_elem(&inflight, &addr))
@@ -224,6 +233,14 @@ static __always_inline int on_complete(struct request *rq)
 		return 0;
 	r->completed[op]++;
 	r->service_ns[op] += ns;
+	if (op == BLOCKIO_WRITE && st_ns >= t0_ns &&
+	    (st_ns - t0_ns) / BLOCKIO_SLOT_NS < BLOCKIO_SLOTS) {
+		__u32 key = role * BLOCKIO_SLOTS + (__u32)((st_ns - t0_ns) / BLOCKIO_SLOT_NS);
+		__u64 *c = bpf_map_lookup_elem(&wsvc, &key);
+
+		if (c)
+			__sync_fetch_and_add(c, ns);
+	}
 	r->service[op][blockio_log2(ns / 1000) & (BLOCKIO_BUCKETS - 1)]++;
 	return 0;
 }

@@ -28,9 +28,11 @@
  *                  on average (a flusher's or the kernel's write-back
  *                  depth: the requests it keeps queued);
  *   write bursts   runs of 100 ms slots with at least 4 times the mean
- *                  writes a slot: their share of the writes, and the
- *                  time from one's start to the next's (a page cleaner's
- *                  or the kernel's write-back pass).
+ *                  writes a slot: their share of the writes, the time
+ *                  from one's start to the next's (a page cleaner's or the
+ *                  kernel's write-back pass), and in a burst's fullest
+ *                  slot its writes and the writes in flight, time-averaged
+ *                  (their service times over the slot: Little's law).
  */
 #include <errno.h>
 #include <math.h>
@@ -85,14 +87,15 @@ void learn_trace_derive(struct learn_trace_role *t, uint64_t *region_ios, size_t
 	t->dispersion = mean > 0 ? var / (double)nslots / mean : NAN;
 }
 
-void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *w, size_t nslots)
+void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *w, const uint64_t *svc,
+			size_t nslots)
 {
-	double sum = 0, in = 0, mean, cut;
+	double sum = 0, in = 0, mean, cut, peaks = 0, peak = 0, depths = 0, depth = 0;
 	size_t first = 0, last = 0;
 	bool inside = false;
 
 	t->bursts = 0;
-	t->burst_share = t->burst_interval_s = NAN;
+	t->burst_share = t->burst_interval_s = t->burst_peak = t->burst_depth = NAN;
 	for (size_t i = 0; i < nslots; i++)
 		sum += w[i];
 	if (!(sum > 0))
@@ -108,11 +111,22 @@ void learn_trace_bursts(struct learn_trace_role *t, const uint32_t *w, size_t ns
 				if (!t->bursts++)
 					first = i;
 				last = i;
+				peaks += peak, peak = 0;
+				depths += depth, depth = 0;
+			}
+			if (w[i] > peak) {
+				peak = w[i];
+				depth = svc ? (double)svc[i] / BLOCKIO_SLOT_NS : 0;
 			}
 		}
 		inside = hot;
 	}
+	peaks += peak, depths += depth;
 	t->burst_share = in / sum;
+	if (t->bursts)
+		t->burst_peak = peaks / (double)t->bursts;
+	if (t->bursts && svc)
+		t->burst_depth = depths / (double)t->bursts;
 	if (t->bursts >= 2)
 		t->burst_interval_s =
 			(double)(last - first) * BLOCKIO_SLOT_NS / 1e9 / (double)(t->bursts - 1);
@@ -182,6 +196,9 @@ void learn_trace_account(struct learn_trace_acc *acc, const struct learn_trace_e
 		acc->slots[slot]++;
 	if (slot < acc->nslots && acc->wslots && op == BLOCKIO_WRITE)
 		acc->wslots[slot]++;
+	if (slot < acc->nslots && acc->wsvc && op == BLOCKIO_WRITE &&
+	    ev->complete_ns > ev->issue_ns)
+		acc->wsvc[slot] += ev->complete_ns - ev->issue_ns;
 	if (ev->complete_ns > ev->issue_ns && acc->npending < DP_ARRAY_SIZE(acc->pending))
 		acc->pending[acc->npending++] = ev->complete_ns;
 	if (ev->complete_ns > ev->issue_ns) {
@@ -429,6 +446,8 @@ void learn_trace_json(const struct learn_fp *fp, int r, struct json *j)
 	json_u64(j, "bursts", t->bursts);
 	json_num(j, "burst_share", t->burst_share, 6);
 	json_num(j, "burst_interval_s", t->burst_interval_s, 6);
+	json_num(j, "burst_peak", t->burst_peak, 6);
+	json_num(j, "burst_depth", t->burst_depth, 6);
 	json_begin_object(j, "figures");
 	for (size_t i = 0; i < n; i++) {
 		json_begin_object_flat(j, strrchr(f[i].key, '.') + 1);
@@ -481,7 +500,7 @@ void learn_trace_json_number(struct learn_trace_role *t, const char *key, double
 	int op = dot ? op_index(dot + 1) : -1;
 
 	if (!t->present) /* a fingerprint from before the bursts were kept */
-		t->burst_share = t->burst_interval_s = NAN;
+		t->burst_share = t->burst_interval_s = t->burst_peak = t->burst_depth = NAN;
 	t->present = true;
 	for (size_t i = 0; i < DP_ARRAY_SIZE(scalars); i++)
 		if (!strcmp(key, scalars[i].name))
@@ -496,6 +515,10 @@ void learn_trace_json_number(struct learn_trace_role *t, const char *key, double
 		t->burst_share = v;
 	else if (!strcmp(key, "burst_interval_s"))
 		t->burst_interval_s = v;
+	else if (!strcmp(key, "burst_peak"))
+		t->burst_peak = v;
+	else if (!strcmp(key, "burst_depth"))
+		t->burst_depth = v;
 	else if (!strncmp(key, "read_sizes.", 11))
 		t->sizes[0][bucket_of(key + 11)] = u;
 	else if (!strncmp(key, "write_sizes.", 12))
@@ -592,6 +615,10 @@ void learn_trace_header(const struct learn_fp *fp, struct strbuf *out)
 		header_num(out, f[TF_BURST_SHARE].value, 1, " %");
 		strbuf_addstr(out, " of the writes), one every ");
 		header_num(out, f[TF_BURST_INTERVAL].value, 2, " s");
+		strbuf_addstr(out, ", their fullest 100 ms ");
+		header_num(out, t->burst_peak, 0, " writes");
+		strbuf_addstr(out, " with ");
+		header_num(out, t->burst_depth, 1, " in flight");
 		strbuf_addf(out, "\n;   %s: FUA writes ", names[r]);
 		header_num(out, f[TF_FUA].value, 1, " %");
 		strbuf_addf(out, ", preflush writes %llu, flushes per write ",
@@ -826,6 +853,7 @@ int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, str
 {
 	size_t nslots = (size_t)(seconds * 10);
 	uint32_t *slots, *wslots;
+	uint64_t *wsvc;
 	int ret = 0;
 
 	t->skel->bss->end_ns = end_ns;
@@ -833,9 +861,11 @@ int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, str
 		nslots = BLOCKIO_SLOTS;
 	slots = calloc(nslots + 1, sizeof(*slots));
 	wslots = calloc(nslots + 1, sizeof(*wslots));
-	if (!slots || !wslots) {
+	wsvc = calloc(nslots + 1, sizeof(*wsvc));
+	if (!slots || !wslots || !wsvc) {
 		free(slots);
 		free(wslots);
+		free(wsvc);
 		return -ENOMEM;
 	}
 	/* completions of requests issued in the window still come: a moment */
@@ -859,17 +889,21 @@ int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, str
 			if (!ret)
 				ret = bpf_map__lookup_elem(t->skel->maps.wslots, &key, sizeof(key),
 							   &wslots[i], sizeof(wslots[i]), 0);
+			if (!ret)
+				ret = bpf_map__lookup_elem(t->skel->maps.wsvc, &key, sizeof(key),
+							   &wsvc[i], sizeof(wsvc[i]), 0);
 		}
 		if (!ret)
 			ret = read_regions(t->skel, r, &regions, &nregions);
 		if (!ret) {
 			learn_trace_derive(tr, regions, nregions, slots, nslots, gap_us, gap_us2);
-			learn_trace_bursts(tr, wslots, nslots);
+			learn_trace_bursts(tr, wslots, wsvc, nslots);
 		}
 		free(regions);
 	}
 	free(slots);
 	free(wslots);
+	free(wsvc);
 	return ret;
 }
 

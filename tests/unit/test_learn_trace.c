@@ -63,7 +63,9 @@ static void test_bursts_depth(void **state)
 {
 	struct learn_trace_role t = {0};
 	uint32_t slots[100] = {0}, wslots[100] = {0};
-	struct learn_trace_acc a = {.t = &t, .slots = slots, .wslots = wslots, .nslots = 100};
+	uint64_t wsvc[100] = {0};
+	struct learn_trace_acc a = {
+		.t = &t, .slots = slots, .wslots = wslots, .wsvc = wsvc, .nslots = 100};
 	struct learn_trace_event ev[2600];
 	size_t n = 0;
 
@@ -95,12 +97,15 @@ static void test_bursts_depth(void **state)
 		}
 	for (size_t i = 0; i < n; i++)
 		learn_trace_account(&a, &ev[i]);
-	learn_trace_bursts(&t, wslots, 100);
+	learn_trace_bursts(&t, wslots, wsvc, 100);
 	assert_int_equal(t.ops[1], 2600);
 	assert_int_equal(t.bursts, 4);
 	/* the pass slots also hold their slot's 10 steady writes */
 	assert_true(fabs(t.burst_share - 1640.0 / 2600) < 1e-9);
 	assert_true(fabs(t.burst_interval_s - 2.0) < 1e-9);
+	assert_true(fabs(t.burst_peak - 410) < 1e-9);
+	/* the fullest slot: 400 writes of 1 ms and 10 of 100 us over 100 ms */
+	assert_true(fabs(t.burst_depth - (400 * (1e6 - 16) + 10 * 1e5) / 1e8) < 1e-9);
 	/* a pass's writes meet 15 in flight (each ms's first 16 the previous
 	 * ms's less those done: 0 to 15, mean 7.5, the pass's first ms
 	 * fewer), the steady ones 0: between 7.5 x 1600 / 2600 and
@@ -116,10 +121,12 @@ static void test_bursts_depth(void **state)
 		for (size_t i = 0; i < n; i++)
 			if (ev[i].sector < 8000000)
 				learn_trace_account(&b, &ev[i]);
-		learn_trace_bursts(&s, ws, 100);
+		learn_trace_bursts(&s, ws, NULL, 100);
 		assert_int_equal(s.bursts, 0);
 		assert_true(fabs(s.burst_share) < 1e-9);
 		assert_true(isnan(s.burst_interval_s));
+		assert_true(isnan(s.burst_peak));
+		assert_true(isnan(s.burst_depth));
 		assert_int_equal(s.depth_sum[1], 0);
 	}
 }
