@@ -163,8 +163,12 @@ static void key_size(struct strbuf *out, const char *key, uint64_t v)
 static void model_sections(const struct learn_model *m, const char *engine, double duration_s,
 			   const char *fingerprint, uint64_t db_size, struct strbuf *out)
 {
-	strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fs\nwarmup = 0s\n",
-		    ceil(duration_s));
+	if (duration_s == floor(duration_s))
+		strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fs\nwarmup = 0s\n",
+			    duration_s);
+	else /* the fit's whole cleaner passes */
+		strbuf_addf(out, "[test]\ntype = performance\nduration = %.0fms\nwarmup = 0s\n",
+			    ceil(duration_s * 1000));
 	if (fingerprint)
 		strbuf_addf(out, "fingerprint = %s\n", fingerprint);
 	strbuf_addstr(out, "\n[sizing]\n");
@@ -240,6 +244,19 @@ static void predict_map(const struct results *r, const struct learn_fp *obs, str
 	learn_db_predict(c, obs, pred); /* data-file flushes (model_db.c) */
 }
 
+/* The sim's window: FIT_SECONDS, or with a page cleaner whole passes and
+ * a fifth of an interval for the last one to be written (a window cut
+ * between passes would miss up to a pass's pages: a writes/s off by up to
+ * an interval over the window). */
+static double fit_seconds(const struct learn_model *m)
+{
+	double iv = m->cleaner_interval_s;
+
+	if (!(iv > 0) || iv > FIT_SECONDS / 4)
+		return FIT_SECONDS;
+	return ceil(FIT_SECONDS / iv) * iv + 0.2 * iv;
+}
+
 int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, const char *tmpdir,
 		      struct learn_fp *pred, struct strbuf *err)
 {
@@ -252,7 +269,7 @@ int learn_sim_predict(const struct learn_model *m, const struct learn_fp *obs, c
 
 	learn_model_profile(m, "/nonexistent/learn-fit/data",
 			    obs->role[LEARN_LOG].present ? "/nonexistent/learn-fit/log" : NULL,
-			    "sim", FIT_SECONDS, &text);
+			    "sim", fit_seconds(m), &text);
 	ret = profile_parse(&p, "learn fit", text.buf, text.len, err);
 	if (ret)
 		goto out_text;
@@ -430,12 +447,25 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 			uint64_t log_size, struct learn_fit *fit)
 {
 	const struct learn_counters *d = &obs->role[LEARN_DATA].c;
+	const struct learn_trace_role *tr = &obs->role[LEARN_DATA].trace;
 	struct learn_model *m = &fit->m;
 	double rsz = d->reads ? (double)d->read_sectors * 512 / (double)d->reads : 0;
 	double wsz = d->writes ? (double)d->write_sectors * 512 / (double)d->writes : 0;
 	double txn_rate = obs->transactions > 0 ? obs->transactions / obs->seconds : 0;
 
 	m->page_size = pow2_near(rsz > 0 ? rsz : wsz > 0 ? wsz : 8192);
+	/* the trace's most common read size, where it watched: a mean is
+	 * moved by the reads ahead and merged (PostgreSQL's 8 KiB pages read
+	 * at 9.6 KiB on average) */
+	if (tr->present && tr->ops[LEARN_TRACE_READ] >= LEARN_EVENTS_MIN) {
+		int best = 0;
+
+		for (int i = 1; i < LEARN_TRACE_BUCKETS; i++)
+			if (tr->sizes[0][i] > tr->sizes[0][best])
+				best = i;
+		if (best >= 12 && (1u << best) <= PAGE_GUESS_MAX)
+			m->page_size = 1u << best;
+	}
 	/* 34-db: the database's own page size (block_size, innodb_page_size)
 	 * when its counters were read, rather than the guess from I/O sizes */
 	if (obs->db.used && obs->db.page_size >= 512 && obs->db.page_size <= (1u << 20))

@@ -3,7 +3,8 @@
  * test_learn_db.c - the database model features of the fit (model_db.c):
  * a fingerprint made on sim by a profile with InnoDB's doublewrite and
  * data-file flushes per batch, or PostgreSQL-like data-file flushes at a
- * rate, or a cache, is learned back with the feature's keys set and its
+ * rate, or a cache, or reads ahead, or a write-back in bursts (its trace
+ * the bursts' figures), is learned back with the feature's keys set and its
  * figures within tolerance; a fingerprint with none of them sets none (the
  * learned profile of a plain load is what it was before the features).
  */
@@ -211,6 +212,147 @@ static void test_cache(void **state)
 	learn_fit_release(&fit);
 }
 
+/*
+ * Reads larger than a page (the kernel's readahead under a database reading
+ * through the page cache): a fingerprint made on sim by 20 % of reads of
+ * 8 KiB pages reading ahead 4 pages. From its mean read size alone (13 KiB)
+ * the page is taken for 16 KiB and nothing is read ahead; with the
+ * database's page size from its counters, or the trace's read sizes (4 in
+ * 5 reads one page, the rest 4), the mean read within 5 %, and the trace's
+ * sizes give the page and 4 pages.
+ */
+static void test_readahead(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+	struct learn_trace_role *t;
+	struct strbuf err = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	double reads, bytes, big;
+
+	(void)state;
+	m0.page_size = 8192;
+	m0.readahead_pages = 4;
+	m0.readahead_pct = 20;
+	learn_back(&m0, &obs, &fit);
+	/* from the mean alone the page is guessed at 16 KiB: nothing read ahead */
+	assert_int_equal(fit.m.page_size, 16384);
+	assert_int_equal(fit.m.readahead_pages, 0);
+	learn_fit_release(&fit);
+	/* the database's counters give its page */
+	obs.db.used = true;
+	obs.db.page_size = 8192;
+	learn_fit_init(&fit);
+	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
+		fail_msg("fit: %s", err.buf);
+	assert_int_equal(fit.m.page_size, 8192);
+	assert_true(fit.m.readahead_pages >= 2);
+	assert_non_null(strstr(fit.db_keys.buf, "no trace"));
+	within(&obs, &fit, "data.read_size_kib", 0.05);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	learn_fit_release(&fit);
+	/* the trace of what the sim made: one page or four (the sim's reads
+	 * ahead may stop short at a busy page: the sizes from the bytes) */
+	t = &obs.role[LEARN_DATA].trace;
+	reads = (double)obs.role[LEARN_DATA].c.reads;
+	bytes = (double)obs.role[LEARN_DATA].c.read_sectors * 512;
+	big = (bytes / 8192 - reads) / 3;
+	memset(t, 0, sizeof(*t));
+	t->present = true;
+	t->ops[LEARN_TRACE_READ] = (uint64_t)reads;
+	t->bytes[LEARN_TRACE_READ] = (uint64_t)bytes;
+	t->sizes[0][13] = (uint64_t)(reads - big); /* 8 KiB */
+	t->sizes[0][15] = (uint64_t)big;	   /* 32 KiB */
+	obs.db.used = false;			   /* the trace's sizes give the page */
+	learn_fit_init(&fit);
+	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
+		fail_msg("fit: %s", err.buf);
+	assert_int_equal(fit.m.page_size, 8192);
+	assert_int_equal(fit.m.readahead_pages, 4);
+	assert_true(fabs(fit.m.readahead_pct - 20) < 4);
+	assert_non_null(strstr(fit.db_keys.buf, "of the traced reads took more than a page"));
+	within(&obs, &fit, "data.read_size_kib", 0.05);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	within(&obs, &fit, "data.writes_per_s", 0.05);
+	learn_fit_release(&fit);
+	strbuf_release(&err);
+}
+
+/*
+ * Write-back in bursts (a database writing through the page cache): a
+ * fingerprint made on sim by a cleaner pass every 2 s at flush_depth 32.
+ * Its diskstats sums do not show the bursts: no cleaner learned. With a
+ * trace that saw 9 bursts 2 s apart holding 85 % of the writes, 16 in
+ * flight in their fullest 100 ms: cleaner_interval 2 s, flush_depth 32
+ * (the flusher keeps about half its depth there), the writes within 5 %.
+ * A trace of steady writes (no bursts) learns none.
+ */
+static void test_writeback_bursts(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+	struct learn_trace_role *t;
+	struct strbuf err = STRBUF_INIT, prof = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	double w;
+
+	(void)state;
+	m0.page_size = 8192;
+	m0.rate = 400;
+	m0.update_pages = 1.2;
+	m0.read_pages = 0.5;
+	m0.cleaner_interval_s = 2;
+	m0.cleaner_pages = 10000;
+	m0.dirty_pages = 10000;
+	m0.flush_depth = 32;
+	learn_back(&m0, &obs, &fit);
+	assert_true(fit.m.cleaner_interval_s == 0);
+	learn_fit_release(&fit);
+	t = &obs.role[LEARN_DATA].trace;
+	w = (double)(obs.role[LEARN_DATA].c.writes - obs.role[LEARN_DATA].c.flushes);
+	memset(t, 0, sizeof(*t));
+	t->present = true;
+	t->ops[LEARN_TRACE_WRITE] = (uint64_t)w;
+	t->bytes[LEARN_TRACE_WRITE] = (uint64_t)w * 8192;
+	t->sizes[1][13] = (uint64_t)w;
+	t->depth_sum[1] = (uint64_t)(w * 8);
+	t->bursts = 9;
+	t->burst_share = 0.85;
+	t->burst_interval_s = 2.0;
+	t->burst_peak = 800;
+	t->burst_depth = 16;
+	learn_fit_init(&fit);
+	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
+		fail_msg("fit: %s", err.buf);
+	if (getenv("TEST_LEARN_DB_PRINT"))
+		fprintf(stderr, "%s", fit.db_keys.buf);
+	assert_true(fabs(fit.m.cleaner_interval_s - 2) < 1e-9);
+	assert_int_equal(fit.m.flush_depth, 32);
+	assert_true(fit.m.cleaner_pages >= 2 * 2 * w / obs.seconds);
+	assert_non_null(strstr(fit.db_keys.buf, "write-back in bursts"));
+	within(&obs, &fit, "data.writes_per_s", 0.05);
+	within(&obs, &fit, "data.reads_per_s", 0.05);
+	within(&obs, &fit, "log.writes_per_s", 0.05);
+	learn_profile_write(&obs, &fit, &prof);
+	assert_non_null(strstr(prof.buf, "\ncleaner_interval = 2000ms\n"));
+	assert_non_null(strstr(prof.buf, "\nflush_depth = 32\n"));
+	learn_fit_release(&fit);
+	/* steady writes: no bursts in the trace */
+	t->bursts = 0;
+	t->burst_share = 0;
+	t->burst_interval_s = t->burst_peak = t->burst_depth = NAN;
+	learn_fit_init(&fit);
+	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
+		fail_msg("fit: %s", err.buf);
+	assert_true(fit.m.cleaner_interval_s == 0);
+	assert_null(strstr(fit.db_keys.buf, "write-back in bursts"));
+	learn_fit_release(&fit);
+	strbuf_release(&prof);
+	strbuf_release(&err);
+}
+
 static void test_none(void **state)
 {
 	struct learn_model m0 = base;
@@ -223,6 +365,8 @@ static void test_none(void **state)
 	assert_int_equal(fit.m.data_flush, 0);
 	assert_true(fit.m.cache_fraction == 0);
 	assert_true(fit.m.cleaner_interval_s == 0);
+	assert_int_equal(fit.m.readahead_pages, 0);
+	assert_int_equal(fit.m.dirty_pages, 0);
 	assert_int_equal(fit.db_keys.len, 0);
 	learn_fit_release(&fit);
 }
@@ -232,6 +376,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doublewrite), cmocka_unit_test(test_doublewrite_traced),
 		cmocka_unit_test(test_flush_rate),  cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_readahead),   cmocka_unit_test(test_writeback_bursts),
 		cmocka_unit_test(test_none),
 	};
 
