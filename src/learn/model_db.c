@@ -44,12 +44,12 @@
  *   saw WB_BURSTS_MIN bursts or more holding WB_SHARE_MIN of the writes, a
  *   page cleaner makes them: cleaner_interval = the bursts' interval, a
  *   pass writing every page dirty (cleaner_pages and dirty_pages four
- *   times a pass's pages, caps that do not bind), flush_depth = twice the
- *   writes in flight in a burst: in a burst's fullest 100 ms slot, time-
- *   averaged (the service times of its writes over the slot: Little's
- *   law), over WB_KEEP, the share of its depth a flusher keeps in flight
- *   there. The sim has no queue, so the depth is copied, not fitted: the
- *   queue depth row is the replay's.
+ *   times a pass's pages, caps that do not bind), flush_depth = the writes
+ *   in flight in a burst by Little's law (a burst's fullest 100 ms slot's
+ *   writes a second by the mean write service time) over WB_KEEP, the
+ *   share of its depth a flusher keeps in flight there. The sim has no
+ *   queue, so the depth is copied, not fitted: the queue depth row is the
+ *   replay's.
  * - Reads larger than a page (traced): the kernel's readahead for a
  *   database reading through the page cache merges a share of its page
  *   reads with the pages after them. The reads above a page in the trace,
@@ -284,12 +284,13 @@ static void writeback_fit(const struct learn_fp *obs, struct learn_fit *fit)
 							(double)t->completed[LEARN_TRACE_WRITE]
 					      : 0;
 	depth = (double)t->depth_sum[1] / (double)t->ops[LEARN_TRACE_WRITE];
-	/* in flight during a burst: its fullest slot's, time-averaged (a
-	 * fingerprint from before it was kept: that slot's writes a second by
-	 * the mean write service time, Little's law) */
-	inflight = isfinite(t->burst_depth)		? t->burst_depth
-		   : isfinite(t->burst_peak) && svc > 0 ? t->burst_peak * 10 * svc
-							: depth + 1;
+	/* in flight during a burst (Little's law): its fullest slot's writes a
+	 * second by the mean write service time, every write's (the writes
+	 * between the bursts go in batches too, and wait as long); without
+	 * the service times, that slot's writes in flight, time-averaged */
+	inflight = isfinite(t->burst_peak) && svc > 0 ? t->burst_peak * 10 * svc
+		   : isfinite(t->burst_depth)	      ? t->burst_depth
+						      : depth + 1;
 	/* a flusher that refills as its completions are reaped keeps about
 	 * half its depth in flight over a pass's fullest 100 ms (WB_KEEP) */
 	pages = m->page_size ? (double)m->database_size / (double)m->page_size : 1e6;
@@ -302,12 +303,13 @@ static void writeback_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	strbuf_addf(&fit->db_keys,
 		    "cleaner_interval = %.0fms, cleaner_pages = %u, flush_depth = %u: write-back "
 		    "in bursts (the kernel's, for a database writing through the page cache): "
-		    "%llu bursts held %.0f %% of the data writes, one every %.2f s, %.1f writes "
-		    "in flight in a burst's fullest 100 ms (a write met %.1f at its issue), "
-		    "about half of what a flusher keeps queued; a pass writes every page dirty "
-		    "(about %.0f)\n",
+		    "%llu bursts held %.0f %% of the data writes, one every %.2f s; %.1f writes "
+		    "in flight in a burst (its fullest 100 ms, %.0f writes, by the %.3f ms a write "
+		    "took; a write met %.1f at its issue), about half of what a flusher keeps "
+		    "queued; a pass writes every page dirty (about %.0f)\n",
 		    iv * 1000, m->cleaner_pages, m->flush_depth, (unsigned long long)t->bursts,
-		    100 * t->burst_share, t->burst_interval_s, inflight, depth, per);
+		    100 * t->burst_share, t->burst_interval_s, inflight,
+		    isfinite(t->burst_peak) ? t->burst_peak : 0, svc * 1e3, depth, per);
 	if (m->dirty_pages)
 		strbuf_addf(&fit->db_keys,
 			    "dirty_pages = %u: room for four passes' pages, so that no commit "

@@ -9,8 +9,9 @@
 # its fingerprint, which `fingerprint compare A.json RUNID` reads back; a
 # kept fingerprint with the data writes tripled shows that row OFF; a
 # missing or foreign fingerprint file is refused as FILE:LINE: [test]
-# fingerprint: ...; a run without a fingerprint is a clear exit 2. Root
-# (loop devices), else 77.
+# fingerprint: ...; a run without a fingerprint is a clear exit 2; learn
+# --from the kept fingerprint fits the same profile again, and refuses what
+# would shape a new window. Root (loop devices), else 77.
 source "$(dirname "$0")/lib.sh"
 set -e
 need_root "loop devices"
@@ -79,6 +80,29 @@ grep -q '^fingerprint = learned.fingerprint.json$' learned.ini || fail "no [test
 [ -s learned.fingerprint.json ] || fail "no learned.fingerprint.json"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["data"]["counters"]["writes"] > 0' \
 	learned.fingerprint.json || fail "the kept fingerprint has no data writes"
+
+# --- learn --from: the kept fingerprint fitted again gives the same profile
+# (the fit is deterministic; only the header's notes differ); what would
+# shape a new window is refused, and a file that is not a fingerprint,
+# each exit 2 with nothing written
+expect_exit 0 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d1" \
+	--data "$WORK/d2" --log "$WORK/lg" -o relearned.ini --quiet
+grep -q '^; fitted from learned.fingerprint.json: a window watched before' relearned.ini ||
+	fail "--from: the header does not say so"
+diff <(grep -v '^;' learned.ini | sed 's/^fingerprint = .*//') \
+	<(grep -v '^;' relearned.ini | sed 's/^fingerprint = .*//') ||
+	fail "--from: the refit differs from the profile learned from the same window"
+cmp -s learned.fingerprint.json relearned.fingerprint.json ||
+	fail "--from: the fingerprint kept is not the one fitted"
+expect_exit 2 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d1" \
+	--duration 5s -o never.ini
+grep -q "learn --from learned.fingerprint.json fits a window watched before: --duration" \
+	"$WORK/err" || fail "--from with --duration: $(cat "$WORK/err")"
+echo '{"not": "a fingerprint"}' >foreign.json
+expect_exit 2 "$DISKPROOF" learn --from foreign.json --data "$WORK/d1" -o never.ini
+expect_exit 2 "$DISKPROOF" learn --from gone.json --data "$WORK/d1" -o never.ini
+grep -q "gone.json: cannot read" "$WORK/err" || fail "--from a missing file: $(cat "$WORK/err")"
+[ ! -e never.ini ] && [ ! -e never.fingerprint.json ] || fail "a refused --from wrote a file"
 
 # the profile is valid: check, and a sim run (which compares nothing)
 expect_exit 0 "$DISKPROOF" check learned.ini

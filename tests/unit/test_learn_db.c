@@ -318,6 +318,9 @@ static void test_writeback_bursts(void **state)
 	t->bytes[LEARN_TRACE_WRITE] = (uint64_t)w * 8192;
 	t->sizes[1][13] = (uint64_t)w;
 	t->depth_sum[1] = (uint64_t)(w * 8);
+	/* 800 writes in the fullest 100 ms, 2 ms each: 16 in flight */
+	t->completed[LEARN_TRACE_WRITE] = (uint64_t)w;
+	t->service_ns[LEARN_TRACE_WRITE] = (uint64_t)w * 2000000;
 	t->bursts = 9;
 	t->burst_share = 0.85;
 	t->burst_interval_s = 2.0;
