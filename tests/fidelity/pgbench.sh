@@ -102,7 +102,7 @@ DIR=./bench-data
 OUT=.
 SCALE=100
 SECS=""
-PROFILE=pgbench-tpcb
+PROFILE=pgbench-tpcb-hand
 PGFROM=""
 LEARN=""
 ASSERT=1
@@ -129,7 +129,7 @@ is_count "$SCALE" scale
 if [ -n "$LEARN" ]; then
 	is_count "$LEARN" "--learn transactions"
 	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
-	[ "$PROFILE" = pgbench-tpcb ] || die "--learn: the profile is the learned one, not --profile"
+	[ "$PROFILE" = pgbench-tpcb-hand ] || die "--learn: the profile is the learned one, not --profile"
 fi
 
 # the measured sides on the last CPU, the loop devices' work on the others
