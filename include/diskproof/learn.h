@@ -231,6 +231,7 @@ struct learn_model {
 	double update_pages;	  /* pages a transaction changes */
 	double read_pages;	  /* more pages it reads */
 	uint64_t page_size;	  /* bytes */
+	const char *page_origin;  /* where page_size came from (static text) */
 	uint64_t log_record_size; /* bytes per page changed */
 	uint64_t database_size;	  /* bytes */
 	uint64_t log_segment_size;

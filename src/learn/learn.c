@@ -454,6 +454,7 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	double txn_rate = obs->transactions > 0 ? obs->transactions / obs->seconds : 0;
 
 	m->page_size = pow2_near(rsz > 0 ? rsz : wsz > 0 ? wsz : 8192);
+	m->page_origin = "the power of two nearest the mean data I/O size, 4 KiB to 64 KiB";
 	/* the trace's most common read size, where it watched: a mean is
 	 * moved by the reads ahead and merged (PostgreSQL's 8 KiB pages read
 	 * at 9.6 KiB on average) */
@@ -463,13 +464,17 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 		for (int i = 1; i < LEARN_TRACE_BUCKETS; i++)
 			if (tr->sizes[0][i] > tr->sizes[0][best])
 				best = i;
-		if (best >= 12 && (1u << best) <= PAGE_GUESS_MAX)
+		if (best >= 12 && (1u << best) <= PAGE_GUESS_MAX) {
 			m->page_size = 1u << best;
+			m->page_origin = "the trace's most common read size";
+		}
 	}
 	/* 34-db: the database's own page size (block_size, innodb_page_size)
 	 * when its counters were read, rather than the guess from I/O sizes */
-	if (obs->db.used && obs->db.page_size >= 512 && obs->db.page_size <= (1u << 20))
+	if (obs->db.used && obs->db.page_size >= 512 && obs->db.page_size <= (1u << 20)) {
 		m->page_size = obs->db.page_size;
+		m->page_origin = "the database's own page size";
+	}
 	m->database_size =
 		db_size >= 16 * MIB ? db_size / (1 << 20) * (1 << 20) : 1024 * 1024 * 1024;
 	m->log_segment_size = log_size >= 256 * MIB ? 16 << 20 : 1 << 20;
@@ -787,9 +792,7 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	strbuf_addf(out,
 		    ";   copied: page_size (%s)\n;   fitted: rate%s, update_pages, read_pages, "
 		    "log_record_size%s\n",
-		    obs->db.used && obs->db.page_size == m->page_size
-			    ? "the database's own page size"
-			    : "the power of two nearest the mean data I/O size, 4 KiB to 64 KiB",
+		    m->page_origin ? m->page_origin : "the default",
 		    obs->transactions > 0 ? " (copied: transactions / window)" : "",
 		    obs->transactions > 0
 			    ? ", [sim] log_write_latency (to the commits per log write)"
@@ -802,8 +805,7 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 	strbuf_addf(out,
 		    ";   default: streams = 16, every other key (replace-only transactions%s%s, "
 		    "no maintenance)\n\n",
-		    m->cache_fraction > 0 ? "" : ", no cache",
-		    m->cleaner_interval_s > 0 ? "" : ", no checkpoints");
+		    m->cache_fraction > 0 ? "" : ", no cache", ", no checkpoints");
 	if (!fit->nr_vols && !fit->fingerprint) {
 		learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds,
 				    out);

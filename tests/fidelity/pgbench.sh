@@ -21,8 +21,10 @@
 #                       and fidelity.md go (default: the current directory)
 #   -s, --scale N       pgbench -i -s N (default 100: 1.5 GB of tables)
 #   -T, --secs SECS     measured length of each side (default 120)
-#   --profile NAME|FILE diskproof's profile (default the built-in pgbench-tpcb);
-#                       it must have "arrival = rate" and a "rate =" line
+#   --profile NAME|FILE diskproof's profile (default the built-in pgbench-tpcb,
+#                       learned by this harness's --learn; pgbench-tpcb-hand is
+#                       the one written by hand before it); it must have
+#                       "arrival = rate" and a "rate =" line
 #   --pgbench-from FILE skip PostgreSQL: take its tps, length and fingerprint
 #                       from a fingerprint-pgbench.json written before (for
 #                       calibrating the profile run after run; -T overrides
@@ -35,9 +37,9 @@
 #   --pin, --no-pin     pin each measured side (PostgreSQL's server and
 #                       pgbench while measured, and the diskproof run) to the
 #                       last CPU, the loop devices' kernel work on the others
-#                       (tests/fidelity/README.md); the default with --learn
-#                       and 2 CPUs or more, off otherwise (the shipped
-#                       profile's calibration was made unpinned)
+#                       (tests/fidelity/README.md); the default with 2 CPUs
+#                       or more, but for pgbench-tpcb-hand (its calibration
+#                       was made unpinned)
 #   --no-assert         print and save, exit 0 whatever the differences
 #                       (also what it does by itself when the machine is
 #                       loaded before either side: it says so; see
@@ -102,7 +104,7 @@ DIR=./bench-data
 OUT=.
 SCALE=100
 SECS=""
-PROFILE=pgbench-tpcb-hand
+PROFILE=pgbench-tpcb
 PGFROM=""
 LEARN=""
 ASSERT=1
@@ -129,11 +131,11 @@ is_count "$SCALE" scale
 if [ -n "$LEARN" ]; then
 	is_count "$LEARN" "--learn transactions"
 	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
-	[ "$PROFILE" = pgbench-tpcb-hand ] || die "--learn: the profile is the learned one, not --profile"
+	[ "$PROFILE" = pgbench-tpcb ] || die "--learn: the profile is the learned one, not --profile"
 fi
 
 # the measured sides on the last CPU, the loop devices' work on the others
-[ -n "$PIN" ] || { [ -n "$LEARN" ] && PIN=1 || PIN=0; }
+[ -n "$PIN" ] || { [ "$PROFILE" = pgbench-tpcb-hand ] && PIN=0 || PIN=1; }
 fid_pin
 
 if [ "$(id -u)" != 0 ]; then
