@@ -103,7 +103,8 @@ static const struct usage_command {
 	 "with the window, the sources used and not, the observed fingerprint, each key's origin, "
 	 "the residual of every figure and what the model cannot make; --replay-on DIR then runs "
 	 "the learned profile for --replay-seconds N (default 20) in DIR, never on a watched "
-	 "device, and the header gets each figure observed, replayed and its residual"},
+	 "device, and the header gets each figure observed, replayed and its residual; --from "
+	 "FILE fits a fingerprint watched before instead of watching"},
 	{"delete", CMD_DELETE, "RUN-ID...", NULL, 0,
 	 "remove runs and everything stored about them"},
 	{"import", CMD_IMPORT, "OTHER.db", NULL, 0,

@@ -557,6 +557,19 @@ static void jr_text(struct jr *r, const char *s)
 		if (w->nr_devices < LEARN_DEVS_MAX)
 			snprintf(w->devices[w->nr_devices++], LEARN_NAME_MAX, "%.*s",
 				 LEARN_NAME_MAX - 1, s);
+	} else if (!strcmp(r->path, "data.paths") || !strcmp(r->path, "log.paths")) {
+		struct learn_where *w = &r->fp->role[r->path[0] == 'l'].where;
+
+		if (w->nr_paths < LEARN_PATHS_MAX)
+			snprintf(w->paths[w->nr_paths++], sizeof(w->paths[0]), "%.*s",
+				 (int)sizeof(w->paths[0]) - 1, s);
+	} else if (!strcmp(r->path, "data.backing_files") ||
+		   !strcmp(r->path, "log.backing_files")) {
+		struct learn_where *w = &r->fp->role[r->path[0] == 'l'].where;
+
+		if (w->nr_backing < LEARN_DEVS_MAX)
+			snprintf(w->backing[w->nr_backing++], sizeof(w->backing[0]), "%.*s",
+				 (int)sizeof(w->backing[0]) - 1, s);
 	}
 }
 
@@ -624,6 +637,11 @@ static int jr_value(struct jr *r)
 	for (const char *w = "true\0false\0null\0"; *w; w += strlen(w) + 1)
 		if (!strncmp(r->p, w, strlen(w))) {
 			r->p += strlen(w);
+			/* the one flag the fit reads back (learn --from) */
+			if (!strcmp(r->path, "data.flush_counted_as_write") ||
+			    !strcmp(r->path, "log.flush_counted_as_write"))
+				r->fp->role[r->path[0] == 'l'].where.flush_counted_as_write =
+					*w == 't';
 			return 0;
 		}
 	v = strtod(r->p, &end);

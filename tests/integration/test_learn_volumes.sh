@@ -62,25 +62,6 @@ wait "$pid"
 rc=$?
 set -e
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat own.out; fail "run of own.ini: exit $rc"; }
-expect_exit 0 "$DISKPROOF" clean own.ini --yes
-
-# --- item 1: one [volume] per --data, the --log paired with each
-sed -n '/^\[test\]/,$p' learned.ini
-[ "$(grep -c '^\[volume ' learned.ini)" = 2 ] || fail "not two [volume] sections"
-grep -A3 '^\[volume data1\]' learned.ini | grep -q "^path = $WORK/d1$" || fail "volume 1 path"
-grep -A3 '^\[volume data2\]' learned.ini | grep -q "^path = $WORK/d2$" || fail "volume 2 path"
-[ "$(grep -c "^log_path = $WORK/lg$" learned.ini)" = 2 ] || fail "the one --log not in both volumes"
-# the files under each path: 32 MiB each (and a bit of ext4's)
-grep -Eq '^database_size = 3[23]MiB$' learned.ini ||
-	fail "database_size not the files under a path: $(grep database_size learned.ini)"
-grep -q '^; 2 volumes, one per --data path' learned.ini || fail "header: the volumes' rule"
-
-# --- item 2: the fingerprint kept beside the profile, named in [test]
-grep -q '^fingerprint = learned.fingerprint.json$' learned.ini || fail "no [test] fingerprint"
-[ -s learned.fingerprint.json ] || fail "no learned.fingerprint.json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["data"]["counters"]["writes"] > 0' \
-	learned.fingerprint.json || fail "the kept fingerprint has no data writes"
-
 # --- learn --from: the kept fingerprint fitted again gives the same profile
 # (the fit is deterministic; only the header's notes differ); what would
 # shape a new window is refused, and a file that is not a fingerprint,
@@ -103,6 +84,25 @@ expect_exit 2 "$DISKPROOF" learn --from foreign.json --data "$WORK/d1" -o never.
 expect_exit 2 "$DISKPROOF" learn --from gone.json --data "$WORK/d1" -o never.ini
 grep -q "gone.json: cannot read" "$WORK/err" || fail "--from a missing file: $(cat "$WORK/err")"
 [ ! -e never.ini ] && [ ! -e never.fingerprint.json ] || fail "a refused --from wrote a file"
+
+expect_exit 0 "$DISKPROOF" clean own.ini --yes
+
+# --- item 1: one [volume] per --data, the --log paired with each
+sed -n '/^\[test\]/,$p' learned.ini
+[ "$(grep -c '^\[volume ' learned.ini)" = 2 ] || fail "not two [volume] sections"
+grep -A3 '^\[volume data1\]' learned.ini | grep -q "^path = $WORK/d1$" || fail "volume 1 path"
+grep -A3 '^\[volume data2\]' learned.ini | grep -q "^path = $WORK/d2$" || fail "volume 2 path"
+[ "$(grep -c "^log_path = $WORK/lg$" learned.ini)" = 2 ] || fail "the one --log not in both volumes"
+# the files under each path: 32 MiB each (and a bit of ext4's)
+grep -Eq '^database_size = 3[23]MiB$' learned.ini ||
+	fail "database_size not the files under a path: $(grep database_size learned.ini)"
+grep -q '^; 2 volumes, one per --data path' learned.ini || fail "header: the volumes' rule"
+
+# --- item 2: the fingerprint kept beside the profile, named in [test]
+grep -q '^fingerprint = learned.fingerprint.json$' learned.ini || fail "no [test] fingerprint"
+[ -s learned.fingerprint.json ] || fail "no learned.fingerprint.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["data"]["counters"]["writes"] > 0' \
+	learned.fingerprint.json || fail "the kept fingerprint has no data writes"
 
 # the profile is valid: check, and a sim run (which compares nothing)
 expect_exit 0 "$DISKPROOF" check learned.ini
