@@ -125,6 +125,7 @@ struct learn_trace_role {
 	/* reads, writes: the role's requests in flight at each one's issue,
 	 * summed (over ops[] of them: the mean depth a read or write met) */
 	uint64_t depth_sum[2];
+	bool depth_known; /* depth_sum measured (a fingerprint from before has none) */
 	/* write bursts (learn_trace_bursts): runs of 100 ms slots with at
 	 * least LEARN_BURST_FACTOR times the mean writes a slot; their count,
 	 * their share of the writes, the mean time from one's start to the

@@ -365,10 +365,23 @@ static int from_read(const struct cli_opts *o, struct learn_fp *fp, struct learn
 				       "shape a new one (the file has its own)",
 				       o->from, which);
 	ret = read_fp(o->from, fp);
-	if (!ret)
-		strbuf_addf(&fit->notes, "fitted from %s: a window watched before, not now\n",
-			    o->from);
-	return ret;
+	if (ret)
+		return ret;
+	/* the profile's volumes must be the fingerprint's roles: a log fitted
+	 * apart is a log_path, and no log_path without one */
+	if (fp->role[LEARN_LOG].present && !o->nlog)
+		return cli_usage_error("learn --from %s: the fingerprint watched a log apart: give "
+				       "--log PATH (the profile's log_path)",
+				       o->from);
+	if (!fp->role[LEARN_LOG].present && o->nlog)
+		return cli_usage_error("learn --from %s: the fingerprint watched no log apart: "
+				       "--log %s has no role in it",
+				       o->from, o->log[0]);
+	if (!fp->role[LEARN_DATA].present)
+		return cli_usage_error("learn --from %s: the fingerprint has no data role",
+				       o->from);
+	strbuf_addf(&fit->notes, "fitted from %s: a window watched before, not now\n", o->from);
+	return 0;
 }
 
 int cli_cmd_learn(int argc, char **argv)

@@ -563,6 +563,12 @@ static void jr_text(struct jr *r, const char *s)
 		if (w->nr_paths < LEARN_PATHS_MAX)
 			snprintf(w->paths[w->nr_paths++], sizeof(w->paths[0]), "%.*s",
 				 (int)sizeof(w->paths[0]) - 1, s);
+	} else if (!strcmp(r->path, "data.beneath") || !strcmp(r->path, "log.beneath")) {
+		struct learn_where *w = &r->fp->role[r->path[0] == 'l'].where;
+
+		if (w->nr_beneath < LEARN_DEVS_MAX)
+			snprintf(w->beneath[w->nr_beneath++], LEARN_NAME_MAX, "%.*s",
+				 LEARN_NAME_MAX - 1, s);
 	} else if (!strcmp(r->path, "data.backing_files") ||
 		   !strcmp(r->path, "log.backing_files")) {
 		struct learn_where *w = &r->fp->role[r->path[0] == 'l'].where;
@@ -637,11 +643,13 @@ static int jr_value(struct jr *r)
 	for (const char *w = "true\0false\0null\0"; *w; w += strlen(w) + 1)
 		if (!strncmp(r->p, w, strlen(w))) {
 			r->p += strlen(w);
-			/* the one flag the fit reads back (learn --from) */
+			/* the flags the fit and the header read back (learn --from) */
 			if (!strcmp(r->path, "data.flush_counted_as_write") ||
 			    !strcmp(r->path, "log.flush_counted_as_write"))
 				r->fp->role[r->path[0] == 'l'].where.flush_counted_as_write =
 					*w == 't';
+			else if (!strcmp(r->path, "database.gave_transactions"))
+				r->fp->db.gave_txns = *w == 't';
 			return 0;
 		}
 	v = strtod(r->p, &end);

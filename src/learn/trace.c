@@ -166,6 +166,7 @@ void learn_trace_account(struct learn_trace_acc *acc, const struct learn_trace_e
 			acc->pending[i] = acc->pending[--acc->npending];
 		else
 			i++;
+	t->depth_known = true;
 	if (op == BLOCKIO_READ || op == BLOCKIO_WRITE) {
 		t->depth_sum[op] += acc->npending;
 		t->sizes[op][blockio_log2(ev->bytes)]++;
@@ -344,7 +345,8 @@ static void tfig_value(const struct learn_trace_role *t, double s, enum tfig k,
 		f->value = div0(100.0 * (double)t->flush_after_write, (double)fl), f->events = fl;
 		break;
 	case TF_WRITE_DEPTH:
-		f->value = div0((double)t->depth_sum[1], (double)w), f->events = w;
+		f->value = t->depth_known ? div0((double)t->depth_sum[1], (double)w) : NAN;
+		f->events = w;
 		break;
 	case TF_BURST_SHARE:
 		f->value = 100 * t->burst_share, f->events = w;
@@ -441,9 +443,12 @@ void learn_trace_json(const struct learn_fp *fp, int r, struct json *j)
 	json_u64(j, "regions", t->regions);
 	json_u64(j, "regions_dropped", t->regions_dropped);
 	json_num(j, "hot_fraction", t->hot_fraction, 6);
-	json_u64(j, "read_depth_sum", t->depth_sum[0]);
-	json_u64(j, "write_depth_sum", t->depth_sum[1]);
-	json_u64(j, "bursts", t->bursts);
+	if (t->depth_known) { /* not known: left out, not a measured 0 */
+		json_u64(j, "read_depth_sum", t->depth_sum[0]);
+		json_u64(j, "write_depth_sum", t->depth_sum[1]);
+	}
+	if (t->bursts || isfinite(t->burst_share))
+		json_u64(j, "bursts", t->bursts);
 	json_num(j, "burst_share", t->burst_share, 6);
 	json_num(j, "burst_interval_s", t->burst_interval_s, 6);
 	json_num(j, "burst_peak", t->burst_peak, 6);
@@ -502,6 +507,8 @@ void learn_trace_json_number(struct learn_trace_role *t, const char *key, double
 	if (!t->present) /* a fingerprint from before the bursts were kept */
 		t->burst_share = t->burst_interval_s = t->burst_peak = t->burst_depth = NAN;
 	t->present = true;
+	if (!strcmp(key, "read_depth_sum") || !strcmp(key, "write_depth_sum"))
+		t->depth_known = true;
 	for (size_t i = 0; i < DP_ARRAY_SIZE(scalars); i++)
 		if (!strcmp(key, scalars[i].name))
 			*(uint64_t *)((char *)t + scalars[i].off) = u;
@@ -880,6 +887,7 @@ int learn_trace_end(struct learn_tracer *t, uint64_t end_ns, double seconds, str
 			continue;
 		memset(tr, 0, sizeof(*tr));
 		tr->present = true;
+		tr->depth_known = true;
 		ret = read_role(t->skel, r, tr, &gap_us, &gap_us2);
 		for (uint32_t i = 0; !ret && i < nslots; i++) {
 			uint32_t key = r * BLOCKIO_SLOTS + i;

@@ -79,6 +79,9 @@ expect_exit 2 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d
 	--duration 5s -o never.ini
 grep -q "learn --from learned.fingerprint.json fits a window watched before: --duration" \
 	"$WORK/err" || fail "--from with --duration: $(cat "$WORK/err")"
+expect_exit 2 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d1" -o never.ini
+grep -q "the fingerprint watched a log apart: give --log PATH" "$WORK/err" ||
+	fail "--from without the fingerprint's log role: $(cat "$WORK/err")"
 echo '{"not": "a fingerprint"}' >foreign.json
 expect_exit 2 "$DISKPROOF" learn --from foreign.json --data "$WORK/d1" -o never.ini
 expect_exit 2 "$DISKPROOF" learn --from gone.json --data "$WORK/d1" -o never.ini

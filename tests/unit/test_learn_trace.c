@@ -287,6 +287,37 @@ static void test_json_round_trip(void **state)
 			assert_int_equal(a[i].events, b[i].events);
 		}
 	}
+	/* a fingerprint from before the depth and the bursts were kept: they
+	 * read as not known (NAN), never as a measured 0, and are left out
+	 * when it is written again */
+	{
+		struct strbuf old = STRBUF_INIT, again = STRBUF_INIT;
+		struct learn_fp o;
+		struct learn_figure f[LEARN_TRACE_FIGURES];
+		const char *p = js.buf, *nl;
+
+		for (; *p; p = nl + 1) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p) - 1;
+			if (!strstr(p, "depth_sum\"") || strstr(p, "depth_sum\"") > nl)
+				if (!strstr(p, "\"burst") || strstr(p, "\"burst") > nl)
+					strbuf_add(&old, p, (size_t)(nl - p + 1));
+		}
+		assert_null(strstr(old.buf, "write_depth_sum"));
+		assert_int_equal(learn_fp_parse(old.buf, "old.json", &o, &err), 0);
+		learn_trace_figures(&o, LEARN_DATA, f);
+		assert_true(isnan(tfig(f, LEARN_TRACE_FIGURES, "data.trace.write_depth")->value));
+		assert_true(
+			isnan(tfig(f, LEARN_TRACE_FIGURES, "data.trace.burst_share_pct")->value));
+		learn_fp_json(&o, &again);
+		assert_null(strstr(again.buf, "write_depth_sum"));
+		assert_null(strstr(again.buf, "\"bursts\""));
+		/* the new file keeps them */
+		assert_non_null(strstr(js.buf, "\"write_depth_sum\""));
+		strbuf_release(&old);
+		strbuf_release(&again);
+	}
 	/* compared with itself: the trace rows shown, none asserted */
 	learn_fp_compare(fp, &back, "A", "B", 10, &out, &off, &asserted, &left);
 	assert_non_null(strstr(out.buf, "data read mode KiB"));
