@@ -706,7 +706,7 @@ static void profile_volumes(const struct learn_fp *obs, const struct learn_fit *
 			    const char *data, const char *log, struct strbuf *out)
 {
 	const struct learn_model *m = &fit->m;
-	double dur = obs->seconds < 60 ? 60 : obs->seconds;
+	double dur = obs->seconds < 60 ? 60 : ceil(obs->seconds);
 
 	if (!fit->nr_vols) {
 		model_sections(m, "io_uring", dur, fit->fingerprint, m->database_size, out);
@@ -807,8 +807,8 @@ void learn_profile_write(const struct learn_fp *obs, const struct learn_fit *fit
 		    "no maintenance)\n\n",
 		    m->cache_fraction > 0 ? "" : ", no cache", ", no checkpoints");
 	if (!fit->nr_vols && !fit->fingerprint) {
-		learn_model_profile(m, data, log, "io_uring", obs->seconds < 60 ? 60 : obs->seconds,
-				    out);
+		learn_model_profile(m, data, log, "io_uring",
+				    obs->seconds < 60 ? 60 : ceil(obs->seconds), out);
 		return;
 	}
 	profile_volumes(obs, fit, data, log, out);

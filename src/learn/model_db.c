@@ -92,7 +92,7 @@
 #define RA_PAGES_GUESS 4   /* untraced: readahead_size in pages */
 #define DIRTY_DEFAULT 4096 /* dirty_pages' default */
 /* readahead_size's limits: 64 pages, 256 KiB */
-#define RA_PAGES_MAX(P) fmax(2, fmin(64, floor(262144 / (P))))
+#define RA_PAGES_MAX(P) fmin(64, floor(262144 / (P)))
 
 /* learn.c's target order */
 enum { T_LOGW, T_DATAW, T_READS, T_LOGB };
@@ -297,7 +297,7 @@ static void writeback_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	m->cleaner_interval_s = iv;
 	m->cleaner_pages = (unsigned)clamp(ceil(4 * per), 1, 1000000);
 	m->flush_depth = (unsigned)clamp(round(inflight / WB_KEEP), 1, 1024);
-	if (4 * per > DIRTY_DEFAULT)
+	if (4 * per > DIRTY_DEFAULT && pages > DIRTY_DEFAULT)
 		m->dirty_pages =
 			(unsigned)clamp(ceil(4 * per), DIRTY_DEFAULT, fmin(pages, 1048576));
 	strbuf_addf(&fit->db_keys,
@@ -331,7 +331,7 @@ static void readahead_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	struct learn_model *m = &fit->m;
 	double P = (double)m->page_size, n = 0, big = 0, small = 0, kbar, k, share;
 
-	if (P <= 0)
+	if (P <= 0 || RA_PAGES_MAX(P) < 2) /* pages above 128 KiB: no key holds two */
 		return;
 	if (t->present && t->ops[LEARN_TRACE_READ]) {
 		for (int i = 0; i < LEARN_TRACE_BUCKETS; i++) {
