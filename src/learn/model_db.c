@@ -360,7 +360,7 @@ static void readahead_fit(const struct learn_fp *obs, struct learn_fit *fit)
 	kbar = read_pages_mean(d, P);
 	if (kbar < RA_MEAN_MIN)
 		return;
-	k = clamp(ceil(kbar * 2), RA_PAGES_GUESS, RA_PAGES_MAX(P));
+	k = clamp(ceil(kbar * 2), fmin(RA_PAGES_GUESS, RA_PAGES_MAX(P)), RA_PAGES_MAX(P));
 	m->readahead_pages = (unsigned)k;
 	m->readahead_pct = clamp(100 * (kbar - 1) / (k - 1), 0.1, 100);
 	strbuf_addf(&fit->db_keys,
