@@ -63,16 +63,43 @@ rc=$?
 set -e
 [ "$rc" = 0 ] || [ "$rc" = 1 ] || { cat own.out; fail "run of own.ini: exit $rc"; }
 # --- learn --from: the kept fingerprint fitted again gives the same profile
-# (the fit is deterministic; only the header's notes differ); what would
+# (the same keys, the numbers within the fit's own tolerance); what would
 # shape a new window is refused, and a file that is not a fingerprint,
 # each exit 2 with nothing written
 expect_exit 0 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d1" \
 	--data "$WORK/d2" --log "$WORK/lg" -o relearned.ini --quiet
 grep -q '^; fitted from learned.fingerprint.json: a window watched before' relearned.ini ||
 	fail "--from: the header does not say so"
-diff <(grep -v '^;' learned.ini | sed 's/^fingerprint = .*//') \
-	<(grep -v '^;' relearned.ini | sed 's/^fingerprint = .*//') ||
-	fail "--from: the refit differs from the profile learned from the same window"
+# the same keys; each number within 5 % (the fit stops within 1 % of its
+# targets, and the file keeps 6 significant digits of the window: a refit
+# may stop at another point of that 1 %), every other value equal
+python3 - learned.ini relearned.ini <<'PY' || fail "--from: the refit differs from the profile learned from the same window"
+import re, sys
+def keys(path):
+    out, sec = {}, ""
+    for line in open(path):
+        line = line.split(";")[0].strip()
+        if line.startswith("["):
+            sec = line
+        elif "=" in line:
+            k, v = (x.strip() for x in line.split("=", 1))
+            if k != "fingerprint":
+                out[sec + k] = v
+    return out
+a, b = keys(sys.argv[1]), keys(sys.argv[2])
+bad = sorted(set(a) ^ set(b))
+for k in set(a) & set(b):
+    ma, mb = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", a[k]), re.fullmatch(r"([0-9.]+)([A-Za-z]*)", b[k])
+    if ma and mb and ma.group(2) == mb.group(2):
+        x, y = float(ma.group(1)), float(mb.group(1))
+        if abs(x - y) > 0.05 * max(abs(x), abs(y)) + 1e-9:
+            bad.append(k)
+    elif a[k] != b[k]:
+        bad.append(k)
+for k in bad:
+    print("refit:", k, a.get(k), b.get(k))
+sys.exit(1 if bad else 0)
+PY
 cmp -s learned.fingerprint.json relearned.fingerprint.json ||
 	fail "--from: the fingerprint kept is not the one fitted"
 expect_exit 2 "$DISKPROOF" learn --from learned.fingerprint.json --data "$WORK/d1" \
