@@ -401,7 +401,7 @@ void learn_fp_json(const struct learn_fp *fp, struct strbuf *out)
 	json_doc_versions(&j);
 	json_str(&j, "source", fp->source);
 	json_str(&j, "start", fp->start_utc[0] ? fp->start_utc : NULL);
-	json_sig(&j, "seconds", fp->seconds, 9);
+	json_sig(&j, "seconds", fp->seconds, 17); /* exact: learn --from refits it */
 	if (fp->transactions >= 0)
 		json_sig(&j, "transactions", fp->transactions, 12);
 	else

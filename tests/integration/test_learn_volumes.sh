@@ -87,6 +87,12 @@ def keys(path):
                 out[sec + k] = v
     return out
 a, b = keys(sys.argv[1]), keys(sys.argv[2])
+# read_pages is what is left of the reads a transaction makes after
+# update_pages: their sum is the fitted figure
+for d in (a, b):
+    w = "[workload]"
+    if w + "read_pages" in d and w + "update_pages" in d:
+        d[w + "read_pages"] = "%.4f" % (float(d[w + "read_pages"]) + float(d[w + "update_pages"]))
 bad = sorted(set(a) ^ set(b))
 for k in set(a) & set(b):
     ma, mb = re.fullmatch(r"([0-9.]+)([A-Za-z]*)", a[k]), re.fullmatch(r"([0-9.]+)([A-Za-z]*)", b[k])
