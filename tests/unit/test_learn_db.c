@@ -52,6 +52,18 @@ static void learn_back(const struct learn_model *m0, struct learn_fp *obs, struc
 	strbuf_release(&err);
 }
 
+/* obs (its trace or counters edited) fitted again into fit. */
+static void refit(const struct learn_fp *obs, uint64_t db_size, struct learn_fit *fit)
+{
+	struct strbuf err = STRBUF_INIT;
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+
+	learn_fit_init(fit);
+	if (learn_fit_run(obs, db_size, 0, tmp, fit, &err))
+		fail_msg("fit: %s", err.buf);
+	strbuf_release(&err);
+}
+
 /* The figure key of fit's prediction within tol (a share) of obs's. */
 static void within(const struct learn_fp *obs, const struct learn_fit *fit, const char *key,
 		   double tol)
@@ -129,8 +141,6 @@ static void test_doublewrite_traced(void **state)
 	struct learn_fp obs;
 	struct learn_fit fit;
 	struct learn_trace_role *t;
-	struct strbuf err = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	double P = 16384, bytes, pages, w;
 
 	(void)state;
@@ -156,9 +166,7 @@ static void test_doublewrite_traced(void **state)
 	t->bytes[LEARN_TRACE_WRITE] = (uint64_t)bytes;
 	t->sizes[1][14] = (uint64_t)pages;	 /* 16 KiB */
 	t->sizes[1][19] = (uint64_t)(w - pages); /* 768 KiB: 2^19 to 2^20 */
-	learn_fit_init(&fit);
-	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
-		fail_msg("fit: %s", err.buf);
+	refit(&obs, m0.database_size, &fit);
 	if (getenv("TEST_LEARN_DB_PRINT"))
 		fprintf(stderr, "%s", fit.db_keys.buf);
 	assert_true(fit.m.flush_depth >= 45 && fit.m.flush_depth <= 50);
@@ -171,7 +179,6 @@ static void test_doublewrite_traced(void **state)
 	within(&obs, &fit, "data.reads_per_s", 0.05);
 	within(&obs, &fit, "log.writes_per_s", 0.05);
 	learn_fit_release(&fit);
-	strbuf_release(&err);
 }
 
 static void test_flush_rate(void **state)
@@ -227,8 +234,6 @@ static void test_readahead(void **state)
 	struct learn_fp obs;
 	struct learn_fit fit;
 	struct learn_trace_role *t;
-	struct strbuf err = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	double reads, bytes, big;
 
 	(void)state;
@@ -243,9 +248,7 @@ static void test_readahead(void **state)
 	/* the database's counters give its page */
 	obs.db.used = true;
 	obs.db.page_size = 8192;
-	learn_fit_init(&fit);
-	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
-		fail_msg("fit: %s", err.buf);
+	refit(&obs, m0.database_size, &fit);
 	assert_int_equal(fit.m.page_size, 8192);
 	assert_true(fit.m.readahead_pages >= 2);
 	assert_non_null(strstr(fit.db_keys.buf, "no trace"));
@@ -265,9 +268,7 @@ static void test_readahead(void **state)
 	t->sizes[0][13] = (uint64_t)(reads - big); /* 8 KiB */
 	t->sizes[0][15] = (uint64_t)big;	   /* 32 KiB */
 	obs.db.used = false;			   /* the trace's sizes give the page */
-	learn_fit_init(&fit);
-	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
-		fail_msg("fit: %s", err.buf);
+	refit(&obs, m0.database_size, &fit);
 	assert_int_equal(fit.m.page_size, 8192);
 	assert_int_equal(fit.m.readahead_pages, 4);
 	assert_true(fabs(fit.m.readahead_pct - 20) < 4);
@@ -276,7 +277,6 @@ static void test_readahead(void **state)
 	within(&obs, &fit, "data.reads_per_s", 0.05);
 	within(&obs, &fit, "data.writes_per_s", 0.05);
 	learn_fit_release(&fit);
-	strbuf_release(&err);
 }
 
 /*
@@ -294,8 +294,7 @@ static void test_writeback_bursts(void **state)
 	struct learn_fp obs;
 	struct learn_fit fit;
 	struct learn_trace_role *t;
-	struct strbuf err = STRBUF_INIT, prof = STRBUF_INIT;
-	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	struct strbuf prof = STRBUF_INIT;
 	double w;
 
 	(void)state;
@@ -326,9 +325,7 @@ static void test_writeback_bursts(void **state)
 	t->burst_interval_s = 2.0;
 	t->burst_peak = 800;
 	t->burst_depth = 16;
-	learn_fit_init(&fit);
-	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
-		fail_msg("fit: %s", err.buf);
+	refit(&obs, m0.database_size, &fit);
 	if (getenv("TEST_LEARN_DB_PRINT"))
 		fprintf(stderr, "%s", fit.db_keys.buf);
 	assert_true(fabs(fit.m.cleaner_interval_s - 2) < 1e-9);
@@ -346,14 +343,11 @@ static void test_writeback_bursts(void **state)
 	t->bursts = 0;
 	t->burst_share = 0;
 	t->burst_interval_s = t->burst_peak = t->burst_depth = NAN;
-	learn_fit_init(&fit);
-	if (learn_fit_run(&obs, m0.database_size, 0, tmp, &fit, &err))
-		fail_msg("fit: %s", err.buf);
+	refit(&obs, m0.database_size, &fit);
 	assert_true(fit.m.cleaner_interval_s == 0);
 	assert_null(strstr(fit.db_keys.buf, "write-back in bursts"));
 	learn_fit_release(&fit);
 	strbuf_release(&prof);
-	strbuf_release(&err);
 }
 
 static void test_none(void **state)
