@@ -390,12 +390,17 @@ static void log_block(const struct learn_fp *obs, const double *t, struct learn_
  * m->rec_hi, a commit's record bytes, at the rate m->rec_rate: a bracket
  * taken at another rate, per second, is dropped): it ends at the step the
  * observed bytes are on, the largest record whose padded writes are no
- * more than the observed.
+ * more than the observed. run_pages is the update_pages the sim run (tp)
+ * was made with: the unused bytes and the bracket are that run's; the next
+ * record is for m's update_pages, which this round's other corrections
+ * have set (with doublewrite they follow the data bytes, not the writes).
  */
-static void log_record_solve(struct learn_model *m, const double *to, const double *tp)
+static void log_record_solve(struct learn_model *m, const double *to, const double *tp,
+			     double run_pages)
 {
 	double pages = fmax(m->update_pages, 1); /* a transaction changes one at least */
-	double recs = m->rate * pages;		 /* records per second */
+	double rpages = fmax(run_pages, 1);
+	double recs = m->rate * pages; /* records per second */
 	double r = (double)m->log_record_size, unused = 0, next;
 
 	if (!(to[T_LOGB] > 0 && to[T_LOGW] > 0 && m->update_pages > 0 && m->rate > 0))
@@ -407,10 +412,10 @@ static void log_record_solve(struct learn_model *m, const double *to, const doub
 		if (fabs(tp[T_LOGB] / to[T_LOGB] - 1) <= 0.01)
 			return; /* the sim writes the observed bytes */
 		if (tp[T_LOGB] > to[T_LOGB])
-			m->rec_hi = m->rec_hi > 0 ? fmin(m->rec_hi, r * pages) : r * pages;
+			m->rec_hi = m->rec_hi > 0 ? fmin(m->rec_hi, r * rpages) : r * rpages;
 		else
-			m->rec_lo = fmax(m->rec_lo, r * pages);
-		unused = fmax(tp[T_LOGB] * 1024 - recs * r, 0) / tp[T_LOGW];
+			m->rec_lo = fmax(m->rec_lo, r * rpages);
+		unused = fmax(tp[T_LOGB] * 1024 - m->rate * rpages * r, 0) / tp[T_LOGW];
 	}
 	next = (to[T_LOGB] * 1024 - unused * to[T_LOGW]) / recs;
 	if (m->rec_lo > 0 && m->rec_hi > m->rec_lo)
@@ -494,7 +499,7 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	m->log_record_size = 2048;
 	if (obs->role[LEARN_LOG].present)
 		log_block(obs, t, m);
-	log_record_solve(m, t, NULL);
+	log_record_solve(m, t, NULL, m->update_pages);
 }
 
 /* Group commit. Commits that arrive while a log write is in flight share
@@ -539,7 +544,6 @@ static bool model_correct(struct learn_model *m, const double *to, const double 
 	if (to[T_DATAW] > 0 && tp[T_DATAW] > 0)
 		m->update_pages = clampd(m->update_pages * to[T_DATAW] / tp[T_DATAW], 0, 1000);
 	m->read_pages = clampd(m->read_pages + (to[T_READS] - tp[T_READS]) / m->rate, 0, 63);
-	log_record_solve(m, to, tp);
 	return false;
 }
 
@@ -589,10 +593,14 @@ static int fit_rounds(const struct learn_fp *obs, const double *to, const char *
 		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
 		if (ret)
 			return ret;
+		double run_pages = fit->m.update_pages;
+
 		targets(&fit->predicted, rate_fixed ? fit->m.rate : 0, tp);
 		if (model_correct(&fit->m, to, tp, rate_fixed))
 			return 0;
 		learn_db_correct(obs, &fit->predicted, to, tp, &fit->m); /* model_db.c */
+		/* last: the record for the pages the next run changes */
+		log_record_solve(&fit->m, to, tp, run_pages);
 	}
 	/* the last correction was not run: run it, so the residuals are m's */
 	fit->iterations--;

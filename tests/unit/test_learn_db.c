@@ -77,6 +77,8 @@ static void within(const struct learn_fp *obs, const struct learn_fit *fit, cons
 	a = fig(fo, n, key);
 	b = fig(fp, n, key);
 	d = fabs(b->value / a->value - 1);
+	if (getenv("TEST_LEARN_DB_PRINT"))
+		fprintf(stderr, "%s: learned %g, made %g\n", key, b->value, a->value);
 	if (!(d <= tol))
 		fail_msg("%s: learned %g, made %g (%.1f %%, tolerance %.0f %%)", key, b->value,
 			 a->value, d * 100, tol * 100);
@@ -178,6 +180,46 @@ static void test_doublewrite_traced(void **state)
 	within(&obs, &fit, "data.flushes_per_s", 0.05);
 	within(&obs, &fit, "data.reads_per_s", 0.05);
 	within(&obs, &fit, "log.writes_per_s", 0.05);
+	learn_fit_release(&fit);
+}
+
+/*
+ * Doublewrite with the filesystem's journal writes on the data device
+ * (ext4's commits: small writes the model does not make): the pages
+ * changed follow the data bytes, not the write count, so each round's
+ * correction by the count is undone by the doublewrite's. The log record
+ * must be solved for the pages the next run changes, after that: solved
+ * for the count's pages (until 2026-12-07) it came out short (here the log
+ * KiB a transaction 1.5 %; a MariaDB window's 7 %, where the record never
+ * overshot and the bisection never began).
+ */
+static void test_doublewrite_journal(void **state)
+{
+	struct learn_model m0 = base;
+	struct learn_fp obs;
+	struct learn_fit fit;
+	struct learn_counters *c;
+	uint64_t journal;
+
+	(void)state;
+	m0.update_pages = 6; /* records that fill their blocks: MariaDB's */
+	m0.log_record_size = 2000;
+	m0.log_align = 512;
+	m0.doublewrite = true;
+	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	m0.cleaner_interval_s = 1;
+	m0.cleaner_pages = 4000;
+	m0.flush_depth = 16;
+	learn_back(&m0, &obs, &fit);
+	learn_fit_release(&fit);
+	c = &obs.role[LEARN_DATA].c;
+	journal = (c->writes - c->flushes) / 10; /* a tenth more, of 4 KiB */
+	c->writes += journal;
+	c->write_sectors += journal * 8;
+	obs.role[LEARN_LOG].where.block = 512;
+	refit(&obs, m0.database_size, &fit);
+	assert_true(fit.m.doublewrite);
+	within(&obs, &fit, "per_transaction.log_kib", 0.01); /* before: -1.5 % */
 	learn_fit_release(&fit);
 }
 
@@ -371,9 +413,13 @@ static void test_none(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_doublewrite), cmocka_unit_test(test_doublewrite_traced),
-		cmocka_unit_test(test_flush_rate),  cmocka_unit_test(test_cache),
-		cmocka_unit_test(test_readahead),   cmocka_unit_test(test_writeback_bursts),
+		cmocka_unit_test(test_doublewrite),
+		cmocka_unit_test(test_doublewrite_traced),
+		cmocka_unit_test(test_doublewrite_journal),
+		cmocka_unit_test(test_flush_rate),
+		cmocka_unit_test(test_cache),
+		cmocka_unit_test(test_readahead),
+		cmocka_unit_test(test_writeback_bursts),
 		cmocka_unit_test(test_none),
 	};
 
