@@ -9,10 +9,13 @@
 #       "date +%s.%N"), and per transaction (TXNS transactions in the window)
 #       the data reads and writes, WAL writes, bytes and flushes; KEY=VALUE
 #       pairs go in as they are (numbers as numbers)
-#   fingerprint.py compare PG.json DP.json MD_OUT TOL TOL_QD SIZE_ROWS ASSERT
+#   fingerprint.py compare PG.json DP.json MD_OUT TOL TOL_QD SIZE_ROWS ASSERT [MIN_PCT]
 #       prints the table figure | PostgreSQL | diskproof | diff %, writes it
 #       as markdown to MD_OUT, and with ASSERT=1 names every asserted row off
-#       by more than its tolerance (percent) and exits 1 when any is
+#       by more than its tolerance (percent) and exits 1 when any is. With
+#       MIN_PCT, also the learn rule (docs/fidelity.md): of the RULE_ROWS with
+#       200 events or more on each side, at least MIN_PCT % within TOL %
+#       (queue depths too), printed as a line (shown, not asserted)
 #   fingerprint.py txns RUN.json
 #       prints transactions.count of diskproof's run document (at the top,
 #       or in "summary" or "run"), nothing when it has none
@@ -135,6 +138,56 @@ ROWS = [
 ]
 
 
+# the learn rule (issue 34, as "diskproof fingerprint compare" counts it for
+# mariadb.sh): these rows within TOL %, each with the counters its events
+# are (a row with fewer than RULE_EVENTS_MIN of them on a side is left out)
+RULE_ROWS = {
+    "data reads/s": (("data", "reads"),),
+    "data writes/s": (("data", "writes"),),
+    "data reads:writes": (("data", "reads"), ("data", "writes")),
+    "data read size KiB": (("data", "reads"),),
+    "data write size KiB": (("data", "writes"),),
+    "data flushes/s": (("data", "flushes"),),
+    "data queue depth": (("data", "reads"), ("data", "writes")),
+    "WAL reads/s": (("wal", "reads"),),
+    "WAL writes/s": (("wal", "writes"),),
+    "WAL write size KiB": (("wal", "writes"),),
+    "WAL flushes/s": (("wal", "flushes"),),
+    "WAL queue depth": (("wal", "reads"), ("wal", "writes")),
+    "data reads/txn": (("data", "reads"),),
+    "data writes/txn": (("data", "writes"),),
+    "WAL writes/txn": (("wal", "writes"),),
+    "WAL KiB/txn": (("wal", "writes"),),
+    "WAL flushes/txn": (("wal", "flushes"),),
+}
+RULE_EVENTS_MIN = 200
+
+
+def rule_events(fp, label):
+    return sum(get(fp, p) for p in RULE_ROWS[label])
+
+
+def learn_rule(pg, dp, diffs, tol, min_pct):
+    """(line, ok): the learn rule over the rows of diffs (label -> diff %)"""
+    within, of, out, off = 0, 0, [], []
+    for label in RULE_ROWS:
+        d = diffs.get(label)
+        ev = min(rule_events(pg, label), rule_events(dp, label))
+        if d is None or ev != ev or ev < RULE_EVENTS_MIN:
+            out.append(label)
+            continue
+        of += 1
+        if abs(d) <= tol:
+            within += 1
+        else:
+            off.append(f"{label} {d:+.1f} %")
+    ok = of > 0 and within * 100 >= min_pct * of
+    line = (f"the learn rule: {within} of {of} rows within {tol:g} % (at least {min_pct:g} % needed)"
+            + (f"; off: {', '.join(off)}" if off else "")
+            + (f"; left out (fewer than {RULE_EVENTS_MIN} events on a side): {', '.join(out)}" if out else ""))
+    return line, ok
+
+
 def get(fp, path):
     v = fp
     for k in path:
@@ -149,7 +202,8 @@ def compare(args):
     dp = json.load(open(args[1]))
     md_out, tol, tol_qd, size_rows, do_assert = args[2], float(args[3]), float(args[4]), args[5], args[6] == "1"
     asserted = {"tol", "qd", "size" if size_rows == "split" else "mean"}
-    rows, failed = [], []
+    min_pct = float(args[7]) if len(args) > 7 else None
+    rows, failed, diffs = [], [], {}
     for label, path, scale, fmt, cls in ROWS:
         a, b = get(pg, path), get(dp, path)
         if a != a or b != b:  # NaN: shown as "-", never asserted
@@ -157,6 +211,7 @@ def compare(args):
                          "-" if b != b else fmt % (b * scale), "", ""))
             continue
         diff = (b - a) / a * 100.0 if a else (0.0 if b == 0 else float("inf"))
+        diffs[label] = diff
         limit = None
         if cls in asserted:
             limit = tol_qd if cls == "qd" else tol
@@ -181,6 +236,14 @@ def compare(args):
                 f"{pg.get('checkpoints', '?')} checkpoint(s) completed in the window; "
                 f"diskproof: {dp.get('transactions', 0):.0f} transactions ({src}) over "
                 f"{dp.get('elapsed_s', 0):.0f} s. diff % = (diskproof - PostgreSQL) / PostgreSQL.\n")
+    if min_pct is not None:
+        rule, _ = learn_rule(pg, dp, diffs, tol, min_pct)
+        print(rule)
+        with open(md_out, "a") as f:
+            f.write(f"\n{rule}\n")
+        # shown, not asserted: the queue depths on loop devices follow the
+        # measured side's CPU use (tests/fidelity/README.md, "The learn
+        # rule"), and PostgreSQL's WAL queue depth misses in every run
     if do_assert and failed:
         for m in failed:
             print("FAIL " + m, file=sys.stderr)
@@ -267,7 +330,7 @@ def latency(pg_path, run_path, dp_path=None):
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "make" and len(sys.argv) >= 9:
         make(sys.argv[2:])
-    elif len(sys.argv) == 9 and sys.argv[1] == "compare":
+    elif len(sys.argv) in (9, 10) and sys.argv[1] == "compare":
         sys.exit(compare(sys.argv[2:]))
     elif len(sys.argv) == 3 and sys.argv[1] == "txns":
         txns(sys.argv[2])
