@@ -390,35 +390,42 @@ static void log_block(const struct learn_fp *obs, const double *t, struct learn_
  * m->rec_hi, a commit's record bytes, at the rate m->rec_rate: a bracket
  * taken at another rate, per second, is dropped): it ends at the step the
  * observed bytes are on, the largest record whose padded writes are no
- * more than the observed. run_pages is the update_pages the sim run (tp)
- * was made with: the unused bytes and the bracket are that run's; the next
- * record is for m's update_pages, which this round's other corrections
- * have set (with doublewrite they follow the data bytes, not the writes).
+ * more than the observed. run_pages and run_rate are the update_pages and
+ * rate the sim run (tp) was made with: the unused bytes and the bracket
+ * are that run's; the next record is for m's update_pages and rate, which
+ * this round's other corrections have set (with doublewrite the pages
+ * follow the data bytes, not the writes). A run that wrote the observed
+ * bytes keeps its commit's record bytes, for the pages the next run
+ * changes.
  */
 static void log_record_solve(struct learn_model *m, const double *to, const double *tp,
-			     double run_pages)
+			     double run_pages, double run_rate)
 {
 	double pages = fmax(m->update_pages, 1); /* a transaction changes one at least */
 	double rpages = fmax(run_pages, 1);
 	double recs = m->rate * pages; /* records per second */
 	double r = (double)m->log_record_size, unused = 0, next;
 
-	if (!(to[T_LOGB] > 0 && to[T_LOGW] > 0 && m->update_pages > 0 && m->rate > 0))
+	if (!(to[T_LOGB] > 0 && to[T_LOGW] > 0 && m->rate > 0 && run_rate > 0))
 		return;
-	if (fabs(m->rate / fmax(m->rec_rate, 1e-9) - 1) > 0.005)
+	if (fabs(run_rate / fmax(m->rec_rate, 1e-9) - 1) > 0.005)
 		m->rec_lo = m->rec_hi = 0; /* taken at another rate */
-	m->rec_rate = m->rate;
+	m->rec_rate = run_rate;
 	if (tp && tp[T_LOGW] > 0 && tp[T_LOGB] > 0) {
-		if (fabs(tp[T_LOGB] / to[T_LOGB] - 1) <= 0.01)
-			return; /* the sim writes the observed bytes */
+		if (fabs(tp[T_LOGB] / to[T_LOGB] - 1) <= 0.01) {
+			/* the sim writes the observed bytes */
+			m->log_record_size =
+				(uint64_t)clampd(round(r * rpages / pages), 16, 1 << 20);
+			return;
+		}
 		if (tp[T_LOGB] > to[T_LOGB])
 			m->rec_hi = m->rec_hi > 0 ? fmin(m->rec_hi, r * rpages) : r * rpages;
 		else
 			m->rec_lo = fmax(m->rec_lo, r * rpages);
-		unused = fmax(tp[T_LOGB] * 1024 - m->rate * rpages * r, 0) / tp[T_LOGW];
+		unused = fmax(tp[T_LOGB] * 1024 - run_rate * rpages * r, 0) / tp[T_LOGW];
 	}
 	next = (to[T_LOGB] * 1024 - unused * to[T_LOGW]) / recs;
-	if (m->rec_lo > 0 && m->rec_hi > m->rec_lo)
+	if (m->rec_lo > 0 && m->rec_hi > m->rec_lo && fabs(m->rate / run_rate - 1) <= 0.005)
 		next = (m->rec_lo + m->rec_hi) / 2 / pages;
 	m->log_record_size = (uint64_t)clampd(round(next), 16, 1 << 20);
 }
@@ -499,7 +506,7 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	m->log_record_size = 2048;
 	if (obs->role[LEARN_LOG].present)
 		log_block(obs, t, m);
-	log_record_solve(m, t, NULL, m->update_pages);
+	log_record_solve(m, t, NULL, m->update_pages, m->rate);
 }
 
 /* Group commit. Commits that arrive while a log write is in flight share
@@ -593,14 +600,14 @@ static int fit_rounds(const struct learn_fp *obs, const double *to, const char *
 		ret = learn_sim_predict(&fit->m, obs, tmpdir, &fit->predicted, err);
 		if (ret)
 			return ret;
-		double run_pages = fit->m.update_pages;
+		double run_pages = fit->m.update_pages, run_rate = fit->m.rate;
 
 		targets(&fit->predicted, rate_fixed ? fit->m.rate : 0, tp);
 		if (model_correct(&fit->m, to, tp, rate_fixed))
 			return 0;
 		learn_db_correct(obs, &fit->predicted, to, tp, &fit->m); /* model_db.c */
 		/* last: the record for the pages the next run changes */
-		log_record_solve(&fit->m, to, tp, run_pages);
+		log_record_solve(&fit->m, to, tp, run_pages, run_rate);
 	}
 	/* the last correction was not run: run it, so the residuals are m's */
 	fit->iterations--;
@@ -621,6 +628,9 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 	/* 2. the database model's features (model_db.c) and what the model
 	 * cannot make */
 	learn_db_features(obs, to, fit);
+	/* the first record again, for the pages the features set (with
+	 * doublewrite, from the data bytes) */
+	log_record_solve(&fit->m, to, NULL, fit->m.update_pages, fit->m.rate);
 	model_limits(obs, to, fit);
 	/* 3. the sim rounds */
 	ret = fit_rounds(obs, to, tmpdir, fit, err);

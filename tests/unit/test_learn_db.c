@@ -94,6 +94,17 @@ static const struct learn_model base = {.rate = 150,
 					.log_segments = 64,
 					.streams = 16};
 
+/* InnoDB's flushing on m: doublewrite batches of depth pages, the data
+ * files flushed a batch, the page cleaner a pass a second of up to pages */
+static void innodb_flushing(struct learn_model *m, unsigned depth, unsigned pages)
+{
+	m->doublewrite = true;
+	m->data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	m->cleaner_interval_s = 1;
+	m->cleaner_pages = pages;
+	m->flush_depth = depth;
+}
+
 static void test_doublewrite(void **state)
 {
 	struct learn_model m0 = base;
@@ -102,11 +113,7 @@ static void test_doublewrite(void **state)
 	struct strbuf prof = STRBUF_INIT;
 
 	(void)state;
-	m0.doublewrite = true;
-	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
-	m0.cleaner_interval_s = 1;
-	m0.cleaner_pages = 2000;
-	m0.flush_depth = 16;
+	innodb_flushing(&m0, 16, 2000);
 	learn_back(&m0, &obs, &fit);
 	assert_true(fit.m.doublewrite);
 	assert_int_equal(fit.m.data_flush, PROFILE_DATA_FLUSH_PER_BATCH);
@@ -147,12 +154,8 @@ static void test_doublewrite_traced(void **state)
 
 	(void)state;
 	m0.rate = 300;
-	m0.doublewrite = true;
-	m0.flush_depth = 48;
-	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	innodb_flushing(&m0, 48, 5000);
 	m0.data_flush_count = 5;
-	m0.cleaner_interval_s = 1;
-	m0.cleaner_pages = 5000;
 	learn_back(&m0, &obs, &fit);
 	assert_true(fit.m.doublewrite);
 	assert_true(fit.m.flush_depth < 24); /* the flushes taken for batches */
@@ -184,14 +187,15 @@ static void test_doublewrite_traced(void **state)
 }
 
 /*
- * Doublewrite with the filesystem's journal writes on the data device
- * (ext4's commits: small writes the model does not make): the pages
- * changed follow the data bytes, not the write count, so each round's
- * correction by the count is undone by the doublewrite's. The log record
- * must be solved for the pages the next run changes, after that: solved
- * for the count's pages (until 2026-12-07) it came out short (here the log
- * KiB a transaction 1.5 %; a MariaDB window's 7 %, where the record never
- * overshot and the bisection never began).
+ * Doublewrite with the filesystem's journal writes on the data device, as a
+ * traced MariaDB window has them (ext4's commits: small writes the model
+ * does not make, a tenth more writes here): the pages changed follow the
+ * data bytes, not the write count, so each round's correction by the count
+ * is undone by the doublewrite's, and the log record must be solved after
+ * it, for the pages the next run changes (and solved again after the
+ * database model's features set the first pages). Solved for the count's
+ * pages (until 2026-12-07) the record came out 7 % short and the log bytes
+ * a transaction 10.5 % (a MariaDB window's 7 %).
  */
 static void test_doublewrite_journal(void **state)
 {
@@ -199,27 +203,47 @@ static void test_doublewrite_journal(void **state)
 	struct learn_fp obs;
 	struct learn_fit fit;
 	struct learn_counters *c;
-	uint64_t journal;
+	struct learn_trace_role *t;
+	double P = 16384, bytes, pages, w, journal;
 
 	(void)state;
 	m0.update_pages = 6; /* records that fill their blocks: MariaDB's */
 	m0.log_record_size = 2000;
 	m0.log_align = 512;
-	m0.doublewrite = true;
-	m0.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
-	m0.cleaner_interval_s = 1;
-	m0.cleaner_pages = 4000;
-	m0.flush_depth = 16;
+	innodb_flushing(&m0, 16, 4000);
 	learn_back(&m0, &obs, &fit);
 	learn_fit_release(&fit);
+	/* the trace of what the sim made (each page once in place, each batch
+	 * one doublewrite write), then the journal's 4 KiB writes */
 	c = &obs.role[LEARN_DATA].c;
-	journal = (c->writes - c->flushes) / 10; /* a tenth more, of 4 KiB */
-	c->writes += journal;
-	c->write_sectors += journal * 8;
+	t = &obs.role[LEARN_DATA].trace;
+	bytes = (double)c->write_sectors * 512;
+	w = (double)(c->writes - c->flushes);
+	pages = bytes / (2 * P);
+	journal = floor(w / 10);
+	memset(t, 0, sizeof(*t));
+	t->present = true;
+	t->ops[LEARN_TRACE_WRITE] = (uint64_t)(w + journal);
+	t->bytes[LEARN_TRACE_WRITE] = (uint64_t)(bytes + journal * 4096);
+	t->sizes[1][12] = (uint64_t)journal;	 /* 4 KiB */
+	t->sizes[1][14] = (uint64_t)pages;	 /* 16 KiB */
+	t->sizes[1][18] = (uint64_t)(w - pages); /* 256 KiB: 16 pages */
+	c->writes += (uint64_t)journal;
+	c->write_sectors += (uint64_t)journal * 8;
 	obs.role[LEARN_LOG].where.block = 512;
 	refit(&obs, m0.database_size, &fit);
+	if (getenv("TEST_LEARN_DB_PRINT"))
+		fprintf(stderr, "log_record_size %llu\n",
+			(unsigned long long)fit.m.log_record_size);
 	assert_true(fit.m.doublewrite);
-	within(&obs, &fit, "per_transaction.log_kib", 0.01); /* before: -1.5 % */
+	assert_int_equal(fit.m.data_flush, PROFILE_DATA_FLUSH_PER_BATCH);
+	/* 2026-12-07: -10.5 % with the record solved before the doublewrite's
+	 * correction, -2.9 % solved after it for the run's pages at the
+	 * first sim run's count-made pages; +1.0 % now */
+	within(&obs, &fit, "per_transaction.log_kib", 0.02);
+	/* the record itself, the profile's key: m0's within 5 % (1864 B, 2046
+	 * and 2056 in the three) */
+	assert_true(fit.m.log_record_size >= 1900 && fit.m.log_record_size <= 2100);
 	learn_fit_release(&fit);
 }
 
