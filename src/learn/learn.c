@@ -506,7 +506,8 @@ static void model_start(const struct learn_fp *obs, const double *t, uint64_t db
 	m->log_record_size = 2048;
 	if (obs->role[LEARN_LOG].present)
 		log_block(obs, t, m);
-	log_record_solve(m, t, NULL, m->update_pages, m->rate);
+	/* the record is solved once the database model's features have set
+	 * the pages (learn_fit_run) */
 }
 
 /* Group commit. Commits that arrive while a log write is in flight share
@@ -628,7 +629,7 @@ int learn_fit_run(const struct learn_fp *obs, uint64_t db_size, uint64_t log_siz
 	/* 2. the database model's features (model_db.c) and what the model
 	 * cannot make */
 	learn_db_features(obs, to, fit);
-	/* the first record again, for the pages the features set (with
+	/* the first record, for the pages the features set (with
 	 * doublewrite, from the data bytes) */
 	log_record_solve(&fit->m, to, NULL, fit->m.update_pages, fit->m.rate);
 	model_limits(obs, to, fit);
