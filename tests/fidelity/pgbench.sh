@@ -34,6 +34,9 @@
 #                       "diskproof learn --data --log --transactions N"
 #                       watching (ended when pgbench ends), and the learned
 #                       profile (learned.ini) is what runs at pgbench's rate
+#   -R, --rate TPS      pgbench -R TPS: transactions scheduled at TPS a second
+#                       (below the server's most, its CPU is not saturated:
+#                       on loop devices a saturated CPU slows the devices)
 #   --pin, --no-pin     pin each measured side (PostgreSQL's server and
 #                       pgbench while measured, and the diskproof run) to the
 #                       last CPU, the loop devices' kernel work on the others
@@ -110,6 +113,7 @@ SECS=""
 PROFILE=pgbench-tpcb
 PGFROM=""
 LEARN=""
+RATE=""
 ASSERT=1
 PIN=""
 while [ $# -gt 0 ]; do
@@ -120,6 +124,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=${2:?}; shift ;;
 	--pgbench-from) PGFROM=${2:?}; shift ;;
 	--learn) LEARN=${2:?}; shift ;;
+	-R | --rate) RATE=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
 	--pin) PIN=1 ;;
 	--no-pin) PIN=0 ;;
@@ -131,6 +136,7 @@ while [ $# -gt 0 ]; do
 done
 is_count "$SCALE" scale
 [ -z "$SECS" ] || is_count "$SECS" seconds
+[ -z "$RATE" ] || is_count "$RATE" rate
 if [ -n "$LEARN" ]; then
 	is_count "$LEARN" "--learn transactions"
 	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
@@ -360,7 +366,7 @@ else
 	else
 		len="-T $SECS"
 	fi
-	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS $len"
+	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS${RATE:+ -R $RATE} $len"
 	cold
 	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtc "select pg_stat_reset_shared('wal')" postgres >/dev/null ||
 		die "pg_stat_reset_shared failed"
@@ -370,10 +376,11 @@ else
 	PGLOGDIR=${MNT:-$WORK}/pglat
 	mkdir -p "$PGLOGDIR" && chown postgres: "$PGLOGDIR"
 	LENGTH=(-T "$SECS")
+	[ -z "$RATE" ] || LENGTH+=(-R "$RATE")
 	if [ -n "$LEARN" ]; then
 		# learn watches the same window, told the count beforehand: pgbench
 		# runs LEARN transactions (a share a client), then learn fits
-		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))")
+		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))" ${RATE:+-R "$RATE"})
 		LEARN=$((((LEARN + CLIENTS - 1) / CLIENTS) * CLIENTS))
 		# --postgres: the server's own counters too (read-only; the
 		# page size copied, the settings in the learned header)
