@@ -21,7 +21,8 @@
 #   3. "diskproof fingerprint compare" of MariaDB's and the run's own: rows
 #      within TOL % (rows with fewer than 200 events left out and said); the
 #      harness passes when at least MIN_PCT % of the compared rows are
-#      within.
+#      within (with --depth-tol PCT: the two queue depths counted within
+#      PCT %, the whole rule at TOL % shown too).
 #
 # usage: tests/fidelity/mariadb.sh [OPTIONS] [DIR]          (root: losetup)
 #   DIR                 scratch directory (default ./bench-data); DIR/mariadb
@@ -31,8 +32,8 @@
 #   -s, --table-size N  rows per sysbench table (default 1000000: 8 tables,
 #                       about 1.9 GB with their indexes)
 #   -t, --tables N      sysbench tables (default 8)
-#   -n, --events N      transactions sysbench runs (default 15000: about 80 s
-#                       at this machine's 185/s)
+#   -n, --events N      transactions sysbench runs (default 15000: 32-36 s
+#                       at this machine's 420-490/s, quiet)
 #   --mariadb-from FILE skip MariaDB: its fingerprint from a
 #                       fingerprint-mariadb.json written before; needs
 #                       --learned (for calibrating a profile run after run)
@@ -49,20 +50,21 @@
 #                       fidelity-first.md; a step that failed, with no table
 #                       written, is not run again): what ctest runs (quiet
 #                       and pinned, 2 of 17 runs missed on 2026-12-07)
-#   --depth-shown       the queue depths shown and counted in the issue's
-#                       rule's line, not asserted: the harness asserts the
-#                       other rows (rates, sizes, per transaction), which do
-#                       not follow the loop devices' speed; what ctest runs
-#                       (on the CI machine the devices served MariaDB's
-#                       writes 20-45 % slower than the replay's a minute
-#                       later: queue depth -23 %, rates within 5 %)
+#   --depth-tol PCT     the two queue depths counted within PCT % instead
+#                       of TOL %; the whole rule at TOL % is shown beside it
+#                       (ctest: 30; the CI machine, 2026-12-07, run 1: both
+#                       depths off, -10.6 and -22.6 %, MariaDB's writes
+#                       taking 25-81 % longer at the device than the
+#                       replay's; run 2: the data's -23.0 %)
 #   --no-assert         print and save, exit 0 whatever the differences (also
 #                       what it does by itself when the machine is loaded
 #                       before either side: it says so; machine_load in
 #                       tests/bench/lib.sh)
 # env: DISKPROOF (default build/diskproof)
-# exit: 0 at least MIN_PCT % of the compared rows within TOL %, 1 fewer (or a
-#       step failed), 77 skipped (not root, no losetup)
+# exit: 0 at least MIN_PCT % of the compared rows within TOL % (the depths
+#       within --depth-tol's), 1 fewer (or a step failed), 77 skipped (not
+#       root, no losetup)
+#
 set -eu
 # shellcheck source=tests/bench/lib.sh
 source "$(dirname "$0")/../bench/lib.sh"
@@ -87,7 +89,7 @@ LEARNED_IN=""
 ASSERT=1
 PIN=1
 CONFIRM=0
-DEPTH_SHOWN=0
+DEPTH_TOL=""
 ARGS=()
 for a in "$@"; do [ "$a" = --confirm ] || ARGS+=("$a"); done
 while [ $# -gt 0 ]; do
@@ -101,8 +103,8 @@ while [ $# -gt 0 ]; do
 	--no-assert) ASSERT=0 ;;
 	--no-pin) PIN=0 ;;
 	--confirm) CONFIRM=1 ;;
-	--depth-shown) DEPTH_SHOWN=1 ;;
-	-h | --help) sed -n '/^# usage/,/^# exit/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	--depth-tol) DEPTH_TOL=${2:?}; shift ;;
+	-h | --help) sed -n '/^# usage/,/^#$/p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) die "unknown option $1 (--help)" ;;
 	*) DIR=$1 ;;
 	esac
@@ -111,6 +113,7 @@ done
 is_count "$TABLE_SIZE" table-size
 is_count "$TABLES" tables
 is_count "$EVENTS" events
+[ -z "$DEPTH_TOL" ] || is_count "$DEPTH_TOL" depth-tol
 [ -z "$FROM" ] || [ -n "$LEARNED_IN" ] || die "--mariadb-from needs --learned PROFILE (learn fits only a window it watched)"
 [ -z "$FROM" ] || [ -f "$FROM" ] || die "$FROM: no such file"
 [ -z "$LEARNED_IN" ] || [ -f "$LEARNED_IN" ] || die "$LEARNED_IN: no such file"
@@ -352,26 +355,39 @@ fi
 } >>"$OUT/fidelity.md"
 cat "$OUT/fidelity.md"
 read -r WITHIN OF < <(sed -n 's/^\([0-9]*\) of \([0-9]*\) asserted rows within.*/\1 \2/p' "$OUT/fidelity.md") || true
-[ -n "${OF:-}" ] && [ "$OF" -gt 0 ] || die "no comparison summary from diskproof fingerprint compare"
-echo
-echo "saved in $OUT: fingerprint-mariadb.json, fingerprint-diskproof.json, learned.ini, fidelity.md, fidelity-watch.md, diskproof-run.json, mariadb.err"
-if [ $DEPTH_SHOWN = 1 ]; then
+if [ -z "${OF:-}" ] || [ "$OF" -le 0 ]; then
+	rm -f "$OUT/fidelity.md" # a failed step, not a miss (--confirm)
+	die "no comparison summary from diskproof fingerprint compare"
+fi
+RULE=""
+if [ -n "$DEPTH_TOL" ]; then
 	# queue depth = rate x time at the device (Little): with the rates
-	# asserted, a depth that misses is that time, the load's queueing or
-	# the device's speed; the traced service times above tell which
-	read -r DOK DOF < <(awk '/^(data|log) queue depth .* (ok|OFF) \(/ { n++; if ($0 ~ / ok \(/) k++ } END { print k + 0, n + 0 }' "$OUT/fidelity.md")
-	echo "the issue's rule (queue depths included): $WITHIN of $OF rows within $TOL % (at least $MIN_PCT % needed): shown, not asserted (--depth-shown)"
-	echo "queue depths: $DOK of $DOF within $TOL %; asserted: the other rows"
-	WITHIN=$((WITHIN - DOK))
-	OF=$((OF - DOF))
-	[ "$OF" -gt 0 ] || die "no rows but the queue depths to assert"
+	# asserted, a depth that misses is that time, the load's queueing or the
+	# device's speed (the traced service times above); within DEPTH_TOL the
+	# first, a fit's error, is still caught when it is gross
+	read -r DOK DTOL DOF < <(awk -v t="$DEPTH_TOL" '/^(data|log) queue depth .* (ok|OFF) \(/ {
+		n++; if ($0 ~ / ok \(/) k++; d = $6 + 0; if (d <= t && -d <= t) w++ }
+		END { print k + 0, w + 0, n + 0 }' "$OUT/fidelity.md")
+	if [ $((WITHIN * 100)) -ge $((MIN_PCT * OF)) ]; then met="met"; else met="missed"; fi
+	RULE="the whole rule at $TOL %: $WITHIN of $OF rows within (at least $MIN_PCT % needed: $met), the queue depths $DOK of $DOF; asserted: the queue depths within $DEPTH_TOL % ($DTOL of $DOF), the other rows within $TOL %"
+	WITHIN=$((WITHIN - DOK + DTOL))
 fi
 if [ $((WITHIN * 100)) -ge $((MIN_PCT * OF)) ]; then
-	echo "result: $WITHIN of $OF rows within $TOL % (at least $MIN_PCT % needed)"
-	exit 0
+	RESULT="result: $WITHIN of $OF rows within $TOL %${DEPTH_TOL:+ (the queue depths $DEPTH_TOL %)} (at least $MIN_PCT % needed)"
+	rc=0
 elif [ $ASSERT = 0 ]; then
-	echo "result: $WITHIN of $OF rows within $TOL %: not asserted (${LOADED:+loaded: }${LOADED:---no-assert})"
-	exit 0
+	RESULT="result: $WITHIN of $OF rows within $TOL %${DEPTH_TOL:+ (the queue depths $DEPTH_TOL %)}: not asserted (${LOADED:+loaded: }${LOADED:---no-assert})"
+	rc=0
+else
+	RESULT="result: FAIL: $WITHIN of $OF rows within $TOL %${DEPTH_TOL:+ (the queue depths $DEPTH_TOL %)} (at least $MIN_PCT % needed)"
+	rc=1
 fi
-echo "result: FAIL: $WITHIN of $OF rows within $TOL % (at least $MIN_PCT % needed)" >&2
-exit 1
+# the rule and the result in the table too (fidelity-first.md keeps a miss's)
+{
+	[ -z "$RULE" ] || echo "$RULE"
+	echo "$RESULT"
+} | tee -a "$OUT/fidelity.md"
+echo
+echo "saved in $OUT: fingerprint-mariadb.json, fingerprint-diskproof.json, learned.ini, fidelity.md, fidelity-watch.md, diskproof-run.json, mariadb.err"
+[ $rc = 0 ] || echo "$RESULT" >&2
+exit $rc
