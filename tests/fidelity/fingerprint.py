@@ -276,18 +276,23 @@ def cpf(path):
 
 def pglat(paths):
     """pgbench's per-transaction latencies (pgbench -l logs: the third field
-    is the transaction's latency in microseconds): "AVG_MS P99_MS COUNT"."""
-    lat = []
+    is the transaction's latency in microseconds; with -R, from its scheduled
+    start, and the seventh its schedule lag): "AVG_MS P99_MS COUNT LAG_MS"
+    (LAG_MS "-" without -R)."""
+    lat, lag = [], []
     for p in paths:
         for line in open(p):
             f = line.split()
             if len(f) >= 3 and f[2].isdigit():
                 lat.append(int(f[2]) / 1000.0)
+                if len(f) >= 7 and f[6].isdigit():
+                    lag.append(int(f[6]) / 1000.0)
     if not lat:
         sys.exit("fingerprint.py: no transactions in the pgbench logs")
     lat.sort()
     p99 = lat[min(len(lat) - 1, int(0.99 * len(lat)))]
-    print("%.3f %.3f %d" % (sum(lat) / len(lat), p99, len(lat)))
+    print("%.3f %.3f %d %s" % (sum(lat) / len(lat), p99, len(lat),
+                               "%.3f" % (sum(lag) / len(lag)) if lag else "-"))
 
 
 def fmt_ms(v):
@@ -304,8 +309,13 @@ def latency(pg_path, run_path, dp_path=None):
     classes = j.get("summary", {}).get("classes", {})
     print("| latency ms | avg | p99 |")
     print("|---|---:|---:|")
-    print("| PostgreSQL: pgbench transaction (closed loop, 8 clients) | %s | %s |" %
-          (fmt_ms(pg.get("latency_avg_ms")), fmt_ms(pg.get("latency_p99_ms"))))
+    if pg.get("pgbench_rate"):
+        how = "-R %s/s, from the scheduled start: schedule lag avg %s ms in it" % (
+            pg["pgbench_rate"], fmt_ms(pg.get("latency_lag_ms")))
+    else:
+        how = "closed loop, %s clients" % pg.get("clients", 8)
+    print("| PostgreSQL: pgbench transaction (%s) | %s | %s |" %
+          (how, fmt_ms(pg.get("latency_avg_ms")), fmt_ms(pg.get("latency_p99_ms"))))
     for side, f in (("PostgreSQL", pg), ("diskproof", dp)):
         if not f:
             continue

@@ -36,7 +36,10 @@
 #                       profile (learned.ini) is what runs at pgbench's rate
 #   -R, --rate TPS      pgbench -R TPS: transactions scheduled at TPS a second
 #                       (below the server's most, its CPU is not saturated:
-#                       on loop devices a saturated CPU slows the devices)
+#                       on loop devices a saturated CPU slows the devices);
+#                       pgbench's latency is then from each transaction's
+#                       scheduled start (its schedule lag included, shown);
+#                       not with --pgbench-from
 #   --pin, --no-pin     pin each measured side (PostgreSQL's server and
 #                       pgbench while measured, and the diskproof run) to the
 #                       last CPU, the loop devices' kernel work on the others
@@ -62,9 +65,9 @@
 # same way on every machine); pgbench -i -s SCALE, CHECKPOINT, sync, and the page cache
 # dropped (echo 3 > /proc/sys/vm/drop_caches): the fingerprint is of a COLD
 # start, the tables read in from the device as the run goes. Then
-# /proc/diskstats of both devices, pgbench -c 8 -j 2 -T SECS, /proc/diskstats
-# again; tps is pgbench's "without initial connection time", the
-# transactions its "actually processed". The checkpoints completed in the
+# /proc/diskstats of both devices, pgbench -c 8 -j 2 -T SECS (with --rate,
+# -R TPS too), /proc/diskstats again; tps is pgbench's "without initial
+# connection time", the transactions its "actually processed". The checkpoints completed in the
 # window (the server log's "checkpoint complete" lines) are printed: each
 # writes dirty pages in a burst, so their number matters to the data writes.
 # diskproof side: PostgreSQL's files removed (the filesystems stay), the
@@ -113,7 +116,7 @@ SECS=""
 PROFILE=pgbench-tpcb
 PGFROM=""
 LEARN=""
-RATE=""
+PGRATE=""
 ASSERT=1
 PIN=""
 while [ $# -gt 0 ]; do
@@ -124,7 +127,7 @@ while [ $# -gt 0 ]; do
 	--profile) PROFILE=${2:?}; shift ;;
 	--pgbench-from) PGFROM=${2:?}; shift ;;
 	--learn) LEARN=${2:?}; shift ;;
-	-R | --rate) RATE=${2:?}; shift ;;
+	-R | --rate) PGRATE=${2:?}; shift ;;
 	--no-assert) ASSERT=0 ;;
 	--pin) PIN=1 ;;
 	--no-pin) PIN=0 ;;
@@ -136,7 +139,8 @@ while [ $# -gt 0 ]; do
 done
 is_count "$SCALE" scale
 [ -z "$SECS" ] || is_count "$SECS" seconds
-[ -z "$RATE" ] || is_count "$RATE" rate
+[ -z "$PGRATE" ] || is_count "$PGRATE" rate
+[ -z "$PGRATE" ] || [ -z "$PGFROM" ] || die "-R schedules pgbench: not with --pgbench-from (its side was measured before)"
 if [ -n "$LEARN" ]; then
 	is_count "$LEARN" "--learn transactions"
 	[ -z "$PGFROM" ] || die "--learn needs PostgreSQL's side: not with --pgbench-from"
@@ -366,7 +370,7 @@ else
 	else
 		len="-T $SECS"
 	fi
-	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS${RATE:+ -R $RATE} $len"
+	echo "            initialized in $((SECONDS - t0)) s; caches dropped (cold start); pgbench -c $CLIENTS -j $THREADS${PGRATE:+ -R $PGRATE} $len"
 	cold
 	pgsu "$PGBIN/psql" "${PGARGS[@]}" -qAtc "select pg_stat_reset_shared('wal')" postgres >/dev/null ||
 		die "pg_stat_reset_shared failed"
@@ -376,11 +380,11 @@ else
 	PGLOGDIR=${MNT:-$WORK}/pglat
 	mkdir -p "$PGLOGDIR" && chown postgres: "$PGLOGDIR"
 	LENGTH=(-T "$SECS")
-	[ -z "$RATE" ] || LENGTH+=(-R "$RATE")
+	[ -z "$PGRATE" ] || LENGTH+=(-R "$PGRATE")
 	if [ -n "$LEARN" ]; then
 		# learn watches the same window, told the count beforehand: pgbench
 		# runs LEARN transactions (a share a client), then learn fits
-		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))" ${RATE:+-R "$RATE"})
+		LENGTH=(-t "$(((LEARN + CLIENTS - 1) / CLIENTS))" ${PGRATE:+-R "$PGRATE"})
 		LEARN=$((((LEARN + CLIENTS - 1) / CLIENTS) * CLIENTS))
 		# --postgres: the server's own counters too (read-only; the
 		# page size copied, the settings in the learned header)
@@ -413,7 +417,7 @@ else
 	TXNS=$(sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' "$WORK/bench.log")
 	[ -n "$TPS" ] && [ -n "$TXNS" ] ||
 		die "no tps or transaction count in pgbench's output: $(cat "$WORK/bench.log")"
-	read -r LAT_AVG LAT_P99 _ < <(python3 "$FP" pglat "$PGLOGDIR"/pgbench_log.*) ||
+	read -r LAT_AVG LAT_P99 _ LAT_LAG < <(python3 "$FP" pglat "$PGLOGDIR"/pgbench_log.*) ||
 		die "pgbench's transaction log unreadable"
 	rm -rf "$PGLOGDIR"
 	# the WAL as PostgreSQL counts it: records, full-page images, bytes, flushes
@@ -429,7 +433,7 @@ else
 	window=$(tail -c +"$((log0 + 1))" "$PGLOG" | head -c "$((log1 - log0))")
 	CKPTS=$(grep -c 'checkpoint complete' <<<"$window" || true)
 	CKSTART=$(grep -c 'checkpoint starting' <<<"$window" || true)
-	echo "            transaction latency avg $LAT_AVG ms, p99 $LAT_P99 ms (pgbench -l)"
+	echo "            transaction latency avg $LAT_AVG ms, p99 $LAT_P99 ms (pgbench -l${PGRATE:+; -R: from the scheduled start, schedule lag avg $LAT_LAG ms})"
 	echo "            tps $TPS, $TXNS transactions; checkpoints in the window: $CKPTS completed, $CKSTART started"
 	grep 'checkpoint complete' <<<"$window" | sed 's/^/              /' | cut -c1-160 || true
 	python3 "$FP" make "$WORK/pg0" "$WORK/pg1" "$WORK/pg0.t" "$WORK/pg1.t" "$DN" "$WN" "$TXNS" \
@@ -437,7 +441,8 @@ else
 		"clients=$CLIENTS" "threads=$THREADS" shared_buffers=128MB cache=cold "memory_cgroup=$PG_MEM" \
 		"wal_records=$W_REC" "wal_fpi=$W_FPI" "wal_bytes=$W_BYTES" "wal_sync=$W_SYNC" \
 		"checkpoints=$CKPTS" "checkpoints_started=$CKSTART" transactions_source=pgbench \
-		"latency_avg_ms=$LAT_AVG" "latency_p99_ms=$LAT_P99" >"$WORK/pg.json"
+		"latency_avg_ms=$LAT_AVG" "latency_p99_ms=$LAT_P99" ${PGRATE:+"pgbench_rate=$PGRATE" "latency_lag_ms=$LAT_LAG"} \
+		>"$WORK/pg.json"
 	cp "$WORK/pg.json" "$OUT/fingerprint-pgbench.json"
 	cp "$PGLOG" "$OUT/postgresql.log"
 	rm -rf "${MD:?}/pg" "${MW:?}/pg_wal"
