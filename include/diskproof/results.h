@@ -524,7 +524,7 @@ struct results {
  * that src/learn/ computes from the stored JSON (learn_results_compare), for
  * the reports to show. Shown, not a verdict.
  */
-#define RESULTS_FP_ROWS_MAX 64
+#define RESULTS_FP_ROWS_MAX 120 /* learn's figures and each role's traced ones (runfp.c) */
 
 struct results_fp_row {
 	char label[32];	  /* "data reads/s" */

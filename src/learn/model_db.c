@@ -222,8 +222,9 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 			    "and the data file's)\n",
 			    fpb);
 	strbuf_addf(&fit->db_keys,
-		    "cleaner_interval = 1s, cleaner_pages = %u: InnoDB's page cleaner, a pass "
-		    "a second (twice the %.1f pages written a second)\n",
+		    "cleaner_interval = 1s, cleaner_pages: InnoDB's page cleaner, a pass a "
+		    "second (first %u, twice the %.1f pages written a second; raised on the sim "
+		    "if its data writes fell short)\n",
 		    m->cleaner_pages, pages / s);
 	return true;
 }
@@ -301,7 +302,8 @@ static void writeback_fit(const struct learn_fp *obs, struct learn_fit *fit)
 		m->dirty_pages =
 			(unsigned)clamp(ceil(4 * per), DIRTY_DEFAULT, fmin(pages, 1048576));
 	strbuf_addf(&fit->db_keys,
-		    "cleaner_interval = %.0fms, cleaner_pages = %u, flush_depth = %u: write-back "
+		    "cleaner_interval = %.0fms, cleaner_pages (first %u, raised on the sim if "
+		    "its data writes fell short), flush_depth = %u: write-back "
 		    "in bursts (the kernel's, for a database writing through the page cache): "
 		    "%llu bursts held %.0f %% of the data writes, one every %.2f s; %.1f writes "
 		    "in flight in a burst (its fullest 100 ms, %.0f writes, by the %.3f ms a write "
