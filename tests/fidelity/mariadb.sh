@@ -366,7 +366,8 @@ if [ -n "$DEPTH_TOL" ]; then
 	# device's speed (the traced service times above); within DEPTH_TOL the
 	# first, a fit's error, is still caught when it is gross
 	read -r DOK DTOL DOF < <(awk -v t="$DEPTH_TOL" '/^(data|log) queue depth .* (ok|OFF) \(/ {
-		n++; if ($0 ~ / ok \(/) k++; d = $6 + 0; if (d <= t && -d <= t) w++ }
+		n++; if ($0 ~ / ok \(/) k++; d = $6 + 0
+		if ($6 ~ /^[-+]?[0-9]+(\.[0-9]+)?$/ && d <= t && -d <= t) w++ }
 		END { print k + 0, w + 0, n + 0 }' "$OUT/fidelity.md")
 	if [ $((WITHIN * 100)) -ge $((MIN_PCT * OF)) ]; then met="met"; else met="missed"; fi
 	RULE="the whole rule at $TOL %: $WITHIN of $OF rows within (at least $MIN_PCT % needed: $met), the queue depths $DOK of $DOF; asserted: the queue depths within $DEPTH_TOL % ($DTOL of $DOF), the other rows within $TOL %"
