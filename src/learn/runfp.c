@@ -185,8 +185,10 @@ int learn_run_fingerprint(const struct learn_run_watch *w, double transactions,
 	return 0;
 }
 
-/* Every row the comparison can have: no row dropped (63 of 64 were used). */
-_Static_assert(RESULTS_FP_ROWS_MAX >= LEARN_FIGURES_MAX * (1 + LEARN_ROLES),
+/* Every row the comparison can have: no row dropped (63 of 64 were used),
+ * and each role's traced figures fit the figures' arrays they go into. */
+_Static_assert(LEARN_TRACE_FIGURES <= LEARN_FIGURES_MAX, "a role's traced figures fit");
+_Static_assert(RESULTS_FP_ROWS_MAX >= LEARN_FIGURES_MAX + LEARN_ROLES * LEARN_TRACE_FIGURES,
 	       "results_fp_compare holds the figures and each role's traced ones");
 
 /* One row of the comparison (fingerprint.c's compare_row, as data). */

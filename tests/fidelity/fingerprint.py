@@ -19,6 +19,10 @@
 #   fingerprint.py txns RUN.json
 #       prints transactions.count of diskproof's run document (at the top,
 #       or in "summary" or "run"), nothing when it has none
+#   fingerprint.py pglat PGBENCH_LOG...
+#       prints "AVG_MS P99_MS COUNT LAG_MS" of pgbench -l's transaction
+#       latencies (with -R from each one's scheduled start; LAG_MS its
+#       schedule lag's mean, "-" without -R)
 #
 # /proc/diskstats fields after the device name (Documentation/admin-guide/
 # iostats.rst): 0 reads completed, 1 reads merged, 2 sectors read, 3 ms
