@@ -114,18 +114,142 @@ open(p, "a").write("\n")
 EOF
 }
 
-# fid_pin: with PIN=1 (the caller's choice) and 2 CPUs or more, the measured
-# sides go on the last CPU and the loop devices' kernel work has the others
-# (tests/fidelity/README.md, "Pinned"): sets PIN_CPU and PINNED (the taskset
-# prefix; empty, and PIN=0, when not pinned)
-fid_pin() {
-	PINNED=()
-	if [ "$PIN" = 1 ] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
-		PIN_CPU=$(($(nproc) - 1))
-		PINNED=(taskset -c "$PIN_CPU")
-	else
-		PIN=0
+# fid_pin DIR: with PIN=1 (the caller's choice) and 2 CPUs or more, the
+# measured sides go on one CPU and the devices' kernel work has the others
+# (tests/fidelity/README.md, "Pinned"). DIR holds the loop devices' backing
+# files: the CPU chosen is the last one that takes none of the interrupts of
+# the disk under DIR (a virtio or NVMe disk's are bound by the kernel and
+# cannot be moved), else the last CPU; the kernel's unbound workqueues (the
+# loop devices' workers among them) are held to the other CPUs until
+# fid_unpin (or, after a kill -9, the next fid_pin). Sets PIN_CPU, PIN_IRQ
+# (the disk and its interrupts' CPUs, or empty), PIN_WQ (the workqueues'
+# CPUs, or empty when left alone) and PINNED (the taskset prefix; empty, and
+# PIN=0, when not pinned)
+PIN_WQ_OLD=""
+FID_WQ=/sys/devices/virtual/workqueue/cpumask
+# the mask fid_pin found, and its process, while it holds another:
+# "PID MASK"
+FID_WQ_STATE=${FID_WQ_STATE:-/run/diskproof-fidelity.wqmask}
+
+# fid_wq_reclaim: the workqueues' CPUs put back as a harness killed before
+# its fid_unpin found them; dies when another harness holds them now (two
+# at once would measure each other, and the second would put back the
+# first's mask)
+fid_wq_reclaim() {
+	local pid="" mask=""
+	[ -f "$FID_WQ_STATE" ] || return 0
+	read -r pid mask <"$FID_WQ_STATE" || true
+	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null &&
+		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q fidelity; then
+		die "another fidelity harness (process $pid) has the CPUs laid out ($FID_WQ_STATE): run one at a time"
 	fi
+	if [ -n "$mask" ] && echo "$mask" >"$FID_WQ" 2>/dev/null; then
+		note "the unbound workqueues' CPUs put back to $mask, as a harness killed before its end (process $pid) found them"
+	fi
+	rm -f "$FID_WQ_STATE"
+}
+
+fid_pin() {
+	local out
+	PINNED=() PIN_IRQ="" PIN_WQ=""
+	if [ "$PIN" != 1 ] || [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
+		PIN=0
+		return 0
+	fi
+	fid_wq_reclaim
+	out=$(python3 - "$1" <<'EOF'
+import glob, os, sys
+
+def cpus(text):
+    got = set()
+    for part in text.strip().split(","):
+        if part:
+            lo, _, hi = part.partition("-")
+            got.update(range(int(lo), int(hi or lo) + 1))
+    return got
+
+def disk_of(path):
+    # the whole disk (not a partition) holding the filesystem under path
+    st = os.stat(path)
+    sysdev = os.path.realpath("/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev)))
+    if not os.path.isdir(sysdev):
+        return None
+    if os.path.exists(os.path.join(sysdev, "partition")):
+        sysdev = os.path.dirname(sysdev)
+    return sysdev
+
+mine = sorted(os.sched_getaffinity(0))
+disk, irq_cpus = disk_of(sys.argv[1]), set()
+if disk and os.path.exists(os.path.join(disk, "device")):
+    d = os.path.realpath(os.path.join(disk, "device"))
+    while d != "/" and not os.path.isdir(os.path.join(d, "msi_irqs")):
+        d = os.path.dirname(d)
+    for irq in glob.glob(os.path.join(d, "msi_irqs", "*")):
+        try:
+            irq_cpus |= cpus(open("/proc/irq/%s/effective_affinity_list" % os.path.basename(irq)).read())
+        except OSError:
+            pass
+free = [c for c in mine if c not in irq_cpus]
+pin = free[-1] if free and irq_cpus else mine[-1]
+irq = "%s (CPU %s)" % (os.path.basename(disk), ",".join(map(str, sorted(irq_cpus)))) if irq_cpus else ""
+# the unbound workqueues' mask: every CPU it had but the pinned one
+wq, old, new = "", "", ""
+try:
+    old = open("/sys/devices/virtual/workqueue/cpumask").read().strip()
+    bits = int(old.replace(",", ""), 16) & ~(1 << pin)
+    if bits:
+        words = []
+        while bits or not words:
+            words.append("%08x" % (bits & 0xFFFFFFFF))
+            bits >>= 32
+        new = ",".join(reversed(words)).lstrip("0") or "0"
+        wq = ",".join(str(c) for c in range(4096) if int(new.replace(",", ""), 16) >> c & 1)
+except (OSError, ValueError):
+    old = ""
+print(pin, old or "-", new or "-", wq or "-", irq or "-", sep="\t")
+EOF
+) || die "fid_pin: could not read the CPUs"
+	IFS=$'\t' read -r PIN_CPU PIN_WQ_OLD PIN_WQ_NEW PIN_WQ PIN_IRQ <<<"$out"
+	[ "$PIN_IRQ" != - ] || PIN_IRQ=""
+	# the state first: a kill between the two leaves a state to reclaim
+	if [ "$PIN_WQ_NEW" != - ] && echo "$$ $PIN_WQ_OLD" 2>/dev/null >"$FID_WQ_STATE" &&
+		echo "$PIN_WQ_NEW" 2>/dev/null >"$FID_WQ"; then
+		:
+	else
+		rm -f "$FID_WQ_STATE"
+		PIN_WQ_OLD="" PIN_WQ=""
+	fi
+	PINNED=(taskset -c "$PIN_CPU")
+}
+
+# fid_unpin: the unbound workqueues' CPUs as fid_pin found them (from the
+# caller's EXIT trap; a kill -9 leaves them held, and the next fid_pin puts
+# them back)
+fid_unpin() {
+	local pid=$$
+	if [ -n "$PIN_WQ_OLD" ] && [ "$PIN_WQ_OLD" != - ]; then
+		[ ! -f "$FID_WQ_STATE" ] || read -r pid _ <"$FID_WQ_STATE" || true
+		# a record that is not this shell's: another harness holds the
+		# CPUs now, and their mask is its to put back
+		if [ "$pid" = $$ ]; then
+			echo "$PIN_WQ_OLD" 2>/dev/null >"$FID_WQ" || true
+			rm -f "$FID_WQ_STATE"
+		fi
+	fi
+	PIN_WQ_OLD=""
+}
+
+# fid_pin_where: one line saying where the measured sides and the devices'
+# kernel work run (WHAT: the measured sides' names)
+fid_pin_where() {
+	if [ "$PIN" != 1 ]; then
+		echo "not pinned: the measured sides and the loop devices' kernel work share every CPU"
+		return 0
+	fi
+	local irq="" wq="left on every CPU"
+	[ -z "$PIN_IRQ" ] || irq="the backing disk's interrupts on $PIN_IRQ, "
+	[ -z "$PIN_WQ" ] || wq="held to CPU $PIN_WQ"
+	echo "measured sides pinned to CPU $PIN_CPU ($1); ${irq}unbound workqueues (the loop devices' workers) $wq"
 }
 
 # fid_pin_cgroup WHAT: with PIN=1, every thread of every process in CG on

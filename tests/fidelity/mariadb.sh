@@ -42,9 +42,11 @@
 #   --no-pin            leave the measured sides on every CPU (by default,
 #                       with 2 CPUs or more, MariaDB's server and sysbench
 #                       while measured, and the diskproof run, are pinned to
-#                       the last CPU: the others are left to the loop
-#                       devices' kernel work, as a real device has its own
-#                       controller; see tests/fidelity/README.md)
+#                       one CPU that takes none of the backing disk's
+#                       interrupts, and the unbound workqueues, the loop
+#                       devices' workers among them, to the others: the
+#                       device's work has CPUs of its own, as a real device
+#                       has its own controller; see tests/fidelity/README.md)
 #   --confirm           a miss (exit 1) is confirmed by a second whole run
 #                       before the harness fails (the first's table kept as
 #                       fidelity-first.md; a step that failed, with no table
@@ -146,8 +148,6 @@ if ! command -v losetup >/dev/null; then
 fi
 need_diskproof
 mkdir -p "$OUT"
-# the measured sides on the last CPU, the loop devices' work on the others
-fid_pin
 OUT=$(cd "$OUT" && pwd)
 if [ -z "$FROM" ] && ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
 	note "installing mariadb-server and sysbench"
@@ -170,6 +170,7 @@ STARTED=""
 cleanup() {
 	[ -z "$STARTED" ] || server_stop || kill -9 "$STARTED" 2>/dev/null || true
 	fid_cleanup
+	fid_unpin
 	rm -rf "$MNT/sock"
 	rmdir "$MNT" 2>/dev/null || true
 	rm -rf "$WORK"
@@ -177,6 +178,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# the measured sides on one CPU, the devices' kernel work on the others
+fid_pin "$WORK"
 
 fid_loop_fs data "$DATA_SIZE" "$MD"
 LD=$FID_DEV
@@ -228,11 +231,7 @@ SB=(sysbench oltp_read_write --db-driver=mysql --mysql-socket="$SOCK" --mysql-us
 echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "devices:   data $LD ($DATA_SIZE) on $MD, redo log $LL ($LOG_SIZE) on $ML; loop, direct I/O, ext4; backing files in $WORK"
 echo "machine:   $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "$PIN" = 1 ]; then
-	echo "           measured sides pinned to CPU $PIN_CPU (MariaDB and sysbench, diskproof run); the loop devices' kernel work on the others"
-else
-	echo "           not pinned: the measured sides and the loop devices' kernel work share every CPU"
-fi
+echo "           $(fid_pin_where "MariaDB and sysbench, diskproof run")"
 
 FPM=$OUT/fingerprint-mariadb.json
 LEARNED=$OUT/learned.ini
