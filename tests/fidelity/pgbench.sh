@@ -95,8 +95,8 @@ FP=$REPO/tests/fidelity/fingerprint.py
 # I/O bunches up in time).
 TOL=10
 TOL_QD=25
-# --learn: the learn rule shown besides (issue 34, as mariadb.sh counts it):
-# at least MIN_PCT % of the rows (queue depths too) within TOL %
+# --learn: the learn rule asserted besides (issue 34, as mariadb.sh counts
+# it): at least MIN_PCT % of the rows (queue depths too) within TOL %
 MIN_PCT=90
 # Data I/O size rows asserted: "mean" (the mean size of all data I/O: the
 # issue's "data I/O size", one figure) or "split" (read size and write size
@@ -539,9 +539,9 @@ if [ $ASSERT = 0 ] && [ -n "$LOADED" ]; then
 elif [ $ASSERT = 0 ]; then
 	echo "result: not asserted (--no-assert)"
 elif [ $rc = 0 ]; then
-	echo "result: every asserted figure within its tolerance (±$TOL %, queue depths ±$TOL_QD %)"
+	echo "result: every asserted figure within its tolerance (±$TOL %, queue depths ±$TOL_QD %)${LEARN:+, and the learn rule met}"
 else
-	echo "result: FAIL: the figures named above are off by more than their tolerance"
+	echo "result: FAIL: the figures named above are off by more than their tolerance${LEARN:+, or the learn rule is not met}"
 fi | tee -a "$OUT/fidelity.md"
 # the thresholds are asserted whatever the load: a profile that fails its
 # own latency limits at PostgreSQL's rate on the storage PostgreSQL ran on
