@@ -60,8 +60,8 @@ PIN=1
 fid_pin "$WORK"
 fid_unpin
 NOW_CPU=$PIN_CPU
-BEFORE_CPU=$(($(nproc) - 1))
-echo "backing disk's interrupts: ${PIN_IRQ:-none found (not a PCI disk?)}; measured CPU now $NOW_CPU, before $BEFORE_CPU (the last)"
+BEFORE_CPU=$(python3 -c 'import os; print(max(os.sched_getaffinity(0)))')
+echo "the backing disk's interrupts $PIN_IRQ; measured CPU now $NOW_CPU, before $BEFORE_CPU (the last)"
 
 # diskstats: reads, read ms, writes, write ms of the loop device
 ds() { awk -v d="$DEV" '$3 == d { print $4, $7, $8, $11 }' /proc/diskstats; }
@@ -74,6 +74,7 @@ one() {
 	else
 		PIN=1
 		fid_pin "$WORK"
+		cpu=$PIN_CPU
 	fi
 	case $2 in
 	idle) taskset -c "$cpu" chrt -i 0 stress-ng --cpu 1 --quiet & HOG=$! ;;

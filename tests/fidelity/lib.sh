@@ -43,6 +43,22 @@ fid_cleanup() {
 	done
 }
 
+# fid_preflight: exit 77 (skipped) unless root with losetup; the binary
+# there (need_diskproof); OUT made, and absolute from now on
+fid_preflight() {
+	if [ "$(id -u)" != 0 ]; then
+		note "skipped: needs root (losetup, mount, drop_caches)"
+		exit 77
+	fi
+	if ! command -v losetup >/dev/null; then
+		note "skipped: no losetup (util-linux)"
+		exit 77
+	fi
+	need_diskproof
+	mkdir -p "$OUT"
+	OUT=$(cd "$OUT" && pwd)
+}
+
 # fid_mem_cgroup SIZE: CG, a memory cgroup of SIZE (cgroup v2 or v1's memory
 # controller) under this shell's own, removed by fid_cleanup: the server's
 # cache is bounded the same way on every machine
@@ -114,142 +130,203 @@ open(p, "a").write("\n")
 EOF
 }
 
-# fid_pin DIR: with PIN=1 (the caller's choice) and 2 CPUs or more, the
-# measured sides go on one CPU and the devices' kernel work has the others
-# (tests/fidelity/README.md, "Pinned"). DIR holds the loop devices' backing
-# files: the CPU chosen is the last one that takes none of the interrupts of
-# the disk under DIR (a virtio or NVMe disk's are bound by the kernel and
-# cannot be moved), else the last CPU; the kernel's unbound workqueues (the
-# loop devices' workers among them) are held to the other CPUs until
-# fid_unpin (or, after a kill -9, the next fid_pin). Sets PIN_CPU, PIN_IRQ
-# (the disk and its interrupts' CPUs, or empty), PIN_WQ (the workqueues'
-# CPUs, or empty when left alone) and PINNED (the taskset prefix; empty, and
-# PIN=0, when not pinned)
-PIN_WQ_OLD=""
+# The CPUs' layout while a harness measures (tests/fidelity/README.md,
+# "Pinned"). The kernel's unbound workqueues' CPUs are the machine's own
+# setting: the harness that changes them claims them first with a record,
+# FID_WQ_STATE ("PID START MASK": the shell's process, its start time, the
+# mask it found), made atomically, so that a second harness at the same
+# time is refused, a record whose process is gone (killed with SIGKILL: no
+# trap ran) is put back by the next harness, and a reused process number
+# is not taken for the harness (its start time differs). FID_WQ_STATE may
+# be set (tests use their own); harnesses share the default.
 FID_WQ=/sys/devices/virtual/workqueue/cpumask
-# the mask fid_pin found, and its process, while it holds another:
-# "PID MASK"
 FID_WQ_STATE=${FID_WQ_STATE:-/run/diskproof-fidelity.wqmask}
+PIN_WQ_OLD=""
 
-# fid_wq_reclaim: the workqueues' CPUs put back as a harness killed before
-# its fid_unpin found them; dies when another harness holds them now (two
-# at once would measure each other, and the second would put back the
-# first's mask)
-fid_wq_reclaim() {
-	local pid="" mask=""
-	[ -f "$FID_WQ_STATE" ] || return 0
-	read -r pid mask <"$FID_WQ_STATE" || true
-	if [ -n "$pid" ] && [ "$pid" != $$ ] && kill -0 "$pid" 2>/dev/null &&
-		tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -q fidelity; then
-		die "another fidelity harness (process $pid) has the CPUs laid out ($FID_WQ_STATE): run one at a time"
-	fi
-	if [ -n "$mask" ] && echo "$mask" >"$FID_WQ" 2>/dev/null; then
-		note "the unbound workqueues' CPUs put back to $mask, as a harness killed before its end (process $pid) found them"
-	fi
-	rm -f "$FID_WQ_STATE"
+# fid_start PID: the process's start time (clock ticks since boot; empty
+# when there is no such process)
+fid_start() {
+	local st
+	st=$(cat "/proc/$1/stat" 2>/dev/null) || return 0
+	st=${st##*) }
+	set -- $st
+	echo "${20}"
 }
 
+# fid_claim: as root where the workqueues' CPUs can be set, the record
+# made (PIN_WQ_OLD: the mask found), a stale one put back first; dies when
+# another harness holds it. Called by fid_pin, whether it pins or not: an
+# unpinned harness still must not run beside another, nor measure with a
+# killed one's mask.
+fid_claim() {
+	local pid="" start="" mask=""
+	[ "$(id -u)" = 0 ] && [ -w "$FID_WQ" ] || return 0
+	if [ -f "$FID_WQ_STATE" ]; then
+		read -r pid start mask <"$FID_WQ_STATE" || true
+		if [ -n "$pid" ] && [ "$pid" != $$ ] && [ -n "$start" ] && [ "$(fid_start "$pid")" = "$start" ]; then
+			die "another fidelity harness (process $pid) has the CPUs laid out ($FID_WQ_STATE): run one at a time"
+		fi
+		if [ -n "$mask" ] && echo "$mask" 2>/dev/null >"$FID_WQ"; then
+			note "the unbound workqueues' CPUs put back to $mask, as a harness killed before its end (process $pid) found them"
+		fi
+		rm -f "$FID_WQ_STATE"
+	fi
+	# the mask asked for (kernels since 6.6 show the effective one, without
+	# isolated CPUs, in cpumask): what is put back
+	PIN_WQ_OLD=$(cat "${FID_WQ}_requested" 2>/dev/null || cat "$FID_WQ") || die "cannot read $FID_WQ"
+	(set -C && echo "$$ $(fid_start $$) $PIN_WQ_OLD" >"$FID_WQ_STATE") 2>/dev/null ||
+		die "another fidelity harness began at the same moment ($FID_WQ_STATE): run one at a time"
+}
+
+# fid_pin DIR: the record claimed (fid_claim); then with PIN=1 (the
+# caller's choice) and 2 CPUs or more, the measured sides go on one CPU and
+# the devices' kernel work has the others. DIR holds the loop devices'
+# backing files: the CPU chosen is the one that took the fewest interrupts
+# of the disks under DIR (through device-mapper and md to their members;
+# a virtio or NVMe disk's interrupts are bound by the kernel and cannot be
+# moved), the last of equals; none found, the last CPU. The unbound
+# workqueues (the loop devices' workers among them) are held to the other
+# CPUs until fid_unpin (or, after a SIGKILL, the next harness's fid_claim).
+# Sets PIN_CPU, PIN_IRQ (where the disks' interrupts went, or why not
+# known), PIN_WQ (the workqueues' CPUs, or empty when left alone) and PINNED
+# (the taskset prefix; empty, and PIN=0, when not pinned)
 fid_pin() {
-	local out
+	local out new
 	PINNED=() PIN_IRQ="" PIN_WQ=""
+	fid_claim
 	if [ "$PIN" != 1 ] || [ "$(nproc)" -lt 2 ] || ! command -v taskset >/dev/null; then
 		PIN=0
 		return 0
 	fi
-	fid_wq_reclaim
-	out=$(python3 - "$1" <<'EOF'
+	out=$(python3 - "$1" "${PIN_WQ_OLD:--}" <<'PY'
 import glob, os, sys
 
-def cpus(text):
-    got = set()
-    for part in text.strip().split(","):
-        if part:
-            lo, _, hi = part.partition("-")
-            got.update(range(int(lo), int(hi or lo) + 1))
-    return got
+def cpus_of_mask(mask):
+    bits = int(mask.replace(",", ""), 16)
+    return {c for c in range(bits.bit_length()) if bits >> c & 1}
 
-def disk_of(path):
-    # the whole disk (not a partition) holding the filesystem under path
+def mask_of_cpus(cpus):
+    bits, words = sum(1 << c for c in cpus), []
+    while bits or not words:
+        words.append("%08x" % (bits & 0xFFFFFFFF))
+        bits >>= 32
+    return ",".join(reversed(words))
+
+def ranges(cpus):
+    out, cs = [], sorted(cpus)
+    while cs:
+        lo = hi = cs.pop(0)
+        while cs and cs[0] == hi + 1:
+            hi = cs.pop(0)
+        out.append(str(lo) if lo == hi else "%d-%d" % (lo, hi))
+    return ",".join(out)
+
+def sysdev_of(path):
+    """/sys/dev/block's entry for the filesystem under path, through
+    mountinfo's source where the device number has none (btrfs, overlay)"""
     st = os.stat(path)
-    sysdev = os.path.realpath("/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev)))
-    if not os.path.isdir(sysdev):
+    d = "/sys/dev/block/%d:%d" % (os.major(st.st_dev), os.minor(st.st_dev))
+    if os.path.isdir(d):
+        return os.path.realpath(d)
+    real, best, src = os.path.realpath(path), "", None
+    for line in open("/proc/self/mountinfo"):
+        f = line.split()
+        mp, tail = f[4], f[f.index("-") + 1:]
+        if (real == mp or real.startswith(mp.rstrip("/") + "/")) and len(mp) >= len(best):
+            best, src = mp, tail[1] if len(tail) > 1 else None
+    try:
+        rdev = os.stat(src).st_rdev if src and src.startswith("/dev/") else None
+    except OSError:
+        rdev = None
+    if rdev is None:
         return None
+    d = "/sys/dev/block/%d:%d" % (os.major(rdev), os.minor(rdev))
+    return os.path.realpath(d) if os.path.isdir(d) else None
+
+def disks(sysdev, seen):
+    """the whole disks beneath sysdev: a partition's disk, a dm or md
+    device's members"""
+    if sysdev is None or sysdev in seen:
+        return []
+    seen.add(sysdev)
     if os.path.exists(os.path.join(sysdev, "partition")):
         sysdev = os.path.dirname(sysdev)
-    return sysdev
+    slaves = glob.glob(os.path.join(sysdev, "slaves", "*"))
+    if slaves:
+        return [x for s in slaves for x in disks(os.path.realpath(s), seen)]
+    return [sysdev]
 
 mine = sorted(os.sched_getaffinity(0))
-disk, irq_cpus = disk_of(sys.argv[1]), set()
-if disk and os.path.exists(os.path.join(disk, "device")):
+names, irqs = [], set()
+for disk in disks(sysdev_of(sys.argv[1]), set()):
+    names.append(os.path.basename(disk))
     d = os.path.realpath(os.path.join(disk, "device"))
     while d != "/" and not os.path.isdir(os.path.join(d, "msi_irqs")):
         d = os.path.dirname(d)
-    for irq in glob.glob(os.path.join(d, "msi_irqs", "*")):
-        try:
-            irq_cpus |= cpus(open("/proc/irq/%s/effective_affinity_list" % os.path.basename(irq)).read())
-        except OSError:
-            pass
-free = [c for c in mine if c not in irq_cpus]
-pin = free[-1] if free and irq_cpus else mine[-1]
-irq = "%s (CPU %s)" % (os.path.basename(disk), ",".join(map(str, sorted(irq_cpus)))) if irq_cpus else ""
-# the unbound workqueues' mask: every CPU it had but the pinned one
-wq, old, new = "", "", ""
-try:
-    old = open("/sys/devices/virtual/workqueue/cpumask").read().strip()
-    bits = int(old.replace(",", ""), 16) & ~(1 << pin)
-    if bits:
-        words = []
-        while bits or not words:
-            words.append("%08x" % (bits & 0xFFFFFFFF))
-            bits >>= 32
-        new = ",".join(reversed(words)).lstrip("0") or "0"
-        wq = ",".join(str(c) for c in range(4096) if int(new.replace(",", ""), 16) >> c & 1)
-except (OSError, ValueError):
-    old = ""
-print(pin, old or "-", new or "-", wq or "-", irq or "-", sep="\t")
-EOF
+    irqs |= {os.path.basename(i) for i in glob.glob(os.path.join(d, "msi_irqs", "*"))}
+# each CPU's share of those interrupts so far (/proc/interrupts): an
+# interrupt that never fires (a config vector) does not count
+ncpu = None
+count = {c: 0 for c in mine}
+for line in open("/proc/interrupts"):
+    f = line.split()
+    if ncpu is None:
+        ncpu = len(f)
+        cols = [int(x[3:]) for x in f]
+        continue
+    if f and f[0].rstrip(":") in irqs:
+        for col, n in zip(cols, f[1:1 + ncpu]):
+            if col in count:
+                count[col] += int(n)
+total = sum(count.values())
+if total:
+    pin = min(mine, key=lambda c: (count[c], -c))
+    busy = [c for c in mine if count[c]]
+    irq = "(%s) on %s" % (",".join(names), ", ".join(
+        "CPU %d %.0f %%" % (c, 100.0 * count[c] / total) for c in sorted(busy)))
+else:
+    pin = mine[-1]
+    irq = "not found (%s): the last CPU" % (
+        ",".join(names) + ": no PCI interrupts" if names else "no block device under it")
+new = wq = "-"
+if sys.argv[2] != "-":
+    held = cpus_of_mask(sys.argv[2]) - {pin}
+    if held:
+        new, wq = mask_of_cpus(held), ranges(held)
+print(pin, new, wq, irq, sep="\t")
+PY
 ) || die "fid_pin: could not read the CPUs"
-	IFS=$'\t' read -r PIN_CPU PIN_WQ_OLD PIN_WQ_NEW PIN_WQ PIN_IRQ <<<"$out"
-	[ "$PIN_IRQ" != - ] || PIN_IRQ=""
-	# the state first: a kill between the two leaves a state to reclaim
-	if [ "$PIN_WQ_NEW" != - ] && echo "$$ $PIN_WQ_OLD" 2>/dev/null >"$FID_WQ_STATE" &&
-		echo "$PIN_WQ_NEW" 2>/dev/null >"$FID_WQ"; then
-		:
-	else
-		rm -f "$FID_WQ_STATE"
-		PIN_WQ_OLD="" PIN_WQ=""
+	IFS=$'\t' read -r PIN_CPU new PIN_WQ PIN_IRQ <<<"$out"
+	[ "$PIN_WQ" != - ] || PIN_WQ=""
+	if [ -n "$PIN_WQ" ] && ! echo "$new" 2>/dev/null >"$FID_WQ"; then
+		PIN_WQ=""
 	fi
 	PINNED=(taskset -c "$PIN_CPU")
 }
 
-# fid_unpin: the unbound workqueues' CPUs as fid_pin found them (from the
-# caller's EXIT trap; a kill -9 leaves them held, and the next fid_pin puts
-# them back)
+# fid_unpin: the unbound workqueues' CPUs as fid_claim found them, and the
+# record removed, while the record is this shell's (from the caller's EXIT
+# trap, first in it: nothing before it may stop the trap)
 fid_unpin() {
-	local pid=$$
-	if [ -n "$PIN_WQ_OLD" ] && [ "$PIN_WQ_OLD" != - ]; then
-		[ ! -f "$FID_WQ_STATE" ] || read -r pid _ <"$FID_WQ_STATE" || true
-		# a record that is not this shell's: another harness holds the
-		# CPUs now, and their mask is its to put back
-		if [ "$pid" = $$ ]; then
-			echo "$PIN_WQ_OLD" 2>/dev/null >"$FID_WQ" || true
-			rm -f "$FID_WQ_STATE"
-		fi
-	fi
+	local pid="" start="" mask=""
+	[ -f "$FID_WQ_STATE" ] || return 0
+	read -r pid start mask <"$FID_WQ_STATE" || true
+	[ "$pid" = $$ ] && [ "$start" = "$(fid_start $$)" ] || return 0
+	[ -z "$mask" ] || echo "$mask" 2>/dev/null >"$FID_WQ" || true
+	rm -f "$FID_WQ_STATE"
 	PIN_WQ_OLD=""
 }
 
-# fid_pin_where: one line saying where the measured sides and the devices'
-# kernel work run (WHAT: the measured sides' names)
+# fid_pin_where WHAT: one line saying where the measured sides (WHAT) and
+# the devices' kernel work run
 fid_pin_where() {
 	if [ "$PIN" != 1 ]; then
 		echo "not pinned: the measured sides and the loop devices' kernel work share every CPU"
 		return 0
 	fi
-	local irq="" wq="left on every CPU"
-	[ -z "$PIN_IRQ" ] || irq="the backing disk's interrupts on $PIN_IRQ, "
+	local wq="not moved"
 	[ -z "$PIN_WQ" ] || wq="held to CPU $PIN_WQ"
-	echo "measured sides pinned to CPU $PIN_CPU ($1); ${irq}unbound workqueues (the loop devices' workers) $wq"
+	echo "measured sides pinned to CPU $PIN_CPU ($1); the backing disk's interrupts $PIN_IRQ; unbound workqueues (the loop devices' workers) $wq"
 }
 
 # fid_pin_cgroup WHAT: with PIN=1, every thread of every process in CG on

@@ -42,7 +42,7 @@
 #   --no-pin            leave the measured sides on every CPU (by default,
 #                       with 2 CPUs or more, MariaDB's server and sysbench
 #                       while measured, and the diskproof run, are pinned to
-#                       one CPU that takes none of the backing disk's
+#                       one CPU that took the fewest of the backing disk's
 #                       interrupts, and the unbound workqueues, the loop
 #                       devices' workers among them, to the others: the
 #                       device's work has CPUs of its own, as a real device
@@ -123,9 +123,12 @@ is_count "$EVENTS" events
 [ -z "$LEARNED_IN" ] || LEARNED_IN=$(realpath "$LEARNED_IN")
 [ -z "$FROM" ] || FROM=$(realpath "$FROM")
 
+fid_preflight
+
 # --confirm: a miss (exit 1) is run again whole, MariaDB's side too; the
 # harness fails only when the second run misses as well
-# (a failed step, with no table written, is not run again)
+# (a failed step, with no table written, is not run again); after the
+# checks above: a run that cannot start removes nothing
 if [ "$CONFIRM" = 1 ]; then
 	crc=0
 	rm -f "$OUT/fidelity.md" "$OUT/fidelity-first.md"
@@ -138,17 +141,6 @@ if [ "$CONFIRM" = 1 ]; then
 	exit $crc
 fi
 
-if [ "$(id -u)" != 0 ]; then
-	note "skipped: needs root (losetup, mount, drop_caches)"
-	exit 77
-fi
-if ! command -v losetup >/dev/null; then
-	note "skipped: no losetup (util-linux)"
-	exit 77
-fi
-need_diskproof
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
 if [ -z "$FROM" ] && ! command -v mariadbd >/dev/null && [ ! -x /usr/sbin/mariadbd ] || ! command -v sysbench >/dev/null; then
 	note "installing mariadb-server and sysbench"
 	apt_install mariadb-server sysbench || die "cannot install MariaDB and sysbench"
@@ -168,9 +160,10 @@ chmod 755 "$MNT"
 MD=$MNT/data ML=$MNT/log SOCK=$MNT/sock/mysqld.sock
 STARTED=""
 cleanup() {
+	fid_unpin # first, and every step tried: under set -e a failing one
+	set +e    # would end the trap
 	[ -z "$STARTED" ] || server_stop || kill -9 "$STARTED" 2>/dev/null || true
 	fid_cleanup
-	fid_unpin
 	rm -rf "$MNT/sock"
 	rmdir "$MNT" 2>/dev/null || true
 	rm -rf "$WORK"

@@ -50,11 +50,12 @@
 #                       (also what it does by itself when the machine is
 #                       loaded before either side: it says so; see
 #                       machine_load in tests/bench/lib.sh)
-#   --confirm           a miss of the figures (exit 1, "result: FAIL") is
-#                       confirmed by a second whole run, PostgreSQL's side
-#                       too, before the harness fails (the first's table kept
-#                       as fidelity-first.md; a step or a threshold that
-#                       failed is not run again): what ctest runs
+#   --confirm           a run whose figures missed (exit 1, "result: FAIL")
+#                       is run again whole, PostgreSQL's side too, and the
+#                       second run's exit is the harness's (the first's table
+#                       kept as fidelity-first.md; a run that failed only a
+#                       step or a threshold is not run again): what ctest
+#                       runs
 # env: DISKPROOF (default build/diskproof)
 # exit: 0 every asserted figure within its tolerance and diskproof's run
 #       passed its thresholds, 1 a figure is not (each named on stderr), the
@@ -158,10 +159,13 @@ fi
 
 [ -n "$PIN" ] || { [ "$PROFILE" = pgbench-tpcb-hand ] && PIN=0 || PIN=1; }
 
-# --confirm: a miss of the figures (exit 1 with "result: FAIL" in the
-# table) is run again whole, PostgreSQL's side too; the harness fails only
-# when the second run misses as well (a step or a threshold that failed,
-# with no such line, is not run again)
+fid_preflight
+
+# --confirm: a run whose figures missed (exit 1 with "result: FAIL" in the
+# table) is run again whole, PostgreSQL's side too, and the second run's
+# exit is the harness's; one that failed only a step or a threshold (no
+# such line) is not run again. After the checks above: a run that cannot
+# start removes nothing.
 if [ "$CONFIRM" = 1 ]; then
 	crc=0
 	rm -f "$OUT/fidelity.md" "$OUT/fidelity-first.md"
@@ -173,18 +177,6 @@ if [ "$CONFIRM" = 1 ]; then
 	bash "$0" "${ARGS[@]}" || crc=$?
 	exit $crc
 fi
-
-if [ "$(id -u)" != 0 ]; then
-	note "skipped: needs root (losetup, mount, drop_caches)"
-	exit 77
-fi
-if ! command -v losetup >/dev/null; then
-	note "skipped: no losetup (util-linux)"
-	exit 77
-fi
-need_diskproof
-mkdir -p "$OUT"
-OUT=$(cd "$OUT" && pwd)
 
 # The profile's text, checked before anything slow: a built-in or a file.
 if [ -f "$PROFILE" ]; then
@@ -261,6 +253,8 @@ bench_workdir "$DIR" pgbench
 LD="" LW="" PGSTARTED="" MNT=""
 MD=$WORK/data MW=$WORK/wal
 cleanup() {
+	fid_unpin # first, and every step tried: under set -e a failing one
+	set +e    # would end the trap
 	if [ -n "$PGSTARTED" ]; then
 		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$MD/pg" -m fast -w stop >/dev/null 2>&1 ||
 			runuser -u postgres -- "$PGBIN/pg_ctl" -D "$MD/pg" -m immediate -w stop >/dev/null 2>&1
@@ -275,7 +269,6 @@ cleanup() {
 	[ -z "$LW" ] || losetup -d "$LW" 2>/dev/null
 	[ -z "$MNT" ] || { rm -rf "$MNT/sock" "$MNT/postgresql.log"; rmdir "$MD" "$MW" "$MNT" 2>/dev/null; }
 	rm -rf "$WORK"
-	fid_unpin
 }
 trap cleanup EXIT
 trap 'exit 130' INT
@@ -360,6 +353,7 @@ cold() {
 echo "diskproof: $("$DISKPROOF" --version) ($DISKPROOF)"
 echo "devices:   data $LD ($DATA_SIZE) on $MD, WAL $LW ($WAL_SIZE) on $MW; loop, direct I/O, ext4; backing files in $WORK"
 echo "machine:   $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "           $(fid_pin_where "PostgreSQL and pgbench, diskproof run")"
 
 if [ -n "$PGFROM" ]; then
 	cp "$PGFROM" "$WORK/pg.json"
@@ -423,7 +417,6 @@ else
 	# the server's processes (backends forked later inherit the
 	# postmaster's CPU), and pgbench below
 	fid_pin_cgroup PostgreSQL
-	[ "$PIN" != 1 ] || echo "            $(fid_pin_where "PostgreSQL and pgbench, diskproof run")"
 	"${PINNED[@]}" runuser -u postgres -- "$PGBIN/pgbench" "${PGARGS[@]}" -c "$CLIENTS" -j "$THREADS" "${LENGTH[@]}" \
 		-l --log-prefix="$PGLOGDIR/pgbench_log" postgres >"$WORK/bench.log" 2>&1 ||
 		die "pgbench failed: $(tail -5 "$WORK/bench.log")"
