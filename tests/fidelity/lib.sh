@@ -134,8 +134,9 @@ EOF
 # "Pinned"). The kernel's unbound workqueues' CPUs are the machine's own
 # setting: the harness that changes them claims them first with a record,
 # FID_WQ_STATE ("PID START MASK": the shell's process, its start time, the
-# mask it found), made atomically, so that a second harness at the same
-# time is refused, a record whose process is gone (killed with SIGKILL: no
+# mask it found), read and made under a lock (FID_WQ_STATE.lock, held for
+# those moments only), so that a second harness at the same time is
+# refused, a record whose process is gone (killed with SIGKILL: no
 # trap ran) is put back by the next harness, and a reused process number
 # is not taken for the harness (its start time differs). FID_WQ_STATE may
 # be set (tests use their own); harnesses share the default.
@@ -159,11 +160,17 @@ fid_start() {
 # unpinned harness still must not run beside another, nor measure with a
 # killed one's mask.
 fid_claim() {
-	local pid="" start="" mask=""
+	local pid="" start="" mask="" lk
 	[ "$(id -u)" = 0 ] && [ -w "$FID_WQ" ] || return 0
+	# the record is read, put back and made under a lock (held only here and
+	# in fid_unpin, so that no child keeps it): two harnesses starting at
+	# once see one another's record whole
+	exec {lk}>>"$FID_WQ_STATE.lock" || die "cannot open $FID_WQ_STATE.lock"
+	flock -w 10 "$lk" || die "$FID_WQ_STATE.lock: not free after 10 s"
 	if [ -f "$FID_WQ_STATE" ]; then
 		read -r pid start mask <"$FID_WQ_STATE" || true
 		if [ -n "$pid" ] && [ "$pid" != $$ ] && [ -n "$start" ] && [ "$(fid_start "$pid")" = "$start" ]; then
+			exec {lk}>&-
 			die "another fidelity harness (process $pid) has the CPUs laid out ($FID_WQ_STATE): run one at a time"
 		fi
 		if [ -n "$mask" ] && echo "$mask" 2>/dev/null >"$FID_WQ"; then
@@ -173,9 +180,12 @@ fid_claim() {
 	fi
 	# the mask asked for (kernels since 6.6 show the effective one, without
 	# isolated CPUs, in cpumask): what is put back
-	PIN_WQ_OLD=$(cat "${FID_WQ}_requested" 2>/dev/null || cat "$FID_WQ") || die "cannot read $FID_WQ"
-	(set -C && echo "$$ $(fid_start $$) $PIN_WQ_OLD" >"$FID_WQ_STATE") 2>/dev/null ||
-		die "another fidelity harness began at the same moment ($FID_WQ_STATE): run one at a time"
+	PIN_WQ_OLD=$(cat "${FID_WQ}_requested" 2>/dev/null || cat "$FID_WQ")
+	if [ -z "$PIN_WQ_OLD" ] || ! echo "$$ $(fid_start $$) $PIN_WQ_OLD" >"$FID_WQ_STATE"; then
+		exec {lk}>&-
+		die "cannot read $FID_WQ or write $FID_WQ_STATE"
+	fi
+	exec {lk}>&-
 }
 
 # fid_pin DIR: the record claimed (fid_claim); then with PIN=1 (the
@@ -308,13 +318,17 @@ PY
 # record removed, while the record is this shell's (from the caller's EXIT
 # trap, first in it: nothing before it may stop the trap)
 fid_unpin() {
-	local pid="" start="" mask=""
+	local pid="" start="" mask="" lk
 	[ -f "$FID_WQ_STATE" ] || return 0
+	exec {lk}>>"$FID_WQ_STATE.lock" || return 0
+	flock -w 10 "$lk" || true
 	read -r pid start mask <"$FID_WQ_STATE" || true
-	[ "$pid" = $$ ] && [ "$start" = "$(fid_start $$)" ] || return 0
-	[ -z "$mask" ] || echo "$mask" 2>/dev/null >"$FID_WQ" || true
-	rm -f "$FID_WQ_STATE"
-	PIN_WQ_OLD=""
+	if [ "$pid" = $$ ] && [ "$start" = "$(fid_start $$)" ]; then
+		[ -z "$mask" ] || echo "$mask" 2>/dev/null >"$FID_WQ" || true
+		rm -f "$FID_WQ_STATE"
+		PIN_WQ_OLD=""
+	fi
+	exec {lk}>&-
 }
 
 # fid_pin_where WHAT: one line saying where the measured sides (WHAT) and
