@@ -60,6 +60,12 @@ enum profile_data_flush {
 	PROFILE_DATA_FLUSH_RATE,      /* data_flush_rate times a second, when written to */
 };
 
+/* [workload] log_sync: how a log write is made durable */
+enum profile_log_sync {
+	PROFILE_LOG_SYNC_WRITE_THROUGH, /* the write itself (RWF_DSYNC; the default) */
+	PROFILE_LOG_SYNC_FDATASYNC,	/* a plain write, then fdatasync of the log file */
+};
+
 /* Most streams a profile or --streams may ask for. */
 #define PROFILE_STREAMS_MAX 100000
 /* [engine] streams = auto: the count is found by auto-tune. */
@@ -277,6 +283,7 @@ struct profile {
 	uint32_t log_page_size;		 /* whole log pages, the partial last rewritten; 0 = off */
 	uint64_t commit_delay_ns;	 /* a log write waits this long for more commits */
 	unsigned commit_group;		 /* or as soon as this many commits wait; 0 = off */
+	enum profile_log_sync log_sync;	 /* write_through (default) or fdatasync */
 	/* InnoDB-like features, all off by default (docs/profiles.md) */
 	bool doublewrite;		    /* each flush batch first written to an area */
 	uint64_t doublewrite_size;	    /* the area, per worker's share of a database */
@@ -285,6 +292,7 @@ struct profile {
 	unsigned data_flush_count;	    /* data_flush = per_batch: flushes a batch */
 	uint64_t cleaner_interval_ns;	    /* a page cleaner's pass every this; 0 = off */
 	unsigned cleaner_pages;		    /* ... writing up to this many dirty pages */
+	bool cleaner_spread;		    /* ... spread over the interval, not at its start */
 	/* the fixed model */
 	uint32_t block_size;	      /* I/O size = page size; default page_size */
 	double read_pct;	      /* share of I/Os that are reads; 100 */

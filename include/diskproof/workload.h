@@ -118,6 +118,12 @@ struct wl_slot {
 	uint64_t page;
 	uint64_t gen;
 	uint64_t t_issue;
+	/* the first of a pair counted as one I/O (log_sync = fdatasync: the
+	 * log write, then its flush): when it succeeds the worker keeps its
+	 * submit time in t_pair and counts the pair at the second's
+	 * completion, from t_pair, with len0 bytes */
+	bool pair_first;
+	uint64_t t_pair;
 	bool inflight;	    /* handed to the engine, not completed yet */
 	bool hung_reported; /* reported as hung; counted once */
 	uint64_t off0;	    /* the request as first issued, for short I/O */
@@ -213,6 +219,8 @@ struct wl_db_batch {
 	uint64_t flush_due;		/* data_flush = rate: the next flush */
 	uint64_t clean_due;		/* cleaner_interval: the next pass */
 	uint64_t clean_left;		/* pages the pass under way may still write */
+	uint64_t clean_start;		/* cleaner_spread: when the pass began, */
+	uint64_t clean_budget;		/* ... and the pages it could write then */
 	unsigned nflushed;		/* per_batch: the batch's flushes done */
 	uint64_t batches, flushes;	/* since the run started */
 };
@@ -229,7 +237,8 @@ struct wl_db_log {
 	unsigned seg;
 	uint64_t seq; /* generation stamped in log blocks */
 	bool busy, blocked;
-	bool closes; /* the write in flight fills its segment */
+	bool closes;   /* the write in flight fills its segment */
+	bool sync_due; /* log_sync = fdatasync: the write done, its flush to issue */
 	unsigned slot;
 	uint64_t *recs; /* pages named by records not yet written: a ring */
 	unsigned rcap, rhead, rlen;
@@ -371,6 +380,7 @@ struct wl_config {
 	uint32_t log_page_size;
 	uint64_t commit_delay_ns;
 	unsigned commit_group;
+	enum profile_log_sync log_sync;
 	/* InnoDB-like features */
 	bool doublewrite;
 	uint64_t doublewrite_size;
@@ -379,6 +389,7 @@ struct wl_config {
 	unsigned data_flush_count;
 	uint64_t cleaner_interval_ns;
 	unsigned cleaner_pages;
+	bool cleaner_spread;
 	/* the fixed model */
 	double read_pct;
 	enum profile_pattern pattern;
@@ -518,7 +529,7 @@ struct wl_slot *wl_scan_build(struct wl_ctx *c, struct wl_db *d, uint64_t now);
  * flight, or the next segment still owes replication reads. */
 static inline struct wl_slot *wl_log_prepare(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
-	if (d->log.busy || d->log.lsn == d->log.issued)
+	if (d->log.busy || (d->log.lsn == d->log.issued && !d->log.sync_due))
 		return NULL;
 	return wl_log_build(c, d, now);
 }
@@ -559,7 +570,7 @@ static inline struct wl_slot *wl_scan_prepare(struct wl_ctx *c, struct wl_db *d,
 }
 
 /* the log write completed (ok or not: streams go on either way) */
-void wl_log_done(struct wl_ctx *c, struct wl_db *d);
+void wl_log_done(struct wl_ctx *c, struct wl_db *d, bool ok);
 void wl_flush_done(struct wl_ctx *c, struct wl_slot *s);
 /* batch.c: the batch slot's doublewrite write or flush completed (the
  * caller has learnt the area pages' generations) */

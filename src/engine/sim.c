@@ -428,7 +428,13 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		d->free_at_ns = start + d->service_ns + xfer;
 	}
 	r->t_submit_ns = now;
-	r->t_done_ns = start + sim_latency(ctx, p, d, r->cls) + xfer + sim_stall_ns(m, start);
+	/* a log write's flush (log_sync = fdatasync) is in log_write_latency,
+	 * the time until the write is durable: none of its own */
+	r->t_done_ns = start +
+		       (r->op == ENGINE_OP_FSYNC && r->cls == IO_LOG_WRITE
+				? 0
+				: sim_latency(ctx, p, d, r->cls)) +
+		       xfer + sim_stall_ns(m, start);
 	if (m && m->spike_every && (p->seq + 1) % m->spike_every == 0)
 		r->t_done_ns += m->spike_latency_ns; /* a single slow I/O */
 	if (m && m->error_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->error_rate_pct) {

@@ -32,6 +32,7 @@ static const char *const models[] = {"jetstress", "fixed", NULL};
 static const char *const arrivals[] = {"closed", "rate", NULL};
 static const char *const patterns[] = {"random", "sequential", NULL};
 static const char *const data_flushes[] = {"none", "per_batch", "rate", NULL};
+static const char *const log_syncs[] = {"write_through", "fdatasync", NULL};
 static const char *const max_bases[] = {"sample", "io", NULL};
 static const char *const latency_bases[] = {"service", "response", NULL};
 static const char *const tune_goals[] = {"max", "target", "iops", NULL};
@@ -302,6 +303,13 @@ static const struct profile_key keys[] = {
 	  .help = "The log is written in whole pages of this size and each write starts at "
 		  "the page the last one ended in, rewriting it (PostgreSQL's 8 KiB WAL pages); "
 		  "0 = off: each write starts a new block." },
+	{ .section = "workload", .name = "log_sync", .listed_when_set = true, .type = PROFILE_KEY_CHOICE,
+	  .store = PROFILE_STORE_TYPE, PFIELD(log_sync), .choices = log_syncs,
+	  .def = "write_through",
+	  .help = "write_through: each log write is durable by itself (RWF_DSYNC, as Exchange's "
+		  "write-through writes); fdatasync: a plain write, then an fdatasync of the log "
+		  "file (PostgreSQL's wal_sync_method = fdatasync, InnoDB's redo). Either way a "
+		  "log_write's latency runs until it is durable." },
 	{ .section = "workload", .name = "commit_group", .type = PROFILE_KEY_U64,
 	  .store = PROFILE_STORE_UINT, PFIELD(commit_group), .min = 0, .max = 1024,
 	  .def = "0",
@@ -351,6 +359,11 @@ static const struct profile_key keys[] = {
 	  .def = "100",
 	  .help = "With cleaner_interval: most dirty pages a pass writes, oldest first "
 		  "(InnoDB: innodb_io_capacity; PostgreSQL: bgwriter_lru_maxpages)." },
+	{ .section = "workload", .name = "cleaner_spread", .listed_when_set = true, .type = PROFILE_KEY_BOOL,
+	  .store = PROFILE_STORE_BOOL, PFIELD(cleaner_spread), .def = "off",
+	  .help = "With cleaner_interval: a pass's writes (whole batches with doublewrite or "
+		  "data_flush = per_batch) spread evenly over the interval, not written back to "
+		  "back at its start (InnoDB's adaptive and LRU flushing write steadily)." },
 	{ .section = "workload", .name = "block_size", .type = PROFILE_KEY_SIZE,
 	  .store = PROFILE_STORE_U32, PFIELD(block_size), .min = 4 * KIB, .max = MIB,
 	  .pow2 = true,

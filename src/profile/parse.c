@@ -643,6 +643,9 @@ static void finish_innodb_features(struct parse_ctx *c)
 			 "cleaner_interval",
 			 "and checkpoint_interval exclude each other (a page cleaner is InnoDB's "
 			 "flusher, checkpoints PostgreSQL's)");
+	if (p->cleaner_spread && !p->cleaner_interval_ns)
+		perr_add(c, key_line(c, "workload", "cleaner_spread"), "[workload]",
+			 "cleaner_spread", "needs cleaner_interval");
 	if (p->cleaner_interval_ns && p->cleaner_interval_ns < 10 * NSEC_PER_MSEC)
 		perr_add(c, key_line(c, "workload", "cleaner_interval"), "[workload]",
 			 "cleaner_interval", "is shorter than 10ms");
@@ -659,15 +662,32 @@ static void finish_innodb_features(struct parse_ctx *c)
 static void finish_pg_features(struct parse_ctx *c)
 {
 	struct profile *p = c->p;
-	static const char *const jet_only[] = {
-		"read_pages",	       "hot_size",	     "hot_pct",
-		"cache_size",	       "readahead_size",     "readahead_pct",
-		"checkpoint_interval", "checkpoint_target",  "checkpoint_log_size",
-		"write_merge",	       "writeback_interval", "writeback_age",
-		"writeback_hot",       "full_page_writes",   "log_page_size",
-		"commit_delay",	       "commit_group",	     "doublewrite",
-		"doublewrite_size",    "data_flush",	     "data_flush_rate",
-		"data_flush_count",    "cleaner_interval",   "cleaner_pages"};
+	static const char *const jet_only[] = {"read_pages",
+					       "hot_size",
+					       "hot_pct",
+					       "cache_size",
+					       "readahead_size",
+					       "readahead_pct",
+					       "checkpoint_interval",
+					       "checkpoint_target",
+					       "checkpoint_log_size",
+					       "write_merge",
+					       "writeback_interval",
+					       "writeback_age",
+					       "writeback_hot",
+					       "full_page_writes",
+					       "log_page_size",
+					       "commit_delay",
+					       "commit_group",
+					       "doublewrite",
+					       "doublewrite_size",
+					       "data_flush",
+					       "data_flush_rate",
+					       "data_flush_count",
+					       "cleaner_interval",
+					       "cleaner_pages",
+					       "log_sync",
+					       "cleaner_spread"};
 
 	if (p->model == PROFILE_MODEL_FIXED) {
 		for (size_t i = 0; i < DP_ARRAY_SIZE(jet_only); i++)

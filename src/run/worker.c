@@ -360,8 +360,10 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 		/* pairs with the load in coord_check_errors() */
 		atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
 	worker_snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
-			req->op == ENGINE_OP_READ ? "read" : "write", s->len0,
-			(unsigned long long)s->off0,
+			req->op == ENGINE_OP_READ    ? "read"
+			: req->op == ENGINE_OP_FSYNC ? "flush after a write"
+						     : "write",
+			s->len0, (unsigned long long)s->off0,
 			res < 0 ? strerror((int)-res) : "short transfer");
 	return false;
 }
@@ -391,9 +393,17 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 	 * device's. This service time is what the class figures hold, open
 	 * loop too; an open-loop transaction's wait for a stream is in its
 	 * response time (t_intended) alone. */
-	s->t_issue = req->t_submit_ns;
 	k.sn = worker_snap_at(w, req->t_done_ns);
-	ok = worker_account(w, s, req, k.sn);
+	if (s->pair_first && req->result >= 0 && (uint64_t)req->result == req->len) {
+		/* the first of a pair (a log write before its flush): counted
+		 * with the second, from its own submission */
+		s->t_pair = req->t_submit_ns;
+		ok = true;
+	} else {
+		s->t_issue = s->t_pair ? s->t_pair : req->t_submit_ns;
+		s->t_pair = 0;
+		ok = worker_account(w, s, req, k.sn);
+	}
 	/* restore the request as issued */
 	req->buf = s->buf;
 	s->hung_reported = false;

@@ -28,6 +28,10 @@
  * began, oldest first; pages dirtied later wait for the next pass, unless a
  * commit waits for room in a full dirty list (then the oldest goes, as an
  * InnoDB thread that finds no free page flushes one itself).
+ * cleaner_spread: the pass's pages are spread evenly over its interval,
+ * a whole batch at a time when batching: the next batch (or page) may
+ * begin once the interval's share of the pass the pages before it make
+ * has gone by.
  */
 #include "workload_internal.h"
 
@@ -45,9 +49,21 @@ static bool batching(const struct wl_config *p)
 	return p->doublewrite || p->data_flush == PROFILE_DATA_FLUSH_PER_BATCH;
 }
 
+/* cleaner_spread: when the pass's next page may go (its share of the
+ * interval after the pages taken so far). */
+static uint64_t spread_due(const struct wl_config *p, const struct wl_db_batch *b)
+{
+	uint64_t taken = b->clean_budget - b->clean_left;
+
+	return b->clean_start +
+	       (uint64_t)((double)p->cleaner_interval_ns * (double)taken / (double)b->clean_budget);
+}
+
 /* cleaner_interval: may the flusher take a page now? Begins a pass when
- * one is due (its budget: the pages dirty now, up to cleaner_pages). */
-static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+ * one is due (its budget: the pages dirty now, up to cleaner_pages). paced:
+ * this page may begin a batch (or is taken alone), so cleaner_spread holds
+ * it to its share of the interval. */
+static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now, bool paced)
 {
 	const struct wl_config *p = &c->cfg;
 	struct wl_db_batch *b = wl_batch(c, d);
@@ -56,12 +72,19 @@ static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 		return true;
 	if (!b->clean_left && now >= b->clean_due) {
 		b->clean_left = d->flush.len < p->cleaner_pages ? d->flush.len : p->cleaner_pages;
+		b->clean_budget = b->clean_left;
+		b->clean_start = b->clean_due > now ? now : b->clean_due;
 		/* on the interval's grid, as a cleaner that sleeps out the rest
 		 * of its second; one that fell a whole interval behind starts
 		 * the grid anew */
 		b->clean_due += p->cleaner_interval_ns;
 		if (b->clean_due <= now)
 			b->clean_due = now + p->cleaner_interval_ns;
+	}
+	if (b->clean_left && paced && p->cleaner_spread && now < spread_due(p, b)) {
+		if (spread_due(p, b) < c->next_due)
+			c->next_due = spread_due(p, b);
+		return wl_flush_dirty_waited(c, d);
 	}
 	if (b->clean_left)
 		return true;
@@ -71,12 +94,12 @@ static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 }
 
 /* The oldest dirty page's write on a free flusher slot, within the
- * cleaner's pass; NULL when none may go now. */
-static struct wl_slot *take(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+ * cleaner's pass; NULL when none may go now. paced: see clean_may. */
+static struct wl_slot *take(struct wl_ctx *c, struct wl_db *d, uint64_t now, bool paced)
 {
 	struct wl_slot *s;
 
-	if (!d->flush.nfree || !d->flush.len || !clean_may(c, d, now) ||
+	if (!d->flush.nfree || !d->flush.len || !clean_may(c, d, now, paced) ||
 	    !(s = wl_flush_oldest(c, d, now)))
 		return NULL;
 	if (wl_batch(c, d)->clean_left)
@@ -154,7 +177,7 @@ static bool batch_begin(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	struct wl_slot *s;
 
 	b->nheld = b->nrel = 0;
-	while (b->nheld < max && (s = take(c, d, now)))
+	while (b->nheld < max && (s = take(c, d, now, !b->nheld)))
 		b->held[b->nheld++] = (unsigned)(s - c->slots);
 	if (!b->nheld)
 		return false;
@@ -171,7 +194,7 @@ struct wl_slot *wl_batch_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	struct wl_slot *s = NULL;
 
 	if (!batching(&c->cfg)) {
-		if ((s = take(c, d, now)))
+		if ((s = take(c, d, now, true)))
 			return s;
 		return rate_step(c, d, now);
 	}

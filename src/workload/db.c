@@ -182,6 +182,7 @@ static void config_from_profile(struct wl_config *f, const struct profile *p)
 		.log_page_size = p->log_page_size,
 		.commit_delay_ns = p->commit_delay_ns,
 		.commit_group = p->commit_group,
+		.log_sync = p->log_sync,
 		.doublewrite = p->doublewrite,
 		.doublewrite_size = p->doublewrite_size,
 		.data_flush = p->data_flush,
@@ -189,6 +190,7 @@ static void config_from_profile(struct wl_config *f, const struct profile *p)
 		.data_flush_count = p->data_flush_count,
 		.cleaner_interval_ns = p->cleaner_interval_ns,
 		.cleaner_pages = p->cleaner_pages,
+		.cleaner_spread = p->cleaner_spread,
 		.read_pct = p->read_pct,
 		.pattern = p->pattern,
 	};

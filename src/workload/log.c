@@ -8,6 +8,13 @@
  * records it holds (recovery replays them). A segment is closed when its
  * last write completes; one still owing replication reads is not written
  * over: the log waits for it.
+ *
+ * log_sync = fdatasync: each write is a plain one, followed on the same
+ * slot by an fdatasync of the log file, and only then durable (as
+ * PostgreSQL's and InnoDB's log writers do). The worker counts the two as
+ * one log write, from the write's submission to the flush's completion
+ * (wl_slot.pair_first); a write that failed is counted at once and not
+ * flushed.
  */
 #include <string.h>
 
@@ -128,6 +135,23 @@ static void log_commits_issue(struct wl_db *d, uint64_t len, uint64_t pending)
 	d->log.commits_inflight = n;
 }
 
+/* log_sync = fdatasync: the flush of the write just done, on its slot;
+ * the slot keeps the write's offset and bytes, the pair's. */
+static struct wl_slot *log_sync_issue(struct wl_ctx *c, struct wl_db *d, uint64_t now)
+{
+	struct wl_slot *s = &c->slots[d->log.slot];
+	uint64_t off = s->off0;
+	uint32_t len = s->len0;
+
+	wl_slot_request(s, ENGINE_OP_FSYNC, IO_LOG_WRITE, 0, wl_file_log(s->db), 0, 0, now);
+	s->off0 = off;
+	s->len0 = len;
+	s->pair_first = false;
+	d->log.sync_due = false;
+	d->log.busy = true;
+	return s;
+}
+
 struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 {
 	const struct wl_config *p = &c->cfg;
@@ -135,7 +159,11 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	uint64_t pending = d->log.lsn - d->log.issued, len, room, start, take;
 	unsigned rec_take;
 
-	if (d->log.slot == WL_NO_SLOT || d->log.busy || !pending || !log_next_segment(c, d))
+	if (d->log.slot == WL_NO_SLOT || d->log.busy)
+		return NULL;
+	if (d->log.sync_due)
+		return log_sync_issue(c, d, now);
+	if (!pending || !log_next_segment(c, d))
 		return NULL;
 	if (p->commit_delay_ns && now < d->log.pending_since + p->commit_delay_ns &&
 	    (!p->commit_group || d->log.commits_buffered < p->commit_group)) {
@@ -163,9 +191,12 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 			   : (unsigned)(((uint64_t)d->log.rlen * take + pending - 1) / pending);
 	log_stamp_blocks(c, d, s, start, (unsigned)(len / d->log_align), rec_take);
 	log_commits_issue(d, take, pending);
-	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE, ENGINE_RF_DSYNC, wl_file_log(s->db),
+	wl_slot_request(s, ENGINE_OP_WRITE, IO_LOG_WRITE,
+			p->log_sync == PROFILE_LOG_SYNC_FDATASYNC ? 0 : ENGINE_RF_DSYNC,
+			wl_file_log(s->db),
 			d->pdb->log_base + (uint64_t)d->log.seg * wl_seg_size(c) + start,
 			(uint32_t)len, now);
+	s->pair_first = p->log_sync == PROFILE_LOG_SYNC_FDATASYNC;
 	d->log.issued = take >= pending ? d->log.lsn : d->log.issued + take;
 	d->log.inflight_end = d->log.issued;
 	d->log.seg_off += take;
@@ -174,11 +205,17 @@ struct wl_slot *wl_log_build(struct wl_ctx *c, struct wl_db *d, uint64_t now)
 	return s;
 }
 
-void wl_log_done(struct wl_ctx *c, struct wl_db *d)
+void wl_log_done(struct wl_ctx *c, struct wl_db *d, bool ok)
 {
 	const struct wl_config *p = &c->cfg;
+	const struct wl_slot *s = &c->slots[d->log.slot];
 
 	d->log.busy = false;
+	if (ok && s->pair_first) {
+		/* log_sync = fdatasync: the write is done, its flush next */
+		d->log.sync_due = true;
+		return;
+	}
 	if (d->log.closes) {
 		/* the segment is closed once its last write is done, not issued:
 		 * a replication read of a block still being written would see

@@ -170,7 +170,7 @@ void wl_complete(struct wl_ctx *c, struct wl_slot *s, bool ok, const struct wl_c
 	c->now = s->req.t_done_ns; /* a unit of work that ends here ends then */
 	switch (s->kind) {
 	case WL_SLOT_LOG:
-		wl_log_done(c, d);
+		wl_log_done(c, d, ok);
 		return;
 	case WL_SLOT_REPL:
 		if (ok && k->log)

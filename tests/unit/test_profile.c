@@ -394,10 +394,11 @@ static void test_unknown_key(void **state)
 		"cache_size, "
 		"readahead_size, readahead_pct, checkpoint_interval, checkpoint_log_size, "
 		"checkpoint_target, writeback_interval, writeback_age, writeback_hot, write_merge, "
-		"full_page_writes, log_page_size, commit_group, commit_delay, doublewrite, "
+		"full_page_writes, log_page_size, log_sync, commit_group, commit_delay, "
+		"doublewrite, "
 		"doublewrite_size, data_flush, data_flush_rate, data_flush_count, "
 		"cleaner_interval, "
-		"cleaner_pages, "
+		"cleaner_pages, cleaner_spread, "
 		"block_size, "
 		"read_pct, pattern, "
 		"seed, verify");

@@ -11,7 +11,9 @@
  * - data_flush = rate: flushes of the database file at the rate, never two
  *   closer than its interval, the page writes as without it;
  * - cleaner_interval: page writes only in passes, at most cleaner_pages a
- *   pass, each pass's writes in a burst at its start.
+ *   pass, each pass's writes in a burst at its start; with cleaner_spread,
+ *   spread over the interval: a pass's k-th page (or, in batches, the page
+ *   beginning its batch) no earlier than k / the pass's pages into it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -249,6 +251,120 @@ static void test_cleaner_passes(void **state)
 	free(w);
 }
 
+/* cleaner_spread, a page at a time: each pass begins on the interval's
+ * grid and its k-th page goes k / its pages into the interval or later
+ * (a page late for its slot, behind the one flusher slot, may go as the
+ * next pass begins); the writes are spread (half of them in the second
+ * half of their interval), and the passes as full as without it. */
+static void on_issue_spread1(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+	const struct wl_db_batch *b = &h->c.batch[0];
+	uint64_t k;
+
+	on_issue_clean(h, s);
+	if (s->kind != WL_SLOT_FLUSH || !b->clean_budget)
+		return;
+	k = b->clean_budget - b->clean_left - 1; /* taken before this one */
+	if (b->clean_start % (100 * NSEC_PER_MSEC) ||
+	    h->now < b->clean_start + 100 * NSEC_PER_MSEC * k / b->clean_budget)
+		fail_msg("write %u (the pass's %llu of %llu) at %llu ns, the pass from %llu",
+			 w->writes, (unsigned long long)k, (unsigned long long)b->clean_budget,
+			 (unsigned long long)h->now, (unsigned long long)b->clean_start);
+}
+
+static void test_cleaner_spread(void **state)
+{
+	const uint64_t iv = 100 * NSEC_PER_MSEC;
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+	unsigned per[20] = {0}, n = 0, late = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.p.cleaner_interval_ns = iv;
+	h.p.cleaner_pages = 40;
+	h.p.cleaner_spread = true;
+	h.p.lazy_commit_pct = 100;
+	h.streams[0] = 2;
+	h.lat[WL_SLOT_STREAM] = 3 * NSEC_PER_MSEC;
+	h.on_issue = on_issue_spread1;
+	h.arg = w;
+	h_start(&h, PAGES);
+	while (steps++ < 5000000 && h.now < 20 * iv)
+		assert_true(h_step(&h));
+	for (unsigned i = 0; i < w->writes; i++) {
+		uint64_t t = w->t_writes[i];
+
+		if (t >= 20 * iv)
+			break;
+		assert_true(t >= iv);
+		per[t / iv]++;
+		n++;
+		late += t % iv >= iv / 2;
+	}
+	for (unsigned k = 0; k < 20; k++)
+		assert_true(per[k] <= 41); /* a pass, and one late from the last */
+	assert_true(n >= 19 * 35);	   /* the passes about full */
+	assert_true(late * 5 >= n * 2);	   /* spread: without it, none */
+	h_release(&h);
+	free(w);
+}
+
+/* cleaner_spread in doublewrite batches of up to 6 pages: a batch's
+ * doublewrite write k batches into its interval's pass at 6k / 30 of the
+ * interval or later; batches stay whole where pages allow. */
+static void on_issue_spread(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+	const uint64_t iv = 100 * NSEC_PER_MSEC;
+	uint64_t t = h->now;
+
+	on_issue_dw(h, s);
+	if (s->kind != WL_SLOT_BATCH || s->req.op != ENGINE_OP_WRITE || t >= 20 * iv)
+		return;
+	assert_true(t >= iv);
+	if (t / iv != w->last_fsync)
+		w->min_gap = 0; /* a new interval: its pass's first batch */
+	w->last_fsync = t / iv;
+	if (t % iv < iv * w->min_gap / 30)
+		fail_msg("a batch %llu pages into its pass at %llu ns",
+			 (unsigned long long)w->min_gap, (unsigned long long)t);
+	w->min_gap += w->k;
+}
+
+static void test_cleaner_spread_batches(void **state)
+{
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.p.flush_depth = 6;
+	h.p.doublewrite = true;
+	h.p.doublewrite_size = 8 * 4096;
+	h.p.data_flush = PROFILE_DATA_FLUSH_PER_BATCH;
+	h.p.cleaner_interval_ns = 100 * NSEC_PER_MSEC;
+	h.p.cleaner_pages = 30;
+	h.p.cleaner_spread = true;
+	h.p.lazy_commit_pct = 100;
+	h.streams[0] = 2;
+	h.lat[WL_SLOT_STREAM] = 3 * NSEC_PER_MSEC;
+	h.on_issue = on_issue_spread;
+	h.on_done = on_done_dw;
+	h.arg = w;
+	h_start(&h, PAGES);
+	w->area = PAGES - 8;
+	while (steps++ < 5000000 && h.now < 20 * 100 * NSEC_PER_MSEC)
+		assert_true(h_step(&h));
+	assert_true(w->batches >= 19 * 5 - 5); /* about 5 whole batches a pass */
+	assert_true(w->dw_pages >= 6 * (w->batches - 20));
+	h_release(&h);
+	free(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -256,6 +372,8 @@ int main(void)
 		cmocka_unit_test(test_doublewrite_flush_count),
 		cmocka_unit_test(test_data_flush_rate),
 		cmocka_unit_test(test_cleaner_passes),
+		cmocka_unit_test(test_cleaner_spread),
+		cmocka_unit_test(test_cleaner_spread_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

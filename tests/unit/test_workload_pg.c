@@ -8,7 +8,8 @@
  * page order, merged writes of adjacent pages only, write-ahead kept);
  * full-page images (a page's first change after a checkpoint logs the page);
  * the WAL page rewrite (each write starts in the page the last ended in);
- * commit_delay (no log write before its delay). That every feature off
+ * commit_delay (no log write before its delay); log_sync = fdatasync (each
+ * log write a plain one, then its flush, durable only after it). That every feature off
  * leaves the model as it was is the golden runs' part (tests/golden).
  */
 #include <setjmp.h>
@@ -27,6 +28,8 @@ struct watch {
 	uint64_t last_page, last_ckpt, log_end;
 	uint8_t *read_once; /* per page: read before (cache as large as the db) */
 	uint64_t reread, grouped;
+	uint64_t log_flushes, bad_sync;
+	bool unflushed; /* log_sync = fdatasync: a log write not flushed yet */
 };
 
 static void on_issue(struct harness *h, struct wl_slot *s)
@@ -34,11 +37,27 @@ static void on_issue(struct harness *h, struct wl_slot *s)
 	struct watch *w = h->arg;
 	const struct wl_db *d = &h->dbs[s->db];
 
+	if (s->kind == WL_SLOT_LOG && s->req.op == ENGINE_OP_FSYNC) {
+		/* the log file's, after its write, which is done and not yet
+		 * durable */
+		w->log_flushes++;
+		if (!w->unflushed || d->log.durable >= d->log.inflight_end ||
+		    s->req.file != wl_file_log(s->db))
+			w->bad_sync++;
+		w->unflushed = false;
+		return;
+	}
 	if (s->kind == WL_SLOT_LOG) {
 		uint64_t lp = h->p.log_page_size, off = s->req.offset - d->pdb->log_base;
 
 		w->log_writes++;
 		w->log_bytes += s->req.len;
+		/* write-through, or a plain write flushed before the next */
+		if (h->p.log_sync == PROFILE_LOG_SYNC_FDATASYNC
+			    ? w->unflushed || (s->req.flags & ENGINE_RF_DSYNC)
+			    : !(s->req.flags & ENGINE_RF_DSYNC))
+			w->bad_sync++;
+		w->unflushed = h->p.log_sync == PROFILE_LOG_SYNC_FDATASYNC;
 		/* a rewrite starts on a log page, in or before where the last
 		 * write ended, and never leaves a gap */
 		if (lp && (off % lp || s->req.len % lp || off > w->log_end))
@@ -406,6 +425,40 @@ static void test_log_page_rewrite(void **state)
 	assert_int_equal(w.bad_log, 0);
 	assert_int_equal(w.delay_short, 0);
 	assert_true(w.log_bytes > d->log.issued); /* the rewritten pages */
+	assert_int_equal(w.bad_sync, 0);
+	assert_int_equal(w.log_flushes, 0); /* write-through */
+	h_release(&h);
+}
+
+/* log_sync = fdatasync: each log write is a plain one, followed by an
+ * fdatasync of the log file before the next, and the log is durable (pages
+ * may go, commits are done) only once the flush is; with commit_delay and
+ * log pages as PostgreSQL's. */
+static void test_log_fdatasync(void **state)
+{
+	struct harness h;
+	struct watch w = {0};
+	const struct wl_db *d;
+
+	(void)state;
+	pg_profile(&h);
+	h.p.log_page_size = 8192;
+	h.p.commit_delay_ns = 300000;
+	h.p.log_sync = PROFILE_LOG_SYNC_FDATASYNC;
+	h.p.checkpoint_interval_ns = 200 * MS;
+	h.on_issue = on_issue;
+	h.arg = &w;
+	h_start(&h, 4096);
+	run_for(&h, &w, 1000 * MS);
+	d = &h.dbs[0];
+	assert_true(w.log_writes > 100);
+	assert_int_equal(w.bad_sync, 0);
+	assert_int_equal(w.delay_short, 0);
+	/* every write flushed, the last perhaps still in flight */
+	assert_true(w.log_flushes + 1 >= w.log_writes && w.log_flushes <= w.log_writes);
+	assert_true(w.writes > 0); /* checkpoints wrote pages, never ahead of it */
+	assert_int_equal(w.early, 0);
+	assert_true(d->log.durable <= d->log.issued);
 	h_release(&h);
 }
 
@@ -422,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_log_page_rewrite),
 		cmocka_unit_test(test_writeback_hot),
 		cmocka_unit_test(test_commit_group),
+		cmocka_unit_test(test_log_fdatasync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
