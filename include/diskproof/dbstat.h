@@ -174,4 +174,13 @@ void learn_db_json_text(struct learn_db *db, const char *key, const char *s);
  * why not, and the settings copied as facts. */
 void learn_db_header(const struct learn_db *db, struct strbuf *out);
 
+/* How the database makes its log durable, from its settings: an enum
+ * profile_log_sync, with *why (the setting that says so, static text);
+ * -1 when its counters were not read or the setting is not known.
+ * PostgreSQL: wal_sync_method (open_datasync, open_sync: write-through;
+ * fdatasync, fsync, fsync_writethrough: a write, then a flush). MariaDB:
+ * innodb_log_file_write_through = ON or innodb_flush_method = O_DSYNC:
+ * write-through; otherwise a write, then a flush. */
+int learn_db_log_sync(const struct learn_db *db, const char **why);
+
 #endif

@@ -256,6 +256,7 @@ struct learn_model {
 	unsigned data_flush_count; /* data_flush = per_batch: flushes a batch (0: 1) */
 	double cleaner_interval_s; /* a page cleaner's pass every this */
 	unsigned cleaner_pages;	   /* ... writing up to this many pages */
+	bool cleaner_spread;	   /* ... spread over the interval */
 	unsigned flush_depth;	   /* the flusher's writes in flight (a batch's pages) */
 	double dw_batch_rate;	   /* doublewrite batches a second the trace saw (0: none) */
 	double cache_fraction;	   /* cache_size as a share of the database */
@@ -269,6 +270,10 @@ struct learn_model {
 	unsigned commit_group;
 	double commit_base;
 	double log_obs_us; /* the observed log latency per write, its flush's included */
+	/* log_sync: an enum profile_log_sync copied from the database's
+	 * settings, why (static text); -1: not read (the default) */
+	int log_sync;
+	const char *log_sync_why;
 };
 
 struct learn_fit {

@@ -30,9 +30,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "diskproof/dbstat.h"
 #include "diskproof/json.h"
+#include "diskproof/profile.h"
 
 void learn_db_rows_release(struct learn_db_rows *r)
 {
@@ -327,6 +329,43 @@ static const char *setting(const struct learn_db *db, const char *name)
 	return NULL;
 }
 
+int learn_db_log_sync(const struct learn_db *db, const char **why)
+{
+	const char *v;
+
+	if (!db->used)
+		return -1;
+	if (db->kind == LEARN_DB_POSTGRES) {
+		if (!(v = setting(db, "wal_sync_method")))
+			return -1;
+		if (!strcmp(v, "open_datasync") || !strcmp(v, "open_sync")) {
+			*why = "wal_sync_method opens the WAL write-through";
+			return PROFILE_LOG_SYNC_WRITE_THROUGH;
+		}
+		if (!strcmp(v, "fdatasync") || !strcmp(v, "fsync") ||
+		    !strcmp(v, "fsync_writethrough")) {
+			*why = "wal_sync_method: a write, then a flush of the WAL file";
+			return PROFILE_LOG_SYNC_FDATASYNC;
+		}
+		return -1;
+	}
+	if (db->kind != LEARN_DB_MYSQL)
+		return -1;
+	if ((v = setting(db, "innodb_log_file_write_through")) && !strcasecmp(v, "ON")) {
+		*why = "innodb_log_file_write_through = ON";
+		return PROFILE_LOG_SYNC_WRITE_THROUGH;
+	}
+	if (!(v = setting(db, "innodb_flush_method")))
+		return -1;
+	if (strstr(v, "O_DSYNC")) {
+		*why = "innodb_flush_method = O_DSYNC: the redo log written through";
+		return PROFILE_LOG_SYNC_WRITE_THROUGH;
+	}
+	*why = "InnoDB writes its redo log, then flushes it: innodb_flush_method not O_DSYNC, "
+	       "innodb_log_file_write_through not on";
+	return PROFILE_LOG_SYNC_FDATASYNC;
+}
+
 /* "; name = value" for each of names the server showed. */
 static void header_settings(const struct learn_db *db, const char *const *names, struct strbuf *out)
 {
@@ -349,6 +388,7 @@ void learn_db_header(const struct learn_db *db, struct strbuf *out)
 					 "innodb_flush_method",
 					 "innodb_log_file_size",
 					 "innodb_io_capacity",
+					 "innodb_log_file_write_through",
 					 NULL};
 
 	if (db->kind == LEARN_DB_NONE)

@@ -287,6 +287,7 @@ static const char *const my_vars[] = {"innodb_page_size",
 				      "innodb_flush_method",
 				      "innodb_log_file_size",
 				      "innodb_io_capacity",
+				      "innodb_log_file_write_through",
 				      "version",
 				      NULL};
 

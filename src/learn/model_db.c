@@ -226,6 +226,17 @@ static bool doublewrite_fit(const struct learn_fp *obs, struct learn_fit *fit)
 		    "second (first %u, twice the %.1f pages written a second; raised on the sim "
 		    "if its data writes fell short)\n",
 		    m->cleaner_pages, pages / s);
+	/* InnoDB's adaptive and LRU flushing write steadily: a trace that saw
+	 * the writes come so spreads the pass over its second */
+	if (d->trace.present && d->trace.ops[LEARN_TRACE_WRITE] >= LEARN_EVENTS_MIN &&
+	    !(d->trace.burst_share >= WB_SHARE_MIN)) {
+		m->cleaner_spread = true;
+		strbuf_addf(&fit->db_keys,
+			    "cleaner_spread = on: the trace's data writes came steadily (%.1f %% "
+			    "of them in bursts), a batch at a time over the second, not a pass "
+			    "at its start\n",
+			    100 * d->trace.burst_share);
+	}
 	return true;
 }
 
@@ -553,7 +564,11 @@ void learn_db_profile_keys(const struct learn_model *m, struct strbuf *out)
 	if (m->cleaner_interval_s > 0) {
 		strbuf_addf(out, "cleaner_interval = %.0fms\n", m->cleaner_interval_s * 1000);
 		strbuf_addf(out, "cleaner_pages = %u\n", m->cleaner_pages);
+		if (m->cleaner_spread)
+			strbuf_addstr(out, "cleaner_spread = on\n");
 	}
+	if (m->log_sync == PROFILE_LOG_SYNC_FDATASYNC)
+		strbuf_addstr(out, "log_sync = fdatasync\n");
 	if (m->commit_delay_us > 0) {
 		strbuf_addf(out, "commit_delay = %.0fus\n", m->commit_delay_us);
 		if (m->commit_group)

@@ -19,6 +19,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "diskproof/dbstat.h"
 #include "diskproof/learn.h"
 #include "diskproof/profile.h"
 
@@ -159,6 +160,7 @@ static void test_doublewrite_traced(void **state)
 	learn_back(&m0, &obs, &fit);
 	assert_true(fit.m.doublewrite);
 	assert_true(fit.m.flush_depth < 24); /* the flushes taken for batches */
+	assert_false(fit.m.cleaner_spread);  /* no trace: how the writes came, unknown */
 	learn_fit_release(&fit);
 	/* the trace of what the sim made */
 	t = &obs.role[LEARN_DATA].trace;
@@ -183,7 +185,53 @@ static void test_doublewrite_traced(void **state)
 	within(&obs, &fit, "data.flushes_per_s", 0.05);
 	within(&obs, &fit, "data.reads_per_s", 0.05);
 	within(&obs, &fit, "log.writes_per_s", 0.05);
+	/* the trace saw no write bursts: the cleaner's pass spread */
+	assert_true(fit.m.cleaner_spread);
+	assert_non_null(strstr(fit.db_keys.buf, "cleaner_spread = on"));
 	learn_fit_release(&fit);
+	/* most writes in bursts: a pass at the start of each second */
+	t->burst_share = 0.8;
+	refit(&obs, m0.database_size, &fit);
+	assert_false(fit.m.cleaner_spread);
+	learn_fit_release(&fit);
+}
+
+/* log_sync from the database's settings: InnoDB writes and then flushes its
+ * redo unless written through (O_DSYNC, innodb_log_file_write_through);
+ * PostgreSQL's wal_sync_method says which; nothing without the counters
+ * or the setting. */
+static void set(struct learn_db *db, const char *name, const char *value)
+{
+	struct learn_db_setting *s = &db->settings[db->nr_settings++];
+
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->value, sizeof(s->value), "%s", value);
+}
+
+static void test_log_sync(void **state)
+{
+	struct learn_db db = {.kind = LEARN_DB_MYSQL, .used = true};
+	const char *why = NULL;
+
+	(void)state;
+	assert_int_equal(learn_db_log_sync(&db, &why), -1); /* no setting shown */
+	set(&db, "innodb_flush_method", "O_DIRECT");
+	assert_int_equal(learn_db_log_sync(&db, &why), PROFILE_LOG_SYNC_FDATASYNC);
+	assert_non_null(why);
+	set(&db, "innodb_log_file_write_through", "ON");
+	assert_int_equal(learn_db_log_sync(&db, &why), PROFILE_LOG_SYNC_WRITE_THROUGH);
+	db.nr_settings = 0;
+	set(&db, "innodb_flush_method", "O_DSYNC");
+	assert_int_equal(learn_db_log_sync(&db, &why), PROFILE_LOG_SYNC_WRITE_THROUGH);
+	db.used = false;
+	assert_int_equal(learn_db_log_sync(&db, &why), -1);
+	db = (struct learn_db){.kind = LEARN_DB_POSTGRES, .used = true};
+	set(&db, "wal_sync_method", "fdatasync");
+	assert_int_equal(learn_db_log_sync(&db, &why), PROFILE_LOG_SYNC_FDATASYNC);
+	snprintf(db.settings[0].value, sizeof(db.settings[0].value), "open_datasync");
+	assert_int_equal(learn_db_log_sync(&db, &why), PROFILE_LOG_SYNC_WRITE_THROUGH);
+	snprintf(db.settings[0].value, sizeof(db.settings[0].value), "something_new");
+	assert_int_equal(learn_db_log_sync(&db, &why), -1);
 }
 
 /*
@@ -445,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_readahead),
 		cmocka_unit_test(test_writeback_bursts),
 		cmocka_unit_test(test_none),
+		cmocka_unit_test(test_log_sync),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
