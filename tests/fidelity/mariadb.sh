@@ -10,7 +10,7 @@
 #      the server restarted and the page cache dropped (a cold start), then
 #      sysbench oltp_read_write, THREADS threads, a fixed number of
 #      transactions (--events: so learn is told the count beforehand), with
-#      "diskproof learn --data DATADIR --log LOGDIR --transactions N" and
+#      "diskproof learn --data DATADIR --log LOGDIR --transactions N --mysql" and
 #      "diskproof fingerprint" watching the same window (ended by SIGINT
 #      when sysbench ends);
 #   2. MariaDB's files removed (the filesystems stay), the learned profile run
@@ -51,14 +51,12 @@
 #                       before the harness fails (the first's table kept as
 #                       fidelity-first.md; a step that failed, with no table
 #                       written, is not run again): what ctest runs (quiet
-#                       and pinned, 2 of 17 runs missed on 2026-12-07)
+#                       and pinned, 2 of 17 runs missed on 2026-12-07; with
+#                       log_sync, none of 5)
 #   --depth-tol PCT     the two queue depths counted within PCT % instead
 #                       of TOL %; the whole rule at TOL % is shown beside it
-#                       (ctest: 30; the CI machine, 2026-12-07, run 1: both
-#                       depths off, -10.6 and -22.6 %, MariaDB's writes
-#                       taking 25-81 % longer at the device than the
-#                       replay's; run 2: the data's -23.0 % and one row the
-#                       CI log cut)
+#                       (ctest used 30 until log_sync: the log's depth ran
+#                       9-19 % short; ctest now asserts the whole rule)
 #   --no-assert         print and save, exit 0 whatever the differences (also
 #                       what it does by itself when the machine is loaded
 #                       before either side: it says so; machine_load in
@@ -251,7 +249,10 @@ else
 	fid_cold
 	server_start
 
-	fid_watch_start learn --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$LEARNED"
+	# --mysql: the server's settings too (read-only; how it makes its
+	# redo durable: log_sync), its counters beside sysbench's count
+	fid_watch_start learn --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" \
+		--mysql "socket=$SOCK user=root" -o "$LEARNED"
 	LPID=$FID_PID
 	fid_watch_start fingerprint --data "$MD/mysql" --log "$ML/redo" --transactions "$EVENTS" -o "$FPM"
 	FPID=$FID_PID
