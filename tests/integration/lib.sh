@@ -115,6 +115,14 @@ dio_mount() {
 	at_exit "umount '$WORK/$1' || umount -l '$WORK/$1'"
 }
 
+# dev_flushes NAME: the flush requests block device NAME (loop0) completed
+# (/proc/diskstats); need_dev_flushes NAME: exit 77 where it has no count.
+dev_flushes() { awk -v d="$1" '$3 == d { print $19 }' /proc/diskstats; }
+need_dev_flushes() {
+	[ "$(awk -v d="$1" '$3 == d { print NF }' /proc/diskstats)" -ge 20 ] ||
+		{ echo "skipped: /proc/diskstats has no flushes column (Linux 5.5 or newer)"; exit 77; }
+}
+
 fail() {
 	echo "FAIL: $*" >&2
 	exit 1

@@ -12,22 +12,11 @@
 #   before the run: under stress-ng --io, a thousand a second).
 source "$(dirname "$0")/lib.sh"
 set -e
-need_root "loop devices"
 skip_without_uring
-command -v mkfs.ext4 >/dev/null || { echo "skipped: no mkfs.ext4"; exit 77; }
-
-truncate -s 256M "$WORK/img"
-LOOP=$(losetup -f --show --direct-io=on "$WORK/img" 2>"$WORK/losetup.err") ||
-	{ echo "skipped: losetup: $(cat "$WORK/losetup.err")"; exit 77; }
-at_exit "losetup -d $LOOP"
-mkfs.ext4 -q "$LOOP"
-mkdir -p "$WORK/mnt"
-mount "$LOOP" "$WORK/mnt" || { echo "skipped: cannot mount $LOOP"; exit 77; }
-at_exit "umount '$WORK/mnt' || umount -l '$WORK/mnt'"
-dev=$(basename "$LOOP")
-[ "$(awk -v d="$dev" '$3 == d { print NF }' /proc/diskstats)" -ge 20 ] ||
-	{ echo "skipped: /proc/diskstats has no flushes column (Linux 5.5 or newer)"; exit 77; }
-flushes() { awk -v d="$dev" '$3 == d { print $19 }' /proc/diskstats; }
+dio_mount mnt 256M
+dev=$(basename "$DEV")
+need_dev_flushes "$dev"
+flushes() { dev_flushes "$dev"; }
 
 cat >"$WORK/p.ini" <<EOT
 [test]
