@@ -120,9 +120,9 @@ struct wl_slot {
 	uint64_t t_issue;
 	/* the first of a pair counted as one I/O (log_sync = fdatasync: the
 	 * log write, then its flush): when it succeeds the worker keeps its
-	 * submit time in t_pair and counts the pair at the second's
-	 * completion, from t_pair, with len0 bytes */
-	bool pair_first;
+	 * submit time in t_pair (pair_open) and counts the pair at the
+	 * second's completion, from t_pair, with len0 bytes */
+	bool pair_first, pair_open;
 	uint64_t t_pair;
 	bool inflight;	    /* handed to the engine, not completed yet */
 	bool hung_reported; /* reported as hung; counted once */

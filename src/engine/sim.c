@@ -98,6 +98,7 @@ struct sim_priv {
 	struct engine_req **heap;
 	unsigned nr, cap;
 	uint64_t seq;
+	uint64_t counted; /* the I/Os spike_every counts: all but a log write's flushes */
 	uint64_t rng;
 	struct sim_device *devs;
 	struct sim_file *files;
@@ -419,6 +420,17 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		r->t_done_ns = now;
 		return ENGINE_Q_COMPLETED;
 	}
+	if (r->op == ENGINE_OP_FSYNC && r->cls == IO_LOG_WRITE) {
+		/* a log write's flush (log_sync = fdatasync): the pair is one log
+		 * write, its time until durable log_write_latency, and its device
+		 * time, stall, spike, error and hang the write's: the flush takes
+		 * none of its own, done as it is queued */
+		r->t_submit_ns = r->t_done_ns = now;
+		r->result = 0;
+		r->engine_seq = p->seq++;
+		heap_push(p, r);
+		return ENGINE_Q_QUEUED;
+	}
 	d = &p->devs[ctx->files[r->file].device % (ctx->nr_devices ? ctx->nr_devices : 1)];
 	m = d->m;
 	xfer = sim_transfer_ns(m, r->len);
@@ -428,14 +440,9 @@ static int sim_queue(struct engine_ctx *ctx, struct engine_req *r)
 		d->free_at_ns = start + d->service_ns + xfer;
 	}
 	r->t_submit_ns = now;
-	/* a log write's flush (log_sync = fdatasync) is in log_write_latency,
-	 * the time until the write is durable: none of its own */
-	r->t_done_ns = start +
-		       (r->op == ENGINE_OP_FSYNC && r->cls == IO_LOG_WRITE
-				? 0
-				: sim_latency(ctx, p, d, r->cls)) +
-		       xfer + sim_stall_ns(m, start);
-	if (m && m->spike_every && (p->seq + 1) % m->spike_every == 0)
+	r->t_done_ns = start + sim_latency(ctx, p, d, r->cls) + xfer + sim_stall_ns(m, start);
+	p->counted++;
+	if (m && m->spike_every && p->counted % m->spike_every == 0)
 		r->t_done_ns += m->spike_latency_ns; /* a single slow I/O */
 	if (m && m->error_rate_pct > 0 && rng_splitmix_unit(&p->rng) * 100.0 < m->error_rate_pct) {
 		r->result = -EIO;

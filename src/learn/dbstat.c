@@ -357,6 +357,8 @@ int learn_db_log_sync(const struct learn_db *db, const char **why)
 	}
 	if (!(v = setting(db, "innodb_flush_method")))
 		return -1;
+	if (!strcasecmp(v, "nosync") || !strcasecmp(v, "littlesync"))
+		return -1; /* the redo log not flushed at all: neither */
 	if (strstr(v, "O_DSYNC")) {
 		*why = "innodb_flush_method = O_DSYNC: the redo log written through";
 		return PROFILE_LOG_SYNC_WRITE_THROUGH;

@@ -328,6 +328,15 @@ static bool worker_check_later(void *arg, struct wl_slot *s)
 	return true;
 }
 
+/* What a request did, for a message: a log write's flush (log_sync =
+ * fdatasync) named with the write whose offset and bytes it carries. */
+static const char *op_name(const struct engine_req *r)
+{
+	return r->op == ENGINE_OP_READ	  ? "read"
+	       : r->op == ENGINE_OP_FSYNC ? "flush after a write"
+					  : "write";
+}
+
 /* Counts a completion into snapshot sn: its latency, or its error with a
  * message. true when it moved every byte. */
 static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_req *req,
@@ -360,10 +369,7 @@ static bool worker_account(struct worker *w, struct wl_slot *s, struct engine_re
 		/* pairs with the load in coord_check_errors() */
 		atomic_store_explicit(&w->run->ctl.nospace, true, memory_order_release);
 	worker_snap_msg(sn, "%s: %s of %u bytes at offset %llu failed: %s", slot_file(s, d),
-			req->op == ENGINE_OP_READ    ? "read"
-			: req->op == ENGINE_OP_FSYNC ? "flush after a write"
-						     : "write",
-			s->len0, (unsigned long long)s->off0,
+			op_name(req), s->len0, (unsigned long long)s->off0,
 			res < 0 ? strerror((int)-res) : "short transfer");
 	return false;
 }
@@ -398,15 +404,16 @@ static void worker_complete(struct worker *w, struct engine_req *req)
 		/* the first of a pair (a log write before its flush): counted
 		 * with the second, from its own submission */
 		s->t_pair = req->t_submit_ns;
+		s->pair_open = true;
 		ok = true;
 	} else {
-		s->t_issue = s->t_pair ? s->t_pair : req->t_submit_ns;
-		s->t_pair = 0;
+		s->t_issue = s->pair_open ? s->t_pair : req->t_submit_ns;
+		s->pair_open = false;
 		ok = worker_account(w, s, req, k.sn);
+		s->hung_reported = false; /* a pair's: once for both */
 	}
 	/* restore the request as issued */
 	req->buf = s->buf;
-	s->hung_reported = false;
 	wl_complete(&w->wl, s, ok,
 		    &(const struct wl_check){worker_check_page, worker_check_log,
 					     worker_check_later, &k,
@@ -445,8 +452,8 @@ static void worker_report_hung(struct worker *w, uint64_t now, uint64_t min_age)
 		worker_snap_msg(sn,
 				"%s: %s of %u bytes at offset %llu: no completion after %.1f s "
 				"(hung I/O)",
-				slot_file(s, d), s->req.op == ENGINE_OP_READ ? "read" : "write",
-				s->len0, (unsigned long long)s->off0, (double)age / 1e9);
+				slot_file(s, d), op_name(&s->req), s->len0,
+				(unsigned long long)s->off0, (double)age / 1e9);
 	}
 }
 

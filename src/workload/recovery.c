@@ -28,8 +28,8 @@ void wl_recovery_step(struct wl_ctx *c, unsigned db)
 	if (d->replay.phase == WL_PHASE_RUN && d->replay.segs_closed >= p->recovery_segments)
 		d->replay.phase = WL_PHASE_DRAIN;
 	if (d->replay.phase != WL_PHASE_DRAIN || d->flush.len || d->flush.nfree < p->flush_depth ||
-	    d->log.busy || d->log.lsn != d->log.issued || d->repl.busy || d->repl.qlen ||
-	    d->txn.nwait)
+	    d->log.busy || d->log.sync_due || d->log.lsn != d->log.issued || d->repl.busy ||
+	    d->repl.qlen || d->txn.nwait)
 		return;
 	for (unsigned i = 0; i < c->nslots; i++) {
 		const struct wl_slot *s = &c->slots[i];
