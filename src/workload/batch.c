@@ -73,13 +73,15 @@ static bool clean_may(struct wl_ctx *c, struct wl_db *d, uint64_t now, bool pace
 	if (!b->clean_left && now >= b->clean_due) {
 		b->clean_left = d->flush.len < p->cleaner_pages ? d->flush.len : p->cleaner_pages;
 		b->clean_budget = b->clean_left;
-		b->clean_start = b->clean_due > now ? now : b->clean_due;
+		b->clean_start = b->clean_due;
 		/* on the interval's grid, as a cleaner that sleeps out the rest
 		 * of its second; one that fell a whole interval behind starts
-		 * the grid anew */
+		 * the grid anew (and cleaner_spread its pass from now) */
 		b->clean_due += p->cleaner_interval_ns;
-		if (b->clean_due <= now)
+		if (b->clean_due <= now) {
 			b->clean_due = now + p->cleaner_interval_ns;
+			b->clean_start = now;
+		}
 	}
 	if (b->clean_left && paced && p->cleaner_spread && now < spread_due(p, b)) {
 		if (spread_due(p, b) < c->next_due)

@@ -312,6 +312,52 @@ static void test_cleaner_spread(void **state)
 	free(w);
 }
 
+/* cleaner_spread when passes overrun (a slow device, one write at a time):
+ * a pass that starts a whole interval late starts the grid anew, and is
+ * spread from when it began, never from a start an interval or more old
+ * (that would write it all at once). */
+static void on_issue_late(struct harness *h, struct wl_slot *s)
+{
+	struct bwatch *w = h->arg;
+	const struct wl_db_batch *b = &h->c.batch[0];
+	const uint64_t iv = 100 * NSEC_PER_MSEC;
+
+	if (s->kind != WL_SLOT_FLUSH || !b->clean_budget || b->clean_budget - b->clean_left != 1)
+		return; /* a pass's first page */
+	if (h->now - b->clean_start >= iv)
+		fail_msg("a pass at %llu ns spread from %llu", (unsigned long long)h->now,
+			 (unsigned long long)b->clean_start);
+	w->writes++;
+	w->batches += b->clean_start % iv != 0; /* passes that started the grid anew */
+}
+
+static void test_cleaner_spread_late(void **state)
+{
+	struct harness h;
+	struct bwatch *w = calloc(1, sizeof(*w));
+	uint64_t steps = 0;
+
+	(void)state;
+	h_profile(&h);
+	h.p.flush_depth = 1;
+	h.p.cleaner_interval_ns = 100 * NSEC_PER_MSEC;
+	h.p.cleaner_pages = 40;
+	h.p.cleaner_spread = true;
+	h.p.lazy_commit_pct = 100;
+	h.streams[0] = 2;
+	h.lat[WL_SLOT_STREAM] = 3 * NSEC_PER_MSEC;
+	h.lat[WL_SLOT_FLUSH] = 6 * NSEC_PER_MSEC; /* 40 pages: 240 ms a pass */
+	h.on_issue = on_issue_late;
+	h.arg = w;
+	h_start(&h, PAGES);
+	while (steps++ < 5000000 && h.now < 3 * NSEC_PER_SEC)
+		assert_true(h_step(&h));
+	assert_true(w->writes >= 8);  /* passes begun */
+	assert_true(w->batches >= 4); /* most of them late by an interval or more */
+	h_release(&h);
+	free(w);
+}
+
 /* cleaner_spread in doublewrite batches of up to 6 pages: a batch's
  * doublewrite write k batches into its interval's pass at 6k / 30 of the
  * interval or later; batches stay whole where pages allow. */
@@ -374,6 +420,7 @@ int main(void)
 		cmocka_unit_test(test_cleaner_passes),
 		cmocka_unit_test(test_cleaner_spread),
 		cmocka_unit_test(test_cleaner_spread_batches),
+		cmocka_unit_test(test_cleaner_spread_late),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
