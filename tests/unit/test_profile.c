@@ -466,6 +466,14 @@ static void test_bad_values(void **state)
 		      "t.ini:3: [workload] data_flush_count: needs data_flush = per_batch");
 	expect_errors("[workload]\ndata_flush = per_batch\ndata_flush_count = 65\n" VOL,
 		      "t.ini:3: [workload] data_flush_count: 65 is out of range: expected 1 to 64");
+	expect_errors("[workload]\ncleaner_spread = on\n" VOL,
+		      "t.ini:2: [workload] cleaner_spread: needs cleaner_interval");
+	expect_errors("[workload]\nlog_sync = fsync\n" VOL,
+		      "t.ini:2: [workload] log_sync: \"fsync\" is not one of write_through or "
+		      "fdatasync");
+	expect_errors("[workload]\nmodel = fixed\nlog_sync = fdatasync\n" VOL,
+		      "t.ini:3: [workload] log_sync: applies to the jetstress model only (model = "
+		      "fixed has no transactions, cache, log or checkpoints)");
 	expect_errors("[workload]\nread_pct = 50\n" VOL,
 		      "t.ini:2: [workload] read_pct: applies to model = fixed only (the jetstress "
 		      "model's reads and writes follow from its transaction mix); add model = "
